@@ -1,0 +1,44 @@
+#include "werr.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void winent_err_clear(winent_err *e)
+{
+    e->status = WINENT_OK;
+    e->msg[0] = '\0';
+    e->file = NULL;
+    e->line = 0;
+}
+
+winent_status winent_err_vset_at(winent_err *e, const char *file, int line, winent_status st,
+                                 const char *fmt, va_list ap)
+{
+    if (e == NULL || e->status != WINENT_OK)
+        return st;
+    e->status = st;
+    e->file = file;
+    e->line = line;
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    /* Messages are one line. */
+    for (char *p = e->msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return st;
+}
+
+winent_status winent_err_set_at(winent_err *e, const char *file, int line, winent_status st,
+                                const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    winent_err_vset_at(e, file, line, st, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void winent_err_merge(winent_err *dst, const winent_err *src)
+{
+    if (dst->status == WINENT_OK && src->status != WINENT_OK)
+        *dst = *src;
+}

@@ -1,0 +1,51 @@
+/*
+ * werr.h - error context: the first error with its message, kept in an
+ * object passed down the call chain (never a process-global buffer).
+ */
+#ifndef WINENT_WERR_H
+#define WINENT_WERR_H
+
+#include <stdarg.h>
+#include "winent.h"
+
+#define WINENT_MSG_MAX 512
+
+typedef struct winent_err {
+    winent_status status;       /* WINENT_OK until the first error */
+    char msg[WINENT_MSG_MAX];   /* one line, no "winent-stream: " prefix */
+    const char *file;           /* where it was raised (for debugging) */
+    int line;
+} winent_err;
+
+void winent_err_clear(winent_err *e);
+
+/* Record an error unless one is already recorded; returns `st`.
+ * Not thread-safe: each thread owns its own winent_err, and the pipeline
+ * merges them under its lock. */
+winent_status winent_err_set_at(winent_err *e, const char *file, int line, winent_status st,
+                                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+winent_status winent_err_vset_at(winent_err *e, const char *file, int line, winent_status st,
+                                 const char *fmt, va_list ap);
+
+/* Copy `src` into `dst` unless `dst` already holds an error. */
+void winent_err_merge(winent_err *dst, const winent_err *src);
+
+#define WINENT_ERR(e, st, ...) winent_err_set_at((e), __FILE__, __LINE__, (st), __VA_ARGS__)
+
+/* Return-if-error and forward: `st` is evaluated once. */
+#define WINENT_TRY(expr)                   \
+    do {                                   \
+        winent_status try_st_ = (expr);    \
+        if (try_st_ != WINENT_OK)          \
+            return try_st_;                \
+    } while (0)
+
+/* Jump to the function's `fail:` label on error, keeping the status in `st`. */
+#define WINENT_TRY_GOTO(st, expr)          \
+    do {                                   \
+        (st) = (expr);                     \
+        if ((st) != WINENT_OK)             \
+            goto fail;                     \
+    } while (0)
+
+#endif

@@ -1,0 +1,155 @@
+#include "entropy_plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static winent_status check_opts(const winent_compute_opts *o, winent_err *err)
+{
+    if (o->kx < 1 || o->kx > 255 || o->ky < 1 || o->ky > 255 || o->kx % 2 == 0 || o->ky % 2 == 0)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--window: %dx%d: each side must be odd, from 1 to 255", o->kx, o->ky);
+    if ((unsigned)o->dtype >= WINENT_DTYPE_COUNT)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--dtype: unknown sample type");
+    if ((unsigned)o->base > WINENT_BASE_10)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--base: must be e, 2 or 10");
+    if (o->bins > 0 || winent_dtype_is_float(o->dtype)) {
+        if (!(o->range_hi > o->range_lo) || !isfinite(o->range_lo) || !isfinite(o->range_hi)) {
+            if (winent_dtype_is_float(o->dtype) && o->range_lo == 0.0 && o->range_hi == 0.0)
+                return WINENT_ERR(err, WINENT_ERR_USAGE,
+                                  "--range: %s input needs --range LO:HI (and optionally --bins N)",
+                                  winent_dtype_name(o->dtype));
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--range: needs finite LO < HI (with --bins)");
+        }
+    }
+    return WINENT_OK;
+}
+
+static void make_rule(const winent_compute_opts *o, winent_code_rule *r)
+{
+    memset(r, 0, sizeof *r);
+    r->dtype = (int)o->dtype;
+    r->quantize = o->bins > 0 || winent_dtype_is_float(o->dtype);
+    r->bins = o->bins > 0 ? o->bins : 256;
+    r->lo = o->range_lo;
+    r->hi = o->range_hi;
+    r->has_nodata = o->has_nodata;
+    r->nodata_f64 = o->nodata;
+    r->nodata_f32 = (float)o->nodata;
+    switch (o->dtype) {
+    case WINENT_I8: r->int_offset = 128u; break;
+    case WINENT_I16: r->int_offset = 32768u; break;
+    case WINENT_I32: r->int_offset = 0x80000000u; break;
+    default: r->int_offset = 0; break;
+    }
+    if (o->has_nodata && !winent_dtype_is_float(o->dtype) && o->nodata == floor(o->nodata)) {
+        static const double lo[] = {0, -128, 0, -32768, 0, -2147483648.0};
+        static const double hi[] = {255, 127, 65535, 32767, 4294967295.0, 2147483647.0};
+        if (o->nodata >= lo[o->dtype] && o->nodata <= hi[o->dtype]) {
+            r->nodata_int_ok = 1;
+            r->nodata_int = (int64_t)o->nodata;
+        }
+    }
+}
+
+static double log_base(double c, winent_base b)
+{
+    switch (b) {
+    case WINENT_BASE_2: return log2(c);
+    case WINENT_BASE_10: return log10(c);
+    default: return log(c);
+    }
+}
+
+winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out, winent_err *err)
+{
+    winent_plan *p = NULL;
+    *out = NULL;
+    WINENT_TRY(check_opts(o, err));
+    p = calloc(1, sizeof *p);
+    if (p == NULL)
+        goto nomem;
+    p->opts = *o;
+    make_rule(o, &p->rule);
+    p->kx = o->kx;
+    p->ky = o->ky;
+    p->rx = o->kx / 2;
+    p->ry = o->ky / 2;
+    p->nmax = o->kx * o->ky;
+    if (p->rule.quantize)
+        p->ncodes = p->rule.bins;
+    else
+        p->ncodes = (uint64_t)1 << (8 * winent_dtype_size(o->dtype));
+    p->direct = p->ncodes <= WINENT_DIRECT_CODES_MAX;
+    p->lq = malloc(sizeof(int64_t) * (size_t)(p->nmax + 1));
+    p->t = malloc(sizeof(int64_t) * (size_t)(p->nmax + 1));
+    p->du = malloc(sizeof(int64_t) * (size_t)(p->nmax + 1));
+    if (p->lq == NULL || p->t == NULL || p->du == NULL)
+        goto nomem;
+    p->lq[0] = 0;
+    p->t[0] = 0;
+    for (int c = 1; c <= p->nmax; c++) {
+        p->lq[c] = llround(log_base((double)c, o->base) * WINENT_LQ_SCALE);
+        p->t[c] = (int64_t)c * p->lq[c];
+    }
+    for (int c = 0; c < p->nmax; c++)
+        p->du[c] = p->t[c + 1] - p->t[c];
+    p->du[p->nmax] = 0;
+    *out = p;
+    return WINENT_OK;
+nomem:
+    winent_plan_free(p);
+    return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory building the entropy tables");
+}
+
+void winent_plan_free(winent_plan *p)
+{
+    if (p == NULL)
+        return;
+    free(p->lq);
+    free(p->t);
+    free(p->du);
+    free(p);
+}
+
+#define CODES_LOOP(type, fn, conv)                                     \
+    do {                                                               \
+        const type *s_ = (const type *)samples;                        \
+        for (size_t i_ = 0; i_ < count; i_++)                          \
+            codes[i_] = fn(r, conv s_[i_]);                            \
+    } while (0)
+
+void winent_plan_codes(const winent_plan *p, const void *samples, size_t count, uint32_t *codes)
+{
+    const winent_code_rule *r = &p->rule;
+    /* Fast paths for the common distinct-value cases without nodata. */
+    if (!r->quantize && !r->has_nodata) {
+        switch (p->opts.dtype) {
+        case WINENT_U8: {
+            const uint8_t *s = samples;
+            for (size_t i = 0; i < count; i++)
+                codes[i] = s[i];
+            return;
+        }
+        case WINENT_U16: {
+            const uint16_t *s = samples;
+            for (size_t i = 0; i < count; i++)
+                codes[i] = s[i];
+            return;
+        }
+        default: break;
+        }
+    }
+    switch (p->opts.dtype) {
+    case WINENT_U8: CODES_LOOP(uint8_t, winent_code_int, (int64_t)); break;
+    case WINENT_I8: CODES_LOOP(int8_t, winent_code_int, (int64_t)); break;
+    case WINENT_U16: CODES_LOOP(uint16_t, winent_code_int, (int64_t)); break;
+    case WINENT_I16: CODES_LOOP(int16_t, winent_code_int, (int64_t)); break;
+    case WINENT_U32: CODES_LOOP(uint32_t, winent_code_int, (int64_t)); break;
+    case WINENT_I32: CODES_LOOP(int32_t, winent_code_int, (int64_t)); break;
+    case WINENT_F32: CODES_LOOP(float, winent_code_f32, ); break;
+    case WINENT_F64: CODES_LOOP(double, winent_code_f64, ); break;
+    default: break;
+    }
+}

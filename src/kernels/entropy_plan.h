@@ -1,0 +1,37 @@
+/*
+ * entropy_plan.h - everything derived once from the compute options that
+ * every engine needs: the code rule, the window, and the fixed-point tables.
+ */
+#ifndef WINENT_ENTROPY_PLAN_H
+#define WINENT_ENTROPY_PLAN_H
+
+#include <stdint.h>
+
+#include "entropy_rule.h"
+#include "winent.h"
+#include "../base/werr.h"
+
+/* Direct-indexed histograms are used when every code is below this. */
+#define WINENT_DIRECT_CODES_MAX 65536u
+
+typedef struct winent_plan {
+    winent_compute_opts opts; /* copy of the options */
+    winent_code_rule rule;
+    int kx, ky, rx, ry;       /* window and its radii */
+    int nmax;                 /* kx * ky: the most pixels a window counts */
+    uint64_t ncodes;          /* number of possible codes (without NODATA) */
+    int direct;               /* ncodes <= WINENT_DIRECT_CODES_MAX */
+    int64_t *lq;              /* owned; [0..nmax]: round(log_b(c) * 2^32) */
+    int64_t *t;               /* owned; [0..nmax]: c * lq[c] */
+    int64_t *du;              /* owned; [0..nmax-1]: t[c+1] - t[c] */
+} winent_plan;
+
+/* Check the options (SPEC 1-2) and build the tables. Errors are usage
+ * errors naming the option. */
+winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out, winent_err *err);
+void winent_plan_free(winent_plan *p);
+
+/* Convert `count` samples of the plan's dtype (native byte order) to codes. */
+void winent_plan_codes(const winent_plan *p, const void *samples, size_t count, uint32_t *codes);
+
+#endif
