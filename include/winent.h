@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +68,49 @@ int winent_dtype_is_float(winent_dtype t);
 
 /* Short name of a status ("input error", ...). */
 const char *winent_status_name(winent_status s);
+
+
+/* ---- Engines: compute one chunk (the kernel contract) ---------------- */
+
+typedef enum winent_engine_kind {
+    WINENT_ENGINE_CPU = 0,   /* the OpenMP sliding-histogram engine */
+    WINENT_ENGINE_GPU,       /* the CUDA engine on one device */
+    WINENT_ENGINE_REFERENCE  /* the slow, obviously correct one (tests) */
+} winent_engine_kind;
+
+typedef struct winent_engine winent_engine;
+
+/* Number of usable CUDA devices; 0 without a GPU, a driver, or a CUDA build. */
+int winent_gpu_count(void);
+
+/* An engine for chunks of at most `max_width` x `max_in_rows` input pixels.
+ * `device` is the CUDA device for WINENT_ENGINE_GPU; `threads` the OpenMP
+ * threads for the CPU engine (0: all cores). On failure *out is NULL and
+ * `msg` (if not NULL) holds the reason. */
+winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_kind kind,
+                                   int device, int max_width, int max_in_rows, int threads,
+                                   winent_engine **out, char *msg, size_t msg_len);
+
+/* Compute output rows [y0, y1) of an image `width` x `height` from its input
+ * rows [in_y0, in_y0 + in_h) (samples of the options' dtype, native byte
+ * order, `row_bytes` apart), which must cover [y0 - ky/2, y1 + ky/2) clipped
+ * to the image. Output rows go to `out`, `out_stride` floats apart. Every
+ * engine gives the same bits. One caller at a time per engine. */
+winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t row_bytes, int width,
+                                    int height, int in_y0, int in_h, int y0, int y1, float *out,
+                                    size_t out_stride);
+
+/* The message of the engine's last failure ("" when none). */
+const char *winent_engine_message(const winent_engine *e);
+
+void winent_engine_free(winent_engine *e);
+
+/* ---- Reading our own outputs ----------------------------------------- */
+
+/* Print the JSON header and the frame count of a .zst output of
+ * winent-stream to `out` (the CLI's --info). WINENT_ERR_INPUT when the file
+ * is missing or not a winent-stream .zst; `msg` holds the reason. */
+winent_status winent_info_print(const char *path, FILE *out, char *msg, size_t msg_len);
 
 #ifdef __cplusplus
 }

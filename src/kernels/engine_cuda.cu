@@ -1,0 +1,2 @@
+/* Placeholder until the CUDA engine lands. */
+#include "engine_cuda_none.c"

@@ -1,0 +1,67 @@
+/* The CUDA engine's face in a build without CUDA: no device is usable. */
+#include <stdlib.h>
+
+#include "engine_cuda.h"
+
+int winent_cuda_device_count(void)
+{
+    return 0;
+}
+
+winent_status winent_cuda_device_name(int device, char *buf, size_t n, winent_err *err)
+{
+    (void)device;
+    if (n)
+        buf[0] = '\0';
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
+}
+
+winent_status winent_gpu_engine_create(const winent_plan *p, int device, int max_width,
+                                       int max_in_rows, int slots, winent_gpu_engine **out,
+                                       winent_err *err)
+{
+    (void)p, (void)device, (void)max_width, (void)max_in_rows, (void)slots;
+    *out = NULL;
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
+}
+
+int winent_gpu_engine_slots(const winent_gpu_engine *e)
+{
+    (void)e;
+    return 0;
+}
+
+winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot, const winent_chunk *c,
+                                       float *out, size_t out_stride, winent_err *err)
+{
+    (void)e, (void)slot, (void)c, (void)out, (void)out_stride;
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
+}
+
+winent_status winent_gpu_engine_wait(winent_gpu_engine *e, int slot, winent_err *err)
+{
+    (void)e, (void)slot;
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
+}
+
+winent_status winent_gpu_engine_compute(winent_gpu_engine *e, const winent_chunk *c, float *out,
+                                        size_t out_stride, winent_err *err)
+{
+    (void)e, (void)c, (void)out, (void)out_stride;
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
+}
+
+void winent_gpu_engine_free(winent_gpu_engine *e)
+{
+    (void)e;
+}
+
+void *winent_cuda_host_alloc(size_t bytes)
+{
+    return malloc(bytes ? bytes : 1);
+}
+
+void winent_cuda_host_free(void *p)
+{
+    free(p);
+}

@@ -1,0 +1,90 @@
+#include "georef.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int winent_georef_present(const winent_georef *g)
+{
+    return g != NULL && (g->n_scale > 0 || g->n_tiepoints > 0 || g->n_transform > 0 ||
+                         g->n_geokeys > 0 || g->n_geodoubles > 0 || g->geoascii != NULL);
+}
+
+int winent_georef_geotransform(const winent_georef *g, double gt[6])
+{
+    if (g == NULL)
+        return 0;
+    if (g->n_transform >= 16) {
+        const double *m = g->transform;
+        gt[0] = m[3];
+        gt[1] = m[0];
+        gt[2] = m[1];
+        gt[3] = m[7];
+        gt[4] = m[4];
+        gt[5] = m[5];
+        return 1;
+    }
+    if (g->n_tiepoints >= 6 && g->n_scale >= 2) {
+        const double *t = g->tiepoints;
+        gt[1] = g->scale[0];
+        gt[2] = 0.0;
+        gt[4] = 0.0;
+        gt[5] = -g->scale[1];
+        gt[0] = t[3] - t[0] * gt[1];
+        gt[3] = t[4] - t[1] * gt[5];
+        return 1;
+    }
+    return 0;
+}
+
+int winent_georef_epsg(const winent_georef *g)
+{
+    if (g == NULL || g->n_geokeys < 4)
+        return 0;
+    int nkeys = g->geokeys[3];
+    int projected = 0, geographic = 0;
+    for (int i = 0; i < nkeys && 4 + 4 * i + 3 < g->n_geokeys; i++) {
+        const uint16_t *k = g->geokeys + 4 + 4 * i;
+        if (k[1] != 0) /* value held elsewhere: not a code */
+            continue;
+        if (k[0] == 3072)
+            projected = k[3];
+        else if (k[0] == 2048)
+            geographic = k[3];
+    }
+    int code = projected ? projected : geographic;
+    return code == 32767 ? 0 : code;
+}
+
+static void *dup_mem(const void *src, size_t n)
+{
+    if (src == NULL || n == 0)
+        return NULL;
+    void *p = malloc(n);
+    if (p)
+        memcpy(p, src, n);
+    return p;
+}
+
+int winent_georef_copy(winent_georef *dst, const winent_georef *src)
+{
+    *dst = *src;
+    dst->tiepoints = dup_mem(src->tiepoints, sizeof(double) * (size_t)src->n_tiepoints);
+    dst->geokeys = dup_mem(src->geokeys, sizeof(uint16_t) * (size_t)src->n_geokeys);
+    dst->geodoubles = dup_mem(src->geodoubles, sizeof(double) * (size_t)src->n_geodoubles);
+    dst->geoascii = src->geoascii ? dup_mem(src->geoascii, strlen(src->geoascii) + 1) : NULL;
+    if ((src->n_tiepoints && !dst->tiepoints) || (src->n_geokeys && !dst->geokeys) ||
+        (src->n_geodoubles && !dst->geodoubles) || (src->geoascii && !dst->geoascii)) {
+        winent_georef_clear(dst);
+        return -1;
+    }
+    return 0;
+}
+
+void winent_georef_clear(winent_georef *g)
+{
+    free(g->tiepoints);
+    free(g->geokeys);
+    free(g->geodoubles);
+    free(g->geoascii);
+    memset(g, 0, sizeof *g);
+}

@@ -1,0 +1,86 @@
+/*
+ * sink.h - where the entropy map goes: raw float32, .zst, or GeoTIFF.
+ *
+ * The output is cut into units of rows fixed by the options (a zstd frame,
+ * a TIFF tile row), never by the thread or device count. Units are encoded
+ * by any number of encoder threads, each with its own encoder, possibly out
+ * of order; one writer thread then hands them to winent_sink_write strictly
+ * in order. So the bytes of the output never depend on the machine.
+ */
+#ifndef WINENT_SINK_H
+#define WINENT_SINK_H
+
+#include <stdint.h>
+
+#include "base/bytes.h"
+#include "base/werr.h"
+#include "georef.h"
+#include "winent.h"
+
+typedef enum winent_format {
+    WINENT_FORMAT_AUTO = 0, /* from the output name */
+    WINENT_FORMAT_RAW,
+    WINENT_FORMAT_ZST,
+    WINENT_FORMAT_TIF
+} winent_format;
+
+typedef enum winent_compress {
+    WINENT_COMPRESS_ZSTD = 0,
+    WINENT_COMPRESS_DEFLATE,
+    WINENT_COMPRESS_LZW,
+    WINENT_COMPRESS_NONE
+} winent_compress;
+
+typedef struct winent_sink_opts {
+    const char *path;        /* file name, or "-" for standard output */
+    winent_format format;    /* WINENT_FORMAT_AUTO: from the name */
+    int width, height;
+    int level;               /* zstd level (zst, and TIFF with zstd/deflate) */
+    int frame_rows;          /* zst: rows per frame */
+    int tile;                /* TIFF: tile side */
+    winent_compress compress;/* TIFF */
+    /* Facts for headers and metadata (borrowed). */
+    const winent_compute_opts *compute;
+    const char *source_name;
+    const winent_georef *georef; /* NULL when none */
+    int nodata_in_play;      /* some output can be NaN: say so (GDAL_NODATA) */
+} winent_sink_opts;
+
+typedef struct winent_sink winent_sink;
+typedef struct winent_sink_encoder winent_sink_encoder;
+
+/* The format `o` resolves to (the name's suffix when AUTO). */
+winent_format winent_sink_format_of(const winent_sink_opts *o);
+
+/* Create the output (at a temporary name). Errors: WINENT_ERR_OUTPUT. */
+winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, winent_err *err);
+
+/* Rows per unit: unit i holds rows [i * unit_rows, min(height, (i+1) * unit_rows)). */
+int winent_sink_unit_rows(const winent_sink *s);
+
+/* One encoder per encoder thread; it is used by one thread at a time. */
+winent_status winent_sink_encoder_create(winent_sink *s, winent_sink_encoder **out,
+                                         winent_err *err);
+void winent_sink_encoder_free(winent_sink_encoder *e);
+
+/* Encode unit `index` from its rows (`nrows` rows of width floats,
+ * contiguous) into `out` (reset first). Thread-safe across encoders. */
+winent_status winent_sink_encode(winent_sink_encoder *e, int64_t index, const float *rows,
+                                 int nrows, winent_bytes *out, winent_err *err);
+
+/* Writer thread only: append the encoded unit `index`; units come in order. */
+winent_status winent_sink_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
+                                winent_err *err);
+
+/* Writer thread only, after the last unit: trailers, close, rename. */
+winent_status winent_sink_finish(winent_sink *s, winent_err *err);
+
+/* Remove the temporary output (after a failure or interruption). */
+void winent_sink_abort(winent_sink *s);
+
+/* Bytes written to the output so far. */
+uint64_t winent_sink_bytes_written(const winent_sink *s);
+
+void winent_sink_free(winent_sink *s);
+
+#endif

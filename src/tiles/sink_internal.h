@@ -1,0 +1,41 @@
+/*
+ * sink_internal.h - what each kind of sink implements (tiles/ only).
+ */
+#ifndef WINENT_SINK_INTERNAL_H
+#define WINENT_SINK_INTERNAL_H
+
+#include "outfile.h"
+#include "sink.h"
+
+typedef struct sink_ops {
+    /* Per-thread encoder state: create returns an opaque pointer. */
+    winent_status (*encoder_create)(winent_sink *s, void **enc, winent_err *err);
+    void (*encoder_free)(void *enc);
+    winent_status (*encode)(winent_sink *s, void *enc, int64_t index, const float *rows,
+                            int nrows, winent_bytes *out, winent_err *err);
+    winent_status (*write)(winent_sink *s, int64_t index, const winent_bytes *encoded,
+                           winent_err *err);
+    winent_status (*finish)(winent_sink *s, winent_err *err);
+    void (*abort)(winent_sink *s);
+    void (*free_impl)(void *impl);
+    uint64_t (*bytes_written)(const winent_sink *s);
+} sink_ops;
+
+struct winent_sink {
+    const sink_ops *ops;
+    void *impl;             /* owned, freed by ops->free_impl */
+    winent_sink_opts opts;  /* copy; borrowed pointers stay borrowed */
+    int unit_rows;          /* set by the opener */
+};
+
+struct winent_sink_encoder {
+    winent_sink *sink;      /* borrowed */
+    void *state;            /* owned by the sink's ops */
+};
+
+/* Each opener fills s->ops, s->impl and s->unit_rows. */
+winent_status winent_sink_raw_open(winent_sink *s, winent_err *err);
+winent_status winent_sink_zst_open(winent_sink *s, winent_err *err);
+winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * source.h - a raster source: one band of a TIFF or raw input, delivered
+ * as rows of native-endian samples, top to bottom, each row read once
+ * (standard input is read strictly front to back).
+ */
+#ifndef WINENT_SOURCE_H
+#define WINENT_SOURCE_H
+
+#include <stdint.h>
+
+#include "base/werr.h"
+#include "georef.h"
+#include "winent.h"
+
+typedef enum winent_interleave {
+    WINENT_INTERLEAVE_BSQ = 0, /* band after band */
+    WINENT_INTERLEAVE_BIP,     /* pixel after pixel, bands inside */
+    WINENT_INTERLEAVE_BIL      /* row after row, bands inside each row */
+} winent_interleave;
+
+typedef struct winent_source_opts {
+    const char *path;          /* file name, or "-" for standard input */
+    /* Raw layout (ignored for TIFF, which describes itself). */
+    int width, height;         /* --size; 0 when not given */
+    int has_dtype;
+    winent_dtype dtype;        /* --dtype */
+    int bands;                 /* --bands, default 1 */
+    winent_interleave interleave;
+    int big_endian;            /* --byteorder big */
+    uint64_t header_bytes;     /* --header-bytes */
+    /* Both. */
+    int band;                  /* --band, 1-based, default 1 */
+    int threads;               /* decoding threads */
+} winent_source_opts;
+
+typedef struct winent_source_info {
+    int width, height;
+    winent_dtype dtype;        /* of the band's samples as delivered */
+    int bands;
+    int has_nodata;            /* GDAL_NODATA of a TIFF */
+    double nodata;
+    int is_tiff;
+    const winent_georef *georef; /* borrowed from the source; NULL when none */
+    const char *name;          /* borrowed: the path as given */
+} winent_source_info;
+
+typedef struct winent_source winent_source;
+
+/* Open `o->path`; a TIFF is recognised by its first bytes, anything else
+ * is raw. Errors: WINENT_ERR_USAGE (raw without --size/--dtype, bad band),
+ * WINENT_ERR_INPUT (missing, unreadable, unsupported). */
+winent_status winent_source_open(const winent_source_opts *o, winent_source **out, winent_err *err);
+
+const winent_source_info *winent_source_get_info(const winent_source *s);
+
+/* Read the next `rows` rows of the band into `dst` (row stride
+ * width * sample size). Input that ends early is WINENT_ERR_INPUT.
+ * One thread at a time. */
+winent_status winent_source_read(winent_source *s, int rows, void *dst, winent_err *err);
+
+/* Bytes taken from the input so far (file or stream). */
+uint64_t winent_source_bytes_read(const winent_source *s);
+
+void winent_source_free(winent_source *s);
+
+#endif

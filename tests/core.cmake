@@ -1,0 +1,1 @@
+winent_unit_test(test_known_answer)
