@@ -17,6 +17,9 @@ extern "C" {
 
 #define WINENT_VERSION_STRING "0.1.0"
 
+/* Room for a one-line message (error or notice). */
+#define WINENT_MSG_LEN 512
+
 /* Status codes. The values are pinned: they are also the CLI exit codes
  * (SPEC section 6). */
 typedef enum winent_status {
@@ -104,6 +107,97 @@ winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t r
 const char *winent_engine_message(const winent_engine *e);
 
 void winent_engine_free(winent_engine *e);
+
+/* ---- Running a job: input -> entropy map -> output -------------------- */
+
+typedef enum winent_interleave {
+    WINENT_INTERLEAVE_BSQ = 0, /* band after band */
+    WINENT_INTERLEAVE_BIP,     /* pixel after pixel, bands inside */
+    WINENT_INTERLEAVE_BIL      /* row after row, bands inside each row */
+} winent_interleave;
+
+typedef enum winent_format {
+    WINENT_FORMAT_AUTO = 0, /* from the output name: .zst, .tif/.tiff, else raw */
+    WINENT_FORMAT_RAW,
+    WINENT_FORMAT_ZST,
+    WINENT_FORMAT_TIF
+} winent_format;
+
+typedef enum winent_compress {
+    WINENT_COMPRESS_ZSTD = 0,
+    WINENT_COMPRESS_DEFLATE,
+    WINENT_COMPRESS_LZW,
+    WINENT_COMPRESS_NONE
+} winent_compress;
+
+/* What the progress callback sees. */
+typedef struct winent_progress {
+    int64_t rows_done, rows_total;
+    int64_t width;
+    double seconds;         /* since the start */
+} winent_progress;
+
+/* Busy and waiting time of one stage, summed over its threads. */
+typedef struct winent_stage_stats {
+    double busy_s, wait_s;
+    int threads;
+} winent_stage_stats;
+
+typedef struct winent_job_stats {
+    double wall_s;
+    uint64_t pixels;
+    uint64_t bytes_in, bytes_out;
+    winent_stage_stats read, compute, encode, write;
+    int chunk_rows, chunks, gpus;
+    char engine[64];        /* "cpu" or "gpu:0,1" */
+} winent_job_stats;
+
+typedef struct winent_job_opts {
+    const char *input;          /* path, or "-" for standard input */
+    const char *output;         /* path, or "-" for standard output */
+    winent_compute_opts compute;/* dtype is taken from the input */
+    int nodata_given;           /* compute.nodata came from --nodata (beats GDAL_NODATA) */
+    /* Raw input layout. */
+    int width, height;          /* --size */
+    int dtype_given;            /* compute.dtype came from --dtype */
+    int bands, band;            /* --bands (default 1), --band (1-based, default 1) */
+    winent_interleave interleave;
+    int big_endian;             /* --byteorder big */
+    uint64_t header_bytes;
+    /* Output. */
+    winent_format format;
+    int level;                  /* zstd level */
+    int frame_rows;             /* .zst rows per frame */
+    int tile;                   /* .tif tile side */
+    winent_compress compress;   /* .tif compression */
+    /* Running. */
+    const char *device;         /* "auto", "cpu", "gpu" or a list "0,2" */
+    int threads;                /* 0: all cores */
+    uint64_t mem_bytes;         /* host memory budget for the pipeline's buffers */
+    /* In-memory job (benchmarks): when `memory_in` is set, input and output
+     * are these buffers (width x height samples of compute.dtype in, floats
+     * out) and input/output paths are ignored. */
+    const void *memory_in;
+    float *memory_out;
+    /* Callbacks (may be NULL), called from the thread that runs the job. */
+    void (*on_progress)(void *user, const winent_progress *p);
+    void (*on_notice)(void *user, const char *line); /* one line, e.g. a fallback */
+    void *user;
+} winent_job_opts;
+
+/* Defaults: 5x5, base e, auto device, all cores, 1 GiB, zstd level and frame
+ * rows chosen by the library (0 = default). */
+void winent_job_opts_default(winent_job_opts *o);
+
+/* Run a job. Returns its status; `msg` (msg_len bytes) receives the one-line
+ * reason of a failure; `stats` (may be NULL) receives the figures. The output
+ * appears at its name only on success. winent_interrupt() stops a running
+ * job with WINENT_ERR_INTERRUPTED. One job at a time per process. */
+winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char *msg,
+                         size_t msg_len);
+
+/* Ask the running job to stop (async-signal-safe: call it from SIGINT). */
+void winent_interrupt(void);
 
 /* ---- Reading our own outputs ----------------------------------------- */
 

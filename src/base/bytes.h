@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct winent_bytes {
     uint8_t *data;
     size_t size, cap;
@@ -25,5 +29,9 @@ int winent_bytes_add_part(winent_bytes *b, size_t n);
 /* Forget the content, keep the memory. */
 void winent_bytes_reset(winent_bytes *b);
 void winent_bytes_free(winent_bytes *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,7 +8,11 @@
 #include <stdarg.h>
 #include "winent.h"
 
-#define WINENT_MSG_MAX 512
+#define WINENT_MSG_MAX WINENT_MSG_LEN
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct winent_err {
     winent_status status;       /* WINENT_OK until the first error */
@@ -47,5 +51,9 @@ void winent_err_merge(winent_err *dst, const winent_err *src);
         if ((st) != WINENT_OK)             \
             goto fail;                     \
     } while (0)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

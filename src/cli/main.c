@@ -1,1 +1,108 @@
-int main(void){return 0;}
+/* winent-stream: the command line. The only place that prints, maps
+ * statuses to exit codes, and exits. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    winent_interrupt();
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    /* A closed output pipe is a write error (exit 4), not a silent death. */
+    signal(SIGPIPE, SIG_IGN);
+}
+
+typedef struct cli_state {
+    int progress_shown;
+} cli_state;
+
+static void on_notice(void *user, const char *line)
+{
+    (void)user;
+    fprintf(stderr, "winent-stream: %s\n", line);
+}
+
+static void on_progress(void *user, const winent_progress *p)
+{
+    cli_state *s = user;
+    double mpx = p->seconds > 0 ? (double)p->rows_done * (double)p->width / p->seconds / 1e6 : 0;
+    double frac = p->rows_total ? (double)p->rows_done / (double)p->rows_total : 1.0;
+    double eta = frac > 0 ? p->seconds * (1.0 - frac) / frac : 0;
+    fprintf(stderr, "\rwinent-stream: %lld/%lld rows (%3.0f%%), %.1f Mpixel/s, ETA %d:%02d   ",
+            (long long)p->rows_done, (long long)p->rows_total, 100.0 * frac, mpx,
+            (int)(eta / 60), (int)eta % 60);
+    fflush(stderr);
+    s->progress_shown = 1;
+}
+
+static void print_stats(const winent_job_stats *s)
+{
+    fprintf(stderr,
+            "{\"wall_s\":%.3f,\"pixels\":%llu,\"mpixel_per_s\":%.1f,\"bytes_in\":%llu,"
+            "\"bytes_out\":%llu,\"engine\":\"%s\",\"chunk_rows\":%d,\"chunks\":%d,"
+            "\"stages\":{"
+            "\"read\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
+            "\"compute\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
+            "\"encode\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
+            "\"write\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f}}}\n",
+            s->wall_s, (unsigned long long)s->pixels,
+            s->wall_s > 0 ? (double)s->pixels / s->wall_s / 1e6 : 0.0,
+            (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, s->engine,
+            s->chunk_rows, s->chunks, s->read.threads, s->read.busy_s, s->read.wait_s,
+            s->compute.threads, s->compute.busy_s, s->compute.wait_s, s->encode.threads,
+            s->encode.busy_s, s->encode.wait_s, s->write.threads, s->write.busy_s,
+            s->write.wait_s);
+}
+
+int main(int argc, char **argv)
+{
+    cli_opts c;
+    char msg[WINENT_MSG_LEN];
+    winent_status st = cli_parse(argc, argv, &c, msg, sizeof msg);
+    if (st != WINENT_OK) {
+        fprintf(stderr, "winent-stream: %s\n", msg);
+        return (int)st;
+    }
+    if (c.help) {
+        cli_print_help(stdout);
+        return 0;
+    }
+    if (c.version) {
+        printf("winent-stream %s\n", WINENT_VERSION_STRING);
+        return 0;
+    }
+    if (c.info_path) {
+        st = winent_info_print(c.info_path, stdout, msg, sizeof msg);
+        if (st != WINENT_OK)
+            fprintf(stderr, "winent-stream: %s\n", msg);
+        return (int)st;
+    }
+    install_signals();
+    cli_state state = {0};
+    int show_progress = c.quiet ? 0 : c.progress >= 0 ? c.progress : isatty(STDERR_FILENO);
+    c.job.user = &state;
+    c.job.on_notice = c.quiet ? NULL : on_notice;
+    c.job.on_progress = show_progress ? on_progress : NULL;
+    winent_job_stats stats;
+    st = winent_run(&c.job, &stats, msg, sizeof msg);
+    if (state.progress_shown)
+        fputc('\n', stderr);
+    if (st != WINENT_OK)
+        fprintf(stderr, "winent-stream: %s\n", msg);
+    else if (c.stats)
+        print_stats(&stats);
+    return (int)st;
+}

@@ -1,1 +1,356 @@
-/* being written */
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void cli_print_help(FILE *f)
+{
+    fputs(
+        "usage: winent-stream [options] INPUT OUTPUT\n"
+        "       winent-stream --info FILE.zst\n"
+        "\n"
+        "The local Shannon entropy of every pixel: the entropy of the values in the\n"
+        "window centred on it (border windows cropped, nodata not counted), streamed\n"
+        "in bounded memory. INPUT is a TIFF/BigTIFF (recognised by its first bytes)\n"
+        "or raw samples (a file, or - for standard input). OUTPUT by its name:\n"
+        "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff (tiled\n"
+        "float32 GeoTIFF), anything else or - (raw float32, little-endian).\n"
+        "\n"
+        "What is computed:\n"
+        "  --window K|WxH      window size, odd sides 1..255 (default 5; 7x3 = 7 wide, 3 high)\n"
+        "  --base e|2|10       base of the logarithm (default e; 2 gives bits, as scikit-image)\n"
+        "  --bins N            quantize into N bins over --range (float input: default 256)\n"
+        "  --range LO:HI       bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1\n"
+        "  --nodata V          pixels equal to V are not counted (TIFF: GDAL_NODATA by default)\n"
+        "\n"
+        "Raw input:\n"
+        "  --size WxH          width and height in pixels\n"
+        "  --dtype T           u8, i8, u16, i16, u32, i32, f32 or f64\n"
+        "  --bands N           bands in the file (default 1)\n"
+        "  --interleave I      bsq, bip or bil (default bsq)\n"
+        "  --band B            band to use, 1-based (default 1; TIFF too)\n"
+        "  --byteorder O       little or big (default little)\n"
+        "  --header-bytes N    bytes to skip before the samples\n"
+        "\n"
+        "Output:\n"
+        "  --format F          zst, tif or raw (default: from the output name)\n"
+        "  --level L           zstd level, -7..22 (default 1)\n"
+        "  --frame-rows N      rows per .zst frame (default: about 4 MiB of floats)\n"
+        "  --tile N            GeoTIFF tile side, multiple of 16 (default 512)\n"
+        "  --compress C        GeoTIFF compression: zstd, deflate, lzw or none (default zstd)\n"
+        "\n"
+        "Running:\n"
+        "  --device D          auto (default: every GPU, else the CPU), cpu, gpu, or a list 0,2\n"
+        "  --threads N         CPU threads (default: all cores)\n"
+        "  --mem SIZE          host memory budget for buffers, e.g. 512M, 4G (default 1G)\n"
+        "  --progress          progress line on stderr (default when stderr is a terminal)\n"
+        "  --no-progress       no progress line\n"
+        "  --quiet             no progress line and no notices\n"
+        "  --stats             one JSON line of figures on stderr at the end\n"
+        "  --info FILE.zst     print the header and frame count of a .zst output\n"
+        "  --help, --version\n"
+        "\n"
+        "Exit codes: 0 success, 2 usage, 3 input, 4 output, 5 device, 130 interrupted.\n",
+        f);
+}
+
+static winent_status usage(char *msg, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, n, fmt, ap);
+    va_end(ap);
+    return WINENT_ERR_USAGE;
+}
+
+/* Whole-string integer in [lo, hi]. */
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* "AxB" with both parts in [lo, hi]; a lone "A" gives A x A when `square`. */
+static int parse_pair(const char *s, long lo, long hi, int square, long *a, long *b)
+{
+    const char *x = strpbrk(s, "xX");
+    if (x == NULL) {
+        if (!square || parse_long(s, lo, hi, a) != 0)
+            return -1;
+        *b = *a;
+        return 0;
+    }
+    char first[32];
+    size_t n = (size_t)(x - s);
+    if (n == 0 || n >= sizeof first)
+        return -1;
+    memcpy(first, s, n);
+    first[n] = '\0';
+    return parse_long(first, lo, hi, a) == 0 && parse_long(x + 1, lo, hi, b) == 0 ? 0 : -1;
+}
+
+/* 512M, 4G, 1.5G, 1048576: binary units. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno == ERANGE || !(v > 0))
+        return -1;
+    double mult = 1;
+    switch (*end) {
+    case 'k': case 'K': mult = 1024.0; end++; break;
+    case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+    case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+    case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0)
+        end += strlen(end);
+    if (*end != '\0' || v * mult >= 1.8e19)
+        return -1;
+    *out = (uint64_t)(v * mult);
+    return 0;
+}
+
+static int parse_dtype(const char *s, winent_dtype *t)
+{
+    for (int i = 0; i < WINENT_DTYPE_COUNT; i++)
+        if (strcmp(s, winent_dtype_name((winent_dtype)i)) == 0) {
+            *t = (winent_dtype)i;
+            return 0;
+        }
+    return -1;
+}
+
+winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
+{
+    memset(c, 0, sizeof *c);
+    winent_job_opts_default(&c->job);
+    c->progress = -1;
+    winent_job_opts *j = &c->job;
+    const char *pos[2];
+    int npos = 0, only_positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_positional || a[0] != '-' || strcmp(a, "-") == 0) {
+            if (npos == 2)
+                return usage(msg, n, "too many arguments: '%s' (see --help)", a);
+            pos[npos++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_positional = 1;
+            continue;
+        }
+        /* --name=value or --name value */
+        char name[64];
+        const char *val = NULL;
+        const char *eq = strchr(a, '=');
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        if (len >= sizeof name)
+            return usage(msg, n, "unknown option '%s' (see --help)", a);
+        memcpy(name, a, len);
+        name[len] = '\0';
+        static const char *const flags[] = {"--help", "-h", "--version", "--progress",
+                                             "--no-progress", "--quiet", "-q", "--stats"};
+        int is_flag = 0;
+        for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
+            if (strcmp(name, flags[k]) == 0)
+                is_flag = 1;
+        if (is_flag) {
+            if (eq)
+                return usage(msg, n, "%s takes no value", name);
+        } else if (eq) {
+            val = eq + 1;
+        } else if (i + 1 < argc) {
+            val = argv[++i];
+        } else {
+            return usage(msg, n, "%s needs a value (see --help)", name);
+        }
+        long a1, a2;
+        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+            c->help = 1;
+        } else if (!strcmp(name, "--version")) {
+            c->version = 1;
+        } else if (!strcmp(name, "--progress")) {
+            c->progress = 1;
+        } else if (!strcmp(name, "--no-progress")) {
+            c->progress = 0;
+        } else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) {
+            c->quiet = 1;
+        } else if (!strcmp(name, "--stats")) {
+            c->stats = 1;
+        } else if (!strcmp(name, "--window")) {
+            if (parse_pair(val, 1, 255, 1, &a1, &a2) != 0 || a1 % 2 == 0 || a2 % 2 == 0)
+                return usage(msg, n, "--window: '%s': give K or WxH, odd sides from 1 to 255",
+                             val);
+            j->compute.kx = (int)a1;
+            j->compute.ky = (int)a2;
+        } else if (!strcmp(name, "--base")) {
+            if (!strcmp(val, "e"))
+                j->compute.base = WINENT_BASE_E;
+            else if (!strcmp(val, "2"))
+                j->compute.base = WINENT_BASE_2;
+            else if (!strcmp(val, "10"))
+                j->compute.base = WINENT_BASE_10;
+            else
+                return usage(msg, n, "--base: '%s': use e, 2 or 10", val);
+        } else if (!strcmp(name, "--bins")) {
+            if (parse_long(val, 1, 1L << 30, &a1) != 0)
+                return usage(msg, n, "--bins: '%s': give a whole number from 1 to 1073741824",
+                             val);
+            j->compute.bins = (uint32_t)a1;
+        } else if (!strcmp(name, "--range")) {
+            const char *colon = strchr(val + 1, ':'); /* val+1: LO may start with '-' */
+            char lo[64];
+            double vlo, vhi;
+            if (colon == NULL || (size_t)(colon - val) >= sizeof lo)
+                return usage(msg, n, "--range: '%s': give LO:HI", val);
+            memcpy(lo, val, (size_t)(colon - val));
+            lo[colon - val] = '\0';
+            if (parse_double(lo, &vlo) || parse_double(colon + 1, &vhi) || !isfinite(vlo) ||
+                !isfinite(vhi) || !(vhi > vlo))
+                return usage(msg, n, "--range: '%s': give finite numbers LO:HI with LO < HI",
+                             val);
+            j->compute.range_lo = vlo;
+            j->compute.range_hi = vhi;
+        } else if (!strcmp(name, "--nodata")) {
+            double v;
+            if (parse_double(val, &v) != 0)
+                return usage(msg, n, "--nodata: '%s': not a number", val);
+            /* NaN is always nodata; --nodata nan only says so. */
+            j->compute.has_nodata = !isnan(v);
+            j->compute.nodata = v;
+            j->nodata_given = 1;
+        } else if (!strcmp(name, "--size")) {
+            if (parse_pair(val, 1, 2147483647L, 0, &a1, &a2) != 0)
+                return usage(msg, n, "--size: '%s': give WxH, e.g. 10240x10240", val);
+            j->width = (int)a1;
+            j->height = (int)a2;
+        } else if (!strcmp(name, "--dtype")) {
+            if (parse_dtype(val, &j->compute.dtype) != 0)
+                return usage(msg, n, "--dtype: '%s': use u8, i8, u16, i16, u32, i32, f32 or f64",
+                             val);
+            j->dtype_given = 1;
+        } else if (!strcmp(name, "--bands")) {
+            if (parse_long(val, 1, 65535, &a1) != 0)
+                return usage(msg, n, "--bands: '%s': give a number from 1 to 65535", val);
+            j->bands = (int)a1;
+        } else if (!strcmp(name, "--band")) {
+            if (parse_long(val, 1, 65535, &a1) != 0)
+                return usage(msg, n, "--band: '%s': give a band number from 1", val);
+            j->band = (int)a1;
+        } else if (!strcmp(name, "--interleave")) {
+            if (!strcmp(val, "bsq"))
+                j->interleave = WINENT_INTERLEAVE_BSQ;
+            else if (!strcmp(val, "bip"))
+                j->interleave = WINENT_INTERLEAVE_BIP;
+            else if (!strcmp(val, "bil"))
+                j->interleave = WINENT_INTERLEAVE_BIL;
+            else
+                return usage(msg, n, "--interleave: '%s': use bsq, bip or bil", val);
+        } else if (!strcmp(name, "--byteorder")) {
+            if (!strcmp(val, "little"))
+                j->big_endian = 0;
+            else if (!strcmp(val, "big"))
+                j->big_endian = 1;
+            else
+                return usage(msg, n, "--byteorder: '%s': use little or big", val);
+        } else if (!strcmp(name, "--header-bytes")) {
+            uint64_t v;
+            if (strcmp(val, "0") == 0)
+                v = 0;
+            else if (parse_size(val, &v) != 0)
+                return usage(msg, n, "--header-bytes: '%s': give a byte count", val);
+            j->header_bytes = v;
+        } else if (!strcmp(name, "--format")) {
+            if (!strcmp(val, "zst"))
+                j->format = WINENT_FORMAT_ZST;
+            else if (!strcmp(val, "tif") || !strcmp(val, "tiff"))
+                j->format = WINENT_FORMAT_TIF;
+            else if (!strcmp(val, "raw"))
+                j->format = WINENT_FORMAT_RAW;
+            else
+                return usage(msg, n, "--format: '%s': use zst, tif or raw", val);
+        } else if (!strcmp(name, "--level")) {
+            if (parse_long(val, -7, 22, &a1) != 0 || a1 == 0)
+                return usage(msg, n, "--level: '%s': give a zstd level from -7 to 22 (not 0)",
+                             val);
+            j->level = (int)a1;
+        } else if (!strcmp(name, "--frame-rows")) {
+            if (parse_long(val, 1, 1 << 20, &a1) != 0)
+                return usage(msg, n, "--frame-rows: '%s': give a row count from 1", val);
+            j->frame_rows = (int)a1;
+        } else if (!strcmp(name, "--tile")) {
+            if (parse_long(val, 16, 65536, &a1) != 0 || a1 % 16 != 0)
+                return usage(msg, n, "--tile: '%s': give a multiple of 16 from 16 to 65536", val);
+            j->tile = (int)a1;
+        } else if (!strcmp(name, "--compress")) {
+            if (!strcmp(val, "zstd"))
+                j->compress = WINENT_COMPRESS_ZSTD;
+            else if (!strcmp(val, "deflate"))
+                j->compress = WINENT_COMPRESS_DEFLATE;
+            else if (!strcmp(val, "lzw"))
+                j->compress = WINENT_COMPRESS_LZW;
+            else if (!strcmp(val, "none"))
+                j->compress = WINENT_COMPRESS_NONE;
+            else
+                return usage(msg, n, "--compress: '%s': use zstd, deflate, lzw or none", val);
+        } else if (!strcmp(name, "--device")) {
+            if (*val == '\0')
+                return usage(msg, n, "--device: empty: use auto, cpu, gpu or a list like 0,2");
+            j->device = val;
+        } else if (!strcmp(name, "--threads")) {
+            if (parse_long(val, 1, 4096, &a1) != 0)
+                return usage(msg, n, "--threads: '%s': give a number from 1 to 4096", val);
+            j->threads = (int)a1;
+        } else if (!strcmp(name, "--mem")) {
+            uint64_t v;
+            if (parse_size(val, &v) != 0 || v < (1u << 20))
+                return usage(msg, n, "--mem: '%s': give a size of at least 1M, e.g. 512M or 4G",
+                             val);
+            j->mem_bytes = v;
+        } else if (!strcmp(name, "--info")) {
+            c->info_path = val;
+        } else {
+            return usage(msg, n, "unknown option '%s' (see --help)", name);
+        }
+    }
+    if (c->help || c->version)
+        return WINENT_OK;
+    if (c->info_path) {
+        if (npos != 0)
+            return usage(msg, n, "--info takes one file and no other arguments");
+        return WINENT_OK;
+    }
+    if (npos != 2)
+        return usage(msg, n, "give an INPUT and an OUTPUT (see --help)");
+    j->input = pos[0];
+    j->output = pos[1];
+    if (j->compute.bins > 0 && j->compute.range_hi <= j->compute.range_lo)
+        return usage(msg, n, "--bins: needs --range LO:HI");
+    if (j->compute.range_hi > j->compute.range_lo && j->compute.bins == 0)
+        j->compute.bins = 256;
+    return WINENT_OK;
+}

@@ -11,6 +11,10 @@
 #include "winent.h"
 #include "../base/werr.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Direct-indexed histograms are used when every code is below this. */
 #define WINENT_DIRECT_CODES_MAX 65536u
 
@@ -33,5 +37,9 @@ void winent_plan_free(winent_plan *p);
 
 /* Convert `count` samples of the plan's dtype (native byte order) to codes. */
 void winent_plan_codes(const winent_plan *p, const void *samples, size_t count, uint32_t *codes);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

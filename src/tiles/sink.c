@@ -1,1 +1,118 @@
-/* being written */
+/* Sink dispatch: pick the format, then forward to its operations. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sink_internal.h"
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+winent_format winent_sink_format_of(const winent_sink_opts *o)
+{
+    if (o->format != WINENT_FORMAT_AUTO)
+        return o->format;
+    if (has_suffix(o->path, ".zst"))
+        return WINENT_FORMAT_ZST;
+    if (has_suffix(o->path, ".tif") || has_suffix(o->path, ".tiff"))
+        return WINENT_FORMAT_TIF;
+    return WINENT_FORMAT_RAW;
+}
+
+winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, winent_err *err)
+{
+    winent_status st;
+    winent_sink *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (s == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    s->opts = *o;
+    s->unit_rows = 1;
+    switch (winent_sink_format_of(o)) {
+    case WINENT_FORMAT_ZST: st = winent_sink_zst_open(s, err); break;
+    case WINENT_FORMAT_TIF: st = winent_sink_tiff_open(s, err); break;
+    default: st = winent_sink_raw_open(s, err); break;
+    }
+    if (st != WINENT_OK) {
+        winent_sink_free(s);
+        return st;
+    }
+    if (s->unit_rows < 1)
+        s->unit_rows = 1;
+    *out = s;
+    return WINENT_OK;
+}
+
+int winent_sink_unit_rows(const winent_sink *s)
+{
+    return s->unit_rows;
+}
+
+winent_status winent_sink_encoder_create(winent_sink *s, winent_sink_encoder **out,
+                                         winent_err *err)
+{
+    winent_sink_encoder *e = calloc(1, sizeof *e);
+    *out = NULL;
+    if (e == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    e->sink = s;
+    if (s->ops->encoder_create) {
+        winent_status st = s->ops->encoder_create(s, &e->state, err);
+        if (st != WINENT_OK) {
+            free(e);
+            return st;
+        }
+    }
+    *out = e;
+    return WINENT_OK;
+}
+
+void winent_sink_encoder_free(winent_sink_encoder *e)
+{
+    if (e == NULL)
+        return;
+    if (e->sink->ops->encoder_free)
+        e->sink->ops->encoder_free(e->state);
+    free(e);
+}
+
+winent_status winent_sink_encode(winent_sink_encoder *e, int64_t index, const float *rows,
+                                 int nrows, winent_bytes *out, winent_err *err)
+{
+    winent_bytes_reset(out);
+    return e->sink->ops->encode(e->sink, e->state, index, rows, nrows, out, err);
+}
+
+winent_status winent_sink_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
+                                winent_err *err)
+{
+    return s->ops->write(s, index, encoded, err);
+}
+
+winent_status winent_sink_finish(winent_sink *s, winent_err *err)
+{
+    return s->ops->finish(s, err);
+}
+
+void winent_sink_abort(winent_sink *s)
+{
+    if (s && s->ops && s->ops->abort)
+        s->ops->abort(s);
+}
+
+uint64_t winent_sink_bytes_written(const winent_sink *s)
+{
+    return s->ops->bytes_written ? s->ops->bytes_written(s) : 0;
+}
+
+void winent_sink_free(winent_sink *s)
+{
+    if (s == NULL)
+        return;
+    if (s->ops && s->ops->free_impl)
+        s->ops->free_impl(s->impl);
+    free(s);
+}

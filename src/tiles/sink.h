@@ -17,20 +17,6 @@
 #include "georef.h"
 #include "winent.h"
 
-typedef enum winent_format {
-    WINENT_FORMAT_AUTO = 0, /* from the output name */
-    WINENT_FORMAT_RAW,
-    WINENT_FORMAT_ZST,
-    WINENT_FORMAT_TIF
-} winent_format;
-
-typedef enum winent_compress {
-    WINENT_COMPRESS_ZSTD = 0,
-    WINENT_COMPRESS_DEFLATE,
-    WINENT_COMPRESS_LZW,
-    WINENT_COMPRESS_NONE
-} winent_compress;
-
 typedef struct winent_sink_opts {
     const char *path;        /* file name, or "-" for standard output */
     winent_format format;    /* WINENT_FORMAT_AUTO: from the name */

@@ -1,1 +1,91 @@
-/* being written */
+/* Raw float32 output: little-endian, row-major, no header, written in
+ * order as rows complete. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink_internal.h"
+
+typedef struct raw_sink {
+    winent_outfile file;
+    int open;
+} raw_sink;
+
+static winent_status raw_encode(winent_sink *s, void *enc, int64_t index, const float *rows,
+                                int nrows, winent_bytes *out, winent_err *err)
+{
+    (void)enc, (void)index;
+    size_t n = (size_t)s->opts.width * (size_t)nrows;
+    if (winent_bytes_reserve(out, n * 4) != 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v;
+        memcpy(&v, rows + i, 4);
+        v = __builtin_bswap32(v);
+        memcpy(out->data + 4 * i, &v, 4);
+    }
+#else
+    memcpy(out->data, rows, n * 4);
+#endif
+    out->size = n * 4;
+    return WINENT_OK;
+}
+
+static winent_status raw_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
+                               winent_err *err)
+{
+    raw_sink *r = s->impl;
+    (void)index;
+    return winent_outfile_write(&r->file, encoded->data, encoded->size, err);
+}
+
+static winent_status raw_finish(winent_sink *s, winent_err *err)
+{
+    raw_sink *r = s->impl;
+    r->open = 0;
+    return winent_outfile_commit(&r->file, err);
+}
+
+static void raw_abort(winent_sink *s)
+{
+    raw_sink *r = s->impl;
+    if (r->open)
+        winent_outfile_abort(&r->file);
+    r->open = 0;
+}
+
+static uint64_t raw_bytes_written(const winent_sink *s)
+{
+    const raw_sink *r = s->impl;
+    return r->file.written;
+}
+
+static void raw_free(void *impl)
+{
+    raw_sink *r = impl;
+    if (r && r->open)
+        winent_outfile_abort(&r->file);
+    free(r);
+}
+
+static const sink_ops raw_sink_ops = {
+    .encode = raw_encode,
+    .write = raw_write,
+    .finish = raw_finish,
+    .abort = raw_abort,
+    .free_impl = raw_free,
+    .bytes_written = raw_bytes_written,
+};
+
+winent_status winent_sink_raw_open(winent_sink *s, winent_err *err)
+{
+    raw_sink *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    s->ops = &raw_sink_ops;
+    s->impl = r;
+    s->unit_rows = 16; /* any value gives the same bytes */
+    WINENT_TRY(winent_outfile_open(&r->file, s->opts.path, err));
+    r->open = 1;
+    return WINENT_OK;
+}

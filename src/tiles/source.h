@@ -12,12 +12,6 @@
 #include "georef.h"
 #include "winent.h"
 
-typedef enum winent_interleave {
-    WINENT_INTERLEAVE_BSQ = 0, /* band after band */
-    WINENT_INTERLEAVE_BIP,     /* pixel after pixel, bands inside */
-    WINENT_INTERLEAVE_BIL      /* row after row, bands inside each row */
-} winent_interleave;
-
 typedef struct winent_source_opts {
     const char *path;          /* file name, or "-" for standard input */
     /* Raw layout (ignored for TIFF, which describes itself). */
@@ -31,6 +25,8 @@ typedef struct winent_source_opts {
     /* Both. */
     int band;                  /* --band, 1-based, default 1 */
     int threads;               /* decoding threads */
+    const volatile int *stop;  /* may be NULL: a blocking read of a pipe gives
+                                  up with WINENT_ERR_INTERRUPTED once *stop */
 } winent_source_opts;
 
 typedef struct winent_source_info {

@@ -4,7 +4,6 @@
 #ifndef WINENT_SOURCE_INTERNAL_H
 #define WINENT_SOURCE_INTERNAL_H
 
-#include <stdio.h>
 
 #include "source.h"
 
@@ -21,10 +20,17 @@ struct winent_source {
     uint64_t bytes_read;      /* updated by the implementation */
 };
 
-/* Raw source over an open stream; `pushback` holds bytes already taken
- * from it (the sniffed magic), delivered first. Takes ownership of `f`. */
-winent_status winent_source_raw_open(const winent_source_opts *o, FILE *f, const uint8_t *pushback,
+/* Raw source over an open descriptor (0 for standard input); `pushback`
+ * holds bytes already taken from it (the sniffed magic), delivered first.
+ * Takes ownership of `fd` (standard input is not closed). */
+winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const uint8_t *pushback,
                                      size_t npushback, winent_source *s, winent_err *err);
+
+/* read() that retries on EINTR and, when `stop` is given, waits in slices
+ * so that a pipe that never delivers cannot hold the job once *stop is
+ * set; returns bytes read (short only at end of input), -1 on error (errno),
+ * -2 when stopped. */
+long winent_source_read_fd(int fd, void *dst, size_t n, const volatile int *stop);
 
 /* TIFF source over the file `o->path` (never standard input). */
 winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source *s,

@@ -1,0 +1,25 @@
+/*
+ * options.h - the command line of winent-stream, parsed into job options.
+ */
+#ifndef WINENT_CLI_OPTIONS_H
+#define WINENT_CLI_OPTIONS_H
+
+#include "winent.h"
+
+typedef struct cli_opts {
+    winent_job_opts job;
+    int progress;           /* -1: when stderr is a terminal; 0 off; 1 on */
+    int quiet;
+    int stats;
+    int help, version;
+    const char *info_path;  /* --info FILE */
+} cli_opts;
+
+/* Parse argv into `c`. On a usage error returns WINENT_ERR_USAGE with a
+ * one-line message in `msg` naming the option. */
+winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t msg_len);
+
+/* The --help text. */
+void cli_print_help(FILE *f);
+
+#endif
