@@ -69,8 +69,7 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_
                 return WINENT_ERR(err, WINENT_ERR_DEVICE,
                                   "--device gpu: no usable GPU (no CUDA device or driver%s)",
                                   winent_gpu_count() == 0 ? ", or a build without CUDA" : "");
-            if (o->on_notice)
-                o->on_notice(o->user, "no usable GPU: computing on the CPU");
+            p->fell_back = 1;
             return WINENT_OK;
         }
         for (int i = 0; i < count && i < WINENT_MAX_GPUS; i++)
@@ -385,6 +384,12 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char
     p->gpu_slots = 3;
 
     WINENT_TRY_GOTO(st, pick_devices(p, o, &err));
+    if (o->dtype_given || o->memory_in) {
+        /* Usage errors in the options come before any look at the input. */
+        WINENT_TRY_GOTO(st, winent_plan_create(&co, &plan, &err));
+        winent_plan_free(plan);
+        plan = NULL;
+    }
     WINENT_TRY_GOTO(st, open_io(p, o, &co, &err));
     {
         const winent_source_info *info = winent_source_get_info(p->source);
@@ -406,6 +411,9 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char
         WINENT_TRY_GOTO(st, winent_cpu_engine_create(plan, p->width,
                                                      p->chunk_rows + 2 * plan->ry, p->threads,
                                                      &p->cpu, &err));
+
+    if (p->fell_back && o->on_notice)
+        o->on_notice(o->user, "no usable GPU: computing on the CPU");
 
     /* Start the stages, downstream first. */
     int nworkers = p->ngpus ? p->ngpus : 1;

@@ -59,6 +59,7 @@ typedef struct pipeline {
     winent_format format;
     int threads, encoders;
     int ngpus;
+    int fell_back;               /* --device auto found no GPU */
     int gpu_ids[WINENT_MAX_GPUS];
     int gpu_slots;
     winent_cpu_engine *cpu;      /* the CPU worker's, when no GPU */

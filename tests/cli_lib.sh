@@ -1,0 +1,42 @@
+# Shared by the CLI tests: paths, a temporary directory, small checks.
+# Sourced with WINENT_BIN, WINENT_TOOLS, WINENT_SRC set by ctest.
+set -eu
+WS="$WINENT_BIN/winent-stream"
+MK="$WINENT_TOOLS/winent-mksample"
+PY="${PYTHON:-/usr/bin/python3}"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT INT TERM
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAILED: $*" >&2; }
+check() { # check DESCRIPTION COMMAND...
+    d=$1; shift
+    if "$@"; then ok; else bad "$d"; fi
+}
+# expect_exit CODE DESCRIPTION COMMAND...: exit code and a one-line message.
+expect_exit() {
+    want=$1; d=$2; shift 2
+    set +e
+    "$@" 2>"$T/stderr" >"$T/stdout"
+    got=$?
+    set -e
+    if [ "$got" -ne "$want" ]; then
+        bad "$d: exit $got, want $want ($(head -c 300 "$T/stderr"))"
+        return
+    fi
+    if [ "$want" -ne 0 ]; then
+        # One line, after at most the CPU fallback notice of --device auto.
+        grep -v '^winent-stream: no usable GPU: computing on the CPU$' "$T/stderr" >"$T/errline" || true
+        lines=$(wc -l <"$T/errline")
+        if ! grep -q '^winent-stream: ' "$T/errline" || [ "$lines" -ne 1 ]; then
+            bad "$d: stderr is not one 'winent-stream: ' line: $(cat "$T/stderr")"
+            return
+        fi
+    fi
+    ok
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}
