@@ -1,3 +1,5 @@
 winent_unit_test(test_known_answer)
 winent_sh_test(test_cli_known test_cli_known.sh)
 winent_sh_test(test_cli_errors test_cli_errors.sh)
+winent_sh_test(test_cli_signal test_cli_signal.sh)
+winent_sh_test(test_cli_memory test_cli_memory.sh)

@@ -14,10 +14,16 @@
 #endif
 
 static volatile sig_atomic_t interrupted;
+/* The running job's stop flag, raised from the signal handler too, so that
+ * a read waiting on an idle pipe gives up. */
+static volatile int *volatile running_stop;
 
 void winent_interrupt(void)
 {
     interrupted = 1;
+    volatile int *stop = running_stop;
+    if (stop)
+        *stop = 1;
 }
 
 void winent_job_opts_default(winent_job_opts *o)
@@ -287,6 +293,10 @@ static void write_in_order(pipeline *p, winent_job_stats *stats, double t_start)
         }
     }
     free(pending);
+    if (interrupted && err.status == WINENT_OK) {
+        WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
+        winent_pipeline_fail(p, &err);
+    }
     if (!p->stop && next == p->nchunks) {
         double t0 = winent_now();
         if (winent_sink_finish(p->sink, &err) != WINENT_OK)
@@ -377,6 +387,7 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char
         goto out;
     }
     interrupted = 0;
+    running_stop = &p->stop;
     pthread_mutex_init(&p->lock, NULL);
     winent_err_clear(&p->err);
     p->opts = o;
@@ -502,6 +513,12 @@ fail:
     winent_plan_free(plan);
     pthread_mutex_destroy(&p->lock);
 out:
+    running_stop = NULL;
+    if (interrupted && st != WINENT_OK) {
+        st = WINENT_ERR_INTERRUPTED;
+        snprintf(err.msg, sizeof err.msg, "interrupted");
+        err.status = st;
+    }
     if (st != WINENT_OK && err.status == WINENT_OK)
         st = WINENT_ERR_INTERNAL;
     if (msg && msg_len)

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Install what winent-stream needs to build and test on Debian 12, only the
+# packages that are missing. Run as root (or with sudo available).
+set -eu
+pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev \
+python3 python3-numpy python3-skimage gdal-bin python3-gdal time valgrind"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "setup: installing$missing" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
