@@ -7,11 +7,11 @@
 command -v zstd >/dev/null || { echo "no zstd: skipped"; exit 77; }
 SZ=1500x1100
 "$MK" --size $SZ --dtype u16 --kind landscape --values 300 --holes 0.05 --nodata 0 --seed 9 "$T/in.raw"
-A="--quiet --size $SZ --dtype u16 --nodata 0 --window 7x5"
+A="--quiet --size $SZ --dtype u16 --nodata 0 --window 7x5 --frame-rows 32"
 "$WS" $A --threads 1 --mem 1G "$T/in.raw" "$T/ref.raw"
 "$WS" $A --threads 1 --mem 1G "$T/in.raw" "$T/ref.zst"
 for th in 1 2 4; do
-    for mem in 2M 64M 1G; do
+    for mem in 4M 64M 1G; do
         "$WS" $A --threads $th --mem $mem "$T/in.raw" "$T/t.zst"
         check ".zst bytes, threads $th, mem $mem" cmp -s "$T/ref.zst" "$T/t.zst"
         "$WS" $A --threads $th --mem $mem "$T/in.raw" "$T/t.raw"
