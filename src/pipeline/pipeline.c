@@ -116,48 +116,62 @@ static int default_frame_rows(int width)
     return rows < 16 ? 16 : rows > 4096 ? 4096 : (int)rows;
 }
 
-/* Chunk height from the memory budget: a multiple of the sink's unit. */
+/* Bytes of every buffer in flight, for chunks of `rows` output rows with
+ * the pool sizes `n_in`, `n_out`: input rows, float rows, and encoded rows
+ * (counted as large as the floats), plus the reader's carry and the CPU
+ * engine's code buffer. */
+static uint64_t bytes_in_flight(const pipeline *p, uint64_t rows, int n_in, int n_out)
+{
+    const uint64_t W = (uint64_t)p->width, ss = p->sample, halo = 2 * (uint64_t)p->plan->ry;
+    uint64_t b = W * (rows + halo) * ss * (uint64_t)n_in + W * rows * 8 * (uint64_t)n_out +
+                 W * halo * ss;
+    if (!p->ngpus)
+        b += W * (rows + halo) * 4;
+    return b;
+}
+
+/* Chunk height from the memory budget: a multiple of the sink's unit (or
+ * the whole image when it is shorter than one). With units too large for
+ * the budget, fewer encoders (fewer output slots) before giving up. */
 static winent_status size_chunks(pipeline *p, uint64_t mem, winent_err *err)
 {
-    const uint64_t W = (uint64_t)p->width, ss = p->sample, ry = (uint64_t)p->plan->ry;
     const int compute_slots = p->ngpus ? p->ngpus * p->gpu_slots : 1;
-    p->n_in = compute_slots + 2;
-    p->n_out = compute_slots + p->encoders + 2;
-    /* Bytes per output row and fixed bytes, over every buffer in flight:
-     * input rows, float rows, encoded rows (at most about the floats). */
-    uint64_t per_row = W * ((uint64_t)p->n_in * ss + (uint64_t)p->n_out * 8);
-    uint64_t fixed = W * (2 * ry) * ((uint64_t)p->n_in * ss + ss);
-    if (!p->ngpus) { /* the CPU engine's code buffer */
-        per_row += W * 4;
-        fixed += W * (2 * ry) * 4;
-    }
-    uint64_t unit = (uint64_t)p->unit_rows;
-    uint64_t rows = mem > fixed ? (mem - fixed) / (per_row ? per_row : 1) : 0;
+    const uint64_t unit = (uint64_t)p->unit_rows, H = (uint64_t)p->height;
+    const uint64_t W = (uint64_t)(p->width > 0 ? p->width : 1);
     /* Enough chunks to keep the stages overlapped, big enough to pay. */
-    uint64_t max_pixels = p->ngpus ? (uint64_t)64 << 20 : (uint64_t)8 << 20;
-    uint64_t cap = max_pixels / (W ? W : 1);
-    if (rows > cap)
-        rows = cap;
-    if (rows > (uint64_t)p->height)
-        rows = (uint64_t)p->height;
-    rows -= rows % unit;
-    if (rows < unit) {
-        if ((uint64_t)p->height <= unit || mem > fixed + per_row * unit) {
-            rows = unit;
+    uint64_t cap = (p->ngpus ? (uint64_t)64 << 20 : (uint64_t)8 << 20) / W;
+    uint64_t smallest = H < unit ? H : unit;
+    if (smallest < 1)
+        smallest = 1;
+    for (int enc = p->encoders; enc >= 1; enc--) {
+        int n_in = compute_slots + 2, n_out = compute_slots + enc + 2;
+        uint64_t per_row = bytes_in_flight(p, 1, n_in, n_out) - bytes_in_flight(p, 0, n_in, n_out);
+        uint64_t fixed = bytes_in_flight(p, 0, n_in, n_out);
+        if (mem < fixed + per_row * smallest)
+            continue;
+        uint64_t rows = (mem - fixed) / per_row;
+        if (rows > cap)
+            rows = cap;
+        if (rows >= H) {
+            rows = H;
         } else {
-            uint64_t need = fixed + per_row * unit;
-            return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--mem: %llu MiB is too small for a %d pixel wide image with these "
-                              "options: give at least %llu MiB",
-                              (unsigned long long)(mem >> 20), p->width,
-                              (unsigned long long)((need >> 20) + 1));
+            rows -= rows % unit;
+            if (rows < smallest)
+                rows = smallest;
         }
+        p->encoders = enc;
+        p->n_in = n_in;
+        p->n_out = n_out;
+        p->chunk_rows = (int)(rows > 0 ? rows : 1);
+        p->nchunks = H == 0 ? 0 : (int)((H + (uint64_t)p->chunk_rows - 1) / (uint64_t)p->chunk_rows);
+        return WINENT_OK;
     }
-    if (rows < 1)
-        rows = 1;
-    p->chunk_rows = (int)rows;
-    p->nchunks = p->height == 0 ? 0 : (int)(((uint64_t)p->height + rows - 1) / rows);
-    return WINENT_OK;
+    uint64_t need = bytes_in_flight(p, smallest, compute_slots + 2, compute_slots + 3);
+    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                      "--mem: %llu MiB is too small for %llu-row units of a %d pixel wide image: "
+                      "give at least --mem %lluM (or fewer --frame-rows / a smaller --tile)",
+                      (unsigned long long)(mem >> 20), (unsigned long long)smallest, p->width,
+                      (unsigned long long)((need >> 20) + 1));
 }
 
 static void *pool_alloc(const pipeline *p, size_t n)
