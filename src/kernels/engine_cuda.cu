@@ -1,2 +1,630 @@
-/* Placeholder until the CUDA engine lands. */
-#include "engine_cuda_none.c"
+/*
+ * engine_cuda.cu - the CUDA engine (engine_cuda.h): per device, `slots`
+ * streams with device buffers sized once; each chunk goes H2D -> codes ->
+ * window kernel -> D2H on its slot's stream. The kernels are in
+ * engine_cuda_kernels.cuh.
+ */
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+/* The shared arithmetic first, as C++ (device and host code); the C
+ * headers after it, with C linkage. */
+#include "entropy_rule.h"
+#include "engine_cuda_kernels.cuh"
+
+extern "C" {
+#include "engine_cuda.h"
+}
+
+/* Record the failing call and CUDA's words for it, then leave through the
+ * function's fail: label with `st` set (never exit). */
+#define CUDA_TRY(dev, call)                                                                    \
+    do {                                                                                       \
+        cudaError_t ce_ = (call);                                                              \
+        if (ce_ != cudaSuccess) {                                                              \
+            st = WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: %s: %s", (dev), #call,           \
+                            cudaGetErrorString(ce_));                                          \
+            goto fail;                                                                         \
+        }                                                                                      \
+    } while (0)
+
+/* Window kernel paths (see engine_cuda_kernels.cuh). */
+enum win_path { PATH_SMEM, PATH_HASH_SHARED, PATH_HASH_GLOBAL };
+
+/* Global hash tables get at most this much per slot; the grid shrinks to
+ * fit (a grid-stride loop covers the rest). */
+#define HASH_GLOBAL_BYTES ((size_t)512 << 20)
+
+typedef struct gpu_slot {
+    cudaStream_t stream;
+    void *d_in;               /* owned: input samples, W * ssize apart */
+    void *d_codes;            /* owned: code plane (NULL when d_in is the plane) */
+    float *d_out;             /* owned: output rows, W apart */
+    unsigned long long *d_ws; /* owned: hash-global tables */
+    int busy;                 /* a chunk was submitted and not yet waited for */
+} gpu_slot;
+
+struct winent_gpu_engine {
+    const winent_plan *plan; /* borrowed */
+    int device;
+    int sms;
+    int max_width, max_in_rows;
+    int nslots;
+    gpu_slot *slot; /* owned: nslots */
+    long long *d_t, *d_du; /* owned: the plan's tables on the device */
+    /* Layout, chosen once from the plan (choose_layout). */
+    int plane_bytes;  /* 1, 2 or 4 */
+    int nd;           /* the plane has a nodata sentinel */
+    int zero_copy;    /* the samples are the codes: no codes pass */
+    win_path path;
+    int cnt_bytes;    /* smem: 1 or 2 */
+    int hash_bits;    /* hash: log2 table size */
+    int threads;      /* block size of the window kernel */
+    size_t smem;      /* dynamic shared memory of the window kernel */
+    int ws_threads;   /* hash-global: threads that have a table */
+    char path_name[64];
+};
+
+/* ---- Kernel dispatch ------------------------------------------------------ */
+
+template <typename C>
+static const void *codes_fn_for(winent_dtype t)
+{
+    switch (t) {
+    case WINENT_U8: return (const void *)codes_kernel<uint8_t, C>;
+    case WINENT_I8: return (const void *)codes_kernel<int8_t, C>;
+    case WINENT_U16: return (const void *)codes_kernel<uint16_t, C>;
+    case WINENT_I16: return (const void *)codes_kernel<int16_t, C>;
+    case WINENT_U32: return (const void *)codes_kernel<uint32_t, C>;
+    case WINENT_I32: return (const void *)codes_kernel<int32_t, C>;
+    case WINENT_F32: return (const void *)codes_kernel<float, C>;
+    case WINENT_F64: return (const void *)codes_kernel<double, C>;
+    default: return NULL;
+    }
+}
+
+static const void *codes_fn(const winent_gpu_engine *e)
+{
+    winent_dtype t = e->plan->opts.dtype;
+    switch (e->plane_bytes) {
+    case 1: return codes_fn_for<uint8_t>(t);
+    case 2: return codes_fn_for<uint16_t>(t);
+    default: return codes_fn_for<uint32_t>(t);
+    }
+}
+
+static const void *window_fn(const winent_gpu_engine *e)
+{
+    if (e->path == PATH_SMEM) {
+        if (e->plane_bytes == 1)
+            return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t>
+                                     : (const void *)smem_kernel<uint8_t, false, uint16_t>;
+        return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint16_t, true, uint8_t>
+                                 : (const void *)smem_kernel<uint16_t, true, uint16_t>;
+    }
+    bool sh = e->path == PATH_HASH_SHARED;
+    if (e->plane_bytes == 2) {
+        if (e->nd)
+            return sh ? (const void *)hash_kernel<uint16_t, true, true>
+                      : (const void *)hash_kernel<uint16_t, true, false>;
+        return sh ? (const void *)hash_kernel<uint16_t, false, true>
+                  : (const void *)hash_kernel<uint16_t, false, false>;
+    }
+    return sh ? (const void *)hash_kernel<uint32_t, true, true>
+              : (const void *)hash_kernel<uint32_t, true, false>;
+}
+
+/* Pick the code plane and the window kernel from the plan alone, so every
+ * chunk of a job runs the same code. */
+static void choose_layout(winent_gpu_engine *e)
+{
+    const winent_plan *p = e->plan;
+    const winent_code_rule *r = &p->rule;
+    winent_dtype t = p->opts.dtype;
+    /* Can a pixel be "not counted"? Floats (NaN), a nodata value the dtype
+     * can hold, and 32-bit distinct values (one of them maps onto the NODATA
+     * code in the shared rule). */
+    int nd_possible = winent_dtype_is_float(t) || (r->has_nodata && r->nodata_int_ok) ||
+                      (!r->quantize && (t == WINENT_U32 || t == WINENT_I32));
+    uint64_t n = p->ncodes;
+    if (!nd_possible && n <= 256)
+        e->plane_bytes = 1;
+    else if ((!nd_possible && n <= 65536) || (nd_possible && n <= 65535))
+        e->plane_bytes = 2;
+    else
+        e->plane_bytes = 4;
+    e->nd = nd_possible;
+    /* Samples that already are their codes cross PCIe and stay as they are. */
+    e->zero_copy = !r->quantize && !(r->has_nodata && r->nodata_int_ok) &&
+                   ((t == WINENT_U8 && e->plane_bytes == 1) ||
+                    (t == WINENT_U16 && e->plane_bytes == 2) || (t == WINENT_U32));
+
+    if (n <= 256) {
+        e->path = PATH_SMEM;
+        e->cnt_bytes = p->nmax <= 255 ? 1 : 2;
+        e->threads = 128;
+        e->smem = (size_t)256 * (size_t)e->cnt_bytes * (size_t)e->threads;
+        snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d", 8 * e->plane_bytes,
+                 8 * e->cnt_bytes);
+        return;
+    }
+    int bits = 4;
+    while ((1 << bits) < 2 * p->nmax)
+        bits++;
+    e->hash_bits = bits;
+    size_t entry_bytes = ((size_t)8) << bits;
+    /* Shared tables when a block of at least 32 threads fits in 64 KB. */
+    if (entry_bytes * 32 <= ((size_t)64 << 10)) {
+        e->path = PATH_HASH_SHARED;
+        e->threads = (int)std::min<size_t>(128, ((size_t)64 << 10) / entry_bytes);
+        e->smem = entry_bytes * (size_t)e->threads;
+    } else {
+        e->path = PATH_HASH_GLOBAL;
+        e->threads = 64;
+        e->smem = 0;
+        size_t want = (size_t)e->max_width + 63;
+        want *= 64; /* generous: a few row segments per column */
+        size_t fit = HASH_GLOBAL_BYTES / entry_bytes;
+        size_t th = std::min(want, fit);
+        th = std::max<size_t>(64, th / 64 * 64);
+        e->ws_threads = (int)th;
+    }
+    snprintf(e->path_name, sizeof e->path_name, "hash-%s/code%d/slots%d",
+             e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes, 1 << bits);
+}
+
+/* Rows per thread segment: long enough that building the first window
+ * (kx * ky updates) costs little against sliding (2 * kx per row), short
+ * enough to give the GPU enough blocks. */
+static int segment_rows(const winent_gpu_engine *e, int W, int rows)
+{
+    int ky = e->plan->ky;
+    int th = std::max(64, 4 * ky);
+    int cols = (W + e->threads - 1) / e->threads;
+    int want_blocks = 4 * e->sms;
+    while (th > 16 && th > ky && (long)cols * ((rows + th - 1) / th) < want_blocks)
+        th /= 2;
+    return std::max(1, th);
+}
+
+/* Codes pass and window kernel for the chunk whose samples are in the
+ * slot's d_in (packed, W * ssize apart). */
+static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                  winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    const winent_plan *p = e->plan;
+    const int W = c->width, rows = c->y1 - c->y0;
+    const void *plane = s->d_in;
+    if (!e->zero_copy) {
+        size_t count = (size_t)W * (size_t)c->in_h;
+        int blocks = (int)std::min<size_t>((count + 255) / 256, (size_t)e->sms * 16);
+        winent_code_rule rule = p->rule;
+        void *in = s->d_in;
+        void *out = s->d_codes;
+        void *args[] = {&in, &out, &count, &rule};
+        CUDA_TRY(e->device, cudaLaunchKernel(codes_fn(e), dim3(blocks), dim3(256), args, 0,
+                                             s->stream));
+        CUDA_TRY(e->device, cudaGetLastError());
+        plane = s->d_codes;
+    }
+    {
+        win_params wp;
+        memset(&wp, 0, sizeof wp);
+        wp.plane = plane;
+        wp.out = s->d_out;
+        wp.du = e->d_du;
+        wp.t = e->d_t;
+        wp.W = W;
+        wp.H = c->height;
+        wp.in_y0 = c->in_y0;
+        wp.y0 = c->y0;
+        wp.y1 = c->y1;
+        wp.th = segment_rows(e, W, rows);
+        wp.rx = p->rx;
+        wp.ry = p->ry;
+        wp.tiles_x = (W + e->threads - 1) / e->threads;
+        wp.tiles = wp.tiles_x * ((rows + wp.th - 1) / wp.th);
+        wp.ws = s->d_ws;
+        wp.bits = e->hash_bits;
+        int grid = wp.tiles;
+        if (e->path == PATH_HASH_GLOBAL)
+            grid = std::min(grid, e->ws_threads / e->threads);
+        void *args[] = {&wp};
+        CUDA_TRY(e->device, cudaLaunchKernel(window_fn(e), dim3(grid), dim3(e->threads), args,
+                                             e->smem, s->stream));
+        CUDA_TRY(e->device, cudaGetLastError());
+    }
+    return WINENT_OK;
+fail:
+    return st;
+}
+
+/* ---- Public functions ----------------------------------------------------- */
+
+extern "C" int winent_cuda_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        /* No driver gives cudaErrorInsufficientDriver, no device
+         * cudaErrorNoDevice: either way there is no GPU to use. */
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+extern "C" winent_status winent_cuda_device_name(int device, char *buf, size_t n, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    cudaDeviceProp prop;
+    if (n)
+        buf[0] = '\0';
+    if (device < 0 || device >= winent_cuda_device_count())
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: no such CUDA device (%d visible)",
+                          device, winent_cuda_device_count());
+    CUDA_TRY(device, cudaGetDeviceProperties(&prop, device));
+    if (n)
+        snprintf(buf, n, "%s", prop.name);
+    return WINENT_OK;
+fail:
+    return st;
+}
+
+extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int device, int max_width,
+                                                  int max_in_rows, int slots,
+                                                  winent_gpu_engine **out, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    winent_gpu_engine *e = NULL;
+    size_t npix, tab;
+    *out = NULL;
+    int count = winent_cuda_device_count();
+    if (device < 0 || device >= count)
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: no such CUDA device (%d visible)",
+                          device, count);
+    if (max_width < 1 || max_in_rows < 1 || slots < 1)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "GPU engine: bad sizes %dx%d, %d slots",
+                          max_width, max_in_rows, slots);
+    e = (winent_gpu_engine *)calloc(1, sizeof *e);
+    if (e == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GPU engine");
+    e->plan = p;
+    e->device = device;
+    e->max_width = max_width;
+    e->max_in_rows = max_in_rows;
+    e->slot = (gpu_slot *)calloc((size_t)slots, sizeof *e->slot);
+    if (e->slot == NULL) {
+        free(e);
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GPU engine");
+    }
+    e->nslots = slots;
+    CUDA_TRY(device, cudaSetDevice(device));
+    CUDA_TRY(device, cudaDeviceGetAttribute(&e->sms, cudaDevAttrMultiProcessorCount, device));
+    choose_layout(e);
+
+    tab = sizeof(long long) * (size_t)(p->nmax + 1);
+    CUDA_TRY(device, cudaMalloc((void **)&e->d_t, tab));
+    CUDA_TRY(device, cudaMalloc((void **)&e->d_du, tab));
+    CUDA_TRY(device, cudaMemcpy(e->d_t, p->t, tab, cudaMemcpyHostToDevice));
+    CUDA_TRY(device, cudaMemcpy(e->d_du, p->du, tab, cudaMemcpyHostToDevice));
+    if (e->smem > 0)
+        CUDA_TRY(device, cudaFuncSetAttribute(window_fn(e),
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int)e->smem));
+
+    npix = (size_t)max_width * (size_t)max_in_rows;
+    for (int i = 0; i < slots; i++) {
+        gpu_slot *s = &e->slot[i];
+        CUDA_TRY(device, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+        CUDA_TRY(device, cudaMalloc(&s->d_in, npix * winent_dtype_size(p->opts.dtype)));
+        if (!e->zero_copy)
+            CUDA_TRY(device, cudaMalloc(&s->d_codes, npix * (size_t)e->plane_bytes));
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_out, npix * sizeof(float)));
+        if (e->path == PATH_HASH_GLOBAL)
+            CUDA_TRY(device, cudaMalloc((void **)&s->d_ws,
+                                        ((size_t)8 << e->hash_bits) * (size_t)e->ws_threads));
+    }
+    *out = e;
+    return WINENT_OK;
+fail:
+    winent_gpu_engine_free(e);
+    return st;
+}
+
+extern "C" int winent_gpu_engine_slots(const winent_gpu_engine *e)
+{
+    return e ? e->nslots : 0;
+}
+
+extern "C" const char *winent_gpu_engine_path(const winent_gpu_engine *e)
+{
+    return e ? e->path_name : "";
+}
+
+static winent_status check_chunk(const winent_gpu_engine *e, int slot, const winent_chunk *c,
+                                 winent_err *err)
+{
+    if (slot < 0 || slot >= e->nslots)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "GPU %d: no slot %d", e->device, slot);
+    if (c->width > e->max_width || c->in_h > e->max_in_rows)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL,
+                          "GPU %d: chunk %dx%d larger than the engine's %dx%d", e->device,
+                          c->width, c->in_h, e->max_width, e->max_in_rows);
+    int need_y0, need_h;
+    winent_chunk_input_rows(c->y0, c->y1, e->plan->ry, c->height, &need_y0, &need_h);
+    if (c->y0 < 0 || c->y1 > c->height || c->y0 > c->y1 || need_y0 < c->in_y0 ||
+        need_y0 + need_h > c->in_y0 + c->in_h)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL,
+                          "GPU %d: rows [%d, %d) need input rows [%d, %d), got [%d, %d)",
+                          e->device, c->y0, c->y1, need_y0, need_y0 + need_h, c->in_y0,
+                          c->in_y0 + c->in_h);
+    return WINENT_OK;
+}
+
+extern "C" winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot,
+                                                  const winent_chunk *c, float *out,
+                                                  size_t out_stride, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    WINENT_TRY(check_chunk(e, slot, c, err));
+    gpu_slot *s = &e->slot[slot];
+    const int W = c->width, rows = c->y1 - c->y0;
+    const size_t ss = winent_dtype_size(e->plan->opts.dtype);
+    if (rows == 0 || W == 0)
+        return WINENT_OK;
+    CUDA_TRY(e->device, cudaSetDevice(e->device));
+    CUDA_TRY(e->device, cudaMemcpy2DAsync(s->d_in, (size_t)W * ss, c->rows, c->row_bytes,
+                                          (size_t)W * ss, (size_t)c->in_h,
+                                          cudaMemcpyHostToDevice, s->stream));
+    WINENT_TRY_GOTO(st, launch_chunk(e, s, c, err));
+    CUDA_TRY(e->device, cudaMemcpy2DAsync(out, out_stride * sizeof(float), s->d_out,
+                                          (size_t)W * sizeof(float), (size_t)W * sizeof(float),
+                                          (size_t)rows, cudaMemcpyDeviceToHost, s->stream));
+    s->busy = 1;
+    return WINENT_OK;
+fail:
+    return st;
+}
+
+extern "C" winent_status winent_gpu_engine_wait(winent_gpu_engine *e, int slot, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    if (slot < 0 || slot >= e->nslots)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "GPU %d: no slot %d", e->device, slot);
+    gpu_slot *s = &e->slot[slot];
+    s->busy = 0;
+    CUDA_TRY(e->device, cudaSetDevice(e->device));
+    CUDA_TRY(e->device, cudaStreamSynchronize(s->stream));
+    CUDA_TRY(e->device, cudaGetLastError());
+    return WINENT_OK;
+fail:
+    return st;
+}
+
+extern "C" winent_status winent_gpu_engine_compute(winent_gpu_engine *e, const winent_chunk *c,
+                                                   float *out, size_t out_stride, winent_err *err)
+{
+    WINENT_TRY(winent_gpu_engine_submit(e, 0, c, out, out_stride, err));
+    return winent_gpu_engine_wait(e, 0, err);
+}
+
+extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
+{
+    if (e == NULL)
+        return;
+    /* Freeing is best effort: a device that already failed must not stop
+     * the host from releasing the rest. */
+    if (cudaSetDevice(e->device) == cudaSuccess) {
+        for (int i = 0; i < e->nslots; i++) {
+            gpu_slot *s = &e->slot[i];
+            if (s->stream)
+                cudaStreamSynchronize(s->stream);
+            cudaFree(s->d_in);
+            cudaFree(s->d_codes);
+            cudaFree(s->d_out);
+            cudaFree(s->d_ws);
+            if (s->stream)
+                cudaStreamDestroy(s->stream);
+        }
+        cudaFree(e->d_t);
+        cudaFree(e->d_du);
+        (void)cudaGetLastError();
+    }
+    free(e->slot);
+    free(e);
+}
+
+/* ---- Pinned host memory ---------------------------------------------------- */
+
+/* A header in front of each block says how it was allocated, so the free
+ * matches; 64 bytes keep the caller's pointer 64-byte aligned. */
+#define HOST_HDR 64
+#define HOST_PINNED 0x50494e4eu /* "PINN" */
+#define HOST_PLAIN 0x504c4149u  /* "PLAI" */
+
+extern "C" void *winent_cuda_host_alloc(size_t bytes)
+{
+    void *base = NULL;
+    uint32_t tag = HOST_PINNED;
+    if (winent_cuda_device_count() == 0 ||
+        cudaHostAlloc(&base, bytes + HOST_HDR, cudaHostAllocPortable) != cudaSuccess) {
+        (void)cudaGetLastError();
+        base = NULL;
+        tag = HOST_PLAIN;
+        if (posix_memalign(&base, HOST_HDR, bytes + HOST_HDR) != 0)
+            return NULL;
+    }
+    memcpy(base, &tag, sizeof tag);
+    return (char *)base + HOST_HDR;
+}
+
+extern "C" void winent_cuda_host_free(void *p)
+{
+    if (p == NULL)
+        return;
+    void *base = (char *)p - HOST_HDR;
+    uint32_t tag;
+    memcpy(&tag, base, sizeof tag);
+    if (tag == HOST_PINNED)
+        cudaFreeHost(base);
+    else
+        free(base);
+}
+
+/* ---- Measurements for the benchmark ------------------------------------------ */
+
+extern "C" winent_status winent_gpu_engine_time_kernel(winent_gpu_engine *e,
+                                                       const winent_chunk *c, int warmup,
+                                                       int reps, double *median_ms,
+                                                       winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    cudaEvent_t a = NULL, b = NULL;
+    std::vector<float> ms;
+    gpu_slot *s = &e->slot[0];
+    const size_t ss = winent_dtype_size(e->plan->opts.dtype);
+    *median_ms = 0;
+    WINENT_TRY(check_chunk(e, 0, c, err));
+    CUDA_TRY(e->device, cudaSetDevice(e->device));
+    CUDA_TRY(e->device, cudaEventCreate(&a));
+    CUDA_TRY(e->device, cudaEventCreate(&b));
+    CUDA_TRY(e->device, cudaMemcpy2DAsync(s->d_in, (size_t)c->width * ss, c->rows, c->row_bytes,
+                                          (size_t)c->width * ss, (size_t)c->in_h,
+                                          cudaMemcpyHostToDevice, s->stream));
+    for (int i = 0; i < warmup + reps; i++) {
+        CUDA_TRY(e->device, cudaEventRecord(a, s->stream));
+        WINENT_TRY_GOTO(st, launch_chunk(e, s, c, err));
+        CUDA_TRY(e->device, cudaEventRecord(b, s->stream));
+        CUDA_TRY(e->device, cudaEventSynchronize(b));
+        float t = 0;
+        CUDA_TRY(e->device, cudaEventElapsedTime(&t, a, b));
+        if (i >= warmup)
+            ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    if (!ms.empty())
+        *median_ms = ms[ms.size() / 2];
+fail:
+    if (a)
+        cudaEventDestroy(a);
+    if (b)
+        cudaEventDestroy(b);
+    return st;
+}
+
+extern "C" winent_status winent_gpu_engine_fetch_output(winent_gpu_engine *e, int width, int rows,
+                                                        float *out, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    CUDA_TRY(e->device, cudaSetDevice(e->device));
+    CUDA_TRY(e->device, cudaMemcpy(out, e->slot[0].d_out,
+                                   (size_t)width * (size_t)rows * sizeof(float),
+                                   cudaMemcpyDeviceToHost));
+    return WINENT_OK;
+fail:
+    return st;
+}
+
+/* Median GB/s (1e9 bytes) of `reps` copies of `bytes` timed with events. */
+static winent_status time_copies(int device, int kind, void *h_a, void *h_b, void *d_a, void *d_b,
+                                 size_t bytes, int reps, cudaStream_t s1, cudaStream_t s2,
+                                 double *gbs, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    cudaEvent_t a = NULL, b = NULL, j = NULL;
+    std::vector<float> ms;
+    CUDA_TRY(device, cudaEventCreate(&a));
+    CUDA_TRY(device, cudaEventCreate(&b));
+    CUDA_TRY(device, cudaEventCreateWithFlags(&j, cudaEventDisableTiming));
+    for (int i = 0; i < reps + 1; i++) {
+        CUDA_TRY(device, cudaEventRecord(a, s1));
+        if (kind == 3) /* both directions at once: fork s2 off s1, join back */
+            CUDA_TRY(device, cudaStreamWaitEvent(s2, a, 0));
+        switch (kind) {
+        case 0:
+            CUDA_TRY(device, cudaMemcpyAsync(d_a, h_a, bytes, cudaMemcpyHostToDevice, s1));
+            break;
+        case 1:
+            CUDA_TRY(device, cudaMemcpyAsync(h_a, d_a, bytes, cudaMemcpyDeviceToHost, s1));
+            break;
+        case 2:
+            CUDA_TRY(device, cudaMemcpyAsync(d_b, d_a, bytes, cudaMemcpyDeviceToDevice, s1));
+            break;
+        default:
+            CUDA_TRY(device, cudaMemcpyAsync(d_a, h_a, bytes, cudaMemcpyHostToDevice, s1));
+            CUDA_TRY(device, cudaMemcpyAsync(h_b, d_b, bytes, cudaMemcpyDeviceToHost, s2));
+            CUDA_TRY(device, cudaEventRecord(j, s2));
+            CUDA_TRY(device, cudaStreamWaitEvent(s1, j, 0));
+            break;
+        }
+        CUDA_TRY(device, cudaEventRecord(b, s1));
+        CUDA_TRY(device, cudaEventSynchronize(b));
+        float t = 0;
+        CUDA_TRY(device, cudaEventElapsedTime(&t, a, b));
+        if (i > 0) /* the first is the warm-up */
+            ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    {
+        /* Device-to-device counts bytes read plus bytes written; both
+         * directions counts the bytes of the two copies. */
+        double moved = (double)bytes * (kind >= 2 ? 2.0 : 1.0);
+        *gbs = ms.empty() ? 0 : moved / (ms[ms.size() / 2] * 1e-3) / 1e9;
+    }
+fail:
+    if (a)
+        cudaEventDestroy(a);
+    if (b)
+        cudaEventDestroy(b);
+    if (j)
+        cudaEventDestroy(j);
+    return st;
+}
+
+extern "C" winent_status winent_cuda_measure_bandwidth(int device, size_t bytes, int reps,
+                                                       winent_cuda_bandwidth *bw, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    void *h_a = NULL, *h_b = NULL, *d_a = NULL, *d_b = NULL;
+    cudaStream_t s1 = NULL, s2 = NULL;
+    memset(bw, 0, sizeof *bw);
+    if (device < 0 || device >= winent_cuda_device_count())
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: no such CUDA device", device);
+    CUDA_TRY(device, cudaSetDevice(device));
+    CUDA_TRY(device, cudaHostAlloc(&h_a, bytes, cudaHostAllocPortable));
+    CUDA_TRY(device, cudaHostAlloc(&h_b, bytes, cudaHostAllocPortable));
+    CUDA_TRY(device, cudaMalloc(&d_a, bytes));
+    CUDA_TRY(device, cudaMalloc(&d_b, bytes));
+    /* Not zeros: a copy engine never sees the values, but the habit keeps
+     * any later check honest. */
+    memset(h_a, 0x5A, bytes);
+    memset(h_b, 0xA5, bytes);
+    CUDA_TRY(device, cudaMemset(d_a, 0x3C, bytes));
+    CUDA_TRY(device, cudaMemset(d_b, 0xC3, bytes));
+    CUDA_TRY(device, cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CUDA_TRY(device, cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    WINENT_TRY_GOTO(st, time_copies(device, 0, h_a, h_b, d_a, d_b, bytes, reps, s1, s2,
+                                    &bw->h2d, err));
+    WINENT_TRY_GOTO(st, time_copies(device, 1, h_a, h_b, d_a, d_b, bytes, reps, s1, s2,
+                                    &bw->d2h, err));
+    WINENT_TRY_GOTO(st, time_copies(device, 3, h_a, h_b, d_a, d_b, bytes, reps, s1, s2,
+                                    &bw->both, err));
+    WINENT_TRY_GOTO(st, time_copies(device, 2, h_a, h_b, d_a, d_b, bytes, reps, s1, s2,
+                                    &bw->d2d, err));
+fail:
+    if (s1)
+        cudaStreamDestroy(s1);
+    if (s2)
+        cudaStreamDestroy(s2);
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFreeHost(h_a);
+    cudaFreeHost(h_b);
+    return st;
+}

@@ -60,6 +60,37 @@ void winent_gpu_engine_free(winent_gpu_engine *e);
 void *winent_cuda_host_alloc(size_t bytes);
 void winent_cuda_host_free(void *p);
 
+
+/* ---- Measurements (winent-bench gpu, tests) -------------------------------- */
+
+/* Short name of the window kernel the engine picked from its plan
+ * ("smem-hist/code8/cnt8", "hash-smem/code16/slots64", ...). */
+const char *winent_gpu_engine_path(const winent_gpu_engine *e);
+
+/* Kernel-only time of chunk `c`: its samples are copied to slot 0 once,
+ * then the kernels (codes pass and window kernel) run `warmup` + `reps`
+ * times, each timed with CUDA events; *median_ms is the median of the
+ * timed runs. The output stays on the device (winent_gpu_engine_fetch_output
+ * copies it back). Not to be mixed with submit/wait on slot 0. */
+winent_status winent_gpu_engine_time_kernel(winent_gpu_engine *e, const winent_chunk *c,
+                                            int warmup, int reps, double *median_ms,
+                                            winent_err *err);
+
+/* Copy slot 0's `width` x `rows` output rows to `out` (packed). */
+winent_status winent_gpu_engine_fetch_output(winent_gpu_engine *e, int width, int rows, float *out,
+                                             winent_err *err);
+
+/* Copy bandwidths of one device in GB/s (1e9 bytes per second), each the
+ * median of `reps` copies of `bytes` between pinned host memory and the
+ * device: host to device, device to host, both at once on two streams
+ * (bytes of both copies), and device to device (bytes read + written). */
+typedef struct winent_cuda_bandwidth {
+    double h2d, d2h, both, d2d;
+} winent_cuda_bandwidth;
+
+winent_status winent_cuda_measure_bandwidth(int device, size_t bytes, int reps,
+                                            winent_cuda_bandwidth *bw, winent_err *err);
+
 #ifdef __cplusplus
 }
 #endif

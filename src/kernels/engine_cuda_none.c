@@ -65,3 +65,33 @@ void winent_cuda_host_free(void *p)
 {
     free(p);
 }
+
+const char *winent_gpu_engine_path(const winent_gpu_engine *e)
+{
+    (void)e;
+    return "";
+}
+
+winent_status winent_gpu_engine_time_kernel(winent_gpu_engine *e, const winent_chunk *c,
+                                            int warmup, int reps, double *median_ms,
+                                            winent_err *err)
+{
+    (void)e, (void)c, (void)warmup, (void)reps;
+    *median_ms = 0;
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
+}
+
+winent_status winent_gpu_engine_fetch_output(winent_gpu_engine *e, int width, int rows, float *out,
+                                             winent_err *err)
+{
+    (void)e, (void)width, (void)rows, (void)out;
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
+}
+
+winent_status winent_cuda_measure_bandwidth(int device, size_t bytes, int reps,
+                                            winent_cuda_bandwidth *bw, winent_err *err)
+{
+    (void)device, (void)bytes, (void)reps;
+    bw->h2d = bw->d2h = bw->both = bw->d2d = 0;
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
+}

@@ -1,0 +1,325 @@
+/*
+ * engine_cuda_kernels.cuh - the CUDA kernels of the GPU engine (included by
+ * engine_cuda.cu only).
+ *
+ * Every kernel gives the bits of the CPU engine: codes come from the shared
+ * rule (entropy_rule.h), each window's D = T[n] - sum_v T[c_v] is an exact
+ * int64 sum (so the order of the updates does not matter), and the last
+ * step is winent_finish with IEEE division and no FMA.
+ *
+ * Work split (all paths): one thread owns one output column x and slides
+ * its window down a segment of `th` output rows: each step removes the row
+ * leaving the window and adds the row entering it (2 * kx updates per
+ * pixel). Threads of a warp own adjacent columns, so their loads of the code
+ * plane and their stores of the output are coalesced. Each thread's
+ * histogram is private: no barriers, no atomics.
+ *
+ *   smem:  codes < 256. A direct histogram per thread in shared memory,
+ *          8-bit counters (windows of at most 255 pixels) or 16-bit ones,
+ *          packed into 32-bit words laid out [word][thread] so the 32 lanes
+ *          of a warp always hit 32 different banks.
+ *   hash:  any code. An open-addressing table per thread (linear probing,
+ *          load <= 1/2, backward-shift deletion), entries (count << 32 | key)
+ *          in one 64-bit word, laid out [slot][thread]; in shared memory
+ *          when small, else in a global workspace with a grid-stride loop.
+ */
+#ifndef WINENT_ENGINE_CUDA_KERNELS_CUH
+#define WINENT_ENGINE_CUDA_KERNELS_CUH
+
+#include <stdint.h>
+
+#include "entropy_rule.h"
+
+/* Everything a window kernel needs, by value. */
+struct win_params {
+    const void *plane;       /* codes of input rows [in_y0, in_y0 + in_h), W apart */
+    float *out;              /* output rows [y0, y1), W apart */
+    const long long *du;     /* du[c] = T[c + 1] - T[c] */
+    const long long *t;      /* T[c] = c * Lq[c] */
+    int W, H, in_y0, y0, y1; /* image width and height; chunk rows */
+    int th;                  /* output rows per thread segment */
+    int rx, ry;              /* window radii */
+    int tiles_x, tiles;      /* tile grid: blockDim.x columns x th rows */
+    unsigned long long *ws;  /* hash-global: the tables */
+    int bits;                /* hash: log2 of the table size */
+};
+
+/* The sliding code is host-and-device so that it can also be run on a
+ * host (a debugging twin of the grid); the kernels themselves are device
+ * code. */
+#define KHD __host__ __device__ __forceinline__
+#if defined(__CUDA_ARCH__)
+#define KLDG(p) __ldg(p)
+#else
+#define KLDG(p) (*(p))
+#endif
+
+/* The bits the CPU engine writes for a pixel whose centre is not counted
+ * (glibc's NAN). */
+#define WINENT_GPU_NAN_BITS 0x7fc00000
+
+/* ---- Codes: samples -> code plane --------------------------------------- */
+
+template <typename S> __device__ __forceinline__ uint32_t code_of(const winent_code_rule *r, S v)
+{
+    return winent_code_int(r, (int64_t)v);
+}
+template <> __device__ __forceinline__ uint32_t code_of<float>(const winent_code_rule *r, float v)
+{
+    return winent_code_f32(r, v);
+}
+template <> __device__ __forceinline__ uint32_t code_of<double>(const winent_code_rule *r, double v)
+{
+    return winent_code_f64(r, v);
+}
+
+/* C is the plane's type; the NODATA code becomes its all-ones sentinel. A
+ * plane narrower than 32 bits is only chosen when every code and the
+ * sentinel fit (engine_cuda.cu, choose_layout). */
+template <typename S, typename C>
+__global__ void codes_kernel(const S *__restrict__ in, C *__restrict__ out, size_t count,
+                             winent_code_rule r)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        uint32_t c = code_of<S>(&r, in[i]);
+        out[i] = c == WINENT_NODATA_CODE ? (C)~(C)0 : (C)c;
+    }
+}
+
+/* ---- Shared pieces of the sliding window -------------------------------- */
+
+template <typename C> KHD uint32_t load_code(const C *p)
+{
+    return (uint32_t)KLDG(p);
+}
+
+KHD float finish_px(long long s, int n, const long long *t)
+{
+    return winent_finish((int64_t)(KLDG(t + n) - s), n);
+}
+
+KHD float nan_px()
+{
+#if defined(__CUDA_ARCH__)
+    return __int_as_float(WINENT_GPU_NAN_BITS);
+#else
+    union { uint32_t u; float f; } v = {WINENT_GPU_NAN_BITS};
+    return v.f;
+#endif
+}
+
+/* Geometry of one tile: columns [nt * cx, ...), rows [ya, yb). */
+KHD void tile_rows(const win_params &p, int tile, int nt, int tid, int *x, int *ya, int *yb)
+{
+    int cx = tile % p.tiles_x, seg = tile / p.tiles_x;
+    *x = cx * nt + tid;
+    *ya = p.y0 + seg * p.th;
+    *yb = min(p.y1, *ya + p.th);
+}
+
+/* The slide, generic over the histogram (H provides add/remove and the
+ * running s, n). */
+template <typename C, bool ND, typename Hist>
+KHD void slide_column(const win_params &p, Hist &h, int x, int ya, int yb)
+{
+    const C *plane = (const C *)p.plane;
+    const uint32_t sent = (uint32_t)(C)~(C)0;
+    const int W = p.W, H = p.H;
+    const int x0 = max(0, x - p.rx), x1 = min(W - 1, x + p.rx);
+    const int wy0 = max(0, ya - p.ry), wy1 = min(H - 1, ya + p.ry);
+    for (int yy = wy0; yy <= wy1; yy++) {
+        const C *row = plane + (size_t)(yy - p.in_y0) * W;
+        for (int xx = x0; xx <= x1; xx++) {
+            uint32_t v = load_code(row + xx);
+            if (!ND || v != sent)
+                h.add(v);
+        }
+    }
+    for (int y = ya;;) {
+        uint32_t centre = load_code(plane + (size_t)(y - p.in_y0) * W + x);
+        float r = (ND && centre == sent) ? nan_px() : finish_px(h.s, h.n, p.t);
+        p.out[(size_t)(y - p.y0) * W + x] = r;
+        if (++y >= yb)
+            break;
+        int yout = y - p.ry - 1, yin = y + p.ry;
+        const C *ro = plane + (size_t)(yout - p.in_y0) * W;
+        const C *ri = plane + (size_t)(yin - p.in_y0) * W;
+        if (yout >= 0 && yin < H) {
+            for (int xx = x0; xx <= x1; xx++) {
+                uint32_t o = load_code(ro + xx), i = load_code(ri + xx);
+                if (o == i)
+                    continue;
+                if (!ND || o != sent)
+                    h.remove(o);
+                if (!ND || i != sent)
+                    h.add(i);
+            }
+        } else if (yout >= 0) {
+            for (int xx = x0; xx <= x1; xx++) {
+                uint32_t o = load_code(ro + xx);
+                if (!ND || o != sent)
+                    h.remove(o);
+            }
+        } else if (yin < H) {
+            for (int xx = x0; xx <= x1; xx++) {
+                uint32_t i = load_code(ri + xx);
+                if (!ND || i != sent)
+                    h.add(i);
+            }
+        }
+    }
+}
+
+/* ---- smem: direct histograms of codes < 256 ------------------------------ */
+
+template <typename CNT> struct smem_hist {
+    static constexpr int PER = 4 / (int)sizeof(CNT);       /* counters per word */
+    static constexpr int SHIFT = PER == 4 ? 2 : 1;
+    static constexpr uint32_t MASK = (1u << (8 * sizeof(CNT))) - 1u;
+    uint32_t *w; /* this thread's column of words: w[i * stride] */
+    int stride;
+    const long long *du;
+    long long s;
+    int n;
+
+    KHD void add(uint32_t v)
+    {
+        uint32_t *pw = w + (v >> SHIFT) * stride;
+        uint32_t sh = (v & (PER - 1)) * 8 * sizeof(CNT);
+        uint32_t word = *pw;
+        *pw = word + (1u << sh);
+        s += KLDG(du + ((word >> sh) & MASK));
+        n++;
+    }
+    KHD void remove(uint32_t v)
+    {
+        uint32_t *pw = w + (v >> SHIFT) * stride;
+        uint32_t sh = (v & (PER - 1)) * 8 * sizeof(CNT);
+        uint32_t word = *pw;
+        *pw = word - (1u << sh);
+        s -= KLDG(du + ((word >> sh) & MASK) - 1);
+        n--;
+    }
+};
+
+template <typename C, bool ND, typename CNT>
+__global__ void smem_kernel(const win_params p)
+{
+    extern __shared__ uint32_t sh_words[];
+    constexpr int WORDS = 256 / smem_hist<CNT>::PER;
+    const int nt = blockDim.x;
+    for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+        int x, ya, yb;
+        tile_rows(p, tile, nt, threadIdx.x, &x, &ya, &yb);
+        if (x >= p.W || ya >= yb)
+            continue;
+        for (int i = 0; i < WORDS; i++)
+            sh_words[i * nt + threadIdx.x] = 0;
+        smem_hist<CNT> h = {sh_words + threadIdx.x, nt, p.du, 0, 0};
+        slide_column<C, ND>(p, h, x, ya, yb);
+    }
+}
+
+/* ---- hash: per-thread open addressing ------------------------------------ */
+
+#define HASH_EMPTY 0x00000000FFFFFFFFull /* key = NODATA code (never stored), count 0 */
+
+struct hash_table {
+    unsigned long long *e; /* entry of slot i at e[i * stride] */
+    size_t stride;
+    uint32_t mask;
+    int bits;
+    const long long *du;
+    long long s;
+    int n;
+
+    KHD uint32_t home(uint32_t key) const
+    {
+        return (key * 2654435761u) >> (32 - bits);
+    }
+    KHD void add(uint32_t v)
+    {
+        uint32_t i = home(v);
+        for (;;) {
+            unsigned long long x = e[i * stride];
+            uint32_t k = (uint32_t)x;
+            if (k == v) {
+                e[i * stride] = x + (1ull << 32);
+                s += KLDG(du + (x >> 32));
+                break;
+            }
+            if (k == 0xFFFFFFFFu) {
+                e[i * stride] = (1ull << 32) | v;
+                s += KLDG(du);
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        n++;
+    }
+    KHD void remove(uint32_t v)
+    {
+        uint32_t i = home(v);
+        unsigned long long x;
+        for (;;) { /* the key is present: it was added before */
+            x = e[i * stride];
+            if ((uint32_t)x == v)
+                break;
+            i = (i + 1) & mask;
+        }
+        uint32_t c = (uint32_t)(x >> 32);
+        s -= KLDG(du + c - 1);
+        n--;
+        if (c > 1) {
+            e[i * stride] = x - (1ull << 32);
+            return;
+        }
+        /* Backward-shift deletion keeps every probe chain unbroken without
+         * tombstones, so the table never fills up as values pass by. */
+        uint32_t j = i;
+        for (;;) {
+            j = (j + 1) & mask;
+            unsigned long long y = e[j * stride];
+            uint32_t k = (uint32_t)y;
+            if (k == 0xFFFFFFFFu)
+                break;
+            uint32_t hk = home(k);
+            bool stays = i <= j ? (i < hk && hk <= j) : (i < hk || hk <= j);
+            if (!stays) {
+                e[i * stride] = y;
+                i = j;
+            }
+        }
+        e[i * stride] = HASH_EMPTY;
+    }
+};
+
+template <typename C, bool ND, bool SHARED>
+__global__ void hash_kernel(const win_params p)
+{
+    extern __shared__ unsigned long long sh_entries[];
+    const uint32_t size = 1u << p.bits;
+    const int nt = blockDim.x;
+    unsigned long long *base;
+    size_t stride;
+    if (SHARED) {
+        base = sh_entries + threadIdx.x;
+        stride = blockDim.x;
+    } else {
+        base = p.ws + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+        stride = (size_t)gridDim.x * blockDim.x;
+    }
+    for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+        int x, ya, yb;
+        tile_rows(p, tile, nt, threadIdx.x, &x, &ya, &yb);
+        if (x >= p.W || ya >= yb)
+            continue;
+        for (uint32_t i = 0; i < size; i++)
+            base[i * stride] = HASH_EMPTY;
+        hash_table h = {base, stride, size - 1, p.bits, p.du, 0, 0};
+        slide_column<C, ND>(p, h, x, ya, yb);
+    }
+}
+
+#endif
