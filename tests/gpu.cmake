@@ -1,1 +1,4 @@
-# tests of the gpu area
+# Tests of the CUDA engine: labelled `gpu`; each exits 77 (skipped) where no
+# GPU is usable, so they pass on machines without one.
+winent_unit_test(test_gpu_identity)
+set_tests_properties(test_gpu_identity PROPERTIES LABELS gpu TIMEOUT 600)

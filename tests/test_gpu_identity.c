@@ -1,0 +1,297 @@
+/*
+ * The CUDA engine against the CPU engine, bit for bit, on every visible
+ * GPU: every dtype, window shape, base, distinct values (up to ~1e6 of
+ * them) and --bins/--range, nodata and NaN, random and smooth inputs. The
+ * GPU computes each image as several chunks with halos (rotating over its
+ * slots); the CPU computes it whole. Skips (77) without a usable GPU.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "kernels/engine_cpu.h"
+#include "kernels/engine_cuda.h"
+
+typedef enum gen { GEN_RANDOM, GEN_LANDSCAPE } gen;
+
+typedef struct tcase {
+    const char *name;
+    winent_dtype dtype;
+    int kx, ky;
+    winent_base base;
+    uint32_t bins;
+    double lo, hi;
+    int has_nodata;
+    double nodata;
+    gen g;
+    uint64_t vmax;   /* integers: values 0..vmax-1 before the dtype's offset */
+    int64_t vmin;    /* integers: added to each value */
+    double nan_frac; /* floats: share of NaN samples */
+    int w, h;
+    int chunk_rows;  /* GPU chunk: output rows per chunk */
+} tcase;
+
+static unsigned long long seed = 0x5eedu;
+
+/* A smooth surface with a little noise, in [0, 1). */
+static double landscape(int x, int y, int w, int h)
+{
+    double u = (double)x / w, v = (double)y / h;
+    double s = 0.5 + 0.25 * sin(6.1 * u + 1.3) * cos(4.7 * v) + 0.15 * sin(17.0 * u * v + 0.4) +
+               0.05 * cos(31.0 * v - 11.0 * u);
+    s += 0.02 * ((double)(harness_rand(&seed) % 1000) / 1000.0 - 0.5);
+    return s < 0 ? 0 : s >= 1 ? 0.999999 : s;
+}
+
+static void put_int(void *buf, winent_dtype t, size_t i, int64_t v)
+{
+    switch (t) {
+    case WINENT_U8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
+    case WINENT_I8: ((int8_t *)buf)[i] = (int8_t)v; break;
+    case WINENT_U16: ((uint16_t *)buf)[i] = (uint16_t)v; break;
+    case WINENT_I16: ((int16_t *)buf)[i] = (int16_t)v; break;
+    case WINENT_U32: ((uint32_t *)buf)[i] = (uint32_t)v; break;
+    case WINENT_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+    default: break;
+    }
+}
+
+static void *make_input(const tcase *tc)
+{
+    size_t n = (size_t)tc->w * (size_t)tc->h, ss = winent_dtype_size(tc->dtype);
+    void *buf = malloc(n * ss);
+    if (buf == NULL)
+        return NULL;
+    for (int y = 0; y < tc->h; y++)
+        for (int x = 0; x < tc->w; x++) {
+            size_t i = (size_t)y * tc->w + x;
+            double u = tc->g == GEN_LANDSCAPE ? landscape(x, y, tc->w, tc->h)
+                                              : (double)(harness_rand(&seed) >> 11) / 9007199254740992.0;
+            if (winent_dtype_is_float(tc->dtype)) {
+                double v = tc->lo - 0.1 * (tc->hi - tc->lo) + u * 1.2 * (tc->hi - tc->lo);
+                if ((double)(harness_rand(&seed) % 100000) < tc->nan_frac * 100000)
+                    v = NAN;
+                else if (tc->has_nodata && harness_rand(&seed) % 50 == 0)
+                    v = tc->nodata;
+                if (tc->dtype == WINENT_F32)
+                    ((float *)buf)[i] = (float)v;
+                else
+                    ((double *)buf)[i] = v;
+            } else {
+                int64_t v = (int64_t)(u * (double)tc->vmax);
+                if (tc->g == GEN_RANDOM)
+                    v = (int64_t)(harness_rand(&seed) % tc->vmax);
+                v += tc->vmin;
+                if (tc->has_nodata && harness_rand(&seed) % 20 == 0)
+                    v = (int64_t)tc->nodata;
+                put_int(buf, tc->dtype, i, v);
+            }
+        }
+    return buf;
+}
+
+static int first_diff(const float *a, const float *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof(float)) != 0)
+            return (int)i;
+    return -1;
+}
+
+static void run_case(const tcase *tc, int device)
+{
+    winent_compute_opts o;
+    winent_compute_opts_default(&o);
+    o.dtype = tc->dtype;
+    o.kx = tc->kx;
+    o.ky = tc->ky;
+    o.base = tc->base;
+    o.bins = tc->bins;
+    o.range_lo = tc->lo;
+    o.range_hi = tc->hi;
+    o.has_nodata = tc->has_nodata;
+    o.nodata = tc->nodata;
+    winent_err err;
+    winent_err_clear(&err);
+    winent_plan *p = NULL;
+    winent_cpu_engine *cpu = NULL;
+    winent_gpu_engine *gpu = NULL;
+    const int W = tc->w, H = tc->h;
+    const size_t n = (size_t)W * H, ss = winent_dtype_size(tc->dtype);
+    void *in = make_input(tc);
+    float *ref = malloc(n * sizeof *ref);
+    /* Pinned output, and a row pitch wider than the image: the engine must
+     * honour both strides. */
+    const int pitch = W + 3;
+    float *got = winent_cuda_host_alloc((size_t)pitch * H * sizeof *got);
+    char *rows = winent_cuda_host_alloc((size_t)(W + 5) * ss * H);
+    CHECK(in && ref && got && rows, "out of memory");
+    if (!(in && ref && got && rows))
+        goto done;
+    for (int y = 0; y < H; y++)
+        memcpy(rows + (size_t)y * (W + 5) * ss, (char *)in + (size_t)y * W * ss, (size_t)W * ss);
+
+    CHECK(winent_plan_create(&o, &p, &err) == WINENT_OK, "%s: %s", tc->name, err.msg);
+    if (p == NULL)
+        goto done;
+    CHECK(winent_cpu_engine_create(p, W, H, 2, &cpu, &err) == WINENT_OK, "%s", err.msg);
+    winent_chunk whole = {in, (size_t)W * ss, W, H, 0, H, 0, H};
+    CHECK(winent_cpu_engine_compute(cpu, &whole, ref, (size_t)W, &err) == WINENT_OK, "%s",
+          err.msg);
+
+    const int R = tc->chunk_rows, slots = 3;
+    CHECK(winent_gpu_engine_create(p, device, W, R + 2 * p->ry, slots, &gpu, &err) == WINENT_OK,
+          "%s: %s", tc->name, err.msg);
+    if (gpu == NULL)
+        goto done;
+    /* Poison: every output pixel must be written. */
+    memset(got, 0xEE, (size_t)pitch * H * sizeof *got);
+    {
+        int nchunks = (H + R - 1) / R;
+        winent_status st = WINENT_OK;
+        for (int k = 0; k < nchunks && st == WINENT_OK; k++) {
+            int s = k % slots;
+            if (k >= slots)
+                st = winent_gpu_engine_wait(gpu, s, &err);
+            int y0 = k * R, y1 = y0 + R < H ? y0 + R : H, a, h;
+            winent_chunk_input_rows(y0, y1, p->ry, H, &a, &h);
+            winent_chunk c = {rows + (size_t)a * (W + 5) * ss, (size_t)(W + 5) * ss, W, H, a, h,
+                              y0, y1};
+            if (st == WINENT_OK)
+                st = winent_gpu_engine_submit(gpu, s, &c, got + (size_t)y0 * pitch,
+                                              (size_t)pitch, &err);
+        }
+        for (int s = 0; s < slots; s++) {
+            winent_status w = winent_gpu_engine_wait(gpu, s, &err);
+            if (st == WINENT_OK)
+                st = w;
+        }
+        CHECK(st == WINENT_OK, "%s: %s", tc->name, err.msg);
+    }
+    int bad = 0, first = -1;
+    for (int y = 0; y < H; y++) {
+        int d = first_diff(ref + (size_t)y * W, got + (size_t)y * pitch, (size_t)W);
+        if (d >= 0) {
+            if (first < 0)
+                first = y * W + d;
+            for (int x = 0; x < W; x++)
+                bad += memcmp(&ref[(size_t)y * W + x], &got[(size_t)y * pitch + x], 4) != 0;
+        }
+    }
+    CHECK(bad == 0, "%s on GPU %d (%s): %d of %zu pixels differ; first (%d, %d): cpu %.9g gpu %.9g",
+          tc->name, device, winent_gpu_engine_path(gpu), bad, n, first < 0 ? 0 : first % W,
+          first < 0 ? 0 : first / W, first < 0 ? 0.0 : ref[first],
+          first < 0 ? 0.0 : got[(size_t)(first / W) * pitch + first % W]);
+    printf("  %-34s gpu %d  %-28s %s\n", tc->name, device, winent_gpu_engine_path(gpu),
+           bad ? "DIFFERS" : "identical");
+done:
+    winent_gpu_engine_free(gpu);
+    winent_cpu_engine_free(cpu);
+    winent_plan_free(p);
+    winent_cuda_host_free(rows);
+    winent_cuda_host_free(got);
+    free(ref);
+    free(in);
+}
+
+static const tcase cases[] = {
+    /* name                         dtype     kx  ky  base   bins lo hi nd nodata gen vmax vmin nan w h R */
+    {"u8 0..15 5x5", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 97, 83, 17},
+    {"u8 0..15 5x5 landscape base2", WINENT_U8, 5, 5, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 16, 0, 0, 130, 70, 9},
+    {"u8 1x1", WINENT_U8, 1, 1, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 256, 0, 0, 40, 30, 7},
+    {"u8 3x3 base10", WINENT_U8, 3, 3, WINENT_BASE_10, 0, 0, 0, 0, 0, GEN_RANDOM, 256, 0, 0, 97, 83, 20},
+    {"u8 7x3", WINENT_U8, 7, 3, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 40, 0, 0, 97, 83, 11},
+    {"u8 3x7", WINENT_U8, 3, 7, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 200, 0, 0, 97, 83, 11},
+    {"u8 31x31", WINENT_U8, 31, 31, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 150, 120, 25},
+    {"u8 255x255", WINENT_U8, 255, 255, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 256, 0, 0, 300, 280, 64},
+    {"u8 nodata 3", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 1, 3, GEN_RANDOM, 8, 0, 0, 97, 83, 17},
+    {"u8 nodata 300 (unreachable)", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 1, 300, GEN_RANDOM, 8, 0, 0, 50, 40, 17},
+    {"u8 1x1 nodata", WINENT_U8, 1, 1, WINENT_BASE_E, 0, 0, 0, 1, 0, GEN_RANDOM, 4, 0, 0, 40, 30, 7},
+    {"i8 5x5", WINENT_I8, 5, 5, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 256, -128, 0, 97, 83, 17},
+    {"i8 nodata -5 9x9", WINENT_I8, 9, 9, WINENT_BASE_E, 0, 0, 0, 1, -5, GEN_LANDSCAPE, 20, -10, 0, 97, 83, 30},
+    {"u16 65536 distinct 5x5", WINENT_U16, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, 0, 0, 130, 90, 17},
+    {"u16 landscape 31x31", WINENT_U16, 31, 31, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 3000, 0, 0, 150, 120, 40},
+    {"u16 nodata 7x7", WINENT_U16, 7, 7, WINENT_BASE_10, 0, 0, 0, 1, 7, GEN_RANDOM, 60, 0, 0, 97, 83, 17},
+    {"u16 bins 64 range 0:65535", WINENT_U16, 5, 5, WINENT_BASE_E, 64, 0, 65535, 0, 0, GEN_RANDOM, 65536, 0, 0, 97, 83, 17},
+    {"i16 5x5", WINENT_I16, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, -32768, 0, 97, 83, 17},
+    {"i16 9x9 landscape", WINENT_I16, 9, 9, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 500, -250, 0, 97, 83, 23},
+    {"u32 ~1e6 distinct 5x5", WINENT_U32, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 1000000, 0, 0, 130, 90, 17},
+    {"u32 ~1e6 distinct 15x15", WINENT_U32, 15, 15, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 1000000, 0, 0, 97, 83, 30},
+    {"u32 top values (NODATA code)", WINENT_U32, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 4, 4294967292LL, 0, 60, 50, 17},
+    {"i32 nodata -1 7x3", WINENT_I32, 7, 3, WINENT_BASE_10, 0, 0, 0, 1, -1, GEN_RANDOM, 5, -2, 0, 97, 83, 13},
+    {"i32 wide 5x5", WINENT_I32, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 4294967296ULL, -2147483648LL, 0, 97, 83, 17},
+    {"u32 255x3 global hash", WINENT_U32, 255, 3, WINENT_BASE_E, 0, 0, 0, 1, 9, GEN_RANDOM, 1000000, 0, 0, 300, 60, 16},
+    {"f32 bins 16 NaN", WINENT_F32, 5, 5, WINENT_BASE_E, 16, 0, 1, 0, 0, GEN_RANDOM, 0, 0, 0.05, 97, 83, 17},
+    {"f32 bins 256 landscape nodata", WINENT_F32, 7, 7, WINENT_BASE_2, 256, -3, 5, 1, 0.25, GEN_LANDSCAPE, 0, 0, 0.01, 97, 83, 17},
+    {"f32 bins 1000 11x11", WINENT_F32, 11, 11, WINENT_BASE_E, 1000, 0, 1, 0, 0, GEN_RANDOM, 0, 0, 0.02, 97, 83, 17},
+    {"f64 bins 256 NaN nodata", WINENT_F64, 5, 5, WINENT_BASE_10, 256, -1, 1, 1, 0.5, GEN_RANDOM, 0, 0, 0.03, 97, 83, 17},
+    {"f64 bins 100000 landscape", WINENT_F64, 5, 5, WINENT_BASE_E, 100000, 0, 1, 0, 0, GEN_LANDSCAPE, 0, 0, 0.01, 97, 83, 17},
+    {"u16 255x255 global hash", WINENT_U16, 255, 255, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 65536, 0, 0, 280, 260, 130},
+    {"narrow 1 column", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 1, 50, 7},
+    {"one row", WINENT_U16, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, 0, 0, 200, 1, 1},
+};
+
+/* The course example of SPEC section 1 through the GPU. */
+static void known_answer(int device)
+{
+    static const uint8_t input[25] = {7,  6,  9, 3, 1,  15, 10, 12, 9,  13, 10, 11, 2,
+                                      11, 3,  6, 12, 2, 4,  8,  11, 8,  7,  13, 6};
+    static const double expected[25] = {
+        2.04319, 2.13833, 2.33837, 2.13833, 1.88916, 2.02281, 2.25273, 2.51053, 2.33937,
+        2.13833, 2.15353, 2.41505, 2.51159, 2.44121, 2.33837, 2.02281, 2.30667, 2.41505,
+        2.33937, 2.25386, 1.88916, 2.09473, 2.21107, 2.13833, 2.04319};
+    winent_compute_opts o;
+    winent_compute_opts_default(&o);
+    winent_plan *p = NULL;
+    winent_gpu_engine *g = NULL;
+    winent_err err;
+    winent_err_clear(&err);
+    float out[25];
+    CHECK(winent_plan_create(&o, &p, &err) == WINENT_OK, "%s", err.msg);
+    CHECK(winent_gpu_engine_create(p, device, 5, 5, 1, &g, &err) == WINENT_OK, "%s", err.msg);
+    if (g) {
+        winent_chunk c = {input, 5, 5, 5, 0, 5, 0, 5};
+        CHECK(winent_gpu_engine_compute(g, &c, out, 5, &err) == WINENT_OK, "%s", err.msg);
+        for (int i = 0; i < 25; i++)
+            CHECK(fabs(out[i] - expected[i]) < 5e-6, "GPU %d pixel %d: %.6f, expected %.5f",
+                  device, i, out[i], expected[i]);
+    }
+    winent_gpu_engine_free(g);
+    winent_plan_free(p);
+}
+
+int main(void)
+{
+    int gpus = winent_cuda_device_count();
+    if (gpus == 0) {
+        printf("no usable GPU: skipped\n");
+        return 77;
+    }
+    winent_err err;
+    winent_err_clear(&err);
+    /* A device that does not exist is a device error naming it. */
+    {
+        winent_compute_opts o;
+        winent_compute_opts_default(&o);
+        winent_plan *p = NULL;
+        winent_gpu_engine *g = (winent_gpu_engine *)1;
+        CHECK(winent_plan_create(&o, &p, &err) == WINENT_OK, "%s", err.msg);
+        CHECK(winent_gpu_engine_create(p, gpus, 64, 64, 2, &g, &err) == WINENT_ERR_DEVICE,
+              "device %d should not exist", gpus);
+        CHECK(g == NULL, "engine pointer not cleared");
+        CHECK(strstr(err.msg, "GPU") != NULL, "message: %s", err.msg);
+        winent_plan_free(p);
+    }
+    for (int d = 0; d < gpus; d++) {
+        char name[128];
+        winent_err_clear(&err);
+        CHECK(winent_cuda_device_name(d, name, sizeof name, &err) == WINENT_OK, "%s", err.msg);
+        printf("GPU %d: %s\n", d, name);
+        known_answer(d);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            run_case(&cases[i], d);
+    }
+    return harness_end();
+}
