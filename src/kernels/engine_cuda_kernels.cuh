@@ -214,6 +214,7 @@ __global__ void smem_kernel(const win_params p)
         tile_rows(p, tile, nt, threadIdx.x, &x, &ya, &yb);
         if (x >= p.W || ya >= yb)
             continue;
+#pragma unroll 4
         for (int i = 0; i < WORDS; i++)
             sh_words[i * nt + threadIdx.x] = 0;
         smem_hist<CNT> h = {sh_words + threadIdx.x, nt, p.du, 0, 0};
@@ -315,6 +316,7 @@ __global__ void hash_kernel(const win_params p)
         tile_rows(p, tile, nt, threadIdx.x, &x, &ya, &yb);
         if (x >= p.W || ya >= yb)
             continue;
+#pragma unroll 4
         for (uint32_t i = 0; i < size; i++)
             base[i * stride] = HASH_EMPTY;
         hash_table h = {base, stride, size - 1, p.bits, p.du, 0, 0};

@@ -1,0 +1,105 @@
+#!/bin/sh
+# device-check.sh - build, test and benchmark on the GPU machine in one call.
+#
+# Run from the repository root on the device machine (the working tree is
+# copied there; carry .devdebs, the Debian libtiff packages: DEVICE.md).
+# Logs go under $OUT (at most 8 files come back); a short table is printed
+# last, since the reply shows only the end of the output.
+#
+#   WINENT_BUILD   build folder (default build-dev)
+#   WINENT_NCU=1   also profile the 5x5 and 31x31 kernels with ncu
+#   WINENT_QUICK=1 benchmark on the small image (winent-bench gpu --quick)
+#   WINENT_SKIP_ALL=1  run only the gpu-labelled tests, not the whole ctest
+set -u
+OUT=${OUT:-/tmp/winent-out}
+B=${WINENT_BUILD:-build-dev}
+mkdir -p "$OUT"
+T0=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
+
+# libtiff and friends from Debian packages, unpacked aside (never into /).
+P=/tmp/deb
+if [ -d .devdebs ]; then
+    mkdir -p $P
+    for f in .devdebs/*.deb; do dpkg -x "$f" $P; done
+    # The .pc files say prefix=/usr; point them at the unpacked tree.
+    for pc in $P/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc; do
+        sed -i "s|^prefix=/usr\$|prefix=$P/usr|" "$pc"
+    done
+    export CMAKE_PREFIX_PATH=$P/usr
+    export PKG_CONFIG_PATH=$P/usr/lib/x86_64-linux-gnu/pkgconfig
+    export LD_LIBRARY_PATH=$P/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export PATH=$P/usr/bin:$PATH
+fi
+
+nvidia-smi --query-gpu=index,name,memory.total,clocks.sm,clocks.max.sm,driver_version \
+    --format=csv > "$OUT/gpu.txt" 2>&1
+cat "$OUT/gpu.txt"
+
+stamp configure + build
+NPROC=$(nproc 2>/dev/null || echo 8)
+{
+    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DWINENT_CUDA_ARCHITECTURES=90 &&
+        cmake --build "$B" -j"$NPROC"
+} > "$OUT/build.log" 2>&1
+BUILD_RC=$?
+grep -E "error|Error" "$OUT/build.log" | head -20
+grep -A3 -E "Compiling entry function '_Z1[01](smem|hash)_kernel" "$OUT/build.log" |
+    grep -E "Compiling|Used|stack" > "$OUT/ptxas.txt" 2>/dev/null
+stamp "build rc=$BUILD_RC"
+[ $BUILD_RC -eq 0 ] || { tail -40 "$OUT/build.log"; exit 1; }
+
+stamp "ctest -L gpu"
+(cd "$B" && ctest -L gpu --output-on-failure --timeout 600) > "$OUT/ctest-gpu.log" 2>&1
+GPU_RC=$?
+cat "$B"/Testing/Temporary/LastTest.log > /dev/null 2>&1
+grep -E "identical|DIFFERS|FAILED|passed|tests passed|Test +#" "$OUT/ctest-gpu.log" | tail -60
+
+ALL_RC=skipped
+if [ "${WINENT_SKIP_ALL:-0}" != 1 ]; then
+    stamp "ctest (all)"
+    (cd "$B" && ctest -j"$NPROC" --output-on-failure --timeout 300) > "$OUT/ctest-all.log" 2>&1
+    ALL_RC=$?
+    grep -E "tests passed|Failed|\*\*\*" "$OUT/ctest-all.log" | tail -15
+fi
+
+# winent-bench gpu; until winent-bench.c dispatches "gpu", a small driver
+# around bench_gpu_main is built here from the same libraries.
+stamp "bench"
+BENCH=$B/tools/winent-bench
+if ! "$BENCH" gpu --help 2>&1 | grep -q "winent-bench gpu"; then
+    printf 'int bench_gpu_main(int, char **);\nint main(int c, char **v) { return bench_gpu_main(c - 1, v + 1); }\n' \
+        > "$B/bench_gpu_driver.c"
+    CUDA_LIB=$(dirname "$(command -v nvcc)")/../lib64
+    cc -O2 -std=gnu11 -fopenmp -Iinclude -Isrc -Itools tools/bench_gpu.c "$B/bench_gpu_driver.c" \
+        "$B/src/libwinent_kernels.a" "$B/src/libwinent_base.a" "$CUDA_LIB/libcudart_static.a" \
+        -lpthread -ldl -lrt -lm -lstdc++ -o "$B/bench-gpu-driver" >> "$OUT/build.log" 2>&1
+    BENCH=$B/bench-gpu-driver
+fi
+QUICK=
+[ "${WINENT_QUICK:-0}" = 1 ] && QUICK=--quick
+"$BENCH" gpu $QUICK > "$OUT/bench.log" 2>&1
+BENCH_RC=$?
+
+if [ "${WINENT_NCU:-0}" = 1 ] && command -v ncu > /dev/null; then
+    stamp ncu
+    : > "$OUT/ncu.txt"
+    # One launch of each benchmarked kernel: smem 5x5 (8-bit counters),
+    # smem 31x31 (16-bit counters), shared hash u16 5x5.
+    for k in _Z11smem_kernelIhLb0EhE _Z11smem_kernelIhLb0EtE _Z11hash_kernelItLb0ELb1EE; do
+        ncu --clock-control none --kernel-name-base mangled -k regex:"$k" -s 1 -c 1 \
+            --section SpeedOfLight --section Occupancy --section LaunchStats \
+            --section MemoryWorkloadAnalysis --section WarpStateStats --section ComputeWorkloadAnalysis \
+            "$BENCH" gpu --quick >> "$OUT/ncu.txt" 2>&1
+    done
+    grep -E "_kernel|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Theoretical Occupancy|L1/TEX Hit|Issued Ipc|Executed Ipc|Bank|One or More" \
+        "$OUT/ncu.txt" | grep -v "^==PROF==" | head -60
+fi
+
+stamp done
+echo
+echo "==== summary ===="
+cat "$OUT/ptxas.txt" 2>/dev/null | paste - - - | sed 's/ptxas info    : //g' | cut -c1-160
+echo "build rc=$BUILD_RC  ctest-gpu rc=$GPU_RC  ctest-all rc=$ALL_RC  bench rc=$BENCH_RC"
+grep -E "tests passed" "$OUT/ctest-gpu.log" "$OUT/ctest-all.log" 2>/dev/null
+sed -n '/^GPU /p;/^kernel/,$p' "$OUT/bench.log"
