@@ -1,9 +1,536 @@
-/* Placeholder until the TIFF source lands. */
+/* TIFF input: one band of a tiled or striped (Big)TIFF, decoded a row of
+ * blocks at a time by several threads, each with its own libtiff handle.
+ *
+ * Memory stays O(width x block height): only the blocks (tiles or strips)
+ * that cover the rows being delivered are decoded, into one "batch" of
+ * band samples that read() copies from. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+
 #include "source_internal.h"
+#include "tiff_common.h"
+
+/* Target of decoded bytes per batch when blocks are small (strips of a few
+ * rows): enough blocks for every thread, little memory. */
+#define BATCH_TARGET_BYTES (16u << 20)
+/* A single block bigger than this is refused rather than allocated. */
+#define BLOCK_MAX_BYTES ((uint64_t)1 << 30)
+
+typedef struct tiff_handle {
+    TIFF *tif;             /* owned; used by one thread at a time */
+    winent_tiff_msgs msgs; /* libtiff's messages about tif */
+    uint8_t *scratch;      /* owned: one decoded block */
+    uint64_t bytes;        /* compressed bytes read through this handle */
+    winent_err err;        /* first failure of this handle in a batch */
+    long fail_item;        /* its work item (lowest wins), -1 when none */
+} tiff_handle;
+
+typedef struct tiff_impl {
+    const char *path;       /* borrowed */
+    int nhandles;
+    tiff_handle *h;         /* owned: h[0] is opened first and holds the tags */
+    int tiled, separate;
+    int spp;                /* samples per pixel in a block (1 for separate planes) */
+    int bits, sformat;      /* as stored */
+    int band;               /* 0-based */
+    winent_dtype dtype;     /* as delivered */
+    size_t out_sample;
+    int width, height;
+    uint32_t bw, bh;        /* block width and height (strips: width, rows per strip) */
+    uint32_t blocks_across, blocks_down, blocks_per_plane;
+    size_t block_bytes;     /* decoded size of a full block */
+    size_t block_row_bytes; /* decoded bytes of one row of a block */
+    uint32_t group;         /* block rows per batch */
+    uint8_t *batch;         /* owned: band samples of rows [batch_y0, batch_y0 + batch_h) */
+    int batch_y0, batch_h;
+    uint8_t fill[8];        /* value of a sparse (absent) block's samples */
+    winent_georef georef;   /* owned */
+} tiff_impl;
+
+static void free_impl(void *p)
+{
+    tiff_impl *t = p;
+    if (t == NULL)
+        return;
+    for (int i = 0; i < t->nhandles; i++) {
+        if (t->h[i].tif)
+            TIFFClose(t->h[i].tif);
+        free(t->h[i].scratch);
+    }
+    free(t->h);
+    free(t->batch);
+    winent_georef_clear(&t->georef);
+    free(t);
+}
+
+/* IEEE half to single precision (exact: every half is a float). */
+static float half_to_float(uint16_t h)
+{
+    int sign = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+    float v;
+    if (e == 0)
+        v = ldexpf((float)m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(m | 1024), e - 25);
+    return sign ? -v : v;
+}
+
+/* Copy the band's samples of block row `r` (columns [0, ncols)) into `dst`. */
+static void extract_row(const tiff_impl *t, const uint8_t *row, int ncols, uint8_t *dst)
+{
+    int spp = t->spp, sb = t->separate ? 0 : t->band;
+    if (t->bits == 8 || t->bits == 32 || t->bits == 64 ||
+        (t->bits == 16 && t->sformat != SAMPLEFORMAT_IEEEFP)) {
+        size_t b = (size_t)t->bits / 8;
+        if (spp == 1) {
+            memcpy(dst, row, (size_t)ncols * b);
+            return;
+        }
+        const uint8_t *src = row + (size_t)sb * b;
+        for (int x = 0; x < ncols; x++)
+            memcpy(dst + (size_t)x * b, src + (size_t)x * spp * b, b);
+        return;
+    }
+    if (t->bits == 16) { /* half float, delivered as float */
+        float *d = (float *)dst;
+        for (int x = 0; x < ncols; x++) {
+            uint16_t h;
+            memcpy(&h, row + ((size_t)x * spp + sb) * 2, 2);
+            d[x] = half_to_float(h);
+        }
+        return;
+    }
+    /* Packed samples of 1..15 bits, most significant bit first. */
+    for (int x = 0; x < ncols; x++) {
+        uint64_t bit = ((uint64_t)x * spp + sb) * (uint64_t)t->bits;
+        uint32_t v = 0;
+        for (int k = 0; k < t->bits; k++, bit++)
+            v = (v << 1) | ((row[bit >> 3] >> (7 - (bit & 7))) & 1u);
+        if (t->out_sample == 1)
+            dst[x] = (uint8_t)v;
+        else {
+            uint16_t v16 = (uint16_t)v;
+            memcpy(dst + (size_t)x * 2, &v16, 2);
+        }
+    }
+}
+
+/* Decode work item `item` of the batch starting at block row `br0` with
+ * handle `h`, into the batch buffer. */
+static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, long item)
+{
+    uint32_t by = br0 + (uint32_t)(item / (long)t->blocks_across);
+    uint32_t bx = (uint32_t)(item % (long)t->blocks_across);
+    uint32_t plane = t->separate ? (uint32_t)t->band : 0;
+    uint32_t strile = plane * t->blocks_per_plane + by * t->blocks_across + bx;
+    int y0 = (int)(by * t->bh), x0 = (int)(bx * t->bw);
+    int rows = (int)t->bh, cols = (int)t->bw;
+    if (y0 + rows > t->height)
+        rows = t->height - y0;
+    if (x0 + cols > t->width)
+        cols = t->width - x0;
+    size_t row_out = (size_t)t->width * t->out_sample;
+    uint8_t *dst0 = t->batch + (size_t)(y0 - t->batch_y0) * row_out + (size_t)x0 * t->out_sample;
+
+    int err_flag = 0;
+    uint64_t nbytes = TIFFGetStrileByteCountWithErr(h->tif, strile, &err_flag);
+    if (err_flag)
+        return WINENT_ERR(&h->err, WINENT_ERR_INPUT, "%s: cannot read the size of %s %u: %s",
+                          t->path, t->tiled ? "tile" : "strip", strile,
+                          h->msgs.first_error[0] ? h->msgs.first_error : "corrupt index");
+    if (nbytes == 0 || TIFFGetStrileOffset(h->tif, strile) == 0) {
+        /* A sparse block: absent from the file, read as the fill value like GDAL. */
+        for (int r = 0; r < rows; r++) {
+            uint8_t *d = dst0 + (size_t)r * row_out;
+            for (int x = 0; x < cols; x++)
+                memcpy(d + (size_t)x * t->out_sample, t->fill, t->out_sample);
+        }
+        return WINENT_OK;
+    }
+    winent_tiff_msgs_clear(&h->msgs);
+    tmsize_t want, got;
+    if (t->tiled) {
+        want = (tmsize_t)t->block_bytes;
+        got = TIFFReadEncodedTile(h->tif, strile, h->scratch, want);
+    } else {
+        want = TIFFVStripSize(h->tif, (uint32_t)rows);
+        got = TIFFReadEncodedStrip(h->tif, strile, h->scratch, want);
+    }
+    h->bytes += nbytes;
+    if (got != want || h->msgs.errors > 0 || h->msgs.codec_warnings > 0) {
+        const char *why = h->msgs.first_error[0] ? h->msgs.first_error
+                          : got < 0             ? "read failed (truncated or corrupt file)"
+                                                : "short block (truncated or corrupt file)";
+        return WINENT_ERR(&h->err, WINENT_ERR_INPUT, "%s: cannot decode %s %u (rows %d-%d): %s",
+                          t->path, t->tiled ? "tile" : "strip", strile, y0, y0 + rows - 1, why);
+    }
+    for (int r = 0; r < rows; r++)
+        extract_row(t, h->scratch + (size_t)r * t->block_row_bytes, cols,
+                    dst0 + (size_t)r * row_out);
+    return WINENT_OK;
+}
+
+/* Decode the batch of block rows that holds image row `y`. */
+static winent_status load_batch(winent_source *s, tiff_impl *t, int y, winent_err *err)
+{
+    uint32_t br0 = (uint32_t)y / t->bh;
+    br0 -= br0 % t->group;
+    uint32_t br1 = br0 + t->group;
+    if (br1 > t->blocks_down)
+        br1 = t->blocks_down;
+    t->batch_y0 = (int)(br0 * t->bh);
+    int y1 = (int)(br1 * t->bh) > t->height ? t->height : (int)(br1 * t->bh);
+    t->batch_h = y1 - t->batch_y0;
+    long items = (long)(br1 - br0) * (long)t->blocks_across;
+    int nthreads = t->nhandles < items ? t->nhandles : (int)items;
+    for (int i = 0; i < t->nhandles; i++) {
+        winent_err_clear(&t->h[i].err);
+        t->h[i].fail_item = -1;
+    }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+    for (long item = 0; item < items; item++) {
+        tiff_handle *h = &t->h[omp_get_thread_num()];
+        if (h->fail_item >= 0)
+            continue;
+        if (decode_item(t, h, br0, item) != WINENT_OK)
+            h->fail_item = item;
+    }
+    /* Report the failure of the first block in file order, whatever thread
+     * met it, so the message does not depend on scheduling. */
+    tiff_handle *first = NULL;
+    for (int i = 0; i < t->nhandles; i++) {
+        s->bytes_read += t->h[i].bytes;
+        t->h[i].bytes = 0;
+        if (t->h[i].fail_item >= 0 && (first == NULL || t->h[i].fail_item < first->fail_item))
+            first = &t->h[i];
+    }
+    if (first) {
+        t->batch_h = 0;
+        winent_err_merge(err, &first->err);
+        return first->err.status;
+    }
+    return WINENT_OK;
+}
+
+static winent_status tiff_read(winent_source *s, int rows, void *dst, winent_err *err)
+{
+    tiff_impl *t = s->impl;
+    size_t row_out = (size_t)t->width * t->out_sample;
+    uint8_t *d = dst;
+    int y = s->next_row;
+    while (rows > 0) {
+        if (y < t->batch_y0 || y >= t->batch_y0 + t->batch_h)
+            WINENT_TRY(load_batch(s, t, y, err));
+        int k = t->batch_y0 + t->batch_h - y;
+        if (k > rows)
+            k = rows;
+        memcpy(d, t->batch + (size_t)(y - t->batch_y0) * row_out, (size_t)k * row_out);
+        d += (size_t)k * row_out;
+        y += k;
+        rows -= k;
+    }
+    return WINENT_OK;
+}
+
+static const source_ops tiff_ops = {tiff_read, free_impl};
+
+/* Pick the delivered type of `bits`-bit samples of SampleFormat `sf`. */
+static winent_status pick_dtype(tiff_impl *t, const char *path, winent_err *err)
+{
+    int b = t->bits, sf = t->sformat;
+    if (sf == SAMPLEFORMAT_COMPLEXINT || sf == SAMPLEFORMAT_COMPLEXIEEEFP)
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: complex samples are not supported: convert a real band first "
+                          "(e.g. gdal_translate)",
+                          path);
+    if (sf == SAMPLEFORMAT_IEEEFP) {
+        if (b == 16 || b == 32)
+            t->dtype = WINENT_F32;
+        else if (b == 64)
+            t->dtype = WINENT_F64;
+        else
+            return WINENT_ERR(err, WINENT_ERR_INPUT,
+                              "%s: %d-bit floating-point samples are not supported", path, b);
+        return WINENT_OK;
+    }
+    if (sf != SAMPLEFORMAT_UINT && sf != SAMPLEFORMAT_INT && sf != SAMPLEFORMAT_VOID)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: unknown SampleFormat %d", path, sf);
+    int is_signed = sf == SAMPLEFORMAT_INT;
+    if (b == 64)
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: 64-bit integer samples are not supported: convert to 32-bit or "
+                          "float first",
+                          path);
+    if (b == 8 || b == 16 || b == 32) {
+        static const winent_dtype u[] = {WINENT_U8, WINENT_U16, 0, WINENT_U32};
+        static const winent_dtype s[] = {WINENT_I8, WINENT_I16, 0, WINENT_I32};
+        t->dtype = is_signed ? s[b / 8 - 1] : u[b / 8 - 1];
+        return WINENT_OK;
+    }
+    if (b >= 1 && b < 16 && !is_signed) {
+        /* Packed samples are widened: 1..7 bits to u8, 9..15 bits to u16. */
+        t->dtype = b < 8 ? WINENT_U8 : WINENT_U16;
+        return WINENT_OK;
+    }
+    return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: %d-bit %s samples are not supported", path, b,
+                      is_signed ? "signed" : "unsigned");
+}
+
+/* Per-handle settings that libtiff keeps per handle. */
+static void setup_handle(TIFF *tif)
+{
+    uint16_t comp = COMPRESSION_NONE, photo = PHOTOMETRIC_MINISBLACK;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &comp);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PHOTOMETRIC, &photo);
+    /* JPEG YCbCr: let libjpeg convert to RGB, so blocks hold whole pixels. */
+    if (comp == COMPRESSION_JPEG && photo == PHOTOMETRIC_YCBCR)
+        TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+}
+
+static winent_status open_handle(tiff_impl *t, tiff_handle *h, winent_err *err)
+{
+    /* "m": no memory mapping, which would hide read errors of truncated files. */
+    h->tif = winent_tiff_open(t->path, "rm", &h->msgs);
+    if (h->tif == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: not a readable TIFF: %s", t->path,
+                          h->msgs.first_error);
+    setup_handle(h->tif);
+    return WINENT_OK;
+}
+
+/* The GDAL_NODATA tag, as libtiff declares it (with or without a count). */
+static const char *get_ascii(TIFF *tif, uint32_t tag)
+{
+    const TIFFField *f = TIFFFieldWithTag(tif, tag);
+    char *v = NULL;
+    if (f == NULL)
+        return NULL;
+    if (TIFFFieldPassCount(f)) {
+        uint32_t n32 = 0;
+        uint16_t n16 = 0;
+        int ok = TIFFFieldSetGetCountSize(f) == 2 ? TIFFGetField(tif, tag, &n16, &v)
+                                                  : TIFFGetField(tif, tag, &n32, &v);
+        return ok ? v : NULL;
+    }
+    return TIFFGetField(tif, tag, &v) ? v : NULL;
+}
+
+static void read_nodata(winent_source *s, tiff_impl *t, TIFF *tif)
+{
+    const char *v = get_ascii(tif, WINENT_TAG_GDAL_NODATA);
+    if (v == NULL)
+        return;
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v)
+        return; /* not a number: GDAL ignores it too */
+    /* GDAL compares float32 pixels with the nodata value cast to float32
+     * (e.g. -3.40282265508890445e+38 written for -FLT_MAX). */
+    if (t->dtype == WINENT_F32 && isfinite(d) && fabs(d) <= 3.4028234663852886e38)
+        d = (double)(float)d;
+    s->info.has_nodata = 1;
+    s->info.nodata = d;
+}
+
+/* The fill of sparse blocks: nodata when the type holds it exactly, else 0. */
+static void set_fill(tiff_impl *t, const winent_source_info *info)
+{
+    memset(t->fill, 0, sizeof t->fill);
+    if (!info->has_nodata)
+        return;
+    double v = info->nodata;
+    switch (t->dtype) {
+#define FILL(T, lo, hi)                                     \
+    if (v >= (lo) && v <= (hi) && v == (double)(T)v) {      \
+        T x = (T)v;                                         \
+        memcpy(t->fill, &x, sizeof x);                      \
+    }                                                       \
+    break;
+    case WINENT_U8: FILL(uint8_t, 0, 255)
+    case WINENT_I8: FILL(int8_t, -128, 127)
+    case WINENT_U16: FILL(uint16_t, 0, 65535)
+    case WINENT_I16: FILL(int16_t, -32768, 32767)
+    case WINENT_U32: FILL(uint32_t, 0, 4294967295.0)
+    case WINENT_I32: FILL(int32_t, -2147483648.0, 2147483647.0)
+#undef FILL
+    case WINENT_F32: {
+        float x = (float)v;
+        memcpy(t->fill, &x, sizeof x);
+        break;
+    }
+    case WINENT_F64: memcpy(t->fill, &v, sizeof v); break;
+    default: break;
+    }
+}
 
 winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source *s,
                                       winent_err *err)
 {
-    (void)s;
-    return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: TIFF input is not supported yet", o->path);
+    winent_status st = WINENT_OK;
+    tiff_impl *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    t->path = o->path;
+    s->ops = &tiff_ops;
+    s->impl = t;
+    int want = o->threads > 0 ? o->threads : omp_get_num_procs();
+    t->h = calloc((size_t)want, sizeof *t->h);
+    if (t->h == NULL) {
+        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
+    }
+    t->nhandles = 1;
+    WINENT_TRY_GOTO(st, open_handle(t, &t->h[0], err));
+    TIFF *tif = t->h[0].tif;
+
+    uint32_t w = 0, hgt = 0;
+    uint16_t spp = 1, bits = 1, sf = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
+    uint16_t comp = COMPRESSION_NONE, photo = PHOTOMETRIC_MINISBLACK;
+    TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
+    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &hgt);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &sf);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &comp);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PHOTOMETRIC, &photo);
+    if (w == 0 || hgt == 0) {
+        st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the image is empty (%ux%u)", o->path, w, hgt);
+        goto fail;
+    }
+    if (w > INT_MAX || hgt > INT_MAX || spp == 0) {
+        st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: implausible size %ux%u with %u samples",
+                        o->path, w, hgt, spp);
+        goto fail;
+    }
+    t->width = (int)w;
+    t->height = (int)hgt;
+    t->bits = bits;
+    t->sformat = sf;
+    t->separate = planar == PLANARCONFIG_SEPARATE && spp > 1;
+    t->spp = t->separate ? 1 : spp;
+    int band = o->band > 0 ? o->band : 1;
+    if (band > spp) {
+        st = WINENT_ERR(err, WINENT_ERR_USAGE, "--band %d: %s has %u band%s", band, o->path, spp,
+                        spp == 1 ? "" : "s");
+        goto fail;
+    }
+    t->band = band - 1;
+    WINENT_TRY_GOTO(st, pick_dtype(t, o->path, err));
+    t->out_sample = winent_dtype_size(t->dtype);
+    if (photo == PHOTOMETRIC_YCBCR && comp != COMPRESSION_JPEG && !t->separate) {
+        uint16_t sh = 1, sv = 1;
+        TIFFGetFieldDefaulted(tif, TIFFTAG_YCBCRSUBSAMPLING, &sh, &sv);
+        if (sh != 1 || sv != 1) {
+            st = WINENT_ERR(err, WINENT_ERR_INPUT,
+                            "%s: subsampled YCbCr without JPEG compression is not supported",
+                            o->path);
+            goto fail;
+        }
+    }
+    if (!TIFFIsCODECConfigured(comp)) {
+        st = WINENT_ERR(err, WINENT_ERR_INPUT,
+                        "%s: compression %u is not supported by this build of libtiff", o->path,
+                        comp);
+        goto fail;
+    }
+
+    t->tiled = TIFFIsTiled(tif);
+    tmsize_t bsize;
+    if (t->tiled) {
+        uint32_t tw = 0, th = 0;
+        TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+        TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
+        if (tw == 0 || th == 0) {
+            st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: bad tile size %ux%u", o->path, tw, th);
+            goto fail;
+        }
+        t->bw = tw;
+        t->bh = th;
+        bsize = TIFFTileSize(tif);
+        t->block_row_bytes = (size_t)TIFFTileRowSize(tif);
+    } else {
+        uint32_t rps = hgt;
+        /* libtiff's value, after its chopping of big uncompressed strips. */
+        TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rps);
+        if (rps == 0 || rps > hgt)
+            rps = hgt;
+        t->bw = w;
+        t->bh = rps;
+        bsize = TIFFVStripSize(tif, rps);
+        t->block_row_bytes = (size_t)TIFFScanlineSize(tif);
+    }
+    t->blocks_across = (w + t->bw - 1) / t->bw;
+    t->blocks_down = (hgt + t->bh - 1) / t->bh;
+    t->blocks_per_plane = t->blocks_across * t->blocks_down;
+    {
+        uint64_t need_row = ((uint64_t)t->bw * (uint64_t)t->spp * bits + 7) / 8;
+        uint64_t planes = t->separate ? spp : 1;
+        uint32_t nstriles = TIFFIsTiled(tif) ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+        if (bsize <= 0 || (uint64_t)bsize > BLOCK_MAX_BYTES || t->block_row_bytes < need_row ||
+            (uint64_t)t->block_row_bytes * t->bh > (uint64_t)bsize ||
+            (uint64_t)nstriles < t->blocks_per_plane * planes) {
+            st = WINENT_ERR(err, WINENT_ERR_INPUT,
+                            "%s: unsupported or inconsistent block layout (%s %ux%u, %lld bytes)",
+                            o->path, t->tiled ? "tiles" : "strips", t->bw, t->bh,
+                            (long long)bsize);
+            goto fail;
+        }
+    }
+    t->block_bytes = (size_t)bsize;
+    {
+        uint64_t row_bytes = (uint64_t)t->width * t->out_sample;
+        uint64_t per_group = row_bytes * t->bh;
+        uint64_t g = per_group >= BATCH_TARGET_BYTES ? 1 : BATCH_TARGET_BYTES / per_group;
+        /* Enough blocks for every thread when strips are thin. */
+        uint64_t g_threads = ((uint64_t)2 * want + t->blocks_across - 1) / t->blocks_across;
+        if (g > g_threads)
+            g = g_threads;
+        if (g < 1)
+            g = 1;
+        if (g > t->blocks_down)
+            g = t->blocks_down;
+        t->group = (uint32_t)g;
+        t->batch = malloc((size_t)(per_group * g));
+        if (t->batch == NULL) {
+            st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+            goto fail;
+        }
+    }
+
+    s->info.width = t->width;
+    s->info.height = t->height;
+    s->info.dtype = t->dtype;
+    s->info.bands = spp;
+    s->info.is_tiff = 1;
+    s->info.name = o->path;
+    read_nodata(s, t, tif);
+    set_fill(t, &s->info);
+    WINENT_TRY_GOTO(st, winent_tiff_georef_read(tif, &t->georef, err));
+    s->info.georef = winent_georef_present(&t->georef) ? &t->georef : NULL;
+
+    /* One handle per decoding thread, never more threads than blocks. */
+    long items = (long)t->group * t->blocks_across;
+    int nh = want < items ? want : (int)items;
+    for (int i = 0; i < nh; i++) {
+        if (i > 0) {
+            WINENT_TRY_GOTO(st, open_handle(t, &t->h[i], err));
+            t->nhandles = i + 1;
+        }
+        t->h[i].scratch = malloc(t->block_bytes);
+        if (t->h[i].scratch == NULL) {
+            st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+            goto fail;
+        }
+    }
+    return WINENT_OK;
+fail:
+    /* The caller frees s, and with it the implementation. */
+    return st;
 }
