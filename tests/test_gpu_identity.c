@@ -200,6 +200,7 @@ static const tcase cases[] = {
     /* name                         dtype     kx  ky  base   bins lo hi nd nodata gen vmax vmin nan w h R */
     {"u8 0..15 5x5", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 97, 83, 17},
     {"u8 0..15 5x5 landscape base2", WINENT_U8, 5, 5, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 16, 0, 0, 130, 70, 9},
+    {"u8 0..19 landscape, chunks <16 and >=16", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 20, 0, 0, 97, 83, 9},
     {"u8 1x1", WINENT_U8, 1, 1, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 256, 0, 0, 40, 30, 7},
     {"u8 3x3 base10", WINENT_U8, 3, 3, WINENT_BASE_10, 0, 0, 0, 0, 0, GEN_RANDOM, 256, 0, 0, 97, 83, 20},
     {"u8 7x3", WINENT_U8, 7, 3, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 40, 0, 0, 97, 83, 11},

@@ -44,7 +44,7 @@ NPROC=$(nproc 2>/dev/null || echo 8)
 } > "$OUT/build.log" 2>&1
 BUILD_RC=$?
 grep -E "error|Error" "$OUT/build.log" | head -20
-grep -A3 -E "Compiling entry function '_Z1[01](smem|hash)_kernel" "$OUT/build.log" |
+grep -A3 -E "Compiling entry function '_Z1[014](smem|hash|maxcode)_kernel" "$OUT/build.log" |
     grep -E "Compiling|Used|stack" > "$OUT/ptxas.txt" 2>/dev/null
 stamp "build rc=$BUILD_RC"
 [ $BUILD_RC -eq 0 ] || { tail -40 "$OUT/build.log"; exit 1; }
@@ -86,7 +86,7 @@ if [ "${WINENT_NCU:-0}" = 1 ] && command -v ncu > /dev/null; then
     : > "$OUT/ncu.txt"
     # One launch of each benchmarked kernel: smem 5x5 (8-bit counters),
     # smem 31x31 (16-bit counters), shared hash u16 5x5.
-    for k in _Z11smem_kernelIhLb0EhE _Z11smem_kernelIhLb0EtE _Z11hash_kernelItLb0ELb1EE; do
+    for k in _Z11smem_kernelIhLb0EhLi16EE _Z11smem_kernelIhLb0EtLi16EE _Z11hash_kernelItLb0ELb1EE; do
         ncu --clock-control none --kernel-name-base mangled -k regex:"$k" -s 1 -c 1 \
             --section SpeedOfLight --section Occupancy --section LaunchStats \
             --section MemoryWorkloadAnalysis --section WarpStateStats --section ComputeWorkloadAnalysis \

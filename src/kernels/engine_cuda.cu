@@ -46,6 +46,7 @@ typedef struct gpu_slot {
     void *d_codes;            /* owned: code plane (NULL when d_in is the plane) */
     float *d_out;             /* owned: output rows, W apart */
     unsigned long long *d_ws; /* owned: hash-global tables */
+    unsigned *d_max;          /* owned: largest code of the chunk (8-bit planes) */
     int busy;                 /* a chunk was submitted and not yet waited for */
 } gpu_slot;
 
@@ -64,6 +65,7 @@ struct winent_gpu_engine {
     win_path path;
     int cnt_bytes;    /* smem: 1 or 2 */
     int hash_bits;    /* hash: log2 table size */
+    int entry_bytes;  /* hash: bytes of one entry */
     int threads;      /* block size of the window kernel */
     size_t smem;      /* dynamic shared memory of the window kernel */
     int ws_threads;   /* hash-global: threads that have a table */
@@ -98,14 +100,19 @@ static const void *codes_fn(const winent_gpu_engine *e)
     }
 }
 
-static const void *window_fn(const winent_gpu_engine *e)
+/* The window kernel; for 8-bit planes `small` picks the 16-code variant. */
+static const void *window_fn(const winent_gpu_engine *e, bool small)
 {
     if (e->path == PATH_SMEM) {
-        if (e->plane_bytes == 1)
-            return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t>
-                                     : (const void *)smem_kernel<uint8_t, false, uint16_t>;
-        return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint16_t, true, uint8_t>
-                                 : (const void *)smem_kernel<uint16_t, true, uint16_t>;
+        if (e->plane_bytes == 1) {
+            if (small)
+                return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 16>
+                                         : (const void *)smem_kernel<uint8_t, false, uint16_t, 16>;
+            return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 256>
+                                     : (const void *)smem_kernel<uint8_t, false, uint16_t, 256>;
+        }
+        return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint16_t, true, uint8_t, 256>
+                                 : (const void *)smem_kernel<uint16_t, true, uint16_t, 256>;
     }
     bool sh = e->path == PATH_HASH_SHARED;
     if (e->plane_bytes == 2) {
@@ -149,15 +156,17 @@ static void choose_layout(winent_gpu_engine *e)
         e->cnt_bytes = p->nmax <= 255 ? 1 : 2;
         e->threads = 128;
         e->smem = (size_t)256 * (size_t)e->cnt_bytes * (size_t)e->threads;
-        snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d", 8 * e->plane_bytes,
-                 8 * e->cnt_bytes);
+        snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d%s", 8 * e->plane_bytes,
+                 8 * e->cnt_bytes, e->plane_bytes == 1 ? "/16|256" : "");
         return;
     }
     int bits = 4;
     while ((1 << bits) < 2 * p->nmax)
         bits++;
     e->hash_bits = bits;
-    size_t entry_bytes = ((size_t)8) << bits;
+    /* 16-bit planes pack (count, key) into 32 bits, wider ones into 64. */
+    e->entry_bytes = e->plane_bytes == 2 ? 4 : 8;
+    size_t entry_bytes = (size_t)e->entry_bytes << bits;
     /* Shared tables when a block of at least 32 threads fits in 64 KB. */
     if (entry_bytes * 32 <= ((size_t)64 << 10)) {
         e->path = PATH_HASH_SHARED;
@@ -174,8 +183,9 @@ static void choose_layout(winent_gpu_engine *e)
         th = std::max<size_t>(64, th / 64 * 64);
         e->ws_threads = (int)th;
     }
-    snprintf(e->path_name, sizeof e->path_name, "hash-%s/code%d/slots%d",
-             e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes, 1 << bits);
+    snprintf(e->path_name, sizeof e->path_name, "hash-%s/code%d/slots%d/e%d",
+             e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes, 1 << bits,
+             8 * e->entry_bytes);
 }
 
 /* Rows per thread segment: long enough that building the first window
@@ -235,9 +245,31 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
         int grid = wp.tiles;
         if (e->path == PATH_HASH_GLOBAL)
             grid = std::min(grid, e->ws_threads / e->threads);
-        void *args[] = {&wp};
-        CUDA_TRY(e->device, cudaLaunchKernel(window_fn(e), dim3(grid), dim3(e->threads), args,
-                                             e->smem, s->stream));
+        const unsigned *d_max = NULL;
+        if (s->d_max != NULL) {
+            /* Largest code first, then both histogram sizes; the one that
+             * does not fit the chunk returns at once. */
+            size_t count = (size_t)W * (size_t)c->in_h;
+            const uint8_t *pl = (const uint8_t *)plane;
+            unsigned *m = s->d_max;
+            int blocks = (int)std::min<size_t>((count / 16 + 255) / 256 + 1, (size_t)e->sms * 8);
+            CUDA_TRY(e->device, cudaMemsetAsync(m, 0, sizeof *m, s->stream));
+            void *margs[] = {&pl, &count, &m};
+            CUDA_TRY(e->device, cudaLaunchKernel((const void *)maxcode_kernel, dim3(blocks),
+                                                 dim3(256), margs, 0, s->stream));
+            CUDA_TRY(e->device, cudaGetLastError());
+            d_max = s->d_max;
+            size_t small_smem = e->smem / 16;
+            void *args[] = {&wp, &d_max};
+            CUDA_TRY(e->device, cudaLaunchKernel(window_fn(e, true), dim3(grid), dim3(e->threads),
+                                                 args, small_smem, s->stream));
+            CUDA_TRY(e->device, cudaGetLastError());
+        }
+        void *args[] = {&wp, &d_max};
+        if (e->path != PATH_SMEM)
+            args[1] = NULL; /* the hash kernels take the parameters only */
+        CUDA_TRY(e->device, cudaLaunchKernel(window_fn(e, false), dim3(grid), dim3(e->threads),
+                                             args, e->smem, s->stream));
         CUDA_TRY(e->device, cudaGetLastError());
     }
     return WINENT_OK;
@@ -314,7 +346,7 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     CUDA_TRY(device, cudaMemcpy(e->d_t, p->t, tab, cudaMemcpyHostToDevice));
     CUDA_TRY(device, cudaMemcpy(e->d_du, p->du, tab, cudaMemcpyHostToDevice));
     if (e->smem > 0)
-        CUDA_TRY(device, cudaFuncSetAttribute(window_fn(e),
+        CUDA_TRY(device, cudaFuncSetAttribute(window_fn(e, false),
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               (int)e->smem));
 
@@ -328,7 +360,10 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         CUDA_TRY(device, cudaMalloc((void **)&s->d_out, npix * sizeof(float)));
         if (e->path == PATH_HASH_GLOBAL)
             CUDA_TRY(device, cudaMalloc((void **)&s->d_ws,
-                                        ((size_t)8 << e->hash_bits) * (size_t)e->ws_threads));
+                                        ((size_t)e->entry_bytes << e->hash_bits) *
+                                            (size_t)e->ws_threads));
+        if (e->path == PATH_SMEM && e->plane_bytes == 1)
+            CUDA_TRY(device, cudaMalloc((void **)&s->d_max, sizeof(unsigned)));
     }
     *out = e;
     return WINENT_OK;
@@ -429,6 +464,7 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
             cudaFree(s->d_codes);
             cudaFree(s->d_out);
             cudaFree(s->d_ws);
+            cudaFree(s->d_max);
             if (s->stream)
                 cudaStreamDestroy(s->stream);
         }

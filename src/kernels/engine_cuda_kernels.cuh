@@ -18,15 +18,19 @@
  *          8-bit counters (windows of at most 255 pixels) or 16-bit ones,
  *          packed into 32-bit words laid out [word][thread] so the 32 lanes
  *          of a warp always hit 32 different banks.
+ *          Planes of 8-bit codes whose largest code is below 16 (found on
+ *          the device per chunk) use a 16-code histogram.
  *   hash:  any code. An open-addressing table per thread (linear probing,
- *          load <= 1/2, backward-shift deletion), entries (count << 32 | key)
- *          in one 64-bit word, laid out [slot][thread]; in shared memory
+ *          load <= 1/2, backward-shift deletion), entries (count, key) in
+ *          one 32- or 64-bit word, laid out [slot][thread]; in shared memory
  *          when small, else in a global workspace with a grid-stride loop.
  */
 #ifndef WINENT_ENGINE_CUDA_KERNELS_CUH
 #define WINENT_ENGINE_CUDA_KERNELS_CUH
 
 #include <stdint.h>
+
+#include <type_traits>
 
 #include "entropy_rule.h"
 
@@ -203,11 +207,21 @@ template <typename CNT> struct smem_hist {
     }
 };
 
-template <typename C, bool ND, typename CNT>
-__global__ void smem_kernel(const win_params p)
+/* NC: how many codes the histogram holds (16 or 256). Both variants are
+ * launched for a chunk whose plane is 8-bit; `maxcode` (written by
+ * maxcode_kernel on the same stream) says which one works, the other
+ * returns at once. A 16-code histogram is 16x smaller, so many more
+ * threads fit on an SM (the 256-code one is limited by shared memory). */
+template <typename C, bool ND, typename CNT, int NC>
+__global__ void smem_kernel(const win_params p, const unsigned *maxcode)
 {
     extern __shared__ uint32_t sh_words[];
-    constexpr int WORDS = 256 / smem_hist<CNT>::PER;
+    constexpr int WORDS = NC / smem_hist<CNT>::PER;
+    if (maxcode != NULL) {
+        unsigned m = *maxcode;
+        if (NC == 16 ? m >= 16u : m < 16u)
+            return;
+    }
     const int nt = blockDim.x;
     for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
         int x, ya, yb;
@@ -222,12 +236,37 @@ __global__ void smem_kernel(const win_params p)
     }
 }
 
+/* The largest byte of an 8-bit code plane, into *out (zeroed before). */
+__global__ void maxcode_kernel(const uint8_t *__restrict__ plane, size_t count, unsigned *out)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i0 = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned m = 0;
+    const uint4 *v = (const uint4 *)plane; /* cudaMalloc'd: 16-byte aligned */
+    size_t nv = count / 16;
+    for (size_t i = i0; i < nv; i += stride) {
+        uint4 q = __ldg(v + i);
+        m = __vmaxu4(m, __vmaxu4(__vmaxu4(q.x, q.y), __vmaxu4(q.z, q.w)));
+    }
+    for (size_t i = nv * 16 + i0; i < count; i += stride)
+        m = max(m, (unsigned)plane[i]);
+    m = max(max(m & 0xFFu, (m >> 8) & 0xFFu), max((m >> 16) & 0xFFu, m >> 24));
+    for (int o = 16; o > 0; o >>= 1)
+        m = max(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+    if ((threadIdx.x & 31) == 0)
+        atomicMax(out, m);
+}
+
 /* ---- hash: per-thread open addressing ------------------------------------ */
 
-#define HASH_EMPTY 0x00000000FFFFFFFFull /* key = NODATA code (never stored), count 0 */
-
-struct hash_table {
-    unsigned long long *e; /* entry of slot i at e[i * stride] */
+/* An entry is (count << KEYBITS) | key; count 0 means empty (a key is
+ * deleted when its count drops to 0), so an all-zero table is empty.
+ * 16-bit code planes use 32-bit entries (half the shared memory, twice the
+ * threads per SM); wider ones 64-bit entries. */
+template <typename E> struct hash_table {
+    static constexpr int KEYBITS = sizeof(E) == 4 ? 16 : 32;
+    static constexpr E KEYMASK = (E)((((E)1) << KEYBITS) - 1);
+    E *e; /* entry of slot i at e[i * stride] */
     size_t stride;
     uint32_t mask;
     int bits;
@@ -243,16 +282,16 @@ struct hash_table {
     {
         uint32_t i = home(v);
         for (;;) {
-            unsigned long long x = e[i * stride];
-            uint32_t k = (uint32_t)x;
-            if (k == v) {
-                e[i * stride] = x + (1ull << 32);
-                s += KLDG(du + (x >> 32));
+            E x = e[i * stride];
+            uint32_t c = (uint32_t)(x >> KEYBITS);
+            if (c == 0) {
+                e[i * stride] = (((E)1) << KEYBITS) | (E)v;
+                s += KLDG(du);
                 break;
             }
-            if (k == 0xFFFFFFFFu) {
-                e[i * stride] = (1ull << 32) | v;
-                s += KLDG(du);
+            if ((uint32_t)(x & KEYMASK) == v) {
+                e[i * stride] = x + (((E)1) << KEYBITS);
+                s += KLDG(du + c);
                 break;
             }
             i = (i + 1) & mask;
@@ -262,18 +301,18 @@ struct hash_table {
     KHD void remove(uint32_t v)
     {
         uint32_t i = home(v);
-        unsigned long long x;
+        E x;
         for (;;) { /* the key is present: it was added before */
             x = e[i * stride];
-            if ((uint32_t)x == v)
+            if ((uint32_t)(x & KEYMASK) == v && (x >> KEYBITS) != 0)
                 break;
             i = (i + 1) & mask;
         }
-        uint32_t c = (uint32_t)(x >> 32);
+        uint32_t c = (uint32_t)(x >> KEYBITS);
         s -= KLDG(du + c - 1);
         n--;
         if (c > 1) {
-            e[i * stride] = x - (1ull << 32);
+            e[i * stride] = x - (((E)1) << KEYBITS);
             return;
         }
         /* Backward-shift deletion keeps every probe chain unbroken without
@@ -281,34 +320,34 @@ struct hash_table {
         uint32_t j = i;
         for (;;) {
             j = (j + 1) & mask;
-            unsigned long long y = e[j * stride];
-            uint32_t k = (uint32_t)y;
-            if (k == 0xFFFFFFFFu)
+            E y = e[j * stride];
+            if ((y >> KEYBITS) == 0)
                 break;
-            uint32_t hk = home(k);
+            uint32_t hk = home((uint32_t)(y & KEYMASK));
             bool stays = i <= j ? (i < hk && hk <= j) : (i < hk || hk <= j);
             if (!stays) {
                 e[i * stride] = y;
                 i = j;
             }
         }
-        e[i * stride] = HASH_EMPTY;
+        e[i * stride] = 0;
     }
 };
 
 template <typename C, bool ND, bool SHARED>
 __global__ void hash_kernel(const win_params p)
 {
+    typedef typename std::conditional<sizeof(C) == 2, uint32_t, unsigned long long>::type E;
     extern __shared__ unsigned long long sh_entries[];
     const uint32_t size = 1u << p.bits;
     const int nt = blockDim.x;
-    unsigned long long *base;
+    E *base;
     size_t stride;
     if (SHARED) {
-        base = sh_entries + threadIdx.x;
+        base = (E *)sh_entries + threadIdx.x;
         stride = blockDim.x;
     } else {
-        base = p.ws + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+        base = (E *)p.ws + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
         stride = (size_t)gridDim.x * blockDim.x;
     }
     for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
@@ -318,8 +357,8 @@ __global__ void hash_kernel(const win_params p)
             continue;
 #pragma unroll 4
         for (uint32_t i = 0; i < size; i++)
-            base[i * stride] = HASH_EMPTY;
-        hash_table h = {base, stride, size - 1, p.bits, p.du, 0, 0};
+            base[i * stride] = 0;
+        hash_table<E> h = {base, stride, size - 1, p.bits, p.du, 0, 0};
         slide_column<C, ND>(p, h, x, ya, yb);
     }
 }
