@@ -1,7 +1,412 @@
-/* Placeholder until the GeoTIFF sink lands. */
+/* GeoTIFF output: a tiled float32 (Big)TIFF. Encoder threads predict and
+ * compress whole tiles (one unit = one row of tiles); the writer thread
+ * only appends the finished tiles with TIFFWriteRawTile, in order. libtiff
+ * writes through our own I/O procedures over the output file's descriptor,
+ * so the file appears at its name only at the end (outfile.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "sink_internal.h"
+#include "tiff_common.h"
+#include "tile_codec.h"
+
+/* Above this many bytes (worst case) the file is a BigTIFF: classic TIFF
+ * offsets are 32-bit. */
+#define CLASSIC_TIFF_MAX 4000000000ull
+
+typedef struct tiff_sink {
+    winent_outfile of; /* owned; of.fd is written by libtiff through our procs */
+    int of_open;
+    TIFF *tif;             /* owned; writer thread only */
+    winent_tiff_msgs msgs; /* libtiff's messages about tif */
+    int side;
+    uint32_t tiles_across, tiles_down;
+    int dropping;     /* aborting: writes are dropped, not made */
+    int write_errno;  /* errno of the first failed write */
+    uint64_t written; /* bytes handed to the file */
+} tiff_sink;
+
+typedef struct tiff_encoder {
+    winent_tile_codec *codec; /* owned */
+    float *tile;              /* owned: side x side floats */
+} tiff_encoder;
+
+/* ---- I/O procedures for libtiff over the output descriptor --------------- */
+
+static tmsize_t proc_read(thandle_t h, void *buf, tmsize_t n)
+{
+    tiff_sink *t = h;
+    ssize_t r;
+    do
+        r = read(t->of.fd, buf, (size_t)n);
+    while (r < 0 && errno == EINTR);
+    return r;
+}
+
+static tmsize_t proc_write(thandle_t h, void *buf, tmsize_t n)
+{
+    tiff_sink *t = h;
+    if (t->dropping)
+        return n;
+    const char *p = buf;
+    tmsize_t left = n;
+    while (left > 0) {
+        ssize_t w = write(t->of.fd, p, (size_t)left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (t->write_errno == 0)
+                t->write_errno = w < 0 ? errno : ENOSPC;
+            return -1;
+        }
+        p += w;
+        left -= w;
+        t->written += (uint64_t)w;
+    }
+    return n;
+}
+
+static toff_t proc_seek(thandle_t h, toff_t off, int whence)
+{
+    tiff_sink *t = h;
+    off_t r = lseek(t->of.fd, (off_t)off, whence);
+    return r < 0 ? (toff_t)-1 : (toff_t)r;
+}
+
+static int proc_close(thandle_t h)
+{
+    (void)h; /* the outfile owns and closes the descriptor */
+    return 0;
+}
+
+static toff_t proc_size(thandle_t h)
+{
+    tiff_sink *t = h;
+    struct stat st;
+    return fstat(t->of.fd, &st) == 0 ? (toff_t)st.st_size : 0;
+}
+
+static int proc_map(thandle_t h, void **base, toff_t *size)
+{
+    (void)h;
+    (void)base;
+    (void)size;
+    return 0;
+}
+
+static void proc_unmap(thandle_t h, void *base, toff_t size)
+{
+    (void)h;
+    (void)base;
+    (void)size;
+}
+
+/* ---- Metadata -------------------------------------------------------------- */
+
+static void xml_escaped(char *dst, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 7 < cap; s++) {
+        const char *rep = NULL;
+        switch (*s) {
+        case '&': rep = "&amp;"; break;
+        case '<': rep = "&lt;"; break;
+        case '>': rep = "&gt;"; break;
+        case '"': rep = "&quot;"; break;
+        default: break;
+        }
+        if (rep) {
+            memcpy(dst + n, rep, strlen(rep));
+            n += strlen(rep);
+        } else if ((unsigned char)*s >= 0x20) {
+            dst[n++] = *s;
+        }
+    }
+    dst[n] = '\0';
+}
+
+static const char *compress_name(winent_compress c)
+{
+    switch (c) {
+    case WINENT_COMPRESS_ZSTD: return "zstd";
+    case WINENT_COMPRESS_DEFLATE: return "deflate";
+    case WINENT_COMPRESS_LZW: return "lzw";
+    default: return "none";
+    }
+}
+
+/* GDAL_METADATA: the options that made the map, as GDAL dataset items. */
+static void make_metadata(const winent_sink_opts *o, char *xml, size_t cap)
+{
+    char item[1024];
+    size_t n = 0;
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        snprintf(item, sizeof item, __VA_ARGS__);                                                  \
+        n += (size_t)snprintf(xml + n, n < cap ? cap - n : 0, "%s", item);                         \
+    } while (0)
+    ADD("<GDALMetadata>\n");
+    ADD("  <Item name=\"software\">winent-stream %s</Item>\n", WINENT_VERSION_STRING);
+    const winent_compute_opts *c = o->compute;
+    if (c) {
+        static const char *bases[] = {"e", "2", "10"};
+        ADD("  <Item name=\"window\">%dx%d</Item>\n", c->kx, c->ky);
+        ADD("  <Item name=\"base\">%s</Item>\n", bases[c->base <= WINENT_BASE_10 ? c->base : 0]);
+        if (c->bins) {
+            ADD("  <Item name=\"bins\">%u</Item>\n", c->bins);
+            ADD("  <Item name=\"range\">%.17g:%.17g</Item>\n", c->range_lo, c->range_hi);
+        } else {
+            ADD("  <Item name=\"bins\">distinct values</Item>\n");
+        }
+        if (c->has_nodata)
+            ADD("  <Item name=\"nodata\">%.17g</Item>\n", c->nodata);
+        ADD("  <Item name=\"dtype\">%s</Item>\n", winent_dtype_name(c->dtype));
+    }
+    if (o->source_name) {
+        char esc[700];
+        xml_escaped(esc, sizeof esc, o->source_name);
+        ADD("  <Item name=\"source\">%s</Item>\n", esc);
+    }
+    ADD("  <Item name=\"compress\">%s</Item>\n", compress_name(o->compress));
+    ADD("</GDALMetadata>");
+#undef ADD
+    if (n >= cap)
+        xml[cap - 1] = '\0';
+}
+
+/* Set an ASCII tag whether or not libtiff declares it with a count. */
+static int set_ascii(TIFF *tif, uint32_t tag, const char *v)
+{
+    const TIFFField *f = TIFFFieldWithTag(tif, tag);
+    if (f == NULL)
+        return 0;
+    if (TIFFFieldPassCount(f))
+        return TIFFSetField(tif, tag, (uint32_t)(strlen(v) + 1), v);
+    return TIFFSetField(tif, tag, v);
+}
+
+/* ---- Operations ------------------------------------------------------------ */
+
+static winent_status tiff_encoder_create(winent_sink *s, void **enc, winent_err *err)
+{
+    tiff_sink *t = s->impl;
+    tiff_encoder *e = calloc(1, sizeof *e);
+    *enc = NULL;
+    if (e == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    e->tile = malloc((size_t)t->side * (size_t)t->side * sizeof(float));
+    winent_status st =
+        e->tile ? winent_tile_codec_create(s->opts.compress, s->opts.level, t->side, &e->codec, err)
+                : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    if (st != WINENT_OK) {
+        free(e->tile);
+        free(e);
+        return st;
+    }
+    *enc = e;
+    return WINENT_OK;
+}
+
+static void tiff_encoder_free(void *p)
+{
+    tiff_encoder *e = p;
+    if (e == NULL)
+        return;
+    winent_tile_codec_free(e->codec);
+    free(e->tile);
+    free(e);
+}
+
+static winent_status tiff_encode(winent_sink *s, void *enc, int64_t index, const float *rows,
+                                 int nrows, winent_bytes *out, winent_err *err)
+{
+    tiff_sink *t = s->impl;
+    tiff_encoder *e = enc;
+    (void)index;
+    size_t side = (size_t)t->side, width = (size_t)s->opts.width;
+    for (uint32_t tx = 0; tx < t->tiles_across; tx++) {
+        size_t x0 = (size_t)tx * side;
+        size_t cols = width - x0 < side ? width - x0 : side;
+        /* Edge tiles are padded to full size (TIFF stores whole tiles) with
+         * zeros, so the bytes depend on the rows alone. */
+        for (size_t r = 0; r < side; r++) {
+            float *d = e->tile + r * side;
+            if ((int)r < nrows) {
+                memcpy(d, rows + r * width + x0, cols * sizeof(float));
+                memset(d + cols, 0, (side - cols) * sizeof(float));
+            } else {
+                memset(d, 0, side * sizeof(float));
+            }
+        }
+        WINENT_TRY(winent_tile_codec_encode(e->codec, e->tile, out, err));
+    }
+    return WINENT_OK;
+}
+
+static winent_status write_failed(const winent_sink *s, tiff_sink *t, winent_err *err)
+{
+    if (t->write_errno)
+        return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", s->opts.path,
+                          strerror(t->write_errno));
+    return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", s->opts.path,
+                      t->msgs.first_error[0] ? t->msgs.first_error : "libtiff error");
+}
+
+static winent_status tiff_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
+                                winent_err *err)
+{
+    tiff_sink *t = s->impl;
+    if (encoded->nparts != (int)t->tiles_across)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "tile row %lld has %d tiles, want %u",
+                          (long long)index, encoded->nparts, t->tiles_across);
+    const uint8_t *p = encoded->data;
+    for (uint32_t i = 0; i < t->tiles_across; i++) {
+        size_t n = encoded->parts[i];
+        uint32_t tile = (uint32_t)index * t->tiles_across + i;
+        if (TIFFWriteRawTile(t->tif, tile, (void *)p, (tmsize_t)n) != (tmsize_t)n)
+            return write_failed(s, t, err);
+        p += n;
+    }
+    return WINENT_OK;
+}
+
+static void tiff_abort(winent_sink *s)
+{
+    tiff_sink *t = s->impl;
+    if (t == NULL)
+        return;
+    if (t->tif) {
+        /* Closing writes a directory: drop it, the file is going away. */
+        t->dropping = 1;
+        TIFFClose(t->tif);
+        t->tif = NULL;
+    }
+    if (t->of_open) {
+        winent_outfile_abort(&t->of);
+        t->of_open = 0;
+    }
+}
+
+static winent_status tiff_finish(winent_sink *s, winent_err *err)
+{
+    tiff_sink *t = s->impl;
+    winent_status st = WINENT_OK;
+    if (!TIFFFlush(t->tif)) {
+        st = write_failed(s, t, err);
+        tiff_abort(s);
+        return st;
+    }
+    TIFFClose(t->tif);
+    t->tif = NULL;
+    if (t->write_errno) {
+        st = write_failed(s, t, err);
+        tiff_abort(s);
+        return st;
+    }
+    t->of_open = 0;
+    return winent_outfile_commit(&t->of, err);
+}
+
+static uint64_t tiff_bytes_written(const winent_sink *s)
+{
+    const tiff_sink *t = s->impl;
+    return t->written;
+}
+
+static void tiff_free_impl(void *p)
+{
+    tiff_sink *t = p;
+    if (t == NULL)
+        return;
+    if (t->tif) {
+        t->dropping = 1;
+        TIFFClose(t->tif);
+    }
+    if (t->of_open)
+        winent_outfile_abort(&t->of);
+    free(t);
+}
+
+static const sink_ops tiff_sink_ops = {
+    tiff_encoder_create, tiff_encoder_free, tiff_encode,    tiff_write,
+    tiff_finish,         tiff_abort,        tiff_free_impl, tiff_bytes_written,
+};
 
 winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
 {
-    return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: TIFF output is not supported yet", s->opts.path);
+    const winent_sink_opts *o = &s->opts;
+    winent_status st = WINENT_OK;
+    if (strcmp(o->path, "-") == 0)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "a GeoTIFF cannot go to standard output: give a file name, or "
+                          "--format raw|zst");
+    int side = o->tile > 0 ? o->tile : 512;
+    if (side % 16 != 0 || side > 65536)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--tile %d: a GeoTIFF tile side must be a multiple of 16", side);
+    if (o->width <= 0 || o->height <= 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "empty output %dx%d", o->width, o->height);
+    tiff_sink *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    s->ops = &tiff_sink_ops;
+    s->impl = t;
+    s->unit_rows = side;
+    t->side = side;
+    t->tiles_across = (uint32_t)((o->width + side - 1) / side);
+    t->tiles_down = (uint32_t)((o->height + side - 1) / side);
+
+    uint64_t tiles = (uint64_t)t->tiles_across * t->tiles_down;
+    uint64_t tile_bytes = (uint64_t)side * (uint64_t)side * 4;
+    uint64_t worst =
+        tiles * winent_tile_codec_bound(o->compress, tile_bytes) + tiles * 16 + (1u << 20);
+    int big = worst > CLASSIC_TIFF_MAX;
+
+    WINENT_TRY_GOTO(st, winent_outfile_open(&t->of, o->path, err));
+    t->of_open = 1;
+    t->tif =
+        winent_tiff_client_open(o->path, big ? "w8l" : "wl", (thandle_t)t, proc_read, proc_write,
+                                proc_seek, proc_close, proc_size, proc_map, proc_unmap, &t->msgs);
+    if (t->tif == NULL) {
+        st = WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot start the TIFF: %s", o->path,
+                        t->write_errno ? strerror(t->write_errno) : t->msgs.first_error);
+        goto fail;
+    }
+    TIFF *tif = t->tif;
+    int ok = 1;
+    ok &= TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)o->width);
+    ok &= TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)o->height);
+    ok &= TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 32);
+    ok &= TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1);
+    ok &= TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+    ok &= TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    ok &= TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    ok &= TIFFSetField(tif, TIFFTAG_TILEWIDTH, (uint32_t)side);
+    ok &= TIFFSetField(tif, TIFFTAG_TILELENGTH, (uint32_t)side);
+    ok &= TIFFSetField(tif, TIFFTAG_COMPRESSION, winent_tile_codec_tiff_compression(o->compress));
+    if (o->compress != WINENT_COMPRESS_NONE)
+        ok &= TIFFSetField(tif, TIFFTAG_PREDICTOR, winent_tile_codec_tiff_predictor(o->compress));
+    char software[64];
+    snprintf(software, sizeof software, "winent-stream %s", WINENT_VERSION_STRING);
+    ok &= TIFFSetField(tif, TIFFTAG_SOFTWARE, software);
+    char xml[4096];
+    make_metadata(o, xml, sizeof xml);
+    ok &= set_ascii(tif, WINENT_TAG_GDAL_METADATA, xml);
+    if (o->nodata_in_play)
+        ok &= set_ascii(tif, WINENT_TAG_GDAL_NODATA, "nan");
+    ok &= winent_tiff_georef_write(tif, o->georef);
+    if (!ok) {
+        st = WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot set the TIFF tags: %s", o->path,
+                        t->msgs.first_error[0] ? t->msgs.first_error : "libtiff refused");
+        goto fail;
+    }
+    return WINENT_OK;
+fail:
+    /* s->impl is freed by the caller (winent_sink_free), removing the file. */
+    return st;
 }

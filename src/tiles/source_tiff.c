@@ -30,25 +30,25 @@ typedef struct tiff_handle {
 } tiff_handle;
 
 typedef struct tiff_impl {
-    const char *path;       /* borrowed */
+    const char *path; /* borrowed */
     int nhandles;
-    tiff_handle *h;         /* owned: h[0] is opened first and holds the tags */
+    tiff_handle *h; /* owned: h[0] is opened first and holds the tags */
     int tiled, separate;
-    int spp;                /* samples per pixel in a block (1 for separate planes) */
-    int bits, sformat;      /* as stored */
-    int band;               /* 0-based */
-    winent_dtype dtype;     /* as delivered */
+    int spp;            /* samples per pixel in a block (1 for separate planes) */
+    int bits, sformat;  /* as stored */
+    int band;           /* 0-based */
+    winent_dtype dtype; /* as delivered */
     size_t out_sample;
     int width, height;
-    uint32_t bw, bh;        /* block width and height (strips: width, rows per strip) */
+    uint32_t bw, bh; /* block width and height (strips: width, rows per strip) */
     uint32_t blocks_across, blocks_down, blocks_per_plane;
     size_t block_bytes;     /* decoded size of a full block */
     size_t block_row_bytes; /* decoded bytes of one row of a block */
     uint32_t group;         /* block rows per batch */
     uint8_t *batch;         /* owned: band samples of rows [batch_y0, batch_y0 + batch_h) */
     int batch_y0, batch_h;
-    uint8_t fill[8];        /* value of a sparse (absent) block's samples */
-    winent_georef georef;   /* owned */
+    uint8_t fill[8];      /* value of a sparse (absent) block's samples */
+    winent_georef georef; /* owned */
 } tiff_impl;
 
 static void free_impl(void *p)
@@ -165,8 +165,8 @@ static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, lon
     h->bytes += nbytes;
     if (got != want || h->msgs.errors > 0 || h->msgs.codec_warnings > 0) {
         const char *why = h->msgs.first_error[0] ? h->msgs.first_error
-                          : got < 0             ? "read failed (truncated or corrupt file)"
-                                                : "short block (truncated or corrupt file)";
+                          : got < 0              ? "read failed (truncated or corrupt file)"
+                                                 : "short block (truncated or corrupt file)";
         return WINENT_ERR(&h->err, WINENT_ERR_INPUT, "%s: cannot decode %s %u (rows %d-%d): %s",
                           t->path, t->tiled ? "tile" : "strip", strile, y0, y0 + rows - 1, why);
     }
@@ -346,11 +346,11 @@ static void set_fill(tiff_impl *t, const winent_source_info *info)
         return;
     double v = info->nodata;
     switch (t->dtype) {
-#define FILL(T, lo, hi)                                     \
-    if (v >= (lo) && v <= (hi) && v == (double)(T)v) {      \
-        T x = (T)v;                                         \
-        memcpy(t->fill, &x, sizeof x);                      \
-    }                                                       \
+#define FILL(T, lo, hi)                                                                            \
+    if (v >= (lo) && v <= (hi) && v == (double)(T)v) {                                             \
+        T x = (T)v;                                                                                \
+        memcpy(t->fill, &x, sizeof x);                                                             \
+    }                                                                                              \
     break;
     case WINENT_U8: FILL(uint8_t, 0, 255)
     case WINENT_I8: FILL(int8_t, -128, 127)
@@ -478,8 +478,7 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source
             (uint64_t)nstriles < t->blocks_per_plane * planes) {
             st = WINENT_ERR(err, WINENT_ERR_INPUT,
                             "%s: unsupported or inconsistent block layout (%s %ux%u, %lld bytes)",
-                            o->path, t->tiled ? "tiles" : "strips", t->bw, t->bh,
-                            (long long)bsize);
+                            o->path, t->tiled ? "tiles" : "strips", t->bw, t->bh, (long long)bsize);
             goto fail;
         }
     }

@@ -13,14 +13,18 @@ static const TIFFFieldInfo geotiff_fields[] = {
      "ModelPixelScaleTag"},
     {WINENT_TAG_MODELTIEPOINT, TIFF_VARIABLE2, TIFF_VARIABLE2, TIFF_DOUBLE, FIELD_CUSTOM, 1, 1,
      "ModelTiepointTag"},
-    {WINENT_TAG_MODELTRANSFORMATION, TIFF_VARIABLE2, TIFF_VARIABLE2, TIFF_DOUBLE, FIELD_CUSTOM,
-     1, 1, "ModelTransformationTag"},
+    {WINENT_TAG_MODELTRANSFORMATION, TIFF_VARIABLE2, TIFF_VARIABLE2, TIFF_DOUBLE, FIELD_CUSTOM, 1,
+     1, "ModelTransformationTag"},
     {WINENT_TAG_GEOKEYDIRECTORY, TIFF_VARIABLE2, TIFF_VARIABLE2, TIFF_SHORT, FIELD_CUSTOM, 1, 1,
      "GeoKeyDirectoryTag"},
     {WINENT_TAG_GEODOUBLEPARAMS, TIFF_VARIABLE2, TIFF_VARIABLE2, TIFF_DOUBLE, FIELD_CUSTOM, 1, 1,
      "GeoDoubleParamsTag"},
     {WINENT_TAG_GEOASCIIPARAMS, TIFF_VARIABLE, TIFF_VARIABLE, TIFF_ASCII, FIELD_CUSTOM, 1, 0,
      "GeoAsciiParamsTag"},
+    {WINENT_TAG_GDAL_METADATA, TIFF_VARIABLE, TIFF_VARIABLE, TIFF_ASCII, FIELD_CUSTOM, 1, 0,
+     "GDALMetadata"},
+    {WINENT_TAG_GDAL_NODATA, TIFF_VARIABLE, TIFF_VARIABLE, TIFF_ASCII, FIELD_CUSTOM, 1, 0,
+     "GDALNoDataValue"},
 };
 
 static TIFFExtendProc parent_extender;
@@ -134,8 +138,8 @@ TIFF *winent_tiff_client_open(const char *name, const char *mode, thandle_t h,
         snprintf(m->first_error, sizeof m->first_error, "out of memory");
         return NULL;
     }
-    TIFF *tif = TIFFClientOpenExt(name, mode, h, readproc, writeproc, seekproc, closeproc,
-                                  sizeproc, mapproc, unmapproc, opts);
+    TIFF *tif = TIFFClientOpenExt(name, mode, h, readproc, writeproc, seekproc, closeproc, sizeproc,
+                                  mapproc, unmapproc, opts);
     TIFFOpenOptionsFree(opts);
     if (tif == NULL && m->first_error[0] == '\0')
         snprintf(m->first_error, sizeof m->first_error, "cannot open a TIFF handle");
@@ -233,8 +237,8 @@ int winent_tiff_georef_write(TIFF *tif, const winent_georef *g)
     if (g->n_geokeys > 0)
         ok &= TIFFSetField(tif, WINENT_TAG_GEOKEYDIRECTORY, (uint32_t)g->n_geokeys, g->geokeys);
     if (g->n_geodoubles > 0)
-        ok &= TIFFSetField(tif, WINENT_TAG_GEODOUBLEPARAMS, (uint32_t)g->n_geodoubles,
-                           g->geodoubles);
+        ok &=
+            TIFFSetField(tif, WINENT_TAG_GEODOUBLEPARAMS, (uint32_t)g->n_geodoubles, g->geodoubles);
     if (g->geoascii != NULL)
         ok &= TIFFSetField(tif, WINENT_TAG_GEOASCIIPARAMS, g->geoascii);
     return ok;

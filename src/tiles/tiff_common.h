@@ -18,7 +18,7 @@
 #define WINENT_TAG_GEOKEYDIRECTORY     34735
 #define WINENT_TAG_GEODOUBLEPARAMS     34736
 #define WINENT_TAG_GEOASCIIPARAMS      34737
-/* GDAL's private tags (libtiff already knows them, as ASCII). */
+/* GDAL's private tags (ASCII). */
 #define WINENT_TAG_GDAL_METADATA 42112
 #define WINENT_TAG_GDAL_NODATA   42113
 

@@ -1,0 +1,252 @@
+/* Tile compression for the GeoTIFF sink: predictor 3, then zstd, zlib or
+ * an LZW coder of our own (TIFF 6.0 section 13, with libtiff's code-width
+ * timing so that every TIFF reader decodes it). */
+#include "tile_codec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <tiff.h>
+#include <zlib.h>
+#include <zstd.h>
+
+struct winent_tile_codec {
+    winent_compress kind;
+    int level;
+    int side;
+    size_t raw_bytes; /* side * side * 4 */
+    uint8_t *work;    /* owned: the predicted tile */
+    ZSTD_CCtx *zstd;  /* owned, zstd only */
+    z_stream zs;      /* deflate only */
+    int zs_ready;
+};
+
+int winent_tile_codec_tiff_compression(winent_compress c)
+{
+    switch (c) {
+    case WINENT_COMPRESS_ZSTD: return COMPRESSION_ZSTD;
+    case WINENT_COMPRESS_DEFLATE: return COMPRESSION_ADOBE_DEFLATE;
+    case WINENT_COMPRESS_LZW: return COMPRESSION_LZW;
+    default: return COMPRESSION_NONE;
+    }
+}
+
+int winent_tile_codec_tiff_predictor(winent_compress c)
+{
+    return c == WINENT_COMPRESS_NONE ? PREDICTOR_NONE : PREDICTOR_FLOATINGPOINT;
+}
+
+uint64_t winent_tile_codec_bound(winent_compress c, uint64_t n)
+{
+    switch (c) {
+    case WINENT_COMPRESS_ZSTD: return n + n / 128 + 1024;
+    case WINENT_COMPRESS_DEFLATE: return n + n / 1000 + 1024;
+    /* At most one 12-bit code per byte, plus a clear code every 3836 codes. */
+    case WINENT_COMPRESS_LZW: return n + n / 2 + n / 1000 + 64;
+    default: return n;
+    }
+}
+
+void winent_fp_predict(const float *src, int width, int rows, uint8_t *dst)
+{
+    size_t w = (size_t)width;
+    for (int r = 0; r < rows; r++) {
+        const float *s = src + (size_t)r * w;
+        uint8_t *d = dst + (size_t)r * w * 4;
+        for (size_t i = 0; i < w; i++) {
+            uint32_t v;
+            memcpy(&v, &s[i], 4);
+            d[i] = (uint8_t)(v >> 24);
+            d[w + i] = (uint8_t)(v >> 16);
+            d[2 * w + i] = (uint8_t)(v >> 8);
+            d[3 * w + i] = (uint8_t)v;
+        }
+        /* Differences from the end, so each byte sees its original left neighbour. */
+        for (size_t i = 4 * w - 1; i > 0; i--)
+            d[i] = (uint8_t)(d[i] - d[i - 1]);
+    }
+}
+
+/* ---- LZW ----------------------------------------------------------------- */
+
+#define LZW_CLEAR 256
+#define LZW_EOI   257
+#define LZW_FIRST 258
+#define LZW_FULL  4094 /* reset the table once this many entries exist */
+#define LZW_HASH  8192 /* open addressing, power of two, > 2 x 4096 */
+
+typedef struct lzw_bits {
+    uint8_t *out;
+    size_t pos;
+    uint64_t acc;
+    int nacc;
+} lzw_bits;
+
+static void put_code(lzw_bits *b, unsigned code, int nbits)
+{
+    b->acc = (b->acc << nbits) | code;
+    b->nacc += nbits;
+    while (b->nacc >= 8) {
+        b->nacc -= 8;
+        b->out[b->pos++] = (uint8_t)(b->acc >> b->nacc);
+    }
+}
+
+size_t winent_lzw_encode(const uint8_t *src, size_t n, uint8_t *dst)
+{
+    /* Slot keys: prefix code << 8 | next byte; a slot is live when its
+     * stamp equals the current generation, so a reset costs nothing. */
+    static _Thread_local uint32_t key[LZW_HASH], stamp[LZW_HASH];
+    static _Thread_local uint16_t val[LZW_HASH];
+    static _Thread_local uint32_t gen;
+    lzw_bits b = {dst, 0, 0, 0};
+    int nbits = 9;
+    unsigned next = LZW_FIRST;
+    put_code(&b, LZW_CLEAR, nbits);
+    if (n == 0) {
+        put_code(&b, LZW_EOI, nbits);
+        goto flush;
+    }
+    gen++;
+    unsigned prefix = src[0];
+    for (size_t i = 1; i < n; i++) {
+        unsigned c = src[i];
+        uint32_t k = (uint32_t)prefix << 8 | c;
+        uint32_t h = (k * 2654435761u) >> 19; /* 13 bits */
+        for (;;) {
+            if (stamp[h] != gen)
+                break;
+            if (key[h] == k)
+                break;
+            h = (h + 1) & (LZW_HASH - 1);
+        }
+        if (stamp[h] == gen) {
+            prefix = val[h];
+            continue;
+        }
+        put_code(&b, prefix, nbits);
+        stamp[h] = gen;
+        key[h] = k;
+        val[h] = (uint16_t)next;
+        next++;
+        prefix = c;
+        if (next == LZW_FULL) {
+            put_code(&b, LZW_CLEAR, nbits);
+            gen++;
+            nbits = 9;
+            next = LZW_FIRST;
+        } else if (next > (1u << nbits) - 1) {
+            nbits++;
+        }
+    }
+    /* The last string; the decoder adds an entry for it too, which may
+     * widen the end-of-information code. */
+    put_code(&b, prefix, nbits);
+    next++;
+    if (next == LZW_FULL)
+        put_code(&b, LZW_CLEAR, nbits), nbits = 9;
+    else if (next > (1u << nbits) - 1)
+        nbits++;
+    put_code(&b, LZW_EOI, nbits);
+flush:
+    if (b.nacc > 0)
+        b.out[b.pos++] = (uint8_t)(b.acc << (8 - b.nacc));
+    return b.pos;
+}
+
+/* ---- The codec ------------------------------------------------------------ */
+
+winent_status winent_tile_codec_create(winent_compress c, int level, int side,
+                                       winent_tile_codec **out, winent_err *err)
+{
+    winent_tile_codec *tc = calloc(1, sizeof *tc);
+    *out = NULL;
+    if (tc == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    tc->kind = c;
+    tc->side = side;
+    tc->raw_bytes = (size_t)side * (size_t)side * 4;
+    tc->level = level;
+    tc->work = malloc(tc->raw_bytes);
+    if (tc->work == NULL)
+        goto oom;
+    if (c == WINENT_COMPRESS_ZSTD) {
+        tc->zstd = ZSTD_createCCtx();
+        if (tc->zstd == NULL)
+            goto oom;
+        /* A plain frame: libtiff's ZSTD codec decodes exactly that. */
+        ZSTD_CCtx_setParameter(tc->zstd, ZSTD_c_compressionLevel, level);
+        ZSTD_CCtx_setParameter(tc->zstd, ZSTD_c_checksumFlag, 0);
+    } else if (c == WINENT_COMPRESS_DEFLATE) {
+        int zl = level <= 0 ? 6 : level > 9 ? 9 : level;
+        if (deflateInit(&tc->zs, zl) != Z_OK)
+            goto oom;
+        tc->zs_ready = 1;
+    }
+    *out = tc;
+    return WINENT_OK;
+oom:
+    winent_tile_codec_free(tc);
+    return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+}
+
+void winent_tile_codec_free(winent_tile_codec *tc)
+{
+    if (tc == NULL)
+        return;
+    if (tc->zs_ready)
+        deflateEnd(&tc->zs);
+    ZSTD_freeCCtx(tc->zstd);
+    free(tc->work);
+    free(tc);
+}
+
+winent_status winent_tile_codec_encode(winent_tile_codec *tc, const float *tile, winent_bytes *out,
+                                       winent_err *err)
+{
+    size_t n = tc->raw_bytes;
+    const uint8_t *src = tc->work;
+    if (tc->kind == WINENT_COMPRESS_NONE)
+        src = (const uint8_t *)tile; /* little-endian file, host order */
+    else
+        winent_fp_predict(tile, tc->side, tc->side, tc->work);
+    size_t room = (size_t)winent_tile_codec_bound(tc->kind, n);
+    if (tc->kind == WINENT_COMPRESS_ZSTD && room < ZSTD_compressBound(n))
+        room = ZSTD_compressBound(n);
+    if (tc->kind == WINENT_COMPRESS_DEFLATE && room < deflateBound(&tc->zs, (uLong)n))
+        room = deflateBound(&tc->zs, (uLong)n);
+    if (winent_bytes_reserve(out, room) != 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    uint8_t *dst = out->data + out->size;
+    size_t got = 0;
+    switch (tc->kind) {
+    case WINENT_COMPRESS_ZSTD: {
+        size_t r = ZSTD_compress2(tc->zstd, dst, room, src, n);
+        if (ZSTD_isError(r))
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "zstd: %s", ZSTD_getErrorName(r));
+        got = r;
+        break;
+    }
+    case WINENT_COMPRESS_DEFLATE: {
+        if (deflateReset(&tc->zs) != Z_OK)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "zlib: cannot reset the stream");
+        tc->zs.next_in = (Bytef *)src;
+        tc->zs.avail_in = (uInt)n;
+        tc->zs.next_out = dst;
+        tc->zs.avail_out = (uInt)room;
+        if (deflate(&tc->zs, Z_FINISH) != Z_STREAM_END)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "zlib: the tile did not fit its bound");
+        got = room - tc->zs.avail_out;
+        break;
+    }
+    case WINENT_COMPRESS_LZW: got = winent_lzw_encode(src, n, dst); break;
+    default:
+        memcpy(dst, src, n);
+        got = n;
+        break;
+    }
+    out->size += got;
+    if (winent_bytes_add_part(out, got) != 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    return WINENT_OK;
+}

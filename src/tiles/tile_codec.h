@@ -1,0 +1,47 @@
+/*
+ * tile_codec.h - compression of one float32 TIFF tile, as a TIFF reader
+ * expects it: the floating-point predictor (TIFF Technical Note 3,
+ * Predictor = 3) then zstd, deflate (zlib stream) or LZW, or neither.
+ * Runs on the encoder threads; the output is a pure function of the tile
+ * and the settings, whatever thread encodes it.
+ */
+#ifndef WINENT_TILE_CODEC_H
+#define WINENT_TILE_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/bytes.h"
+#include "base/werr.h"
+#include "winent.h"
+
+typedef struct winent_tile_codec winent_tile_codec;
+
+/* A codec for tiles of `side` x `side` floats; `level` is the zstd level
+ * (0: the library default) or, for deflate, a zlib level (clamped to 1..9,
+ * 0: 6). Errors: WINENT_ERR_INTERNAL (out of memory). */
+winent_status winent_tile_codec_create(winent_compress c, int level, int side,
+                                       winent_tile_codec **out, winent_err *err);
+void winent_tile_codec_free(winent_tile_codec *tc);
+
+/* Compress the tile `tile` (side x side floats, native little-endian order)
+ * and append it to `out` as one part. One thread at a time per codec. */
+winent_status winent_tile_codec_encode(winent_tile_codec *tc, const float *tile, winent_bytes *out,
+                                       winent_err *err);
+
+/* The TIFF Compression and Predictor tag values of `c`. */
+int winent_tile_codec_tiff_compression(winent_compress c);
+int winent_tile_codec_tiff_predictor(winent_compress c);
+
+/* Largest encoded size of a tile of `n` bytes (for BigTIFF decisions). */
+uint64_t winent_tile_codec_bound(winent_compress c, uint64_t n);
+
+/* TIFF LZW of `n` bytes into `dst` (room for winent_tile_codec_bound(LZW, n)
+ * bytes); returns the encoded size. Exposed for tests. */
+size_t winent_lzw_encode(const uint8_t *src, size_t n, uint8_t *dst);
+
+/* The floating-point predictor on `rows` rows of `width` floats: each row
+ * becomes its bytes as big-endian byte planes, then byte differences. */
+void winent_fp_predict(const float *src, int width, int rows, uint8_t *dst);
+
+#endif
