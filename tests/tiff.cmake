@@ -8,3 +8,5 @@ if(NOT WINENT_TIFF_SOURCES_LISTED)
     ${PROJECT_SOURCE_DIR}/src/tiles/tile_codec.c)
   target_link_libraries(winent_tiles PUBLIC PkgConfig::ZLIB)
 endif()
+
+winent_sh_test(tiff_variants test_tiff_variants.sh)
