@@ -10,3 +10,4 @@ if(NOT WINENT_TIFF_SOURCES_LISTED)
 endif()
 
 winent_sh_test(tiff_variants test_tiff_variants.sh)
+winent_sh_test(tiff_gdal test_tiff_gdal.sh)
