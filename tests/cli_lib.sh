@@ -36,6 +36,12 @@ expect_exit() {
     fi
     ok
 }
+# need_python MODULE...: skip (77) where the test's Python lacks a module.
+need_python() {
+    for m in "$@"; do
+        "$PY" -c "import $m" 2>/dev/null || { echo "no Python module $m: skipped"; exit 77; }
+    done
+}
 finish() {
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]

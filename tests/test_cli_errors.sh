@@ -1,6 +1,7 @@
 #!/bin/sh
 # Messages and exit codes of SPEC section 6; outputs appear only when whole.
 . "$WINENT_SRC/tests/cli_lib.sh"
+need_python numpy
 S="$WINENT_SRC/samples/course-5x5-u8.raw"
 R="--size 5x5 --dtype u8"
 expect_exit 2 "no arguments" "$WS"

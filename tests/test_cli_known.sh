@@ -2,6 +2,7 @@
 # The course's 5 x 5 known answer through the command line, and the options
 # that must not change it.
 . "$WINENT_SRC/tests/cli_lib.sh"
+need_python numpy
 S="$WINENT_SRC/samples"
 "$WS" --quiet --size 5x5 --dtype u8 "$S/course-5x5-u8.raw" "$T/out.raw"
 check "5x5 course answer" "$PY" - "$T/out.raw" "$S/course-5x5-expected.txt" <<'PY'

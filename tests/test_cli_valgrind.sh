@@ -2,6 +2,7 @@
 # No leaks, no invalid accesses: small runs under valgrind, successful and
 # failing, raw and .zst output.
 . "$WINENT_SRC/tests/cli_lib.sh"
+need_python numpy
 command -v valgrind >/dev/null || { echo "no valgrind: skipped"; exit 77; }
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 "$PY" -c "

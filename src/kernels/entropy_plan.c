@@ -49,6 +49,7 @@ static void make_rule(const winent_compute_opts *o, winent_code_rule *r)
         if (o->nodata >= lo[o->dtype] && o->nodata <= hi[o->dtype]) {
             r->nodata_int_ok = 1;
             r->nodata_int = (int64_t)o->nodata;
+            r->rotate = !r->quantize && (o->dtype == WINENT_U32 || o->dtype == WINENT_I32);
         }
     }
 }

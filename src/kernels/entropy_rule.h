@@ -40,6 +40,10 @@ typedef struct winent_code_rule {
     float nodata_f32;   /* nodata as the f32 sample would hold it */
     double nodata_f64;
     uint32_t int_offset;/* code = value + offset for distinct-value integers */
+    int rotate;         /* 32-bit distinct values with an integer nodata N:
+                           code = value - N - 1 (mod 2^32), so that N alone
+                           lands on the sentinel and every other value keeps
+                           a code of its own */
 } winent_code_rule;
 
 /* Division and conversion that neither compiler may contract or reassociate:
@@ -77,6 +81,10 @@ WINENT_HD uint32_t winent_code_int(const winent_code_rule *r, int64_t v)
         return WINENT_NODATA_CODE;
     if (r->quantize)
         return winent_quantize(r, (double)v);
+    if (r->rotate)
+        return (uint32_t)(v - r->nodata_int - 1);
+    /* Without a nodata value, the one 32-bit value whose code is the
+     * sentinel (u32 4294967295, i32 2147483647) is not counted. */
     return (uint32_t)v + r->int_offset;
 }
 
