@@ -1,7 +1,371 @@
-/* Placeholder until the .zst sink lands. */
+/* .zst output: a JSON header in a skippable frame, one zstd frame per
+ * band of `frame_rows` rows, and a seek table in the zstd seekable format
+ * (layout in zst_format.h). Everything is written front to back, so the
+ * output may be a pipe: the frame count is known from the options before
+ * the first byte, and the seek table is kept in memory until finish. */
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
 #include "sink_internal.h"
+#include "zst_format.h"
+
+#if !defined(__BYTE_ORDER__) || !defined(__ORDER_LITTLE_ENDIAN__)
+#error "the .zst sink needs __BYTE_ORDER__ to write little-endian floats"
+#endif
+#define HOST_IS_BIG_ENDIAN (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
+typedef struct zst_sink {
+    winent_outfile file; /* owned; writer thread only */
+    int open;            /* file holds a temporary that abort must remove */
+    int level;
+    int frame_rows;
+    uint32_t nframes;    /* data frames (the header frame not counted) */
+    uint32_t next;       /* next data frame the writer expects */
+    uint8_t *table;      /* owned: seek table frame, entries filled as frames come */
+    size_t table_size;
+} zst_sink;
+
+typedef struct zst_encoder {
+    ZSTD_CCtx *cctx; /* owned; one encoder thread at a time */
+    uint8_t *swap;   /* owned; big-endian hosts only: the rows as little-endian */
+    size_t swap_cap;
+} zst_encoder;
+
+static uint32_t frame_rows_of(const winent_sink *s, uint32_t index)
+{
+    const zst_sink *z = s->impl;
+    int64_t y0 = (int64_t)index * z->frame_rows;
+    int64_t y1 = y0 + z->frame_rows;
+    return (uint32_t)((y1 < s->opts.height ? y1 : s->opts.height) - y0);
+}
+
+/* ---- encoders (any thread) ------------------------------------------ */
+
+static void zst_encoder_free(void *state)
+{
+    zst_encoder *e = state;
+    if (e == NULL)
+        return;
+    ZSTD_freeCCtx(e->cctx);
+    free(e->swap);
+    free(e);
+}
+
+static winent_status zst_encoder_create(winent_sink *s, void **state, winent_err *err)
+{
+    const zst_sink *z = s->impl;
+    zst_encoder *e = calloc(1, sizeof *e);
+    *state = NULL;
+    if (e == NULL || (e->cctx = ZSTD_createCCtx()) == NULL) {
+        zst_encoder_free(e);
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    }
+    /* Single-threaded inside (nbWorkers stays 0): the pipeline's encoder
+     * pool supplies the threads, and the bytes then depend on nothing but
+     * the level and the rows. */
+    size_t rc = ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_compressionLevel, z->level);
+    if (!ZSTD_isError(rc))
+        rc = ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_checksumFlag, 1);
+    if (!ZSTD_isError(rc))
+        rc = ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_contentSizeFlag, 1);
+    if (ZSTD_isError(rc)) {
+        zst_encoder_free(e);
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "zstd level %d: %s", z->level,
+                          ZSTD_getErrorName(rc));
+    }
+    *state = e;
+    return WINENT_OK;
+}
+
+static winent_status zst_encode(winent_sink *s, void *state, int64_t index, const float *rows,
+                                int nrows, winent_bytes *out, winent_err *err)
+{
+    const zst_sink *z = s->impl;
+    zst_encoder *e = state;
+    if (index < 0 || index >= z->nframes || (uint32_t)nrows != frame_rows_of(s, (uint32_t)index))
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL,
+                          ".zst frame %lld: %d rows, not the frame's own band",
+                          (long long)index, nrows);
+    size_t n = (size_t)s->opts.width * (size_t)nrows * 4;
+    const void *src = rows;
+#if HOST_IS_BIG_ENDIAN
+    if (e->swap_cap < n) {
+        uint8_t *p = realloc(e->swap, n);
+        if (p == NULL)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        e->swap = p;
+        e->swap_cap = n;
+    }
+    for (size_t i = 0; i < n / 4; i++) {
+        uint32_t v;
+        memcpy(&v, rows + i, 4);
+        winent_zst_put32(e->swap + 4 * i, v);
+    }
+    src = e->swap;
+#endif
+    size_t bound = ZSTD_compressBound(n);
+    if (winent_bytes_reserve(out, bound) != 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    size_t c = ZSTD_compress2(e->cctx, out->data + out->size, bound, src, n);
+    if (ZSTD_isError(c))
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "zstd: %s", ZSTD_getErrorName(c));
+    out->size += c;
+    return WINENT_OK;
+}
+
+/* ---- the writer thread -------------------------------------------- */
+
+static void set_entry(zst_sink *z, uint32_t i, uint32_t csize, uint32_t dsize, uint32_t sum)
+{
+    uint8_t *p = z->table + WINENT_ZST_SKIP_HEADER + (size_t)i * WINENT_ZST_ENTRY;
+    winent_zst_put32(p, csize);
+    winent_zst_put32(p + 4, dsize);
+    winent_zst_put32(p + 8, sum);
+}
+
+static winent_status zst_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
+                               winent_err *err)
+{
+    zst_sink *z = s->impl;
+    if (index != z->next || z->next >= z->nframes)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, ".zst frame %lld written out of order",
+                          (long long)index);
+    /* A frame made with ZSTD_c_checksumFlag ends with the low 32 bits of
+     * XXH64 of its content, little-endian: exactly the seek table's
+     * checksum, so it is copied rather than computed again. */
+    if (encoded->size < 4 + 4 || encoded->size > UINT32_MAX ||
+        winent_zst_get32(encoded->data) != WINENT_ZST_FRAME_MAGIC)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, ".zst frame %lld is not a zstd frame",
+                          (long long)index);
+    uint32_t dsize = frame_rows_of(s, z->next) * (uint32_t)s->opts.width * 4;
+    set_entry(z, 1 + z->next, (uint32_t)encoded->size, dsize,
+              winent_zst_get32(encoded->data + encoded->size - 4));
+    WINENT_TRY(winent_outfile_write(&z->file, encoded->data, encoded->size, err));
+    z->next++;
+    return WINENT_OK;
+}
+
+static winent_status zst_finish(winent_sink *s, winent_err *err)
+{
+    zst_sink *z = s->impl;
+    if (z->next != z->nframes)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, ".zst: %u of %u frames written at the end",
+                          z->next, z->nframes);
+    WINENT_TRY(winent_outfile_write(&z->file, z->table, z->table_size, err));
+    z->open = 0;
+    return winent_outfile_commit(&z->file, err);
+}
+
+static void zst_abort(winent_sink *s)
+{
+    zst_sink *z = s->impl;
+    if (z->open)
+        winent_outfile_abort(&z->file);
+    z->open = 0;
+}
+
+static uint64_t zst_bytes_written(const winent_sink *s)
+{
+    const zst_sink *z = s->impl;
+    return z->file.written;
+}
+
+static void zst_free(void *impl)
+{
+    zst_sink *z = impl;
+    if (z == NULL)
+        return;
+    if (z->open)
+        winent_outfile_abort(&z->file);
+    free(z->table);
+    free(z);
+}
+
+/* ---- the header ---------------------------------------------------- */
+
+static int json_doubles(winent_bytes *b, const double *v, int n)
+{
+    int bad = winent_bytes_append(b, "[", 1);
+    for (int i = 0; i < n && !bad; i++)
+        bad = (i ? winent_bytes_append(b, ", ", 2) : 0) || winent_zst_json_double(b, v[i]);
+    return bad || winent_bytes_append(b, "]", 1);
+}
+
+/* The georeferencing: what GDAL users want (geotransform, EPSG code), and
+ * the GeoTIFF tags themselves, so that nothing of the input is lost. */
+static int json_georef(winent_bytes *b, const winent_georef *g)
+{
+    double gt[6];
+    int bad = winent_zst_printf(b, ",\n  \"georef\": {");
+    const char *sep = "\n    ";
+    if (winent_georef_geotransform(g, gt)) {
+        bad |= winent_zst_printf(b, "%s\"geotransform\": ", sep) || json_doubles(b, gt, 6);
+        sep = ",\n    ";
+    }
+    int epsg = winent_georef_epsg(g);
+    if (epsg > 0) {
+        bad |= winent_zst_printf(b, "%s\"epsg\": %d,\n    \"crs\": \"EPSG:%d\"", sep, epsg, epsg);
+        sep = ",\n    ";
+    }
+    if (g->n_geokeys > 0) {
+        bad |= winent_zst_printf(b, "%s\"geokeys\": [", sep);
+        for (int i = 0; i < g->n_geokeys; i++)
+            bad |= winent_zst_printf(b, "%s%u", i ? ", " : "", (unsigned)g->geokeys[i]);
+        bad |= winent_zst_printf(b, "]");
+        sep = ",\n    ";
+    }
+    if (g->n_geodoubles > 0) {
+        bad |= winent_zst_printf(b, "%s\"geodoubles\": ", sep) ||
+               json_doubles(b, g->geodoubles, g->n_geodoubles);
+        sep = ",\n    ";
+    }
+    if (g->geoascii) {
+        bad |= winent_zst_printf(b, "%s\"geoascii\": ", sep) ||
+               winent_zst_json_string(b, g->geoascii);
+        sep = ",\n    ";
+    }
+    if (g->n_tiepoints > 0) {
+        bad |= winent_zst_printf(b, "%s\"tiepoints\": ", sep) ||
+               json_doubles(b, g->tiepoints, g->n_tiepoints);
+        sep = ",\n    ";
+    }
+    if (g->n_scale > 0) {
+        bad |= winent_zst_printf(b, "%s\"pixel_scale\": ", sep) ||
+               json_doubles(b, g->scale, g->n_scale);
+        sep = ",\n    ";
+    }
+    if (g->n_transform > 0) {
+        bad |= winent_zst_printf(b, "%s\"transform\": ", sep) ||
+               json_doubles(b, g->transform, g->n_transform);
+    }
+    return bad || winent_zst_printf(b, "\n  }");
+}
+
+static int json_header(winent_bytes *b, const winent_sink *s, const zst_sink *z)
+{
+    static const char *const bases[] = {"e", "2", "10"};
+    const winent_sink_opts *o = &s->opts;
+    winent_compute_opts dflt;
+    const winent_compute_opts *c = o->compute;
+    if (c == NULL) {
+        winent_compute_opts_default(&dflt);
+        c = &dflt;
+    }
+    int bad = winent_zst_printf(
+        b,
+        "{\n  \"format\": \"%s\",\n  \"width\": %d,\n  \"height\": %d,\n"
+        "  \"dtype\": \"float32\",\n  \"byteorder\": \"little\",\n  \"window\": [%d, %d],\n"
+        "  \"base\": \"%s\",\n",
+        WINENT_ZST_FORMAT_NAME, o->width, o->height, c->kx, c->ky,
+        (unsigned)c->base < 3 ? bases[c->base] : "e");
+    if (c->bins > 0) {
+        double r[2] = {c->range_lo, c->range_hi};
+        bad |= winent_zst_printf(b, "  \"bins\": %u,\n  \"range\": ", (unsigned)c->bins) ||
+               json_doubles(b, r, 2);
+    } else {
+        bad |= winent_zst_printf(b, "  \"bins\": null,\n  \"range\": null");
+    }
+    bad |= winent_zst_printf(b, ",\n  \"nodata\": ");
+    bad |= c->has_nodata ? winent_zst_json_double(b, c->nodata) : winent_zst_printf(b, "null");
+    /* The map marks "no value" with NaN (a nodata centre pixel). */
+    bad |= winent_zst_printf(b, ",\n  \"output_nodata\": %s",
+                             o->nodata_in_play ? "\"NaN\"" : "null");
+    bad |= winent_zst_printf(b, ",\n  \"rows_per_frame\": %d,\n  \"frames\": %u,\n  \"source\": ",
+                             z->frame_rows, z->nframes);
+    bad |= winent_zst_json_string(b, o->source_name ? o->source_name : "");
+    bad |= winent_zst_printf(b, ",\n  \"version\": \"%s\"", WINENT_VERSION_STRING);
+    if (winent_georef_present(o->georef))
+        bad |= json_georef(b, o->georef);
+    return bad || winent_zst_printf(b, "\n}\n");
+}
+
+static winent_status write_header(winent_sink *s, zst_sink *z, winent_err *err)
+{
+    winent_bytes b = {0};
+    winent_status st = WINENT_OK;
+    uint8_t skip[WINENT_ZST_SKIP_HEADER];
+    if (json_header(&b, s, z) != 0) {
+        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
+    }
+    if (b.size > WINENT_ZST_MAX_HEADER) {
+        st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the georeferencing is too large for a .zst "
+                        "header (%zu bytes)", s->opts.path, b.size);
+        goto fail;
+    }
+    winent_zst_put32(skip, WINENT_ZST_HEADER_MAGIC);
+    winent_zst_put32(skip + 4, (uint32_t)b.size);
+    set_entry(z, 0, (uint32_t)(WINENT_ZST_SKIP_HEADER + b.size), 0, WINENT_ZST_EMPTY_CHECKSUM);
+    WINENT_TRY_GOTO(st, winent_outfile_write(&z->file, skip, sizeof skip, err));
+    WINENT_TRY_GOTO(st, winent_outfile_write(&z->file, b.data, b.size, err));
+fail:
+    winent_bytes_free(&b);
+    return st;
+}
+
+static const sink_ops zst_sink_ops = {
+    .encoder_create = zst_encoder_create,
+    .encoder_free = zst_encoder_free,
+    .encode = zst_encode,
+    .write = zst_write,
+    .finish = zst_finish,
+    .abort = zst_abort,
+    .free_impl = zst_free,
+    .bytes_written = zst_bytes_written,
+};
 
 winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
 {
-    return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: .zst output is not supported yet", s->opts.path);
+    const winent_sink_opts *o = &s->opts;
+    zst_sink *z = calloc(1, sizeof *z);
+    if (z == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    s->ops = &zst_sink_ops;
+    s->impl = z; /* freed by winent_sink_free from here on */
+
+    if (o->width < 1 || o->height < 1)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, ".zst: empty image %dx%d", o->width,
+                          o->height);
+    z->level = o->level != 0 ? o->level : WINENT_ZST_DEFAULT_LEVEL;
+    if (z->level < ZSTD_minCLevel() || z->level > ZSTD_maxCLevel())
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--level %d: zstd levels go from %d to %d",
+                          z->level, ZSTD_minCLevel(), ZSTD_maxCLevel());
+    /* Frames over 1 GiB decompressed cannot be described by the seek
+     * table's reference reader: fewer rows then, still a function of the
+     * options and the width alone. */
+    uint64_t row_bytes = (uint64_t)o->width * 4;
+    if (row_bytes > WINENT_ZST_MAX_FRAME_BYTES)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "%s: %d pixels is too wide for a .zst frame; "
+                          "write a .tif or raw output", o->path, o->width);
+    uint64_t fr = o->frame_rows > 0 ? (uint64_t)o->frame_rows : 1;
+    if (fr * row_bytes > WINENT_ZST_MAX_FRAME_BYTES)
+        fr = WINENT_ZST_MAX_FRAME_BYTES / row_bytes;
+    if (fr > (uint64_t)o->height)
+        fr = (uint64_t)o->height;
+    z->frame_rows = (int)fr;
+    uint64_t nframes = ((uint64_t)o->height + fr - 1) / fr;
+    if (nframes + 1 > WINENT_ZST_MAX_FRAMES)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "%s: %llu frames is too many for a .zst seek "
+                          "table; give more rows per frame", o->path, (unsigned long long)nframes);
+    z->nframes = (uint32_t)nframes;
+    s->unit_rows = z->frame_rows;
+
+    /* The seek table frame: skippable header, entries (header frame first),
+     * footer. Filled as frames are written, written whole at finish. */
+    uint32_t entries = z->nframes + 1;
+    z->table_size = WINENT_ZST_SKIP_HEADER + (size_t)entries * WINENT_ZST_ENTRY + WINENT_ZST_FOOTER;
+    z->table = calloc(1, z->table_size);
+    if (z->table == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    winent_zst_put32(z->table, WINENT_ZST_SEEK_MAGIC);
+    winent_zst_put32(z->table + 4, (uint32_t)(z->table_size - WINENT_ZST_SKIP_HEADER));
+    uint8_t *foot = z->table + z->table_size - WINENT_ZST_FOOTER;
+    winent_zst_put32(foot, entries);
+    foot[4] = WINENT_ZST_CHECKSUM_FLAG;
+    winent_zst_put32(foot + 5, WINENT_ZST_SEEKABLE_MAGIC);
+
+    WINENT_TRY(winent_outfile_open(&z->file, o->path, err));
+    z->open = 1;
+    return write_header(s, z, err);
 }
