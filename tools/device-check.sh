@@ -10,6 +10,9 @@
 #   WINENT_NCU=1   also profile the 5x5 and 31x31 kernels with ncu
 #   WINENT_QUICK=1 benchmark on the small image (winent-bench gpu --quick)
 #   WINENT_SKIP_ALL=1  run only the gpu-labelled tests, not the whole ctest
+#   WINENT_PIPELINE=1  also time the whole pipeline: in memory on the CPU, one
+#                  GPU and every GPU (winent-bench pipeline), and the .zst
+#                  output against zstd alone on all cores (tools/bench-zst.sh)
 set -u
 OUT=${OUT:-/tmp/winent-out}
 B=${WINENT_BUILD:-build-dev}
@@ -94,6 +97,23 @@ if [ "${WINENT_NCU:-0}" = 1 ] && command -v ncu > /dev/null; then
     done
     grep -E "_kernel|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Theoretical Occupancy|L1/TEX Hit|Issued Ipc|Executed Ipc|Bank|One or More" \
         "$OUT/ncu.txt" | grep -v "^==PROF==" | head -60
+fi
+
+if [ "${WINENT_PIPELINE:-0}" = 1 ]; then
+    stamp "pipeline benches"
+    : > "$OUT/pipeline.txt"
+    NG=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    ALLG=$(seq -s, 0 $((NG - 1)))
+    for d in cpu 0 "$ALLG"; do
+        "$B/tools/winent-bench" pipeline --device "$d" --size 10240x10240 --repeat 3 \
+            >> "$OUT/pipeline.txt" 2>&1
+    done
+    "$B/tools/winent-bench" pipeline --device 0 --size 10240x10240 --window 31 --repeat 3 \
+        >> "$OUT/pipeline.txt" 2>&1
+    [ "$NG" -gt 1 ] && "$B/tools/winent-bench" pipeline --device "$ALLG" --size 10240x10240 \
+        --window 31 --repeat 3 >> "$OUT/pipeline.txt" 2>&1
+    TMPDIR=/tmp sh tools/bench-zst.sh "$B" 10240x10240 "$NPROC" "1 3" > "$OUT/bench-zst.txt" 2>&1
+    cat "$OUT/pipeline.txt" "$OUT/bench-zst.txt"
 fi
 
 stamp done
