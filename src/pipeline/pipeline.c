@@ -139,7 +139,7 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, winent_err *err)
     const uint64_t unit = (uint64_t)p->unit_rows, H = (uint64_t)p->height;
     const uint64_t W = (uint64_t)(p->width > 0 ? p->width : 1);
     /* Enough chunks to keep the stages overlapped, big enough to pay. */
-    uint64_t cap = (p->ngpus ? (uint64_t)64 << 20 : (uint64_t)8 << 20) / W;
+    uint64_t cap = ((uint64_t)8 << 20) / W;
     uint64_t smallest = H < unit ? H : unit;
     if (smallest < 1)
         smallest = 1;
@@ -427,8 +427,10 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char
     p->row_bytes = p->sample * (size_t)p->width;
     WINENT_TRY_GOTO(st, open_sink(p, o, &co, &err));
     p->unit_rows = winent_sink_unit_rows(p->sink);
-    /* Raw output only copies: one encoder is plenty. */
-    p->encoders = p->format == WINENT_FORMAT_RAW ? 1 : p->threads;
+    /* Raw output to a file only copies: one encoder is plenty. In memory,
+     * the copy to the destination is the whole cost of the output stage
+     * and runs at GPU rates: every thread. */
+    p->encoders = p->format == WINENT_FORMAT_RAW && !o->memory_in ? 1 : p->threads;
     p->pinned = p->ngpus > 0;
     WINENT_TRY_GOTO(st, size_chunks(p, o->mem_bytes, &err));
     WINENT_TRY_GOTO(st, make_pools(p, &err));
