@@ -1,0 +1,35 @@
+#!/bin/sh
+# The GPU engine inside the pipeline: --device gpu (every GPU) and each GPU
+# alone give the CPU's bytes, across many chunks (small --mem) and formats.
+. "$WINENT_SRC/tests/cli_lib.sh"
+"$WS" --quiet --device gpu --size 5x5 --dtype u8 "$WINENT_SRC/samples/course-5x5-u8.raw" \
+    "$T/probe.raw" 2>/dev/null || { echo "no usable GPU: skipped"; exit 77; }
+[ -x "$MK" ] || { echo "no winent-mksample: skipped"; exit 77; }
+NG=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 1)
+devices="gpu 0"
+[ "$NG" -gt 1 ] && devices="$devices 1 0,1"
+run_case() { # name mksample-args -- winent-stream-args
+    name=$1; shift
+    mk=""
+    while [ "$1" != "--" ]; do mk="$mk $1"; shift; done
+    shift
+    "$MK" $mk "$T/in.raw"
+    "$WS" --quiet --device cpu "$@" "$T/in.raw" "$T/cpu.zst"
+    for d in $devices; do
+        for mem in 8M 1G; do
+            "$WS" --quiet --device "$d" --mem $mem "$@" "$T/in.raw" "$T/gpu.zst"
+            check "$name, device $d, mem $mem" cmp -s "$T/cpu.zst" "$T/gpu.zst"
+        done
+    done
+}
+run_case "u8 0..15 5x5" --size 3001x2003 --dtype u8 --values 16 --seed 1 -- \
+    --size 3001x2003 --dtype u8 --frame-rows 16
+run_case "u8 landscape 31x31 base 2" --size 2048x1500 --dtype u8 --kind landscape --values 40 --seed 2 -- \
+    --size 2048x1500 --dtype u8 --window 31 --base 2 --frame-rows 16
+run_case "u16 65536 values 5x5" --size 1500x1200 --dtype u16 --values 65536 --seed 3 -- \
+    --size 1500x1200 --dtype u16 --frame-rows 16
+run_case "i32 landscape holes 7x3" --size 999x777 --dtype i32 --kind landscape --values 100000 --holes 0.1 --nodata -5 --seed 4 -- \
+    --size 999x777 --dtype i32 --window 7x3 --nodata -5 --frame-rows 16
+run_case "f32 bins 9x9" --size 1024x900 --dtype f32 --kind landscape --values 1000 --seed 5 -- \
+    --size 1024x900 --dtype f32 --bins 64 --range 0:1000 --window 9 --frame-rows 16
+finish
