@@ -1,1 +1,5 @@
-# tests of the zst area
+# tests of the zst area: the .zst sink and --info
+
+winent_unit_test(test_zst_sink)
+# The test runs the tree's Python reader (tests/zst_read.py).
+target_compile_definitions(test_zst_sink PRIVATE WINENT_TEST_SRC="${PROJECT_SOURCE_DIR}")
