@@ -17,9 +17,9 @@
 #include "harness.h"
 #include "tiles/sink.h"
 
-#define W 37
-#define H 53
-#define R 8 /* rows per frame: 7 frames, the last one 5 rows */
+#define W       37
+#define H       53
+#define R       8 /* rows per frame: 7 frames, the last one 5 rows */
 #define NFRAMES ((H + R - 1) / R)
 
 static char dir[256];
@@ -107,8 +107,8 @@ static winent_status write_map(const char *path, int nenc, int level)
         WINENT_TRY_GOTO(st, winent_sink_encoder_create(s, &enc[i], &err));
     for (int k = 0; k < NFRAMES; k++) {
         int u = order[k], y0 = u * R, rows = y0 + R <= H ? R : H - y0;
-        WINENT_TRY_GOTO(st, winent_sink_encode(enc[k % nenc], u, map + y0 * W, rows, &units[u],
-                                               &err));
+        WINENT_TRY_GOTO(st,
+                        winent_sink_encode(enc[k % nenc], u, map + y0 * W, rows, &units[u], &err));
     }
     for (int u = 0; u < NFRAMES; u++)
         WINENT_TRY_GOTO(st, winent_sink_write(s, u, &units[u], &err));
@@ -211,28 +211,30 @@ static void test_zstd_decodes(const char *path)
 /* The header, read by Python's json module (bare NaN/Infinity refused). */
 static void test_header_json(const char *path)
 {
-    int rc = run(
-        "/usr/bin/python3 '" WINENT_TEST_SRC "/tests/zst_read.py' header '%s' | /usr/bin/python3 -c '"
-        "import json, sys\n"
-        "h = json.load(sys.stdin, parse_constant=lambda c: sys.exit(\"bare \" + c))\n"
-        "g = h[\"georef\"]\n"
-        "want = {\"format\": \"winent-stream/1\", \"width\": %d, \"height\": %d,\n"
-        "  \"dtype\": \"float32\", \"byteorder\": \"little\", \"window\": [7, 3], \"base\": \"2\",\n"
-        "  \"bins\": 16, \"range\": [0, 15.5], \"nodata\": -9999, \"output_nodata\": \"NaN\",\n"
-        "  \"rows_per_frame\": %d, \"frames\": %d,\n"
-        "  \"source\": \"dir/na\\\"me\\\\x\\n.raw\\ufffd\", \"version\": \"%s\"}\n"
-        "for k, v in want.items():\n"
-        "    assert h[k] == v, (k, h[k], v)\n"
-        "assert g[\"epsg\"] == 32633 and g[\"crs\"] == \"EPSG:32633\", g\n"
-        "assert g[\"geotransform\"] == [500000.125, 30.5, 0, 4600000.1, 0, -0.1], g\n"
-        "assert g[\"geokeys\"][-1] == 32633 and len(g[\"geokeys\"]) == 16, g\n"
-        "assert g[\"geodoubles\"] == [6378137.0, 298.257223563], g\n"
-        "assert g[\"geoascii\"] == \"WGS 84 / UTM \\\"33N\\\"|\\u00e9\\u0001|\", g\n"
-        "assert g[\"tiepoints\"] == [0, 0, 0, 500000.125, 4600000.1, 0], g\n"
-        "assert g[\"pixel_scale\"] == [30.5, 0.1, 0], g\n"
-        "assert \"transform\" not in g, g\n"
-        "'",
-        path, W, H, R, NFRAMES, WINENT_VERSION_STRING);
+    int rc =
+        run("/usr/bin/python3 '" WINENT_TEST_SRC
+            "/tests/zst_read.py' header '%s' | /usr/bin/python3 -c '"
+            "import json, sys\n"
+            "h = json.load(sys.stdin, parse_constant=lambda c: sys.exit(\"bare \" + c))\n"
+            "g = h[\"georef\"]\n"
+            "want = {\"format\": \"winent-stream/1\", \"width\": %d, \"height\": %d,\n"
+            "  \"dtype\": \"float32\", \"byteorder\": \"little\", \"window\": [7, 3], \"base\": "
+            "\"2\",\n"
+            "  \"bins\": 16, \"range\": [0, 15.5], \"nodata\": -9999, \"output_nodata\": \"NaN\",\n"
+            "  \"rows_per_frame\": %d, \"frames\": %d,\n"
+            "  \"source\": \"dir/na\\\"me\\\\x\\n.raw\\ufffd\", \"version\": \"%s\"}\n"
+            "for k, v in want.items():\n"
+            "    assert h[k] == v, (k, h[k], v)\n"
+            "assert g[\"epsg\"] == 32633 and g[\"crs\"] == \"EPSG:32633\", g\n"
+            "assert g[\"geotransform\"] == [500000.125, 30.5, 0, 4600000.1, 0, -0.1], g\n"
+            "assert g[\"geokeys\"][-1] == 32633 and len(g[\"geokeys\"]) == 16, g\n"
+            "assert g[\"geodoubles\"] == [6378137.0, 298.257223563], g\n"
+            "assert g[\"geoascii\"] == \"WGS 84 / UTM \\\"33N\\\"|\\u00e9\\u0001|\", g\n"
+            "assert g[\"tiepoints\"] == [0, 0, 0, 500000.125, 4600000.1, 0], g\n"
+            "assert g[\"pixel_scale\"] == [30.5, 0.1, 0], g\n"
+            "assert \"transform\" not in g, g\n"
+            "'",
+            path, W, H, R, NFRAMES, WINENT_VERSION_STRING);
     CHECK(rc == 0, "the header is not the JSON expected (rc %d)", rc);
     CHECK(run("/usr/bin/python3 '" WINENT_TEST_SRC "/tests/zst_read.py' check '%s'", path) == 0,
           "zst_read.py check failed");
@@ -360,7 +362,8 @@ static void test_info(const char *good)
               "assert d[\"decompressed_bytes\"] == %d, d\n"
               "assert d[\"file_bytes\"] == os.path.getsize(sys.argv[2]), d\n"
               "assert d[\"header\"][\"georef\"][\"epsg\"] == 32633, d\n"
-              "assert abs(d[\"ratio\"] - d[\"decompressed_bytes\"] / d[\"compressed_bytes\"]) < 1e-3\n"
+              "assert abs(d[\"ratio\"] - d[\"decompressed_bytes\"] / d[\"compressed_bytes\"]) < "
+              "1e-3\n"
               "' '%s' '%s'",
               NFRAMES, W, W * H * 4, descr, good) == 0,
           "--info output is not the JSON expected: %s", out);
@@ -371,8 +374,8 @@ static void test_info(const char *good)
     /* Damaged copies, each refused with an input error and a reason. */
     struct {
         const char *name;
-        size_t off;   /* byte to flip (SIZE_MAX: none) */
-        size_t len;   /* bytes kept */
+        size_t off; /* byte to flip (SIZE_MAX: none) */
+        size_t len; /* bytes kept */
     } cases[] = {
         {"truncated", SIZE_MAX, n - 1},
         {"no_table", SIZE_MAX, n - 200},

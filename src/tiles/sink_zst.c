@@ -20,9 +20,9 @@ typedef struct zst_sink {
     int open;            /* file holds a temporary that abort must remove */
     int level;
     int frame_rows;
-    uint32_t nframes;    /* data frames (the header frame not counted) */
-    uint32_t next;       /* next data frame the writer expects */
-    uint8_t *table;      /* owned: seek table frame, entries filled as frames come */
+    uint32_t nframes; /* data frames (the header frame not counted) */
+    uint32_t next;    /* next data frame the writer expects */
+    uint8_t *table;   /* owned: seek table frame, entries filled as frames come */
     size_t table_size;
 } zst_sink;
 
@@ -85,8 +85,8 @@ static winent_status zst_encode(winent_sink *s, void *state, int64_t index, cons
     zst_encoder *e = state;
     if (index < 0 || index >= z->nframes || (uint32_t)nrows != frame_rows_of(s, (uint32_t)index))
         return WINENT_ERR(err, WINENT_ERR_INTERNAL,
-                          ".zst frame %lld: %d rows, not the frame's own band",
-                          (long long)index, nrows);
+                          ".zst frame %lld: %d rows, not the frame's own band", (long long)index,
+                          nrows);
     size_t n = (size_t)s->opts.width * (size_t)nrows * 4;
     const void *src = rows;
 #if HOST_IS_BIG_ENDIAN
@@ -221,8 +221,8 @@ static int json_georef(winent_bytes *b, const winent_georef *g)
         sep = ",\n    ";
     }
     if (g->geoascii) {
-        bad |= winent_zst_printf(b, "%s\"geoascii\": ", sep) ||
-               winent_zst_json_string(b, g->geoascii);
+        bad |=
+            winent_zst_printf(b, "%s\"geoascii\": ", sep) || winent_zst_json_string(b, g->geoascii);
         sep = ",\n    ";
     }
     if (g->n_tiepoints > 0) {
@@ -269,8 +269,8 @@ static int json_header(winent_bytes *b, const winent_sink *s, const zst_sink *z)
     bad |= winent_zst_printf(b, ",\n  \"nodata\": ");
     bad |= c->has_nodata ? winent_zst_json_double(b, c->nodata) : winent_zst_printf(b, "null");
     /* The map marks "no value" with NaN (a nodata centre pixel). */
-    bad |= winent_zst_printf(b, ",\n  \"output_nodata\": %s",
-                             o->nodata_in_play ? "\"NaN\"" : "null");
+    bad |=
+        winent_zst_printf(b, ",\n  \"output_nodata\": %s", o->nodata_in_play ? "\"NaN\"" : "null");
     bad |= winent_zst_printf(b, ",\n  \"rows_per_frame\": %d,\n  \"frames\": %u,\n  \"source\": ",
                              z->frame_rows, z->nframes);
     bad |= winent_zst_json_string(b, o->source_name ? o->source_name : "");
@@ -290,8 +290,10 @@ static winent_status write_header(winent_sink *s, zst_sink *z, winent_err *err)
         goto fail;
     }
     if (b.size > WINENT_ZST_MAX_HEADER) {
-        st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the georeferencing is too large for a .zst "
-                        "header (%zu bytes)", s->opts.path, b.size);
+        st = WINENT_ERR(err, WINENT_ERR_INPUT,
+                        "%s: the georeferencing is too large for a .zst "
+                        "header (%zu bytes)",
+                        s->opts.path, b.size);
         goto fail;
     }
     winent_zst_put32(skip, WINENT_ZST_HEADER_MAGIC);
@@ -325,8 +327,7 @@ winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
     s->impl = z; /* freed by winent_sink_free from here on */
 
     if (o->width < 1 || o->height < 1)
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, ".zst: empty image %dx%d", o->width,
-                          o->height);
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, ".zst: empty image %dx%d", o->width, o->height);
     z->level = o->level != 0 ? o->level : WINENT_ZST_DEFAULT_LEVEL;
     if (z->level < ZSTD_minCLevel() || z->level > ZSTD_maxCLevel())
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--level %d: zstd levels go from %d to %d",
@@ -336,8 +337,10 @@ winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
      * options and the width alone. */
     uint64_t row_bytes = (uint64_t)o->width * 4;
     if (row_bytes > WINENT_ZST_MAX_FRAME_BYTES)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "%s: %d pixels is too wide for a .zst frame; "
-                          "write a .tif or raw output", o->path, o->width);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s: %d pixels is too wide for a .zst frame; "
+                          "write a .tif or raw output",
+                          o->path, o->width);
     uint64_t fr = o->frame_rows > 0 ? (uint64_t)o->frame_rows : 1;
     if (fr * row_bytes > WINENT_ZST_MAX_FRAME_BYTES)
         fr = WINENT_ZST_MAX_FRAME_BYTES / row_bytes;
@@ -346,8 +349,10 @@ winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
     z->frame_rows = (int)fr;
     uint64_t nframes = ((uint64_t)o->height + fr - 1) / fr;
     if (nframes + 1 > WINENT_ZST_MAX_FRAMES)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "%s: %llu frames is too many for a .zst seek "
-                          "table; give more rows per frame", o->path, (unsigned long long)nframes);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s: %llu frames is too many for a .zst seek "
+                          "table; give more rows per frame",
+                          o->path, (unsigned long long)nframes);
     z->nframes = (uint32_t)nframes;
     s->unit_rows = z->frame_rows;
 

@@ -31,18 +31,18 @@
 
 #define WINENT_ZST_FORMAT_NAME "winent-stream/1"
 
-#define WINENT_ZST_HEADER_MAGIC 0x184D2A50u   /* skippable frame, nibble 0 */
-#define WINENT_ZST_SEEK_MAGIC 0x184D2A5Eu     /* skippable frame, nibble E */
+#define WINENT_ZST_HEADER_MAGIC   0x184D2A50u /* skippable frame, nibble 0 */
+#define WINENT_ZST_SEEK_MAGIC     0x184D2A5Eu /* skippable frame, nibble E */
 #define WINENT_ZST_SEEKABLE_MAGIC 0x8F92EAB1u /* last 4 bytes of the file */
-#define WINENT_ZST_FRAME_MAGIC 0xFD2FB528u    /* a zstd frame */
-#define WINENT_ZST_SKIP_HEADER 8u             /* magic + size */
-#define WINENT_ZST_FOOTER 9u                  /* frames u32, descriptor, magic */
-#define WINENT_ZST_ENTRY 12u                  /* with checksums */
-#define WINENT_ZST_CHECKSUM_FLAG 0x80u
+#define WINENT_ZST_FRAME_MAGIC    0xFD2FB528u /* a zstd frame */
+#define WINENT_ZST_SKIP_HEADER    8u          /* magic + size */
+#define WINENT_ZST_FOOTER         9u          /* frames u32, descriptor, magic */
+#define WINENT_ZST_ENTRY          12u         /* with checksums */
+#define WINENT_ZST_CHECKSUM_FLAG  0x80u
 
 /* Limits of the seekable format's reference reader: frames beyond them are
  * not read back by it, so the writer never makes them. */
-#define WINENT_ZST_MAX_FRAMES 0x8000000u
+#define WINENT_ZST_MAX_FRAMES      0x8000000u
 #define WINENT_ZST_MAX_FRAME_BYTES 0x40000000u
 
 /* The header JSON is small (georeferencing included); a larger one is not

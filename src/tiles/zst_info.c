@@ -59,8 +59,8 @@ static int parse_string(json_in *j, const char **s, size_t *n)
             if (++j->p >= j->end)
                 return -1;
             if (*j->p == 'u') {
-                if (j->end - j->p < 5 || !is_hex(j->p[1]) || !is_hex(j->p[2]) ||
-                    !is_hex(j->p[3]) || !is_hex(j->p[4]))
+                if (j->end - j->p < 5 || !is_hex(j->p[1]) || !is_hex(j->p[2]) || !is_hex(j->p[3]) ||
+                    !is_hex(j->p[4]))
                     return -1;
                 j->p += 5;
             } else if (strchr("\"\\/bfnrt", *j->p) && *j->p) {
@@ -298,8 +298,7 @@ static winent_status check_frames(info_file *f, const header_facts *h, uint32_t 
         winent_status st = read_at(f, fh, n, off);
         if (st != WINENT_OK)
             return st;
-        if (winent_zst_get32(fh) != WINENT_ZST_FRAME_MAGIC ||
-            ZSTD_getFrameContentSize(fh, n) != d)
+        if (winent_zst_get32(fh) != WINENT_ZST_FRAME_MAGIC || ZSTD_getFrameContentSize(fh, n) != d)
             return bad(f, "the seek table does not match the zstd frames");
         off += c;
         *csum += c;
@@ -370,8 +369,8 @@ static winent_status info_run(info_file *f, FILE *out)
         st = bad(f, "the seek table does not list the header's frames");
         goto fail;
     }
-    uint64_t tsize = WINENT_ZST_SKIP_HEADER + (uint64_t)nentries * WINENT_ZST_ENTRY +
-                     WINENT_ZST_FOOTER;
+    uint64_t tsize =
+        WINENT_ZST_SKIP_HEADER + (uint64_t)nentries * WINENT_ZST_ENTRY + WINENT_ZST_FOOTER;
     if (tsize > f->size - sizeof b8 - jlen) {
         st = bad(f, "the seek table is truncated");
         goto fail;
@@ -413,9 +412,9 @@ static winent_status info_run(info_file *f, FILE *out)
                                "  \"ratio\": %.3f,\n  \"checksums\": true,\n"
                                "  \"seek_table\": \"zstd seekable format, %u entries "
                                "(header frame first)\"\n}\n",
-                               nentries - 1, (unsigned long long)f->size,
-                               (unsigned long long)csum, (unsigned long long)dsum,
-                               csum ? (double)dsum / (double)csum : 0.0, nentries);
+                               nentries - 1, (unsigned long long)f->size, (unsigned long long)csum,
+                               (unsigned long long)dsum, csum ? (double)dsum / (double)csum : 0.0,
+                               nentries);
     if (e) {
         snprintf(f->msg, f->msg_len, "out of memory");
         st = WINENT_ERR_INTERNAL;
