@@ -38,7 +38,7 @@ void cli_print_help(FILE *f)
         "\n"
         "Output:\n"
         "  --format F          zst, tif or raw (default: from the output name)\n"
-        "  --level L           zstd level, -7..22 (default 1)\n"
+        "  --level L           zstd level, -7..22 (default 2 for .zst)\n"
         "  --frame-rows N      rows per .zst frame (default: about 4 MiB of floats)\n"
         "  --tile N            GeoTIFF tile side, multiple of 16 (default 512)\n"
         "  --compress C        GeoTIFF compression: zstd, deflate, lzw or none (default zstd)\n"

@@ -54,7 +54,7 @@
 #define WINENT_ZST_EMPTY_CHECKSUM 0x51D8E999u
 
 /* Used when the options say 0 ("the library's default"). */
-#define WINENT_ZST_DEFAULT_LEVEL 1
+#define WINENT_ZST_DEFAULT_LEVEL 2
 
 static inline uint32_t winent_zst_get32(const uint8_t *p)
 {
