@@ -230,6 +230,16 @@ static const tcase cases[] = {
     {"f64 bins 256 NaN nodata", WINENT_F64, 5, 5, WINENT_BASE_10, 256, -1, 1, 1, 0.5, GEN_RANDOM, 0, 0, 0.03, 97, 83, 17},
     {"f64 bins 100000 landscape", WINENT_F64, 5, 5, WINENT_BASE_E, 100000, 0, 1, 0, 0, GEN_LANDSCAPE, 0, 0, 0.01, 97, 83, 17},
     {"u16 255x255 global hash", WINENT_U16, 255, 255, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 65536, 0, 0, 280, 260, 130},
+    /* pack16 (codes < 16, kx * ky <= 31): several warps' strips, every
+     * radius, a bin holding the whole window, rows and columns alone. */
+    {"pack16 u8 0..15 5x5 wide", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 301, 77, 19},
+    {"pack16 u8 0..1 5x5 base2", WINENT_U8, 5, 5, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 2, 0, 0, 150, 60, 13},
+    {"pack16 u8 0..15 7x3 base10", WINENT_U8, 7, 3, WINENT_BASE_10, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 131, 70, 11},
+    {"pack16 u8 0..15 3x9", WINENT_U8, 3, 9, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 16, 0, 0, 97, 83, 17},
+    {"pack16 u8 0..15 15x1", WINENT_U8, 15, 1, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 97, 40, 9},
+    {"pack16 u8 0..15 1x15", WINENT_U8, 1, 15, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 70, 97, 20},
+    {"pack16 u8 0..15 1x1", WINENT_U8, 1, 1, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 40, 30, 7},
+    {"pack16 u8 0..15 11x1 (kx 11)", WINENT_U8, 11, 1, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 16, 0, 0, 33, 20, 5},
     {"narrow 1 column", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 1, 50, 7},
     {"one row", WINENT_U16, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, 0, 0, 200, 1, 1},
 };

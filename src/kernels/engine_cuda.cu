@@ -69,6 +69,8 @@ struct winent_gpu_engine {
     int threads;      /* block size of the window kernel */
     size_t smem;      /* dynamic shared memory of the window kernel */
     int ws_threads;   /* hash-global: threads that have a table */
+    int pack16;       /* 8-bit plane, kx * ky <= 31, ky <= 15, kx <= 15: pack16
+                         replaces the 16-code smem kernel */
     char path_name[64];
 };
 
@@ -126,6 +128,20 @@ static const void *window_fn(const winent_gpu_engine *e, bool small)
               : (const void *)hash_kernel<uint32_t, true, false>;
 }
 
+static const void *pack16_fn(int rx)
+{
+    switch (rx) {
+    case 0: return (const void *)pack16_kernel<0>;
+    case 1: return (const void *)pack16_kernel<1>;
+    case 2: return (const void *)pack16_kernel<2>;
+    case 3: return (const void *)pack16_kernel<3>;
+    case 4: return (const void *)pack16_kernel<4>;
+    case 5: return (const void *)pack16_kernel<5>;
+    case 6: return (const void *)pack16_kernel<6>;
+    default: return (const void *)pack16_kernel<7>;
+    }
+}
+
 /* Pick the code plane and the window kernel from the plan alone, so every
  * chunk of a job runs the same code. */
 static void choose_layout(winent_gpu_engine *e)
@@ -156,8 +172,10 @@ static void choose_layout(winent_gpu_engine *e)
         e->cnt_bytes = p->nmax <= 255 ? 1 : 2;
         e->threads = 128;
         e->smem = (size_t)256 * (size_t)e->cnt_bytes * (size_t)e->threads;
+        e->pack16 = e->plane_bytes == 1 && p->nmax <= 31 && p->ky <= 15 && p->kx <= 15;
         snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d%s", 8 * e->plane_bytes,
-                 8 * e->cnt_bytes, e->plane_bytes == 1 ? "/16|256" : "");
+                 8 * e->cnt_bytes,
+                 e->plane_bytes == 1 ? (e->pack16 ? "/pack16|256" : "/16|256") : "");
         return;
     }
     int bits = 4;
@@ -259,10 +277,23 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
                                                  dim3(256), margs, 0, s->stream));
             CUDA_TRY(e->device, cudaGetLastError());
             d_max = s->d_max;
-            size_t small_smem = e->smem / 16;
-            void *args[] = {&wp, &d_max};
-            CUDA_TRY(e->device, cudaLaunchKernel(window_fn(e, true), dim3(grid), dim3(e->threads),
-                                                 args, small_smem, s->stream));
+            if (e->pack16) {
+                /* Warp tiles: strips of 32 - 2 rx output columns. */
+                win_params pp = wp;
+                int ow = 32 - 2 * p->rx;
+                pp.tiles_x = (W + ow - 1) / ow;
+                pp.tiles = pp.tiles_x * ((rows + wp.th - 1) / wp.th);
+                int pgrid = (int)std::min<long>(((long)pp.tiles + 3) / 4, (long)e->sms * 16);
+                void *args[] = {&pp, &d_max};
+                CUDA_TRY(e->device, cudaLaunchKernel(pack16_fn(p->rx), dim3(pgrid), dim3(128),
+                                                     args, 0, s->stream));
+            } else {
+                size_t small_smem = e->smem / 16;
+                void *args[] = {&wp, &d_max};
+                CUDA_TRY(e->device, cudaLaunchKernel(window_fn(e, true), dim3(grid),
+                                                     dim3(e->threads), args, small_smem,
+                                                     s->stream));
+            }
             CUDA_TRY(e->device, cudaGetLastError());
         }
         void *args[] = {&wp, &d_max};

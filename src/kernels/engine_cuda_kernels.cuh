@@ -236,6 +236,134 @@ __global__ void smem_kernel(const win_params p, const unsigned *maxcode)
     }
 }
 
+/* ---- pack16: codes < 16, windows of at most 31 pixels ------------------- */
+
+/* Register-packed counts, no per-pixel histogram updates. Each lane of a
+ * warp owns one input column x and slides down; its column pack C holds the
+ * counts of the ky codes of column x in the window rows as 16 nibbles
+ * (C = sum 16^v c_v, exact as a 64-bit integer, every nibble <= ky <= 15).
+ * Per row C gets +16^in - 16^out (two 64-bit shifts), then is split into
+ * byte lanes, bins in pairs (2k, 2k+1):
+ *     A byte k = 8 * (c_2k + c_2k+1),   O byte k = c_2k+1,
+ * and the window's bytes are the sums of kx neighbouring lanes' A and O
+ * (warp shuffles; every sum <= 8 * kx * ky <= 248, no carries). Bytes
+ * (A_k, O_k) side by side read as a 16-bit number 8 * (e + 33 o): the byte
+ * offset of pt[e + 33 o] = T[e] + T[o], so each pair of bins costs one PRMT,
+ * one extract and one 64-bit shared load (the 33 spreads nearby (e, o) over
+ * the banks). S = sum over 8 pairs, D = T[n] - S: the same exact int64 as
+ * any other counting, then winent_finish. A warp of 32 lanes writes the
+ * 32 - 2 rx middle ones. */
+#define PACK16_PT 1024 /* e + 33 o < 1024 for e + o <= 31 */
+
+KHD uint32_t pack16_pair(uint32_t a, uint32_t o, uint32_t sel)
+{
+#if defined(__CUDA_ARCH__)
+    return __byte_perm(a, o, sel);
+#else
+    uint64_t x = (uint64_t)a | ((uint64_t)o << 32);
+    uint32_t r = 0;
+    for (int i = 0; i < 4; i++)
+        r |= (uint32_t)((x >> (8 * ((sel >> (4 * i)) & 7))) & 0xFF) << (8 * i);
+    return r;
+#endif
+}
+
+/* Column pack -> (A, O) words of the low or high 32 bits. */
+KHD void pack16_split(uint32_t c, uint32_t *a, uint32_t *o)
+{
+    uint32_t od = (c >> 4) & 0x0F0F0F0Fu, ev = c & 0x0F0F0F0Fu;
+    *o = od;
+    *a = (ev + od) << 3;
+}
+
+/* S = sum over the 8 pairs of T[e] + T[o], from the window's A and O words. */
+KHD long long pack16_sum(const long long *pt, uint32_t alo, uint32_t olo, uint32_t ahi,
+                         uint32_t ohi)
+{
+    const char *b = (const char *)pt;
+    uint32_t l0 = pack16_pair(alo, olo, 0x5140), l1 = pack16_pair(alo, olo, 0x7362);
+    uint32_t l2 = pack16_pair(ahi, ohi, 0x5140), l3 = pack16_pair(ahi, ohi, 0x7362);
+    long long s0 = *(const long long *)(b + (l0 & 0xFFFFu)) + *(const long long *)(b + (l0 >> 16));
+    long long s1 = *(const long long *)(b + (l1 & 0xFFFFu)) + *(const long long *)(b + (l1 >> 16));
+    long long s2 = *(const long long *)(b + (l2 & 0xFFFFu)) + *(const long long *)(b + (l2 >> 16));
+    long long s3 = *(const long long *)(b + (l3 & 0xFFFFu)) + *(const long long *)(b + (l3 >> 16));
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* pt[e + 33 o] = T[e] + T[o] where e + o <= nmax, else 0 (never read). */
+KHD long long pack16_pt_entry(const long long *t, int nmax, int i)
+{
+    int e = i % 33, o = i / 33;
+    return e + o <= nmax ? t[e] + t[o] : 0;
+}
+
+/* Launched (with the 256-code smem kernel) for 8-bit planes when
+ * kx * ky <= 31, ky <= 15, kx <= 15; returns at once unless the chunk's
+ * largest code is below 16. Tiles are per warp: tiles_x strips of
+ * 32 - 2 RX output columns times segments of th rows. */
+template <int RX>
+__global__ void __launch_bounds__(128) pack16_kernel(const win_params p, const unsigned *maxcode)
+{
+    __shared__ long long pt[PACK16_PT];
+    __shared__ long long tn[32];
+    if (*maxcode >= 16u)
+        return;
+    const int ry = p.ry, nmax = (2 * RX + 1) * (2 * ry + 1);
+    for (int i = threadIdx.x; i < PACK16_PT; i += blockDim.x)
+        pt[i] = pack16_pt_entry(p.t, nmax, i);
+    if (threadIdx.x < 32)
+        tn[threadIdx.x] = (int)threadIdx.x <= nmax ? p.t[threadIdx.x] : 0;
+    __syncthreads();
+    constexpr int OW = 32 - 2 * RX;
+    const int lane = threadIdx.x & 31;
+    const int nwarps = (gridDim.x * blockDim.x) >> 5;
+    const int W = p.W, H = p.H;
+    const uint8_t *plane = (const uint8_t *)p.plane;
+    for (int tile = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; tile < p.tiles;
+         tile += nwarps) {
+        const int cx = tile % p.tiles_x, seg = tile / p.tiles_x;
+        const int x = cx * OW - RX + lane;
+        const int ya = p.y0 + seg * p.th, yb = min(p.y1, ya + p.th);
+        const bool colok = x >= 0 && x < W;
+        const bool outlane = colok && lane >= RX && lane < 32 - RX;
+        const uint8_t *col = plane + (colok ? x : 0);
+        unsigned long long C = 0;
+        if (colok) {
+            const int wy0 = max(0, ya - ry), wy1 = min(H - 1, ya + ry);
+            for (int yy = wy0; yy <= wy1; yy++)
+                C += 1ull << (4 * __ldg(col + (size_t)(yy - p.in_y0) * W));
+        }
+        const int ncols = min(W - 1, x + RX) - max(0, x - RX) + 1;
+        for (int y = ya;;) {
+            uint32_t alo, olo, ahi, ohi;
+            pack16_split((uint32_t)C, &alo, &olo);
+            pack16_split((uint32_t)(C >> 32), &ahi, &ohi);
+            uint32_t sa = alo, so = olo, ta = ahi, to = ohi;
+#pragma unroll
+            for (int d = 1; d <= RX; d++) {
+                sa += __shfl_down_sync(0xFFFFFFFFu, alo, d) + __shfl_up_sync(0xFFFFFFFFu, alo, d);
+                so += __shfl_down_sync(0xFFFFFFFFu, olo, d) + __shfl_up_sync(0xFFFFFFFFu, olo, d);
+                ta += __shfl_down_sync(0xFFFFFFFFu, ahi, d) + __shfl_up_sync(0xFFFFFFFFu, ahi, d);
+                to += __shfl_down_sync(0xFFFFFFFFu, ohi, d) + __shfl_up_sync(0xFFFFFFFFu, ohi, d);
+            }
+            if (outlane) {
+                long long s = pack16_sum(pt, sa, so, ta, to);
+                int n = ncols * (min(H - 1, y + ry) - max(0, y - ry) + 1);
+                p.out[(size_t)(y - p.y0) * W + x] = winent_finish((int64_t)(tn[n] - s), n);
+            }
+            if (++y >= yb)
+                break;
+            if (colok) {
+                const int yout = y - ry - 1, yin = y + ry;
+                if (yin < H)
+                    C += 1ull << (4 * __ldg(col + (size_t)(yin - p.in_y0) * W));
+                if (yout >= 0)
+                    C -= 1ull << (4 * __ldg(col + (size_t)(yout - p.in_y0) * W));
+            }
+        }
+    }
+}
+
 /* The largest byte of an 8-bit code plane, into *out (zeroed before). */
 __global__ void maxcode_kernel(const uint8_t *__restrict__ plane, size_t count, unsigned *out)
 {
