@@ -1,1 +1,5 @@
-# tests of the tools area
+# tests of the tools area: test rasters, the CPU engine against the
+# reference, scikit-image against the CLI.
+winent_unit_test(test_engine_random)
+winent_sh_test(test_mksample test_mksample.sh)
+winent_sh_test(test_skimage test_skimage.sh)

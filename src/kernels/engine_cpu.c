@@ -1,3 +1,27 @@
+/*
+ * engine_cpu.c - the fast CPU engine.
+ *
+ * Each output row slides its own window histogram left to right: build it
+ * once at the row's first column, then per step remove the column leaving
+ * and add the column entering (2 * ky updates), keeping S = sum of T[count]
+ * exact in int64 through the du table, so any update order gives the bits
+ * of the reference. Four rows slide in lockstep with four histograms: their
+ * updates are independent, which hides the store-to-load latency of one
+ * histogram's counts behind the others.
+ *
+ * Nodata never branches: every code in play has a bin, nodata included (the
+ * "sentinel" bin), and at each pixel n = area - count[sentinel] and
+ * S_valid = S - T[count[sentinel]], both exact.
+ *
+ * Codes come in the narrowest type that holds them:
+ *  - u8/i8/u16/i16 with distinct values: the samples themselves (their bit
+ *    patterns are a relabelling of the codes, and entropy only sees which
+ *    pixels are equal); the sentinel is the nodata bit pattern;
+ *  - other plans with fewer than 65536 codes: codes narrowed to 8 or 16 bits
+ *    with sentinel = ncodes (65536 codes: 32 bits);
+ *  - more codes (32-bit integers, huge --bins): tiles whose codes are
+ *    renumbered densely through a hash table, sentinel = region size.
+ */
 #include "engine_cpu.h"
 
 #include <math.h>
@@ -12,149 +36,204 @@
 #define REMAP_TILE_W 256
 #define REMAP_TILE_H 64
 
+/* Rows sliding in lockstep, each with its own histogram. */
+#define LANES 4
+
+typedef enum code_kind {
+    CODES_SAMPLES8,  /* the 8-bit samples, read in place */
+    CODES_SAMPLES16, /* the 16-bit samples, read in place when aligned */
+    CODES_NARROW8,   /* plan codes narrowed to uint8 */
+    CODES_NARROW16,  /* plan codes narrowed to uint16 */
+    CODES_WIDE32,    /* plan codes as uint32 (exactly 65536 codes) */
+    CODES_REMAP      /* plan codes as uint32, renumbered per tile */
+} code_kind;
+
 typedef struct thread_scratch {
-    uint16_t *hist;      /* direct: ncodes counts; remap: region counts */
-    uint32_t *ids;       /* remap: dense ids of the block's region */
-    uint32_t *keys;      /* remap: hash keys, WINENT_NODATA_CODE = empty */
-    uint32_t *vals;      /* remap: hash values (dense ids) */
-    uint32_t *slots;     /* remap: slot of each dense id, to clear after use */
+    uint16_t *hist[LANES]; /* owned: hist_len counts each, all zero between uses */
+    uint32_t *row;         /* owned: plan codes of one input row (narrowing) */
+    uint32_t *ids;         /* remap: dense ids of the tile's region */
+    uint32_t *keys;        /* remap: hash keys, WINENT_NODATA_CODE = empty */
+    uint32_t *vals;        /* remap: hash values (dense ids) */
+    uint32_t *slots;       /* remap: slot of each dense id, to clear after use */
     unsigned hash_bits;
 } thread_scratch;
 
 struct winent_cpu_engine {
-    const winent_plan *plan;    /* borrowed */
+    const winent_plan *plan; /* borrowed */
     int threads;
     int max_width, max_in_rows;
-    uint32_t *codes;            /* owned: codes of the chunk's input rows */
-    size_t region_max;          /* remap: most pixels of a block's region */
-    thread_scratch *scratch;    /* owned: one per thread */
+    code_kind kind;
+    int can_nodata;          /* some pixel may be nodata or NaN */
+    size_t hist_len;         /* bins of each histogram, sentinel included */
+    void *codes;             /* owned: the chunk's codes (all but CODES_SAMPLES*) */
+    size_t region_max;       /* remap: most pixels of a tile's region */
+    thread_scratch *scratch; /* owned: one per thread */
 };
 
-/* A 2D view of codes: at(y, x) = base[(y - oy) * stride + (x - ox)]. */
-typedef struct code_view {
-    const uint32_t *base;
-    size_t stride;
+/* Where a kernel finds its codes and puts its floats. Image coordinates:
+ * code (y, x) is at base[(y - oy) * stride + (x - ox)]. */
+typedef struct slide_job {
+    const void *base;
+    size_t stride; /* in codes */
     int ox, oy;
-} code_view;
-
-static inline const uint32_t *view_at(const code_view *v, int y, int x)
-{
-    return v->base + (size_t)(y - v->oy) * v->stride + (size_t)(x - v->ox);
-}
-
-/* The sliding window's histogram and its running sums. */
-typedef struct window_state {
-    uint16_t *h;
-    const int64_t *du;
-    int64_t s; /* sum over codes of T[count] */
-    int n;     /* pixels counted */
-} window_state;
-
-static inline void win_add(window_state *w, uint32_t v)
-{
-    if (v == WINENT_NODATA_CODE)
-        return;
-    unsigned c = w->h[v];
-    w->h[v] = (uint16_t)(c + 1);
-    w->s += w->du[c];
-    w->n++;
-}
-
-static inline void win_remove(window_state *w, uint32_t v)
-{
-    if (v == WINENT_NODATA_CODE)
-        return;
-    unsigned c = w->h[v];
-    w->h[v] = (uint16_t)(c - 1);
-    w->s -= w->du[c - 1];
-    w->n--;
-}
-
-/* Replace one pixel by another (a no-op when the codes are equal). */
-static inline void win_swap(window_state *w, uint32_t out, uint32_t in)
-{
-    if (out == in)
-        return;
-    win_remove(w, out);
-    win_add(w, in);
-}
+    int W, H, rx, ry;
+    const int64_t *t, *du;
+    uint32_t sent;  /* sentinel code */
+    int has_sent;   /* 0: no pixel is nodata, skip the sentinel arithmetic */
+    float *out;
+    size_t out_stride;
+    int out_y0;
+} slide_job;
 
 static inline int imax(int a, int b) { return a > b ? a : b; }
 static inline int imin(int a, int b) { return a < b ? a : b; }
 
-/* Serpentine over output rows [ya, yb) x columns [xa, xb): build the first
- * window, then slide one column at a time along a row and one row at a time
- * at the row's end. `hist` must be all zero; it is left all zero. */
-static void run_block(const winent_plan *p, const code_view *v, int W, int H, int ya, int yb, int xa,
-                      int xb, float *out, size_t out_stride, int out_y0, uint16_t *hist)
+/* The pixel's value from the window's S and the sentinel's count. */
+static inline float emit(const slide_job *j, int64_t s, uint16_t cs, int area, int centre_is_sent)
 {
-    const int rx = p->rx, ry = p->ry;
-    const int64_t *t = p->t;
-    window_state w = {hist, p->du, 0, 0};
-    int x = xa, y = ya, dir = 1;
-    int wy0 = imax(0, y - ry), wy1 = imin(H - 1, y + ry);
+    if (centre_is_sent)
+        return NAN;
+    int n = area - cs;
+    return winent_finish(j->t[n] - (s - j->t[cs]), n);
+}
 
-    for (int yy = wy0; yy <= wy1; yy++)
-        for (int xx = imax(0, x - rx); xx <= imin(W - 1, x + rx); xx++)
-            win_add(&w, *view_at(v, yy, xx));
+/* Emit column x of every lane, then step each lane's window to x + 1 with
+ * whichever of the leaving and entering columns lie inside the image. */
+#define EDGE_STEP(T)                                                                           \
+    do {                                                                                       \
+        int kw_ = imin(W - 1, x + rx) - imax(0, x - rx) + 1;                                   \
+        for (int g = 0; g < lanes; g++) {                                                      \
+            uint16_t *h = hist[g];                                                             \
+            orow[g][x] = emit(j, s[g], has_sent ? h[sent] : 0, kh[g] * kw_,                    \
+                              has_sent && crow[g][x] == sent);                                 \
+            if (x + 1 >= xb)                                                                   \
+                continue;                                                                      \
+            int64_t acc = s[g];                                                                \
+            for (int k = 0; k < kh[g]; k++) {                                                  \
+                const T *r = top[g] + (size_t)k * st;                                          \
+                if (x - rx >= 0) {                                                             \
+                    unsigned c = h[r[x - rx]] - 1u;                                            \
+                    h[r[x - rx]] = (uint16_t)c;                                                \
+                    acc -= du[c];                                                              \
+                }                                                                              \
+                if (x + rx + 1 < W) {                                                          \
+                    unsigned c = h[r[x + rx + 1]];                                             \
+                    h[r[x + rx + 1]] = (uint16_t)(c + 1);                                      \
+                    acc += du[c];                                                              \
+                }                                                                              \
+            }                                                                                  \
+            s[g] = acc;                                                                        \
+        }                                                                                      \
+    } while (0)
 
-    for (;;) {
-        float *orow = out + (size_t)(y - out_y0) * out_stride;
-        for (;;) {
-            uint32_t centre = *view_at(v, y, x);
-            orow[x] = centre == WINENT_NODATA_CODE ? NAN : winent_finish(t[w.n] - w.s, w.n);
-            int nx = x + dir;
-            if (nx < xa || nx >= xb)
-                break;
-            /* Column leaving and column entering the window. */
-            int xout = dir > 0 ? x - rx : x + rx;
-            int xin = dir > 0 ? x + rx + 1 : x - rx - 1;
-            int rows = wy1 - wy0 + 1;
-            if (xout >= 0 && xout < W && xin >= 0 && xin < W) {
-                const uint32_t *po = view_at(v, wy0, xout), *pi = view_at(v, wy0, xin);
-                for (int k = 0; k < rows; k++, po += v->stride, pi += v->stride)
-                    win_swap(&w, *po, *pi);
-            } else if (xout >= 0 && xout < W) {
-                const uint32_t *po = view_at(v, wy0, xout);
-                for (int k = 0; k < rows; k++, po += v->stride)
-                    win_remove(&w, *po);
-            } else if (xin >= 0 && xin < W) {
-                const uint32_t *pi = view_at(v, wy0, xin);
-                for (int k = 0; k < rows; k++, pi += v->stride)
-                    win_add(&w, *pi);
-            }
-            x = nx;
-        }
-        if (y + 1 >= yb)
-            break;
-        /* Move down: row y - ry leaves, row y + ry + 1 enters. */
-        int wx0 = imax(0, x - rx), wx1 = imin(W - 1, x + rx);
-        int yout = y - ry, yin = y + ry + 1;
-        if (yout >= 0 && yin < H) {
-            const uint32_t *po = view_at(v, yout, wx0), *pi = view_at(v, yin, wx0);
-            for (int k = 0; k <= wx1 - wx0; k++)
-                win_swap(&w, po[k], pi[k]);
-        } else if (yout >= 0) {
-            const uint32_t *po = view_at(v, yout, wx0);
-            for (int k = 0; k <= wx1 - wx0; k++)
-                win_remove(&w, po[k]);
-        } else if (yin < H) {
-            const uint32_t *pi = view_at(v, yin, wx0);
-            for (int k = 0; k <= wx1 - wx0; k++)
-                win_add(&w, pi[k]);
-        }
-        y++;
-        wy0 = imax(0, y - ry);
-        wy1 = imin(H - 1, y + ry);
-        dir = -dir;
+/* Steps through the interior columns [x, xr): emit, then remove the column
+ * leaving and add the column entering, in NL lanes of KH rows each. */
+#define INTERIOR(T, NL, KH)                                                                    \
+    for (; x < xr; x++) {                                                                      \
+        for (int g = 0; g < (NL); g++) {                                                       \
+            uint16_t *h = hist[g];                                                             \
+            orow[g][x] = emit(j, s[g], has_sent ? h[sent] : 0, kh[g] * kw,                     \
+                              has_sent && crow[g][x] == sent);                                 \
+        }                                                                                      \
+        for (int g = 0; g < (NL); g++) {                                                       \
+            uint16_t *h = hist[g];                                                             \
+            const T *po = top[g] + (x - rx), *pi = top[g] + (x + rx + 1);                      \
+            int64_t acc = s[g];                                                                \
+            for (int k = 0; k < (KH); k++) {                                                   \
+                T vo = po[(size_t)k * st], vi = pi[(size_t)k * st];                            \
+                unsigned co = h[vo] - 1u;                                                      \
+                h[vo] = (uint16_t)co;                                                          \
+                acc -= du[co];                                                                 \
+                unsigned ci = h[vi];                                                           \
+                h[vi] = (uint16_t)(ci + 1);                                                    \
+                acc += du[ci];                                                                 \
+            }                                                                                  \
+            s[g] = acc;                                                                        \
+        }                                                                                      \
     }
-    /* Leave the histogram clean for the next block. */
-    for (int yy = wy0; yy <= wy1; yy++)
-        for (int xx = imax(0, x - rx); xx <= imin(W - 1, x + rx); xx++) {
-            uint32_t c = *view_at(v, yy, xx);
-            if (c != WINENT_NODATA_CODE)
-                hist[c] = 0;
-        }
+
+/* One kernel per code type: rows [ya, yb) x columns [xa, xb), LANES rows at
+ * a time. `hist` are LANES zeroed histograms, left zeroed. */
+#define DEFINE_SLIDE(NAME, T)                                                                   \
+    static void NAME(const slide_job *j, int ya, int yb, int xa, int xb, uint16_t *const *hist) \
+    {                                                                                          \
+        const T *base = (const T *)j->base;                                                    \
+        const size_t st = j->stride;                                                           \
+        const int W = j->W, H = j->H, rx = j->rx, ry = j->ry;                                  \
+        const int64_t *du = j->du;                                                             \
+        const T sent = (T)j->sent;                                                             \
+        const int has_sent = j->has_sent;                                                      \
+        /* Steps x -> x + 1 with both columns inside the image: x in [xl, xr). */              \
+        const int xl = imax(xa, rx), xr = imin(xb - 1, W - 1 - rx);                            \
+        for (int y = ya; y < yb; y += LANES) {                                                 \
+            const int lanes = imin(LANES, yb - y);                                             \
+            const T *top[LANES];                                                               \
+            int kh[LANES];                                                                     \
+            int64_t s[LANES];                                                                  \
+            float *orow[LANES];                                                                \
+            const T *crow[LANES];                                                              \
+            for (int g = 0; g < lanes; g++) {                                                  \
+                int wy0 = imax(0, y + g - ry), wy1 = imin(H - 1, y + g + ry);                  \
+                kh[g] = wy1 - wy0 + 1;                                                         \
+                top[g] = base + (size_t)(wy0 - j->oy) * st - j->ox;                            \
+                crow[g] = base + (size_t)(y + g - j->oy) * st - j->ox;                         \
+                orow[g] = j->out + (size_t)(y + g - j->out_y0) * j->out_stride;                \
+                uint16_t *h = hist[g];                                                         \
+                int64_t acc = 0;                                                               \
+                for (int k = 0; k < kh[g]; k++) {                                              \
+                    const T *r = top[g] + (size_t)k * st;                                      \
+                    for (int xx = imax(0, xa - rx); xx <= imin(W - 1, xa + rx); xx++) {        \
+                        unsigned c = h[r[xx]];                                                 \
+                        h[r[xx]] = (uint16_t)(c + 1);                                          \
+                        acc += du[c];                                                          \
+                    }                                                                          \
+                }                                                                              \
+                s[g] = acc;                                                                    \
+            }                                                                                  \
+            int x = xa;                                                                        \
+            /* Left edge: the leaving column is outside the image. */                          \
+            for (; x < xb && x < xl; x++)                                                      \
+                EDGE_STEP(T);                                                                  \
+            /* Interior: full-width windows, both columns inside. Whole lane groups of   \
+             * 3, 5 or 7 rows get loops the compiler unrolls completely. */                \
+            const int kw = 2 * rx + 1;                                                         \
+            int same_kh = lanes == LANES;                                                      \
+            for (int g = 1; g < lanes; g++)                                                    \
+                same_kh = same_kh && kh[g] == kh[0];                                           \
+            if (same_kh && kh[0] == 5)                                                         \
+                { INTERIOR(T, LANES, 5); }                                                         \
+            else if (same_kh && kh[0] == 3)                                                    \
+                { INTERIOR(T, LANES, 3); }                                                         \
+            else if (same_kh && kh[0] == 7)                                                    \
+                { INTERIOR(T, LANES, 7); }                                                         \
+            else                                                                               \
+                { INTERIOR(T, lanes, kh[g]); }                                                     \
+            /* Right edge: the entering column is outside the image (or the end). */           \
+            for (; x < xb; x++)                                                                \
+                EDGE_STEP(T);                                                                  \
+            /* Leave the histograms zero: clear the last window's bins. */                    \
+            int lx = xb - 1;                                                                   \
+            for (int g = 0; g < lanes; g++)                                                    \
+                for (int k = 0; k < kh[g]; k++) {                                              \
+                    const T *r = top[g] + (size_t)k * st;                                      \
+                    for (int xx = imax(0, lx - rx); xx <= imin(W - 1, lx + rx); xx++)          \
+                        hist[g][r[xx]] = 0;                                                    \
+                }                                                                              \
+        }                                                                                      \
+    }
+
+DEFINE_SLIDE(slide_u8, uint8_t)
+DEFINE_SLIDE(slide_u16, uint16_t)
+DEFINE_SLIDE(slide_u32, uint32_t)
+
+static void slide(const slide_job *j, size_t code_size, int ya, int yb, int xa, int xb,
+                  uint16_t *const *hist)
+{
+    switch (code_size) {
+    case 1: slide_u8(j, ya, yb, xa, xb, hist); break;
+    case 2: slide_u16(j, ya, yb, xa, xb, hist); break;
+    default: slide_u32(j, ya, yb, xa, xb, hist); break;
+    }
 }
 
 static inline uint32_t hash_slot(uint32_t key, unsigned bits)
@@ -163,20 +242,21 @@ static inline uint32_t hash_slot(uint32_t key, unsigned bits)
 }
 
 /* Renumber the codes of rows [ry0, ry1) x columns [rx0, rx1) densely into
- * s->ids (row stride rx1 - rx0); returns the number of distinct codes. */
-static uint32_t remap_region(const code_view *v, int ry0, int ry1, int rx0, int rx1,
-                             thread_scratch *s)
+ * s->ids (row stride rx1 - rx0), nodata to `sent`; returns the number of
+ * distinct codes. */
+static uint32_t remap_region(const uint32_t *codes, size_t stride, int oy, int ry0, int ry1,
+                             int rx0, int rx1, uint32_t sent, thread_scratch *s)
 {
     const uint32_t mask = (1u << s->hash_bits) - 1u;
     uint32_t next = 0;
     size_t rw = (size_t)(rx1 - rx0);
     for (int y = ry0; y < ry1; y++) {
-        const uint32_t *src = view_at(v, y, rx0);
+        const uint32_t *src = codes + (size_t)(y - oy) * stride + (size_t)rx0;
         uint32_t *dst = s->ids + (size_t)(y - ry0) * rw;
         for (size_t x = 0; x < rw; x++) {
             uint32_t key = src[x];
             if (key == WINENT_NODATA_CODE) {
-                dst[x] = WINENT_NODATA_CODE;
+                dst[x] = sent;
                 continue;
             }
             uint32_t slot = hash_slot(key, s->hash_bits);
@@ -198,56 +278,94 @@ static void remap_release(thread_scratch *s, uint32_t distinct)
 {
     for (uint32_t i = 0; i < distinct; i++)
         s->keys[s->slots[i]] = WINENT_NODATA_CODE;
-    memset(s->hist, 0, sizeof *s->hist * distinct);
 }
 
 static void free_scratch(thread_scratch *s)
 {
-    free(s->hist);
+    for (int g = 0; g < LANES; g++)
+        free(s->hist[g]);
+    free(s->row);
     free(s->ids);
     free(s->keys);
     free(s->vals);
     free(s->slots);
 }
 
+static size_t code_size(code_kind k)
+{
+    switch (k) {
+    case CODES_SAMPLES8:
+    case CODES_NARROW8: return 1;
+    case CODES_SAMPLES16:
+    case CODES_NARROW16: return 2;
+    default: return 4;
+    }
+}
+
 winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int max_in_rows,
                                        int threads, winent_cpu_engine **out, winent_err *err)
 {
+    const winent_code_rule *r = &p->rule;
     winent_cpu_engine *e = calloc(1, sizeof *e);
     *out = NULL;
     if (e == NULL)
         goto nomem;
     e->plan = p;
     e->threads = threads < 1 ? 1 : threads;
-    e->max_width = max_width;
-    e->max_in_rows = max_in_rows;
-    e->codes = malloc(sizeof *e->codes * ((size_t)max_width * (size_t)max_in_rows + 1));
-    e->scratch = calloc((size_t)e->threads, sizeof *e->scratch);
-    if (e->codes == NULL || e->scratch == NULL)
-        goto nomem;
-    if (!p->direct) {
-        int rw = imin(max_width, REMAP_TILE_W + 2 * p->rx);
-        int rh = imin(max_in_rows, REMAP_TILE_H + 2 * p->ry);
+    e->max_width = max_width < 1 ? 1 : max_width;
+    e->max_in_rows = max_in_rows < 1 ? 1 : max_in_rows;
+    e->can_nodata = winent_dtype_is_float(p->opts.dtype) || (r->has_nodata && r->nodata_int_ok);
+    const size_t ss = winent_dtype_size(p->opts.dtype);
+    if (!r->quantize && ss == 1) {
+        e->kind = CODES_SAMPLES8;
+        e->hist_len = 256;
+    } else if (!r->quantize && ss == 2) {
+        e->kind = CODES_SAMPLES16; /* copied to e->codes when misaligned */
+        e->hist_len = 65536;
+    } else if (p->direct && p->ncodes < 256) {
+        e->kind = CODES_NARROW8;
+        e->hist_len = (size_t)p->ncodes + 1;
+    } else if (p->direct && p->ncodes < 65536) {
+        e->kind = CODES_NARROW16;
+        e->hist_len = (size_t)p->ncodes + 1;
+    } else if (p->direct) {
+        e->kind = CODES_WIDE32;
+        e->hist_len = (size_t)p->ncodes + 1;
+    } else {
+        e->kind = CODES_REMAP;
+        int rw = imin(e->max_width, REMAP_TILE_W + 2 * p->rx);
+        int rh = imin(e->max_in_rows, REMAP_TILE_H + 2 * p->ry);
         e->region_max = (size_t)rw * (size_t)rh;
+        e->hist_len = e->region_max + 1;
     }
+    if (e->kind != CODES_SAMPLES8) {
+        e->codes = malloc(code_size(e->kind) * ((size_t)e->max_width * e->max_in_rows + 1));
+        if (e->codes == NULL)
+            goto nomem;
+    }
+    e->scratch = calloc((size_t)e->threads, sizeof *e->scratch);
+    if (e->scratch == NULL)
+        goto nomem;
     for (int i = 0; i < e->threads; i++) {
         thread_scratch *s = &e->scratch[i];
-        if (p->direct) {
-            s->hist = calloc((size_t)p->ncodes, sizeof *s->hist);
-            if (s->hist == NULL)
+        for (int g = 0; g < LANES; g++)
+            if ((s->hist[g] = calloc(e->hist_len, sizeof *s->hist[g])) == NULL)
                 goto nomem;
-            continue;
+        if (e->kind == CODES_NARROW8 || e->kind == CODES_NARROW16) {
+            if ((s->row = malloc(sizeof *s->row * (size_t)e->max_width)) == NULL)
+                goto nomem;
         }
+        if (e->kind != CODES_REMAP)
+            continue;
         unsigned bits = 4;
         while (((size_t)1 << bits) < 2 * e->region_max)
             bits++;
         s->hash_bits = bits;
-        s->hist = calloc(e->region_max, sizeof *s->hist);
         s->ids = malloc(sizeof *s->ids * e->region_max);
         s->slots = malloc(sizeof *s->slots * e->region_max);
         s->keys = malloc(sizeof *s->keys << bits);
         s->vals = malloc(sizeof *s->vals << bits);
-        if (!s->hist || !s->ids || !s->slots || !s->keys || !s->vals)
+        if (!s->ids || !s->slots || !s->keys || !s->vals)
             goto nomem;
         memset(s->keys, 0xFF, sizeof *s->keys << bits);
     }
@@ -279,51 +397,129 @@ static int thread_id(void)
 #endif
 }
 
+/* Codes of input row r of the chunk into the engine's buffer (narrowed). */
+static void make_codes_row(const winent_cpu_engine *e, const winent_chunk *c, int r,
+                           thread_scratch *s)
+{
+    const winent_plan *p = e->plan;
+    const size_t W = (size_t)c->width;
+    const void *src = (const char *)c->rows + (size_t)r * c->row_bytes;
+    switch (e->kind) {
+    case CODES_SAMPLES16:
+        memcpy((uint16_t *)e->codes + (size_t)r * W, src, W * 2);
+        break;
+    case CODES_NARROW8: {
+        uint8_t *dst = (uint8_t *)e->codes + (size_t)r * W;
+        const uint8_t sent = (uint8_t)p->ncodes;
+        winent_plan_codes(p, src, W, s->row);
+        for (size_t x = 0; x < W; x++)
+            dst[x] = s->row[x] == WINENT_NODATA_CODE ? sent : (uint8_t)s->row[x];
+        break;
+    }
+    case CODES_NARROW16: {
+        uint16_t *dst = (uint16_t *)e->codes + (size_t)r * W;
+        const uint16_t sent = (uint16_t)p->ncodes;
+        winent_plan_codes(p, src, W, s->row);
+        for (size_t x = 0; x < W; x++)
+            dst[x] = s->row[x] == WINENT_NODATA_CODE ? sent : (uint16_t)s->row[x];
+        break;
+    }
+    case CODES_WIDE32: {
+        uint32_t *dst = (uint32_t *)e->codes + (size_t)r * W;
+        winent_plan_codes(p, src, W, dst);
+        for (size_t x = 0; x < W; x++)
+            if (dst[x] == WINENT_NODATA_CODE)
+                dst[x] = (uint32_t)p->ncodes;
+        break;
+    }
+    case CODES_REMAP:
+        winent_plan_codes(p, src, W, (uint32_t *)e->codes + (size_t)r * W);
+        break;
+    default: break;
+    }
+}
+
 winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk *c, float *out,
                                         size_t out_stride, winent_err *err)
 {
     const winent_plan *p = e->plan;
-    const int W = c->width, H = c->height;
+    const winent_code_rule *rule = &p->rule;
+    const int W = c->width;
     if (W > e->max_width || c->in_h > e->max_in_rows)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "chunk larger than the CPU engine was sized for");
     if (c->y1 <= c->y0 || W == 0)
         return WINENT_OK;
-    const code_view v = {e->codes, (size_t)W, 0, c->in_y0};
 
-    /* Codes of every input row, in parallel. */
+    slide_job j;
+    memset(&j, 0, sizeof j);
+    j.W = W;
+    j.H = c->height;
+    j.rx = p->rx;
+    j.ry = p->ry;
+    j.t = p->t;
+    j.du = p->du;
+    j.out = out;
+    j.out_stride = out_stride;
+    j.out_y0 = c->y0;
+    j.oy = c->in_y0;
+    j.stride = (size_t)W;
+    j.has_sent = e->can_nodata;
+
+    code_kind kind = e->kind;
+    const size_t ss = winent_dtype_size(p->opts.dtype);
+    if (kind == CODES_SAMPLES16 && ((uintptr_t)c->rows % 2 == 0 && c->row_bytes % 2 == 0))
+        j.base = c->rows, j.stride = c->row_bytes / 2;
+    else if (kind == CODES_SAMPLES8)
+        j.base = c->rows, j.stride = c->row_bytes;
+    else {
+        j.base = e->codes;
 #pragma omp parallel for num_threads(e->threads) schedule(static)
-    for (int r = 0; r < c->in_h; r++)
-        winent_plan_codes(p, (const char *)c->rows + (size_t)r * c->row_bytes, (size_t)W,
-                          e->codes + (size_t)r * (size_t)W);
+        for (int r = 0; r < c->in_h; r++)
+            make_codes_row(e, c, r, &e->scratch[thread_id()]);
+    }
+    if (kind == CODES_SAMPLES8 || kind == CODES_SAMPLES16) {
+        /* The nodata sample's bit pattern, as the sample type holds it. */
+        uint64_t bits = (uint64_t)rule->nodata_int;
+        j.sent = ss == 1 ? (uint32_t)(bits & 0xFFu) : (uint32_t)(bits & 0xFFFFu);
+    } else if (kind != CODES_REMAP) {
+        j.sent = (uint32_t)p->ncodes;
+    }
 
     const int rows = c->y1 - c->y0;
-    if (p->direct) {
-        /* Bands of whole rows: one serpentine each. */
-        int bands = imin(rows, e->threads * 4);
+    const size_t csize = code_size(kind);
+    if (kind != CODES_REMAP) {
+        /* Bands of whole rows, a multiple of LANES high where possible. */
+        int bands = imin((rows + LANES - 1) / LANES, e->threads * 4);
         int band_h = (rows + bands - 1) / bands;
+        band_h = (band_h + LANES - 1) / LANES * LANES;
         bands = (rows + band_h - 1) / band_h;
 #pragma omp parallel for num_threads(e->threads) schedule(dynamic, 1)
         for (int b = 0; b < bands; b++) {
             int ya = c->y0 + b * band_h, yb = imin(c->y1, ya + band_h);
-            run_block(p, &v, W, H, ya, yb, 0, W, out, out_stride, c->y0,
-                      e->scratch[thread_id()].hist);
+            slide(&j, csize, ya, yb, 0, W, e->scratch[thread_id()].hist);
         }
         return WINENT_OK;
     }
 
     /* Remap: tiles small enough that their distinct codes fit the scratch. */
-    int tiles_x = (W + REMAP_TILE_W - 1) / REMAP_TILE_W;
-    int tiles_y = (rows + REMAP_TILE_H - 1) / REMAP_TILE_H;
+    const int tiles_x = (W + REMAP_TILE_W - 1) / REMAP_TILE_W;
+    const int tiles_y = (rows + REMAP_TILE_H - 1) / REMAP_TILE_H;
+    j.sent = (uint32_t)e->region_max;
 #pragma omp parallel for num_threads(e->threads) schedule(dynamic, 1)
     for (int i = 0; i < tiles_x * tiles_y; i++) {
         thread_scratch *s = &e->scratch[thread_id()];
         int xa = (i % tiles_x) * REMAP_TILE_W, xb = imin(W, xa + REMAP_TILE_W);
         int ya = c->y0 + (i / tiles_x) * REMAP_TILE_H, yb = imin(c->y1, ya + REMAP_TILE_H);
         int rx0 = imax(0, xa - p->rx), rx1 = imin(W, xb + p->rx);
-        int ry0 = imax(0, ya - p->ry), ry1 = imin(H, yb + p->ry);
-        uint32_t distinct = remap_region(&v, ry0, ry1, rx0, rx1, s);
-        code_view rv = {s->ids, (size_t)(rx1 - rx0), rx0, ry0};
-        run_block(p, &rv, W, H, ya, yb, xa, xb, out, out_stride, c->y0, s->hist);
+        int ry0 = imax(0, ya - p->ry), ry1 = imin(c->height, yb + p->ry);
+        uint32_t distinct = remap_region((const uint32_t *)e->codes, (size_t)W, c->in_y0, ry0,
+                                         ry1, rx0, rx1, j.sent, s);
+        slide_job tj = j;
+        tj.base = s->ids;
+        tj.stride = (size_t)(rx1 - rx0);
+        tj.ox = rx0;
+        tj.oy = ry0;
+        slide_u32(&tj, ya, yb, xa, xb, s->hist);
         remap_release(s, distinct);
     }
     return WINENT_OK;

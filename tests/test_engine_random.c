@@ -1,0 +1,232 @@
+/*
+ * The fast CPU engine against the reference engine, bit for bit, on random
+ * inputs: awkward sizes (1x1, 1xN, Nx1, smaller than the window, 257x263),
+ * windows from 1x1 to 255x255, all three bases, every dtype, distinct
+ * values (up to 100k of them in 32-bit) and --bins/--range (up to 70000
+ * bins: the remap path), nodata and NaN, misaligned 16-bit rows, 1 and 2
+ * threads, and each image computed whole and as chunks of several heights
+ * with their halo rows. The reference's own float64 formula checks the
+ * exact one to 1e-6.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "kernels/engine_cpu.h"
+#include "kernels/engine_reference.h"
+
+typedef struct vcase {
+    const char *name;
+    winent_dtype dtype;
+    uint32_t bins;
+    double lo, hi;
+    int has_nodata;
+    double nodata;
+    int64_t vmin;     /* integers: values vmin .. vmin + nvals - 1 */
+    uint64_t nvals;
+    double nan_frac;  /* floats: share of NaN; all: share of nodata values */
+    int misalign;     /* hand the engine rows at an odd address */
+} vcase;
+
+static const vcase vcases[] = {
+    {"u8 16 values", WINENT_U8, 0, 0, 0, 0, 0, 0, 16, 0, 0},
+    {"u8 256 values, nodata 7", WINENT_U8, 0, 0, 0, 1, 7, 0, 256, 0.05, 0},
+    {"u8 nodata 300 (never matches)", WINENT_U8, 0, 0, 0, 1, 300, 0, 256, 0, 0},
+    {"i8 full range, nodata -1", WINENT_I8, 0, 0, 0, 1, -1, -128, 256, 0.05, 0},
+    {"u16 4096 values", WINENT_U16, 0, 0, 0, 0, 0, 0, 4096, 0, 0},
+    {"u16 full range, nodata 65535", WINENT_U16, 0, 0, 0, 1, 65535, 0, 65536, 0.05, 0},
+    {"u16 misaligned, nodata 3", WINENT_U16, 0, 0, 0, 1, 3, 0, 9, 0.05, 1},
+    {"i16 full range, nodata -32768", WINENT_I16, 0, 0, 0, 1, -32768, -32768, 65536, 0.05, 0},
+    {"u32 100k values, nodata", WINENT_U32, 0, 0, 0, 1, 4000000007.0, 4000000000LL, 100000,
+     0.05, 0},
+    {"i32 100k values", WINENT_I32, 0, 0, 0, 0, 0, -50000, 100000, 0, 0},
+    {"i32 8 values near the limits", WINENT_I32, 0, 0, 0, 1, 2147483647.0, 2147483640LL, 8,
+     0.05, 0},
+    {"u8 bins 5 range 10:200", WINENT_U8, 5, 10, 200, 0, 0, 0, 256, 0, 0},
+    {"i16 bins 300 range -1000:1000, nodata 0", WINENT_I16, 300, -1000, 1000, 1, 0, -1200,
+     2400, 0.02, 0},
+    {"u16 bins 65536 range 0:65536, nodata 9", WINENT_U16, 65536, 0, 65536, 1, 9, 0, 65536,
+     0.05, 0},
+    {"f32 bins 256 range 0:1, NaN, nodata 0.5", WINENT_F32, 256, 0, 1, 1, 0.5, 0, 0, 0.05, 0},
+    {"f32 bins 1000 range -3:5", WINENT_F32, 1000, -3, 5, 0, 0, 0, 0, 0.02, 0},
+    {"f64 bins 70000 range -1:1, NaN", WINENT_F64, 70000, -1, 1, 0, 0, 0, 0, 0.05, 0},
+    {"f64 bins 65536 range 0:1, NaN, nodata 0.25", WINENT_F64, 65536, 0, 1, 1, 0.25, 0, 0, 0.05,
+     0},
+    {"f64 bins 3 range 0:1", WINENT_F64, 3, 0, 1, 0, 0, 0, 0, 0, 0},
+};
+
+static const int windows[][2] = {{1, 1}, {3, 3}, {5, 5}, {7, 3}, {3, 7}};
+static const int sizes[][2] = {{1, 1}, {1, 13}, {13, 1}, {4, 3}, {61, 47}};
+
+static unsigned long long seed = 0x7e57u;
+
+static double unit(void)
+{
+    return (double)(harness_rand(&seed) >> 11) / 9007199254740992.0;
+}
+
+static void put(void *buf, winent_dtype t, size_t i, int64_t iv, double dv)
+{
+    switch (t) {
+    case WINENT_U8: ((uint8_t *)buf)[i] = (uint8_t)iv; break;
+    case WINENT_I8: ((int8_t *)buf)[i] = (int8_t)iv; break;
+    case WINENT_U16: ((uint16_t *)buf)[i] = (uint16_t)iv; break;
+    case WINENT_I16: ((int16_t *)buf)[i] = (int16_t)iv; break;
+    case WINENT_U32: ((uint32_t *)buf)[i] = (uint32_t)iv; break;
+    case WINENT_I32: ((int32_t *)buf)[i] = (int32_t)iv; break;
+    case WINENT_F32: ((float *)buf)[i] = (float)dv; break;
+    case WINENT_F64: ((double *)buf)[i] = dv; break;
+    default: break;
+    }
+}
+
+/* Random samples of the case; `extra` bytes in front for misalignment. */
+static uint8_t *make_input(const vcase *vc, int w, int h, size_t extra)
+{
+    size_t n = (size_t)w * h, ss = winent_dtype_size(vc->dtype);
+    uint8_t *buf = malloc(n * ss + extra + 8);
+    if (buf == NULL)
+        return NULL;
+    uint8_t *p = buf + extra;
+    for (size_t i = 0; i < n; i++) {
+        int special = unit() < vc->nan_frac;
+        if (winent_dtype_is_float(vc->dtype)) {
+            double span = vc->hi - vc->lo;
+            double v = vc->lo - 0.1 * span + 1.2 * span * unit();
+            if (special)
+                v = vc->has_nodata && unit() < 0.5 ? vc->nodata : NAN;
+            put(p, vc->dtype, i, 0, v);
+        } else {
+            int64_t v = vc->vmin + (int64_t)(harness_rand(&seed) % vc->nvals);
+            if (special && vc->has_nodata)
+                v = (int64_t)vc->nodata;
+            put(p, vc->dtype, i, v, 0.0);
+        }
+    }
+    return buf;
+}
+
+static int same_bits(const float *a, const float *b, size_t n, size_t *where)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof *a)) {
+            *where = i;
+            return 0;
+        }
+    return 1;
+}
+
+/* One image, one window: reference vs engine, whole and in chunks. */
+static void run_case(const vcase *vc, int kx, int ky, winent_base base, int w, int h)
+{
+    winent_compute_opts o;
+    winent_compute_opts_default(&o);
+    o.kx = kx;
+    o.ky = ky;
+    o.base = base;
+    o.dtype = vc->dtype;
+    o.bins = vc->bins;
+    o.range_lo = vc->lo;
+    o.range_hi = vc->hi;
+    o.has_nodata = vc->has_nodata;
+    o.nodata = vc->nodata;
+    winent_err err;
+    winent_err_clear(&err);
+    winent_plan *p = NULL;
+    size_t n = (size_t)w * h, ss = winent_dtype_size(vc->dtype), extra = vc->misalign ? 1 : 0;
+    uint8_t *buf = make_input(vc, w, h, extra);
+    const uint8_t *in = buf + extra;
+    float *ref = malloc(n * sizeof *ref), *got = malloc(n * sizeof *got);
+    double *f64 = malloc(n * sizeof *f64);
+    winent_cpu_engine *e1 = NULL, *e2 = NULL;
+    if (!buf || !ref || !got || !f64) {
+        CHECK(0, "out of memory");
+        goto done;
+    }
+    CHECK(winent_plan_create(&o, &p, &err) == WINENT_OK, "%s", err.msg);
+    if (p == NULL)
+        goto done;
+    const size_t row_bytes = (size_t)w * ss;
+    winent_chunk whole = {in, row_bytes, w, h, 0, h, 0, h};
+    CHECK(winent_reference_compute(p, &whole, ref, (size_t)w, &err) == WINENT_OK, "%s", err.msg);
+    /* The float64 formula costs another sort per pixel: small cases only. */
+    int check_f64 = (double)n * p->nmax < 4e5;
+    if (check_f64)
+        CHECK(winent_reference_compute_f64(p, &whole, f64, (size_t)w, &err) == WINENT_OK, "%s",
+              err.msg);
+    double worst = 0;
+    for (size_t i = 0; check_f64 && i < n; i++) {
+        if (isnan(ref[i]) || isnan(f64[i])) {
+            CHECK(isnan(ref[i]) && isnan(f64[i]), "%s: pixel %zu NaN in one formula only",
+                  vc->name, i);
+            continue;
+        }
+        double d = fabs(ref[i] - f64[i]);
+        worst = d > worst ? d : worst;
+    }
+    CHECK(worst <= 1e-6, "%s %dx%d: exact vs float64 formula differ by %g", vc->name, kx, ky,
+          worst);
+
+    CHECK(winent_cpu_engine_create(p, w, h, 1, &e1, &err) == WINENT_OK, "%s", err.msg);
+    CHECK(winent_cpu_engine_create(p, w, h, 2, &e2, &err) == WINENT_OK, "%s", err.msg);
+    if (e1 == NULL || e2 == NULL)
+        goto done;
+    /* Whole image, then chunks of several heights (each with its halo). */
+    static const int bands[] = {0, 1, 3, 17};
+    for (int ti = 0; ti < 2; ti++) {
+        winent_cpu_engine *e = ti ? e2 : e1;
+        for (size_t bi = 0; bi < sizeof bands / sizeof bands[0]; bi++) {
+            int bh = bands[bi] ? bands[bi] : h;
+            memset(got, 0xA5, n * sizeof *got);
+            for (int y0 = 0; y0 < h; y0 += bh) {
+                int y1 = y0 + bh < h ? y0 + bh : h, in_y0, in_h;
+                winent_chunk_input_rows(y0, y1, p->ry, h, &in_y0, &in_h);
+                winent_chunk c = {in + (size_t)in_y0 * row_bytes, row_bytes, w, h, in_y0, in_h,
+                                  y0, y1};
+                CHECK(winent_cpu_engine_compute(e, &c, got + (size_t)y0 * w, (size_t)w, &err) ==
+                          WINENT_OK,
+                      "%s", err.msg);
+            }
+            size_t at = 0;
+            CHECK(same_bits(ref, got, n, &at),
+                  "%s, %dx%d window, base %d, %dx%d image, %d threads, bands of %d: pixel "
+                  "(%zu, %zu) reference %.9g, cpu %.9g",
+                  vc->name, kx, ky, (int)base, w, h, ti + 1, bh, at % (size_t)w, at / (size_t)w,
+                  ref[at], got[at]);
+        }
+    }
+done:
+    winent_cpu_engine_free(e1);
+    winent_cpu_engine_free(e2);
+    winent_plan_free(p);
+    free(buf);
+    free(ref);
+    free(got);
+    free(f64);
+}
+
+int main(void)
+{
+    const int nv = (int)(sizeof vcases / sizeof vcases[0]);
+    int turn = 0;
+    for (int v = 0; v < nv; v++) {
+        for (size_t wi = 0; wi < sizeof windows / sizeof windows[0]; wi++)
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+                run_case(&vcases[v], windows[wi][0], windows[wi][1], (winent_base)(turn++ % 3),
+                         sizes[si][0], sizes[si][1]);
+        /* The big odd image, every case. */
+        run_case(&vcases[v], v % 2 ? 3 : 5, 5, (winent_base)(turn++ % 3), 257, 263);
+    }
+    /* Large windows: 31x31 on the big image (direct, remap, quantized), and
+     * 255x255 on images both smaller and larger than the window. */
+    run_case(&vcases[0], 31, 31, WINENT_BASE_2, 131, 97);
+    run_case(&vcases[8], 31, 31, WINENT_BASE_E, 97, 71);
+    run_case(&vcases[14], 31, 31, WINENT_BASE_10, 71, 53);
+    run_case(&vcases[1], 255, 255, WINENT_BASE_2, 37, 29);
+    run_case(&vcases[9], 255, 255, WINENT_BASE_E, 270, 5);
+    run_case(&vcases[4], 255, 3, WINENT_BASE_10, 300, 7);
+    run_case(&vcases[16], 3, 255, WINENT_BASE_2, 9, 280);
+    return harness_end();
+}
