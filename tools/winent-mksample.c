@@ -34,8 +34,11 @@ static const double octave_amp[OCTAVES] = {1.0, 0.55, 0.3, 0.16, 0.08};
 static const int hole_cell[HOLE_OCTAVES] = {96, 31};
 static const double hole_amp[HOLE_OCTAVES] = {1.0, 0.35};
 
-/* Points sampled to calibrate the stretch and the hole threshold. */
+/* Points sampled to calibrate the stretch and the hole threshold, over a
+ * fixed square (the fields are stationary): the calibration, hence every
+ * pixel, does not depend on the image size. */
 #define CALIB_POINTS 65536
+#define CALIB_SIDE 4096u
 
 typedef enum kind { KIND_UNIFORM, KIND_LANDSCAPE } kind;
 
@@ -192,8 +195,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Quantile `q` of the field over the image, from a fixed set of points. */
-static int field_quantiles(const noise_field *nf, const options *o, uint64_t salt, const double *q,
+/* Quantiles `q` of the field, from a fixed set of points. */
+static int field_quantiles(const noise_field *nf, uint64_t salt, const double *q,
                            int nq, double *res)
 {
     double *v = malloc(sizeof *v * CALIB_POINTS);
@@ -201,8 +204,8 @@ static int field_quantiles(const noise_field *nf, const options *o, uint64_t sal
         return -1;
     for (int i = 0; i < CALIB_POINTS; i++) {
         uint64_t h = mix64(salt ^ (uint64_t)i);
-        int x = (int)((h & 0xFFFFFFFFu) * (uint64_t)o->width >> 32);
-        int y = (int)((h >> 32) * (uint64_t)o->height >> 32);
+        int x = (int)((h & 0xFFFFFFFFu) * CALIB_SIDE >> 32);
+        int y = (int)((h >> 32) * CALIB_SIDE >> 32);
         v[i] = field_at(nf, x, y);
     }
     qsort(v, CALIB_POINTS, sizeof *v, cmp_double);
@@ -439,7 +442,7 @@ int main(int argc, char **argv)
          * class shows up, not only the middle ones. */
         const double q[2] = {0.01, 0.99};
         double r[2];
-        if (field_quantiles(&land, &o, mix64(o.seed ^ 0x63616C31ull), q, 2, r))
+        if (field_quantiles(&land, mix64(o.seed ^ 0x63616C31ull), q, 2, r))
             goto nomem;
         lo = r[0];
         hi = r[1] > r[0] ? r[1] : r[0] + 1e-9;
@@ -453,7 +456,7 @@ int main(int argc, char **argv)
         /* Threshold at the FRACTION quantile: about that share is below. */
         if (o.holes >= 1.0)
             hole_thr = 2.0;
-        else if (field_quantiles(&hole, &o, mix64(o.seed ^ 0x63616C32ull), &o.holes, 1,
+        else if (field_quantiles(&hole, mix64(o.seed ^ 0x63616C32ull), &o.holes, 1,
                                  &hole_thr))
             goto nomem;
     }
