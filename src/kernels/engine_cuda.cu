@@ -69,8 +69,8 @@ struct winent_gpu_engine {
     int threads;      /* block size of the window kernel */
     size_t smem;      /* dynamic shared memory of the window kernel */
     int ws_threads;   /* hash-global: threads that have a table */
-    int pack16;       /* 8-bit plane, kx * ky <= 31, ky <= 15, kx <= 15: pack16
-                         replaces the 16-code smem kernel */
+    int pack16;       /* 8-bit plane, kx * ky <= 31, ky <= 15, kx <= 15:
+                         pack16x2 replaces the 16-code smem kernel */
     char path_name[64];
 };
 
@@ -131,14 +131,14 @@ static const void *window_fn(const winent_gpu_engine *e, bool small)
 static const void *pack16_fn(int rx)
 {
     switch (rx) {
-    case 0: return (const void *)pack16_kernel<0>;
-    case 1: return (const void *)pack16_kernel<1>;
-    case 2: return (const void *)pack16_kernel<2>;
-    case 3: return (const void *)pack16_kernel<3>;
-    case 4: return (const void *)pack16_kernel<4>;
-    case 5: return (const void *)pack16_kernel<5>;
-    case 6: return (const void *)pack16_kernel<6>;
-    default: return (const void *)pack16_kernel<7>;
+    case 0: return (const void *)pack16x2_kernel<0>;
+    case 1: return (const void *)pack16x2_kernel<1>;
+    case 2: return (const void *)pack16x2_kernel<2>;
+    case 3: return (const void *)pack16x2_kernel<3>;
+    case 4: return (const void *)pack16x2_kernel<4>;
+    case 5: return (const void *)pack16x2_kernel<5>;
+    case 6: return (const void *)pack16x2_kernel<6>;
+    default: return (const void *)pack16x2_kernel<7>;
     }
 }
 
@@ -172,10 +172,17 @@ static void choose_layout(winent_gpu_engine *e)
         e->cnt_bytes = p->nmax <= 255 ? 1 : 2;
         e->threads = 128;
         e->smem = (size_t)256 * (size_t)e->cnt_bytes * (size_t)e->threads;
-        e->pack16 = e->plane_bytes == 1 && p->nmax <= 31 && p->ky <= 15 && p->kx <= 15;
+        /* pack16x2 (2 columns per lane) unless WINENT_GPU_PACK16=0 asks
+         * for the 16-code smem kernel (for comparisons). */
+        e->pack16 = e->plane_bytes == 1 && p->nmax <= 31 && p->ky <= 15 && p->kx <= 15 ? 2 : 0;
+        {
+            const char *v = getenv("WINENT_GPU_PACK16");
+            if (v != NULL && v[0] == '0')
+                e->pack16 = 0;
+        }
         snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d%s", 8 * e->plane_bytes,
                  8 * e->cnt_bytes,
-                 e->plane_bytes == 1 ? (e->pack16 ? "/pack16|256" : "/16|256") : "");
+                 e->plane_bytes == 1 ? (e->pack16 ? "/pack16x2|256" : "/16|256") : "");
         return;
     }
     int bits = 4;
@@ -280,13 +287,14 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
             if (e->pack16) {
                 /* Warp tiles: strips of 32 - 2 rx output columns. */
                 win_params pp = wp;
-                int ow = 32 - 2 * p->rx;
+                int ow = 32 * e->pack16 - 2 * p->rx;
                 pp.tiles_x = (W + ow - 1) / ow;
                 pp.tiles = pp.tiles_x * ((rows + wp.th - 1) / wp.th);
                 int pgrid = (int)std::min<long>(((long)pp.tiles + 3) / 4, (long)e->sms * 16);
                 void *args[] = {&pp, &d_max};
-                CUDA_TRY(e->device, cudaLaunchKernel(pack16_fn(p->rx), dim3(pgrid), dim3(128),
-                                                     args, 0, s->stream));
+                size_t pt_bytes = (size_t)(33 * p->nmax + 1) * PACK16_COPIES * 8;
+                CUDA_TRY(e->device, cudaLaunchKernel(pack16_fn(p->rx), dim3(pgrid),
+                                                     dim3(128), args, pt_bytes, s->stream));
             } else {
                 size_t small_smem = e->smem / 16;
                 void *args[] = {&wp, &d_max};

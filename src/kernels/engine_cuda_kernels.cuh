@@ -253,7 +253,7 @@ __global__ void smem_kernel(const win_params p, const unsigned *maxcode)
  * the banks). S = sum over 8 pairs, D = T[n] - S: the same exact int64 as
  * any other counting, then winent_finish. A warp of 32 lanes writes the
  * 32 - 2 rx middle ones. */
-#define PACK16_PT 1024 /* e + 33 o < 1024 for e + o <= 31 */
+#define PACK16_PT 1024 /* e + 33 o <= 33 * nmax < 1024 for e + o <= nmax <= 31 */
 
 KHD uint32_t pack16_pair(uint32_t a, uint32_t o, uint32_t sel)
 {
@@ -276,13 +276,20 @@ KHD void pack16_split(uint32_t c, uint32_t *a, uint32_t *o)
     *a = (ev + od) << 3;
 }
 
-/* S = sum over the 8 pairs of T[e] + T[o], from the window's A and O words. */
+/* S = sum over the 8 pairs of T[e] + T[o], from the window's A and O words.
+ * The table holds PACK16_COPIES interleaved copies (entry i of copy c at
+ * i * PACK16_COPIES + c); `cc` = 8 c in both 16-bit halves picks the
+ * lane's copy, so lanes of different copies never meet in a bank (ncu:
+ * 5.5-way conflicts with one copy). */
+#define PACK16_COPIES 4
 KHD long long pack16_sum(const long long *pt, uint32_t alo, uint32_t olo, uint32_t ahi,
-                         uint32_t ohi)
+                         uint32_t ohi, uint32_t cc)
 {
     const char *b = (const char *)pt;
-    uint32_t l0 = pack16_pair(alo, olo, 0x5140), l1 = pack16_pair(alo, olo, 0x7362);
-    uint32_t l2 = pack16_pair(ahi, ohi, 0x5140), l3 = pack16_pair(ahi, ohi, 0x7362);
+    uint32_t l0 = pack16_pair(alo, olo, 0x5140) * PACK16_COPIES + cc;
+    uint32_t l1 = pack16_pair(alo, olo, 0x7362) * PACK16_COPIES + cc;
+    uint32_t l2 = pack16_pair(ahi, ohi, 0x5140) * PACK16_COPIES + cc;
+    uint32_t l3 = pack16_pair(ahi, ohi, 0x7362) * PACK16_COPIES + cc;
     long long s0 = *(const long long *)(b + (l0 & 0xFFFFu)) + *(const long long *)(b + (l0 >> 16));
     long long s1 = *(const long long *)(b + (l1 & 0xFFFFu)) + *(const long long *)(b + (l1 >> 16));
     long long s2 = *(const long long *)(b + (l2 & 0xFFFFu)) + *(const long long *)(b + (l2 >> 16));
@@ -297,69 +304,201 @@ KHD long long pack16_pt_entry(const long long *t, int nmax, int i)
     return e + o <= nmax ? t[e] + t[o] : 0;
 }
 
-/* Launched (with the 256-code smem kernel) for 8-bit planes when
- * kx * ky <= 31, ky <= 15, kx <= 15; returns at once unless the chunk's
- * largest code is below 16. Tiles are per warp: tiles_x strips of
- * 32 - 2 RX output columns times segments of th rows. */
-template <int RX>
-__global__ void __launch_bounds__(128) pack16_kernel(const win_params p, const unsigned *maxcode)
+/* winent_finish(D, n) by another exact route: with b = n * 2^32 (exact),
+ * y = RN(1/b), q = RN(D * y), r = D - q * b (one FMA, exact) and
+ * q' = RN(q + r * y) (one FMA), q' = RN(D / b), the IEEE quotient that
+ * winent_finish rounds to float. Proof for 0 <= D < 2^53 and 1 <= n <= 2^20
+ * (scaling by 2^32 changes no rounding here, so take b = n, x = D / n):
+ * - |D y - x| <= x 2^-53 < u = ulp(x), and rounding adds at most u, so
+ *   |q - x| < 2u.
+ * - r = D - q n: D is an integer and q n a multiple of min(1, ulp(q)) >= u/2,
+ *   |r| = n |x - q| < 2 n u, so r has at most 22 significant bits: the FMA
+ *   computes it exactly.
+ * - z = q + r y = x + (x - q) d with y = (1 + d) / n, |d| <= 2^-53, so
+ *   |z - x| < 2u 2^-53 = u 2^-52.
+ * - x is never a midpoint between doubles (a/n with a finite binary
+ *   expansion has at most 53 significant bits when a < 2^53), and a midpoint
+ *   m is a multiple of u/4, so D - n m is a non-zero multiple of u/4 and
+ *   |x - m| >= u / (4 n) > u 2^-52. So z and x round alike: RN(z) = RN(x).
+ * Three FP64 instructions and two table reads instead of the division's
+ * reciprocal iteration and slow-path test. */
+KHD float pack16_finish(long long d, double b, double y)
 {
-    __shared__ long long pt[PACK16_PT];
+    double a = (double)d;
+#if defined(__CUDA_ARCH__)
+    double q = __dmul_rn(a, y);
+    double r = __fma_rn(-q, b, a);
+    return __double2float_rn(__fma_rn(r, y, q));
+#else
+    double q = a * y;
+    double r = __builtin_fma(-q, b, a);
+    return (float)__builtin_fma(r, y, q);
+#endif
+}
+
+/* pack16x2: as pack16, each lane owning two adjacent columns xa = 2L + b,
+ * xb = xa + 1 of a 64-column strip (b = strip base). With P = the pair's
+ * summed packs, both windows share the P of the lanes between, so a row
+ * costs 2 rx + 2 shuffled words per pixel instead of 4 rx, and the strip
+ * writes 64 - 2 rx columns instead of 32 - 2 rx. */
+struct pack16_q {
+    uint32_t w[4]; /* A lo, O lo, A hi, O hi */
+};
+
+template <int OFF> __device__ __forceinline__ pack16_q pack16_shfl(const pack16_q &v)
+{
+    pack16_q r;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        if (OFF > 0)
+            r.w[i] = __shfl_down_sync(0xFFFFFFFFu, v.w[i], OFF > 0 ? OFF : 0);
+        else if (OFF < 0)
+            r.w[i] = __shfl_up_sync(0xFFFFFFFFu, v.w[i], OFF < 0 ? -OFF : 0);
+        else
+            r.w[i] = v.w[i];
+    }
+    return r;
+}
+
+__device__ __forceinline__ void pack16_acc(pack16_q &s, const pack16_q &v)
+{
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        s.w[i] += v.w[i];
+}
+
+/* Sum of P at lane offsets K..KE (compile time), into s. */
+template <int K, int KE> struct pack16_prange {
+    static __device__ __forceinline__ void add(pack16_q &s, const pack16_q &p)
+    {
+        if constexpr (K <= KE) {
+            pack16_acc(s, pack16_shfl<K>(p));
+            pack16_prange<K + 1, KE>::add(s, p);
+        }
+    }
+};
+
+__device__ __forceinline__ pack16_q pack16_of(unsigned long long c)
+{
+    pack16_q q;
+    pack16_split((uint32_t)c, &q.w[0], &q.w[1]);
+    pack16_split((uint32_t)(c >> 32), &q.w[2], &q.w[3]);
+    return q;
+}
+
+template <int RX>
+__global__ void __launch_bounds__(128) pack16x2_kernel(const win_params p, const unsigned *maxcode)
+{
+    extern __shared__ long long pt[]; /* (33 nmax + 1) * PACK16_COPIES */
     __shared__ long long tn[32];
+    __shared__ double ty[32];
     if (*maxcode >= 16u)
         return;
     const int ry = p.ry, nmax = (2 * RX + 1) * (2 * ry + 1);
-    for (int i = threadIdx.x; i < PACK16_PT; i += blockDim.x)
-        pt[i] = pack16_pt_entry(p.t, nmax, i);
-    if (threadIdx.x < 32)
+    for (int i = threadIdx.x; i < (33 * nmax + 1) * PACK16_COPIES; i += blockDim.x)
+        pt[i] = pack16_pt_entry(p.t, nmax, i / PACK16_COPIES);
+    if (threadIdx.x < 32) {
         tn[threadIdx.x] = (int)threadIdx.x <= nmax ? p.t[threadIdx.x] : 0;
+        ty[threadIdx.x] = __drcp_rn(__dmul_rn((double)max(1, (int)threadIdx.x), WINENT_LQ_SCALE));
+    }
     __syncthreads();
-    constexpr int OW = 32 - 2 * RX;
+    /* Interior windows (n = nmax) take T[n], b and y from registers. */
+    const long long tmax = p.t[nmax];
+    const double bmax = __dmul_rn((double)nmax, WINENT_LQ_SCALE), ymax = __drcp_rn(bmax);
+    constexpr int OW = 64 - 2 * RX, M = RX / 2;
     const int lane = threadIdx.x & 31;
+    const uint32_t cc = (uint32_t)(lane % PACK16_COPIES) * 8u * 0x10001u;
     const int nwarps = (gridDim.x * blockDim.x) >> 5;
     const int W = p.W, H = p.H;
     const uint8_t *plane = (const uint8_t *)p.plane;
     for (int tile = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; tile < p.tiles;
          tile += nwarps) {
         const int cx = tile % p.tiles_x, seg = tile / p.tiles_x;
-        const int x = cx * OW - RX + lane;
+        const int xa = cx * OW - RX + 2 * lane, xb = xa + 1;
         const int ya = p.y0 + seg * p.th, yb = min(p.y1, ya + p.th);
-        const bool colok = x >= 0 && x < W;
-        const bool outlane = colok && lane >= RX && lane < 32 - RX;
-        const uint8_t *col = plane + (colok ? x : 0);
-        unsigned long long C = 0;
-        if (colok) {
+        const bool oka = xa >= 0 && xa < W, okb = xb >= 0 && xb < W;
+        const bool outa = oka && 2 * lane >= RX && 2 * lane <= 63 - RX;
+        const bool outb = okb && 2 * lane + 1 >= RX && 2 * lane + 1 <= 63 - RX;
+        unsigned long long Ca = 0, Cb = 0;
+        {
             const int wy0 = max(0, ya - ry), wy1 = min(H - 1, ya + ry);
-            for (int yy = wy0; yy <= wy1; yy++)
-                C += 1ull << (4 * __ldg(col + (size_t)(yy - p.in_y0) * W));
-        }
-        const int ncols = min(W - 1, x + RX) - max(0, x - RX) + 1;
-        for (int y = ya;;) {
-            uint32_t alo, olo, ahi, ohi;
-            pack16_split((uint32_t)C, &alo, &olo);
-            pack16_split((uint32_t)(C >> 32), &ahi, &ohi);
-            uint32_t sa = alo, so = olo, ta = ahi, to = ohi;
-#pragma unroll
-            for (int d = 1; d <= RX; d++) {
-                sa += __shfl_down_sync(0xFFFFFFFFu, alo, d) + __shfl_up_sync(0xFFFFFFFFu, alo, d);
-                so += __shfl_down_sync(0xFFFFFFFFu, olo, d) + __shfl_up_sync(0xFFFFFFFFu, olo, d);
-                ta += __shfl_down_sync(0xFFFFFFFFu, ahi, d) + __shfl_up_sync(0xFFFFFFFFu, ahi, d);
-                to += __shfl_down_sync(0xFFFFFFFFu, ohi, d) + __shfl_up_sync(0xFFFFFFFFu, ohi, d);
+            const uint8_t *c = plane + (long long)(wy0 - p.in_y0) * W + xa;
+            for (int yy = wy0; yy <= wy1; yy++, c += W) {
+                if (oka)
+                    Ca += 1ull << (4 * __ldg(c));
+                if (okb)
+                    Cb += 1ull << (4 * __ldg(c + 1));
             }
-            if (outlane) {
-                long long s = pack16_sum(pt, sa, so, ta, to);
-                int n = ncols * (min(H - 1, y + ry) - max(0, y - ry) + 1);
-                p.out[(size_t)(y - p.y0) * W + x] = winent_finish((int64_t)(tn[n] - s), n);
+        }
+        /* Codes entering (row y + ry + 1) and leaving (row y - ry) the
+         * column packs as y steps; read only inside the image. */
+        const uint8_t *pin = plane + (long long)(ya + ry + 1 - p.in_y0) * W + xa;
+        const uint8_t *pout = plane + (long long)(ya - ry - p.in_y0) * W + xa;
+        const int na = min(W - 1, xa + RX) - max(0, xa - RX) + 1;
+        const int nb = min(W - 1, xb + RX) - max(0, xb - RX) + 1;
+        float *orow = p.out + (size_t)(ya - p.y0) * W;
+        for (int y = ya;;) {
+            pack16_q a = pack16_of(Ca), b = pack16_of(Cb), P = a;
+            pack16_acc(P, b);
+            pack16_q sa, sb;
+            if constexpr ((RX & 1) == 0) {
+                /* xa: P[-M..M-1] + a[M]; xb: b[-M] + P[-M+1..M] */
+                sa = pack16_shfl<M>(a);
+                sb = pack16_shfl<-M>(b);
+                pack16_q q = {{0, 0, 0, 0}};
+                pack16_prange<-M + 1, M - 1>::add(q, P);
+                pack16_acc(sa, q);
+                pack16_acc(sb, q);
+                if constexpr (M > 0) {
+                    pack16_acc(sa, pack16_shfl<-M>(P));
+                    pack16_acc(sb, pack16_shfl<M>(P));
+                }
+            } else {
+                /* xa: b[-M-1] + P[-M..M]; xb: P[-M..M] + a[M+1] */
+                sa = pack16_shfl<-M - 1>(b);
+                sb = pack16_shfl<M + 1>(a);
+                pack16_q q = {{0, 0, 0, 0}};
+                pack16_prange<-M, M>::add(q, P);
+                pack16_acc(sa, q);
+                pack16_acc(sb, q);
+            }
+            const int nr = min(H - 1, y + ry) - max(0, y - ry) + 1;
+            if (outa) {
+                long long s = pack16_sum(pt, sa.w[0], sa.w[1], sa.w[2], sa.w[3], cc);
+                int n = na * nr;
+                bool in = n == nmax;
+                long long tv = in ? tmax : tn[n];
+                double bv = in ? bmax : __dmul_rn((double)n, WINENT_LQ_SCALE);
+                double yv = in ? ymax : ty[n];
+                orow[xa] = pack16_finish(tv - s, bv, yv);
+            }
+            if (outb) {
+                long long s = pack16_sum(pt, sb.w[0], sb.w[1], sb.w[2], sb.w[3], cc);
+                int n = nb * nr;
+                bool in = n == nmax;
+                long long tv = in ? tmax : tn[n];
+                double bv = in ? bmax : __dmul_rn((double)n, WINENT_LQ_SCALE);
+                double yv = in ? ymax : ty[n];
+                orow[xb] = pack16_finish(tv - s, bv, yv);
             }
             if (++y >= yb)
                 break;
-            if (colok) {
-                const int yout = y - ry - 1, yin = y + ry;
-                if (yin < H)
-                    C += 1ull << (4 * __ldg(col + (size_t)(yin - p.in_y0) * W));
-                if (yout >= 0)
-                    C -= 1ull << (4 * __ldg(col + (size_t)(yout - p.in_y0) * W));
+            orow += W;
+            const int yout = y - ry - 1, yin = y + ry;
+            if (yin < H) {
+                if (oka)
+                    Ca += 1ull << (4 * __ldg(pin));
+                if (okb)
+                    Cb += 1ull << (4 * __ldg(pin + 1));
             }
+            if (yout >= 0) {
+                if (oka)
+                    Ca -= 1ull << (4 * __ldg(pout));
+                if (okb)
+                    Cb -= 1ull << (4 * __ldg(pout + 1));
+            }
+            pin += W;
+            pout += W;
         }
     }
 }
