@@ -292,7 +292,7 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
                 pp.tiles = pp.tiles_x * ((rows + wp.th - 1) / wp.th);
                 int pgrid = (int)std::min<long>(((long)pp.tiles + 3) / 4, (long)e->sms * 16);
                 void *args[] = {&pp, &d_max};
-                size_t pt_bytes = (size_t)(33 * p->nmax + 1) * PACK16_COPIES * 8;
+                size_t pt_bytes = (size_t)(PACK16_K * p->nmax + 1) * 8;
                 CUDA_TRY(e->device, cudaLaunchKernel(pack16_fn(p->rx), dim3(pgrid),
                                                      dim3(128), args, pt_bytes, s->stream));
             } else {

@@ -244,16 +244,19 @@ __global__ void smem_kernel(const win_params p, const unsigned *maxcode)
  * (C = sum 16^v c_v, exact as a 64-bit integer, every nibble <= ky <= 15).
  * Per row C gets +16^in - 16^out (two 64-bit shifts), then is split into
  * byte lanes, bins in pairs (2k, 2k+1):
- *     A byte k = 8 * (c_2k + c_2k+1),   O byte k = c_2k+1,
- * and the window's bytes are the sums of kx neighbouring lanes' A and O
- * (warp shuffles; every sum <= 8 * kx * ky <= 248, no carries). Bytes
- * (A_k, O_k) side by side read as a 16-bit number 8 * (e + 33 o): the byte
- * offset of pt[e + 33 o] = T[e] + T[o], so each pair of bins costs one PRMT,
- * one extract and one 64-bit shared load (the 33 spreads nearby (e, o) over
- * the banks). S = sum over 8 pairs, D = T[n] - S: the same exact int64 as
- * any other counting, then winent_finish. A warp of 32 lanes writes the
- * 32 - 2 rx middle ones. */
-#define PACK16_PT 1024 /* e + 33 o <= 33 * nmax < 1024 for e + o <= nmax <= 31 */
+ *     E byte k = 8 c_2k,   O byte k = c_2k+1,
+ * and the window's bytes are the sums of kx neighbouring lanes' E and O
+ * (warp shuffles; every sum <= 8 * kx * ky <= 248, no carries). Spread to
+ * 16-bit halves (PRMT), 8 e + 8 PACK16_K o (one IMAD per two pairs) is the
+ * byte offset of pt[e + PACK16_K o] = T[e] + T[o], so each pair of bins
+ * costs one 64-bit shared load. S = sum over 8 pairs, D = T[n] - S: the
+ * same exact int64 as any other counting, then the value of winent_finish
+ * (pack16_finish). The kernel (pack16x2, below) gives each lane two
+ * columns. */
+/* Pair index e + 37 o: unique for e <= 31, and its bank pair (e + 5 o) mod 16
+ * spreads the small counts of nearby windows over the 16 bank pairs (with
+ * e + 33 o, i.e. (e + o) mod 16, ncu counted 5.5-way conflicts). */
+#define PACK16_K 37
 
 KHD uint32_t pack16_pair(uint32_t a, uint32_t o, uint32_t sel)
 {
@@ -268,28 +271,29 @@ KHD uint32_t pack16_pair(uint32_t a, uint32_t o, uint32_t sel)
 #endif
 }
 
-/* Column pack -> (A, O) words of the low or high 32 bits. */
+/* Column pack -> (E, O) words of the low or high 32 bits: byte k of E is
+ * 8 c_2k, byte k of O is c_2k+1. */
 KHD void pack16_split(uint32_t c, uint32_t *a, uint32_t *o)
 {
-    uint32_t od = (c >> 4) & 0x0F0F0F0Fu, ev = c & 0x0F0F0F0Fu;
-    *o = od;
-    *a = (ev + od) << 3;
+    *o = (c >> 4) & 0x0F0F0F0Fu;
+    *a = (c << 3) & 0x78787878u;
 }
 
-/* S = sum over the 8 pairs of T[e] + T[o], from the window's A and O words.
- * The table holds PACK16_COPIES interleaved copies (entry i of copy c at
- * i * PACK16_COPIES + c); `cc` = 8 c in both 16-bit halves picks the
- * lane's copy, so lanes of different copies never meet in a bank (ncu:
- * 5.5-way conflicts with one copy). */
-#define PACK16_COPIES 4
-KHD long long pack16_sum(const long long *pt, uint32_t alo, uint32_t olo, uint32_t ahi,
-                         uint32_t ohi, uint32_t cc)
+/* Two pairs' table byte offsets 8 (e + PACK16_K o), one per 16-bit half,
+ * from the E and O words and a byte selector (0x4140: pairs 0 and 1,
+ * 0x4342: pairs 2 and 3). */
+KHD uint32_t pack16_two(uint32_t ew, uint32_t ow, uint32_t sel)
+{
+    return pack16_pair(ow, 0, sel) * (8u * PACK16_K) + pack16_pair(ew, 0, sel);
+}
+
+/* S = sum over the 8 pairs of T[e] + T[o], from the window's E and O words. */
+KHD long long pack16_sum(const long long *pt, uint32_t elo, uint32_t olo, uint32_t ehi,
+                         uint32_t ohi)
 {
     const char *b = (const char *)pt;
-    uint32_t l0 = pack16_pair(alo, olo, 0x5140) * PACK16_COPIES + cc;
-    uint32_t l1 = pack16_pair(alo, olo, 0x7362) * PACK16_COPIES + cc;
-    uint32_t l2 = pack16_pair(ahi, ohi, 0x5140) * PACK16_COPIES + cc;
-    uint32_t l3 = pack16_pair(ahi, ohi, 0x7362) * PACK16_COPIES + cc;
+    uint32_t l0 = pack16_two(elo, olo, 0x4140), l1 = pack16_two(elo, olo, 0x4342);
+    uint32_t l2 = pack16_two(ehi, ohi, 0x4140), l3 = pack16_two(ehi, ohi, 0x4342);
     long long s0 = *(const long long *)(b + (l0 & 0xFFFFu)) + *(const long long *)(b + (l0 >> 16));
     long long s1 = *(const long long *)(b + (l1 & 0xFFFFu)) + *(const long long *)(b + (l1 >> 16));
     long long s2 = *(const long long *)(b + (l2 & 0xFFFFu)) + *(const long long *)(b + (l2 >> 16));
@@ -297,10 +301,11 @@ KHD long long pack16_sum(const long long *pt, uint32_t alo, uint32_t olo, uint32
     return (s0 + s1) + (s2 + s3);
 }
 
-/* pt[e + 33 o] = T[e] + T[o] where e + o <= nmax, else 0 (never read). */
+/* pt[e + PACK16_K o] = T[e] + T[o] where e + o <= nmax, else 0 (never
+ * read); e <= 31 < PACK16_K keeps the index unique. */
 KHD long long pack16_pt_entry(const long long *t, int nmax, int i)
 {
-    int e = i % 33, o = i / 33;
+    int e = i % PACK16_K, o = i / PACK16_K;
     return e + o <= nmax ? t[e] + t[o] : 0;
 }
 
@@ -342,7 +347,7 @@ KHD float pack16_finish(long long d, double b, double y)
  * costs 2 rx + 2 shuffled words per pixel instead of 4 rx, and the strip
  * writes 64 - 2 rx columns instead of 32 - 2 rx. */
 struct pack16_q {
-    uint32_t w[4]; /* A lo, O lo, A hi, O hi */
+    uint32_t w[4]; /* E lo, O lo, E hi, O hi */
 };
 
 template <int OFF> __device__ __forceinline__ pack16_q pack16_shfl(const pack16_q &v)
@@ -389,14 +394,14 @@ __device__ __forceinline__ pack16_q pack16_of(unsigned long long c)
 template <int RX>
 __global__ void __launch_bounds__(128) pack16x2_kernel(const win_params p, const unsigned *maxcode)
 {
-    extern __shared__ long long pt[]; /* (33 nmax + 1) * PACK16_COPIES */
+    extern __shared__ long long pt[]; /* PACK16_K nmax + 1 entries */
     __shared__ long long tn[32];
     __shared__ double ty[32];
     if (*maxcode >= 16u)
         return;
     const int ry = p.ry, nmax = (2 * RX + 1) * (2 * ry + 1);
-    for (int i = threadIdx.x; i < (33 * nmax + 1) * PACK16_COPIES; i += blockDim.x)
-        pt[i] = pack16_pt_entry(p.t, nmax, i / PACK16_COPIES);
+    for (int i = threadIdx.x; i <= PACK16_K * nmax; i += blockDim.x)
+        pt[i] = pack16_pt_entry(p.t, nmax, i);
     if (threadIdx.x < 32) {
         tn[threadIdx.x] = (int)threadIdx.x <= nmax ? p.t[threadIdx.x] : 0;
         ty[threadIdx.x] = __drcp_rn(__dmul_rn((double)max(1, (int)threadIdx.x), WINENT_LQ_SCALE));
@@ -407,7 +412,6 @@ __global__ void __launch_bounds__(128) pack16x2_kernel(const win_params p, const
     const double bmax = __dmul_rn((double)nmax, WINENT_LQ_SCALE), ymax = __drcp_rn(bmax);
     constexpr int OW = 64 - 2 * RX, M = RX / 2;
     const int lane = threadIdx.x & 31;
-    const uint32_t cc = (uint32_t)(lane % PACK16_COPIES) * 8u * 0x10001u;
     const int nwarps = (gridDim.x * blockDim.x) >> 5;
     const int W = p.W, H = p.H;
     const uint8_t *plane = (const uint8_t *)p.plane;
@@ -464,7 +468,7 @@ __global__ void __launch_bounds__(128) pack16x2_kernel(const win_params p, const
             }
             const int nr = min(H - 1, y + ry) - max(0, y - ry) + 1;
             if (outa) {
-                long long s = pack16_sum(pt, sa.w[0], sa.w[1], sa.w[2], sa.w[3], cc);
+                long long s = pack16_sum(pt, sa.w[0], sa.w[1], sa.w[2], sa.w[3]);
                 int n = na * nr;
                 bool in = n == nmax;
                 long long tv = in ? tmax : tn[n];
@@ -473,7 +477,7 @@ __global__ void __launch_bounds__(128) pack16x2_kernel(const win_params p, const
                 orow[xa] = pack16_finish(tv - s, bv, yv);
             }
             if (outb) {
-                long long s = pack16_sum(pt, sb.w[0], sb.w[1], sb.w[2], sb.w[3], cc);
+                long long s = pack16_sum(pt, sb.w[0], sb.w[1], sb.w[2], sb.w[3]);
                 int n = nb * nr;
                 bool in = n == nmax;
                 long long tv = in ? tmax : tn[n];
