@@ -20,6 +20,9 @@
  *          of a warp always hit 32 different banks.
  *          Planes of 8-bit codes whose largest code is below 16 (found on
  *          the device per chunk) use a 16-code histogram.
+ *   pack16: 8-bit planes with codes < 16 (same device-side choice) and
+ *          windows of at most 31 pixels: register column packs, warp
+ *          shuffles and a pair table; each lane owns two columns (below).
  *   hash:  any code. An open-addressing table per thread (linear probing,
  *          load <= 1/2, backward-shift deletion), entries (count, key) in
  *          one 32- or 64-bit word, laid out [slot][thread]; in shared memory
