@@ -124,8 +124,11 @@ static const void *window_fn(const winent_gpu_engine *e, bool small)
         return sh ? (const void *)hash_kernel<uint16_t, false, true>
                   : (const void *)hash_kernel<uint16_t, false, false>;
     }
-    return sh ? (const void *)hash_kernel<uint32_t, true, true>
-              : (const void *)hash_kernel<uint32_t, true, false>;
+    if (e->nd)
+        return sh ? (const void *)hash_kernel<uint32_t, true, true>
+                  : (const void *)hash_kernel<uint32_t, true, false>;
+    return sh ? (const void *)hash_kernel<uint32_t, false, true>
+              : (const void *)hash_kernel<uint32_t, false, false>;
 }
 
 static const void *pack16_fn(int rx)
@@ -149,11 +152,10 @@ static void choose_layout(winent_gpu_engine *e)
     const winent_plan *p = e->plan;
     const winent_code_rule *r = &p->rule;
     winent_dtype t = p->opts.dtype;
-    /* Can a pixel be "not counted"? Floats (NaN), a nodata value the dtype
-     * can hold, and 32-bit distinct values (one of them maps onto the NODATA
-     * code in the shared rule). */
-    int nd_possible = winent_dtype_is_float(t) || (r->has_nodata && r->nodata_int_ok) ||
-                      (!r->quantize && (t == WINENT_U32 || t == WINENT_I32));
+    /* Can a pixel be "not counted"? Floats (NaN) and a nodata value the
+     * dtype can hold (the plan's can_skip). Without one, every 32-bit code
+     * is a value, the all-ones one too. */
+    int nd_possible = p->can_skip;
     uint64_t n = p->ncodes;
     if (!nd_possible && n <= 256)
         e->plane_bytes = 1;

@@ -14,7 +14,8 @@ static int cmp_u32(const void *a, const void *b)
 static int window_codes(const winent_plan *p, const winent_chunk *c, const uint32_t *codes, int x,
                         int y, uint32_t *win)
 {
-    if (codes[(size_t)(y - c->in_y0) * (size_t)c->width + (size_t)x] == WINENT_NODATA_CODE)
+    if (p->can_skip &&
+        codes[(size_t)(y - c->in_y0) * (size_t)c->width + (size_t)x] == WINENT_NODATA_CODE)
         return -1;
     int n = 0;
     for (int yy = y - p->ry; yy <= y + p->ry; yy++) {
@@ -24,7 +25,7 @@ static int window_codes(const winent_plan *p, const winent_chunk *c, const uint3
             if (xx < 0 || xx >= c->width)
                 continue;
             uint32_t v = codes[(size_t)(yy - c->in_y0) * (size_t)c->width + (size_t)xx];
-            if (v != WINENT_NODATA_CODE)
+            if (!p->can_skip || v != WINENT_NODATA_CODE)
                 win[n++] = v;
         }
     }

@@ -83,6 +83,7 @@ winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out
     else
         p->ncodes = (uint64_t)1 << (8 * winent_dtype_size(o->dtype));
     p->direct = p->ncodes <= WINENT_DIRECT_CODES_MAX;
+    p->can_skip = winent_dtype_is_float(o->dtype) || (p->rule.has_nodata && p->rule.nodata_int_ok);
     p->lq = malloc(sizeof(int64_t) * (size_t)(p->nmax + 1));
     p->t = malloc(sizeof(int64_t) * (size_t)(p->nmax + 1));
     p->du = malloc(sizeof(int64_t) * (size_t)(p->nmax + 1));

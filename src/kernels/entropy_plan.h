@@ -25,6 +25,10 @@ typedef struct winent_plan {
     int nmax;                 /* kx * ky: the most pixels a window counts */
     uint64_t ncodes;          /* number of possible codes (without NODATA) */
     int direct;               /* ncodes <= WINENT_DIRECT_CODES_MAX */
+    int can_skip;             /* some pixel can be not counted (NaN, or a nodata
+                                 value the dtype holds); when 0, the code
+                                 WINENT_NODATA_CODE is an ordinary value (a
+                                 32-bit integer's all-ones code) */
     int64_t *lq;              /* owned; [0..nmax]: round(log_b(c) * 2^32) */
     int64_t *t;               /* owned; [0..nmax]: c * lq[c] */
     int64_t *du;              /* owned; [0..nmax-1]: t[c+1] - t[c] */

@@ -23,7 +23,8 @@
 #define WINENT_HD static inline
 #endif
 
-/* The code of a pixel that is not counted (nodata or NaN). */
+/* The code of a pixel that is not counted (nodata or NaN), when the plan
+ * can skip pixels at all (winent_plan.can_skip). */
 #define WINENT_NODATA_CODE 0xFFFFFFFFu
 
 /* Fixed-point scale of the log table: Lq[c] = round(log_b(c) * 2^32). */
@@ -83,8 +84,10 @@ WINENT_HD uint32_t winent_code_int(const winent_code_rule *r, int64_t v)
         return winent_quantize(r, (double)v);
     if (r->rotate)
         return (uint32_t)(v - r->nodata_int - 1);
-    /* Without a nodata value, the one 32-bit value whose code is the
-     * sentinel (u32 4294967295, i32 2147483647) is not counted. */
+    /* Without a nodata value no integer pixel is skipped, so the one 32-bit
+     * value whose code equals the sentinel (u32 4294967295, i32 2147483647)
+     * is an ordinary value: engines read the sentinel as "not counted" only
+     * when the plan's can_skip says a pixel can be. */
     return (uint32_t)v + r->int_offset;
 }
 
