@@ -10,27 +10,27 @@ passed=0
 failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAILED: $*" >&2; }
-check() { # check DESCRIPTION COMMAND...
-    d=$1; shift
-    if "$@"; then ok; else bad "$d"; fi
+check() { # check DESCRIPTION COMMAND... (sh has no locals: names kept apart)
+    _check_desc=$1; shift
+    if "$@"; then ok; else bad "$_check_desc"; fi
 }
 # expect_exit CODE DESCRIPTION COMMAND...: exit code and a one-line message.
 expect_exit() {
-    want=$1; d=$2; shift 2
+    _want=$1; _desc=$2; shift 2
     set +e
     "$@" 2>"$T/stderr" >"$T/stdout"
-    got=$?
+    _got=$?
     set -e
-    if [ "$got" -ne "$want" ]; then
-        bad "$d: exit $got, want $want ($(head -c 300 "$T/stderr"))"
+    if [ "$_got" -ne "$_want" ]; then
+        bad "$_desc: exit $_got, want $_want ($(head -c 300 "$T/stderr"))"
         return
     fi
-    if [ "$want" -ne 0 ]; then
+    if [ "$_want" -ne 0 ]; then
         # One line, after at most the CPU fallback notice of --device auto.
         grep -v '^winent-stream: no usable GPU: computing on the CPU$' "$T/stderr" >"$T/errline" || true
         lines=$(wc -l <"$T/errline")
         if ! grep -q '^winent-stream: ' "$T/errline" || [ "$lines" -ne 1 ]; then
-            bad "$d: stderr is not one 'winent-stream: ' line: $(cat "$T/stderr")"
+            bad "$_desc: stderr is not one 'winent-stream: ' line: $(cat "$T/stderr")"
             return
         fi
     fi

@@ -15,10 +15,10 @@ run_case() { # name mksample-args -- winent-stream-args
     shift
     "$MK" $mk "$T/in.raw"
     "$WS" --quiet --device cpu "$@" "$T/in.raw" "$T/cpu.zst"
-    for d in $devices; do
+    for dev in $devices; do
         for mem in 8M 1G; do
-            "$WS" --quiet --device "$d" --mem $mem "$@" "$T/in.raw" "$T/gpu.zst"
-            check "$name, device $d, mem $mem" cmp -s "$T/cpu.zst" "$T/gpu.zst"
+            "$WS" --quiet --device "$dev" --mem $mem "$@" "$T/in.raw" "$T/gpu.zst"
+            check "$name, device $dev, mem $mem" cmp -s "$T/cpu.zst" "$T/gpu.zst"
         done
     done
 }

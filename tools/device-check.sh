@@ -47,7 +47,7 @@ NPROC=$(nproc 2>/dev/null || echo 8)
 } > "$OUT/build.log" 2>&1
 BUILD_RC=$?
 grep -E "error|Error" "$OUT/build.log" | head -20
-grep -A3 -E "Compiling entry function '_Z1[014](smem|hash|maxcode)_kernel" "$OUT/build.log" |
+grep -A3 -E "Compiling entry function '_Z[0-9]+(smem|hash|maxcode|pack16x2)_kernel" "$OUT/build.log" |
     grep -E "Compiling|Used|stack" > "$OUT/ptxas.txt" 2>/dev/null
 stamp "build rc=$BUILD_RC"
 [ $BUILD_RC -eq 0 ] || { tail -40 "$OUT/build.log"; exit 1; }
