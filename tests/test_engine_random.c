@@ -7,6 +7,14 @@
  * threads, and each image computed whole and as chunks of several heights
  * with their halo rows. The reference's own float64 formula checks the
  * exact one to 1e-6.
+ *
+ * Codes below 16 take the engine's few-values path (engine_cpu_simd.c);
+ * those cases run once per path forced through WINENT_CPU_PATH (unset:
+ * the fastest, then portable and avx2), each against the reference, so the
+ * paths also match each other; chunks holding a code >= 16 fall back to the
+ * sliding engine. A path the CPU lacks is lowered to one it has: on a
+ * machine without AVX-512 VBMI (CI's may lack it) the unset runs test AVX2,
+ * without AVX2 the portable kernel, and they still must pass.
  */
 #include <math.h>
 #include <stdint.h>
@@ -57,10 +65,38 @@ static const vcase vcases[] = {
     {"f64 bins 3 range 0:1", WINENT_F64, 3, 0, 1, 0, 0, 0, 0, 0, 0},
 };
 
+/* Codes below 16: nodata inside the 16 bins (handled in the path), nodata
+ * outside them (chunks holding one fall back to the sliding engine), i8,
+ * and narrowed --bins codes with NaN. */
+static const vcase few_cases[] = {
+    {"u8 16 values (few)", WINENT_U8, 0, 0, 0, 0, 0, 0, 16, 0, 0},
+    {"u8 16 values, nodata 9 (few)", WINENT_U8, 0, 0, 0, 1, 9, 0, 16, 0.05, 0},
+    {"u8 16 values, nodata 255 (few)", WINENT_U8, 0, 0, 0, 1, 255, 0, 16, 0.002, 0},
+    {"u8 3 values (few)", WINENT_U8, 0, 0, 0, 0, 0, 5, 3, 0, 0},
+    {"i8 0..15, nodata 15 (few)", WINENT_I8, 0, 0, 0, 1, 15, 0, 16, 0.1, 0},
+    {"u8 bins 12 range 0:256, nodata 7 (few)", WINENT_U8, 12, 0, 256, 1, 7, 0, 256, 0.05, 0},
+    {"f64 bins 10 range 0:1, NaN (few)", WINENT_F64, 10, 0, 1, 0, 0, 0, 0, 0.05, 0},
+    {"f32 bins 16 range 0:1, rare NaN (few)", WINENT_F32, 16, 0, 1, 0, 0, 0, 0, 0.001, 0},
+};
+
+/* n <= 63 (byte kernels: 63 = 7x9, 9x7, 63x1, 1x63) and over (wide). */
+/* AVX2 looks counts up in blocks of 16: n of 9, 21, 35, 63 take 1 to 4. */
+static const int few_windows[][2] = {{1, 1}, {3, 3}, {5, 5}, {7, 3}, {7, 5}, {7, 9}, {9, 7},
+                                     {63, 1}, {1, 63}, {9, 9}, {65, 1}, {5, 13}};
+static const int few_sizes[][2] = {{1, 1}, {2, 3}, {13, 7}, {61, 47}};
+/* "" is the fastest the CPU has (AVX-512 VBMI here for n <= 63); the
+ * sliding engine ("slide") is what the vcases above test. */
+static const char *const few_paths[] = {"", "portable", "avx2"};
+
 static const int windows[][2] = {{1, 1}, {3, 3}, {5, 5}, {7, 3}, {3, 7}};
 static const int sizes[][2] = {{1, 1}, {1, 13}, {13, 1}, {4, 3}, {61, 47}};
 
 static unsigned long long seed = 0x7e57u;
+
+/* Engines of 1 and of up to this many threads run each case; the many small
+ * few-values cases use 1 only (an OpenMP team per chunk is slow on a busy
+ * CI machine), their big images 2. */
+static int threads_tested = 2;
 
 static double unit(void)
 {
@@ -175,7 +211,7 @@ static void run_case(const vcase *vc, int kx, int ky, winent_base base, int w, i
         goto done;
     /* Whole image, then chunks of several heights (each with its halo). */
     static const int bands[] = {0, 1, 3, 17};
-    for (int ti = 0; ti < 2; ti++) {
+    for (int ti = 0; ti < threads_tested; ti++) {
         winent_cpu_engine *e = ti ? e2 : e1;
         for (size_t bi = 0; bi < sizeof bands / sizeof bands[0]; bi++) {
             int bh = bands[bi] ? bands[bi] : h;
@@ -191,9 +227,10 @@ static void run_case(const vcase *vc, int kx, int ky, winent_base base, int w, i
             }
             size_t at = 0;
             CHECK(same_bits(ref, got, n, &at),
-                  "%s, %dx%d window, base %d, %dx%d image, %d threads, bands of %d: pixel "
-                  "(%zu, %zu) reference %.9g, cpu %.9g",
-                  vc->name, kx, ky, (int)base, w, h, ti + 1, bh, at % (size_t)w, at / (size_t)w,
+                  "%s, %dx%d window, base %d, %dx%d image, %d threads, bands of %d, path '%s': "
+                  "pixel (%zu, %zu) reference %.9g, cpu %.9g",
+                  vc->name, kx, ky, (int)base, w, h, ti + 1, bh,
+                  getenv("WINENT_CPU_PATH") ? getenv("WINENT_CPU_PATH") : "", at % (size_t)w, at / (size_t)w,
                   ref[at], got[at]);
         }
     }
@@ -228,5 +265,24 @@ int main(void)
     run_case(&vcases[9], 255, 255, WINENT_BASE_E, 270, 5);
     run_case(&vcases[4], 255, 3, WINENT_BASE_10, 300, 7);
     run_case(&vcases[16], 3, 255, WINENT_BASE_2, 9, 280);
+
+    /* The few-values path, every path forced in turn (the engine reads
+     * WINENT_CPU_PATH when it is created). */
+    const int nf = (int)(sizeof few_cases / sizeof few_cases[0]);
+    for (size_t pi = 0; pi < sizeof few_paths / sizeof few_paths[0]; pi++) {
+        setenv("WINENT_CPU_PATH", few_paths[pi], 1);
+        for (int v = 0; v < nf; v++) {
+            threads_tested = 1;
+            for (size_t wi = 0; wi < sizeof few_windows / sizeof few_windows[0]; wi++)
+                for (size_t si = 0; si < sizeof few_sizes / sizeof few_sizes[0]; si++)
+                    run_case(&few_cases[v], few_windows[wi][0], few_windows[wi][1],
+                             (winent_base)(turn++ % 3), few_sizes[si][0], few_sizes[si][1]);
+            threads_tested = 2;
+            run_case(&few_cases[v], 5, 5, (winent_base)(turn++ % 3), 257, 263);
+            run_case(&few_cases[v], 7, 9, (winent_base)(turn++ % 3), 203, 67);
+            run_case(&few_cases[v], 31, 31, (winent_base)(turn++ % 3), 97, 71);
+        }
+    }
+    unsetenv("WINENT_CPU_PATH");
     return harness_end();
 }

@@ -21,8 +21,14 @@
  *    with sentinel = ncodes (65536 codes: 32 bits);
  *  - more codes (32-bit integers, huge --bins): tiles whose codes are
  *    renumbered densely through a hash table, sentinel = region size.
+ *
+ * 8-bit codes that are all below 16 in a chunk (checked per chunk: the bits
+ * do not depend on the path taken) go to the few-values path instead
+ * (engine_cpu_simd.c): column histograms of 16 bins, SIMD where the CPU has
+ * it, picked at run time.
  */
 #include "engine_cpu.h"
+#include "engine_cpu_simd.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -56,6 +62,7 @@ typedef struct thread_scratch {
     uint32_t *vals;        /* remap: hash values (dense ids) */
     uint32_t *slots;       /* remap: slot of each dense id, to clear after use */
     unsigned hash_bits;
+    void *few;             /* owned: the few-values path's scratch, 64-aligned */
 } thread_scratch;
 
 struct winent_cpu_engine {
@@ -67,6 +74,7 @@ struct winent_cpu_engine {
     size_t hist_len;         /* bins of each histogram, sentinel included */
     void *codes;             /* owned: the chunk's codes (all but CODES_SAMPLES*) */
     size_t region_max;       /* remap: most pixels of a tile's region */
+    winent_few_path few;     /* path for chunks of codes < 16, or NONE */
     thread_scratch *scratch; /* owned: one per thread */
 };
 
@@ -289,6 +297,7 @@ static void free_scratch(thread_scratch *s)
     free(s->keys);
     free(s->vals);
     free(s->slots);
+    free(s->few);
 }
 
 static size_t code_size(code_kind k)
@@ -343,6 +352,11 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
         if (e->codes == NULL)
             goto nomem;
     }
+    /* 8-bit codes may all be below 16 in a chunk: then the few-values path.
+     * WINENT_CPU_PATH (slide, portable, avx2, avx512) forces a path, for
+     * tests and benchmarks; unset, the fastest this CPU has. */
+    if (e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8)
+        e->few = winent_few_choose(p->kx, p->ky, getenv("WINENT_CPU_PATH"));
     e->scratch = calloc((size_t)e->threads, sizeof *e->scratch);
     if (e->scratch == NULL)
         goto nomem;
@@ -351,6 +365,11 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
         for (int g = 0; g < LANES; g++)
             if ((s->hist[g] = calloc(e->hist_len, sizeof *s->hist[g])) == NULL)
                 goto nomem;
+        if (e->few != WINENT_FEW_NONE) {
+            size_t b = (winent_few_scratch_bytes(e->max_width, p->rx) + 63) / 64 * 64;
+            if ((s->few = aligned_alloc(64, b)) == NULL)
+                goto nomem;
+        }
         if (e->kind == CODES_NARROW8 || e->kind == CODES_NARROW16) {
             if ((s->row = malloc(sizeof *s->row * (size_t)e->max_width)) == NULL)
                 goto nomem;
@@ -487,6 +506,23 @@ winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk
 
     const int rows = c->y1 - c->y0;
     const size_t csize = code_size(kind);
+    if (e->few != WINENT_FEW_NONE &&
+        winent_few_scan((const uint8_t *)j.base, j.stride, W, c->in_h)) {
+        winent_few_job fj = {(const uint8_t *)j.base, j.stride, j.oy, W, j.H, j.rx, j.ry, j.t,
+                             j.has_sent && j.sent < WINENT_FEW_BINS ? (int)j.sent : -1,
+                             out, out_stride, c->y0};
+        /* Bands as below; each builds its column histograms once (Ky rows),
+         * so a few per thread keep that cost small. */
+        int bands = imin(rows, e->threads * 2);
+        int band_h = (rows + bands - 1) / bands;
+        bands = (rows + band_h - 1) / band_h;
+#pragma omp parallel for num_threads(e->threads) schedule(dynamic, 1)
+        for (int b = 0; b < bands; b++) {
+            int ya = c->y0 + b * band_h, yb = imin(c->y1, ya + band_h);
+            winent_few_rows(&fj, e->few, ya, yb, e->scratch[thread_id()].few);
+        }
+        return WINENT_OK;
+    }
     if (kind != CODES_REMAP) {
         /* Bands of whole rows, a multiple of LANES high where possible. */
         int bands = imin((rows + LANES - 1) / LANES, e->threads * 4);
