@@ -104,7 +104,8 @@ if [ "${WINENT_PIPELINE:-0}" = 1 ]; then
     : > "$OUT/pipeline.txt"
     NG=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     ALLG=$(seq -s, 0 $((NG - 1)))
-    for d in cpu 0 "$ALLG"; do
+    for d in cpu 0 0,1 0,1,2,3 "$ALLG"; do
+        case "$d" in *[0-9],*) [ "$(echo "$d" | tr -cd , | wc -c)" -lt "$NG" ] || continue ;; esac
         "$B/tools/winent-bench" pipeline --device "$d" --size 10240x10240 --repeat 3 \
             >> "$OUT/pipeline.txt" 2>&1
     done
@@ -114,6 +115,26 @@ if [ "${WINENT_PIPELINE:-0}" = 1 ]; then
         --window 31 --repeat 3 >> "$OUT/pipeline.txt" 2>&1
     TMPDIR=/tmp sh tools/bench-zst.sh "$B" 10240x10240 "$NPROC" "1 3" > "$OUT/bench-zst.txt" 2>&1
     cat "$OUT/pipeline.txt" "$OUT/bench-zst.txt"
+fi
+
+if [ "${WINENT_E2E:-0}" = 1 ]; then
+    # End to end on a large input (issue 6): WINENT_E2E_SIZE (default
+    # 92000x92000 u8, 8.5 GB), every GPU then one, .zst output with --stats.
+    stamp "end to end"
+    SZ=${WINENT_E2E_SIZE:-92000x92000}
+    E=/tmp/e2e; mkdir -p $E
+    "$B/tools/winent-mksample" --size "$SZ" --dtype u8 --kind landscape --values 12 --seed 1 $E/big.raw
+    t0=$(date +%s.%N); cat $E/big.raw > /dev/null; t1=$(date +%s.%N)
+    echo "read big.raw (page cache): $(awk "BEGIN{print $(stat -c %s $E/big.raw)/($t1-$t0)/1e9}") GB/s" | tee "$OUT/e2e.txt"
+    NG=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    for d in "$(seq -s, 0 $((NG - 1)))" 0; do
+        echo "device $d:" >> "$OUT/e2e.txt"
+        "$B/src/winent-stream" --quiet --stats --device "$d" --mem 8G --size "$SZ" --dtype u8 \
+            $E/big.raw $E/out.zst >> "$OUT/e2e.txt" 2>&1
+        ls -l $E/out.zst >> "$OUT/e2e.txt"; rm -f $E/out.zst
+    done
+    rm -rf $E
+    cat "$OUT/e2e.txt"
 fi
 
 stamp done
