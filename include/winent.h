@@ -145,6 +145,8 @@ typedef struct winent_stage_stats {
 
 typedef struct winent_job_stats {
     double wall_s;
+    double setup_s;         /* opening, pools, engines (GPU contexts): before
+                               the first chunk can flow */
     uint64_t pixels;
     uint64_t bytes_in, bytes_out;
     winent_stage_stats read, compute, encode, write;

@@ -3,7 +3,7 @@
 # against `zstd -T<threads> -<level>` compressing the same float32 map alone,
 # side by side in one run, on a landscape input and on random 0..15.
 #
-#   tools/bench-zst.sh [BUILD_DIR] [WxH] [THREADS] [LEVELS]
+#   [WINENT_DEVICE=gpu] tools/bench-zst.sh [BUILD_DIR] [WxH] [THREADS] [LEVELS]
 #
 # Prints a markdown table; the ratio column is ours / zstd alone (target
 # <= 1.1: reading and computing hide behind compression).
@@ -12,7 +12,7 @@ B=${1:-build}
 SIZE=${2:-8192x8192}
 TH=${3:-$(nproc)}
 LEVELS=${4:-"1 3"}
-WS="$B/src/winent-stream"
+WS="$B/src/winent-stream --device ${WINENT_DEVICE:-cpu}"   # the CPU engine unless asked
 MK="$B/tools/winent-mksample"
 D=$(mktemp -d "${TMPDIR:-/tmp}/bench-zst.XXXXXX")
 trap 'rm -rf "$D"' EXIT INT TERM
@@ -34,7 +34,7 @@ for kind in landscape uniform; do
     else
         "$MK" --size "$SIZE" --dtype u8 --kind uniform --values 16 --seed 1 "$D/in.raw"
     fi
-    "$WS" --quiet --threads "$TH" --size "$SIZE" --dtype u8 "$D/in.raw" "$D/map.raw"
+    $WS --quiet --threads "$TH" --size "$SIZE" --dtype u8 "$D/in.raw" "$D/map.raw"
     mapbytes=$(wc -c <"$D/map.raw")
     for L in $LEVELS; do
         for FR in ${FRAME_ROWS:-0}; do
@@ -42,7 +42,7 @@ for kind in landscape uniform; do
             [ "$FR" = 0 ] || fr_opt="--frame-rows $FR"
             sync
             t0=$(now)
-            "$WS" --quiet --threads "$TH" --level "$L" $fr_opt --size "$SIZE" --dtype u8 \
+            $WS --quiet --threads "$TH" --level "$L" $fr_opt --size "$SIZE" --dtype u8 \
                 "$D/in.raw" "$D/out.zst"
             t1=$(now)
             zstd -q -f -T"$TH" -"$L" "$D/map.raw" -o "$D/copy.zst"
@@ -51,7 +51,7 @@ for kind in landscape uniform; do
             alone=$(secs "$t1" "$t2")
             zo=$(wc -c <"$D/out.zst")
             zc=$(wc -c <"$D/copy.zst")
-            frames=$("$WS" --info "$D/out.zst" | grep -o '"rows_per_frame": *[0-9]*' | grep -o '[0-9]*$' || echo "?")
+            frames=$($WS --info "$D/out.zst" | grep -o '"rows_per_frame": *[0-9]*' | grep -o '[0-9]*$' || echo "?")
             printf '| %s | %s | %s | %.2f | %.2f | %.2f | %.0f | %.2f | %.2f |\n' \
                 "$kind" "$L" "$frames" "$ours" "$alone" "$(calc "$ours / $alone")" \
                 "$(calc "$mapbytes / $ours / 1000000")" \

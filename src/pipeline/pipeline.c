@@ -442,6 +442,8 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char
     if (p->fell_back && o->on_notice)
         o->on_notice(o->user, "no usable GPU: computing on the CPU");
 
+    p->engines_ready_s = winent_now();
+
     /* Start the stages, downstream first. */
     int nworkers = p->ngpus ? p->ngpus : 1;
     workers = calloc((size_t)nworkers, sizeof *workers);
@@ -491,6 +493,7 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char
     }
     if (stats) {
         stats->wall_s = winent_now() - t_start;
+        stats->setup_s = p->engines_ready_s > t_start ? p->engines_ready_s - t_start : 0.0;
         stats->pixels = (uint64_t)p->width * (uint64_t)p->height;
         stats->bytes_in = p->source ? winent_source_bytes_read(p->source) : 0;
         stats->bytes_out = p->sink ? winent_sink_bytes_written(p->sink) : 0;

@@ -77,6 +77,7 @@ typedef struct pipeline {
     winent_err err;              /* the first error */
     int live_compute, live_encode;
     stage_clock read_clock, compute_clock, encode_clock;
+    double engines_ready_s;      /* latest time a GPU worker had its engine */
 
     volatile int stop;           /* raised with the first error or an interrupt */
 } pipeline;

@@ -161,6 +161,10 @@ void *winent_stage_gpu_worker(void *arg)
     if (winent_gpu_engine_create(p->plan, a->device, p->width, p->chunk_rows + 2 * p->plan->ry,
                                  slots, &g, &err) != WINENT_OK)
         goto done;
+    pthread_mutex_lock(&p->lock);
+    if (winent_now() > p->engines_ready_s)
+        p->engines_ready_s = winent_now();
+    pthread_mutex_unlock(&p->lock);
     while (!p->stop) {
         if (!input_done && n < slots) {
             out_chunk *out = n == 0 ? winent_queue_pop(&p->free_out)
