@@ -155,7 +155,7 @@ void *winent_stage_gpu_worker(void *arg)
     in_chunk *fin[16];
     out_chunk *fout[16];
     int head = 0, n = 0, slots = p->gpu_slots > 16 ? 16 : p->gpu_slots;
-    double busy = 0.0, wait = 0.0, t_start = winent_now();
+    double busy = 0.0, t_start = winent_now();
     int input_done = 0;
 
     if (winent_gpu_engine_create(p->plan, a->device, p->width, p->chunk_rows + 2 * p->plan->ry,
@@ -216,10 +216,12 @@ void *winent_stage_gpu_worker(void *arg)
         winent_queue_push(&p->free_in, fin[head]);
         winent_queue_push(&p->free_out, fout[head]);
     }
-    busy = winent_now() - t_start; /* the device works asynchronously: wall time */
+    busy = winent_now() - t_start;
 done:
     winent_gpu_engine_free(g);
-    add_clock(p, &p->compute_clock, busy, wait);
+    /* The device works asynchronously: the worker's wall time is its busy
+     * time, and its waits on the pools are not split out. */
+    add_clock(p, &p->compute_clock, busy, 0.0);
     if (err.status != WINENT_OK)
         winent_pipeline_fail(p, &err);
     compute_done(p);

@@ -55,31 +55,6 @@ int winent_georef_epsg(const winent_georef *g)
     return code == 32767 ? 0 : code;
 }
 
-static void *dup_mem(const void *src, size_t n)
-{
-    if (src == NULL || n == 0)
-        return NULL;
-    void *p = malloc(n);
-    if (p)
-        memcpy(p, src, n);
-    return p;
-}
-
-int winent_georef_copy(winent_georef *dst, const winent_georef *src)
-{
-    *dst = *src;
-    dst->tiepoints = dup_mem(src->tiepoints, sizeof(double) * (size_t)src->n_tiepoints);
-    dst->geokeys = dup_mem(src->geokeys, sizeof(uint16_t) * (size_t)src->n_geokeys);
-    dst->geodoubles = dup_mem(src->geodoubles, sizeof(double) * (size_t)src->n_geodoubles);
-    dst->geoascii = src->geoascii ? dup_mem(src->geoascii, strlen(src->geoascii) + 1) : NULL;
-    if ((src->n_tiepoints && !dst->tiepoints) || (src->n_geokeys && !dst->geokeys) ||
-        (src->n_geodoubles && !dst->geodoubles) || (src->geoascii && !dst->geoascii)) {
-        winent_georef_clear(dst);
-        return -1;
-    }
-    return 0;
-}
-
 void winent_georef_clear(winent_georef *g)
 {
     free(g->tiepoints);

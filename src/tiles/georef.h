@@ -33,8 +33,6 @@ int winent_georef_geotransform(const winent_georef *g, double gt[6]);
  * GeographicTypeGeoKey), or 0 when there is none or it is user-defined. */
 int winent_georef_epsg(const winent_georef *g);
 
-/* Deep copy (dst is overwritten); -1 when out of memory. */
-int winent_georef_copy(winent_georef *dst, const winent_georef *src);
 void winent_georef_clear(winent_georef *g);
 
 #endif

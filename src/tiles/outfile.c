@@ -64,24 +64,6 @@ winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n
     return WINENT_OK;
 }
 
-winent_status winent_outfile_pwrite(winent_outfile *of, const void *buf, size_t n, uint64_t off,
-                                    winent_err *err)
-{
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t w = pwrite(of->fd, p, n, (off_t)off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", display_name(of),
-                              w < 0 ? strerror(errno) : "no space");
-        p += w;
-        n -= (size_t)w;
-        off += (uint64_t)w;
-    }
-    return WINENT_OK;
-}
-
 winent_status winent_outfile_commit(winent_outfile *of, winent_err *err)
 {
     if (of->final_path == NULL)

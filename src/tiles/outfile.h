@@ -27,10 +27,6 @@ winent_status winent_outfile_open(winent_outfile *of, const char *path, winent_e
  * the system's reason (disk full, ...). */
 winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n, winent_err *err);
 
-/* Write at an absolute offset (for trailers that patch a header). */
-winent_status winent_outfile_pwrite(winent_outfile *of, const void *buf, size_t n, uint64_t off,
-                                    winent_err *err);
-
 /* Flush, close and rename into place. */
 winent_status winent_outfile_commit(winent_outfile *of, winent_err *err);
 
