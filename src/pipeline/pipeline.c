@@ -366,6 +366,7 @@ static winent_status open_sink(pipeline *p, const winent_job_opts *o, const wine
     winent_sink_opts so;
     memset(&so, 0, sizeof so);
     so.path = o->output;
+    so.input_path = o->input;
     so.format = o->format;
     so.width = p->width;
     so.height = p->height;

@@ -19,6 +19,8 @@
 
 typedef struct winent_sink_opts {
     const char *path;        /* file name, or "-" for standard output */
+    const char *input_path;  /* the job's input ("-" or NULL: none to compare):
+                                an output that is the input is refused */
     winent_format format;    /* WINENT_FORMAT_AUTO: from the name */
     int width, height;
     int level;               /* zstd level (zst, and TIFF with zstd/deflate) */
