@@ -63,6 +63,8 @@ typedef struct thread_scratch {
     uint32_t *slots;       /* remap: slot of each dense id, to clear after use */
     unsigned hash_bits;
     void *few;             /* owned: the few-values path's scratch, 64-aligned */
+    void *codes;           /* owned: codes of the band's input rows (all but CODES_SAMPLES*) */
+    size_t codes_cap;      /* bytes of codes */
 } thread_scratch;
 
 struct winent_cpu_engine {
@@ -72,7 +74,6 @@ struct winent_cpu_engine {
     code_kind kind;
     int can_nodata;          /* some pixel may be nodata or NaN */
     size_t hist_len;         /* bins of each histogram, sentinel included */
-    void *codes;             /* owned: the chunk's codes (all but CODES_SAMPLES*) */
     size_t region_max;       /* remap: most pixels of a tile's region */
     winent_few_path few;     /* path for chunks of codes < 16, or NONE */
     thread_scratch *scratch; /* owned: one per thread */
@@ -298,6 +299,7 @@ static void free_scratch(thread_scratch *s)
     free(s->vals);
     free(s->slots);
     free(s->few);
+    free(s->codes);
 }
 
 static size_t code_size(code_kind k)
@@ -346,11 +348,6 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
         int rh = imin(e->max_in_rows, REMAP_TILE_H + 2 * p->ry);
         e->region_max = (size_t)rw * (size_t)rh;
         e->hist_len = e->region_max + 1;
-    }
-    if (e->kind != CODES_SAMPLES8) {
-        e->codes = malloc(code_size(e->kind) * ((size_t)e->max_width * e->max_in_rows + 1));
-        if (e->codes == NULL)
-            goto nomem;
     }
     /* 8-bit codes may all be below 16 in a chunk: then the few-values path.
      * WINENT_CPU_PATH (slide, portable, avx2, avx512) forces a path, for
@@ -403,7 +400,6 @@ void winent_cpu_engine_free(winent_cpu_engine *e)
         for (int i = 0; i < e->threads; i++)
             free_scratch(&e->scratch[i]);
     free(e->scratch);
-    free(e->codes);
     free(e);
 }
 
@@ -416,58 +412,87 @@ static int thread_id(void)
 #endif
 }
 
-/* Codes of input row r of the chunk into the engine's buffer (narrowed). */
-static void make_codes_row(const winent_cpu_engine *e, const winent_chunk *c, int r,
+/* Grow a worker's code buffer to `bytes`; -1 when out of memory. */
+static int ensure_codes(thread_scratch *s, size_t bytes)
+{
+    if (bytes <= s->codes_cap)
+        return 0;
+    void *b = realloc(s->codes, bytes);
+    if (b == NULL)
+        return -1;
+    s->codes = b;
+    s->codes_cap = bytes;
+    return 0;
+}
+
+/* Codes of input row `src` (W samples) into `dst` (narrowed as the kind says). */
+static void make_codes_row(const winent_cpu_engine *e, const void *src, size_t W, void *dst,
                            thread_scratch *s)
 {
     const winent_plan *p = e->plan;
-    const size_t W = (size_t)c->width;
-    const void *src = (const char *)c->rows + (size_t)r * c->row_bytes;
     switch (e->kind) {
     case CODES_SAMPLES16:
-        memcpy((uint16_t *)e->codes + (size_t)r * W, src, W * 2);
+        memcpy(dst, src, W * 2);
         break;
     case CODES_NARROW8: {
-        uint8_t *dst = (uint8_t *)e->codes + (size_t)r * W;
+        uint8_t *d = dst;
         const uint8_t sent = (uint8_t)p->ncodes;
         winent_plan_codes(p, src, W, s->row);
         for (size_t x = 0; x < W; x++)
-            dst[x] = s->row[x] == WINENT_NODATA_CODE ? sent : (uint8_t)s->row[x];
+            d[x] = s->row[x] == WINENT_NODATA_CODE ? sent : (uint8_t)s->row[x];
         break;
     }
     case CODES_NARROW16: {
-        uint16_t *dst = (uint16_t *)e->codes + (size_t)r * W;
+        uint16_t *d = dst;
         const uint16_t sent = (uint16_t)p->ncodes;
         winent_plan_codes(p, src, W, s->row);
         for (size_t x = 0; x < W; x++)
-            dst[x] = s->row[x] == WINENT_NODATA_CODE ? sent : (uint16_t)s->row[x];
+            d[x] = s->row[x] == WINENT_NODATA_CODE ? sent : (uint16_t)s->row[x];
         break;
     }
     case CODES_WIDE32: {
-        uint32_t *dst = (uint32_t *)e->codes + (size_t)r * W;
-        winent_plan_codes(p, src, W, dst);
+        uint32_t *d = dst;
+        winent_plan_codes(p, src, W, d);
         for (size_t x = 0; x < W; x++)
-            if (dst[x] == WINENT_NODATA_CODE)
-                dst[x] = (uint32_t)p->ncodes;
+            if (d[x] == WINENT_NODATA_CODE)
+                d[x] = (uint32_t)p->ncodes;
         break;
     }
     case CODES_REMAP:
-        winent_plan_codes(p, src, W, (uint32_t *)e->codes + (size_t)r * W);
+        winent_plan_codes(p, src, W, dst);
         break;
     default: break;
     }
 }
 
-winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk *c, float *out,
-                                        size_t out_stride, winent_err *err)
+int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width)
+{
+    /* About 256 K output pixels: the band's rows, codes and histograms stay
+     * near the core's caches; at least two windows high, so the few-values
+     * path's column set-up (Ky rows) and the code rows of the halo stay a
+     * small part of the band's work. */
+    int w = width > 0 ? width : 1;
+    int rows = (int)((((int64_t)1 << 18) + w - 1) / w);
+    rows = imax(rows, 2 * e->plan->ky);
+    return (rows + LANES - 1) / LANES * LANES;
+}
+
+winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
+                                             const winent_chunk *c, int ya, int yb, float *out,
+                                             size_t out_stride, winent_err *err)
 {
     const winent_plan *p = e->plan;
     const winent_code_rule *rule = &p->rule;
     const int W = c->width;
-    if (W > e->max_width || c->in_h > e->max_in_rows)
+    if (W > e->max_width || worker < 0 || worker >= e->threads)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "chunk larger than the CPU engine was sized for");
-    if (c->y1 <= c->y0 || W == 0)
+    if (yb <= ya || W == 0)
         return WINENT_OK;
+    thread_scratch *s = &e->scratch[worker];
+    /* Input rows this band's windows need. */
+    const int ra = imax(0, ya - p->ry), rb = imin(c->height, yb + p->ry);
+    if (ya < c->y0 || yb > c->y1 || ra < c->in_y0 || rb > c->in_y0 + c->in_h)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "band [%d, %d) outside its chunk", ya, yb);
 
     slide_job j;
     memset(&j, 0, sizeof j);
@@ -480,22 +505,26 @@ winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk
     j.out = out;
     j.out_stride = out_stride;
     j.out_y0 = c->y0;
-    j.oy = c->in_y0;
-    j.stride = (size_t)W;
     j.has_sent = e->can_nodata;
 
     code_kind kind = e->kind;
     const size_t ss = winent_dtype_size(p->opts.dtype);
-    if (kind == CODES_SAMPLES16 && ((uintptr_t)c->rows % 2 == 0 && c->row_bytes % 2 == 0))
-        j.base = c->rows, j.stride = c->row_bytes / 2;
-    else if (kind == CODES_SAMPLES8)
-        j.base = c->rows, j.stride = c->row_bytes;
-    else {
-        j.base = e->codes;
-#pragma omp parallel for num_threads(e->threads) schedule(static)
-        for (int r = 0; r < c->in_h; r++)
-            make_codes_row(e, c, r, &e->scratch[thread_id()]);
+    const char *row_ra = (const char *)c->rows + (size_t)(ra - c->in_y0) * c->row_bytes;
+    if ((kind == CODES_SAMPLES16 && (uintptr_t)c->rows % 2 == 0 && c->row_bytes % 2 == 0) ||
+        kind == CODES_SAMPLES8) {
+        j.base = row_ra;
+        j.stride = c->row_bytes / ss;
+    } else {
+        const size_t csz = code_size(kind);
+        if (ensure_codes(s, csz * (size_t)W * (size_t)(rb - ra) + 1) != 0)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the CPU engine's codes");
+        for (int r = ra; r < rb; r++)
+            make_codes_row(e, row_ra + (size_t)(r - ra) * c->row_bytes, (size_t)W,
+                           (char *)s->codes + csz * (size_t)W * (size_t)(r - ra), s);
+        j.base = s->codes;
+        j.stride = (size_t)W;
     }
+    j.oy = ra;
     if (kind == CODES_SAMPLES8 || kind == CODES_SAMPLES16) {
         /* The nodata sample's bit pattern, as the sample type holds it. */
         uint64_t bits = (uint64_t)rule->nodata_int;
@@ -504,59 +533,69 @@ winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk
         j.sent = (uint32_t)p->ncodes;
     }
 
-    const int rows = c->y1 - c->y0;
-    const size_t csize = code_size(kind);
     if (e->few != WINENT_FEW_NONE &&
-        winent_few_scan((const uint8_t *)j.base, j.stride, W, c->in_h)) {
+        winent_few_scan((const uint8_t *)j.base, j.stride, W, rb - ra)) {
         winent_few_job fj = {(const uint8_t *)j.base, j.stride, j.oy, W, j.H, j.rx, j.ry, j.t,
                              j.has_sent && j.sent < WINENT_FEW_BINS ? (int)j.sent : -1,
                              out, out_stride, c->y0};
-        /* Bands as below; each builds its column histograms once (Ky rows),
-         * so a few per thread keep that cost small. */
-        int bands = imin(rows, e->threads * 2);
-        int band_h = (rows + bands - 1) / bands;
-        bands = (rows + band_h - 1) / band_h;
-#pragma omp parallel for num_threads(e->threads) schedule(dynamic, 1)
-        for (int b = 0; b < bands; b++) {
-            int ya = c->y0 + b * band_h, yb = imin(c->y1, ya + band_h);
-            winent_few_rows(&fj, e->few, ya, yb, e->scratch[thread_id()].few);
-        }
+        winent_few_rows(&fj, e->few, ya, yb, s->few);
         return WINENT_OK;
     }
     if (kind != CODES_REMAP) {
-        /* Bands of whole rows, a multiple of LANES high where possible. */
-        int bands = imin((rows + LANES - 1) / LANES, e->threads * 4);
-        int band_h = (rows + bands - 1) / bands;
-        band_h = (band_h + LANES - 1) / LANES * LANES;
-        bands = (rows + band_h - 1) / band_h;
-#pragma omp parallel for num_threads(e->threads) schedule(dynamic, 1)
-        for (int b = 0; b < bands; b++) {
-            int ya = c->y0 + b * band_h, yb = imin(c->y1, ya + band_h);
-            slide(&j, csize, ya, yb, 0, W, e->scratch[thread_id()].hist);
-        }
+        slide(&j, code_size(kind), ya, yb, 0, W, s->hist);
         return WINENT_OK;
     }
-
     /* Remap: tiles small enough that their distinct codes fit the scratch. */
-    const int tiles_x = (W + REMAP_TILE_W - 1) / REMAP_TILE_W;
-    const int tiles_y = (rows + REMAP_TILE_H - 1) / REMAP_TILE_H;
     j.sent = (uint32_t)e->region_max;
-#pragma omp parallel for num_threads(e->threads) schedule(dynamic, 1)
-    for (int i = 0; i < tiles_x * tiles_y; i++) {
-        thread_scratch *s = &e->scratch[thread_id()];
-        int xa = (i % tiles_x) * REMAP_TILE_W, xb = imin(W, xa + REMAP_TILE_W);
-        int ya = c->y0 + (i / tiles_x) * REMAP_TILE_H, yb = imin(c->y1, ya + REMAP_TILE_H);
-        int rx0 = imax(0, xa - p->rx), rx1 = imin(W, xb + p->rx);
-        int ry0 = imax(0, ya - p->ry), ry1 = imin(c->height, yb + p->ry);
-        uint32_t distinct = remap_region((const uint32_t *)e->codes, (size_t)W, c->in_y0, ry0,
-                                         ry1, rx0, rx1, j.sent, s);
-        slide_job tj = j;
-        tj.base = s->ids;
-        tj.stride = (size_t)(rx1 - rx0);
-        tj.ox = rx0;
-        tj.oy = ry0;
-        slide_u32(&tj, ya, yb, xa, xb, s->hist);
-        remap_release(s, distinct);
+    for (int ty = ya; ty < yb; ty += REMAP_TILE_H) {
+        int tyb = imin(yb, ty + REMAP_TILE_H);
+        for (int xa = 0; xa < W; xa += REMAP_TILE_W) {
+            int xb = imin(W, xa + REMAP_TILE_W);
+            int rx0 = imax(0, xa - p->rx), rx1 = imin(W, xb + p->rx);
+            int ry0 = imax(0, ty - p->ry), ry1 = imin(c->height, tyb + p->ry);
+            uint32_t distinct = remap_region((const uint32_t *)s->codes, (size_t)W, ra, ry0, ry1,
+                                             rx0, rx1, j.sent, s);
+            slide_job tj = j;
+            tj.base = s->ids;
+            tj.stride = (size_t)(rx1 - rx0);
+            tj.ox = rx0;
+            tj.oy = ry0;
+            slide_u32(&tj, ty, tyb, xa, xb, s->hist);
+            remap_release(s, distinct);
+        }
     }
     return WINENT_OK;
+}
+
+winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk *c, float *out,
+                                        size_t out_stride, winent_err *err)
+{
+    const int W = c->width;
+    if (W > e->max_width || c->in_h > e->max_in_rows)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "chunk larger than the CPU engine was sized for");
+    if (c->y1 <= c->y0 || W == 0)
+        return WINENT_OK;
+    /* The bands the pipeline's workers take one by one, here spread over
+     * the engine's own OpenMP team (the public one-chunk call). */
+    const int band = winent_cpu_engine_band_rows(e, W);
+    const int bands = (c->y1 - c->y0 + band - 1) / band;
+    winent_status st = WINENT_OK;
+    winent_err first;
+    winent_err_clear(&first);
+#pragma omp parallel for num_threads(e->threads) schedule(dynamic, 1)
+    for (int b = 0; b < bands; b++) {
+        winent_err e2;
+        winent_err_clear(&e2);
+        int ya = c->y0 + b * band, yb = imin(c->y1, ya + band);
+        if (winent_cpu_engine_compute_rows(e, thread_id(), c, ya, yb, out, out_stride, &e2) !=
+            WINENT_OK) {
+#pragma omp critical(winent_cpu_err)
+            winent_err_merge(&first, &e2);
+        }
+    }
+    if (first.status != WINENT_OK) {
+        winent_err_merge(err, &first);
+        st = first.status;
+    }
+    return st;
 }

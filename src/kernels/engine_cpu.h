@@ -14,7 +14,8 @@
 typedef struct winent_cpu_engine winent_cpu_engine;
 
 /* Scratch sized once for chunks of at most `max_width` x `max_in_rows`
- * input pixels and `threads` threads. The plan is borrowed. */
+ * input pixels and `threads` workers (one scratch each). The plan is
+ * borrowed. */
 winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int max_in_rows,
                                        int threads, winent_cpu_engine **out, winent_err *err);
 
@@ -23,6 +24,18 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
  * is spread over the engine's threads. */
 winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk *c, float *out,
                                         size_t out_stride, winent_err *err);
+
+/* Output rows per band that suit the caches for images `width` wide: about
+ * 256 K pixels, at least two windows high, a multiple of 4. */
+int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width);
+
+/* Compute output rows [ya, yb) of chunk `c` (inside [c->y0, c->y1)) on the
+ * calling thread with the scratch of `worker` (0 .. threads - 1); `out` holds
+ * row c->y0, rows `out_stride` floats apart. Any number of callers at once,
+ * each with its own worker number. The bits do not depend on the bands. */
+winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
+                                             const winent_chunk *c, int ya, int yb, float *out,
+                                             size_t out_stride, winent_err *err);
 
 void winent_cpu_engine_free(winent_cpu_engine *e);
 
