@@ -465,7 +465,7 @@ static void make_codes_row(const winent_cpu_engine *e, const void *src, size_t W
     }
 }
 
-int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width)
+int winent_cpu_band_rows(const winent_plan *p, int width)
 {
     /* About 256 K output pixels: the band's rows, codes and histograms stay
      * near the core's caches; at least two windows high, so the few-values
@@ -473,7 +473,7 @@ int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width)
      * small part of the band's work. */
     int w = width > 0 ? width : 1;
     int rows = (int)((((int64_t)1 << 18) + w - 1) / w);
-    rows = imax(rows, 2 * e->plan->ky);
+    rows = imax(rows, 2 * p->ky);
     return (rows + LANES - 1) / LANES * LANES;
 }
 
@@ -577,7 +577,7 @@ winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk
         return WINENT_OK;
     /* The bands the pipeline's workers take one by one, here spread over
      * the engine's own OpenMP team (the public one-chunk call). */
-    const int band = winent_cpu_engine_band_rows(e, W);
+    const int band = winent_cpu_band_rows(e->plan, W);
     const int bands = (c->y1 - c->y0 + band - 1) / band;
     winent_status st = WINENT_OK;
     winent_err first;

@@ -27,7 +27,7 @@ winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk
 
 /* Output rows per band that suit the caches for images `width` wide: about
  * 256 K pixels, at least two windows high, a multiple of 4. */
-int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width);
+int winent_cpu_band_rows(const winent_plan *p, int width);
 
 /* Compute output rows [ya, yb) of chunk `c` (inside [c->y0, c->y1)) on the
  * calling thread with the scratch of `worker` (0 .. threads - 1); `out` holds

@@ -554,6 +554,23 @@ extern "C" void winent_cuda_host_free(void *p)
         free(base);
 }
 
+extern "C" int winent_cuda_host_register(void *p, size_t bytes)
+{
+    if (p == NULL || bytes == 0)
+        return 0;
+    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" void winent_cuda_host_unregister(void *p)
+{
+    if (p != NULL && cudaHostUnregister(p) != cudaSuccess)
+        (void)cudaGetLastError();
+}
+
 /* ---- Measurements for the benchmark ------------------------------------------ */
 
 extern "C" winent_status winent_gpu_engine_time_kernel(winent_gpu_engine *e,

@@ -60,6 +60,13 @@ void winent_gpu_engine_free(winent_gpu_engine *e);
 void *winent_cuda_host_alloc(size_t bytes);
 void winent_cuda_host_free(void *p);
 
+/* Pin existing host memory for every GPU (cudaHostRegister, portable), so
+ * copies from and to it run asynchronously; 0 on success, -1 when it
+ * cannot be pinned (no GPU, no CUDA build, a refusal): it stays usable,
+ * with slower copies. Unregister before freeing it. NULL is ignored. */
+int winent_cuda_host_register(void *p, size_t bytes);
+void winent_cuda_host_unregister(void *p);
+
 
 /* ---- Measurements (winent-bench gpu, tests) -------------------------------- */
 

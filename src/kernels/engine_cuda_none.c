@@ -61,6 +61,17 @@ void *winent_cuda_host_alloc(size_t bytes)
     return malloc(bytes ? bytes : 1);
 }
 
+int winent_cuda_host_register(void *p, size_t bytes)
+{
+    (void)bytes;
+    return p == NULL ? 0 : -1;
+}
+
+void winent_cuda_host_unregister(void *p)
+{
+    (void)p;
+}
+
 void winent_cuda_host_free(void *p)
 {
     free(p);

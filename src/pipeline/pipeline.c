@@ -1,17 +1,27 @@
-/* winent_run: set up the source, the sink, the engines and the pools, start
- * the stage threads, and write the encoded chunks in order from the calling
- * thread. */
+/* winent_run: set up the source, the sink, the engines and the worker pool,
+ * start the threads, and write the chunks in order from the calling
+ * thread. winent_run_stage runs one stage of the same job alone. */
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "pipeline_internal.h"
-#include "tiles/memory_io.h"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+/* Output pixels per chunk: enough work to pay for a chunk's hand-offs and
+ * a GPU's launches, small enough that a few chunks per engine stay in
+ * flight in little memory. A function of nothing the machine has. */
+#define CHUNK_PIXELS ((int64_t)4 << 20)
+
+/* Big buffers: 2 MiB aligned and sized, transparent huge pages asked for,
+ * so first touches cost one fault per 2 MiB, not per 4 KiB. */
+#define HUGE_ALIGN ((size_t)2 << 20)
 
 static volatile sig_atomic_t interrupted;
 /* The running job's stop flag, raised from the signal handler too, so that
@@ -24,6 +34,12 @@ void winent_interrupt(void)
     volatile int *stop = running_stop;
     if (stop)
         *stop = 1;
+}
+
+int winent_pipeline_interrupted(void);
+int winent_pipeline_interrupted(void)
+{
+    return interrupted != 0;
 }
 
 void winent_job_opts_default(winent_job_opts *o)
@@ -43,12 +59,19 @@ void winent_pipeline_fail(pipeline *p, const winent_err *e)
     pthread_mutex_lock(&p->lock);
     winent_err_merge(&p->err, e);
     p->stop = 1;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
-    winent_queue_close(&p->free_in);
-    winent_queue_close(&p->filled_in);
-    winent_queue_close(&p->free_out);
-    winent_queue_close(&p->computed);
-    winent_queue_close(&p->encoded);
+}
+
+void winent_pipeline_notice_locked(pipeline *p, const char *fmt, ...)
+{
+    if (p->nnotices == WINENT_MAX_NOTICES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->notices[p->nnotices++], WINENT_MSG_LEN, fmt, ap);
+    va_end(ap);
 }
 
 static int all_cores(void)
@@ -61,36 +84,47 @@ static int all_cores(void)
 #endif
 }
 
-/* --device: fills p->ngpus / p->gpu_ids (0 GPUs = CPU). */
+/* --device: auto, cpu, gpu, or a list of "cpu" and GPU numbers. */
 static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_err *err)
 {
     const char *d = o->device ? o->device : "auto";
     p->ngpus = 0;
-    if (strcmp(d, "cpu") == 0)
+    if (strcmp(d, "auto") == 0) {
+        /* The CPU starts at once; GPUs come in later if the job is long
+         * enough to gain from them (winent_gpu_launcher). */
+        p->auto_device = 1;
+        p->want_cpu = 1;
         return WINENT_OK;
+    }
+    if (strcmp(d, "cpu") == 0) {
+        p->want_cpu = 1;
+        return WINENT_OK;
+    }
     int count = winent_cuda_device_count();
-    if (strcmp(d, "auto") == 0 || strcmp(d, "gpu") == 0) {
-        if (count == 0) {
-            if (strcmp(d, "gpu") == 0)
-                return WINENT_ERR(err, WINENT_ERR_DEVICE,
-                                  "--device gpu: no usable GPU (no CUDA device or driver%s)",
-                                  winent_gpu_count() == 0 ? ", or a build without CUDA" : "");
-            p->fell_back = 1;
-            return WINENT_OK;
-        }
+    if (strcmp(d, "gpu") == 0) {
+        if (count == 0)
+            return WINENT_ERR(err, WINENT_ERR_DEVICE,
+                              "--device gpu: no usable GPU (no CUDA device or driver%s)",
+                              winent_gpu_count() == 0 ? ", or a build without CUDA" : "");
         for (int i = 0; i < count && i < WINENT_MAX_GPUS; i++)
             p->gpu_ids[p->ngpus++] = i;
         return WINENT_OK;
     }
-    /* A list such as 0,2. */
+    /* A list such as 0,2 or cpu,0. */
     const char *s = d;
     while (*s) {
         char *end;
+        if (strncmp(s, "cpu", 3) == 0 && (s[3] == ',' || s[3] == '\0')) {
+            if (p->want_cpu)
+                return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: cpu named twice");
+            p->want_cpu = 1;
+            s += s[3] == ',' ? 4 : 3;
+            continue;
+        }
         long id = strtol(s, &end, 10);
         if (end == s || id < 0 || (*end != ',' && *end != '\0'))
             return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--device: '%s': use auto, cpu, gpu or a list of GPU numbers like 0,2",
-                              d);
+                              "--device: '%s': use auto, cpu, gpu or a list like 0,2 or cpu,0", d);
         if (id >= count)
             return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device: GPU %ld is not usable (%d found)",
                               id, count);
@@ -102,7 +136,7 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_
         p->gpu_ids[p->ngpus++] = (int)id;
         s = *end == ',' ? end + 1 : end;
     }
-    if (p->ngpus == 0)
+    if (p->ngpus == 0 && !p->want_cpu)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: empty list");
     return WINENT_OK;
 }
@@ -116,104 +150,86 @@ static int default_frame_rows(int width)
     return rows < 16 ? 16 : rows > 4096 ? 4096 : (int)rows;
 }
 
-/* Bytes of every buffer in flight, for chunks of `rows` output rows with
- * the pool sizes `n_in`, `n_out`: input rows, float rows, and encoded rows
- * (counted as large as the floats), plus the reader's carry and the CPU
- * engine's code buffer. */
-static uint64_t bytes_in_flight(const pipeline *p, uint64_t rows, int n_in, int n_out)
+/* ---- Chunk geometry and buffers ---------------------------------------- */
+
+/* Buffers of at least a huge page are made of whole huge pages. */
+static size_t round_huge(size_t n)
 {
-    const uint64_t W = (uint64_t)p->width, ss = p->sample, halo = 2 * (uint64_t)p->plan->ry;
-    uint64_t b = W * (rows + halo) * ss * (uint64_t)n_in + W * rows * 8 * (uint64_t)n_out +
-                 W * halo * ss;
-    if (!p->ngpus)
-        b += W * (rows + halo) * 4;
+    if (n < HUGE_ALIGN)
+        return (n + 63) / 64 * 64;
+    return (n + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+}
+
+static void *huge_alloc(size_t n)
+{
+    void *b = NULL;
+    if (posix_memalign(&b, n >= HUGE_ALIGN ? HUGE_ALIGN : 64, n ? n : 1) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    if (n >= HUGE_ALIGN)
+        madvise(b, n, MADV_HUGEPAGE); /* a hint: without it, plain pages */
+#endif
     return b;
 }
 
-/* Chunk height from the memory budget: a multiple of the sink's unit (or
- * the whole image when it is shorter than one). With units too large for
- * the budget, fewer encoders (fewer output slots) before giving up. */
-static winent_status size_chunks(pipeline *p, uint64_t mem, winent_err *err)
+static int has_rows_own(const pipeline *p)
 {
-    const int compute_slots = p->ngpus ? p->ngpus * p->gpu_slots : 1;
-    const uint64_t unit = (uint64_t)p->unit_rows, H = (uint64_t)p->height;
-    const uint64_t W = (uint64_t)(p->width > 0 ? p->width : 1);
-    /* Enough chunks to keep the stages overlapped, big enough to pay. */
-    uint64_t cap = ((uint64_t)8 << 20) / W;
-    uint64_t smallest = H < unit ? H : unit;
-    if (smallest < 1)
-        smallest = 1;
-    for (int enc = p->encoders; enc >= 1; enc--) {
-        int n_in = compute_slots + 2, n_out = compute_slots + enc + 2;
-        uint64_t per_row = bytes_in_flight(p, 1, n_in, n_out) - bytes_in_flight(p, 0, n_in, n_out);
-        uint64_t fixed = bytes_in_flight(p, 0, n_in, n_out);
-        if (mem < fixed + per_row * smallest)
-            continue;
-        uint64_t rows = (mem - fixed) / per_row;
-        if (rows > cap)
-            rows = cap;
-        if (rows >= H) {
-            rows = H;
-        } else {
-            rows -= rows % unit;
-            if (rows < smallest)
-                rows = smallest;
-        }
-        p->encoders = enc;
-        p->n_in = n_in;
-        p->n_out = n_out;
-        p->chunk_rows = (int)(rows > 0 ? rows : 1);
-        p->nchunks = H == 0 ? 0 : (int)((H + (uint64_t)p->chunk_rows - 1) / (uint64_t)p->chunk_rows);
-        return WINENT_OK;
-    }
-    uint64_t need = bytes_in_flight(p, smallest, compute_slots + 2, compute_slots + 3);
-    return WINENT_ERR(err, WINENT_ERR_USAGE,
-                      "--mem: %llu MiB is too small for %llu-row units of a %d pixel wide image: "
-                      "give at least --mem %lluM (or fewer --frame-rows / a smaller --tile)",
-                      (unsigned long long)(mem >> 20), (unsigned long long)smallest, p->width,
-                      (unsigned long long)((need >> 20) + 1));
+    return p->opts->memory_in == NULL && p->stage != WINENT_STAGE_ENCODE;
 }
 
-static void *pool_alloc(const pipeline *p, size_t n)
+static int has_map_own(const pipeline *p)
 {
-    return p->pinned ? winent_cuda_host_alloc(n) : malloc(n ? n : 1);
+    return p->opts->memory_out == NULL && p->stage != WINENT_STAGE_ENCODE &&
+           p->stage != WINENT_STAGE_DECODE;
 }
 
-static void pool_free(const pipeline *p, void *ptr)
+static int has_units(const pipeline *p)
 {
-    if (ptr == NULL)
-        return;
-    if (p->pinned)
-        winent_cuda_host_free(ptr);
-    else
-        free(ptr);
+    return (p->stage == WINENT_STAGE_JOB && p->opts->memory_out == NULL && !p->raw_floats) ||
+           p->stage == WINENT_STAGE_ENCODE;
 }
 
-static winent_status make_pools(pipeline *p, winent_err *err)
+/* Bytes one chunk of `rows` output rows holds: input rows, float rows, and
+ * the encoded units (counted half as large as the floats). */
+static uint64_t chunk_bytes(const pipeline *p, uint64_t rows)
 {
-    size_t in_bytes = p->row_bytes * (size_t)(p->chunk_rows + 2 * p->plan->ry);
-    size_t out_floats = (size_t)p->width * (size_t)p->chunk_rows;
+    const uint64_t W = (uint64_t)p->width, halo = 2 * (uint64_t)p->plan->ry;
+    uint64_t b = 0;
+    if (has_rows_own(p))
+        b += round_huge(W * (rows + halo) * p->sample);
+    if (has_map_own(p))
+        b += round_huge(W * rows * 4);
+    if (has_units(p))
+        b += W * rows * 2;
+    return b;
+}
+
+winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
+{
+    const size_t W = (size_t)p->width;
     int units = (p->chunk_rows + p->unit_rows - 1) / p->unit_rows;
-    p->ins = calloc((size_t)p->n_in, sizeof *p->ins);
-    p->outs = calloc((size_t)p->n_out, sizeof *p->outs);
-    if (p->ins == NULL || p->outs == NULL)
-        goto nomem;
-    if (winent_queue_init(&p->free_in, p->n_in) || winent_queue_init(&p->filled_in, p->n_in) ||
-        winent_queue_init(&p->free_out, p->n_out) || winent_queue_init(&p->computed, p->n_out) ||
-        winent_queue_init(&p->encoded, p->n_out))
-        goto nomem;
-    for (int i = 0; i < p->n_in; i++) {
-        p->ins[i].rows = pool_alloc(p, in_bytes);
-        if (p->ins[i].rows == NULL)
+    if (has_rows_own(p)) {
+        c->rows_bytes = round_huge(p->row_bytes * (size_t)(p->chunk_rows + 2 * p->plan->ry));
+        if ((c->rows_own = huge_alloc(c->rows_bytes)) == NULL)
             goto nomem;
-        winent_queue_push(&p->free_in, &p->ins[i]);
     }
-    for (int i = 0; i < p->n_out; i++) {
-        p->outs[i].map = pool_alloc(p, out_floats * sizeof(float));
-        p->outs[i].units = calloc((size_t)units, sizeof(winent_bytes));
-        if (p->outs[i].map == NULL || p->outs[i].units == NULL)
+    if (has_map_own(p)) {
+        c->map_bytes = round_huge(W * (size_t)p->chunk_rows * sizeof(float));
+        if ((c->map_own = huge_alloc(c->map_bytes)) == NULL)
             goto nomem;
-        winent_queue_push(&p->free_out, &p->outs[i]);
+    }
+    if (has_units(p) && (c->units = calloc((size_t)units, sizeof *c->units)) == NULL)
+        goto nomem;
+    pthread_mutex_lock(&p->lock);
+    int pin = p->gpus_registered;
+    pthread_mutex_unlock(&p->lock);
+    if (pin) {
+        int ok = (!c->rows_own || winent_cuda_host_register(c->rows_own, c->rows_bytes) == 0);
+        if (ok && c->map_own && winent_cuda_host_register(c->map_own, c->map_bytes) != 0) {
+            winent_cuda_host_unregister(c->rows_own);
+            ok = 0;
+        }
+        c->registered = ok ? 1 : -1;
     }
     return WINENT_OK;
 nomem:
@@ -222,115 +238,91 @@ nomem:
                       (unsigned long long)(p->opts->mem_bytes >> 20));
 }
 
-static void free_pools(pipeline *p)
+static void free_chunk(pipeline *p, chunk *c)
 {
     int units = p->unit_rows ? (p->chunk_rows + p->unit_rows - 1) / p->unit_rows : 0;
-    if (p->ins)
-        for (int i = 0; i < p->n_in; i++)
-            pool_free(p, p->ins[i].rows);
-    if (p->outs)
-        for (int i = 0; i < p->n_out; i++) {
-            pool_free(p, p->outs[i].map);
-            if (p->outs[i].units)
-                for (int u = 0; u < units; u++)
-                    winent_bytes_free(&p->outs[i].units[u]);
-            free(p->outs[i].units);
-        }
-    free(p->ins);
-    free(p->outs);
-    winent_queue_destroy(&p->free_in);
-    winent_queue_destroy(&p->filled_in);
-    winent_queue_destroy(&p->free_out);
-    winent_queue_destroy(&p->computed);
-    winent_queue_destroy(&p->encoded);
+    if (c->registered == 1) {
+        winent_cuda_host_unregister(c->rows_own);
+        winent_cuda_host_unregister(c->map_own);
+    }
+    free(c->rows_own);
+    free(c->map_own);
+    if (c->units)
+        for (int u = 0; u < units; u++)
+            winent_bytes_free(&c->units[u]);
+    free(c->units);
 }
 
-/* The writer: the calling thread puts chunks back in order, writes them,
- * reports progress and watches for an interrupt. */
-static void write_in_order(pipeline *p, winent_job_stats *stats, double t_start)
+/* Chunks in flight that keep every engine and the encoders busy: each
+ * engine's slots, the chunks whose units are being encoded, one being read
+ * and one being written. */
+static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_chunk)
 {
-    winent_err err;
-    winent_err_clear(&err);
-    out_chunk **pending = calloc((size_t)p->n_out, sizeof *pending);
-    int npending = 0;
-    int64_t next = 0;
-    double busy = 0.0, last_progress = t_start;
-    if (pending == NULL) {
-        WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
-        winent_pipeline_fail(p, &err);
-        return;
+    int n = 2;
+    if (p->stage == WINENT_STAGE_JOB || p->stage == WINENT_STAGE_COMPUTE) {
+        n += p->want_cpu ? p->cpu_slots : 0;
+        n += p->ngpus * p->gpu_slots;
     }
-    while (next < p->nchunks && !p->stop) {
-        int timed_out;
-        out_chunk *c = winent_queue_pop_timed(&p->encoded, 100, &timed_out);
-        if (interrupted) {
-            if (c)
-                winent_queue_push(&p->free_out, c);
-            WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
-            winent_pipeline_fail(p, &err);
-            break;
+    if (has_units(p))
+        n += (p->threads + units_per_chunk - 1) / units_per_chunk + 1;
+    (void)bands_per_chunk;
+    return n;
+}
+
+/* Chunk height: about CHUNK_PIXELS, whole units and at least one CPU band;
+ * then as many chunks as the engines and encoders want, within --mem,
+ * smaller chunks (never below one unit) where the budget is tight. */
+static winent_status size_chunks(pipeline *p, uint64_t mem, winent_err *err)
+{
+    const int64_t H = p->height, U = p->unit_rows, W = p->width > 0 ? p->width : 1;
+    int64_t rows = CHUNK_PIXELS / W;
+    if (rows < p->band_rows)
+        rows = p->band_rows;
+    rows -= rows % U;
+    if (rows < U)
+        rows = U;
+    if (rows > H)
+        rows = H > 0 ? H : 1;
+    for (;;) {
+        int bands = (int)((rows + p->band_rows - 1) / p->band_rows);
+        int units = (int)((rows + U - 1) / U);
+        /* Enough CPU chunks in flight for two bands per worker. */
+        p->cpu_slots = (2 * p->threads + bands - 1) / bands;
+        if (p->cpu_slots < 2)
+            p->cpu_slots = 2;
+        if (p->cpu_slots > 16)
+            p->cpu_slots = 16;
+        int want = chunks_wanted(p, bands, units);
+        int need = 2 + (p->want_cpu ? 2 : 0) + (p->ngpus ? p->gpu_slots : 0);
+        uint64_t per = chunk_bytes(p, (uint64_t)rows);
+        uint64_t fit = per ? mem / per : (uint64_t)want;
+        if (fit >= (uint64_t)need || rows <= U) {
+            if (fit < (uint64_t)need)
+                return WINENT_ERR(err, WINENT_ERR_USAGE,
+                                  "--mem: %llu MiB is too small for %lld-row units of a %d pixel "
+                                  "wide image: give at least --mem %lluM (or fewer --frame-rows / "
+                                  "a smaller --tile)",
+                                  (unsigned long long)(mem >> 20), (long long)rows, p->width,
+                                  (unsigned long long)((per * (uint64_t)need >> 20) + 1));
+            p->chunk_rows = (int)rows;
+            p->n_limit = fit < (uint64_t)want ? (int)fit : want;
+            /* auto: room for the GPUs' slots, used only if they come up. */
+            int extra = p->auto_device ? 4 * p->gpu_slots : 0;
+            p->n_max = fit < (uint64_t)(want + extra) ? (int)fit : want + extra;
+            p->nchunks = H == 0 ? 0 : (int)((H + rows - 1) / rows);
+            return WINENT_OK;
         }
-        if (c == NULL && !timed_out)
-            break; /* closed: an error upstream */
-        if (c != NULL)
-            pending[npending++] = c;
-        double t0 = winent_now();
-        for (int i = 0; i < npending;) {
-            if (pending[i]->seq != next) {
-                i++;
-                continue;
-            }
-            out_chunk *o = pending[i];
-            pending[i] = pending[--npending];
-            int first = o->y0 / p->unit_rows;
-            for (int u = 0; u < o->nunits && err.status == WINENT_OK; u++)
-                winent_sink_write(p->sink, first + u, &o->units[u], &err);
-            winent_queue_push(&p->free_out, o);
-            if (err.status != WINENT_OK) {
-                winent_pipeline_fail(p, &err);
-                break;
-            }
-            next++;
-            i = 0;
-        }
-        double t1 = winent_now();
-        busy += t1 - t0;
-        if (p->opts->on_progress && (t1 - last_progress >= 0.25 || next == p->nchunks)) {
-            winent_progress pr;
-            int64_t rows = next * (int64_t)p->chunk_rows;
-            pr.rows_done = rows > p->height ? p->height : rows;
-            pr.rows_total = p->height;
-            pr.width = p->width;
-            pr.seconds = t1 - t_start;
-            p->opts->on_progress(p->opts->user, &pr);
-            last_progress = t1;
-        }
-    }
-    free(pending);
-    if (interrupted && err.status == WINENT_OK) {
-        WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
-        winent_pipeline_fail(p, &err);
-    }
-    if (!p->stop && next == p->nchunks) {
-        double t0 = winent_now();
-        if (winent_sink_finish(p->sink, &err) != WINENT_OK)
-            winent_pipeline_fail(p, &err);
-        busy += winent_now() - t0;
-    }
-    if (stats) {
-        stats->write.busy_s = busy;
-        stats->write.threads = 1;
+        int64_t half = rows / 2;
+        half -= half % U;
+        rows = half < U ? U : half;
     }
 }
 
-static winent_status open_io(pipeline *p, const winent_job_opts *o, winent_compute_opts *co,
-                             winent_err *err)
+/* ---- Opening the job --------------------------------------------------- */
+
+static winent_status open_source(pipeline *p, const winent_job_opts *o, winent_compute_opts *co,
+                                 winent_err *err)
 {
-    if (o->memory_in) {
-        WINENT_TRY(winent_source_memory_open(o->memory_in, o->width, o->height, co->dtype,
-                                             &p->source, err));
-        return WINENT_OK;
-    }
     winent_source_opts so;
     memset(&so, 0, sizeof so);
     so.path = o->input;
@@ -344,6 +336,7 @@ static winent_status open_io(pipeline *p, const winent_job_opts *o, winent_compu
     so.header_bytes = o->header_bytes;
     so.band = o->band;
     so.threads = p->threads;
+    so.par = &p->par_hook;
     so.stop = &p->stop;
     WINENT_TRY(winent_source_open(&so, &p->source, err));
     const winent_source_info *info = winent_source_get_info(p->source);
@@ -355,44 +348,89 @@ static winent_status open_io(pipeline *p, const winent_job_opts *o, winent_compu
     return WINENT_OK;
 }
 
-static winent_status open_sink(pipeline *p, const winent_job_opts *o, const winent_compute_opts *co,
-                               winent_err *err)
+static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_compute_opts *co,
+                      winent_sink_opts *so)
 {
-    if (o->memory_in) {
-        p->format = WINENT_FORMAT_RAW;
-        return winent_sink_memory_open(o->memory_out, p->width, p->height, &p->sink, err);
-    }
-    const winent_source_info *info = winent_source_get_info(p->source);
-    winent_sink_opts so;
-    memset(&so, 0, sizeof so);
-    so.path = o->output;
-    so.input_path = o->input;
-    so.format = o->format;
-    so.width = p->width;
-    so.height = p->height;
-    so.level = o->level;
-    so.frame_rows = o->frame_rows > 0 ? o->frame_rows : default_frame_rows(p->width);
-    so.tile = o->tile > 0 ? o->tile : 512;
-    so.compress = o->compress;
-    so.compute = co;
-    so.source_name = strcmp(o->input, "-") == 0 ? "standard input" : o->input;
-    so.georef = info->georef;
-    so.nodata_in_play = co->has_nodata || winent_dtype_is_float(co->dtype);
-    p->format = winent_sink_format_of(&so);
-    return winent_sink_open(&so, &p->sink, err);
+    const winent_source_info *info = p->source ? winent_source_get_info(p->source) : NULL;
+    memset(so, 0, sizeof *so);
+    so->path = o->output ? o->output : "-";
+    so->input_path = o->memory_in ? NULL : o->input;
+    so->format = o->format;
+    so->width = p->width;
+    so->height = p->height;
+    so->level = o->level;
+    so->frame_rows = o->frame_rows > 0 ? o->frame_rows : default_frame_rows(p->width);
+    so->tile = o->tile > 0 ? o->tile : 512;
+    so->compress = o->compress;
+    so->compute = co;
+    so->source_name = o->input == NULL              ? "memory"
+                      : strcmp(o->input, "-") == 0 ? "standard input"
+                                                   : o->input;
+    so->georef = info ? info->georef : NULL;
+    so->nodata_in_play = co->has_nodata || winent_dtype_is_float(co->dtype);
 }
 
-winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char *msg,
-                         size_t msg_len)
+static void add_engine(pipeline *p, const engine_ops *ops, int device, int slots)
+{
+    engine *e = &p->engines[p->nengines++];
+    memset(e, 0, sizeof *e);
+    e->ops = ops;
+    e->p = p;
+    e->device = device;
+    e->slots = slots;
+    if (device < 0)
+        snprintf(e->name, sizeof e->name, "cpu");
+    else
+        snprintf(e->name, sizeof e->name, "gpu%d", device);
+}
+
+static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_start)
+{
+    stats->wall_s = winent_now() - t_start;
+    stats->setup_s = p->first_submit_s > t_start ? p->first_submit_s - t_start : 0.0;
+    stats->pixels = (uint64_t)p->width * (uint64_t)p->height;
+    stats->bytes_in = p->source ? winent_source_bytes_read(p->source) : 0;
+    stats->bytes_out = p->stage == WINENT_STAGE_ENCODE ? p->stage_bytes
+                       : p->sink                       ? winent_sink_bytes_written(p->sink)
+                                                       : 0;
+    stats->read.busy_s = p->read_clock.busy_s;
+    stats->read.wait_s = p->read_clock.wait_s;
+    stats->read.threads = 1;
+    stats->compute.busy_s = p->compute_clock.busy_s;
+    stats->compute.threads = p->threads;
+    stats->encode.busy_s = p->encode_clock.busy_s;
+    stats->encode.threads = p->threads;
+    stats->chunk_rows = p->chunk_rows;
+    stats->chunks = p->nchunks;
+    int k = 0, gpus = 0;
+    stats->engine[0] = '\0';
+    for (int i = 0; i < p->nengines; i++) {
+        const engine *e = &p->engines[i];
+        if (e->device >= 0) {
+            gpus++;
+            stats->compute.busy_s += e->busy_s;
+        }
+        if (e->chunks_done == 0 || k >= (int)sizeof stats->engine - 24)
+            continue;
+        k += snprintf(stats->engine + k, sizeof stats->engine - (size_t)k, "%s%s:%lld",
+                      k ? "+" : "", e->name, (long long)e->chunks_done);
+    }
+    stats->gpus = gpus;
+    stats->compute.threads += gpus;
+}
+
+static winent_status run_job(const winent_job_opts *o, winent_stage stage, const float *map,
+                             winent_job_stats *stats, char *msg, size_t msg_len)
 {
     winent_status st = WINENT_OK;
     pipeline *p = calloc(1, sizeof *p);
     winent_plan *plan = NULL;
     winent_err err;
     winent_compute_opts co = o->compute;
-    pthread_t reader, *workers = NULL, *encoders = NULL;
-    gpu_worker_arg *gargs = NULL;
-    int reader_started = 0, nworkers_started = 0, nencoders_started = 0;
+    pthread_t reader;
+    pthread_t *workers = NULL;
+    worker_arg *wargs = NULL;
+    int reader_started = 0, nworkers = 0, sync_ready = 0;
     double t_start = winent_now();
     winent_err_clear(&err);
     if (stats)
@@ -404,20 +442,47 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char
     interrupted = 0;
     running_stop = &p->stop;
     pthread_mutex_init(&p->lock, NULL);
+    {
+        pthread_condattr_t a;
+        pthread_condattr_init(&a);
+        pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+        pthread_cond_init(&p->work_cv, &a);
+        pthread_cond_init(&p->state_cv, &a);
+        pthread_condattr_destroy(&a);
+    }
+    sync_ready = 1;
     winent_err_clear(&p->err);
     p->opts = o;
+    p->stage = stage;
+    p->stage_map = map;
     p->threads = o->threads > 0 ? o->threads : all_cores();
     p->gpu_slots = 3;
+    p->cpu_engine = -1;
+    p->par_hook.run = winent_pool_parallel_run;
+    p->par_hook.ctx = p;
+    p->par_hook.workers = p->threads + 1; /* the pool and the reader */
+    if (stage == WINENT_STAGE_ENCODE && map == NULL) {
+        st = WINENT_ERR(&err, WINENT_ERR_USAGE, "the encode stage needs a map");
+        goto fail;
+    }
 
     WINENT_TRY_GOTO(st, pick_devices(p, o, &err));
-    if (o->dtype_given || o->memory_in) {
+    if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE) {
+        p->want_cpu = 0;
+        p->ngpus = 0;
+        p->auto_device = 0;
+    }
+    if (o->dtype_given || o->memory_in || stage == WINENT_STAGE_ENCODE) {
         /* Usage errors in the options come before any look at the input. */
         WINENT_TRY_GOTO(st, winent_plan_create(&co, &plan, &err));
         winent_plan_free(plan);
         plan = NULL;
     }
-    WINENT_TRY_GOTO(st, open_io(p, o, &co, &err));
-    {
+    if (o->memory_in || stage == WINENT_STAGE_ENCODE) {
+        p->width = o->width;
+        p->height = o->height;
+    } else {
+        WINENT_TRY_GOTO(st, open_source(p, o, &co, &err));
         const winent_source_info *info = winent_source_get_info(p->source);
         p->width = info->width;
         p->height = info->height;
@@ -426,65 +491,79 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char
     p->plan = plan;
     p->sample = winent_dtype_size(co.dtype);
     p->row_bytes = p->sample * (size_t)p->width;
-    WINENT_TRY_GOTO(st, open_sink(p, o, &co, &err));
-    p->unit_rows = winent_sink_unit_rows(p->sink);
-    /* Raw output to a file only copies: one encoder is plenty. In memory,
-     * the copy to the destination is the whole cost of the output stage
-     * and runs at GPU rates: every thread. */
-    p->encoders = p->format == WINENT_FORMAT_RAW && !o->memory_in ? 1 : p->threads;
-    p->pinned = p->ngpus > 0;
+    {
+        winent_sink_opts so;
+        sink_opts(p, o, &co, &so);
+        p->format = winent_sink_format_of(&so);
+        if ((stage == WINENT_STAGE_JOB && o->memory_out == NULL) || stage == WINENT_STAGE_ENCODE) {
+            WINENT_TRY_GOTO(st, winent_sink_open(&so, &p->sink, &err));
+            p->unit_rows = winent_sink_unit_rows(p->sink);
+            p->raw_floats = stage == WINENT_STAGE_JOB && winent_sink_takes_floats(p->sink);
+        } else {
+            p->unit_rows = winent_sink_unit_rows_for(&so);
+        }
+    }
+    p->band_rows = winent_cpu_band_rows(plan, p->width);
     WINENT_TRY_GOTO(st, size_chunks(p, o->mem_bytes, &err));
-    WINENT_TRY_GOTO(st, make_pools(p, &err));
-    if (p->ngpus == 0)
-        WINENT_TRY_GOTO(st, winent_cpu_engine_create(plan, p->width,
-                                                     p->chunk_rows + 2 * plan->ry, p->threads,
-                                                     &p->cpu, &err));
-
-    if (p->fell_back && o->on_notice)
-        o->on_notice(o->user, "no usable GPU: computing on the CPU");
-
-    p->engines_ready_s = winent_now();
-
-    /* Start the stages, downstream first. */
-    int nworkers = p->ngpus ? p->ngpus : 1;
-    workers = calloc((size_t)nworkers, sizeof *workers);
-    gargs = calloc((size_t)nworkers, sizeof *gargs);
-    encoders = calloc((size_t)p->encoders, sizeof *encoders);
-    if (workers == NULL || gargs == NULL || encoders == NULL) {
+    if (p->want_cpu)
+        WINENT_TRY_GOTO(st, winent_cpu_engine_create(plan, p->width, p->chunk_rows + 2 * plan->ry,
+                                                     p->threads, &p->cpu, &err));
+    p->chunks = calloc((size_t)p->n_max, sizeof *p->chunks);
+    workers = calloc((size_t)p->threads, sizeof *workers);
+    wargs = calloc((size_t)p->threads, sizeof *wargs);
+    if (p->chunks == NULL || workers == NULL || wargs == NULL) {
         st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;
     }
-    p->live_encode = p->encoders;
-    p->live_compute = nworkers;
-    for (int i = 0; i < p->encoders; i++) {
-        if (pthread_create(&encoders[i], NULL, winent_stage_encoder, p) != 0)
-            break;
-        nencoders_started++;
+    if (p->want_cpu) {
+        p->cpu_engine = p->nengines;
+        add_engine(p, &winent_cpu_engine_ops, -1, p->cpu_slots);
     }
-    for (int i = 0; i < nworkers; i++) {
-        gargs[i].p = p;
-        gargs[i].device = p->ngpus ? p->gpu_ids[i] : -1;
-        if (pthread_create(&workers[i], NULL,
-                           p->ngpus ? winent_stage_gpu_worker : winent_stage_cpu_worker,
-                           p->ngpus ? (void *)&gargs[i] : (void *)p) != 0)
+    for (int i = 0; i < p->ngpus; i++)
+        add_engine(p, &winent_gpu_engine_ops, p->gpu_ids[i], p->gpu_slots);
+
+    /* Start the threads: the pool, the engines' drivers, the reader. */
+    for (; nworkers < p->threads; nworkers++) {
+        wargs[nworkers].p = p;
+        wargs[nworkers].index = nworkers;
+        if (pthread_create(&workers[nworkers], NULL, winent_pool_worker, &wargs[nworkers]) != 0)
             break;
-        nworkers_started++;
     }
-    if (pthread_create(&reader, NULL, winent_stage_reader, p) == 0)
+    int started_all = nworkers == p->threads;
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < p->nengines && started_all; i++) {
+        engine *e = &p->engines[i];
+        if (pthread_create(&e->thread, NULL, winent_engine_driver, e) != 0)
+            started_all = 0;
+        else
+            e->started = 1;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (started_all && pthread_create(&reader, NULL, winent_stage_reader, p) == 0)
         reader_started = 1;
-    if (!reader_started || nworkers_started < nworkers || nencoders_started < p->encoders) {
-        /* Threads that never started never count themselves out. */
+    if (!reader_started) {
         WINENT_ERR(&err, WINENT_ERR_INTERNAL, "cannot start the pipeline's threads");
         winent_pipeline_fail(p, &err);
     } else {
-        write_in_order(p, stats, t_start);
+        winent_stage_write_in_order(p, stats, t_start);
     }
     if (reader_started)
         pthread_join(reader, NULL);
-    for (int i = 0; i < nworkers_started; i++)
+    /* The launcher adds engines: join it before the engines. */
+    pthread_mutex_lock(&p->lock);
+    int launcher = p->launcher_started;
+    pthread_mutex_unlock(&p->lock);
+    if (launcher)
+        pthread_join(p->launcher, NULL);
+    for (int i = 0; i < p->nengines; i++)
+        if (p->engines[i].started)
+            pthread_join(p->engines[i].thread, NULL);
+    pthread_mutex_lock(&p->lock);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < nworkers; i++)
         pthread_join(workers[i], NULL);
-    for (int i = 0; i < nencoders_started; i++)
-        pthread_join(encoders[i], NULL);
     if (p->err.status != WINENT_OK) {
         winent_err_clear(&err);
         winent_err_merge(&err, &p->err);
@@ -492,46 +571,26 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char
     } else if (err.status != WINENT_OK) {
         st = err.status;
     }
-    if (stats) {
-        stats->wall_s = winent_now() - t_start;
-        stats->setup_s = p->engines_ready_s > t_start ? p->engines_ready_s - t_start : 0.0;
-        stats->pixels = (uint64_t)p->width * (uint64_t)p->height;
-        stats->bytes_in = p->source ? winent_source_bytes_read(p->source) : 0;
-        stats->bytes_out = p->sink ? winent_sink_bytes_written(p->sink) : 0;
-        stats->read.busy_s = p->read_clock.busy_s;
-        stats->read.wait_s = p->read_clock.wait_s;
-        stats->read.threads = 1;
-        stats->compute.busy_s = p->compute_clock.busy_s;
-        stats->compute.wait_s = p->compute_clock.wait_s;
-        stats->compute.threads = p->ngpus ? p->ngpus : p->threads;
-        stats->encode.busy_s = p->encode_clock.busy_s;
-        stats->encode.wait_s = p->encode_clock.wait_s;
-        stats->encode.threads = p->encoders;
-        stats->write.wait_s = p->encoded.wait_s;
-        stats->chunk_rows = p->chunk_rows;
-        stats->chunks = p->nchunks;
-        stats->gpus = p->ngpus;
-        if (p->ngpus) {
-            int k = snprintf(stats->engine, sizeof stats->engine, "gpu:");
-            for (int i = 0; i < p->ngpus && k < (int)sizeof stats->engine - 4; i++)
-                k += snprintf(stats->engine + k, sizeof stats->engine - (size_t)k, "%s%d",
-                              i ? "," : "", p->gpu_ids[i]);
-        } else {
-            snprintf(stats->engine, sizeof stats->engine, "cpu");
-        }
-    }
+    if (stats)
+        fill_stats(p, stats, t_start);
 fail:
-    if (st != WINENT_OK && p->sink)
+    if (p->sink && (st != WINENT_OK || stage != WINENT_STAGE_JOB))
         winent_sink_abort(p->sink);
     free(workers);
-    free(gargs);
-    free(encoders);
+    free(wargs);
+    if (p->chunks)
+        for (int i = 0; i < p->n_max; i++)
+            free_chunk(p, &p->chunks[i]);
+    free(p->chunks);
     winent_cpu_engine_free(p->cpu);
-    free_pools(p);
     winent_sink_free(p->sink);
     winent_source_free(p->source);
     winent_plan_free(plan);
-    pthread_mutex_destroy(&p->lock);
+    if (sync_ready) {
+        pthread_cond_destroy(&p->work_cv);
+        pthread_cond_destroy(&p->state_cv);
+        pthread_mutex_destroy(&p->lock);
+    }
 out:
     running_stop = NULL;
     if (interrupted && st != WINENT_OK) {
@@ -545,4 +604,16 @@ out:
         snprintf(msg, msg_len, "%s", st == WINENT_OK ? "" : err.msg);
     free(p);
     return st;
+}
+
+winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char *msg,
+                         size_t msg_len)
+{
+    return run_job(o, WINENT_STAGE_JOB, NULL, stats, msg, msg_len);
+}
+
+winent_status winent_run_stage(const winent_job_opts *o, winent_stage stage, const float *map,
+                               winent_job_stats *stats, char *msg, size_t msg_len)
+{
+    return run_job(o, stage, map, stats, msg, msg_len);
 }

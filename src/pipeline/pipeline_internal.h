@@ -1,14 +1,19 @@
 /*
  * pipeline_internal.h - the job's shared state (pipeline/ only).
  *
- *   reader ──filled_in──► compute workers ──computed──► encoders ──encoded──► writer
- *      ▲                   (CPU: one, OpenMP      (one sink      (the calling thread:
- *      └──── free_in ◄──── inside; GPU: one       encoder each)   reorders by seq,
- *                          per device, slots)                     writes, progress)
- *   free_out ──► compute ... writer ──► free_out
+ *   reader ──► READY ──► engines (one driver body each, behind engine_ops:
+ *   (1 thread)  chunks    the CPU engine posts bands to the worker pool,
+ *                         each GPU runs its chunks on streams)
+ *                 ──► ENCODING (units, on the worker pool) ──► DONE ──► writer
+ *                                                                  (calling thread:
+ *                                                                   in order, then FREE)
  *
- * Buffers come from two pools sized once from --mem; every queue is bounded
- * by its pool, so memory stays flat whatever the image size.
+ * One worker pool of --threads threads runs every piece of CPU work: decode
+ * items the reader posts (TIFF blocks), bands of chunks the CPU engine
+ * computes, units to encode. Chunks are the unit of sharing between engines:
+ * the CPU and every GPU claim READY chunks from the same queue, each at its
+ * own pace. All scheduling state lives under one lock (`lock`); buffers are
+ * allocated when first needed, up to `n_max` chunks, and reused hot.
  */
 #ifndef WINENT_PIPELINE_INTERNAL_H
 #define WINENT_PIPELINE_INTERNAL_H
@@ -20,80 +25,184 @@
 #include "base/werr.h"
 #include "kernels/engine_cpu.h"
 #include "kernels/engine_cuda.h"
+#include "pipeline_bench.h"
 #include "queue.h"
 #include "tiles/sink.h"
 #include "tiles/source.h"
 
 #define WINENT_MAX_GPUS 64
+#define WINENT_MAX_ENGINES (WINENT_MAX_GPUS + 1)
+#define WINENT_MAX_NOTICES 8
 
-/* Input rows of one chunk; owned by the pool, passed by pointer. */
-typedef struct in_chunk {
-    int64_t seq;
-    int y0, y1;          /* output rows it serves */
-    int in_y0, in_h;     /* rows held */
-    uint8_t *rows;       /* owned: (chunk_rows + 2 ry) rows (pinned with GPUs) */
-} in_chunk;
+/* --device auto brings the GPUs in only when the CPU alone would still need
+ * this long (from its measured rate): a GPU context costs a few tenths of a
+ * second, and shorter jobs are done before it would help. */
+#define WINENT_GPU_WORTH_S 0.4
 
-/* Output rows of one chunk and their encoded units. */
-typedef struct out_chunk {
+typedef enum chunk_state {
+    CHUNK_UNUSED = 0, /* no buffers yet */
+    CHUNK_FREE,       /* buffers, no content */
+    CHUNK_READING,    /* the reader fills it */
+    CHUNK_READY,      /* input rows in place, waiting for an engine */
+    CHUNK_CLAIMED,    /* an engine computes it */
+    CHUNK_ENCODING,   /* units handed to the workers */
+    CHUNK_DONE        /* for the writer */
+} chunk_state;
+
+struct engine;
+
+/* One chunk: output rows [y0, y1) and the input rows their windows need.
+ * Owned by the pipeline; fields change under p->lock, except the buffers'
+ * contents, which belong to the stage that holds the chunk's state. */
+typedef struct chunk {
+    chunk_state state;
     int64_t seq;
-    int y0, y1;
-    float *map;          /* owned: chunk_rows x width floats (pinned with GPUs) */
-    winent_bytes *units; /* owned: one per unit of the chunk */
+    int y0, y1;            /* output rows */
+    int in_y0, in_h;       /* input rows held */
+    uint8_t *rows;         /* input rows: rows_own, or borrowed (memory job) */
+    float *map;            /* output rows: map_own, or borrowed */
+    uint8_t *rows_own;     /* owned */
+    float *map_own;        /* owned */
+    size_t rows_bytes, map_bytes;
+    int registered;        /* rows_own / map_own are pinned for the GPUs */
+    winent_bytes *units;   /* owned: one per unit of the chunk */
     int nunits;
-} out_chunk;
+    struct engine *engine; /* that claimed it */
+    /* CPU bands. */
+    int nbands, next_band, bands_left;
+    /* Encoding. */
+    int next_unit, units_left;
+} chunk;
 
 typedef struct stage_clock {
     double busy_s, wait_s;
 } stage_clock;
 
-typedef struct pipeline {
+typedef struct pipeline pipeline;
+
+/* What every engine implements: the pipeline's one driver body calls them.
+ * create runs on the engine's driver thread; submit starts a chunk on a
+ * slot and returns; wait returns when that slot's chunk is computed. */
+typedef struct engine_ops {
+    const char *kind; /* "cpu" or "gpu" */
+    winent_status (*create)(struct engine *e, winent_err *err);
+    winent_status (*submit)(struct engine *e, int slot, chunk *c, winent_err *err);
+    winent_status (*wait)(struct engine *e, int slot, chunk *c, winent_err *err);
+    void (*destroy)(struct engine *e);
+} engine_ops;
+
+typedef struct engine {
+    const engine_ops *ops;
+    pipeline *p;           /* borrowed */
+    int device;            /* GPU number; -1 for the CPU */
+    int slots;             /* chunks in flight */
+    void *state;           /* owned by ops: the GPU engine; NULL for the CPU */
+    char name[16];         /* "cpu", "gpu0" */
+    /* Under p->lock. */
+    int live;              /* created and taking chunks */
+    int inflight;
+    int64_t pixels_inflight;
+    uint64_t pixels_done;
+    int64_t chunks_done;
+    double busy_s;         /* time with at least one chunk in flight */
+    double busy_since;
+    pthread_t thread;      /* its driver */
+    int started;           /* the driver thread runs (join it) */
+} engine;
+
+/* The worker pool's parallel loop for the reader's decoding (a source's
+ * winent_parallel). At most one at a time. Under p->lock. */
+typedef struct par_loop {
+    void (*fn)(void *arg, long i, int worker);
+    void *arg;
+    long n, next, done;
+    int active;
+} par_loop;
+
+struct pipeline {
     /* Set up before the threads start, read-only afterwards. */
     const winent_job_opts *opts;
+    winent_stage stage;
+    const float *stage_map;      /* WINENT_STAGE_ENCODE's input */
     const winent_plan *plan;
     winent_source *source;       /* reader thread only */
     winent_sink *sink;           /* encoders (encode) and writer (write) */
     int width, height;
     size_t sample, row_bytes;
-    int chunk_rows, nchunks, unit_rows;
+    int chunk_rows, nchunks, unit_rows, band_rows;
     winent_format format;
-    int threads, encoders;
-    int ngpus;
-    int fell_back;               /* --device auto found no GPU */
+    int raw_floats;              /* the sink writes the float rows as they are */
+    int threads;                 /* the worker pool */
+    int auto_device;             /* --device auto */
+    int want_cpu;                /* the CPU engine computes */
+    int ngpus;                   /* GPUs named (list or gpu); auto: found later */
     int gpu_ids[WINENT_MAX_GPUS];
-    int gpu_slots;
-    winent_cpu_engine *cpu;      /* the CPU worker's, when no GPU */
+    int gpu_slots, cpu_slots;
+    winent_cpu_engine *cpu;      /* shared by the pool's workers (a scratch each) */
+    winent_parallel par_hook;    /* the source's decoding runs on the pool */
 
-    in_chunk *ins;               /* owned pool */
-    int n_in;
-    out_chunk *outs;             /* owned pool */
-    int n_out;
-    int pinned;                  /* pools come from winent_cuda_host_alloc */
-
-    winent_queue free_in, filled_in, free_out, computed, encoded;
+    chunk *chunks;               /* owned: n_max descriptors */
+    int n_max;
 
     /* Shared, under `lock`. */
     pthread_mutex_t lock;
+    pthread_cond_t work_cv;      /* pool workers: a task may be there */
+    pthread_cond_t state_cv;     /* reader, drivers, writer: a chunk changed state */
     winent_err err;              /* the first error */
-    int live_compute, live_encode;
+    int reader_done;
+    int quit;                    /* the pool's workers leave */
+    int gpus_registered;         /* new buffers must be pinned as they are made */
+    engine engines[WINENT_MAX_ENGINES];
+    int nengines;
+    int cpu_engine;              /* index of the CPU engine, or -1 */
+    int n_made;                  /* chunks with buffers */
+    int n_limit;                 /* at most this many (grows as auto GPUs come up) */
+    int gpu_launch;              /* auto: the GPU launcher has been asked for */
+    pthread_t launcher;
+    int launcher_started;
+    par_loop par;
     stage_clock read_clock, compute_clock, encode_clock;
-    double engines_ready_s;      /* latest time a GPU worker had its engine */
+    double first_submit_s;       /* when the first chunk went to an engine */
+    char notices[WINENT_MAX_NOTICES][WINENT_MSG_LEN];
+    int nnotices;
+    uint64_t stage_bytes;        /* WINENT_STAGE_ENCODE: bytes encoded */
 
     volatile int stop;           /* raised with the first error or an interrupt */
-} pipeline;
+};
 
-/* Record the first error and stop every stage (any thread). */
+/* Record the first error and stop every stage (any thread, lock not held). */
 void winent_pipeline_fail(pipeline *p, const winent_err *e);
 
-/* Stage bodies (pthread start routines). */
-void *winent_stage_reader(void *arg);
-void *winent_stage_cpu_worker(void *arg);
-void *winent_stage_gpu_worker(void *arg); /* arg: gpu_worker_arg */
-void *winent_stage_encoder(void *arg);
+/* Queue a notice for the writer to pass on (lock held). */
+void winent_pipeline_notice_locked(pipeline *p, const char *fmt, ...);
 
-typedef struct gpu_worker_arg {
+/* sched.c: the worker pool and the chunk queue. */
+void *winent_pool_worker(void *arg); /* arg: worker_arg */
+typedef struct worker_arg {
     pipeline *p;
-    int device;
-} gpu_worker_arg;
+    int index;
+} worker_arg;
+/* The source's decoding loop on the pool (winent_parallel.run). */
+int winent_pool_parallel_run(void *ctx, long n, void (*fn)(void *arg, long i, int worker),
+                             void *arg);
+/* Claim the next READY chunk for `e` (lock held). `block`: wait for one.
+ * NULL: none now (not blocking), or none will come. */
+chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
+/* Chunk `c` is computed by its engine (lock held). */
+void winent_sched_computed_locked(pipeline *p, chunk *c);
+
+/* engines.c: the engine table and the one driver body. */
+extern const engine_ops winent_cpu_engine_ops;
+extern const engine_ops winent_gpu_engine_ops;
+void *winent_engine_driver(void *arg); /* arg: engine */
+/* auto: find the GPUs and start their drivers (a thread of its own). */
+void *winent_gpu_launcher(void *arg); /* arg: pipeline */
+
+/* stages.c: reader and writer. */
+void *winent_stage_reader(void *arg);
+void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_start);
+
+/* Buffers of chunk `c`, made on first use (lock not held). */
+winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err);
 
 #endif

@@ -46,6 +46,17 @@ winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, win
     return WINENT_OK;
 }
 
+int winent_sink_unit_rows_for(const winent_sink_opts *o)
+{
+    int rows;
+    switch (winent_sink_format_of(o)) {
+    case WINENT_FORMAT_ZST: rows = o->frame_rows; break;
+    case WINENT_FORMAT_TIF: rows = o->tile; break;
+    default: rows = WINENT_RAW_UNIT_ROWS; break;
+    }
+    return rows < 1 ? 1 : rows;
+}
+
 int winent_sink_unit_rows(const winent_sink *s)
 {
     return s->unit_rows;
@@ -115,4 +126,15 @@ void winent_sink_free(winent_sink *s)
     if (s->ops && s->ops->free_impl)
         s->ops->free_impl(s->impl);
     free(s);
+}
+
+int winent_sink_takes_floats(const winent_sink *s)
+{
+    return s->ops->write_floats != NULL;
+}
+
+winent_status winent_sink_write_floats(winent_sink *s, const float *rows, size_t n,
+                                       winent_err *err)
+{
+    return s->ops->write_floats(s, rows, n, err);
 }

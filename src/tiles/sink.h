@@ -43,6 +43,9 @@ winent_format winent_sink_format_of(const winent_sink_opts *o);
 /* Create the output (at a temporary name). Errors: WINENT_ERR_OUTPUT. */
 winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, winent_err *err);
 
+/* The unit rows a sink opened with `o` would have, without opening it. */
+int winent_sink_unit_rows_for(const winent_sink_opts *o);
+
 /* Rows per unit: unit i holds rows [i * unit_rows, min(height, (i+1) * unit_rows)). */
 int winent_sink_unit_rows(const winent_sink *s);
 
@@ -59,6 +62,15 @@ winent_status winent_sink_encode(winent_sink_encoder *e, int64_t index, const fl
 /* Writer thread only: append the encoded unit `index`; units come in order. */
 winent_status winent_sink_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
                                 winent_err *err);
+
+/* 1 when the sink writes the float rows as they are (raw output on a
+ * little-endian machine): the writer then hands it the computed rows with
+ * winent_sink_write_floats, and nothing is encoded. */
+int winent_sink_takes_floats(const winent_sink *s);
+
+/* Writer thread only: append `n` floats of the map, in order. */
+winent_status winent_sink_write_floats(winent_sink *s, const float *rows, size_t n,
+                                       winent_err *err);
 
 /* Writer thread only, after the last unit: trailers, close, rename. */
 winent_status winent_sink_finish(winent_sink *s, winent_err *err);

@@ -7,6 +7,9 @@
 #include "outfile.h"
 #include "sink.h"
 
+/* Rows per unit of raw output (any value gives the same bytes). */
+#define WINENT_RAW_UNIT_ROWS 16
+
 typedef struct sink_ops {
     /* Per-thread encoder state: create returns an opaque pointer. */
     winent_status (*encoder_create)(winent_sink *s, void **enc, winent_err *err);
@@ -19,6 +22,8 @@ typedef struct sink_ops {
     void (*abort)(winent_sink *s);
     void (*free_impl)(void *impl);
     uint64_t (*bytes_written)(const winent_sink *s);
+    /* Optional: the floats as they are, no encoding (raw, little-endian). */
+    winent_status (*write_floats)(winent_sink *s, const float *rows, size_t n, winent_err *err);
 } sink_ops;
 
 struct winent_sink {

@@ -333,8 +333,14 @@ static void tiff_free_impl(void *p)
 }
 
 static const sink_ops tiff_sink_ops = {
-    tiff_encoder_create, tiff_encoder_free, tiff_encode,    tiff_write,
-    tiff_finish,         tiff_abort,        tiff_free_impl, tiff_bytes_written,
+    .encoder_create = tiff_encoder_create,
+    .encoder_free = tiff_encoder_free,
+    .encode = tiff_encode,
+    .write = tiff_write,
+    .finish = tiff_finish,
+    .abort = tiff_abort,
+    .free_impl = tiff_free_impl,
+    .bytes_written = tiff_bytes_written,
 };
 
 winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)

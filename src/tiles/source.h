@@ -12,6 +12,16 @@
 #include "georef.h"
 #include "winent.h"
 
+/* A parallel loop the caller lends to a source for its decoding: run()
+ * calls fn(arg, i, worker) for every i in [0, n), on up to `workers`
+ * threads at once (worker < workers tells them apart), and returns 0, or
+ * -1 when the job stopped before every item ran. */
+typedef struct winent_parallel {
+    int (*run)(void *ctx, long n, void (*fn)(void *arg, long i, int worker), void *arg);
+    void *ctx;
+    int workers;
+} winent_parallel;
+
 typedef struct winent_source_opts {
     const char *path;          /* file name, or "-" for standard input */
     /* Raw layout (ignored for TIFF, which describes itself). */
@@ -24,7 +34,8 @@ typedef struct winent_source_opts {
     uint64_t header_bytes;     /* --header-bytes */
     /* Both. */
     int band;                  /* --band, 1-based, default 1 */
-    int threads;               /* decoding threads */
+    int threads;               /* decoding threads (without `par`) */
+    const winent_parallel *par;/* may be NULL: decode on the source's own threads */
     const volatile int *stop;  /* may be NULL: a blocking read of a pipe gives
                                   up with WINENT_ERR_INTERRUPTED once *stop */
 } winent_source_opts;

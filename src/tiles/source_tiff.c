@@ -31,6 +31,7 @@ typedef struct tiff_handle {
 
 typedef struct tiff_impl {
     const char *path; /* borrowed */
+    const winent_parallel *par; /* borrowed: the job's workers, or NULL */
     int nhandles;
     tiff_handle *h; /* owned: h[0] is opened first and holds the tags */
     int tiled, separate;
@@ -176,7 +177,35 @@ static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, lon
     return WINENT_OK;
 }
 
-/* Decode the batch of block rows that holds image row `y`. */
+static winent_status open_handle(tiff_impl *t, tiff_handle *h, winent_err *err);
+
+typedef struct batch_ctx {
+    tiff_impl *t;
+    uint32_t br0;
+} batch_ctx;
+
+/* One work item of a batch on worker `worker`'s handle, opened on its first
+ * item (a worker that never decodes opens nothing). */
+static void decode_one(void *arg, long item, int worker)
+{
+    batch_ctx *b = arg;
+    tiff_impl *t = b->t;
+    tiff_handle *h = &t->h[worker];
+    if (h->fail_item >= 0)
+        return;
+    if ((h->tif == NULL && open_handle(t, h, &h->err) != WINENT_OK) ||
+        (h->scratch == NULL && (h->scratch = malloc(t->block_bytes)) == NULL)) {
+        if (h->err.status == WINENT_OK)
+            WINENT_ERR(&h->err, WINENT_ERR_INTERNAL, "out of memory");
+        h->fail_item = item;
+        return;
+    }
+    if (decode_item(t, h, b->br0, item) != WINENT_OK)
+        h->fail_item = item;
+}
+
+/* Decode the batch of block rows that holds image row `y`: on the job's
+ * workers when it lends them (t->par), else on an OpenMP team. */
 static winent_status load_batch(winent_source *s, tiff_impl *t, int y, winent_err *err)
 {
     uint32_t br0 = (uint32_t)y / t->bh;
@@ -188,18 +217,21 @@ static winent_status load_batch(winent_source *s, tiff_impl *t, int y, winent_er
     int y1 = (int)(br1 * t->bh) > t->height ? t->height : (int)(br1 * t->bh);
     t->batch_h = y1 - t->batch_y0;
     long items = (long)(br1 - br0) * (long)t->blocks_across;
-    int nthreads = t->nhandles < items ? t->nhandles : (int)items;
     for (int i = 0; i < t->nhandles; i++) {
         winent_err_clear(&t->h[i].err);
         t->h[i].fail_item = -1;
     }
+    batch_ctx b = {t, br0};
+    if (t->par) {
+        if (t->par->run(t->par->ctx, items, decode_one, &b) != 0) {
+            t->batch_h = 0;
+            return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
+        }
+    } else {
+        int nthreads = t->nhandles < items ? t->nhandles : (int)items;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-    for (long item = 0; item < items; item++) {
-        tiff_handle *h = &t->h[omp_get_thread_num()];
-        if (h->fail_item >= 0)
-            continue;
-        if (decode_item(t, h, br0, item) != WINENT_OK)
-            h->fail_item = item;
+        for (long item = 0; item < items; item++)
+            decode_one(&b, item, omp_get_thread_num());
     }
     /* Report the failure of the first block in file order, whatever thread
      * met it, so the message does not depend on scheduling. */
@@ -379,7 +411,10 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source
     t->path = o->path;
     s->ops = &tiff_ops;
     s->impl = t;
-    int want = o->threads > 0 ? o->threads : omp_get_num_procs();
+    int want = o->par         ? o->par->workers
+               : o->threads > 0 ? o->threads
+                                : omp_get_num_procs();
+    t->par = o->par;
     t->h = calloc((size_t)want, sizeof *t->h);
     if (t->h == NULL) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
@@ -514,20 +549,8 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source
     WINENT_TRY_GOTO(st, winent_tiff_georef_read(tif, &t->georef, err));
     s->info.georef = winent_georef_present(&t->georef) ? &t->georef : NULL;
 
-    /* One handle per decoding thread, never more threads than blocks. */
-    long items = (long)t->group * t->blocks_across;
-    int nh = want < items ? want : (int)items;
-    for (int i = 0; i < nh; i++) {
-        if (i > 0) {
-            WINENT_TRY_GOTO(st, open_handle(t, &t->h[i], err));
-            t->nhandles = i + 1;
-        }
-        t->h[i].scratch = malloc(t->block_bytes);
-        if (t->h[i].scratch == NULL) {
-            st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-            goto fail;
-        }
-    }
+    /* One handle per decoding thread, opened on its first block. */
+    t->nhandles = want;
     return WINENT_OK;
 fail:
     /* The caller frees s, and with it the implementation. */

@@ -1,0 +1,246 @@
+/* The engines behind one table of functions (create, submit, wait,
+ * destroy) and the one driver body that runs each of them: claim READY
+ * chunks up to the engine's slots, submit, retire the oldest. The CPU
+ * engine's submit posts the chunk's bands to the worker pool; a GPU's runs
+ * the chunk on a stream of its own. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline_internal.h"
+
+#define MAX_SLOTS 16
+
+/* ---- The CPU engine: bands on the worker pool ------------------------- */
+
+static winent_status cpu_create(engine *e, winent_err *err)
+{
+    (void)e, (void)err; /* its scratch (p->cpu) is made with the pool */
+    return WINENT_OK;
+}
+
+static winent_status cpu_submit(engine *e, int slot, chunk *c, winent_err *err)
+{
+    pipeline *p = e->p;
+    (void)slot, (void)err;
+    pthread_mutex_lock(&p->lock);
+    c->nbands = (c->y1 - c->y0 + p->band_rows - 1) / p->band_rows;
+    c->next_band = 0;
+    c->bands_left = c->nbands;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->lock);
+    return WINENT_OK;
+}
+
+static winent_status cpu_wait(engine *e, int slot, chunk *c, winent_err *err)
+{
+    pipeline *p = e->p;
+    (void)slot, (void)err;
+    pthread_mutex_lock(&p->lock);
+    while (c->bands_left > 0 && !p->stop)
+        pthread_cond_wait(&p->state_cv, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+    return WINENT_OK;
+}
+
+static void cpu_destroy(engine *e)
+{
+    (void)e;
+}
+
+const engine_ops winent_cpu_engine_ops = {"cpu", cpu_create, cpu_submit, cpu_wait, cpu_destroy};
+
+/* ---- A GPU: one chunk per stream ---------------------------------------- */
+
+static winent_status gpu_create(engine *e, winent_err *err)
+{
+    pipeline *p = e->p;
+    winent_gpu_engine *g = NULL;
+    WINENT_TRY(winent_gpu_engine_create(p->plan, e->device, p->width,
+                                        p->chunk_rows + 2 * p->plan->ry, e->slots, &g, err));
+    e->state = g;
+    return WINENT_OK;
+}
+
+/* Pin the chunk's own buffers on first use by a GPU, so its copies run
+ * asynchronously at full speed (portable: for every GPU). Buffers made
+ * later are pinned as they are made (winent_chunk_buffers). */
+static void pin_chunk(pipeline *p, chunk *c)
+{
+    pthread_mutex_lock(&p->lock);
+    p->gpus_registered = 1;
+    if (!c->registered) {
+        int ok = 1;
+        if (c->rows_own && winent_cuda_host_register(c->rows_own, c->rows_bytes) != 0)
+            ok = 0;
+        if (ok && c->map_own && winent_cuda_host_register(c->map_own, c->map_bytes) != 0) {
+            winent_cuda_host_unregister(c->rows_own);
+            ok = 0;
+        }
+        /* Unpinned memory still works, with slower copies. */
+        c->registered = ok ? 1 : -1;
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
+{
+    pipeline *p = e->p;
+    if (c->registered == 0)
+        pin_chunk(p, c);
+    winent_chunk v = {c->rows, p->row_bytes, p->width, p->height, c->in_y0, c->in_h, c->y0, c->y1};
+    return winent_gpu_engine_submit(e->state, slot, &v, c->map, (size_t)p->width, err);
+}
+
+static winent_status gpu_wait(engine *e, int slot, chunk *c, winent_err *err)
+{
+    (void)c;
+    return winent_gpu_engine_wait(e->state, slot, err);
+}
+
+static void gpu_destroy(engine *e)
+{
+    winent_gpu_engine_free(e->state);
+    e->state = NULL;
+}
+
+const engine_ops winent_gpu_engine_ops = {"gpu", gpu_create, gpu_submit, gpu_wait, gpu_destroy};
+
+/* ---- The driver body ---------------------------------------------------- */
+
+static int other_engine_may_run(const pipeline *p, const engine *e)
+{
+    for (int i = 0; i < p->nengines; i++)
+        if (&p->engines[i] != e && (p->engines[i].live || p->engines[i].ops == &winent_cpu_engine_ops))
+            return 1;
+    return 0;
+}
+
+/* After a failure: settle every chunk the engine holds (a GPU may still be
+ * writing into it), then either hand them back to the queue (an auto job
+ * goes on without a failed GPU) or stop the job. Lock not held. */
+static void give_up(engine *e, chunk **held, int head, int n, const winent_err *why)
+{
+    pipeline *p = e->p;
+    for (int k = 0; k < n; k++) {
+        winent_err ignore;
+        winent_err_clear(&ignore);
+        int slot = (head + k) % e->slots;
+        e->ops->wait(e, slot, held[slot], &ignore);
+    }
+    pthread_mutex_lock(&p->lock);
+    int go_on = p->auto_device && e->ops == &winent_gpu_engine_ops && !p->stop &&
+                other_engine_may_run(p, e);
+    if (go_on) {
+        for (int k = 0; k < n; k++) {
+            chunk *c = held[(head + k) % e->slots];
+            c->state = CHUNK_READY;
+            c->engine = NULL;
+            e->pixels_inflight -= (int64_t)(c->y1 - c->y0) * p->width;
+            e->inflight--;
+        }
+        winent_pipeline_notice_locked(p, "%s: %s: going on without it", e->name, why->msg);
+    }
+    e->live = 0;
+    pthread_cond_broadcast(&p->state_cv);
+    pthread_mutex_unlock(&p->lock);
+    if (!go_on)
+        winent_pipeline_fail(p, why);
+}
+
+void *winent_engine_driver(void *arg)
+{
+    engine *e = arg;
+    pipeline *p = e->p;
+    winent_err err;
+    winent_err_clear(&err);
+    chunk *held[MAX_SLOTS];
+    int head = 0, n = 0;
+    if (e->slots > MAX_SLOTS)
+        e->slots = MAX_SLOTS;
+    if (e->ops->create(e, &err) != WINENT_OK) {
+        give_up(e, held, 0, 0, &err);
+        goto out;
+    }
+    pthread_mutex_lock(&p->lock);
+    e->live = 1;
+    if (p->auto_device && e->device >= 0) {
+        /* Chunks for its slots, within what --mem allows. */
+        p->n_limit += e->slots;
+        if (p->n_limit > p->n_max)
+            p->n_limit = p->n_max;
+    }
+    pthread_cond_broadcast(&p->state_cv);
+    for (;;) {
+        if (p->stop)
+            break;
+        if (n < e->slots) {
+            chunk *c = winent_sched_claim_locked(p, e, n == 0);
+            if (c != NULL) {
+                int slot = (head + n) % e->slots;
+                held[slot] = c;
+                n++;
+                if (p->first_submit_s == 0.0)
+                    p->first_submit_s = winent_now();
+                pthread_mutex_unlock(&p->lock);
+                if (e->ops->submit(e, slot, c, &err) != WINENT_OK) {
+                    give_up(e, held, head, n, &err);
+                    goto out;
+                }
+                pthread_mutex_lock(&p->lock);
+                continue;
+            }
+            if (n == 0)
+                break; /* none will come */
+        }
+        chunk *c = held[head];
+        pthread_mutex_unlock(&p->lock);
+        if (e->ops->wait(e, head, c, &err) != WINENT_OK) {
+            give_up(e, held, head, n, &err);
+            goto out;
+        }
+        pthread_mutex_lock(&p->lock);
+        if (p->stop)
+            break;
+        winent_sched_computed_locked(p, c);
+        head = (head + 1) % e->slots;
+        n--;
+    }
+    e->live = 0;
+    pthread_cond_broadcast(&p->state_cv);
+    pthread_mutex_unlock(&p->lock);
+    /* Stopped with chunks in flight: let the device finish with them. */
+    for (; n > 0; n--, head = (head + 1) % e->slots) {
+        winent_err ignore;
+        winent_err_clear(&ignore);
+        e->ops->wait(e, head, held[head], &ignore);
+    }
+out:
+    e->ops->destroy(e);
+    return NULL;
+}
+
+/* ---- Bringing GPUs in --------------------------------------------------- */
+
+void *winent_gpu_launcher(void *arg)
+{
+    pipeline *p = arg;
+    int count = winent_cuda_device_count();
+    pthread_mutex_lock(&p->lock);
+    for (int d = 0; d < count && p->nengines < WINENT_MAX_ENGINES && !p->stop; d++) {
+        engine *e = &p->engines[p->nengines];
+        memset(e, 0, sizeof *e);
+        e->ops = &winent_gpu_engine_ops;
+        e->p = p;
+        e->device = d;
+        e->slots = p->gpu_slots;
+        snprintf(e->name, sizeof e->name, "gpu%d", d);
+        if (pthread_create(&e->thread, NULL, winent_engine_driver, e) != 0)
+            break;
+        e->started = 1;
+        p->nengines++;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}

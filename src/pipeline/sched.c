@@ -1,0 +1,293 @@
+/* The worker pool and the chunk queue: every CPU task of the job (decode
+ * items, CPU bands, units to encode) runs on the pool's threads, picked
+ * under the pipeline's one lock; engines claim READY chunks from one queue,
+ * each at its own pace. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline_internal.h"
+
+/* ---- Claims ------------------------------------------------------------ */
+
+static chunk *oldest(pipeline *p, chunk_state st)
+{
+    chunk *best = NULL;
+    for (int i = 0; i < p->n_max; i++) {
+        chunk *c = &p->chunks[i];
+        if (c->state == st && (best == NULL || c->seq < best->seq))
+            best = c;
+    }
+    return best;
+}
+
+static double engine_rate(const engine *e)
+{
+    return e->busy_s > 0.0 && e->chunks_done > 0 ? (double)e->pixels_done / e->busy_s : 0.0;
+}
+
+/* An engine leaves chunk `c` to the others when it would finish it later
+ * than they finish everything that is left, itself excluded: so the slowest
+ * engine never holds back the end of the job. Before its rates are known
+ * every engine takes what comes. */
+static int declines(pipeline *p, const engine *e, const chunk *c)
+{
+    double mine = engine_rate(e), others = 0.0;
+    int other_live = 0;
+    int64_t others_inflight = 0;
+    for (int i = 0; i < p->nengines; i++) {
+        const engine *o = &p->engines[i];
+        if (o == e || !o->live)
+            continue;
+        other_live = 1;
+        others += engine_rate(o);
+        others_inflight += o->pixels_inflight;
+    }
+    if (!other_live || mine <= 0.0 || others <= 0.0)
+        return 0;
+    const double W = (double)p->width;
+    double left = (double)(p->height - c->y0) * W; /* unclaimed rows from c on */
+    double t_mine = ((double)e->pixels_inflight + (double)(c->y1 - c->y0) * W) / mine;
+    double t_others = ((double)others_inflight + left) / others;
+    return t_mine > t_others;
+}
+
+/* Chunks claimed but not computed by engines other than `e`. */
+static int others_hold(const pipeline *p, const engine *e)
+{
+    for (int i = 0; i < p->n_max; i++)
+        if (p->chunks[i].state == CHUNK_CLAIMED && p->chunks[i].engine != e)
+            return 1;
+    return 0;
+}
+
+chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
+{
+    for (;;) {
+        if (p->stop)
+            return NULL;
+        chunk *c = oldest(p, CHUNK_READY);
+        if (c != NULL && !declines(p, e, c)) {
+            c->state = CHUNK_CLAIMED;
+            c->engine = e;
+            if (e->inflight++ == 0)
+                e->busy_since = winent_now();
+            e->pixels_inflight += (int64_t)(c->y1 - c->y0) * p->width;
+            return c;
+        }
+        /* The end: nothing to read and nothing another engine could give
+         * back (a GPU that fails in an auto job returns its chunks). */
+        if (c == NULL && p->reader_done && !others_hold(p, e))
+            return NULL;
+        if (!block)
+            return NULL;
+        pthread_cond_wait(&p->state_cv, &p->lock);
+    }
+}
+
+void winent_sched_computed_locked(pipeline *p, chunk *c)
+{
+    engine *e = c->engine;
+    double now = winent_now();
+    int64_t px = (int64_t)(c->y1 - c->y0) * p->width;
+    if (e) {
+        e->pixels_inflight -= px;
+        e->pixels_done += (uint64_t)px;
+        e->chunks_done++;
+        /* Busy time is counted as it passes, so rates are known early. */
+        e->busy_s += now - e->busy_since;
+        e->busy_since = now;
+        e->inflight--;
+    }
+    if (p->auto_device && !p->gpu_launch && e && e->device < 0) {
+        /* The CPU's first chunk tells how long it would take alone: bring
+         * the GPUs in if that is long enough for them to pay. */
+        double rate = engine_rate(e);
+        double left = (double)p->width * (double)p->height - (double)e->pixels_done;
+        p->gpu_launch = 1;
+        if (rate > 0.0 && left / rate > WINENT_GPU_WORTH_S &&
+            pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
+            p->launcher_started = 1;
+    }
+    if (p->stage != WINENT_STAGE_JOB || p->raw_floats || c->nunits == 0) {
+        c->state = CHUNK_DONE;
+    } else {
+        c->state = CHUNK_ENCODING;
+        c->next_unit = 0;
+        c->units_left = c->nunits;
+        pthread_cond_broadcast(&p->work_cv);
+    }
+    pthread_cond_broadcast(&p->state_cv);
+}
+
+/* ---- The worker pool --------------------------------------------------- */
+
+typedef enum task_kind { TASK_NONE = 0, TASK_DECODE, TASK_ENCODE, TASK_BAND } task_kind;
+
+typedef struct task {
+    task_kind kind;
+    chunk *c;
+    long index; /* decode item, unit or band */
+} task;
+
+/* The next task, most urgent first: decoding (the reader waits on it),
+ * then the oldest chunk's units (they free buffers and feed the writer),
+ * then the oldest CPU chunk's bands. Lock held. */
+static task next_task(pipeline *p)
+{
+    task t = {TASK_NONE, NULL, 0};
+    if (p->par.active && p->par.next < p->par.n) {
+        t.kind = TASK_DECODE;
+        t.index = p->par.next++;
+        return t;
+    }
+    chunk *enc = NULL, *band = NULL;
+    for (int i = 0; i < p->n_max; i++) {
+        chunk *c = &p->chunks[i];
+        if (c->state == CHUNK_ENCODING && c->next_unit < c->nunits &&
+            (enc == NULL || c->seq < enc->seq))
+            enc = c;
+        else if (c->state == CHUNK_CLAIMED && c->next_band < c->nbands &&
+                 (band == NULL || c->seq < band->seq))
+            band = c;
+    }
+    if (enc) {
+        t.kind = TASK_ENCODE;
+        t.c = enc;
+        t.index = enc->next_unit++;
+    } else if (band) {
+        t.kind = TASK_BAND;
+        t.c = band;
+        t.index = band->next_band++;
+    }
+    return t;
+}
+
+static void chunk_view(const pipeline *p, const chunk *c, winent_chunk *v)
+{
+    v->rows = c->rows;
+    v->row_bytes = p->row_bytes;
+    v->width = p->width;
+    v->height = p->height;
+    v->in_y0 = c->in_y0;
+    v->in_h = c->in_h;
+    v->y0 = c->y0;
+    v->y1 = c->y1;
+}
+
+static winent_status run_band(pipeline *p, int worker, chunk *c, long b, winent_err *err)
+{
+    winent_chunk v;
+    chunk_view(p, c, &v);
+    int ya = c->y0 + (int)b * p->band_rows;
+    int yb = ya + p->band_rows < c->y1 ? ya + p->band_rows : c->y1;
+    return winent_cpu_engine_compute_rows(p->cpu, worker, &v, ya, yb, c->map, (size_t)p->width,
+                                          err);
+}
+
+static winent_status run_unit(pipeline *p, winent_sink_encoder **enc, chunk *c, long u,
+                              winent_err *err)
+{
+    if (*enc == NULL)
+        WINENT_TRY(winent_sink_encoder_create(p->sink, enc, err));
+    int r0 = (int)u * p->unit_rows;
+    int nr = c->y1 - c->y0 - r0 < p->unit_rows ? c->y1 - c->y0 - r0 : p->unit_rows;
+    return winent_sink_encode(*enc, c->y0 / p->unit_rows + u,
+                              c->map + (size_t)r0 * (size_t)p->width, nr, &c->units[u], err);
+}
+
+void *winent_pool_worker(void *arg)
+{
+    worker_arg *a = arg;
+    pipeline *p = a->p;
+    winent_err err;
+    winent_err_clear(&err);
+    winent_sink_encoder *enc = NULL;
+    double band_s = 0.0, enc_s = 0.0, dec_s = 0.0;
+    pthread_mutex_lock(&p->lock);
+    while (!p->quit && !p->stop) {
+        task t = next_task(p);
+        if (t.kind == TASK_NONE) {
+            pthread_cond_wait(&p->work_cv, &p->lock);
+            continue;
+        }
+        pthread_mutex_unlock(&p->lock);
+        double t0 = winent_now();
+        winent_status st = WINENT_OK;
+        switch (t.kind) {
+        case TASK_DECODE: p->par.fn(p->par.arg, t.index, a->index); break;
+        case TASK_ENCODE: st = run_unit(p, &enc, t.c, t.index, &err); break;
+        default: st = run_band(p, a->index, t.c, t.index, &err); break;
+        }
+        double dt = winent_now() - t0;
+        pthread_mutex_lock(&p->lock);
+        if (t.kind == TASK_DECODE) {
+            dec_s += dt;
+            if (++p->par.done >= p->par.n)
+                pthread_cond_broadcast(&p->state_cv);
+        } else if (t.kind == TASK_ENCODE) {
+            enc_s += dt;
+            if (--t.c->units_left == 0) {
+                t.c->state = CHUNK_DONE;
+                pthread_cond_broadcast(&p->state_cv);
+            }
+        } else {
+            band_s += dt;
+            if (--t.c->bands_left == 0)
+                pthread_cond_broadcast(&p->state_cv);
+        }
+        if (st != WINENT_OK)
+            break;
+    }
+    p->compute_clock.busy_s += band_s;
+    p->encode_clock.busy_s += enc_s;
+    p->read_clock.busy_s += dec_s;
+    pthread_mutex_unlock(&p->lock);
+    winent_sink_encoder_free(enc);
+    if (err.status != WINENT_OK)
+        winent_pipeline_fail(p, &err);
+    return NULL;
+}
+
+/* The reader's decoding loop: post the items to the pool, take items too
+ * (as worker number p->threads), and return when every item is done. */
+int winent_pool_parallel_run(void *ctx, long n, void (*fn)(void *arg, long i, int worker),
+                             void *arg)
+{
+    pipeline *p = ctx;
+    int stopped = 0;
+    if (n <= 0)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    p->par.fn = fn;
+    p->par.arg = arg;
+    p->par.n = n;
+    p->par.next = 0;
+    p->par.done = 0;
+    p->par.active = 1;
+    pthread_cond_broadcast(&p->work_cv);
+    while (p->par.done < p->par.n) {
+        if (p->stop) {
+            /* Items not started will never run: count them out, then wait
+             * only for those running (they use the caller's buffers). */
+            stopped = 1;
+            p->par.done += p->par.n - p->par.next;
+            p->par.next = p->par.n;
+            if (p->par.done >= p->par.n)
+                break;
+            pthread_cond_wait(&p->state_cv, &p->lock);
+            continue;
+        }
+        if (p->par.next < p->par.n) {
+            long i = p->par.next++;
+            pthread_mutex_unlock(&p->lock);
+            fn(arg, i, p->threads);
+            pthread_mutex_lock(&p->lock);
+            p->par.done++;
+            continue;
+        }
+        pthread_cond_wait(&p->state_cv, &p->lock);
+    }
+    p->par.active = 0;
+    pthread_mutex_unlock(&p->lock);
+    return stopped ? -1 : 0;
+}
