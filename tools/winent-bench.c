@@ -4,6 +4,8 @@
  *   winent-bench [cpu] [--size WxH] [--threads N] [--repeat R] [--chunk-rows N] [--quick]
  *   winent-bench gpu ...        (tools/bench_gpu.c)
  *   winent-bench pipeline ...   (tools/bench_pipeline.c)
+ *   winent-bench stage decode|compute|encode [winent-stream options] IN OUT
+ *                               (tools/bench_stage.c: one stage of a job alone)
  *
  * `cpu` times the CPU engine through the public engine API (winent.h), over
  * an image held in memory, chunk by chunk with halo rows as the pipeline
@@ -28,6 +30,7 @@
 
 #include "bench_gpu.h"
 #include "bench_pipeline.h"
+#include "bench_stage.h"
 #include "winent.h"
 
 #define PROG "winent-bench"
@@ -311,6 +314,8 @@ int main(int argc, char **argv)
         return bench_gpu_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "pipeline"))
         return bench_pipeline_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "stage"))
+        return bench_stage_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "cpu"))
         return bench_cpu_main(argc - 1, argv + 1);
     return bench_cpu_main(argc, argv);

@@ -48,25 +48,6 @@ static void on_progress(void *user, const winent_progress *p)
     s->progress_shown = 1;
 }
 
-static void print_stats(const winent_job_stats *s)
-{
-    fprintf(stderr,
-            "{\"wall_s\":%.3f,\"setup_s\":%.3f,\"pixels\":%llu,\"mpixel_per_s\":%.1f,\"bytes_in\":%llu,"
-            "\"bytes_out\":%llu,\"engine\":\"%s\",\"chunk_rows\":%d,\"chunks\":%d,"
-            "\"stages\":{"
-            "\"read\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
-            "\"compute\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
-            "\"encode\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
-            "\"write\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f}}}\n",
-            s->wall_s, s->setup_s, (unsigned long long)s->pixels,
-            s->wall_s > 0 ? (double)s->pixels / s->wall_s / 1e6 : 0.0,
-            (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, s->engine,
-            s->chunk_rows, s->chunks, s->read.threads, s->read.busy_s, s->read.wait_s,
-            s->compute.threads, s->compute.busy_s, s->compute.wait_s, s->encode.threads,
-            s->encode.busy_s, s->encode.wait_s, s->write.threads, s->write.busy_s,
-            s->write.wait_s);
-}
-
 int main(int argc, char **argv)
 {
     cli_opts c;
@@ -103,6 +84,6 @@ int main(int argc, char **argv)
     if (st != WINENT_OK)
         fprintf(stderr, "winent-stream: %s\n", msg);
     else if (c.stats)
-        print_stats(&stats);
+        cli_print_stats(stderr, &stats);
     return (int)st;
 }

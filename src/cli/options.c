@@ -355,3 +355,22 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
         j->compute.bins = 256;
     return WINENT_OK;
 }
+
+void cli_print_stats(FILE *f, const winent_job_stats *s)
+{
+    fprintf(f,
+            "{\"wall_s\":%.3f,\"setup_s\":%.3f,\"pixels\":%llu,\"mpixel_per_s\":%.1f,\"bytes_in\":%llu,"
+            "\"bytes_out\":%llu,\"engine\":\"%s\",\"chunk_rows\":%d,\"chunks\":%d,"
+            "\"stages\":{"
+            "\"read\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
+            "\"compute\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
+            "\"encode\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
+            "\"write\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f}}}\n",
+            s->wall_s, s->setup_s, (unsigned long long)s->pixels,
+            s->wall_s > 0 ? (double)s->pixels / s->wall_s / 1e6 : 0.0,
+            (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, s->engine,
+            s->chunk_rows, s->chunks, s->read.threads, s->read.busy_s, s->read.wait_s,
+            s->compute.threads, s->compute.busy_s, s->compute.wait_s, s->encode.threads,
+            s->encode.busy_s, s->encode.wait_s, s->write.threads, s->write.busy_s,
+            s->write.wait_s);
+}

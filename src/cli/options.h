@@ -19,6 +19,10 @@ typedef struct cli_opts {
  * one-line message in `msg` naming the option. */
 winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t msg_len);
 
+/* The --stats line: one JSON object (wall time, pixels, bytes, engines,
+ * busy and waiting time of each stage), then a newline. */
+void cli_print_stats(FILE *f, const winent_job_stats *s);
+
 /* The --help text. */
 void cli_print_help(FILE *f);
 

@@ -503,6 +503,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
             p->unit_rows = winent_sink_unit_rows_for(&so);
         }
     }
+    p->encodes = has_units(p);
     p->band_rows = winent_cpu_band_rows(plan, p->width);
     WINENT_TRY_GOTO(st, size_chunks(p, o->mem_bytes, &err));
     if (p->want_cpu)

@@ -132,6 +132,7 @@ struct pipeline {
     int chunk_rows, nchunks, unit_rows, band_rows;
     winent_format format;
     int raw_floats;              /* the sink writes the float rows as they are */
+    int encodes;                 /* computed chunks have units to encode */
     int threads;                 /* the worker pool */
     int auto_device;             /* --device auto */
     int want_cpu;                /* the CPU engine computes */

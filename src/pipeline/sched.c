@@ -108,7 +108,7 @@ void winent_sched_computed_locked(pipeline *p, chunk *c)
             pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
             p->launcher_started = 1;
     }
-    if (p->stage != WINENT_STAGE_JOB || p->raw_floats || c->nunits == 0) {
+    if (!p->encodes || p->stage != WINENT_STAGE_JOB || c->nunits == 0) {
         c->state = CHUNK_DONE;
     } else {
         c->state = CHUNK_ENCODING;

@@ -1,0 +1,132 @@
+/*
+ * winent-bench stage decode|compute|encode [winent-stream options] INPUT OUTPUT
+ *
+ * One stage of a winent-stream job alone, with the job's own options,
+ * threads, pool and chunk geometry (winent_run_stage), for the job harness
+ * (tools/bench-job.sh). Prints one JSON line on stdout, shaped like
+ * `winent-stream --stats`, whose wall_s is the stage's time:
+ *   decode   the input into the pipeline's buffers, nothing else;
+ *   compute  the input, read into memory first (not timed), through the
+ *            engines of --device into the pipeline's buffers;
+ *   encode   the map, computed into memory first (not timed), encoded by
+ *            the sink of OUTPUT on every worker (bytes counted, not written).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_stage.h"
+#include "cli/options.h"
+#include "pipeline/pipeline_bench.h"
+#include "tiles/source.h"
+
+#define PROG "winent-bench stage"
+
+/* The job's input band in memory, as the pipeline would see it. */
+static int load_input(const winent_job_opts *j, void **data, winent_source_info *info_out)
+{
+    winent_source_opts so;
+    winent_source *s = NULL;
+    winent_err err;
+    winent_err_clear(&err);
+    memset(&so, 0, sizeof so);
+    so.path = j->input;
+    so.width = j->width;
+    so.height = j->height;
+    so.has_dtype = j->dtype_given;
+    so.dtype = j->compute.dtype;
+    so.bands = j->bands;
+    so.interleave = j->interleave;
+    so.big_endian = j->big_endian;
+    so.header_bytes = j->header_bytes;
+    so.band = j->band;
+    so.threads = j->threads;
+    if (winent_source_open(&so, &s, &err) != WINENT_OK) {
+        fprintf(stderr, "%s: %s\n", PROG, err.msg);
+        return (int)err.status;
+    }
+    const winent_source_info *info = winent_source_get_info(s);
+    size_t bytes = (size_t)info->width * (size_t)info->height * winent_dtype_size(info->dtype);
+    *data = malloc(bytes ? bytes : 1);
+    if (*data == NULL || winent_source_read(s, info->height, *data, &err) != WINENT_OK) {
+        fprintf(stderr, "%s: %s\n", PROG, *data ? err.msg : "out of memory");
+        winent_source_free(s);
+        return *data ? (int)err.status : 1;
+    }
+    *info_out = *info;
+    info_out->georef = NULL;
+    info_out->name = NULL;
+    winent_source_free(s);
+    return 0;
+}
+
+int bench_stage_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s decode|compute|encode [winent-stream options] INPUT OUTPUT\n",
+                PROG);
+        return 2;
+    }
+    const char *name = argv[1];
+    winent_stage stage = !strcmp(name, "decode")    ? WINENT_STAGE_DECODE
+                         : !strcmp(name, "compute") ? WINENT_STAGE_COMPUTE
+                         : !strcmp(name, "encode")  ? WINENT_STAGE_ENCODE
+                                                    : WINENT_STAGE_JOB;
+    if (stage == WINENT_STAGE_JOB) {
+        fprintf(stderr, "%s: '%s': give decode, compute or encode\n", PROG, name);
+        return 2;
+    }
+    cli_opts c;
+    char msg[WINENT_MSG_LEN];
+    /* argv[1] (the stage) stands where the program name would. */
+    if (cli_parse(argc - 1, argv + 1, &c, msg, sizeof msg) != WINENT_OK) {
+        fprintf(stderr, "%s: %s\n", PROG, msg);
+        return 2;
+    }
+    winent_job_opts j = c.job;
+    winent_job_stats st;
+    void *in = NULL;
+    float *map = NULL;
+    int rc = 0;
+    if (stage == WINENT_STAGE_DECODE) {
+        rc = (int)winent_run_stage(&j, stage, NULL, &st, msg, sizeof msg);
+        goto done;
+    }
+    winent_source_info info;
+    memset(&info, 0, sizeof info);
+    if ((rc = load_input(&j, &in, &info)) != 0)
+        goto out;
+    j.memory_in = in;
+    j.width = info.width;
+    j.height = info.height;
+    j.compute.dtype = info.dtype;
+    if (!j.nodata_given && info.has_nodata) {
+        j.compute.has_nodata = 1;
+        j.compute.nodata = info.nodata;
+    }
+    if (stage == WINENT_STAGE_COMPUTE) {
+        rc = (int)winent_run_stage(&j, stage, NULL, &st, msg, sizeof msg);
+        goto done;
+    }
+    map = malloc((size_t)info.width * (size_t)info.height * sizeof(float) + 4);
+    if (map == NULL) {
+        fprintf(stderr, "%s: out of memory\n", PROG);
+        rc = 1;
+        goto out;
+    }
+    j.memory_out = map;
+    if ((rc = (int)winent_run(&j, &st, msg, sizeof msg)) != 0)
+        goto done;
+    j.memory_in = NULL;
+    j.memory_out = NULL;
+    rc = (int)winent_run_stage(&j, stage, map, &st, msg, sizeof msg);
+done:
+    if (rc != 0)
+        fprintf(stderr, "%s: %s\n", PROG, msg);
+    else
+        cli_print_stats(stdout, &st);
+out:
+    free(in);
+    free(map);
+    return rc;
+}
