@@ -477,6 +477,21 @@ int winent_cpu_band_rows(const winent_plan *p, int width)
     return (rows + LANES - 1) / LANES * LANES;
 }
 
+size_t winent_cpu_scratch_bytes(const winent_plan *p, int width)
+{
+    const size_t W = (size_t)(width > 0 ? width : 1);
+    const size_t in_rows = (size_t)(winent_cpu_band_rows(p, width) + 2 * p->ry);
+    size_t hist = p->direct && p->ncodes < 65536 ? (size_t)p->ncodes + 1 : 65536;
+    size_t b = LANES * hist * sizeof(uint16_t) + W * sizeof(uint32_t); /* histograms, one row */
+    b += W * in_rows * sizeof(uint32_t);                             /* codes, widest */
+    b += winent_few_scratch_bytes((int)W, p->rx) + 64;
+    if (!p->direct) { /* remap tiles: ids, slots, and a hash table twice the region */
+        size_t region = (size_t)(REMAP_TILE_W + 2 * p->rx) * (size_t)(REMAP_TILE_H + 2 * p->ry);
+        b += region * (2 * sizeof(uint32_t) + LANES * sizeof(uint16_t)) + 4 * region * 8;
+    }
+    return b;
+}
+
 winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
                                              const winent_chunk *c, int ya, int yb, float *out,
                                              size_t out_stride, winent_err *err)

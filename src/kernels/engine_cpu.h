@@ -29,6 +29,10 @@ winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk
  * 256 K pixels, at least two windows high, a multiple of 4. */
 int winent_cpu_band_rows(const winent_plan *p, int width);
 
+/* Scratch one worker holds for bands of images `width` wide (histograms,
+ * code rows, few-values columns, remap tables): an upper estimate. */
+size_t winent_cpu_scratch_bytes(const winent_plan *p, int width);
+
 /* Compute output rows [ya, yb) of chunk `c` (inside [c->y0, c->y1)) on the
  * calling thread with the scratch of `worker` (0 .. threads - 1); `out` holds
  * row c->y0, rows `out_stride` floats apart. Any number of callers at once,

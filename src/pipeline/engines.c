@@ -25,10 +25,12 @@ static winent_status cpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     pipeline *p = e->p;
     (void)slot, (void)err;
     pthread_mutex_lock(&p->lock);
-    c->nbands = (c->y1 - c->y0 + p->band_rows - 1) / p->band_rows;
-    c->next_band = 0;
-    c->bands_left = c->nbands;
-    pthread_cond_broadcast(&p->work_cv);
+    if (c->engine == e) { /* not taken over by a GPU meanwhile */
+        c->nbands = (c->y1 - c->y0 + p->band_rows - 1) / p->band_rows;
+        c->next_band = 0;
+        c->bands_left = c->nbands;
+        pthread_cond_broadcast(&p->work_cv);
+    }
     pthread_mutex_unlock(&p->lock);
     return WINENT_OK;
 }
@@ -49,7 +51,22 @@ static void cpu_destroy(engine *e)
     (void)e;
 }
 
-const engine_ops winent_cpu_engine_ops = {"cpu", cpu_create, cpu_submit, cpu_wait, cpu_destroy};
+/* Another chunk only when the workers would soon run out of bands: chunks
+ * claimed early would be held back from faster engines. */
+static int cpu_wants_more(const engine *e)
+{
+    const pipeline *p = e->p;
+    int waiting = 0;
+    for (int i = 0; i < p->n_max; i++) {
+        const chunk *c = &p->chunks[i];
+        if (c->state == CHUNK_CLAIMED && c->engine == e)
+            waiting += c->nbands - c->next_band;
+    }
+    return waiting < p->threads;
+}
+
+const engine_ops winent_cpu_engine_ops = {"cpu",       cpu_create,  cpu_submit,    cpu_wait,
+                                          cpu_destroy, cpu_wants_more};
 
 /* ---- A GPU: one chunk per stream ---------------------------------------- */
 
@@ -105,7 +122,14 @@ static void gpu_destroy(engine *e)
     e->state = NULL;
 }
 
-const engine_ops winent_gpu_engine_ops = {"gpu", gpu_create, gpu_submit, gpu_wait, gpu_destroy};
+static int gpu_wants_more(const engine *e)
+{
+    (void)e;
+    return 1;
+}
+
+const engine_ops winent_gpu_engine_ops = {"gpu",       gpu_create,  gpu_submit,    gpu_wait,
+                                          gpu_destroy, gpu_wants_more};
 
 /* ---- The driver body ---------------------------------------------------- */
 
@@ -175,7 +199,7 @@ void *winent_engine_driver(void *arg)
     for (;;) {
         if (p->stop)
             break;
-        if (n < e->slots) {
+        if (n < e->slots && (n == 0 || e->ops->wants_more(e))) {
             chunk *c = winent_sched_claim_locked(p, e, n == 0);
             if (c != NULL) {
                 int slot = (head + n) % e->slots;
@@ -203,7 +227,8 @@ void *winent_engine_driver(void *arg)
         pthread_mutex_lock(&p->lock);
         if (p->stop)
             break;
-        winent_sched_computed_locked(p, c);
+        if (c->engine == e) /* else a GPU took it over before it started */
+            winent_sched_computed_locked(p, c);
         head = (head + 1) % e->slots;
         n--;
     }

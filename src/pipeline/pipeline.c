@@ -272,8 +272,15 @@ static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_c
 /* Chunk height: about CHUNK_PIXELS, whole units and at least one CPU band;
  * then as many chunks as the engines and encoders want, within --mem,
  * smaller chunks (never below one unit) where the budget is tight. */
-static winent_status size_chunks(pipeline *p, uint64_t mem, winent_err *err)
+static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker, winent_err *err)
 {
+    /* What the workers hold (encoder state, CPU scratch) beyond a fixed
+     * allowance comes out of the budget: with many threads it is no longer
+     * small beside it. */
+    const uint64_t given = mem, allowance = (uint64_t)32 << 20;
+    uint64_t fixed = per_worker * (uint64_t)p->threads;
+    fixed = fixed > allowance ? fixed - allowance : 0;
+    mem = mem > fixed + mem / 4 ? mem - fixed : mem / 4;
     const int64_t H = p->height, U = p->unit_rows, W = p->width > 0 ? p->width : 1;
     int64_t rows = CHUNK_PIXELS / W;
     if (rows < p->band_rows)
@@ -302,8 +309,8 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, winent_err *err)
                                   "--mem: %llu MiB is too small for %lld-row units of a %d pixel "
                                   "wide image: give at least --mem %lluM (or fewer --frame-rows / "
                                   "a smaller --tile)",
-                                  (unsigned long long)(mem >> 20), (long long)rows, p->width,
-                                  (unsigned long long)((per * (uint64_t)need >> 20) + 1));
+                                  (unsigned long long)(given >> 20), (long long)rows, p->width,
+                                  (unsigned long long)(((per * (uint64_t)need + fixed) >> 20) + 1));
             p->chunk_rows = (int)rows;
             p->n_limit = fit < (uint64_t)want ? (int)fit : want;
             /* auto: room for the GPUs' slots, used only if they come up. */
@@ -505,7 +512,13 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     }
     p->encodes = has_units(p);
     p->band_rows = winent_cpu_band_rows(plan, p->width);
-    WINENT_TRY_GOTO(st, size_chunks(p, o->mem_bytes, &err));
+    {
+        winent_sink_opts so;
+        sink_opts(p, o, &co, &so);
+        uint64_t per_worker = (p->encodes ? winent_sink_encoder_bytes_for(&so) : 0) +
+                              (p->want_cpu ? winent_cpu_scratch_bytes(plan, p->width) : 0);
+        WINENT_TRY_GOTO(st, size_chunks(p, o->mem_bytes, per_worker, &err));
+    }
     if (p->want_cpu)
         WINENT_TRY_GOTO(st, winent_cpu_engine_create(plan, p->width, p->chunk_rows + 2 * plan->ry,
                                                      p->threads, &p->cpu, &err));

@@ -89,6 +89,9 @@ typedef struct engine_ops {
     winent_status (*submit)(struct engine *e, int slot, chunk *c, winent_err *err);
     winent_status (*wait)(struct engine *e, int slot, chunk *c, winent_err *err);
     void (*destroy)(struct engine *e);
+    /* Lock held: 1 when another chunk in flight would keep it busier (the
+     * CPU: fewer bands waiting than workers); slots bound it anyway. */
+    int (*wants_more)(const struct engine *e);
 } engine_ops;
 
 typedef struct engine {
@@ -187,8 +190,12 @@ typedef struct worker_arg {
 int winent_pool_parallel_run(void *ctx, long n, void (*fn)(void *arg, long i, int worker),
                              void *arg);
 /* Claim the next READY chunk for `e` (lock held). `block`: wait for one.
- * NULL: none now (not blocking), or none will come. */
+ * A GPU with nothing READY takes over a chunk the CPU has claimed but not
+ * started. NULL: none now (not blocking), or none will come. */
 chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
+/* auto: decide from the CPU's first band whether the GPUs should come in
+ * (lock held). */
+void winent_sched_maybe_launch_locked(pipeline *p, double band_pixels, double band_s);
 /* Chunk `c` is computed by its engine (lock held). */
 void winent_sched_computed_locked(pipeline *p, chunk *c);
 

@@ -60,15 +60,46 @@ static int others_hold(const pipeline *p, const engine *e)
     return 0;
 }
 
+/* The oldest chunk the CPU claimed but has not started (no band taken). */
+static chunk *unstarted_cpu_chunk(pipeline *p)
+{
+    chunk *best = NULL;
+    for (int i = 0; i < p->n_max; i++) {
+        chunk *c = &p->chunks[i];
+        if (c->state == CHUNK_CLAIMED && c->engine && c->engine->device < 0 &&
+            c->next_band == 0 && (best == NULL || c->seq < best->seq))
+            best = c;
+    }
+    return best;
+}
+
+static void unclaim(pipeline *p, chunk *c)
+{
+    engine *o = c->engine;
+    o->pixels_inflight -= (int64_t)(c->y1 - c->y0) * p->width;
+    o->inflight--;
+    /* Its driver finds the chunk gone when its wait returns. */
+    c->nbands = c->next_band = c->bands_left = 0;
+    c->engine = NULL;
+}
+
 chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
 {
     for (;;) {
         if (p->stop)
             return NULL;
         chunk *c = oldest(p, CHUNK_READY);
+        if (c == NULL && e->device >= 0) {
+            chunk *s = unstarted_cpu_chunk(p);
+            if (s != NULL && !declines(p, e, s)) {
+                unclaim(p, s);
+                c = s;
+            }
+        }
         if (c != NULL && !declines(p, e, c)) {
             c->state = CHUNK_CLAIMED;
             c->engine = e;
+            c->nbands = c->next_band = c->bands_left = 0;
             if (e->inflight++ == 0)
                 e->busy_since = winent_now();
             e->pixels_inflight += (int64_t)(c->y1 - c->y0) * p->width;
@@ -84,6 +115,19 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
     }
 }
 
+void winent_sched_maybe_launch_locked(pipeline *p, double band_pixels, double band_s)
+{
+    if (!p->auto_device || p->gpu_launch || band_s <= 0.0)
+        return;
+    /* The first band's rate on every worker tells how long the CPU alone
+     * would take: bring the GPUs in if that is long enough for them to pay. */
+    double rate = band_pixels / band_s * (double)p->threads;
+    double left = (double)p->width * (double)p->height / rate;
+    p->gpu_launch = 1;
+    if (left > WINENT_GPU_WORTH_S && pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
+        p->launcher_started = 1;
+}
+
 void winent_sched_computed_locked(pipeline *p, chunk *c)
 {
     engine *e = c->engine;
@@ -97,16 +141,6 @@ void winent_sched_computed_locked(pipeline *p, chunk *c)
         e->busy_s += now - e->busy_since;
         e->busy_since = now;
         e->inflight--;
-    }
-    if (p->auto_device && !p->gpu_launch && e && e->device < 0) {
-        /* The CPU's first chunk tells how long it would take alone: bring
-         * the GPUs in if that is long enough for them to pay. */
-        double rate = engine_rate(e);
-        double left = (double)p->width * (double)p->height - (double)e->pixels_done;
-        p->gpu_launch = 1;
-        if (rate > 0.0 && left / rate > WINENT_GPU_WORTH_S &&
-            pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
-            p->launcher_started = 1;
     }
     if (!p->encodes || p->stage != WINENT_STAGE_JOB || c->nunits == 0) {
         c->state = CHUNK_DONE;
@@ -232,6 +266,7 @@ void *winent_pool_worker(void *arg)
             }
         } else {
             band_s += dt;
+            winent_sched_maybe_launch_locked(p, (double)p->width * (double)p->band_rows, dt);
             if (--t.c->bands_left == 0)
                 pthread_cond_broadcast(&p->state_cv);
         }

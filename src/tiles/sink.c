@@ -46,6 +46,28 @@ winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, win
     return WINENT_OK;
 }
 
+/* A zstd compression context at `level` with frames of a few MiB: its
+ * tables grow with the level's window and hash sizes. */
+static size_t zstd_state_bytes(int level)
+{
+    return level <= 3 ? (size_t)4 << 20 : level <= 9 ? (size_t)16 << 20 : (size_t)64 << 20;
+}
+
+size_t winent_sink_encoder_bytes_for(const winent_sink_opts *o)
+{
+    switch (winent_sink_format_of(o)) {
+    case WINENT_FORMAT_ZST: return zstd_state_bytes(o->level > 0 ? o->level : 2);
+    case WINENT_FORMAT_TIF: {
+        size_t side = (size_t)(o->tile > 0 ? o->tile : 512);
+        size_t tile = side * side * sizeof(float) * 2; /* predicted tile + codec output */
+        if (o->compress == WINENT_COMPRESS_ZSTD)
+            return tile + zstd_state_bytes(o->level > 0 ? o->level : 3);
+        return tile + ((size_t)1 << 20); /* deflate or LZW state */
+    }
+    default: return 0;
+    }
+}
+
 int winent_sink_unit_rows_for(const winent_sink_opts *o)
 {
     int rows;

@@ -43,6 +43,10 @@ winent_format winent_sink_format_of(const winent_sink_opts *o);
 /* Create the output (at a temporary name). Errors: WINENT_ERR_OUTPUT. */
 winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, winent_err *err);
 
+/* Memory one encoder holds (compression state, scratch), an upper
+ * estimate: the pipeline counts it against --mem for each worker. */
+size_t winent_sink_encoder_bytes_for(const winent_sink_opts *o);
+
 /* The unit rows a sink opened with `o` would have, without opening it. */
 int winent_sink_unit_rows_for(const winent_sink_opts *o);
 
