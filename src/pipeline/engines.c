@@ -101,11 +101,32 @@ static void pin_chunk(pipeline *p, chunk *c)
     pthread_mutex_unlock(&p->lock);
 }
 
+/* A memory job's own buffers, pinned once for the whole job when the first
+ * GPU uses them (unpinned after the job). */
+static void pin_user(pipeline *p)
+{
+    const winent_job_opts *o = p->opts;
+    pthread_mutex_lock(&p->lock);
+    if (p->user_pinned == 0) {
+        size_t in = p->row_bytes * (size_t)p->height;
+        size_t out = sizeof(float) * (size_t)p->width * (size_t)p->height;
+        int ok = winent_cuda_host_register((void *)o->memory_in, in) == 0;
+        if (ok && o->memory_out && winent_cuda_host_register(o->memory_out, out) != 0) {
+            winent_cuda_host_unregister((void *)o->memory_in);
+            ok = 0;
+        }
+        p->user_pinned = ok ? 1 : -1;
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
 static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
 {
     pipeline *p = e->p;
     if (c->registered == 0)
         pin_chunk(p, c);
+    if (p->opts->memory_in)
+        pin_user(p);
     winent_chunk v = {c->rows, p->row_bytes, p->width, p->height, c->in_y0, c->in_h, c->y0, c->y1};
     return winent_gpu_engine_submit(e->state, slot, &v, c->map, (size_t)p->width, err);
 }

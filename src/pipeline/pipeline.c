@@ -587,6 +587,10 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     }
     if (stats)
         fill_stats(p, stats, t_start);
+    if (p->user_pinned == 1) {
+        winent_cuda_host_unregister((void *)o->memory_in);
+        winent_cuda_host_unregister(o->memory_out);
+    }
 fail:
     if (p->sink && (st != WINENT_OK || stage != WINENT_STAGE_JOB))
         winent_sink_abort(p->sink);

@@ -156,6 +156,8 @@ struct pipeline {
     int reader_done;
     int quit;                    /* the pool's workers leave */
     int gpus_registered;         /* new buffers must be pinned as they are made */
+    int user_pinned;             /* memory job: the caller's buffers pinned (1),
+                                    not pinnable (-1), not yet tried (0) */
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
     int cpu_engine;              /* index of the CPU engine, or -1 */
