@@ -26,7 +26,7 @@
 #include "kernels/engine_cpu.h"
 #include "kernels/engine_cuda.h"
 #include "pipeline_bench.h"
-#include "queue.h"
+#include "clock.h"
 #include "tiles/sink.h"
 #include "tiles/source.h"
 
