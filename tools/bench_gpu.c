@@ -242,6 +242,32 @@ static void usage(void)
     fprintf(stderr, "usage: winent-bench gpu [--device N] [--quick]\n");
 }
 
+/* winent-bench gpu-init: what a job pays before a GPU can work: finding
+ * the devices (driver start), then each device's context, one after the
+ * other, then a second context call (already up: the floor). */
+int bench_gpu_init_main(void)
+{
+    winent_err err;
+    winent_err_clear(&err);
+    double t0 = now_s();
+    int gpus = winent_cuda_device_count();
+    double t1 = now_s();
+    printf("device count: %d in %.3f s (driver start)\n", gpus, t1 - t0);
+    if (gpus == 0)
+        return 77;
+    for (int d = 0; d < gpus; d++) {
+        double a = now_s();
+        if (winent_cuda_context_init(d, &err) != WINENT_OK) {
+            fprintf(stderr, "winent-bench: %s\n", err.msg);
+            return 5;
+        }
+        double b = now_s();
+        winent_cuda_context_init(d, &err);
+        printf("GPU %d context: %.3f s (again: %.6f s)\n", d, b - a, now_s() - b);
+    }
+    return 0;
+}
+
 int bench_gpu_main(int argc, char **argv)
 {
     int device = -1, quick = 0;

@@ -6,4 +6,7 @@
  * process exit code (77 when no GPU is usable). */
 int bench_gpu_main(int argc, char **argv);
 
+/* winent-bench gpu-init */
+int bench_gpu_init_main(void);
+
 #endif

@@ -4,6 +4,7 @@
  *   winent-bench [cpu] [--size WxH] [--threads N] [--repeat R] [--chunk-rows N] [--quick]
  *   winent-bench gpu ...        (tools/bench_gpu.c)
  *   winent-bench pipeline ...   (tools/bench_pipeline.c)
+ *   winent-bench gpu-init       (tools/bench_gpu.c: what bringing up GPUs costs)
  *   winent-bench stage decode|compute|encode [winent-stream options] IN OUT
  *                               (tools/bench_stage.c: one stage of a job alone)
  *
@@ -314,6 +315,8 @@ int main(int argc, char **argv)
         return bench_gpu_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "pipeline"))
         return bench_pipeline_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "gpu-init"))
+        return bench_gpu_init_main();
     if (argc > 1 && !strcmp(argv[1], "stage"))
         return bench_stage_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "cpu"))

@@ -571,6 +571,16 @@ extern "C" void winent_cuda_host_unregister(void *p)
         (void)cudaGetLastError();
 }
 
+extern "C" winent_status winent_cuda_context_init(int device, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    CUDA_TRY(device, cudaSetDevice(device));
+    CUDA_TRY(device, cudaFree(0));
+    return WINENT_OK;
+fail:
+    return st;
+}
+
 /* ---- Measurements for the benchmark ------------------------------------------ */
 
 extern "C" winent_status winent_gpu_engine_time_kernel(winent_gpu_engine *e,

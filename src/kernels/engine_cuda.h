@@ -95,6 +95,10 @@ typedef struct winent_cuda_bandwidth {
     double h2d, d2h, both, d2d;
 } winent_cuda_bandwidth;
 
+/* Bring up `device`'s context (cudaSetDevice, cudaFree(0)): what every
+ * first use of a GPU costs before any work (winent-bench gpu-init). */
+winent_status winent_cuda_context_init(int device, winent_err *err);
+
 winent_status winent_cuda_measure_bandwidth(int device, size_t bytes, int reps,
                                             winent_cuda_bandwidth *bw, winent_err *err);
 

@@ -61,6 +61,11 @@ void *winent_cuda_host_alloc(size_t bytes)
     return malloc(bytes ? bytes : 1);
 }
 
+winent_status winent_cuda_context_init(int device, winent_err *err)
+{
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: this build has no CUDA engine", device);
+}
+
 int winent_cuda_host_register(void *p, size_t bytes)
 {
     (void)bytes;
