@@ -208,6 +208,23 @@ void winent_interrupt(void);
  * is missing or not a winent-stream .zst; `msg` holds the reason. */
 winent_status winent_info_print(const char *path, FILE *out, char *msg, size_t msg_len);
 
+/* Verify a .zst output of winent-stream whole (the CLI's --info --check,
+ * or --test, like zstd -t): the JSON header; every zstd frame decompressed,
+ * with its content size (the header's width x 4 bytes times its rows: the
+ * frames add up to width x height x 4 bytes) and its XXH64 checksum; every
+ * entry of the seek table against the frame actually found (compressed
+ * size, decompressed size, checksum), and the table's own frame, footer
+ * and magic. Memory stays small whatever the file size (one frame's
+ * window, 1 GiB at most).
+ *
+ * On success prints one line, "OK: N frames, W x H", to `out` and returns
+ * WINENT_OK. Otherwise returns WINENT_ERR_INPUT (WINENT_ERR_OUTPUT when
+ * `out` cannot be written, WINENT_ERR_INTERNAL when out of memory) with
+ * the first problem in `msg`, a bad frame named by its index (0-based,
+ * data frames only), rows and byte offset: "FILE: frame 3 (rows 48-63) at
+ * byte 123456: checksum mismatch". Thread-safe: it shares no state. */
+winent_status winent_info_check(const char *path, FILE *out, char *msg, size_t msg_len);
+
 #ifdef __cplusplus
 }
 #endif

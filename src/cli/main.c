@@ -65,8 +65,9 @@ int main(int argc, char **argv)
         printf("winent-stream %s\n", WINENT_VERSION_STRING);
         return 0;
     }
-    if (c.info_path) {
-        st = winent_info_print(c.info_path, stdout, msg, sizeof msg);
+    if (c.info) {
+        st = c.check ? winent_info_check(c.info_path, stdout, msg, sizeof msg)
+                     : winent_info_print(c.info_path, stdout, msg, sizeof msg);
         if (st != WINENT_OK)
             fprintf(stderr, "winent-stream: %s\n", msg);
         return (int)st;

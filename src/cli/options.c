@@ -11,7 +11,7 @@ void cli_print_help(FILE *f)
 {
     fputs(
         "usage: winent-stream [options] INPUT OUTPUT\n"
-        "       winent-stream --info FILE.zst\n"
+        "       winent-stream --info [--check] FILE.zst\n"
         "\n"
         "The local Shannon entropy of every pixel: the entropy of the values in the\n"
         "window centred on it (border windows cropped, nodata not counted), streamed\n"
@@ -57,6 +57,10 @@ void cli_print_help(FILE *f)
         "  --quiet             no progress line and no notices\n"
         "  --stats             one JSON line of figures on stderr at the end\n"
         "  --info FILE.zst     print the header and frame count of a .zst output\n"
+        "  --check             with --info: decompress every frame, verify its size and\n"
+        "                      checksum and the seek table; print OK, or the first bad\n"
+        "                      frame (exit 3)\n"
+        "  --test FILE.zst     the same as --info --check (like zstd -t)\n"
         "  --help, --version\n"
         "\n"
         "Exit codes: 0 success, 2 usage, 3 input, 4 output, 5 device, 130 interrupted.\n",
@@ -177,12 +181,26 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
             return usage(msg, n, "unknown option '%s' (see --help)", a);
         memcpy(name, a, len);
         name[len] = '\0';
-        static const char *const flags[] = {"--help", "-h", "--version", "--progress",
-                                             "--no-progress", "--quiet", "-q", "--stats"};
+        static const char *const flags[] = {"--help",        "-h",      "--version", "--progress",
+                                            "--no-progress", "--quiet", "-q",        "--stats",
+                                            "--check"};
         int is_flag = 0;
         for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
             if (strcmp(name, flags[k]) == 0)
                 is_flag = 1;
+        /* --info and --test name their file with '=' or as the one
+         * positional argument: `--info --check FILE` and `--info FILE
+         * --check` both work. */
+        if (!strcmp(name, "--info") || !strcmp(name, "--test")) {
+            c->info = 1;
+            c->check |= name[2] == 't';
+            if (eq) {
+                if (c->info_path || eq[1] == '\0')
+                    return usage(msg, n, "%s: give one FILE.zst", name);
+                c->info_path = eq + 1;
+            }
+            continue;
+        }
         if (is_flag) {
             if (eq)
                 return usage(msg, n, "%s takes no value", name);
@@ -206,6 +224,8 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
             c->quiet = 1;
         } else if (!strcmp(name, "--stats")) {
             c->stats = 1;
+        } else if (!strcmp(name, "--check")) {
+            c->check = 1;
         } else if (!strcmp(name, "--window")) {
             if (parse_pair(val, 1, 255, 1, &a1, &a2) != 0 || a1 % 2 == 0 || a2 % 2 == 0)
                 return usage(msg, n, "--window: '%s': give K or WxH, odd sides from 1 to 255",
@@ -336,19 +356,22 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
                 return usage(msg, n, "--mem: '%s': give a size of at least 1M, e.g. 512M or 4G",
                              val);
             j->mem_bytes = v;
-        } else if (!strcmp(name, "--info")) {
-            c->info_path = val;
         } else {
             return usage(msg, n, "unknown option '%s' (see --help)", name);
         }
     }
     if (c->help || c->version)
         return WINENT_OK;
-    if (c->info_path) {
-        if (npos != 0)
-            return usage(msg, n, "--info takes one file and no other arguments");
+    if (c->info) {
+        if (npos + (c->info_path != NULL) != 1)
+            return usage(msg, n, "--info%s takes one FILE.zst and no other arguments",
+                         c->check ? " --check" : "");
+        if (npos == 1)
+            c->info_path = pos[0];
         return WINENT_OK;
     }
+    if (c->check)
+        return usage(msg, n, "--check goes with --info FILE.zst (or use --test FILE.zst)");
     if (npos != 2)
         return usage(msg, n, "give an INPUT and an OUTPUT (see --help)");
     j->input = pos[0];

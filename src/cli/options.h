@@ -12,7 +12,9 @@ typedef struct cli_opts {
     int quiet;
     int stats;
     int help, version;
-    const char *info_path;  /* --info FILE */
+    int info;               /* --info (or --test) */
+    int check;              /* --check (or --test): decompress and verify */
+    const char *info_path;  /* --info FILE, --test FILE */
 } cli_opts;
 
 /* Parse argv into `c`. On a usage error returns WINENT_ERR_USAGE with a

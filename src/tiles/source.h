@@ -55,7 +55,9 @@ typedef struct winent_source winent_source;
 
 /* Open `o->path`; a TIFF is recognised by its first bytes, anything else
  * is raw. Errors: WINENT_ERR_USAGE (raw without --size/--dtype, bad band),
- * WINENT_ERR_INPUT (missing, unreadable, unsupported). */
+ * WINENT_ERR_INPUT (missing, unreadable, unsupported, or a file that cannot
+ * hold what it declares: a raw file shorter than the options say, a TIFF
+ * whose block index lost entries or points past the end of the file). */
 winent_status winent_source_open(const winent_source_opts *o, winent_source **out, winent_err *err);
 
 const winent_source_info *winent_source_get_info(const winent_source *s);

@@ -1,7 +1,17 @@
 /* Raw input: headerless samples in band-sequential, pixel- or
  * line-interleaved order, from a file or standard input, read front to
- * back exactly once. */
+ * back exactly once.
+ *
+ * The input must hold what the options declare: header bytes, then every
+ * band in full. A regular file is measured when it is opened; a pipe (or
+ * any other stream) is read to the declared end, the bands after the one
+ * used included, so that a stream cut short fails the same way as a short
+ * file (exit 3, naming the bytes declared and found). Bytes beyond the
+ * declared end are accepted and ignored, as GDAL's raw drivers (ENVI,
+ * EHdr) do: a regular file is never read past it, a stream is left unread
+ * there. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,17 +20,21 @@
 #include "source_internal.h"
 
 typedef struct raw_impl {
-    int fd;                  /* owned (standard input is not closed) */
-    const volatile int *stop;/* borrowed, may be NULL */
-    const char *name;        /* borrowed: path or "standard input" */
-    uint8_t pushback[4];     /* bytes sniffed before we were opened */
+    int fd;                   /* owned (standard input is not closed) */
+    const volatile int *stop; /* borrowed, may be NULL */
+    const char *name;         /* borrowed: path or "standard input" */
+    uint8_t pushback[4];      /* bytes sniffed before we were opened */
     size_t npushback, pushback_pos;
-    size_t sample;           /* bytes per sample */
-    int bands, band;         /* band is 0-based */
+    size_t sample;   /* bytes per sample */
+    int bands, band; /* band is 0-based */
     winent_interleave interleave;
-    int swap;                /* byte order differs from the host's */
-    size_t row_bytes_all;    /* bytes of one row of every band (BIP/BIL) */
-    uint8_t *rowbuf;         /* owned: one interleaved row */
+    int swap;             /* byte order differs from the host's */
+    size_t row_bytes_all; /* bytes of one row of every band (BIP/BIL) */
+    uint8_t *rowbuf;      /* owned: one interleaved row */
+    int regular;          /* a regular file, measured at open */
+    uint64_t need;        /* bytes the options declare, header included
+                             (UINT64_MAX when that overflows) */
+    char layout[192];     /* the options behind `need`, for messages */
 } raw_impl;
 
 static int host_is_big_endian(void)
@@ -29,8 +43,16 @@ static int host_is_big_endian(void)
     return *(const uint8_t *)&one == 0;
 }
 
-static winent_status read_exact(winent_source *s, raw_impl *r, void *dst, size_t n,
-                                winent_err *err)
+/* "N bytes", or what stands for a size past 64 bits. */
+static void need_text(const raw_impl *r, char *buf, size_t n)
+{
+    if (r->need == UINT64_MAX)
+        snprintf(buf, n, "more than 2^64 bytes");
+    else
+        snprintf(buf, n, "%llu bytes", (unsigned long long)r->need);
+}
+
+static winent_status read_exact(winent_source *s, raw_impl *r, void *dst, size_t n, winent_err *err)
 {
     size_t got = 0;
     uint8_t *d = dst;
@@ -48,10 +70,13 @@ static winent_status read_exact(winent_source *s, raw_impl *r, void *dst, size_t
     s->bytes_read += got;
     if (got == n)
         return WINENT_OK;
+    /* End of input: everything it held has been counted. */
+    char need[48];
+    need_text(r, need, sizeof need);
     return WINENT_ERR(err, WINENT_ERR_INPUT,
-                      "%s: input ends early, at row %d of %d: check --size, --dtype, --bands "
-                      "and --header-bytes",
-                      r->name, s->next_row, s->info.height);
+                      "%s: ended after %llu bytes, but %s needs %s: the input is cut short, or "
+                      "the options do not describe it",
+                      r->name, (unsigned long long)s->bytes_read, r->layout, need);
 }
 
 /* Skip `n` bytes: seek where possible, else read and drop. */
@@ -75,6 +100,17 @@ static winent_status skip_bytes(winent_source *s, raw_impl *r, uint64_t n, winen
         n -= k;
     }
     return WINENT_OK;
+}
+
+/* a * b and a + b, or UINT64_MAX where the result does not fit. */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 static void swap_samples(void *p, size_t count, size_t size)
@@ -111,6 +147,10 @@ static winent_status raw_read(winent_source *s, int rows, void *dst, winent_err 
     }
     if (r->swap)
         swap_samples(dst, W * (size_t)rows, r->sample);
+    /* After the last row, a stream is read to its declared end (the bands
+     * after ours), so that one cut short there is not taken as whole. */
+    if (!r->regular && s->next_row + rows == s->info.height && s->bytes_read < r->need)
+        WINENT_TRY(skip_bytes(s, r, r->need - s->bytes_read, err));
     return WINENT_OK;
 }
 
@@ -167,18 +207,28 @@ winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const 
     s->info.is_tiff = 0;
     s->info.name = o->path;
 
-    const uint64_t plane = (uint64_t)o->width * (uint64_t)o->height * r->sample;
-    const uint64_t need = o->header_bytes + plane * (uint64_t)r->bands;
+    /* 2^31 x 2^31 samples of 8 bytes do not fit in 64 bits: saturate, so
+     * that no file is long enough. */
+    const uint64_t plane = mul_sat(mul_sat((uint64_t)o->width, (uint64_t)o->height), r->sample);
+    r->need = add_sat(o->header_bytes, mul_sat(plane, (uint64_t)r->bands));
+    int k = snprintf(r->layout, sizeof r->layout, "--size %dx%d --dtype %s", o->width, o->height,
+                     winent_dtype_name(o->dtype));
+    if (r->bands > 1 && k > 0 && (size_t)k < sizeof r->layout)
+        k += snprintf(r->layout + k, sizeof r->layout - (size_t)k, " --bands %d", r->bands);
+    if (o->header_bytes > 0 && k > 0 && (size_t)k < sizeof r->layout)
+        snprintf(r->layout + k, sizeof r->layout - (size_t)k, " --header-bytes %llu",
+                 (unsigned long long)o->header_bytes);
     struct stat st;
-    int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (regular &&
-        (uint64_t)st.st_size < need)
+    r->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    const int regular = r->regular;
+    if (regular && (uint64_t)st.st_size < r->need) {
+        char need[48];
+        need_text(r, need, sizeof need);
         return WINENT_ERR(err, WINENT_ERR_INPUT,
-                          "%s: %llu bytes, but --size %dx%d --dtype %s%s needs %llu: check the "
-                          "options",
-                          r->name, (unsigned long long)st.st_size, o->width, o->height,
-                          winent_dtype_name(o->dtype), r->bands > 1 ? " with --bands" : "",
-                          (unsigned long long)need);
+                          "%s: %llu bytes, but %s needs %s: the file is cut short, or the "
+                          "options do not describe it",
+                          r->name, (unsigned long long)st.st_size, r->layout, need);
+    }
     if (r->bands > 1 && r->interleave != WINENT_INTERLEAVE_BSQ) {
         r->row_bytes_all = (size_t)o->width * r->sample * (size_t)r->bands;
         r->rowbuf = malloc(r->row_bytes_all);
@@ -192,6 +242,6 @@ winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const 
     }
     uint64_t skip = o->header_bytes;
     if (r->bands > 1 && r->interleave == WINENT_INTERLEAVE_BSQ)
-        skip += plane * (uint64_t)r->band;
+        skip = add_sat(skip, mul_sat(plane, (uint64_t)r->band));
     return skip_bytes(s, r, skip, err);
 }

@@ -4,10 +4,12 @@
  * Memory stays O(width x block height): only the blocks (tiles or strips)
  * that cover the rows being delivered are decoded, into one "batch" of
  * band samples that read() copies from. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <omp.h>
 
@@ -145,8 +147,10 @@ static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, lon
         return WINENT_ERR(&h->err, WINENT_ERR_INPUT, "%s: cannot read the size of %s %u: %s",
                           t->path, t->tiled ? "tile" : "strip", strile,
                           h->msgs.first_error[0] ? h->msgs.first_error : "corrupt index");
-    if (nbytes == 0 || TIFFGetStrileOffset(h->tif, strile) == 0) {
-        /* A sparse block: absent from the file, read as the fill value like GDAL. */
+    if (nbytes == 0) {
+        /* A sparse block (GDAL's SPARSE_OK): absent from the file, read as
+         * the fill value like GDAL. The opener checked every other block
+         * against the file's size. */
         for (int r = 0; r < rows; r++) {
             uint8_t *d = dst0 + (size_t)r * row_out;
             for (int x = 0; x < cols; x++)
@@ -332,6 +336,10 @@ static winent_status open_handle(tiff_impl *t, tiff_handle *h, winent_err *err)
     if (h->tif == NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: not a readable TIFF: %s", t->path,
                           h->msgs.first_error);
+    if (h->msgs.index_warnings > 0)
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: damaged block index, blocks would be missing: %s", t->path,
+                          h->msgs.first_error);
     setup_handle(h->tif);
     return WINENT_OK;
 }
@@ -399,6 +407,45 @@ static void set_fill(tiff_impl *t, const winent_source_info *info)
     case WINENT_F64: memcpy(t->fill, &v, sizeof v); break;
     default: break;
     }
+}
+
+/* Every block the file declares must lie inside it: one past the end means
+ * a truncated file, which libtiff would read as a short block or, for an
+ * uncompressed strip, read as far as it needs and say nothing. A block of
+ * 0 bytes is sparse (GDAL's SPARSE_OK) and reads as the fill value, as in
+ * GDAL; one of some bytes at offset 0 is missing. All blocks of the image
+ * are checked, not only the band's: the file is whole or it is not. */
+static winent_status check_blocks(const tiff_impl *t, tiff_handle *h, winent_err *err)
+{
+    struct stat sb;
+    const char *kind = t->tiled ? "tile" : "strip";
+    if (fstat(TIFFFileno(h->tif), &sb) != 0)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot stat: %s", t->path, strerror(errno));
+    const uint64_t size = (uint64_t)sb.st_size;
+    const uint32_t n = t->tiled ? TIFFNumberOfTiles(h->tif) : TIFFNumberOfStrips(h->tif);
+    for (uint32_t i = 0; i < n; i++) {
+        int bad_count = 0, bad_offset = 0;
+        uint64_t count = TIFFGetStrileByteCountWithErr(h->tif, i, &bad_count);
+        uint64_t off = TIFFGetStrileOffsetWithErr(h->tif, i, &bad_offset);
+        if (bad_count || bad_offset)
+            return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot read the place of %s %u: %s",
+                              t->path, kind, i,
+                              h->msgs.first_error[0] ? h->msgs.first_error : "corrupt block index");
+        if (count == 0)
+            continue;
+        if (off == 0)
+            return WINENT_ERR(err, WINENT_ERR_INPUT,
+                              "%s: %s %u has %llu bytes but no offset: it is missing from the "
+                              "file",
+                              t->path, kind, i, (unsigned long long)count);
+        if (off > size || count > size - off)
+            return WINENT_ERR(err, WINENT_ERR_INPUT,
+                              "%s: %s %u (%llu bytes at byte %llu) goes past the end of the file "
+                              "(%llu bytes): the file is truncated or its block index is corrupt",
+                              t->path, kind, i, (unsigned long long)count, (unsigned long long)off,
+                              (unsigned long long)size);
+    }
+    return WINENT_OK;
 }
 
 winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source *s,
@@ -518,6 +565,7 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source
         }
     }
     t->block_bytes = (size_t)bsize;
+    WINENT_TRY_GOTO(st, check_blocks(t, &t->h[0], err));
     {
         uint64_t row_bytes = (uint64_t)t->width * t->out_sample;
         uint64_t per_group = row_bytes * t->bh;

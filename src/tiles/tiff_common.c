@@ -81,20 +81,47 @@ static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, 
     return 1;
 }
 
+/* Keep the text of a warning that means lost data as the handle's first
+ * message, unless an error came first. */
+static void keep_warning(winent_tiff_msgs *m, const char *prefix, const char *module,
+                         const char *fmt, va_list ap)
+{
+    char text[WINENT_MSG_MAX - 80];
+    if (m->errors > 0 || m->first_error[0] != '\0')
+        return;
+    vsnprintf(text, sizeof text, fmt, ap);
+    for (char *c = text; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+    if (module && *module)
+        snprintf(m->first_error, sizeof m->first_error, "%s%s: %s", prefix, module, text);
+    else
+        snprintf(m->first_error, sizeof m->first_error, "%s%s", prefix, text);
+}
+
 static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
     (void)tif;
-    (void)fmt;
-    (void)ap;
     winent_tiff_msgs *m = user;
+    if (m == NULL || module == NULL)
+        return 1;
     /* libjpeg reports corrupt data as warnings and fills the gap with grey:
      * the decoder counts these as errors to avoid silent wrong output. */
-    if (m && module && strcmp(module, "JPEGLib") == 0) {
-        if (m->codec_warnings++ == 0 && m->errors == 0) {
-            char text[WINENT_MSG_MAX - 80];
-            vsnprintf(text, sizeof text, fmt, ap);
-            snprintf(m->first_error, sizeof m->first_error, "JPEG data: %s", text);
-        }
+    if (strcmp(module, "JPEGLib") == 0) {
+        if (m->codec_warnings++ == 0)
+            keep_warning(m, "JPEG data: ", NULL, fmt, ap);
+        return 1;
+    }
+    /* A StripOffsets/StripByteCounts/TileOffsets/TileByteCounts array with
+     * fewer entries than the layout has blocks: libtiff pads it with zeros
+     * ("Incorrect count ...; tag ignored"), which would read as sparse
+     * blocks, i.e. silently as the fill value. Its estimates of byte counts
+     * from the image size ("calculating from imagelength") lose nothing and
+     * are checked against the file's size by the source. */
+    if (strcmp(module, "TIFFFetchStripThing") == 0) {
+        if (m->index_warnings++ == 0)
+            keep_warning(m, "", module, fmt, ap);
+        return 1;
     }
     return 1;
 }

@@ -2,14 +2,20 @@
  * zstd frames of the announced sizes, seek table) and describe it as one
  * JSON object: the header as written, plus what the seek table says. Only
  * the header, the seek table and the first bytes of each frame are read,
- * so it is quick on a file of any size. */
+ * so it is quick on a file of any size.
+ *
+ * --info --check (--test): decompress every frame in file order, so that
+ * zstd verifies its content size and checksum, and hold each against its
+ * seek table entry; report the first bad frame by index and offset. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "base/werr.h"
 #include "winent.h"
@@ -241,11 +247,13 @@ typedef struct info_file {
     const char *path;
     char *msg;
     size_t msg_len;
+    const char *why; /* the reason bad() gave last (a literal), NULL before */
 } info_file;
 
 static winent_status bad(info_file *f, const char *why)
 {
     snprintf(f->msg, f->msg_len, "%s: not a winent-stream .zst file: %s", f->path, why);
+    f->why = why;
     return WINENT_ERR_INPUT;
 }
 
@@ -309,88 +317,106 @@ static winent_status check_frames(info_file *f, const header_facts *h, uint32_t 
     return WINENT_OK;
 }
 
+/* What both readers load: the header frame and the seek table frame. */
+typedef struct zst_layout {
+    char *json; /* owned: the header's text, NUL-terminated */
+    uint32_t jlen;
+    header_facts h;
+    uint64_t header_end; /* bytes of the header frame: where frame 0 starts */
+    uint8_t *table;      /* owned: the seek table frame; NULL until read */
+    uint64_t tsize;      /* its size, footer included */
+    uint32_t nentries;   /* its entries, the header frame's first */
+} zst_layout;
+
+static void layout_free(zst_layout *l)
+{
+    free(l->table);
+    free(l->json);
+    memset(l, 0, sizeof *l);
+}
+
+static winent_status oom(info_file *f)
+{
+    snprintf(f->msg, f->msg_len, "out of memory");
+    return WINENT_ERR_INTERNAL;
+}
+
+/* The header frame: a winent-stream JSON object whose sizes add up. */
+static winent_status read_header(info_file *f, zst_layout *l)
+{
+    uint8_t b8[WINENT_ZST_SKIP_HEADER];
+    WINENT_TRY(read_at(f, b8, sizeof b8, 0));
+    if (winent_zst_get32(b8) != WINENT_ZST_HEADER_MAGIC)
+        return bad(f, winent_zst_get32(b8) == WINENT_ZST_FRAME_MAGIC
+                          ? "a zstd stream without the winent-stream header"
+                          : "no winent-stream header");
+    l->jlen = winent_zst_get32(b8 + 4);
+    if (l->jlen > WINENT_ZST_MAX_HEADER || l->jlen > f->size - sizeof b8)
+        return bad(f, "the header frame is truncated");
+    l->json = malloc(l->jlen + 1u);
+    if (l->json == NULL)
+        return oom(f);
+    WINENT_TRY(read_at(f, l->json, l->jlen, sizeof b8));
+    l->json[l->jlen] = '\0';
+    l->header_end = sizeof b8 + (uint64_t)l->jlen;
+    header_facts *h = &l->h;
+    if (check_header_json(l->json, l->jlen, h) != 0 || !h->format_ok)
+        return bad(f, "the header is not winent-stream JSON");
+    if (h->width < 1 || h->height < 1 || h->rows_per_frame < 1 || h->frames < 0 ||
+        h->width > INT32_MAX || h->height > INT32_MAX ||
+        h->frames != (h->height + h->rows_per_frame - 1) / h->rows_per_frame)
+        return bad(f, "the header's sizes do not add up");
+    return WINENT_OK;
+}
+
+/* The seek table frame at the end of the file: its footer, its size, one
+ * entry per frame of the header plus the header frame's own. */
+static winent_status read_table(info_file *f, zst_layout *l)
+{
+    uint8_t foot[WINENT_ZST_FOOTER];
+    if (f->size < l->header_end + WINENT_ZST_SKIP_HEADER + WINENT_ZST_FOOTER)
+        return bad(f, "truncated (no seek table)");
+    WINENT_TRY(read_at(f, foot, sizeof foot, f->size - sizeof foot));
+    if (winent_zst_get32(foot + 5) != WINENT_ZST_SEEKABLE_MAGIC)
+        return bad(f, "truncated (no seek table at the end)");
+    if (foot[4] != WINENT_ZST_CHECKSUM_FLAG)
+        return bad(f, "unexpected seek table descriptor");
+    uint32_t nentries = winent_zst_get32(foot);
+    if ((uint64_t)nentries != (uint64_t)l->h.frames + 1)
+        return bad(f, "the seek table does not list the header's frames");
+    uint64_t tsize =
+        WINENT_ZST_SKIP_HEADER + (uint64_t)nentries * WINENT_ZST_ENTRY + WINENT_ZST_FOOTER;
+    if (tsize > f->size - l->header_end)
+        return bad(f, "the seek table is truncated");
+    uint8_t *table = malloc((size_t)tsize);
+    if (table == NULL)
+        return oom(f);
+    winent_status st = read_at(f, table, (size_t)tsize, f->size - tsize);
+    if (st == WINENT_OK && (winent_zst_get32(table) != WINENT_ZST_SEEK_MAGIC ||
+                            winent_zst_get32(table + 4) != tsize - WINENT_ZST_SKIP_HEADER))
+        st = bad(f, "the seek table frame is damaged");
+    if (st != WINENT_OK) {
+        free(table);
+        return st;
+    }
+    l->table = table;
+    l->tsize = tsize;
+    l->nentries = nentries;
+    return WINENT_OK;
+}
+
 static winent_status info_run(info_file *f, FILE *out)
 {
     winent_status st;
-    uint8_t b8[WINENT_ZST_SKIP_HEADER], foot[WINENT_ZST_FOOTER];
-    char *json = NULL;
-    uint8_t *table = NULL;
+    zst_layout l = {0};
     winent_bytes o = {0};
-    header_facts h;
 
-    /* The header frame. */
-    WINENT_TRY_GOTO(st, read_at(f, b8, sizeof b8, 0));
-    if (winent_zst_get32(b8) != WINENT_ZST_HEADER_MAGIC) {
-        st = bad(f, winent_zst_get32(b8) == WINENT_ZST_FRAME_MAGIC
-                        ? "a zstd stream without the winent-stream header"
-                        : "no winent-stream header");
-        goto fail;
-    }
-    uint32_t jlen = winent_zst_get32(b8 + 4);
-    if (jlen > WINENT_ZST_MAX_HEADER || jlen > f->size - sizeof b8) {
-        st = bad(f, "the header frame is truncated");
-        goto fail;
-    }
-    json = malloc(jlen + 1u);
-    if (json == NULL) {
-        snprintf(f->msg, f->msg_len, "out of memory");
-        st = WINENT_ERR_INTERNAL;
-        goto fail;
-    }
-    WINENT_TRY_GOTO(st, read_at(f, json, jlen, sizeof b8));
-    json[jlen] = '\0';
-    if (check_header_json(json, jlen, &h) != 0 || !h.format_ok) {
-        st = bad(f, "the header is not winent-stream JSON");
-        goto fail;
-    }
-    if (h.width < 1 || h.height < 1 || h.rows_per_frame < 1 || h.frames < 0 ||
-        h.width > INT32_MAX || h.height > INT32_MAX ||
-        h.frames != (h.height + h.rows_per_frame - 1) / h.rows_per_frame) {
-        st = bad(f, "the header's sizes do not add up");
-        goto fail;
-    }
-
-    /* The seek table, from the end. */
-    if (f->size < sizeof b8 + jlen + WINENT_ZST_SKIP_HEADER + WINENT_ZST_FOOTER) {
-        st = bad(f, "truncated (no seek table)");
-        goto fail;
-    }
-    WINENT_TRY_GOTO(st, read_at(f, foot, sizeof foot, f->size - sizeof foot));
-    if (winent_zst_get32(foot + 5) != WINENT_ZST_SEEKABLE_MAGIC) {
-        st = bad(f, "truncated (no seek table at the end)");
-        goto fail;
-    }
-    if (foot[4] != WINENT_ZST_CHECKSUM_FLAG) {
-        st = bad(f, "unexpected seek table descriptor");
-        goto fail;
-    }
-    uint32_t nentries = winent_zst_get32(foot);
-    if ((uint64_t)nentries != (uint64_t)h.frames + 1) {
-        st = bad(f, "the seek table does not list the header's frames");
-        goto fail;
-    }
-    uint64_t tsize =
-        WINENT_ZST_SKIP_HEADER + (uint64_t)nentries * WINENT_ZST_ENTRY + WINENT_ZST_FOOTER;
-    if (tsize > f->size - sizeof b8 - jlen) {
-        st = bad(f, "the seek table is truncated");
-        goto fail;
-    }
-    table = malloc((size_t)tsize);
-    if (table == NULL) {
-        snprintf(f->msg, f->msg_len, "out of memory");
-        st = WINENT_ERR_INTERNAL;
-        goto fail;
-    }
-    WINENT_TRY_GOTO(st, read_at(f, table, (size_t)tsize, f->size - tsize));
-    if (winent_zst_get32(table) != WINENT_ZST_SEEK_MAGIC ||
-        winent_zst_get32(table + 4) != tsize - WINENT_ZST_SKIP_HEADER) {
-        st = bad(f, "the seek table frame is damaged");
-        goto fail;
-    }
+    WINENT_TRY_GOTO(st, read_header(f, &l));
+    WINENT_TRY_GOTO(st, read_table(f, &l));
     uint64_t csum, dsum;
-    WINENT_TRY_GOTO(st, check_frames(f, &h, (uint32_t)(sizeof b8 + jlen),
-                                     table + WINENT_ZST_SKIP_HEADER, nentries, &csum, &dsum));
-    if (sizeof b8 + jlen + csum + tsize != f->size) {
+    WINENT_TRY_GOTO(st, check_frames(f, &l.h, (uint32_t)l.header_end,
+                                     l.table + WINENT_ZST_SKIP_HEADER, l.nentries, &csum, &dsum));
+    if (l.header_end + csum + l.tsize != f->size) {
         st = bad(f, "the frames and the file size disagree");
         goto fail;
     }
@@ -399,7 +425,8 @@ static winent_status info_run(info_file *f, FILE *out)
      * the figures of the seek table. */
     int e = winent_zst_printf(&o, "{\n  \"file\": ") || winent_zst_json_string(&o, f->path) ||
             winent_zst_printf(&o, ",\n  \"header\": ");
-    size_t n = jlen;
+    size_t n = l.jlen;
+    const char *json = l.json;
     while (n > 0 && (json[n - 1] == '\n' || json[n - 1] == ' ' || json[n - 1] == '\r' ||
                      json[n - 1] == '\t'))
         n--;
@@ -412,12 +439,11 @@ static winent_status info_run(info_file *f, FILE *out)
                                "  \"ratio\": %.3f,\n  \"checksums\": true,\n"
                                "  \"seek_table\": \"zstd seekable format, %u entries "
                                "(header frame first)\"\n}\n",
-                               nentries - 1, (unsigned long long)f->size, (unsigned long long)csum,
-                               (unsigned long long)dsum, csum ? (double)dsum / (double)csum : 0.0,
-                               nentries);
+                               l.nentries - 1, (unsigned long long)f->size,
+                               (unsigned long long)csum, (unsigned long long)dsum,
+                               csum ? (double)dsum / (double)csum : 0.0, l.nentries);
     if (e) {
-        snprintf(f->msg, f->msg_len, "out of memory");
-        st = WINENT_ERR_INTERNAL;
+        st = oom(f);
         goto fail;
     }
     if (fwrite(o.data, 1, o.size, out) != o.size || fflush(out) != 0) {
@@ -428,15 +454,219 @@ static winent_status info_run(info_file *f, FILE *out)
     st = WINENT_OK;
 fail:
     winent_bytes_free(&o);
-    free(table);
-    free(json);
+    layout_free(&l);
     return st;
 }
 
-winent_status winent_info_print(const char *path, FILE *out, char *msg, size_t msg_len)
+/* ---- --check: every frame decompressed ------------------------------ */
+
+/* What --check reads with: one decompression context and small buffers,
+ * whatever the frame size (the window of a frame is at most its content,
+ * 1 GiB for the largest frame the writer makes). */
+typedef struct checker {
+    info_file *f;
+    const zst_layout *l;
+    ZSTD_DCtx *dctx;   /* owned */
+    uint8_t *in, *out; /* owned */
+    size_t in_cap, out_cap;
+} checker;
+
+/* "PATH: frame I (rows A-B) at byte OFF: WHY"; WINENT_ERR_INPUT. */
+static winent_status frame_bad(const checker *c, uint32_t i, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static winent_status frame_bad(const checker *c, uint32_t i, uint64_t off, const char *fmt, ...)
+{
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    long long y0 = (long long)i * c->l->h.rows_per_frame;
+    long long y1 = y0 + c->l->h.rows_per_frame;
+    if (y1 > c->l->h.height)
+        y1 = c->l->h.height;
+    snprintf(c->f->msg, c->f->msg_len, "%s: frame %u (rows %lld-%lld) at byte %llu: %s", c->f->path,
+             i, y0, y1 - 1, (unsigned long long)off, why);
+    return WINENT_ERR_INPUT;
+}
+
+/* Decompress data frame `i`, which starts at `off` and must end by `limit`
+ * (the seek table, or the end of the file), into nothing: zstd verifies
+ * its content size and its XXH64 checksum on the way. Its compressed size
+ * and stored checksum go to *csize and *checksum. */
+static winent_status check_frame(checker *c, uint32_t i, uint64_t off, uint64_t limit,
+                                 uint64_t want, uint64_t *csize, uint32_t *checksum)
+{
+    info_file *f = c->f;
+    uint8_t fh[FRAME_HEADER_MAX];
+    if (off >= limit)
+        return frame_bad(c, i, off, "missing: %s",
+                         limit == f->size ? "the file ends there" : "the seek table starts there");
+    size_t n = limit - off < sizeof fh ? (size_t)(limit - off) : sizeof fh;
+    WINENT_TRY(read_at(f, fh, n, off));
+    if (n < 5 || winent_zst_get32(fh) != WINENT_ZST_FRAME_MAGIC)
+        return frame_bad(c, i, off, "not a zstd frame");
+    unsigned long long content = ZSTD_getFrameContentSize(fh, n);
+    if (content == ZSTD_CONTENTSIZE_ERROR)
+        return frame_bad(c, i, off, "damaged frame header");
+    if (content == ZSTD_CONTENTSIZE_UNKNOWN)
+        return frame_bad(c, i, off, "the frame does not give its content size");
+    if (content != want)
+        return frame_bad(c, i, off,
+                         "holds %llu bytes, but the header's %lld x %lld image needs %llu", content,
+                         c->l->h.width, c->l->h.height, (unsigned long long)want);
+    /* Frame_Header_Descriptor, bit 2: Content_Checksum_flag. */
+    if (!(fh[4] & 0x04))
+        return frame_bad(c, i, off, "the frame has no checksum");
+
+    ZSTD_DCtx_reset(c->dctx, ZSTD_reset_session_only);
+    uint64_t pos = off, produced = 0;
+    ZSTD_inBuffer in = {c->in, 0, 0};
+    for (;;) {
+        ZSTD_outBuffer ob = {c->out, c->out_cap, 0};
+        size_t r = ZSTD_decompressStream(c->dctx, &ob, &in);
+        if (ZSTD_isError(r))
+            return frame_bad(c, i, off, "%s",
+                             ZSTD_getErrorCode(r) == ZSTD_error_checksum_wrong
+                                 ? "checksum mismatch"
+                                 : ZSTD_getErrorName(r));
+        produced += ob.pos;
+        if (r == 0)
+            break; /* the frame is whole, its checksum verified */
+        if (ob.pos < ob.size && in.pos == in.size) {
+            /* zstd wants more input (a full output buffer only wants a
+             * call to flush). */
+            if (pos >= limit)
+                return frame_bad(c, i, off, "truncated: %s at byte %llu",
+                                 limit == f->size ? "the file ends" : "the seek table starts",
+                                 (unsigned long long)limit);
+            size_t k = limit - pos < c->in_cap ? (size_t)(limit - pos) : c->in_cap;
+            WINENT_TRY(read_at(f, c->in, k, pos));
+            pos += k;
+            in.size = k;
+            in.pos = 0;
+        }
+    }
+    if (produced != want)
+        return frame_bad(c, i, off, "decompressed to %llu bytes, not %llu",
+                         (unsigned long long)produced, (unsigned long long)want);
+    /* The frame ends where zstd stopped reading. */
+    *csize = pos - (uint64_t)(in.size - in.pos) - off;
+    uint8_t b4[4];
+    WINENT_TRY(read_at(f, b4, sizeof b4, off + *csize - 4));
+    *checksum = winent_zst_get32(b4);
+    return WINENT_OK;
+}
+
+static winent_status check_run(info_file *f, FILE *out)
+{
+    winent_status st;
+    zst_layout l = {0};
+    checker c = {f, &l, NULL, NULL, NULL, 0, 0};
+    char table_msg[WINENT_MSG_LEN] = "";
+    const char *table_why = NULL; /* why the seek table is unusable */
+
+    WINENT_TRY_GOTO(st, read_header(f, &l));
+    /* A damaged seek table is reported after the frames: a file cut in
+     * frame k has lost its table too, and "frame k: truncated" says more. */
+    {
+        info_file tf = *f;
+        tf.msg = table_msg;
+        tf.msg_len = sizeof table_msg;
+        st = read_table(&tf, &l);
+        if (st == WINENT_ERR_INTERNAL) {
+            snprintf(f->msg, f->msg_len, "%s", table_msg);
+            goto fail;
+        }
+        table_why = tf.why ? tf.why : table_msg;
+    }
+    c.dctx = ZSTD_createDCtx();
+    c.in_cap = ZSTD_DStreamInSize();
+    c.out_cap = ZSTD_DStreamOutSize();
+    c.in = malloc(c.in_cap);
+    c.out = malloc(c.out_cap);
+    if (c.dctx == NULL || c.in == NULL || c.out == NULL) {
+        st = oom(f);
+        goto fail;
+    }
+    /* The writer's largest frame is 1 GiB, held whole as the window. */
+    ZSTD_DCtx_setParameter(c.dctx, ZSTD_d_windowLogMax, 30);
+
+    const uint64_t data_end = l.table ? f->size - l.tsize : f->size;
+    const uint64_t row_bytes = (uint64_t)l.h.width * 4;
+    uint64_t off = l.header_end;
+    for (uint32_t i = 0; i < (uint32_t)l.h.frames; i++) {
+        uint64_t y0 = (uint64_t)i * (uint64_t)l.h.rows_per_frame;
+        uint64_t rows = (uint64_t)l.h.height - y0 < (uint64_t)l.h.rows_per_frame
+                            ? (uint64_t)l.h.height - y0
+                            : (uint64_t)l.h.rows_per_frame;
+        uint64_t csize = 0;
+        uint32_t sum = 0;
+        WINENT_TRY_GOTO(st, check_frame(&c, i, off, data_end, rows * row_bytes, &csize, &sum));
+        if (l.table) {
+            const uint8_t *e =
+                l.table + WINENT_ZST_SKIP_HEADER + (size_t)(i + 1) * WINENT_ZST_ENTRY;
+            uint32_t tc = winent_zst_get32(e), td = winent_zst_get32(e + 4),
+                     ts = winent_zst_get32(e + 8);
+            if (tc != csize || td != rows * row_bytes || ts != sum) {
+                st = frame_bad(&c, i, off,
+                               "the seek table says %u bytes (%u decompressed, checksum %08x), "
+                               "the frame is %llu bytes (%llu, %08x)",
+                               tc, td, ts, (unsigned long long)csize,
+                               (unsigned long long)(rows * row_bytes), sum);
+                goto fail;
+            }
+        }
+        off += csize;
+    }
+    if (l.table == NULL) {
+        snprintf(f->msg, f->msg_len,
+                 "%s: seek table after frame %lld (at byte %llu): %s (the %lld frames are "
+                 "whole)",
+                 f->path, l.h.frames - 1, (unsigned long long)off, table_why, l.h.frames);
+        st = WINENT_ERR_INPUT;
+        goto fail;
+    }
+    if (off != data_end) {
+        snprintf(f->msg, f->msg_len,
+                 "%s: %llu bytes after the last frame (byte %llu) and before the seek table",
+                 f->path, (unsigned long long)(data_end - off), (unsigned long long)off);
+        st = WINENT_ERR_INPUT;
+        goto fail;
+    }
+    {
+        const uint8_t *e = l.table + WINENT_ZST_SKIP_HEADER;
+        if (winent_zst_get32(e) != l.header_end || winent_zst_get32(e + 4) != 0 ||
+            winent_zst_get32(e + 8) != WINENT_ZST_EMPTY_CHECKSUM) {
+            snprintf(f->msg, f->msg_len,
+                     "%s: the seek table (at byte %llu) does not start with the header frame",
+                     f->path, (unsigned long long)data_end);
+            st = WINENT_ERR_INPUT;
+            goto fail;
+        }
+    }
+    if (fprintf(out, "OK: %lld frame%s, %lld x %lld\n", l.h.frames, l.h.frames == 1 ? "" : "s",
+                l.h.width, l.h.height) < 0 ||
+        fflush(out) != 0) {
+        snprintf(f->msg, f->msg_len, "cannot write the result: %s", strerror(errno));
+        st = WINENT_ERR_OUTPUT;
+        goto fail;
+    }
+    st = WINENT_OK;
+fail:
+    free(c.out);
+    free(c.in);
+    ZSTD_freeDCtx(c.dctx);
+    layout_free(&l);
+    return st;
+}
+
+/* Open `path` as a regular file and run `fn` on it. */
+static winent_status with_file(const char *path, const char *what, FILE *out, char *msg,
+                               size_t msg_len, winent_status (*fn)(info_file *, FILE *))
 {
     struct stat sb;
-    info_file f = {-1, 0, path, msg, msg_len};
+    info_file f = {-1, 0, path, msg, msg_len, NULL};
     if (msg_len > 0)
         msg[0] = '\0';
     f.fd = open(path, O_RDONLY);
@@ -445,12 +675,22 @@ winent_status winent_info_print(const char *path, FILE *out, char *msg, size_t m
         return WINENT_ERR_INPUT;
     }
     if (fstat(f.fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        snprintf(msg, msg_len, "%s: --info needs a regular file", path);
+        snprintf(msg, msg_len, "%s: %s needs a regular file", path, what);
         close(f.fd);
         return WINENT_ERR_INPUT;
     }
     f.size = (uint64_t)sb.st_size;
-    winent_status st = info_run(&f, out);
+    winent_status st = fn(&f, out);
     close(f.fd);
     return st;
+}
+
+winent_status winent_info_print(const char *path, FILE *out, char *msg, size_t msg_len)
+{
+    return with_file(path, "--info", out, msg, msg_len, info_run);
+}
+
+winent_status winent_info_check(const char *path, FILE *out, char *msg, size_t msg_len)
+{
+    return with_file(path, "--info --check", out, msg, msg_len, check_run);
 }
