@@ -27,6 +27,9 @@
 #   --stages auto|yes|no  run `winent-bench stage decode|compute|encode`
 #                      (auto: where `winent-bench stage --help` works)
 #   --keep             keep the outputs of the runs in the work folder
+#   --deadline S       start nothing new after S seconds (what is left is listed
+#                      as skipped), so that a run under a time limit still
+#                      ends with its table
 #
 # The jobs (full size; --scale multiplies each side, rounded to 16, >= 64):
 #   J1 24000x24000 u8 landscape, 12 classes, tiled (256) deflate TIFF -> .zst
@@ -57,7 +60,8 @@
 # output is compared with cmp (for .zst also the decoded maps when the files
 # differ; for .tif the pixels through GDAL, where installed). The pipe job is
 # run once more per engine, untimed, into a file for that comparison.
-# Peak RSS: /usr/bin/time -f %M of the job runs, against --mem + 64 MiB.
+# Peak RSS: GNU time -f %M of the job runs (else Python's getrusage around
+# them), against --mem + 64 MiB.
 #
 # The Markdown table goes to standard output (progress to standard error);
 # the files under --out keep every run. Inputs are made with
@@ -77,6 +81,7 @@ WORK=
 SHM=
 STAGES=auto
 KEEP=0
+DEADLINE=
 CMDLINE="tools/bench-job.sh $*"
 
 die() { echo "bench-job: $*" >&2; exit 2; }
@@ -95,6 +100,7 @@ while [ $# -gt 0 ]; do
     --shm) SHM=${2:?}; shift ;;
     --stages) STAGES=${2:?}; shift ;;
     --keep) KEEP=1 ;;
+    --deadline) DEADLINE=${2:?}; shift ;;
     -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
     esac
@@ -103,6 +109,9 @@ done
 case $PICK in best | median) ;; *) die "--pick: best or median" ;; esac
 case $STAGES in auto | yes | no) ;; *) die "--stages: auto, yes or no" ;; esac
 case $REPEAT in '' | *[!0-9]* | 0) die "--repeat: a positive integer" ;; esac
+case $DEADLINE in *[!0-9]*) die "--deadline: whole seconds" ;; esac
+START=$(date +%s)
+out_of_time() { [ -n "$DEADLINE" ] && [ $(($(date +%s) - START)) -ge "$DEADLINE" ]; }
 awk "BEGIN { exit !($SCALE > 0) }" 2>/dev/null || die "--scale: a positive number"
 
 WS=$B/src/winent-stream
@@ -114,8 +123,27 @@ command -v "$PY" >/dev/null 2>&1 || PY=/usr/bin/python3
 [ -n "$THREADS" ] || THREADS=$(nproc 2>/dev/null || echo 1)
 MEMOPT=
 [ -n "$MEM" ] && MEMOPT="--mem $MEM"
-TIME=/usr/bin/time
-[ -x "$TIME" ] || TIME=
+# GNU time for the peak RSS: /usr/bin/time, else one on PATH (a carried
+# Debian package); else a small Python wrapper (getrusage of the child,
+# which also times the child, its own start left out).
+TIME=
+for _t in /usr/bin/time $(echo "$PATH" | tr : ' ' | sed 's|\([^ ]*\)|\1/time|g'); do
+    if [ -x "$_t" ] && "$_t" -f %M -o /dev/null true 2>/dev/null; then TIME=$_t; break; fi
+done
+PYWRAP='import os, resource, sys, time
+t0 = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, st = os.waitpid(pid, 0)
+t1 = time.monotonic()
+with open(sys.argv[1], "w") as f:
+    f.write("%d %.4f\n" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, t1 - t0))
+code = os.waitstatus_to_exitcode(st)
+sys.exit(code if code >= 0 else 128 - code)'
 
 [ -n "$RESULTS" ] || RESULTS=${TMPDIR:-/tmp}/bench-job-results
 mkdir -p "$RESULTS" || die "cannot create $RESULTS"
@@ -150,10 +178,14 @@ last_json() {
     _j=$(grep '^{' "$1" 2>/dev/null | tail -n 1)
     if [ -n "$_j" ]; then printf '%s\n' "$_j"; else echo null; fi
 }
-rss_of() { [ -s "$1" ] && tail -n 1 "$1" | tr -cd 0-9; }
-# timecmd COMMAND...: run it, its peak RSS (KiB) into $RUN/rss where GNU time is.
+# rss_of FILE: the peak RSS (KiB) that timecmd wrote (GNU time may write a
+# line about the exit status first).
+rss_of() { [ -s "$1" ] && awk 'END { print $1 }' "$1"; }
+# timecmd COMMAND...: run it; its peak RSS (KiB), and with the Python
+# wrapper its own wall time, into $RUN/rss.
 timecmd() {
-    if [ -n "$TIME" ]; then "$TIME" -f %M -o "$RUN/rss" "$@"; else "$@"; fi
+    if [ -n "$TIME" ]; then "$TIME" -f %M -o "$RUN/rss" "$@"
+    else "$PY" -c "$PYWRAP" "$RUN/rss" "$@"; fi
 }
 side() { awk "BEGIN { s = int($1 * $SCALE / 16 + 0.5) * 16; print (s < 64 ? 64 : s) }"; }
 
@@ -265,6 +297,8 @@ ws_run() {
     fi
     _t1=$(now)
     WALL=$(secs "$_t0" "$_t1")
+    # The Python wrapper's start is no part of the job: its own clock.
+    [ -n "$TIME" ] || WALL=$(awk -v w="$WALL" 'END { print (NF > 1 ? $2 : w) }' "$RUN/rss" 2>/dev/null)
     RC=$(cat "$RUN/rc")
     RSS=$(rss_of "$RUN/rss")
     [ "$RC" = 0 ] || sed "s/^/  [rc $RC] /" "$RUN/err" >>"$LOG"
@@ -333,8 +367,19 @@ for J in $(echo "$JOBS" | tr , ' '); do
     W=$(side $FW) H=$(side $FH)
     ext=raw
     [ $INFMT = tif ] && ext=tif
-    IN=$WORK/in/$J-${W}x$H.$ext
-    SMALL=$WORK/in/$J-64x64.$ext
+    # Inputs are reused by name: the name holds the size and the recipe.
+    key=$(printf '%s %s' "$DT" "$MKOPT" | cksum | cut -d' ' -f1)
+    IN=$WORK/in/$J-${W}x$H-$key.$ext
+    SMALL=$WORK/in/$J-64x64-$key.$ext
+    if out_of_time; then
+        say "$J: skipped, past --deadline $DEADLINE s"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$J" - meta 0 0 0 "" \
+            "{\"width\":$W,\"height\":$H,\"desc\":\"$DESC\",\"input_bytes\":0,\"out\":\"$OUTK\",\"dest\":\"\"}" >>"$REC"
+        for E in $(echo "$ENGINES" | tr , ' '); do
+            record "$J" "$E" skip 0 0 0 "" '{"why":"out of time (--deadline)"}'
+        done
+        continue
+    fi
     say "$J: $W x $H $DESC; making the inputs"
     make_input "$W" "$H" "$IN" && make_input 64 64 "$SMALL" || { say "$J: winent-mksample failed"; continue; }
     [ $OUTK != shm ] || pick_shm $((W * H * 4 * 3 + 67108864))
@@ -358,6 +403,11 @@ for J in $(echo "$JOBS" | tr , ' '); do
                 continue
             fi ;;
         esac
+        if out_of_time; then
+            record "$J" "$E" skip 0 0 0 "" '{"why":"out of time (--deadline)"}'
+            say "$J $E: skipped, past --deadline $DEADLINE s"
+            continue
+        fi
         # Startup: the job on a 64x64 image; also tells a usable GPU.
         SD=$(dest_for "small-$E")
         PIPE_TO=/dev/null
@@ -416,7 +466,7 @@ for J in $(echo "$JOBS" | tr , ' '); do
         fi
     done
     # Decode and encode alone: no engine in them; once per job.
-    if [ $HAVE_STAGES = 1 ]; then
+    if [ $HAVE_STAGES = 1 ] && ! out_of_time; then
         SO=$(dest_for stage)
         for st in decode encode; do
             r=1
@@ -607,6 +657,10 @@ for d in table:
         d['same'] or 'n/a']) + ' |')
 out.append('')
 for job, meta, verdict, ext_name in summary:
+    if not meta['dest']:
+        out.append('- %s: %dx%d %s: not run (past --deadline)' % (
+            job, meta['width'], meta['height'], meta['desc']))
+        continue
     where = ' (%s)' % meta['dest'].rsplit('/', 1)[0] if meta['out'] == 'shm' else ''
     out.append('- %s: %dx%d %s%s (input %.1f MB); alone: %s; same bytes on every engine: %s' % (
         job, meta['width'], meta['height'], meta['desc'], where, meta['input_bytes'] / 1e6,
