@@ -13,6 +13,16 @@
 #   WINENT_PIPELINE=1  also time the whole pipeline: in memory on the CPU, one
 #                  GPU and every GPU (winent-bench pipeline), and the .zst
 #                  output against zstd alone on all cores (tools/bench-zst.sh)
+#   WINENT_JOBS=1  the job harness of issue 10 (tools/bench-job.sh), full size,
+#                  every engine, results under $OUT/jobs, its Markdown table
+#                  printed last; skips the tests and the GPU benchmark (as
+#                  WINENT_ONLY_PIPELINE=1) unless WINENT_JOBS_TESTS=1.
+#                  WINENT_JOBS_ARGS: more options for it, e.g. "--jobs J1,J2
+#                  --repeat 2"; inputs are kept in /tmp/bench-job-work for the
+#                  next call on a warm machine. It starts nothing new once
+#                  WINENT_JOBS_LIMIT (default 600) - 90 s have passed since this
+#                  script began, so the table comes back inside the device's
+#                  10-minute limit; what was left is listed as skipped
 set -u
 OUT=${OUT:-/tmp/winent-out}
 B=${WINENT_BUILD:-build-dev}
@@ -52,7 +62,9 @@ grep -A3 -E "Compiling entry function '_Z[0-9]+(smem|hash|maxcode|pack16x2)_kern
 stamp "build rc=$BUILD_RC"
 [ $BUILD_RC -eq 0 ] || { tail -40 "$OUT/build.log"; exit 1; }
 
-if [ "${WINENT_ONLY_PIPELINE:-0}" = 1 ]; then GPU_RC=skipped; ALL_RC=skipped; BENCH_RC=skipped; else
+SKIP_TESTS=${WINENT_ONLY_PIPELINE:-0}
+[ "${WINENT_JOBS:-0}" = 1 ] && [ "${WINENT_JOBS_TESTS:-0}" != 1 ] && SKIP_TESTS=1
+if [ "$SKIP_TESTS" = 1 ]; then GPU_RC=skipped; ALL_RC=skipped; BENCH_RC=skipped; else
 stamp "ctest -L gpu"
 (cd "$B" && ctest -L gpu --output-on-failure --timeout 600) > "$OUT/ctest-gpu.log" 2>&1
 GPU_RC=$?
@@ -139,10 +151,29 @@ if [ "${WINENT_E2E:-0}" = 1 ]; then
     cat "$OUT/e2e.txt"
 fi
 
+JOBS_RC=skipped
+if [ "${WINENT_JOBS:-0}" = 1 ]; then
+    # The job harness, full size (issue 10); progress lines on stderr and in
+    # $OUT/jobs/log.txt; the table in $OUT/jobs/bench-job.md, printed last.
+    stamp "job harness"
+    mkdir -p "$OUT/jobs"
+    LEFT=$(( ${WINENT_JOBS_LIMIT:-600} - 90 - ($(date +%s) - T0) ))
+    [ "$LEFT" -gt 0 ] || LEFT=1
+    # shellcheck disable=SC2086
+    TMPDIR=/tmp sh tools/bench-job.sh --build "$B" --out "$OUT/jobs" \
+        --work /tmp/bench-job-work --deadline "$LEFT" ${WINENT_JOBS_ARGS:-} > /dev/null
+    JOBS_RC=$?
+fi
+
 stamp done
 echo
 echo "==== summary ===="
 cat "$OUT/ptxas.txt" 2>/dev/null | paste - - - | sed 's/ptxas info    : //g' | cut -c1-160
-echo "build rc=$BUILD_RC  ctest-gpu rc=$GPU_RC  ctest-all rc=$ALL_RC  bench rc=$BENCH_RC"
+echo "build rc=$BUILD_RC  ctest-gpu rc=$GPU_RC  ctest-all rc=$ALL_RC  bench rc=$BENCH_RC  jobs rc=$JOBS_RC"
 grep -E "tests passed" "$OUT/ctest-gpu.log" "$OUT/ctest-all.log" 2>/dev/null
-sed -n '/^GPU /p;/^kernel/,$p' "$OUT/bench.log"
+sed -n '/^GPU /p;/^kernel/,$p' "$OUT/bench.log" 2>/dev/null
+if [ "${WINENT_JOBS:-0}" = 1 ]; then
+    echo
+    echo "==== job harness (tools/bench-job.sh) ===="
+    cat "$OUT/jobs/bench-job.md" 2>/dev/null || tail -20 "$OUT/jobs/log.txt"
+fi

@@ -5,18 +5,30 @@
  *
  *   winent-mksample --size WxH --dtype T [--kind uniform|landscape] [--values N]
  *                   [--seed S] [--holes FRACTION] [--nodata V]
- *                   [--byteorder little|big] OUTPUT|-
+ *                   [--byteorder little|big]
+ *                   [--tiff [--tile N] [--compress deflate|none]] OUTPUT|-
  *
  * Every pixel is a pure function of (seed, x, y): a row never depends on the
  * rows before it, which is what lets the tool stream 20000 x 20000 images
  * and lets tests regenerate any row alone.
+ *
+ * With --tiff the same samples go into a tiled TIFF (BigTIFF when the
+ * samples pass 2 GiB), written one row of tiles at a time, its tiles
+ * deflated on every core: memory is O(width x tile), whatever the height.
+ * The samples are the raw output's; the compressed bytes are zlib's, so
+ * they may change with the zlib version.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <tiffio.h>
+#include <zlib.h>
 
 #include "winent.h"
 
@@ -52,6 +64,9 @@ typedef struct options {
     int has_nodata;
     double nodata;
     int big_endian;
+    int tiff;     /* write a tiled TIFF instead of raw samples */
+    int tile;     /* TIFF tile side, a multiple of 16 */
+    int compress; /* TIFF compression: COMPRESSION_ADOBE_DEFLATE or _NONE */
     const char *output;
 } options;
 
@@ -83,8 +98,14 @@ static void usage(FILE *f)
             "  --nodata V                value of the holes (default NaN for f32/f64;\n"
             "                            integer types need it with --holes)\n"
             "  --byteorder little|big    byte order of the samples (default little)\n"
+            "  --tiff                    write a tiled TIFF (one band, the same samples;\n"
+            "                            BigTIFF past 2 GiB) instead of raw samples, one\n"
+            "                            row of tiles at a time; OUTPUT must be a file\n"
+            "  --tile N                  TIFF tile side, a multiple of 16 (default 256)\n"
+            "  --compress deflate|none   TIFF compression (default deflate)\n"
             "  --help                    this text\n"
             "\n"
+            "With --tiff and --nodata the value is written as the GDAL_NODATA tag.\n"
             "Exit codes: 0 success, 2 usage error, 4 write error.\n");
 }
 
@@ -303,17 +324,23 @@ static int parse_args(int argc, char **argv, options *o)
 {
     static const double int_lo[] = {0, -128, 0, -32768, 0, -2147483648.0};
     static const double int_hi[] = {255, 127, 65535, 32767, 4294967295.0, 2147483647.0};
-    int have_size = 0, have_dtype = 0;
+    int have_size = 0, have_dtype = 0, have_tiff_opt = 0;
     memset(o, 0, sizeof *o);
     o->kind = KIND_UNIFORM;
     o->values = 16;
     o->seed = 1;
     o->big_endian = 0;
+    o->tile = 256;
+    o->compress = COMPRESSION_ADOBE_DEFLATE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 1;
+        }
+        if (!strcmp(a, "--tiff")) {
+            o->tiff = 1;
+            continue;
         }
         if (a[0] == '-' && a[1] == '-') {
             const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -357,6 +384,20 @@ static int parse_args(int argc, char **argv, options *o)
                     o->big_endian = 1;
                 else
                     return fail_usage("--byteorder: '%s' is not little or big", v);
+            } else if (!strcmp(a, "--tile")) {
+                uint64_t t;
+                if (parse_u64(v, &t) || t < 16 || t > 65536 || t % 16)
+                    return fail_usage("--tile: '%s' is not a multiple of 16 from 16 to 65536", v);
+                o->tile = (int)t;
+                have_tiff_opt = 1;
+            } else if (!strcmp(a, "--compress")) {
+                if (!strcmp(v, "deflate"))
+                    o->compress = COMPRESSION_ADOBE_DEFLATE;
+                else if (!strcmp(v, "none"))
+                    o->compress = COMPRESSION_NONE;
+                else
+                    return fail_usage("--compress: '%s' is not deflate or none", v);
+                have_tiff_opt = 1;
             } else {
                 i--;
                 return fail_usage("unknown option %s", a);
@@ -373,6 +414,10 @@ static int parse_args(int argc, char **argv, options *o)
         return fail_usage("%s", "--dtype is required");
     if (o->output == NULL)
         return fail_usage("%s", "no OUTPUT given (a file name, or - for standard output)");
+    if (have_tiff_opt && !o->tiff)
+        return fail_usage("%s", "--tile and --compress are for --tiff output");
+    if (o->tiff && !strcmp(o->output, "-"))
+        return fail_usage("%s", "--tiff: a TIFF needs a file name, not standard output");
     if (!winent_dtype_is_float(o->dtype)) {
         if ((double)(o->values - 1) > int_hi[o->dtype])
             return fail_usage("--values: more than %s can hold", winent_dtype_name(o->dtype));
@@ -411,6 +456,201 @@ static void uniform_row(const options *o, int y, void *row)
     }
 }
 
+/* ---- Tiled TIFF output ------------------------------------------------------ */
+
+#define TAG_GDAL_NODATA 42113
+
+/* The first libtiff error, for our own one-line message (libtiff's default
+ * handler would print its own lines). */
+static char tiff_error[256];
+
+static void on_tiff_error(const char *module, const char *fmt, va_list ap)
+{
+    (void)module;
+    if (tiff_error[0] == '\0')
+        vsnprintf(tiff_error, sizeof tiff_error, fmt, ap);
+}
+
+/* A tiled TIFF written one row of tiles at a time: rows gather in `band`
+ * (tile rows at full, tile-padded width); a full band is cut into tiles,
+ * which are compressed in parallel (zlib, as libtiff's deflate codec writes
+ * them) and written in order with TIFFWriteRawTile. */
+typedef struct tiff_out {
+    TIFF *tif;          /* owned */
+    int width, height, tile, across, compress;
+    size_t ss;          /* bytes per sample */
+    size_t band_stride; /* bytes per row of band */
+    size_t tile_bytes;  /* bytes of one uncompressed tile */
+    size_t zcap;        /* room for one compressed tile */
+    uint8_t *band;      /* owned: tile rows x band_stride, zeroed padding */
+    uint8_t *tiles;     /* owned: across tiles, uncompressed */
+    uint8_t *ztiles;    /* owned: across x zcap, compressed (deflate only) */
+    size_t *zlen;       /* owned: compressed size of each */
+    int rows;           /* rows held in band */
+    int y0;             /* image row of band's first row */
+} tiff_out;
+
+static int tiff_sample_format(winent_dtype t)
+{
+    if (winent_dtype_is_float(t))
+        return SAMPLEFORMAT_IEEEFP;
+    return t == WINENT_I8 || t == WINENT_I16 || t == WINENT_I32 ? SAMPLEFORMAT_INT
+                                                                 : SAMPLEFORMAT_UINT;
+}
+
+/* Open o->output and set its tags; returns 0, or -1 with tiff_error set. */
+static int tiff_open(const options *o, tiff_out *t)
+{
+    static const TIFFFieldInfo nodata_field = {TAG_GDAL_NODATA, TIFF_VARIABLE, TIFF_VARIABLE,
+                                               TIFF_ASCII, FIELD_CUSTOM, 1, 0,
+                                               "GDALNoDataValue"};
+    const size_t ss = winent_dtype_size(o->dtype);
+    const int across = (o->width + o->tile - 1) / o->tile;
+    const double bytes = (double)o->width * (double)o->height * (double)ss;
+    /* BigTIFF once the samples alone pass 2 GiB: deflate may not shrink
+     * them, and a classic TIFF's offsets stop at 4 GiB. */
+    char mode[4] = "w";
+    size_t m = 1;
+    if (bytes > 2147483648.0)
+        mode[m++] = '8';
+    mode[m++] = o->big_endian ? 'b' : 'l';
+    mode[m] = '\0';
+
+    memset(t, 0, sizeof *t);
+    t->width = o->width;
+    t->height = o->height;
+    t->tile = o->tile;
+    t->across = across;
+    t->compress = o->compress;
+    t->ss = ss;
+    t->band_stride = (size_t)across * (size_t)o->tile * ss;
+    t->tile_bytes = (size_t)o->tile * (size_t)o->tile * ss;
+    t->zcap = compressBound((uLong)t->tile_bytes);
+    t->band = calloc((size_t)o->tile, t->band_stride);
+    t->tiles = malloc((size_t)across * t->tile_bytes);
+    t->zlen = calloc((size_t)across, sizeof *t->zlen);
+    if (o->compress != COMPRESSION_NONE)
+        t->ztiles = malloc((size_t)across * t->zcap);
+    if (t->band == NULL || t->tiles == NULL || t->zlen == NULL ||
+        (o->compress != COMPRESSION_NONE && t->ztiles == NULL)) {
+        snprintf(tiff_error, sizeof tiff_error, "out of memory for a row of %dx%d tiles",
+                 o->tile, o->tile);
+        return -1;
+    }
+    TIFFSetErrorHandler(on_tiff_error);
+    TIFFSetWarningHandler(NULL);
+    t->tif = TIFFOpen(o->output, mode);
+    if (t->tif == NULL)
+        return -1;
+    TIFF *tif = t->tif;
+    int ok = 1;
+    ok &= TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)o->width);
+    ok &= TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)o->height);
+    ok &= TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)(8 * ss));
+    ok &= TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)1);
+    ok &= TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, (uint16_t)tiff_sample_format(o->dtype));
+    ok &= TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, (uint16_t)PHOTOMETRIC_MINISBLACK);
+    ok &= TIFFSetField(tif, TIFFTAG_PLANARCONFIG, (uint16_t)PLANARCONFIG_CONTIG);
+    ok &= TIFFSetField(tif, TIFFTAG_TILEWIDTH, (uint32_t)o->tile);
+    ok &= TIFFSetField(tif, TIFFTAG_TILELENGTH, (uint32_t)o->tile);
+    ok &= TIFFSetField(tif, TIFFTAG_COMPRESSION, (uint16_t)o->compress);
+    ok &= TIFFSetField(tif, TIFFTAG_SOFTWARE, PROG);
+    if (o->has_nodata) {
+        char v[64];
+        if (isnan(o->nodata))
+            snprintf(v, sizeof v, "nan");
+        else
+            snprintf(v, sizeof v, "%.17g", o->nodata);
+        if (TIFFFindField(tif, TAG_GDAL_NODATA, TIFF_ANY) == NULL)
+            TIFFMergeFieldInfo(tif, &nodata_field, 1);
+        const TIFFField *fld = TIFFFieldWithTag(tif, TAG_GDAL_NODATA);
+        if (fld != NULL && TIFFFieldPassCount(fld))
+            ok &= TIFFSetField(tif, TAG_GDAL_NODATA, (uint32_t)(strlen(v) + 1), v);
+        else
+            ok &= TIFFSetField(tif, TAG_GDAL_NODATA, v);
+    }
+    if (!ok) {
+        if (tiff_error[0] == '\0')
+            snprintf(tiff_error, sizeof tiff_error, "cannot set the TIFF tags");
+        return -1;
+    }
+    return 0;
+}
+
+/* Cut the band into tiles, compress them on every core, write them in
+ * order. The samples are already in the file's byte order. */
+static int tiff_flush_band(tiff_out *t)
+{
+    const size_t tile_row = (size_t)t->tile * t->ss;
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic) reduction(| : failed)
+    for (int i = 0; i < t->across; i++) {
+        uint8_t *tb = t->tiles + (size_t)i * t->tile_bytes;
+        for (int r = 0; r < t->tile; r++)
+            memcpy(tb + (size_t)r * tile_row,
+                   t->band + (size_t)r * t->band_stride + (size_t)i * tile_row, tile_row);
+        if (t->compress == COMPRESSION_NONE) {
+            t->zlen[i] = t->tile_bytes;
+            continue;
+        }
+        uLongf n = (uLongf)t->zcap;
+        if (compress2(t->ztiles + (size_t)i * t->zcap, &n, tb, (uLong)t->tile_bytes,
+                      Z_DEFAULT_COMPRESSION) != Z_OK)
+            failed |= 1;
+        t->zlen[i] = (size_t)n;
+    }
+    if (failed) {
+        snprintf(tiff_error, sizeof tiff_error, "deflate failed");
+        return -1;
+    }
+    for (int i = 0; i < t->across; i++) {
+        const uint8_t *p = t->compress == COMPRESSION_NONE ? t->tiles + (size_t)i * t->tile_bytes
+                                                          : t->ztiles + (size_t)i * t->zcap;
+        uint32_t tileno = TIFFComputeTile(t->tif, (uint32_t)(i * t->tile), (uint32_t)t->y0, 0, 0);
+        if (TIFFWriteRawTile(t->tif, tileno, (void *)p, (tmsize_t)t->zlen[i]) < 0)
+            return -1;
+    }
+    t->y0 += t->rows;
+    t->rows = 0;
+    return 0;
+}
+
+/* Append one row of host-order samples; a full band (or the last row) is
+ * written out. The last band's rows below the image stay zero. */
+static int tiff_put_row(tiff_out *t, const uint8_t *row)
+{
+    memcpy(t->band + (size_t)t->rows * t->band_stride, row, (size_t)t->width * t->ss);
+    t->rows++;
+    if (t->rows == t->tile || t->y0 + t->rows == t->height) {
+        if (t->rows < t->tile)
+            memset(t->band + (size_t)t->rows * t->band_stride, 0,
+                   (size_t)(t->tile - t->rows) * t->band_stride);
+        return tiff_flush_band(t);
+    }
+    return 0;
+}
+
+/* Close: the directory is written here. Returns 0 or -1. */
+static int tiff_close(tiff_out *t, int write_ok)
+{
+    int rc = 0;
+    if (t->tif != NULL) {
+        if (write_ok && !TIFFWriteDirectory(t->tif))
+            rc = -1;
+        if (write_ok && rc == 0 && !TIFFFlush(t->tif))
+            rc = -1;
+        TIFFClose(t->tif);
+        t->tif = NULL;
+    }
+    free(t->band);
+    free(t->tiles);
+    free(t->ztiles);
+    free(t->zlen);
+    t->band = t->tiles = t->ztiles = NULL;
+    t->zlen = NULL;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -427,6 +667,8 @@ int main(int argc, char **argv)
     noise_field land = {0}, hole = {0};
     int have_land = 0, have_hole = 0;
     double lo = 0.0, hi = 1.0, hole_thr = -1.0;
+    tiff_out tout = {0};
+    int have_tiff = 0;
     rc = 0;
 
     if (row == NULL)
@@ -461,7 +703,19 @@ int main(int argc, char **argv)
             goto nomem;
     }
 
-    if (is_stdout) {
+    if (o.tiff) {
+        if (tiff_open(&o, &tout)) {
+            /* libtiff's open errors start with the name: say it once. */
+            size_t n = strlen(o.output);
+            const char *why = tiff_error;
+            if (!strncmp(why, o.output, n) && !strncmp(why + n, ": ", 2))
+                why += n + 2;
+            fprintf(stderr, PROG ": cannot create %s: %s\n", o.output, why);
+            rc = 4;
+            goto done;
+        }
+        have_tiff = 1;
+    } else if (is_stdout) {
         f = stdout;
     } else {
         f = fopen(o.output, "wb");
@@ -471,8 +725,11 @@ int main(int argc, char **argv)
             goto done;
         }
     }
-    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    if (f != NULL)
+        setvbuf(f, NULL, _IOFBF, 1 << 20);
 
+    /* Big-endian samples for a raw file, or for a big-endian TIFF (whose
+     * header says so; raw tiles are written as they are). */
     const int swap = o.big_endian != host_is_big_endian() && ss > 1;
     const int is_float = winent_dtype_is_float(o.dtype);
     const double nclass = (double)o.values, inv_span = 1.0 / (hi - lo);
@@ -510,6 +767,14 @@ int main(int argc, char **argv)
         }
         if (swap)
             swap_row(row, (size_t)o.width, ss);
+        if (o.tiff) {
+            if (tiff_put_row(&tout, row)) {
+                fprintf(stderr, PROG ": write to %s failed: %s\n", o.output, tiff_error);
+                rc = 4;
+                goto done;
+            }
+            continue;
+        }
         if (fwrite(row, 1, row_bytes, f) != row_bytes) {
             fprintf(stderr, PROG ": write to %s failed: %s\n", is_stdout ? "standard output" : o.output,
                     strerror(errno));
@@ -517,7 +782,7 @@ int main(int argc, char **argv)
             goto done;
         }
     }
-    if (fflush(f) != 0) {
+    if (f != NULL && fflush(f) != 0) {
         fprintf(stderr, PROG ": write to %s failed: %s\n", is_stdout ? "standard output" : o.output,
                 strerror(errno));
         rc = 4;
@@ -531,6 +796,15 @@ done:
     if (f != NULL && !is_stdout && fclose(f) != 0 && rc == 0) {
         fprintf(stderr, PROG ": write to %s failed: %s\n", o.output, strerror(errno));
         rc = 4;
+    }
+    if (o.tiff) {
+        if (tiff_close(&tout, have_tiff && rc == 0) && rc == 0) {
+            fprintf(stderr, PROG ": write to %s failed: %s\n", o.output,
+                    tiff_error[0] ? tiff_error : "cannot write the TIFF directory");
+            rc = 4;
+        }
+        if (have_tiff && rc != 0)
+            unlink(o.output); /* no half-written TIFF left behind */
     }
     if (have_land)
         field_free(&land);
