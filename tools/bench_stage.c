@@ -62,10 +62,13 @@ static int load_input(const winent_job_opts *j, void **data, winent_source_info 
 
 int bench_stage_main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s decode|compute|encode [winent-stream options] INPUT OUTPUT\n",
+    if (argc < 2 || !strcmp(argv[1], "--help")) {
+        fprintf(argc < 2 ? stderr : stdout,
+                "usage: %s decode|compute|encode [winent-stream options] INPUT OUTPUT\n"
+                "One stage of the job alone, with the job's pool, chunks and threads; prints\n"
+                "one JSON line shaped like winent-stream --stats (wall_s: the stage's time).\n",
                 PROG);
-        return 2;
+        return argc < 2 ? 2 : 0;
     }
     const char *name = argv[1];
     winent_stage stage = !strcmp(name, "decode")    ? WINENT_STAGE_DECODE
