@@ -76,6 +76,8 @@ struct winent_cpu_engine {
     size_t hist_len;         /* bins of each histogram, sentinel included */
     size_t region_max;       /* remap: most pixels of a tile's region */
     winent_few_path few;     /* path for chunks of codes < 16, or NONE */
+    int last_few;            /* the last band took the few-values path (a hint
+                                for band heights; written by any worker) */
     thread_scratch *scratch; /* owned: one per thread */
 };
 
@@ -465,15 +467,47 @@ static void make_codes_row(const winent_cpu_engine *e, const void *src, size_t W
     }
 }
 
+/* Does the plan read its codes in place (no code rows to make per band)? */
+static int codes_in_place(const winent_plan *p)
+{
+    const size_t ss = winent_dtype_size(p->opts.dtype);
+    return !p->rule.quantize && ss <= 2;
+}
+
+/* Bands for the few-values path: at least two windows high, so its column
+ * set-up (Ky rows) stays a small part of the band's work; about 256 K
+ * pixels. */
+static int tall_rows(const winent_plan *p, int w)
+{
+    int rows = (int)((((int64_t)1 << 18) + w - 1) / w);
+    return imax(rows, 2 * p->ky);
+}
+
+/* Bands for the sliding histograms: about the work of 256 K pixels at 5 x 5
+ * (each pixel costs ~2 Ky updates), so large windows get short bands and
+ * the CPU's share of a job stays fine-grained; at least 2 ry rows where
+ * code rows are made per band (their halo is made again by each band). */
+static int short_rows(const winent_plan *p, int w)
+{
+    int64_t px = ((int64_t)1 << 18) * 20 / (2 * p->ky + 10);
+    int rows = (int)((px + w - 1) / w);
+    if (!codes_in_place(p))
+        rows = imax(rows, 2 * p->ry);
+    return rows;
+}
+
 int winent_cpu_band_rows(const winent_plan *p, int width)
 {
-    /* About 256 K output pixels: the band's rows, codes and histograms stay
-     * near the core's caches; at least two windows high, so the few-values
-     * path's column set-up (Ky rows) and the code rows of the halo stay a
-     * small part of the band's work. */
     int w = width > 0 ? width : 1;
-    int rows = (int)((((int64_t)1 << 18) + w - 1) / w);
-    rows = imax(rows, 2 * p->ky);
+    int rows = imax(tall_rows(p, w), short_rows(p, w));
+    return (rows + LANES - 1) / LANES * LANES;
+}
+
+int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width)
+{
+    int w = width > 0 ? width : 1;
+    int few = e->few != WINENT_FEW_NONE && __atomic_load_n(&e->last_few, __ATOMIC_RELAXED);
+    int rows = few ? tall_rows(e->plan, w) : short_rows(e->plan, w);
     return (rows + LANES - 1) / LANES * LANES;
 }
 
@@ -554,8 +588,11 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
                              j.has_sent && j.sent < WINENT_FEW_BINS ? (int)j.sent : -1,
                              out, out_stride, c->y0};
         winent_few_rows(&fj, e->few, ya, yb, s->few);
+        __atomic_store_n(&e->last_few, 1, __ATOMIC_RELAXED);
         return WINENT_OK;
     }
+    if (e->few != WINENT_FEW_NONE)
+        __atomic_store_n(&e->last_few, 0, __ATOMIC_RELAXED);
     if (kind != CODES_REMAP) {
         slide(&j, code_size(kind), ya, yb, 0, W, s->hist);
         return WINENT_OK;

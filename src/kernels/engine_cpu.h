@@ -25,9 +25,15 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
 winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk *c, float *out,
                                         size_t out_stride, winent_err *err);
 
-/* Output rows per band that suit the caches for images `width` wide: about
- * 256 K pixels, at least two windows high, a multiple of 4. */
+/* The tallest band the engine asks for on images `width` wide (a multiple
+ * of 4): chunks hold at least this many rows. */
 int winent_cpu_band_rows(const winent_plan *p, int width);
+
+/* Output rows per band for the next chunk: about the work of 256 K pixels
+ * at 5 x 5 (short bands for large windows), or, while bands take the
+ * few-values path, at least two windows high. Any value gives the same
+ * bits. Thread-safe. */
+int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width);
 
 /* Scratch one worker holds for bands of images `width` wide (histograms,
  * code rows, few-values columns, remap tables): an upper estimate. */

@@ -26,7 +26,8 @@ static winent_status cpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     (void)slot, (void)err;
     pthread_mutex_lock(&p->lock);
     if (c->engine == e) { /* not taken over by a GPU meanwhile */
-        c->nbands = (c->y1 - c->y0 + p->band_rows - 1) / p->band_rows;
+        c->band_rows = winent_cpu_engine_band_rows(p->cpu, p->width);
+        c->nbands = (c->y1 - c->y0 + c->band_rows - 1) / c->band_rows;
         c->next_band = 0;
         c->bands_left = c->nbands;
         pthread_cond_broadcast(&p->work_cv);

@@ -69,7 +69,7 @@ typedef struct chunk {
     int nunits;
     struct engine *engine; /* that claimed it */
     /* CPU bands. */
-    int nbands, next_band, bands_left;
+    int band_rows, nbands, next_band, bands_left;
     /* Encoding. */
     int next_unit, units_left;
 } chunk;
@@ -169,6 +169,9 @@ struct pipeline {
     par_loop par;
     stage_clock read_clock, compute_clock, encode_clock;
     double first_submit_s;       /* when the first chunk went to an engine */
+    double first_band_s;         /* when the first CPU band started */
+    int first_band_rows;         /* its height */
+    double band_px, band_s;      /* CPU bands done: pixels, seconds (summed) */
     char notices[WINENT_MAX_NOTICES][WINENT_MSG_LEN];
     int nnotices;
     uint64_t stage_bytes;        /* WINENT_STAGE_ENCODE: bytes encoded */
@@ -195,9 +198,9 @@ int winent_pool_parallel_run(void *ctx, long n, void (*fn)(void *arg, long i, in
  * A GPU with nothing READY takes over a chunk the CPU has claimed but not
  * started. NULL: none now (not blocking), or none will come. */
 chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
-/* auto: decide from the CPU's first band whether the GPUs should come in
- * (lock held). */
-void winent_sched_maybe_launch_locked(pipeline *p, double band_pixels, double band_s);
+/* auto: decide from the CPU's bands so far whether the GPUs should come in
+ * (lock held; called as bands end and as the writer wakes). */
+void winent_sched_maybe_launch_locked(pipeline *p);
 /* Chunk `c` is computed by its engine (lock held). */
 void winent_sched_computed_locked(pipeline *p, chunk *c);
 

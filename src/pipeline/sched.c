@@ -20,8 +20,25 @@ static chunk *oldest(pipeline *p, chunk_state st)
     return best;
 }
 
-static double engine_rate(const engine *e)
+/* The CPU's rate on every worker: from the bands done, else, while the
+ * first bands run, an upper bound from how long they have been running (so
+ * a slow CPU is known to be slow before its first band ends). */
+static double cpu_rate(const pipeline *p)
 {
+    const double workers = (double)p->threads;
+    if (p->band_s > 0.0)
+        return p->band_px / p->band_s * workers;
+    if (p->first_band_s > 0.0) {
+        double t = winent_now() - p->first_band_s;
+        return (double)p->width * (double)p->first_band_rows * workers / (t > 1e-3 ? t : 1e-3);
+    }
+    return 0.0;
+}
+
+static double engine_rate(const pipeline *p, const engine *e)
+{
+    if (e->device < 0)
+        return cpu_rate(p);
     return e->busy_s > 0.0 && e->chunks_done > 0 ? (double)e->pixels_done / e->busy_s : 0.0;
 }
 
@@ -31,7 +48,7 @@ static double engine_rate(const engine *e)
  * every engine takes what comes. */
 static int declines(pipeline *p, const engine *e, const chunk *c)
 {
-    double mine = engine_rate(e), others = 0.0;
+    double mine = engine_rate(p, e), others = 0.0;
     int other_live = 0;
     int64_t others_inflight = 0;
     for (int i = 0; i < p->nengines; i++) {
@@ -39,7 +56,7 @@ static int declines(pipeline *p, const engine *e, const chunk *c)
         if (o == e || !o->live)
             continue;
         other_live = 1;
-        others += engine_rate(o);
+        others += engine_rate(p, o);
         others_inflight += o->pixels_inflight;
     }
     if (!other_live || mine <= 0.0 || others <= 0.0)
@@ -115,16 +132,21 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
     }
 }
 
-void winent_sched_maybe_launch_locked(pipeline *p, double band_pixels, double band_s)
+void winent_sched_maybe_launch_locked(pipeline *p)
 {
-    if (!p->auto_device || p->gpu_launch || band_s <= 0.0)
+    if (!p->auto_device || p->gpu_launch || p->first_band_s <= 0.0)
         return;
-    /* The first band's rate on every worker tells how long the CPU alone
-     * would take: bring the GPUs in if that is long enough for them to pay. */
-    double rate = band_pixels / band_s * (double)p->threads;
-    double left = (double)p->width * (double)p->height / rate;
+    /* The CPU's rate so far tells how long it would take alone: bring the
+     * GPUs in once that is long enough for them to pay. */
+    double rate = cpu_rate(p);
+    double total = rate > 0.0 ? (double)p->width * (double)p->height / rate : 0.0;
+    if (total <= WINENT_GPU_WORTH_S) {
+        if (p->band_s > 0.0)
+            p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
+        return;
+    }
     p->gpu_launch = 1;
-    if (left > WINENT_GPU_WORTH_S && pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
+    if (pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
         p->launcher_started = 1;
 }
 
@@ -192,6 +214,10 @@ static task next_task(pipeline *p)
         t.kind = TASK_BAND;
         t.c = band;
         t.index = band->next_band++;
+        if (p->first_band_s == 0.0) {
+            p->first_band_s = winent_now();
+            p->first_band_rows = band->band_rows;
+        }
     }
     return t;
 }
@@ -212,8 +238,8 @@ static winent_status run_band(pipeline *p, int worker, chunk *c, long b, winent_
 {
     winent_chunk v;
     chunk_view(p, c, &v);
-    int ya = c->y0 + (int)b * p->band_rows;
-    int yb = ya + p->band_rows < c->y1 ? ya + p->band_rows : c->y1;
+    int ya = c->y0 + (int)b * c->band_rows;
+    int yb = ya + c->band_rows < c->y1 ? ya + c->band_rows : c->y1;
     return winent_cpu_engine_compute_rows(p->cpu, worker, &v, ya, yb, c->map, (size_t)p->width,
                                           err);
 }
@@ -266,7 +292,11 @@ void *winent_pool_worker(void *arg)
             }
         } else {
             band_s += dt;
-            winent_sched_maybe_launch_locked(p, (double)p->width * (double)p->band_rows, dt);
+            int ya = t.c->y0 + (int)t.index * t.c->band_rows;
+            int yb = ya + t.c->band_rows < t.c->y1 ? ya + t.c->band_rows : t.c->y1;
+            p->band_px += (double)(yb - ya) * (double)p->width;
+            p->band_s += dt;
+            winent_sched_maybe_launch_locked(p);
             if (--t.c->bands_left == 0)
                 pthread_cond_broadcast(&p->state_cv);
         }

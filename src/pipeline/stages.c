@@ -193,6 +193,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     pthread_mutex_lock(&p->lock);
     while (next < p->nchunks && !p->stop) {
         flush_notices(p);
+        winent_sched_maybe_launch_locked(p);
         chunk *c = find_seq_done(p, next);
         if (c == NULL) {
             struct timespec until;
