@@ -617,6 +617,23 @@ for job, meta in jobs:
             d['slowest'] = stages[b]
             d['efficiency'] = stages[b] / jr['wall']
             d['partial'] = len(stages) < 4
+        if len(stages) == 4:
+            # decode and encode run on the CPU's cores, and so does compute
+            # where no GPU ran it: those stages share the cores, and their
+            # sum, not the largest, is what the job cannot beat on them.
+            ran = d['ran_on'] or ''
+            cpu_sum = d['decode'] + d['encode']
+            parts = 'decode+encode'
+            if 'gpu' not in ran:
+                cpu_sum += d['compute']
+                parts = 'decode+compute+encode'
+            cands = {parts: cpu_sum, 'write': d['write']}
+            if 'gpu' in ran:
+                cands['compute'] = d['compute']
+            sb = max(cands, key=cands.get)
+            d['shared_bound'] = cands[sb]
+            d['shared_by'] = sb
+            d['shared_efficiency'] = cands[sb] / jr['wall']
         d['alone_tool'] = ext_name
         d['alone'] = ext['wall'] if ext else None
         d['job_over_alone'] = jr['wall'] / ext['wall'] if ext else None
@@ -631,8 +648,9 @@ for job, meta in jobs:
     summary.append((job, meta, verdict, ext_name))
 
 hdr = ['job', 'engine', 'job wall s', 'decode s', 'compute s', 'encode s', 'write s',
-       'setup s', 'startup 64² s', 'efficiency', 'bound by', 'alone s', 'job / alone',
-       'peak RSS MiB', 'same bytes']
+       'setup s', 'startup 64² s', 'efficiency', 'bound by', 'shared bound s',
+       'shared bound by', 'eff. vs shared', 'alone s', 'job / alone', 'peak RSS MiB',
+       'same bytes']
 out = []
 out.append('Machine: %s. Threads %s, --mem %s, %s of the runs. `%s`' % (machine, threads, mem, pick, cmdline))
 out.append('')
@@ -653,6 +671,7 @@ for d in table:
     out.append('| ' + ' | '.join([
         d['job'], eng, fmt(d['wall']), fmt(d['decode']), fmt(d['compute']), fmt(d['encode']),
         fmt(d['write']), fmt(d['setup']), fmt(d['startup']), eff, d.get('bound', 'n/a'),
+        fmt(d.get('shared_bound')), d.get('shared_by', 'n/a'), fmt(d.get('shared_efficiency')),
         fmt(d['alone']), fmt(d['job_over_alone']), rss,
         d['same'] or 'n/a']) + ' |')
 out.append('')
@@ -670,6 +689,9 @@ out.append('Times in seconds, wall clock around each command; stages alone from 
            'stage` (their own clock, loading untimed; decode and encode once per job, on the CPU); '
            'write = the output bytes written alone to the same kind of destination (files '
            'fsynced, as winent-stream does); efficiency = slowest stage alone / job wall; '
+           'shared bound = the largest of: the stages that share the CPU cores added up '
+           '(decode + encode, + compute where no GPU computed), the GPU compute alone, the '
+           'write alone; eff. vs shared = shared bound / job wall; '
            'peak RSS of the job runs, "(over)" past --mem + 64 MiB; same bytes: against the '
            'first engine (ref).')
 if have_stages != '1' or partial:
@@ -680,7 +702,8 @@ print(text)
 with open(outdir + '/bench-job.md', 'w') as f:
     f.write(text + '\n')
 keys = ['job', 'engine', 'ran_on', 'wall', 'stats_wall', 'decode', 'compute', 'encode', 'write',
-        'setup', 'startup', 'slowest', 'bound', 'efficiency', 'alone_tool', 'alone',
+        'setup', 'startup', 'slowest', 'bound', 'efficiency', 'shared_bound', 'shared_by',
+        'shared_efficiency', 'alone_tool', 'alone',
         'job_over_alone', 'rss_mib', 'rss_ok', 'same', 'pixels', 'note']
 with open(outdir + '/bench-job.csv', 'w', newline='') as f:
     w = csv.DictWriter(f, fieldnames=keys, extrasaction='ignore')
