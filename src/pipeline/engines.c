@@ -213,9 +213,15 @@ void *winent_engine_driver(void *arg)
     e->live = 1;
     if (p->auto_device && e->device >= 0) {
         /* Chunks for its slots, within what --mem allows. */
+        uint64_t ctx = (WINENT_GPU_HOST_BYTES + p->chunk_bytes - 1) / (p->chunk_bytes ? p->chunk_bytes : 1);
+        p->n_fit -= (int)(ctx < (uint64_t)p->n_fit ? ctx : (uint64_t)p->n_fit);
         p->n_limit += e->slots;
+        if (p->n_limit > p->n_fit)
+            p->n_limit = p->n_fit;
         if (p->n_limit > p->n_max)
             p->n_limit = p->n_max;
+        if (p->n_limit < p->n_need)
+            p->n_limit = p->n_need;
     }
     pthread_cond_broadcast(&p->state_cv);
     for (;;) {

@@ -280,6 +280,9 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
     const uint64_t given = mem, allowance = (uint64_t)32 << 20;
     uint64_t fixed = per_worker * (uint64_t)p->threads;
     fixed = fixed > allowance ? fixed - allowance : 0;
+    /* A GPU's context holds host memory of its own (about 100 MiB seen on
+     * H100s): GPUs named up front are counted now, auto's when they come. */
+    fixed += WINENT_GPU_HOST_BYTES * (uint64_t)p->ngpus;
     mem = mem > fixed + mem / 4 ? mem - fixed : mem / 4;
     const int64_t H = p->height, U = p->unit_rows, W = p->width > 0 ? p->width : 1;
     int64_t rows = CHUNK_PIXELS / W;
@@ -313,6 +316,9 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
                                   (unsigned long long)(((per * (uint64_t)need + fixed) >> 20) + 1));
             p->chunk_rows = (int)rows;
             p->n_limit = fit < (uint64_t)want ? (int)fit : want;
+            p->n_fit = (int)(fit < (uint64_t)INT32_MAX ? fit : INT32_MAX);
+            p->n_need = need;
+            p->chunk_bytes = per;
             /* auto: room for the GPUs' slots, used only if they come up. */
             int extra = p->auto_device ? 4 * p->gpu_slots : 0;
             p->n_max = fit < (uint64_t)(want + extra) ? (int)fit : want + extra;

@@ -39,6 +39,9 @@
  * second, and shorter jobs are done before it would help. */
 #define WINENT_GPU_WORTH_S 0.4
 
+/* Host memory a GPU's context takes, counted against --mem. */
+#define WINENT_GPU_HOST_BYTES ((uint64_t)128 << 20)
+
 typedef enum chunk_state {
     CHUNK_UNUSED = 0, /* no buffers yet */
     CHUNK_FREE,       /* buffers, no content */
@@ -161,6 +164,8 @@ struct pipeline {
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
     int cpu_engine;              /* index of the CPU engine, or -1 */
+    int n_fit, n_need;           /* chunks --mem holds; fewest that can work */
+    uint64_t chunk_bytes;        /* one chunk's buffers */
     int n_made;                  /* chunks with buffers */
     int n_limit;                 /* at most this many (grows as auto GPUs come up) */
     int gpu_launch;              /* auto: the GPU launcher has been asked for */
