@@ -36,13 +36,27 @@ static winent_status cpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     return WINENT_OK;
 }
 
-static winent_status cpu_wait(engine *e, int slot, chunk *c, winent_err *err)
+static int cpu_wants_more(const engine *e);
+
+static winent_status cpu_wait(engine *e, int slot, chunk *c, int may_claim, int *done,
+                              winent_err *err)
 {
     pipeline *p = e->p;
     (void)slot, (void)err;
     pthread_mutex_lock(&p->lock);
-    while (c->bands_left > 0 && !p->stop)
+    for (;;) {
+        if (c->bands_left == 0 || c->engine != e || p->stop) {
+            *done = 1;
+            break;
+        }
+        /* The workers are about to run out of bands and a chunk is there:
+         * go and claim it rather than let them idle. */
+        if (may_claim && cpu_wants_more(e) && winent_sched_can_claim_locked(p, e)) {
+            *done = 0;
+            break;
+        }
         pthread_cond_wait(&p->state_cv, &p->lock);
+    }
     pthread_mutex_unlock(&p->lock);
     return WINENT_OK;
 }
@@ -132,9 +146,11 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     return winent_gpu_engine_submit(e->state, slot, &v, c->map, (size_t)p->width, err);
 }
 
-static winent_status gpu_wait(engine *e, int slot, chunk *c, winent_err *err)
+static winent_status gpu_wait(engine *e, int slot, chunk *c, int may_claim, int *done,
+                              winent_err *err)
 {
-    (void)c;
+    (void)c, (void)may_claim;
+    *done = 1;
     return winent_gpu_engine_wait(e->state, slot, err);
 }
 
@@ -172,8 +188,8 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
     for (int k = 0; k < n; k++) {
         winent_err ignore;
         winent_err_clear(&ignore);
-        int slot = (head + k) % e->slots;
-        e->ops->wait(e, slot, held[slot], &ignore);
+        int slot = (head + k) % e->slots, done;
+        e->ops->wait(e, slot, held[slot], 0, &done, &ignore);
     }
     pthread_mutex_lock(&p->lock);
     int go_on = p->auto_device && e->ops == &winent_gpu_engine_ops && !p->stop &&
@@ -247,14 +263,17 @@ void *winent_engine_driver(void *arg)
                 break; /* none will come */
         }
         chunk *c = held[head];
+        int done = 1;
         pthread_mutex_unlock(&p->lock);
-        if (e->ops->wait(e, head, c, &err) != WINENT_OK) {
+        if (e->ops->wait(e, head, c, n < e->slots, &done, &err) != WINENT_OK) {
             give_up(e, held, head, n, &err);
             goto out;
         }
         pthread_mutex_lock(&p->lock);
         if (p->stop)
             break;
+        if (!done)
+            continue; /* claim first, then wait again */
         if (c->engine == e) /* else a GPU took it over before it started */
             winent_sched_computed_locked(p, c);
         head = (head + 1) % e->slots;
@@ -266,8 +285,9 @@ void *winent_engine_driver(void *arg)
     /* Stopped with chunks in flight: let the device finish with them. */
     for (; n > 0; n--, head = (head + 1) % e->slots) {
         winent_err ignore;
+        int done;
         winent_err_clear(&ignore);
-        e->ops->wait(e, head, held[head], &ignore);
+        e->ops->wait(e, head, held[head], 0, &done, &ignore);
     }
 out:
     e->ops->destroy(e);

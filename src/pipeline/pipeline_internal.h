@@ -85,12 +85,16 @@ typedef struct pipeline pipeline;
 
 /* What every engine implements: the pipeline's one driver body calls them.
  * create runs on the engine's driver thread; submit starts a chunk on a
- * slot and returns; wait returns when that slot's chunk is computed. */
+ * slot and returns; wait returns when that slot's chunk is computed (*done
+ * = 1), or, when `may_claim` and the engine would take another chunk that
+ * is there to take, earlier with *done = 0 (the CPU: before its workers run
+ * out of bands). */
 typedef struct engine_ops {
     const char *kind; /* "cpu" or "gpu" */
     winent_status (*create)(struct engine *e, winent_err *err);
     winent_status (*submit)(struct engine *e, int slot, chunk *c, winent_err *err);
-    winent_status (*wait)(struct engine *e, int slot, chunk *c, winent_err *err);
+    winent_status (*wait)(struct engine *e, int slot, chunk *c, int may_claim, int *done,
+                          winent_err *err);
     void (*destroy)(struct engine *e);
     /* Lock held: 1 when another chunk in flight would keep it busier (the
      * CPU: fewer bands waiting than workers); slots bound it anyway. */
@@ -206,6 +210,8 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
 /* auto: decide from the CPU's bands so far whether the GPUs should come in
  * (lock held; called as bands end and as the writer wakes). */
 void winent_sched_maybe_launch_locked(pipeline *p);
+/* 1 when `e` would get a chunk from a claim now (lock held). */
+int winent_sched_can_claim_locked(pipeline *p, const engine *e);
 /* Chunk `c` is computed by its engine (lock held). */
 void winent_sched_computed_locked(pipeline *p, chunk *c);
 

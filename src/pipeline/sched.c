@@ -100,6 +100,12 @@ static void unclaim(pipeline *p, chunk *c)
     c->engine = NULL;
 }
 
+int winent_sched_can_claim_locked(pipeline *p, const engine *e)
+{
+    chunk *c = oldest(p, CHUNK_READY);
+    return c != NULL && !declines(p, e, c);
+}
+
 chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
 {
     for (;;) {
