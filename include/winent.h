@@ -117,7 +117,8 @@ typedef enum winent_interleave {
 } winent_interleave;
 
 typedef enum winent_format {
-    WINENT_FORMAT_AUTO = 0, /* from the output name: .zst, .tif/.tiff, else raw */
+    WINENT_FORMAT_AUTO = 0, /* from the output name: .zst; .tif/.tiff; .raw/.f32/.bin,
+                               "-" or no extension raw; any other is a usage error */
     WINENT_FORMAT_RAW,
     WINENT_FORMAT_ZST,
     WINENT_FORMAT_TIF
@@ -192,9 +193,13 @@ typedef struct winent_job_opts {
 void winent_job_opts_default(winent_job_opts *o);
 
 /* Run a job. Returns its status; `msg` (msg_len bytes) receives the one-line
- * reason of a failure; `stats` (may be NULL) receives the figures. The output
- * appears at its name only on success. winent_interrupt() stops a running
- * job with WINENT_ERR_INTERRUPTED. One job at a time per process. */
+ * reason of a failure; `stats` (may be NULL) receives the figures. A file
+ * output appears at its name only on success (fsynced, then renamed); a
+ * pipe, device or /dev/fd/N output is written in place (docs/SPEC.md,
+ * "Outputs"). An output that is the input, an unknown extension without
+ * --format, or a GeoTIFF to a stream is WINENT_ERR_USAGE before any work.
+ * winent_interrupt() stops a running job with WINENT_ERR_INTERRUPTED. One
+ * job at a time per process. */
 winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char *msg,
                          size_t msg_len);
 

@@ -15,6 +15,7 @@ check() { # check DESCRIPTION COMMAND... (sh has no locals: names kept apart)
     if "$@"; then ok; else bad "$_check_desc"; fi
 }
 # expect_exit CODE DESCRIPTION COMMAND...: exit code and a one-line message.
+# The exit code is left in $_got.
 expect_exit() {
     _want=$1; _desc=$2; shift 2
     set +e

@@ -27,8 +27,8 @@ sys.exit(0 if np.all(np.abs(e / np.log(2) - b) < 1e-5) else 1)"
 import numpy as np
 v = np.fromfile('$S/course-5x5-u8.raw', 'u1').astype('>u2')
 open('$T/be.raw', 'wb').write(b'HEADER!' + v.tobytes())"
-"$WS" --quiet --size 5x5 --dtype u16 --byteorder big --header-bytes 7 "$T/be.raw" "$T/be.out"
-check "u16 big-endian with a header" cmp -s "$T/out.raw" "$T/be.out"
+"$WS" --quiet --size 5x5 --dtype u16 --byteorder big --header-bytes 7 "$T/be.raw" "$T/be.f32"
+check "u16 big-endian with a header" cmp -s "$T/out.raw" "$T/be.f32"
 # Bands: the sample as band 2 of 3, in each interleave.
 "$PY" -c "
 import numpy as np
@@ -38,8 +38,8 @@ open('$T/bsq.raw', 'wb').write(b.tobytes())
 open('$T/bip.raw', 'wb').write(b.transpose(1, 2, 0).tobytes())
 open('$T/bil.raw', 'wb').write(b.transpose(1, 0, 2).tobytes())"
 for il in bsq bip bil; do
-    "$WS" --quiet --size 5x5 --dtype u8 --bands 3 --band 2 --interleave $il "$T/$il.raw" "$T/$il.out"
-    check "band 2 of 3, $il" cmp -s "$T/out.raw" "$T/$il.out"
+    "$WS" --quiet --size 5x5 --dtype u8 --bands 3 --band 2 --interleave $il "$T/$il.raw" "$T/$il.f32"
+    check "band 2 of 3, $il" cmp -s "$T/out.raw" "$T/$il.f32"
     "$WS" --quiet --size 5x5 --dtype u8 --bands 3 --band 2 --interleave $il - - <"$T/$il.raw" >"$T/$il.pipe"
     check "band 2 of 3, $il, stdin" cmp -s "$T/out.raw" "$T/$il.pipe"
 done

@@ -26,8 +26,8 @@ run() {
     esac
     "$MK" --size "$size" --dtype "$dtype" --kind "$kind" --values "$values" --seed 5 "$T/$name.raw"
     if "$WS" --quiet --device cpu --size "$size" --dtype "$dtype" --window "$win" --base 2 \
-        "$T/$name.raw" "$T/$name.out" &&
-        "$PY" "$CMP" "$T/$name.raw" "$T/$name.out" "$w" "$h" "$dtype" "$kx" "$ky"; then
+        "$T/$name.raw" "$T/$name.f32" &&
+        "$PY" "$CMP" "$T/$name.raw" "$T/$name.f32" "$w" "$h" "$dtype" "$kx" "$ky"; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1))

@@ -3,7 +3,7 @@
 # packages that are missing. Run as root (or with sudo available).
 set -eu
 pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev \
-python3 python3-numpy python3-skimage gdal-bin python3-gdal time valgrind"
+python3 python3-numpy python3-skimage gdal-bin python3-gdal time valgrind strace"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

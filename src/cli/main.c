@@ -13,6 +13,10 @@ static void on_signal(int sig)
     winent_interrupt();
 }
 
+/* SPEC section 6: SIGINT, SIGTERM and SIGHUP stop the job cleanly (exit
+ * 130, the temporary output removed); a file size limit and a closed output
+ * pipe are write errors (exit 4), not silent deaths. No SA_RESTART: a FIFO's
+ * open or a write blocked on a pipe returns EINTR and sees the stop. */
 static void install_signals(void)
 {
     struct sigaction sa;
@@ -21,8 +25,9 @@ static void install_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    /* A closed output pipe is a write error (exit 4), not a silent death. */
-    signal(SIGPIPE, SIG_IGN);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* write() fails with EPIPE */
+    signal(SIGXFSZ, SIG_IGN); /* write() fails with EFBIG */
 }
 
 typedef struct cli_state {

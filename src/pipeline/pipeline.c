@@ -381,6 +381,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
                                                    : o->input;
     so->georef = info ? info->georef : NULL;
     so->nodata_in_play = co->has_nodata || winent_dtype_is_float(co->dtype);
+    so->stop = &p->stop;
 }
 
 static void add_engine(pipeline *p, const engine_ops *ops, int device, int slots)
@@ -479,6 +480,11 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
         goto fail;
     }
 
+    if ((stage == WINENT_STAGE_JOB && !o->memory_out) || stage == WINENT_STAGE_ENCODE)
+        /* Before anything is opened: an output that is the input, an
+         * unknown extension, a GeoTIFF to a stream. */
+        WINENT_TRY_GOTO(st, winent_output_check(o->memory_in ? NULL : o->input,
+                                                o->output ? o->output : "-", o->format, &err));
     WINENT_TRY_GOTO(st, pick_devices(p, o, &err));
     if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE) {
         p->want_cpu = 0;

@@ -1,62 +1,354 @@
+/* Outputs by kind: a file through a temporary name and a rename, anything
+ * else in place (outfile.h). */
 #include "outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#define PROC_FS_MAGIC 0x9fa0 /* linux/magic.h PROC_SUPER_MAGIC */
+#endif
 
-winent_status winent_outfile_open(winent_outfile *of, const char *path, winent_err *err)
+#define MAX_LINK_HOPS 40 /* as the kernel's own limit */
+#define TEMP_SUFFIX   ".tmp-XXXXXX"
+#define SHORT_TEMP    ".winent-XXXXXX" /* when NAME + TEMP_SUFFIX is too long */
+
+static char *dup_n(const char *s, size_t n)
 {
-    memset(of, 0, sizeof *of);
-    of->fd = -1;
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* Length of the directory part of `p`, its last '/' included (0: none). */
+static size_t dir_prefix_len(const char *p)
+{
+    const char *slash = strrchr(p, '/');
+    return slash ? (size_t)(slash - p) + 1 : 0;
+}
+
+/* The directory of `p` as a name to open: "." or "/" where the prefix
+ * alone would not do. */
+static char *dir_of(const char *p)
+{
+    size_t k = dir_prefix_len(p);
+    if (k == 0)
+        return dup_n(".", 1);
+    return dup_n(p, k == 1 ? 1 : k - 1);
+}
+
+/* A name under /proc/PID/fd or /dev/fd: the "magic" links to open
+ * descriptors, which must be opened, never created or renamed over. */
+static int in_fd_folder(const char *p)
+{
+    if (strncmp(p, "/dev/fd/", 8) == 0 || strcmp(p, "/dev/stdout") == 0 ||
+        strcmp(p, "/dev/stderr") == 0)
+        return 1;
+#ifdef __linux__
+    char *dir = dir_of(p);
+    struct statfs sf;
+    int proc = dir && statfs(dir, &sf) == 0 && (unsigned long)sf.f_type == PROC_FS_MAGIC;
+    free(dir);
+    return proc;
+#else
+    return 0;
+#endif
+}
+
+/* N for "/dev/fd/N", "/proc/self/fd/N", "/dev/stdout" and "/dev/stderr";
+ * -1 otherwise. Used only where open() cannot reopen (a socket). */
+static int self_fd_number(const char *p)
+{
+    if (strcmp(p, "/dev/stdout") == 0)
+        return STDOUT_FILENO;
+    if (strcmp(p, "/dev/stderr") == 0)
+        return STDERR_FILENO;
+    const char *n = NULL;
+    if (strncmp(p, "/dev/fd/", 8) == 0)
+        n = p + 8;
+    else if (strncmp(p, "/proc/self/fd/", 14) == 0)
+        n = p + 14;
+    if (n == NULL || *n < '0' || *n > '9')
+        return -1;
+    char *end;
+    long v = strtol(n, &end, 10);
+    return *end == '\0' && v <= INT_MAX ? (int)v : -1;
+}
+
+static const char *kind_of(mode_t m)
+{
+    if (S_ISFIFO(m))
+        return "a pipe";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    if (S_ISREG(m))
+        return "an open descriptor";
+    return "not a file";
+}
+
+/* The target of the symbolic link `link`, as a name usable from here. */
+static char *follow(const char *link, size_t size_hint)
+{
+    size_t cap = size_hint > 0 ? size_hint + 1 : 256;
+    for (;;) {
+        char *buf = malloc(cap);
+        if (buf == NULL)
+            return NULL;
+        ssize_t r = readlink(link, buf, cap);
+        if (r < 0) {
+            free(buf);
+            return NULL;
+        }
+        if ((size_t)r < cap) {
+            buf[r] = '\0';
+            if (buf[0] == '/')
+                return buf;
+            /* Relative: from the link's own directory. */
+            size_t k = dir_prefix_len(link);
+            char *joined = malloc(k + (size_t)r + 1);
+            if (joined) {
+                memcpy(joined, link, k);
+                memcpy(joined + k, buf, (size_t)r + 1);
+            }
+            free(buf);
+            return joined;
+        }
+        free(buf);
+        cap *= 2;
+    }
+}
+
+/* Classify `path`; for a file (not in place), *final gets the target after
+ * symlinks (owned by the caller). */
+static winent_status resolve(const char *path, winent_outfile_probe *p, char **final,
+                             winent_err *err)
+{
+    memset(p, 0, sizeof *p);
+    *final = NULL;
+    if (strcmp(path, "-") == 0) {
+        p->in_place = 1;
+        p->what = "standard output";
+        p->exists = fstat(STDOUT_FILENO, &p->st) == 0;
+        return WINENT_OK;
+    }
+    char *cur = dup_n(path, strlen(path));
+    if (cur == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    for (int hops = 0;; hops++) {
+        struct stat ls;
+        if (lstat(cur, &ls) != 0) {
+            int e = errno;
+            if (e == ENOENT && !in_fd_folder(cur)) {
+                /* A new name (or one whose folder is missing: creating
+                 * the temporary file says so). */
+                p->what = "a file";
+                *final = cur;
+                return WINENT_OK;
+            }
+            free(cur);
+            if (e == ENOENT)
+                return WINENT_ERR(err, WINENT_ERR_OUTPUT,
+                                  "%s: no such open descriptor: give a file name or '-'", path);
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot write there: %s", path,
+                              strerror(e));
+        }
+        if (S_ISLNK(ls.st_mode) && in_fd_folder(cur)) {
+            /* /dev/fd/N and the like: whatever the descriptor is open on
+             * (a pipe, a terminal, a file) is written in place. */
+            free(cur);
+            if (stat(path, &p->st) != 0)
+                return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot write there: %s", path,
+                                  strerror(errno));
+            if (S_ISDIR(p->st.st_mode))
+                return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s is a folder: give a file name", path);
+            p->in_place = 1;
+            p->exists = 1;
+            p->what = kind_of(p->st.st_mode);
+            return WINENT_OK;
+        }
+        if (S_ISLNK(ls.st_mode)) {
+            char *next = hops < MAX_LINK_HOPS ? follow(cur, (size_t)ls.st_size) : NULL;
+            int e = hops < MAX_LINK_HOPS ? errno : ELOOP;
+            free(cur);
+            if (next == NULL)
+                return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot follow the link: %s", path,
+                                  strerror(e));
+            cur = next;
+            continue;
+        }
+        if (S_ISDIR(ls.st_mode)) {
+            free(cur);
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s is a folder: give a file name", path);
+        }
+        p->exists = 1;
+        p->st = ls;
+        if (S_ISREG(ls.st_mode)) {
+            p->what = "a file";
+            *final = cur;
+            return WINENT_OK;
+        }
+        free(cur);
+        p->in_place = 1;
+        p->what = kind_of(ls.st_mode);
+        return WINENT_OK;
+    }
+}
+
+winent_status winent_outfile_probe_path(const char *path, winent_outfile_probe *p, winent_err *err)
+{
+    char *final = NULL;
+    winent_status st = resolve(path, p, &final, err);
+    free(final);
+    return st;
+}
+
+const char *winent_outfile_reason(int e)
+{
+    switch (e) {
+    case EPIPE: return "output pipe closed (its reader went away)";
+    case EFBIG: return "file too large (a file size limit, see ulimit -f)";
+    default: return strerror(e);
+    }
+}
+
+static winent_status open_in_place(winent_outfile *of, const char *path,
+                                   const winent_outfile_probe *p, winent_err *err)
+{
+    of->in_place = 1;
+    of->sync = p->exists && (S_ISREG(p->st.st_mode) || S_ISBLK(p->st.st_mode));
     if (strcmp(path, "-") == 0) {
         of->fd = STDOUT_FILENO;
         return WINENT_OK;
     }
-    size_t n = strlen(path);
-    of->final_path = malloc(n + 1);
-    of->temp_path = malloc(n + 32);
-    if (of->final_path == NULL || of->temp_path == NULL) {
-        winent_outfile_abort(of);
+    /* As a shell's `>` would: never create; truncate a regular file only
+     * (one reached through /dev/fd/N); a FIFO's open waits for a reader. */
+    int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC;
+    if (p->exists && S_ISREG(p->st.st_mode))
+        flags |= O_TRUNC;
+    for (;;) {
+        of->fd = open(path, flags);
+        if (of->fd >= 0)
+            break;
+        int e = errno;
+        if (e == EINTR)
+            return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
+        int n = self_fd_number(path);
+        if (e == ENXIO && p->exists && S_ISSOCK(p->st.st_mode) && n >= 0) {
+            /* A socket cannot be reopened by name: share the descriptor. */
+            of->fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
+            if (of->fd >= 0)
+                break;
+            e = errno;
+        }
+        return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s (%s): cannot open for writing: %s", path,
+                          p->what, strerror(e));
+    }
+    of->owns_fd = 1;
+    return WINENT_OK;
+}
+
+static winent_status open_file(winent_outfile *of, const char *final, const winent_outfile_probe *p,
+                               winent_err *err)
+{
+    size_t k = dir_prefix_len(final), base_len = strlen(final) - k;
+    char *dir = dir_of(final);
+    of->temp_path = malloc(k + base_len + sizeof TEMP_SUFFIX + sizeof SHORT_TEMP);
+    if (dir == NULL || of->temp_path == NULL) {
+        free(dir);
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     }
-    memcpy(of->final_path, path, n + 1);
-    /* Beside the final name, so that the rename stays on one file system. */
-    snprintf(of->temp_path, n + 32, "%s.tmp-XXXXXX", path);
+    /* In the target's own folder, so that the rename stays on one file
+     * system; a short hidden name where NAME.tmp-XXXXXX would be too long. */
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    if (name_max <= 0)
+        name_max = 255;
+    memcpy(of->temp_path, final, k);
+    if (base_len + strlen(TEMP_SUFFIX) <= (size_t)name_max)
+        sprintf(of->temp_path + k, "%s" TEMP_SUFFIX, final + k);
+    else
+        strcpy(of->temp_path + k, SHORT_TEMP);
+    free(dir);
     of->fd = mkstemp(of->temp_path);
     if (of->fd < 0) {
         int e = errno;
         free(of->temp_path);
         of->temp_path = NULL;
-        winent_outfile_abort(of);
-        return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot create: %s", path, strerror(e));
+        return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot create: %s", of->name, strerror(e));
     }
-    /* mkstemp makes 0600; outputs get the usual permissions. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(of->fd, 0666 & ~mask);
+    of->owns_fd = 1;
+    of->sync = 1;
+    of->final_path = dup_n(final, strlen(final));
+    if (of->final_path == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    /* mkstemp makes 0600: a replaced file keeps its owner and mode (as a
+     * shell's `>` would), a new one gets the usual permissions. */
+    if (p->exists) {
+        if (p->st.st_uid != geteuid() || p->st.st_gid != getegid())
+            (void)!fchown(of->fd, p->st.st_uid, p->st.st_gid);
+        fchmod(of->fd, p->st.st_mode & 07777);
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(of->fd, 0666 & ~mask);
+    }
     return WINENT_OK;
 }
 
-static const char *display_name(const winent_outfile *of)
+winent_status winent_outfile_open(winent_outfile *of, const char *path, const volatile int *stop,
+                                  winent_err *err)
 {
-    return of->final_path ? of->final_path : "standard output";
+    winent_outfile_probe p;
+    char *final = NULL;
+    winent_status st;
+    memset(of, 0, sizeof *of);
+    of->fd = -1;
+    of->stop = stop;
+    const char *name = strcmp(path, "-") == 0 ? "standard output" : path;
+    of->name = dup_n(name, strlen(name));
+    if (of->name == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    WINENT_TRY_GOTO(st, resolve(path, &p, &final, err));
+    if (p.in_place)
+        WINENT_TRY_GOTO(st, open_in_place(of, path, &p, err));
+    else
+        WINENT_TRY_GOTO(st, open_file(of, final, &p, err));
+    free(final);
+    return WINENT_OK;
+fail:
+    free(final);
+    winent_outfile_abort(of);
+    return st;
 }
 
 winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n, winent_err *err)
 {
     const char *p = buf;
     while (n > 0) {
+        /* A write blocked on a full pipe returns EINTR when a signal
+         * arrives: give up if that signal stopped the job. */
+        if (of->stop && *of->stop)
+            return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
         ssize_t w = write(of->fd, p, n);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", display_name(of),
-                              strerror(errno));
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", of->name,
+                              winent_outfile_reason(errno));
         }
         if (w == 0)
-            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed", display_name(of));
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed", of->name);
         p += w;
         n -= (size_t)w;
         of->written += (uint64_t)w;
@@ -64,43 +356,81 @@ winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n
     return WINENT_OK;
 }
 
+static void release(winent_outfile *of)
+{
+    free(of->name);
+    free(of->final_path);
+    of->name = NULL;
+    of->final_path = NULL;
+}
+
+/* fsync the folder holding `path`, so that the rename itself is durable.
+ * File systems that cannot sync a folder (EINVAL) are not an error. */
+static int sync_dir_of(const char *path)
+{
+    char *dir = dir_of(path);
+    if (dir == NULL)
+        return ENOMEM;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (fd < 0)
+        return errno;
+    int e = fsync(fd) == 0 || errno == EINVAL ? 0 : errno;
+    close(fd);
+    return e;
+}
+
 winent_status winent_outfile_commit(winent_outfile *of, winent_err *err)
 {
-    if (of->final_path == NULL)
-        return WINENT_OK; /* standard output: nothing to rename */
-    if (of->fd >= 0) {
+    winent_status st = WINENT_OK;
+    if (of->fd >= 0 && of->sync && fsync(of->fd) != 0 && errno != EINVAL) {
+        st = WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", of->name,
+                        winent_outfile_reason(errno));
+        goto fail;
+    }
+    if (of->fd >= 0 && of->owns_fd) {
         int rc = close(of->fd);
         of->fd = -1;
         if (rc != 0) {
-            WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", display_name(of),
-                       strerror(errno));
-            winent_outfile_abort(of);
-            return WINENT_ERR_OUTPUT;
+            st = WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", of->name,
+                            winent_outfile_reason(errno));
+            goto fail;
         }
     }
-    if (rename(of->temp_path, of->final_path) != 0) {
-        int e = errno;
-        winent_outfile_abort(of);
-        return WINENT_ERR(err, WINENT_ERR_OUTPUT, "cannot rename the output into place: %s",
-                          strerror(e));
+    of->fd = -1;
+    if (of->temp_path) {
+        if (rename(of->temp_path, of->final_path) != 0) {
+            st = WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot rename the output into place: %s",
+                            of->name, strerror(errno));
+            goto fail;
+        }
+        free(of->temp_path);
+        of->temp_path = NULL;
+        int e = sync_dir_of(of->final_path);
+        if (e != 0) {
+            st = WINENT_ERR(err, WINENT_ERR_OUTPUT,
+                            "%s: written, but its folder cannot be synced: %s", of->name,
+                            strerror(e));
+            goto fail;
+        }
     }
-    free(of->temp_path);
-    of->temp_path = NULL;
-    free(of->final_path);
-    of->final_path = NULL;
+    release(of);
     return WINENT_OK;
+fail:
+    winent_outfile_abort(of);
+    return st;
 }
 
 void winent_outfile_abort(winent_outfile *of)
 {
-    if (of->fd >= 0 && of->fd != STDOUT_FILENO)
+    if (of->fd >= 0 && of->owns_fd)
         close(of->fd);
     of->fd = -1;
+    of->owns_fd = 0;
     if (of->temp_path) {
         unlink(of->temp_path);
         free(of->temp_path);
         of->temp_path = NULL;
     }
-    free(of->final_path);
-    of->final_path = NULL;
+    release(of);
 }

@@ -1,7 +1,20 @@
 /*
- * outfile.h - an output that appears at its final name only when complete:
- * written to a temporary name beside it, renamed at commit, removed on
- * abort. "-" writes to standard output (nothing to take back).
+ * outfile.h - where an output's bytes go, by what the output name is.
+ *
+ * - A regular file, or a name where nothing exists yet: written to a
+ *   temporary file in the directory of the final target (symbolic links
+ *   followed, so the link survives and the rename stays on one file
+ *   system), fsynced, renamed over the target at commit, and the directory
+ *   fsynced. Abort removes the temporary file: the target is never touched
+ *   unless the job completes.
+ * - Anything else is written in place, never created, replaced or renamed
+ *   over: "-" (standard output), a character or block device, a FIFO, a
+ *   socket, /dev/fd/N, /dev/stdout, /proc/PID/fd/N, or a name that resolves
+ *   to one of these. Opened O_WRONLY without O_CREAT, truncated only where
+ *   a shell's `>` would (a regular file reached through /dev/fd/N). What
+ *   was written cannot be taken back.
+ *
+ * An outfile has one owner thread (the sink's writer).
  */
 #ifndef WINENT_OUTFILE_H
 #define WINENT_OUTFILE_H
@@ -9,29 +22,61 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "base/werr.h"
 
+/* What an output name is, looked at without opening or creating anything. */
+typedef struct winent_outfile_probe {
+    int in_place;     /* 1: written in place (see above); 0: temporary + rename */
+    int exists;       /* 1: `st` describes the final target (symlinks followed) */
+    struct stat st;   /* valid when exists */
+    const char *what; /* static: "standard output", "a FIFO", "a character
+                         device", ... for messages; "a file" when !in_place */
+} winent_outfile_probe;
+
+/* Classify `path` ("-" is standard output). Errors: WINENT_ERR_OUTPUT for
+ * a name that cannot be an output (a directory, a symbolic link loop, a
+ * folder that cannot be searched, /dev/fd/N of a descriptor not open). */
+winent_status winent_outfile_probe_path(const char *path, winent_outfile_probe *p, winent_err *err);
+
 typedef struct winent_outfile {
-    char *final_path;   /* owned; NULL for standard output */
-    char *temp_path;    /* owned; NULL for standard output */
-    int fd;             /* open descriptor (1 for standard output) */
-    uint64_t written;   /* bytes written so far */
+    char *name;               /* owned: the name as given, for messages */
+    char *final_path;         /* owned; the target after symlinks; NULL in place */
+    char *temp_path;          /* owned; NULL in place, after commit or abort */
+    int fd;                   /* open descriptor (STDOUT_FILENO for "-") */
+    int owns_fd;              /* close fd at commit or abort (not standard output) */
+    int in_place;             /* written in place: nothing to rename or remove */
+    int sync;                 /* fsync at commit (regular files, block devices) */
+    const volatile int *stop; /* borrowed, may be NULL: a write blocked on a
+                                 pipe that a signal interrupts gives up
+                                 with WINENT_ERR_INTERRUPTED once *stop */
+    uint64_t written;         /* bytes written so far */
 } winent_outfile;
 
-/* Create the temporary file beside `path` (or take standard output for
- * "-"). Errors: WINENT_ERR_OUTPUT. */
-winent_status winent_outfile_open(winent_outfile *of, const char *path, winent_err *err);
+/* Open the output for `path`: create the temporary file beside the final
+ * target, or open the stream in place (a FIFO's open waits for its reader;
+ * a signal then gives WINENT_ERR_INTERRUPTED). `stop` may be NULL.
+ * Errors: WINENT_ERR_OUTPUT, WINENT_ERR_INTERRUPTED. */
+winent_status winent_outfile_open(winent_outfile *of, const char *path, const volatile int *stop,
+                                  winent_err *err);
 
 /* Write all of `buf`; a short write or failure is WINENT_ERR_OUTPUT with
- * the system's reason (disk full, ...). */
+ * the reason (disk full, file size limit, output pipe closed, ...). */
 winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n, winent_err *err);
 
-/* Flush, close and rename into place. */
+/* Finish: fsync, close, rename into place, fsync the directory (a file); or
+ * fsync where it means something and close (in place). On failure the
+ * temporary file is removed. */
 winent_status winent_outfile_commit(winent_outfile *of, winent_err *err);
 
-/* Close and remove the temporary file; the final name is left untouched.
- * Safe to call twice and after commit (then it does nothing). */
+/* Close and remove the temporary file; the final name is left untouched
+ * (an in-place output keeps what it got). Safe to call twice and after
+ * commit (then it does nothing). */
 void winent_outfile_abort(winent_outfile *of);
+
+/* The reason of a failed write with errno `e`, in words for the message
+ * ("output pipe closed" for EPIPE, the file size limit for EFBIG, ...). */
+const char *winent_outfile_reason(int e);
 
 #endif

@@ -2,31 +2,106 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sink_internal.h"
 
-static int has_suffix(const char *s, const char *suffix)
+/* The extension of `path`'s last component, without the dot; "" when
+ * there is none (a leading dot, as in ".out", starts no extension). */
+static const char *extension_of(const char *path)
 {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base ? dot + 1 : "";
+}
+
+static winent_format format_of_name(const char *path)
+{
+    const char *ext = extension_of(path);
+    if (strcmp(path, "-") == 0 || *ext == '\0' || strcasecmp(ext, "raw") == 0 ||
+        strcasecmp(ext, "f32") == 0 || strcasecmp(ext, "bin") == 0)
+        return WINENT_FORMAT_RAW;
+    if (strcasecmp(ext, "zst") == 0)
+        return WINENT_FORMAT_ZST;
+    if (strcasecmp(ext, "tif") == 0 || strcasecmp(ext, "tiff") == 0)
+        return WINENT_FORMAT_TIF;
+    return WINENT_FORMAT_AUTO; /* unknown: refused unless --format says */
 }
 
 winent_format winent_sink_format_of(const winent_sink_opts *o)
 {
     if (o->format != WINENT_FORMAT_AUTO)
         return o->format;
-    if (has_suffix(o->path, ".zst"))
-        return WINENT_FORMAT_ZST;
-    if (has_suffix(o->path, ".tif") || has_suffix(o->path, ".tiff"))
-        return WINENT_FORMAT_TIF;
-    return WINENT_FORMAT_RAW;
+    return format_of_name(o->path);
+}
+
+/* The input's file, symlinks followed; 0 when there is none to compare
+ * (a name that does not exist, a GDAL virtual path). */
+static int input_stat(const char *input_path, struct stat *st)
+{
+    if (strcmp(input_path, "-") == 0)
+        return fstat(STDIN_FILENO, st) == 0;
+    return stat(input_path, st) == 0;
+}
+
+winent_status winent_output_check(const char *input_path, const char *output_path,
+                                  winent_format format, winent_err *err)
+{
+    if (output_path == NULL || *output_path == '\0')
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "no output name: give one, or '-'");
+    int is_stdout = strcmp(output_path, "-") == 0;
+    winent_format f = format != WINENT_FORMAT_AUTO ? format : format_of_name(output_path);
+    if (f == WINENT_FORMAT_AUTO)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "output '%s': unknown extension '.%s': name it .zst, .tif, .raw "
+                          "(or .f32, .bin), or say --format zst|tif|raw",
+                          output_path, extension_of(output_path));
+
+    winent_outfile_probe out;
+    WINENT_TRY(winent_outfile_probe_path(output_path, &out, err));
+    /* Only a file or a disk can be overwritten while it is read: a
+     * terminal or /dev/null both in and out is no harm. */
+    struct stat in;
+    if (input_path && out.exists && (S_ISREG(out.st.st_mode) || S_ISBLK(out.st.st_mode)) &&
+        input_stat(input_path, &in) && in.st_dev == out.st.st_dev && in.st_ino == out.st.st_ino) {
+        if (is_stdout)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "standard output is the input '%s': redirect it elsewhere",
+                              input_path);
+        if (strcmp(input_path, output_path) == 0)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "output '%s' is the input: give another output name", output_path);
+        if (strcmp(input_path, "-") == 0)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "output '%s' is the file on standard input: give another output "
+                              "name",
+                              output_path);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "output '%s' is the input '%s' (the same file): give another output "
+                          "name",
+                          output_path, input_path);
+    }
+    if (f == WINENT_FORMAT_TIF && out.in_place) {
+        if (is_stdout)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "a GeoTIFF cannot go to standard output: give a file name, or "
+                              "--format raw|zst");
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "output '%s' is %s: a GeoTIFF needs a seekable file of its own: give a "
+                          "file name, or --format raw|zst",
+                          output_path, out.what);
+    }
+    return WINENT_OK;
 }
 
 winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, winent_err *err)
 {
     winent_status st;
-    winent_sink *s = calloc(1, sizeof *s);
     *out = NULL;
+    WINENT_TRY(winent_output_check(o->input_path, o->path, o->format, err));
+    winent_sink *s = calloc(1, sizeof *s);
     if (s == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     s->opts = *o;

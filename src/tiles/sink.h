@@ -19,8 +19,9 @@
 
 typedef struct winent_sink_opts {
     const char *path;        /* file name, or "-" for standard output */
-    const char *input_path;  /* the job's input ("-" or NULL: none to compare):
-                                an output that is the input is refused */
+    const char *input_path;  /* the job's input ("-": standard input; NULL:
+                                none to compare): an output that is the
+                                input is refused */
     winent_format format;    /* WINENT_FORMAT_AUTO: from the name */
     int width, height;
     int level;               /* zstd level (zst, and TIFF with zstd/deflate) */
@@ -32,15 +33,38 @@ typedef struct winent_sink_opts {
     const char *source_name;
     const winent_georef *georef; /* NULL when none */
     int nodata_in_play;      /* some output can be NaN: say so (GDAL_NODATA) */
+    const volatile int *stop;/* may be NULL: the job's stop flag; a write
+                                blocked on a pipe that a signal interrupts
+                                then gives up (WINENT_ERR_INTERRUPTED) */
 } winent_sink_opts;
 
 typedef struct winent_sink winent_sink;
 typedef struct winent_sink_encoder winent_sink_encoder;
 
-/* The format `o` resolves to (the name's suffix when AUTO). */
+/* The format `o` resolves to: o->format unless AUTO, else from the name's
+ * extension: .zst; .tif or .tiff; .raw, .f32, .bin, "-" or no extension at
+ * all (/dev/null, /dev/fd/63, "out") raw. WINENT_FORMAT_AUTO when the
+ * extension is unknown: winent_output_check refuses it. */
 winent_format winent_sink_format_of(const winent_sink_opts *o);
 
-/* Create the output (at a temporary name). Errors: WINENT_ERR_OUTPUT. */
+/* The checks due before anything is read or written, all usage errors
+ * (WINENT_ERR_USAGE) with a one-line message saying what to do:
+ * - the output is the input (the same device and inode after symlinks:
+ *   by name, hard link or symlink; input "-" is standard input, output "-"
+ *   standard output). `input_path` may be NULL: nothing to compare;
+ * - the output name's extension is unknown and `format` is AUTO;
+ * - a GeoTIFF to an output written in place (standard output, a pipe, a
+ *   device, /dev/fd/N): it needs a seekable file.
+ * A name that cannot be an output at all (a folder, a link loop) is
+ * WINENT_ERR_OUTPUT. Reads metadata only (stat); opens nothing. The job
+ * calls it first; winent_sink_open calls it too. Thread-safe. */
+winent_status winent_output_check(const char *input_path, const char *output_path,
+                                  winent_format format, winent_err *err);
+
+/* Check (winent_output_check with o->input_path), then open the output: a
+ * temporary file beside a file's final target, or the stream in place
+ * (outfile.h). Errors: WINENT_ERR_USAGE, WINENT_ERR_OUTPUT,
+ * WINENT_ERR_INTERRUPTED (a FIFO's open waiting for its reader). */
 winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, winent_err *err);
 
 /* Memory one encoder holds (compression state, scratch), an upper

@@ -99,7 +99,7 @@ winent_status winent_sink_raw_open(winent_sink *s, winent_err *err)
     s->ops = &raw_sink_ops;
     s->impl = r;
     s->unit_rows = WINENT_RAW_UNIT_ROWS;
-    WINENT_TRY(winent_outfile_open(&r->file, s->opts.path, err));
+    WINENT_TRY(winent_outfile_open(&r->file, s->opts.path, s->opts.stop, err));
     r->open = 1;
     return WINENT_OK;
 }

@@ -252,7 +252,7 @@ static winent_status write_failed(const winent_sink *s, tiff_sink *t, winent_err
 {
     if (t->write_errno)
         return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", s->opts.path,
-                          strerror(t->write_errno));
+                          winent_outfile_reason(t->write_errno));
     return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", s->opts.path,
                       t->msgs.first_error[0] ? t->msgs.first_error : "libtiff error");
 }
@@ -347,10 +347,7 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
 {
     const winent_sink_opts *o = &s->opts;
     winent_status st = WINENT_OK;
-    if (strcmp(o->path, "-") == 0)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "a GeoTIFF cannot go to standard output: give a file name, or "
-                          "--format raw|zst");
+    /* winent_output_check refused outputs written in place: seeks work. */
     int side = o->tile > 0 ? o->tile : 512;
     if (side % 16 != 0 || side > 65536)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
@@ -373,14 +370,15 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
         tiles * winent_tile_codec_bound(o->compress, tile_bytes) + tiles * 16 + (1u << 20);
     int big = worst > CLASSIC_TIFF_MAX;
 
-    WINENT_TRY_GOTO(st, winent_outfile_open(&t->of, o->path, err));
+    WINENT_TRY_GOTO(st, winent_outfile_open(&t->of, o->path, o->stop, err));
     t->of_open = 1;
     t->tif =
         winent_tiff_client_open(o->path, big ? "w8l" : "wl", (thandle_t)t, proc_read, proc_write,
                                 proc_seek, proc_close, proc_size, proc_map, proc_unmap, &t->msgs);
     if (t->tif == NULL) {
         st = WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot start the TIFF: %s", o->path,
-                        t->write_errno ? strerror(t->write_errno) : t->msgs.first_error);
+                        t->write_errno ? winent_outfile_reason(t->write_errno)
+                                       : t->msgs.first_error);
         goto fail;
     }
     TIFF *tif = t->tif;

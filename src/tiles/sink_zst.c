@@ -370,7 +370,7 @@ winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
     foot[4] = WINENT_ZST_CHECKSUM_FLAG;
     winent_zst_put32(foot + 5, WINENT_ZST_SEEKABLE_MAGIC);
 
-    WINENT_TRY(winent_outfile_open(&z->file, o->path, err));
+    WINENT_TRY(winent_outfile_open(&z->file, o->path, o->stop, err));
     z->open = 1;
     return write_header(s, z, err);
 }
