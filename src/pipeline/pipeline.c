@@ -207,7 +207,7 @@ static uint64_t chunk_bytes(const pipeline *p, uint64_t rows)
 winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
 {
     const size_t W = (size_t)p->width;
-    int units = (p->chunk_rows + p->unit_rows - 1) / p->unit_rows;
+    int units = (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts;
     if (has_rows_own(p)) {
         c->rows_bytes = round_huge(p->row_bytes * (size_t)(p->chunk_rows + 2 * p->plan->ry));
         if ((c->rows_own = huge_alloc(c->rows_bytes)) == NULL)
@@ -240,7 +240,7 @@ nomem:
 
 static void free_chunk(pipeline *p, chunk *c)
 {
-    int units = p->unit_rows ? (p->chunk_rows + p->unit_rows - 1) / p->unit_rows : 0;
+    int units = p->unit_rows ? (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts : 0;
     if (c->registered == 1) {
         winent_cuda_host_unregister(c->rows_own);
         winent_cuda_host_unregister(c->map_own);
@@ -263,8 +263,10 @@ static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_c
         n += p->want_cpu ? p->cpu_slots : 0;
         n += p->ngpus * p->gpu_slots;
     }
-    if (has_units(p))
-        n += (p->threads + units_per_chunk - 1) / units_per_chunk + 1;
+    if (has_units(p)) {
+        int pieces = units_per_chunk * p->parts;
+        n += (p->threads + pieces - 1) / pieces + 1;
+    }
     (void)bands_per_chunk;
     return n;
 }
@@ -471,6 +473,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     p->stage_map = map;
     p->threads = o->threads > 0 ? o->threads : all_cores();
     p->gpu_slots = 3;
+    p->parts = 1;
     p->cpu_engine = -1;
     p->par_hook.run = winent_pool_parallel_run;
     p->par_hook.ctx = p;
@@ -517,6 +520,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
         if ((stage == WINENT_STAGE_JOB && o->memory_out == NULL) || stage == WINENT_STAGE_ENCODE) {
             WINENT_TRY_GOTO(st, winent_sink_open(&so, &p->sink, &err));
             p->unit_rows = winent_sink_unit_rows(p->sink);
+            p->parts = winent_sink_unit_parts(p->sink);
             p->raw_floats = stage == WINENT_STAGE_JOB && winent_sink_takes_floats(p->sink);
         } else {
             p->unit_rows = winent_sink_unit_rows_for(&so);

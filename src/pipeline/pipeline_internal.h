@@ -38,6 +38,9 @@
  * this long (from its measured rate): a GPU context costs a few tenths of a
  * second, and shorter jobs are done before it would help. */
 #define WINENT_GPU_WORTH_S 0.4
+/* How long the first CPU band may run before its running time alone
+ * counts as a measure of the CPU's rate. */
+#define WINENT_BAND_PATIENCE_S 0.05
 
 /* Host memory a GPU's context takes, counted against --mem. */
 #define WINENT_GPU_HOST_BYTES ((uint64_t)128 << 20)
@@ -68,13 +71,13 @@ typedef struct chunk {
     float *map_own;        /* owned */
     size_t rows_bytes, map_bytes;
     int registered;        /* rows_own / map_own are pinned for the GPUs */
-    winent_bytes *units;   /* owned: one per unit of the chunk */
-    int nunits;
+    winent_bytes *units;   /* owned: one per piece (unit u, part k at u * parts + k) */
+    int nunits, npieces;
     struct engine *engine; /* that claimed it */
     /* CPU bands. */
     int band_rows, nbands, next_band, bands_left;
-    /* Encoding. */
-    int next_unit, units_left;
+    /* Encoding: pieces handed out, pieces not done. */
+    int next_piece, pieces_left;
 } chunk;
 
 typedef struct stage_clock {
@@ -140,6 +143,7 @@ struct pipeline {
     int width, height;
     size_t sample, row_bytes;
     int chunk_rows, nchunks, unit_rows, band_rows;
+    int parts;                   /* pieces of a unit that encode alone (GeoTIFF tiles) */
     winent_format format;
     int raw_floats;              /* the sink writes the float rows as they are */
     int encodes;                 /* computed chunks have units to encode */

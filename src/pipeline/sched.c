@@ -143,7 +143,11 @@ void winent_sched_maybe_launch_locked(pipeline *p)
     if (!p->auto_device || p->gpu_launch || p->first_band_s <= 0.0)
         return;
     /* The CPU's rate so far tells how long it would take alone: bring the
-     * GPUs in once that is long enough for them to pay. */
+     * GPUs in once that is long enough for them to pay. Before a band has
+     * ended, only its running time says anything, and only once it is long
+     * beside a band's usual time (a worker may simply not have run yet). */
+    if (p->band_s == 0.0 && winent_now() - p->first_band_s < WINENT_BAND_PATIENCE_S)
+        return;
     double rate = cpu_rate(p);
     double total = rate > 0.0 ? (double)p->width * (double)p->height / rate : 0.0;
     if (total <= WINENT_GPU_WORTH_S) {
@@ -170,12 +174,12 @@ void winent_sched_computed_locked(pipeline *p, chunk *c)
         e->busy_since = now;
         e->inflight--;
     }
-    if (!p->encodes || p->stage != WINENT_STAGE_JOB || c->nunits == 0) {
+    if (!p->encodes || p->stage != WINENT_STAGE_JOB || c->npieces == 0) {
         c->state = CHUNK_DONE;
     } else {
         c->state = CHUNK_ENCODING;
-        c->next_unit = 0;
-        c->units_left = c->nunits;
+        c->next_piece = 0;
+        c->pieces_left = c->npieces;
         pthread_cond_broadcast(&p->work_cv);
     }
     pthread_cond_broadcast(&p->state_cv);
@@ -192,7 +196,8 @@ typedef struct task {
 } task;
 
 /* The next task, most urgent first: decoding (the reader waits on it),
- * then the oldest chunk's units (they free buffers and feed the writer),
+ * then the oldest chunk's pieces to encode (they free buffers and feed the
+ * writer),
  * then the oldest CPU chunk's bands. Lock held. */
 static task next_task(pipeline *p)
 {
@@ -205,7 +210,7 @@ static task next_task(pipeline *p)
     chunk *enc = NULL, *band = NULL;
     for (int i = 0; i < p->n_max; i++) {
         chunk *c = &p->chunks[i];
-        if (c->state == CHUNK_ENCODING && c->next_unit < c->nunits &&
+        if (c->state == CHUNK_ENCODING && c->next_piece < c->npieces &&
             (enc == NULL || c->seq < enc->seq))
             enc = c;
         else if (c->state == CHUNK_CLAIMED && c->next_band < c->nbands &&
@@ -215,7 +220,7 @@ static task next_task(pipeline *p)
     if (enc) {
         t.kind = TASK_ENCODE;
         t.c = enc;
-        t.index = enc->next_unit++;
+        t.index = enc->next_piece++;
     } else if (band) {
         t.kind = TASK_BAND;
         t.c = band;
@@ -250,15 +255,17 @@ static winent_status run_band(pipeline *p, int worker, chunk *c, long b, winent_
                                           err);
 }
 
-static winent_status run_unit(pipeline *p, winent_sink_encoder **enc, chunk *c, long u,
-                              winent_err *err)
+static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, chunk *c, long k,
+                               winent_err *err)
 {
     if (*enc == NULL)
         WINENT_TRY(winent_sink_encoder_create(p->sink, enc, err));
-    int r0 = (int)u * p->unit_rows;
+    int u = (int)(k / p->parts), part = (int)(k % p->parts);
+    int r0 = u * p->unit_rows;
     int nr = c->y1 - c->y0 - r0 < p->unit_rows ? c->y1 - c->y0 - r0 : p->unit_rows;
-    return winent_sink_encode(*enc, c->y0 / p->unit_rows + u,
-                              c->map + (size_t)r0 * (size_t)p->width, nr, &c->units[u], err);
+    return winent_sink_encode_part(*enc, c->y0 / p->unit_rows + u, part,
+                                   c->map + (size_t)r0 * (size_t)p->width, nr, &c->units[k],
+                                   err);
 }
 
 void *winent_pool_worker(void *arg)
@@ -281,7 +288,7 @@ void *winent_pool_worker(void *arg)
         winent_status st = WINENT_OK;
         switch (t.kind) {
         case TASK_DECODE: p->par.fn(p->par.arg, t.index, a->index); break;
-        case TASK_ENCODE: st = run_unit(p, &enc, t.c, t.index, &err); break;
+        case TASK_ENCODE: st = run_piece(p, &enc, t.c, t.index, &err); break;
         default: st = run_band(p, a->index, t.c, t.index, &err); break;
         }
         double dt = winent_now() - t0;
@@ -292,7 +299,7 @@ void *winent_pool_worker(void *arg)
                 pthread_cond_broadcast(&p->state_cv);
         } else if (t.kind == TASK_ENCODE) {
             enc_s += dt;
-            if (--t.c->units_left == 0) {
+            if (--t.c->pieces_left == 0) {
                 t.c->state = CHUNK_DONE;
                 pthread_cond_broadcast(&p->state_cv);
             }

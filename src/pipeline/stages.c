@@ -78,6 +78,7 @@ void *winent_stage_reader(void *arg)
         c->y0 = (int)(seq * p->chunk_rows);
         c->y1 = c->y0 + p->chunk_rows > p->height ? p->height : c->y0 + p->chunk_rows;
         c->nunits = (c->y1 - c->y0 + p->unit_rows - 1) / p->unit_rows;
+        c->npieces = c->nunits * p->parts;
         c->engine = NULL;
         winent_chunk_input_rows(c->y0, c->y1, ry, p->height, &c->in_y0, &c->in_h);
         c->map = o->memory_out ? o->memory_out + (size_t)c->y0 * (size_t)p->width : c->map_own;
@@ -116,8 +117,8 @@ void *winent_stage_reader(void *arg)
         pthread_mutex_lock(&p->lock);
         c->state = next;
         if (next == CHUNK_ENCODING) {
-            c->next_unit = 0;
-            c->units_left = c->nunits;
+            c->next_piece = 0;
+            c->pieces_left = c->npieces;
             pthread_cond_broadcast(&p->work_cv);
         }
         pthread_cond_broadcast(&p->state_cv);
@@ -166,8 +167,8 @@ static winent_status write_chunk(pipeline *p, const chunk *c, winent_err *err)
 {
     if (p->stage == WINENT_STAGE_ENCODE) {
         uint64_t n = 0;
-        for (int u = 0; u < c->nunits; u++)
-            n += c->units[u].size;
+        for (int k = 0; k < c->npieces; k++)
+            n += c->units[k].size;
         pthread_mutex_lock(&p->lock);
         p->stage_bytes += n;
         pthread_mutex_unlock(&p->lock);
@@ -179,8 +180,9 @@ static winent_status write_chunk(pipeline *p, const chunk *c, winent_err *err)
         return winent_sink_write_floats(p->sink, c->map,
                                         (size_t)(c->y1 - c->y0) * (size_t)p->width, err);
     int first = c->y0 / p->unit_rows;
-    for (int u = 0; u < c->nunits; u++)
-        WINENT_TRY(winent_sink_write(p->sink, first + u, &c->units[u], err));
+    for (int k = 0; k < c->npieces; k++)
+        WINENT_TRY(winent_sink_write_part(p->sink, first + k / p->parts, k % p->parts,
+                                          &c->units[k], err));
     return WINENT_OK;
 }
 

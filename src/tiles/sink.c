@@ -225,6 +225,30 @@ void winent_sink_free(winent_sink *s)
     free(s);
 }
 
+int winent_sink_unit_parts(const winent_sink *s)
+{
+    return s->ops->encode_part && s->parts > 1 ? s->parts : 1;
+}
+
+winent_status winent_sink_encode_part(winent_sink_encoder *e, int64_t index, int part,
+                                      const float *rows, int nrows, winent_bytes *out,
+                                      winent_err *err)
+{
+    winent_sink *s = e->sink;
+    if (winent_sink_unit_parts(s) == 1)
+        return winent_sink_encode(e, index, rows, nrows, out, err);
+    winent_bytes_reset(out);
+    return s->ops->encode_part(s, e->state, index, part, rows, nrows, out, err);
+}
+
+winent_status winent_sink_write_part(winent_sink *s, int64_t index, int part,
+                                     const winent_bytes *encoded, winent_err *err)
+{
+    if (winent_sink_unit_parts(s) == 1)
+        return winent_sink_write(s, index, encoded, err);
+    return s->ops->write_part(s, index, part, encoded, err);
+}
+
 int winent_sink_takes_floats(const winent_sink *s)
 {
     return s->ops->write_floats != NULL;

@@ -87,6 +87,21 @@ void winent_sink_encoder_free(winent_sink_encoder *e);
 winent_status winent_sink_encode(winent_sink_encoder *e, int64_t index, const float *rows,
                                  int nrows, winent_bytes *out, winent_err *err);
 
+/* Parts of a unit that encode independently of each other: the tiles of a
+ * GeoTIFF tile row; 1 for the other formats. */
+int winent_sink_unit_parts(const winent_sink *s);
+
+/* Encode part `part` (< winent_sink_unit_parts) of unit `index` from the
+ * unit's rows into `out` (reset first). Thread-safe across encoders. */
+winent_status winent_sink_encode_part(winent_sink_encoder *e, int64_t index, int part,
+                                      const float *rows, int nrows, winent_bytes *out,
+                                      winent_err *err);
+
+/* Writer thread only: append part `part` of unit `index`, encoded by
+ * winent_sink_encode_part; parts and units come in order. */
+winent_status winent_sink_write_part(winent_sink *s, int64_t index, int part,
+                                     const winent_bytes *encoded, winent_err *err);
+
 /* Writer thread only: append the encoded unit `index`; units come in order. */
 winent_status winent_sink_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
                                 winent_err *err);

@@ -22,6 +22,11 @@ typedef struct sink_ops {
     void (*abort)(winent_sink *s);
     void (*free_impl)(void *impl);
     uint64_t (*bytes_written)(const winent_sink *s);
+    /* Optional, for units of several parts (s->parts > 1): one part alone. */
+    winent_status (*encode_part)(winent_sink *s, void *enc, int64_t index, int part,
+                                 const float *rows, int nrows, winent_bytes *out, winent_err *err);
+    winent_status (*write_part)(winent_sink *s, int64_t index, int part,
+                                const winent_bytes *encoded, winent_err *err);
     /* Optional: the floats as they are, no encoding (raw, little-endian). */
     winent_status (*write_floats)(winent_sink *s, const float *rows, size_t n, winent_err *err);
 } sink_ops;
@@ -31,6 +36,7 @@ struct winent_sink {
     void *impl;             /* owned, freed by ops->free_impl */
     winent_sink_opts opts;  /* copy; borrowed pointers stay borrowed */
     int unit_rows;          /* set by the opener */
+    int parts;              /* parts of a unit that encode alone (default 1) */
 };
 
 struct winent_sink_encoder {

@@ -222,30 +222,44 @@ static void tiff_encoder_free(void *p)
     free(e);
 }
 
+/* Tile `tx` of a tile row into `out`, as one part. Edge tiles are padded
+ * to full size (TIFF stores whole tiles) with zeros, so the bytes depend on
+ * the rows alone. */
+static winent_status encode_tile(const winent_sink *s, tiff_encoder *e, uint32_t tx,
+                                 const float *rows, int nrows, winent_bytes *out, winent_err *err)
+{
+    const tiff_sink *t = s->impl;
+    size_t side = (size_t)t->side, width = (size_t)s->opts.width;
+    size_t x0 = (size_t)tx * side;
+    size_t cols = width - x0 < side ? width - x0 : side;
+    for (size_t r = 0; r < side; r++) {
+        float *d = e->tile + r * side;
+        if ((int)r < nrows) {
+            memcpy(d, rows + r * width + x0, cols * sizeof(float));
+            memset(d + cols, 0, (side - cols) * sizeof(float));
+        } else {
+            memset(d, 0, side * sizeof(float));
+        }
+    }
+    return winent_tile_codec_encode(e->codec, e->tile, out, err);
+}
+
 static winent_status tiff_encode(winent_sink *s, void *enc, int64_t index, const float *rows,
                                  int nrows, winent_bytes *out, winent_err *err)
 {
     tiff_sink *t = s->impl;
-    tiff_encoder *e = enc;
     (void)index;
-    size_t side = (size_t)t->side, width = (size_t)s->opts.width;
-    for (uint32_t tx = 0; tx < t->tiles_across; tx++) {
-        size_t x0 = (size_t)tx * side;
-        size_t cols = width - x0 < side ? width - x0 : side;
-        /* Edge tiles are padded to full size (TIFF stores whole tiles) with
-         * zeros, so the bytes depend on the rows alone. */
-        for (size_t r = 0; r < side; r++) {
-            float *d = e->tile + r * side;
-            if ((int)r < nrows) {
-                memcpy(d, rows + r * width + x0, cols * sizeof(float));
-                memset(d + cols, 0, (side - cols) * sizeof(float));
-            } else {
-                memset(d, 0, side * sizeof(float));
-            }
-        }
-        WINENT_TRY(winent_tile_codec_encode(e->codec, e->tile, out, err));
-    }
+    for (uint32_t tx = 0; tx < t->tiles_across; tx++)
+        WINENT_TRY(encode_tile(s, enc, tx, rows, nrows, out, err));
     return WINENT_OK;
+}
+
+static winent_status tiff_encode_part(winent_sink *s, void *enc, int64_t index, int part,
+                                      const float *rows, int nrows, winent_bytes *out,
+                                      winent_err *err)
+{
+    (void)index;
+    return encode_tile(s, enc, (uint32_t)part, rows, nrows, out, err);
 }
 
 static winent_status write_failed(const winent_sink *s, tiff_sink *t, winent_err *err)
@@ -255,6 +269,17 @@ static winent_status write_failed(const winent_sink *s, tiff_sink *t, winent_err
                           winent_outfile_reason(t->write_errno));
     return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", s->opts.path,
                       t->msgs.first_error[0] ? t->msgs.first_error : "libtiff error");
+}
+
+static winent_status tiff_write_part(winent_sink *s, int64_t index, int part,
+                                     const winent_bytes *encoded, winent_err *err)
+{
+    tiff_sink *t = s->impl;
+    uint32_t tile = (uint32_t)index * t->tiles_across + (uint32_t)part;
+    if (TIFFWriteRawTile(t->tif, tile, encoded->data, (tmsize_t)encoded->size) !=
+        (tmsize_t)encoded->size)
+        return write_failed(s, t, err);
+    return WINENT_OK;
 }
 
 static winent_status tiff_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
@@ -337,6 +362,8 @@ static const sink_ops tiff_sink_ops = {
     .encoder_free = tiff_encoder_free,
     .encode = tiff_encode,
     .write = tiff_write,
+    .encode_part = tiff_encode_part,
+    .write_part = tiff_write_part,
     .finish = tiff_finish,
     .abort = tiff_abort,
     .free_impl = tiff_free_impl,
@@ -362,6 +389,7 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     s->unit_rows = side;
     t->side = side;
     t->tiles_across = (uint32_t)((o->width + side - 1) / side);
+    s->parts = (int)t->tiles_across;
     t->tiles_down = (uint32_t)((o->height + side - 1) / side);
 
     uint64_t tiles = (uint64_t)t->tiles_across * t->tiles_down;
