@@ -185,6 +185,7 @@ struct pipeline {
     double first_band_s;         /* when the first CPU band started */
     int first_band_rows;         /* its height */
     double band_px, band_s;      /* CPU bands done: pixels, seconds (summed) */
+    int bands_done;
     char notices[WINENT_MAX_NOTICES][WINENT_MSG_LEN];
     int nnotices;
     uint64_t stage_bytes;        /* WINENT_STAGE_ENCODE: bytes encoded */

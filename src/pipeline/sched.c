@@ -146,12 +146,12 @@ void winent_sched_maybe_launch_locked(pipeline *p)
      * GPUs in once that is long enough for them to pay. Before a band has
      * ended, only its running time says anything, and only once it is long
      * beside a band's usual time (a worker may simply not have run yet). */
-    if (p->band_s == 0.0 && winent_now() - p->first_band_s < WINENT_BAND_PATIENCE_S)
-        return;
+    if (p->bands_done < p->threads && winent_now() - p->first_band_s < WINENT_BAND_PATIENCE_S)
+        return; /* a band per worker first: the first bands of a job run cold */
     double rate = cpu_rate(p);
     double total = rate > 0.0 ? (double)p->width * (double)p->height / rate : 0.0;
     if (total <= WINENT_GPU_WORTH_S) {
-        if (p->band_s > 0.0)
+        if (p->bands_done >= p->threads)
             p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
         return;
     }
@@ -308,6 +308,7 @@ void *winent_pool_worker(void *arg)
             int ya = t.c->y0 + (int)t.index * t.c->band_rows;
             int yb = ya + t.c->band_rows < t.c->y1 ? ya + t.c->band_rows : t.c->y1;
             p->band_px += (double)(yb - ya) * (double)p->width;
+            p->bands_done++;
             p->band_s += dt;
             winent_sched_maybe_launch_locked(p);
             if (--t.c->bands_left == 0)
