@@ -3,3 +3,8 @@
 winent_sh_test(tiff_variants test_tiff_variants.sh)
 winent_sh_test(tiff_gdal test_tiff_gdal.sh)
 winent_sh_test(tiff_corpus test_tiff_corpus.sh)
+# Known bugs of the TIFF source, found by fuzz_tiff and reported: each
+# skips (77) with its reason until fixed (test_tiff_known_bugs.sh).
+foreach(bug tiff-sparse-strip tiff-strip-memory)
+  winent_sh_test(known_bug_${bug} test_tiff_known_bugs.sh ${bug})
+endforeach()
