@@ -11,7 +11,9 @@ set_tests_properties(test_cli_gpu PROPERTIES LABELS gpu)
 # (a fresh seed each run, printed first).
 winent_unit_test(test_differential)
 # The tests that drive the pipeline's threads, queues, pools and cancel
-# paths: the TSan build runs these (tools/test-sanitizers.sh).
+# paths: the TSan build runs these (tools/test-sanitizers.sh), with
+# test_zst_cli and tiff_gdal (zst.cmake, tiff.cmake: decode and encode
+# threads).
 set_tests_properties(test_cli_known test_cli_errors test_cli_signal test_cli_determinism
   test_differential PROPERTIES LABELS pipeline)
 if(WINENT_SANITIZE)

@@ -8,3 +8,5 @@ winent_sh_test(tiff_corpus test_tiff_corpus.sh)
 foreach(bug tiff-sparse-strip tiff-strip-memory)
   winent_sh_test(known_bug_${bug} test_tiff_known_bugs.sh ${bug})
 endforeach()
+# GeoTIFF in and out through the whole pipeline: decode and encode threads.
+set_tests_properties(tiff_gdal PROPERTIES LABELS pipeline)

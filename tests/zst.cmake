@@ -4,3 +4,4 @@ winent_unit_test(test_zst_sink)
 # The test runs the tree's Python reader (tests/zst_read.py).
 target_compile_definitions(test_zst_sink PRIVATE WINENT_TEST_SRC="${PROJECT_SOURCE_DIR}")
 winent_sh_test(test_zst_cli test_zst_cli.sh)
+set_tests_properties(test_zst_cli PROPERTIES LABELS pipeline)
