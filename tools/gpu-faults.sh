@@ -26,6 +26,10 @@
 #   WINENT_FAULTS_TESTS   ctest -R regex of the GPU tests under the tools
 #                         (default: every test labelled gpu)
 #   WINENT_FAULTS_TIMEOUT seconds per test under a tool (default 280)
+#
+# The tools slow the GPU tests down many times: where one call cannot hold
+# everything, split it, e.g. WINENT_FAULTS_STEPS=inject, then
+# WINENT_FAULTS_STEPS=memcheck WINENT_FAULTS_TESTS=test_gpu_identity, ...
 set -u
 OUT=${OUT:-/tmp/winent-faults}
 B=${WINENT_BUILD:-build-dev}
@@ -33,6 +37,7 @@ STEPS=${WINENT_FAULTS_STEPS:-memcheck racecheck inject}
 TESTS=${WINENT_FAULTS_TESTS:-.}
 TMO=${WINENT_FAULTS_TIMEOUT:-280}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd) # the tools run from the build folder
 T0=$(date +%s)
 stamp() { echo "[$(($(date +%s) - T0))s] $*"; }
 summary=""
