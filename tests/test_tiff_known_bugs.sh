@@ -21,6 +21,12 @@
 #                       fixed overhead (64 MiB in test_cli_memory), whatever
 #                       the layout. (source_tiff.c sizes t->batch and the
 #                       block scratch from the declared strip, not --mem.)
+#   tiff-tall-tile      a valid 36637 x 1 u8 TIFF in 16 x 65040 tiles (19
+#                       KB; GDAL reads it): the batch is width x tile
+#                       height, not clipped to the image (source_tiff.c
+#                       t->batch), 2.4 GB for one row; under a 2 GB address
+#                       space limit the job fails with "out of memory"
+#                       (exit 1). (The fuzzer's 345-byte file was 1-bit.)
 . "$WINENT_SRC/tests/cli_lib.sh"
 bug=$1
 if [ "${WINENT_KNOWN_BUGS:-0}" != 1 ]; then
@@ -67,6 +73,31 @@ PY
     kib=$(tail -n 1 "$T/rss")
     echo "peak resident memory: $kib KiB"
     check "peak RSS $kib KiB < 128 MiB (--mem 64M)" test "$kib" -lt $((128 * 1024))
+    ;;
+tiff-tall-tile)
+    "$PY" - "$T/tall.tif" <<'PY'
+import struct, sys, zlib
+# W x 1 u8 in deflate tiles of 16 x 65040 (TileLength need only be a
+# multiple of 16); every tile entry points at one compressed tile of zeros.
+W, TW, TL = 36637, 16, 65040
+tile = zlib.compress(bytes(TW * TL), 9)
+n = (W + TW - 1) // TW
+entries = [(256, 4, 1, W), (257, 4, 1, 1), (258, 3, 1, 8), (259, 3, 1, 8), (262, 3, 1, 1),
+           (277, 3, 1, 1), (322, 4, 1, TW), (323, 4, 1, TL), (324, 4, n, 0), (325, 4, n, 0)]
+offs_at = 8 + 2 + 12 * len(entries) + 4
+counts_at = offs_at + 4 * n
+data_at = counts_at + 4 * n
+ifd = struct.pack('<H', len(entries))
+for tag, typ, cnt, val in entries:
+    val = offs_at if tag == 324 else counts_at if tag == 325 else val
+    ifd += struct.pack('<HHI', tag, typ, cnt)
+    ifd += struct.pack('<HH', val, 0) if typ == 3 else struct.pack('<I', val)
+out = b'II*\x00' + struct.pack('<I', 8) + ifd + struct.pack('<I', 0)
+out += struct.pack('<%dI' % n, *([data_at] * n)) + struct.pack('<%dI' % n, *([len(tile)] * n))
+open(sys.argv[1], 'wb').write(out + tile)
+PY
+    expect_exit 0 "one row in tall tiles, 2 GB of address space" sh -c \
+        "ulimit -v 2000000; exec '$WS' --quiet --device cpu --mem 64M '$T/tall.tif' '$T/out.raw'"
     ;;
 *)
     echo "unknown bug '$bug'"

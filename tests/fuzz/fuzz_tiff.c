@@ -6,10 +6,12 @@
  * WINENT_ERR_INPUT or WINENT_ERR_USAGE, a good one read to the end.
  *
  * Small limits keep each input quick and within libFuzzer's 2 GiB: a
- * first look with libtiff skips images that declare more than 2^26
- * samples (the source sizes its buffers from the declared layout, and a
- * 251-byte file can declare 2.7 G pixels: known bug tiff-strip-memory,
- * tests/test_tiff_known_bugs.sh), and images of more than 16 MiB are
+ * first look with libtiff skips images whose width times their height or
+ * their block height (tile or strip rows) declares more than 2^26
+ * samples (the source sizes its buffers from the declared layout: a
+ * 251-byte file declaring 2.7 G pixels in one strip, a 345-byte one with
+ * tiles 65040 rows high, known bugs tiff-strip-memory and tiff-tall-tile
+ * in tests/test_tiff_known_bugs.sh), and images of more than 16 MiB are
  * opened (the header parsed and checked) but not read.
  */
 #include <tiffio.h>
@@ -21,21 +23,26 @@
 #define MAX_IMAGE_BYTES      ((uint64_t)16 << 20)
 #define MAX_BATCH_BYTES      ((uint64_t)1 << 20)
 
-/* The first directory's declared samples; 0 when libtiff cannot say. */
+/* Samples the first directory declares, for the whole image or for one
+ * row of blocks, whichever is more; 0 when libtiff cannot say. */
 static uint64_t declared_samples(const char *path)
 {
     TIFFSetErrorHandler(NULL);
     TIFFSetWarningHandler(NULL);
     TIFF *t = TIFFOpen(path, "r");
-    uint32_t w = 0, h = 0;
+    uint32_t w = 0, h = 0, bh = 0;
     uint16_t spp = 1;
     if (t == NULL)
         return 0;
     TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &w);
     TIFFGetField(t, TIFFTAG_IMAGELENGTH, &h);
     TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    if (TIFFIsTiled(t))
+        TIFFGetField(t, TIFFTAG_TILELENGTH, &bh);
+    else if (TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &bh) && bh > h)
+        bh = h;
     TIFFClose(t);
-    return (uint64_t)w * h * spp;
+    return (uint64_t)w * (bh > h ? bh : h) * spp;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
