@@ -7,3 +7,20 @@ winent_sh_test(test_cli_valgrind test_cli_valgrind.sh)
 winent_sh_test(test_cli_determinism test_cli_determinism.sh)
 winent_sh_test(test_cli_gpu test_cli_gpu.sh)
 set_tests_properties(test_cli_gpu PROPERTIES LABELS gpu)
+# Whole jobs (winent_run) against the reference engine on 200 random cases
+# (a fresh seed each run, printed first).
+winent_unit_test(test_differential)
+# The tests that drive the pipeline's threads, queues, pools and cancel
+# paths: the TSan build runs these (tools/test-sanitizers.sh), with
+# test_zst_cli and tiff_gdal (zst.cmake, tiff.cmake: decode and encode
+# threads).
+set_tests_properties(test_cli_known test_cli_errors test_cli_signal test_cli_determinism
+  test_differential PROPERTIES LABELS pipeline)
+if(WINENT_SANITIZE)
+  # Not in sanitizer builds: valgrind cannot run an ASan or TSan binary
+  # (both reserve terabytes of shadow address space that valgrind's own
+  # memcheck cannot map, and two checkers of one heap would fight), and the
+  # peak-RSS bound of test_cli_memory measures the allocator, which ASan
+  # inflates on purpose (shadow memory, freed-memory quarantine).
+  set_tests_properties(test_cli_valgrind test_cli_memory PROPERTIES DISABLED TRUE)
+endif()

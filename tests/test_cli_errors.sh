@@ -44,9 +44,13 @@ if [ "$(id -u)" -ne 0 ]; then
     expect_exit 4 "read-only folder" "$WS" $R "$S" "$T/ro/o.raw"
 fi
 # A full disk: a file size limit makes the write fail (SIGXFSZ ignored).
+# Not under TSan: its runtime maps a file of its own (tsan.rodata.PID, the
+# shadow of read-only memory) that the limit truncates: SIGBUS at startup.
+if [ "${WINENT_SANITIZE:-}" != thread ]; then
 "$PY" -c "open('$T/big.raw','wb').write(bytes(300*300))"
 expect_exit 4 "file size limit" sh -c "trap '' XFSZ; ulimit -f 100; exec '$WS' --size 300x300 --dtype u8 '$T/big.raw' '$T/full.raw'"
 check "no output after a full disk" sh -c "! ls '$T' | grep -q full"
+fi
 # A closed output pipe is an output error, not a crash.
 "$PY" -c "open('$T/big2.raw','wb').write(bytes(2000*2000))"
 set +e

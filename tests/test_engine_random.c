@@ -103,19 +103,33 @@ static double unit(void)
     return (double)(harness_rand(&seed) >> 11) / 9007199254740992.0;
 }
 
+/* Store sample i; memcpy, since the misaligned cases put 16-bit samples
+ * at odd addresses (a cast store there is undefined behaviour). */
 static void put(void *buf, winent_dtype t, size_t i, int64_t iv, double dv)
 {
+    uint8_t *p = (uint8_t *)buf + i * winent_dtype_size(t);
+    union {
+        uint8_t u8;
+        int8_t i8;
+        uint16_t u16;
+        int16_t i16;
+        uint32_t u32;
+        int32_t i32;
+        float f32;
+        double f64;
+    } v;
     switch (t) {
-    case WINENT_U8: ((uint8_t *)buf)[i] = (uint8_t)iv; break;
-    case WINENT_I8: ((int8_t *)buf)[i] = (int8_t)iv; break;
-    case WINENT_U16: ((uint16_t *)buf)[i] = (uint16_t)iv; break;
-    case WINENT_I16: ((int16_t *)buf)[i] = (int16_t)iv; break;
-    case WINENT_U32: ((uint32_t *)buf)[i] = (uint32_t)iv; break;
-    case WINENT_I32: ((int32_t *)buf)[i] = (int32_t)iv; break;
-    case WINENT_F32: ((float *)buf)[i] = (float)dv; break;
-    case WINENT_F64: ((double *)buf)[i] = dv; break;
-    default: break;
+    case WINENT_U8: v.u8 = (uint8_t)iv; break;
+    case WINENT_I8: v.i8 = (int8_t)iv; break;
+    case WINENT_U16: v.u16 = (uint16_t)iv; break;
+    case WINENT_I16: v.i16 = (int16_t)iv; break;
+    case WINENT_U32: v.u32 = (uint32_t)iv; break;
+    case WINENT_I32: v.i32 = (int32_t)iv; break;
+    case WINENT_F32: v.f32 = (float)dv; break;
+    case WINENT_F64: v.f64 = dv; break;
+    default: return;
     }
+    memcpy(p, &v, winent_dtype_size(t));
 }
 
 /* Random samples of the case; `extra` bytes in front for misalignment. */

@@ -90,7 +90,11 @@ sys.exit(0 if np.array_equal(a.view('u4'), w.view('u4')) and ds.GetProjection() 
 expect_exit 2 "tif to stdout" "$WS" --quiet --device cpu --format tif "$T/in.tif" -
 expect_exit 4 "missing folder" "$WS" --quiet --device cpu "$T/in.tif" "$T/no/such/out.tif"
 echo keep >"$T/keep.tif"
+# Not under TSan: its runtime's own file (tsan.rodata.PID) would be cut by
+# the limit too (SIGBUS at startup).
+if [ "${WINENT_SANITIZE:-}" != thread ]; then
 expect_exit 4 "full disk" sh -c "trap '' XFSZ; ulimit -f 100; exec '$WS' --quiet --device cpu --compress none '$T/in.tif' '$T/keep.tif'"
 check "full disk keeps the old file" grep -q keep "$T/keep.tif"
+fi
 check "no temporary files left" [ -z "$(ls "$T" | grep tmp- || true)" ]
 finish

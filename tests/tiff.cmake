@@ -3,3 +3,10 @@
 winent_sh_test(tiff_variants test_tiff_variants.sh)
 winent_sh_test(tiff_gdal test_tiff_gdal.sh)
 winent_sh_test(tiff_corpus test_tiff_corpus.sh)
+# Known bugs of the TIFF source, found by fuzz_tiff and reported: each
+# skips (77) with its reason until fixed (test_tiff_known_bugs.sh).
+foreach(bug tiff-sparse-strip tiff-strip-memory tiff-tall-tile)
+  winent_sh_test(known_bug_${bug} test_tiff_known_bugs.sh ${bug})
+endforeach()
+# GeoTIFF in and out through the whole pipeline: decode and encode threads.
+set_tests_properties(tiff_gdal PROPERTIES LABELS pipeline)

@@ -7,3 +7,4 @@ winent_sh_test(test_zst_cli test_zst_cli.sh)
 # --info --check / --test: every frame decompressed and held against the
 # seek table; damaged files name their first bad frame.
 winent_sh_test(test_zst_check test_zst_check.sh)
+set_tests_properties(test_zst_cli PROPERTIES LABELS pipeline)

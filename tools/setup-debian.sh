@@ -2,8 +2,11 @@
 # Install what winent-stream needs to build and test on Debian 12, only the
 # packages that are missing. Run as root (or with sudo available).
 set -eu
+# clang, its sanitizer and libFuzzer runtimes, libomp (with Archer, for
+# TSan) and llvm-symbolizer: the checking builds of tools/test-sanitizers.sh.
 pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev \
-python3 python3-numpy python3-skimage gdal-bin python3-gdal time valgrind strace"
+python3 python3-numpy python3-skimage gdal-bin python3-gdal time valgrind strace \
+clang libclang-rt-dev libomp-dev llvm"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

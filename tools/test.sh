@@ -1,10 +1,20 @@
 #!/bin/sh
-# README command 2 (and CI): install what is missing, build, run every test.
-# GPU tests skip (exit 77) where no GPU is usable.
+# README command 2 (and CI): install what is missing, build, run every test
+# (GPU tests skip, exit 77, where no GPU is usable), then the checking
+# builds: ASan + UBSan, the fuzzers, TSan (tools/test-sanitizers.sh).
+# WINENT_CHECKS=0 runs the normal suite alone (a quicker local loop).
 set -eu
 cd "$(dirname "$0")/.."
+t0=$(date +%s)
 sh tools/setup-debian.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)"
-cd build
-ctest --output-on-failure -j "$(nproc)" --timeout 600
+rc=0
+(cd build && ctest --output-on-failure -j "$(nproc)" --timeout 600) || rc=1
+t1=$(date +%s)
+normal="normal suite $([ $rc -eq 0 ] && echo passed || echo FAILED) ($((t1 - t0)) s)"
+if [ "${WINENT_CHECKS:-1}" != 0 ]; then
+    sh tools/test-sanitizers.sh || rc=1
+fi
+echo "test.sh: $normal; $([ $rc -eq 0 ] && echo all passed || echo FAILURES), $(($(date +%s) - t0)) s in all"
+exit $rc

@@ -760,10 +760,13 @@ int main(int argc, char **argv)
             uniform_row(&o, y, row);
         }
         if (have_hole) {
+            /* Float nodata may be NaN: converting it to an integer is
+             * undefined, so only integer types take the integer value. */
+            const int64_t nodata_int = is_float ? 0 : (int64_t)o.nodata;
             field_row(&hole, o.width, y, holes);
             for (int x = 0; x < o.width; x++)
                 if (holes[x] < hole_thr)
-                    put_sample(row, o.dtype, (size_t)x, (int64_t)o.nodata, o.nodata);
+                    put_sample(row, o.dtype, (size_t)x, nodata_int, o.nodata);
         }
         if (swap)
             swap_row(row, (size_t)o.width, ss);

@@ -251,7 +251,9 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
                              val);
             j->compute.bins = (uint32_t)a1;
         } else if (!strcmp(name, "--range")) {
-            const char *colon = strchr(val + 1, ':'); /* val+1: LO may start with '-' */
+            /* From val + 1: LO may start with '-'; an empty value has no
+             * val + 1 to read. */
+            const char *colon = *val ? strchr(val + 1, ':') : NULL;
             char lo[64];
             double vlo, vhi;
             if (colon == NULL || (size_t)(colon - val) >= sizeof lo)

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,52 @@ struct winent_gpu_engine {
                          pack16x2 replaces the 16-code smem kernel */
     char path_name[64];
 };
+
+/* ---- Fault injection (tests) ---------------------------------------------
+ *
+ * WINENT_FAULT_INJECT makes the engine fail the way a CUDA error does, so
+ * the error paths above it can be tested on a working GPU
+ * (tools/gpu-faults.sh):
+ *
+ *   create     every winent_gpu_engine_create fails (as a cudaMalloc would)
+ *   submit:N   the Nth winent_gpu_engine_submit with work in this process,
+ *              counted over every device from 1, fails (as a launch would)
+ *
+ * Both return WINENT_ERR_DEVICE with CUDA's words and "(injected: ...)".
+ * Read once per process; any other value injects nothing. */
+enum fault_kind { FAULT_NONE, FAULT_CREATE, FAULT_SUBMIT };
+
+struct fault_plan {
+    fault_kind kind;
+    long long nth; /* FAULT_SUBMIT: which submit fails */
+};
+
+static fault_plan read_fault_plan(void)
+{
+    fault_plan f = {FAULT_NONE, 0};
+    const char *v = getenv("WINENT_FAULT_INJECT");
+    char *end = NULL;
+    if (v == NULL)
+        return f;
+    if (strcmp(v, "create") == 0) {
+        f.kind = FAULT_CREATE;
+    } else if (strncmp(v, "submit:", 7) == 0) {
+        long long n = strtoll(v + 7, &end, 10);
+        if (end != v + 7 && *end == '\0' && n >= 1)
+            f.kind = FAULT_SUBMIT, f.nth = n;
+    }
+    return f;
+}
+
+/* True when this call of `kind` is the one to fail. */
+static bool fault_now(fault_kind kind)
+{
+    static const fault_plan plan = read_fault_plan(); /* thread-safe init */
+    static std::atomic<long long> submits(0);
+    if (plan.kind != kind)
+        return false;
+    return kind != FAULT_SUBMIT || submits.fetch_add(1) + 1 == plan.nth;
+}
 
 /* ---- Kernel dispatch ------------------------------------------------------ */
 
@@ -364,6 +411,10 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     if (max_width < 1 || max_in_rows < 1 || slots < 1)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "GPU engine: bad sizes %dx%d, %d slots",
                           max_width, max_in_rows, slots);
+    if (fault_now(FAULT_CREATE))
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: %s (injected: WINENT_FAULT_INJECT=%s)",
+                          device, cudaGetErrorString(cudaErrorMemoryAllocation),
+                          getenv("WINENT_FAULT_INJECT"));
     e = (winent_gpu_engine *)calloc(1, sizeof *e);
     if (e == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GPU engine");
@@ -454,6 +505,10 @@ extern "C" winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot
     const size_t ss = winent_dtype_size(e->plan->opts.dtype);
     if (rows == 0 || W == 0)
         return WINENT_OK;
+    if (fault_now(FAULT_SUBMIT))
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: %s (injected: WINENT_FAULT_INJECT=%s)",
+                          e->device, cudaGetErrorString(cudaErrorLaunchFailure),
+                          getenv("WINENT_FAULT_INJECT"));
     CUDA_TRY(e->device, cudaSetDevice(e->device));
     CUDA_TRY(e->device, cudaMemcpy2DAsync(s->d_in, (size_t)W * ss, c->rows, c->row_bytes,
                                           (size_t)W * ss, (size_t)c->in_h,

@@ -6,6 +6,9 @@
  * Built from engine_cuda.cu when CUDA is available, else from
  * engine_cuda_none.c, where the device count is 0 and creation fails with
  * WINENT_ERR_DEVICE.
+ *
+ * Tests can make creation or the Nth submit fail as a CUDA error would:
+ * WINENT_FAULT_INJECT=create or submit:N (engine_cuda.cu, "Fault injection").
  */
 #ifndef WINENT_ENGINE_CUDA_H
 #define WINENT_ENGINE_CUDA_H

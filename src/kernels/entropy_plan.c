@@ -115,11 +115,17 @@ void winent_plan_free(winent_plan *p)
     free(p);
 }
 
+/* Samples are loaded with memcpy: callers may hand rows at any address
+ * (a 16-bit row at an odd one is legal input), where a typed load would be
+ * undefined behaviour; compilers turn the memcpy into a plain load. */
 #define CODES_LOOP(type, fn, conv)                                     \
     do {                                                               \
-        const type *s_ = (const type *)samples;                        \
-        for (size_t i_ = 0; i_ < count; i_++)                          \
-            codes[i_] = fn(r, conv s_[i_]);                            \
+        const unsigned char *s_ = samples;                             \
+        for (size_t i_ = 0; i_ < count; i_++) {                        \
+            type v_;                                                   \
+            memcpy(&v_, s_ + i_ * sizeof v_, sizeof v_);               \
+            codes[i_] = fn(r, conv v_);                                \
+        }                                                              \
     } while (0)
 
 void winent_plan_codes(const winent_plan *p, const void *samples, size_t count, uint32_t *codes)
@@ -135,9 +141,12 @@ void winent_plan_codes(const winent_plan *p, const void *samples, size_t count, 
             return;
         }
         case WINENT_U16: {
-            const uint16_t *s = samples;
-            for (size_t i = 0; i < count; i++)
-                codes[i] = s[i];
+            const unsigned char *s = samples;
+            for (size_t i = 0; i < count; i++) {
+                uint16_t v;
+                memcpy(&v, s + 2 * i, sizeof v);
+                codes[i] = v;
+            }
             return;
         }
         default: break;

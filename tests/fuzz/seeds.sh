@@ -1,0 +1,99 @@
+#!/bin/sh
+# seeds.sh OUT: seed corpora for the fuzz harnesses, made now from the
+# build's own tools (never copied from elsewhere), one folder per harness:
+# OUT/tiff, OUT/raw, OUT/zst_info, OUT/options. Small files: the fuzzers
+# grow them.
+#
+# Needs WINENT_BIN (the folder of winent-stream); GDAL's Python bindings
+# (PYTHON, default /usr/bin/python3) add TIFF layouts the CLI does not
+# write (strips, integer types, big-endian, BigTIFF, planes, nodata).
+set -eu
+O=$1
+WS="$WINENT_BIN/winent-stream"
+PY="${PYTHON:-/usr/bin/python3}"
+mkdir -p "$O/tiff" "$O/raw" "$O/zst_info" "$O/options"
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT INT TERM
+
+# A 37 x 23 u8 image of 0..15 (values from a tiny LCG, no Python needed).
+awk 'BEGIN { s = 7; for (i = 0; i < 37 * 23; i++) { s = (s * 1103515245 + 12345) % 2147483648;
+    printf "%c", int(s / 65536) % 16 + 65 } }' | tr 'A-P' '\000-\017' >"$W/in.raw"
+R="--quiet --device cpu --size 37x23 --dtype u8"
+
+# TIFF: the CLI's own GeoTIFFs (float32, tiled, every compression, COG).
+for c in zstd deflate lzw none; do
+    "$WS" $R --tile 16 --compress $c "$W/in.raw" "$O/tiff/cli-$c.tif"
+done
+# The first of them read back as input gives a .tif of a .tif.
+"$WS" --quiet --device cpu --range 0:4 --tile 16 "$O/tiff/cli-zstd.tif" "$O/tiff/cli-again.tif"
+
+# .zst: several frames, one frame, a 1x1 map, georeferenced (from a TIFF).
+"$WS" $R --frame-rows 4 "$W/in.raw" "$O/zst_info/frames4.zst"
+"$WS" $R "$W/in.raw" "$O/zst_info/frames1.zst"
+head -c 1 "$W/in.raw" >"$W/one.raw"
+"$WS" --quiet --device cpu --size 1x1 --dtype u8 "$W/one.raw" "$O/zst_info/one.zst"
+"$WS" --quiet --device cpu --range 0:4 --frame-rows 8 "$O/tiff/cli-none.tif" "$O/zst_info/geo.zst"
+
+# GDAL's TIFF layouts, when its Python bindings are here.
+if "$PY" -c "from osgeo import gdal" 2>/dev/null; then
+    "$PY" - "$O/tiff" <<'PY'
+import sys
+import numpy as np
+from osgeo import gdal, osr
+d = sys.argv[1]
+w, h = 29, 17
+a = (np.arange(w * h).reshape(h, w) * 7 % 13).astype('f8')
+srs = osr.SpatialReference(); srs.ImportFromEPSG(4326)
+cases = [
+    ('u8-strips', gdal.GDT_Byte, 1, ['BLOCKYSIZE=5']),
+    ('i8', gdal.GDT_Byte, 1, ['PIXELTYPE=SIGNEDBYTE', 'COMPRESS=PACKBITS']),
+    ('u16-tiled-deflate-pred2', gdal.GDT_UInt16, 1,
+     ['TILED=YES', 'BLOCKXSIZE=16', 'BLOCKYSIZE=16', 'COMPRESS=DEFLATE', 'PREDICTOR=2']),
+    ('i16-bigendian-lzw', gdal.GDT_Int16, 1, ['ENDIANNESS=BIG', 'COMPRESS=LZW']),
+    ('u32-bigtiff', gdal.GDT_UInt32, 1, ['BIGTIFF=YES']),
+    ('i32-zstd', gdal.GDT_Int32, 1, ['COMPRESS=ZSTD']),
+    ('f32-pred3', gdal.GDT_Float32, 1, ['COMPRESS=DEFLATE', 'PREDICTOR=3']),
+    ('f64-tiled', gdal.GDT_Float64, 1, ['TILED=YES', 'BLOCKXSIZE=16', 'BLOCKYSIZE=16']),
+    ('u8-3bands-pixel', gdal.GDT_Byte, 3, ['INTERLEAVE=PIXEL']),
+    ('u16-3bands-planes', gdal.GDT_UInt16, 3, ['INTERLEAVE=BAND', 'TILED=YES',
+                                                'BLOCKXSIZE=16', 'BLOCKYSIZE=16']),
+]
+for name, t, nb, opts in cases:
+    ds = gdal.GetDriverByName('GTiff').Create(f'{d}/gdal-{name}.tif', w, h, nb, t, opts)
+    ds.SetGeoTransform([10, 0.5, 0, 50, 0, -0.5]); ds.SetProjection(srs.ExportToWkt())
+    for b in range(nb):
+        ds.GetRasterBand(b + 1).WriteArray(a + b)
+    ds.GetRasterBand(1).SetNoDataValue(3)
+    ds = None
+PY
+fi
+
+# raw: 8 option bytes (fuzz_raw.c), then the samples.
+seed_raw() { # NAME W-1 H-1 DTYPE BANDS INTERLEAVE HEADER BATCH BYTES
+    _n=$1; shift
+    printf "$(printf '\\%03o' "$1" "$2" "$3" "$4" "$5" "$6" "$7" 0)" >"$O/raw/$_n"
+    head -c "$8" "$W/in.raw" >>"$O/raw/$_n"
+}
+seed_raw u8-8x8 7 7 0 0 0 0 3 64
+seed_raw u16-5x4-big 4 3 2 0 4 0 0 40
+seed_raw f32-3x3 2 2 6 0 0 0 1 36
+seed_raw f64-2x2-header 1 1 7 0 0 5 0 37
+seed_raw u8-3bands-bip-band2 3 3 0 6 1 0 1 48
+seed_raw i16-2bands-bil 3 1 3 1 2 0 2 32
+seed_raw short 9 9 5 0 0 0 0 10
+
+# options: arguments separated by NUL bytes.
+seed_opts() { # NAME ARG...
+    _n=$1; shift
+    : >"$O/options/$_n"
+    for _a in "$@"; do printf '%s\000' "$_a" >>"$O/options/$_n"; done
+}
+seed_opts basic in.tif out.zst
+seed_opts raw --size 10240x10240 --dtype u16 --bands 3 --interleave bil --band 2 \
+    --byteorder big --header-bytes 512 - -
+seed_opts compute --window 7x3 --base 2 --bins 64 --range -1.5:2e3 --nodata nan in.raw out.tif
+seed_opts output --format zst --level -3 --frame-rows 64 --tile 256 --compress lzw a b
+seed_opts running --device 0,2 --threads 4 --mem 1.5GiB --progress --stats --quiet x y
+seed_opts equals --window=5 --mem=64M --range=0:1 --no-progress -- -in -out
+seed_opts info --info out.zst
+seed_opts help --help
