@@ -45,7 +45,7 @@ static winent_status cpu_wait(engine *e, int slot, chunk *c, int may_claim, int 
     (void)slot, (void)err;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        if (c->bands_left == 0 || c->engine != e || p->stop) {
+        if (c->bands_left == 0 || c->engine != e || STOPPED(p)) {
             *done = 1;
             break;
         }
@@ -192,7 +192,7 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
         e->ops->wait(e, slot, held[slot], 0, &done, &ignore);
     }
     pthread_mutex_lock(&p->lock);
-    int go_on = p->auto_device && e->ops == &winent_gpu_engine_ops && !p->stop &&
+    int go_on = p->auto_device && e->ops == &winent_gpu_engine_ops && !STOPPED(p) &&
                 other_engine_may_run(p, e);
     if (go_on) {
         for (int k = 0; k < n; k++) {
@@ -241,7 +241,7 @@ void *winent_engine_driver(void *arg)
     }
     pthread_cond_broadcast(&p->state_cv);
     for (;;) {
-        if (p->stop)
+        if (STOPPED(p))
             break;
         if (n < e->slots && (n == 0 || e->ops->wants_more(e))) {
             chunk *c = winent_sched_claim_locked(p, e, n == 0);
@@ -270,7 +270,7 @@ void *winent_engine_driver(void *arg)
             goto out;
         }
         pthread_mutex_lock(&p->lock);
-        if (p->stop)
+        if (STOPPED(p))
             break;
         if (!done)
             continue; /* claim first, then wait again */
@@ -301,7 +301,7 @@ void *winent_gpu_launcher(void *arg)
     pipeline *p = arg;
     int count = winent_cuda_device_count();
     pthread_mutex_lock(&p->lock);
-    for (int d = 0; d < count && p->nengines < WINENT_MAX_ENGINES && !p->stop; d++) {
+    for (int d = 0; d < count && p->nengines < WINENT_MAX_ENGINES && !STOPPED(p); d++) {
         engine *e = &p->engines[p->nengines];
         memset(e, 0, sizeof *e);
         e->ops = &winent_gpu_engine_ops;

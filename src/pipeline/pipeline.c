@@ -23,23 +23,23 @@
  * so first touches cost one fault per 2 MiB, not per 4 KiB. */
 #define HUGE_ALIGN ((size_t)2 << 20)
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted; /* atomic access only */
 /* The running job's stop flag, raised from the signal handler too, so that
  * a read waiting on an idle pipe gives up. */
 static volatile int *volatile running_stop;
 
 void winent_interrupt(void)
 {
-    interrupted = 1;
+    __atomic_store_n(&interrupted, 1, __ATOMIC_RELAXED);
     volatile int *stop = running_stop;
     if (stop)
-        *stop = 1;
+        __atomic_store_n(stop, 1, __ATOMIC_RELAXED);
 }
 
 int winent_pipeline_interrupted(void);
 int winent_pipeline_interrupted(void)
 {
-    return interrupted != 0;
+    return __atomic_load_n(&interrupted, __ATOMIC_RELAXED) != 0;
 }
 
 void winent_job_opts_default(winent_job_opts *o)
@@ -58,7 +58,7 @@ void winent_pipeline_fail(pipeline *p, const winent_err *e)
 {
     pthread_mutex_lock(&p->lock);
     winent_err_merge(&p->err, e);
-    p->stop = 1;
+    __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&p->work_cv);
     pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
@@ -455,7 +455,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
         st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
         goto out;
     }
-    interrupted = 0;
+    __atomic_store_n(&interrupted, 0, __ATOMIC_RELAXED);
     running_stop = &p->stop;
     pthread_mutex_init(&p->lock, NULL);
     {
@@ -627,7 +627,7 @@ fail:
     }
 out:
     running_stop = NULL;
-    if (interrupted && st != WINENT_OK) {
+    if (winent_pipeline_interrupted() && st != WINENT_OK) {
         st = WINENT_ERR_INTERRUPTED;
         snprintf(err.msg, sizeof err.msg, "interrupted");
         err.status = st;

@@ -190,8 +190,13 @@ struct pipeline {
     int nnotices;
     uint64_t stage_bytes;        /* WINENT_STAGE_ENCODE: bytes encoded */
 
-    volatile int stop;           /* raised with the first error or an interrupt */
+    volatile int stop;           /* raised with the first error or an interrupt;
+                                    atomic access only (STOPPED): the signal
+                                    handler and sources read and write it
+                                    without the lock */
 };
+
+#define STOPPED(p) __atomic_load_n(&(p)->stop, __ATOMIC_RELAXED)
 
 /* Record the first error and stop every stage (any thread, lock not held). */
 void winent_pipeline_fail(pipeline *p, const winent_err *e);

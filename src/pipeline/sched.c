@@ -109,7 +109,7 @@ int winent_sched_can_claim_locked(pipeline *p, const engine *e)
 chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
 {
     for (;;) {
-        if (p->stop)
+        if (STOPPED(p))
             return NULL;
         chunk *c = oldest(p, CHUNK_READY);
         if (c == NULL && e->device >= 0) {
@@ -277,7 +277,7 @@ void *winent_pool_worker(void *arg)
     winent_sink_encoder *enc = NULL;
     double band_s = 0.0, enc_s = 0.0, dec_s = 0.0;
     pthread_mutex_lock(&p->lock);
-    while (!p->quit && !p->stop) {
+    while (!p->quit && !STOPPED(p)) {
         task t = next_task(p);
         if (t.kind == TASK_NONE) {
             pthread_cond_wait(&p->work_cv, &p->lock);
@@ -345,7 +345,7 @@ int winent_pool_parallel_run(void *ctx, long n, void (*fn)(void *arg, long i, in
     p->par.active = 1;
     pthread_cond_broadcast(&p->work_cv);
     while (p->par.done < p->par.n) {
-        if (p->stop) {
+        if (STOPPED(p)) {
             /* Items not started will never run: count them out, then wait
              * only for those running (they use the caller's buffers). */
             stopped = 1;

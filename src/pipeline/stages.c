@@ -23,7 +23,7 @@ static chunk *find_state(pipeline *p, chunk_state st)
 static chunk *take_free(pipeline *p, int *fresh, double *wait)
 {
     for (;;) {
-        if (p->stop)
+        if (STOPPED(p))
             return NULL;
         chunk *c = find_state(p, CHUNK_FREE);
         *fresh = 0;
@@ -193,7 +193,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     int64_t next = 0;
     double busy = 0.0, last_progress = t_start;
     pthread_mutex_lock(&p->lock);
-    while (next < p->nchunks && !p->stop) {
+    while (next < p->nchunks && !STOPPED(p)) {
         flush_notices(p);
         winent_sched_maybe_launch_locked(p);
         chunk *c = find_seq_done(p, next);
@@ -244,7 +244,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
         winent_pipeline_fail(p, &err);
     }
-    if (!p->stop && next == p->nchunks && p->stage == WINENT_STAGE_JOB && !p->opts->memory_out) {
+    if (!STOPPED(p) && next == p->nchunks && p->stage == WINENT_STAGE_JOB && !p->opts->memory_out) {
         double t0 = winent_now();
         if (winent_sink_finish(p->sink, &err) != WINENT_OK)
             winent_pipeline_fail(p, &err);

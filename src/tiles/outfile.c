@@ -338,7 +338,7 @@ winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n
     while (n > 0) {
         /* A write blocked on a full pipe returns EINTR when a signal
          * arrives: give up if that signal stopped the job. */
-        if (of->stop && *of->stop)
+        if (of->stop && __atomic_load_n(of->stop, __ATOMIC_RELAXED))
             return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
         ssize_t w = write(of->fd, p, n);
         if (w < 0) {

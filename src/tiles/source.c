@@ -78,7 +78,7 @@ long winent_source_read_fd(int fd, void *dst, size_t n, const volatile int *stop
     char *d = dst;
     while (got < n) {
         if (stop != NULL) {
-            if (*stop)
+            if (__atomic_load_n(stop, __ATOMIC_RELAXED))
                 return -2;
             struct pollfd p = {fd, POLLIN, 0};
             int r = poll(&p, 1, 100);
