@@ -105,13 +105,16 @@ fi
 check "f32 holes: NaN samples read back as NaN (same map as the raw twin)" \
     ws_same "$T/hf.tif" "$T/hf.raw" 200x100 f32 --range 0:9 --bins 32
 
-# Streamed: memory follows the width and the tile, not the height.
-if [ -x /usr/bin/time ]; then
+# Streamed: memory follows the width and the tile, not the height (not
+# measured in sanitizer builds: their shadow memory is most of the RSS).
+if [ -x /usr/bin/time ] && [ -z "${WINENT_SANITIZE:-}" ]; then
     /usr/bin/time -f %M -o "$T/rss" "$MK" --size 8000x12000 --dtype u8 --kind landscape \
         --values 12 --tiff --tile 128 "$T/tall.tif"
     rss=$(tail -n 1 "$T/rss")
     check "96 MB of samples written in $rss KiB (< 40 MiB)" [ "$rss" -lt 40960 ]
 fi
+[ -e "$T/tall.tif" ] || "$MK" --size 8000x12000 --dtype u8 --kind landscape --values 12 \
+    --tiff --tile 128 "$T/tall.tif"
 if [ $have_gdal = 1 ] && [ -e "$T/tall.tif" ]; then
     "$MK" --size 8000x300 --dtype u8 --kind landscape --values 12 "$T/short.raw"
     check "GDAL: rows of the tall TIFF match the raw short one" "$PY" -c "

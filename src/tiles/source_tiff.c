@@ -579,7 +579,12 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source
         if (g > t->blocks_down)
             g = t->blocks_down;
         t->group = (uint32_t)g;
-        t->batch = malloc((size_t)(per_group * g));
+        /* A batch never holds more rows than the image (tiles may be far
+         * taller than a short image). */
+        uint64_t batch_rows = (uint64_t)t->bh * g;
+        if (batch_rows > (uint64_t)t->height)
+            batch_rows = (uint64_t)t->height;
+        t->batch = malloc((size_t)(row_bytes * batch_rows) + 1);
         if (t->batch == NULL) {
             st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
             goto fail;
