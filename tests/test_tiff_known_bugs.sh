@@ -1,11 +1,12 @@
 #!/bin/sh
-# test_tiff_known_bugs.sh BUG: reproducers of known bugs in the TIFF source
-# (src/tiles/source_tiff.c, owned elsewhere at the time: reported, not
-# fixed here). Each is skipped (77) with its reason until the bug is fixed;
-# WINENT_KNOWN_BUGS=1 runs it (it fails while the bug is there). Found by
-# fuzz_tiff (tests/fuzz); the inputs are made here, small and readable.
+# test_tiff_known_bugs.sh BUG: reproducers of bugs in the TIFF source
+# (src/tiles/source_tiff.c) found by fuzz_tiff (tests/fuzz); the inputs are
+# made here, small and readable. A bug still open is skipped (77) with its
+# reason (WINENT_KNOWN_BUGS=1 runs it: it fails while the bug is there); a
+# fixed one runs always, as a regression test.
 #
-#   tiff-sparse-strip   a TIFF with no StripByteCounts whose one strip
+#   tiff-sparse-strip   FIXED, runs always (a regression test now): a TIFF
+#                       with no StripByteCounts whose one strip
 #                       starts past the end of the file (110 bytes): libtiff
 #                       warns and estimates 0 bytes, the source takes the
 #                       strip for a sparse one and fills it, and the job
@@ -33,7 +34,8 @@ if [ "$bug" = tiff-tall-tile ] && [ -n "${WINENT_SANITIZE:-}" ]; then
     echo "tiff-tall-tile: an address space limit and a sanitizer's shadow memory do not mix: skipped"
     exit 77
 fi
-if [ "${WINENT_KNOWN_BUGS:-0}" != 1 ] && [ "$bug" != tiff-tall-tile ]; then
+case $bug in tiff-tall-tile | tiff-sparse-strip) fixed=1 ;; *) fixed=0 ;; esac
+if [ "${WINENT_KNOWN_BUGS:-0}" != 1 ] && [ $fixed = 0 ]; then
     echo "known bug $bug (see this script): skipped until source_tiff.c is fixed"
     exit 77
 fi

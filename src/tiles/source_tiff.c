@@ -413,7 +413,8 @@ static void set_fill(tiff_impl *t, const winent_source_info *info)
  * a truncated file, which libtiff would read as a short block or, for an
  * uncompressed strip, read as far as it needs and say nothing. A block of
  * 0 bytes is sparse (GDAL's SPARSE_OK) and reads as the fill value, as in
- * GDAL; one of some bytes at offset 0 is missing. All blocks of the image
+ * GDAL, unless it starts past the end; one of some bytes at offset 0 is
+ * missing. All blocks of the image
  * are checked, not only the band's: the file is whole or it is not. */
 static winent_status check_blocks(const tiff_impl *t, tiff_handle *h, winent_err *err)
 {
@@ -431,6 +432,14 @@ static winent_status check_blocks(const tiff_impl *t, tiff_handle *h, winent_err
             return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot read the place of %s %u: %s",
                               t->path, kind, i,
                               h->msgs.first_error[0] ? h->msgs.first_error : "corrupt block index");
+        if (count == 0 && off > size)
+            /* Not sparse: libtiff guessed a count (no StripByteCounts) for
+             * a block that starts past the end of the file. */
+            return WINENT_ERR(err, WINENT_ERR_INPUT,
+                              "%s: %s %u starts at byte %llu, past the end of the file (%llu "
+                              "bytes): the file is truncated or its block index is corrupt",
+                              t->path, kind, i, (unsigned long long)off,
+                              (unsigned long long)size);
         if (count == 0)
             continue;
         if (off == 0)
