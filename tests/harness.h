@@ -6,7 +6,11 @@
 #ifndef WINENT_TEST_HARNESS_H
 #define WINENT_TEST_HARNESS_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "winent.h"
 
 static int harness_passed, harness_failed;
 
@@ -26,6 +30,36 @@ static inline int harness_end(void)
 {
     printf("%d passed, %d failed\n", harness_passed, harness_failed);
     return harness_failed ? 1 : 0;
+}
+
+/* Store sample i of `buf` as type t: the integer `iv` for integer types,
+ * `dv` for float types, native byte order. memcpy, since tests put 16-bit
+ * samples at odd addresses too (a cast store there is undefined). */
+static inline void harness_put_sample(void *buf, winent_dtype t, size_t i, int64_t iv, double dv)
+{
+    uint8_t *p = (uint8_t *)buf + i * winent_dtype_size(t);
+    union {
+        uint8_t u8;
+        int8_t i8;
+        uint16_t u16;
+        int16_t i16;
+        uint32_t u32;
+        int32_t i32;
+        float f32;
+        double f64;
+    } v;
+    switch (t) {
+    case WINENT_U8: v.u8 = (uint8_t)iv; break;
+    case WINENT_I8: v.i8 = (int8_t)iv; break;
+    case WINENT_U16: v.u16 = (uint16_t)iv; break;
+    case WINENT_I16: v.i16 = (int16_t)iv; break;
+    case WINENT_U32: v.u32 = (uint32_t)iv; break;
+    case WINENT_I32: v.i32 = (int32_t)iv; break;
+    case WINENT_F32: v.f32 = (float)dv; break;
+    case WINENT_F64: v.f64 = dv; break;
+    default: return;
+    }
+    memcpy(p, &v, winent_dtype_size(t));
 }
 
 /* A small deterministic generator (splitmix64) for test inputs. */

@@ -165,34 +165,6 @@ static void draw_case(dcase *c)
     c->format = (int)below(3);
 }
 
-/* Sample i of the band, native byte order. */
-static void put(uint8_t *img, winent_dtype t, size_t i, int64_t iv, double dv)
-{
-    uint8_t *p = img + i * winent_dtype_size(t);
-    union {
-        uint8_t u8;
-        int8_t i8;
-        uint16_t u16;
-        int16_t i16;
-        uint32_t u32;
-        int32_t i32;
-        float f32;
-        double f64;
-    } v;
-    switch (t) {
-    case WINENT_U8: v.u8 = (uint8_t)iv; break;
-    case WINENT_I8: v.i8 = (int8_t)iv; break;
-    case WINENT_U16: v.u16 = (uint16_t)iv; break;
-    case WINENT_I16: v.i16 = (int16_t)iv; break;
-    case WINENT_U32: v.u32 = (uint32_t)iv; break;
-    case WINENT_I32: v.i32 = (int32_t)iv; break;
-    case WINENT_F32: v.f32 = (float)dv; break;
-    case WINENT_F64: v.f64 = dv; break;
-    default: return;
-    }
-    memcpy(p, &v, winent_dtype_size(t));
-}
-
 static uint8_t *make_band(const dcase *c)
 {
     const size_t n = (size_t)c->w * (size_t)c->h, ss = winent_dtype_size(c->co.dtype);
@@ -202,11 +174,11 @@ static uint8_t *make_band(const dcase *c)
     const int is_float = winent_dtype_is_float(c->co.dtype);
     for (size_t i = 0; i < n; i++) {
         if (c->co.has_nodata && chance(c->hole_frac)) {
-            put(img, c->co.dtype, i, is_float ? 0 : (int64_t)c->co.nodata, c->co.nodata);
+            harness_put_sample(img, c->co.dtype, i, is_float ? 0 : (int64_t)c->co.nodata, c->co.nodata);
             continue;
         }
         if (!is_float) {
-            put(img, c->co.dtype, i, c->vmin + (int64_t)below(c->nvals), 0.0);
+            harness_put_sample(img, c->co.dtype, i, c->vmin + (int64_t)below(c->nvals), 0.0);
             continue;
         }
         double v = c->flo + (c->fhi - c->flo) * unit();
@@ -215,7 +187,7 @@ static uint8_t *make_band(const dcase *c)
                                              -INFINITY, 1e300, -1e300, 3e38};
             v = special[below(sizeof special / sizeof special[0])];
         }
-        put(img, c->co.dtype, i, 0, v);
+        harness_put_sample(img, c->co.dtype, i, 0, v);
     }
     return img;
 }

@@ -103,35 +103,6 @@ static double unit(void)
     return (double)(harness_rand(&seed) >> 11) / 9007199254740992.0;
 }
 
-/* Store sample i; memcpy, since the misaligned cases put 16-bit samples
- * at odd addresses (a cast store there is undefined behaviour). */
-static void put(void *buf, winent_dtype t, size_t i, int64_t iv, double dv)
-{
-    uint8_t *p = (uint8_t *)buf + i * winent_dtype_size(t);
-    union {
-        uint8_t u8;
-        int8_t i8;
-        uint16_t u16;
-        int16_t i16;
-        uint32_t u32;
-        int32_t i32;
-        float f32;
-        double f64;
-    } v;
-    switch (t) {
-    case WINENT_U8: v.u8 = (uint8_t)iv; break;
-    case WINENT_I8: v.i8 = (int8_t)iv; break;
-    case WINENT_U16: v.u16 = (uint16_t)iv; break;
-    case WINENT_I16: v.i16 = (int16_t)iv; break;
-    case WINENT_U32: v.u32 = (uint32_t)iv; break;
-    case WINENT_I32: v.i32 = (int32_t)iv; break;
-    case WINENT_F32: v.f32 = (float)dv; break;
-    case WINENT_F64: v.f64 = dv; break;
-    default: return;
-    }
-    memcpy(p, &v, winent_dtype_size(t));
-}
-
 /* Random samples of the case; `extra` bytes in front for misalignment. */
 static uint8_t *make_input(const vcase *vc, int w, int h, size_t extra)
 {
@@ -147,12 +118,12 @@ static uint8_t *make_input(const vcase *vc, int w, int h, size_t extra)
             double v = vc->lo - 0.1 * span + 1.2 * span * unit();
             if (special)
                 v = vc->has_nodata && unit() < 0.5 ? vc->nodata : NAN;
-            put(p, vc->dtype, i, 0, v);
+            harness_put_sample(p, vc->dtype, i, 0, v);
         } else {
             int64_t v = vc->vmin + (int64_t)(harness_rand(&seed) % vc->nvals);
             if (special && vc->has_nodata)
                 v = (int64_t)vc->nodata;
-            put(p, vc->dtype, i, v, 0.0);
+            harness_put_sample(p, vc->dtype, i, v, 0.0);
         }
     }
     return buf;
