@@ -18,7 +18,6 @@
 #include "bench_stage.h"
 #include "cli/options.h"
 #include "pipeline/pipeline_bench.h"
-#include "tiles/source.h"
 
 #define PROG "winent-bench stage"
 
@@ -29,18 +28,7 @@ static int load_input(const winent_job_opts *j, void **data, winent_source_info 
     winent_source *s = NULL;
     winent_err err;
     winent_err_clear(&err);
-    memset(&so, 0, sizeof so);
-    so.path = j->input;
-    so.width = j->width;
-    so.height = j->height;
-    so.has_dtype = j->dtype_given;
-    so.dtype = j->compute.dtype;
-    so.bands = j->bands;
-    so.interleave = j->interleave;
-    so.big_endian = j->big_endian;
-    so.header_bytes = j->header_bytes;
-    so.band = j->band;
-    so.threads = j->threads;
+    winent_job_source_opts(j, &so);
     if (winent_source_open(&so, &s, &err) != WINENT_OK) {
         fprintf(stderr, "%s: %s\n", PROG, err.msg);
         return (int)err.status;

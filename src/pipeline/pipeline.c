@@ -335,21 +335,27 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
 
 /* ---- Opening the job --------------------------------------------------- */
 
+void winent_job_source_opts(const winent_job_opts *o, winent_source_opts *so)
+{
+    memset(so, 0, sizeof *so);
+    so->path = o->input;
+    so->width = o->width;
+    so->height = o->height;
+    so->has_dtype = o->dtype_given;
+    so->dtype = o->compute.dtype;
+    so->bands = o->bands;
+    so->interleave = o->interleave;
+    so->big_endian = o->big_endian;
+    so->header_bytes = o->header_bytes;
+    so->band = o->band;
+    so->threads = o->threads;
+}
+
 static winent_status open_source(pipeline *p, const winent_job_opts *o, winent_compute_opts *co,
                                  winent_err *err)
 {
     winent_source_opts so;
-    memset(&so, 0, sizeof so);
-    so.path = o->input;
-    so.width = o->width;
-    so.height = o->height;
-    so.has_dtype = o->dtype_given;
-    so.dtype = o->compute.dtype;
-    so.bands = o->bands;
-    so.interleave = o->interleave;
-    so.big_endian = o->big_endian;
-    so.header_bytes = o->header_bytes;
-    so.band = o->band;
+    winent_job_source_opts(o, &so);
     so.threads = p->threads;
     so.par = &p->par_hook;
     so.stop = &p->stop;
@@ -474,7 +480,6 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     p->threads = o->threads > 0 ? o->threads : all_cores();
     p->gpu_slots = 3;
     p->parts = 1;
-    p->cpu_engine = -1;
     p->par_hook.run = winent_pool_parallel_run;
     p->par_hook.ctx = p;
     p->par_hook.workers = p->threads + 1; /* the pool and the reader */
@@ -545,10 +550,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
         st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;
     }
-    if (p->want_cpu) {
-        p->cpu_engine = p->nengines;
+    if (p->want_cpu)
         add_engine(p, &winent_cpu_engine_ops, -1, p->cpu_slots);
-    }
     for (int i = 0; i < p->ngpus; i++)
         add_engine(p, &winent_gpu_engine_ops, p->gpu_ids[i], p->gpu_slots);
 

@@ -6,6 +6,7 @@
 #ifndef WINENT_PIPELINE_BENCH_H
 #define WINENT_PIPELINE_BENCH_H
 
+#include "tiles/source.h"
 #include "winent.h"
 
 typedef enum winent_stage {
@@ -25,5 +26,9 @@ typedef enum winent_stage {
  * is the stage's time; bytes_out the encoded bytes for ENCODE. */
 winent_status winent_run_stage(const winent_job_opts *o, winent_stage stage, const float *map,
                                winent_job_stats *stats, char *msg, size_t msg_len);
+
+/* The source options of job `o` (its input and raw layout), as the
+ * pipeline opens it; threads as o->threads, no stop flag, no pool. */
+void winent_job_source_opts(const winent_job_opts *o, winent_source_opts *so);
 
 #endif

@@ -171,7 +171,6 @@ struct pipeline {
                                     not pinnable (-1), not yet tried (0) */
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
-    int cpu_engine;              /* index of the CPU engine, or -1 */
     int n_fit, n_need;           /* chunks --mem holds; fewest that can work */
     uint64_t chunk_bytes;        /* one chunk's buffers */
     int n_made;                  /* chunks with buffers */

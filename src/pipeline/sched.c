@@ -245,12 +245,19 @@ static void chunk_view(const pipeline *p, const chunk *c, winent_chunk *v)
     v->y1 = c->y1;
 }
 
+/* Output rows [*ya, *yb) of band b of chunk c. */
+static void band_span(const chunk *c, long b, int *ya, int *yb)
+{
+    *ya = c->y0 + (int)b * c->band_rows;
+    *yb = *ya + c->band_rows < c->y1 ? *ya + c->band_rows : c->y1;
+}
+
 static winent_status run_band(pipeline *p, int worker, chunk *c, long b, winent_err *err)
 {
     winent_chunk v;
+    int ya, yb;
     chunk_view(p, c, &v);
-    int ya = c->y0 + (int)b * c->band_rows;
-    int yb = ya + c->band_rows < c->y1 ? ya + c->band_rows : c->y1;
+    band_span(c, b, &ya, &yb);
     return winent_cpu_engine_compute_rows(p->cpu, worker, &v, ya, yb, c->map, (size_t)p->width,
                                           err);
 }
@@ -305,8 +312,8 @@ void *winent_pool_worker(void *arg)
             }
         } else {
             band_s += dt;
-            int ya = t.c->y0 + (int)t.index * t.c->band_rows;
-            int yb = ya + t.c->band_rows < t.c->y1 ? ya + t.c->band_rows : t.c->y1;
+            int ya, yb;
+            band_span(t.c, t.index, &ya, &yb);
             p->band_px += (double)(yb - ya) * (double)p->width;
             p->bands_done++;
             p->band_s += dt;
