@@ -30,20 +30,8 @@ mkdir -p "$OUT"
 T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 
-# libtiff and friends from Debian packages, unpacked aside (never into /).
-P=/tmp/deb
-if [ -d .devdebs ]; then
-    mkdir -p $P
-    for f in .devdebs/*.deb; do dpkg -x "$f" $P; done
-    # The .pc files say prefix=/usr; point them at the unpacked tree.
-    for pc in $P/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc; do
-        sed -i "s|^prefix=/usr\$|prefix=$P/usr|" "$pc"
-    done
-    export CMAKE_PREFIX_PATH=$P/usr
-    export PKG_CONFIG_PATH=$P/usr/lib/x86_64-linux-gnu/pkgconfig
-    export LD_LIBRARY_PATH=$P/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    export PATH=$P/usr/bin:$PATH
-fi
+# libtiff and friends from the carried Debian packages.
+. tools/device-env.sh
 
 nvidia-smi --query-gpu=index,name,memory.total,clocks.sm,clocks.max.sm,driver_version \
     --format=csv > "$OUT/gpu.txt" 2>&1

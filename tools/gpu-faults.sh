@@ -44,19 +44,8 @@ summary=""
 note() { summary="$summary$*
 "; }
 
-# libtiff and friends from Debian packages, unpacked aside (as device-check.sh).
-P=/tmp/deb
-if [ -d .devdebs ]; then
-    mkdir -p $P
-    for f in .devdebs/*.deb; do dpkg -x "$f" $P; done
-    for pc in $P/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc; do
-        sed -i "s|^prefix=/usr\$|prefix=$P/usr|" "$pc"
-    done
-    export CMAKE_PREFIX_PATH=$P/usr
-    export PKG_CONFIG_PATH=$P/usr/lib/x86_64-linux-gnu/pkgconfig
-    export LD_LIBRARY_PATH=$P/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    export PATH=$P/usr/bin:$PATH
-fi
+# libtiff and friends from the carried Debian packages.
+. tools/device-env.sh
 export PATH=$PATH:/usr/local/cuda/bin
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/compute-sanitizer/compute-sanitizer)
 NPROC=$(nproc 2>/dev/null || echo 8)
