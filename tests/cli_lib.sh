@@ -14,8 +14,8 @@ check() { # check DESCRIPTION COMMAND... (sh has no locals: names kept apart)
     _check_desc=$1; shift
     if "$@"; then ok; else bad "$_check_desc"; fi
 }
-# expect_exit CODE DESCRIPTION COMMAND...: exit code and a one-line message.
-# The exit code is left in $_got.
+# expect_exit CODE DESCRIPTION COMMAND...: exit code and a one-line message
+# ('winent-stream: ...', or EXPECT_PROG's name). The exit code is left in $_got.
 expect_exit() {
     _want=$1; _desc=$2; shift 2
     set +e
@@ -27,11 +27,9 @@ expect_exit() {
         return
     fi
     if [ "$_want" -ne 0 ]; then
-        # Exactly one line.
-        cp "$T/stderr" "$T/errline"
-        lines=$(wc -l <"$T/errline")
-        if ! grep -q '^winent-stream: ' "$T/errline" || [ "$lines" -ne 1 ]; then
-            bad "$_desc: stderr is not one 'winent-stream: ' line: $(cat "$T/stderr")"
+        _prog=${EXPECT_PROG:-winent-stream}
+        if ! grep -q "^$_prog: " "$T/stderr" || [ "$(wc -l <"$T/stderr")" -ne 1 ]; then
+            bad "$_desc: stderr is not one '$_prog: ' line: $(cat "$T/stderr")"
             return
         fi
     fi

@@ -127,16 +127,11 @@ fi
 
 # Usage and write errors: one 'winent-mksample: ' line and the exit code.
 mk_expect() { # mk_expect CODE DESCRIPTION ARGS...
-    _w=$1 _d=$2; shift 2
-    set +e
-    "$MK" "$@" >"$T/out" 2>"$T/err"
-    _g=$?
-    set -e
-    if [ "$_g" -eq "$_w" ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q '^winent-mksample: ' "$T/err"; then
-        ok
-    else
-        bad "$_d: exit $_g, stderr: $(cat "$T/err")"
-    fi
+    _mw=$1 _md=$2
+    shift 2
+    EXPECT_PROG=winent-mksample
+    expect_exit "$_mw" "$_md" "$MK" "$@"
+    EXPECT_PROG=
 }
 mk_expect 2 "--tiff to standard output" --size 4x4 --dtype u8 --tiff -
 mk_expect 2 "--tile without --tiff" --size 4x4 --dtype u8 --tile 32 "$T/x"
