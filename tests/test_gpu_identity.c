@@ -3,7 +3,10 @@
  * GPU: every dtype, window shape, base, distinct values (up to ~1e6 of
  * them) and --bins/--range, nodata and NaN, random and smooth inputs. The
  * GPU computes each image as several chunks with halos (rotating over its
- * slots); the CPU computes it whole. Skips (77) without a usable GPU.
+ * slots); the CPU computes it whole. Every case runs with each kernel
+ * family the engine can be asked for (WINENT_GPU_KERNEL: its own choice, a
+ * thread per window, a warp per window, the few-codes kernel). Skips (77)
+ * without a usable GPU.
  */
 #include <math.h>
 #include <stdint.h>
@@ -100,6 +103,11 @@ static int first_diff(const float *a, const float *b, size_t n)
     return -1;
 }
 
+static const char *const variants[] = {"auto", "thread", "warp", "few"};
+
+static void run_gpu(const tcase *tc, int device, const winent_plan *p, const char *rows,
+                    const float *ref, float *got, int pitch);
+
 static void run_case(const tcase *tc, int device)
 {
     winent_compute_opts o;
@@ -117,7 +125,6 @@ static void run_case(const tcase *tc, int device)
     winent_err_clear(&err);
     winent_plan *p = NULL;
     winent_cpu_engine *cpu = NULL;
-    winent_gpu_engine *gpu = NULL;
     const int W = tc->w, H = tc->h;
     const size_t n = (size_t)W * H, ss = winent_dtype_size(tc->dtype);
     void *in = make_input(tc);
@@ -141,6 +148,29 @@ static void run_case(const tcase *tc, int device)
     CHECK(winent_cpu_engine_compute(cpu, &whole, ref, (size_t)W, &err) == WINENT_OK, "%s",
           err.msg);
 
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        setenv("WINENT_GPU_KERNEL", variants[v], 1);
+        run_gpu(tc, device, p, rows, ref, got, pitch);
+    }
+    unsetenv("WINENT_GPU_KERNEL");
+done:
+    winent_cpu_engine_free(cpu);
+    winent_plan_free(p);
+    winent_cuda_host_free(rows);
+    winent_cuda_host_free(got);
+    free(ref);
+    free(in);
+}
+
+/* The GPU's map of the case in chunks, against the CPU's `ref`. */
+static void run_gpu(const tcase *tc, int device, const winent_plan *p, const char *rows,
+                    const float *ref, float *got, int pitch)
+{
+    winent_err err;
+    winent_err_clear(&err);
+    winent_gpu_engine *gpu = NULL;
+    const int W = tc->w, H = tc->h;
+    const size_t n = (size_t)W * H, ss = winent_dtype_size(tc->dtype);
     const int R = tc->chunk_rows, slots = 3;
     CHECK(winent_gpu_engine_create(p, device, W, R + 2 * p->ry, slots, &gpu, &err) == WINENT_OK,
           "%s: %s", tc->name, err.msg);
@@ -184,16 +214,10 @@ static void run_case(const tcase *tc, int device)
           tc->name, device, winent_gpu_engine_path(gpu), bad, n, first < 0 ? 0 : first % W,
           first < 0 ? 0 : first / W, first < 0 ? 0.0 : ref[first],
           first < 0 ? 0.0 : got[(size_t)(first / W) * pitch + first % W]);
-    printf("  %-34s gpu %d  %-28s %s\n", tc->name, device, winent_gpu_engine_path(gpu),
-           bad ? "DIFFERS" : "identical");
+    printf("  %-40s gpu %d  %-6s %-40s %s\n", tc->name, device, getenv("WINENT_GPU_KERNEL"),
+           winent_gpu_engine_path(gpu), bad ? "DIFFERS" : "identical");
 done:
     winent_gpu_engine_free(gpu);
-    winent_cpu_engine_free(cpu);
-    winent_plan_free(p);
-    winent_cuda_host_free(rows);
-    winent_cuda_host_free(got);
-    free(ref);
-    free(in);
 }
 
 static const tcase cases[] = {
@@ -240,6 +264,23 @@ static const tcase cases[] = {
     {"pack16 u8 0..15 1x15", WINENT_U8, 1, 15, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 70, 97, 20},
     {"pack16 u8 0..15 1x1", WINENT_U8, 1, 1, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 40, 30, 7},
     {"pack16 u8 0..15 11x1 (kx 11)", WINENT_U8, 11, 1, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 16, 0, 0, 33, 20, 5},
+    /* Large windows and many values (the warp and few kernels), each
+     * table kind, the code equal to a hash table's empty key, nodata. */
+    {"few u8 0..15 63x63 random", WINENT_U8, 63, 63, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 150, 140, 45},
+    {"few u8 0..15 255x255 landscape", WINENT_U8, 255, 255, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 16, 0, 0, 300, 290, 100},
+    {"few u8 0..3 255x17", WINENT_U8, 255, 17, WINENT_BASE_10, 0, 0, 0, 0, 0, GEN_RANDOM, 4, 0, 0, 260, 70, 30},
+    {"u8 0..255 63x31", WINENT_U8, 63, 31, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 256, 0, 0, 200, 120, 40},
+    {"u16 4096 31x31", WINENT_U16, 31, 31, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 4096, 0, 0, 150, 120, 40},
+    {"u16 65536 31x31 random", WINENT_U16, 31, 31, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, 0, 0, 150, 120, 40},
+    {"u16 65530..65535 31x15 (empty key)", WINENT_U16, 31, 15, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 6, 65530, 0, 120, 90, 30},
+    {"u16 nodata 0 63x63", WINENT_U16, 63, 63, WINENT_BASE_E, 0, 0, 0, 1, 0, GEN_RANDOM, 30000, 0, 0, 160, 150, 50},
+    {"u16 65536 127x127", WINENT_U16, 127, 127, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, 0, 0, 200, 180, 60},
+    {"i32 1e6 31x31", WINENT_I32, 31, 31, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 1000000, 0, 0, 150, 120, 40},
+    {"i32 1e6 nodata 15x15", WINENT_I32, 15, 15, WINENT_BASE_10, 0, 0, 0, 1, 5, GEN_RANDOM, 1000000, 0, 0, 130, 100, 30},
+    {"u32 top codes 31x31 (empty key)", WINENT_U32, 31, 31, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 5, 4294967291LL, 0, 120, 100, 30},
+    {"i32 1e6 255x255 (global tables)", WINENT_I32, 255, 255, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 1000000, 0, 0, 280, 270, 90},
+    {"f32 bins 4096 NaN 31x31", WINENT_F32, 31, 31, WINENT_BASE_E, 4096, 0, 1, 0, 0, GEN_RANDOM, 0, 0, 0.03, 150, 120, 40},
+    {"f32 bins 256 nodata 63x63", WINENT_F32, 63, 63, WINENT_BASE_2, 256, 0, 1, 1, 0.5, GEN_LANDSCAPE, 0, 0, 0.01, 160, 140, 50},
     {"narrow 1 column", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 1, 50, 7},
     {"one row", WINENT_U16, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, 0, 0, 200, 1, 1},
 };

@@ -17,6 +17,7 @@
  * headers after it, with C linkage. */
 #include "entropy_rule.h"
 #include "engine_cuda_kernels.cuh"
+#include "engine_cuda_warp.cuh"
 
 extern "C" {
 #include "engine_cuda.h"
@@ -34,8 +35,18 @@ extern "C" {
         }                                                                                      \
     } while (0)
 
-/* Window kernel paths (see engine_cuda_kernels.cuh). */
-enum win_path { PATH_SMEM, PATH_HASH_SHARED, PATH_HASH_GLOBAL };
+/* Window kernel paths: a thread per window (engine_cuda_kernels.cuh) or a
+ * warp per window (engine_cuda_warp.cuh). */
+enum win_path { PATH_SMEM, PATH_HASH_SHARED, PATH_HASH_GLOBAL, PATH_WARP_DIRECT, PATH_WARP_HASH };
+
+/* 8-bit planes: the kernel for a chunk whose codes are all below 16 (found
+ * on the device); the path's kernel takes the other chunks. */
+enum small_path { SMALL_NONE, SMALL_SMEM16, SMALL_PACK16, SMALL_FEW };
+
+/* Kernel families WINENT_GPU_KERNEL can ask for (tests, the kernel
+ * benchmark); one that does not apply to the plan leaves the choice to the
+ * engine. */
+enum kernel_pref { PREF_AUTO, PREF_THREAD, PREF_WARP, PREF_FEW };
 
 /* Global hash tables get at most this much per slot; the grid shrinks to
  * fit (a grid-stride loop covers the rest). */
@@ -70,9 +81,12 @@ struct winent_gpu_engine {
     int threads;      /* block size of the window kernel */
     size_t smem;      /* dynamic shared memory of the window kernel */
     int ws_threads;   /* hash-global: threads that have a table */
-    int pack16;       /* 8-bit plane, kx * ky <= 31, ky <= 15, kx <= 15:
-                         pack16x2 replaces the 16-code smem kernel */
-    char path_name[64];
+    small_path small; /* 8-bit planes: the kernel for chunks of codes < 16 */
+    warp_geom wg;     /* warp paths: one warp's table and warps per block */
+    int warp_th;      /* warp paths: most rows per segment (warp-hash tables
+                         are sized for it) */
+    int ws_warps;     /* warp-hash in global memory: warps that have a table */
+    char path_name[96];
 };
 
 /* ---- Fault injection (tests) ---------------------------------------------
@@ -149,7 +163,8 @@ static const void *codes_fn(const winent_gpu_engine *e)
     }
 }
 
-/* The window kernel; for 8-bit planes `small` picks the 16-code variant. */
+/* The thread-per-window kernel of the path; for 8-bit planes `small` picks
+ * the 16-code smem variant. */
 static const void *window_fn(const winent_gpu_engine *e, bool small)
 {
     if (e->path == PATH_SMEM) {
@@ -178,6 +193,29 @@ static const void *window_fn(const winent_gpu_engine *e, bool small)
               : (const void *)hash_kernel<uint32_t, false, false>;
 }
 
+/* The warp-per-window kernel of a warp path. */
+static const void *warp_fn(const winent_gpu_engine *e)
+{
+    bool direct = e->path == PATH_WARP_DIRECT;
+    switch (e->plane_bytes) {
+    case 1: return (const void *)warp_kernel<uint8_t, false, 0>;
+    case 2:
+        if (direct)
+            return e->nd ? (const void *)warp_kernel<uint16_t, true, 0>
+                         : (const void *)warp_kernel<uint16_t, false, 0>;
+        return e->nd ? (const void *)warp_kernel<uint16_t, true, 1>
+                     : (const void *)warp_kernel<uint16_t, false, 1>;
+    default:
+        return e->nd ? (const void *)warp_kernel<uint32_t, true, 2>
+                     : (const void *)warp_kernel<uint32_t, false, 2>;
+    }
+}
+
+static bool warp_path(win_path p)
+{
+    return p == PATH_WARP_DIRECT || p == PATH_WARP_HASH;
+}
+
 static const void *pack16_fn(int rx)
 {
     switch (rx) {
@@ -192,46 +230,30 @@ static const void *pack16_fn(int rx)
     }
 }
 
-/* Pick the code plane and the window kernel from the plan alone, so every
- * chunk of a job runs the same code. */
-static void choose_layout(winent_gpu_engine *e)
+static kernel_pref read_kernel_pref(void)
+{
+    const char *v = getenv("WINENT_GPU_KERNEL");
+    if (v == NULL)
+        return PREF_AUTO;
+    if (strcmp(v, "thread") == 0)
+        return PREF_THREAD;
+    if (strcmp(v, "warp") == 0)
+        return PREF_WARP;
+    if (strcmp(v, "few") == 0)
+        return PREF_FEW;
+    return PREF_AUTO;
+}
+
+/* The thread-per-window layout: a direct shared histogram per thread for
+ * codes < 256, else a hash table per thread in shared or global memory. */
+static void thread_layout(winent_gpu_engine *e)
 {
     const winent_plan *p = e->plan;
-    const winent_code_rule *r = &p->rule;
-    winent_dtype t = p->opts.dtype;
-    /* Can a pixel be "not counted"? Floats (NaN) and a nodata value the
-     * dtype can hold (the plan's can_skip). Without one, every 32-bit code
-     * is a value, the all-ones one too. */
-    int nd_possible = p->can_skip;
-    uint64_t n = p->ncodes;
-    if (!nd_possible && n <= 256)
-        e->plane_bytes = 1;
-    else if ((!nd_possible && n <= 65536) || (nd_possible && n <= 65535))
-        e->plane_bytes = 2;
-    else
-        e->plane_bytes = 4;
-    e->nd = nd_possible;
-    /* Samples that already are their codes cross PCIe and stay as they are. */
-    e->zero_copy = !r->quantize && !(r->has_nodata && r->nodata_int_ok) &&
-                   ((t == WINENT_U8 && e->plane_bytes == 1) ||
-                    (t == WINENT_U16 && e->plane_bytes == 2) || (t == WINENT_U32));
-
-    if (n <= 256) {
+    if (p->ncodes <= 256) {
         e->path = PATH_SMEM;
         e->cnt_bytes = p->nmax <= 255 ? 1 : 2;
         e->threads = 128;
         e->smem = (size_t)256 * (size_t)e->cnt_bytes * (size_t)e->threads;
-        /* pack16x2 (2 columns per lane) unless WINENT_GPU_PACK16=0 asks
-         * for the 16-code smem kernel (for comparisons). */
-        e->pack16 = e->plane_bytes == 1 && p->nmax <= 31 && p->ky <= 15 && p->kx <= 15 ? 2 : 0;
-        {
-            const char *v = getenv("WINENT_GPU_PACK16");
-            if (v != NULL && v[0] == '0')
-                e->pack16 = 0;
-        }
-        snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d%s", 8 * e->plane_bytes,
-                 8 * e->cnt_bytes,
-                 e->plane_bytes == 1 ? (e->pack16 ? "/pack16x2|256" : "/16|256") : "");
         return;
     }
     int bits = 4;
@@ -257,9 +279,127 @@ static void choose_layout(winent_gpu_engine *e)
         th = std::max<size_t>(64, th / 64 * 64);
         e->ws_threads = (int)th;
     }
-    snprintf(e->path_name, sizeof e->path_name, "hash-%s/code%d/slots%d/e%d",
-             e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes, 1 << bits,
-             8 * e->entry_bytes);
+}
+
+/* Shared memory one block may take (H100: 227 KB); larger warp tables go
+ * to global memory. */
+#define WARP_SMEM_MAX ((size_t)200 << 10)
+
+/* The warp-per-window layout: a direct histogram of 16-bit counters when
+ * the codes are few (or when it is no larger than the hash table), else a
+ * hash table sized for every key a segment of warp_th rows can meet. */
+static void warp_layout(winent_gpu_engine *e)
+{
+    const winent_plan *p = e->plan;
+    uint64_t n = p->ncodes;
+    size_t direct_words = (size_t)((n + 1) / 2);
+    e->warp_th = std::max(32, 4 * p->ky);
+    e->wg.bits = 0;
+    e->wg.words = (int)direct_words;
+    e->path = PATH_WARP_DIRECT;
+    if (n > WARP_DIRECT_CODES) {
+        /* Hash: the largest segment in {64, 32, 16} rows whose table stays
+         * within 32 KB at load 1/2, else 16 rows at load up to 3/4. */
+        size_t eb = e->plane_bytes == 2 ? 4 : 8;
+        int th = 64, bits = 4;
+        for (;;) {
+            uint64_t keys = std::min<uint64_t>(n, (uint64_t)p->nmax + (uint64_t)(th - 1) * p->kx);
+            bits = 4;
+            while (((uint64_t)1 << bits) < 2 * keys)
+                bits++;
+            if ((eb << bits) <= ((size_t)32 << 10) || th == 16) {
+                if ((eb << bits) > ((size_t)32 << 10) && ((uint64_t)3 << (bits - 2)) > keys + 1)
+                    bits--; /* (3/4) * 2^bits: at least one slot stays empty */
+                break;
+            }
+            th /= 2;
+        }
+        size_t hash_words = (eb << bits) / 4;
+        if (e->plane_bytes == 4 || hash_words < direct_words) {
+            e->path = PATH_WARP_HASH;
+            e->warp_th = th;
+            e->wg.bits = bits;
+            e->wg.words = (int)hash_words;
+        }
+    }
+    /* Two more words per warp: the hash's special counter, 8-byte alignment. */
+    size_t per_warp = ((size_t)e->wg.words + 2) * 4;
+    e->wg.global = per_warp > WARP_SMEM_MAX;
+    if (e->wg.global) {
+        e->wg.per_block = 1;
+        e->smem = 0;
+        size_t fit = HASH_GLOBAL_BYTES / per_warp;
+        e->ws_warps = (int)std::max<size_t>(1, std::min<size_t>(fit, (size_t)e->sms * 16));
+    } else {
+        e->wg.per_block = (int)std::max<size_t>(1, std::min<size_t>(8, ((size_t)48 << 10) / per_warp));
+        e->smem = per_warp * (size_t)e->wg.per_block;
+    }
+    e->threads = 32 * e->wg.per_block;
+}
+
+/* When a warp per window beats a thread per window (kernel benchmark on the
+ * H100, docs/GPU-NOTES.md): windows above 15 x 15, or tables that would
+ * not fit a thread's share of shared memory. */
+static bool warp_wins(const winent_gpu_engine *e)
+{
+    const winent_plan *p = e->plan;
+    return p->nmax > 255 || e->path == PATH_HASH_GLOBAL;
+}
+
+/* Pick the code plane and the window kernels from the plan alone, so every
+ * chunk of a job runs the same code. */
+static void choose_layout(winent_gpu_engine *e)
+{
+    const winent_plan *p = e->plan;
+    const winent_code_rule *r = &p->rule;
+    winent_dtype t = p->opts.dtype;
+    kernel_pref pref = read_kernel_pref();
+    /* Can a pixel be "not counted"? Floats (NaN) and a nodata value the
+     * dtype can hold (the plan's can_skip). Without one, every 32-bit code
+     * is a value, the all-ones one too. */
+    int nd_possible = p->can_skip;
+    uint64_t n = p->ncodes;
+    if (!nd_possible && n <= 256)
+        e->plane_bytes = 1;
+    else if ((!nd_possible && n <= 65536) || (nd_possible && n <= 65535))
+        e->plane_bytes = 2;
+    else
+        e->plane_bytes = 4;
+    e->nd = nd_possible;
+    /* Samples that already are their codes cross PCIe and stay as they are. */
+    e->zero_copy = !r->quantize && !(r->has_nodata && r->nodata_int_ok) &&
+                   ((t == WINENT_U8 && e->plane_bytes == 1) ||
+                    (t == WINENT_U16 && e->plane_bytes == 2) || (t == WINENT_U32));
+
+    thread_layout(e);
+    if (pref == PREF_WARP || (pref != PREF_THREAD && warp_wins(e)))
+        warp_layout(e);
+
+    e->small = SMALL_NONE;
+    if (e->plane_bytes == 1 && pref != PREF_WARP) {
+        bool pack16 = p->nmax <= 31 && p->ky <= 15 && p->kx <= 15;
+        if (pref == PREF_FEW || (pref == PREF_AUTO && !pack16 && p->nmax > 255))
+            e->small = SMALL_FEW;
+        else if (pack16 && !(getenv("WINENT_GPU_PACK16") && getenv("WINENT_GPU_PACK16")[0] == '0'))
+            e->small = SMALL_PACK16;
+        else
+            e->small = SMALL_SMEM16;
+    }
+    static const char *const small_name[] = {"", "|smem16", "|pack16x2", "|few"};
+    if (warp_path(e->path))
+        snprintf(e->path_name, sizeof e->path_name, "warp-%s/code%d/%s%d%s%s",
+                 e->path == PATH_WARP_DIRECT ? "direct" : e->wg.global ? "hash-global" : "hash",
+                 8 * e->plane_bytes, e->path == PATH_WARP_DIRECT ? "codes" : "slots",
+                 e->path == PATH_WARP_DIRECT ? (int)n : 1 << e->wg.bits,
+                 e->path == PATH_WARP_HASH ? (e->plane_bytes == 4 ? "/e64" : "/e32") : "",
+                 small_name[e->small]);
+    else if (e->path == PATH_SMEM)
+        snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d%s",
+                 8 * e->plane_bytes, 8 * e->cnt_bytes, small_name[e->small]);
+    else
+        snprintf(e->path_name, sizeof e->path_name, "hash-%s/code%d/slots%d/e%d",
+                 e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes,
+                 1 << e->hash_bits, 8 * e->entry_bytes);
 }
 
 /* Rows per thread segment: long enough that building the first window
@@ -276,12 +416,36 @@ static int segment_rows(const winent_gpu_engine *e, int W, int rows)
     return std::max(1, th);
 }
 
-/* Codes pass and window kernel for the chunk whose samples are in the
+/* Rows per warp segment (at most `most`): as above, with a warp per column
+ * and at least 32 warps per SM to hide latency. */
+static int warp_segment_rows(const winent_gpu_engine *e, int W, int rows, int most)
+{
+    int th = std::max(1, std::min(most, rows));
+    long want = 32L * e->sms;
+    while (th > 16 && (long)W * ((rows + th - 1) / th) < want)
+        th /= 2;
+    return th;
+}
+
+/* Launch `fn` with its arguments on the slot's stream; on failure return
+ * CUDA's words for it. */
+#define LAUNCH(fn, grid, block, smem, ...)                                                     \
+    do {                                                                                       \
+        void *args_[] = {__VA_ARGS__};                                                         \
+        cudaError_t ce_ = cudaLaunchKernel((fn), dim3(grid), dim3(block), args_, (smem),       \
+                                           s->stream);                                         \
+        if (ce_ == cudaSuccess)                                                                \
+            ce_ = cudaGetLastError();                                                          \
+        if (ce_ != cudaSuccess)                                                                \
+            return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: launch of %s: %s", e->device,  \
+                              #fn, cudaGetErrorString(ce_));                                   \
+    } while (0)
+
+/* Codes pass and window kernels for the chunk whose samples are in the
  * slot's d_in (packed, W * ssize apart). */
 static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
                                   winent_err *err)
 {
-    winent_status st = WINENT_OK;
     const winent_plan *p = e->plan;
     const int W = c->width, rows = c->y1 - c->y0;
     const void *plane = s->d_in;
@@ -291,78 +455,91 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
         winent_code_rule rule = p->rule;
         void *in = s->d_in;
         void *out = s->d_codes;
-        void *args[] = {&in, &out, &count, &rule};
-        CUDA_TRY(e->device, cudaLaunchKernel(codes_fn(e), dim3(blocks), dim3(256), args, 0,
-                                             s->stream));
-        CUDA_TRY(e->device, cudaGetLastError());
+        LAUNCH(codes_fn(e), blocks, 256, 0, &in, &out, &count, &rule);
         plane = s->d_codes;
     }
-    {
-        win_params wp;
-        memset(&wp, 0, sizeof wp);
-        wp.plane = plane;
-        wp.out = s->d_out;
-        wp.du = e->d_du;
-        wp.t = e->d_t;
-        wp.W = W;
-        wp.H = c->height;
-        wp.in_y0 = c->in_y0;
-        wp.y0 = c->y0;
-        wp.y1 = c->y1;
+    win_params wp;
+    memset(&wp, 0, sizeof wp);
+    wp.plane = plane;
+    wp.out = s->d_out;
+    wp.du = e->d_du;
+    wp.t = e->d_t;
+    wp.W = W;
+    wp.H = c->height;
+    wp.in_y0 = c->in_y0;
+    wp.y0 = c->y0;
+    wp.y1 = c->y1;
+    wp.rx = p->rx;
+    wp.ry = p->ry;
+    wp.ws = s->d_ws;
+    wp.bits = e->hash_bits;
+    const unsigned *d_max = NULL;
+    if (e->small != SMALL_NONE) {
+        /* Largest code first, then both kernels; the one that does not fit
+         * the chunk returns at once. */
+        size_t count = (size_t)W * (size_t)c->in_h;
+        const uint8_t *pl = (const uint8_t *)plane;
+        unsigned *m = s->d_max;
+        int blocks = (int)std::min<size_t>((count / 16 + 255) / 256 + 1, (size_t)e->sms * 8);
+        cudaError_t ce = cudaMemsetAsync(m, 0, sizeof *m, s->stream);
+        if (ce != cudaSuccess)
+            return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: cudaMemsetAsync: %s", e->device,
+                              cudaGetErrorString(ce));
+        LAUNCH((const void *)maxcode_kernel, blocks, 256, 0, &pl, &count, &m);
+        d_max = s->d_max;
+        if (e->small == SMALL_PACK16) {
+            /* Warp tiles: strips of 64 - 2 rx output columns. */
+            win_params pp = wp;
+            int ow = 64 - 2 * p->rx;
+            pp.th = segment_rows(e, W, rows);
+            pp.tiles_x = (W + ow - 1) / ow;
+            pp.tiles = pp.tiles_x * ((rows + pp.th - 1) / pp.th);
+            int pgrid = (int)std::min<long>(((long)pp.tiles + 3) / 4, (long)e->sms * 16);
+            size_t pt_bytes = (size_t)(PACK16_K * p->nmax + 1) * 8;
+            LAUNCH(pack16_fn(p->rx), pgrid, 128, pt_bytes, &pp, &d_max);
+        } else if (e->small == SMALL_FEW) {
+            win_params fp = wp;
+            fp.th = warp_segment_rows(e, W, rows, std::max(64, 4 * p->ky));
+            long tiles = (long)W * ((rows + fp.th - 1) / fp.th);
+            int fgrid = (int)std::min<long>((tiles + 7) / 8, (long)e->sms * 32);
+            LAUNCH((const void *)few_kernel, fgrid, 256, 0, &fp, &d_max);
+        } else {
+            /* The 16-code smem kernel runs on the thread path's layout. */
+            win_params sp = wp;
+            int threads = 128;
+            sp.th = segment_rows(e, W, rows);
+            sp.tiles_x = (W + threads - 1) / threads;
+            sp.tiles = sp.tiles_x * ((rows + sp.th - 1) / sp.th);
+            int cnt_bytes = p->nmax <= 255 ? 1 : 2;
+            const void *fn = cnt_bytes == 1
+                                 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 16>
+                                 : (const void *)smem_kernel<uint8_t, false, uint16_t, 16>;
+            LAUNCH(fn, sp.tiles, threads, (size_t)16 * cnt_bytes * threads, &sp, &d_max);
+        }
+    }
+    if (warp_path(e->path)) {
+        win_params wq = wp;
+        wq.th = warp_segment_rows(e, W, rows, e->warp_th);
+        long tiles = (long)W * ((rows + wq.th - 1) / wq.th);
+        long blocks = (tiles + e->wg.per_block - 1) / e->wg.per_block;
+        long cap = e->wg.global ? e->ws_warps : (long)e->sms * 32;
+        int grid = (int)std::max<long>(1, std::min(blocks, cap));
+        warp_geom g = e->wg;
+        int skip_small = d_max != NULL;
+        LAUNCH(warp_fn(e), grid, e->threads, e->smem, &wq, &g, &d_max, &skip_small);
+    } else {
         wp.th = segment_rows(e, W, rows);
-        wp.rx = p->rx;
-        wp.ry = p->ry;
         wp.tiles_x = (W + e->threads - 1) / e->threads;
         wp.tiles = wp.tiles_x * ((rows + wp.th - 1) / wp.th);
-        wp.ws = s->d_ws;
-        wp.bits = e->hash_bits;
         int grid = wp.tiles;
         if (e->path == PATH_HASH_GLOBAL)
             grid = std::min(grid, e->ws_threads / e->threads);
-        const unsigned *d_max = NULL;
-        if (s->d_max != NULL) {
-            /* Largest code first, then both histogram sizes; the one that
-             * does not fit the chunk returns at once. */
-            size_t count = (size_t)W * (size_t)c->in_h;
-            const uint8_t *pl = (const uint8_t *)plane;
-            unsigned *m = s->d_max;
-            int blocks = (int)std::min<size_t>((count / 16 + 255) / 256 + 1, (size_t)e->sms * 8);
-            CUDA_TRY(e->device, cudaMemsetAsync(m, 0, sizeof *m, s->stream));
-            void *margs[] = {&pl, &count, &m};
-            CUDA_TRY(e->device, cudaLaunchKernel((const void *)maxcode_kernel, dim3(blocks),
-                                                 dim3(256), margs, 0, s->stream));
-            CUDA_TRY(e->device, cudaGetLastError());
-            d_max = s->d_max;
-            if (e->pack16) {
-                /* Warp tiles: strips of 32 - 2 rx output columns. */
-                win_params pp = wp;
-                int ow = 32 * e->pack16 - 2 * p->rx;
-                pp.tiles_x = (W + ow - 1) / ow;
-                pp.tiles = pp.tiles_x * ((rows + wp.th - 1) / wp.th);
-                int pgrid = (int)std::min<long>(((long)pp.tiles + 3) / 4, (long)e->sms * 16);
-                void *args[] = {&pp, &d_max};
-                size_t pt_bytes = (size_t)(PACK16_K * p->nmax + 1) * 8;
-                CUDA_TRY(e->device, cudaLaunchKernel(pack16_fn(p->rx), dim3(pgrid),
-                                                     dim3(128), args, pt_bytes, s->stream));
-            } else {
-                size_t small_smem = e->smem / 16;
-                void *args[] = {&wp, &d_max};
-                CUDA_TRY(e->device, cudaLaunchKernel(window_fn(e, true), dim3(grid),
-                                                     dim3(e->threads), args, small_smem,
-                                                     s->stream));
-            }
-            CUDA_TRY(e->device, cudaGetLastError());
-        }
-        void *args[] = {&wp, &d_max};
-        if (e->path != PATH_SMEM)
-            args[1] = NULL; /* the hash kernels take the parameters only */
-        CUDA_TRY(e->device, cudaLaunchKernel(window_fn(e, false), dim3(grid), dim3(e->threads),
-                                             args, e->smem, s->stream));
-        CUDA_TRY(e->device, cudaGetLastError());
+        if (e->path == PATH_SMEM)
+            LAUNCH(window_fn(e, false), grid, e->threads, e->smem, &wp, &d_max);
+        else
+            LAUNCH(window_fn(e, false), grid, e->threads, e->smem, &wp);
     }
     return WINENT_OK;
-fail:
-    return st;
 }
 
 /* ---- Public functions ----------------------------------------------------- */
@@ -438,7 +615,7 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     CUDA_TRY(device, cudaMemcpy(e->d_t, p->t, tab, cudaMemcpyHostToDevice));
     CUDA_TRY(device, cudaMemcpy(e->d_du, p->du, tab, cudaMemcpyHostToDevice));
     if (e->smem > 0)
-        CUDA_TRY(device, cudaFuncSetAttribute(window_fn(e, false),
+        CUDA_TRY(device, cudaFuncSetAttribute(warp_path(e->path) ? warp_fn(e) : window_fn(e, false),
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               (int)e->smem));
 
@@ -454,7 +631,10 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
             CUDA_TRY(device, cudaMalloc((void **)&s->d_ws,
                                         ((size_t)e->entry_bytes << e->hash_bits) *
                                             (size_t)e->ws_threads));
-        if (e->path == PATH_SMEM && e->plane_bytes == 1)
+        if (e->path == PATH_WARP_HASH && e->wg.global)
+            CUDA_TRY(device, cudaMalloc((void **)&s->d_ws, ((size_t)e->wg.words + 2) * 4 *
+                                                               (size_t)e->ws_warps));
+        if (e->small != SMALL_NONE)
             CUDA_TRY(device, cudaMalloc((void **)&s->d_max, sizeof(unsigned)));
     }
     *out = e;

@@ -1,0 +1,347 @@
+/*
+ * engine_cuda_warp.cuh - the window kernels where one warp owns one window
+ * (included by engine_cuda.cu after engine_cuda_kernels.cuh): large windows
+ * and many distinct values, where a histogram per thread no longer fits on
+ * chip or a thread's 2 * kx updates per row are too many.
+ *
+ * Work split: a warp owns output column x and slides its window down a
+ * segment of rows. At each step the 32 lanes share the row leaving the
+ * window and the row entering it (lane j takes columns x - rx + j, + 32,
+ * ...: coalesced loads), so one step costs about 2 kx / 32 updates per lane.
+ * D = T[n] - sum T[c] is kept exact in int64: each lane adds the change of
+ * its own updates (T[c + 1] - T[c] from the count the update saw) and the
+ * warp sums them; since the sum telescopes, the order in which the lanes'
+ * updates land does not change it. Same bits as every other kernel.
+ *
+ *   warp-direct: a histogram per warp in shared memory, 16-bit counters
+ *       (windows hold at most 255 x 255 < 65536 pixels) two to a word,
+ *       updated with shared atomics. Codes below WARP_DIRECT_CODES.
+ *   warp-hash: an open-addressing table per warp (linear probing). An
+ *       entry is (count, key) in one word; a key whose count drops to 0
+ *       stays as a tombstone, so a key's slot never moves and lanes can
+ *       insert and update concurrently with atomicCAS/atomicAdd alone. The
+ *       table restarts with each segment and is sized for every key the
+ *       segment can meet (nmax + rows * kx), so it never fills. The one code
+ *       equal to the empty key (an ordinary value when nothing is skipped)
+ *       has a counter of its own.
+ *   few: 8-bit planes whose codes are all below 16 (the device-side check
+ *       of the smem kernels), any window: no histogram in memory. Each lane
+ *       counts its columns' entering and leaving codes in a 64-bit pack of
+ *       16 nibbles, the warp sums the packs (as bytes, with __reduce_add),
+ *       and lane v keeps the window's count of code v: one T lookup per
+ *       code per row, whatever the window.
+ */
+#ifndef WINENT_ENGINE_CUDA_WARP_CUH
+#define WINENT_ENGINE_CUDA_WARP_CUH
+
+#include <stdint.h>
+
+#define WARP_FULL 0xFFFFFFFFu
+
+/* Direct warp histograms for codes below this (16 KB of counters). */
+#define WARP_DIRECT_CODES 8192u
+
+/* ---- Warp sums ------------------------------------------------------------- */
+
+/* Sum of an int64 over the warp, in every lane. The split into 24 low bits
+ * and the rest is exact while the sum of |v| over the warp stays below 2^54:
+ * a lane adds at most 2040 changes T[c + 1] - T[c] < 2^37 (8 columns of a
+ * 255-row window's first fill), 32 lanes 2^53. */
+__device__ __forceinline__ long long warp_sum_ll(long long v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned lo = __reduce_add_sync(WARP_FULL, (unsigned)(v & 0xFFFFFF));
+    int hi = __reduce_add_sync(WARP_FULL, (int)(v >> 24));
+    return (long long)hi * 16777216ll + (long long)lo;
+#else
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(WARP_FULL, v, o);
+    return v;
+#endif
+}
+
+__device__ __forceinline__ int warp_sum_i(int v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(WARP_FULL, v);
+#else
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(WARP_FULL, v, o);
+    return v;
+#endif
+}
+
+__device__ __forceinline__ unsigned warp_sum_u(unsigned v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(WARP_FULL, v);
+#else
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(WARP_FULL, v, o);
+    return v;
+#endif
+}
+
+/* ---- Warp histograms: count(v) += d (d = +1 or -1), returning the count
+ * before. Any lanes at once, any codes. ------------------------------------ */
+
+struct warp_direct {
+    uint32_t *w; /* (ncodes + 1) / 2 words: code v in half (v & 1) of word v / 2 */
+    __device__ __forceinline__ void clear(int words, int lane)
+    {
+        for (int i = lane; i < words; i += 32)
+            w[i] = 0;
+    }
+    __device__ __forceinline__ uint32_t update(uint32_t v, int d)
+    {
+        uint32_t sh = (v & 1u) * 16u;
+        /* -1 << 16 adds 2^32 - 2^16: the high half drops by one; a count
+         * being lowered is at least 1, so no borrow crosses the halves. */
+        uint32_t old = atomicAdd(w + (v >> 1), (uint32_t)d << sh);
+        return (old >> sh) & 0xFFFFu;
+    }
+};
+
+/* E: uint32_t (16-bit keys, 16-bit counts above them) or unsigned long long
+ * (32-bit keys, 32-bit counts above them). */
+template <typename E> struct warp_hash {
+    static constexpr int KEYBITS = sizeof(E) == 4 ? 16 : 32;
+    static constexpr E KEYMASK = (E)((((E)1) << KEYBITS) - 1);
+    static constexpr E EMPTY = KEYMASK; /* key all ones, count 0 */
+    E *e;
+    uint32_t *special; /* the count of the code equal to EMPTY's key */
+    uint32_t mask;
+    int bits;
+    __device__ __forceinline__ void clear(int slots, int lane)
+    {
+        for (int i = lane; i < slots; i += 32)
+            e[i] = EMPTY;
+        if (lane == 0)
+            *special = 0;
+    }
+    __device__ __forceinline__ uint32_t update(uint32_t v, int d)
+    {
+        if ((E)v == KEYMASK)
+            return atomicAdd(special, (uint32_t)d);
+        uint32_t i = (v * 2654435761u) >> (32 - bits);
+        const E inc = (E)(long long)d << KEYBITS;
+        for (;;) {
+            E x = *(volatile E *)(e + i);
+            if ((x & KEYMASK) == (E)v)
+                return (uint32_t)(atomicAdd(e + i, inc) >> KEYBITS);
+            if (x == EMPTY) {
+                /* Only an add gets here: a code being removed is in the
+                 * table from an earlier row, and keys never move. */
+                E prev = atomicCAS(e + i, EMPTY, (((E)1) << KEYBITS) | (E)v);
+                if (prev == EMPTY)
+                    return 0;
+                continue; /* taken meanwhile: look at the slot again */
+            }
+            i = (i + 1) & mask;
+        }
+    }
+};
+
+/* ---- warp-direct / warp-hash ------------------------------------------------ */
+
+/* Per-warp table geometry, by value. */
+struct warp_geom {
+    int words;     /* 32-bit words of one warp's histogram; its region holds
+                      two more (the hash's special counter, alignment) */
+    int bits;      /* hash: log2 slots */
+    int per_block; /* warps per block */
+    int global;    /* the tables are in the global workspace p.ws, one per
+                      warp of the grid, not in shared memory */
+};
+
+/* KIND: 0 direct, 1 hash with 32-bit entries (16-bit planes), 2 hash with
+ * 64-bit entries (32-bit planes). `maxcode` (8-bit planes, may be NULL):
+ * the chunk's largest code; when `skip_small` the kernel returns if it is
+ * below 16 (the few kernel, launched beside it, takes that chunk). Tiles:
+ * (column, segment of p.th rows), column fastest, so neighbouring warps read
+ * neighbouring bytes. */
+template <typename C, bool ND, int KIND>
+__global__ void __launch_bounds__(256) warp_kernel(const win_params p, const warp_geom g,
+                                                   const unsigned *maxcode, int skip_small)
+{
+    extern __shared__ uint32_t sh_warp[];
+    if (maxcode != NULL && skip_small && *maxcode < 16u)
+        return;
+    const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+    const size_t region = (size_t)g.words + 2;
+    uint32_t *mine = g.global ? (uint32_t *)p.ws + ((size_t)blockIdx.x * g.per_block + wib) * region
+                              : sh_warp + (size_t)wib * region;
+    uint32_t *special = mine + g.words;
+    typedef typename std::conditional<KIND == 2, unsigned long long, uint32_t>::type E;
+    warp_direct hd = {mine};
+    warp_hash<E> hh = {(E *)mine, special, (1u << g.bits) - 1u, g.bits};
+
+    const C *plane = (const C *)p.plane;
+    const uint32_t sent = (uint32_t)(C)~(C)0;
+    const int W = p.W, H = p.H;
+    const long long nseg = (long long)((p.y1 - p.y0 + p.th - 1) / p.th);
+    const long long tiles = (long long)W * nseg;
+    for (long long tile = (long long)blockIdx.x * g.per_block + wib; tile < tiles;
+         tile += (long long)gridDim.x * g.per_block) {
+        const int x = (int)(tile % W);
+        const int ya = p.y0 + (int)(tile / W) * p.th, yb = min(p.y1, ya + p.th);
+        const int x0 = max(0, x - p.rx), x1 = min(W - 1, x + p.rx);
+        if (KIND == 0)
+            hd.clear(g.words, lane);
+        else
+            hh.clear(KIND == 1 ? g.words : g.words / 2, lane);
+        __syncwarp();
+        long long s = 0;
+        int n = 0;
+        {
+            const int wy0 = max(0, ya - p.ry), wy1 = min(H - 1, ya + p.ry);
+            long long d = 0;
+            int dn = 0;
+            for (int yy = wy0; yy <= wy1; yy++) {
+                const C *row = plane + (size_t)(yy - p.in_y0) * W;
+                for (int xx = x0 + lane; xx <= x1; xx += 32) {
+                    uint32_t v = load_code(row + xx);
+                    if (!ND || v != sent) {
+                        uint32_t c = KIND == 0 ? hd.update(v, 1) : hh.update(v, 1);
+                        d += KLDG(p.du + c);
+                        dn++;
+                    }
+                }
+            }
+            s = warp_sum_ll(d);
+            n = warp_sum_i(dn);
+        }
+        for (int y = ya;;) {
+            if (lane == 0) {
+                uint32_t centre = load_code(plane + (size_t)(y - p.in_y0) * W + x);
+                p.out[(size_t)(y - p.y0) * W + x] =
+                    (ND && centre == sent) ? nan_px() : finish_px(s, n, p.t);
+            }
+            if (++y >= yb)
+                break;
+            const int yout = y - p.ry - 1, yin = y + p.ry;
+            const C *ro = plane + (size_t)(yout - p.in_y0) * W;
+            const C *ri = plane + (size_t)(yin - p.in_y0) * W;
+            const bool has_o = yout >= 0, has_i = yin < H;
+            long long d = 0;
+            int dn = 0;
+            for (int xx = x0 + lane; xx <= x1; xx += 32) {
+                uint32_t o = has_o ? load_code(ro + xx) : 0u;
+                uint32_t i = has_i ? load_code(ri + xx) : 0u;
+                if (has_o && has_i && o == i)
+                    continue;
+                if (has_o && (!ND || o != sent)) {
+                    uint32_t c = KIND == 0 ? hd.update(o, -1) : hh.update(o, -1);
+                    d -= KLDG(p.du + c - 1);
+                    dn--;
+                }
+                if (has_i && (!ND || i != sent)) {
+                    uint32_t c = KIND == 0 ? hd.update(i, 1) : hh.update(i, 1);
+                    d += KLDG(p.du + c);
+                    dn++;
+                }
+            }
+            s += warp_sum_ll(d);
+            if (ND)
+                n += warp_sum_i(dn);
+            else
+                n = (x1 - x0 + 1) * (min(H - 1, y + p.ry) - max(0, y - p.ry) + 1);
+        }
+        __syncwarp();
+    }
+}
+
+/* ---- few: codes below 16, any window ------------------------------------------ */
+
+/* Nibbles 4k .. 4k + 3 of a 16-nibble pack, as the four bytes of a word. */
+__device__ __forceinline__ uint32_t few_bytes(unsigned long long pack, int k)
+{
+    uint32_t x = (uint32_t)(pack >> (16 * k)) & 0xFFFFu;
+    x = (x & 0xFFu) | ((x & 0xFF00u) << 8);
+    return (x & 0x000F000Fu) | ((x & 0x00F000F0u) << 4);
+}
+
+/* Byte v & 3 of word v >> 2 of the four. */
+__device__ __forceinline__ int few_pick(const uint32_t w[4], int v)
+{
+    uint32_t x = (v >> 2) == 0 ? w[0] : (v >> 2) == 1 ? w[1] : (v >> 2) == 2 ? w[2] : w[3];
+    return (int)((x >> (8 * (v & 3))) & 0xFFu);
+}
+
+/* The warp's columns' codes of one row, as the summed counts of each code
+ * (four words of four bytes; each count <= kx <= 255). */
+__device__ __forceinline__ void few_row(const uint8_t *row, int x0, int x1, int lane,
+                                        uint32_t sum[4])
+{
+    unsigned long long pack = 0;
+    for (int xx = x0 + lane; xx <= x1; xx += 32)
+        pack += 1ull << (4 * __ldg(row + xx)); /* <= 8 per nibble: kx <= 255 */
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        sum[k] = warp_sum_u(few_bytes(pack, k));
+}
+
+/* `maxcode`: the chunk's largest code; the kernel returns unless it is
+ * below 16 (the 256-code kernel launched beside it takes the chunk). */
+__global__ void __launch_bounds__(256) few_kernel(const win_params p, const unsigned *maxcode)
+{
+    if (*maxcode >= 16u)
+        return;
+    const int lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
+    const uint8_t *plane = (const uint8_t *)p.plane;
+    const int W = p.W, H = p.H;
+    const long long nseg = (long long)((p.y1 - p.y0 + p.th - 1) / p.th);
+    const long long tiles = (long long)W * nseg;
+    for (long long tile = (long long)blockIdx.x * wpb + (threadIdx.x >> 5); tile < tiles;
+         tile += (long long)gridDim.x * wpb) {
+        const int x = (int)(tile % W);
+        const int ya = p.y0 + (int)(tile / W) * p.th, yb = min(p.y1, ya + p.th);
+        const int x0 = max(0, x - p.rx), x1 = min(W - 1, x + p.rx);
+        /* Lane v < 16 holds the window's count of code v and T of it. */
+        int cnt = 0;
+        long long tc = 0, s = 0;
+        const int wy0 = max(0, ya - p.ry), wy1 = min(H - 1, ya + p.ry);
+        for (int yy = wy0; yy <= wy1; yy++) {
+            uint32_t in[4];
+            few_row(plane + (size_t)(yy - p.in_y0) * W, x0, x1, lane, in);
+            long long d = 0;
+            if (lane < 16) {
+                int c = cnt + few_pick(in, lane);
+                if (c != cnt) {
+                    long long tn = KLDG(p.t + c);
+                    d = tn - tc;
+                    tc = tn;
+                    cnt = c;
+                }
+            }
+            s += warp_sum_ll(d);
+        }
+        for (int y = ya;;) {
+            if (lane == 0) {
+                int n = (x1 - x0 + 1) * (min(H - 1, y + p.ry) - max(0, y - p.ry) + 1);
+                p.out[(size_t)(y - p.y0) * W + x] = finish_px(s, n, p.t);
+            }
+            if (++y >= yb)
+                break;
+            const int yout = y - p.ry - 1, yin = y + p.ry;
+            uint32_t in[4] = {0, 0, 0, 0}, out[4] = {0, 0, 0, 0};
+            if (yin < H)
+                few_row(plane + (size_t)(yin - p.in_y0) * W, x0, x1, lane, in);
+            if (yout >= 0)
+                few_row(plane + (size_t)(yout - p.in_y0) * W, x0, x1, lane, out);
+            long long d = 0;
+            if (lane < 16) {
+                int c = cnt + few_pick(in, lane) - few_pick(out, lane);
+                if (c != cnt) {
+                    long long tn = KLDG(p.t + c);
+                    d = tn - tc;
+                    tc = tn;
+                    cnt = c;
+                }
+            }
+            s += warp_sum_ll(d);
+        }
+    }
+}
+
+#endif
