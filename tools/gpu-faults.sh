@@ -14,7 +14,8 @@
 #                 line, and the bytes of --device cpu
 #               - --device auto, a submit fails mid-run: exit 0 and the
 #                 bytes of --device cpu (SPEC 5: auto goes on with what
-#                 works)
+#                 works); the auto cases use a job long enough for auto to
+#                 bring the GPU in
 #
 # Run from the repository root (the working tree is copied there; carry
 # .devdebs for libtiff: ../shared/DEVICE.md). Logs go under $OUT; the last
@@ -108,11 +109,18 @@ A="--size 1999x1201 --dtype u8 --window 7x5 --mem 8M --frame-rows 16 --tile 64"
 if ! "$WS" --quiet --device gpu $A "$W/in.raw" "$W/probe.raw" 2>"$W/err"; then
     bad "no usable GPU here: $(cat "$W/err")"
 else
+    # The cases below use a job of 6 chunks (1024 rows each), long enough
+    # for --device auto to bring the GPU in (it does when the CPU alone
+    # would take more than 0.4 s, SPEC 5: u16, 65536 values, 63 x 63 take
+    # about 0.7 s on 16 cores).
+    "$MK" --size 4096x6144 --dtype u16 --kind uniform --values 65536 --seed 5 "$W/big.raw"
+    A="--size 4096x6144 --dtype u16 --window 63x63"
+    "$WS" --quiet --device cpu $A "$W/big.raw" "$W/cpu.raw"
     # --device gpu, submit N fails: exit 5, one line, nothing left behind.
     for n in 1 5; do
         for ext in raw zst tif; do
             rm -f "$W/out.$ext"
-            WINENT_FAULT_INJECT=submit:$n "$WS" --device gpu $A "$W/in.raw" "$W/out.$ext" \
+            WINENT_FAULT_INJECT=submit:$n "$WS" --device gpu $A "$W/big.raw" "$W/out.$ext" \
                 >"$W/stdout" 2>"$W/err"
             rc=$?
             what="gpu, submit:$n, .$ext"
@@ -129,7 +137,7 @@ else
     done
     # --device auto, creation fails: the CPU's answer and one notice line
     # (notices show under --stats; the JSON line is the other line).
-    WINENT_FAULT_INJECT=create "$WS" --stats --device auto $A "$W/in.raw" "$W/auto.raw" 2>"$W/err"
+    WINENT_FAULT_INJECT=create "$WS" --stats --device auto $A "$W/big.raw" "$W/auto.raw" 2>"$W/err"
     rc=$?
     if [ "$rc" -ne 0 ]; then bad "auto, create: exit $rc, want 0: $(head -c 300 "$W/err")"; else ok "auto, create: exit 0"; fi
     grep -v '^{' "$W/err" >"$W/notice" || true
@@ -139,12 +147,20 @@ else
         bad "auto, create: want one notice line, got: $(cat "$W/notice")"
     fi
     if cmp -s "$W/cpu.raw" "$W/auto.raw"; then ok "auto, create: bytes of --device cpu"; else bad "auto, create: bytes differ from --device cpu"; fi
-    # --device auto, a submit fails mid-run: the job still completes.
+    # --device auto, a submit fails after the GPU has started: the job
+    # still completes, with the CPU's bytes; the GPU's use is in --stats.
     rm -f "$W/auto.raw"
-    WINENT_FAULT_INJECT=submit:5 "$WS" --device auto $A "$W/in.raw" "$W/auto.raw" 2>"$W/err"
+    WINENT_FAULT_INJECT=submit:2 "$WS" --stats --device auto $A "$W/big.raw" "$W/auto.raw" 2>"$W/err"
     rc=$?
-    if [ "$rc" -ne 0 ]; then bad "auto, submit:5: exit $rc, want 0 (SPEC 5): $(head -c 300 "$W/err")"; else ok "auto, submit:5: exit 0"; fi
-    if cmp -s "$W/cpu.raw" "$W/auto.raw"; then ok "auto, submit:5: bytes of --device cpu"; else bad "auto, submit:5: no output or bytes differ from --device cpu"; fi
+    if [ "$rc" -ne 0 ]; then bad "auto, submit:2: exit $rc, want 0 (SPEC 5): $(head -c 300 "$W/err")"; else ok "auto, submit:2: exit 0"; fi
+    if cmp -s "$W/cpu.raw" "$W/auto.raw"; then ok "auto, submit:2: bytes of --device cpu"; else bad "auto, submit:2: no output or bytes differ from --device cpu"; fi
+    if grep -q 'injected' "$W/err"; then ok "auto, submit:2: the fault was met and said ($(grep -v '^{' "$W/err" | head -n 2 | tr '\n' ' '))"; else bad "auto, submit:2: the GPU never reached its second submit: $(cat "$W/err")"; fi
+    # Without a fault the same job uses the GPU (otherwise the two cases
+    # above prove nothing) and gives the CPU's bytes.
+    rm -f "$W/auto.raw"
+    "$WS" --stats --device auto $A "$W/big.raw" "$W/auto.raw" 2>"$W/err"
+    if cmp -s "$W/cpu.raw" "$W/auto.raw"; then ok "auto: bytes of --device cpu"; else bad "auto: bytes differ from --device cpu"; fi
+    echo "auto, no fault: $(grep '^{' "$W/err" | head -c 600)" >>"$L"
 fi
 rm -rf "$W"
 note "inject: $ipass passed, $ifail failed (details in $L)"
