@@ -142,6 +142,42 @@ template <typename E> struct warp_hash {
     }
 };
 
+/* ---- Output: a warp finishes 32 rows at once ---------------------------- */
+
+/* The window sums of up to 32 rows of a warp's column, lane k holding row
+ * `y` = the k-th of them: after each row the warp calls keep(), and every
+ * 32 rows (and at the end) flush() turns all of them into pixels in one
+ * pass, so the division costs each row 1/32 of a warp's time. */
+struct warp_rows {
+    long long s;
+    int n, y, k;
+    __device__ __forceinline__ void keep(int lane, long long s_, int n_, int y_)
+    {
+        if (lane == (k & 31)) {
+            s = s_;
+            n = n_;
+            y = y_;
+        }
+        k++;
+    }
+    __device__ __forceinline__ bool full() const { return (k & 31) == 0; }
+    template <typename C, bool ND>
+    __device__ __forceinline__ void flush(const win_params &p, int x, int lane)
+    {
+        int have = ((k - 1) & 31) + 1; /* rows kept since the last flush */
+        if (lane < have) {
+            float r;
+            if (ND && load_code((const C *)p.plane + (size_t)(y - p.in_y0) * p.W + x) ==
+                          (uint32_t)(C)~(C)0)
+                r = nan_px();
+            else
+                r = finish_px(s, n, p.t);
+            p.out[(size_t)(y - p.y0) * p.W + x] = r;
+        }
+        k = 0;
+    }
+};
+
 /* ---- warp-direct / warp-hash ------------------------------------------------ */
 
 /* Per-warp table geometry, by value. */
@@ -211,12 +247,11 @@ __global__ void __launch_bounds__(256) warp_kernel(const win_params p, const war
             s = warp_sum_ll(d);
             n = warp_sum_i(dn);
         }
+        warp_rows pend = {0, 0, 0, 0};
         for (int y = ya;;) {
-            if (lane == 0) {
-                uint32_t centre = load_code(plane + (size_t)(y - p.in_y0) * W + x);
-                p.out[(size_t)(y - p.y0) * W + x] =
-                    (ND && centre == sent) ? nan_px() : finish_px(s, n, p.t);
-            }
+            pend.keep(lane, s, n, y);
+            if (pend.full() || y + 1 >= yb)
+                pend.flush<C, ND>(p, x, lane);
             if (++y >= yb)
                 break;
             const int yout = y - p.ry - 1, yin = y + p.ry;
@@ -316,11 +351,11 @@ __global__ void __launch_bounds__(256) few_kernel(const win_params p, const unsi
             }
             s += warp_sum_ll(d);
         }
+        warp_rows pend = {0, 0, 0, 0};
         for (int y = ya;;) {
-            if (lane == 0) {
-                int n = (x1 - x0 + 1) * (min(H - 1, y + p.ry) - max(0, y - p.ry) + 1);
-                p.out[(size_t)(y - p.y0) * W + x] = finish_px(s, n, p.t);
-            }
+            pend.keep(lane, s, (x1 - x0 + 1) * (min(H - 1, y + p.ry) - max(0, y - p.ry) + 1), y);
+            if (pend.full() || y + 1 >= yb)
+                pend.flush<uint8_t, false>(p, x, lane);
             if (++y >= yb)
                 break;
             const int yout = y - p.ry - 1, yin = y + p.ry;
