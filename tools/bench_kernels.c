@@ -36,9 +36,9 @@
 
 #define PROG        "winent-bench kernels"
 #define MAX_WINDOWS 32
-#define CALIB_ROWS  16 /* the first calibration band */
-#define REPS        3  /* timed runs, the median is kept */
-#define PATH_LEN    64
+#define CALIB_ROWS  16  /* the first calibration band */
+#define REPS        3   /* timed runs, the median is kept */
+#define PATH_LEN    128 /* room for any of the engine's path names */
 
 typedef struct value_set {
     const char *name;
