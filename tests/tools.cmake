@@ -5,3 +5,5 @@ winent_sh_test(test_mksample test_mksample.sh)
 winent_sh_test(test_skimage test_skimage.sh)
 winent_sh_test(test_mksample_tiff test_mksample_tiff.sh)
 winent_sh_test(test_bench_job test_bench_job.sh)
+# winent-bench kernels on the CPU alone, tiny (the GPU run is in gpu.cmake).
+winent_sh_test(test_bench_kernels test_bench_kernels.sh)

@@ -23,6 +23,12 @@
 #                  WINENT_JOBS_LIMIT (default 600) - 90 s have passed since this
 #                  script began, so the table comes back inside the device's
 #                  10-minute limit; what was left is listed as skipped
+#   WINENT_KERNELS=1  the kernel tables of issue 11 (winent-bench kernels):
+#                  WINENT_KERNELS_ARGS: its options (e.g. "--quick", or
+#                  "--sets 16,256 --budget 0.1": the whole default grid can
+#                  take minutes); its log in $OUT/kernels.log, its CSV in
+#                  $OUT/kernels.csv, its tables printed last; skips the tests
+#                  and the GPU benchmark unless WINENT_KERNELS_TESTS=1
 set -u
 OUT=${OUT:-/tmp/winent-out}
 B=${WINENT_BUILD:-build-dev}
@@ -52,6 +58,7 @@ stamp "build rc=$BUILD_RC"
 
 SKIP_TESTS=${WINENT_ONLY_PIPELINE:-0}
 [ "${WINENT_JOBS:-0}" = 1 ] && [ "${WINENT_JOBS_TESTS:-0}" != 1 ] && SKIP_TESTS=1
+[ "${WINENT_KERNELS:-0}" = 1 ] && [ "${WINENT_KERNELS_TESTS:-0}" != 1 ] && SKIP_TESTS=1
 if [ "$SKIP_TESTS" = 1 ]; then GPU_RC=skipped; ALL_RC=skipped; BENCH_RC=skipped; else
 stamp "ctest -L gpu"
 (cd "$B" && ctest -L gpu --output-on-failure --timeout 600) > "$OUT/ctest-gpu.log" 2>&1
@@ -153,15 +160,36 @@ if [ "${WINENT_JOBS:-0}" = 1 ]; then
     JOBS_RC=$?
 fi
 
+KERNELS_RC=skipped
+if [ "${WINENT_KERNELS:-0}" = 1 ]; then
+    # GPU kernel variants and the CPU engine over value sets x windows
+    # (issue 11); the cell lines and the tables in $OUT/kernels.log.
+    stamp "kernel tables"
+    # shellcheck disable=SC2086
+    "$B/tools/winent-bench" kernels --csv "$OUT/kernels.csv" ${WINENT_KERNELS_ARGS:-} \
+        > "$OUT/kernels.log" 2>&1
+    KERNELS_RC=$?
+fi
+
 stamp done
 echo
 echo "==== summary ===="
 cat "$OUT/ptxas.txt" 2>/dev/null | paste - - - | sed 's/ptxas info    : //g' | cut -c1-160
-echo "build rc=$BUILD_RC  ctest-gpu rc=$GPU_RC  ctest-all rc=$ALL_RC  bench rc=$BENCH_RC  jobs rc=$JOBS_RC"
+echo "build rc=$BUILD_RC  ctest-gpu rc=$GPU_RC  ctest-all rc=$ALL_RC  bench rc=$BENCH_RC  jobs rc=$JOBS_RC  kernels rc=$KERNELS_RC"
 grep -E "tests passed" "$OUT/ctest-gpu.log" "$OUT/ctest-all.log" 2>/dev/null
 sed -n '/^GPU /p;/^kernel/,$p' "$OUT/bench.log" 2>/dev/null
 if [ "${WINENT_JOBS:-0}" = 1 ]; then
     echo
     echo "==== job harness (tools/bench-job.sh) ===="
     cat "$OUT/jobs/bench-job.md" 2>/dev/null || tail -20 "$OUT/jobs/log.txt"
+fi
+if [ "${WINENT_KERNELS:-0}" = 1 ]; then
+    echo
+    echo "==== kernel tables (winent-bench kernels) ===="
+    grep -E "^winent-bench kernels: " "$OUT/kernels.log"
+    if grep -q '^## ' "$OUT/kernels.log"; then
+        sed -n '/^## /,$p' "$OUT/kernels.log"
+    else
+        tail -20 "$OUT/kernels.log"
+    fi
 fi

@@ -5,6 +5,8 @@
  *   winent-bench gpu ...        (tools/bench_gpu.c)
  *   winent-bench pipeline ...   (tools/bench_pipeline.c)
  *   winent-bench gpu-init       (tools/bench_gpu.c: what bringing up GPUs costs)
+ *   winent-bench kernels ...    (tools/bench_kernels.c: GPU kernels and the CPU
+ *                               engine over value sets x windows, Markdown tables)
  *   winent-bench stage decode|compute|encode [winent-stream options] IN OUT
  *                               (tools/bench_stage.c: one stage of a job alone)
  *
@@ -30,6 +32,7 @@
 #endif
 
 #include "bench_gpu.h"
+#include "bench_kernels.h"
 #include "bench_pipeline.h"
 #include "bench_stage.h"
 #include "winent.h"
@@ -165,7 +168,8 @@ static void cpu_usage(FILE *f)
                " [--quick]\n"
                "  CPU engine (chunks with halos, via winent.h) against a naive per-pixel\n"
                "  baseline, u8 and u16 uniform images; default 10240x10240, all cores.\n"
-               "       " PROG " gpu --help | " PROG " pipeline --help\n");
+               "       " PROG " gpu --help | " PROG " pipeline --help | " PROG
+               " kernels --help\n");
 }
 
 static int bench_cpu_main(int argc, char **argv)
@@ -317,6 +321,8 @@ int main(int argc, char **argv)
         return bench_pipeline_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "gpu-init"))
         return bench_gpu_init_main();
+    if (argc > 1 && !strcmp(argv[1], "kernels"))
+        return bench_kernels_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "stage"))
         return bench_stage_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "cpu"))

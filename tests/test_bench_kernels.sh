@@ -1,0 +1,30 @@
+#!/bin/sh
+# winent-bench kernels on the CPU alone, tiny: exit 0, a `cell` line per
+# cell, the CPU table with both windows and both value sets, the GPU tables
+# said to be skipped, the CSV; bad lists are usage errors (exit 2).
+. "$WINENT_SRC/tests/cli_lib.sh"
+B="$WINENT_TOOLS/winent-bench"
+
+"$B" kernels --cpu-only --size 256x64 --windows 3,31 --sets 16,1e6 --budget 0.01 \
+    --csv "$T/k.csv" >"$T/out" 2>"$T/err" || bad "exit $?: $(head -c 300 "$T/err")"
+check "CPU table" grep -q '^## CPU engine' "$T/out"
+check "CPU table header: both windows" grep -qx '| set | 3x3 | 31x31 |' "$T/out"
+check "CPU table row: set 16, two rates" grep -qx '| 16 | [0-9.]* | [0-9.]* |' "$T/out"
+check "CPU table row: set 1e6, two rates" grep -qx '| 1e6 | [0-9.]* | [0-9.]* |' "$T/out"
+check "a cell line per cell (4)" \
+    [ "$(grep -c '^cell set=\(16\|1e6\) k=\(3\|31\) variant=cpu path=.* gpix=[0-9.]* ms=[0-9.]* rows=[0-9]* check=skipped$' "$T/out")" -eq 4 ]
+check "GPU tables said to be skipped" grep -q '^GPU tables skipped' "$T/out"
+check "no GPU table" sh -c "! grep -q '^## GPU' '$T/out'"
+check "CSV: a header and 4 rows" [ "$(wc -l <"$T/k.csv")" -eq 5 ]
+check "nothing on stderr" [ ! -s "$T/err" ]
+
+EXPECT_PROG="winent-bench kernels"
+expect_exit 2 "even window" "$B" kernels --cpu-only --windows 3,4
+expect_exit 2 "unknown value set" "$B" kernels --cpu-only --sets 16,17
+expect_exit 2 "unknown variant" "$B" kernels --cpu-only --variants auto,block
+expect_exit 2 "empty list item" "$B" kernels --cpu-only --windows 3,,5
+expect_exit 2 "budget 0" "$B" kernels --cpu-only --budget 0
+expect_exit 2 "size without height" "$B" kernels --cpu-only --size 256
+expect_exit 0 "--help" "$B" kernels --help
+check "--help prints the usage" grep -q '^usage: winent-bench kernels' "$T/stdout"
+finish

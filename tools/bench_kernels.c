@@ -1,0 +1,783 @@
+/*
+ * bench_kernels.c - `winent-bench kernels`: the GPU window kernels and the
+ * CPU engine over a grid of cells, value set x square window (issue 11
+ * item 1).
+ *
+ * In each cell:
+ *   - every GPU kernel variant asked for (WINENT_GPU_KERNEL, which the
+ *     engine reads when it is created; a variant that does not apply falls
+ *     back to the engine's own choice, so one whose path was already
+ *     measured in the cell is not measured again), kernel alone, device
+ *     memory to device memory (winent_gpu_engine_time_kernel), its output
+ *     checked bit for bit against the CPU engine on the first, middle and
+ *     last rows;
+ *   - the CPU engine in memory on --threads threads.
+ * Times are bounded on a shared machine: each engine computes output rows
+ * [0, rows) of the image (rows 0 in, so the top border is covered), rows
+ * calibrated so that one run takes about --budget seconds (never more than
+ * the image), then a warm-up and the median of 3.
+ *
+ * Output: a `cell ...` line per measurement as it is made (and a CSV row
+ * with --csv), then Markdown tables: GPU Gpixel/s (best variant), the
+ * winning variants, CPU Gpixel/s, GPU / CPU, and per value set the bytes
+ * per pixel the GPU kernel moves at least and the HBM bound they give at
+ * the measured device-to-device bandwidth.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_kernels.h"
+#include "kernels/engine_cpu.h"
+#include "kernels/engine_cuda.h"
+
+#define PROG        "winent-bench kernels"
+#define MAX_WINDOWS 32
+#define CALIB_ROWS  16  /* the first calibration band */
+#define REPS        3   /* timed runs, the median is kept */
+#define PATH_LEN    128 /* room for any of the engine's path names */
+
+typedef struct value_set {
+    const char *name;
+    winent_dtype dtype;
+    uint32_t values; /* integers: uniform in 0..values-1 */
+    uint32_t bins;   /* floats: uniform in [0, 1), --bins bins --range 0:1 */
+} value_set;
+
+static const value_set all_sets[] = {
+    {"16", WINENT_U8, 16, 0},          {"256", WINENT_U8, 256, 0},
+    {"4096", WINENT_U16, 4096, 0},     {"65536", WINENT_U16, 65536, 0},
+    {"1e6", WINENT_I32, 1000000, 0},   {"f32-256", WINENT_F32, 0, 256},
+    {"f32-4096", WINENT_F32, 0, 4096},
+};
+#define NSETS (int)(sizeof all_sets / sizeof all_sets[0])
+
+static const char *const all_variants[] = {"auto", "thread", "warp", "few"};
+#define NVARIANTS (int)(sizeof all_variants / sizeof all_variants[0])
+
+static const int default_windows[] = {3, 5, 9, 15, 31, 63, 127, 255};
+
+typedef struct kernels_opts {
+    int device, width, height, threads, cpu_only;
+    double budget;   /* seconds one timed run should take */
+    const char *csv; /* borrowed from argv; NULL: none */
+    int windows[MAX_WINDOWS], nwindows;
+    int sets[NSETS], nsets;             /* indices into all_sets */
+    int variants[NVARIANTS], nvariants; /* indices into all_variants */
+} kernels_opts;
+
+/* What the tables need of one cell. */
+typedef struct cell_result {
+    double gpu_gpix;         /* best variant giving the CPU's bits; 0: none */
+    int gpu_variant;         /* its index into all_variants */
+    char gpu_path[PATH_LEN]; /* its kernel path */
+    double cpu_gpix;         /* 0: not measured */
+    int failed;              /* a measurement failed */
+    int differs;             /* a variant's output is not the CPU engine's */
+} cell_result;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rng_state;
+static inline uint64_t rng(void)
+{
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The set's image, the same whatever else is measured (seed per set). */
+static void *make_image(const value_set *vs, int seed_index, int w, int h)
+{
+    size_t n = (size_t)w * (size_t)h;
+    void *buf = winent_cuda_host_alloc(n * winent_dtype_size(vs->dtype));
+    if (buf == NULL)
+        return NULL;
+    rng_state = 0x243F6A8885A308D3ull + 0x9E3779B97F4A7C15ull * (uint64_t)seed_index;
+    for (size_t i = 0; i < n; i++) {
+        switch (vs->dtype) {
+        case WINENT_U8: ((uint8_t *)buf)[i] = (uint8_t)(rng() % vs->values); break;
+        case WINENT_U16: ((uint16_t *)buf)[i] = (uint16_t)(rng() % vs->values); break;
+        case WINENT_I32: ((int32_t *)buf)[i] = (int32_t)(rng() % vs->values); break;
+        default: /* f32: 24 random bits, exact in [0, 1) */
+            ((float *)buf)[i] = (float)(rng() >> 40) * (1.0f / 16777216.0f);
+            break;
+        }
+    }
+    return buf;
+}
+
+static void set_compute_opts(const value_set *vs, int k, winent_compute_opts *o)
+{
+    winent_compute_opts_default(o);
+    o->kx = o->ky = k;
+    o->dtype = vs->dtype;
+    if (vs->bins) {
+        o->bins = vs->bins;
+        o->range_lo = 0.0;
+        o->range_hi = 1.0;
+    }
+}
+
+/* Bytes per pixel of the GPU engine's code plane, 0 when the samples are
+ * the plane (no codes pass), by the rules of docs/GPU-NOTES.md ("Code plane
+ * chosen once from the plan"). engine_cuda.h does not tell which plane an
+ * engine uses, so this follows the documented rule, not the engine. */
+static int code_plane_bytes(const winent_plan *p)
+{
+    const winent_code_rule *r = &p->rule;
+    const winent_dtype t = p->opts.dtype;
+    int b = 4;
+    if (!p->can_skip && p->ncodes <= 256)
+        b = 1;
+    else if ((!p->can_skip && p->ncodes <= 65536) || (p->can_skip && p->ncodes <= 65535))
+        b = 2;
+    int samples_are_codes =
+        !r->quantize && !(r->has_nodata && r->nodata_int_ok) &&
+        ((t == WINENT_U8 && b == 1) || (t == WINENT_U16 && b == 2) || t == WINENT_U32);
+    return samples_are_codes ? 0 : b;
+}
+
+/* ---- Calibration ------------------------------------------------------------ */
+
+/* One run computing output rows [0, rows) of the image: its seconds. */
+typedef winent_status (*run_rows_fn)(void *ctx, int rows, double *seconds, winent_err *err);
+
+/* Rows for one run of about `budget` seconds, at most `height`: a run of
+ * CALIB_ROWS rows, then runs of as many rows as the last run's rate fills
+ * the budget with, until a run after the first (which pays first-use costs:
+ * lazy kernel loading, scratch) takes a quarter of the budget, or the whole
+ * image. The time per row only falls as the band grows (fixed costs shared,
+ * more threads or blocks busy), so no run goes much past the budget. */
+static winent_status calibrate_rows(run_rows_fn run, void *ctx, int height, double budget,
+                                    int *rows_out, winent_err *err)
+{
+    int rows = height < CALIB_ROWS ? height : CALIB_ROWS;
+    for (int i = 0; i < 4; i++) {
+        double t;
+        WINENT_TRY(run(ctx, rows, &t, err));
+        double want = t > 0 ? rows * budget / t : (double)height;
+        int next = want >= height ? height : want < 1 ? 1 : (int)want;
+        if ((i > 0 && t >= budget / 4) || rows == height || i == 3) {
+            *rows_out = next;
+            return WINENT_OK;
+        }
+        rows = next;
+    }
+    return WINENT_OK; /* not reached */
+}
+
+/* A chunk of output rows [0, rows) of the whole image held at `img`. */
+static winent_chunk top_chunk(const void *img, winent_dtype t, int w, int h, int ry, int rows)
+{
+    int a, n;
+    winent_chunk_input_rows(0, rows, ry, h, &a, &n);
+    winent_chunk c = {img, (size_t)w * winent_dtype_size(t), w, h, a, n, 0, rows};
+    return c;
+}
+
+typedef struct cpu_ctx {
+    winent_cpu_engine *e;
+    const winent_plan *p;
+    const void *img;
+    int w, h;
+    float *out; /* borrowed; w x h floats */
+} cpu_ctx;
+
+static winent_status cpu_run(void *ctx, int rows, double *seconds, winent_err *err)
+{
+    cpu_ctx *x = ctx;
+    winent_chunk c = top_chunk(x->img, x->p->opts.dtype, x->w, x->h, x->p->ry, rows);
+    double t0 = now_s();
+    WINENT_TRY(winent_cpu_engine_compute(x->e, &c, x->out, (size_t)x->w, err));
+    *seconds = now_s() - t0;
+    return WINENT_OK;
+}
+
+typedef struct gpu_ctx {
+    winent_gpu_engine *g;
+    const winent_plan *p;
+    const void *img;
+    int w, h;
+} gpu_ctx;
+
+static winent_status gpu_run(void *ctx, int rows, double *seconds, winent_err *err)
+{
+    gpu_ctx *x = ctx;
+    winent_chunk c = top_chunk(x->img, x->p->opts.dtype, x->w, x->h, x->p->ry, rows);
+    double ms;
+    WINENT_TRY(winent_gpu_engine_time_kernel(x->g, &c, 0, 1, &ms, err));
+    *seconds = ms * 1e-3;
+    return WINENT_OK;
+}
+
+/* ---- Measurements ----------------------------------------------------------- */
+
+/* One measurement: a `cell` line on stdout, a CSV row. */
+static void report(FILE *csv, const char *set, int k, const char *variant, const char *path,
+                   double gpix, double ms, int rows, int width, const char *check)
+{
+    printf("cell set=%s k=%d variant=%s path=%s gpix=%.3f ms=%.3f rows=%d check=%s\n", set, k,
+           variant, path, gpix, ms, rows, check);
+    fflush(stdout);
+    if (csv)
+        fprintf(csv, "%s,%d,%s,%s,%.4f,%.4f,%d,%d,%s\n", set, k, variant, path, gpix, ms, rows,
+                width, check);
+}
+
+/* The CPU engine on all its threads: calibrated rows, median of REPS. */
+static winent_status time_cpu(cpu_ctx *x, double budget, int *rows, double *ms, winent_err *err)
+{
+    double t[REPS];
+    WINENT_TRY(calibrate_rows(cpu_run, x, x->h, budget, rows, err));
+    for (int i = 0; i < REPS; i++)
+        WINENT_TRY(cpu_run(x, *rows, &t[i], err));
+    qsort(t, REPS, sizeof t[0], cmp_double);
+    *ms = t[REPS / 2] * 1e3;
+    return WINENT_OK;
+}
+
+/* What one cell's GPU variants share. */
+typedef struct cell_ctx {
+    const kernels_opts *o;
+    const winent_plan *p;
+    const void *img;        /* borrowed: the set's image */
+    winent_cpu_engine *cpu; /* borrowed: the reference of the checks */
+    float *got, *ref;       /* borrowed: width x height floats each */
+} cell_ctx;
+
+/* One GPU variant's measurement. */
+typedef struct variant_result {
+    char path[PATH_LEN]; /* the engine's kernel path */
+    int measured;        /* 0: the path of a variant measured before in the cell */
+    int rows;            /* output rows [0, rows) timed and checked */
+    double ms;           /* median kernel time */
+    int same;            /* the checked rows are the CPU engine's bits */
+    char where[160];     /* when not: the first difference */
+} variant_result;
+
+/* The GPU's output rows [0, rows) (in x->got) against the CPU engine's on
+ * the first, middle and last rows, computed on one thread into x->ref. */
+static winent_status check_rows(const cell_ctx *x, const winent_chunk *c, variant_result *v,
+                                winent_err *err)
+{
+    const int w = c->width, rows = c->y1 - c->y0;
+    const int ys[3] = {0, rows / 2, rows - 1};
+    v->same = 1;
+    for (int i = 0; i < 3; i++) {
+        const size_t at = (size_t)ys[i] * (size_t)w;
+        WINENT_TRY(
+            winent_cpu_engine_compute_rows(x->cpu, 0, c, ys[i], ys[i] + 1, x->ref, (size_t)w, err));
+        if (memcmp(x->got + at, x->ref + at, (size_t)w * sizeof *x->ref) != 0) {
+            int col = 0;
+            while (memcmp(&x->got[at + col], &x->ref[at + col], sizeof *x->ref) == 0)
+                col++;
+            snprintf(v->where, sizeof v->where, "row %d column %d: GPU %.9g, CPU %.9g", ys[i], col,
+                     (double)x->got[at + col], (double)x->ref[at + col]);
+            v->same = 0;
+            return WINENT_OK;
+        }
+    }
+    return WINENT_OK;
+}
+
+/* One GPU variant of a cell, on an engine made with WINENT_GPU_KERNEL set
+ * to it; not measured when its path is one of the `nseen` in `seen`. */
+static winent_status time_gpu_variant(const cell_ctx *x, const char *variant,
+                                      char (*seen)[PATH_LEN], int nseen, variant_result *v,
+                                      winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    const kernels_opts *o = x->o;
+    gpu_ctx g = {NULL, x->p, x->img, o->width, o->height};
+    memset(v, 0, sizeof *v);
+    if (setenv("WINENT_GPU_KERNEL", variant, 1) != 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "setenv WINENT_GPU_KERNEL failed");
+    WINENT_TRY_GOTO(st,
+                    winent_gpu_engine_create(x->p, o->device, o->width, o->height, 1, &g.g, err));
+    snprintf(v->path, sizeof v->path, "%s", winent_gpu_engine_path(g.g));
+    for (int i = 0; i < nseen; i++)
+        if (strcmp(seen[i], v->path) == 0)
+            goto fail; /* the kernel of a variant measured before */
+    WINENT_TRY_GOTO(st, calibrate_rows(gpu_run, &g, o->height, o->budget, &v->rows, err));
+    winent_chunk c = top_chunk(x->img, x->p->opts.dtype, o->width, o->height, x->p->ry, v->rows);
+    WINENT_TRY_GOTO(st, winent_gpu_engine_time_kernel(g.g, &c, 1, REPS, &v->ms, err));
+    WINENT_TRY_GOTO(st, winent_gpu_engine_fetch_output(g.g, o->width, v->rows, x->got, err));
+    WINENT_TRY_GOTO(st, check_rows(x, &c, v, err));
+    v->measured = 1;
+fail:
+    winent_gpu_engine_free(g.g);
+    unsetenv("WINENT_GPU_KERNEL");
+    return st;
+}
+
+/* Every measurement of one cell into `r`; failures are printed and marked
+ * in r->failed, differences counted in *differs. */
+static void run_cell(const kernels_opts *o, const value_set *vs, int k, const void *img,
+                     int use_gpu, float *got, float *ref, FILE *csv, cell_result *r, int *differs)
+{
+    winent_compute_opts co;
+    winent_err err;
+    winent_plan *p = NULL;
+    winent_cpu_engine *cpu = NULL;
+    char cpu_path[32];
+    memset(r, 0, sizeof *r);
+    r->gpu_variant = -1;
+    winent_err_clear(&err);
+    set_compute_opts(vs, k, &co);
+    snprintf(cpu_path, sizeof cpu_path, "cpu/t%d", o->threads);
+    if (winent_plan_create(&co, &p, &err) != WINENT_OK ||
+        winent_cpu_engine_create(p, o->width, o->height, o->threads, &cpu, &err) != WINENT_OK) {
+        fprintf(stderr, PROG ": set=%s k=%d: %s\n", vs->name, k, err.msg);
+        r->failed = 1;
+        goto done;
+    }
+
+    cpu_ctx cx = {cpu, p, img, o->width, o->height, ref};
+    int rows;
+    double ms;
+    if (time_cpu(&cx, o->budget, &rows, &ms, &err) != WINENT_OK) {
+        fprintf(stderr, PROG ": set=%s k=%d variant=cpu: %s\n", vs->name, k, err.msg);
+        r->failed = 1;
+    } else {
+        r->cpu_gpix = (double)o->width * rows / (ms * 1e-3) / 1e9;
+        report(csv, vs->name, k, "cpu", cpu_path, r->cpu_gpix, ms, rows, o->width, "skipped");
+    }
+
+    const cell_ctx x = {o, p, img, cpu, got, ref};
+    char seen[NVARIANTS][PATH_LEN];
+    int nseen = 0;
+    for (int vi = 0; use_gpu && vi < o->nvariants; vi++) {
+        const char *variant = all_variants[o->variants[vi]];
+        variant_result v;
+        winent_err_clear(&err);
+        if (time_gpu_variant(&x, variant, seen, nseen, &v, &err) != WINENT_OK) {
+            fprintf(stderr, PROG ": set=%s k=%d variant=%s: %s\n", vs->name, k, variant, err.msg);
+            r->failed = 1;
+            continue;
+        }
+        if (!v.measured) {
+            printf("# set=%s k=%d variant=%s: path %s already measured\n", vs->name, k, variant,
+                   v.path);
+            continue;
+        }
+        snprintf(seen[nseen++], PATH_LEN, "%s", v.path);
+        double gpix = (double)o->width * v.rows / (v.ms * 1e-3) / 1e9;
+        report(csv, vs->name, k, variant, v.path, gpix, v.ms, v.rows, o->width,
+               v.same ? "ok" : "DIFFERS");
+        if (!v.same) {
+            fprintf(stderr,
+                    PROG ": DIFFERS: set=%s k=%d variant=%s path=%s: GPU output is not the "
+                         "CPU engine's at %s\n",
+                    vs->name, k, variant, v.path, v.where);
+            (*differs)++;
+            r->differs = 1;
+        } else if (gpix > r->gpu_gpix) {
+            r->gpu_gpix = gpix;
+            r->gpu_variant = o->variants[vi];
+            snprintf(r->gpu_path, sizeof r->gpu_path, "%s", v.path);
+        }
+    }
+done:
+    winent_cpu_engine_free(cpu);
+    winent_plan_free(p);
+}
+
+/* ---- Tables ----------------------------------------------------------------- */
+
+static void table_head(const kernels_opts *o, const char *title)
+{
+    printf("\n## %s\n\n| set |", title);
+    for (int j = 0; j < o->nwindows; j++)
+        printf(" %dx%d |", o->windows[j], o->windows[j]);
+    printf("\n|---|");
+    for (int j = 0; j < o->nwindows; j++)
+        printf("---|");
+    printf("\n");
+}
+
+/* A Markdown cell: '|' escaped (kernel paths hold some). */
+static void print_escaped(const char *s)
+{
+    for (; *s; s++)
+        printf(*s == '|' ? "\\|" : "%c", *s);
+}
+
+/* which: 0 GPU Gpixel/s, 1 winning variant, 2 CPU Gpixel/s, 3 GPU / CPU. */
+static void print_table(const kernels_opts *o, cell_result (*res)[MAX_WINDOWS], int which,
+                        const char *title)
+{
+    table_head(o, title);
+    for (int i = 0; i < o->nsets; i++) {
+        printf("| %s |", all_sets[o->sets[i]].name);
+        for (int j = 0; j < o->nwindows; j++) {
+            const cell_result *r = &res[i][j];
+            if (which == 2) {
+                if (r->cpu_gpix > 0)
+                    printf(" %.3f |", r->cpu_gpix);
+                else
+                    printf(" %s |", r->failed ? "error" : "-");
+                continue;
+            }
+            /* A GPU cell says when a variant differed or failed. */
+            const char *note = r->differs ? "DIFFERS" : r->failed ? "error" : NULL;
+            if (r->gpu_gpix <= 0 || (which == 3 && r->cpu_gpix <= 0)) {
+                printf(" %s |", note ? note : "-");
+                continue;
+            }
+            if (which == 0) {
+                printf(" %.2f", r->gpu_gpix);
+            } else if (which == 1) {
+                printf(" %s: ", all_variants[r->gpu_variant]);
+                print_escaped(r->gpu_path);
+            } else {
+                printf(" %.1fx", r->gpu_gpix / r->cpu_gpix);
+            }
+            if (note)
+                printf(" (%s)", note);
+            printf(" |");
+        }
+        printf("\n");
+    }
+}
+
+static void print_roofline(const kernels_opts *o, cell_result (*res)[MAX_WINDOWS], double d2d)
+{
+    printf("\n## Roofline of the GPU kernel (HBM: device-to-device copy %.0f GB/s, read + "
+           "write)\n\n",
+           d2d);
+    printf("| set | dtype | samples read B/px | code plane B/px | output B/px | total B/px | "
+           "HBM bound Gpixel/s | best cell (share of the bound) |\n");
+    printf("|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < o->nsets; i++) {
+        const value_set *vs = &all_sets[o->sets[i]];
+        winent_compute_opts co;
+        winent_plan *p = NULL;
+        winent_err err;
+        winent_err_clear(&err);
+        set_compute_opts(vs, 3, &co);
+        if (winent_plan_create(&co, &p, &err) != WINENT_OK) {
+            fprintf(stderr, PROG ": set=%s: %s\n", vs->name, err.msg);
+            continue;
+        }
+        const int in = (int)winent_dtype_size(vs->dtype), plane = code_plane_bytes(p);
+        const int total = in + 2 * plane + 4;
+        const double bound = d2d / total;
+        int best = -1;
+        for (int j = 0; j < o->nwindows; j++)
+            if (res[i][j].gpu_gpix > 0 && (best < 0 || res[i][j].gpu_gpix > res[i][best].gpu_gpix))
+                best = j;
+        printf("| %s | %s | %d | ", vs->name, winent_dtype_name(vs->dtype), in);
+        if (plane)
+            printf("%d + %d (%d-bit codes written, read) |", plane, plane, 8 * plane);
+        else
+            printf("0 (the samples are the codes) |");
+        printf(" 4 | %d | %.1f |", total, bound);
+        if (best >= 0)
+            printf(" %.2f at %dx%d (%.0f %%) |\n", res[i][best].gpu_gpix, o->windows[best],
+                   o->windows[best], 100.0 * res[i][best].gpu_gpix / bound);
+        else
+            printf(" - |\n");
+        winent_plan_free(p);
+    }
+    printf("\nBytes per pixel at least: input samples read once, the code plane written "
+           "and read once when the samples are not already the codes (its width by the "
+           "rules of docs/GPU-NOTES.md, not read from the engine), 4 bytes of float output "
+           "written; halo rows and re-reads through the caches not counted. Bound = D2D "
+           "bandwidth / bytes per pixel.\n");
+}
+
+/* ---- Options ---------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: winent-bench kernels [--device N] [--size WxH] [--threads N]\n"
+            "           [--windows 3,5,...] [--sets 16,256,...] [--variants auto,thread,warp,few]\n"
+            "           [--quick] [--cpu-only] [--csv FILE] [--budget S]\n"
+            "  The GPU window kernels alone (device memory to device memory, each variant\n"
+            "  forced through WINENT_GPU_KERNEL, checked bit for bit against the CPU engine\n"
+            "  on the first, middle and last rows) and the CPU engine in memory, for every\n"
+            "  value set x square window: a `cell ...` line per measurement, then Markdown\n"
+            "  tables of Gpixel/s (GPU, winning variant, CPU, GPU/CPU) and the HBM roofline.\n"
+            "  --device N       GPU to use (default 0)\n"
+            "  --size WxH       image (default 4096x4096)\n"
+            "  --threads N      CPU engine threads (default: the online CPUs)\n"
+            "  --windows LIST   window sides, odd, 1..255 (default 3,5,9,15,31,63,127,255)\n"
+            "  --sets LIST      value sets (default all): 16, 256 (u8 0..15, 0..255),\n"
+            "                   4096, 65536 (u16 0..4095, 0..65535), 1e6 (i32 0..999999),\n"
+            "                   f32-256, f32-4096 (f32 in [0,1), --bins 256|4096 --range 0:1)\n"
+            "  --variants LIST  GPU kernel variants (default auto,thread,warp,few)\n"
+            "  --quick          1024x1024, windows 3,15,63, sets 16,65536,f32-4096\n"
+            "                   (--size, --windows, --sets given as well win)\n"
+            "  --cpu-only       the CPU table alone\n"
+            "  --csv FILE       the measurements as CSV as well\n"
+            "  --budget S       seconds one timed run should take (default 0.25): each\n"
+            "                   engine times output rows [0, R) of the image, R calibrated\n"
+            "                   to the budget (at most the image), median of 3\n"
+            "  Exit 0; 1 when a GPU output DIFFERS from the CPU engine's or a measurement\n"
+            "  failed; 2 usage; 5 --device not visible. No CUDA device: CPU table only.\n");
+}
+
+/* Splits comma list `s` into `buf` (a copy): at most `max` tokens, -1 when
+ * there are more, one is empty or it does not fit. */
+static int split_list(const char *s, char *buf, size_t buf_len, char **tok, int max)
+{
+    if (strlen(s) >= buf_len)
+        return -1;
+    strcpy(buf, s);
+    int n = 0;
+    for (char *p = buf;; p++) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (*p == '\0' || n == max)
+            return -1;
+        tok[n++] = p;
+        if (comma == NULL)
+            return n;
+        p = comma;
+    }
+}
+
+static int set_index(const char *name)
+{
+    for (int i = 0; i < NSETS; i++)
+        if (!strcmp(name, all_sets[i].name))
+            return i;
+    return -1;
+}
+
+static int variant_index(const char *name)
+{
+    for (int i = 0; i < NVARIANTS; i++)
+        if (!strcmp(name, all_variants[i]))
+            return i;
+    return -1;
+}
+
+/* List option `a` with value `v` into `out`: 0, or -1 after a message. */
+static int parse_list(const char *a, const char *v, int *out, int max, int *n)
+{
+    char buf[512], *tok[MAX_WINDOWS];
+    int cnt = split_list(v, buf, sizeof buf, tok, max);
+    if (cnt < 0) {
+        fprintf(stderr, PROG ": %s %s: a comma list of at most %d items, none empty\n", a, v, max);
+        return -1;
+    }
+    for (int i = 0; i < cnt; i++) {
+        int x = -1;
+        char end;
+        if (!strcmp(a, "--windows")) {
+            if (sscanf(tok[i], "%d%c", &x, &end) != 1 || x < 1 || x > 255 || x % 2 == 0)
+                x = -1;
+        } else if (!strcmp(a, "--sets")) {
+            x = set_index(tok[i]);
+        } else {
+            x = variant_index(tok[i]);
+        }
+        if (x < 0) {
+            fprintf(stderr, PROG ": %s: bad item '%s' (see --help)\n", a, tok[i]);
+            return -1;
+        }
+        out[i] = x;
+    }
+    *n = cnt;
+    return 0;
+}
+
+/* 0 to go on, else *code is the exit code (--help: 0). */
+static int parse_opts(int argc, char **argv, kernels_opts *o, int *code)
+{
+    int quick = 0, have_size = 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    memset(o, 0, sizeof *o);
+    o->width = o->height = 4096;
+    o->threads = cpus > 0 ? (int)cpus : 1;
+    o->budget = 0.25;
+    o->nvariants = NVARIANTS;
+    for (int i = 0; i < NVARIANTS; i++)
+        o->variants[i] = i;
+    *code = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char end;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            *code = 0;
+            return -1;
+        } else if (!strcmp(a, "--quick")) {
+            quick = 1;
+        } else if (!strcmp(a, "--cpu-only")) {
+            o->cpu_only = 1;
+        } else if (v == NULL) {
+            fprintf(stderr, PROG ": bad option or missing value: %s (see --help)\n", a);
+            return -1;
+        } else if (!strcmp(a, "--device") && sscanf(v, "%d%c", &o->device, &end) == 1 &&
+                   o->device >= 0) {
+            i++;
+        } else if (!strcmp(a, "--size") && sscanf(v, "%dx%d%c", &o->width, &o->height, &end) == 2 &&
+                   o->width > 0 && o->height > 0) {
+            have_size = 1, i++;
+        } else if (!strcmp(a, "--threads") && sscanf(v, "%d%c", &o->threads, &end) == 1 &&
+                   o->threads > 0) {
+            i++;
+        } else if (!strcmp(a, "--budget") && sscanf(v, "%lf%c", &o->budget, &end) == 1 &&
+                   o->budget > 0 && o->budget <= 60) {
+            i++;
+        } else if (!strcmp(a, "--csv")) {
+            o->csv = v, i++;
+        } else if (!strcmp(a, "--windows")) {
+            if (parse_list(a, v, o->windows, MAX_WINDOWS, &o->nwindows))
+                return -1;
+            i++;
+        } else if (!strcmp(a, "--sets")) {
+            if (parse_list(a, v, o->sets, NSETS, &o->nsets))
+                return -1;
+            i++;
+        } else if (!strcmp(a, "--variants")) {
+            if (parse_list(a, v, o->variants, NVARIANTS, &o->nvariants))
+                return -1;
+            i++;
+        } else {
+            fprintf(stderr, PROG ": bad option or value: %s %s (see --help)\n", a, v);
+            return -1;
+        }
+    }
+    /* Defaults of what was not given; --quick's where it was. */
+    if (quick && !have_size)
+        o->width = o->height = 1024;
+    if (o->nwindows == 0 && quick) {
+        static const int qw[] = {3, 15, 63};
+        memcpy(o->windows, qw, sizeof qw);
+        o->nwindows = 3;
+    } else if (o->nwindows == 0) {
+        memcpy(o->windows, default_windows, sizeof default_windows);
+        o->nwindows = (int)(sizeof default_windows / sizeof default_windows[0]);
+    }
+    if (o->nsets == 0 && quick) {
+        o->sets[0] = set_index("16");
+        o->sets[1] = set_index("65536");
+        o->sets[2] = set_index("f32-4096");
+        o->nsets = 3;
+    } else if (o->nsets == 0) {
+        for (int i = 0; i < NSETS; i++)
+            o->sets[i] = i;
+        o->nsets = NSETS;
+    }
+    return 0;
+}
+
+/* ---- Main ------------------------------------------------------------------- */
+
+int bench_kernels_main(int argc, char **argv)
+{
+    kernels_opts o;
+    int code;
+    if (parse_opts(argc, argv, &o, &code))
+        return code;
+
+    winent_err err;
+    winent_err_clear(&err);
+    const int gpus = o.cpu_only ? 0 : winent_cuda_device_count();
+    if (gpus > 0 && o.device >= gpus) {
+        fprintf(stderr, PROG ": --device %d: only %d GPU(s) visible\n", o.device, gpus);
+        return 5;
+    }
+    const int use_gpu = gpus > 0;
+    char name[128] = "";
+    winent_cuda_bandwidth bw = {0, 0, 0, 0};
+    if (use_gpu &&
+        (winent_cuda_device_name(o.device, name, sizeof name, &err) != WINENT_OK ||
+         winent_cuda_measure_bandwidth(o.device, (size_t)256 << 20, 5, &bw, &err) != WINENT_OK)) {
+        fprintf(stderr, PROG ": GPU %d: %s\n", o.device, err.msg);
+        return 5;
+    }
+
+    const size_t npix = (size_t)o.width * (size_t)o.height;
+    float *got = malloc(npix * sizeof *got), *ref = malloc(npix * sizeof *ref);
+    cell_result(*res)[MAX_WINDOWS] = calloc((size_t)o.nsets, sizeof *res);
+    FILE *csv = NULL;
+    int rc = 0, differs = 0, failed = 0;
+    if (got == NULL || ref == NULL || res == NULL) {
+        fprintf(stderr, PROG ": out of memory for a %dx%d image\n", o.width, o.height);
+        rc = 1;
+        goto done;
+    }
+    memset(got, 0, npix * sizeof *got); /* fault the pages in before timing */
+    memset(ref, 0, npix * sizeof *ref);
+    if (o.csv && (csv = fopen(o.csv, "w")) == NULL) {
+        fprintf(stderr, PROG ": %s: cannot be written\n", o.csv);
+        rc = 1;
+        goto done;
+    }
+    if (csv)
+        fprintf(csv, "set,k,variant,path,gpix,ms,rows,width,check\n");
+
+    printf("# " PROG ": image %dx%d, CPU engine on %d threads, budget %.3g s per run, "
+           "median of %d\n",
+           o.width, o.height, o.threads, o.budget, REPS);
+    if (use_gpu)
+        printf("# GPU %d %s: D2D %.0f GB/s\n", o.device, name, bw.d2d);
+    fflush(stdout);
+
+    for (int i = 0; i < o.nsets; i++) {
+        const value_set *vs = &all_sets[o.sets[i]];
+        void *img = make_image(vs, o.sets[i], o.width, o.height);
+        if (img == NULL) {
+            fprintf(stderr, PROG ": out of memory for a %dx%d image\n", o.width, o.height);
+            rc = 1;
+            goto done;
+        }
+        for (int j = 0; j < o.nwindows; j++) {
+            run_cell(&o, vs, o.windows[j], img, use_gpu, got, ref, csv, &res[i][j], &differs);
+            failed |= res[i][j].failed;
+        }
+        winent_cuda_host_free(img);
+    }
+
+    if (use_gpu) {
+        print_table(&o, res, 0,
+                    "GPU kernel alone, device memory to device memory (Gpixel/s, best variant)");
+        print_table(&o, res, 1, "Winning GPU variant: kernel path");
+    }
+    print_table(&o, res, 2, "CPU engine in memory (Gpixel/s)");
+    if (use_gpu) {
+        print_table(&o, res, 3, "GPU / CPU");
+        print_roofline(&o, res, bw.d2d);
+    } else {
+        printf("\nGPU tables skipped: %s.\n",
+               o.cpu_only ? "--cpu-only" : "no CUDA device is visible");
+    }
+    if (differs) {
+        fprintf(stderr, PROG ": %d GPU measurement(s) DIFFER from the CPU engine\n", differs);
+        printf("\n**%d GPU measurement(s) DIFFER from the CPU engine** (lines check=DIFFERS)\n",
+               differs);
+    }
+    rc = differs || failed ? 1 : 0;
+done:
+    if (csv && fclose(csv) != 0) {
+        fprintf(stderr, PROG ": %s: write failed\n", o.csv);
+        rc = 1;
+    }
+    free(res);
+    free(ref);
+    free(got);
+    return rc;
+}
