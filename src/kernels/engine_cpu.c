@@ -627,9 +627,10 @@ winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "chunk larger than the CPU engine was sized for");
     if (c->y1 <= c->y0 || W == 0)
         return WINENT_OK;
-    /* The bands the pipeline's workers take one by one, here spread over
-     * the engine's own OpenMP team (the public one-chunk call). */
-    const int band = winent_cpu_band_rows(e->plan, W);
+    /* The bands the pipeline's workers take one by one (short ones for
+     * large windows), here spread over the engine's own OpenMP team (the
+     * public one-chunk call). */
+    const int band = winent_cpu_engine_band_rows(e, W);
     const int bands = (c->y1 - c->y0 + band - 1) / band;
     winent_status st = WINENT_OK;
     winent_err first;

@@ -193,21 +193,49 @@ static const void *window_fn(const winent_gpu_engine *e, bool small)
               : (const void *)hash_kernel<uint32_t, false, false>;
 }
 
-/* The warp-per-window kernel of a warp path. */
-static const void *warp_fn(const winent_gpu_engine *e)
+/* Columns per lane of the warp kernels: ceil(kx / 32), rounded up to 1, 2,
+ * 4 or 8 (kx <= 255). */
+static int warp_cols(int kx)
+{
+    int m = (kx + 31) / 32;
+    return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
+}
+
+template <int M> static const void *warp_fn_m(const winent_gpu_engine *e)
 {
     bool direct = e->path == PATH_WARP_DIRECT;
     switch (e->plane_bytes) {
-    case 1: return (const void *)warp_kernel<uint8_t, false, 0>;
+    case 1: return (const void *)warp_kernel<uint8_t, false, 0, M>;
     case 2:
         if (direct)
-            return e->nd ? (const void *)warp_kernel<uint16_t, true, 0>
-                         : (const void *)warp_kernel<uint16_t, false, 0>;
-        return e->nd ? (const void *)warp_kernel<uint16_t, true, 1>
-                     : (const void *)warp_kernel<uint16_t, false, 1>;
+            return e->nd ? (const void *)warp_kernel<uint16_t, true, 0, M>
+                         : (const void *)warp_kernel<uint16_t, false, 0, M>;
+        return e->nd ? (const void *)warp_kernel<uint16_t, true, 1, M>
+                     : (const void *)warp_kernel<uint16_t, false, 1, M>;
     default:
-        return e->nd ? (const void *)warp_kernel<uint32_t, true, 2>
-                     : (const void *)warp_kernel<uint32_t, false, 2>;
+        return e->nd ? (const void *)warp_kernel<uint32_t, true, 2, M>
+                     : (const void *)warp_kernel<uint32_t, false, 2, M>;
+    }
+}
+
+/* The warp-per-window kernel of a warp path. */
+static const void *warp_fn(const winent_gpu_engine *e)
+{
+    switch (warp_cols(e->plan->kx)) {
+    case 1: return warp_fn_m<1>(e);
+    case 2: return warp_fn_m<2>(e);
+    case 4: return warp_fn_m<4>(e);
+    default: return warp_fn_m<8>(e);
+    }
+}
+
+static const void *few_fn(int kx)
+{
+    switch (warp_cols(kx)) {
+    case 1: return (const void *)few_kernel<1>;
+    case 2: return (const void *)few_kernel<2>;
+    case 4: return (const void *)few_kernel<4>;
+    default: return (const void *)few_kernel<8>;
     }
 }
 
@@ -324,6 +352,9 @@ static void warp_layout(winent_gpu_engine *e)
     }
     /* Two more words per warp: the hash's special counter, 8-byte alignment. */
     size_t per_warp = ((size_t)e->wg.words + 2) * 4;
+    /* du in shared memory (after the tables) when it is small. */
+    size_t du_bytes = (size_t)(p->nmax + 1) * 8;
+    e->wg.du_shared = du_bytes <= ((size_t)16 << 10);
     e->wg.global = per_warp > WARP_SMEM_MAX;
     if (e->wg.global) {
         e->wg.per_block = 1;
@@ -334,6 +365,9 @@ static void warp_layout(winent_gpu_engine *e)
         e->wg.per_block = (int)std::max<size_t>(1, std::min<size_t>(8, ((size_t)48 << 10) / per_warp));
         e->smem = per_warp * (size_t)e->wg.per_block;
     }
+    e->wg.du_off = (int)((e->smem / 4 + 1) & ~(size_t)1);
+    if (e->wg.du_shared)
+        e->smem = (size_t)e->wg.du_off * 4 + du_bytes;
     e->threads = 32 * e->wg.per_block;
 }
 
@@ -502,7 +536,7 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
             fp.th = warp_segment_rows(e, W, rows, std::max(64, 4 * p->ky));
             long tiles = (long)W * ((rows + fp.th - 1) / fp.th);
             int fgrid = (int)std::min<long>((tiles + 7) / 8, (long)e->sms * 32);
-            LAUNCH((const void *)few_kernel, fgrid, 256, 0, &fp, &d_max);
+            LAUNCH(few_fn(p->kx), fgrid, 256, 0, &fp, &d_max);
         } else {
             /* The 16-code smem kernel runs on the thread path's layout. */
             win_params sp = wp;

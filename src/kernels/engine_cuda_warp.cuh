@@ -188,15 +188,43 @@ struct warp_geom {
     int per_block; /* warps per block */
     int global;    /* the tables are in the global workspace p.ws, one per
                       warp of the grid, not in shared memory */
+    int du_shared; /* the block copies du (nmax + 1 entries) into shared
+                      memory, at word du_off (even: 8-byte aligned) */
+    int du_off;
+};
+
+/* A step's codes: the row leaving the window and the row entering it when
+ * the window moves down to row `y`, this lane's columns x0 + lane + 32 j
+ * (j < M), into registers, so that a step's loads are issued together and
+ * one step ahead of their use. Codes outside the image or the window read
+ * as absent (has_o / has_i false, or ok[j] false). */
+template <typename C, int M> struct warp_step {
+    uint32_t o[M], i[M];
+    bool has_o, has_i;
+    __device__ __forceinline__ void fetch(const win_params &p, int y, int x0, int x1, int lane)
+    {
+        const int yout = y - p.ry - 1, yin = y + p.ry;
+        has_o = yout >= 0;
+        has_i = yin < p.H;
+        const C *ro = (const C *)p.plane + (long long)(yout - p.in_y0) * p.W + x0 + lane;
+        const C *ri = (const C *)p.plane + (long long)(yin - p.in_y0) * p.W + x0 + lane;
+#pragma unroll
+        for (int j = 0; j < M; j++) {
+            bool ok = lane + 32 * j <= x1 - x0;
+            o[j] = has_o && ok ? load_code(ro + 32 * j) : 0u;
+            i[j] = has_i && ok ? load_code(ri + 32 * j) : 0u;
+        }
+    }
 };
 
 /* KIND: 0 direct, 1 hash with 32-bit entries (16-bit planes), 2 hash with
- * 64-bit entries (32-bit planes). `maxcode` (8-bit planes, may be NULL):
- * the chunk's largest code; when `skip_small` the kernel returns if it is
- * below 16 (the few kernel, launched beside it, takes that chunk). Tiles:
- * (column, segment of p.th rows), column fastest, so neighbouring warps read
- * neighbouring bytes. */
-template <typename C, bool ND, int KIND>
+ * 64-bit entries (32-bit planes). M: columns per lane, ceil(kx / 32) or
+ * more. `maxcode` (8-bit planes, may be NULL): the chunk's largest code;
+ * when `skip_small` the kernel returns if it is below 16 (the few kernel,
+ * launched beside it, takes that chunk). Tiles: (column, segment of p.th
+ * rows), column fastest, so neighbouring warps read neighbouring bytes.
+ * With g.du_shared the block keeps du in shared memory after the tables. */
+template <typename C, bool ND, int KIND, int M>
 __global__ void __launch_bounds__(256) warp_kernel(const win_params p, const warp_geom g,
                                                    const unsigned *maxcode, int skip_small)
 {
@@ -211,6 +239,15 @@ __global__ void __launch_bounds__(256) warp_kernel(const win_params p, const war
     typedef typename std::conditional<KIND == 2, unsigned long long, uint32_t>::type E;
     warp_direct hd = {mine};
     warp_hash<E> hh = {(E *)mine, special, (1u << g.bits) - 1u, g.bits};
+    const long long *du = p.du;
+    if (g.du_shared) {
+        long long *sdu = (long long *)(sh_warp + g.du_off);
+        const int nmax = (2 * p.rx + 1) * (2 * p.ry + 1);
+        for (int i = threadIdx.x; i <= nmax; i += blockDim.x)
+            sdu[i] = p.du[i];
+        __syncthreads();
+        du = sdu;
+    }
 
     const C *plane = (const C *)p.plane;
     const uint32_t sent = (uint32_t)(C)~(C)0;
@@ -239,7 +276,7 @@ __global__ void __launch_bounds__(256) warp_kernel(const win_params p, const war
                     uint32_t v = load_code(row + xx);
                     if (!ND || v != sent) {
                         uint32_t c = KIND == 0 ? hd.update(v, 1) : hh.update(v, 1);
-                        d += KLDG(p.du + c);
+                        d += du[c];
                         dn++;
                     }
                 }
@@ -248,31 +285,34 @@ __global__ void __launch_bounds__(256) warp_kernel(const win_params p, const war
             n = warp_sum_i(dn);
         }
         warp_rows pend = {0, 0, 0, 0};
+        warp_step<C, M> cur, nxt;
+        if (ya + 1 < yb)
+            cur.fetch(p, ya + 1, x0, x1, lane);
         for (int y = ya;;) {
             pend.keep(lane, s, n, y);
             if (pend.full() || y + 1 >= yb)
                 pend.flush<C, ND>(p, x, lane);
             if (++y >= yb)
                 break;
-            const int yout = y - p.ry - 1, yin = y + p.ry;
-            const C *ro = plane + (size_t)(yout - p.in_y0) * W;
-            const C *ri = plane + (size_t)(yin - p.in_y0) * W;
-            const bool has_o = yout >= 0, has_i = yin < H;
+            if (y + 1 < yb)
+                nxt.fetch(p, y + 1, x0, x1, lane);
             long long d = 0;
             int dn = 0;
-            for (int xx = x0 + lane; xx <= x1; xx += 32) {
-                uint32_t o = has_o ? load_code(ro + xx) : 0u;
-                uint32_t i = has_i ? load_code(ri + xx) : 0u;
-                if (has_o && has_i && o == i)
+#pragma unroll
+            for (int j = 0; j < M; j++) {
+                if (lane + 32 * j > x1 - x0)
+                    break;
+                const uint32_t o = cur.o[j], i = cur.i[j];
+                if (cur.has_o && cur.has_i && o == i)
                     continue;
-                if (has_o && (!ND || o != sent)) {
+                if (cur.has_o && (!ND || o != sent)) {
                     uint32_t c = KIND == 0 ? hd.update(o, -1) : hh.update(o, -1);
-                    d -= KLDG(p.du + c - 1);
+                    d -= du[c - 1];
                     dn--;
                 }
-                if (has_i && (!ND || i != sent)) {
+                if (cur.has_i && (!ND || i != sent)) {
                     uint32_t c = KIND == 0 ? hd.update(i, 1) : hh.update(i, 1);
-                    d += KLDG(p.du + c);
+                    d += du[c];
                     dn++;
                 }
             }
@@ -281,6 +321,7 @@ __global__ void __launch_bounds__(256) warp_kernel(const win_params p, const war
                 n += warp_sum_i(dn);
             else
                 n = (x1 - x0 + 1) * (min(H - 1, y + p.ry) - max(0, y - p.ry) + 1);
+            cur = nxt;
         }
         __syncwarp();
     }
@@ -303,27 +344,42 @@ __device__ __forceinline__ int few_pick(const uint32_t w[4], int v)
     return (int)((x >> (8 * (v & 3))) & 0xFFu);
 }
 
-/* The warp's columns' codes of one row, as the summed counts of each code
- * (four words of four bytes; each count <= kx <= 255). */
-__device__ __forceinline__ void few_row(const uint8_t *row, int x0, int x1, int lane,
-                                        uint32_t sum[4])
-{
-    unsigned long long pack = 0;
-    for (int xx = x0 + lane; xx <= x1; xx += 32)
-        pack += 1ull << (4 * __ldg(row + xx)); /* <= 8 per nibble: kx <= 255 */
+/* One row's codes in this lane's columns x0 + lane + 32 j (j < M), 16 when
+ * absent: a pack of 16 nibbles ignores them (1 << 64 is never added). */
+template <int M> struct few_codes {
+    uint32_t v[M];
+    __device__ __forceinline__ void fetch(const win_params &p, int row, int x0, int x1, int lane)
+    {
+        const bool in = row >= 0 && row < p.H;
+        const uint8_t *r = (const uint8_t *)p.plane + (long long)(row - p.in_y0) * p.W + x0 + lane;
 #pragma unroll
-    for (int k = 0; k < 4; k++)
-        sum[k] = warp_sum_u(few_bytes(pack, k));
-}
+        for (int j = 0; j < M; j++)
+            v[j] = in && lane + 32 * j <= x1 - x0 ? (uint32_t)__ldg(r + 32 * j) : 16u;
+    }
+    /* The warp's counts of each code in the row: four words of four bytes
+     * (each count <= kx <= 255). */
+    __device__ __forceinline__ void counts(uint32_t sum[4]) const
+    {
+        unsigned long long pack = 0;
+#pragma unroll
+        for (int j = 0; j < M; j++)
+            if (v[j] < 16u)
+                pack += 1ull << (4 * v[j]); /* <= 8 per nibble: kx <= 255 */
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            sum[k] = warp_sum_u(few_bytes(pack, k));
+    }
+};
 
 /* `maxcode`: the chunk's largest code; the kernel returns unless it is
- * below 16 (the 256-code kernel launched beside it takes the chunk). */
+ * below 16 (the 256-code kernel launched beside it takes the chunk). M:
+ * columns per lane, ceil(kx / 32) or more. Rows are read one step ahead. */
+template <int M>
 __global__ void __launch_bounds__(256) few_kernel(const win_params p, const unsigned *maxcode)
 {
     if (*maxcode >= 16u)
         return;
     const int lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
-    const uint8_t *plane = (const uint8_t *)p.plane;
     const int W = p.W, H = p.H;
     const long long nseg = (long long)((p.y1 - p.y0 + p.th - 1) / p.th);
     const long long tiles = (long long)W * nseg;
@@ -336,9 +392,13 @@ __global__ void __launch_bounds__(256) few_kernel(const win_params p, const unsi
         int cnt = 0;
         long long tc = 0, s = 0;
         const int wy0 = max(0, ya - p.ry), wy1 = min(H - 1, ya + p.ry);
+        few_codes<M> a, b;
+        a.fetch(p, wy0, x0, x1, lane);
         for (int yy = wy0; yy <= wy1; yy++) {
+            if (yy + 1 <= wy1)
+                b.fetch(p, yy + 1, x0, x1, lane);
             uint32_t in[4];
-            few_row(plane + (size_t)(yy - p.in_y0) * W, x0, x1, lane, in);
+            a.counts(in);
             long long d = 0;
             if (lane < 16) {
                 int c = cnt + few_pick(in, lane);
@@ -350,20 +410,28 @@ __global__ void __launch_bounds__(256) few_kernel(const win_params p, const unsi
                 }
             }
             s += warp_sum_ll(d);
+            a = b;
         }
         warp_rows pend = {0, 0, 0, 0};
+        few_codes<M> ci, co, ni, no;
+        if (ya + 1 < yb) {
+            ci.fetch(p, ya + 1 + p.ry, x0, x1, lane);
+            co.fetch(p, ya - p.ry, x0, x1, lane);
+        }
         for (int y = ya;;) {
             pend.keep(lane, s, (x1 - x0 + 1) * (min(H - 1, y + p.ry) - max(0, y - p.ry) + 1), y);
             if (pend.full() || y + 1 >= yb)
                 pend.flush<uint8_t, false>(p, x, lane);
             if (++y >= yb)
                 break;
-            const int yout = y - p.ry - 1, yin = y + p.ry;
-            uint32_t in[4] = {0, 0, 0, 0}, out[4] = {0, 0, 0, 0};
-            if (yin < H)
-                few_row(plane + (size_t)(yin - p.in_y0) * W, x0, x1, lane, in);
-            if (yout >= 0)
-                few_row(plane + (size_t)(yout - p.in_y0) * W, x0, x1, lane, out);
+            /* The window moves to row y: row y + ry enters, y - ry - 1 leaves. */
+            if (y + 1 < yb) {
+                ni.fetch(p, y + 1 + p.ry, x0, x1, lane);
+                no.fetch(p, y - p.ry, x0, x1, lane);
+            }
+            uint32_t in[4], out[4];
+            ci.counts(in);
+            co.counts(out);
             long long d = 0;
             if (lane < 16) {
                 int c = cnt + few_pick(in, lane) - few_pick(out, lane);
@@ -375,6 +443,8 @@ __global__ void __launch_bounds__(256) few_kernel(const win_params p, const unsi
                 }
             }
             s += warp_sum_ll(d);
+            ci = ni;
+            co = no;
         }
     }
 }
