@@ -327,7 +327,8 @@ static void warp_layout(winent_gpu_engine *e)
     e->path = PATH_WARP_DIRECT;
     if (n > WARP_DIRECT_CODES) {
         /* Hash: the largest segment in {64, 32, 16} rows whose table stays
-         * within 32 KB at load 1/2, else 16 rows at load up to 3/4. */
+         * within 16 KB at load 1/2 (more warps per SM: these kernels wait
+         * on shared memory), else 16 rows at load up to 3/4. */
         size_t eb = e->plane_bytes == 2 ? 4 : 8;
         int th = 64, bits = 4;
         for (;;) {
@@ -335,8 +336,8 @@ static void warp_layout(winent_gpu_engine *e)
             bits = 4;
             while (((uint64_t)1 << bits) < 2 * keys)
                 bits++;
-            if ((eb << bits) <= ((size_t)32 << 10) || th == 16) {
-                if ((eb << bits) > ((size_t)32 << 10) && ((uint64_t)3 << (bits - 2)) > keys + 1)
+            if ((eb << bits) <= ((size_t)16 << 10) || th == 16) {
+                if ((eb << bits) > ((size_t)16 << 10) && ((uint64_t)3 << (bits - 2)) > keys + 1)
                     bits--; /* (3/4) * 2^bits: at least one slot stays empty */
                 break;
             }
@@ -352,9 +353,10 @@ static void warp_layout(winent_gpu_engine *e)
     }
     /* Two more words per warp: the hash's special counter, 8-byte alignment. */
     size_t per_warp = ((size_t)e->wg.words + 2) * 4;
-    /* du in shared memory (after the tables) when it is small. */
+    /* du in shared memory (after the tables) when it is small beside the
+     * block's tables: a copy per block of one or two warps would cost more
+     * warps per SM than its loads save. */
     size_t du_bytes = (size_t)(p->nmax + 1) * 8;
-    e->wg.du_shared = du_bytes <= ((size_t)16 << 10);
     e->wg.global = per_warp > WARP_SMEM_MAX;
     if (e->wg.global) {
         e->wg.per_block = 1;
@@ -365,19 +367,29 @@ static void warp_layout(winent_gpu_engine *e)
         e->wg.per_block = (int)std::max<size_t>(1, std::min<size_t>(8, ((size_t)48 << 10) / per_warp));
         e->smem = per_warp * (size_t)e->wg.per_block;
     }
+    e->wg.du_shared = du_bytes <= ((size_t)16 << 10) && 4 * du_bytes <= e->smem;
     e->wg.du_off = (int)((e->smem / 4 + 1) & ~(size_t)1);
     if (e->wg.du_shared)
         e->smem = (size_t)e->wg.du_off * 4 + du_bytes;
     e->threads = 32 * e->wg.per_block;
 }
 
-/* When a warp per window beats a thread per window (kernel benchmark on the
- * H100, docs/GPU-NOTES.md): windows above 15 x 15, or tables that would
- * not fit a thread's share of shared memory. */
+/* When a warp per window beats a thread per window, from the kernel
+ * benchmark on the H100 (winent-bench kernels, docs/GPU-NOTES.md): a
+ * thread's histogram of codes < 256 holds out up to 63 x 63 (8-bit planes)
+ * or 31 x 31 (16-bit ones); from 9 x 9 a warp's direct histogram of up to
+ * 8192 codes wins, from 15 x 15 a warp's hash table; and a thread's table
+ * that only fits in global memory always loses. */
 static bool warp_wins(const winent_gpu_engine *e)
 {
     const winent_plan *p = e->plan;
-    return p->nmax > 255 || e->path == PATH_HASH_GLOBAL;
+    if (e->path == PATH_HASH_GLOBAL)
+        return true;
+    if (p->ncodes <= 256)
+        return p->nmax > (e->plane_bytes == 1 ? 63 * 63 : 31 * 31);
+    if (p->ncodes <= WARP_DIRECT_CODES)
+        return p->nmax > 7 * 7;
+    return p->nmax > 11 * 11;
 }
 
 /* Pick the code plane and the window kernels from the plan alone, so every
@@ -412,7 +424,8 @@ static void choose_layout(winent_gpu_engine *e)
     e->small = SMALL_NONE;
     if (e->plane_bytes == 1 && pref != PREF_WARP) {
         bool pack16 = p->nmax <= 31 && p->ky <= 15 && p->kx <= 15;
-        if (pref == PREF_FEW || (pref == PREF_AUTO && !pack16 && p->nmax > 255))
+        /* The few kernel beats the 16-code smem one only beyond 127 x 127. */
+        if (pref == PREF_FEW || (pref == PREF_AUTO && !pack16 && p->nmax > 127 * 127))
             e->small = SMALL_FEW;
         else if (pack16 && !(getenv("WINENT_GPU_PACK16") && getenv("WINENT_GPU_PACK16")[0] == '0'))
             e->small = SMALL_PACK16;
