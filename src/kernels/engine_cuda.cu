@@ -163,15 +163,19 @@ static const void *codes_fn(const winent_gpu_engine *e)
     }
 }
 
-/* The thread-per-window kernel of the path; for 8-bit planes `small` picks
- * the 16-code smem variant. */
-static const void *window_fn(const winent_gpu_engine *e, bool small)
+/* The 16-code smem kernel of 8-bit planes (the small kernel SMALL_SMEM16),
+ * with counters of `cnt_bytes`. */
+static const void *smem16_fn(int cnt_bytes)
+{
+    return cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 16>
+                          : (const void *)smem_kernel<uint8_t, false, uint16_t, 16>;
+}
+
+/* The thread-per-window kernel of the path. */
+static const void *window_fn(const winent_gpu_engine *e)
 {
     if (e->path == PATH_SMEM) {
         if (e->plane_bytes == 1) {
-            if (small)
-                return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 16>
-                                         : (const void *)smem_kernel<uint8_t, false, uint16_t, 16>;
             return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 256>
                                      : (const void *)smem_kernel<uint8_t, false, uint16_t, 256>;
         }
@@ -451,12 +455,12 @@ static void choose_layout(winent_gpu_engine *e)
 
 /* Rows per thread segment: long enough that building the first window
  * (kx * ky updates) costs little against sliding (2 * kx per row), short
- * enough to give the GPU enough blocks. */
-static int segment_rows(const winent_gpu_engine *e, int W, int rows)
+ * enough to give the GPU enough blocks of `threads` columns. */
+static int segment_rows(const winent_gpu_engine *e, int W, int rows, int threads)
 {
     int ky = e->plan->ky;
     int th = std::max(64, 4 * ky);
-    int cols = (W + e->threads - 1) / e->threads;
+    int cols = (W + threads - 1) / threads;
     int want_blocks = 4 * e->sms;
     while (th > 16 && th > ky && (long)cols * ((rows + th - 1) / th) < want_blocks)
         th /= 2;
@@ -538,7 +542,7 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
             /* Warp tiles: strips of 64 - 2 rx output columns. */
             win_params pp = wp;
             int ow = 64 - 2 * p->rx;
-            pp.th = segment_rows(e, W, rows);
+            pp.th = segment_rows(e, W, rows, 128);
             pp.tiles_x = (W + ow - 1) / ow;
             pp.tiles = pp.tiles_x * ((rows + pp.th - 1) / pp.th);
             int pgrid = (int)std::min<long>(((long)pp.tiles + 3) / 4, (long)e->sms * 16);
@@ -551,17 +555,15 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
             int fgrid = (int)std::min<long>((tiles + 7) / 8, (long)e->sms * 32);
             LAUNCH(few_fn(p->kx), fgrid, 256, 0, &fp, &d_max);
         } else {
-            /* The 16-code smem kernel runs on the thread path's layout. */
+            /* The 16-code smem kernel, with the counters thread_layout chose
+             * (8-bit planes always get one), whatever the main path. */
             win_params sp = wp;
             int threads = 128;
-            sp.th = segment_rows(e, W, rows);
+            sp.th = segment_rows(e, W, rows, threads);
             sp.tiles_x = (W + threads - 1) / threads;
             sp.tiles = sp.tiles_x * ((rows + sp.th - 1) / sp.th);
-            int cnt_bytes = p->nmax <= 255 ? 1 : 2;
-            const void *fn = cnt_bytes == 1
-                                 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 16>
-                                 : (const void *)smem_kernel<uint8_t, false, uint16_t, 16>;
-            LAUNCH(fn, sp.tiles, threads, (size_t)16 * cnt_bytes * threads, &sp, &d_max);
+            LAUNCH(smem16_fn(e->cnt_bytes), sp.tiles, threads,
+                   (size_t)16 * e->cnt_bytes * threads, &sp, &d_max);
         }
     }
     if (warp_path(e->path)) {
@@ -575,16 +577,16 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
         int skip_small = d_max != NULL;
         LAUNCH(warp_fn(e), grid, e->threads, e->smem, &wq, &g, &d_max, &skip_small);
     } else {
-        wp.th = segment_rows(e, W, rows);
+        wp.th = segment_rows(e, W, rows, e->threads);
         wp.tiles_x = (W + e->threads - 1) / e->threads;
         wp.tiles = wp.tiles_x * ((rows + wp.th - 1) / wp.th);
         int grid = wp.tiles;
         if (e->path == PATH_HASH_GLOBAL)
             grid = std::min(grid, e->ws_threads / e->threads);
         if (e->path == PATH_SMEM)
-            LAUNCH(window_fn(e, false), grid, e->threads, e->smem, &wp, &d_max);
+            LAUNCH(window_fn(e), grid, e->threads, e->smem, &wp, &d_max);
         else
-            LAUNCH(window_fn(e, false), grid, e->threads, e->smem, &wp);
+            LAUNCH(window_fn(e), grid, e->threads, e->smem, &wp);
     }
     return WINENT_OK;
 }
@@ -662,7 +664,7 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     CUDA_TRY(device, cudaMemcpy(e->d_t, p->t, tab, cudaMemcpyHostToDevice));
     CUDA_TRY(device, cudaMemcpy(e->d_du, p->du, tab, cudaMemcpyHostToDevice));
     if (e->smem > 0)
-        CUDA_TRY(device, cudaFuncSetAttribute(warp_path(e->path) ? warp_fn(e) : window_fn(e, false),
+        CUDA_TRY(device, cudaFuncSetAttribute(warp_path(e->path) ? warp_fn(e) : window_fn(e),
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               (int)e->smem));
 

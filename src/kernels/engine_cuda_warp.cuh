@@ -60,18 +60,8 @@ __device__ __forceinline__ long long warp_sum_ll(long long v)
 #endif
 }
 
-__device__ __forceinline__ int warp_sum_i(int v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    return __reduce_add_sync(WARP_FULL, v);
-#else
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_xor_sync(WARP_FULL, v, o);
-    return v;
-#endif
-}
-
-__device__ __forceinline__ unsigned warp_sum_u(unsigned v)
+/* Sum of an int or unsigned over the warp, in every lane. */
+template <typename T> __device__ __forceinline__ T warp_sum(T v)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     return __reduce_add_sync(WARP_FULL, v);
@@ -282,7 +272,7 @@ __global__ void __launch_bounds__(256) warp_kernel(const win_params p, const war
                 }
             }
             s = warp_sum_ll(d);
-            n = warp_sum_i(dn);
+            n = warp_sum<int>(dn);
         }
         warp_rows pend = {0, 0, 0, 0};
         warp_step<C, M> cur, nxt;
@@ -318,7 +308,7 @@ __global__ void __launch_bounds__(256) warp_kernel(const win_params p, const war
             }
             s += warp_sum_ll(d);
             if (ND)
-                n += warp_sum_i(dn);
+                n += warp_sum<int>(dn);
             else
                 n = (x1 - x0 + 1) * (min(H - 1, y + p.ry) - max(0, y - p.ry) + 1);
             cur = nxt;
@@ -367,7 +357,7 @@ template <int M> struct few_codes {
                 pack += 1ull << (4 * v[j]); /* <= 8 per nibble: kx <= 255 */
 #pragma unroll
         for (int k = 0; k < 4; k++)
-            sum[k] = warp_sum_u(few_bytes(pack, k));
+            sum[k] = warp_sum<unsigned>(few_bytes(pack, k));
     }
 };
 
