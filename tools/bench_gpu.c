@@ -16,36 +16,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_common.h"
 #include "bench_gpu.h"
 #include "kernels/engine_cpu.h"
 #include "kernels/engine_cuda.h"
 
 #define MAX_GPUS 16
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static uint64_t rng_state = 0x243F6A8885A308D3ull;
 static inline uint64_t rng(void)
 {
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return rng_state = x;
+    return xorshift64(&rng_state);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Random samples: u8 values 0..vmax-1 or u16 values 0..vmax-1. */
 static void *make_image(winent_dtype t, int w, int h, uint32_t vmax)

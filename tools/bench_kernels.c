@@ -27,9 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
 #include "bench_kernels.h"
 #include "kernels/engine_cpu.h"
 #include "kernels/engine_cuda.h"
@@ -79,28 +79,12 @@ typedef struct cell_result {
     int differs;             /* a variant's output is not the CPU engine's */
 } cell_result;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static uint64_t rng_state;
 static inline uint64_t rng(void)
 {
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return rng_state = x;
+    return xorshift64(&rng_state);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* The set's image, the same whatever else is measured (seed per set). */
 static void *make_image(const value_set *vs, int seed_index, int w, int h)

@@ -25,12 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+#include "bench_common.h"
 #include "bench_gpu.h"
 #include "bench_kernels.h"
 #include "bench_pipeline.h"
@@ -60,12 +60,6 @@ typedef struct cpu_opts {
     int width, height, threads, repeat, chunk_rows;
 } cpu_opts;
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int cores(void)
 {
