@@ -143,7 +143,21 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     if (p->opts->memory_in)
         pin_user(p);
     winent_chunk v = {c->rows, p->row_bytes, p->width, p->height, c->in_y0, c->in_h, c->y0, c->y1};
-    return winent_gpu_engine_submit(e->state, slot, &v, c->map, (size_t)p->width, err);
+    float *out = c->map;
+    if (c->tail_engine == e) {
+        /* The rows the CPU left: only their windows' input goes over. */
+        int a = c->tail_y0 - p->plan->ry, b = c->y1 + p->plan->ry;
+        if (a < c->in_y0)
+            a = c->in_y0;
+        if (b > c->in_y0 + c->in_h)
+            b = c->in_y0 + c->in_h;
+        v.rows = c->rows + (size_t)(a - c->in_y0) * p->row_bytes;
+        v.in_y0 = a;
+        v.in_h = b - a;
+        v.y0 = c->tail_y0;
+        out = c->map + (size_t)(c->tail_y0 - c->y0) * (size_t)p->width;
+    }
+    return winent_gpu_engine_submit(e->state, slot, &v, out, (size_t)p->width, err);
 }
 
 static winent_status gpu_wait(engine *e, int slot, chunk *c, int may_claim, int *done,
@@ -197,6 +211,10 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
     if (go_on) {
         for (int k = 0; k < n; k++) {
             chunk *c = held[(head + k) % e->slots];
+            if (c->tail_engine == e) {
+                winent_sched_return_tail_locked(p, c, e);
+                continue;
+            }
             c->state = CHUNK_READY;
             c->engine = NULL;
             e->pixels_inflight -= (int64_t)(c->y1 - c->y0) * p->width;
@@ -274,8 +292,9 @@ void *winent_engine_driver(void *arg)
             break;
         if (!done)
             continue; /* claim first, then wait again */
-        if (c->engine == e) /* else a GPU took it over before it started */
-            winent_sched_computed_locked(p, c);
+        if (c->engine == e || c->tail_engine == e) /* else a GPU took it over
+                                                      before it started */
+            winent_sched_computed_locked(p, c, e);
         head = (head + 1) % e->slots;
         n--;
     }

@@ -571,6 +571,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
         else
             e->started = 1;
     }
+    if (started_all)
+        winent_sched_launch_early_locked(p);
     pthread_mutex_unlock(&p->lock);
     if (started_all && pthread_create(&reader, NULL, winent_stage_reader, p) == 0)
         reader_started = 1;

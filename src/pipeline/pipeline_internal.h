@@ -38,6 +38,11 @@
  * this long (from its measured rate): a GPU context costs a few tenths of a
  * second, and shorter jobs are done before it would help. */
 #define WINENT_GPU_WORTH_S 0.4
+/* The CPU's best case per pixel entering or leaving a window, per core
+ * (measured on the H100 machine's cores: 2.1-2.3 ns for u8 at 5x5 and
+ * 63x63, more for wide codes): when even this says the CPU alone would need
+ * more than WINENT_GPU_WORTH_S, auto brings the GPUs up at the start. */
+#define WINENT_CPU_NS_PER_UPDATE 1.0
 /* How long the first CPU band may run before its running time alone
  * counts as a measure of the CPU's rate. */
 #define WINENT_BAND_PATIENCE_S 0.05
@@ -76,6 +81,13 @@ typedef struct chunk {
     struct engine *engine; /* that claimed it */
     /* CPU bands. */
     int band_rows, nbands, next_band, bands_left;
+    /* A GPU that took over the CPU's bands not started (the chunk's tail):
+     * it computes output rows [tail_y0, y1), the CPU the bands it had
+     * started. `computing` counts the engines not done with their part
+     * (1, or 2 while a tail is out); `head_done`: the CPU's part is. */
+    struct engine *tail_engine;
+    int tail_y0;
+    int computing, head_done;
     /* Encoding: pieces handed out, pieces not done. */
     int next_piece, pieces_left;
 } chunk;
@@ -185,6 +197,7 @@ struct pipeline {
     int first_band_rows;         /* its height */
     double band_px, band_s;      /* CPU bands done: pixels, seconds (summed) */
     int bands_done;
+    double enc_px, enc_s;        /* pieces encoded: pixels, seconds (summed) */
     char notices[WINENT_MAX_NOTICES][WINENT_MSG_LEN];
     int nnotices;
     uint64_t stage_bytes;        /* WINENT_STAGE_ENCODE: bytes encoded */
@@ -219,10 +232,18 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
 /* auto: decide from the CPU's bands so far whether the GPUs should come in
  * (lock held; called as bands end and as the writer wakes). */
 void winent_sched_maybe_launch_locked(pipeline *p);
+/* auto: bring the GPUs up at the start when the job is long for the CPU
+ * whatever its measured rate turns out to be (lock held). */
+void winent_sched_launch_early_locked(pipeline *p);
 /* 1 when `e` would get a chunk from a claim now (lock held). */
 int winent_sched_can_claim_locked(pipeline *p, const engine *e);
-/* Chunk `c` is computed by its engine (lock held). */
-void winent_sched_computed_locked(pipeline *p, chunk *c);
+/* Engine `e` has computed its part of chunk `c`: the whole chunk, or the
+ * CPU's bands and a GPU's tail of a chunk shared that way (lock held). */
+void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e);
+/* A GPU gives back the tail of chunk `c` it took from the CPU (it failed
+ * before computing it; lock held): the CPU's bands cover it again, or, when
+ * the CPU is done with its own part, the whole chunk goes back to the queue. */
+void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e);
 
 /* engines.c: the engine table and the one driver body. */
 extern const engine_ops winent_cpu_engine_ops;

@@ -4,6 +4,7 @@
  * each at its own pace. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pipeline_internal.h"
 
@@ -42,6 +43,29 @@ static double engine_rate(const pipeline *p, const engine *e)
     return e->busy_s > 0.0 && e->chunks_done > 0 ? (double)e->pixels_done / e->busy_s : 0.0;
 }
 
+/* The CPU's fair share of the job's compute when the GPUs run beside it.
+ * The pool's cores also encode every chunk, whoever computes it: a pixel the
+ * CPU computes costs 1/C of the pool's time (C: its compute rate), a pixel
+ * encoded 1/A (A: the pool's encoding rate, all cores). With the GPUs at G
+ * together, the job ends soonest when the CPU computes the fraction
+ * f = (1/G - 1/A) / (1/G + 1/C) of the pixels: none at all when the GPUs
+ * compute faster than the pool can encode (then every band the CPU computes
+ * delays the encoding the job waits for). 1 while the CPU is under its
+ * share with `px` more. */
+static int cpu_share_left(const pipeline *p, const engine *cpu, double gpus, double cpu_rate,
+                          double px)
+{
+    double inv_a = 0.0; /* no encoding seen yet: as if free */
+    if (p->enc_px > 0.0 && p->enc_s > 0.0)
+        inv_a = p->enc_s / p->enc_px / (double)p->threads;
+    double f = (1.0 / gpus - inv_a) / (1.0 / gpus + 1.0 / cpu_rate);
+    if (f <= 0.0)
+        return 0;
+    double total = (double)p->width * (double)p->height;
+    double mine = (double)cpu->pixels_done + (double)cpu->pixels_inflight;
+    return mine + px <= f * total + px * 0.5;
+}
+
 /* An engine leaves chunk `c` to the others when it would finish it later
  * than they finish everything that is left, itself excluded: so the slowest
  * engine never holds back the end of the job. Before its rates are known
@@ -51,17 +75,28 @@ static int declines(pipeline *p, const engine *e, const chunk *c)
     double mine = engine_rate(p, e), others = 0.0;
     int other_live = 0;
     int64_t others_inflight = 0;
+    const double px = (double)(c->y1 - c->y0) * (double)p->width;
     for (int i = 0; i < p->nengines; i++) {
         const engine *o = &p->engines[i];
         if (o == e || !o->live)
             continue;
         other_live = 1;
-        others += engine_rate(p, o);
+        double r = engine_rate(p, o);
+        /* A GPU just up, on its first chunk: the CPU waits for its rate
+         * rather than hold a chunk it would take over anyway, but no longer
+         * than the CPU itself would take for the chunk (a GPU that slow is
+         * no faster). */
+        if (e->device < 0 && r <= 0.0 && o->inflight > 0 && mine > 0.0 &&
+            winent_now() - o->busy_since < px / mine)
+            return 1;
+        others += r;
         others_inflight += o->pixels_inflight;
     }
     if (!other_live || mine <= 0.0 || others <= 0.0)
         return 0;
     const double W = (double)p->width;
+    if (e->device < 0 && !cpu_share_left(p, e, others, mine, px))
+        return 1;
     double left = (double)(p->height - c->y0) * W; /* unclaimed rows from c on */
     double t_mine = ((double)e->pixels_inflight + (double)(c->y1 - c->y0) * W) / mine;
     double t_others = ((double)others_inflight + left) / others;
@@ -90,6 +125,73 @@ static chunk *unstarted_cpu_chunk(pipeline *p)
     return best;
 }
 
+/* The oldest chunk the CPU has started with at least two bands not
+ * started. */
+static chunk *cpu_chunk_tail(pipeline *p)
+{
+    chunk *best = NULL;
+    for (int i = 0; i < p->n_max; i++) {
+        chunk *c = &p->chunks[i];
+        if (c->state == CHUNK_CLAIMED && c->engine != NULL && c->engine->device < 0 &&
+            c->tail_engine == NULL && c->next_band > 0 && c->nbands - c->next_band >= 2 &&
+            (best == NULL || c->seq < best->seq))
+            best = c;
+    }
+    return best;
+}
+
+/* GPU `e` takes over the bands of CPU chunk `c` that no worker has started:
+ * the CPU finishes those it started, `e` computes the rest of the rows. */
+static void take_tail(pipeline *p, engine *e, chunk *c)
+{
+    engine *cpu = c->engine;
+    int from = c->next_band;
+    c->tail_y0 = c->y0 + from * c->band_rows;
+    int64_t px = (int64_t)(c->y1 - c->tail_y0) * p->width;
+    c->bands_left -= c->nbands - from;
+    c->nbands = from;
+    c->tail_engine = e;
+    c->computing = 2;
+    cpu->pixels_inflight -= px;
+    if (e->inflight++ == 0)
+        e->busy_since = winent_now();
+    e->pixels_inflight += px;
+    pthread_cond_broadcast(&p->state_cv); /* the CPU's part may be done now */
+}
+
+/* GPU `e` would end the tail of `c` before the CPU does. */
+static int tail_pays(const pipeline *p, const engine *e, const chunk *c)
+{
+    double mine = engine_rate(p, e), cpu = cpu_rate(p);
+    if (mine <= 0.0 || cpu <= 0.0)
+        return 1; /* not measured yet: a GPU with nothing to do tries */
+    double px = (double)(c->y1 - (c->y0 + c->next_band * c->band_rows)) * (double)p->width;
+    return ((double)e->pixels_inflight + px) / mine < px / cpu;
+}
+
+void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e)
+{
+    int64_t px = (int64_t)(c->y1 - c->tail_y0) * p->width;
+    e->pixels_inflight -= px;
+    e->inflight--;
+    c->tail_engine = NULL;
+    c->computing = 1;
+    if (c->head_done) {
+        /* The CPU has let go of it: the whole chunk goes back (computing
+         * its first rows again gives the same bytes). */
+        c->state = CHUNK_READY;
+        c->engine = NULL;
+        c->head_done = 0;
+    } else {
+        int all = (c->y1 - c->y0 + c->band_rows - 1) / c->band_rows;
+        c->bands_left += all - c->nbands;
+        c->nbands = all;
+        c->engine->pixels_inflight += px;
+        pthread_cond_broadcast(&p->work_cv);
+    }
+    pthread_cond_broadcast(&p->state_cv);
+}
+
 static void unclaim(pipeline *p, chunk *c)
 {
     engine *o = c->engine;
@@ -112,6 +214,15 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
         if (STOPPED(p))
             return NULL;
         chunk *c = oldest(p, CHUNK_READY);
+        if (e->device >= 0) {
+            /* The CPU's chunk holds the writer back when it is older than
+             * any READY one: a GPU finishes its tail first. */
+            chunk *t = cpu_chunk_tail(p);
+            if (t != NULL && (c == NULL || t->seq < c->seq) && tail_pays(p, e, t)) {
+                take_tail(p, e, t);
+                return t;
+            }
+        }
         if (c == NULL && e->device >= 0) {
             chunk *s = unstarted_cpu_chunk(p);
             if (s != NULL && !declines(p, e, s)) {
@@ -122,6 +233,9 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
         if (c != NULL && !declines(p, e, c)) {
             c->state = CHUNK_CLAIMED;
             c->engine = e;
+            c->tail_engine = NULL;
+            c->computing = 1;
+            c->head_done = 0;
             c->nbands = c->next_band = c->bands_left = 0;
             if (e->inflight++ == 0)
                 e->busy_since = winent_now();
@@ -134,8 +248,39 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
             return NULL;
         if (!block)
             return NULL;
-        pthread_cond_wait(&p->state_cv, &p->lock);
+        if (e->device < 0) {
+            /* The CPU's decision may change with time alone (declines:
+             * waiting for a GPU's first chunk): look again every 20 ms. */
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            until.tv_nsec += 20 * 1000000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&p->state_cv, &p->lock, &until);
+        } else {
+            pthread_cond_wait(&p->state_cv, &p->lock);
+        }
     }
+}
+
+static void launch_gpus_locked(pipeline *p)
+{
+    p->gpu_launch = 1;
+    if (pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
+        p->launcher_started = 1;
+}
+
+void winent_sched_launch_early_locked(pipeline *p)
+{
+    if (!p->auto_device || p->gpu_launch)
+        return;
+    /* The CPU's best case: every core at WINENT_CPU_NS_PER_UPDATE for each
+     * pixel that enters or leaves a window as it slides. */
+    double updates = (double)p->width * (double)p->height * (double)(p->plan->kx + p->plan->ky);
+    if (updates * WINENT_CPU_NS_PER_UPDATE * 1e-9 / (double)p->threads > WINENT_GPU_WORTH_S)
+        launch_gpus_locked(p);
 }
 
 void winent_sched_maybe_launch_locked(pipeline *p)
@@ -155,17 +300,18 @@ void winent_sched_maybe_launch_locked(pipeline *p)
             p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
         return;
     }
-    p->gpu_launch = 1;
-    if (pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
-        p->launcher_started = 1;
+    launch_gpus_locked(p);
 }
 
-void winent_sched_computed_locked(pipeline *p, chunk *c)
+void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
 {
-    engine *e = c->engine;
     double now = winent_now();
-    int64_t px = (int64_t)(c->y1 - c->y0) * p->width;
-    if (e) {
+    int64_t px;
+    if (e == c->tail_engine)
+        px = (int64_t)(c->y1 - c->tail_y0) * p->width;
+    else
+        px = (int64_t)((c->tail_engine ? c->tail_y0 : c->y1) - c->y0) * p->width;
+    {
         e->pixels_inflight -= px;
         e->pixels_done += (uint64_t)px;
         e->chunks_done++;
@@ -174,6 +320,11 @@ void winent_sched_computed_locked(pipeline *p, chunk *c)
         e->busy_since = now;
         e->inflight--;
     }
+    if (e != c->tail_engine)
+        c->head_done = 1;
+    if (--c->computing > 0)
+        return; /* the other engine's part is still running */
+    c->tail_engine = NULL;
     if (!p->encodes || p->stage != WINENT_STAGE_JOB || c->npieces == 0) {
         c->state = CHUNK_DONE;
     } else {
@@ -225,6 +376,8 @@ static task next_task(pipeline *p)
         t.kind = TASK_BAND;
         t.c = band;
         t.index = band->next_band++;
+        if (band->next_band == 1)
+            pthread_cond_broadcast(&p->state_cv); /* an idle GPU may take its tail */
         if (p->first_band_s == 0.0) {
             p->first_band_s = winent_now();
             p->first_band_rows = band->band_rows;
@@ -306,6 +459,9 @@ void *winent_pool_worker(void *arg)
                 pthread_cond_broadcast(&p->state_cv);
         } else if (t.kind == TASK_ENCODE) {
             enc_s += dt;
+            /* The pool's encoding rate, for sharing compute (declines). */
+            p->enc_s += dt;
+            p->enc_px += (double)(t.c->y1 - t.c->y0) * (double)p->width / (double)t.c->npieces;
             if (--t.c->pieces_left == 0) {
                 t.c->state = CHUNK_DONE;
                 pthread_cond_broadcast(&p->state_cv);
