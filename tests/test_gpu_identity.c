@@ -5,7 +5,8 @@
  * GPU computes each image as several chunks with halos (rotating over its
  * slots); the CPU computes it whole. Every case runs with each kernel
  * family the engine can be asked for (WINENT_GPU_KERNEL: its own choice, a
- * thread per window, a warp per window, the few-codes kernel). Skips (77)
+ * thread per window, a warp per window, the few-codes kernel, the compare
+ * kernel). Skips (77)
  * without a usable GPU.
  */
 #include <math.h>
@@ -103,7 +104,7 @@ static int first_diff(const float *a, const float *b, size_t n)
     return -1;
 }
 
-static const char *const variants[] = {"auto", "thread", "warp", "few"};
+static const char *const variants[] = {"auto", "thread", "warp", "few", "cmp"};
 
 static void run_gpu(const tcase *tc, int device, const winent_plan *p, const char *rows,
                     const float *ref, float *got, int pitch);
@@ -281,6 +282,13 @@ static const tcase cases[] = {
     {"i32 1e6 255x255 (global tables)", WINENT_I32, 255, 255, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 1000000, 0, 0, 280, 270, 90},
     {"f32 bins 4096 NaN 31x31", WINENT_F32, 31, 31, WINENT_BASE_E, 4096, 0, 1, 0, 0, GEN_RANDOM, 0, 0, 0.03, 150, 120, 40},
     {"f32 bins 256 nodata 63x63", WINENT_F32, 63, 63, WINENT_BASE_2, 256, 0, 1, 1, 0.5, GEN_LANDSCAPE, 0, 0, 0.01, 160, 140, 50},
+    /* The compare kernel (square windows 3 to 9 of wide codes): the plane's
+     * all-ones sentinel as an ordinary code beside absent border entries,
+     * images narrower and shorter than the window. */
+    {"cmp u16 65530..65535 3x3 (sentinel code)", WINENT_U16, 3, 3, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 6, 65530, 0, 70, 50, 13},
+    {"cmp u16 65533..65535 9x9 narrow", WINENT_U16, 9, 9, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 3, 65533, 0, 4, 30, 7},
+    {"cmp u32 top codes 7x7 short", WINENT_U32, 7, 7, WINENT_BASE_10, 0, 0, 0, 0, 0, GEN_RANDOM, 3, 4294967293LL, 0, 40, 5, 3},
+    {"cmp i16 nodata 9x9", WINENT_I16, 9, 9, WINENT_BASE_E, 0, 0, 0, 1, 2, GEN_RANDOM, 9, -4, 0, 90, 70, 19},
     {"narrow 1 column", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 1, 50, 7},
     {"one row", WINENT_U16, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, 0, 0, 200, 1, 1},
 };

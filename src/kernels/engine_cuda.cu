@@ -18,6 +18,7 @@
 #include "entropy_rule.h"
 #include "engine_cuda_kernels.cuh"
 #include "engine_cuda_warp.cuh"
+#include "engine_cuda_cmp.cuh"
 
 extern "C" {
 #include "engine_cuda.h"
@@ -35,9 +36,11 @@ extern "C" {
         }                                                                                      \
     } while (0)
 
-/* Window kernel paths: a thread per window (engine_cuda_kernels.cuh) or a
- * warp per window (engine_cuda_warp.cuh). */
-enum win_path { PATH_SMEM, PATH_HASH_SHARED, PATH_HASH_GLOBAL, PATH_WARP_DIRECT, PATH_WARP_HASH };
+/* Window kernel paths: a thread per window (engine_cuda_kernels.cuh, and
+ * the compare kernel of engine_cuda_cmp.cuh) or a warp per window
+ * (engine_cuda_warp.cuh). */
+enum win_path { PATH_SMEM, PATH_HASH_SHARED, PATH_HASH_GLOBAL, PATH_WARP_DIRECT, PATH_WARP_HASH,
+                PATH_CMP };
 
 /* 8-bit planes: the kernel for a chunk whose codes are all below 16 (found
  * on the device); the path's kernel takes the other chunks. */
@@ -46,7 +49,7 @@ enum small_path { SMALL_NONE, SMALL_SMEM16, SMALL_PACK16, SMALL_FEW };
 /* Kernel families WINENT_GPU_KERNEL can ask for (tests, the kernel
  * benchmark); one that does not apply to the plan leaves the choice to the
  * engine. */
-enum kernel_pref { PREF_AUTO, PREF_THREAD, PREF_WARP, PREF_FEW };
+enum kernel_pref { PREF_AUTO, PREF_THREAD, PREF_WARP, PREF_FEW, PREF_CMP };
 
 /* Global hash tables get at most this much per slot; the grid shrinks to
  * fit (a grid-stride loop covers the rest). */
@@ -171,9 +174,30 @@ static const void *smem16_fn(int cnt_bytes)
                           : (const void *)smem_kernel<uint8_t, false, uint16_t, 16>;
 }
 
+template <typename C, bool ND> static const void *cmp_fn_c(int k)
+{
+    switch (k) {
+    case 3: return (const void *)cmp_kernel<C, ND, 3>;
+    case 5: return (const void *)cmp_kernel<C, ND, 5>;
+    case 7: return (const void *)cmp_kernel<C, ND, 7>;
+    default: return (const void *)cmp_kernel<C, ND, 9>;
+    }
+}
+
+/* The compare kernel of a square window of side 3, 5, 7 or 9 (cmp_fits). */
+static const void *cmp_fn(const winent_gpu_engine *e)
+{
+    int k = e->plan->kx;
+    if (e->plane_bytes == 2)
+        return e->nd ? cmp_fn_c<uint16_t, true>(k) : cmp_fn_c<uint16_t, false>(k);
+    return e->nd ? cmp_fn_c<uint32_t, true>(k) : cmp_fn_c<uint32_t, false>(k);
+}
+
 /* The thread-per-window kernel of the path. */
 static const void *window_fn(const winent_gpu_engine *e)
 {
+    if (e->path == PATH_CMP)
+        return cmp_fn(e);
     if (e->path == PATH_SMEM) {
         if (e->plane_bytes == 1) {
             return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 256>
@@ -273,6 +297,8 @@ static kernel_pref read_kernel_pref(void)
         return PREF_WARP;
     if (strcmp(v, "few") == 0)
         return PREF_FEW;
+    if (strcmp(v, "cmp") == 0)
+        return PREF_CMP;
     return PREF_AUTO;
 }
 
@@ -396,6 +422,28 @@ static bool warp_wins(const winent_gpu_engine *e)
     return p->nmax > 11 * 11;
 }
 
+/* The compare kernel serves square windows of side 3 to 9 (its window in
+ * registers) of planes wider than 8 bits (8-bit codes have their direct
+ * histograms). */
+static bool cmp_fits(const winent_gpu_engine *e)
+{
+    const winent_plan *p = e->plan;
+    return e->plane_bytes >= 2 && p->kx == p->ky && p->kx >= 3 && p->kx <= 9 && (p->kx & 1);
+}
+
+/* When the compare kernel beats both the thread's hash table and a warp
+ * per window, from the kernel benchmark on the H100 (docs/GPU-NOTES.md):
+ * over 256 codes at 3x3 to 7x7 (twice the hash table's rate, more for
+ * 32-bit codes), and at 9x9 unless the codes are few enough for a warp's
+ * direct histogram (4096 bins: 4.3 against 3.6 Gpixel/s). */
+static bool cmp_wins(const winent_gpu_engine *e)
+{
+    const winent_plan *p = e->plan;
+    if (p->ncodes <= 256)
+        return false;
+    return p->nmax <= 7 * 7 || p->ncodes > WARP_DIRECT_CODES;
+}
+
 /* Pick the code plane and the window kernels from the plan alone, so every
  * chunk of a job runs the same code. */
 static void choose_layout(winent_gpu_engine *e)
@@ -422,8 +470,13 @@ static void choose_layout(winent_gpu_engine *e)
                     (t == WINENT_U16 && e->plane_bytes == 2) || (t == WINENT_U32));
 
     thread_layout(e);
-    if (pref == PREF_WARP || (pref != PREF_THREAD && warp_wins(e)))
+    if (cmp_fits(e) && (pref == PREF_CMP || (pref == PREF_AUTO && cmp_wins(e)))) {
+        e->path = PATH_CMP;
+        e->threads = 128;
+        e->smem = 0;
+    } else if (pref == PREF_WARP || (pref != PREF_THREAD && pref != PREF_CMP && warp_wins(e))) {
         warp_layout(e);
+    }
 
     e->small = SMALL_NONE;
     if (e->plane_bytes == 1 && pref != PREF_WARP) {
@@ -444,6 +497,8 @@ static void choose_layout(winent_gpu_engine *e)
                  e->path == PATH_WARP_DIRECT ? (int)n : 1 << e->wg.bits,
                  e->path == PATH_WARP_HASH ? (e->plane_bytes == 4 ? "/e64" : "/e32") : "",
                  small_name[e->small]);
+    else if (e->path == PATH_CMP)
+        snprintf(e->path_name, sizeof e->path_name, "cmp/code%d/k%d", 8 * e->plane_bytes, p->kx);
     else if (e->path == PATH_SMEM)
         snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d%s",
                  8 * e->plane_bytes, 8 * e->cnt_bytes, small_name[e->small]);
