@@ -46,7 +46,7 @@ cat "$OUT/gpu.txt"
 stamp configure + build
 NPROC=$(nproc 2>/dev/null || echo 8)
 {
-    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DWINENT_CUDA_ARCHITECTURES=90 &&
+    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DWINENT_CUDA_ARCHITECTURES=90 -DWINENT_CUDA_VERBOSE=ON &&
         cmake --build "$B" -j"$NPROC"
 } > "$OUT/build.log" 2>&1
 BUILD_RC=$?

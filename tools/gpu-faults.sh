@@ -53,7 +53,7 @@ NPROC=$(nproc 2>/dev/null || echo 8)
 
 stamp "configure + build ($B)"
 {
-    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DWINENT_CUDA_ARCHITECTURES=90 &&
+    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DWINENT_CUDA_ARCHITECTURES=90 -DWINENT_CUDA_VERBOSE=ON &&
         cmake --build "$B" -j"$NPROC"
 } >"$OUT/faults-build.log" 2>&1 || {
     tail -n 30 "$OUT/faults-build.log"
