@@ -206,6 +206,16 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char
 /* Ask the running job to stop (async-signal-safe: call it from SIGINT). */
 void winent_interrupt(void);
 
+/* ---- This build --------------------------------------------------------- */
+
+/* Print what this build is to `out` (the CLI's --version): the version;
+ * the engines compiled in (cpu, reference, and cuda with the CUDA runtime
+ * version and the GPU architectures built); the libraries linked (zstd,
+ * libtiff, zlib, libpng, GDAL where built with it: each version asked of
+ * the library at run time) and the OpenMP version compiled for. Needs no
+ * GPU. WINENT_ERR_OUTPUT when `out` cannot be written. */
+winent_status winent_version_print(FILE *out);
+
 /* ---- Reading our own outputs ----------------------------------------- */
 
 /* Print the JSON header and the frame count of a .zst output of

@@ -65,7 +65,8 @@ void cli_print_help(FILE *f)
         "                      checksum and the seek table; print OK, or the first bad\n"
         "                      frame (exit 3)\n"
         "  --test FILE.zst     the same as --info --check (like zstd -t)\n"
-        "  --help, --version\n"
+        "  --help\n"
+        "  --version           the version, the engines built in and the libraries' versions\n"
         "\n"
         "Exit codes: 0 success, 2 usage, 3 input, 4 output, 5 device, 130 interrupted.\n",
         f);
