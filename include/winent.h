@@ -17,6 +17,10 @@ extern "C" {
 
 #define WINENT_VERSION_STRING "0.1.0"
 
+/* --preview: the default and the largest longest side, in pixels. */
+#define WINENT_PREVIEW_SIZE_DEFAULT 1024
+#define WINENT_PREVIEW_SIZE_MAX     16384
+
 /* Room for a one-line message (error or notice). */
 #define WINENT_MSG_LEN 512
 
@@ -173,6 +177,11 @@ typedef struct winent_job_opts {
     int frame_rows;             /* .zst rows per frame */
     int tile;                   /* .tif tile side */
     winent_compress compress;   /* .tif compression */
+    /* Quicklook (--preview): a colour-mapped PNG of the map, made while it
+     * streams (docs/SPEC.md, "Preview"); NULL for none. */
+    const char *preview;
+    int preview_size;           /* its longest side in pixels, 1..WINENT_PREVIEW_SIZE_MAX
+                                   (0: WINENT_PREVIEW_SIZE_DEFAULT) */
     /* Running. */
     const char *device;         /* "auto", "cpu", "gpu" or a list "0,2" */
     int threads;                /* 0: all cores */

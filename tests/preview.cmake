@@ -1,4 +1,6 @@
 # --preview (issue 14): the module alone (colour map, sizes, block means in
-# any order and from several threads, limits, its file).
+# any order and from several threads, limits, its file), and whole jobs
+# read back in Python against numpy and the colour map's construction.
 winent_unit_test(test_preview)
-set_tests_properties(test_preview PROPERTIES LABELS pipeline)
+winent_sh_test(test_preview_cli test_preview.sh)
+set_tests_properties(test_preview test_preview_cli PROPERTIES LABELS pipeline)

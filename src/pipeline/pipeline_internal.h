@@ -27,6 +27,7 @@
 #include "kernels/engine_cuda.h"
 #include "pipeline_bench.h"
 #include "clock.h"
+#include "tiles/preview.h"
 #include "tiles/sink.h"
 #include "tiles/source.h"
 
@@ -76,7 +77,10 @@ typedef struct chunk {
     struct engine *engine; /* that claimed it */
     /* CPU bands. */
     int band_rows, nbands, next_band, bands_left;
-    /* Encoding: pieces handed out, pieces not done. */
+    /* After compute (ENCODING): `ntasks` pieces for the pool, the first
+     * `nenc` the units' encoding, the rest preview slices (a chunk no CPU
+     * band has added to the preview: a GPU's); handed out, not done. */
+    int nenc, ntasks;
     int next_piece, pieces_left;
 } chunk;
 
@@ -140,6 +144,14 @@ struct pipeline {
     const winent_plan *plan;
     winent_source *source;       /* reader thread only */
     winent_sink *sink;           /* encoders (encode) and writer (write) */
+    winent_preview *preview;     /* owned; NULL without --preview. Rows added by
+                                    pool workers (its own lock), written by the
+                                    writer after the last chunk */
+    int want_preview;            /* --preview in a whole job */
+    int preview_after;           /* WINENT_PREVIEW_AFTER=1 (tests): CPU chunks
+                                    too are added after compute, not by band */
+    winent_preview_opts preview_opts;
+    char preview_text[WINENT_MSG_LEN]; /* its PNG's Description */
     int width, height;
     size_t sample, row_bytes;
     int chunk_rows, nchunks, unit_rows, band_rows;

@@ -117,6 +117,7 @@ void *winent_stage_reader(void *arg)
         pthread_mutex_lock(&p->lock);
         c->state = next;
         if (next == CHUNK_ENCODING) {
+            c->nenc = c->ntasks = c->npieces;
             c->next_piece = 0;
             c->pieces_left = c->npieces;
             pthread_cond_broadcast(&p->work_cv);
@@ -244,9 +245,20 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
         winent_pipeline_fail(p, &err);
     }
-    if (!STOPPED(p) && next == p->nchunks && p->stage == WINENT_STAGE_JOB && !p->opts->memory_out) {
+    if (!STOPPED(p) && next == p->nchunks && p->stage == WINENT_STAGE_JOB) {
+        /* The preview's PNG is written before the output is put in place
+         * and renamed after it: each appears only when the job succeeds
+         * (only a failed rename of the PNG itself can come after the
+         * output is at its name). */
         double t0 = winent_now();
-        if (winent_sink_finish(p->sink, &err) != WINENT_OK)
+        winent_status st = WINENT_OK;
+        if (p->preview)
+            st = winent_preview_write(p->preview, &err);
+        if (st == WINENT_OK && !p->opts->memory_out)
+            st = winent_sink_finish(p->sink, &err);
+        if (st == WINENT_OK && p->preview)
+            st = winent_preview_commit(p->preview, &err);
+        if (st != WINENT_OK)
             winent_pipeline_fail(p, &err);
         busy += winent_now() - t0;
     }
