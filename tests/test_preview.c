@@ -253,6 +253,100 @@ out:
     winent_preview_free(pv);
 }
 
+/* The whole file of `path`, malloc'd; *n its size. */
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *b = NULL;
+    *n = 0;
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    if (size > 0 && (b = malloc((size_t)size)) && fread(b, 1, (size_t)size, f) == (size_t)size)
+        *n = (size_t)size;
+    fclose(f);
+    return b;
+}
+
+/* Rows written to the PNG as they complete (flush between adds, as the
+ * pipeline's writer does) give the same file as all at the end. */
+static void test_flush(const char *dir)
+{
+    float m[MW * MH];
+    make_map(m);
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/flushed.png", dir);
+    snprintf(pb, sizeof pb, "%s/at-end.png", dir);
+    winent_preview_opts o;
+    winent_err err;
+    winent_preview *a = NULL, *b = NULL;
+    winent_preview_scratch *s = NULL;
+    winent_err_clear(&err);
+    opts_for(&o, pa);
+    CHECK(winent_preview_open(&o, MH, &a, &err) == WINENT_OK, "%s", err.msg);
+    opts_for(&o, pb);
+    CHECK(winent_preview_open(&o, MH, &b, &err) == WINENT_OK, "%s", err.msg);
+    if (a == NULL || b == NULL || winent_preview_scratch_create(a, &s, &err) != WINENT_OK)
+        goto out;
+    for (int y = 0; y < MH; y += 4) {
+        int y1 = y + 4 < MH ? y + 4 : MH;
+        CHECK(winent_preview_add_rows(a, s, m + (size_t)y * MW, MW, y, y1, &err) == WINENT_OK, "%s",
+              err.msg);
+        CHECK(winent_preview_flush(a, &err) == WINENT_OK, "flush: %s", err.msg);
+    }
+    static const int one[] = {MH};
+    CHECK(add_in_pieces(b, m, one, 1, 0, &err) == WINENT_OK, "%s", err.msg);
+    CHECK(winent_preview_write(a, &err) == WINENT_OK && winent_preview_commit(a, &err) == WINENT_OK,
+          "%s", err.msg);
+    CHECK(winent_preview_write(b, &err) == WINENT_OK && winent_preview_commit(b, &err) == WINENT_OK,
+          "%s", err.msg);
+    size_t na, nb;
+    unsigned char *da = slurp(pa, &na), *db = slurp(pb, &nb);
+    CHECK(da && db && na == nb && na > 100 && memcmp(da, db, na) == 0,
+          "flushed as rows come: the same %zu bytes as at the end (%zu)", na, nb);
+    free(da);
+    free(db);
+    unlink(pa);
+    unlink(pb);
+out:
+    winent_preview_scratch_free(s);
+    winent_preview_free(a);
+    winent_preview_free(b);
+}
+
+/* A stop raised while rows are flushed: WINENT_ERR_INTERRUPTED, then every
+ * later call fails, and no file is left. */
+static void test_stop(const char *dir)
+{
+    float m[MW * MH];
+    make_map(m);
+    char path[512];
+    snprintf(path, sizeof path, "%s/stopped.png", dir);
+    volatile int stop = 0;
+    winent_preview_opts o;
+    opts_for(&o, path);
+    o.stop = &stop;
+    winent_err err;
+    winent_err_clear(&err);
+    winent_preview *pv = NULL;
+    static const int one[] = {MH};
+    CHECK(winent_preview_open(&o, MH, &pv, &err) == WINENT_OK, "%s", err.msg);
+    if (pv == NULL)
+        return;
+    CHECK(add_in_pieces(pv, m, one, 1, 0, &err) == WINENT_OK, "%s", err.msg);
+    stop = 1;
+    winent_status st = winent_preview_flush(pv, &err);
+    CHECK(st == WINENT_ERR_INTERRUPTED, "flush after a stop: %d", st);
+    stop = 0;
+    winent_err_clear(&err);
+    st = winent_preview_write(pv, &err);
+    CHECK(st != WINENT_OK, "write after a failed flush: %d", st);
+    winent_preview_free(pv);
+    CHECK(access(path, F_OK) != 0, "nothing at the name");
+}
+
 static void test_limits(const char *dir)
 {
     float m[MW * MH];
@@ -349,8 +443,10 @@ int main(void)
     test_dims();
     test_means(dir);
     test_threads_and_file(dir);
+    test_flush(dir);
+    test_stop(dir);
     test_limits(dir);
     test_check(dir);
-    rmdir(dir);
+    CHECK(rmdir(dir) == 0, "no file left in %s", dir);
     return harness_end();
 }

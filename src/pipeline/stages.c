@@ -218,6 +218,10 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         pthread_mutex_unlock(&p->lock);
         double t0 = winent_now();
         winent_status st = write_chunk(p, c, &err);
+        if (st == WINENT_OK && p->preview)
+            /* The preview rows complete so far, while the engines work:
+             * little of the PNG is left for the end. */
+            st = winent_preview_flush(p->preview, &err);
         double t1 = winent_now();
         busy += t1 - t0;
         if (st != WINENT_OK) {

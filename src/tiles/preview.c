@@ -36,6 +36,31 @@ typedef struct row_acc {
     uint32_t *cnt; /* pw counts of valid values (in the same buffer) */
 } row_acc;
 
+/* How the legend is laid out (make_layout). */
+typedef struct layout {
+    int s;              /* pixels per font pixel */
+    int cw, ch;         /* the PNG: canvas width and height */
+    int bar_x0, bar_x1; /* the bar's columns [x0, x1) */
+    int bar_y0, text_y0;
+    char lo[32], mid[32], hi[48];
+    int lo_x, mid_x, hi_x; /* text's left edges; mid_x < 0: not drawn */
+} layout;
+
+struct png_sink;
+
+/* The PNG being written, rows as they complete. */
+typedef struct winent_png {
+    png_structp png; /* owned (with info): libpng's state, NULL before the start */
+    png_infop info;
+    struct png_sink *ps; /* owned: what libpng's callbacks see */
+    uint8_t (*cmap)[3];  /* owned: the colour map */
+    uint8_t *row;        /* owned: one canvas row, RGBA */
+    layout l;
+    int started;          /* header written */
+    int next;             /* next image row to write */
+    winent_status failed; /* a failure: nothing more is written */
+} winent_png;
+
 struct winent_preview {
     winent_preview_opts o; /* copy; strings borrowed from the caller */
     int W, H, pw, ph;
@@ -51,6 +76,8 @@ struct winent_preview {
     int nspare;
     int rows_done;              /* preview rows complete */
     sum_columns_fn sum_columns; /* for the widest vectors the CPU has */
+    uint8_t *row_done;          /* owned, ph flags: the image row is complete */
+    winent_png out;             /* the PNG, written by one thread (the writer) */
     winent_outfile file;
     int file_open; /* file holds a descriptor or a temporary file */
 };
@@ -183,10 +210,11 @@ uint64_t winent_preview_fixed_bytes(const winent_preview_opts *o)
 {
     int pw, ph;
     winent_preview_dims(o->map_width, o->map_height, o->size, &pw, &ph);
-    /* The float image, block edges, and the PNG's row (the legend may
+    /* The float image and its rows' flags, block edges, libpng's and
+     * zlib's state (about 256 KiB), and the PNG's row (the legend may
      * widen it: a few hundred pixels at most). */
-    return (uint64_t)pw * (uint64_t)ph * 4 + (uint64_t)(pw + 1) * 4 + ((uint64_t)pw + 1024) * 4 +
-           WINENT_COLORMAP_SIZE * 3 + sizeof(winent_preview);
+    return (uint64_t)pw * (uint64_t)ph * 5 + (uint64_t)(pw + 1) * 4 + ((uint64_t)1 << 18) +
+           ((uint64_t)pw + 1024) * 4 + WINENT_COLORMAP_SIZE * 3 + sizeof(winent_preview);
 }
 
 uint64_t winent_preview_scratch_bytes(const winent_preview_opts *o)
@@ -311,7 +339,8 @@ winent_status winent_preview_open(const winent_preview_opts *o, int64_t map_rows
     pv->image = malloc(sizeof *pv->image * (size_t)pv->pw * (size_t)pv->ph);
     pv->acc = calloc((size_t)pv->nacc, sizeof *pv->acc);
     pv->spare = calloc((size_t)pv->nacc, sizeof *pv->spare);
-    if (!pv->xb || !pv->image || !pv->acc || !pv->spare) {
+    pv->row_done = calloc((size_t)pv->ph, 1);
+    if (!pv->xb || !pv->image || !pv->acc || !pv->spare || !pv->row_done) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the preview");
         goto fail;
     }
@@ -415,6 +444,7 @@ static winent_status merge(winent_preview *pv, int py, int nrows, const int64_t 
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "preview: a row of block row %d added twice", py);
     } else if (a->rows_in == need) {
         finish_row(pv, a);
+        pv->row_done[py] = 1;
         pv->spare[pv->nspare++] = a->sum;
         a->sum = NULL;
         a->cnt = NULL;
@@ -424,6 +454,21 @@ static winent_status merge(winent_preview *pv, int py, int nrows, const int64_t 
 out:
     pthread_mutex_unlock(&pv->lock);
     return st;
+}
+
+/* The segment's column sums into block sums. */
+static void block_sums(const winent_preview *pv, winent_preview_scratch *s)
+{
+    for (int j = 0; j < pv->pw; j++) {
+        int64_t bs = 0;
+        uint32_t bc = 0;
+        for (int x = pv->xb[j]; x < pv->xb[j + 1]; x++) {
+            bs += s->col_sum[x];
+            bc += (uint32_t)s->col_cnt[x];
+        }
+        s->blk_sum[j] = bs;
+        s->blk_cnt[j] = bc;
+    }
 }
 
 winent_status winent_preview_add_rows(winent_preview *pv, winent_preview_scratch *s,
@@ -440,16 +485,7 @@ winent_status winent_preview_add_rows(winent_preview *pv, winent_preview_scratch
             end = y + SEGMENT_ROWS;
         pv->sum_columns(rows + (size_t)(y - y0) * stride, stride, end - y, pv->W, s->col_sum,
                         s->col_cnt);
-        for (int j = 0; j < pv->pw; j++) {
-            int64_t bs = 0;
-            uint32_t bc = 0;
-            for (int x = pv->xb[j]; x < pv->xb[j + 1]; x++) {
-                bs += s->col_sum[x];
-                bc += (uint32_t)s->col_cnt[x];
-            }
-            s->blk_sum[j] = bs;
-            s->blk_cnt[j] = bc;
-        }
+        block_sums(pv, s);
         WINENT_TRY(merge(pv, py, end - y, s->blk_sum, s->blk_cnt, err));
         y = end;
     }
@@ -513,15 +549,6 @@ static int text_width(const char *text, int s)
 #define LEG_BAR    8
 #define LEG_GAP    2
 #define LEG_HEIGHT (LEG_MARGIN + LEG_BAR + LEG_GAP + GLYPH_H + LEG_MARGIN)
-
-typedef struct layout {
-    int s;              /* pixels per font pixel */
-    int cw, ch;         /* the PNG: canvas width and height */
-    int bar_x0, bar_x1; /* the bar's columns [x0, x1) */
-    int bar_y0, text_y0;
-    char lo[32], mid[32], hi[48];
-    int lo_x, mid_x, hi_x; /* text's left edges; mid_x < 0: not drawn */
-} layout;
 
 static void format_value(char *buf, size_t n, double v)
 {
@@ -665,48 +692,37 @@ static void png_warning_cb(png_structp png, png_const_charp msg)
     (void)png, (void)msg; /* nothing is printed from the library */
 }
 
-winent_status winent_preview_write(winent_preview *pv, winent_err *err)
+/* Start the PNG: libpng's state, the header and text chunks. */
+static winent_status png_begin(winent_preview *pv, winent_err *err)
 {
-    if (pv->rows_done != pv->ph)
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "preview: %d of %d block rows complete",
-                          pv->rows_done, pv->ph);
-    layout l;
-    make_layout(pv, &l);
-    uint8_t(*cmap)[3] = malloc(sizeof(uint8_t[WINENT_COLORMAP_SIZE][3]));
-    uint8_t *row = malloc(4 * (size_t)l.cw);
+    winent_png *w = &pv->out;
+    make_layout(pv, &w->l);
+    w->cmap = malloc(sizeof(uint8_t[WINENT_COLORMAP_SIZE][3]));
+    w->row = malloc(4 * (size_t)w->l.cw);
     /* On the heap: what the callbacks change between setjmp and longjmp
-     * must not be a local of this frame. */
-    png_sink *ps = calloc(1, sizeof *ps);
-    png_structp png = NULL;
-    png_infop info = NULL;
-    winent_status st;
-    if (cmap == NULL || row == NULL || ps == NULL) {
-        free(cmap);
-        free(row);
-        free(ps);
+     * must not be a local of a frame. */
+    w->ps = calloc(1, sizeof *w->ps);
+    if (w->cmap == NULL || w->row == NULL || w->ps == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the preview");
-    }
-    ps->pv = pv;
-    ps->err = err;
-    ps->st = WINENT_OK;
-    winent_colormap_build(cmap);
-    png = png_create_write_struct(PNG_LIBPNG_VER_STRING, ps, png_error_cb, png_warning_cb);
-    if (png)
-        info = png_create_info_struct(png);
-    if (png == NULL || info == NULL) {
-        ps->st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for libpng");
-        goto out;
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        if (ps->st == WINENT_OK)
-            ps->st = WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: libpng failed", pv->o.path);
-        goto out;
-    }
-    png_set_write_fn(png, ps, png_write_cb, png_flush_cb);
-    png_set_IHDR(png, info, (png_uint_32)l.cw, (png_uint_32)l.ch, 8, PNG_COLOR_TYPE_RGB_ALPHA,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    w->ps->pv = pv;
+    w->ps->err = err;
+    w->ps->st = WINENT_OK;
+    winent_colormap_build(w->cmap);
+    w->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, w->ps, png_error_cb, png_warning_cb);
+    if (w->png)
+        w->info = png_create_info_struct(w->png);
+    if (w->png == NULL || w->info == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for libpng");
+    if (setjmp(png_jmpbuf(w->png)))
+        return w->ps->st != WINENT_OK
+                   ? w->ps->st
+                   : WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: libpng failed", pv->o.path);
+    png_set_write_fn(w->png, w->ps, png_write_cb, png_flush_cb);
+    png_set_IHDR(w->png, w->info, (png_uint_32)w->l.cw, (png_uint_32)w->l.ch, 8,
+                 PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
     /* sRGB: the colour map's values are sRGB by construction. */
-    png_set_sRGB_gAMA_and_cHRM(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+    png_set_sRGB_gAMA_and_cHRM(w->png, w->info, PNG_sRGB_INTENT_PERCEPTUAL);
     png_text text[2];
     memset(text, 0, sizeof text);
     int ntext = 0;
@@ -718,30 +734,94 @@ winent_status winent_preview_write(winent_preview *pv, winent_err *err)
         text[ntext].key = (char *)"Description";
         text[ntext++].text = (char *)pv->o.description;
     }
-    png_set_text(png, info, text, ntext);
-    /* A quicklook, written after the last row while nothing else runs:
-     * deflate's fastest level and no filter. Measured on 1024-pixel
-     * previews, that is 3-8x faster than libpng's defaults (level 6,
-     * adaptive filters) and the file is smaller too: colour-mapped pixels
+    png_set_text(w->png, w->info, text, ntext);
+    /* A quicklook: deflate's fastest level and no filter. Measured on
+     * 1024-pixel previews, 3-8x faster than libpng's defaults (level 6,
+     * adaptive filters) and the file smaller too: colour-mapped pixels
      * repeat whole, which filters turn into differences that do not. */
-    png_set_compression_level(png, 1);
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
-    png_write_info(png, info);
-    for (int y = 0; y < l.ch; y++) {
-        if (pv->o.stop && __atomic_load_n(pv->o.stop, __ATOMIC_RELAXED)) {
-            ps->st = WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
-            goto out;
-        }
-        render_row(pv, &l, (const uint8_t(*)[3])cmap, y, row);
-        png_write_row(png, row);
+    png_set_compression_level(w->png, 1);
+    png_set_filter(w->png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+    png_write_info(w->png, w->info);
+    w->started = 1;
+    return WINENT_OK;
+}
+
+/* Canvas rows [y0, y1) into the PNG. */
+static winent_status png_rows(winent_preview *pv, int y0, int y1, winent_err *err)
+{
+    winent_png *w = &pv->out;
+    w->ps->err = err;
+    if (setjmp(png_jmpbuf(w->png)))
+        return w->ps->st != WINENT_OK
+                   ? w->ps->st
+                   : WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: libpng failed", pv->o.path);
+    for (int y = y0; y < y1; y++) {
+        if (pv->o.stop && __atomic_load_n(pv->o.stop, __ATOMIC_RELAXED))
+            return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
+        render_row(pv, &w->l, (const uint8_t(*)[3])w->cmap, y, w->row);
+        png_write_row(w->png, w->row);
     }
-    png_write_end(png, info);
-out:
-    png_destroy_write_struct(&png, &info);
-    st = ps->st;
-    free(cmap);
-    free(row);
-    free(ps);
+    return WINENT_OK;
+}
+
+static winent_status png_end(winent_preview *pv, winent_err *err)
+{
+    winent_png *w = &pv->out;
+    w->ps->err = err;
+    if (setjmp(png_jmpbuf(w->png)))
+        return w->ps->st != WINENT_OK
+                   ? w->ps->st
+                   : WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: libpng failed", pv->o.path);
+    png_write_end(w->png, w->info);
+    return WINENT_OK;
+}
+
+static void png_release(winent_png *w)
+{
+    if (w->png)
+        png_destroy_write_struct(&w->png, &w->info);
+    free(w->cmap);
+    free(w->row);
+    free(w->ps);
+    memset(w, 0, sizeof *w);
+}
+
+winent_status winent_preview_flush(winent_preview *pv, winent_err *err)
+{
+    winent_png *w = &pv->out;
+    if (w->failed != WINENT_OK)
+        return WINENT_ERR(err, w->failed, "%s: the preview failed before", pv->o.path);
+    pthread_mutex_lock(&pv->lock);
+    int n = w->next;
+    while (n < pv->ph && pv->row_done[n])
+        n++;
+    pthread_mutex_unlock(&pv->lock);
+    if (n == w->next)
+        return WINENT_OK;
+    winent_status st = w->started ? WINENT_OK : png_begin(pv, err);
+    if (st == WINENT_OK)
+        st = png_rows(pv, w->next, n, err);
+    if (st != WINENT_OK)
+        w->failed = st;
+    else
+        w->next = n;
+    return st;
+}
+
+winent_status winent_preview_write(winent_preview *pv, winent_err *err)
+{
+    winent_png *w = &pv->out;
+    if (pv->rows_done != pv->ph)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "preview: %d of %d block rows complete",
+                          pv->rows_done, pv->ph);
+    winent_status st = winent_preview_flush(pv, err);
+    if (st == WINENT_OK) /* the legend, below the image */
+        st = png_rows(pv, pv->ph, w->l.ch, err);
+    if (st == WINENT_OK)
+        st = png_end(pv, err);
+    png_release(w);
+    if (st != WINENT_OK)
+        w->failed = st;
     return st;
 }
 
@@ -773,5 +853,7 @@ void winent_preview_free(winent_preview *pv)
         free(pv->spare[k]);
     free(pv->acc);
     free(pv->spare);
+    free(pv->row_done);
+    png_release(&pv->out);
     free(pv);
 }

@@ -18,7 +18,8 @@
  * fixed point, 2^-16, exact integer sums: the result does not depend on
  * the order or on how rows were cut into pieces), then merged under the
  * preview's lock into the accumulator of its preview row; a preview row
- * whose map rows are all in becomes its means in the float image. Memory:
+ * whose map rows are all in becomes its means in the float image, and the
+ * complete rows go to the PNG in order as the job goes. Memory:
  * the float image (pw x ph floats), the accumulators of the preview rows in
  * flight, and one scratch per thread (W x 8 bytes + pw x 12 bytes).
  *
@@ -89,10 +90,18 @@ winent_status winent_preview_add_rows(winent_preview *pv, winent_preview_scratch
                                       const float *rows, size_t stride, int y0, int y1,
                                       winent_err *err);
 
-/* Every row added: colour the image, draw the legend, write the PNG to
- * the temporary file (or the stream). One thread, after the last add.
- * Errors: WINENT_ERR_OUTPUT, WINENT_ERR_INTERRUPTED, WINENT_ERR_INTERNAL
- * (rows missing). */
+/* Write the image rows complete so far, in order, to the PNG (its
+ * temporary file, or the stream): the first call writes the header. Called
+ * as the job goes (the pipeline's writer, between chunks), so that little
+ * is left for the end. One thread: the one that calls
+ * winent_preview_write. Errors: WINENT_ERR_OUTPUT, WINENT_ERR_INTERRUPTED,
+ * WINENT_ERR_INTERNAL; after one, every later call fails. */
+winent_status winent_preview_flush(winent_preview *pv, winent_err *err);
+
+/* Every row added: the rows not yet written, the legend, the PNG's end.
+ * The thread of winent_preview_flush, after the last add. Errors:
+ * WINENT_ERR_OUTPUT, WINENT_ERR_INTERRUPTED, WINENT_ERR_INTERNAL (rows
+ * missing). */
 winent_status winent_preview_write(winent_preview *pv, winent_err *err);
 
 /* After winent_preview_write: fsync, rename into place (outfile.h). */
