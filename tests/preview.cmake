@@ -4,3 +4,6 @@
 winent_unit_test(test_preview)
 winent_sh_test(test_preview_cli test_preview.sh)
 set_tests_properties(test_preview test_preview_cli PROPERTIES LABELS pipeline)
+# The same with the GPU computing (skipped where none is usable).
+winent_sh_test(test_preview_gpu test_preview_gpu.sh)
+set_tests_properties(test_preview_gpu PROPERTIES LABELS gpu TIMEOUT 600)
