@@ -94,15 +94,19 @@ else
     check "unwritable preview: no output" test ! -e "$T/f2.zst"
     check "unwritable preview: no temporaries" no_temp "$T"
 fi
-# The output fails mid-run (a file size limit of 64 KiB).
-set +e
-(ulimit -f 128; "$WS" $IN --preview "$T/f3.png" "$T/land.u8" "$T/f3.raw") 2>"$T/err"
-rc=$?
-set -e
-check "file size limit: exit 4 (got $rc)" test "$rc" -eq 4
-check "file size limit: no preview" test ! -e "$T/f3.png"
-check "file size limit: no output" test ! -e "$T/f3.raw"
-check "file size limit: no temporaries" no_temp "$T"
+# The output fails mid-run (a file size limit of 64 KiB). Not under TSan:
+# its runtime maps a file of its own that the limit truncates (SIGBUS at
+# startup, as test_cli_errors says).
+if [ "${WINENT_SANITIZE:-}" != thread ]; then
+    set +e
+    (ulimit -f 128; "$WS" $IN --preview "$T/f3.png" "$T/land.u8" "$T/f3.raw") 2>"$T/err"
+    rc=$?
+    set -e
+    check "file size limit: exit 4 (got $rc)" test "$rc" -eq 4
+    check "file size limit: no preview" test ! -e "$T/f3.png"
+    check "file size limit: no output" test ! -e "$T/f3.raw"
+    check "file size limit: no temporaries" no_temp "$T"
+fi
 # SIGINT while the input pipe has gone quiet.
 rm -f "$T/fifo"
 mkfifo "$T/fifo"
