@@ -17,6 +17,10 @@ extern "C" {
 
 #define WINENT_VERSION_STRING "0.1.0"
 
+/* --preview: the default and the largest longest side, in pixels. */
+#define WINENT_PREVIEW_SIZE_DEFAULT 1024
+#define WINENT_PREVIEW_SIZE_MAX     16384
+
 /* Room for a one-line message (error or notice). */
 #define WINENT_MSG_LEN 512
 
@@ -173,6 +177,11 @@ typedef struct winent_job_opts {
     int frame_rows;             /* .zst rows per frame */
     int tile;                   /* .tif tile side */
     winent_compress compress;   /* .tif compression */
+    /* Quicklook (--preview): a colour-mapped PNG of the map, made while it
+     * streams (docs/SPEC.md, "Preview"); NULL for none. */
+    const char *preview;
+    int preview_size;           /* its longest side in pixels, 1..WINENT_PREVIEW_SIZE_MAX
+                                   (0: WINENT_PREVIEW_SIZE_DEFAULT) */
     /* Running. */
     const char *device;         /* "auto", "cpu", "gpu" or a list "0,2" */
     int threads;                /* 0: all cores */
@@ -205,6 +214,16 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char
 
 /* Ask the running job to stop (async-signal-safe: call it from SIGINT). */
 void winent_interrupt(void);
+
+/* ---- This build --------------------------------------------------------- */
+
+/* Print what this build is to `out` (the CLI's --version): the version;
+ * the engines compiled in (cpu, reference, and cuda with the CUDA runtime
+ * version and the GPU architectures built); the libraries linked (zstd,
+ * libtiff, zlib, libpng, GDAL where built with it: each version asked of
+ * the library at run time) and the OpenMP version compiled for. Needs no
+ * GPU. WINENT_ERR_OUTPUT when `out` cannot be written. */
+winent_status winent_version_print(FILE *out);
 
 /* ---- Reading our own outputs ----------------------------------------- */
 

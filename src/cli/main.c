@@ -67,8 +67,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (c.version) {
-        printf("winent-stream %s\n", WINENT_VERSION_STRING);
-        return 0;
+        st = winent_version_print(stdout);
+        if (st != WINENT_OK)
+            fprintf(stderr, "winent-stream: standard output: write failed\n");
+        return (int)st;
     }
     if (c.info) {
         st = c.check ? winent_info_check(c.info_path, stdout, msg, sizeof msg)

@@ -47,6 +47,12 @@ void cli_print_help(FILE *f)
         "  --frame-rows N      rows per .zst frame (default: about 4 MiB of floats)\n"
         "  --tile N            GeoTIFF tile side, multiple of 16 (default 512)\n"
         "  --compress C        GeoTIFF compression: zstd, deflate, lzw or none (default zstd)\n"
+        "  --preview FILE.png  also write a quicklook of the map while it streams: each pixel\n"
+        "                      the mean of the valid map pixels of its block, coloured on\n"
+        "                      the scale 0 .. log(min(window pixels, bins)), transparent\n"
+        "                      where none is valid, with a legend bar below\n"
+        "  --preview-size N    its longest side in pixels (default 1024; never more than\n"
+        "                      the map's)\n"
         "\n"
         "Running:\n"
         "  --device D          auto (default: the CPU at once, and every GPU too when the job is\n"
@@ -65,7 +71,8 @@ void cli_print_help(FILE *f)
         "                      checksum and the seek table; print OK, or the first bad\n"
         "                      frame (exit 3)\n"
         "  --test FILE.zst     the same as --info --check (like zstd -t)\n"
-        "  --help, --version\n"
+        "  --help\n"
+        "  --version           the version, the engines built in and the libraries' versions\n"
         "\n"
         "Exit codes: 0 success, 2 usage, 3 input, 4 output, 5 device, 130 interrupted.\n",
         f);
@@ -348,6 +355,15 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
                 j->compress = WINENT_COMPRESS_NONE;
             else
                 return usage(msg, n, "--compress: '%s': use zstd, deflate, lzw or none", val);
+        } else if (!strcmp(name, "--preview")) {
+            if (*val == '\0')
+                return usage(msg, n, "--preview: give a FILE.png");
+            j->preview = val;
+        } else if (!strcmp(name, "--preview-size")) {
+            if (parse_long(val, 1, WINENT_PREVIEW_SIZE_MAX, &a1) != 0)
+                return usage(msg, n, "--preview-size: '%s': give a side in pixels from 1 to %d",
+                             val, WINENT_PREVIEW_SIZE_MAX);
+            j->preview_size = (int)a1;
         } else if (!strcmp(name, "--device")) {
             if (*val == '\0')
                 return usage(msg, n, "--device: empty: use auto, cpu, gpu or a list like 0,2");
@@ -378,6 +394,8 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
     }
     if (c->check)
         return usage(msg, n, "--check goes with --info FILE.zst (or use --test FILE.zst)");
+    if (j->preview_size && !j->preview)
+        return usage(msg, n, "--preview-size goes with --preview FILE.png");
     if (npos != 2)
         return usage(msg, n, "give an INPUT and an OUTPUT (see --help)");
     j->input = pos[0];

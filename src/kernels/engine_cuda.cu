@@ -648,6 +648,25 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
 
 /* ---- Public functions ----------------------------------------------------- */
 
+/* nvcc (11.5 on) lists the architectures of the build in
+ * __CUDA_ARCH_LIST__, host pass included: "700,800,900". */
+#define BUILD_STR_(x) #x
+#define BUILD_STR(x) BUILD_STR_(x)
+
+extern "C" int winent_cuda_build_info(int *runtime, const char **archs)
+{
+    int v = 0;
+    if (cudaRuntimeGetVersion(&v) != cudaSuccess)
+        v = 0;
+    *runtime = v;
+#ifdef __CUDA_ARCH_LIST__
+    *archs = BUILD_STR(__CUDA_ARCH_LIST__);
+#else
+    *archs = "";
+#endif
+    return 1;
+}
+
 extern "C" int winent_cuda_device_count(void)
 {
     int n = 0;

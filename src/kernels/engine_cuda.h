@@ -24,6 +24,13 @@ extern "C" {
 
 typedef struct winent_gpu_engine winent_gpu_engine;
 
+/* What the CUDA engine was built with (--version); needs no GPU. Returns
+ * 1 in a CUDA build, 0 without CUDA. *runtime: the CUDA runtime linked, as
+ * cudaRuntimeGetVersion gives it (12040 for 12.4; 0 when unknown or without
+ * CUDA); *archs: the architectures compiled, as nvcc's __CUDA_ARCH_LIST__
+ * ("700,800,900"; "" when unknown or without CUDA), static. Thread-safe. */
+int winent_cuda_build_info(int *runtime, const char **archs);
+
 /* Usable CUDA devices: 0 when cudaGetDeviceCount fails for any reason
  * (no driver, no device) or when built without CUDA. */
 int winent_cuda_device_count(void);

@@ -3,6 +3,13 @@
 
 #include "engine_cuda.h"
 
+int winent_cuda_build_info(int *runtime, const char **archs)
+{
+    *runtime = 0;
+    *archs = "";
+    return 0;
+}
+
 int winent_cuda_device_count(void)
 {
     return 0;

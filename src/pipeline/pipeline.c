@@ -1,6 +1,7 @@
 /* winent_run: set up the source, the sink, the engines and the worker pool,
  * start the threads, and write the chunks in order from the calling
  * thread. winent_run_stage runs one stage of the same job alone. */
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -195,6 +196,8 @@ static uint64_t chunk_bytes(const pipeline *p, uint64_t rows)
 {
     const uint64_t W = (uint64_t)p->width, halo = 2 * (uint64_t)p->plan->ry;
     uint64_t b = 0;
+    if (p->want_preview) /* the preview rows its map rows can keep open */
+        b += winent_preview_rows_bytes(&p->preview_opts, (int64_t)rows);
     if (has_rows_own(p))
         b += round_huge(W * (rows + halo) * p->sample);
     if (has_map_own(p))
@@ -282,6 +285,8 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
     const uint64_t given = mem, allowance = (uint64_t)32 << 20;
     uint64_t fixed = per_worker * (uint64_t)p->threads;
     fixed = fixed > allowance ? fixed - allowance : 0;
+    if (p->want_preview) /* the preview's float image */
+        fixed += winent_preview_fixed_bytes(&p->preview_opts);
     /* A GPU's context holds host memory of its own (about 100 MiB seen on
      * H100s): GPUs named up front are counted now, auto's when they come. */
     fixed += WINENT_GPU_HOST_BYTES * (uint64_t)p->ngpus;
@@ -310,12 +315,15 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
         uint64_t fit = per ? mem / per : (uint64_t)want;
         if (fit >= (uint64_t)need || rows <= U) {
             if (fit < (uint64_t)need)
-                return WINENT_ERR(err, WINENT_ERR_USAGE,
-                                  "--mem: %llu MiB is too small for %lld-row units of a %d pixel "
-                                  "wide image: give at least --mem %lluM (or fewer --frame-rows / "
-                                  "a smaller --tile)",
-                                  (unsigned long long)(given >> 20), (long long)rows, p->width,
-                                  (unsigned long long)(((per * (uint64_t)need + fixed) >> 20) + 1));
+                return WINENT_ERR(
+                    err, WINENT_ERR_USAGE,
+                    "--mem: %llu MiB is too small for %lld-row units of a %d pixel "
+                    "wide image%s: give at least --mem %lluM (or fewer --frame-rows / "
+                    "a smaller --tile%s)",
+                    (unsigned long long)(given >> 20), (long long)rows, p->width,
+                    p->want_preview ? " and its preview" : "",
+                    (unsigned long long)(((per * (uint64_t)need + fixed) >> 20) + 1),
+                    p->want_preview ? " / --preview-size" : "");
             p->chunk_rows = (int)rows;
             p->n_limit = fit < (uint64_t)want ? (int)fit : want;
             p->n_fit = (int)(fit < (uint64_t)INT32_MAX ? fit : INT32_MAX);
@@ -441,6 +449,39 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     stats->compute.threads += gpus;
 }
 
+/* The preview's options (--preview in a whole job): the image's size, and
+ * the colour scale 0 .. the largest entropy the options allow, log of
+ * min(window pixels, bins), known before the first row. */
+static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_compute_opts *co)
+{
+    winent_preview_opts *v = &p->preview_opts;
+    static const char *const units[] = {"nat", "bit", "ban"};
+    static const char *const bases[] = {"e", "2", "10"};
+    double n = (double)co->kx * (double)co->ky;
+    if (co->bins > 0 && (double)co->bins < n)
+        n = (double)co->bins;
+    memset(v, 0, sizeof *v);
+    v->path = o->preview;
+    v->map_width = p->width;
+    v->map_height = p->height;
+    v->size = o->preview_size > 0 ? o->preview_size : WINENT_PREVIEW_SIZE_DEFAULT;
+    v->vmax = co->base == WINENT_BASE_2 ? log2(n) : co->base == WINENT_BASE_10 ? log10(n) : log(n);
+    v->unit = units[co->base];
+    v->stop = &p->stop;
+    int pw, ph;
+    winent_preview_dims(p->width, p->height, v->size, &pw, &ph);
+    snprintf(p->preview_text, sizeof p->preview_text,
+             "Local Shannon entropy (base %s), %dx%d window, of %s: the %dx%d map at %dx%d, each "
+             "pixel the mean of the valid map pixels of its block, coloured on the scale 0 to "
+             "%.6g %s; transparent where no pixel is valid",
+             bases[co->base], co->kx, co->ky,
+             o->input == NULL || o->memory_in ? "memory"
+             : strcmp(o->input, "-") == 0     ? "standard input"
+                                              : o->input,
+             p->width, p->height, pw, ph, v->vmax, v->unit);
+    v->description = p->preview_text;
+}
+
 static winent_status run_job(const winent_job_opts *o, winent_stage stage, const float *map,
                              winent_job_stats *stats, char *msg, size_t msg_len)
 {
@@ -493,6 +534,12 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
          * unknown extension, a GeoTIFF to a stream. */
         WINENT_TRY_GOTO(st, winent_output_check(o->memory_in ? NULL : o->input,
                                                 o->output ? o->output : "-", o->format, &err));
+    if (o->preview && stage == WINENT_STAGE_JOB)
+        WINENT_TRY_GOTO(st, winent_preview_check(o->preview, o->memory_in ? NULL : o->input,
+                                                 o->memory_out ? NULL
+                                                 : o->output   ? o->output
+                                                               : "-",
+                                                 &err));
     WINENT_TRY_GOTO(st, pick_devices(p, o, &err));
     if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE) {
         p->want_cpu = 0;
@@ -533,13 +580,42 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     }
     p->encodes = has_units(p);
     p->band_rows = winent_cpu_band_rows(plan, p->width);
+    if (o->preview && stage == WINENT_STAGE_JOB) {
+        p->want_preview = 1;
+        preview_opts(p, o, &co);
+        /* Tests: every chunk to the preview after compute, as a GPU's
+         * are, so that path runs on machines without one. */
+        const char *after = getenv("WINENT_PREVIEW_AFTER");
+        p->preview_after = after && *after == '1';
+        /* The image is held whole: at most half the budget, the rest is
+         * the pipeline's. */
+        uint64_t img = winent_preview_fixed_bytes(&p->preview_opts);
+        if (img > o->mem_bytes / 2) {
+            int pw, ph;
+            winent_preview_dims(p->width, p->height, p->preview_opts.size, &pw, &ph);
+            st = WINENT_ERR(&err, WINENT_ERR_USAGE,
+                            "--mem: %llu MiB is too small for a %dx%d preview (%llu MiB): give "
+                            "a smaller --preview-size or at least --mem %lluM",
+                            (unsigned long long)(o->mem_bytes >> 20), pw, ph,
+                            (unsigned long long)((img >> 20) + 1),
+                            (unsigned long long)(((2 * img) >> 20) + 1));
+            goto fail;
+        }
+    }
     {
         winent_sink_opts so;
         sink_opts(p, o, &co, &so);
-        uint64_t per_worker = (p->encodes ? winent_sink_encoder_bytes_for(&so) : 0) +
-                              (p->want_cpu ? winent_cpu_scratch_bytes(plan, p->width) : 0);
+        uint64_t per_worker =
+            (p->encodes ? winent_sink_encoder_bytes_for(&so) : 0) +
+            (p->want_cpu ? winent_cpu_scratch_bytes(plan, p->width) : 0) +
+            (p->want_preview ? winent_preview_scratch_bytes(&p->preview_opts) : 0);
         WINENT_TRY_GOTO(st, size_chunks(p, o->mem_bytes, per_worker, &err));
     }
+    if (p->want_preview)
+        /* Its file is opened now, as the output's: a folder that cannot
+         * take it fails the job before any work. */
+        WINENT_TRY_GOTO(st, winent_preview_open(&p->preview_opts, (int64_t)p->n_max * p->chunk_rows,
+                                                &p->preview, &err));
     if (p->want_cpu)
         WINENT_TRY_GOTO(st, winent_cpu_engine_create(plan, p->width, p->chunk_rows + 2 * plan->ry,
                                                      p->threads, &p->cpu, &err));
@@ -615,6 +691,9 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
 fail:
     if (p->sink && (st != WINENT_OK || stage != WINENT_STAGE_JOB))
         winent_sink_abort(p->sink);
+    if (st != WINENT_OK)
+        winent_preview_abort(p->preview);
+    winent_preview_free(p->preview);
     free(workers);
     free(wargs);
     if (p->chunks)

@@ -27,6 +27,7 @@
 #include "kernels/engine_cuda.h"
 #include "pipeline_bench.h"
 #include "clock.h"
+#include "tiles/preview.h"
 #include "tiles/sink.h"
 #include "tiles/source.h"
 
@@ -88,7 +89,15 @@ typedef struct chunk {
     struct engine *tail_engine;
     int tail_y0;
     int computing, head_done;
-    /* Encoding: pieces handed out, pieces not done. */
+    /* After compute (ENCODING): `ntasks` pieces for the pool, the first
+     * `nenc` the units' encoding, the rest preview slices of the rows from
+     * `preview_y0` on (those no CPU band has added to the preview: a GPU's);
+     * handed out, not done. */
+    int nenc, ntasks, preview_y0;
+    /* Rows [y0, previewed_to) are in the preview already: a chunk whose
+     * CPU part was added, given back whole by a GPU that failed on its
+     * tail, is computed again without adding those rows twice. */
+    int previewed_to;
     int next_piece, pieces_left;
 } chunk;
 
@@ -152,6 +161,14 @@ struct pipeline {
     const winent_plan *plan;
     winent_source *source;       /* reader thread only */
     winent_sink *sink;           /* encoders (encode) and writer (write) */
+    winent_preview *preview;     /* owned; NULL without --preview. Rows added by
+                                    pool workers (its own lock), written by the
+                                    writer after the last chunk */
+    int want_preview;            /* --preview in a whole job */
+    int preview_after;           /* WINENT_PREVIEW_AFTER=1 (tests): CPU chunks
+                                    too are added after compute, not by band */
+    winent_preview_opts preview_opts;
+    char preview_text[WINENT_MSG_LEN]; /* its PNG's Description */
     int width, height;
     size_t sample, row_bytes;
     int chunk_rows, nchunks, unit_rows, band_rows;

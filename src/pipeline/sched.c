@@ -178,7 +178,9 @@ void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e)
     c->computing = 1;
     if (c->head_done) {
         /* The CPU has let go of it: the whole chunk goes back (computing
-         * its first rows again gives the same bytes). */
+         * its first rows again gives the same bytes; the preview has them). */
+        if (c->engine->device < 0 && !p->preview_after && c->tail_y0 > c->previewed_to)
+            c->previewed_to = c->tail_y0;
         c->state = CHUNK_READY;
         c->engine = NULL;
         c->head_done = 0;
@@ -324,13 +326,26 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
         c->head_done = 1;
     if (--c->computing > 0)
         return; /* the other engine's part is still running */
+    /* The rows the CPU computed are in the preview already (each band was
+     * added as it ended, still in cache): all of a CPU chunk, the head of
+     * one whose tail a GPU took; a GPU's rows get slices of their own. */
+    int from = c->previewed_to;
+    if (c->engine && c->engine->device < 0 && !p->preview_after)
+        from = c->tail_engine ? c->tail_y0 : c->y1;
+    if (from < c->previewed_to)
+        from = c->previewed_to;
     c->tail_engine = NULL;
-    if (!p->encodes || p->stage != WINENT_STAGE_JOB || c->npieces == 0) {
+    c->preview_y0 = from;
+    c->nenc = p->encodes && p->stage == WINENT_STAGE_JOB ? c->npieces : 0;
+    c->ntasks = c->nenc;
+    if (p->preview && from < c->y1)
+        c->ntasks += (c->y1 - from + p->band_rows - 1) / p->band_rows;
+    if (c->ntasks == 0) {
         c->state = CHUNK_DONE;
     } else {
         c->state = CHUNK_ENCODING;
         c->next_piece = 0;
-        c->pieces_left = c->npieces;
+        c->pieces_left = c->ntasks;
         pthread_cond_broadcast(&p->work_cv);
     }
     pthread_cond_broadcast(&p->state_cv);
@@ -361,7 +376,7 @@ static task next_task(pipeline *p)
     chunk *enc = NULL, *band = NULL;
     for (int i = 0; i < p->n_max; i++) {
         chunk *c = &p->chunks[i];
-        if (c->state == CHUNK_ENCODING && c->next_piece < c->npieces &&
+        if (c->state == CHUNK_ENCODING && c->next_piece < c->ntasks &&
             (enc == NULL || c->seq < enc->seq))
             enc = c;
         else if (c->state == CHUNK_CLAIMED && c->next_band < c->nbands &&
@@ -415,9 +430,27 @@ static winent_status run_band(pipeline *p, int worker, chunk *c, long b, winent_
                                           err);
 }
 
-static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, chunk *c, long k,
-                               winent_err *err)
+/* Output rows [ya, yb) of chunk c into the preview, with the worker's
+ * scratch (made on first use). */
+static winent_status add_to_preview(pipeline *p, winent_preview_scratch **pvs, const chunk *c,
+                                    int ya, int yb, winent_err *err)
 {
+    if (*pvs == NULL)
+        WINENT_TRY(winent_preview_scratch_create(p->preview, pvs, err));
+    return winent_preview_add_rows(p->preview, *pvs, c->map + (size_t)(ya - c->y0) * p->width,
+                                   (size_t)p->width, ya, yb, err);
+}
+
+/* Piece k of a computed chunk: a unit (or a tile of it) to encode, or,
+ * from c->nenc on, a slice of band_rows rows for the preview. */
+static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_preview_scratch **pvs,
+                               chunk *c, long k, winent_err *err)
+{
+    if (k >= c->nenc) {
+        int ya = c->preview_y0 + (int)(k - c->nenc) * p->band_rows;
+        int yb = ya + p->band_rows < c->y1 ? ya + p->band_rows : c->y1;
+        return add_to_preview(p, pvs, c, ya, yb, err);
+    }
     if (*enc == NULL)
         WINENT_TRY(winent_sink_encoder_create(p->sink, enc, err));
     int u = (int)(k / p->parts), part = (int)(k % p->parts);
@@ -435,7 +468,8 @@ void *winent_pool_worker(void *arg)
     winent_err err;
     winent_err_clear(&err);
     winent_sink_encoder *enc = NULL;
-    double band_s = 0.0, enc_s = 0.0, dec_s = 0.0;
+    winent_preview_scratch *pvs = NULL;
+    double band_s = 0.0, enc_s = 0.0, dec_s = 0.0, pv_s = 0.0;
     pthread_mutex_lock(&p->lock);
     while (!p->quit && !STOPPED(p)) {
         task t = next_task(p);
@@ -448,10 +482,19 @@ void *winent_pool_worker(void *arg)
         winent_status st = WINENT_OK;
         switch (t.kind) {
         case TASK_DECODE: p->par.fn(p->par.arg, t.index, a->index); break;
-        case TASK_ENCODE: st = run_piece(p, &enc, t.c, t.index, &err); break;
+        case TASK_ENCODE: st = run_piece(p, &enc, &pvs, t.c, t.index, &err); break;
         default: st = run_band(p, a->index, t.c, t.index, &err); break;
         }
         double dt = winent_now() - t0;
+        if (t.kind == TASK_BAND && st == WINENT_OK && p->preview && !p->preview_after) {
+            /* The band's rows while they are in cache; timed apart, so the
+             * CPU's measured rate stays the engine's. */
+            int ya, yb;
+            band_span(t.c, t.index, &ya, &yb);
+            if (ya >= t.c->previewed_to)
+                st = add_to_preview(p, &pvs, t.c, ya, yb, &err);
+            pv_s += winent_now() - t0 - dt;
+        }
         pthread_mutex_lock(&p->lock);
         if (t.kind == TASK_DECODE) {
             dec_s += dt;
@@ -480,11 +523,12 @@ void *winent_pool_worker(void *arg)
         if (st != WINENT_OK)
             break;
     }
-    p->compute_clock.busy_s += band_s;
+    p->compute_clock.busy_s += band_s + pv_s;
     p->encode_clock.busy_s += enc_s;
     p->read_clock.busy_s += dec_s;
     pthread_mutex_unlock(&p->lock);
     winent_sink_encoder_free(enc);
+    winent_preview_scratch_free(pvs);
     if (err.status != WINENT_OK)
         winent_pipeline_fail(p, &err);
     return NULL;

@@ -80,6 +80,7 @@ void *winent_stage_reader(void *arg)
         c->nunits = (c->y1 - c->y0 + p->unit_rows - 1) / p->unit_rows;
         c->npieces = c->nunits * p->parts;
         c->engine = NULL;
+        c->previewed_to = c->y0;
         winent_chunk_input_rows(c->y0, c->y1, ry, p->height, &c->in_y0, &c->in_h);
         c->map = o->memory_out ? o->memory_out + (size_t)c->y0 * (size_t)p->width : c->map_own;
         chunk_state next = CHUNK_READY;
@@ -117,6 +118,7 @@ void *winent_stage_reader(void *arg)
         pthread_mutex_lock(&p->lock);
         c->state = next;
         if (next == CHUNK_ENCODING) {
+            c->nenc = c->ntasks = c->npieces;
             c->next_piece = 0;
             c->pieces_left = c->npieces;
             pthread_cond_broadcast(&p->work_cv);
@@ -217,6 +219,10 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         pthread_mutex_unlock(&p->lock);
         double t0 = winent_now();
         winent_status st = write_chunk(p, c, &err);
+        if (st == WINENT_OK && p->preview)
+            /* The preview rows complete so far, while the engines work:
+             * little of the PNG is left for the end. */
+            st = winent_preview_flush(p->preview, &err);
         double t1 = winent_now();
         busy += t1 - t0;
         if (st != WINENT_OK) {
@@ -244,9 +250,20 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
         winent_pipeline_fail(p, &err);
     }
-    if (!STOPPED(p) && next == p->nchunks && p->stage == WINENT_STAGE_JOB && !p->opts->memory_out) {
+    if (!STOPPED(p) && next == p->nchunks && p->stage == WINENT_STAGE_JOB) {
+        /* The preview's PNG is written before the output is put in place
+         * and renamed after it: each appears only when the job succeeds
+         * (only a failed rename of the PNG itself can come after the
+         * output is at its name). */
         double t0 = winent_now();
-        if (winent_sink_finish(p->sink, &err) != WINENT_OK)
+        winent_status st = WINENT_OK;
+        if (p->preview)
+            st = winent_preview_write(p->preview, &err);
+        if (st == WINENT_OK && !p->opts->memory_out)
+            st = winent_sink_finish(p->sink, &err);
+        if (st == WINENT_OK && p->preview)
+            st = winent_preview_commit(p->preview, &err);
+        if (st != WINENT_OK)
             winent_pipeline_fail(p, &err);
         busy += winent_now() - t0;
     }

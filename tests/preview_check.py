@@ -1,0 +1,268 @@
+#!/usr/bin/python3
+"""Checks of a winent-stream --preview PNG, written apart from the C code:
+the PNG is decoded here with zlib and struct (no PNG library needed), the
+colour map is built again from its documented construction (docs/SPEC.md,
+"Preview"), and the block means come from numpy over the raw map of the
+same job.
+
+    preview_check.py colormap                  the construction's lightness is
+                                               strictly increasing (8-bit)
+    preview_check.py image PNG MAP.raw W H SIZE VMAX UNIT
+                                               size, every pixel's colour or
+                                               transparency, the legend
+    preview_check.py size PNG W H SIZE         only the image's size
+Exit 0 when every check holds, else 1 with the failures on stderr.
+"""
+import math
+import struct
+import sys
+import zlib
+
+import numpy as np
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+# ---- PNG, decoded by hand --------------------------------------------------
+
+def read_png(path):
+    """(width, height, rgba uint8 array H x W x 4, text chunks dict)."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        sys.exit("%s: not a PNG" % path)
+    pos, idat, text, ihdr = 8, [], {}, None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        crc = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]
+        check(zlib.crc32(kind + body) & 0xFFFFFFFF == crc, "CRC of chunk %r" % kind)
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"tEXt":
+            k, v = body.split(b"\0", 1)
+            text[k.decode("latin-1")] = v.decode("latin-1")
+        elif kind == b"IEND":
+            break
+        pos += 12 + n
+    w, h, depth, ctype, comp, filt, interlace = ihdr
+    if (depth, ctype, interlace) != (8, 6, 0):
+        sys.exit("%s: not 8-bit RGBA, non-interlaced: %r" % (path, ihdr))
+    raw = zlib.decompress(b"".join(idat))
+    stride = 4 * w
+    check(len(raw) == h * (stride + 1), "decompressed size")
+    out = np.zeros((h, stride), dtype=np.uint8)
+    prev = np.zeros(stride, dtype=np.int32)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = np.frombuffer(raw, dtype=np.uint8, count=stride,
+                             offset=y * (stride + 1) + 1).astype(np.int32)
+        if f == 0:
+            cur = line
+        elif f == 2:
+            cur = (line + prev) & 255
+        else:  # 1, 3, 4: byte by byte
+            cur = np.zeros(stride, dtype=np.int32)
+            for i in range(stride):
+                a = cur[i - 4] if i >= 4 else 0
+                b = prev[i]
+                c = prev[i - 4] if i >= 4 else 0
+                if f == 1:
+                    p = a
+                elif f == 3:
+                    p = (a + b) // 2
+                else:
+                    pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                    p = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                cur[i] = (line[i] + p) & 255
+        out[y] = cur
+        prev = cur
+    return w, h, out.reshape(h, w, 4), text
+
+
+# ---- The colour map, from its construction ----------------------------------
+
+def lab_to_linear(L, a, b):
+    d = 6 / 29
+
+    def finv(t):
+        return t ** 3 if t > d else 3 * d * d * (t - 4 / 29)
+    fy = (L + 16) / 116
+    X, Y, Z = 0.95047 * finv(fy + a / 500), finv(fy), 1.08883 * finv(fy - b / 200)
+    return (3.2404542 * X - 1.5371385 * Y - 0.4985314 * Z,
+            -0.9692660 * X + 1.8760108 * Y + 0.0415560 * Z,
+            0.0556434 * X - 0.2040259 * Y + 1.0572252 * Z)
+
+
+def lightness(rgb):
+    def dec(c):
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (dec(float(v)) for v in rgb)
+    Y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b
+    d = 6 / 29
+    f = Y ** (1 / 3) if Y > d ** 3 else Y / (3 * d * d) + 4 / 29
+    return 116 * f - 16
+
+
+def colormap():
+    """L* 15 -> 90 linear, hue 305 -> 100 degrees, chroma the parabola
+    through 55, 30, 85, reduced into sRGB; each entry the 8-bit rounding
+    (of 8) whose L* is nearest the path's."""
+    table = []
+    for i in range(256):
+        t = i / 255
+        L = 15 + 75 * t
+        h = math.radians(305 - 205 * t)
+        C = 55 * (1 - t) * (1 - 2 * t) + 30 * 4 * t * (1 - t) + 85 * t * (2 * t - 1)
+
+        def ok(c):
+            return all(0 <= v <= 1 for v in lab_to_linear(L, c * math.cos(h), c * math.sin(h)))
+        if not ok(C):
+            lo, hi = 0.0, C
+            for _ in range(40):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+            C = lo
+        lin = lab_to_linear(L, C * math.cos(h), C * math.sin(h))
+
+        def enc(c):
+            c = min(max(c, 0.0), 1.0)
+            return 12.92 * c if c <= 0.0031308 else 1.055 * c ** (1 / 2.4) - 0.055
+        e = [enc(c) * 255 for c in lin]
+        best = None
+        for k in range(8):
+            cand = tuple(min(255, int(math.floor(e[c])) + ((k >> c) & 1)) for c in range(3))
+            dist = abs(lightness(cand) - L)
+            if best is None or dist < best[0]:
+                best = (dist, cand)
+        table.append(best[1])
+    return np.array(table, dtype=np.int32)
+
+
+# ---- The checks ---------------------------------------------------------------
+
+def dims(W, H, size):
+    longest, shortest = max(W, H), min(W, H)
+    L = min(size, longest)
+    s = max(1, (2 * shortest * L + longest) // (2 * longest))
+    return (L, s) if W >= H else (s, L)
+
+
+def check_size(png, W, H, size):
+    w, h, rgba, text = read_png(png)
+    pw, ph = dims(W, H, size)
+    check(max(pw, ph) == min(size, max(W, H)), "longest side %d, want %d" %
+          (max(pw, ph), min(size, max(W, H))))
+    check(pw <= W and ph <= H, "larger than the map: %dx%d for %dx%d" % (pw, ph, W, H))
+    # The short side in proportion, rounded (at least 1 pixel).
+    short_exact = H * pw / W if W >= H else W * ph / H
+    short = ph if W >= H else pw
+    check(abs(short - short_exact) <= 0.5 or (short == 1 and short_exact < 1),
+          "aspect: %dx%d for a %dx%d map" % (pw, ph, W, H))
+    check(w >= pw and h > ph, "PNG %dx%d cannot hold a %dx%d image and its legend" %
+          (w, h, pw, ph))
+    desc = text.get("Description", "")
+    check(("at %dx%d" % (pw, ph)) in desc, "Description names the size %dx%d: %r" %
+          (pw, ph, desc))
+    return w, h, rgba, pw, ph
+
+
+def check_image(png, raw, W, H, size, vmax, unit):
+    w, h, rgba, pw, ph = check_size(png, W, H, size)
+    if failures:
+        return
+    cmap = colormap()
+    m = np.fromfile(raw, dtype="<f4")
+    check(m.size == W * H, "map size")
+    m = m.reshape(H, W).astype(np.float64)
+    valid = ~np.isnan(m)
+    jx = (np.arange(W) * pw) // W
+    jy = (np.arange(H) * ph) // H
+    idx = (jy[:, None] * pw + jx[None, :]).ravel()
+    sums = np.bincount(idx, weights=np.where(valid, m, 0).ravel(), minlength=pw * ph)
+    cnts = np.bincount(idx, weights=valid.ravel().astype(np.float64), minlength=pw * ph)
+    sums, cnts = sums.reshape(ph, pw), cnts.reshape(ph, pw)
+    img = rgba[:ph, :pw].astype(np.int32)
+    empty = cnts == 0
+    check(empty.any(), "the test map has no block without a valid pixel")
+    check((img[empty][:, 3] == 0).all(), "%d all-nodata blocks not transparent" %
+          int((img[empty][:, 3] != 0).sum()))
+    full = ~empty
+    check((img[full][:, 3] == 255).all(), "%d blocks with data not opaque" %
+          int((img[full][:, 3] != 255).sum()))
+    mean = np.where(full, sums / np.where(full, cnts, 1), 0)
+    want = np.rint(np.clip(mean / vmax, 0, 1) * 255).astype(np.int64) if vmax > 0 else \
+        np.zeros_like(mean, dtype=np.int64)
+    # One colour step of tolerance: the entry, or a neighbour (means at
+    # an entry's edge may round the other way); each channel within 1
+    # (the construction's float arithmetic against C's).
+    got = img[..., :3]
+    ok = np.zeros((ph, pw), dtype=bool)
+    for d in (-1, 0, 1):
+        e = np.clip(want + d, 0, 255)
+        ok |= (np.abs(got - cmap[e]) <= 1).all(axis=2)
+    bad = full & ~ok
+    check(not bad.any(), "%d of %d pixels not the colour of their block's mean (first at %s)" %
+          (int(bad.sum()), int(full.sum()), tuple(np.argwhere(bad)[0]) if bad.any() else ""))
+    check(len(np.unique(want[full])) > 20, "the test map uses too few colours")
+    # The legend: rows below the image, opaque; a bar from entry 0 to the
+    # last; text in dark ink below it, at both ends.
+    leg = rgba[ph:].astype(np.int32)
+    check((leg[..., 3] == 255).all(), "legend not opaque")
+    row_is_bar = [((np.abs(r[:, :3] - cmap[0]) <= 1).all(axis=1).any() and
+                   (np.abs(r[:, :3] - cmap[255]) <= 1).all(axis=1).any()) for r in leg]
+    check(any(row_is_bar), "no legend bar (entry 0 and the last in one row)")
+    if any(row_is_bar):
+        bar = leg[row_is_bar.index(True)]
+        xs = [x for x in range(w) if tuple(bar[x, :3]) != (255, 255, 255)]
+        x0, x1 = xs[0], xs[-1]
+        check(x1 - x0 + 1 >= min(pw, 64), "legend bar only %d pixels wide" % (x1 - x0 + 1))
+        Ls = [lightness(bar[x, :3]) for x in range(x0, x1 + 1)]
+        check(all(b >= a for a, b in zip(Ls, Ls[1:])),
+              "legend bar lightness not increasing left to right")
+        n = x1 - x0 + 1
+        for x in range(x0, x1 + 1):
+            e = int(np.rint((x - x0) * 255 / (n - 1))) if n > 1 else 0
+            if not check((np.abs(bar[x, :3] - cmap[e]) <= 1).all(),
+                         "legend bar at %d: %r, the colour map's entry %d is %r" %
+                         (x, tuple(bar[x, :3]), e, tuple(cmap[e]))):
+                break
+        ink = (leg[..., :3] == 32).all(axis=2)
+        below = ink[row_is_bar.index(True):]
+        check(below[:, :w // 4].any() and below[:, 3 * w // 4:].any(),
+              "legend labels missing at the ends of the bar")
+    desc = read_png(png)[3].get("Description", "")
+    check(("%.6g %s" % (vmax, unit)) in desc, "Description gives the scale 0 to %.6g %s: %r" %
+          (vmax, unit, desc))
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == "colormap":
+        cmap = colormap()
+        Ls = [lightness(c) for c in cmap]
+        check(all(b > a for a, b in zip(Ls, Ls[1:])), "lightness not strictly increasing")
+        check(Ls[0] < 20 and Ls[-1] > 85, "lightness range %.1f..%.1f" % (Ls[0], Ls[-1]))
+    elif mode == "image":
+        png, raw, W, H, size, vmax, unit = sys.argv[2:9]
+        check_image(png, raw, int(W), int(H), int(size), float(vmax), unit)
+    elif mode == "size":
+        png, W, H, size = sys.argv[2:6]
+        check_size(png, int(W), int(H), int(size))
+    else:
+        sys.exit("unknown mode %s" % mode)
+    for f in failures:
+        sys.stderr.write("preview_check.py: %s\n" % f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

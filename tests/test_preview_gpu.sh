@@ -1,0 +1,20 @@
+#!/bin/sh
+# --preview with the GPU computing (its chunks go to the preview as slices
+# after compute, not by band): the same PNG and output as the CPU's, with
+# the GPU alone, the CPU and the GPU together, many chunks or few. Skipped
+# (77) where no GPU is usable.
+. "$WINENT_SRC/tests/cli_lib.sh"
+"$WS" --quiet --device gpu --size 5x5 --dtype u8 "$WINENT_SRC/samples/course-5x5-u8.raw" \
+    "$T/probe.raw" 2>/dev/null || { echo "no usable GPU: skipped"; exit 77; }
+"$MK" --size 3001x2003 --dtype u8 --kind landscape --values 40 --holes 0.1 --nodata 0 \
+    "$T/in.u8"
+IN="--quiet --size 3001x2003 --dtype u8 --nodata 0 --window 9"
+"$WS" $IN --device cpu --preview "$T/cpu.png" "$T/in.u8" "$T/cpu.zst"
+for dev in gpu cpu,0; do
+    for mem in 8M 1G; do
+        "$WS" $IN --device $dev --mem $mem --preview "$T/g.png" "$T/in.u8" "$T/g.zst"
+        check "device $dev, mem $mem: the CPU's output" cmp -s "$T/cpu.zst" "$T/g.zst"
+        check "device $dev, mem $mem: the CPU's preview" cmp -s "$T/cpu.png" "$T/g.png"
+    done
+done
+finish
