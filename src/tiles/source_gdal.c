@@ -21,8 +21,9 @@
  * integer type: they need a nodata value (--nodata V, one the band never
  * holds) to stand for masked pixels.
  *
- * Strict on lost data: any GDAL error or warning while pixels are read,
- * or a failed RasterIO, is an input error, never zeros. GDAL's messages
+ * Strict on lost data: any GDAL error or warning while pixels are read
+ * (but for a network read GDAL says it retries), or a failed RasterIO, is
+ * an input error, never zeros. GDAL's messages
  * go to a handler pushed on the reading thread's own stack (never
  * printed). */
 #define _LARGEFILE64_SOURCE 1 /* GDAL's VSIStatBufL is struct stat64 */
@@ -83,9 +84,15 @@ static void CPL_STDCALL on_gdal_message(CPLErr cls, CPLErrorNum num, const char 
     if (cls >= CE_Failure) {
         if (m->failures++ == 0)
             keep_message(m, msg);
-    } else if (m->warnings++ == 0 && m->failures == 0) {
-        keep_message(m, msg);
+        return;
     }
+    /* A network read that GDAL retries (/vsicurl/, /vsis3/: "HTTP error
+     * code: 503 ... Retrying again in 2.0 secs") loses nothing: a retry
+     * that fails in the end is an error of its own. */
+    if (msg != NULL && (strstr(msg, "Retrying") != NULL || strstr(msg, "retrying") != NULL))
+        return;
+    if (m->warnings++ == 0 && m->failures == 0)
+        keep_message(m, msg);
 }
 
 /* Calls into GDAL on this thread report to `m` from here to msgs_end,
