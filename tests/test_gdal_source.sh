@@ -1,7 +1,8 @@
 #!/bin/sh
 # The GDAL source: the same raw samples made by gdal_translate into a VRT,
-# an ENVI file, a lossless JPEG2000, a NetCDF subdataset and a TIFF inside
-# a zip (/vsizip/) each give the map of the raw samples, byte for byte;
+# an ENVI file, a lossless JPEG2000, a NetCDF subdataset, a TIFF inside a
+# zip (/vsizip/) and one on a local web server (/vsicurl/, http://) each
+# give the map of the raw samples, byte for byte;
 # GDAL's nodata and mask (alpha band, per-dataset mask, .msk file) are
 # nodata; the georeferencing reaches the GeoTIFF output; broken inputs
 # are input errors (exit 3, one line), never zeros.
@@ -73,7 +74,35 @@ import zipfile
 with zipfile.ZipFile('$T/in.zip', 'w', zipfile.ZIP_DEFLATED) as z:
     z.write('$T/geo.tif', 'dir/geo.tif')"
 same_map "/vsizip/" "/vsizip/$T/in.zip/dir/geo.tif"
+# Formats read front to back (one dataset, rows in order): PNG, gzip.
+gdal_translate -q -of PNG "$T/geo.tif" "$T/in.png"
+same_map "PNG on 3 threads" "$T/in.png" --threads 3
+"$PY" -c "
+import gzip, shutil
+with open('$T/geo.tif', 'rb') as f, gzip.open('$T/geo.tif.gz', 'wb') as g:
+    shutil.copyfileobj(f, g)"
+same_map "/vsigzip/ on 3 threads" "/vsigzip/$T/geo.tif.gz" --threads 3
 expect_exit 3 "/vsizip/ of a missing member" "$WS" $R "/vsizip/$T/in.zip/nope.tif" "$T/o.raw"
+# /vsicurl/ and a plain URL, from a web server on this machine.
+"$PY" -u -m http.server 0 --bind 127.0.0.1 --directory "$T" >"$T/http.log" 2>&1 &
+http_pid=$!
+trap 'kill $http_pid 2>/dev/null || true; rm -rf "$T"' EXIT INT TERM
+n=0
+while [ $n -lt 100 ] && ! grep -q "port [0-9]" "$T/http.log"; do
+    sleep 0.1
+    n=$((n + 1))
+done
+port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$T/http.log" | head -n 1)
+if [ -n "$port" ]; then
+    same_map "/vsicurl/" "/vsicurl/http://127.0.0.1:$port/geo.tif"
+    same_map "http:// URL" "http://127.0.0.1:$port/geo.tif"
+    expect_exit 3 "/vsicurl/ of a missing file" "$WS" $R "/vsicurl/http://127.0.0.1:$port/nope.tif" \
+        "$T/o.raw"
+    check "the message gives the HTTP status" grep -q "404" "$T/stderr"
+else
+    echo "no local web server: /vsicurl/ not tested"
+fi
+kill $http_pid 2>/dev/null || true
 # A VRT whose source file is missing: an input error at the first read.
 sed "s|geo.tif|gone.tif|" "$T/in.vrt" >"$T/missing.vrt"
 expect_exit 3 "VRT with a missing source" "$WS" $R "$T/missing.vrt" "$T/o.raw"

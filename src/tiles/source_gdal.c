@@ -9,7 +9,10 @@
  * open it is capped at --mem / 8 (at least 4 MiB, at most 256 MiB, never
  * raised), and every item's blocks are dropped from it once copied
  * (GDALFlushCache on the worker's dataset), so it holds little beyond the
- * items in flight and the blocks of a VRT's sources.
+ * items in flight and the blocks of a VRT's sources. Formats read front
+ * to back (PNG, JPEG, GIF, /vsigzip/) and blocks too big for one item
+ * (slices of rows) are read by one dataset, in order: datasets side by
+ * side would each decode from the top.
  *
  * GDAL's mask (alpha band, per-dataset mask, a multi-band nodata) marks
  * nodata: masked pixels are delivered as a value the kernels skip (NaN for
@@ -177,7 +180,9 @@ typedef struct gdal_impl {
     int read_mask;   /* GDAL's mask band is read and applied */
     uint8_t fill[8]; /* a masked pixel, as delivered */
     int item_w, item_h, items_across;
+    int block_h;    /* the band's block height */
     int batch_rows; /* a multiple of item_h */
+    int sequential; /* one dataset, items in order (see plan_items) */
     uint8_t *batch; /* owned: rows [batch_y0, batch_y0 + batch_h) */
     int batch_y0, batch_h;
     uint64_t input_bytes; /* the dataset's files, for bytes_read */
@@ -294,9 +299,11 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
     if (e == CE_None && h->mask != NULL)
         e = GDALRasterIOEx(h->mask, GF_Read, x0, y0, w, rows, h->maskbuf, w, rows, GDT_Byte, 1,
                            (GSpacing)w, &ex);
-    /* The item's blocks are not needed again: drop them from GDAL's
-     * process-wide cache now rather than when it is full. */
-    GDALFlushCache(h->ds);
+    /* The item's blocks are not needed again (unless the item is a slice
+     * of taller blocks): drop them from GDAL's process-wide cache now
+     * rather than leave them for its LRU to evict under its lock. */
+    if ((y0 + rows) % g->block_h == 0 || y0 + rows == g->height)
+        GDALFlushCache(h->ds);
     msgs_end();
 
     if (g->stop != NULL && __atomic_load_n(g->stop, __ATOMIC_RELAXED))
@@ -353,7 +360,10 @@ static winent_status load_batch(winent_source *s, gdal_impl *g, int y, winent_er
         winent_err_clear(&g->h[i].err);
         g->h[i].fail_item = -1;
     }
-    if (g->par) {
+    if (g->sequential) {
+        for (long item = 0; item < items && g->h[0].fail_item < 0; item++)
+            read_one(g, item, 0);
+    } else if (g->par) {
         if (g->par->run(g->par->ctx, items, read_one, g) != 0) {
             g->batch_h = 0;
             return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
@@ -653,6 +663,19 @@ static const char *first_subdataset(GDALDatasetH ds)
     return CSLFetchNameValue(GDALGetMetadata(ds, "SUBDATASETS"), "SUBDATASET_1_NAME");
 }
 
+/* 1 for inputs that are read front to back: a dataset asked for rows
+ * before its current one starts over from the top, so datasets side by
+ * side would each decode the whole image. */
+static int sequential_format(GDALDatasetH ds, const char *path)
+{
+    static const char *const drivers[] = {"PNG", "JPEG", "GIF"};
+    const char *d = GDALGetDriverShortName(GDALGetDatasetDriver(ds));
+    for (size_t i = 0; d != NULL && i < sizeof drivers / sizeof *drivers; i++)
+        if (strcmp(d, drivers[i]) == 0)
+            return 1;
+    return strncmp(path, "/vsigzip/", 9) == 0 || strncmp(path, "/vsistdin", 9) == 0;
+}
+
 /* Item and batch geometry from the band's blocks (see the top comment). */
 static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
 {
@@ -662,6 +685,7 @@ static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
         bw = g->width;
     if (bh <= 0 || bh > g->height)
         bh = g->height;
+    g->block_h = bh;
     const uint64_t ss = g->out_sample > g->stored_sample ? g->out_sample : g->stored_sample;
     const uint64_t block = (uint64_t)bw * (uint64_t)bh * ss;
     uint64_t k = block >= ITEM_MIN_BYTES ? 1 : (ITEM_MIN_BYTES + block - 1) / block;
@@ -675,8 +699,12 @@ static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
         g->item_h = bh;
     }
     if ((uint64_t)g->item_w * (uint64_t)g->item_h * ss > ITEM_MAX_BYTES) {
+        /* Blocks too big to hold a row of: slices of rows, read in order
+         * by one dataset, so that each block is decoded once (while it
+         * fits GDAL's cache). */
         uint64_t h = ITEM_MAX_BYTES / ((uint64_t)g->item_w * ss);
         g->item_h = h < 1 ? 1 : (int)h;
+        g->sequential = 1;
     }
     g->items_across = (g->width + g->item_w - 1) / g->item_w;
     const uint64_t per_group = (uint64_t)g->width * (uint64_t)g->item_h * g->out_sample;
@@ -793,6 +821,7 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
                         g->band);
         goto fail;
     }
+    g->sequential = sequential_format(ds, open_path);
     plan_items(g, b, want);
     g->batch = malloc((size_t)g->width * (size_t)g->batch_rows * g->out_sample);
     if (g->batch == NULL) {
@@ -816,7 +845,7 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
     s->info.name = o->path;
     s->info.georef = winent_georef_present(&g->georef) ? &g->georef : NULL;
     /* One dataset per decoding thread, opened on its first item. */
-    g->nhandles = want;
+    g->nhandles = g->sequential ? 1 : want;
     return WINENT_OK;
 fail:
     /* The caller frees s, and with it the implementation. */
