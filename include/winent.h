@@ -160,7 +160,8 @@ typedef struct winent_job_stats {
 } winent_job_stats;
 
 typedef struct winent_job_opts {
-    const char *input;          /* path, or "-" for standard input */
+    const char *input;          /* path, a GDAL name (/vsizip/..., NETCDF:f.nc:v;
+                                   in a build with GDAL), or "-" for standard input */
     const char *output;         /* path, or "-" for standard output */
     winent_compute_opts compute;/* dtype is taken from the input */
     int nodata_given;           /* compute.nodata came from --nodata (beats GDAL_NODATA) */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Memory stays flat: a 20000 x 20000 u8 input streamed through standard
 # input with --mem 128M peaks under 128 MiB + 64 MiB of resident memory,
-# and the output is the map of the same input read from a file.
+# and the output is the map of the same input read from a file; a VRT
+# input (the GDAL source) stays under --mem 64M + 64 MiB.
 . "$WINENT_SRC/tests/cli_lib.sh"
 [ -x /usr/bin/time ] || { echo "no /usr/bin/time: skipped"; exit 77; }
 [ -x "$MK" ] || { echo "no winent-mksample: skipped"; exit 77; }
@@ -18,4 +19,16 @@ if command -v zstd >/dev/null; then
     zstd -qdc "$T/map.zst" | cmp -s - "$T/map.raw" && ok || bad ".zst content = .raw"
 fi
 check "raw size" test "$(wc -c <"$T/map.raw")" -eq 1600000000
+rm -f "$T/map.raw" "$T/map.zst"
+# The GDAL source (a VRT over raw samples) stays within the same bound:
+# GDAL's block cache is capped at --mem / 8 and taken out of the budget.
+if [ "${WINENT_HAVE_GDAL:-OFF}" = ON ] && command -v gdal_translate >/dev/null; then
+    "$MK" --size 8000x8000 --dtype u8 --kind landscape --values 12 --seed 3 - >"$T/in.raw"
+    printf 'ENVI\nsamples = 8000\nlines = 8000\nbands = 1\nheader offset = 0\nfile type = ENVI Standard\ndata type = 1\ninterleave = bsq\nbyte order = 0\n' >"$T/in.hdr"
+    gdal_translate -q -of VRT "$T/in.raw" "$T/in.vrt"
+    /usr/bin/time -f '%M' -o "$T/rss" "$WS" --quiet --threads 2 --mem 64M "$T/in.vrt" "$T/vrt.zst"
+    kib=$(tail -n 1 "$T/rss")
+    echo "peak resident memory, VRT input: $kib KiB"
+    check "VRT input: peak RSS $kib KiB < 128 MiB" test "$kib" -lt $((128 * 1024))
+fi
 finish

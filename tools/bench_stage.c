@@ -91,8 +91,8 @@ int bench_stage_main(int argc, char **argv)
     j.width = info.width;
     j.height = info.height;
     j.compute.dtype = info.dtype;
-    if (!j.nodata_given && info.has_nodata) {
-        j.compute.has_nodata = 1;
+    if (info.nodata_is_mask || (!j.nodata_given && info.has_nodata)) {
+        j.compute.has_nodata = info.has_nodata;
         j.compute.nodata = info.nodata;
     }
     if (stage == WINENT_STAGE_COMPUTE) {

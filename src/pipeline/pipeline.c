@@ -356,7 +356,13 @@ void winent_job_source_opts(const winent_job_opts *o, winent_source_opts *so)
     so->big_endian = o->big_endian;
     so->header_bytes = o->header_bytes;
     so->band = o->band;
+    so->nodata_given = o->nodata_given;
+    so->has_nodata = o->compute.has_nodata;
+    so->nodata = o->compute.nodata;
+    so->mem_bytes = o->mem_bytes;
     so->threads = o->threads;
+    so->on_notice = o->on_notice;
+    so->user = o->user;
 }
 
 static winent_status open_source(pipeline *p, const winent_job_opts *o, winent_compute_opts *co,
@@ -370,8 +376,10 @@ static winent_status open_source(pipeline *p, const winent_job_opts *o, winent_c
     WINENT_TRY(winent_source_open(&so, &p->source, err));
     const winent_source_info *info = winent_source_get_info(p->source);
     co->dtype = info->dtype;
-    if (!o->nodata_given && info->has_nodata) {
-        co->has_nodata = 1;
+    /* --nodata beats the file's, unless the source marks its mask with
+     * the nodata it delivers (it took --nodata in already). */
+    if (info->nodata_is_mask || (!o->nodata_given && info->has_nodata)) {
+        co->has_nodata = info->has_nodata;
         co->nodata = info->nodata;
     }
     return WINENT_OK;
@@ -609,7 +617,13 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
             (p->encodes ? winent_sink_encoder_bytes_for(&so) : 0) +
             (p->want_cpu ? winent_cpu_scratch_bytes(plan, p->width) : 0) +
             (p->want_preview ? winent_preview_scratch_bytes(&p->preview_opts) : 0);
-        WINENT_TRY_GOTO(st, size_chunks(p, o->mem_bytes, per_worker, &err));
+        /* What the source holds (GDAL's block cache) comes out of --mem. */
+        uint64_t mem = o->mem_bytes;
+        if (p->source) {
+            uint64_t held = winent_source_get_info(p->source)->mem_held;
+            mem -= held < mem / 4 ? held : mem / 4;
+        }
+        WINENT_TRY_GOTO(st, size_chunks(p, mem, per_worker, &err));
     }
     if (p->want_preview)
         /* Its file is opened now, as the output's: a folder that cannot

@@ -1,9 +1,16 @@
-/* Source dispatch: sniff the first bytes, open the TIFF or raw reader. */
+/* Source dispatch (docs/SPEC.md, "Inputs"): look at what the input is (a
+ * file, a pipe, a name only GDAL understands), sniff its first bytes, and
+ * open the libtiff, GDAL or raw reader. A TIFF or GDAL format on a pipe is
+ * first copied to an unnamed temporary file, which the readers open again
+ * as /proc/self/fd/N. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "source_internal.h"
@@ -16,53 +23,278 @@ static int is_tiff_magic(const uint8_t *b, size_t n)
            (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && (b[3] == 42 || b[3] == 43));
 }
 
-winent_status winent_source_open(const winent_source_opts *o, winent_source **out, winent_err *err)
+/* The name under which libtiff and GDAL open descriptor `fd` again: a new
+ * open file description of the same file, with an offset of its own. */
+static void fd_path(int fd, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "/proc/self/fd/%d", fd);
+    if (access(buf, R_OK) != 0)
+        snprintf(buf, cap, "/dev/fd/%d", fd);
+}
+
+#ifdef WINENT_HAVE_GDAL
+/* A name that GDAL may open although it is no local file: a virtual file
+ * system (/vsizip/, /vsicurl/, /vsis3/...), a URL, a driver prefix
+ * (NETCDF:f.nc:var, HDF5:...), or VRT XML given inline. */
+static int is_gdal_name(const char *p)
+{
+    if (strncmp(p, "/vsi", 4) == 0 || strstr(p, "://") != NULL || p[0] == '<')
+        return 1;
+    size_t k = 0;
+    while (isalnum((unsigned char)p[k]) || p[k] == '_')
+        k++;
+    return k >= 2 && p[k] == ':';
+}
+#endif
+
+/* An unnamed file in `dir`: O_TMPFILE where the file system has it, else
+ * mkstemp and an unlink at once. Either way no name is left behind, even
+ * after SIGKILL or a power cut. -1 with errno on failure. */
+static int unnamed_file(const char *dir)
+{
+#ifdef O_TMPFILE
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        return fd;
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        return -1;
+#endif
+    size_t len = strlen(dir);
+    char *name = malloc(len + 32);
+    if (name == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(name, len + 32, "%s/.winent-spool-XXXXXX", dir);
+    int t = mkstemp(name);
+    if (t >= 0)
+        unlink(name);
+    int e = errno;
+    free(name);
+    errno = e;
+    return t;
+}
+
+static winent_status write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = ENOSPC;
+            return WINENT_ERR_INPUT;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return WINENT_OK;
+}
+
+/* Copy `head` and the rest of the stream `fd` into an unnamed file in
+ * TMPDIR (default /tmp), kept open in s->spool_fd; s->fd_name is the name
+ * the readers open it by. `what` names the format for the notice. */
+static winent_status spool(const winent_source_opts *o, winent_source *s, int fd, const char *name,
+                           const char *what, const uint8_t *head, size_t nhead, winent_err *err)
+{
+    const char *env = getenv("TMPDIR");
+    const char *dir = env != NULL && env[0] != '\0' ? env : "/tmp";
+    if (o->on_notice) {
+        char line[WINENT_MSG_MAX];
+        snprintf(line, sizeof line,
+                 "%s is %s on a pipe: copying it to an unnamed temporary file in %s to read it "
+                 "(removed at the end; TMPDIR picks the folder)",
+                 name, what, dir);
+        o->on_notice(o->user, line);
+    }
+    s->spool_fd = unnamed_file(dir);
+    if (s->spool_fd < 0)
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: cannot create a temporary file in %s to copy it to: %s (set TMPDIR "
+                          "to a writable folder)",
+                          name, dir, strerror(errno));
+    const size_t cap = (size_t)1 << 20;
+    uint8_t *buf = malloc(cap);
+    if (buf == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    winent_status st = write_all(s->spool_fd, head, nhead);
+    uint64_t total = nhead;
+    for (long k = (long)cap; st == WINENT_OK && k == (long)cap;) {
+        k = winent_source_read_fd(fd, buf, cap, o->stop);
+        if (k == -2) {
+            free(buf);
+            return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
+        }
+        if (k < 0) {
+            int e = errno;
+            free(buf);
+            return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: read failed: %s", name, strerror(e));
+        }
+        st = write_all(s->spool_fd, buf, (size_t)k);
+        total += (uint64_t)k;
+    }
+    /* The readers count what they take from the copy as bytes read. */
+    free(buf);
+    if (st != WINENT_OK)
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: cannot copy it to a temporary file in %s (%llu bytes): %s (set "
+                          "TMPDIR to a folder with room)",
+                          name, dir, (unsigned long long)total, strerror(errno));
+    fd_path(s->spool_fd, s->fd_name, sizeof s->fd_name);
+    return WINENT_OK;
+}
+
+/* A TIFF by name (`open_path`; `path` when it is a file of that name):
+ * libtiff, unless GDAL is built in and must or was asked to read it. */
+static winent_status open_tiff(const winent_source_opts *o, const char *open_path, const char *path,
+                               winent_source *s, winent_err *err)
+{
+#ifdef WINENT_HAVE_GDAL
+    /* Benchmarks and tests: WINENT_TIFF_READER=gdal|libtiff forces one. */
+    const char *force = getenv("WINENT_TIFF_READER");
+    int gdal = force != NULL && strcmp(force, "gdal") == 0;
+    if (!gdal && !(force != NULL && strcmp(force, "libtiff") == 0))
+        gdal = winent_source_tiff_mask_hint(open_path, path);
+    if (gdal) {
+        /* libtiff checks the file as strictly as ever (a block index that
+         * lost entries, blocks past the end, which GDAL would read as
+         * empty); GDAL then decodes it with its mask. */
+        winent_source check;
+        memset(&check, 0, sizeof check);
+        winent_status st = winent_source_tiff_open(o, open_path, &check, err);
+        if (check.ops && check.ops->free_impl)
+            check.ops->free_impl(check.impl);
+        WINENT_TRY(st);
+        return winent_source_gdal_open(o, open_path, 1, s, err);
+    }
+#else
+    (void)path;
+#endif
+    return winent_source_tiff_open(o, open_path, s, err);
+}
+
+winent_status winent_source_open(const winent_source_opts *opts, winent_source **out,
+                                 winent_err *err)
 {
     winent_status st = WINENT_OK;
-    int is_stdin = strcmp(o->path, "-") == 0;
+    const int is_stdin = strcmp(opts->path, "-") == 0;
+    const char *name = is_stdin ? "standard input" : opts->path;
+    /* The readers name the input in their messages by its path. */
+    winent_source_opts named = *opts;
+    named.path = name;
+    const winent_source_opts *o = &named;
+    const int raw_layout = o->width > 0 && o->height > 0 && o->has_dtype;
     int fd = -1;
-    uint8_t magic[4];
-    long nmagic = 0;
+    uint8_t head[WINENT_SNIFF_BYTES];
+    long nhead = 0;
+    struct stat sb;
     winent_source *s = calloc(1, sizeof *s);
     *out = NULL;
     if (s == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    s->spool_fd = -1;
     if (is_stdin) {
         fd = STDIN_FILENO;
     } else {
-        fd = open(o->path, O_RDONLY);
+        fd = open(o->path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
-            st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot open: %s", o->path,
-                            strerror(errno));
+#ifdef WINENT_HAVE_GDAL
+            if (is_gdal_name(o->path)) {
+                WINENT_TRY_GOTO(st, winent_source_gdal_open(o, o->path, 0, s, err));
+                goto opened;
+            }
+#endif
+            st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot open: %s", o->path, strerror(errno));
             goto fail;
         }
     }
-    nmagic = winent_source_read_fd(fd, magic, sizeof magic, o->stop);
-    if (nmagic == -2) {
+    if (fstat(fd, &sb) != 0) {
+        st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot stat: %s", name, strerror(errno));
+        goto fail;
+    }
+    /* A file is opened again by name (libtiff, GDAL); anything else (a
+     * pipe, a FIFO, a terminal) is read once, front to back. */
+    const int seekable = S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode);
+#ifdef WINENT_HAVE_GDAL
+    if (S_ISDIR(sb.st_mode) && !is_stdin) {
+        /* Some GDAL datasets are folders (Zarr, an ESRI grid, a .SAFE). */
+        close(fd);
+        fd = -1;
+        WINENT_TRY_GOTO(st, winent_source_gdal_open(o, o->path, 0, s, err));
+        goto opened;
+    }
+    /* A pipe without a raw layout may hold a format GDAL knows by its
+     * first bytes. */
+    size_t want = !seekable && !raw_layout ? WINENT_SNIFF_BYTES : 4;
+#else
+    size_t want = 4;
+#endif
+    nhead = winent_source_read_fd(fd, head, want, o->stop);
+    if (nhead == -2) {
         st = WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
         goto fail;
     }
-    if (nmagic < 0) {
-        st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot read: %s",
-                        is_stdin ? "standard input" : o->path, strerror(errno));
+    if (nhead < 0) {
+        st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot read: %s", name, strerror(errno));
         goto fail;
     }
-    if (is_tiff_magic(magic, (size_t)nmagic)) {
-        if (is_stdin) {
-            st = WINENT_ERR(err, WINENT_ERR_INPUT,
-                            "TIFF on standard input is not supported: give the file's name");
-            goto fail;
+    if (is_tiff_magic(head, (size_t)nhead)) {
+        /* A file given by name is opened by that name (so that a PATH.msk
+         * beside it is seen); standard input and pipes by descriptor. */
+        const char *tiff_path = o->path, *file = o->path;
+        if (!seekable) {
+            WINENT_TRY_GOTO(st, spool(o, s, fd, name, "a TIFF", head, (size_t)nhead, err));
+            tiff_path = s->fd_name;
+            file = NULL;
+        } else if (is_stdin) {
+            fd_path(STDIN_FILENO, s->fd_name, sizeof s->fd_name);
+            tiff_path = s->fd_name;
+            file = NULL;
         }
-        close(fd);
+        if (fd > STDIN_FILENO)
+            close(fd);
         fd = -1;
-        WINENT_TRY_GOTO(st, winent_source_tiff_open(o, s, err));
-    } else {
+        WINENT_TRY_GOTO(st, open_tiff(o, tiff_path, file, s, err));
+        goto opened;
+    }
+#ifdef WINENT_HAVE_GDAL
+    if (!raw_layout) {
+        if (seekable && !is_stdin && winent_source_gdal_identify(o->path, NULL, 0)) {
+            close(fd);
+            fd = -1;
+            WINENT_TRY_GOTO(st, winent_source_gdal_open(o, o->path, 0, s, err));
+            goto opened;
+        }
+        if (seekable && is_stdin) {
+            fd_path(STDIN_FILENO, s->fd_name, sizeof s->fd_name);
+            if (winent_source_gdal_identify(s->fd_name, NULL, 0)) {
+                WINENT_TRY_GOTO(st, winent_source_gdal_open(o, s->fd_name, 0, s, err));
+                goto opened;
+            }
+        }
+        const char *driver =
+            seekable ? NULL : winent_source_gdal_identify(NULL, head, (size_t)nhead);
+        if (driver != NULL) {
+            char what[64];
+            snprintf(what, sizeof what, "a GDAL raster (%s)", driver);
+            WINENT_TRY_GOTO(st, spool(o, s, fd, name, what, head, (size_t)nhead, err));
+            if (fd > STDIN_FILENO)
+                close(fd);
+            fd = -1;
+            WINENT_TRY_GOTO(st, winent_source_gdal_open(o, s->fd_name, 0, s, err));
+            goto opened;
+        }
+    }
+#endif
+    {
+        /* Raw: without --size and --dtype its opener says what is missing. */
         int raw = fd;
         fd = -1; /* the raw source owns it now, even when it fails */
-        WINENT_TRY_GOTO(st, winent_source_raw_open(o, raw, magic, (size_t)nmagic, s, err));
+        WINENT_TRY_GOTO(st, winent_source_raw_open(o, raw, head, (size_t)nhead, s, err));
     }
-    if (s->info.name == NULL)
-        s->info.name = o->path;
+opened:
+    s->info.name = opts->path;
     *out = s;
     return WINENT_OK;
 fail:
@@ -125,5 +357,7 @@ void winent_source_free(winent_source *s)
         return;
     if (s->ops && s->ops->free_impl)
         s->ops->free_impl(s->impl);
+    if (s->spool_fd >= 0)
+        close(s->spool_fd);
     free(s);
 }

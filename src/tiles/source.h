@@ -1,7 +1,9 @@
 /*
- * source.h - a raster source: one band of a TIFF or raw input, delivered
- * as rows of native-endian samples, top to bottom, each row read once
- * (standard input is read strictly front to back).
+ * source.h - a raster source: one band of a TIFF, raw or (built with GDAL)
+ * any GDAL raster, delivered as rows of native-endian samples, top to
+ * bottom, each row read once (raw standard input is read strictly front
+ * to back; a TIFF or GDAL format on a pipe is first copied to an unnamed
+ * temporary file).
  */
 #ifndef WINENT_SOURCE_H
 #define WINENT_SOURCE_H
@@ -23,7 +25,8 @@ typedef struct winent_parallel {
 } winent_parallel;
 
 typedef struct winent_source_opts {
-    const char *path;          /* file name, or "-" for standard input */
+    const char *path;          /* file name, GDAL name (/vsizip/..., NETCDF:f.nc:v),
+                                  or "-" for standard input */
     /* Raw layout (ignored for TIFF, which describes itself). */
     int width, height;         /* --size; 0 when not given */
     int has_dtype;
@@ -34,30 +37,58 @@ typedef struct winent_source_opts {
     uint64_t header_bytes;     /* --header-bytes */
     /* Both. */
     int band;                  /* --band, 1-based, default 1 */
+    /* --nodata as the user gave it: it beats the file's own nodata value;
+     * a GDAL source also writes masked pixels as this value. */
+    int nodata_given, has_nodata;
+    double nodata;
+    uint64_t mem_bytes;        /* --mem: caps GDAL's block cache (0: 1 GiB) */
     int threads;               /* decoding threads (without `par`) */
     const winent_parallel *par;/* may be NULL: decode on the source's own threads */
     const volatile int *stop;  /* may be NULL: a blocking read of a pipe gives
                                   up with WINENT_ERR_INTERRUPTED once *stop */
+    /* May be NULL: one line for the user (a pipe being copied to a
+     * temporary file), called from the thread that opens the source. */
+    void (*on_notice)(void *user, const char *line);
+    void *user;
 } winent_source_opts;
 
 typedef struct winent_source_info {
     int width, height;
     winent_dtype dtype;        /* of the band's samples as delivered */
     int bands;
-    int has_nodata;            /* GDAL_NODATA of a TIFF */
+    int has_nodata;            /* GDAL_NODATA of a TIFF, GDAL's nodata value */
     double nodata;
+    /* 1: GDAL's mask (alpha band, per-dataset mask) is delivered as
+     * `nodata` (or NaN when has_nodata is 0): the job must use this nodata
+     * whatever --nodata says (the source already took --nodata in). The
+     * dtype may then be wider than the band's (u8 -> u16 with 256 for
+     * masked pixels, see source_gdal.c); the distinct values and bins, so
+     * the map, stay those of the band. */
+    int nodata_is_mask;
+    uint64_t mem_held;         /* bytes the source may hold beyond its rows
+                                  (GDAL's block cache), out of --mem */
     int is_tiff;
+    const char *reader;        /* "raw", "libtiff" or "gdal" (and the GDAL
+                                  driver's short name in `driver`) */
+    const char *driver;
     const winent_georef *georef; /* borrowed from the source; NULL when none */
     const char *name;          /* borrowed: the path as given */
 } winent_source_info;
 
 typedef struct winent_source winent_source;
 
-/* Open `o->path`; a TIFF is recognised by its first bytes, anything else
- * is raw. Errors: WINENT_ERR_USAGE (raw without --size/--dtype, bad band),
+/* Open `o->path` (docs/SPEC.md, "Inputs"): a TIFF is recognised by its
+ * first bytes and read with libtiff (with GDAL, when built with it, if the
+ * band has a mask or alpha band, or WINENT_TIFF_READER=gdal); anything
+ * else is raw when --size and --dtype are both given, else (built with
+ * GDAL) whatever GDAL opens. A TIFF or GDAL format on a pipe is copied to
+ * an unnamed file in TMPDIR first (a notice says so).
+ * Errors: WINENT_ERR_USAGE (raw without --size/--dtype, bad band),
  * WINENT_ERR_INPUT (missing, unreadable, unsupported, or a file that cannot
  * hold what it declares: a raw file shorter than the options say, a TIFF
- * whose block index lost entries or points past the end of the file). */
+ * whose block index lost entries or points past the end of the file, a
+ * GDAL read that fails), WINENT_ERR_INTERRUPTED (*o->stop while a pipe is
+ * being copied). */
 winent_status winent_source_open(const winent_source_opts *o, winent_source **out, winent_err *err);
 
 const winent_source_info *winent_source_get_info(const winent_source *s);

@@ -7,6 +7,10 @@
 
 #include "source.h"
 
+/* Bytes sniffed from a pipe that holds no raw layout: enough for GDAL to
+ * recognise most formats by their header. */
+#define WINENT_SNIFF_BYTES 1024
+
 typedef struct source_ops {
     winent_status (*read)(winent_source *s, int rows, void *dst, winent_err *err);
     void (*free_impl)(void *impl);
@@ -18,10 +22,15 @@ struct winent_source {
     winent_source_info info;  /* filled by the opener */
     int next_row;             /* rows delivered so far */
     uint64_t bytes_read;      /* updated by the implementation */
+    int spool_fd;             /* owned: the unnamed temporary copy of a pipe
+                                 (closed after the implementation), or -1 */
+    char fd_name[48];         /* /proc/self/fd/N of spool_fd or of a file on
+                                 standard input: the readers borrow it */
 };
 
 /* Raw source over an open descriptor (0 for standard input); `pushback`
- * holds bytes already taken from it (the sniffed magic), delivered first.
+ * holds bytes already taken from it (the sniffed magic, at most
+ * WINENT_SNIFF_BYTES), delivered first.
  * Takes ownership of `fd` (standard input is not closed). */
 winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const uint8_t *pushback,
                                      size_t npushback, winent_source *s, winent_err *err);
@@ -32,8 +41,32 @@ winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const 
  * -2 when stopped. */
 long winent_source_read_fd(int fd, void *dst, size_t n, const volatile int *stop);
 
-/* TIFF source over the file `o->path` (never standard input). */
-winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source *s,
-                                      winent_err *err);
+/* TIFF source over the file `open_path` (a name libtiff can open: a
+ * file, or /proc/self/fd/N for a spooled pipe), named `o->path` in
+ * messages. */
+winent_status winent_source_tiff_open(const winent_source_opts *o, const char *open_path,
+                                      winent_source *s, winent_err *err);
+
+/* 1 when the TIFF at `open_path` may carry a mask that GDAL applies to its
+ * bands: an alpha ExtraSample, an internal mask IFD (NewSubfileType bit 2),
+ * or, when `path` is a file name, a PATH.msk beside it. A cheap look at the
+ * tags and the IFD chain only; GDAL decides (GDALGetMaskFlags). */
+int winent_source_tiff_mask_hint(const char *open_path, const char *path);
+
+#ifdef WINENT_HAVE_GDAL
+/* A GDAL raster source over `open_path` (a GDAL name: file, /vsi..., a
+ * driver prefix such as NETCDF:f.nc:v, or /proc/self/fd/N), named
+ * `o->path` in messages. `tiff` is 1 when the input is a TIFF file that
+ * libtiff has already checked: its GeoTIFF tags are then copied as they
+ * are, not rebuilt from GDAL's geotransform and CRS. source_gdal.c. */
+winent_status winent_source_gdal_open(const winent_source_opts *o, const char *open_path, int tiff,
+                                      winent_source *s, winent_err *err);
+
+/* The short name of the GDAL raster driver that recognises the file
+ * `name`, or, when `name` is NULL, a file that starts with the `n` bytes
+ * at `head` (what a pipe holds before it is copied anywhere); NULL when
+ * none does. */
+const char *winent_source_gdal_identify(const char *name, const uint8_t *head, size_t n);
+#endif
 
 #endif

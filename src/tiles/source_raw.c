@@ -23,7 +23,8 @@ typedef struct raw_impl {
     int fd;                   /* owned (standard input is not closed) */
     const volatile int *stop; /* borrowed, may be NULL */
     const char *name;         /* borrowed: path or "standard input" */
-    uint8_t pushback[4];      /* bytes sniffed before we were opened */
+    /* Bytes sniffed before we were opened. */
+    uint8_t pushback[WINENT_SNIFF_BYTES];
     size_t npushback, pushback_pos;
     size_t sample;   /* bytes per sample */
     int bands, band; /* band is 0-based */
@@ -183,8 +184,13 @@ winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const 
     r->name = fd == STDIN_FILENO ? "standard input" : o->path;
     if (o->width <= 0 || o->height <= 0)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
+#ifdef WINENT_HAVE_GDAL
+                          "%s: not a TIFF nor a raster GDAL recognises, so it is read as raw "
+                          "samples: give --size WxH and --dtype",
+#else
                           "%s: not a TIFF, so it is read as raw samples: give --size WxH and "
-                          "--dtype",
+                          "--dtype (this build reads no other format: it has no GDAL)",
+#endif
                           r->name);
     if (!o->has_dtype)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
@@ -196,6 +202,8 @@ winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const 
                           r->band + 1, r->bands, r->bands == 1 ? "" : "s");
     r->sample = winent_dtype_size(o->dtype);
     r->interleave = o->interleave;
+    if (npushback > sizeof r->pushback)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "raw source: %zu bytes sniffed", npushback);
     r->swap = (o->big_endian != 0) != host_is_big_endian() && r->sample > 1;
     memcpy(r->pushback, pushback, npushback);
     r->npushback = npushback;
@@ -205,6 +213,7 @@ winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const 
     s->info.dtype = o->dtype;
     s->info.bands = r->bands;
     s->info.is_tiff = 0;
+    s->info.reader = "raw";
     s->info.name = o->path;
 
     /* 2^31 x 2^31 samples of 8 bytes do not fit in 64 bits: saturate, so

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <omp.h>
 
@@ -32,7 +33,8 @@ typedef struct tiff_handle {
 } tiff_handle;
 
 typedef struct tiff_impl {
-    const char *path; /* borrowed */
+    const char *path;           /* borrowed: the name in messages */
+    const char *open_path;      /* borrowed: what libtiff opens (path, or a spooled copy) */
     const winent_parallel *par; /* borrowed: the job's workers, or NULL */
     int nhandles;
     tiff_handle *h; /* owned: h[0] is opened first and holds the tags */
@@ -332,7 +334,7 @@ static void setup_handle(TIFF *tif)
 static winent_status open_handle(tiff_impl *t, tiff_handle *h, winent_err *err)
 {
     /* "m": no memory mapping, which would hide read errors of truncated files. */
-    h->tif = winent_tiff_open(t->path, "rm", &h->msgs);
+    h->tif = winent_tiff_open(t->open_path, "rm", &h->msgs);
     if (h->tif == NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: not a readable TIFF: %s", t->path,
                           h->msgs.first_error);
@@ -457,14 +459,15 @@ static winent_status check_blocks(const tiff_impl *t, tiff_handle *h, winent_err
     return WINENT_OK;
 }
 
-winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source *s,
-                                      winent_err *err)
+winent_status winent_source_tiff_open(const winent_source_opts *o, const char *open_path,
+                                      winent_source *s, winent_err *err)
 {
     winent_status st = WINENT_OK;
     tiff_impl *t = calloc(1, sizeof *t);
     if (t == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     t->path = o->path;
+    t->open_path = open_path;
     s->ops = &tiff_ops;
     s->impl = t;
     int want = o->par         ? o->par->workers
@@ -605,6 +608,7 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source
     s->info.dtype = t->dtype;
     s->info.bands = spp;
     s->info.is_tiff = 1;
+    s->info.reader = "libtiff";
     s->info.name = o->path;
     read_nodata(s, t, tif);
     set_fill(t, &s->info);
@@ -617,4 +621,37 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, winent_source
 fail:
     /* The caller frees s, and with it the implementation. */
     return st;
+}
+
+int winent_source_tiff_mask_hint(const char *open_path, const char *path)
+{
+    winent_tiff_msgs m;
+    TIFF *tif = winent_tiff_open(open_path, "rm", &m);
+    if (tif == NULL)
+        return 0;
+    int hint = 0;
+    uint16_t n = 0, *kinds = NULL;
+    if (TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &n, &kinds) && kinds != NULL)
+        for (uint16_t i = 0; i < n; i++)
+            if (kinds[i] == EXTRASAMPLE_ASSOCALPHA || kinds[i] == EXTRASAMPLE_UNASSALPHA)
+                hint = 1;
+    /* GDAL's internal masks are IFDs of their own (after the image, or
+     * after each overview in a COG): a few dozen at most are looked at. */
+    for (int d = 0; !hint && d < 64 && TIFFReadDirectory(tif); d++) {
+        uint32_t sub = 0;
+        if (TIFFGetField(tif, TIFFTAG_SUBFILETYPE, &sub) && (sub & FILETYPE_MASK))
+            hint = 1;
+    }
+    TIFFClose(tif);
+    if (!hint && path != NULL) {
+        size_t len = strlen(path);
+        char *msk = malloc(len + 5);
+        if (msk != NULL) {
+            memcpy(msk, path, len);
+            memcpy(msk + len, ".msk", 5);
+            hint = access(msk, F_OK) == 0;
+            free(msk);
+        }
+    }
+    return hint;
 }

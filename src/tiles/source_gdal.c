@@ -1,0 +1,853 @@
+/* GDAL input: one band of any raster GDAL opens (VRT, JPEG2000, NetCDF and
+ * HDF subdatasets, ENVI, /vsizip/, /vsicurl/, ...), read in windows of
+ * whole blocks by several threads, each with a GDALDatasetH of its own.
+ *
+ * Memory stays O(width x block height), as in the TIFF source: read()
+ * copies from one "batch" of rows, decoded as items (a block, a few small
+ * blocks side by side, or a slice of rows of a huge block) on the job's
+ * workers. GDAL's own block cache is process-wide: while the source is
+ * open it is capped at --mem / 8 (at least 4 MiB, at most 256 MiB, never
+ * raised), and every item's blocks are dropped from it once copied
+ * (GDALFlushCache on the worker's dataset), so it holds little beyond the
+ * items in flight and the blocks of a VRT's sources. Formats read front
+ * to back (PNG, JPEG, GIF, /vsigzip/) and blocks too big for one item
+ * (slices of rows) are read by one dataset, in order: datasets side by
+ * side would each decode from the top.
+ *
+ * GDAL's mask (alpha band, per-dataset mask, a multi-band nodata) marks
+ * nodata: masked pixels are delivered as a value the kernels skip (NaN for
+ * floats; the nodata value when the band's type holds it; else a value
+ * outside the band's type, in a wider type: u8 -> u16 with 256, i8 -> i16
+ * with -129, u16 -> i32 with -1, i16 -> i32 with -32769). Widening keeps
+ * every value and so every distinct-value bin and --bins bin: the map is
+ * that of the band with an explicit nodata. 32-bit bands have no wider
+ * integer type: they need a nodata value (--nodata V, one the band never
+ * holds) to stand for masked pixels.
+ *
+ * Strict on lost data: any GDAL error or warning while pixels are read
+ * (but for a network read GDAL says it retries), or a failed RasterIO, is
+ * an input error, never zeros. GDAL's messages
+ * go to a handler pushed on the reading thread's own stack (never
+ * printed). */
+#define _LARGEFILE64_SOURCE 1 /* GDAL's VSIStatBufL is struct stat64 */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cpl_conv.h>
+#include <cpl_error.h>
+#include <cpl_string.h>
+#include <cpl_vsi.h>
+#include <gdal.h>
+#include <omp.h>
+
+#include "source_internal.h"
+#include "tiff_common.h"
+
+/* Decoded bytes per batch (as the TIFF source): enough items for every
+ * thread, little memory. */
+#define BATCH_TARGET_BYTES (16u << 20)
+/* Small blocks (a VRT's 128 x 128) are read a few at a time... */
+#define ITEM_MIN_BYTES (256u << 10)
+/* ...and huge ones (an untiled JPEG2000) in slices of rows. */
+#define ITEM_MAX_BYTES (32u << 20)
+/* GDAL's block cache while the source is open: --mem / 8, within these. */
+#define CACHE_MIN_BYTES ((GIntBig)4 << 20)
+#define CACHE_MAX_BYTES ((GIntBig)256 << 20)
+
+/* ---- GDAL's messages, per thread --------------------------------------- */
+
+/* GDAL's messages about one handle's calls. Written by GDAL's error
+ * handler on the thread that made the call (the handler is pushed on that
+ * thread's own stack), so by one thread. */
+typedef struct gdal_msgs {
+    char first[WINENT_MSG_MAX]; /* the first failure, else the first warning */
+    int failures, warnings;
+} gdal_msgs;
+
+static void keep_message(gdal_msgs *m, const char *msg)
+{
+    snprintf(m->first, sizeof m->first, "%s", msg ? msg : "");
+    /* One line: GDAL's messages may hold newlines. */
+    for (char *c = m->first; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+}
+
+static void CPL_STDCALL on_gdal_message(CPLErr cls, CPLErrorNum num, const char *msg)
+{
+    (void)num;
+    gdal_msgs *m = CPLGetErrorHandlerUserData();
+    if (m == NULL || cls == CE_None || cls == CE_Debug)
+        return;
+    if (cls >= CE_Failure) {
+        if (m->failures++ == 0)
+            keep_message(m, msg);
+        return;
+    }
+    /* A network read that GDAL retries (/vsicurl/, /vsis3/: "HTTP error
+     * code: 503 ... Retrying again in 2.0 secs") loses nothing: a retry
+     * that fails in the end is an error of its own. */
+    if (msg != NULL && (strstr(msg, "Retrying") != NULL || strstr(msg, "retrying") != NULL))
+        return;
+    if (m->warnings++ == 0 && m->failures == 0)
+        keep_message(m, msg);
+}
+
+/* Calls into GDAL on this thread report to `m` from here to msgs_end,
+ * and decode on this thread alone (GDAL_NUM_THREADS, a thread-local
+ * setting): the job's workers are the one thread budget. */
+static void msgs_begin(gdal_msgs *m)
+{
+    memset(m, 0, sizeof *m);
+    CPLPushErrorHandlerEx(on_gdal_message, m);
+    CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", "1");
+}
+
+static void msgs_end(void)
+{
+    CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
+    CPLPopErrorHandler();
+}
+
+static pthread_once_t gdal_once = PTHREAD_ONCE_INIT;
+
+static void gdal_init_once(void)
+{
+    /* Our libtiff settings first: GDAL's GTiff driver then installs its
+     * own process-wide libtiff handlers, which ours must not replace. */
+    winent_tiff_init();
+    gdal_msgs m;
+    msgs_begin(&m);
+    GDALAllRegister();
+    msgs_end();
+}
+
+static void gdal_init(void)
+{
+    pthread_once(&gdal_once, gdal_init_once);
+}
+
+const char *winent_source_gdal_identify(const char *name, const uint8_t *head, size_t n)
+{
+    gdal_init();
+    gdal_msgs m;
+    char mem[64];
+    if (name == NULL) {
+        /* The first bytes of a pipe, as a file of their own in memory. */
+        snprintf(mem, sizeof mem, "/vsimem/winent-head-%p", (const void *)head);
+        VSILFILE *f = VSIFileFromMemBuffer(mem, (GByte *)head, (vsi_l_offset)n, FALSE);
+        if (f == NULL)
+            return NULL;
+        VSIFCloseL(f);
+    }
+    msgs_begin(&m);
+    GDALDriverH d = GDALIdentifyDriverEx(name ? name : mem, GDAL_OF_RASTER, NULL, NULL);
+    msgs_end();
+    if (name == NULL)
+        VSIUnlink(mem);
+    return d != NULL ? GDALGetDriverShortName(d) : NULL;
+}
+
+/* ---- The source ---------------------------------------------------------- */
+
+typedef struct gdal_handle {
+    GDALDatasetH ds;            /* owned; used by one thread at a time */
+    GDALRasterBandH band, mask; /* borrowed from ds; mask NULL when not read */
+    gdal_msgs msgs;             /* GDAL's messages about the current call */
+    uint8_t *scratch;           /* owned: an item's samples as stored (widened reads) */
+    uint8_t *maskbuf;           /* owned: an item's mask bytes */
+    winent_err err;             /* first failure of this handle in a batch */
+    long fail_item;             /* its work item (lowest wins), -1 when none */
+} gdal_handle;
+
+typedef struct gdal_impl {
+    const char *name;           /* borrowed: the input as given, for messages */
+    char *open_path;            /* owned: what GDAL opens */
+    const winent_parallel *par; /* borrowed: the job's workers, or NULL */
+    const volatile int *stop;   /* borrowed, may be NULL */
+    int nhandles;
+    gdal_handle *h;             /* owned: h[0] is opened first */
+    int band;                   /* 1-based */
+    GDALDataType gdt;           /* type GDAL is asked for (Byte for a signed byte) */
+    winent_dtype stored, dtype; /* the band's type; the type delivered */
+    size_t stored_sample, out_sample;
+    int width, height;
+    int read_mask;   /* GDAL's mask band is read and applied */
+    uint8_t fill[8]; /* a masked pixel, as delivered */
+    int item_w, item_h, items_across;
+    int block_h;    /* the band's block height */
+    int batch_rows; /* a multiple of item_h */
+    int sequential; /* one dataset, items in order (see plan_items) */
+    uint8_t *batch; /* owned: rows [batch_y0, batch_y0 + batch_h) */
+    int batch_y0, batch_h;
+    uint64_t input_bytes; /* the dataset's files, for bytes_read */
+    GIntBig cache_before; /* GDAL's cache limit to restore */
+    int cache_set;
+    winent_georef georef; /* owned */
+} gdal_impl;
+
+static void close_handle(gdal_handle *h)
+{
+    if (h->ds) {
+        gdal_msgs m;
+        msgs_begin(&m);
+        GDALClose(h->ds);
+        msgs_end();
+    }
+    h->ds = NULL;
+    free(h->scratch);
+    free(h->maskbuf);
+}
+
+static void free_impl(void *p)
+{
+    gdal_impl *g = p;
+    if (g == NULL)
+        return;
+    for (int i = 0; i < g->nhandles; i++)
+        close_handle(&g->h[i]);
+    free(g->h);
+    free(g->batch);
+    free(g->open_path);
+    winent_georef_clear(&g->georef);
+    if (g->cache_set)
+        GDALSetCacheMax64(g->cache_before);
+    free(g);
+}
+
+static int stop_progress(double done, const char *msg, void *arg)
+{
+    (void)done;
+    (void)msg;
+    const volatile int *stop = arg;
+    return stop == NULL || !__atomic_load_n(stop, __ATOMIC_RELAXED);
+}
+
+static winent_status open_handle(gdal_impl *g, gdal_handle *h, winent_err *err)
+{
+    msgs_begin(&h->msgs);
+    h->ds = GDALOpenEx(g->open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
+                       NULL, NULL, NULL);
+    msgs_end();
+    if (h->ds == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL cannot open it: %s", g->name,
+                          h->msgs.first[0] ? h->msgs.first : "unknown error");
+    if (GDALGetRasterXSize(h->ds) != g->width || GDALGetRasterYSize(h->ds) != g->height ||
+        GDALGetRasterCount(h->ds) < g->band)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: changed while it was read", g->name);
+    h->band = GDALGetRasterBand(h->ds, g->band);
+    if (g->read_mask && (h->mask = GDALGetMaskBand(h->band)) == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL gives no mask band for band %d", g->name,
+                          g->band);
+    return WINENT_OK;
+}
+
+/* Widen `n` samples of the band's type in `src` to the delivered type. */
+static void widen(const gdal_impl *g, const uint8_t *src, uint8_t *dst, size_t n)
+{
+    switch (g->stored) {
+    case WINENT_U8:
+        for (size_t i = 0; i < n; i++)
+            ((uint16_t *)dst)[i] = src[i];
+        break;
+    case WINENT_I8:
+        for (size_t i = 0; i < n; i++)
+            ((int16_t *)dst)[i] = (int8_t)src[i];
+        break;
+    case WINENT_U16:
+        for (size_t i = 0; i < n; i++)
+            ((int32_t *)dst)[i] = ((const uint16_t *)src)[i];
+        break;
+    case WINENT_I16:
+        for (size_t i = 0; i < n; i++)
+            ((int32_t *)dst)[i] = ((const int16_t *)src)[i];
+        break;
+    default: break; /* never widened */
+    }
+}
+
+/* Read work item `item` of the batch with handle `h`, into the batch. */
+static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
+{
+    const int r = (int)(item / g->items_across), c = (int)(item % g->items_across);
+    const int y0 = g->batch_y0 + r * g->item_h, x0 = c * g->item_w;
+    const int w = x0 + g->item_w > g->width ? g->width - x0 : g->item_w;
+    const int rows =
+        y0 + g->item_h > g->batch_y0 + g->batch_h ? g->batch_y0 + g->batch_h - y0 : g->item_h;
+    const size_t row_out = (size_t)g->width * g->out_sample;
+    uint8_t *dst = g->batch + (size_t)(y0 - g->batch_y0) * row_out + (size_t)x0 * g->out_sample;
+    const int widened = g->dtype != g->stored;
+    GDALRasterIOExtraArg ex;
+    INIT_RASTERIO_EXTRA_ARG(ex);
+    ex.pfnProgress = stop_progress;
+    ex.pProgressData = (void *)g->stop;
+
+    msgs_begin(&h->msgs);
+    CPLErr e;
+    if (widened)
+        e = GDALRasterIOEx(h->band, GF_Read, x0, y0, w, rows, h->scratch, w, rows, g->gdt,
+                           (GSpacing)g->stored_sample, (GSpacing)((size_t)w * g->stored_sample),
+                           &ex);
+    else
+        e = GDALRasterIOEx(h->band, GF_Read, x0, y0, w, rows, dst, w, rows, g->gdt,
+                           (GSpacing)g->out_sample, (GSpacing)row_out, &ex);
+    if (e == CE_None && h->mask != NULL)
+        e = GDALRasterIOEx(h->mask, GF_Read, x0, y0, w, rows, h->maskbuf, w, rows, GDT_Byte, 1,
+                           (GSpacing)w, &ex);
+    /* The item's blocks are not needed again (unless the item is a slice
+     * of taller blocks): drop them from GDAL's process-wide cache now
+     * rather than leave them for its LRU to evict under its lock. */
+    if ((y0 + rows) % g->block_h == 0 || y0 + rows == g->height)
+        GDALFlushCache(h->ds);
+    msgs_end();
+
+    if (g->stop != NULL && __atomic_load_n(g->stop, __ATOMIC_RELAXED))
+        return WINENT_ERR(&h->err, WINENT_ERR_INTERRUPTED, "interrupted");
+    if (e != CE_None || h->msgs.failures > 0 || h->msgs.warnings > 0)
+        return WINENT_ERR(&h->err, WINENT_ERR_INPUT,
+                          "%s: cannot read band %d, rows %d-%d, columns %d-%d: %s", g->name,
+                          g->band, y0, y0 + rows - 1, x0, x0 + w - 1,
+                          h->msgs.first[0] ? h->msgs.first : "GDAL's RasterIO failed");
+    if (widened)
+        for (int y = 0; y < rows; y++)
+            widen(g, h->scratch + (size_t)y * (size_t)w * g->stored_sample,
+                  dst + (size_t)y * row_out, (size_t)w);
+    if (h->mask != NULL)
+        for (int y = 0; y < rows; y++) {
+            const uint8_t *m = h->maskbuf + (size_t)y * (size_t)w;
+            uint8_t *d = dst + (size_t)y * row_out;
+            for (int x = 0; x < w; x++)
+                if (m[x] == 0)
+                    memcpy(d + (size_t)x * g->out_sample, g->fill, g->out_sample);
+        }
+    return WINENT_OK;
+}
+
+/* One work item on worker `worker`'s dataset, opened on its first item. */
+static void read_one(void *arg, long item, int worker)
+{
+    gdal_impl *g = arg;
+    gdal_handle *h = &g->h[worker];
+    if (h->fail_item >= 0)
+        return;
+    const size_t px = (size_t)g->item_w * (size_t)g->item_h;
+    if ((h->ds == NULL && open_handle(g, h, &h->err) != WINENT_OK) ||
+        (g->dtype != g->stored && h->scratch == NULL &&
+         (h->scratch = malloc(px * g->stored_sample)) == NULL) ||
+        (g->read_mask && h->maskbuf == NULL && (h->maskbuf = malloc(px)) == NULL)) {
+        if (h->err.status == WINENT_OK)
+            WINENT_ERR(&h->err, WINENT_ERR_INTERNAL, "out of memory");
+        h->fail_item = item;
+        return;
+    }
+    if (read_item(g, h, item) != WINENT_OK)
+        h->fail_item = item;
+}
+
+/* Read the batch of rows that holds image row `y`: on the job's workers
+ * when it lends them, else on an OpenMP team. */
+static winent_status load_batch(winent_source *s, gdal_impl *g, int y, winent_err *err)
+{
+    g->batch_y0 = y - y % g->batch_rows;
+    g->batch_h = g->batch_y0 + g->batch_rows > g->height ? g->height - g->batch_y0 : g->batch_rows;
+    long items = (long)((g->batch_h + g->item_h - 1) / g->item_h) * g->items_across;
+    for (int i = 0; i < g->nhandles; i++) {
+        winent_err_clear(&g->h[i].err);
+        g->h[i].fail_item = -1;
+    }
+    if (g->sequential) {
+        for (long item = 0; item < items && g->h[0].fail_item < 0; item++)
+            read_one(g, item, 0);
+    } else if (g->par) {
+        if (g->par->run(g->par->ctx, items, read_one, g) != 0) {
+            g->batch_h = 0;
+            return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
+        }
+    } else {
+        int nthreads = g->nhandles < items ? g->nhandles : (int)items;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+        for (long item = 0; item < items; item++)
+            read_one(g, item, omp_get_thread_num());
+    }
+    /* The failure of the first item in file order, whatever thread met it,
+     * so the message does not depend on scheduling. */
+    gdal_handle *first = NULL;
+    for (int i = 0; i < g->nhandles; i++)
+        if (g->h[i].fail_item >= 0 && (first == NULL || g->h[i].fail_item < first->fail_item))
+            first = &g->h[i];
+    if (first) {
+        g->batch_h = 0;
+        winent_err_merge(err, &first->err);
+        return first->err.status;
+    }
+    /* GDAL does not say how many bytes it took: the files' share. */
+    s->bytes_read = (uint64_t)((double)g->input_bytes * (g->batch_y0 + g->batch_h) / g->height);
+    return WINENT_OK;
+}
+
+static winent_status gdal_read(winent_source *s, int rows, void *dst, winent_err *err)
+{
+    gdal_impl *g = s->impl;
+    const size_t row_out = (size_t)g->width * g->out_sample;
+    uint8_t *d = dst;
+    int y = s->next_row;
+    while (rows > 0) {
+        if (y < g->batch_y0 || y >= g->batch_y0 + g->batch_h)
+            WINENT_TRY(load_batch(s, g, y, err));
+        int k = g->batch_y0 + g->batch_h - y;
+        if (k > rows)
+            k = rows;
+        memcpy(d, g->batch + (size_t)(y - g->batch_y0) * row_out, (size_t)k * row_out);
+        d += (size_t)k * row_out;
+        y += k;
+        rows -= k;
+    }
+    return WINENT_OK;
+}
+
+static const source_ops gdal_ops = {gdal_read, free_impl};
+
+/* ---- Opening ----------------------------------------------------------- */
+
+/* The band's GDAL type as ours (`gdt` what to ask GDAL for). */
+static winent_status pick_type(gdal_impl *g, GDALRasterBandH b, winent_err *err)
+{
+    GDALDataType t = GDALGetRasterDataType(b);
+    g->gdt = t;
+    switch (t) {
+    case GDT_Byte: {
+        /* GDAL before 3.7 marks int8 as Byte with PIXELTYPE=SIGNEDBYTE. */
+        const char *pt = GDALGetMetadataItem(b, "PIXELTYPE", "IMAGE_STRUCTURE");
+        g->stored = pt != NULL && strcmp(pt, "SIGNEDBYTE") == 0 ? WINENT_I8 : WINENT_U8;
+        return WINENT_OK;
+    }
+#if GDAL_VERSION_NUM >= 3070000
+    case GDT_Int8: g->stored = WINENT_I8; return WINENT_OK;
+#endif
+    case GDT_UInt16: g->stored = WINENT_U16; return WINENT_OK;
+    case GDT_Int16: g->stored = WINENT_I16; return WINENT_OK;
+    case GDT_UInt32: g->stored = WINENT_U32; return WINENT_OK;
+    case GDT_Int32: g->stored = WINENT_I32; return WINENT_OK;
+    case GDT_Float32: g->stored = WINENT_F32; return WINENT_OK;
+    case GDT_Float64: g->stored = WINENT_F64; return WINENT_OK;
+    default: break;
+    }
+    if (GDALDataTypeIsComplex(t))
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: band %d holds complex samples (%s), which are not supported: "
+                          "convert a real band first (e.g. gdal_translate)",
+                          g->name, g->band, GDALGetDataTypeName(t));
+    return WINENT_ERR(err, WINENT_ERR_INPUT,
+                      "%s: band %d holds %s samples, which are not supported: convert to 32-bit "
+                      "integers or floats first (gdal_translate -ot Int32|Float64)",
+                      g->name, g->band, GDALGetDataTypeName(t));
+}
+
+/* 1 when `v` is a value of integer type `t`. */
+static int int_holds(winent_dtype t, double v)
+{
+    static const double lo[] = {0, -128, 0, -32768, 0, -2147483648.0};
+    static const double hi[] = {255, 127, 65535, 32767, 4294967295.0, 2147483647.0};
+    return (int)t <= WINENT_I32 && v == floor(v) && v >= lo[t] && v <= hi[t];
+}
+
+static void store_fill(gdal_impl *g, double v)
+{
+    memset(g->fill, 0, sizeof g->fill);
+    switch (g->dtype) {
+#define PUT(T)                                                                                     \
+    {                                                                                              \
+        T x = (T)v;                                                                                \
+        memcpy(g->fill, &x, sizeof x);                                                             \
+    }                                                                                              \
+    break;
+    case WINENT_U8: PUT(uint8_t)
+    case WINENT_I8: PUT(int8_t)
+    case WINENT_U16: PUT(uint16_t)
+    case WINENT_I16: PUT(int16_t)
+    case WINENT_U32: PUT(uint32_t)
+    case WINENT_I32: PUT(int32_t)
+    case WINENT_F32: PUT(float)
+    case WINENT_F64: PUT(double)
+#undef PUT
+    default: break;
+    }
+}
+
+/* Nodata and mask: what the kernels are told, what masked pixels become. */
+static winent_status pick_nodata(gdal_impl *g, const winent_source_opts *o, GDALRasterBandH b,
+                                 winent_source_info *info, winent_err *err)
+{
+    int has = 0;
+    double nd = GDALGetRasterNoDataValue(b, &has);
+    if (has && isnan(nd))
+        has = 0; /* NaN is nodata anyway */
+    /* GDAL compares float32 pixels with the nodata value cast to float32. */
+    if (has && g->stored == WINENT_F32 && isfinite(nd) && fabs(nd) <= 3.4028234663852886e38)
+        nd = (double)(float)nd;
+    const int flags = GDALGetMaskFlags(b);
+    g->dtype = g->stored;
+    info->has_nodata = has;
+    info->nodata = nd;
+    /* A mask of its own: an alpha band, a per-dataset mask, or one made of
+     * several bands' nodata values (NODATA_VALUES). A mask that is the
+     * band's nodata value alone is the kernels' nodata. */
+    g->read_mask = !(flags & GMF_ALL_VALID) && !((flags & GMF_NODATA) && has);
+    if (!g->read_mask)
+        return WINENT_OK;
+    /* The nodata the job will use: --nodata beats the file's. */
+    int use = o->nodata_given ? o->has_nodata : has;
+    double v = o->nodata_given ? o->nodata : nd;
+    info->nodata_is_mask = 1;
+    if (winent_dtype_is_float(g->stored)) {
+        store_fill(g, NAN);
+        info->has_nodata = use;
+        info->nodata = v;
+        return WINENT_OK;
+    }
+    if (!(use && int_holds(g->stored, v))) {
+        static const winent_dtype wider[] = {WINENT_U16, WINENT_I16, WINENT_I32, WINENT_I32};
+        static const double outside[] = {256, -129, -1, -32769};
+        if (g->stored == WINENT_U32 || g->stored == WINENT_I32)
+            return WINENT_ERR(err, WINENT_ERR_INPUT,
+                              "%s: band %d is 32-bit integer with a mask (alpha band or "
+                              "per-dataset mask), and no wider integer type can mark its masked "
+                              "pixels: give --nodata V, a value the band never holds, and masked "
+                              "pixels are read as V",
+                              g->name, g->band);
+        g->dtype = wider[g->stored];
+        v = outside[g->stored];
+    }
+    store_fill(g, v);
+    info->has_nodata = 1;
+    info->nodata = v;
+    return WINENT_OK;
+}
+
+/* ---- Georeferencing ---------------------------------------------------- */
+
+/* libtiff reads the GeoTIFF tags back from a file GDAL wrote in memory. */
+typedef struct mem_file {
+    const uint8_t *p;
+    uint64_t n, pos;
+} mem_file;
+
+static tmsize_t mem_read(thandle_t h, void *buf, tmsize_t n)
+{
+    mem_file *f = h;
+    uint64_t k = f->pos >= f->n ? 0 : f->n - f->pos;
+    if ((uint64_t)n < k)
+        k = (uint64_t)n;
+    memcpy(buf, f->p + f->pos, (size_t)k);
+    f->pos += k;
+    return (tmsize_t)k;
+}
+
+static tmsize_t mem_write(thandle_t h, void *buf, tmsize_t n)
+{
+    (void)h;
+    (void)buf;
+    (void)n;
+    return -1;
+}
+
+static toff_t mem_seek(thandle_t h, toff_t off, int whence)
+{
+    mem_file *f = h;
+    uint64_t base = whence == SEEK_CUR ? f->pos : whence == SEEK_END ? f->n : 0;
+    f->pos = base + off;
+    return f->pos;
+}
+
+static int mem_close(thandle_t h)
+{
+    (void)h;
+    return 0;
+}
+
+static toff_t mem_size(thandle_t h)
+{
+    return ((mem_file *)h)->n;
+}
+
+static int mem_map(thandle_t h, void **base, toff_t *size)
+{
+    (void)h;
+    (void)base;
+    (void)size;
+    return 0;
+}
+
+static void mem_unmap(thandle_t h, void *base, toff_t size)
+{
+    (void)h;
+    (void)base;
+    (void)size;
+}
+
+/* GeoTIFF tags of a TIFF file, as they are (what the libtiff source copies). */
+static winent_status georef_from_tiff(gdal_impl *g, winent_err *err)
+{
+    winent_tiff_msgs m;
+    TIFF *tif = winent_tiff_open(g->open_path, "rm", &m);
+    if (tif == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: not a readable TIFF: %s", g->name,
+                          m.first_error);
+    winent_status st = winent_tiff_georef_read(tif, &g->georef, err);
+    TIFFClose(tif);
+    return st;
+}
+
+/* The dataset's geotransform, CRS (or GCPs) and AREA_OR_POINT as GeoTIFF
+ * tags: GDAL's GTiff driver writes them into a 1 x 1 file in memory, and
+ * libtiff reads them back, so the output holds what GDAL itself would
+ * write for this CRS (any CRS GeoTIFF can hold, not only EPSG codes). */
+static winent_status georef_from_gdal(gdal_impl *g, GDALDatasetH ds, winent_err *err)
+{
+    double gt[6];
+    const int has_gt = GDALGetGeoTransform(ds, gt) == CE_None;
+    OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
+    const int ngcps = GDALGetGCPCount(ds);
+    if (!has_gt && srs == NULL && ngcps == 0)
+        return WINENT_OK;
+    GDALDriverH gtiff = GDALGetDriverByName("GTiff");
+    if (gtiff == NULL)
+        return WINENT_OK; /* a GDAL without GTiff: nothing to write them with */
+    char dir[64], name[80];
+    snprintf(dir, sizeof dir, "/vsimem/winent-georef-%p", (void *)g);
+    snprintf(name, sizeof name, "%s/g.tif", dir);
+    winent_status st = WINENT_OK;
+    gdal_msgs msgs;
+    msgs_begin(&msgs);
+    GDALDatasetH t = GDALCreate(gtiff, name, 1, 1, 1, GDT_Byte, NULL);
+    if (t != NULL) {
+        if (has_gt)
+            GDALSetGeoTransform(t, gt);
+        if (ngcps > 0)
+            GDALSetGCPs2(t, ngcps, GDALGetGCPs(ds), GDALGetGCPSpatialRef(ds));
+        else if (srs != NULL)
+            GDALSetSpatialRef(t, srs);
+        const char *aop = GDALGetMetadataItem(ds, GDALMD_AREA_OR_POINT, NULL);
+        if (aop != NULL)
+            GDALSetMetadataItem(t, GDALMD_AREA_OR_POINT, aop, NULL);
+        GDALClose(t);
+    }
+    msgs_end();
+    vsi_l_offset len = 0;
+    GByte *buf = VSIGetMemFileBuffer(name, &len, FALSE);
+    if (buf != NULL && len > 0) {
+        mem_file f = {buf, (uint64_t)len, 0};
+        winent_tiff_msgs m;
+        TIFF *tif = winent_tiff_client_open("georef", "rm", (thandle_t)&f, mem_read, mem_write,
+                                            mem_seek, mem_close, mem_size, mem_map, mem_unmap, &m);
+        if (tif != NULL) {
+            st = winent_tiff_georef_read(tif, &g->georef, err);
+            TIFFClose(tif);
+        }
+    }
+    VSIRmdirRecursive(dir);
+    return st;
+}
+
+/* ---- open --------------------------------------------------------------- */
+
+/* The first subdataset's name, for a message (NULL when none). */
+static const char *first_subdataset(GDALDatasetH ds)
+{
+    /* Drivers keep subdatasets apart: GetMetadata, not GetMetadataItem. */
+    return CSLFetchNameValue(GDALGetMetadata(ds, "SUBDATASETS"), "SUBDATASET_1_NAME");
+}
+
+/* 1 for inputs that are read front to back: a dataset asked for rows
+ * before its current one starts over from the top, so datasets side by
+ * side would each decode the whole image. */
+static int sequential_format(GDALDatasetH ds, const char *path)
+{
+    static const char *const drivers[] = {"PNG", "JPEG", "GIF"};
+    const char *d = GDALGetDriverShortName(GDALGetDatasetDriver(ds));
+    for (size_t i = 0; d != NULL && i < sizeof drivers / sizeof *drivers; i++)
+        if (strcmp(d, drivers[i]) == 0)
+            return 1;
+    return strncmp(path, "/vsigzip/", 9) == 0 || strncmp(path, "/vsistdin", 9) == 0;
+}
+
+/* Item and batch geometry from the band's blocks (see the top comment). */
+static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
+{
+    int bw = 0, bh = 0;
+    GDALGetBlockSize(b, &bw, &bh);
+    if (bw <= 0 || bw > g->width)
+        bw = g->width;
+    if (bh <= 0 || bh > g->height)
+        bh = g->height;
+    g->block_h = bh;
+    const uint64_t ss = g->out_sample > g->stored_sample ? g->out_sample : g->stored_sample;
+    const uint64_t block = (uint64_t)bw * (uint64_t)bh * ss;
+    uint64_t k = block >= ITEM_MIN_BYTES ? 1 : (ITEM_MIN_BYTES + block - 1) / block;
+    if (bw >= g->width) { /* strips or lines: a few block rows per item */
+        g->item_w = g->width;
+        uint64_t h = (uint64_t)bh * k;
+        g->item_h = h > (uint64_t)g->height ? g->height : (int)h;
+    } else { /* tiles: a few side by side */
+        uint64_t w = (uint64_t)bw * k;
+        g->item_w = w > (uint64_t)g->width ? g->width : (int)w;
+        g->item_h = bh;
+    }
+    if ((uint64_t)g->item_w * (uint64_t)g->item_h * ss > ITEM_MAX_BYTES) {
+        /* Blocks too big to hold a row of: slices of rows, read in order
+         * by one dataset, so that each block is decoded once (while it
+         * fits GDAL's cache). */
+        uint64_t h = ITEM_MAX_BYTES / ((uint64_t)g->item_w * ss);
+        g->item_h = h < 1 ? 1 : (int)h;
+        g->sequential = 1;
+    }
+    g->items_across = (g->width + g->item_w - 1) / g->item_w;
+    const uint64_t per_group = (uint64_t)g->width * (uint64_t)g->item_h * g->out_sample;
+    uint64_t groups = per_group >= BATCH_TARGET_BYTES ? 1 : BATCH_TARGET_BYTES / per_group;
+    /* Enough items for every worker twice over. */
+    uint64_t for_threads = ((uint64_t)2 * (uint64_t)workers + (uint64_t)g->items_across - 1) /
+                           (uint64_t)g->items_across;
+    if (groups > for_threads)
+        groups = for_threads;
+    if (groups < 1)
+        groups = 1;
+    uint64_t rows = (uint64_t)g->item_h * groups;
+    if (rows > (uint64_t)g->height)
+        rows = ((uint64_t)g->height + (uint64_t)g->item_h - 1) / (uint64_t)g->item_h *
+               (uint64_t)g->item_h;
+    g->batch_rows = (int)rows;
+}
+
+static uint64_t files_bytes(GDALDatasetH ds)
+{
+    uint64_t total = 0;
+    char **files = GDALGetFileList(ds);
+    for (char **f = files; f != NULL && *f != NULL; f++) {
+        VSIStatBufL st;
+        if (VSIStatL(*f, &st) == 0 && VSI_ISREG(st.st_mode))
+            total += (uint64_t)st.st_size;
+    }
+    CSLDestroy(files);
+    return total;
+}
+
+/* GDAL's block cache: --mem / 8 within [CACHE_MIN_BYTES, CACHE_MAX_BYTES],
+ * never above what it is already (GDAL_CACHEMAX). Process-wide in GDAL
+ * (there is no per-dataset limit): set while this source is open,
+ * restored when it is freed; one job at a time per process. */
+static void cap_cache(gdal_impl *g, const winent_source_opts *o, winent_source_info *info)
+{
+    GIntBig mem = o->mem_bytes
+                      ? (GIntBig)(o->mem_bytes > (uint64_t)INT64_MAX ? INT64_MAX : o->mem_bytes)
+                      : (GIntBig)1 << 30;
+    GIntBig cap = mem / 8;
+    if (cap < CACHE_MIN_BYTES)
+        cap = CACHE_MIN_BYTES;
+    if (cap > CACHE_MAX_BYTES)
+        cap = CACHE_MAX_BYTES;
+    GIntBig now = GDALGetCacheMax64();
+    if (cap < now) {
+        g->cache_before = now;
+        g->cache_set = 1;
+        GDALSetCacheMax64(cap);
+    } else {
+        cap = now;
+    }
+    info->mem_held = (uint64_t)cap;
+}
+
+winent_status winent_source_gdal_open(const winent_source_opts *o, const char *open_path, int tiff,
+                                      winent_source *s, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    gdal_init();
+    gdal_impl *g = calloc(1, sizeof *g);
+    if (g == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    s->ops = &gdal_ops;
+    s->impl = g;
+    g->name = strcmp(o->path, "-") == 0 ? "standard input" : o->path;
+    g->par = o->par;
+    g->stop = o->stop;
+    g->band = o->band > 0 ? o->band : 1;
+    int want = o->par ? o->par->workers : o->threads > 0 ? o->threads : omp_get_num_procs();
+    g->open_path = strdup(open_path);
+    g->h = calloc((size_t)want, sizeof *g->h);
+    if (g->open_path == NULL || g->h == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    for (int i = 0; i < want; i++)
+        g->h[i].fail_item = -1;
+    g->nhandles = 1;
+    gdal_handle *h0 = &g->h[0];
+    msgs_begin(&h0->msgs);
+    h0->ds = GDALOpenEx(open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, NULL,
+                        NULL, NULL);
+    msgs_end();
+    if (h0->ds == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL cannot open it: %s", g->name,
+                          h0->msgs.first[0] ? h0->msgs.first : "not a raster GDAL knows");
+    GDALDatasetH ds = h0->ds;
+    const int nbands = GDALGetRasterCount(ds);
+    if (nbands == 0) {
+        const char *sub = first_subdataset(ds);
+        if (sub != NULL)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "%s holds several rasters (subdatasets): name one, e.g. '%s' "
+                              "(gdalinfo lists them)",
+                              g->name, sub);
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL finds no raster band in it", g->name);
+    }
+    if (g->band > nbands)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--band %d: %s has %d band%s", g->band, g->name,
+                          nbands, nbands == 1 ? "" : "s");
+    g->width = GDALGetRasterXSize(ds);
+    g->height = GDALGetRasterYSize(ds);
+    if (g->width <= 0 || g->height <= 0)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the image is empty (%dx%d)", g->name,
+                          g->width, g->height);
+    GDALRasterBandH b = GDALGetRasterBand(ds, g->band);
+    h0->band = b;
+    WINENT_TRY_GOTO(st, pick_type(g, b, err));
+    g->stored_sample = winent_dtype_size(g->stored);
+    WINENT_TRY_GOTO(st, pick_nodata(g, o, b, &s->info, err));
+    g->out_sample = winent_dtype_size(g->dtype);
+    if (g->read_mask && (h0->mask = GDALGetMaskBand(b)) == NULL) {
+        st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL gives no mask band for band %d", g->name,
+                        g->band);
+        goto fail;
+    }
+    g->sequential = sequential_format(ds, open_path);
+    plan_items(g, b, want);
+    g->batch = malloc((size_t)g->width * (size_t)g->batch_rows * g->out_sample);
+    if (g->batch == NULL) {
+        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
+    }
+    if (tiff)
+        WINENT_TRY_GOTO(st, georef_from_tiff(g, err));
+    else
+        WINENT_TRY_GOTO(st, georef_from_gdal(g, ds, err));
+    g->input_bytes = files_bytes(ds);
+    cap_cache(g, o, &s->info);
+
+    s->info.width = g->width;
+    s->info.height = g->height;
+    s->info.dtype = g->dtype;
+    s->info.bands = nbands;
+    s->info.is_tiff = tiff;
+    s->info.reader = "gdal";
+    s->info.driver = GDALGetDriverShortName(GDALGetDatasetDriver(ds));
+    s->info.name = o->path;
+    s->info.georef = winent_georef_present(&g->georef) ? &g->georef : NULL;
+    /* One dataset per decoding thread, opened on its first item. */
+    g->nhandles = g->sequential ? 1 : want;
+    return WINENT_OK;
+fail:
+    /* The caller frees s, and with it the implementation. */
+    return st;
+}

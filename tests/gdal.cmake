@@ -1,0 +1,8 @@
+# tests of the GDAL source (src/tiles/source_gdal.c): formats GDAL reads,
+# masks, standard input copied to a temporary file, georeferencing. In a
+# build without GDAL (WINENT_GDAL=OFF, or no libgdal-dev) each skips (77)
+# and says so.
+winent_sh_test(gdal_source test_gdal_source.sh)
+winent_sh_test(gdal_spool test_gdal_spool.sh)
+# Pipes, signals and the decode threads of the GDAL source.
+set_tests_properties(gdal_source gdal_spool PROPERTIES LABELS pipeline)
