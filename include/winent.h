@@ -173,6 +173,8 @@ typedef struct winent_job_opts {
     int frame_rows;             /* .zst rows per frame */
     int tile;                   /* .tif tile side */
     winent_compress compress;   /* .tif compression */
+    const char *command_line;   /* the command that made the map, recorded in the
+                                   output's metadata; may be NULL */
     /* Running. */
     const char *device;         /* "auto", "cpu", "gpu" or a list "0,2" */
     int threads;                /* 0: all cores */

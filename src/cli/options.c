@@ -47,6 +47,7 @@ void cli_print_help(FILE *f)
         "  --frame-rows N      rows per .zst frame (default: about 4 MiB of floats)\n"
         "  --tile N            GeoTIFF tile side, multiple of 16 (default 512)\n"
         "  --compress C        GeoTIFF compression: zstd, deflate, lzw or none (default zstd)\n"
+
         "\n"
         "Running:\n"
         "  --device D          auto (default: the CPU at once, and every GPU too when the job is\n"
@@ -406,4 +407,88 @@ void cli_print_stats(FILE *f, const winent_job_stats *s)
             s->compute.threads, s->compute.busy_s, s->compute.wait_s, s->encode.threads,
             s->encode.busy_s, s->encode.wait_s, s->write.threads, s->write.busy_s,
             s->write.wait_s);
+}
+
+/* `w` quoted for a POSIX shell where needed ('it'\''s', '' for an empty
+ * word) into `dst` (NULL: only measure); returns its length. */
+static size_t quote_word(const char *w, char *dst)
+{
+    size_t n = 0;
+    int plain = *w != '\0';
+    for (const char *c = w; *c && plain; c++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                       "_-+=/.,:@%",
+                       *c) != NULL;
+    if (plain) {
+        size_t k = strlen(w);
+        if (dst)
+            memcpy(dst, w, k);
+        return k;
+    }
+    if (dst)
+        dst[n] = '\'';
+    n++;
+    for (const char *c = w; *c; c++) {
+        if (*c == '\'') {
+            if (dst)
+                memcpy(dst + n, "'\\''", 4);
+            n += 4;
+        } else {
+            if (dst)
+                dst[n] = *c;
+            n++;
+        }
+    }
+    if (dst)
+        dst[n] = '\'';
+    return n + 1;
+}
+
+/* Words of argv[i...] that only say how the job runs (the map's bytes
+ * are the same whatever they are): how many to leave out of the recorded
+ * command line, 0 for a word to keep. */
+static int run_only_words(int argc, char **argv, int i)
+{
+    static const char *const flags[] = {"--progress", "--no-progress", "--quiet", "-q", "--stats"};
+    static const char *const valued[] = {"--device", "--threads", "--mem"};
+    const char *a = argv[i];
+    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
+        if (strcmp(a, flags[k]) == 0)
+            return 1;
+    for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
+        size_t n = strlen(valued[k]);
+        if (strncmp(a, valued[k], n) == 0 && a[n] == '=')
+            return 1;
+        if (strcmp(a, valued[k]) == 0)
+            return i + 1 < argc ? 2 : 1;
+    }
+    return 0;
+}
+
+char *cli_command_line(int argc, char **argv)
+{
+    size_t n = 1;
+    for (int i = 0; i < argc; i++)
+        n += quote_word(argv[i], NULL) + 1;
+    char *line = malloc(n);
+    if (line == NULL)
+        return NULL;
+    size_t k = 0;
+    int options = 1;
+    for (int i = 0; i < argc; i++) {
+        if (options && i > 0) {
+            if (strcmp(argv[i], "--") == 0)
+                options = 0;
+            int skip = run_only_words(argc, argv, i);
+            if (skip) {
+                i += skip - 1;
+                continue;
+            }
+        }
+        if (k)
+            line[k++] = ' ';
+        k += quote_word(argv[i], line + k);
+    }
+    line[k] = '\0';
+    return line;
 }

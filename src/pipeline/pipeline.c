@@ -384,6 +384,8 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->tile = o->tile > 0 ? o->tile : 512;
     so->compress = o->compress;
     so->compute = co;
+    so->source_band = o->band;
+    so->command_line = o->command_line;
     so->source_name = o->input == NULL              ? "memory"
                       : strcmp(o->input, "-") == 0 ? "standard input"
                                                    : o->input;

@@ -31,6 +31,8 @@ typedef struct winent_sink_opts {
     /* Facts for headers and metadata (borrowed). */
     const winent_compute_opts *compute;
     const char *source_name;
+    int source_band;         /* 1-based band of the source the map is of; 0: unknown */
+    const char *command_line;/* the command that made the map, shell-quoted; may be NULL */
     const winent_georef *georef; /* NULL when none */
     int nodata_in_play;      /* some output can be NaN: say so (GDAL_NODATA) */
     const volatile int *stop;/* may be NULL: the job's stop flag; a write
