@@ -17,8 +17,8 @@ void cli_print_help(FILE *f)
         "window centred on it (border windows cropped, nodata not counted), streamed\n"
         "in bounded memory. INPUT is a TIFF/BigTIFF (recognised by its first bytes)\n"
         "or raw samples (a file, or - for standard input). OUTPUT by its name:\n"
-        "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff (tiled\n"
-        "float32 GeoTIFF), NAME.raw/.f32/.bin, a name without extension or - (raw\n"
+        "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff (float32\n"
+        "Cloud-Optimized GeoTIFF), NAME.raw/.f32/.bin, a name without extension or - (raw\n"
         "float32, little-endian). A file appears only when complete; a pipe, device\n"
         "or /dev/fd/N is written in place.\n"
         "\n"
@@ -47,7 +47,11 @@ void cli_print_help(FILE *f)
         "  --frame-rows N      rows per .zst frame (default: about 4 MiB of floats)\n"
         "  --tile N            GeoTIFF tile side, multiple of 16 (default 512)\n"
         "  --compress C        GeoTIFF compression: zstd, deflate, lzw or none (default zstd)\n"
-
+        "  --tif-layout L      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the\n"
+        "                      mean of the valid pixels of each 2x2, 4x4, ... block) until one\n"
+        "                      tile holds the image; tiled: plain tiled GeoTIFF, no overviews\n"
+        "  --bigtiff           write a BigTIFF even when the file would fit a classic TIFF\n"
+        "                      (by default only past 4 GiB)\n"
         "\n"
         "Running:\n"
         "  --device D          auto (default: the CPU at once, and every GPU too when the job is\n"
@@ -188,7 +192,7 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
         name[len] = '\0';
         static const char *const flags[] = {"--help",        "-h",      "--version", "--progress",
                                             "--no-progress", "--quiet", "-q",        "--stats",
-                                            "--check"};
+                                            "--check",       "--bigtiff"};
         int is_flag = 0;
         for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
             if (strcmp(name, flags[k]) == 0)
@@ -349,6 +353,15 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
                 j->compress = WINENT_COMPRESS_NONE;
             else
                 return usage(msg, n, "--compress: '%s': use zstd, deflate, lzw or none", val);
+        } else if (!strcmp(name, "--tif-layout")) {
+            if (!strcmp(val, "cog"))
+                j->tif_layout = WINENT_TIF_COG;
+            else if (!strcmp(val, "tiled"))
+                j->tif_layout = WINENT_TIF_TILED;
+            else
+                return usage(msg, n, "--tif-layout: '%s': use cog or tiled", val);
+        } else if (!strcmp(name, "--bigtiff")) {
+            j->bigtiff = 1;
         } else if (!strcmp(name, "--device")) {
             if (*val == '\0')
                 return usage(msg, n, "--device: empty: use auto, cpu, gpu or a list like 0,2");

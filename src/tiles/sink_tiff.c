@@ -1,4 +1,5 @@
-/* GeoTIFF output: a tiled float32 (Big)TIFF. Encoder threads predict and
+/* GeoTIFF output, plain tiled layout (--tif-layout tiled; the default
+ * Cloud-Optimized layout is sink_cog.c): a tiled float32 (Big)TIFF. Encoder threads predict and
  * compress whole tiles (one unit = one row of tiles); the writer thread
  * only appends the finished tiles with TIFFWriteRawTile, in order. libtiff
  * writes through our own I/O procedures over the output file's descriptor,
@@ -304,6 +305,8 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
 {
     const winent_sink_opts *o = &s->opts;
     winent_status st = WINENT_OK;
+    if (o->tif_layout == WINENT_TIF_COG)
+        return winent_sink_cog_open(s, err);
     /* winent_output_check refused outputs written in place: seeks work. */
     int side = o->tile > 0 ? o->tile : 512;
     if (side % 16 != 0 || side > 65536)
@@ -326,7 +329,7 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     uint64_t tile_bytes = (uint64_t)side * (uint64_t)side * 4;
     uint64_t worst =
         tiles * winent_tile_codec_bound(o->compress, tile_bytes) + tiles * 16 + (1u << 20);
-    int big = worst > CLASSIC_TIFF_MAX;
+    int big = worst > CLASSIC_TIFF_MAX || o->bigtiff;
 
     WINENT_TRY_GOTO(st, winent_outfile_open(&t->of, o->path, o->stop, err));
     t->of_open = 1;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -163,6 +164,14 @@ int winent_spill_can_insert(int fd, unsigned *block)
 winent_status winent_spill_insert_front(int fd, uint64_t len, const char *what, winent_err *err)
 {
 #if defined(__linux__) && defined(FALLOC_FL_INSERT_RANGE)
+    /* The file system checks its own limit only: a file size limit
+     * (ulimit -f) must stop this growth as it stops a write. */
+    struct rlimit rl;
+    struct stat st;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        fstat(fd, &st) == 0 && (uint64_t)st.st_size + len > (uint64_t)rl.rlim_cur)
+        return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", what,
+                          winent_outfile_reason(EFBIG));
     if (len > 0 && fallocate(fd, FALLOC_FL_INSERT_RANGE, 0, (off_t)len) != 0)
         return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", what,
                           winent_outfile_reason(errno));

@@ -43,8 +43,9 @@ winent_status winent_spill_copy(int in, uint64_t at, int out, uint64_t len,
 int winent_spill_can_insert(int fd, unsigned *block);
 
 /* Insert `len` (a multiple of the block) zero bytes at the front of `fd`,
- * moving its content back; the file offset is 0 afterwards. Errors:
- * WINENT_ERR_OUTPUT naming `what`. */
+ * moving its content back; the file offset is 0 afterwards. A file size
+ * limit (RLIMIT_FSIZE) is held to as by a write. Errors: WINENT_ERR_OUTPUT
+ * naming `what`. */
 winent_status winent_spill_insert_front(int fd, uint64_t len, const char *what, winent_err *err);
 
 #endif
