@@ -135,6 +135,13 @@ typedef enum winent_compress {
     WINENT_COMPRESS_NONE
 } winent_compress;
 
+/* How a GeoTIFF output is laid out. */
+typedef enum winent_tif_layout {
+    WINENT_TIF_COG = 0, /* Cloud-Optimized: directories first, overviews (mean of valid
+                           pixels), data smallest overview first (docs/SPEC.md, section 4) */
+    WINENT_TIF_TILED    /* plain tiled: libtiff's layout, no overviews */
+} winent_tif_layout;
+
 /* What the progress callback sees. */
 typedef struct winent_progress {
     int64_t rows_done, rows_total;
@@ -183,6 +190,10 @@ typedef struct winent_job_opts {
     const char *preview;
     int preview_size;           /* its longest side in pixels, 1..WINENT_PREVIEW_SIZE_MAX
                                    (0: WINENT_PREVIEW_SIZE_DEFAULT) */
+    winent_tif_layout tif_layout; /* .tif layout (default Cloud-Optimized) */
+    int bigtiff;                /* .tif: BigTIFF even when small (else only past 4 GiB) */
+    const char *command_line;   /* the command that made the map, recorded in the
+                                   output's metadata; may be NULL */
     /* Running. */
     const char *device;         /* "auto", "cpu", "gpu" or a list "0,2" */
     int threads;                /* 0: all cores */

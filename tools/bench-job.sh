@@ -424,8 +424,10 @@ for J in $(echo "$JOBS" | tr , ' '); do
             say "$J $E: skipped, winent-stream says no usable GPU"
             continue
         fi
-        # The whole job.
-        D=$(dest_for "$J-$E")
+        # The whole job. Every engine writes to the same name: the outputs
+        # record their command line (less --device, --threads, --mem), so
+        # the bytes are comparable only for the same words.
+        D=$(dest_for "$J-out")
         r=1
         while [ $r -le "$REPEAT" ]; do
             ws_run "$E" "$IN" "$D" "$IO"

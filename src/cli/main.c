@@ -2,6 +2,7 @@
  * statuses to exit codes, and exits. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -80,6 +81,9 @@ int main(int argc, char **argv)
         return (int)st;
     }
     install_signals();
+    /* Recorded in the output's metadata; a job without it is still a job. */
+    char *command_line = cli_command_line(argc, argv);
+    c.job.command_line = command_line;
     cli_state state = {0};
     int show_progress = c.quiet ? 0 : c.progress >= 0 ? c.progress : isatty(STDERR_FILENO);
     c.job.user = &state;
@@ -93,5 +97,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "winent-stream: %s\n", msg);
     else if (c.stats)
         cli_print_stats(stderr, &stats);
+    free(command_line);
     return (int)st;
 }

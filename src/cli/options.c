@@ -21,8 +21,8 @@ void cli_print_help(FILE *f)
         "(NETCDF:file.nc:var), ENVI, /vsizip/, /vsicurl/, /vsis3/ ...; GDAL's mask\n"
         "(alpha band, per-dataset mask) is nodata. A TIFF or GDAL format on a pipe\n"
         "is first copied to an unnamed temporary file in TMPDIR. OUTPUT by its name:\n"
-        "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff (tiled\n"
-        "float32 GeoTIFF), NAME.raw/.f32/.bin, a name without extension or - (raw\n"
+        "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff (float32\n"
+        "Cloud-Optimized GeoTIFF), NAME.raw/.f32/.bin, a name without extension or - (raw\n"
         "float32, little-endian). A file appears only when complete; a pipe, device\n"
         "or /dev/fd/N is written in place.\n"
         "\n"
@@ -58,6 +58,11 @@ void cli_print_help(FILE *f)
         "                      where none is valid, with a legend bar below\n"
         "  --preview-size N    its longest side in pixels (default 1024; never more than\n"
         "                      the map's)\n"
+        "  --tif-layout L      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the\n"
+        "                      mean of the valid pixels of each 2x2, 4x4, ... block) until one\n"
+        "                      tile holds the image; tiled: plain tiled GeoTIFF, no overviews\n"
+        "  --bigtiff           write a BigTIFF even when the file would fit a classic TIFF\n"
+        "                      (by default only past 4 GiB)\n"
         "\n"
         "Running:\n"
         "  --device D          auto (default: the CPU at once, and every GPU too when the job is\n"
@@ -199,7 +204,7 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
         name[len] = '\0';
         static const char *const flags[] = {"--help",        "-h",      "--version", "--progress",
                                             "--no-progress", "--quiet", "-q",        "--stats",
-                                            "--check"};
+                                            "--check",       "--bigtiff"};
         int is_flag = 0;
         for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
             if (strcmp(name, flags[k]) == 0)
@@ -369,6 +374,15 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
                 return usage(msg, n, "--preview-size: '%s': give a side in pixels from 1 to %d",
                              val, WINENT_PREVIEW_SIZE_MAX);
             j->preview_size = (int)a1;
+        } else if (!strcmp(name, "--tif-layout")) {
+            if (!strcmp(val, "cog"))
+                j->tif_layout = WINENT_TIF_COG;
+            else if (!strcmp(val, "tiled"))
+                j->tif_layout = WINENT_TIF_TILED;
+            else
+                return usage(msg, n, "--tif-layout: '%s': use cog or tiled", val);
+        } else if (!strcmp(name, "--bigtiff")) {
+            j->bigtiff = 1;
         } else if (!strcmp(name, "--device")) {
             if (*val == '\0')
                 return usage(msg, n, "--device: empty: use auto, cpu, gpu or a list like 0,2");
@@ -429,4 +443,88 @@ void cli_print_stats(FILE *f, const winent_job_stats *s)
             s->compute.threads, s->compute.busy_s, s->compute.wait_s, s->encode.threads,
             s->encode.busy_s, s->encode.wait_s, s->write.threads, s->write.busy_s,
             s->write.wait_s);
+}
+
+/* `w` quoted for a POSIX shell where needed ('it'\''s', '' for an empty
+ * word) into `dst` (NULL: only measure); returns its length. */
+static size_t quote_word(const char *w, char *dst)
+{
+    size_t n = 0;
+    int plain = *w != '\0';
+    for (const char *c = w; *c && plain; c++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                       "_-+=/.,:@%",
+                       *c) != NULL;
+    if (plain) {
+        size_t k = strlen(w);
+        if (dst)
+            memcpy(dst, w, k);
+        return k;
+    }
+    if (dst)
+        dst[n] = '\'';
+    n++;
+    for (const char *c = w; *c; c++) {
+        if (*c == '\'') {
+            if (dst)
+                memcpy(dst + n, "'\\''", 4);
+            n += 4;
+        } else {
+            if (dst)
+                dst[n] = *c;
+            n++;
+        }
+    }
+    if (dst)
+        dst[n] = '\'';
+    return n + 1;
+}
+
+/* Words of argv[i...] that only say how the job runs (the map's bytes
+ * are the same whatever they are): how many to leave out of the recorded
+ * command line, 0 for a word to keep. */
+static int run_only_words(int argc, char **argv, int i)
+{
+    static const char *const flags[] = {"--progress", "--no-progress", "--quiet", "-q", "--stats"};
+    static const char *const valued[] = {"--device", "--threads", "--mem"};
+    const char *a = argv[i];
+    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
+        if (strcmp(a, flags[k]) == 0)
+            return 1;
+    for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
+        size_t n = strlen(valued[k]);
+        if (strncmp(a, valued[k], n) == 0 && a[n] == '=')
+            return 1;
+        if (strcmp(a, valued[k]) == 0)
+            return i + 1 < argc ? 2 : 1;
+    }
+    return 0;
+}
+
+char *cli_command_line(int argc, char **argv)
+{
+    size_t n = 1;
+    for (int i = 0; i < argc; i++)
+        n += quote_word(argv[i], NULL) + 1;
+    char *line = malloc(n);
+    if (line == NULL)
+        return NULL;
+    size_t k = 0;
+    int options = 1;
+    for (int i = 0; i < argc; i++) {
+        if (options && i > 0) {
+            if (strcmp(argv[i], "--") == 0)
+                options = 0;
+            int skip = run_only_words(argc, argv, i);
+            if (skip) {
+                i += skip - 1;
+                continue;
+            }
+        }
+        if (k)
+            line[k++] = ' ';
+        k += quote_word(argv[i], line + k);
+    }
+    line[k] = '\0';
+    return line;
 }

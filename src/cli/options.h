@@ -25,6 +25,16 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t ms
  * busy and waiting time of each stage), then a newline. */
 void cli_print_stats(FILE *f, const winent_job_stats *s);
 
+/* The command line `argv` as the outputs record it: each word quoted for a
+ * POSIX shell where it holds anything but letters, digits and _-+=/.,:@%
+ * (pasted into a shell, it makes the same map), words separated by one
+ * blank, without the options that only say how the job runs (--device,
+ * --threads, --mem, --progress, --no-progress, --quiet, --stats): the
+ * output's bytes never depend on those (SPEC section 5), so they must not
+ * through its metadata either. malloc'ed, the caller frees it; NULL when
+ * out of memory. */
+char *cli_command_line(int argc, char **argv);
+
 /* The --help text. */
 void cli_print_help(FILE *f);
 

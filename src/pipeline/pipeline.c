@@ -191,7 +191,8 @@ static int has_units(const pipeline *p)
 }
 
 /* Bytes one chunk of `rows` output rows holds: input rows, float rows, and
- * the encoded units (counted half as large as the floats). */
+ * the encoded units (counted half as large as the floats, plus what the
+ * sink adds to each unit). */
 static uint64_t chunk_bytes(const pipeline *p, uint64_t rows)
 {
     const uint64_t W = (uint64_t)p->width, halo = 2 * (uint64_t)p->plan->ry;
@@ -203,7 +204,7 @@ static uint64_t chunk_bytes(const pipeline *p, uint64_t rows)
     if (has_map_own(p))
         b += round_huge(W * rows * 4);
     if (has_units(p))
-        b += W * rows * 2;
+        b += W * rows * 2 + (rows + p->unit_rows - 1) / p->unit_rows * p->unit_extra;
     return b;
 }
 
@@ -277,7 +278,8 @@ static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_c
 /* Chunk height: about CHUNK_PIXELS, whole units and at least one CPU band;
  * then as many chunks as the engines and encoders want, within --mem,
  * smaller chunks (never below one unit) where the budget is tight. */
-static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker, winent_err *err)
+static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker, uint64_t writer,
+                                 winent_err *err)
 {
     /* What the workers hold (encoder state, CPU scratch) beyond a fixed
      * allowance comes out of the budget: with many threads it is no longer
@@ -287,6 +289,9 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
     fixed = fixed > allowance ? fixed - allowance : 0;
     if (p->want_preview) /* the preview's float image */
         fixed += winent_preview_fixed_bytes(&p->preview_opts);
+    /* The sink's writer side (a COG's overview rows): once, whatever the
+     * thread count. */
+    fixed += writer;
     /* A GPU's context holds host memory of its own (about 100 MiB seen on
      * H100s): GPUs named up front are counted now, auto's when they come. */
     fixed += WINENT_GPU_HOST_BYTES * (uint64_t)p->ngpus;
@@ -399,7 +404,12 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->frame_rows = o->frame_rows > 0 ? o->frame_rows : default_frame_rows(p->width);
     so->tile = o->tile > 0 ? o->tile : 512;
     so->compress = o->compress;
+    so->tif_layout = o->tif_layout;
+    so->bigtiff = o->bigtiff;
     so->compute = co;
+    so->source_band = o->band;
+    so->command_line = o->command_line;
+    so->par = &p->par_hook;
     so->source_name = o->input == NULL              ? "memory"
                       : strcmp(o->input, "-") == 0 ? "standard input"
                                                    : o->input;
@@ -623,7 +633,10 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
             uint64_t held = winent_source_get_info(p->source)->mem_held;
             mem -= held < mem / 4 ? held : mem / 4;
         }
-        WINENT_TRY_GOTO(st, size_chunks(p, mem, per_worker, &err));
+        uint64_t writer = p->sink ? winent_sink_writer_bytes_for(&so) : 0;
+        if (p->encodes)
+            p->unit_extra = winent_sink_unit_extra_bytes_for(&so);
+        WINENT_TRY_GOTO(st, size_chunks(p, mem, per_worker, writer, &err));
     }
     if (p->want_preview)
         /* Its file is opened now, as the output's: a folder that cannot

@@ -173,6 +173,7 @@ struct pipeline {
     size_t sample, row_bytes;
     int chunk_rows, nchunks, unit_rows, band_rows;
     int parts;                   /* pieces of a unit that encode alone (GeoTIFF tiles) */
+    uint64_t unit_extra;         /* bytes the sink adds to each encoded unit */
     winent_format format;
     int raw_floats;              /* the sink writes the float rows as they are */
     int encodes;                 /* computed chunks have units to encode */

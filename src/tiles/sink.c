@@ -135,12 +135,36 @@ size_t winent_sink_encoder_bytes_for(const winent_sink_opts *o)
     case WINENT_FORMAT_TIF: {
         size_t side = (size_t)(o->tile > 0 ? o->tile : 512);
         size_t tile = side * side * sizeof(float) * 2; /* predicted tile + codec output */
-        if (o->compress == WINENT_COMPRESS_ZSTD)
-            return tile + zstd_state_bytes(o->level > 0 ? o->level : 3);
+        if (o->compress == WINENT_COMPRESS_ZSTD) {
+            /* A COG at the default level has a second, level-1 context for
+             * its overview tiles (sink_cog.c). */
+            size_t ovr = o->tif_layout == WINENT_TIF_COG && o->level == 0 ? zstd_state_bytes(1) : 0;
+            return tile + zstd_state_bytes(o->level > 0 ? o->level : 3) + ovr;
+        }
         return tile + ((size_t)1 << 20); /* deflate or LZW state */
     }
     default: return 0;
     }
+}
+
+size_t winent_sink_writer_bytes_for(const winent_sink_opts *o)
+{
+    if (winent_sink_format_of(o) != WINENT_FORMAT_TIF)
+        return 0;
+    if (o->tif_layout == WINENT_TIF_COG)
+        return winent_sink_cog_writer_bytes(o, winent_sink_encoder_bytes_for(o));
+    /* libtiff's tile offsets and byte counts. */
+    uint64_t side = (uint64_t)(o->tile > 0 ? o->tile : 512);
+    uint64_t tiles =
+        ((uint64_t)o->width + side - 1) / side * (((uint64_t)o->height + side - 1) / side);
+    return (size_t)(tiles * 16);
+}
+
+size_t winent_sink_unit_extra_bytes_for(const winent_sink_opts *o)
+{
+    if (winent_sink_format_of(o) == WINENT_FORMAT_TIF && o->tif_layout == WINENT_TIF_COG)
+        return winent_sink_cog_unit_extra(o);
+    return 0;
 }
 
 int winent_sink_unit_rows_for(const winent_sink_opts *o)

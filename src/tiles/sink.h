@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/werr.h"
 #include "georef.h"
+#include "source.h"
 #include "winent.h"
 
 typedef struct winent_sink_opts {
@@ -28,14 +29,21 @@ typedef struct winent_sink_opts {
     int frame_rows;          /* zst: rows per frame */
     int tile;                /* TIFF: tile side */
     winent_compress compress;/* TIFF */
+    winent_tif_layout tif_layout; /* TIFF: Cloud-Optimized (default) or plain tiled */
+    int bigtiff;             /* TIFF: 1 = BigTIFF even when small (else past 4 GiB) */
     /* Facts for headers and metadata (borrowed). */
     const winent_compute_opts *compute;
     const char *source_name;
+    int source_band;         /* 1-based band of the source the map is of; 0: unknown */
+    const char *command_line;/* the command that made the map, shell-quoted; may be NULL */
     const winent_georef *georef; /* NULL when none */
     int nodata_in_play;      /* some output can be NaN: say so (GDAL_NODATA) */
     const volatile int *stop;/* may be NULL: the job's stop flag; a write
                                 blocked on a pipe that a signal interrupts
                                 then gives up (WINENT_ERR_INTERRUPTED) */
+    const winent_parallel *par; /* may be NULL: the job's worker pool, lent to
+                                   winent_sink_finish (a COG compresses its last
+                                   overview tiles on it) */
 } winent_sink_opts;
 
 typedef struct winent_sink winent_sink;
@@ -70,6 +78,16 @@ winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, win
 /* Memory one encoder holds (compression state, scratch), an upper
  * estimate: the pipeline counts it against --mem for each worker. */
 size_t winent_sink_encoder_bytes_for(const winent_sink_opts *o);
+
+/* Memory the writer side of a sink holds whatever the thread count (a
+ * COG's overview rows, tile jobs and tile index; libtiff's tile index), an
+ * upper estimate: the pipeline counts it against --mem once. */
+size_t winent_sink_writer_bytes_for(const winent_sink_opts *o);
+
+/* Bytes each encoded unit holds beyond its compressed data (a COG's level-1
+ * partials, winent_sink_encode_part), for the pipeline's count of the
+ * units in flight. */
+size_t winent_sink_unit_extra_bytes_for(const winent_sink_opts *o);
 
 /* The unit rows a sink opened with `o` would have, without opening it. */
 int winent_sink_unit_rows_for(const winent_sink_opts *o);
@@ -115,7 +133,10 @@ int winent_sink_takes_floats(const winent_sink *s);
 winent_status winent_sink_write_floats(winent_sink *s, const float *rows, size_t n,
                                        winent_err *err);
 
-/* Writer thread only, after the last unit: trailers, close, rename. */
+/* Writer thread only, after the last unit: trailers, close, rename. A COG
+ * lays its file out here and compresses its last overview tiles with the
+ * encoders' state, idle by then, on o->par: free the encoders only after
+ * finish has returned. */
 winent_status winent_sink_finish(winent_sink *s, winent_err *err);
 
 /* Remove the temporary output (after a failure or interruption). */

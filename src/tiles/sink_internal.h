@@ -48,5 +48,16 @@ struct winent_sink_encoder {
 winent_status winent_sink_raw_open(winent_sink *s, winent_err *err);
 winent_status winent_sink_zst_open(winent_sink *s, winent_err *err);
 winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err);
+/* The Cloud-Optimized layout of a GeoTIFF (sink_cog.c); tiff_open passes
+ * the default layout on to it. */
+winent_status winent_sink_cog_open(winent_sink *s, winent_err *err);
+
+/* Memory the COG writer holds beyond the encoders (overview rows, jobs,
+ * tile index), given what one encoder holds. */
+size_t winent_sink_cog_writer_bytes(const winent_sink_opts *o, size_t encoder_bytes);
+
+/* Bytes each encoded unit of a COG carries beyond its compressed tiles
+ * (block leaders and trailers, level-1 partials). */
+size_t winent_sink_cog_unit_extra(const winent_sink_opts *o);
 
 #endif

@@ -1,4 +1,5 @@
-/* GeoTIFF output: a tiled float32 (Big)TIFF. Encoder threads predict and
+/* GeoTIFF output, plain tiled layout (--tif-layout tiled; the default
+ * Cloud-Optimized layout is sink_cog.c): a tiled float32 (Big)TIFF. Encoder threads predict and
  * compress whole tiles (one unit = one row of tiles); the writer thread
  * only appends the finished tiles with TIFFWriteRawTile, in order. libtiff
  * writes through our own I/O procedures over the output file's descriptor,
@@ -13,6 +14,7 @@
 
 #include "sink_internal.h"
 #include "tiff_common.h"
+#include "tiff_meta.h"
 #include "tile_codec.h"
 
 /* Above this many bytes (worst case) the file is a BigTIFF: classic TIFF
@@ -107,77 +109,6 @@ static void proc_unmap(thandle_t h, void *base, toff_t size)
 }
 
 /* ---- Metadata -------------------------------------------------------------- */
-
-static void xml_escaped(char *dst, size_t cap, const char *s)
-{
-    size_t n = 0;
-    for (; *s && n + 7 < cap; s++) {
-        const char *rep = NULL;
-        switch (*s) {
-        case '&': rep = "&amp;"; break;
-        case '<': rep = "&lt;"; break;
-        case '>': rep = "&gt;"; break;
-        case '"': rep = "&quot;"; break;
-        default: break;
-        }
-        if (rep) {
-            memcpy(dst + n, rep, strlen(rep));
-            n += strlen(rep);
-        } else if ((unsigned char)*s >= 0x20) {
-            dst[n++] = *s;
-        }
-    }
-    dst[n] = '\0';
-}
-
-static const char *compress_name(winent_compress c)
-{
-    switch (c) {
-    case WINENT_COMPRESS_ZSTD: return "zstd";
-    case WINENT_COMPRESS_DEFLATE: return "deflate";
-    case WINENT_COMPRESS_LZW: return "lzw";
-    default: return "none";
-    }
-}
-
-/* GDAL_METADATA: the options that made the map, as GDAL dataset items. */
-static void make_metadata(const winent_sink_opts *o, char *xml, size_t cap)
-{
-    char item[1024];
-    size_t n = 0;
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        snprintf(item, sizeof item, __VA_ARGS__);                                                  \
-        n += (size_t)snprintf(xml + n, n < cap ? cap - n : 0, "%s", item);                         \
-    } while (0)
-    ADD("<GDALMetadata>\n");
-    ADD("  <Item name=\"software\">winent-stream %s</Item>\n", WINENT_VERSION_STRING);
-    const winent_compute_opts *c = o->compute;
-    if (c) {
-        static const char *bases[] = {"e", "2", "10"};
-        ADD("  <Item name=\"window\">%dx%d</Item>\n", c->kx, c->ky);
-        ADD("  <Item name=\"base\">%s</Item>\n", bases[c->base <= WINENT_BASE_10 ? c->base : 0]);
-        if (c->bins) {
-            ADD("  <Item name=\"bins\">%u</Item>\n", c->bins);
-            ADD("  <Item name=\"range\">%.17g:%.17g</Item>\n", c->range_lo, c->range_hi);
-        } else {
-            ADD("  <Item name=\"bins\">distinct values</Item>\n");
-        }
-        if (c->has_nodata)
-            ADD("  <Item name=\"nodata\">%.17g</Item>\n", c->nodata);
-        ADD("  <Item name=\"dtype\">%s</Item>\n", winent_dtype_name(c->dtype));
-    }
-    if (o->source_name) {
-        char esc[700];
-        xml_escaped(esc, sizeof esc, o->source_name);
-        ADD("  <Item name=\"source\">%s</Item>\n", esc);
-    }
-    ADD("  <Item name=\"compress\">%s</Item>\n", compress_name(o->compress));
-    ADD("</GDALMetadata>");
-#undef ADD
-    if (n >= cap)
-        xml[cap - 1] = '\0';
-}
 
 /* Set an ASCII tag whether or not libtiff declares it with a count. */
 static int set_ascii(TIFF *tif, uint32_t tag, const char *v)
@@ -374,6 +305,8 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
 {
     const winent_sink_opts *o = &s->opts;
     winent_status st = WINENT_OK;
+    if (o->tif_layout == WINENT_TIF_COG)
+        return winent_sink_cog_open(s, err);
     /* winent_output_check refused outputs written in place: seeks work. */
     int side = o->tile > 0 ? o->tile : 512;
     if (side % 16 != 0 || side > 65536)
@@ -396,7 +329,7 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     uint64_t tile_bytes = (uint64_t)side * (uint64_t)side * 4;
     uint64_t worst =
         tiles * winent_tile_codec_bound(o->compress, tile_bytes) + tiles * 16 + (1u << 20);
-    int big = worst > CLASSIC_TIFF_MAX;
+    int big = worst > CLASSIC_TIFF_MAX || o->bigtiff;
 
     WINENT_TRY_GOTO(st, winent_outfile_open(&t->of, o->path, o->stop, err));
     t->of_open = 1;
@@ -426,9 +359,9 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     char software[64];
     snprintf(software, sizeof software, "winent-stream %s", WINENT_VERSION_STRING);
     ok &= TIFFSetField(tif, TIFFTAG_SOFTWARE, software);
-    char xml[4096];
-    make_metadata(o, xml, sizeof xml);
-    ok &= set_ascii(tif, WINENT_TAG_GDAL_METADATA, xml);
+    char *xml = winent_tiff_meta_main(o);
+    ok &= xml != NULL && set_ascii(tif, WINENT_TAG_GDAL_METADATA, xml);
+    free(xml);
     if (o->nodata_in_play)
         ok &= set_ascii(tif, WINENT_TAG_GDAL_NODATA, "nan");
     ok &= winent_tiff_georef_write(tif, o->georef);

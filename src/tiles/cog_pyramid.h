@@ -1,0 +1,86 @@
+/*
+ * cog_pyramid.h - the overview levels of a Cloud-Optimized GeoTIFF, built
+ * while the full-resolution tiles stream past, in memory bounded by one
+ * row of tiles per level.
+ *
+ * The rule (docs/SPEC.md, section 4): level k (k = 1..levels) is
+ * ceil(W / 2^k) x ceil(H / 2^k) pixels; its pixel (x, y) is the mean of the
+ * valid (non-NaN) full-resolution pixels of the block of rows
+ * [y 2^k, (y+1) 2^k) and columns [x 2^k, (x+1) 2^k), clipped to the image,
+ * or NaN where the block holds none. It is the exact block mean, not a
+ * mean of means: level 1 is computed from the pixels in double precision
+ * and rounded once; deeper levels add level-1 means weighted by their valid
+ * counts in double precision and round once, so every overview pixel is
+ * within 2^-23 (relative) of the exact mean of non-negative pixels.
+ * Levels are added, as GDAL's COG driver does, while the previous level is
+ * wider or taller than one tile.
+ *
+ * Work is split as the pipeline is: an encoder thread reduces each
+ * full-resolution tile it compresses to a "partial" (its level-1 means and
+ * valid counts, winent_cog_partial); the writer thread, which sees the
+ * tiles in order, hands the partials to the pyramid, which adds them up
+ * level by level and passes every completed row of tiles of every level to
+ * a callback.
+ */
+#ifndef WINENT_COG_PYRAMID_H
+#define WINENT_COG_PYRAMID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/werr.h"
+
+#define WINENT_COG_MAX_LEVELS 32
+
+/* The sizes of every level; index 0 is the full resolution. */
+typedef struct winent_cog_geom {
+    int side;                         /* tile side, even */
+    int levels;                       /* overview levels (0: the image fits one tile) */
+    int w[WINENT_COG_MAX_LEVELS + 1]; /* width of level k */
+    int h[WINENT_COG_MAX_LEVELS + 1]; /* height of level k */
+    uint32_t across[WINENT_COG_MAX_LEVELS + 1], down[WINENT_COG_MAX_LEVELS + 1]; /* tiles */
+} winent_cog_geom;
+
+/* The levels of a `width` x `height` image cut in `side` x `side` tiles
+ * (side a multiple of 16). */
+void winent_cog_geometry(int width, int height, int side, winent_cog_geom *g);
+
+/* Bytes of one tile's partial: (side/2)^2 float means, then as many
+ * valid counts (0..4), one byte each. */
+size_t winent_cog_partial_bytes(int side);
+
+/* The partial of one full-resolution tile into `dst` (any alignment): the
+ * tile's `nrows` x `ncols` pixels start at `px`, rows `stride` floats
+ * apart; the rest of the side x side tile is outside the image (counts 0,
+ * means NaN). `scratch` holds side/2 floats. Any thread. */
+void winent_cog_partial(const float *px, size_t stride, int nrows, int ncols, int side,
+                        float *scratch, uint8_t *dst);
+
+/* Called with each completed row of tiles of a level: `rows` holds the
+ * level's pixel rows [tile_row * side, tile_row * side + nrows), `stride`
+ * floats apart, `ncols` = the level's width. The rows may be reused once it
+ * returns. Its status stops the pyramid. */
+typedef winent_status (*winent_cog_emit_fn)(void *user, int level, uint32_t tile_row,
+                                            const float *rows, size_t stride, int nrows, int ncols,
+                                            winent_err *err);
+
+typedef struct winent_cog_pyramid winent_cog_pyramid;
+
+/* A pyramid for `g` (g->levels > 0) passing its tile rows to `emit`.
+ * Errors: WINENT_ERR_INTERNAL (out of memory). */
+winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emit_fn emit,
+                                        void *user, winent_cog_pyramid **out, winent_err *err);
+
+/* Memory a pyramid for `g` holds (its rows and sums), for --mem. */
+size_t winent_cog_pyramid_bytes(const winent_cog_geom *g);
+
+/* The partial of full-resolution tile (tx, ty). Tiles come in order, row
+ * by row; after the last tile of a row the row's level-1 rows go up the
+ * pyramid, which may call `emit` (several levels at once at the image's
+ * last row). One thread at a time (the writer). */
+winent_status winent_cog_pyramid_add(winent_cog_pyramid *p, uint32_t ty, uint32_t tx,
+                                     const uint8_t *partial, winent_err *err);
+
+void winent_cog_pyramid_free(winent_cog_pyramid *p);
+
+#endif

@@ -1,0 +1,947 @@
+/* Cloud-Optimized GeoTIFF output: the layout GDAL's COG driver writes
+ * (docs/SPEC.md, section 4), streamed.
+ *
+ *   header | ghost (GDAL structural metadata) | IFD main | IFD ovr 1 | ...
+ *   | IFD ovr L | tiles of ovr L | ... | tiles of ovr 1 | tiles of main
+ *
+ * Each tile is stored as [size, 4 bytes][data][its last 4 bytes again]
+ * (BLOCK_LEADER / BLOCK_TRAILER in the ghost), row-major in its level.
+ *
+ * The full-resolution tiles come first and are stored last, and a level's
+ * tiles are known only when the rows below them have streamed past, so the
+ * tiles go to two spills beside the output (spill.h: nameless, gone with
+ * the job whatever ends it) as they are made, and finish lays the file out:
+ * header and directories, then the spilled records copied in their final
+ * order (copy_file_range: in the kernel, no pass through user space).
+ *
+ * Threads. Encoder threads compress the full-resolution tiles, each with
+ * its own codec, and reduce each tile to its level-1 partial
+ * (cog_pyramid.h), which rides behind the tile in the encoded part. The
+ * writer thread appends the records to the full-resolution spill in order
+ * and feeds the partials to the pyramid. Every completed row of overview
+ * tiles is cut into jobs, which the encoder threads take, one per tile of
+ * their own, before their next full-resolution tile; the writer writes the
+ * finished jobs to the overview spill. When every job slot is busy the
+ * writer compresses the tile itself, so memory stays bounded. The last
+ * rows of tiles of every level complete with the image's last row: finish
+ * compresses them on the pool (winent_sink_opts.par) with the encoders'
+ * codecs, idle by then. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cog_pyramid.h"
+#include "sink_internal.h"
+#include "spill.h"
+#include "tiff_common.h"
+#include "tiff_dir.h"
+#include "tiff_meta.h"
+#include "tile_codec.h"
+
+/* Bytes around each tile's data: its size before, its last 4 bytes after. */
+#define LEADER  4
+#define TRAILER 4
+/* Overview tiles waiting for an encoder, at most this many bytes of pixels
+ * (at least 2 and at most 64 tiles); past them the writer compresses the
+ * tile itself. */
+#define JOB_POOL_BYTES ((size_t)4 << 20)
+#define JOBS_MIN       2
+#define JOBS_MAX       64
+/* Overview tiles are means, whose low mantissa bits are noise: zstd's
+ * default level 3 compresses them no better than level 1 (1.26:1 both on an
+ * 8192 x 8192 map's level 1, level 1 in 40 % of the time: docs/PERFORMANCE.md),
+ * so without --level they get level 1; with --level they get that level. */
+#define OVR_ZSTD_LEVEL 1
+
+/* GDAL's structural metadata ("ghost" area) between the header and the
+ * first directory: what a reader may rely on. */
+static const char ghost_body[] = "LAYOUT=IFDS_BEFORE_DATA\n"
+                                 "BLOCK_ORDER=ROW_MAJOR\n"
+                                 "BLOCK_LEADER=SIZE_AS_UINT4\n"
+                                 "BLOCK_TRAILER=LAST_4_BYTES_REPEATED\n"
+                                 "KNOWN_INCOMPATIBLE_EDITION=NO\n";
+#define GHOST_HEAD     "GDAL_STRUCTURAL_METADATA_SIZE=%06u bytes\n"
+#define GHOST_HEAD_LEN 43
+
+enum { SPILL_MAIN = 0, SPILL_OVR = 1 };
+
+typedef enum job_state { JOB_FREE = 0, JOB_PENDING, JOB_RUNNING, JOB_DONE } job_state;
+
+/* An overview tile to compress. `state` and `seq` under the sink's lock;
+ * the rest belongs to whoever moved it out of FREE (the writer, filling
+ * it), PENDING (the encoder that took it) or DONE (the writer). */
+typedef struct ovr_job {
+    job_state state;
+    uint64_t seq; /* PENDING jobs are taken oldest first */
+    int level;
+    uint32_t tile;    /* index in its level, row-major */
+    float *pixels;    /* owned: side x side, made on first use */
+    winent_bytes rec; /* owned: the compressed record */
+} ovr_job;
+
+/* What compresses tiles: an encoder thread's state, borrowed by finish
+ * while its thread is idle, or one of the writer's own. */
+typedef struct cog_state {
+    winent_tile_codec *codec;    /* owned: full-resolution tiles */
+    winent_tile_codec *ovr;      /* owned: overview tiles, when at another level (else NULL) */
+    float *tile;                 /* owned: side x side */
+    uint8_t *partial;            /* owned (encoders' states): a tile's level-1 partial,
+                                    then side/2 floats of scratch */
+    int sink_owned;              /* made by the sink (writer, finish), freed with it */
+    struct cog_sink *owner;      /* borrowed: the sink it is registered with */
+    struct cog_state *reg_next;  /* the list of all states (under lock) */
+    struct cog_state *idle_next; /* finish's stack of states to borrow (under lock) */
+} cog_state;
+
+/* A tile's record in a spill. */
+typedef struct tile_rec {
+    uint64_t at, size; /* size counts the leader and trailer */
+} tile_rec;
+
+typedef struct cog_sink {
+    winent_outfile of; /* owned: the output, through its temporary name */
+    int of_open;
+    int spill[2]; /* owned: SPILL_MAIN, SPILL_OVR; -1 when closed or unused */
+    unsigned insert;  /* the full-resolution records go straight to the output,
+                         whose front (directories, overviews) is inserted at
+                         the end in multiples of this block; 0: to SPILL_MAIN,
+                         copied after the front */
+    uint64_t spilled[2];
+    uint64_t final_bytes; /* the output's size once laid out */
+    winent_cog_geom g;
+    size_t partial_bytes;                      /* behind each encoded tile; 0 without overviews */
+    tile_rec *recs[WINENT_COG_MAX_LEVELS + 1]; /* owned, per level (writer) */
+    winent_cog_pyramid *pyr;                   /* owned (writer) */
+    cog_state *writer;                         /* owned, made on first need (writer) */
+    winent_bytes writer_rec;                   /* owned (writer) */
+
+    pthread_mutex_t lock; /* guards what is marked "under lock" */
+    pthread_cond_t cv;    /* a job left RUNNING */
+    int sync_ready;
+    ovr_job *jobs; /* owned */
+    int njobs;
+    uint64_t next_seq;  /* under lock */
+    int running;        /* jobs RUNNING (under lock) */
+    cog_state *states;  /* every live state (under lock) */
+    cog_state *idle;    /* finish only (under lock) */
+    winent_err job_err; /* finish's first failure (under lock) */
+} cog_sink;
+
+/* ---- Compressing tiles ------------------------------------------------- */
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Compress `tile` (side x side floats) and append it to `out` as a record
+ * [size][data][last 4 bytes], one part of the record's size. */
+static winent_status encode_record(winent_tile_codec *codec, const float *tile, winent_bytes *out,
+                                   winent_err *err)
+{
+    size_t start = out->size;
+    static const uint8_t zero[LEADER];
+    if (winent_bytes_append(out, zero, LEADER) != 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    WINENT_TRY(winent_tile_codec_encode(codec, tile, out, err));
+    size_t n = out->size - start - LEADER;
+    if (n > UINT32_MAX)
+        return WINENT_ERR(err, WINENT_ERR_OUTPUT,
+                          "a compressed tile of %zu bytes is too large for a COG block leader: "
+                          "give a smaller --tile",
+                          n);
+    put_le32(out->data + start, (uint32_t)n);
+    uint8_t trailer[TRAILER] = {0};
+    memcpy(trailer + (n < TRAILER ? TRAILER - n : 0),
+           out->data + out->size - (n < TRAILER ? n : TRAILER), n < TRAILER ? n : TRAILER);
+    if (winent_bytes_append(out, trailer, TRAILER) != 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    out->parts[out->nparts - 1] = out->size - start;
+    return WINENT_OK;
+}
+
+/* Cut tile `tx` (side x side) out of `nrows` rows of `ncols` floats,
+ * `stride` apart, into `dst`, padded with zeros (TIFF stores whole tiles;
+ * zeros keep the bytes a function of the image alone). */
+static void cut_tile(const float *rows, size_t stride, int nrows, int ncols, uint32_t tx, int side,
+                     float *dst)
+{
+    size_t s = (size_t)side, x0 = (size_t)tx * s;
+    size_t cols = (size_t)ncols - x0 < s ? (size_t)ncols - x0 : s;
+    for (size_t r = 0; r < s; r++) {
+        float *d = dst + r * s;
+        if ((int)r < nrows) {
+            memcpy(d, rows + r * stride + x0, cols * sizeof(float));
+            memset(d + cols, 0, (s - cols) * sizeof(float));
+        } else {
+            memset(d, 0, s * sizeof(float));
+        }
+    }
+}
+
+static void state_free(cog_state *e)
+{
+    if (e == NULL)
+        return;
+    winent_tile_codec_free(e->codec);
+    winent_tile_codec_free(e->ovr);
+    free(e->tile);
+    free(e->partial);
+    free(e);
+}
+
+/* A state: an encoder's (`sink_owned` 0: both codecs) or the writer's
+ * (only the overview codec). */
+static winent_status state_create(winent_sink *s, int sink_owned, cog_state **out, winent_err *err)
+{
+    cog_sink *t = s->impl;
+    const winent_sink_opts *o = &s->opts;
+    cog_state *e = calloc(1, sizeof *e);
+    *out = NULL;
+    if (e == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    e->sink_owned = sink_owned;
+    e->owner = s->impl;
+    size_t side = (size_t)t->g.side;
+    e->tile = malloc(side * side * sizeof(float));
+    int own_ovr = o->compress == WINENT_COMPRESS_ZSTD && o->level == 0;
+    if (!sink_owned && t->partial_bytes)
+        e->partial = malloc(t->partial_bytes + side / 2 * sizeof(float));
+    winent_status st = e->tile && (sink_owned || !t->partial_bytes || e->partial)
+                           ? WINENT_OK
+                           : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    if (st == WINENT_OK && (!sink_owned || !own_ovr))
+        st = winent_tile_codec_create(o->compress, o->level, t->g.side, &e->codec, err);
+    if (st == WINENT_OK && own_ovr)
+        st =
+            winent_tile_codec_create(WINENT_COMPRESS_ZSTD, OVR_ZSTD_LEVEL, t->g.side, &e->ovr, err);
+    if (st != WINENT_OK) {
+        state_free(e);
+        return st;
+    }
+    *out = e;
+    return WINENT_OK;
+}
+
+/* The codec for overview tiles. */
+static winent_tile_codec *ovr_codec(const cog_state *e)
+{
+    return e->ovr ? e->ovr : e->codec;
+}
+
+/* Register `e` in the list of live states (lock not held). */
+static void state_register(cog_sink *t, cog_state *e)
+{
+    pthread_mutex_lock(&t->lock);
+    e->reg_next = t->states;
+    t->states = e;
+    pthread_mutex_unlock(&t->lock);
+}
+
+static void state_unregister(cog_sink *t, cog_state *e)
+{
+    pthread_mutex_lock(&t->lock);
+    for (cog_state **p = &t->states; *p; p = &(*p)->reg_next)
+        if (*p == e) {
+            *p = e->reg_next;
+            break;
+        }
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* ---- Encoder side ------------------------------------------------------ */
+
+static winent_status cog_encoder_create(winent_sink *s, void **enc, winent_err *err)
+{
+    cog_state *e;
+    WINENT_TRY(state_create(s, 0, &e, err));
+    state_register(s->impl, e);
+    *enc = e;
+    return WINENT_OK;
+}
+
+static void cog_encoder_free(void *p)
+{
+    cog_state *e = p;
+    if (e == NULL)
+        return;
+    state_unregister(e->owner, e);
+    state_free(e);
+}
+
+/* The oldest PENDING job, now RUNNING; NULL when none (lock not held). */
+static ovr_job *take_pending(cog_sink *t)
+{
+    ovr_job *best = NULL;
+    pthread_mutex_lock(&t->lock);
+    for (int i = 0; i < t->njobs; i++)
+        if (t->jobs[i].state == JOB_PENDING && (best == NULL || t->jobs[i].seq < best->seq))
+            best = &t->jobs[i];
+    if (best) {
+        best->state = JOB_RUNNING;
+        t->running++;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return best;
+}
+
+/* Compress job `j` with `codec`; it becomes DONE (or stays RUNNING on a
+ * failure: the job is stopping anyway). */
+static winent_status run_job(cog_sink *t, winent_tile_codec *codec, ovr_job *j, winent_err *err)
+{
+    winent_bytes_reset(&j->rec);
+    winent_status st = encode_record(codec, j->pixels, &j->rec, err);
+    pthread_mutex_lock(&t->lock);
+    if (st == WINENT_OK)
+        j->state = JOB_DONE;
+    t->running--;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->lock);
+    return st;
+}
+
+/* Tile `tx` of tile row `index`, appended to `out` as one part: its record,
+ * then its level-1 partial when there are overviews. Before it, one
+ * waiting overview tile, if any: the overviews share the encoder threads. */
+static winent_status encode_main_tile(winent_sink *s, cog_state *e, int64_t index, uint32_t tx,
+                                      const float *rows, int nrows, winent_bytes *out,
+                                      winent_err *err)
+{
+    cog_sink *t = s->impl;
+    (void)index;
+    ovr_job *j = t->partial_bytes ? take_pending(t) : NULL;
+    if (j)
+        WINENT_TRY(run_job(t, ovr_codec(e), j, err));
+    const int side = t->g.side, width = s->opts.width;
+    cut_tile(rows, (size_t)width, nrows, width, tx, side, e->tile);
+    if (t->partial_bytes) {
+        /* From the tile just cut, while it is in cache; the zero padding
+         * is outside the image (the given rows and columns only). */
+        size_t x0 = (size_t)tx * (size_t)side;
+        int cols = width - (int)x0 < side ? width - (int)x0 : side;
+        float *scratch = (float *)(void *)(e->partial + t->partial_bytes); /* 4-aligned */
+        winent_cog_partial(e->tile, (size_t)side, nrows, cols, side, scratch, e->partial);
+    }
+    WINENT_TRY(encode_record(e->codec, e->tile, out, err));
+    if (t->partial_bytes) {
+        if (winent_bytes_append(out, e->partial, t->partial_bytes) != 0)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        out->parts[out->nparts - 1] += t->partial_bytes;
+    }
+    return WINENT_OK;
+}
+
+static winent_status cog_encode_part(winent_sink *s, void *enc, int64_t index, int part,
+                                     const float *rows, int nrows, winent_bytes *out,
+                                     winent_err *err)
+{
+    return encode_main_tile(s, enc, index, (uint32_t)part, rows, nrows, out, err);
+}
+
+static winent_status cog_encode(winent_sink *s, void *enc, int64_t index, const float *rows,
+                                int nrows, winent_bytes *out, winent_err *err)
+{
+    cog_sink *t = s->impl;
+    for (uint32_t tx = 0; tx < t->g.across[0]; tx++)
+        WINENT_TRY(encode_main_tile(s, enc, index, tx, rows, nrows, out, err));
+    return WINENT_OK;
+}
+
+/* ---- Writer side ------------------------------------------------------- */
+
+static winent_status spill_record(winent_sink *s, int which, int level, uint32_t tile,
+                                  const uint8_t *rec, size_t n, winent_err *err)
+{
+    cog_sink *t = s->impl;
+    t->recs[level][tile] = (tile_rec){t->spilled[which], n};
+    int fd = which == SPILL_MAIN && t->insert ? t->of.fd : t->spill[which];
+    return winent_spill_append(fd, rec, n, s->opts.path, &t->spilled[which], err);
+}
+
+/* Write the DONE jobs to the overview spill and free their slots. */
+static winent_status drain_done(winent_sink *s, winent_err *err)
+{
+    cog_sink *t = s->impl;
+    for (int i = 0; i < t->njobs; i++) {
+        ovr_job *j = &t->jobs[i];
+        pthread_mutex_lock(&t->lock);
+        int done = j->state == JOB_DONE;
+        pthread_mutex_unlock(&t->lock);
+        if (!done)
+            continue;
+        WINENT_TRY(spill_record(s, SPILL_OVR, j->level, j->tile, j->rec.data, j->rec.size, err));
+        pthread_mutex_lock(&t->lock);
+        j->state = JOB_FREE;
+        pthread_mutex_unlock(&t->lock);
+    }
+    return WINENT_OK;
+}
+
+/* A FREE job slot, its pixels allocated; NULL when all are busy. */
+static ovr_job *free_job(cog_sink *t)
+{
+    ovr_job *j = NULL;
+    pthread_mutex_lock(&t->lock);
+    for (int i = 0; i < t->njobs && j == NULL; i++)
+        if (t->jobs[i].state == JOB_FREE)
+            j = &t->jobs[i];
+    pthread_mutex_unlock(&t->lock);
+    if (j && j->pixels == NULL) {
+        size_t side = (size_t)t->g.side;
+        j->pixels = malloc(side * side * sizeof(float));
+    }
+    return j && j->pixels ? j : NULL;
+}
+
+static winent_status writer_state(winent_sink *s, winent_err *err)
+{
+    cog_sink *t = s->impl;
+    if (t->writer)
+        return WINENT_OK;
+    WINENT_TRY(state_create(s, 1, &t->writer, err));
+    state_register(t, t->writer);
+    return WINENT_OK;
+}
+
+/* The pyramid's callback: a row of tiles of `level` is complete. Each tile
+ * becomes a job for the encoders, or, with every slot busy, is compressed
+ * here. */
+static winent_status emit_tile_row(void *user, int level, uint32_t tile_row, const float *rows,
+                                   size_t stride, int nrows, int ncols, winent_err *err)
+{
+    winent_sink *s = user;
+    cog_sink *t = s->impl;
+    const uint32_t across = t->g.across[level];
+    for (uint32_t tx = 0; tx < across; tx++) {
+        uint32_t tile = tile_row * across + tx;
+        ovr_job *j = free_job(t);
+        if (j == NULL) {
+            WINENT_TRY(drain_done(s, err));
+            j = free_job(t);
+        }
+        if (j) {
+            cut_tile(rows, stride, nrows, ncols, tx, t->g.side, j->pixels);
+            j->level = level;
+            j->tile = tile;
+            pthread_mutex_lock(&t->lock);
+            j->seq = t->next_seq++;
+            j->state = JOB_PENDING;
+            pthread_mutex_unlock(&t->lock);
+            continue;
+        }
+        WINENT_TRY(writer_state(s, err));
+        cut_tile(rows, stride, nrows, ncols, tx, t->g.side, t->writer->tile);
+        winent_bytes_reset(&t->writer_rec);
+        WINENT_TRY(encode_record(ovr_codec(t->writer), t->writer->tile, &t->writer_rec, err));
+        WINENT_TRY(
+            spill_record(s, SPILL_OVR, level, tile, t->writer_rec.data, t->writer_rec.size, err));
+    }
+    return WINENT_OK;
+}
+
+static winent_status write_piece(winent_sink *s, int64_t index, uint32_t tx, const uint8_t *data,
+                                 size_t n, winent_err *err)
+{
+    cog_sink *t = s->impl;
+    if (n < t->partial_bytes + LEADER + TRAILER)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "tile (%u, %lld) is %zu bytes", tx,
+                          (long long)index, n);
+    size_t rec = n - t->partial_bytes;
+    uint32_t tile = (uint32_t)index * t->g.across[0] + tx;
+    WINENT_TRY(spill_record(s, SPILL_MAIN, 0, tile, data, rec, err));
+    if (t->pyr)
+        WINENT_TRY(winent_cog_pyramid_add(t->pyr, (uint32_t)index, tx, data + rec, err));
+    return drain_done(s, err);
+}
+
+static winent_status cog_write_part(winent_sink *s, int64_t index, int part,
+                                    const winent_bytes *encoded, winent_err *err)
+{
+    return write_piece(s, index, (uint32_t)part, encoded->data, encoded->size, err);
+}
+
+static winent_status cog_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
+                               winent_err *err)
+{
+    cog_sink *t = s->impl;
+    if (encoded->nparts != (int)t->g.across[0])
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "tile row %lld has %d tiles, want %u",
+                          (long long)index, encoded->nparts, t->g.across[0]);
+    const uint8_t *p = encoded->data;
+    for (uint32_t i = 0; i < t->g.across[0]; i++) {
+        WINENT_TRY(write_piece(s, index, i, p, encoded->parts[i], err));
+        p += encoded->parts[i];
+    }
+    return WINENT_OK;
+}
+
+/* ---- Finish: the last overview tiles, then the layout ------------------ */
+
+typedef struct tail {
+    winent_sink *s;
+    ovr_job **jobs; /* borrowed */
+} tail;
+
+/* One of the last overview jobs, on a pool thread (or the writer), with
+ * a borrowed idle state: when more threads run than there are states, a
+ * thread waits for one, so finish takes no memory of its own. */
+static void tail_item(void *arg, long i, int worker)
+{
+    tail *a = arg;
+    winent_sink *s = a->s;
+    cog_sink *t = s->impl;
+    winent_err err;
+    winent_err_clear(&err);
+    (void)worker;
+    pthread_mutex_lock(&t->lock);
+    while (t->idle == NULL)
+        pthread_cond_wait(&t->cv, &t->lock);
+    cog_state *e = t->idle;
+    t->idle = e->idle_next;
+    pthread_mutex_unlock(&t->lock);
+    winent_status st = run_job(t, ovr_codec(e), a->jobs[i], &err);
+    pthread_mutex_lock(&t->lock);
+    e->idle_next = t->idle;
+    t->idle = e;
+    pthread_cond_broadcast(&t->cv);
+    if (st != WINENT_OK)
+        winent_err_merge(&t->job_err, &err);
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* Compress every job still PENDING, on the pool when there is one. */
+static winent_status run_tail(winent_sink *s, winent_err *err)
+{
+    cog_sink *t = s->impl;
+    ovr_job **list = malloc((size_t)(t->njobs ? t->njobs : 1) * sizeof *list);
+    if (list == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    long n = 0;
+    pthread_mutex_lock(&t->lock);
+    int no_state = t->states == NULL;
+    pthread_mutex_unlock(&t->lock);
+    /* At least one state to borrow (every tile had an encoder, but a sink
+     * driven otherwise may have none). */
+    winent_status st = no_state ? writer_state(s, err) : WINENT_OK;
+    if (st != WINENT_OK) {
+        free(list);
+        return st;
+    }
+    pthread_mutex_lock(&t->lock);
+    /* Every encode task is over: a RUNNING job is still finishing. */
+    while (t->running > 0)
+        pthread_cond_wait(&t->cv, &t->lock);
+    for (int i = 0; i < t->njobs; i++)
+        if (t->jobs[i].state == JOB_PENDING) {
+            t->jobs[i].state = JOB_RUNNING;
+            t->running++;
+            list[n++] = &t->jobs[i];
+        }
+    /* The encoders are idle: their states may be borrowed. */
+    t->idle = NULL;
+    for (cog_state *e = t->states; e; e = e->reg_next) {
+        e->idle_next = t->idle;
+        t->idle = e;
+    }
+    winent_err_clear(&t->job_err);
+    pthread_mutex_unlock(&t->lock);
+    tail a = {s, list};
+    const winent_parallel *par = s->opts.par;
+    int stopped = 0;
+    if (n > 1 && par && par->run && par->workers > 1) {
+        stopped = par->run(par->ctx, n, tail_item, &a) != 0;
+    } else {
+        for (long i = 0; i < n; i++)
+            tail_item(&a, i, 0);
+    }
+    free(list);
+    pthread_mutex_lock(&t->lock);
+    t->idle = NULL;
+    winent_err job_err = t->job_err;
+    pthread_mutex_unlock(&t->lock);
+    if (job_err.status != WINENT_OK) {
+        winent_err_merge(err, &job_err);
+        return job_err.status;
+    }
+    if (stopped)
+        return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
+    return drain_done(s, err);
+}
+
+/* Structural tags of one level's directory, its tile arrays zero. */
+static int add_structure(winent_tiff_dir *d, const winent_sink_opts *o, const winent_cog_geom *g,
+                         int level, const uint64_t *zeros, const uint64_t *counts)
+{
+    uint64_t ntiles = (uint64_t)g->across[level] * g->down[level];
+    int bad = 0;
+    if (level > 0)
+        bad |= winent_tiff_dir_add_long(d, 254, 1); /* NewSubfileType: reduced resolution */
+    bad |= winent_tiff_dir_add_long(d, 256, (uint32_t)g->w[level]);
+    bad |= winent_tiff_dir_add_long(d, 257, (uint32_t)g->h[level]);
+    bad |= winent_tiff_dir_add_short(d, 258, 32);
+    bad |= winent_tiff_dir_add_short(d, 259,
+                                     (uint16_t)winent_tile_codec_tiff_compression(o->compress));
+    bad |= winent_tiff_dir_add_short(d, 262, 1); /* MinIsBlack */
+    bad |= winent_tiff_dir_add_short(d, 277, 1);
+    bad |= winent_tiff_dir_add_short(d, 284, 1); /* contiguous */
+    if (o->compress != WINENT_COMPRESS_NONE)
+        bad |= winent_tiff_dir_add_short(d, 317,
+                                         (uint16_t)winent_tile_codec_tiff_predictor(o->compress));
+    bad |= winent_tiff_dir_add_long(d, 322, (uint32_t)g->side);
+    bad |= winent_tiff_dir_add_long(d, 323, (uint32_t)g->side);
+    bad |= winent_tiff_dir_add(d, 324, WINENT_TIFF_OFFSETS, ntiles, zeros);
+    bad |= winent_tiff_dir_add(d, 325, WINENT_TIFF_OFFSETS, ntiles, counts);
+    bad |= winent_tiff_dir_add_short(d, 339, 3); /* IEEE floating point */
+    if (o->nodata_in_play)
+        bad |= winent_tiff_dir_add(d, WINENT_TAG_GDAL_NODATA, WINENT_TIFF_ASCII, 0, "nan");
+    return bad;
+}
+
+static int add_georef(winent_tiff_dir *d, const winent_georef *g)
+{
+    int bad = 0;
+    if (g == NULL)
+        return 0;
+    if (g->n_scale > 0)
+        bad |= winent_tiff_dir_add(d, WINENT_TAG_MODELPIXELSCALE, WINENT_TIFF_DOUBLE,
+                                   (uint64_t)g->n_scale, g->scale);
+    if (g->n_tiepoints > 0)
+        bad |= winent_tiff_dir_add(d, WINENT_TAG_MODELTIEPOINT, WINENT_TIFF_DOUBLE,
+                                   (uint64_t)g->n_tiepoints, g->tiepoints);
+    if (g->n_transform > 0)
+        bad |= winent_tiff_dir_add(d, WINENT_TAG_MODELTRANSFORMATION, WINENT_TIFF_DOUBLE, 16,
+                                   g->transform);
+    if (g->n_geokeys > 0)
+        bad |= winent_tiff_dir_add(d, WINENT_TAG_GEOKEYDIRECTORY, WINENT_TIFF_SHORT,
+                                   (uint64_t)g->n_geokeys, g->geokeys);
+    if (g->n_geodoubles > 0)
+        bad |= winent_tiff_dir_add(d, WINENT_TAG_GEODOUBLEPARAMS, WINENT_TIFF_DOUBLE,
+                                   (uint64_t)g->n_geodoubles, g->geodoubles);
+    if (g->geoascii)
+        bad |= winent_tiff_dir_add(d, WINENT_TAG_GEOASCIIPARAMS, WINENT_TIFF_ASCII, 0, g->geoascii);
+    return bad;
+}
+
+/* The directories of every level (index = level), their tile arrays still
+ * zero. */
+static winent_status make_dirs(const winent_sink *s, winent_tiff_dir **dirs, winent_err *err)
+{
+    const cog_sink *t = s->impl;
+    const winent_sink_opts *o = &s->opts;
+    const winent_cog_geom *g = &t->g;
+    uint64_t most = (uint64_t)g->across[0] * g->down[0];
+    uint64_t *zeros = calloc(most, sizeof *zeros), *counts = malloc(most * sizeof *counts);
+    char *xml = winent_tiff_meta_main(o);
+    int bad = zeros == NULL || counts == NULL || xml == NULL;
+    for (int k = 0; k <= g->levels && !bad; k++) {
+        if (winent_tiff_dir_create(&dirs[k], err) != WINENT_OK) {
+            bad = 1;
+            break;
+        }
+        uint64_t ntiles = (uint64_t)g->across[k] * g->down[k];
+        for (uint64_t i = 0; i < ntiles; i++)
+            counts[i] = t->recs[k][i].size - LEADER - TRAILER;
+        bad |= add_structure(dirs[k], o, g, k, zeros, counts);
+        if (k == 0) {
+            char software[64];
+            snprintf(software, sizeof software, "winent-stream %s", WINENT_VERSION_STRING);
+            bad |= winent_tiff_dir_add(dirs[k], 305, WINENT_TIFF_ASCII, 0, software);
+            bad |= add_georef(dirs[k], o->georef);
+            bad |=
+                winent_tiff_dir_add(dirs[k], WINENT_TAG_GDAL_METADATA, WINENT_TIFF_ASCII, 0, xml);
+        } else {
+            bad |= winent_tiff_dir_add(dirs[k], WINENT_TAG_GDAL_METADATA, WINENT_TIFF_ASCII, 0,
+                                       winent_tiff_meta_overview());
+        }
+    }
+    free(zeros);
+    free(counts);
+    free(xml);
+    return bad ? WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory") : WINENT_OK;
+}
+
+/* Lay the file out (BigTIFF or not), write the header, the ghost and the
+ * directories, then copy the records in their final order. */
+static winent_status assemble(winent_sink *s, winent_err *err)
+{
+    cog_sink *t = s->impl;
+    const winent_cog_geom *g = &t->g;
+    const int L = g->levels;
+    winent_tiff_dir *dirs[WINENT_COG_MAX_LEVELS + 1] = {0};
+    uint64_t dir_at[WINENT_COG_MAX_LEVELS + 2];
+    uint8_t *head = NULL;
+    uint64_t *offs = NULL;
+    winent_status st = WINENT_OK;
+    WINENT_TRY_GOTO(st, make_dirs(s, dirs, err));
+
+    char ghost[GHOST_HEAD_LEN + sizeof ghost_body + 2];
+    unsigned body = (unsigned)strlen(ghost_body);
+    int big = s->opts.bigtiff;
+    uint64_t data_at = 0, main_at = 0, total = 0;
+    for (;;) {
+        /* The first directory on an even offset right after the ghost: the
+         * ghost's size counts a padding blank when needed. */
+        uint64_t hdr = big ? 16 : 8;
+        unsigned pad = (unsigned)((hdr + GHOST_HEAD_LEN + body) & 1);
+        snprintf(ghost, sizeof ghost, GHOST_HEAD "%s%s", body + pad, ghost_body, pad ? " " : "");
+        uint64_t at = hdr + strlen(ghost);
+        for (int k = 0; k <= L; k++) {
+            dir_at[k] = at;
+            at += (winent_tiff_dir_size(dirs[k], big) + 1) & ~(uint64_t)1;
+        }
+        data_at = at;
+        main_at = data_at + t->spilled[SPILL_OVR];
+        if (t->insert) /* the inserted front is whole blocks: zeros fill its end */
+            main_at = (main_at + t->insert - 1) / t->insert * t->insert;
+        total = main_at + t->spilled[SPILL_MAIN];
+        if (big || total <= UINT32_MAX)
+            break;
+        big = 1; /* past 4 GiB: BigTIFF, laid out again */
+    }
+    /* The tile offsets: ovr L first, ..., ovr 1, then the full resolution. */
+    uint64_t most = (uint64_t)g->across[0] * g->down[0];
+    offs = malloc(most * sizeof *offs);
+    if (offs == NULL) {
+        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
+    }
+    uint64_t pos = data_at;
+    for (int k = L; k >= 0; k--) {
+        uint64_t ntiles = (uint64_t)g->across[k] * g->down[k];
+        if (k == 0)
+            pos = main_at;
+        for (uint64_t i = 0; i < ntiles; i++) {
+            offs[i] = pos + LEADER;
+            pos += t->recs[k][i].size;
+        }
+        if (winent_tiff_dir_add(dirs[k], 324, WINENT_TIFF_OFFSETS, ntiles, offs) != 0) {
+            st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+            goto fail;
+        }
+    }
+    head = calloc(1, data_at);
+    if (head == NULL) {
+        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
+    }
+    size_t hn = winent_tiff_header(big, dir_at[0], head);
+    memcpy(head + hn, ghost, strlen(ghost));
+    for (int k = 0; k <= L; k++)
+        if (winent_tiff_dir_write(dirs[k], big, dir_at[k], k < L ? dir_at[k + 1] : 0,
+                                  head + dir_at[k]) != 0) {
+            st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "a tile offset does not fit the TIFF");
+            goto fail;
+        }
+    if (t->insert)
+        WINENT_TRY_GOTO(st, winent_spill_insert_front(t->of.fd, main_at, s->opts.path, err));
+    WINENT_TRY_GOTO(st, winent_outfile_write(&t->of, head, data_at, err));
+    /* The overview records, level by level, runs of neighbours in one copy. */
+    for (int k = L; k >= 1; k--) {
+        uint64_t ntiles = (uint64_t)g->across[k] * g->down[k];
+        uint64_t run_at = 0, run_len = 0;
+        for (uint64_t i = 0; i <= ntiles; i++) {
+            if (i < ntiles && run_len && t->recs[k][i].at == run_at + run_len) {
+                run_len += t->recs[k][i].size;
+                continue;
+            }
+            if (run_len)
+                WINENT_TRY_GOTO(st, winent_spill_copy(t->spill[SPILL_OVR], run_at, t->of.fd,
+                                                      run_len, s->opts.stop, s->opts.path, err));
+            if (i < ntiles) {
+                run_at = t->recs[k][i].at;
+                run_len = t->recs[k][i].size;
+            }
+        }
+    }
+    /* The full resolution: in place already, or the spill as it is. */
+    if (!t->insert)
+        WINENT_TRY_GOTO(st, winent_spill_copy(t->spill[SPILL_MAIN], 0, t->of.fd,
+                                              t->spilled[SPILL_MAIN], s->opts.stop, s->opts.path,
+                                              err));
+    t->final_bytes = total;
+fail:
+    for (int k = 0; k <= L; k++)
+        winent_tiff_dir_free(dirs[k]);
+    free(head);
+    free(offs);
+    return st;
+}
+
+static void close_spills(cog_sink *t)
+{
+    for (int i = 0; i < 2; i++)
+        if (t->spill[i] >= 0) {
+            close(t->spill[i]);
+            t->spill[i] = -1;
+        }
+}
+
+static void cog_abort(winent_sink *s)
+{
+    cog_sink *t = s->impl;
+    if (t == NULL)
+        return;
+    close_spills(t);
+    if (t->of_open) {
+        winent_outfile_abort(&t->of);
+        t->of_open = 0;
+    }
+}
+
+static winent_status cog_finish(winent_sink *s, winent_err *err)
+{
+    cog_sink *t = s->impl;
+    winent_status st;
+    WINENT_TRY_GOTO(st, run_tail(s, err));
+    WINENT_TRY_GOTO(st, assemble(s, err));
+    close_spills(t);
+    t->of_open = 0;
+    return winent_outfile_commit(&t->of, err);
+fail:
+    cog_abort(s);
+    return st;
+}
+
+static uint64_t cog_bytes_written(const winent_sink *s)
+{
+    const cog_sink *t = s->impl;
+    return t->final_bytes ? t->final_bytes : t->spilled[SPILL_MAIN] + t->spilled[SPILL_OVR];
+}
+
+static void cog_free_impl(void *p)
+{
+    cog_sink *t = p;
+    if (t == NULL)
+        return;
+    close_spills(t);
+    if (t->of_open)
+        winent_outfile_abort(&t->of);
+    winent_cog_pyramid_free(t->pyr);
+    for (int k = 0; k <= WINENT_COG_MAX_LEVELS; k++)
+        free(t->recs[k]);
+    for (int i = 0; i < t->njobs; i++) {
+        free(t->jobs[i].pixels);
+        winent_bytes_free(&t->jobs[i].rec);
+    }
+    free(t->jobs);
+    /* The states the sink made (the encoders' are freed by their threads,
+     * which are gone by now). */
+    for (cog_state *e = t->states, *next; e; e = next) {
+        next = e->reg_next;
+        if (e->sink_owned)
+            state_free(e);
+    }
+    winent_bytes_free(&t->writer_rec);
+    if (t->sync_ready) {
+        pthread_cond_destroy(&t->cv);
+        pthread_mutex_destroy(&t->lock);
+    }
+    free(t);
+}
+
+static const sink_ops cog_sink_ops = {
+    .encoder_create = cog_encoder_create,
+    .encoder_free = cog_encoder_free,
+    .encode = cog_encode,
+    .write = cog_write,
+    .encode_part = cog_encode_part,
+    .write_part = cog_write_part,
+    .finish = cog_finish,
+    .abort = cog_abort,
+    .free_impl = cog_free_impl,
+    .bytes_written = cog_bytes_written,
+};
+
+/* Jobs for overview tiles of `side`: JOB_POOL_BYTES of pixels, within bounds. */
+static int job_count(int side)
+{
+    size_t tile = (size_t)side * (size_t)side * sizeof(float);
+    size_t n = JOB_POOL_BYTES / tile;
+    return n < JOBS_MIN ? JOBS_MIN : n > JOBS_MAX ? JOBS_MAX : (int)n;
+}
+
+size_t winent_sink_cog_writer_bytes(const winent_sink_opts *o, size_t encoder_bytes)
+{
+    winent_cog_geom g;
+    int side = o->tile > 0 ? o->tile : 512;
+    winent_cog_geometry(o->width, o->height, side, &g);
+    size_t tiles = 0;
+    for (int k = 0; k <= g.levels; k++)
+        tiles += (size_t)g.across[k] * g.down[k];
+    /* Tile records, and the directories built at the end (offsets and
+     * counts of every tile, 8 bytes each at most, plus their copies). */
+    size_t b = tiles * (sizeof(tile_rec) + 16) + ((size_t)g.across[0] * g.down[0]) * 24;
+    if (g.levels == 0)
+        return b;
+    size_t tile = (size_t)side * (size_t)side * sizeof(float);
+    b += winent_cog_pyramid_bytes(&g);
+    b += (size_t)job_count(side) * (tile + winent_tile_codec_bound(o->compress, tile));
+    /* The writer's own state (its codec for overview tiles). */
+    b += encoder_bytes;
+    return b;
+}
+
+size_t winent_sink_cog_unit_extra(const winent_sink_opts *o)
+{
+    winent_cog_geom g;
+    int side = o->tile > 0 ? o->tile : 512;
+    winent_cog_geometry(o->width, o->height, side, &g);
+    size_t per_tile = LEADER + TRAILER + (g.levels ? winent_cog_partial_bytes(side) : 0);
+    return (size_t)g.across[0] * per_tile;
+}
+
+winent_status winent_sink_cog_open(winent_sink *s, winent_err *err)
+{
+    const winent_sink_opts *o = &s->opts;
+    winent_status st = WINENT_OK;
+    int side = o->tile > 0 ? o->tile : 512;
+    if (side % 16 != 0 || side > 65536)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--tile %d: a GeoTIFF tile side must be a multiple of 16", side);
+    if (o->width <= 0 || o->height <= 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "empty output %dx%d", o->width, o->height);
+    cog_sink *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    s->ops = &cog_sink_ops;
+    s->impl = t;
+    t->spill[0] = t->spill[1] = -1;
+    pthread_mutex_init(&t->lock, NULL);
+    pthread_cond_init(&t->cv, NULL);
+    t->sync_ready = 1;
+    winent_cog_geometry(o->width, o->height, side, &t->g);
+    s->unit_rows = side;
+    s->parts = (int)t->g.across[0];
+    for (int k = 0; k <= t->g.levels; k++) {
+        size_t n = (size_t)t->g.across[k] * t->g.down[k];
+        if ((t->recs[k] = calloc(n, sizeof(tile_rec))) == NULL)
+            goto oom;
+    }
+    if (t->g.levels > 0) {
+        t->partial_bytes = winent_cog_partial_bytes(side);
+        WINENT_TRY_GOTO(st, winent_cog_pyramid_create(&t->g, emit_tile_row, s, &t->pyr, err));
+        t->njobs = job_count(side);
+        if ((t->jobs = calloc((size_t)t->njobs, sizeof *t->jobs)) == NULL)
+            goto oom;
+    }
+    WINENT_TRY_GOTO(st, winent_outfile_open(&t->of, o->path, o->stop, err));
+    t->of_open = 1;
+    const char *beside = t->of.temp_path ? t->of.temp_path : o->path;
+    /* Where the file system can insert a range, the full-resolution tiles
+     * go to the output itself: no copy of them, no second copy on disk. */
+    if (!winent_spill_can_insert(t->of.fd, &t->insert))
+        WINENT_TRY_GOTO(st, winent_spill_open(beside, o->path, &t->spill[SPILL_MAIN], err));
+    if (t->g.levels > 0)
+        WINENT_TRY_GOTO(st, winent_spill_open(beside, o->path, &t->spill[SPILL_OVR], err));
+    return WINENT_OK;
+oom:
+    st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+fail:
+    /* s->impl is freed by the caller (winent_sink_free), removing the file. */
+    return st;
+}

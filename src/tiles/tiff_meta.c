@@ -1,0 +1,133 @@
+/* GDAL metadata of our GeoTIFF outputs (tiff_meta.h). */
+#include "tiff_meta.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/bytes.h"
+
+/* Append printf-style text; sets *bad when out of memory. */
+static void add(winent_bytes *b, int *bad, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void add(winent_bytes *b, int *bad, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        *bad = 1;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        *bad |= winent_bytes_append(b, small, (size_t)n) != 0;
+        return;
+    }
+    if (winent_bytes_reserve(b, (size_t)n + 1) != 0) {
+        *bad = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf((char *)b->data + b->size, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->size += (size_t)n;
+}
+
+/* Append `s` as XML text: markup characters escaped, control characters
+ * (a newline in a file name) left out, so the item stays one line. */
+static void add_escaped(winent_bytes *b, int *bad, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': add(b, bad, "&amp;"); break;
+        case '<': add(b, bad, "&lt;"); break;
+        case '>': add(b, bad, "&gt;"); break;
+        case '"': add(b, bad, "&quot;"); break;
+        default:
+            if ((unsigned char)*s >= 0x20)
+                *bad |= winent_bytes_append(b, s, 1) != 0;
+            break;
+        }
+    }
+}
+
+static const char *compress_name(winent_compress c)
+{
+    switch (c) {
+    case WINENT_COMPRESS_ZSTD: return "zstd";
+    case WINENT_COMPRESS_DEFLATE: return "deflate";
+    case WINENT_COMPRESS_LZW: return "lzw";
+    default: return "none";
+    }
+}
+
+void winent_tiff_band_description(const winent_sink_opts *o, char *dst, size_t cap)
+{
+    const winent_compute_opts *c = o->compute;
+    int kx = c ? c->kx : 0, ky = c ? c->ky : 0;
+    if (o->source_band > 0)
+        snprintf(dst, cap, "entropy %dx%d of band %d", kx, ky, o->source_band);
+    else
+        snprintf(dst, cap, "entropy %dx%d", kx, ky);
+}
+
+char *winent_tiff_meta_main(const winent_sink_opts *o)
+{
+    winent_bytes b = {0};
+    int bad = 0;
+    add(&b, &bad, "<GDALMetadata>\n");
+    add(&b, &bad, "  <Item name=\"software\">winent-stream %s</Item>\n", WINENT_VERSION_STRING);
+    add(&b, &bad, "  <Item name=\"version\">%s</Item>\n", WINENT_VERSION_STRING);
+    const winent_compute_opts *c = o->compute;
+    if (c) {
+        static const char *bases[] = {"e", "2", "10"};
+        add(&b, &bad, "  <Item name=\"window\">%dx%d</Item>\n", c->kx, c->ky);
+        add(&b, &bad, "  <Item name=\"base\">%s</Item>\n",
+            bases[c->base <= WINENT_BASE_10 ? c->base : 0]);
+        if (c->bins) {
+            add(&b, &bad, "  <Item name=\"bins\">%u</Item>\n", c->bins);
+            add(&b, &bad, "  <Item name=\"range\">%.17g:%.17g</Item>\n", c->range_lo, c->range_hi);
+        } else {
+            add(&b, &bad, "  <Item name=\"bins\">distinct values</Item>\n");
+        }
+        if (c->has_nodata)
+            add(&b, &bad, "  <Item name=\"nodata\">%.17g</Item>\n", c->nodata);
+        add(&b, &bad, "  <Item name=\"dtype\">%s</Item>\n", winent_dtype_name(c->dtype));
+    }
+    if (o->source_name) {
+        add(&b, &bad, "  <Item name=\"source\">");
+        add_escaped(&b, &bad, o->source_name);
+        add(&b, &bad, "</Item>\n");
+    }
+    if (o->source_band > 0)
+        add(&b, &bad, "  <Item name=\"source_band\">%d</Item>\n", o->source_band);
+    if (o->command_line) {
+        add(&b, &bad, "  <Item name=\"command_line\">");
+        add_escaped(&b, &bad, o->command_line);
+        add(&b, &bad, "</Item>\n");
+    }
+    add(&b, &bad, "  <Item name=\"compress\">%s</Item>\n", compress_name(o->compress));
+    char desc[128];
+    winent_tiff_band_description(o, desc, sizeof desc);
+    add(&b, &bad, "  <Item name=\"DESCRIPTION\" sample=\"0\" role=\"description\">");
+    add_escaped(&b, &bad, desc);
+    add(&b, &bad, "</Item>\n");
+    add(&b, &bad, "</GDALMetadata>");
+    bad |= winent_bytes_append(&b, "", 1) != 0;
+    if (bad) {
+        winent_bytes_free(&b);
+        return NULL;
+    }
+    char *xml = (char *)b.data; /* handed over: the parts list is unused */
+    free(b.parts);
+    return xml;
+}
+
+const char *winent_tiff_meta_overview(void)
+{
+    return "<GDALMetadata>\n  <Item name=\"RESAMPLING\" sample=\"0\">AVERAGE</Item>\n"
+           "</GDALMetadata>";
+}

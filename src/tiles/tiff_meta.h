@@ -1,0 +1,31 @@
+/*
+ * tiff_meta.h - the GDAL metadata of our GeoTIFF outputs (TIFFTAG
+ * GDAL_METADATA, tag 42112), shared by the plain tiled and the COG layout.
+ *
+ * Dataset items record what made the map: software and version, window,
+ * base, bins and range, nodata, input sample type, source name and band,
+ * the command line, compression. The band's description ("entropy 5x5 of
+ * band 1") is the item GDAL reads as the band description
+ * (`<Item name="DESCRIPTION" sample="0" role="description">`).
+ */
+#ifndef WINENT_TIFF_META_H
+#define WINENT_TIFF_META_H
+
+#include <stddef.h>
+
+#include "sink.h"
+
+/* The band's description for `o` into `dst` (cap bytes, cap > 0):
+ * "entropy KxK of band B", without " of band B" when the band is unknown. */
+void winent_tiff_band_description(const winent_sink_opts *o, char *dst, size_t cap);
+
+/* The GDAL_METADATA XML of the full-resolution image for `o`, NUL-ended,
+ * malloc'ed (the caller frees it); NULL when out of memory. Pure: any
+ * thread. */
+char *winent_tiff_meta_main(const winent_sink_opts *o);
+
+/* The GDAL_METADATA XML of an overview directory: how it was resampled,
+ * as GDAL's own overviews say it (a static string). */
+const char *winent_tiff_meta_overview(void);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * The COG's overview rule (src/tiles/cog_pyramid.h) against a brute-force
+ * mean: random sizes (one pixel wide, odd, tall, just over a tile), tile
+ * sides, NaN holes and NaN blocks; every pixel of every level within
+ * 2^-23 (relative) of the double-precision mean of the valid pixels of its
+ * block, NaN exactly where the block has none; the level sizes and count
+ * of GDAL's COG rule; every tile row emitted once, in order per level.
+ * Also the hand-made TIFF directories: GDAL is not needed, the bytes are
+ * read back here.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "harness.h"
+#include "tiles/cog_pyramid.h"
+#include "tiles/tiff_dir.h"
+
+typedef struct got_level {
+    float *px;         /* w x h, filled from the emitted rows */
+    uint32_t next_row; /* tile rows come in order */
+} got_level;
+
+typedef struct ctx {
+    winent_cog_geom g;
+    got_level lv[WINENT_COG_MAX_LEVELS + 1];
+    int bad_order;
+} ctx;
+
+static winent_status on_emit(void *user, int level, uint32_t tile_row, const float *rows,
+                             size_t stride, int nrows, int ncols, winent_err *err)
+{
+    ctx *c = user;
+    (void)err;
+    got_level *l = &c->lv[level];
+    int side = c->g.side;
+    if (tile_row != l->next_row || ncols != c->g.w[level])
+        c->bad_order = 1;
+    l->next_row = tile_row + 1;
+    int want_rows = c->g.h[level] - (int)tile_row * side;
+    if (want_rows > side)
+        want_rows = side;
+    if (nrows != want_rows)
+        c->bad_order = 1;
+    for (int r = 0; r < nrows; r++)
+        memcpy(l->px + ((size_t)tile_row * side + r) * (size_t)ncols, rows + (size_t)r * stride,
+               (size_t)ncols * sizeof(float));
+    return WINENT_OK;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void one_case(int W, int H, int side, double holes)
+{
+    float *img = malloc((size_t)W * H * sizeof(float));
+    for (size_t i = 0; i < (size_t)W * H; i++)
+        img[i] = (float)(next() % 100000) / 7919.0f;
+    /* Holes: scattered NaN pixels, and a whole NaN rectangle. */
+    for (size_t i = 0; i < (size_t)W * H; i++)
+        if ((double)(next() % 1000) < holes * 1000)
+            img[i] = NAN;
+    int rx = W / 3, ry = H / 3;
+    for (int y = ry; y < ry + H / 4; y++)
+        for (int x = rx; x < rx + W / 4; x++)
+            img[(size_t)y * W + x] = NAN;
+
+    ctx c;
+    memset(&c, 0, sizeof c);
+    winent_cog_geometry(W, H, side, &c.g);
+    /* GDAL's rule: levels while the last is larger than a tile. */
+    int w = W, h = H, levels = 0;
+    while (w > side || h > side) {
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+        levels++;
+        CHECK(c.g.w[levels] == w && c.g.h[levels] == h, "%dx%d side %d: level %d is %dx%d", W, H,
+              side, levels, c.g.w[levels], c.g.h[levels]);
+    }
+    CHECK(c.g.levels == levels, "%dx%d side %d: %d levels, want %d", W, H, side, c.g.levels,
+          levels);
+    if (levels == 0) {
+        free(img);
+        return;
+    }
+    for (int k = 1; k <= levels; k++)
+        c.lv[k].px = calloc((size_t)c.g.w[k] * c.g.h[k], sizeof(float));
+    winent_cog_pyramid *p;
+    winent_err err;
+    winent_err_clear(&err);
+    CHECK(winent_cog_pyramid_create(&c.g, on_emit, &c, &p, &err) == WINENT_OK, "create");
+    size_t pb = winent_cog_partial_bytes(side);
+    uint8_t *partial = malloc(pb + 1);
+    float *scratch = malloc((size_t)side / 2 * sizeof(float));
+    for (uint32_t ty = 0; ty < c.g.down[0]; ty++)
+        for (uint32_t tx = 0; tx < c.g.across[0]; tx++) {
+            int x0 = (int)tx * side, y0 = (int)ty * side;
+            int nr = H - y0 < side ? H - y0 : side, nc = W - x0 < side ? W - x0 : side;
+            /* An odd address, as behind a compressed tile. */
+            winent_cog_partial(img + (size_t)y0 * W + x0, (size_t)W, nr, nc, side, scratch,
+                               partial + 1);
+            CHECK(winent_cog_pyramid_add(p, ty, tx, partial + 1, &err) == WINENT_OK, "add");
+        }
+    CHECK(!c.bad_order, "%dx%d side %d: tile rows out of order or misshapen", W, H, side);
+    int worst = 0;
+    double worst_rel = 0;
+    for (int k = 1; k <= levels; k++) {
+        CHECK(c.lv[k].next_row == c.g.down[k], "%dx%d side %d level %d: %u tile rows of %u", W, H,
+              side, k, c.lv[k].next_row, c.g.down[k]);
+        int f = 1 << k;
+        for (int y = 0; y < c.g.h[k]; y++)
+            for (int x = 0; x < c.g.w[k]; x++) {
+                double sum = 0;
+                long n = 0;
+                for (int yy = y * f; yy < (y + 1) * f && yy < H; yy++)
+                    for (int xx = x * f; xx < (x + 1) * f && xx < W; xx++) {
+                        float v = img[(size_t)yy * W + xx];
+                        if (!isnan(v)) {
+                            sum += v;
+                            n++;
+                        }
+                    }
+                float got = c.lv[k].px[(size_t)y * c.g.w[k] + x];
+                if (n == 0) {
+                    if (!isnan(got))
+                        worst++;
+                    continue;
+                }
+                double m = sum / n, rel = m > 0 ? fabs(got - m) / m : fabs(got - m);
+                if (!(rel <= ldexp(1.0, -23)))
+                    worst++;
+                if (rel > worst_rel)
+                    worst_rel = rel;
+            }
+    }
+    CHECK(worst == 0, "%dx%d side %d: %d overview pixels off (worst relative error %.3g)", W, H,
+          side, worst, worst_rel);
+    winent_cog_pyramid_free(p);
+    for (int k = 1; k <= levels; k++)
+        free(c.lv[k].px);
+    free(partial);
+    free(scratch);
+    free(img);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static void directories(void)
+{
+    for (int big = 0; big < 2; big++) {
+        winent_tiff_dir *d;
+        winent_err err;
+        winent_err_clear(&err);
+        CHECK(winent_tiff_dir_create(&d, &err) == WINENT_OK, "create");
+        uint64_t offs[3] = {1000, 2000, 3000};
+        double dbl[3] = {0.5, -2, 1e300};
+        /* Out of order on purpose: written sorted. */
+        winent_tiff_dir_add(d, 324, WINENT_TIFF_OFFSETS, 3, offs);
+        winent_tiff_dir_add_long(d, 256, 77);
+        winent_tiff_dir_add(d, 33550, WINENT_TIFF_DOUBLE, 3, dbl);
+        winent_tiff_dir_add(d, 305, WINENT_TIFF_ASCII, 0, "abc");
+        winent_tiff_dir_add_short(d, 258, 32);
+        winent_tiff_dir_add_long(d, 256, 78); /* replaces */
+        uint64_t size = winent_tiff_dir_size(d, big);
+        uint8_t *buf = malloc(size + 16);
+        uint64_t at = 1234;
+        CHECK(winent_tiff_dir_write(d, big, at, 99, buf) == 0, "write");
+        uint64_t n = big ? get64(buf) : (uint64_t)(buf[0] | buf[1] << 8);
+        CHECK(n == 5, "big %d: %llu entries", big, (unsigned long long)n);
+        const uint8_t *e = buf + (big ? 8 : 2);
+        int es = big ? 20 : 12;
+        int last = -1, sorted = 1;
+        for (uint64_t i = 0; i < n; i++) {
+            int tag = e[i * es] | e[i * es + 1] << 8;
+            sorted &= tag > last;
+            last = tag;
+        }
+        CHECK(sorted, "big %d: tags in ascending order", big);
+        /* 256 first: LONG 78 inline. */
+        CHECK((e[0] | e[1] << 8) == 256 && (e[2] | e[3] << 8) == 4 &&
+                  get32(e + (big ? 12 : 8)) == 78,
+              "big %d: ImageWidth entry", big);
+        /* 324 (the 4th): offsets, out of line, as LONG or LONG8. */
+        const uint8_t *o = e + 3 * es;
+        CHECK((o[0] | o[1] << 8) == 324 && (o[2] | o[3] << 8) == (big ? 16 : 4),
+              "big %d: TileOffsets type", big);
+        uint64_t where = big ? get64(o + 12) : get32(o + 8);
+        CHECK(where >= at && where < at + size && where % 2 == 0, "big %d: values inside", big);
+        const uint8_t *v = buf + (where - at);
+        CHECK((big ? get64(v + 16) : get32(v + 8)) == 3000, "big %d: third offset", big);
+        /* The next-directory offset closes the table. */
+        const uint8_t *nx = e + n * es;
+        CHECK((big ? get64(nx) : get32(nx)) == 99, "big %d: next directory", big);
+        free(buf);
+        /* A classic TIFF cannot hold an offset past 4 GiB. */
+        uint64_t far = (uint64_t)5 << 30;
+        winent_tiff_dir_add(d, 324, WINENT_TIFF_OFFSETS, 1, &far);
+        buf = malloc(winent_tiff_dir_size(d, big));
+        CHECK(winent_tiff_dir_write(d, big, at, 0, buf) == (big ? 0 : -1),
+              "big %d: an offset past 4 GiB", big);
+        free(buf);
+        winent_tiff_dir_free(d);
+    }
+}
+
+int main(void)
+{
+    static const int cases[][3] = {
+        {1, 1, 16},      {1, 300, 16},      {300, 1, 16},   {17, 17, 16},
+        {33, 16, 16},    {517, 301, 16},    {517, 301, 64}, {512, 512, 512},
+        {513, 512, 512}, {1500, 1100, 256}, {1024, 37, 32}, {999, 2049, 128},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        one_case(cases[i][0], cases[i][1], cases[i][2], 0.0);
+        one_case(cases[i][0], cases[i][1], cases[i][2], 0.3);
+    }
+    for (int i = 0; i < 20; i++) {
+        int side = 16 << (int)(next() % 4);
+        one_case(1 + (int)(next() % 700), 1 + (int)(next() % 700), side,
+                 (double)(next() % 90) / 100);
+    }
+    directories();
+    return harness_end();
+}
