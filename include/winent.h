@@ -182,6 +182,10 @@ typedef struct winent_job_opts {
      * out) and input/output paths are ignored. */
     const void *memory_in;
     float *memory_out;
+    /* Provenance: the command line that made the map (the CLI's argv,
+     * shell-quoted where needed), recorded in the output's metadata; may
+     * be NULL. */
+    const char *command_line;
     /* Callbacks (may be NULL), called from the thread that runs the job. */
     void (*on_progress)(void *user, const winent_progress *p);
     void (*on_notice)(void *user, const char *line); /* one line, e.g. a fallback */

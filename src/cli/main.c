@@ -60,14 +60,17 @@ int main(int argc, char **argv)
     winent_status st = cli_parse(argc, argv, &c, msg, sizeof msg);
     if (st != WINENT_OK) {
         fprintf(stderr, "winent-stream: %s\n", msg);
+        cli_free(&c);
         return (int)st;
     }
     if (c.help) {
         cli_print_help(stdout);
+        cli_free(&c);
         return 0;
     }
     if (c.version) {
         printf("winent-stream %s\n", WINENT_VERSION_STRING);
+        cli_free(&c);
         return 0;
     }
     if (c.info) {
@@ -75,6 +78,7 @@ int main(int argc, char **argv)
                      : winent_info_print(c.info_path, stdout, msg, sizeof msg);
         if (st != WINENT_OK)
             fprintf(stderr, "winent-stream: %s\n", msg);
+        cli_free(&c);
         return (int)st;
     }
     install_signals();
@@ -91,5 +95,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "winent-stream: %s\n", msg);
     else if (c.stats)
         cli_print_stats(stderr, &stats);
+    cli_free(&c);
     return (int)st;
 }

@@ -156,10 +156,64 @@ static int parse_dtype(const char *s, winent_dtype *t)
     return -1;
 }
 
+/* A word a POSIX shell reads as itself without quotes. */
+static int shell_plain(const char *w)
+{
+    if (*w == '\0')
+        return 0;
+    for (const char *p = w; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                    "_@%+=:,./-",
+                    *p))
+            return 0;
+    return 1;
+}
+
+char *cli_command_line(int argc, char **argv)
+{
+    size_t cap = 1;
+    for (int i = 0; i < argc; i++)
+        cap += 4 * strlen(argv[i]) + 3; /* each ' as '\'' (4), quotes, space */
+    char *out = malloc(cap), *o = out;
+    if (out == NULL)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            *o++ = ' ';
+        if (shell_plain(argv[i])) {
+            size_t k = strlen(argv[i]);
+            memcpy(o, argv[i], k);
+            o += k;
+            continue;
+        }
+        *o++ = '\'';
+        for (const char *p = argv[i]; *p; p++) {
+            if (*p == '\'') {
+                memcpy(o, "'\\''", 4);
+                o += 4;
+            } else {
+                *o++ = *p;
+            }
+        }
+        *o++ = '\'';
+    }
+    *o = '\0';
+    return out;
+}
+
+void cli_free(cli_opts *c)
+{
+    free(c->command_line);
+    c->command_line = NULL;
+    c->job.command_line = NULL;
+}
+
 winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
 {
     memset(c, 0, sizeof *c);
     winent_job_opts_default(&c->job);
+    c->command_line = cli_command_line(argc, argv);
+    c->job.command_line = c->command_line;
     c->progress = -1;
     winent_job_opts *j = &c->job;
     const char *pos[2];

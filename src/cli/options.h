@@ -15,11 +15,21 @@ typedef struct cli_opts {
     int info;               /* --info (or --test) */
     int check;              /* --check (or --test): decompress and verify */
     const char *info_path;  /* --info FILE, --test FILE */
+    char *command_line;     /* owned (cli_free): argv shell-quoted, for provenance */
 } cli_opts;
 
 /* Parse argv into `c`. On a usage error returns WINENT_ERR_USAGE with a
  * one-line message in `msg` naming the option. */
 winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t msg_len);
+
+/* argv as one line a POSIX shell reads back to the same words: each word
+ * as it is when it holds only characters a shell leaves alone, else in
+ * single quotes (a quote inside as '\''). malloc'd; NULL when out of
+ * memory. */
+char *cli_command_line(int argc, char **argv);
+
+/* Free what cli_parse allocated. */
+void cli_free(cli_opts *c);
 
 /* The --stats line: one JSON object (wall time, pixels, bytes, engines,
  * busy and waiting time of each stage), then a newline. */

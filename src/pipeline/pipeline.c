@@ -389,6 +389,8 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
                                                    : o->input;
     so->georef = info ? info->georef : NULL;
     so->nodata_in_play = co->has_nodata || winent_dtype_is_float(co->dtype);
+    so->command_line = o->command_line;
+    so->source_band = o->memory_in ? 0 : o->band;
     so->stop = &p->stop;
 }
 

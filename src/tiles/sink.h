@@ -33,6 +33,8 @@ typedef struct winent_sink_opts {
     const char *source_name;
     const winent_georef *georef; /* NULL when none */
     int nodata_in_play;      /* some output can be NaN: say so (GDAL_NODATA) */
+    const char *command_line;/* provenance: the command that made the map; may be NULL */
+    int source_band;         /* provenance: the input band (1-based); 0 when none */
     const volatile int *stop;/* may be NULL: the job's stop flag; a write
                                 blocked on a pipe that a signal interrupts
                                 then gives up (WINENT_ERR_INTERRUPTED) */

@@ -58,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             c.job.band < 1)
             abort();
     }
+    cli_free(&c);
     for (int i = 0; i < argc; i++)
         free(argv[i]);
     return 0;
