@@ -186,6 +186,11 @@ typedef struct winent_job_opts {
      * shell-quoted where needed), recorded in the output's metadata; may
      * be NULL. */
     const char *command_line;
+    /* --decode: `input` is a .zst map of winent-stream; it is written to
+     * `output` as the output's format asks (a GeoTIFF, raw), with the
+     * header's georeferencing, nodata and provenance. Nothing is computed:
+     * the compute and raw-input options are ignored. */
+    int decode;
     /* Callbacks (may be NULL), called from the thread that runs the job. */
     void (*on_progress)(void *user, const winent_progress *p);
     void (*on_notice)(void *user, const char *line); /* one line, e.g. a fallback */

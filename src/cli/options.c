@@ -12,6 +12,7 @@ void cli_print_help(FILE *f)
     fputs(
         "usage: winent-stream [options] INPUT OUTPUT\n"
         "       winent-stream --info [--check] FILE.zst\n"
+        "       winent-stream --decode [output options] MAP.zst OUTPUT\n"
         "\n"
         "The local Shannon entropy of every pixel: the entropy of the values in the\n"
         "window centred on it (border windows cropped, nodata not counted), streamed\n"
@@ -47,6 +48,9 @@ void cli_print_help(FILE *f)
         "  --frame-rows N      rows per .zst frame (default: about 4 MiB of floats)\n"
         "  --tile N            GeoTIFF tile side, multiple of 16 (default 512)\n"
         "  --compress C        GeoTIFF compression: zstd, deflate, lzw or none (default zstd)\n"
+        "  --decode            MAP.zst OUTPUT: write a .zst map as a GeoTIFF or raw (with\n"
+        "                      its georeferencing, nodata and provenance), checking every\n"
+        "                      frame's checksum\n"
         "\n"
         "Running:\n"
         "  --device D          auto (default: the CPU at once, and every GPU too when the job is\n"
@@ -239,9 +243,9 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
             return usage(msg, n, "unknown option '%s' (see --help)", a);
         memcpy(name, a, len);
         name[len] = '\0';
-        static const char *const flags[] = {"--help",        "-h",      "--version", "--progress",
-                                            "--no-progress", "--quiet", "-q",        "--stats",
-                                            "--check"};
+        static const char *const flags[] = {
+            "--help", "-h",    "--version", "--progress", "--no-progress", "--quiet",
+            "-q",     "--stats", "--check",  "--decode"};
         int is_flag = 0;
         for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
             if (strcmp(name, flags[k]) == 0)
@@ -270,6 +274,12 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
             return usage(msg, n, "%s needs a value (see --help)", name);
         }
         long a1, a2;
+        static const char *const compute_opts[] = {
+            "--window", "--base",  "--bins",  "--range",      "--nodata",       "--size",
+            "--dtype",  "--bands", "--band",  "--interleave", "--byteorder", "--header-bytes"};
+        for (size_t k = 0; k < sizeof compute_opts / sizeof *compute_opts; k++)
+            if (!strcmp(name, compute_opts[k]) && !c->compute_option)
+                c->compute_option = compute_opts[k];
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             c->help = 1;
         } else if (!strcmp(name, "--version")) {
@@ -284,6 +294,8 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
             c->stats = 1;
         } else if (!strcmp(name, "--check")) {
             c->check = 1;
+        } else if (!strcmp(name, "--decode")) {
+            j->decode = 1;
         } else if (!strcmp(name, "--window")) {
             if (parse_pair(val, 1, 255, 1, &a1, &a2) != 0 || a1 % 2 == 0 || a2 % 2 == 0)
                 return usage(msg, n, "--window: '%s': give K or WxH, odd sides from 1 to 255",
@@ -432,6 +444,18 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
     }
     if (c->check)
         return usage(msg, n, "--check goes with --info FILE.zst (or use --test FILE.zst)");
+    if (j->decode) {
+        if (npos != 2)
+            return usage(msg, n, "--decode takes a MAP.zst and an OUTPUT (see --help)");
+        if (c->compute_option)
+            return usage(msg, n,
+                         "%s does not go with --decode: the map is computed already (only the "
+                         "output and running options apply)",
+                         c->compute_option);
+        j->input = pos[0];
+        j->output = pos[1];
+        return WINENT_OK;
+    }
     if (npos != 2)
         return usage(msg, n, "give an INPUT and an OUTPUT (see --help)");
     j->input = pos[0];

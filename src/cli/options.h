@@ -15,6 +15,8 @@ typedef struct cli_opts {
     int info;               /* --info (or --test) */
     int check;              /* --check (or --test): decompress and verify */
     const char *info_path;  /* --info FILE, --test FILE */
+    const char *compute_option; /* the first option of what is computed or of
+                                   the raw input (--decode refuses them) */
     char *command_line;     /* owned (cli_free): argv shell-quoted, for provenance */
 } cli_opts;
 

@@ -174,7 +174,7 @@ static void *huge_alloc(size_t n)
 
 static int has_rows_own(const pipeline *p)
 {
-    return p->opts->memory_in == NULL && p->stage != WINENT_STAGE_ENCODE;
+    return p->opts->memory_in == NULL && p->stage != WINENT_STAGE_ENCODE && p->map_in == NULL;
 }
 
 static int has_map_own(const pipeline *p)
@@ -373,6 +373,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
                       winent_sink_opts *so)
 {
     const winent_source_info *info = p->source ? winent_source_get_info(p->source) : NULL;
+    const winent_zst_map *map = p->map_in ? winent_zst_reader_map(p->map_in) : NULL;
     memset(so, 0, sizeof *so);
     so->path = o->output ? o->output : "-";
     so->input_path = o->memory_in ? NULL : o->input;
@@ -392,6 +393,15 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->command_line = o->command_line;
     so->source_band = o->memory_in ? 0 : o->band;
     so->stop = &p->stop;
+    if (map) {
+        /* --decode: the map's own facts, as its header recorded them. */
+        so->compute = &map->compute;
+        so->source_name = map->source;
+        so->georef = winent_georef_present(&map->georef) ? &map->georef : NULL;
+        so->nodata_in_play = map->nodata_in_play;
+        so->command_line = map->command_line;
+        so->source_band = map->source_band;
+    }
 }
 
 static void add_engine(pipeline *p, const engine_ops *ops, int device, int slots)
@@ -413,7 +423,9 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     stats->wall_s = winent_now() - t_start;
     stats->setup_s = p->first_submit_s > t_start ? p->first_submit_s - t_start : 0.0;
     stats->pixels = (uint64_t)p->width * (uint64_t)p->height;
-    stats->bytes_in = p->source ? winent_source_bytes_read(p->source) : 0;
+    stats->bytes_in = p->source ? winent_source_bytes_read(p->source)
+                      : p->map_in ? winent_zst_reader_bytes_read(p->map_in)
+                                  : 0;
     stats->bytes_out = p->stage == WINENT_STAGE_ENCODE ? p->stage_bytes
                        : p->sink                       ? winent_sink_bytes_written(p->sink)
                                                        : 0;
@@ -496,18 +508,27 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
         WINENT_TRY_GOTO(st, winent_output_check(o->memory_in ? NULL : o->input,
                                                 o->output ? o->output : "-", o->format, &err));
     WINENT_TRY_GOTO(st, pick_devices(p, o, &err));
-    if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE) {
+    const int decoding = o->decode && stage == WINENT_STAGE_JOB && !o->memory_in;
+    if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE || decoding) {
         p->want_cpu = 0;
         p->ngpus = 0;
         p->auto_device = 0;
     }
-    if (o->dtype_given || o->memory_in || stage == WINENT_STAGE_ENCODE) {
+    if ((o->dtype_given || o->memory_in || stage == WINENT_STAGE_ENCODE) && !decoding) {
         /* Usage errors in the options come before any look at the input. */
         WINENT_TRY_GOTO(st, winent_plan_create(&co, &plan, &err));
         winent_plan_free(plan);
         plan = NULL;
     }
-    if (o->memory_in || stage == WINENT_STAGE_ENCODE) {
+    if (decoding) {
+        /* Nothing is computed: the plan only sizes the chunks (no halo). */
+        WINENT_TRY_GOTO(st, winent_zst_reader_open(o->input, &p->map_in, &err));
+        const winent_zst_map *map = winent_zst_reader_map(p->map_in);
+        p->width = map->width;
+        p->height = map->height;
+        winent_compute_opts_default(&co);
+        co.kx = co.ky = 1;
+    } else if (o->memory_in || stage == WINENT_STAGE_ENCODE) {
         p->width = o->width;
         p->height = o->height;
     } else {
@@ -624,6 +645,7 @@ fail:
     winent_cpu_engine_free(p->cpu);
     winent_sink_free(p->sink);
     winent_source_free(p->source);
+    winent_zst_reader_free(p->map_in);
     winent_plan_free(plan);
     if (sync_ready) {
         pthread_cond_destroy(&p->work_cv);

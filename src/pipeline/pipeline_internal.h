@@ -29,6 +29,7 @@
 #include "clock.h"
 #include "tiles/sink.h"
 #include "tiles/source.h"
+#include "tiles/zst_reader.h"
 
 #define WINENT_MAX_GPUS 64
 #define WINENT_MAX_ENGINES (WINENT_MAX_GPUS + 1)
@@ -139,6 +140,7 @@ struct pipeline {
     const float *stage_map;      /* WINENT_STAGE_ENCODE's input */
     const winent_plan *plan;
     winent_source *source;       /* reader thread only */
+    winent_zst_reader *map_in;   /* --decode: the .zst map read (reader thread only) */
     winent_sink *sink;           /* encoders (encode) and writer (write) */
     int width, height;
     size_t sample, row_bytes;
