@@ -153,6 +153,15 @@ typedef struct winent_job_stats {
     winent_stage_stats read, compute, encode, write;
     int chunk_rows, chunks, gpus;
     char engine[64];        /* "cpu" or "gpu:0,1" */
+    /* --bins/--range (quantized jobs only; range_counted 0 otherwise): the
+     * range used, where it came from, and the valid samples that lay
+     * outside it, put in the first (below) or last (above) bin. */
+    int range_counted;
+    double range_lo, range_hi;
+    char range_from[160];   /* "--range", "the TIFF's GDAL metadata",
+                               "NAME.aux.xml", "a first pass over the band" */
+    uint64_t clamped_below, clamped_above, valid_samples;
+    double samples_min, samples_max; /* of the valid finite samples (NaN: none) */
 } winent_job_stats;
 
 typedef struct winent_job_opts {
@@ -182,6 +191,10 @@ typedef struct winent_job_opts {
      * out) and input/output paths are ignored. */
     const void *memory_in;
     float *memory_out;
+    /* --range auto: compute.range_lo/hi are taken from the band's recorded
+     * statistics (winent_source_stats), else from a first pass over the
+     * band (a file or memory input only: a stream is a usage error). */
+    int range_auto;
     /* Provenance: the command line that made the map (the CLI's argv,
      * shell-quoted where needed), recorded in the output's metadata; may
      * be NULL. */

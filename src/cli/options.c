@@ -27,7 +27,11 @@ void cli_print_help(FILE *f)
         "  --window K|WxH      window size, odd sides 1..255 (default 5; 7x3 = 7 wide, 3 high)\n"
         "  --base e|2|10       base of the logarithm (default e; 2 gives bits, as scikit-image)\n"
         "  --bins N            quantize into N bins over --range (float input: default 256)\n"
-        "  --range LO:HI       bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1\n"
+        "  --range LO:HI       bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1;\n"
+        "                      more than 1%% of the samples clamped gives a warning\n"
+        "  --range auto        LO:HI from the band's statistics (a .aux.xml beside the file,\n"
+        "                      the TIFF's GDAL metadata), else from a first pass over the\n"
+        "                      band (files only: a pipe needs --range LO:HI)\n"
         "  --nodata V          pixels equal to V are not counted (TIFF: GDAL_NODATA by default)\n"
         "\n"
         "Raw input:\n"
@@ -322,14 +326,20 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
             const char *colon = *val ? strchr(val + 1, ':') : NULL;
             char lo[64];
             double vlo, vhi;
+            if (!strcmp(val, "auto")) {
+                j->range_auto = 1;
+                j->compute.range_lo = j->compute.range_hi = 0.0;
+                continue;
+            }
+            j->range_auto = 0;
             if (colon == NULL || (size_t)(colon - val) >= sizeof lo)
-                return usage(msg, n, "--range: '%s': give LO:HI", val);
+                return usage(msg, n, "--range: '%s': give LO:HI, or auto", val);
             memcpy(lo, val, (size_t)(colon - val));
             lo[colon - val] = '\0';
             if (parse_double(lo, &vlo) || parse_double(colon + 1, &vhi) || !isfinite(vlo) ||
                 !isfinite(vhi) || !(vhi > vlo))
-                return usage(msg, n, "--range: '%s': give finite numbers LO:HI with LO < HI",
-                             val);
+                return usage(msg, n,
+                             "--range: '%s': give finite numbers LO:HI with LO < HI, or auto", val);
             j->compute.range_lo = vlo;
             j->compute.range_hi = vhi;
         } else if (!strcmp(name, "--nodata")) {
@@ -460,9 +470,9 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
         return usage(msg, n, "give an INPUT and an OUTPUT (see --help)");
     j->input = pos[0];
     j->output = pos[1];
-    if (j->compute.bins > 0 && j->compute.range_hi <= j->compute.range_lo)
-        return usage(msg, n, "--bins: needs --range LO:HI");
-    if (j->compute.range_hi > j->compute.range_lo && j->compute.bins == 0)
+    if (j->compute.bins > 0 && j->compute.range_hi <= j->compute.range_lo && !j->range_auto)
+        return usage(msg, n, "--bins: needs --range LO:HI (or --range auto)");
+    if ((j->compute.range_hi > j->compute.range_lo || j->range_auto) && j->compute.bins == 0)
         j->compute.bins = 256;
     return WINENT_OK;
 }
@@ -476,7 +486,7 @@ void cli_print_stats(FILE *f, const winent_job_stats *s)
             "\"read\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
             "\"compute\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
             "\"encode\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
-            "\"write\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f}}}\n",
+            "\"write\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f}}",
             s->wall_s, s->setup_s, (unsigned long long)s->pixels,
             s->wall_s > 0 ? (double)s->pixels / s->wall_s / 1e6 : 0.0,
             (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, s->engine,
@@ -484,4 +494,29 @@ void cli_print_stats(FILE *f, const winent_job_stats *s)
             s->compute.threads, s->compute.busy_s, s->compute.wait_s, s->encode.threads,
             s->encode.busy_s, s->encode.wait_s, s->write.threads, s->write.busy_s,
             s->write.wait_s);
+    if (s->range_counted) {
+        fprintf(f, ",\"range\":[%.17g,%.17g],\"range_from\":\"", s->range_lo, s->range_hi);
+        for (const char *p = s->range_from; *p; p++) /* a file name: JSON-escaped */
+            if (*p == '"' || *p == '\\')
+                fprintf(f, "\\%c", *p);
+            else if ((unsigned char)*p < 0x20)
+                fprintf(f, "\\u%04x", (unsigned char)*p);
+            else
+                fputc(*p, f);
+        if (s->samples_min == s->samples_min)
+            fprintf(f, "\",\"samples\":[%.17g,%.17g]", s->samples_min, s->samples_max);
+        else
+            fprintf(f, "\",\"samples\":null");
+        fprintf(f,
+                ",\"clamped\":{\"below\":%llu,\"above\":%llu,\"valid\":%llu,"
+                "\"percent\":%.3f}",
+                (unsigned long long)s->clamped_below, (unsigned long long)s->clamped_above,
+                (unsigned long long)s->valid_samples,
+                s->valid_samples ? 100.0 * (double)(s->clamped_below + s->clamped_above) /
+                                       (double)s->valid_samples
+                                 : 0.0);
+    } else {
+        fprintf(f, ",\"range\":null,\"clamped\":null");
+    }
+    fprintf(f, "}\n");
 }

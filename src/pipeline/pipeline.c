@@ -1,6 +1,7 @@
 /* winent_run: set up the source, the sink, the engines and the worker pool,
  * start the threads, and write the chunks in order from the calling
  * thread. winent_run_stage runs one stage of the same job alone. */
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -453,6 +454,60 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     }
     stats->gpus = gpus;
     stats->compute.threads += gpus;
+    if (p->count_clamps) {
+        stats->range_counted = 1;
+        stats->range_lo = p->plan->opts.range_lo;
+        stats->range_hi = p->plan->opts.range_hi;
+        snprintf(stats->range_from, sizeof stats->range_from, "%s", p->range_from);
+        stats->clamped_below = p->clamps.below;
+        stats->clamped_above = p->clamps.above;
+        stats->valid_samples = p->clamps.valid;
+        stats->samples_min = p->clamps.min <= p->clamps.max ? p->clamps.min : NAN;
+        stats->samples_max = p->clamps.min <= p->clamps.max ? p->clamps.max : NAN;
+    }
+}
+
+/* A range that does not fit the data, one warning line through on_notice
+ * (the library never prints):
+ * - more than 1 % of the valid samples lie outside it and were clamped into
+ *   the end bins (too narrow, or shifted: a map of zeros where they pile);
+ * - the valid samples span less than 5 % of it, so they fall in a few bins
+ *   (far too wide: --range 0:100 on data in 0..1 leaves a map of few
+ *   levels, or of zeros with fewer bins), though none is clamped. */
+static void warn_range(const pipeline *p, const winent_job_opts *o)
+{
+    const winent_clamp_counts *c = &p->clamps;
+    const double lo = p->plan->opts.range_lo, hi = p->plan->opts.range_hi;
+    const uint32_t bins = p->plan->rule.bins;
+    uint64_t out = c->below + c->above;
+    if (!p->count_clamps || o->on_notice == NULL || c->valid == 0)
+        return;
+    char line[WINENT_MSG_LEN], range[256];
+    if (o->range_auto)
+        snprintf(range, sizeof range, "--range auto (%.9g:%.9g from %s)", lo, hi, p->range_from);
+    else
+        snprintf(range, sizeof range, "--range %.9g:%.9g", lo, hi);
+    if (out * 100 > c->valid) {
+        snprintf(line, sizeof line,
+                 "warning: %.1f %% of the samples (%llu of %llu) lie outside %s and were put in "
+                 "the end bins (%llu below, %llu above): check the range, or use --range auto",
+                 100.0 * (double)out / (double)c->valid, (unsigned long long)out,
+                 (unsigned long long)c->valid, range, (unsigned long long)c->below,
+                 (unsigned long long)c->above);
+        o->on_notice(o->user, line);
+        return;
+    }
+    /* Constant data fill one bin whatever the range: nothing to say. */
+    if (!(c->max > c->min) || (c->max - c->min) >= 0.05 * (hi - lo))
+        return;
+    double a = floor((c->min - lo) * bins / (hi - lo)), b = floor((c->max - lo) * bins / (hi - lo));
+    a = a < 0 ? 0 : a > bins - 1 ? bins - 1 : a;
+    b = b < 0 ? 0 : b > bins - 1 ? bins - 1 : b;
+    snprintf(line, sizeof line,
+             "warning: the samples (%.6g to %.6g) span only %.2f %% of %s and fall in %.0f of its "
+             "%u bins: check the range, or use --range auto",
+             c->min, c->max, 100.0 * (c->max - c->min) / (hi - lo), range, b - a + 1, bins);
+    o->on_notice(o->user, line);
 }
 
 static winent_status run_job(const winent_job_opts *o, winent_stage stage, const float *map,
@@ -488,6 +543,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     }
     sync_ready = 1;
     winent_err_clear(&p->err);
+    winent_clamp_init(&p->clamps);
     p->opts = o;
     p->stage = stage;
     p->stage_map = map;
@@ -515,8 +571,14 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
         p->auto_device = 0;
     }
     if ((o->dtype_given || o->memory_in || stage == WINENT_STAGE_ENCODE) && !decoding) {
-        /* Usage errors in the options come before any look at the input. */
-        WINENT_TRY_GOTO(st, winent_plan_create(&co, &plan, &err));
+        /* Usage errors in the options come before any look at the input
+         * (with --range auto, any range will do for the check). */
+        winent_compute_opts check = co;
+        if (o->range_auto) {
+            check.range_lo = 0.0;
+            check.range_hi = 1.0;
+        }
+        WINENT_TRY_GOTO(st, winent_plan_create(&check, &plan, &err));
         winent_plan_free(plan);
         plan = NULL;
     }
@@ -537,6 +599,10 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
         p->width = info->width;
         p->height = info->height;
     }
+    if (o->range_auto && !decoding && stage != WINENT_STAGE_ENCODE)
+        WINENT_TRY_GOTO(st, winent_range_auto(p, o, &co, &err));
+    else
+        snprintf(p->range_from, sizeof p->range_from, "--range");
     WINENT_TRY_GOTO(st, winent_plan_create(&co, &plan, &err));
     p->plan = plan;
     p->sample = winent_dtype_size(co.dtype);
@@ -556,6 +622,14 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     }
     p->encodes = has_units(p);
     p->band_rows = winent_cpu_band_rows(plan, p->width);
+    /* Clamp counting: every quantized job that computes. The CPU's bands
+     * count their own rows; the pool counts a GPU's chunks in pieces of
+     * about 1 Mpixel of rows. */
+    p->count_clamps = plan->rule.quantize && !decoding &&
+                      (stage == WINENT_STAGE_JOB || stage == WINENT_STAGE_COMPUTE);
+    p->count_rows = (int)((1 << 20) / (p->width > 0 ? p->width : 1));
+    if (p->count_rows < 1)
+        p->count_rows = 1;
     {
         winent_sink_opts so;
         sink_opts(p, o, &co, &so);
@@ -629,6 +703,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     }
     if (stats)
         fill_stats(p, stats, t_start);
+    if (st == WINENT_OK)
+        warn_range(p, o);
     if (p->user_pinned == 1) {
         winent_cuda_host_unregister((void *)o->memory_in);
         winent_cuda_host_unregister(o->memory_out);

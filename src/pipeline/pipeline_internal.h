@@ -25,6 +25,7 @@
 #include "base/werr.h"
 #include "kernels/engine_cpu.h"
 #include "kernels/engine_cuda.h"
+#include "kernels/range_count.h"
 #include "pipeline_bench.h"
 #include "clock.h"
 #include "tiles/sink.h"
@@ -79,6 +80,12 @@ typedef struct chunk {
     int band_rows, nbands, next_band, bands_left;
     /* Encoding: pieces handed out, pieces not done. */
     int next_piece, pieces_left;
+    /* Clamp counting (--bins/--range) of a chunk a GPU computes: pieces of
+     * its output rows whose input rows the workers count, once each, while
+     * the GPU works; the writer takes the chunk only when none is left.
+     * Posted by the GPU's submit (winent_sched_post_counts_locked); 0 while
+     * the CPU's bands count their own rows. */
+    int count_n, count_next, count_left;
 } chunk;
 
 typedef struct stage_clock {
@@ -141,6 +148,8 @@ struct pipeline {
     const winent_plan *plan;
     winent_source *source;       /* reader thread only */
     winent_zst_reader *map_in;   /* --decode: the .zst map read (reader thread only) */
+    int count_clamps;            /* count the samples clamped into the end bins */
+    int count_rows;              /* rows per counting piece */
     winent_sink *sink;           /* encoders (encode) and writer (write) */
     int width, height;
     size_t sample, row_bytes;
@@ -190,6 +199,8 @@ struct pipeline {
     char notices[WINENT_MAX_NOTICES][WINENT_MSG_LEN];
     int nnotices;
     uint64_t stage_bytes;        /* WINENT_STAGE_ENCODE: bytes encoded */
+    winent_clamp_counts clamps;  /* samples clamped so far (the workers add theirs) */
+    char range_from[160];        /* where the range came from (set before the threads) */
 
     volatile int stop;           /* raised with the first error or an interrupt;
                                     atomic access only (STOPPED): the signal
@@ -223,6 +234,9 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
 void winent_sched_maybe_launch_locked(pipeline *p);
 /* 1 when `e` would get a chunk from a claim now (lock held). */
 int winent_sched_can_claim_locked(pipeline *p, const engine *e);
+/* Clamp counting: have the pool's workers count chunk c's rows (a GPU
+ * computes it), unless they are posted already (lock held). */
+void winent_sched_post_counts_locked(pipeline *p, chunk *c);
 /* Chunk `c` is computed by its engine (lock held). */
 void winent_sched_computed_locked(pipeline *p, chunk *c);
 
@@ -236,6 +250,14 @@ void *winent_gpu_launcher(void *arg); /* arg: pipeline */
 /* stages.c: reader and writer. */
 void *winent_stage_reader(void *arg);
 void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_start);
+
+/* range_auto.c: --range auto, before the plan is made: co->range_lo/hi
+ * (and bins, 256 when 0) from the source's recorded statistics, else from
+ * a first pass over the band (p->source and p->threads set; a memory job's
+ * buffer is scanned). p->range_from says which. A stream without
+ * statistics is WINENT_ERR_USAGE. */
+winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_compute_opts *co,
+                                winent_err *err);
 
 /* Buffers of chunk `c`, made on first use (lock not held). */
 winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err);

@@ -34,6 +34,7 @@ static chunk *take_free(pipeline *p, int *fresh, double *wait)
         }
         if (c != NULL) {
             c->state = CHUNK_READING;
+            c->count_n = c->count_next = c->count_left = 0;
             return c;
         }
         double t0 = winent_now();
@@ -150,10 +151,12 @@ done:
 
 /* ---- writer -------------------------------------------------------- */
 
+/* Chunk `seq` when it is computed, encoded and its rows counted. */
 static chunk *find_seq_done(pipeline *p, int64_t seq)
 {
     for (int i = 0; i < p->n_max; i++)
-        if (p->chunks[i].state == CHUNK_DONE && p->chunks[i].seq == seq)
+        if (p->chunks[i].state == CHUNK_DONE && p->chunks[i].seq == seq &&
+            p->chunks[i].count_left == 0)
             return &p->chunks[i];
     return NULL;
 }
