@@ -199,6 +199,10 @@ typedef struct winent_job_opts {
      * shell-quoted where needed), recorded in the output's metadata; may
      * be NULL. */
     const char *command_line;
+    /* --sidecar: write an ENVI header (OUTPUT.hdr appended to the name)
+     * beside a raw output file, so that GDAL opens the map with its
+     * georeferencing. Only with raw output to a file (usage error else). */
+    int sidecar;
     /* --decode: `input` is a .zst map of winent-stream; it is written to
      * `output` as the output's format asks (a GeoTIFF, raw), with the
      * header's georeferencing, nodata and provenance. Nothing is computed:

@@ -52,6 +52,8 @@ void cli_print_help(FILE *f)
         "  --frame-rows N      rows per .zst frame (default: about 4 MiB of floats)\n"
         "  --tile N            GeoTIFF tile side, multiple of 16 (default 512)\n"
         "  --compress C        GeoTIFF compression: zstd, deflate, lzw or none (default zstd)\n"
+        "  --sidecar           raw output: also write OUTPUT.hdr (ENVI header: size, NaN\n"
+        "                      nodata, georeferencing, provenance) so GDAL opens the map\n"
         "  --decode            MAP.zst OUTPUT: write a .zst map as a GeoTIFF or raw (with\n"
         "                      its georeferencing, nodata and provenance), checking every\n"
         "                      frame's checksum\n"
@@ -249,7 +251,7 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
         name[len] = '\0';
         static const char *const flags[] = {
             "--help", "-h",    "--version", "--progress", "--no-progress", "--quiet",
-            "-q",     "--stats", "--check",  "--decode"};
+            "-q",     "--stats", "--check",  "--sidecar",  "--decode"};
         int is_flag = 0;
         for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
             if (strcmp(name, flags[k]) == 0)
@@ -298,6 +300,8 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
             c->stats = 1;
         } else if (!strcmp(name, "--check")) {
             c->check = 1;
+        } else if (!strcmp(name, "--sidecar")) {
+            j->sidecar = 1;
         } else if (!strcmp(name, "--decode")) {
             j->decode = 1;
         } else if (!strcmp(name, "--window")) {

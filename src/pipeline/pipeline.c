@@ -393,6 +393,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->nodata_in_play = co->has_nodata || winent_dtype_is_float(co->dtype);
     so->command_line = o->command_line;
     so->source_band = o->memory_in ? 0 : o->band;
+    so->sidecar = o->sidecar;
     so->stop = &p->stop;
     if (map) {
         /* --decode: the map's own facts, as its header recorded them. */
@@ -565,6 +566,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
                                                 o->output ? o->output : "-", o->format, &err));
     WINENT_TRY_GOTO(st, pick_devices(p, o, &err));
     const int decoding = o->decode && stage == WINENT_STAGE_JOB && !o->memory_in;
+    if (o->sidecar && stage == WINENT_STAGE_JOB && !o->memory_out)
+        WINENT_TRY_GOTO(st, winent_sidecar_check(o->output ? o->output : "-", o->format, &err));
     if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE || decoding) {
         p->want_cpu = 0;
         p->ngpus = 0;
