@@ -75,6 +75,24 @@ msg = ('winent-stream: warning: %.1f %% of the samples (%d of %d) lie outside --
 assert lines[0] == msg and len(lines) == 2, (lines[0], msg)
 PY
 done
+# The GPU engines count the same (on the host, while the GPU computes),
+# alone and sharing the chunks with the CPU.
+if "$WS" --quiet --device gpu --size 4x4 --dtype u8 "$T/c.raw" /dev/null 2>/dev/null; then
+    for d in gpu cpu,0; do
+        expect_exit 0 "--device $d counts" "$WS" --device $d --size ${W}x$H --dtype f32 \
+            --nodata -9999 --range 30:40 --stats "$T/b.raw" "$T/gpu.raw"
+        tail -1 "$T/stderr" >"$T/gpu.json"
+        "$WS" --device cpu --size ${W}x$H --dtype f32 --nodata -9999 --range 30:40 --stats \
+            "$T/b.raw" "$T/cpu.raw" 2>"$T/cpu.err" || true
+        check "--device $d: the CPU's counts" "$PY" -c "
+import json, sys
+a = json.loads(open('$T/gpu.json').read()); b = json.loads(open('$T/cpu.err').read().splitlines()[-1])
+sys.exit(0 if a['clamped'] == b['clamped'] and a['samples'] == b['samples'] else 1)"
+        check "--device $d: the same map" cmp -s "$T/gpu.raw" "$T/cpu.raw"
+    done
+else
+    echo "no usable GPU: the GPU counting cases skipped"
+fi
 expect_exit 0 "--quiet: no warning" "$WS" $R --dtype f32 --nodata -9999 --range 30:40 "$T/b.raw" "$T/o.raw"
 check "--quiet: stderr empty" [ ! -s "$T/stderr" ]
 # The .zst and .tif outputs count the same way (the counts are the input's).
