@@ -86,7 +86,7 @@ static void fill(void *buf, winent_dtype t, size_t n, double lo, double hi, doub
             d = floor(d);
             d = d < tmin[t] ? tmin[t] : d > tmax[t] ? tmax[t] : d;
         }
-        harness_put_sample(buf, t, i, (int64_t)d, d);
+        harness_put_sample(buf, t, i, winent_dtype_is_float(t) ? 0 : (int64_t)d, d);
     }
 }
 
