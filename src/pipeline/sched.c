@@ -295,11 +295,11 @@ static winent_status run_band(pipeline *p, int worker, const task *t, winent_cla
     int ya, yb;
     chunk_view(p, t->c, &v);
     band_span(t->c, t->index, &ya, &yb);
-    WINENT_TRY(winent_cpu_engine_compute_rows(p->cpu, worker, &v, ya, yb, t->c->map,
-                                              (size_t)p->width, err));
-    if (t->count) /* the rows are in cache: the engine just read them */
+    /* First: the rows it brings into cache are the ones the engine reads. */
+    if (t->count)
         count_rows(p, t->c, ya, yb, acc);
-    return WINENT_OK;
+    return winent_cpu_engine_compute_rows(p->cpu, worker, &v, ya, yb, t->c->map,
+                                          (size_t)p->width, err);
 }
 
 /* Piece k of a chunk a GPU computes: its input rows stay in place until
