@@ -16,6 +16,13 @@
 #include "zst_format.h"
 #include "zst_layout.h"
 
+/* A frame's compressed bytes up to this size are read whole (the seek
+ * table gives the size): zstd then decodes it straight into the caller's
+ * rows when they have room for all of it, with no copy through its window
+ * buffer. Larger frames (not made by default) stream through the
+ * buffer. */
+#define WHOLE_FRAME_MAX ((size_t)64 << 20)
+
 struct winent_zst_reader {
     winent_zst_file f;
     char msg[WINENT_MSG_LEN]; /* f.msg points here */
@@ -368,6 +375,14 @@ winent_status winent_zst_reader_read(winent_zst_reader *r, int rows, float *dst,
             if (r->frame >= (uint32_t)r->map.frames)
                 return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%s: read past the last frame",
                                   r->f.path);
+            uint64_t csize = winent_zst_get32(entry(r, r->frame));
+            if (csize > r->in_cap && csize <= WHOLE_FRAME_MAX) {
+                uint8_t *bigger = realloc(r->in, (size_t)csize);
+                if (bigger == NULL)
+                    return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+                r->in = bigger;
+                r->in_cap = (size_t)csize;
+            }
             ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
             r->in_frame = 1;
             r->pos = r->off;
