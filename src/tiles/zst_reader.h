@@ -3,7 +3,8 @@
  * --decode: the header's facts (size, the options that made the map,
  * georeferencing, nodata, provenance) and the float rows, frame after
  * frame through one streaming zstd context, in memory bounded by one
- * frame's window (4 MiB by default, 1 GiB at most).
+ * frame's window (4 MiB by default, 1 GiB at most) and its compressed
+ * bytes, read whole up to 64 MiB (the seek table gives their size).
  *
  * Open checks what --info checks (header, seek table, every frame's own
  * header against the table), so a file that is not ours, or cut, fails
