@@ -164,6 +164,15 @@ typedef struct winent_job_stats {
     winent_stage_stats read, compute, encode, write;
     int chunk_rows, chunks, gpus;
     char engine[64];        /* "cpu" or "gpu:0,1" */
+    /* --bins/--range (quantized jobs only; range_counted 0 otherwise): the
+     * range used, where it came from, and the valid samples that lay
+     * outside it, put in the first (below) or last (above) bin. */
+    int range_counted;
+    double range_lo, range_hi;
+    char range_from[160];   /* "--range", "the TIFF's GDAL metadata",
+                               "NAME.aux.xml", "a first pass over the band" */
+    uint64_t clamped_below, clamped_above, valid_samples;
+    double samples_min, samples_max; /* of the valid finite samples (NaN: none) */
 } winent_job_stats;
 
 typedef struct winent_job_opts {
@@ -192,8 +201,10 @@ typedef struct winent_job_opts {
                                    (0: WINENT_PREVIEW_SIZE_DEFAULT) */
     winent_tif_layout tif_layout; /* .tif layout (default Cloud-Optimized) */
     int bigtiff;                /* .tif: BigTIFF even when small (else only past 4 GiB) */
-    const char *command_line;   /* the command that made the map, recorded in the
-                                   output's metadata; may be NULL */
+    const char *command_line;   /* provenance: the command that made the map (the
+                                   CLI's argv shell-quoted where needed, without the
+                                   options that only say how the job runs), recorded
+                                   in the output's metadata; may be NULL */
     /* Running. */
     const char *device;         /* "auto", "cpu", "gpu" or a list "0,2" */
     int threads;                /* 0: all cores */
@@ -203,6 +214,19 @@ typedef struct winent_job_opts {
      * out) and input/output paths are ignored. */
     const void *memory_in;
     float *memory_out;
+    /* --range auto: compute.range_lo/hi are taken from the band's recorded
+     * statistics (winent_source_stats), else from a first pass over the
+     * band (a file or memory input only: a stream is a usage error). */
+    int range_auto;
+    /* --sidecar: write an ENVI header (OUTPUT.hdr appended to the name)
+     * beside a raw output file, so that GDAL opens the map with its
+     * georeferencing. Only with raw output to a file (usage error else). */
+    int sidecar;
+    /* --decode: `input` is a .zst map of winent-stream; it is written to
+     * `output` as the output's format asks (a GeoTIFF, raw), with the
+     * header's georeferencing, nodata and provenance. Nothing is computed:
+     * the compute and raw-input options are ignored. */
+    int decode;
     /* Callbacks (may be NULL), called from the thread that runs the job. */
     void (*on_progress)(void *user, const winent_progress *p);
     void (*on_notice)(void *user, const char *line); /* one line, e.g. a fallback */

@@ -35,6 +35,11 @@ expect_exit() {
     fi
     ok
 }
+# same_zst A B: the same .zst map, byte for byte but for the header's
+# command line (which records the output's name, --threads, ...).
+same_zst() {
+    "$PY" "$WINENT_SRC/tests/zst_read.py" same "$1" "$2" >/dev/null
+}
 # need_python MODULE...: skip (77) where the test's Python lacks a module.
 need_python() {
     for m in "$@"; do

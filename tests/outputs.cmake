@@ -6,3 +6,6 @@
 foreach(group devices mknod streams same names failures tiff fsync)
   winent_sh_test(outputs_${group} test_cli_outputs.sh ${group})
 endforeach()
+# --sidecar (issue 13): the ENVI header beside a raw map, opened by GDAL
+# with the input's georeferencing (the real files of ../shared too).
+winent_sh_test(test_sidecar test_sidecar.sh)

@@ -8,3 +8,7 @@ winent_sh_test(test_zst_cli test_zst_cli.sh)
 # seek table; damaged files name their first bad frame.
 winent_sh_test(test_zst_check test_zst_check.sh)
 set_tests_properties(test_zst_cli PROPERTIES LABELS pipeline)
+# --decode (issue 13): .zst maps back to GeoTIFF and raw, checked frame by
+# frame; old headers without the provenance keys.
+winent_sh_test(test_decode test_decode.sh)
+set_tests_properties(test_decode PROPERTIES LABELS pipeline)

@@ -72,6 +72,7 @@ int bench_stage_main(int argc, char **argv)
     /* argv[1] (the stage) stands where the program name would. */
     if (cli_parse(argc - 1, argv + 1, &c, msg, sizeof msg) != WINENT_OK) {
         fprintf(stderr, "%s: %s\n", PROG, msg);
+        cli_free(&c);
         return 2;
     }
     winent_job_opts j = c.job;
@@ -119,5 +120,6 @@ done:
 out:
     free(in);
     free(map);
+    cli_free(&c);
     return rc;
 }

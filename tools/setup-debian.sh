@@ -5,7 +5,8 @@ set -eu
 # clang, its sanitizer and libFuzzer runtimes, libomp (with Archer, for
 # TSan) and llvm-symbolizer: the checking builds of tools/test-sanitizers.sh.
 # libgdal-dev: the GDAL source (optional at build time: WINENT_GDAL).
-pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev libpng-dev libgdal-dev libdeflate-dev \
+# libproj-dev (and its proj-data): the CRS of --sidecar's ENVI headers.
+pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev libpng-dev libgdal-dev libdeflate-dev libproj-dev \
 python3 python3-numpy python3-skimage gdal-bin python3-gdal time valgrind strace \
 clang libclang-rt-dev libomp-dev llvm"
 missing=""

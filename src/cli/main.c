@@ -61,16 +61,19 @@ int main(int argc, char **argv)
     winent_status st = cli_parse(argc, argv, &c, msg, sizeof msg);
     if (st != WINENT_OK) {
         fprintf(stderr, "winent-stream: %s\n", msg);
+        cli_free(&c);
         return (int)st;
     }
     if (c.help) {
         cli_print_help(stdout);
+        cli_free(&c);
         return 0;
     }
     if (c.version) {
         st = winent_version_print(stdout);
         if (st != WINENT_OK)
             fprintf(stderr, "winent-stream: standard output: write failed\n");
+        cli_free(&c);
         return (int)st;
     }
     if (c.info) {
@@ -78,12 +81,10 @@ int main(int argc, char **argv)
                      : winent_info_print(c.info_path, stdout, msg, sizeof msg);
         if (st != WINENT_OK)
             fprintf(stderr, "winent-stream: %s\n", msg);
+        cli_free(&c);
         return (int)st;
     }
     install_signals();
-    /* Recorded in the output's metadata; a job without it is still a job. */
-    char *command_line = cli_command_line(argc, argv);
-    c.job.command_line = command_line;
     cli_state state = {0};
     int show_progress = c.quiet ? 0 : c.progress >= 0 ? c.progress : isatty(STDERR_FILENO);
     c.job.user = &state;
@@ -97,6 +98,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "winent-stream: %s\n", msg);
     else if (c.stats)
         cli_print_stats(stderr, &stats);
-    free(command_line);
+    cli_free(&c);
     return (int)st;
 }

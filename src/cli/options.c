@@ -12,6 +12,7 @@ void cli_print_help(FILE *f)
     fputs(
         "usage: winent-stream [options] INPUT OUTPUT\n"
         "       winent-stream --info [--check] FILE.zst\n"
+        "       winent-stream --decode [output options] MAP.zst OUTPUT\n"
         "\n"
         "The local Shannon entropy of every pixel: the entropy of the values in the\n"
         "window centred on it (border windows cropped, nodata not counted), streamed\n"
@@ -30,7 +31,11 @@ void cli_print_help(FILE *f)
         "  --window K|WxH      window size, odd sides 1..255 (default 5; 7x3 = 7 wide, 3 high)\n"
         "  --base e|2|10       base of the logarithm (default e; 2 gives bits, as scikit-image)\n"
         "  --bins N            quantize into N bins over --range (float input: default 256)\n"
-        "  --range LO:HI       bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1\n"
+        "  --range LO:HI       bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1;\n"
+        "                      more than 1%% of the samples clamped gives a warning\n"
+        "  --range auto        LO:HI from the band's statistics (a .aux.xml beside the file,\n"
+        "                      the TIFF's GDAL metadata), else from a first pass over the\n"
+        "                      band (files only: a pipe needs --range LO:HI)\n"
         "  --nodata V          pixels equal to V are not counted (default: the file's\n"
         "                      GDAL_NODATA or GDAL nodata value)\n"
         "\n"
@@ -63,6 +68,11 @@ void cli_print_help(FILE *f)
         "                      tile holds the image; tiled: plain tiled GeoTIFF, no overviews\n"
         "  --bigtiff           write a BigTIFF even when the file would fit a classic TIFF\n"
         "                      (by default only past 4 GiB)\n"
+        "  --sidecar           raw output: also write OUTPUT.hdr (ENVI header: size, NaN\n"
+        "                      nodata, georeferencing, provenance) so GDAL opens the map\n"
+        "  --decode            MAP.zst OUTPUT: write a .zst map as a GeoTIFF or raw (with\n"
+        "                      its georeferencing, nodata and provenance), checking every\n"
+        "                      frame's checksum\n"
         "\n"
         "Running:\n"
         "  --device D          auto (default: the CPU at once, and every GPU too when the job is\n"
@@ -173,10 +183,19 @@ static int parse_dtype(const char *s, winent_dtype *t)
     return -1;
 }
 
+void cli_free(cli_opts *c)
+{
+    free(c->command_line);
+    c->command_line = NULL;
+    c->job.command_line = NULL;
+}
+
 winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
 {
     memset(c, 0, sizeof *c);
     winent_job_opts_default(&c->job);
+    c->command_line = cli_command_line(argc, argv);
+    c->job.command_line = c->command_line;
     c->progress = -1;
     winent_job_opts *j = &c->job;
     const char *pos[2];
@@ -202,9 +221,9 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
             return usage(msg, n, "unknown option '%s' (see --help)", a);
         memcpy(name, a, len);
         name[len] = '\0';
-        static const char *const flags[] = {"--help",        "-h",      "--version", "--progress",
-                                            "--no-progress", "--quiet", "-q",        "--stats",
-                                            "--check",       "--bigtiff"};
+        static const char *const flags[] = {
+            "--help",    "-h",        "--version", "--progress", "--no-progress", "--quiet", "-q",
+            "--stats",   "--check",   "--bigtiff", "--sidecar",  "--decode"};
         int is_flag = 0;
         for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
             if (strcmp(name, flags[k]) == 0)
@@ -233,6 +252,12 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
             return usage(msg, n, "%s needs a value (see --help)", name);
         }
         long a1, a2;
+        static const char *const compute_opts[] = {
+            "--window", "--base",  "--bins",  "--range",      "--nodata",       "--size",
+            "--dtype",  "--bands", "--band",  "--interleave", "--byteorder", "--header-bytes"};
+        for (size_t k = 0; k < sizeof compute_opts / sizeof *compute_opts; k++)
+            if (!strcmp(name, compute_opts[k]) && !c->compute_option)
+                c->compute_option = compute_opts[k];
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             c->help = 1;
         } else if (!strcmp(name, "--version")) {
@@ -247,6 +272,10 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
             c->stats = 1;
         } else if (!strcmp(name, "--check")) {
             c->check = 1;
+        } else if (!strcmp(name, "--sidecar")) {
+            j->sidecar = 1;
+        } else if (!strcmp(name, "--decode")) {
+            j->decode = 1;
         } else if (!strcmp(name, "--window")) {
             if (parse_pair(val, 1, 255, 1, &a1, &a2) != 0 || a1 % 2 == 0 || a2 % 2 == 0)
                 return usage(msg, n, "--window: '%s': give K or WxH, odd sides from 1 to 255",
@@ -273,14 +302,20 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
             const char *colon = *val ? strchr(val + 1, ':') : NULL;
             char lo[64];
             double vlo, vhi;
+            if (!strcmp(val, "auto")) {
+                j->range_auto = 1;
+                j->compute.range_lo = j->compute.range_hi = 0.0;
+                continue;
+            }
+            j->range_auto = 0;
             if (colon == NULL || (size_t)(colon - val) >= sizeof lo)
-                return usage(msg, n, "--range: '%s': give LO:HI", val);
+                return usage(msg, n, "--range: '%s': give LO:HI, or auto", val);
             memcpy(lo, val, (size_t)(colon - val));
             lo[colon - val] = '\0';
             if (parse_double(lo, &vlo) || parse_double(colon + 1, &vhi) || !isfinite(vlo) ||
                 !isfinite(vhi) || !(vhi > vlo))
-                return usage(msg, n, "--range: '%s': give finite numbers LO:HI with LO < HI",
-                             val);
+                return usage(msg, n,
+                             "--range: '%s': give finite numbers LO:HI with LO < HI, or auto", val);
             j->compute.range_lo = vlo;
             j->compute.range_hi = vhi;
         } else if (!strcmp(name, "--nodata")) {
@@ -415,13 +450,25 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
         return usage(msg, n, "--check goes with --info FILE.zst (or use --test FILE.zst)");
     if (j->preview_size && !j->preview)
         return usage(msg, n, "--preview-size goes with --preview FILE.png");
+    if (j->decode) {
+        if (npos != 2)
+            return usage(msg, n, "--decode takes a MAP.zst and an OUTPUT (see --help)");
+        if (c->compute_option)
+            return usage(msg, n,
+                         "%s does not go with --decode: the map is computed already (only the "
+                         "output and running options apply)",
+                         c->compute_option);
+        j->input = pos[0];
+        j->output = pos[1];
+        return WINENT_OK;
+    }
     if (npos != 2)
         return usage(msg, n, "give an INPUT and an OUTPUT (see --help)");
     j->input = pos[0];
     j->output = pos[1];
-    if (j->compute.bins > 0 && j->compute.range_hi <= j->compute.range_lo)
-        return usage(msg, n, "--bins: needs --range LO:HI");
-    if (j->compute.range_hi > j->compute.range_lo && j->compute.bins == 0)
+    if (j->compute.bins > 0 && j->compute.range_hi <= j->compute.range_lo && !j->range_auto)
+        return usage(msg, n, "--bins: needs --range LO:HI (or --range auto)");
+    if ((j->compute.range_hi > j->compute.range_lo || j->range_auto) && j->compute.bins == 0)
         j->compute.bins = 256;
     return WINENT_OK;
 }
@@ -435,7 +482,7 @@ void cli_print_stats(FILE *f, const winent_job_stats *s)
             "\"read\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
             "\"compute\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
             "\"encode\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
-            "\"write\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f}}}\n",
+            "\"write\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f}}",
             s->wall_s, s->setup_s, (unsigned long long)s->pixels,
             s->wall_s > 0 ? (double)s->pixels / s->wall_s / 1e6 : 0.0,
             (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, s->engine,
@@ -443,6 +490,31 @@ void cli_print_stats(FILE *f, const winent_job_stats *s)
             s->compute.threads, s->compute.busy_s, s->compute.wait_s, s->encode.threads,
             s->encode.busy_s, s->encode.wait_s, s->write.threads, s->write.busy_s,
             s->write.wait_s);
+    if (s->range_counted) {
+        fprintf(f, ",\"range\":[%.17g,%.17g],\"range_from\":\"", s->range_lo, s->range_hi);
+        for (const char *p = s->range_from; *p; p++) /* a file name: JSON-escaped */
+            if (*p == '"' || *p == '\\')
+                fprintf(f, "\\%c", *p);
+            else if ((unsigned char)*p < 0x20)
+                fprintf(f, "\\u%04x", (unsigned char)*p);
+            else
+                fputc(*p, f);
+        if (s->samples_min == s->samples_min)
+            fprintf(f, "\",\"samples\":[%.17g,%.17g]", s->samples_min, s->samples_max);
+        else
+            fprintf(f, "\",\"samples\":null");
+        fprintf(f,
+                ",\"clamped\":{\"below\":%llu,\"above\":%llu,\"valid\":%llu,"
+                "\"percent\":%.3f}",
+                (unsigned long long)s->clamped_below, (unsigned long long)s->clamped_above,
+                (unsigned long long)s->valid_samples,
+                s->valid_samples ? 100.0 * (double)(s->clamped_below + s->clamped_above) /
+                                       (double)s->valid_samples
+                                 : 0.0);
+    } else {
+        fprintf(f, ",\"range\":null,\"clamped\":null");
+    }
+    fprintf(f, "}\n");
 }
 
 /* `w` quoted for a POSIX shell where needed ('it'\''s', '' for an empty

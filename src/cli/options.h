@@ -15,11 +15,17 @@ typedef struct cli_opts {
     int info;               /* --info (or --test) */
     int check;              /* --check (or --test): decompress and verify */
     const char *info_path;  /* --info FILE, --test FILE */
+    const char *compute_option; /* the first option of what is computed or of
+                                   the raw input (--decode refuses them) */
+    char *command_line;     /* owned (cli_free): argv shell-quoted, for provenance */
 } cli_opts;
 
 /* Parse argv into `c`. On a usage error returns WINENT_ERR_USAGE with a
  * one-line message in `msg` naming the option. */
 winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t msg_len);
+
+/* Free what cli_parse allocated. */
+void cli_free(cli_opts *c);
 
 /* The --stats line: one JSON object (wall time, pixels, bytes, engines,
  * busy and waiting time of each stage), then a newline. */

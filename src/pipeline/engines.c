@@ -138,6 +138,11 @@ static void pin_user(pipeline *p)
 static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
 {
     pipeline *p = e->p;
+    /* The pool counts its clamped samples while the GPU computes (the
+     * CPU's bands count their own). */
+    pthread_mutex_lock(&p->lock);
+    winent_sched_post_counts_locked(p, c, c->tail_engine == e ? c->tail_y0 : c->y0);
+    pthread_mutex_unlock(&p->lock);
     if (c->registered == 0)
         pin_chunk(p, c);
     if (p->opts->memory_in)

@@ -175,7 +175,7 @@ static void *huge_alloc(size_t n)
 
 static int has_rows_own(const pipeline *p)
 {
-    return p->opts->memory_in == NULL && p->stage != WINENT_STAGE_ENCODE;
+    return p->opts->memory_in == NULL && p->stage != WINENT_STAGE_ENCODE && p->map_in == NULL;
 }
 
 static int has_map_own(const pipeline *p)
@@ -394,6 +394,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
                       winent_sink_opts *so)
 {
     const winent_source_info *info = p->source ? winent_source_get_info(p->source) : NULL;
+    const winent_zst_map *map = p->map_in ? winent_zst_reader_map(p->map_in) : NULL;
     memset(so, 0, sizeof *so);
     so->path = o->output ? o->output : "-";
     so->input_path = o->memory_in ? NULL : o->input;
@@ -407,15 +408,25 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->tif_layout = o->tif_layout;
     so->bigtiff = o->bigtiff;
     so->compute = co;
-    so->source_band = o->band;
-    so->command_line = o->command_line;
     so->par = &p->par_hook;
     so->source_name = o->input == NULL              ? "memory"
                       : strcmp(o->input, "-") == 0 ? "standard input"
                                                    : o->input;
     so->georef = info ? info->georef : NULL;
     so->nodata_in_play = co->has_nodata || winent_dtype_is_float(co->dtype);
+    so->command_line = o->command_line;
+    so->source_band = o->memory_in ? 0 : o->band;
+    so->sidecar = o->sidecar;
     so->stop = &p->stop;
+    if (map) {
+        /* --decode: the map's own facts, as its header recorded them. */
+        so->compute = &map->compute;
+        so->source_name = map->source;
+        so->georef = winent_georef_present(&map->georef) ? &map->georef : NULL;
+        so->nodata_in_play = map->nodata_in_play;
+        so->command_line = map->command_line;
+        so->source_band = map->source_band;
+    }
 }
 
 static void add_engine(pipeline *p, const engine_ops *ops, int device, int slots)
@@ -437,7 +448,9 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     stats->wall_s = winent_now() - t_start;
     stats->setup_s = p->first_submit_s > t_start ? p->first_submit_s - t_start : 0.0;
     stats->pixels = (uint64_t)p->width * (uint64_t)p->height;
-    stats->bytes_in = p->source ? winent_source_bytes_read(p->source) : 0;
+    stats->bytes_in = p->source ? winent_source_bytes_read(p->source)
+                      : p->map_in ? winent_zst_reader_bytes_read(p->map_in)
+                                  : 0;
     stats->bytes_out = p->stage == WINENT_STAGE_ENCODE ? p->stage_bytes
                        : p->sink                       ? winent_sink_bytes_written(p->sink)
                                                        : 0;
@@ -465,6 +478,60 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     }
     stats->gpus = gpus;
     stats->compute.threads += gpus;
+    if (p->count_clamps) {
+        stats->range_counted = 1;
+        stats->range_lo = p->plan->opts.range_lo;
+        stats->range_hi = p->plan->opts.range_hi;
+        snprintf(stats->range_from, sizeof stats->range_from, "%s", p->range_from);
+        stats->clamped_below = p->clamps.below;
+        stats->clamped_above = p->clamps.above;
+        stats->valid_samples = p->clamps.valid;
+        stats->samples_min = p->clamps.min <= p->clamps.max ? p->clamps.min : NAN;
+        stats->samples_max = p->clamps.min <= p->clamps.max ? p->clamps.max : NAN;
+    }
+}
+
+/* A range that does not fit the data, one warning line through on_notice
+ * (the library never prints):
+ * - more than 1 % of the valid samples lie outside it and were clamped into
+ *   the end bins (too narrow, or shifted: a map of zeros where they pile);
+ * - the valid samples span less than 5 % of it, so they fall in a few bins
+ *   (far too wide: --range 0:100 on data in 0..1 leaves a map of few
+ *   levels, or of zeros with fewer bins), though none is clamped. */
+static void warn_range(const pipeline *p, const winent_job_opts *o)
+{
+    const winent_clamp_counts *c = &p->clamps;
+    const double lo = p->plan->opts.range_lo, hi = p->plan->opts.range_hi;
+    const uint32_t bins = p->plan->rule.bins;
+    uint64_t out = c->below + c->above;
+    if (!p->count_clamps || o->on_notice == NULL || c->valid == 0)
+        return;
+    char line[WINENT_MSG_LEN], range[256];
+    if (o->range_auto)
+        snprintf(range, sizeof range, "--range auto (%.9g:%.9g from %s)", lo, hi, p->range_from);
+    else
+        snprintf(range, sizeof range, "--range %.9g:%.9g", lo, hi);
+    if (out * 100 > c->valid) {
+        snprintf(line, sizeof line,
+                 "warning: %.1f %% of the samples (%llu of %llu) lie outside %s and were put in "
+                 "the end bins (%llu below, %llu above): check the range, or use --range auto",
+                 100.0 * (double)out / (double)c->valid, (unsigned long long)out,
+                 (unsigned long long)c->valid, range, (unsigned long long)c->below,
+                 (unsigned long long)c->above);
+        o->on_notice(o->user, line);
+        return;
+    }
+    /* Constant data fill one bin whatever the range: nothing to say. */
+    if (!(c->max > c->min) || (c->max - c->min) >= 0.05 * (hi - lo))
+        return;
+    double a = floor((c->min - lo) * bins / (hi - lo)), b = floor((c->max - lo) * bins / (hi - lo));
+    a = a < 0 ? 0 : a > bins - 1 ? bins - 1 : a;
+    b = b < 0 ? 0 : b > bins - 1 ? bins - 1 : b;
+    snprintf(line, sizeof line,
+             "warning: the samples (%.6g to %.6g) span only %.2f %% of %s and fall in %.0f of its "
+             "%u bins: check the range, or use --range auto",
+             c->min, c->max, 100.0 * (c->max - c->min) / (hi - lo), range, b - a + 1, bins);
+    o->on_notice(o->user, line);
 }
 
 /* The preview's options (--preview in a whole job): the image's size, and
@@ -533,6 +600,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     }
     sync_ready = 1;
     winent_err_clear(&p->err);
+    winent_clamp_init(&p->clamps);
     p->opts = o;
     p->stage = stage;
     p->stage_map = map;
@@ -559,18 +627,35 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
                                                                : "-",
                                                  &err));
     WINENT_TRY_GOTO(st, pick_devices(p, o, &err));
-    if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE) {
+    const int decoding = o->decode && stage == WINENT_STAGE_JOB && !o->memory_in;
+    if (o->sidecar && stage == WINENT_STAGE_JOB && !o->memory_out)
+        WINENT_TRY_GOTO(st, winent_sidecar_check(o->output ? o->output : "-", o->format, &err));
+    if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE || decoding) {
         p->want_cpu = 0;
         p->ngpus = 0;
         p->auto_device = 0;
     }
-    if (o->dtype_given || o->memory_in || stage == WINENT_STAGE_ENCODE) {
-        /* Usage errors in the options come before any look at the input. */
-        WINENT_TRY_GOTO(st, winent_plan_create(&co, &plan, &err));
+    if ((o->dtype_given || o->memory_in || stage == WINENT_STAGE_ENCODE) && !decoding) {
+        /* Usage errors in the options come before any look at the input
+         * (with --range auto, any range will do for the check). */
+        winent_compute_opts check = co;
+        if (o->range_auto) {
+            check.range_lo = 0.0;
+            check.range_hi = 1.0;
+        }
+        WINENT_TRY_GOTO(st, winent_plan_create(&check, &plan, &err));
         winent_plan_free(plan);
         plan = NULL;
     }
-    if (o->memory_in || stage == WINENT_STAGE_ENCODE) {
+    if (decoding) {
+        /* Nothing is computed: the plan only sizes the chunks (no halo). */
+        WINENT_TRY_GOTO(st, winent_zst_reader_open(o->input, &p->map_in, &err));
+        const winent_zst_map *map = winent_zst_reader_map(p->map_in);
+        p->width = map->width;
+        p->height = map->height;
+        winent_compute_opts_default(&co);
+        co.kx = co.ky = 1;
+    } else if (o->memory_in || stage == WINENT_STAGE_ENCODE) {
         p->width = o->width;
         p->height = o->height;
     } else {
@@ -579,6 +664,10 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
         p->width = info->width;
         p->height = info->height;
     }
+    if (o->range_auto && !decoding && stage != WINENT_STAGE_ENCODE)
+        WINENT_TRY_GOTO(st, winent_range_auto(p, o, &co, &err));
+    else
+        snprintf(p->range_from, sizeof p->range_from, "--range");
     WINENT_TRY_GOTO(st, winent_plan_create(&co, &plan, &err));
     p->plan = plan;
     p->sample = winent_dtype_size(co.dtype);
@@ -620,6 +709,14 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
             goto fail;
         }
     }
+    /* Clamp counting: every quantized job that computes. The CPU's bands
+     * count their own rows; the pool counts a GPU's chunks in pieces of
+     * about 1 Mpixel of rows. */
+    p->count_clamps = plan->rule.quantize && !decoding &&
+                      (stage == WINENT_STAGE_JOB || stage == WINENT_STAGE_COMPUTE);
+    p->count_rows = (int)((1 << 20) / (p->width > 0 ? p->width : 1));
+    if (p->count_rows < 1)
+        p->count_rows = 1;
     {
         winent_sink_opts so;
         sink_opts(p, o, &co, &so);
@@ -711,6 +808,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     }
     if (stats)
         fill_stats(p, stats, t_start);
+    if (st == WINENT_OK)
+        warn_range(p, o);
     if (p->user_pinned == 1) {
         winent_cuda_host_unregister((void *)o->memory_in);
         winent_cuda_host_unregister(o->memory_out);
@@ -730,6 +829,7 @@ fail:
     winent_cpu_engine_free(p->cpu);
     winent_sink_free(p->sink);
     winent_source_free(p->source);
+    winent_zst_reader_free(p->map_in);
     winent_plan_free(plan);
     if (sync_ready) {
         pthread_cond_destroy(&p->work_cv);

@@ -25,11 +25,13 @@
 #include "base/werr.h"
 #include "kernels/engine_cpu.h"
 #include "kernels/engine_cuda.h"
+#include "kernels/range_count.h"
 #include "pipeline_bench.h"
 #include "clock.h"
 #include "tiles/preview.h"
 #include "tiles/sink.h"
 #include "tiles/source.h"
+#include "tiles/zst_reader.h"
 
 #define WINENT_MAX_GPUS 64
 #define WINENT_MAX_ENGINES (WINENT_MAX_GPUS + 1)
@@ -99,6 +101,14 @@ typedef struct chunk {
      * tail, is computed again without adding those rows twice. */
     int previewed_to;
     int next_piece, pieces_left;
+    /* Clamp counting (--bins/--range) of a chunk a GPU computes: pieces of
+     * its output rows whose input rows the workers count, once each, while
+     * the GPU works; the writer takes the chunk only when none is left.
+     * Posted by the GPU's submit (winent_sched_post_counts_locked); 0 while
+     * the CPU's bands count their own rows. A GPU that takes a chunk's tail
+     * posts only the tail's rows, from `count_y0` (the CPU's bands counted
+     * theirs). */
+    int count_n, count_next, count_left, count_y0;
 } chunk;
 
 typedef struct stage_clock {
@@ -160,6 +170,9 @@ struct pipeline {
     const float *stage_map;      /* WINENT_STAGE_ENCODE's input */
     const winent_plan *plan;
     winent_source *source;       /* reader thread only */
+    winent_zst_reader *map_in;   /* --decode: the .zst map read (reader thread only) */
+    int count_clamps;            /* count the samples clamped into the end bins */
+    int count_rows;              /* rows per counting piece */
     winent_sink *sink;           /* encoders (encode) and writer (write) */
     winent_preview *preview;     /* owned; NULL without --preview. Rows added by
                                     pool workers (its own lock), written by the
@@ -219,6 +232,8 @@ struct pipeline {
     char notices[WINENT_MAX_NOTICES][WINENT_MSG_LEN];
     int nnotices;
     uint64_t stage_bytes;        /* WINENT_STAGE_ENCODE: bytes encoded */
+    winent_clamp_counts clamps;  /* samples clamped so far (the workers add theirs) */
+    char range_from[160];        /* where the range came from (set before the threads) */
 
     volatile int stop;           /* raised with the first error or an interrupt;
                                     atomic access only (STOPPED): the signal
@@ -262,6 +277,10 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e);
  * before computing it; lock held): the CPU's bands cover it again, or, when
  * the CPU is done with its own part, the whole chunk goes back to the queue. */
 void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e);
+/* Clamp counting: have the pool's workers count chunk c's rows from
+ * `from` on (a GPU computes them), unless they are posted already (lock
+ * held). */
+void winent_sched_post_counts_locked(pipeline *p, chunk *c, int from);
 
 /* engines.c: the engine table and the one driver body. */
 extern const engine_ops winent_cpu_engine_ops;
@@ -273,6 +292,14 @@ void *winent_gpu_launcher(void *arg); /* arg: pipeline */
 /* stages.c: reader and writer. */
 void *winent_stage_reader(void *arg);
 void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_start);
+
+/* range_auto.c: --range auto, before the plan is made: co->range_lo/hi
+ * (and bins, 256 when 0) from the source's recorded statistics, else from
+ * a first pass over the band (p->source and p->threads set; a memory job's
+ * buffer is scanned). p->range_from says which. A stream without
+ * statistics is WINENT_ERR_USAGE. */
+winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_compute_opts *co,
+                                winent_err *err);
 
 /* Buffers of chunk `c`, made on first use (lock not held). */
 winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err);

@@ -353,29 +353,49 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
 
 /* ---- The worker pool --------------------------------------------------- */
 
-typedef enum task_kind { TASK_NONE = 0, TASK_DECODE, TASK_ENCODE, TASK_BAND } task_kind;
+typedef enum task_kind {
+    TASK_NONE = 0,
+    TASK_DECODE,
+    TASK_ENCODE,
+    TASK_COUNT,
+    TASK_BAND
+} task_kind;
 
 typedef struct task {
     task_kind kind;
     chunk *c;
     long index; /* decode item, unit or band */
+    int count;  /* a band that counts its rows' clamped samples too */
 } task;
+
+void winent_sched_post_counts_locked(pipeline *p, chunk *c, int from)
+{
+    if (!p->count_clamps || c->count_n > 0 || from >= c->y1)
+        return;
+    c->count_y0 = from;
+    c->count_n = (c->y1 - from + p->count_rows - 1) / p->count_rows;
+    c->count_next = 0;
+    c->count_left = c->count_n;
+    pthread_cond_broadcast(&p->work_cv);
+}
 
 /* The next task, most urgent first: decoding (the reader waits on it),
  * then the oldest chunk's pieces to encode (they free buffers and feed the
- * writer),
- * then the oldest CPU chunk's bands. Lock held. */
+ * writer), then the oldest chunk's rows to count (small, and the writer
+ * waits for them too), then the oldest CPU chunk's bands. Lock held. */
 static task next_task(pipeline *p)
 {
-    task t = {TASK_NONE, NULL, 0};
+    task t = {TASK_NONE, NULL, 0, 0};
     if (p->par.active && p->par.next < p->par.n) {
         t.kind = TASK_DECODE;
         t.index = p->par.next++;
         return t;
     }
-    chunk *enc = NULL, *band = NULL;
+    chunk *enc = NULL, *band = NULL, *count = NULL;
     for (int i = 0; i < p->n_max; i++) {
         chunk *c = &p->chunks[i];
+        if (c->count_next < c->count_n && (count == NULL || c->seq < count->seq))
+            count = c;
         if (c->state == CHUNK_ENCODING && c->next_piece < c->ntasks &&
             (enc == NULL || c->seq < enc->seq))
             enc = c;
@@ -387,12 +407,20 @@ static task next_task(pipeline *p)
         t.kind = TASK_ENCODE;
         t.c = enc;
         t.index = enc->next_piece++;
+    } else if (count) {
+        t.kind = TASK_COUNT;
+        t.c = count;
+        t.index = count->count_next++;
     } else if (band) {
         t.kind = TASK_BAND;
         t.c = band;
         t.index = band->next_band++;
         if (band->next_band == 1)
             pthread_cond_broadcast(&p->state_cv); /* an idle GPU may take its tail */
+        /* The CPU's bands count their own rows while they are in cache,
+         * unless the pool counts this chunk already (it came back from a
+         * GPU that failed). */
+        t.count = p->count_clamps && band->count_n == 0;
         if (p->first_band_s == 0.0) {
             p->first_band_s = winent_now();
             p->first_band_rows = band->band_rows;
@@ -420,14 +448,36 @@ static void band_span(const chunk *c, long b, int *ya, int *yb)
     *yb = *ya + c->band_rows < c->y1 ? *ya + c->band_rows : c->y1;
 }
 
-static winent_status run_band(pipeline *p, int worker, chunk *c, long b, winent_err *err)
+/* Count the samples of input rows [ya, yb) of chunk c that its range
+ * clamps. Every output row's own input row, so every input row of the
+ * image is counted exactly once whatever the halos. */
+static void count_rows(const pipeline *p, const chunk *c, int ya, int yb, winent_clamp_counts *acc)
+{
+    const uint8_t *rows = c->rows + p->row_bytes * (size_t)(ya - c->in_y0);
+    winent_range_count(p->plan, rows, (size_t)p->width * (size_t)(yb - ya), acc);
+}
+
+static winent_status run_band(pipeline *p, int worker, const task *t, winent_clamp_counts *acc,
+                              winent_err *err)
 {
     winent_chunk v;
     int ya, yb;
-    chunk_view(p, c, &v);
-    band_span(c, b, &ya, &yb);
-    return winent_cpu_engine_compute_rows(p->cpu, worker, &v, ya, yb, c->map, (size_t)p->width,
-                                          err);
+    chunk_view(p, t->c, &v);
+    band_span(t->c, t->index, &ya, &yb);
+    /* First: the rows it brings into cache are the ones the engine reads. */
+    if (t->count)
+        count_rows(p, t->c, ya, yb, acc);
+    return winent_cpu_engine_compute_rows(p->cpu, worker, &v, ya, yb, t->c->map,
+                                          (size_t)p->width, err);
+}
+
+/* Piece k of a chunk a GPU computes: its input rows stay in place until
+ * the writer frees the chunk. */
+static void run_count(pipeline *p, chunk *c, long k, winent_clamp_counts *acc)
+{
+    int ya = c->count_y0 + (int)k * p->count_rows;
+    int yb = ya + p->count_rows < c->y1 ? ya + p->count_rows : c->y1;
+    count_rows(p, c, ya, yb, acc);
 }
 
 /* Output rows [ya, yb) of chunk c into the preview, with the worker's
@@ -480,10 +530,13 @@ void *winent_pool_worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         double t0 = winent_now();
         winent_status st = WINENT_OK;
+        winent_clamp_counts counted;
+        winent_clamp_init(&counted);
         switch (t.kind) {
         case TASK_DECODE: p->par.fn(p->par.arg, t.index, a->index); break;
         case TASK_ENCODE: st = run_piece(p, &enc, &pvs, t.c, t.index, &err); break;
-        default: st = run_band(p, a->index, t.c, t.index, &err); break;
+        case TASK_COUNT: run_count(p, t.c, t.index, &counted); break;
+        default: st = run_band(p, a->index, &t, &counted, &err); break;
         }
         double dt = winent_now() - t0;
         if (t.kind == TASK_BAND && st == WINENT_OK && p->preview && !p->preview_after) {
@@ -496,7 +549,12 @@ void *winent_pool_worker(void *arg)
             pv_s += winent_now() - t0 - dt;
         }
         pthread_mutex_lock(&p->lock);
-        if (t.kind == TASK_DECODE) {
+        if (t.kind == TASK_COUNT) {
+            winent_clamp_merge(&p->clamps, &counted);
+            band_s += dt; /* part of computing the map */
+            if (--t.c->count_left == 0)
+                pthread_cond_broadcast(&p->state_cv);
+        } else if (t.kind == TASK_DECODE) {
             dec_s += dt;
             if (++p->par.done >= p->par.n)
                 pthread_cond_broadcast(&p->state_cv);
@@ -511,6 +569,8 @@ void *winent_pool_worker(void *arg)
             }
         } else {
             band_s += dt;
+            if (t.count)
+                winent_clamp_merge(&p->clamps, &counted);
             int ya, yb;
             band_span(t.c, t.index, &ya, &yb);
             p->band_px += (double)(yb - ya) * (double)p->width;

@@ -34,6 +34,7 @@ static chunk *take_free(pipeline *p, int *fresh, double *wait)
         }
         if (c != NULL) {
             c->state = CHUNK_READING;
+            c->count_n = c->count_next = c->count_left = 0;
             return c;
         }
         double t0 = winent_now();
@@ -50,7 +51,8 @@ void *winent_stage_reader(void *arg)
     winent_err_clear(&err);
     const int ry = p->plan->ry;
     const size_t rb = p->row_bytes;
-    const int from_source = p->stage != WINENT_STAGE_ENCODE && o->memory_in == NULL;
+    const int from_source =
+        p->stage != WINENT_STAGE_ENCODE && o->memory_in == NULL && p->map_in == NULL;
     /* The last 2 ry rows read: the next chunk's upper halo. */
     uint8_t *carry = from_source ? malloc(rb * (size_t)(2 * ry) + 1) : NULL;
     int carry_y0 = 0, next_read = 0;
@@ -88,6 +90,16 @@ void *winent_stage_reader(void *arg)
             /* The map is the input: straight to the encoders. */
             c->map = (float *)p->stage_map + (size_t)c->y0 * (size_t)p->width;
             next = CHUNK_ENCODING;
+        } else if (p->map_in) {
+            /* --decode: the rows of the map, straight to the encoders (or,
+             * for raw output, to the writer). */
+            if (winent_zst_reader_read(p->map_in, c->y1 - c->y0, c->map, &err) != WINENT_OK) {
+                pthread_mutex_lock(&p->lock);
+                c->state = CHUNK_FREE;
+                pthread_mutex_unlock(&p->lock);
+                break;
+            }
+            next = p->encodes && c->npieces > 0 ? CHUNK_ENCODING : CHUNK_DONE;
         } else if (o->memory_in) {
             c->rows = (uint8_t *)o->memory_in + rb * (size_t)c->in_y0;
         } else {
@@ -141,10 +153,12 @@ done:
 
 /* ---- writer -------------------------------------------------------- */
 
+/* Chunk `seq` when it is computed, encoded and its rows counted. */
 static chunk *find_seq_done(pipeline *p, int64_t seq)
 {
     for (int i = 0; i < p->n_max; i++)
-        if (p->chunks[i].state == CHUNK_DONE && p->chunks[i].seq == seq)
+        if (p->chunks[i].state == CHUNK_DONE && p->chunks[i].seq == seq &&
+            p->chunks[i].count_left == 0)
             return &p->chunks[i];
     return NULL;
 }

@@ -9,10 +9,23 @@ int winent_georef_present(const winent_georef *g)
                          g->n_geokeys > 0 || g->n_geodoubles > 0 || g->geoascii != NULL);
 }
 
-int winent_georef_geotransform(const winent_georef *g, double gt[6])
+/* GTRasterTypeGeoKey (1025) is RasterPixelIsPoint (2). */
+static int pixel_is_point(const winent_georef *g)
 {
-    if (g == NULL)
+    if (g->n_geokeys < 4)
         return 0;
+    int nkeys = g->geokeys[3];
+    for (int i = 0; i < nkeys && 4 + 4 * i + 3 < g->n_geokeys; i++) {
+        const uint16_t *k = g->geokeys + 4 + 4 * i;
+        if (k[0] == 1025 && k[1] == 0)
+            return k[3] == 2;
+    }
+    return 0;
+}
+
+/* The geotransform of the tags, the tie point taken as a pixel's corner. */
+static int tags_geotransform(const winent_georef *g, double gt[6])
+{
     if (g->n_transform >= 16) {
         const double *m = g->transform;
         gt[0] = m[3];
@@ -34,6 +47,19 @@ int winent_georef_geotransform(const winent_georef *g, double gt[6])
         return 1;
     }
     return 0;
+}
+
+int winent_georef_geotransform(const winent_georef *g, double gt[6])
+{
+    if (g == NULL || !tags_geotransform(g, gt))
+        return 0;
+    if (pixel_is_point(g)) {
+        /* The tie point is a pixel's centre: GDAL moves the origin half a
+         * pixel to the corner (unless GTIFF_POINT_GEO_IGNORE is set). */
+        gt[0] -= gt[1] * 0.5 + gt[2] * 0.5;
+        gt[3] -= gt[4] * 0.5 + gt[5] * 0.5;
+    }
+    return 1;
 }
 
 int winent_georef_epsg(const winent_georef *g)

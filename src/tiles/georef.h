@@ -26,7 +26,9 @@ int winent_georef_present(const winent_georef *g);
 
 /* The GDAL geotransform (x0, dx, rx, y0, ry, dy) of the pixel corner
  * convention, from the transformation matrix or from one tiepoint and the
- * pixel scale; returns 0 when neither is there (GCP-only georeferencing). */
+ * pixel scale, as GDAL reads them: with RasterPixelIsPoint the origin
+ * moves half a pixel to the corner. Returns 0 when neither is there
+ * (GCP-only georeferencing). */
 int winent_georef_geotransform(const winent_georef *g, double gt[6]);
 
 /* EPSG code of the CRS from the GeoKeys (ProjectedCSTypeGeoKey, else

@@ -96,11 +96,34 @@ winent_status winent_output_check(const char *input_path, const char *output_pat
     return WINENT_OK;
 }
 
+winent_status winent_sidecar_check(const char *output_path, winent_format format, winent_err *err)
+{
+    winent_format f = format != WINENT_FORMAT_AUTO ? format : format_of_name(output_path);
+    if (f == WINENT_FORMAT_ZST)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--sidecar describes a raw output; a .zst carries its own header: drop "
+                          "--sidecar (winent-stream --decode MAP.zst MAP.tif makes a GeoTIFF of it)");
+    if (f == WINENT_FORMAT_TIF)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--sidecar describes a raw output; a GeoTIFF carries its georeferencing "
+                          "itself: drop --sidecar");
+    winent_outfile_probe out;
+    WINENT_TRY(winent_outfile_probe_path(output_path, &out, err));
+    if (out.in_place)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--sidecar needs a raw output file to put OUTPUT.hdr beside, and '%s' is "
+                          "%s: give a file name, or drop --sidecar",
+                          output_path, out.what);
+    return WINENT_OK;
+}
+
 winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, winent_err *err)
 {
     winent_status st;
     *out = NULL;
     WINENT_TRY(winent_output_check(o->input_path, o->path, o->format, err));
+    if (o->sidecar)
+        WINENT_TRY(winent_sidecar_check(o->path, o->format, err));
     winent_sink *s = calloc(1, sizeof *s);
     if (s == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");

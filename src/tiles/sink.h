@@ -38,6 +38,8 @@ typedef struct winent_sink_opts {
     const char *command_line;/* the command that made the map, shell-quoted; may be NULL */
     const winent_georef *georef; /* NULL when none */
     int nodata_in_play;      /* some output can be NaN: say so (GDAL_NODATA) */
+    int sidecar;             /* raw output: also write the ENVI header PATH.hdr
+                                (winent_sidecar_check refuses it elsewhere) */
     const volatile int *stop;/* may be NULL: the job's stop flag; a write
                                 blocked on a pipe that a signal interrupts
                                 then gives up (WINENT_ERR_INTERRUPTED) */
@@ -56,7 +58,8 @@ typedef struct winent_sink_encoder winent_sink_encoder;
 winent_format winent_sink_format_of(const winent_sink_opts *o);
 
 /* The checks due before anything is read or written, all usage errors
- * (WINENT_ERR_USAGE) with a one-line message saying what to do:
+ * (WINENT_ERR_USAGE) with a one-line message saying what to do (the
+ * sidecar's with winent_sidecar_check):
  * - the output is the input (the same device and inode after symlinks:
  *   by name, hard link or symlink; input "-" is standard input, output "-"
  *   standard output). `input_path` may be NULL: nothing to compare;
@@ -68,6 +71,12 @@ winent_format winent_sink_format_of(const winent_sink_opts *o);
  * calls it first; winent_sink_open calls it too. Thread-safe. */
 winent_status winent_output_check(const char *input_path, const char *output_path,
                                   winent_format format, winent_err *err);
+
+/* --sidecar goes with raw output to a file: with a .zst or a GeoTIFF (which
+ * describe themselves), or with raw output written in place (standard
+ * output, a pipe, a device: no file to put a header beside), it is
+ * WINENT_ERR_USAGE with a message saying why. Reads metadata only. */
+winent_status winent_sidecar_check(const char *output_path, winent_format format, winent_err *err);
 
 /* Check (winent_output_check with o->input_path), then open the output: a
  * temporary file beside a file's final target, or the stream in place

@@ -274,6 +274,16 @@ static int json_header(winent_bytes *b, const winent_sink *s, const zst_sink *z)
     bad |= winent_zst_printf(b, ",\n  \"rows_per_frame\": %d,\n  \"frames\": %u,\n  \"source\": ",
                              z->frame_rows, z->nframes);
     bad |= winent_zst_json_string(b, o->source_name ? o->source_name : "");
+    /* Provenance: which band of the source, of which type, and the command
+     * that made the map (null when not known, as for an in-memory job). */
+    bad |= o->source_band > 0 ? winent_zst_printf(b, ",\n  \"source_band\": %d", o->source_band)
+                              : winent_zst_printf(b, ",\n  \"source_band\": null");
+    bad |= o->compute ? winent_zst_printf(b, ",\n  \"source_dtype\": \"%s\"",
+                                          winent_dtype_name(o->compute->dtype))
+                      : winent_zst_printf(b, ",\n  \"source_dtype\": null");
+    bad |= winent_zst_printf(b, ",\n  \"command_line\": ");
+    bad |= o->command_line ? winent_zst_json_string(b, o->command_line)
+                           : winent_zst_printf(b, "null");
     bad |= winent_zst_printf(b, ",\n  \"version\": \"%s\"", WINENT_VERSION_STRING);
     if (winent_georef_present(o->georef))
         bad |= json_georef(b, o->georef);

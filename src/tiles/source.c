@@ -346,6 +346,14 @@ winent_status winent_source_read(winent_source *s, int rows, void *dst, winent_e
     return WINENT_OK;
 }
 
+winent_status winent_source_stats(winent_source *s, winent_band_stats *st, winent_err *err)
+{
+    memset(st, 0, sizeof *st);
+    if (s->ops->stats == NULL)
+        return WINENT_OK;
+    return s->ops->stats(s, st, err);
+}
+
 uint64_t winent_source_bytes_read(const winent_source *s)
 {
     return s->bytes_read;

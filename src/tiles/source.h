@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "band_stats.h"
 #include "base/werr.h"
 #include "georef.h"
 #include "winent.h"
@@ -97,6 +98,14 @@ const winent_source_info *winent_source_get_info(const winent_source *s);
  * width * sample size). Input that ends early is WINENT_ERR_INPUT.
  * One thread at a time. */
 winent_status winent_source_read(winent_source *s, int rows, void *dst, winent_err *err);
+
+/* The band's statistics as the input records them, without reading its
+ * pixels (--range auto): the TIFF source looks in NAME.aux.xml, then in
+ * the GDAL_METADATA tag; the raw source in NAME.aux.xml (files only); a
+ * source kind without any leaves st->found 0. WINENT_OK unless something
+ * failed that the caller must hear of. Call it before the first read,
+ * from the thread that reads. */
+winent_status winent_source_stats(winent_source *s, winent_band_stats *st, winent_err *err);
 
 /* Bytes taken from the input so far (file or stream). */
 uint64_t winent_source_bytes_read(const winent_source *s);

@@ -410,7 +410,32 @@ static winent_status gdal_read(winent_source *s, int rows, void *dst, winent_err
     return WINENT_OK;
 }
 
-static const source_ops gdal_ops = {gdal_read, free_impl};
+/* --range auto: the band's statistics as GDAL keeps them (a .aux.xml, the
+ * format's own metadata), exact ones only: approximate statistics may miss
+ * the extremes, and then a first pass finds them. */
+static winent_status gdal_stats(winent_source *s, winent_band_stats *st, winent_err *err)
+{
+    gdal_impl *g = s->impl;
+    double mn, mx, mean, sd;
+    (void)err;
+    if (g->nhandles < 1 || g->h[0].band == NULL)
+        return WINENT_OK;
+    gdal_msgs m;
+    msgs_begin(&m);
+    CPLErr e = GDALGetRasterStatistics(g->h[0].band, FALSE, FALSE, &mn, &mx, &mean, &sd);
+    const char *approx = GDALGetMetadataItem(g->h[0].band, "STATISTICS_APPROXIMATE", NULL);
+    msgs_end();
+    if (e == CE_None && !(approx && CPLTestBool(approx)) && isfinite(mn) && isfinite(mx) &&
+        mn <= mx) {
+        st->found = 1;
+        st->min = mn;
+        st->max = mx;
+        snprintf(st->from, sizeof st->from, "GDAL's statistics of band %d", g->band);
+    }
+    return WINENT_OK;
+}
+
+static const source_ops gdal_ops = {gdal_read, free_impl, gdal_stats};
 
 /* ---- Opening ----------------------------------------------------------- */
 

@@ -14,6 +14,8 @@
 typedef struct source_ops {
     winent_status (*read)(winent_source *s, int rows, void *dst, winent_err *err);
     void (*free_impl)(void *impl);
+    /* Optional (NULL: none recorded): fill *st (cleared by the caller). */
+    winent_status (*stats)(winent_source *s, winent_band_stats *st, winent_err *err);
 } source_ops;
 
 struct winent_source {

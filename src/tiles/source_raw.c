@@ -166,7 +166,22 @@ static void raw_free(void *impl)
     free(r);
 }
 
-static const source_ops raw_ops = {raw_read, raw_free};
+/* --range auto: a raw file's statistics can only be in a GDAL .aux.xml
+ * beside it (GDAL writes one for a raw file it reads through an ENVI or
+ * EHdr header); standard input and pipes have none. */
+static winent_status raw_stats(winent_source *s, winent_band_stats *st, winent_err *err)
+{
+    const raw_impl *r = s->impl;
+    (void)err;
+    if (r->regular && r->fd != STDIN_FILENO &&
+        winent_stats_from_aux_xml(s->info.name, r->band + 1, &st->min, &st->max)) {
+        st->found = 1;
+        snprintf(st->from, sizeof st->from, "%s.aux.xml", s->info.name);
+    }
+    return WINENT_OK;
+}
+
+static const source_ops raw_ops = {raw_read, raw_free, raw_stats};
 
 winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const uint8_t *pushback,
                                      size_t npushback, winent_source *s, winent_err *err)

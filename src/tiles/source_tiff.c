@@ -276,7 +276,29 @@ static winent_status tiff_read(winent_source *s, int rows, void *dst, winent_err
     return WINENT_OK;
 }
 
-static const source_ops tiff_ops = {tiff_read, free_impl};
+static const char *get_ascii(TIFF *tif, uint32_t tag);
+
+/* --range auto: GDAL's statistics of the band, from a .aux.xml beside the
+ * file first (GDAL writes one when it computes statistics of a file it
+ * does not rewrite, so it is the fresher), then from the GDAL_METADATA tag.
+ * Uses the first handle, before any read. */
+static winent_status tiff_stats(winent_source *s, winent_band_stats *st, winent_err *err)
+{
+    const tiff_impl *t = s->impl;
+    (void)err;
+    if (winent_stats_from_aux_xml(t->path, t->band + 1, &st->min, &st->max)) {
+        st->found = 1;
+        snprintf(st->from, sizeof st->from, "%s.aux.xml", t->path);
+    } else if (t->h[0].tif &&
+               winent_stats_from_gdal_metadata(get_ascii(t->h[0].tif, WINENT_TAG_GDAL_METADATA),
+                                               t->band + 1, &st->min, &st->max)) {
+        st->found = 1;
+        snprintf(st->from, sizeof st->from, "the TIFF's GDAL metadata");
+    }
+    return WINENT_OK;
+}
+
+static const source_ops tiff_ops = {tiff_read, free_impl, tiff_stats};
 
 /* Pick the delivered type of `bits`-bit samples of SampleFormat `sf`. */
 static winent_status pick_dtype(tiff_impl *t, const char *path, winent_err *err)

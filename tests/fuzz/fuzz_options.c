@@ -51,13 +51,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         if ((unsigned)o->dtype >= WINENT_DTYPE_COUNT || (unsigned)o->base > WINENT_BASE_10)
             abort();
-        if (o->bins > 0 &&
+        /* --range auto leaves the range to the job (the band's statistics). */
+        if (o->bins > 0 && !c.job.range_auto &&
             !(isfinite(o->range_lo) && isfinite(o->range_hi) && o->range_hi > o->range_lo))
             abort();
         if (c.job.mem_bytes < ((uint64_t)1 << 20) || c.job.threads < 0 || c.job.bands < 1 ||
             c.job.band < 1)
             abort();
     }
+    cli_free(&c);
     for (int i = 0; i < argc; i++)
         free(argv[i]);
     return 0;

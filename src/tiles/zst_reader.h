@@ -1,0 +1,59 @@
+/*
+ * zst_reader.h - a .zst map of winent-stream read back row by row, for
+ * --decode: the header's facts (size, the options that made the map,
+ * georeferencing, nodata, provenance) and the float rows, frame after
+ * frame through one streaming zstd context, in memory bounded by one
+ * frame's window (4 MiB by default, 1 GiB at most) and its compressed
+ * bytes, read whole up to 64 MiB (the seek table gives their size).
+ *
+ * Open checks what --info checks (header, seek table, every frame's own
+ * header against the table), so a file that is not ours, or cut, fails
+ * before any row is delivered. Reading checks what --info --check checks,
+ * frame by frame as it goes: zstd's content size and XXH64 checksum, and
+ * the seek table's sizes and checksum of each frame.
+ */
+#ifndef WINENT_ZST_READER_H
+#define WINENT_ZST_READER_H
+
+#include <stdint.h>
+
+#include "base/werr.h"
+#include "georef.h"
+#include "winent.h"
+
+/* What the header says of the map. */
+typedef struct winent_zst_map {
+    int width, height;
+    int rows_per_frame, frames;
+    winent_compute_opts compute; /* window, base, bins/range, nodata, and the
+                                    source's dtype (u8 when the header does
+                                    not say: files before source_dtype) */
+    int nodata_in_play;          /* "output_nodata": "NaN" */
+    char *source;                /* owned: "source" ("" when absent) */
+    char *command_line;          /* owned: "command_line", NULL when absent */
+    int source_band;             /* "source_band", 0 when absent or null */
+    winent_georef georef;        /* owned: the "georef" tags (empty when absent) */
+} winent_zst_map;
+
+typedef struct winent_zst_reader winent_zst_reader;
+
+/* Open `path` (a regular file: the seek table is at its end) and check its
+ * layout. Errors: WINENT_ERR_INPUT (missing, not a winent-stream .zst,
+ * truncated, a seek table that disagrees), WINENT_ERR_INTERNAL (memory). */
+winent_status winent_zst_reader_open(const char *path, winent_zst_reader **out, winent_err *err);
+
+/* The header's facts; valid until the reader is freed. */
+const winent_zst_map *winent_zst_reader_map(const winent_zst_reader *r);
+
+/* The next `rows` rows of the map (width floats each, native byte order)
+ * into `dst`. A damaged frame is WINENT_ERR_INPUT naming it: "FILE: frame 3
+ * (rows 48-63) at byte 123456: checksum mismatch". One thread at a time. */
+winent_status winent_zst_reader_read(winent_zst_reader *r, int rows, float *dst, winent_err *err);
+
+/* Compressed bytes read so far. */
+uint64_t winent_zst_reader_bytes_read(const winent_zst_reader *r);
+
+/* Frees everything; NULL is fine. */
+void winent_zst_reader_free(winent_zst_reader *r);
+
+#endif
