@@ -160,7 +160,11 @@ spill)
     # A file size limit while the tiles stream (the spill is cut), then one
     # that only the laid-out file passes (the final copy is cut): exit 4,
     # the limit named, the old file kept, nothing else left.
-    for blocks in 200 $(((size - 4096) / 512)); do
+    # Not under TSan: its runtime's own file (tsan.rodata.PID) would be cut
+    # by the limit too (as in test_tiff_gdal.sh).
+    limits="200 $(((size - 4096) / 512))"
+    [ "${WINENT_SANITIZE:-}" = thread ] && limits=""
+    for blocks in $limits; do
         rm -rf "$D" && mkdir "$D"
         echo precious >"$D/o.tif"
         expect_exit 4 "ulimit -f $blocks" sh -c 'ulimit -f '$blocks'; exec "$@"' sh "$WS" $RUN \
@@ -232,9 +236,12 @@ spill)
         check "tmpfs: only the output" only shm.tif
         size=$(wc -c <"$D/shm.tif")
         rm -f "$D/shm.tif"
-        expect_exit 4 "tmpfs: ulimit -f at the final copy" sh -c 'ulimit -f '$(((size - 4096) / 512))'; exec "$@"' sh \
-            "$WS" $RUN --tile 128 $MED "$D/shm.tif"
-        check "tmpfs: nothing left" only
+        if [ "${WINENT_SANITIZE:-}" != thread ]; then
+            expect_exit 4 "tmpfs: ulimit -f at the final copy" \
+                sh -c 'ulimit -f '$(((size - 4096) / 512))'; exec "$@"' sh \
+                "$WS" $RUN --tile 128 $MED "$D/shm.tif"
+            check "tmpfs: nothing left" only
+        fi
         rm -rf "$D"
     else
         echo "note: no tmpfs at $S: the copy path is not tried"

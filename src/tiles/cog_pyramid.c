@@ -10,6 +10,17 @@ static int ceil_half(int n)
     return n / 2 + (n & 1);
 }
 
+/* Trailing zero bits of n > 0: how many times 2 divides it. */
+static int twos(int n)
+{
+    int k = 0;
+    while ((n & 1) == 0) {
+        n >>= 1;
+        k++;
+    }
+    return k;
+}
+
 void winent_cog_geometry(int width, int height, int side, winent_cog_geom *g)
 {
     memset(g, 0, sizeof *g);
@@ -25,81 +36,132 @@ void winent_cog_geometry(int width, int height, int side, winent_cog_geom *g)
         k++;
     }
     g->levels = k;
+    g->inner = k < twos(side) ? k : twos(side);
     for (int i = 0; i <= k; i++) {
         g->across[i] = (uint32_t)((g->w[i] + side - 1) / side);
         g->down[i] = (uint32_t)((g->h[i] + side - 1) / side);
     }
 }
 
-size_t winent_cog_partial_bytes(int side)
+/* Side of a tile's block of level k, in level-k pixels. */
+static size_t block_side(const winent_cog_geom *g, int k)
 {
-    size_t half = (size_t)side / 2;
-    return half * half * (sizeof(float) + 1);
+    return (size_t)g->side >> k;
 }
 
-/* One row of 2x2 blocks whose four pixels are all inside the image:
- * branch-free, so that it vectorises. */
-static void blocks_whole(const float *r0, const float *r1, int half, float *mean, uint8_t *count)
+/* Offset of level k's means in a partial; k = inner + 1: of the sums. */
+static size_t means_at(const winent_cog_geom *g, int k)
 {
-    for (int bx = 0; bx < half; bx++) {
+    size_t at = 0;
+    for (int j = 1; j < k; j++)
+        at += block_side(g, j) * block_side(g, j) * sizeof(float);
+    return at;
+}
+
+size_t winent_cog_partial_bytes(const winent_cog_geom *g)
+{
+    if (g->levels == 0)
+        return 0;
+    size_t b = block_side(g, g->inner);
+    return means_at(g, g->inner + 1) + b * b * (sizeof(double) + sizeof(uint32_t));
+}
+
+size_t winent_cog_partial_scratch_bytes(const winent_cog_geom *g)
+{
+    size_t half = (size_t)g->side / 2;
+    return half * half * (sizeof(double) + sizeof(uint32_t));
+}
+
+/* Level 1 of one row of 2x2 blocks whose four pixels are all inside the
+ * image: branch-free, so that it vectorises. */
+static void blocks_whole(const float *r0, const float *r1, size_t half, double *sum,
+                         uint32_t *count)
+{
+    for (size_t bx = 0; bx < half; bx++) {
         float v0 = r0[2 * bx], v1 = r0[2 * bx + 1], v2 = r1[2 * bx], v3 = r1[2 * bx + 1];
-        int n = (v0 == v0) + (v1 == v1) + (v2 == v2) + (v3 == v3);
-        double sum = (double)(v0 == v0 ? v0 : 0.0f) + (double)(v1 == v1 ? v1 : 0.0f) +
-                     (double)(v2 == v2 ? v2 : 0.0f) + (double)(v3 == v3 ? v3 : 0.0f);
-        mean[bx] = n ? (float)(sum / n) : NAN;
-        count[bx] = (uint8_t)n;
+        count[bx] = (uint32_t)((v0 == v0) + (v1 == v1) + (v2 == v2) + (v3 == v3));
+        sum[bx] = (double)(v0 == v0 ? v0 : 0.0f) + (double)(v1 == v1 ? v1 : 0.0f) +
+                  (double)(v2 == v2 ? v2 : 0.0f) + (double)(v3 == v3 ? v3 : 0.0f);
     }
 }
 
-/* One row of 2x2 blocks of which only `nr` rows and `nc` columns of
- * pixels are inside the image (the tile's right or bottom edge). */
-static void blocks_edge(const float *r0, const float *r1, int nr, int ncols, int half, float *mean,
-                        uint8_t *count)
+/* Level 1 of one row of 2x2 blocks of which only `nr` rows and `ncols`
+ * columns of pixels are inside the image (the tile's right or bottom edge). */
+static void blocks_edge(const float *r0, const float *r1, int nr, int ncols, size_t half,
+                        double *sum, uint32_t *count)
 {
-    for (int bx = 0; bx < half; bx++) {
-        int c0 = 2 * bx;
+    for (size_t bx = 0; bx < half; bx++) {
+        int c0 = 2 * (int)bx;
         int nc = c0 + 1 < ncols ? 2 : c0 < ncols ? 1 : 0;
-        double sum = 0.0;
-        int n = 0;
+        double s = 0.0;
+        uint32_t n = 0;
         for (int r = 0; r < nr; r++) {
             const float *row = (r ? r1 : r0) + c0;
             for (int k = 0; k < nc; k++)
                 if (!isnan(row[k])) {
-                    sum += row[k];
+                    s += row[k];
                     n++;
                 }
         }
-        mean[bx] = n ? (float)(sum / n) : NAN;
-        count[bx] = (uint8_t)n;
+        sum[bx] = s;
+        count[bx] = n;
     }
 }
 
-void winent_cog_partial(const float *px, size_t stride, int nrows, int ncols, int side,
-                        float *scratch, uint8_t *dst)
+/* The means of `n` sums and counts into `dst` (any alignment). */
+static void put_means(const double *sum, const uint32_t *count, size_t n, uint8_t *dst)
 {
-    const int half = side / 2;
-    /* `dst` follows a compressed tile in a unit buffer: any alignment, so
-     * each row of means is made aside and copied in. */
-    float *mean = scratch;
-    uint8_t *count = dst + (size_t)half * (size_t)half * sizeof(float);
-    for (int by = 0; by < half; by++) {
-        uint8_t *c = count + (size_t)by * (size_t)half;
-        int r0 = 2 * by;
+    for (size_t i = 0; i < n; i++) {
+        float m = count[i] ? (float)(sum[i] / count[i]) : NAN;
+        memcpy(dst + i * sizeof m, &m, sizeof m);
+    }
+}
+
+void winent_cog_partial(const winent_cog_geom *g, const float *px, size_t stride, int nrows,
+                        int ncols, void *scratch, uint8_t *dst)
+{
+    const int side = g->side;
+    const size_t half = (size_t)side / 2;
+    double *sum = scratch;
+    uint32_t *count = (uint32_t *)(sum + half * half);
+    /* Level 1 from the pixels. */
+    for (size_t by = 0; by < half; by++) {
+        int r0 = 2 * (int)by;
         int nr = r0 + 1 < nrows ? 2 : r0 < nrows ? 1 : 0;
         const float *row0 = nr ? px + (size_t)r0 * stride : px;
         if (nr == 2 && ncols == side)
-            blocks_whole(row0, row0 + stride, half, mean, c);
+            blocks_whole(row0, row0 + stride, half, sum + by * half, count + by * half);
         else
-            blocks_edge(row0, nr == 2 ? row0 + stride : row0, nr, ncols, half, mean, c);
-        memcpy(dst + (size_t)by * (size_t)half * sizeof(float), mean, (size_t)half * sizeof(float));
+            blocks_edge(row0, nr == 2 ? row0 + stride : row0, nr, ncols, half, sum + by * half,
+                        count + by * half);
     }
+    put_means(sum, count, half * half, dst + means_at(g, 1));
+    /* Each inner level from the one below, in place: block (bx, by) is
+     * written at or before the first of the four it reads, and every later
+     * block reads further on. */
+    for (int k = 2; k <= g->inner; k++) {
+        size_t w = block_side(g, k), wp = 2 * w;
+        for (size_t by = 0; by < w; by++)
+            for (size_t bx = 0; bx < w; bx++) {
+                size_t i = 2 * by * wp + 2 * bx;
+                double s = (sum[i] + sum[i + 1]) + (sum[i + wp] + sum[i + wp + 1]);
+                uint32_t n = count[i] + count[i + 1] + count[i + wp] + count[i + wp + 1];
+                sum[by * w + bx] = s;
+                count[by * w + bx] = n;
+            }
+        put_means(sum, count, w * w, dst + means_at(g, k));
+    }
+    /* The deepest inner level's sums and counts, for the levels above. */
+    size_t b = block_side(g, g->inner), at = means_at(g, g->inner + 1);
+    memcpy(dst + at, sum, b * b * sizeof(double));
+    memcpy(dst + at + b * b * sizeof(double), count, b * b * sizeof(uint32_t));
 }
 
 /* One level's state (level 0 is unused). */
 typedef struct level {
     float *rows;     /* owned: side rows of w floats, the tile row being built */
-    double *sum;     /* owned: w sums of the level's row being added up (level >= 2) */
-    uint32_t *count; /* owned: w counts, likewise */
+    double *sum;     /* owned above the inner levels: w sums of the row being added up */
+    uint32_t *count; /* owned above the inner levels: w counts, likewise */
 } level;
 
 struct winent_cog_pyramid {
@@ -107,9 +169,9 @@ struct winent_cog_pyramid {
     winent_cog_emit_fn emit;
     void *user;
     level lv[WINENT_COG_MAX_LEVELS + 1];
-    uint8_t *count1; /* owned: the level-1 counts of the current tile row, side/2 rows of w[1] */
-    double *sum1;    /* owned: one level-1 row of sums (mean x count), w[1] */
-    uint32_t *cnt1;  /* owned: one level-1 row of counts, w[1] */
+    double *sum_in;     /* owned: the deepest inner level's sums of the current row of
+                           tiles: side / 2^inner rows of w[inner] */
+    uint32_t *count_in; /* owned: its counts, likewise */
 };
 
 size_t winent_cog_pyramid_bytes(const winent_cog_geom *g)
@@ -117,10 +179,12 @@ size_t winent_cog_pyramid_bytes(const winent_cog_geom *g)
     size_t b = sizeof(winent_cog_pyramid);
     if (g->levels == 0)
         return b;
-    for (int k = 1; k <= g->levels; k++)
-        b += (size_t)g->side * (size_t)g->w[k] * sizeof(float) +
-             (size_t)g->w[k] * (sizeof(double) + sizeof(uint32_t));
-    b += (size_t)(g->side / 2) * (size_t)g->w[1] + (size_t)g->w[1] * 12;
+    for (int k = 1; k <= g->levels; k++) {
+        b += (size_t)g->side * (size_t)g->w[k] * sizeof(float);
+        if (k > g->inner)
+            b += (size_t)g->w[k] * (sizeof(double) + sizeof(uint32_t));
+    }
+    b += block_side(g, g->inner) * (size_t)g->w[g->inner] * (sizeof(double) + sizeof(uint32_t));
     return b;
 }
 
@@ -133,9 +197,8 @@ void winent_cog_pyramid_free(winent_cog_pyramid *p)
         free(p->lv[k].sum);
         free(p->lv[k].count);
     }
-    free(p->count1);
-    free(p->sum1);
-    free(p->cnt1);
+    free(p->sum_in);
+    free(p->count_in);
     free(p);
 }
 
@@ -152,18 +215,17 @@ winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emi
     size_t side = (size_t)g->side;
     for (int k = 1; k <= g->levels; k++) {
         size_t w = (size_t)g->w[k];
-        p->lv[k].rows = malloc(side * w * sizeof(float));
-        p->lv[k].sum = calloc(w, sizeof(double));
-        p->lv[k].count = calloc(w, sizeof(uint32_t));
-        if (!p->lv[k].rows || !p->lv[k].sum || !p->lv[k].count)
+        if ((p->lv[k].rows = malloc(side * w * sizeof(float))) == NULL)
+            goto oom;
+        if (k > g->inner && ((p->lv[k].sum = calloc(w, sizeof(double))) == NULL ||
+                             (p->lv[k].count = calloc(w, sizeof(uint32_t))) == NULL))
             goto oom;
     }
     if (g->levels > 0) {
-        size_t w1 = (size_t)g->w[1];
-        p->count1 = malloc(side / 2 * w1);
-        p->sum1 = malloc(w1 * sizeof(double));
-        p->cnt1 = malloc(w1 * sizeof(uint32_t));
-        if (!p->count1 || !p->sum1 || !p->cnt1)
+        size_t n = block_side(g, g->inner) * (size_t)g->w[g->inner];
+        p->sum_in = malloc(n * sizeof(double));
+        p->count_in = malloc(n * sizeof(uint32_t));
+        if (!p->sum_in || !p->count_in)
             goto oom;
     }
     *out = p;
@@ -173,18 +235,27 @@ oom:
     return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the overviews");
 }
 
-/* Row `y` of level `k` is complete: its means are in place in the level's
- * tile row, its sums and counts in `sum`/`count`. Emit the tile row when it
- * is full or the level's last, and add the row into level k+1, completing
- * that level's row every second row (and at the last). */
+/* Emit level k's row of tiles if row `y`, just completed, ends it. */
+static winent_status maybe_emit(winent_cog_pyramid *p, int k, int y, winent_err *err)
+{
+    const winent_cog_geom *g = &p->g;
+    const int side = g->side;
+    if (y % side != side - 1 && y != g->h[k] - 1)
+        return WINENT_OK;
+    return p->emit(p->user, k, (uint32_t)(y / side), p->lv[k].rows, (size_t)g->w[k], y % side + 1,
+                   g->w[k], err);
+}
+
+/* Row `y` of level k (the deepest inner level or above) is complete: its
+ * means are in place in the level's tile row, its sums and counts in
+ * `sum`/`count`. Emit the tile row when it is full or the level's last,
+ * and add the row into level k+1, completing that level's row every
+ * second row (and at the last). */
 static winent_status row_done(winent_cog_pyramid *p, int k, int y, const double *sum,
                               const uint32_t *count, winent_err *err)
 {
     const winent_cog_geom *g = &p->g;
-    const int side = g->side;
-    if (y % side == side - 1 || y == g->h[k] - 1)
-        WINENT_TRY(p->emit(p->user, k, (uint32_t)(y / side), p->lv[k].rows, (size_t)g->w[k],
-                           y % side + 1, g->w[k], err));
+    WINENT_TRY(maybe_emit(p, k, y, err));
     if (k == g->levels)
         return WINENT_OK;
     level *up = &p->lv[k + 1];
@@ -196,7 +267,7 @@ static winent_status row_done(winent_cog_pyramid *p, int k, int y, const double 
     if ((y & 1) == 0 && y != g->h[k] - 1)
         return WINENT_OK;
     const int Y = y >> 1, W = g->w[k + 1];
-    float *row = up->rows + (size_t)(Y % side) * (size_t)W;
+    float *row = up->rows + (size_t)(Y % g->side) * (size_t)W;
     for (int x = 0; x < W; x++)
         row[x] = up->count[x] ? (float)(up->sum[x] / up->count[x]) : NAN;
     winent_status st = row_done(p, k + 1, Y, up->sum, up->count, err);
@@ -209,29 +280,40 @@ winent_status winent_cog_pyramid_add(winent_cog_pyramid *p, uint32_t ty, uint32_
                                      const uint8_t *partial, winent_err *err)
 {
     const winent_cog_geom *g = &p->g;
-    const int half = g->side / 2, side = g->side, w1 = g->w[1];
-    /* This tile's level-1 block: rows from y0, columns from x0. */
-    const int y0 = (int)ty * half, x0 = (int)tx * half;
-    const int nr = g->h[1] - y0 < half ? g->h[1] - y0 : half;
-    const int nc = w1 - x0 < half ? w1 - x0 : half;
-    const uint8_t *counts = partial + (size_t)half * (size_t)half * sizeof(float);
+    const int side = g->side, K = g->inner;
+    /* Each inner level's block of this tile into its place. */
+    for (int k = 1; k <= K; k++) {
+        size_t b = block_side(g, k);
+        int y0 = (int)(ty * b), x0 = (int)(tx * b);
+        int nr = g->h[k] - y0 < (int)b ? g->h[k] - y0 : (int)b;
+        int nc = g->w[k] - x0 < (int)b ? g->w[k] - x0 : (int)b;
+        const uint8_t *src = partial + means_at(g, k);
+        for (int r = 0; r < nr; r++)
+            memcpy(p->lv[k].rows + (size_t)((y0 + r) % side) * (size_t)g->w[k] + x0,
+                   src + (size_t)r * b * sizeof(float), (size_t)nc * sizeof(float));
+    }
+    size_t b = block_side(g, K), wk = (size_t)g->w[K];
+    int y0 = (int)(ty * b), x0 = (int)(tx * b);
+    int nr = g->h[K] - y0 < (int)b ? g->h[K] - y0 : (int)b;
+    int nc = (int)wk - x0 < (int)b ? (int)wk - x0 : (int)b;
+    const uint8_t *sums = partial + means_at(g, K + 1), *counts = sums + b * b * sizeof(double);
     for (int r = 0; r < nr; r++) {
-        float *dst = p->lv[1].rows + (size_t)((y0 + r) % side) * (size_t)w1 + x0;
-        memcpy(dst, partial + (size_t)r * (size_t)half * sizeof(float), (size_t)nc * sizeof(float));
-        memcpy(p->count1 + (size_t)r * (size_t)w1 + x0, counts + (size_t)r * (size_t)half,
-               (size_t)nc);
+        memcpy(p->sum_in + (size_t)r * wk + x0, sums + (size_t)r * b * sizeof(double),
+               (size_t)nc * sizeof(double));
+        memcpy(p->count_in + (size_t)r * wk + x0, counts + (size_t)r * b * sizeof(uint32_t),
+               (size_t)nc * sizeof(uint32_t));
     }
     if (tx + 1 < g->across[0])
         return WINENT_OK;
-    /* The tile row is whole: its level-1 rows go up. */
-    for (int r = 0; r < nr; r++) {
-        const float *mean = p->lv[1].rows + (size_t)((y0 + r) % side) * (size_t)w1;
-        const uint8_t *c = p->count1 + (size_t)r * (size_t)w1;
-        for (int x = 0; x < w1; x++) {
-            p->cnt1[x] = c[x];
-            p->sum1[x] = c[x] ? (double)mean[x] * c[x] : 0.0;
-        }
-        WINENT_TRY(row_done(p, 1, y0 + r, p->sum1, p->cnt1, err));
+    /* The row of tiles is whole: the inner levels' rows it ends are
+     * complete, and the deepest's go up. */
+    for (int k = 1; k < K; k++) {
+        size_t bk = block_side(g, k);
+        int last = (int)((ty + 1) * bk) - 1;
+        WINENT_TRY(maybe_emit(p, k, last < g->h[k] - 1 ? last : g->h[k] - 1, err));
     }
+    for (int r = 0; r < nr; r++)
+        WINENT_TRY(
+            row_done(p, K, y0 + r, p->sum_in + (size_t)r * wk, p->count_in + (size_t)r * wk, err));
     return WINENT_OK;
 }

@@ -8,19 +8,22 @@
  * valid (non-NaN) full-resolution pixels of the block of rows
  * [y 2^k, (y+1) 2^k) and columns [x 2^k, (x+1) 2^k), clipped to the image,
  * or NaN where the block holds none. It is the exact block mean, not a
- * mean of means: level 1 is computed from the pixels in double precision
- * and rounded once; deeper levels add level-1 means weighted by their valid
- * counts in double precision and round once, so every overview pixel is
- * within 2^-23 (relative) of the exact mean of non-negative pixels.
- * Levels are added, as GDAL's COG driver does, while the previous level is
- * wider or taller than one tile.
+ * mean of means: the block's pixels are summed in double precision (as
+ * sums of sub-block sums) and the mean is rounded once to float, so every
+ * overview pixel is within 2^-24 (relative) of the exact mean, up to the
+ * double-precision summation error. Levels are added, as GDAL's COG driver
+ * does, while the previous level is wider or taller than one tile.
  *
- * Work is split as the pipeline is: an encoder thread reduces each
- * full-resolution tile it compresses to a "partial" (its level-1 means and
- * valid counts, winent_cog_partial); the writer thread, which sees the
- * tiles in order, hands the partials to the pyramid, which adds them up
- * level by level and passes every completed row of tiles of every level to
- * a callback.
+ * Work is split as the pipeline is. A tile of side S = 2^m * odd holds
+ * whole 2^k blocks for k <= m: the "inner" levels. The encoder thread that
+ * compresses a full-resolution tile also reduces it to its partial: its
+ * means at every inner level, and the sums and counts of the deepest inner
+ * level (winent_cog_partial). The writer thread, which sees the tiles in
+ * order, hands the partials to the pyramid, which copies the inner levels'
+ * means into place, adds the deepest inner level's sums up for the levels
+ * above it, and passes every completed row of tiles of every level to a
+ * callback. Most of the arithmetic is thus on the encoder threads; the
+ * writer mostly copies.
  */
 #ifndef WINENT_COG_PYRAMID_H
 #define WINENT_COG_PYRAMID_H
@@ -36,6 +39,7 @@
 typedef struct winent_cog_geom {
     int side;                         /* tile side, even */
     int levels;                       /* overview levels (0: the image fits one tile) */
+    int inner;                        /* levels 1..inner are whole inside a tile */
     int w[WINENT_COG_MAX_LEVELS + 1]; /* width of level k */
     int h[WINENT_COG_MAX_LEVELS + 1]; /* height of level k */
     uint32_t across[WINENT_COG_MAX_LEVELS + 1], down[WINENT_COG_MAX_LEVELS + 1]; /* tiles */
@@ -45,16 +49,21 @@ typedef struct winent_cog_geom {
  * (side a multiple of 16). */
 void winent_cog_geometry(int width, int height, int side, winent_cog_geom *g);
 
-/* Bytes of one tile's partial: (side/2)^2 float means, then as many
- * valid counts (0..4), one byte each. */
-size_t winent_cog_partial_bytes(int side);
+/* Bytes of one tile's partial (0 without overviews): for k = 1..inner the
+ * (side/2^k)^2 float means of level k, then for the deepest inner level
+ * its sums (double) and valid counts (uint32), native byte order. */
+size_t winent_cog_partial_bytes(const winent_cog_geom *g);
+
+/* Bytes of scratch winent_cog_partial needs. */
+size_t winent_cog_partial_scratch_bytes(const winent_cog_geom *g);
 
 /* The partial of one full-resolution tile into `dst` (any alignment): the
  * tile's `nrows` x `ncols` pixels start at `px`, rows `stride` floats
- * apart; the rest of the side x side tile is outside the image (counts 0,
- * means NaN). `scratch` holds side/2 floats. Any thread. */
-void winent_cog_partial(const float *px, size_t stride, int nrows, int ncols, int side,
-                        float *scratch, uint8_t *dst);
+ * apart; the rest of the side x side tile is outside the image (counted
+ * as no pixel). `scratch`: winent_cog_partial_scratch_bytes, aligned for
+ * a double. Any thread. */
+void winent_cog_partial(const winent_cog_geom *g, const float *px, size_t stride, int nrows,
+                        int ncols, void *scratch, uint8_t *dst);
 
 /* Called with each completed row of tiles of a level: `rows` holds the
  * level's pixel rows [tile_row * side, tile_row * side + nrows), `stride`
@@ -75,7 +84,7 @@ winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emi
 size_t winent_cog_pyramid_bytes(const winent_cog_geom *g);
 
 /* The partial of full-resolution tile (tx, ty). Tiles come in order, row
- * by row; after the last tile of a row the row's level-1 rows go up the
+ * by row; after the last tile of a row, the rows it completed go up the
  * pyramid, which may call `emit` (several levels at once at the image's
  * last row). One thread at a time (the writer). */
 winent_status winent_cog_pyramid_add(winent_cog_pyramid *p, uint32_t ty, uint32_t tx,

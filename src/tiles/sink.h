@@ -93,7 +93,7 @@ size_t winent_sink_encoder_bytes_for(const winent_sink_opts *o);
  * upper estimate: the pipeline counts it against --mem once. */
 size_t winent_sink_writer_bytes_for(const winent_sink_opts *o);
 
-/* Bytes each encoded unit holds beyond its compressed data (a COG's level-1
+/* Bytes each encoded unit holds beyond its compressed data (a COG's
  * partials, winent_sink_encode_part), for the pipeline's count of the
  * units in flight. */
 size_t winent_sink_unit_extra_bytes_for(const winent_sink_opts *o);

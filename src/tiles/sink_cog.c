@@ -15,8 +15,9 @@
  * order (copy_file_range: in the kernel, no pass through user space).
  *
  * Threads. Encoder threads compress the full-resolution tiles, each with
- * its own codec, and reduce each tile to its level-1 partial
- * (cog_pyramid.h), which rides behind the tile in the encoded part. The
+ * its own codec, and reduce each tile to its partial (its means at the
+ * overview levels whose blocks it holds whole, cog_pyramid.h), which rides
+ * behind the tile in the encoded part. The
  * writer thread appends the records to the full-resolution spill in order
  * and feeds the partials to the pyramid. Every completed row of overview
  * tiles is cut into jobs, which the encoder threads take, one per tile of
@@ -89,8 +90,8 @@ typedef struct cog_state {
     winent_tile_codec *codec;    /* owned: full-resolution tiles */
     winent_tile_codec *ovr;      /* owned: overview tiles, when at another level (else NULL) */
     float *tile;                 /* owned: side x side */
-    uint8_t *partial;            /* owned (encoders' states): a tile's level-1 partial,
-                                    then side/2 floats of scratch */
+    uint8_t *partial;            /* owned (encoders' states): a tile's partial */
+    void *scratch;               /* owned (encoders' states): winent_cog_partial's */
     int sink_owned;              /* made by the sink (writer, finish), freed with it */
     struct cog_sink *owner;      /* borrowed: the sink it is registered with */
     struct cog_state *reg_next;  /* the list of all states (under lock) */
@@ -105,11 +106,11 @@ typedef struct tile_rec {
 typedef struct cog_sink {
     winent_outfile of; /* owned: the output, through its temporary name */
     int of_open;
-    int spill[2]; /* owned: SPILL_MAIN, SPILL_OVR; -1 when closed or unused */
-    unsigned insert;  /* the full-resolution records go straight to the output,
-                         whose front (directories, overviews) is inserted at
-                         the end in multiples of this block; 0: to SPILL_MAIN,
-                         copied after the front */
+    int spill[2];    /* owned: SPILL_MAIN, SPILL_OVR; -1 when closed or unused */
+    unsigned insert; /* the full-resolution records go straight to the output,
+                        whose front (directories, overviews) is inserted at
+                        the end in multiples of this block; 0: to SPILL_MAIN,
+                        copied after the front */
     uint64_t spilled[2];
     uint64_t final_bytes; /* the output's size once laid out */
     winent_cog_geom g;
@@ -192,6 +193,7 @@ static void state_free(cog_state *e)
     winent_tile_codec_free(e->ovr);
     free(e->tile);
     free(e->partial);
+    free(e->scratch);
     free(e);
 }
 
@@ -210,9 +212,11 @@ static winent_status state_create(winent_sink *s, int sink_owned, cog_state **ou
     size_t side = (size_t)t->g.side;
     e->tile = malloc(side * side * sizeof(float));
     int own_ovr = o->compress == WINENT_COMPRESS_ZSTD && o->level == 0;
-    if (!sink_owned && t->partial_bytes)
-        e->partial = malloc(t->partial_bytes + side / 2 * sizeof(float));
-    winent_status st = e->tile && (sink_owned || !t->partial_bytes || e->partial)
+    if (!sink_owned && t->partial_bytes) {
+        e->partial = malloc(t->partial_bytes);
+        e->scratch = malloc(winent_cog_partial_scratch_bytes(&t->g));
+    }
+    winent_status st = e->tile && (sink_owned || !t->partial_bytes || (e->partial && e->scratch))
                            ? WINENT_OK
                            : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     if (st == WINENT_OK && (!sink_owned || !own_ovr))
@@ -306,7 +310,7 @@ static winent_status run_job(cog_sink *t, winent_tile_codec *codec, ovr_job *j, 
 }
 
 /* Tile `tx` of tile row `index`, appended to `out` as one part: its record,
- * then its level-1 partial when there are overviews. Before it, one
+ * then its partial when there are overviews. Before it, one
  * waiting overview tile, if any: the overviews share the encoder threads. */
 static winent_status encode_main_tile(winent_sink *s, cog_state *e, int64_t index, uint32_t tx,
                                       const float *rows, int nrows, winent_bytes *out,
@@ -324,8 +328,7 @@ static winent_status encode_main_tile(winent_sink *s, cog_state *e, int64_t inde
          * is outside the image (the given rows and columns only). */
         size_t x0 = (size_t)tx * (size_t)side;
         int cols = width - (int)x0 < side ? width - (int)x0 : side;
-        float *scratch = (float *)(void *)(e->partial + t->partial_bytes); /* 4-aligned */
-        winent_cog_partial(e->tile, (size_t)side, nrows, cols, side, scratch, e->partial);
+        winent_cog_partial(&t->g, e->tile, (size_t)side, nrows, cols, e->scratch, e->partial);
     }
     WINENT_TRY(encode_record(e->codec, e->tile, out, err));
     if (t->partial_bytes) {
@@ -760,9 +763,9 @@ static winent_status assemble(winent_sink *s, winent_err *err)
     }
     /* The full resolution: in place already, or the spill as it is. */
     if (!t->insert)
-        WINENT_TRY_GOTO(st, winent_spill_copy(t->spill[SPILL_MAIN], 0, t->of.fd,
-                                              t->spilled[SPILL_MAIN], s->opts.stop, s->opts.path,
-                                              err));
+        WINENT_TRY_GOTO(st,
+                        winent_spill_copy(t->spill[SPILL_MAIN], 0, t->of.fd, t->spilled[SPILL_MAIN],
+                                          s->opts.stop, s->opts.path, err));
     t->final_bytes = total;
 fail:
     for (int k = 0; k <= L; k++)
@@ -886,12 +889,19 @@ size_t winent_sink_cog_writer_bytes(const winent_sink_opts *o, size_t encoder_by
     return b;
 }
 
+size_t winent_sink_cog_encoder_extra(const winent_sink_opts *o)
+{
+    winent_cog_geom g;
+    winent_cog_geometry(o->width, o->height, o->tile > 0 ? o->tile : 512, &g);
+    return g.levels ? winent_cog_partial_bytes(&g) + winent_cog_partial_scratch_bytes(&g) : 0;
+}
+
 size_t winent_sink_cog_unit_extra(const winent_sink_opts *o)
 {
     winent_cog_geom g;
     int side = o->tile > 0 ? o->tile : 512;
     winent_cog_geometry(o->width, o->height, side, &g);
-    size_t per_tile = LEADER + TRAILER + (g.levels ? winent_cog_partial_bytes(side) : 0);
+    size_t per_tile = LEADER + TRAILER + winent_cog_partial_bytes(&g);
     return (size_t)g.across[0] * per_tile;
 }
 
@@ -923,7 +933,7 @@ winent_status winent_sink_cog_open(winent_sink *s, winent_err *err)
             goto oom;
     }
     if (t->g.levels > 0) {
-        t->partial_bytes = winent_cog_partial_bytes(side);
+        t->partial_bytes = winent_cog_partial_bytes(&t->g);
         WINENT_TRY_GOTO(st, winent_cog_pyramid_create(&t->g, emit_tile_row, s, &t->pyr, err));
         t->njobs = job_count(side);
         if ((t->jobs = calloc((size_t)t->njobs, sizeof *t->jobs)) == NULL)

@@ -56,8 +56,12 @@ winent_status winent_sink_cog_open(winent_sink *s, winent_err *err);
  * tile index), given what one encoder holds. */
 size_t winent_sink_cog_writer_bytes(const winent_sink_opts *o, size_t encoder_bytes);
 
+/* Memory one COG encoder holds beyond its codec and tile (the partial of
+ * a tile and its scratch). */
+size_t winent_sink_cog_encoder_extra(const winent_sink_opts *o);
+
 /* Bytes each encoded unit of a COG carries beyond its compressed tiles
- * (block leaders and trailers, level-1 partials). */
+ * (block leaders and trailers, partials). */
 size_t winent_sink_cog_unit_extra(const winent_sink_opts *o);
 
 #endif
