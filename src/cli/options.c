@@ -10,8 +10,8 @@
 void cli_print_help(FILE *f)
 {
     fputs(
-        "usage: winent-stream [options] INPUT OUTPUT\n"
-        "       winent-stream --info [--check] FILE.zst\n"
+        "Usage: winent-stream [options] INPUT OUTPUT\n"
+        "  or:  winent-stream --info [--check] FILE.zst\n"
         "\n"
         "The local Shannon entropy of every pixel: the entropy of the values in the\n"
         "window centred on it (border windows cropped, nodata not counted), streamed\n"
