@@ -21,6 +21,16 @@ extern "C" {
 #define WINENT_PREVIEW_SIZE_DEFAULT 1024
 #define WINENT_PREVIEW_SIZE_MAX     16384
 
+/* WINENT_API marks each function of this header: libwinent is compiled with
+ * hidden visibility, so these, and nothing else, are what libwinent.so
+ * exports (tests/test_exports.sh holds the library to this header: a
+ * declaration without it fails there). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define WINENT_API __attribute__((visibility("default")))
+#else
+#define WINENT_API
+#endif
+
 /* Room for a one-line message (error or notice). */
 #define WINENT_MSG_LEN 512
 
@@ -66,15 +76,15 @@ typedef struct winent_compute_opts {
 } winent_compute_opts;
 
 /* Fill `o` with the defaults: 5 x 5 window, base e, u8, distinct values. */
-void winent_compute_opts_default(winent_compute_opts *o);
+WINENT_API void winent_compute_opts_default(winent_compute_opts *o);
 
 /* Size of one sample of `t` in bytes; name as in the CLI ("u8", "f32", ...). */
-size_t winent_dtype_size(winent_dtype t);
-const char *winent_dtype_name(winent_dtype t);
-int winent_dtype_is_float(winent_dtype t);
+WINENT_API size_t winent_dtype_size(winent_dtype t);
+WINENT_API const char *winent_dtype_name(winent_dtype t);
+WINENT_API int winent_dtype_is_float(winent_dtype t);
 
 /* Short name of a status ("input error", ...). */
-const char *winent_status_name(winent_status s);
+WINENT_API const char *winent_status_name(winent_status s);
 
 
 /* ---- Engines: compute one chunk (the kernel contract) ---------------- */
@@ -88,29 +98,30 @@ typedef enum winent_engine_kind {
 typedef struct winent_engine winent_engine;
 
 /* Number of usable CUDA devices; 0 without a GPU, a driver, or a CUDA build. */
-int winent_gpu_count(void);
+WINENT_API int winent_gpu_count(void);
 
 /* An engine for chunks of at most `max_width` x `max_in_rows` input pixels.
  * `device` is the CUDA device for WINENT_ENGINE_GPU; `threads` the OpenMP
  * threads for the CPU engine (0: all cores). On failure *out is NULL and
  * `msg` (if not NULL) holds the reason. */
-winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_kind kind,
-                                   int device, int max_width, int max_in_rows, int threads,
-                                   winent_engine **out, char *msg, size_t msg_len);
+WINENT_API winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_kind kind,
+                                              int device, int max_width, int max_in_rows,
+                                              int threads, winent_engine **out, char *msg,
+                                              size_t msg_len);
 
 /* Compute output rows [y0, y1) of an image `width` x `height` from its input
  * rows [in_y0, in_y0 + in_h) (samples of the options' dtype, native byte
  * order, `row_bytes` apart), which must cover [y0 - ky/2, y1 + ky/2) clipped
  * to the image. Output rows go to `out`, `out_stride` floats apart. Every
  * engine gives the same bits. One caller at a time per engine. */
-winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t row_bytes, int width,
-                                    int height, int in_y0, int in_h, int y0, int y1, float *out,
-                                    size_t out_stride);
+WINENT_API winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t row_bytes,
+                                               int width, int height, int in_y0, int in_h, int y0,
+                                               int y1, float *out, size_t out_stride);
 
 /* The message of the engine's last failure ("" when none). */
-const char *winent_engine_message(const winent_engine *e);
+WINENT_API const char *winent_engine_message(const winent_engine *e);
 
-void winent_engine_free(winent_engine *e);
+WINENT_API void winent_engine_free(winent_engine *e);
 
 /* ---- Running a job: input -> entropy map -> output -------------------- */
 
@@ -235,7 +246,7 @@ typedef struct winent_job_opts {
 
 /* Defaults: 5x5, base e, auto device, all cores, 1 GiB, zstd level and frame
  * rows chosen by the library (0 = default). */
-void winent_job_opts_default(winent_job_opts *o);
+WINENT_API void winent_job_opts_default(winent_job_opts *o);
 
 /* Run a job. Returns its status; `msg` (msg_len bytes) receives the one-line
  * reason of a failure; `stats` (may be NULL) receives the figures. A file
@@ -245,11 +256,11 @@ void winent_job_opts_default(winent_job_opts *o);
  * --format, or a GeoTIFF to a stream is WINENT_ERR_USAGE before any work.
  * winent_interrupt() stops a running job with WINENT_ERR_INTERRUPTED. One
  * job at a time per process. */
-winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char *msg,
-                         size_t msg_len);
+WINENT_API winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char *msg,
+                                    size_t msg_len);
 
 /* Ask the running job to stop (async-signal-safe: call it from SIGINT). */
-void winent_interrupt(void);
+WINENT_API void winent_interrupt(void);
 
 /* ---- This build --------------------------------------------------------- */
 
@@ -259,14 +270,14 @@ void winent_interrupt(void);
  * libtiff, zlib, libpng, GDAL where built with it: each version asked of
  * the library at run time) and the OpenMP version compiled for. Needs no
  * GPU. WINENT_ERR_OUTPUT when `out` cannot be written. */
-winent_status winent_version_print(FILE *out);
+WINENT_API winent_status winent_version_print(FILE *out);
 
 /* ---- Reading our own outputs ----------------------------------------- */
 
 /* Print the JSON header and the frame count of a .zst output of
  * winent-stream to `out` (the CLI's --info). WINENT_ERR_INPUT when the file
  * is missing or not a winent-stream .zst; `msg` holds the reason. */
-winent_status winent_info_print(const char *path, FILE *out, char *msg, size_t msg_len);
+WINENT_API winent_status winent_info_print(const char *path, FILE *out, char *msg, size_t msg_len);
 
 /* Verify a .zst output of winent-stream whole (the CLI's --info --check,
  * or --test, like zstd -t): the JSON header; every zstd frame decompressed,
@@ -283,7 +294,7 @@ winent_status winent_info_print(const char *path, FILE *out, char *msg, size_t m
  * the first problem in `msg`, a bad frame named by its index (0-based,
  * data frames only), rows and byte offset: "FILE: frame 3 (rows 48-63) at
  * byte 123456: checksum mismatch". Thread-safe: it shares no state. */
-winent_status winent_info_check(const char *path, FILE *out, char *msg, size_t msg_len);
+WINENT_API winent_status winent_info_check(const char *path, FILE *out, char *msg, size_t msg_len);
 
 #ifdef __cplusplus
 }

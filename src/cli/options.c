@@ -10,9 +10,9 @@
 void cli_print_help(FILE *f)
 {
     fputs(
-        "usage: winent-stream [options] INPUT OUTPUT\n"
-        "       winent-stream --info [--check] FILE.zst\n"
-        "       winent-stream --decode [output options] MAP.zst OUTPUT\n"
+        "Usage: winent-stream [options] INPUT OUTPUT\n"
+        "  or:  winent-stream --info [--check] FILE.zst\n"
+        "  or:  winent-stream --decode [output options] MAP.zst OUTPUT\n"
         "\n"
         "The local Shannon entropy of every pixel: the entropy of the values in the\n"
         "window centred on it (border windows cropped, nodata not counted), streamed\n"

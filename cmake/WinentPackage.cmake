@@ -1,0 +1,68 @@
+# Debian packages, made from the build folder with `cpack -G DEB`:
+#
+#   winent-stream_0.1.0_amd64.deb   the CLI, libwinent.so.0, the man page and
+#                                   the bash completion (component "runtime")
+#   libwinent-dev_0.1.0_amd64.deb   winent.h, libwinent.so, libwinent.a,
+#                                   winent.pc, the CMake package ("dev")
+#
+# Depends comes from dpkg-shlibdeps (dpkg-dev) reading the binaries, so it
+# follows what the build linked (GDAL, libpng, CUDA's static runtime...).
+# Installed under /usr. Maintainer and homepage are placeholders until the
+# project has its own (WINENT_MAINTAINER, WINENT_HOMEPAGE).
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME winent-stream)
+set(CPACK_PACKAGE_VENDOR "winent-stream")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "${WINENT_MAINTAINER}")
+set(CPACK_PACKAGE_HOMEPAGE_URL "${WINENT_HOMEPAGE}")
+set(CPACK_SOURCE_GENERATOR TGZ)
+set(CPACK_SOURCE_IGNORE_FILES "/\\\\.git/" "/\\\\.git$" "/build[^/]*/" "/_CPack_Packages/")
+
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL runtime dev)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # NAME_VERSION_ARCH.deb
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME winent-stream)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION science)
+# Each package's description: its summary line, then the long text. (No
+# CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack would put that one line above both.)
+set(CPACK_DEBIAN_RUNTIME_DESCRIPTION "${WINENT_SUMMARY}
+winent-stream computes the local Shannon entropy of every pixel of a raster
+(the entropy of the values in the window around it) with a bounded streaming
+pipeline: TIFF, BigTIFF or raw in, from a file or a pipe; the CPU and any
+NVIDIA GPU computing; zstd frames or a tiled float32 GeoTIFF out. Memory stays
+flat whatever the image size, and every engine gives the same bits.
+This package holds the winent-stream command and libwinent.so.0, its library.")
+
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME libwinent-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "winent-stream (= ${PROJECT_VERSION})")
+# What `pkg-config --static --libs winent` and winent::winent_static link.
+set(winent_dev_recommends "pkg-config, libzstd-dev, libtiff-dev, zlib1g-dev")
+if(TARGET PkgConfig::PNG)
+  string(APPEND winent_dev_recommends ", libpng-dev")
+endif()
+if(WINENT_HAVE_GDAL)
+  string(APPEND winent_dev_recommends ", libgdal-dev")
+endif()
+set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "${winent_dev_recommends}")
+set(CPACK_DEBIAN_DEV_DESCRIPTION "${WINENT_SUMMARY} (development files)
+The C header winent.h, libwinent.so and the static libwinent.a, with the
+pkg-config file winent.pc and the CMake package (find_package(winent):
+winent::winent, winent::winent_static), to use the winent-stream library
+from C or C++ programs.")
+
+find_program(WINENT_DPKG_SHLIBDEPS dpkg-shlibdeps)
+if(WINENT_DPKG_SHLIBDEPS)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+else()
+  message(STATUS "winent-stream: dpkg-shlibdeps not found: a .deb made here lists no "
+                 "dependencies (apt-get install dpkg-dev)")
+endif()
+# DEBIAN/shlibs and the ldconfig trigger for libwinent.so.0. A 0.x API may
+# change in any release: programs depend on this exact version.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY "=")
+
+include(CPack)

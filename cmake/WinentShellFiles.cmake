@@ -1,0 +1,43 @@
+# The man page and the bash completion of winent-stream, made at build
+# time from the built binary's --help (and --version), so the help text in
+# src/cli/options.c is their one source.
+#
+#   share/man/man1/winent-stream.1.gz                 help2man (Debian help2man)
+#   share/bash-completion/completions/winent-stream   tools/mkcompletion.sh
+#
+# Both run the binary, so a cross build makes neither.
+if(CMAKE_CROSSCOMPILING)
+  message(STATUS "winent-stream: cross build: no man page, no bash completion")
+  return()
+endif()
+
+find_program(WINENT_HELP2MAN help2man)
+if(WINENT_HELP2MAN)
+  set(winent_man ${CMAKE_BINARY_DIR}/man/winent-stream.1)
+  add_custom_command(OUTPUT ${winent_man} ${winent_man}.gz
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
+    COMMAND ${WINENT_HELP2MAN} --no-info --section=1 --name=${WINENT_SUMMARY}
+            --output=${winent_man} $<TARGET_FILE:winent-stream>
+    # installed compressed, as Debian's policy has it (man reads either)
+    COMMAND gzip -9nf -k ${winent_man}
+    DEPENDS winent-stream
+    COMMENT "Generating the man page winent-stream.1 from --help (help2man)"
+    VERBATIM)
+  add_custom_target(winent-man ALL DEPENDS ${winent_man})
+  install(FILES ${winent_man}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT runtime)
+else()
+  message(STATUS "winent-stream: help2man not found: no man page is built or installed "
+                 "(apt-get install help2man)")
+endif()
+
+set(winent_completion ${CMAKE_BINARY_DIR}/completion/winent-stream)
+add_custom_command(OUTPUT ${winent_completion}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/completion
+  COMMAND sh ${PROJECT_SOURCE_DIR}/tools/mkcompletion.sh $<TARGET_FILE:winent-stream>
+          ${winent_completion}
+  DEPENDS winent-stream ${PROJECT_SOURCE_DIR}/tools/mkcompletion.sh
+  COMMENT "Generating the bash completion of winent-stream from --help"
+  VERBATIM)
+add_custom_target(winent-completion ALL DEPENDS ${winent_completion})
+install(FILES ${winent_completion}
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions COMPONENT runtime)
