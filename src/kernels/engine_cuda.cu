@@ -650,8 +650,8 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
 
 /* nvcc (11.5 on) lists the architectures of the build in
  * __CUDA_ARCH_LIST__, host pass included: "700,800,900". */
-#define BUILD_STR_(x) #x
-#define BUILD_STR(x) BUILD_STR_(x)
+#define BUILD_STR_(...) #__VA_ARGS__
+#define BUILD_STR(...) BUILD_STR_(__VA_ARGS__)
 
 extern "C" int winent_cuda_build_info(int *runtime, const char **archs)
 {
