@@ -1,7 +1,7 @@
 #!/bin/sh
 # What --preview costs: the same job with and without it, interleaved in
-# one run, best of N wall times (--stats), for a .zst file and raw to
-# /dev/null, plus the preview's own figures. docs/PERFORMANCE.md, "Preview
+# one run, best of N wall times (--stats) and best of N CPU times (user +
+# system, /usr/bin/time), for a .zst file and raw to /dev/null. docs/PERFORMANCE.md, "Preview
 # (issue 14)", has the figures this printed.
 #
 #   sh tools/bench-preview.sh [BUILD_DIR] [SIZE] [REPEAT] [KIND]
@@ -27,11 +27,16 @@ else
     "$MK" --size "${N}x$N" --dtype u8 "$D/in.u8"
     NODATA=""
 fi
-wall() { # wall seconds of one job (its --stats line)
-    "$WS" --quiet --stats --size "${N}x$N" --dtype u8 $NODATA "$@" 2>&1 >/dev/null |
-        sed -n 's/.*"wall_s":\([0-9.]*\).*/\1/p'
+wall() { # "WALL CPU" seconds of one job: its --stats wall time, user + system
+    /usr/bin/time -f "cpu %U %S" -o "$D/time" \
+        "$WS" --quiet --stats --size "${N}x$N" --dtype u8 $NODATA "$@" 2>"$D/stats" >/dev/null
+    w=$(sed -n 's/.*"wall_s":\([0-9.]*\).*/\1/p' "$D/stats")
+    c=$(awk '/^cpu/ { print $2 + $3 }' "$D/time")
+    echo "$w $c"
 }
-best() { sort -n | head -n 1; }
+best() { sort -n | head -n 1; } # the best wall time (and its run's CPU time)
+echo "| job | wall s | with --preview | wall cost | CPU s | with --preview | CPU cost |"
+echo "|---|---|---|---|---|---|---|"
 for out in zst raw; do
     : >"$D/a"
     : >"$D/b"
@@ -46,8 +51,12 @@ for out in zst raw; do
     done
     a=$(best <"$D/a")
     b=$(best <"$D/b")
-    awk -v o="$out" -v a="$a" -v b="$b" -v n="$N" -v k="$KIND" 'BEGIN {
-        printf "| %dx%d u8 %s -> %s | %.3f | %.3f | %+.1f %% |\n", n, n, k,
-               o == "zst" ? ".zst file" : "raw /dev/null", a, b, 100 * (b - a) / a }'
+    ca=$(awk '{ print $2 }' "$D/a" | sort -n | head -n 1)
+    cb=$(awk '{ print $2 }' "$D/b" | sort -n | head -n 1)
+    awk -v o="$out" -v a="${a%% *}" -v b="${b%% *}" -v ca="$ca" -v cb="$cb" -v n="$N" \
+        -v k="$KIND" 'BEGIN {
+        printf "| %dx%d u8 %s -> %s | %.3f | %.3f | %+.1f %% | %.2f | %.2f | %+.1f %% |\n",
+               n, n, k, o == "zst" ? ".zst file" : "raw /dev/null", a, b, 100 * (b - a) / a,
+               ca, cb, 100 * (cb - ca) / ca }'
 done
 echo "PNG: $(wc -c <"$D/p.png") bytes, $(file -b "$D/p.png" 2>/dev/null || echo png)"

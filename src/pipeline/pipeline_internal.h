@@ -175,8 +175,8 @@ struct pipeline {
     int count_rows;              /* rows per counting piece */
     winent_sink *sink;           /* encoders (encode) and writer (write) */
     winent_preview *preview;     /* owned; NULL without --preview. Rows added by
-                                    pool workers (its own lock), written by the
-                                    writer after the last chunk */
+                                    pool workers (its own lock); its PNG written
+                                    by the writer, between chunks and at the end */
     int want_preview;            /* --preview in a whole job */
     int preview_after;           /* WINENT_PREVIEW_AFTER=1 (tests): CPU chunks
                                     too are added after compute, not by band */
