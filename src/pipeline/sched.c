@@ -103,12 +103,18 @@ static int declines(pipeline *p, const engine *e, const chunk *c)
     return t_mine > t_others;
 }
 
-/* Chunks claimed but not computed by engines other than `e`. */
+/* Chunks claimed but not computed by engines other than `e`, a tail that
+ * another engine computes included (a GPU that fails on it gives the whole
+ * chunk back when the CPU is done with its part: the CPU must still be
+ * there to take it). */
 static int others_hold(const pipeline *p, const engine *e)
 {
-    for (int i = 0; i < p->n_max; i++)
-        if (p->chunks[i].state == CHUNK_CLAIMED && p->chunks[i].engine != e)
+    for (int i = 0; i < p->n_max; i++) {
+        const chunk *c = &p->chunks[i];
+        if (c->state == CHUNK_CLAIMED &&
+            (c->engine != e || (c->tail_engine != NULL && c->tail_engine != e)))
             return 1;
+    }
     return 0;
 }
 
