@@ -662,8 +662,19 @@ static winent_status make_dirs(const winent_sink *s, winent_tiff_dir **dirs, win
             break;
         }
         uint64_t ntiles = (uint64_t)g->across[k] * g->down[k];
-        for (uint64_t i = 0; i < ntiles; i++)
+        for (uint64_t i = 0; i < ntiles && !bad; i++) {
+            /* Every tile has its record by now; one missing is a bug, not
+             * a zero-byte tile. */
+            if (t->recs[k][i].size < LEADER + TRAILER) {
+                free(zeros);
+                free(counts);
+                free(xml);
+                return WINENT_ERR(err, WINENT_ERR_INTERNAL,
+                                  "tile %llu of level %d was never written", (unsigned long long)i,
+                                  k);
+            }
             counts[i] = t->recs[k][i].size - LEADER - TRAILER;
+        }
         bad |= add_structure(dirs[k], o, g, k, zeros, counts);
         if (k == 0) {
             char software[64];
