@@ -19,12 +19,17 @@
 typedef struct got_level {
     float *px;         /* w x h, filled from the emitted rows */
     uint32_t next_row; /* tile rows come in order */
+    /* The last two emitted tile rows, as the pyramid lent them. */
+    const float *lent[2];
+    size_t stride[2];
+    int nrows[2];
+    uint32_t reused; /* tile rows given back so far */
 } got_level;
 
 typedef struct ctx {
     winent_cog_geom g;
     got_level lv[WINENT_COG_MAX_LEVELS + 1];
-    int bad_order;
+    int bad_order, bad_reuse;
 } ctx;
 
 static winent_status on_emit(void *user, int level, uint32_t tile_row, const float *rows,
@@ -45,6 +50,29 @@ static winent_status on_emit(void *user, int level, uint32_t tile_row, const flo
     for (int r = 0; r < nrows; r++)
         memcpy(l->px + ((size_t)tile_row * side + r) * (size_t)ncols, rows + (size_t)r * stride,
                (size_t)ncols * sizeof(float));
+    l->lent[tile_row & 1] = rows;
+    l->stride[tile_row & 1] = stride;
+    l->nrows[tile_row & 1] = nrows;
+    return WINENT_OK;
+}
+
+/* The rows of a tile row stay as lent until the pyramid takes them back,
+ * which it does in order, after emitting them and two rows before their
+ * buffer is written again. */
+static winent_status on_reuse(void *user, int level, uint32_t tile_row, winent_err *err)
+{
+    ctx *c = user;
+    (void)err;
+    got_level *l = &c->lv[level];
+    int side = c->g.side, w = c->g.w[level];
+    if (tile_row != l->reused || tile_row + 2 > l->next_row)
+        c->bad_reuse = 1;
+    l->reused = tile_row + 1;
+    const float *rows = l->lent[tile_row & 1];
+    for (int r = 0; r < l->nrows[tile_row & 1] && rows; r++)
+        if (memcmp(rows + (size_t)r * l->stride[tile_row & 1],
+                   l->px + ((size_t)tile_row * side + r) * (size_t)w, (size_t)w * sizeof(float)))
+            c->bad_reuse = 1;
     return WINENT_OK;
 }
 
@@ -94,7 +122,7 @@ static void one_case(int W, int H, int side, double holes)
     winent_cog_pyramid *p;
     winent_err err;
     winent_err_clear(&err);
-    CHECK(winent_cog_pyramid_create(&c.g, on_emit, &c, &p, &err) == WINENT_OK, "create");
+    CHECK(winent_cog_pyramid_create(&c.g, on_emit, on_reuse, &c, &p, &err) == WINENT_OK, "create");
     size_t pb = winent_cog_partial_bytes(&c.g);
     uint8_t *partial = malloc(pb + 1);
     void *scratch = malloc(winent_cog_partial_scratch_bytes(&c.g));
@@ -108,6 +136,8 @@ static void one_case(int W, int H, int side, double holes)
             CHECK(winent_cog_pyramid_add(p, ty, tx, partial + 1, &err) == WINENT_OK, "add");
         }
     CHECK(!c.bad_order, "%dx%d side %d: tile rows out of order or misshapen", W, H, side);
+    CHECK(!c.bad_reuse, "%dx%d side %d: rows taken back early, out of order or changed", W, H,
+          side);
     int worst = 0;
     double worst_rel = 0;
     for (int k = 1; k <= levels; k++) {

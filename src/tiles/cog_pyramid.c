@@ -159,7 +159,9 @@ void winent_cog_partial(const winent_cog_geom *g, const float *px, size_t stride
 
 /* One level's state (level 0 is unused). */
 typedef struct level {
-    float *rows;     /* owned: side rows of w floats, the tile row being built */
+    float *rows[2];  /* owned: side rows of w floats each; tile row r is built in
+                        rows[r & 1], so that the one before stays readable */
+    long building;   /* the tile row being built (-1: none yet) */
     double *sum;     /* owned above the inner levels: w sums of the row being added up */
     uint32_t *count; /* owned above the inner levels: w counts, likewise */
 } level;
@@ -167,6 +169,7 @@ typedef struct level {
 struct winent_cog_pyramid {
     winent_cog_geom g;
     winent_cog_emit_fn emit;
+    winent_cog_reuse_fn reuse;
     void *user;
     level lv[WINENT_COG_MAX_LEVELS + 1];
     double *sum_in;     /* owned: the deepest inner level's sums of the current row of
@@ -180,7 +183,7 @@ size_t winent_cog_pyramid_bytes(const winent_cog_geom *g)
     if (g->levels == 0)
         return b;
     for (int k = 1; k <= g->levels; k++) {
-        b += (size_t)g->side * (size_t)g->w[k] * sizeof(float);
+        b += 2 * (size_t)g->side * (size_t)g->w[k] * sizeof(float);
         if (k > g->inner)
             b += (size_t)g->w[k] * (sizeof(double) + sizeof(uint32_t));
     }
@@ -193,7 +196,8 @@ void winent_cog_pyramid_free(winent_cog_pyramid *p)
     if (p == NULL)
         return;
     for (int k = 0; k <= WINENT_COG_MAX_LEVELS; k++) {
-        free(p->lv[k].rows);
+        free(p->lv[k].rows[0]);
+        free(p->lv[k].rows[1]);
         free(p->lv[k].sum);
         free(p->lv[k].count);
     }
@@ -203,7 +207,8 @@ void winent_cog_pyramid_free(winent_cog_pyramid *p)
 }
 
 winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emit_fn emit,
-                                        void *user, winent_cog_pyramid **out, winent_err *err)
+                                        winent_cog_reuse_fn reuse, void *user,
+                                        winent_cog_pyramid **out, winent_err *err)
 {
     winent_cog_pyramid *p = calloc(1, sizeof *p);
     *out = NULL;
@@ -211,11 +216,14 @@ winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emi
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     p->g = *g;
     p->emit = emit;
+    p->reuse = reuse;
     p->user = user;
     size_t side = (size_t)g->side;
     for (int k = 1; k <= g->levels; k++) {
         size_t w = (size_t)g->w[k];
-        if ((p->lv[k].rows = malloc(side * w * sizeof(float))) == NULL)
+        p->lv[k].building = -1;
+        if ((p->lv[k].rows[0] = malloc(side * w * sizeof(float))) == NULL ||
+            (p->lv[k].rows[1] = malloc(side * w * sizeof(float))) == NULL)
             goto oom;
         if (k > g->inner && ((p->lv[k].sum = calloc(w, sizeof(double))) == NULL ||
                              (p->lv[k].count = calloc(w, sizeof(uint32_t))) == NULL))
@@ -235,6 +243,23 @@ oom:
     return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the overviews");
 }
 
+/* Row `y` of level k, to be written: in the buffer of its tile row. The
+ * first row of a tile row takes the buffer the tile row two before used:
+ * the caller must be done with that one first. */
+static winent_status row_at(winent_cog_pyramid *p, int k, int y, float **row, winent_err *err)
+{
+    const int side = p->g.side;
+    level *l = &p->lv[k];
+    long tr = y / side;
+    if (tr != l->building) {
+        if (tr >= 2)
+            WINENT_TRY(p->reuse(p->user, k, (uint32_t)(tr - 2), err));
+        l->building = tr;
+    }
+    *row = l->rows[tr & 1] + (size_t)(y % side) * (size_t)p->g.w[k];
+    return WINENT_OK;
+}
+
 /* Emit level k's row of tiles if row `y`, just completed, ends it. */
 static winent_status maybe_emit(winent_cog_pyramid *p, int k, int y, winent_err *err)
 {
@@ -242,8 +267,8 @@ static winent_status maybe_emit(winent_cog_pyramid *p, int k, int y, winent_err 
     const int side = g->side;
     if (y % side != side - 1 && y != g->h[k] - 1)
         return WINENT_OK;
-    return p->emit(p->user, k, (uint32_t)(y / side), p->lv[k].rows, (size_t)g->w[k], y % side + 1,
-                   g->w[k], err);
+    return p->emit(p->user, k, (uint32_t)(y / side), p->lv[k].rows[(y / side) & 1], (size_t)g->w[k],
+                   y % side + 1, g->w[k], err);
 }
 
 /* Row `y` of level k (the deepest inner level or above) is complete: its
@@ -267,7 +292,8 @@ static winent_status row_done(winent_cog_pyramid *p, int k, int y, const double 
     if ((y & 1) == 0 && y != g->h[k] - 1)
         return WINENT_OK;
     const int Y = y >> 1, W = g->w[k + 1];
-    float *row = up->rows + (size_t)(Y % g->side) * (size_t)W;
+    float *row;
+    WINENT_TRY(row_at(p, k + 1, Y, &row, err));
     for (int x = 0; x < W; x++)
         row[x] = up->count[x] ? (float)(up->sum[x] / up->count[x]) : NAN;
     winent_status st = row_done(p, k + 1, Y, up->sum, up->count, err);
@@ -280,7 +306,7 @@ winent_status winent_cog_pyramid_add(winent_cog_pyramid *p, uint32_t ty, uint32_
                                      const uint8_t *partial, winent_err *err)
 {
     const winent_cog_geom *g = &p->g;
-    const int side = g->side, K = g->inner;
+    const int K = g->inner;
     /* Each inner level's block of this tile into its place. */
     for (int k = 1; k <= K; k++) {
         size_t b = block_side(g, k);
@@ -288,9 +314,11 @@ winent_status winent_cog_pyramid_add(winent_cog_pyramid *p, uint32_t ty, uint32_
         int nr = g->h[k] - y0 < (int)b ? g->h[k] - y0 : (int)b;
         int nc = g->w[k] - x0 < (int)b ? g->w[k] - x0 : (int)b;
         const uint8_t *src = partial + means_at(g, k);
-        for (int r = 0; r < nr; r++)
-            memcpy(p->lv[k].rows + (size_t)((y0 + r) % side) * (size_t)g->w[k] + x0,
-                   src + (size_t)r * b * sizeof(float), (size_t)nc * sizeof(float));
+        for (int r = 0; r < nr; r++) {
+            float *row;
+            WINENT_TRY(row_at(p, k, y0 + r, &row, err));
+            memcpy(row + x0, src + (size_t)r * b * sizeof(float), (size_t)nc * sizeof(float));
+        }
     }
     size_t b = block_side(g, K), wk = (size_t)g->w[K];
     int y0 = (int)(ty * b), x0 = (int)(tx * b);

@@ -1,7 +1,7 @@
 /*
  * cog_pyramid.h - the overview levels of a Cloud-Optimized GeoTIFF, built
- * while the full-resolution tiles stream past, in memory bounded by one
- * row of tiles per level.
+ * while the full-resolution tiles stream past, in memory bounded by two
+ * rows of tiles per level.
  *
  * The rule (docs/SPEC.md, section 4): level k (k = 1..levels) is
  * ceil(W / 2^k) x ceil(H / 2^k) pixels; its pixel (x, y) is the mean of the
@@ -67,20 +67,30 @@ void winent_cog_partial(const winent_cog_geom *g, const float *px, size_t stride
 
 /* Called with each completed row of tiles of a level: `rows` holds the
  * level's pixel rows [tile_row * side, tile_row * side + nrows), `stride`
- * floats apart, `ncols` = the level's width. The rows may be reused once it
- * returns. Its status stops the pyramid. */
+ * floats apart, `ncols` = the level's width. The rows stay as they are
+ * until the pyramid calls `reuse` for this tile row (when it starts the
+ * level's tile row two after it), so they can be read after emit returns.
+ * Its status stops the pyramid. */
 typedef winent_status (*winent_cog_emit_fn)(void *user, int level, uint32_t tile_row,
                                             const float *rows, size_t stride, int nrows, int ncols,
                                             winent_err *err);
 
+/* Called before the rows of tile row `tile_row` of `level` (emitted
+ * earlier) are overwritten: returns once nothing reads them any more. */
+typedef winent_status (*winent_cog_reuse_fn)(void *user, int level, uint32_t tile_row,
+                                             winent_err *err);
+
 typedef struct winent_cog_pyramid winent_cog_pyramid;
 
-/* A pyramid for `g` (g->levels > 0) passing its tile rows to `emit`.
- * Errors: WINENT_ERR_INTERNAL (out of memory). */
+/* A pyramid for `g` (g->levels > 0) passing its tile rows to `emit`, and
+ * asking `reuse` before it overwrites them. Errors: WINENT_ERR_INTERNAL
+ * (out of memory). */
 winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emit_fn emit,
-                                        void *user, winent_cog_pyramid **out, winent_err *err);
+                                        winent_cog_reuse_fn reuse, void *user,
+                                        winent_cog_pyramid **out, winent_err *err);
 
-/* Memory a pyramid for `g` holds (its rows and sums), for --mem. */
+/* Memory a pyramid for `g` holds (two rows of tiles per level, and sums),
+ * for --mem. */
 size_t winent_cog_pyramid_bytes(const winent_cog_geom *g);
 
 /* The partial of full-resolution tile (tx, ty). Tiles come in order, row

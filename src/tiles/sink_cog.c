@@ -17,16 +17,17 @@
  * Threads. Encoder threads compress the full-resolution tiles, each with
  * its own codec, and reduce each tile to its partial (its means at the
  * overview levels whose blocks it holds whole, cog_pyramid.h), which rides
- * behind the tile in the encoded part. The
- * writer thread appends the records to the full-resolution spill in order
- * and feeds the partials to the pyramid. Every completed row of overview
- * tiles is cut into jobs, which the encoder threads take, one per tile of
- * their own, before their next full-resolution tile; the writer writes the
- * finished jobs to the overview spill. When every job slot is busy the
- * writer compresses the tile itself, so memory stays bounded. The last
- * rows of tiles of every level complete with the image's last row: finish
- * compresses them on the pool (winent_sink_opts.par) with the encoders'
- * codecs, idle by then. */
+ * before the tile in the encoded part. The writer thread appends the
+ * records in order and feeds the partials to the pyramid. Every completed
+ * row of overview tiles becomes jobs that point into the pyramid's rows
+ * (kept two rows of tiles per level); the encoder threads take one before
+ * each tile of their own, cut it out, compress it and write it to the
+ * overview spill at a place they reserve (pwrite: no copy through the
+ * writer). Before the pyramid overwrites a row of tiles, the writer waits
+ * for its jobs, doing the waiting ones itself. The last rows of tiles of
+ * every level complete with the image's last row: finish compresses them
+ * on the pool (winent_sink_opts.par) with the encoders' codecs, idle by
+ * then. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -46,12 +47,6 @@
 /* Bytes around each tile's data: its size before, its last 4 bytes after. */
 #define LEADER  4
 #define TRAILER 4
-/* Overview tiles waiting for an encoder, at most this many bytes of pixels
- * (at least 2 and at most 64 tiles); past them the writer compresses the
- * tile itself. */
-#define JOB_POOL_BYTES ((size_t)4 << 20)
-#define JOBS_MIN       2
-#define JOBS_MAX       64
 /* Overview tiles are means, whose low mantissa bits are noise: zstd's
  * default level 3 compresses them no better than level 1 (1.26:1 both on an
  * 8192 x 8192 map's level 1, level 1 in 40 % of the time: docs/PERFORMANCE.md),
@@ -70,18 +65,18 @@ static const char ghost_body[] = "LAYOUT=IFDS_BEFORE_DATA\n"
 
 enum { SPILL_MAIN = 0, SPILL_OVR = 1 };
 
-typedef enum job_state { JOB_FREE = 0, JOB_PENDING, JOB_RUNNING, JOB_DONE } job_state;
+typedef enum job_state { JOB_FREE = 0, JOB_PENDING, JOB_RUNNING } job_state;
 
-/* An overview tile to compress. `state` and `seq` under the sink's lock;
- * the rest belongs to whoever moved it out of FREE (the writer, filling
- * it), PENDING (the encoder that took it) or DONE (the writer). */
+/* An overview tile to compress: tile `tx` of a row of tiles the pyramid
+ * emitted, read where the pyramid keeps it. Under the sink's lock. */
 typedef struct ovr_job {
     job_state state;
     uint64_t seq; /* PENDING jobs are taken oldest first */
     int level;
-    uint32_t tile;    /* index in its level, row-major */
-    float *pixels;    /* owned: side x side, made on first use */
-    winent_bytes rec; /* owned: the compressed record */
+    uint32_t tile_row, tx;
+    const float *rows; /* borrowed from the pyramid, until reuse */
+    size_t stride;
+    int nrows, ncols;
 } ovr_job;
 
 /* What compresses tiles: an encoder thread's state, borrowed by finish
@@ -90,8 +85,8 @@ typedef struct cog_state {
     winent_tile_codec *codec;    /* owned: full-resolution tiles */
     winent_tile_codec *ovr;      /* owned: overview tiles, when at another level (else NULL) */
     float *tile;                 /* owned: side x side */
-    uint8_t *partial;            /* owned (encoders' states): a tile's partial */
     void *scratch;               /* owned (encoders' states): winent_cog_partial's */
+    winent_bytes rec;            /* owned: an overview tile's record */
     int sink_owned;              /* made by the sink (writer, finish), freed with it */
     struct cog_sink *owner;      /* borrowed: the sink it is registered with */
     struct cog_state *reg_next;  /* the list of all states (under lock) */
@@ -106,30 +101,31 @@ typedef struct tile_rec {
 typedef struct cog_sink {
     winent_outfile of; /* owned: the output, through its temporary name */
     int of_open;
-    int spill[2];    /* owned: SPILL_MAIN, SPILL_OVR; -1 when closed or unused */
-    unsigned insert; /* the full-resolution records go straight to the output,
-                        whose front (directories, overviews) is inserted at
-                        the end in multiples of this block; 0: to SPILL_MAIN,
-                        copied after the front */
-    uint64_t spilled[2];
+    int spill[2];         /* owned: SPILL_MAIN, SPILL_OVR; -1 when closed or unused */
+    unsigned insert;      /* the full-resolution records go straight to the output,
+                             whose front (directories, overviews) is inserted at
+                             the end in multiples of this block; 0: to SPILL_MAIN,
+                             copied after the front */
+    uint64_t spilled[2];  /* [SPILL_MAIN] writer only; [SPILL_OVR] under lock */
     uint64_t final_bytes; /* the output's size once laid out */
     winent_cog_geom g;
-    size_t partial_bytes;                      /* behind each encoded tile; 0 without overviews */
-    tile_rec *recs[WINENT_COG_MAX_LEVELS + 1]; /* owned, per level (writer) */
+    size_t partial_bytes;                      /* before each encoded tile; 0 without overviews */
+    tile_rec *recs[WINENT_COG_MAX_LEVELS + 1]; /* owned, per level: the writer's (level 0),
+                                                  each job's runner's (overviews) */
     winent_cog_pyramid *pyr;                   /* owned (writer) */
     cog_state *writer;                         /* owned, made on first need (writer) */
-    winent_bytes writer_rec;                   /* owned (writer) */
 
     pthread_mutex_t lock; /* guards what is marked "under lock" */
-    pthread_cond_t cv;    /* a job left RUNNING */
+    pthread_cond_t cv;    /* a job is done */
     int sync_ready;
-    ovr_job *jobs; /* owned */
+    ovr_job *jobs; /* owned: enough for two rows of tiles of every level */
     int njobs;
-    uint64_t next_seq;  /* under lock */
-    int running;        /* jobs RUNNING (under lock) */
-    cog_state *states;  /* every live state (under lock) */
-    cog_state *idle;    /* finish only (under lock) */
-    winent_err job_err; /* finish's first failure (under lock) */
+    uint64_t next_seq;                           /* under lock */
+    int open_jobs[WINENT_COG_MAX_LEVELS + 1][2]; /* jobs not done, per level and
+                                                    tile-row parity (under lock) */
+    cog_state *states;                           /* every live state (under lock) */
+    cog_state *idle;                             /* finish only (under lock) */
+    winent_err job_err;                          /* finish's first failure (under lock) */
 } cog_sink;
 
 /* ---- Compressing tiles ------------------------------------------------- */
@@ -192,8 +188,8 @@ static void state_free(cog_state *e)
     winent_tile_codec_free(e->codec);
     winent_tile_codec_free(e->ovr);
     free(e->tile);
-    free(e->partial);
     free(e->scratch);
+    winent_bytes_free(&e->rec);
     free(e);
 }
 
@@ -212,11 +208,9 @@ static winent_status state_create(winent_sink *s, int sink_owned, cog_state **ou
     size_t side = (size_t)t->g.side;
     e->tile = malloc(side * side * sizeof(float));
     int own_ovr = o->compress == WINENT_COMPRESS_ZSTD && o->level == 0;
-    if (!sink_owned && t->partial_bytes) {
-        e->partial = malloc(t->partial_bytes);
+    if (!sink_owned && t->partial_bytes)
         e->scratch = malloc(winent_cog_partial_scratch_bytes(&t->g));
-    }
-    winent_status st = e->tile && (sink_owned || !t->partial_bytes || (e->partial && e->scratch))
+    winent_status st = e->tile && (sink_owned || !t->partial_bytes || e->scratch)
                            ? WINENT_OK
                            : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     if (st == WINENT_OK && (!sink_owned || !own_ovr))
@@ -278,39 +272,60 @@ static void cog_encoder_free(void *p)
     state_free(e);
 }
 
-/* The oldest PENDING job, now RUNNING; NULL when none (lock not held). */
-static ovr_job *take_pending(cog_sink *t)
+/* The oldest PENDING job of `level` (any level when < 0) and tile-row
+ * parity `parity` (any when < 0), now RUNNING; NULL when none. Lock held. */
+static ovr_job *take_pending_locked(cog_sink *t, int level, int parity)
 {
     ovr_job *best = NULL;
-    pthread_mutex_lock(&t->lock);
-    for (int i = 0; i < t->njobs; i++)
-        if (t->jobs[i].state == JOB_PENDING && (best == NULL || t->jobs[i].seq < best->seq))
-            best = &t->jobs[i];
-    if (best) {
-        best->state = JOB_RUNNING;
-        t->running++;
+    for (int i = 0; i < t->njobs; i++) {
+        ovr_job *j = &t->jobs[i];
+        if (j->state != JOB_PENDING || (level >= 0 && j->level != level) ||
+            (parity >= 0 && (int)(j->tile_row & 1) != parity))
+            continue;
+        if (best == NULL || j->seq < best->seq)
+            best = j;
     }
-    pthread_mutex_unlock(&t->lock);
+    if (best)
+        best->state = JOB_RUNNING;
     return best;
 }
 
-/* Compress job `j` with `codec`; it becomes DONE (or stays RUNNING on a
- * failure: the job is stopping anyway). */
-static winent_status run_job(cog_sink *t, winent_tile_codec *codec, ovr_job *j, winent_err *err)
+/* Write a record to the overview spill at a place reserved for it (any
+ * thread: positional writes). */
+static winent_status put_ovr_record(winent_sink *s, int level, uint32_t tile,
+                                    const winent_bytes *rec, winent_err *err)
 {
-    winent_bytes_reset(&j->rec);
-    winent_status st = encode_record(codec, j->pixels, &j->rec, err);
+    cog_sink *t = s->impl;
     pthread_mutex_lock(&t->lock);
+    uint64_t at = t->spilled[SPILL_OVR];
+    t->spilled[SPILL_OVR] += rec->size;
+    pthread_mutex_unlock(&t->lock);
+    t->recs[level][tile] = (tile_rec){at, rec->size};
+    return winent_spill_pwrite(t->spill[SPILL_OVR], rec->data, rec->size, at, s->opts.path, err);
+}
+
+/* Compress job `j` (RUNNING) with state `e` and write it out; the job's
+ * slot is free again afterwards, even on a failure (the job is stopping
+ * then, and no one waits for a slot forever). */
+static winent_status run_job(winent_sink *s, cog_state *e, ovr_job *j, winent_err *err)
+{
+    cog_sink *t = s->impl;
+    const uint32_t tile = j->tile_row * t->g.across[j->level] + j->tx;
+    cut_tile(j->rows, j->stride, j->nrows, j->ncols, j->tx, t->g.side, e->tile);
+    winent_bytes_reset(&e->rec);
+    winent_status st = encode_record(ovr_codec(e), e->tile, &e->rec, err);
     if (st == WINENT_OK)
-        j->state = JOB_DONE;
-    t->running--;
+        st = put_ovr_record(s, j->level, tile, &e->rec, err);
+    pthread_mutex_lock(&t->lock);
+    t->open_jobs[j->level][j->tile_row & 1]--;
+    j->state = JOB_FREE;
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->lock);
     return st;
 }
 
-/* Tile `tx` of tile row `index`, appended to `out` as one part: its record,
- * then its partial when there are overviews. Before it, one
+/* Tile `tx` of tile row `index`, appended to `out` as one part: its
+ * partial when there are overviews, then its record. Before it, one
  * waiting overview tile, if any: the overviews share the encoder threads. */
 static winent_status encode_main_tile(winent_sink *s, cog_state *e, int64_t index, uint32_t tx,
                                       const float *rows, int nrows, winent_bytes *out,
@@ -318,24 +333,30 @@ static winent_status encode_main_tile(winent_sink *s, cog_state *e, int64_t inde
 {
     cog_sink *t = s->impl;
     (void)index;
-    ovr_job *j = t->partial_bytes ? take_pending(t) : NULL;
+    ovr_job *j = NULL;
+    if (t->partial_bytes) {
+        pthread_mutex_lock(&t->lock);
+        j = take_pending_locked(t, -1, -1);
+        pthread_mutex_unlock(&t->lock);
+    }
     if (j)
-        WINENT_TRY(run_job(t, ovr_codec(e), j, err));
+        WINENT_TRY(run_job(s, e, j, err));
     const int side = t->g.side, width = s->opts.width;
     cut_tile(rows, (size_t)width, nrows, width, tx, side, e->tile);
     if (t->partial_bytes) {
-        /* From the tile just cut, while it is in cache; the zero padding
-         * is outside the image (the given rows and columns only). */
+        /* From the tile just cut, while it is in cache, straight into the
+         * part; the zero padding is outside the image (the given rows and
+         * columns only). */
         size_t x0 = (size_t)tx * (size_t)side;
         int cols = width - (int)x0 < side ? width - (int)x0 : side;
-        winent_cog_partial(&t->g, e->tile, (size_t)side, nrows, cols, e->scratch, e->partial);
+        if (winent_bytes_reserve(out, t->partial_bytes) != 0)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        winent_cog_partial(&t->g, e->tile, (size_t)side, nrows, cols, e->scratch,
+                           out->data + out->size);
+        out->size += t->partial_bytes;
     }
     WINENT_TRY(encode_record(e->codec, e->tile, out, err));
-    if (t->partial_bytes) {
-        if (winent_bytes_append(out, e->partial, t->partial_bytes) != 0)
-            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-        out->parts[out->nparts - 1] += t->partial_bytes;
-    }
+    out->parts[out->nparts - 1] += t->partial_bytes;
     return WINENT_OK;
 }
 
@@ -357,48 +378,14 @@ static winent_status cog_encode(winent_sink *s, void *enc, int64_t index, const 
 
 /* ---- Writer side ------------------------------------------------------- */
 
-static winent_status spill_record(winent_sink *s, int which, int level, uint32_t tile,
-                                  const uint8_t *rec, size_t n, winent_err *err)
+/* Append a full-resolution record (writer). */
+static winent_status main_record(winent_sink *s, uint32_t tile, const uint8_t *rec, size_t n,
+                                 winent_err *err)
 {
     cog_sink *t = s->impl;
-    t->recs[level][tile] = (tile_rec){t->spilled[which], n};
-    int fd = which == SPILL_MAIN && t->insert ? t->of.fd : t->spill[which];
-    return winent_spill_append(fd, rec, n, s->opts.path, &t->spilled[which], err);
-}
-
-/* Write the DONE jobs to the overview spill and free their slots. */
-static winent_status drain_done(winent_sink *s, winent_err *err)
-{
-    cog_sink *t = s->impl;
-    for (int i = 0; i < t->njobs; i++) {
-        ovr_job *j = &t->jobs[i];
-        pthread_mutex_lock(&t->lock);
-        int done = j->state == JOB_DONE;
-        pthread_mutex_unlock(&t->lock);
-        if (!done)
-            continue;
-        WINENT_TRY(spill_record(s, SPILL_OVR, j->level, j->tile, j->rec.data, j->rec.size, err));
-        pthread_mutex_lock(&t->lock);
-        j->state = JOB_FREE;
-        pthread_mutex_unlock(&t->lock);
-    }
-    return WINENT_OK;
-}
-
-/* A FREE job slot, its pixels allocated; NULL when all are busy. */
-static ovr_job *free_job(cog_sink *t)
-{
-    ovr_job *j = NULL;
-    pthread_mutex_lock(&t->lock);
-    for (int i = 0; i < t->njobs && j == NULL; i++)
-        if (t->jobs[i].state == JOB_FREE)
-            j = &t->jobs[i];
-    pthread_mutex_unlock(&t->lock);
-    if (j && j->pixels == NULL) {
-        size_t side = (size_t)t->g.side;
-        j->pixels = malloc(side * side * sizeof(float));
-    }
-    return j && j->pixels ? j : NULL;
+    t->recs[0][tile] = (tile_rec){t->spilled[SPILL_MAIN], n};
+    int fd = t->insert ? t->of.fd : t->spill[SPILL_MAIN];
+    return winent_spill_append(fd, rec, n, s->opts.path, &t->spilled[SPILL_MAIN], err);
 }
 
 static winent_status writer_state(winent_sink *s, winent_err *err)
@@ -411,40 +398,59 @@ static winent_status writer_state(winent_sink *s, winent_err *err)
     return WINENT_OK;
 }
 
-/* The pyramid's callback: a row of tiles of `level` is complete. Each tile
- * becomes a job for the encoders, or, with every slot busy, is compressed
- * here. */
+/* The pyramid's callback: a row of tiles of `level` is complete. Each of
+ * its tiles becomes a job for the encoder threads, pointing into the
+ * pyramid's rows. */
 static winent_status emit_tile_row(void *user, int level, uint32_t tile_row, const float *rows,
                                    size_t stride, int nrows, int ncols, winent_err *err)
 {
     winent_sink *s = user;
     cog_sink *t = s->impl;
     const uint32_t across = t->g.across[level];
+    int i = 0;
+    pthread_mutex_lock(&t->lock);
     for (uint32_t tx = 0; tx < across; tx++) {
-        uint32_t tile = tile_row * across + tx;
-        ovr_job *j = free_job(t);
-        if (j == NULL) {
-            WINENT_TRY(drain_done(s, err));
-            j = free_job(t);
-        }
-        if (j) {
-            cut_tile(rows, stride, nrows, ncols, tx, t->g.side, j->pixels);
-            j->level = level;
-            j->tile = tile;
-            pthread_mutex_lock(&t->lock);
-            j->seq = t->next_seq++;
-            j->state = JOB_PENDING;
+        /* There is room: two rows of tiles per level, and reuse empties the
+         * older one before its rows are overwritten. */
+        while (i < t->njobs && t->jobs[i].state != JOB_FREE)
+            i++;
+        if (i == t->njobs) {
             pthread_mutex_unlock(&t->lock);
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "no room for overview tile %u of level %d",
+                              tile_row * across + tx, level);
+        }
+        t->jobs[i] =
+            (ovr_job){JOB_PENDING, t->next_seq++, level, tile_row, tx, rows, stride, nrows, ncols};
+        t->open_jobs[level][tile_row & 1]++;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return WINENT_OK;
+}
+
+/* The pyramid's callback: the rows of `tile_row` of `level` are about to be
+ * overwritten. Its jobs still waiting are done here, those running waited
+ * for. */
+static winent_status reuse_tile_row(void *user, int level, uint32_t tile_row, winent_err *err)
+{
+    winent_sink *s = user;
+    cog_sink *t = s->impl;
+    const int parity = (int)(tile_row & 1);
+    winent_status st = WINENT_OK;
+    pthread_mutex_lock(&t->lock);
+    while (t->open_jobs[level][parity] > 0 && st == WINENT_OK) {
+        ovr_job *j = take_pending_locked(t, level, parity);
+        if (j == NULL) {
+            pthread_cond_wait(&t->cv, &t->lock);
             continue;
         }
-        WINENT_TRY(writer_state(s, err));
-        cut_tile(rows, stride, nrows, ncols, tx, t->g.side, t->writer->tile);
-        winent_bytes_reset(&t->writer_rec);
-        WINENT_TRY(encode_record(ovr_codec(t->writer), t->writer->tile, &t->writer_rec, err));
-        WINENT_TRY(
-            spill_record(s, SPILL_OVR, level, tile, t->writer_rec.data, t->writer_rec.size, err));
+        pthread_mutex_unlock(&t->lock);
+        st = writer_state(s, err);
+        if (st == WINENT_OK)
+            st = run_job(s, t->writer, j, err);
+        pthread_mutex_lock(&t->lock);
     }
-    return WINENT_OK;
+    pthread_mutex_unlock(&t->lock);
+    return st;
 }
 
 static winent_status write_piece(winent_sink *s, int64_t index, uint32_t tx, const uint8_t *data,
@@ -454,12 +460,11 @@ static winent_status write_piece(winent_sink *s, int64_t index, uint32_t tx, con
     if (n < t->partial_bytes + LEADER + TRAILER)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "tile (%u, %lld) is %zu bytes", tx,
                           (long long)index, n);
-    size_t rec = n - t->partial_bytes;
     uint32_t tile = (uint32_t)index * t->g.across[0] + tx;
-    WINENT_TRY(spill_record(s, SPILL_MAIN, 0, tile, data, rec, err));
+    WINENT_TRY(main_record(s, tile, data + t->partial_bytes, n - t->partial_bytes, err));
     if (t->pyr)
-        WINENT_TRY(winent_cog_pyramid_add(t->pyr, (uint32_t)index, tx, data + rec, err));
-    return drain_done(s, err);
+        WINENT_TRY(winent_cog_pyramid_add(t->pyr, (uint32_t)index, tx, data, err));
+    return WINENT_OK;
 }
 
 static winent_status cog_write_part(winent_sink *s, int64_t index, int part,
@@ -485,6 +490,15 @@ static winent_status cog_write(winent_sink *s, int64_t index, const winent_bytes
 
 /* ---- Finish: the last overview tiles, then the layout ------------------ */
 
+/* 1 when no job is open. Lock held. */
+static int all_done_locked(const cog_sink *t)
+{
+    for (int i = 0; i < t->njobs; i++)
+        if (t->jobs[i].state != JOB_FREE)
+            return 0;
+    return 1;
+}
+
 typedef struct tail {
     winent_sink *s;
     ovr_job **jobs; /* borrowed */
@@ -507,7 +521,7 @@ static void tail_item(void *arg, long i, int worker)
     cog_state *e = t->idle;
     t->idle = e->idle_next;
     pthread_mutex_unlock(&t->lock);
-    winent_status st = run_job(t, ovr_codec(e), a->jobs[i], &err);
+    winent_status st = run_job(s, e, a->jobs[i], &err);
     pthread_mutex_lock(&t->lock);
     e->idle_next = t->idle;
     t->idle = e;
@@ -517,35 +531,32 @@ static void tail_item(void *arg, long i, int worker)
     pthread_mutex_unlock(&t->lock);
 }
 
-/* Compress every job still PENDING, on the pool when there is one. */
+/* Compress every job still waiting, on the pool when there is one. */
 static winent_status run_tail(winent_sink *s, winent_err *err)
 {
     cog_sink *t = s->impl;
-    ovr_job **list = malloc((size_t)(t->njobs ? t->njobs : 1) * sizeof *list);
+    if (t->njobs == 0)
+        return WINENT_OK;
+    ovr_job **list = malloc((size_t)t->njobs * sizeof *list);
     if (list == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     long n = 0;
+    /* At least one state to borrow (every tile had an encoder, but a sink
+     * driven otherwise may have none). */
     pthread_mutex_lock(&t->lock);
     int no_state = t->states == NULL;
     pthread_mutex_unlock(&t->lock);
-    /* At least one state to borrow (every tile had an encoder, but a sink
-     * driven otherwise may have none). */
     winent_status st = no_state ? writer_state(s, err) : WINENT_OK;
     if (st != WINENT_OK) {
         free(list);
         return st;
     }
     pthread_mutex_lock(&t->lock);
-    /* Every encode task is over: a RUNNING job is still finishing. */
-    while (t->running > 0)
-        pthread_cond_wait(&t->cv, &t->lock);
-    for (int i = 0; i < t->njobs; i++)
-        if (t->jobs[i].state == JOB_PENDING) {
-            t->jobs[i].state = JOB_RUNNING;
-            t->running++;
-            list[n++] = &t->jobs[i];
-        }
-    /* The encoders are idle: their states may be borrowed. */
+    ovr_job *j;
+    while ((j = take_pending_locked(t, -1, -1)) != NULL)
+        list[n++] = j;
+    /* The encoders are idle (every encode task is over): their states may
+     * be borrowed. */
     t->idle = NULL;
     for (cog_state *e = t->states; e; e = e->reg_next) {
         e->idle_next = t->idle;
@@ -565,6 +576,10 @@ static winent_status run_tail(winent_sink *s, winent_err *err)
     free(list);
     pthread_mutex_lock(&t->lock);
     t->idle = NULL;
+    /* A job an encoder took before its last tile is done by now; wait all
+     * the same, the records must be in place before the layout. */
+    while (!stopped && t->job_err.status == WINENT_OK && !all_done_locked(t))
+        pthread_cond_wait(&t->cv, &t->lock);
     winent_err job_err = t->job_err;
     pthread_mutex_unlock(&t->lock);
     if (job_err.status != WINENT_OK) {
@@ -573,7 +588,7 @@ static winent_status run_tail(winent_sink *s, winent_err *err)
     }
     if (stopped)
         return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
-    return drain_done(s, err);
+    return WINENT_OK;
 }
 
 /* Structural tags of one level's directory, its tile arrays zero. */
@@ -647,8 +662,19 @@ static winent_status make_dirs(const winent_sink *s, winent_tiff_dir **dirs, win
             break;
         }
         uint64_t ntiles = (uint64_t)g->across[k] * g->down[k];
-        for (uint64_t i = 0; i < ntiles; i++)
+        for (uint64_t i = 0; i < ntiles && !bad; i++) {
+            /* Every tile has its record by now; one missing is a bug, not
+             * a zero-byte tile. */
+            if (t->recs[k][i].size < LEADER + TRAILER) {
+                free(zeros);
+                free(counts);
+                free(xml);
+                return WINENT_ERR(err, WINENT_ERR_INTERNAL,
+                                  "tile %llu of level %d was never written", (unsigned long long)i,
+                                  k);
+            }
             counts[i] = t->recs[k][i].size - LEADER - TRAILER;
+        }
         bad |= add_structure(dirs[k], o, g, k, zeros, counts);
         if (k == 0) {
             char software[64];
@@ -827,10 +853,6 @@ static void cog_free_impl(void *p)
     winent_cog_pyramid_free(t->pyr);
     for (int k = 0; k <= WINENT_COG_MAX_LEVELS; k++)
         free(t->recs[k]);
-    for (int i = 0; i < t->njobs; i++) {
-        free(t->jobs[i].pixels);
-        winent_bytes_free(&t->jobs[i].rec);
-    }
     free(t->jobs);
     /* The states the sink made (the encoders' are freed by their threads,
      * which are gone by now). */
@@ -839,7 +861,6 @@ static void cog_free_impl(void *p)
         if (e->sink_owned)
             state_free(e);
     }
-    winent_bytes_free(&t->writer_rec);
     if (t->sync_ready) {
         pthread_cond_destroy(&t->cv);
         pthread_mutex_destroy(&t->lock);
@@ -860,12 +881,13 @@ static const sink_ops cog_sink_ops = {
     .bytes_written = cog_bytes_written,
 };
 
-/* Jobs for overview tiles of `side`: JOB_POOL_BYTES of pixels, within bounds. */
-static int job_count(int side)
+/* Job slots for two rows of tiles of every overview level. */
+static int job_count(const winent_cog_geom *g)
 {
-    size_t tile = (size_t)side * (size_t)side * sizeof(float);
-    size_t n = JOB_POOL_BYTES / tile;
-    return n < JOBS_MIN ? JOBS_MIN : n > JOBS_MAX ? JOBS_MAX : (int)n;
+    size_t n = 0;
+    for (int k = 1; k <= g->levels; k++)
+        n += 2 * (size_t)g->across[k];
+    return (int)n;
 }
 
 size_t winent_sink_cog_writer_bytes(const winent_sink_opts *o, size_t encoder_bytes)
@@ -881,10 +903,8 @@ size_t winent_sink_cog_writer_bytes(const winent_sink_opts *o, size_t encoder_by
     size_t b = tiles * (sizeof(tile_rec) + 16) + ((size_t)g.across[0] * g.down[0]) * 24;
     if (g.levels == 0)
         return b;
-    size_t tile = (size_t)side * (size_t)side * sizeof(float);
-    b += winent_cog_pyramid_bytes(&g);
-    b += (size_t)job_count(side) * (tile + winent_tile_codec_bound(o->compress, tile));
-    /* The writer's own state (its codec for overview tiles). */
+    b += winent_cog_pyramid_bytes(&g) + (size_t)job_count(&g) * sizeof(ovr_job);
+    /* The writer's own state, for the overview tiles it compresses itself. */
     b += encoder_bytes;
     return b;
 }
@@ -893,7 +913,11 @@ size_t winent_sink_cog_encoder_extra(const winent_sink_opts *o)
 {
     winent_cog_geom g;
     winent_cog_geometry(o->width, o->height, o->tile > 0 ? o->tile : 512, &g);
-    return g.levels ? winent_cog_partial_bytes(&g) + winent_cog_partial_scratch_bytes(&g) : 0;
+    size_t tile = (size_t)g.side * (size_t)g.side * sizeof(float);
+    /* The partial's scratch, and an overview tile's record. */
+    return g.levels ? winent_cog_partial_scratch_bytes(&g) +
+                          (size_t)winent_tile_codec_bound(o->compress, tile) + LEADER + TRAILER
+                    : 0;
 }
 
 size_t winent_sink_cog_unit_extra(const winent_sink_opts *o)
@@ -934,8 +958,9 @@ winent_status winent_sink_cog_open(winent_sink *s, winent_err *err)
     }
     if (t->g.levels > 0) {
         t->partial_bytes = winent_cog_partial_bytes(&t->g);
-        WINENT_TRY_GOTO(st, winent_cog_pyramid_create(&t->g, emit_tile_row, s, &t->pyr, err));
-        t->njobs = job_count(side);
+        WINENT_TRY_GOTO(
+            st, winent_cog_pyramid_create(&t->g, emit_tile_row, reuse_tile_row, s, &t->pyr, err));
+        t->njobs = job_count(&t->g);
         if ((t->jobs = calloc((size_t)t->njobs, sizeof *t->jobs)) == NULL)
             goto oom;
     }

@@ -77,6 +77,24 @@ winent_status winent_spill_append(int fd, const void *buf, size_t n, const char 
     return WINENT_OK;
 }
 
+winent_status winent_spill_pwrite(int fd, const void *buf, size_t n, uint64_t at, const char *what,
+                                  winent_err *err)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = pwrite(fd, p, n, (off_t)at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", what,
+                              winent_outfile_reason(w < 0 ? errno : ENOSPC));
+        p += w;
+        n -= (size_t)w;
+        at += (uint64_t)w;
+    }
+    return WINENT_OK;
+}
+
 /* The read-and-write way, for what copy_file_range cannot do. */
 static winent_status copy_by_hand(int in, uint64_t at, int out, uint64_t len,
                                   const volatile int *stop, const char *what, winent_err *err)
@@ -168,8 +186,8 @@ winent_status winent_spill_insert_front(int fd, uint64_t len, const char *what, 
      * (ulimit -f) must stop this growth as it stops a write. */
     struct rlimit rl;
     struct stat st;
-    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        fstat(fd, &st) == 0 && (uint64_t)st.st_size + len > (uint64_t)rl.rlim_cur)
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && fstat(fd, &st) == 0 &&
+        (uint64_t)st.st_size + len > (uint64_t)rl.rlim_cur)
         return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", what,
                           winent_outfile_reason(EFBIG));
     if (len > 0 && fallocate(fd, FALLOC_FL_INSERT_RANGE, 0, (off_t)len) != 0)

@@ -27,6 +27,11 @@ winent_status winent_spill_open(const char *beside, const char *what, int *fd, w
 winent_status winent_spill_append(int fd, const void *buf, size_t n, const char *what,
                                   uint64_t *written, winent_err *err);
 
+/* Write all of `buf` to `fd` at offset `at` (positional: any thread, the
+ * file offset unchanged). Errors: WINENT_ERR_OUTPUT naming `what`. */
+winent_status winent_spill_pwrite(int fd, const void *buf, size_t n, uint64_t at, const char *what,
+                                  winent_err *err);
+
 /* Copy `len` bytes of `in` from offset `at` to `out` at its current offset
  * (which advances): copy_file_range where the kernel and the file system
  * can, which on a reflink file system shares the blocks; read and write
