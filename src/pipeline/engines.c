@@ -150,15 +150,10 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     winent_chunk v = {c->rows, p->row_bytes, p->width, p->height, c->in_y0, c->in_h, c->y0, c->y1};
     float *out = c->map;
     if (c->tail_engine == e) {
-        /* The rows the CPU left: only their windows' input goes over. */
-        int a = c->tail_y0 - p->plan->ry, b = c->y1 + p->plan->ry;
-        if (a < c->in_y0)
-            a = c->in_y0;
-        if (b > c->in_y0 + c->in_h)
-            b = c->in_y0 + c->in_h;
-        v.rows = c->rows + (size_t)(a - c->in_y0) * p->row_bytes;
-        v.in_y0 = a;
-        v.in_h = b - a;
+        /* The rows the CPU left: only their windows' input goes over (a
+         * part of the chunk's own input rows). */
+        winent_chunk_input_rows(c->tail_y0, c->y1, p->plan->ry, p->height, &v.in_y0, &v.in_h);
+        v.rows = c->rows + (size_t)(v.in_y0 - c->in_y0) * p->row_bytes;
         v.y0 = c->tail_y0;
         out = c->map + (size_t)(c->tail_y0 - c->y0) * (size_t)p->width;
     }

@@ -4,7 +4,6 @@
  * each at its own pace. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pipeline_internal.h"
 
@@ -259,14 +258,7 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
         if (e->device < 0) {
             /* The CPU's decision may change with time alone (declines:
              * waiting for a GPU's first chunk): look again every 20 ms. */
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_nsec += 20 * 1000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&p->state_cv, &p->lock, &until);
+            winent_cond_wait_ms(&p->state_cv, &p->lock, 20);
         } else {
             pthread_cond_wait(&p->state_cv, &p->lock);
         }

@@ -2,7 +2,6 @@
  * writer (the calling thread: chunks back in order, into the sink). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pipeline_internal.h"
 
@@ -214,14 +213,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         winent_sched_maybe_launch_locked(p);
         chunk *c = find_seq_done(p, next);
         if (c == NULL) {
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_nsec += 100 * 1000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&p->state_cv, &p->lock, &until);
+            winent_cond_wait_ms(&p->state_cv, &p->lock, 100);
             if (winent_pipeline_interrupted()) {
                 pthread_mutex_unlock(&p->lock);
                 WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
