@@ -467,6 +467,38 @@ static void make_codes_row(const winent_cpu_engine *e, const void *src, size_t W
     }
 }
 
+/* Best cases per update and core (winent_cpu_engine_ns_per_update). */
+#define NS_PER_UPDATE_FEW 0.45
+#define NS_PER_UPDATE_SLIDE 2.0
+/* Rows of the data looked at to guess the path. */
+#define PATH_SAMPLE_ROWS 8
+
+double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *rows,
+                                       size_t row_bytes, int width, int nrows)
+{
+    if (e->few == WINENT_FEW_NONE)
+        return NS_PER_UPDATE_SLIDE;
+    if (rows == NULL || nrows < 1 || width < 1)
+        return NS_PER_UPDATE_FEW;
+    uint32_t *codes = NULL;
+    if (e->kind == CODES_NARROW8 && (codes = malloc(sizeof *codes * (size_t)width)) == NULL)
+        return NS_PER_UPDATE_FEW;
+    int few = 1;
+    int step = nrows > PATH_SAMPLE_ROWS ? nrows / PATH_SAMPLE_ROWS : 1;
+    for (int y = 0; y < nrows && few; y += step) {
+        const uint8_t *row = (const uint8_t *)rows + row_bytes * (size_t)y;
+        if (codes == NULL) {
+            few = winent_few_scan(row, row_bytes, width, 1);
+            continue;
+        }
+        winent_plan_codes(e->plan, row, (size_t)width, codes);
+        for (int x = 0; x < width && few; x++)
+            few = codes[x] < WINENT_FEW_BINS;
+    }
+    free(codes);
+    return few ? NS_PER_UPDATE_FEW : NS_PER_UPDATE_SLIDE;
+}
+
 /* Does the plan read its codes in place (no code rows to make per band)? */
 static int codes_in_place(const winent_plan *p)
 {

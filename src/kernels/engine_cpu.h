@@ -47,6 +47,16 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
                                              const winent_chunk *c, int ya, int yb, float *out,
                                              size_t out_stride, winent_err *err);
 
+/* The engine's best case, in nanoseconds per pixel entering or leaving a
+ * window, per core, for data like `nrows` input rows at `rows` (`row_bytes`
+ * apart, `width` samples; NULL: no data seen yet, the best case of any).
+ * Measured on the H100 machine's cores (docs/PERFORMANCE.md, issue 10):
+ * the few-values path about 0.47 ns, the sliding histogram 2.1-3.3 ns.
+ * A floor, for deciding early whether the CPU alone would be slow: it
+ * reads a handful of the rows. Thread-safe. */
+double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *rows,
+                                       size_t row_bytes, int width, int nrows);
+
 void winent_cpu_engine_free(winent_cpu_engine *e);
 
 #endif

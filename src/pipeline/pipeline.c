@@ -772,7 +772,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
             e->started = 1;
     }
     if (started_all)
-        winent_sched_launch_early_locked(p);
+        winent_sched_launch_early_locked(p, NULL);
     pthread_mutex_unlock(&p->lock);
     if (started_all && pthread_create(&reader, NULL, winent_stage_reader, p) == 0)
         reader_started = 1;

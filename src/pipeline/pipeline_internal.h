@@ -41,11 +41,6 @@
  * this long (from its measured rate): a GPU context costs a few tenths of a
  * second, and shorter jobs are done before it would help. */
 #define WINENT_GPU_WORTH_S 0.4
-/* The CPU's best case per pixel entering or leaving a window, per core
- * (measured on the H100 machine's cores: 2.1-2.3 ns for u8 at 5x5 and
- * 63x63, more for wide codes): when even this says the CPU alone would need
- * more than WINENT_GPU_WORTH_S, auto brings the GPUs up at the start. */
-#define WINENT_CPU_NS_PER_UPDATE 1.0
 /* How long the first CPU band may run before its running time alone
  * counts as a measure of the CPU's rate. */
 #define WINENT_BAND_PATIENCE_S 0.05
@@ -267,7 +262,11 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
 void winent_sched_maybe_launch_locked(pipeline *p);
 /* auto: bring the GPUs up at the start when the job is long for the CPU
  * whatever its measured rate turns out to be (lock held). */
-void winent_sched_launch_early_locked(pipeline *p);
+/* auto: bring the GPUs up now when even the CPU engine's best case
+ * (winent_cpu_engine_ns_per_update) says the CPU alone would need more than
+ * WINENT_GPU_WORTH_S: at the start (`c` NULL) and again on the first chunk
+ * read (`c`: its rows tell the CPU's path). Lock held. */
+void winent_sched_launch_early_locked(pipeline *p, const chunk *c);
 /* 1 when `e` would get a chunk from a claim now (lock held). */
 int winent_sched_can_claim_locked(pipeline *p, const engine *e);
 /* Engine `e` has computed its part of chunk `c`: the whole chunk, or the

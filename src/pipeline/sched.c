@@ -272,14 +272,18 @@ static void launch_gpus_locked(pipeline *p)
         p->launcher_started = 1;
 }
 
-void winent_sched_launch_early_locked(pipeline *p)
+void winent_sched_launch_early_locked(pipeline *p, const chunk *c)
 {
-    if (!p->auto_device || p->gpu_launch)
+    if (!p->auto_device || p->gpu_launch || p->cpu == NULL)
         return;
-    /* The CPU's best case: every core at WINENT_CPU_NS_PER_UPDATE for each
-     * pixel that enters or leaves a window as it slides. */
+    /* The CPU's best case, for its kernel path on these data (before any
+     * data, the best of its paths): every core at that cost for each pixel
+     * that enters or leaves a window as it slides. */
+    double ns = c ? winent_cpu_engine_ns_per_update(p->cpu, c->rows, p->row_bytes, p->width,
+                                                    c->in_h)
+                  : winent_cpu_engine_ns_per_update(p->cpu, NULL, 0, 0, 0);
     double updates = (double)p->width * (double)p->height * (double)(p->plan->kx + p->plan->ky);
-    if (updates * WINENT_CPU_NS_PER_UPDATE * 1e-9 / (double)p->threads > WINENT_GPU_WORTH_S)
+    if (updates * ns * 1e-9 / (double)p->threads > WINENT_GPU_WORTH_S)
         launch_gpus_locked(p);
 }
 

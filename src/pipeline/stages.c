@@ -128,6 +128,8 @@ void *winent_stage_reader(void *arg)
         busy += winent_now() - t1;
         pthread_mutex_lock(&p->lock);
         c->state = next;
+        if (seq == 0 && next == CHUNK_READY)
+            winent_sched_launch_early_locked(p, c);
         if (next == CHUNK_ENCODING) {
             c->nenc = c->ntasks = c->npieces;
             c->next_piece = 0;
