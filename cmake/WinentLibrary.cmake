@@ -124,7 +124,7 @@ foreach(t winent winent_static)
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endforeach()
 
-# libwinent.so.0 -> libwinent.so.0.1.0: the SONAME follows the major
+# libwinent.so.0 -> libwinent.so.0.2.0: the SONAME follows the major
 # version (0: the API may still change between minor versions).
 set_target_properties(winent PROPERTIES
   VERSION ${PROJECT_VERSION}

@@ -1,8 +1,8 @@
 # Debian packages, made from the build folder with `cpack -G DEB`:
 #
-#   winent-stream_0.1.0_amd64.deb   the CLI, libwinent.so.0, the man page and
+#   winent-stream_0.2.0_amd64.deb   the CLI, libwinent.so.0, the man page and
 #                                   the bash completion (component "runtime")
-#   libwinent-dev_0.1.0_amd64.deb   winent.h, libwinent.so, libwinent.a,
+#   libwinent-dev_0.2.0_amd64.deb   winent.h, libwinent.so, libwinent.a,
 #                                   winent.pc, the CMake package ("dev")
 #   python3-winent_0.1.0_amd64.deb  the Python package winent ("python"; its
 #                                   _install.py names the library's folder,

@@ -44,11 +44,11 @@ int main(int argc, char **argv)
         opts.dtype_given = 1;
     }
 
-    char msg[WINENT_MSG_LEN];
+    winent_error err; /* status and one-line message */
     winent_job_stats stats;
-    winent_status st = winent_run(&opts, &stats, msg, sizeof msg);
+    winent_status st = winent_run(&opts, &stats, &err);
     if (st != WINENT_OK) {
-        fprintf(stderr, "entropy_of_file: %s (%s)\n", msg, winent_status_name(st));
+        fprintf(stderr, "entropy_of_file: %s (%s)\n", err.message, winent_status_name(st));
         return (int)st;
     }
     fprintf(stderr, "entropy_of_file: %llu pixels in %.3f s on %s, libwinent %s\n",

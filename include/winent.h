@@ -3,6 +3,16 @@
  * rasters too big for memory, computed as a bounded streaming pipeline.
  *
  * The CLI and the tools include only this header.
+ *
+ * Conventions, for every function here:
+ * - Errors: a fallible function returns a winent_status and fills the
+ *   caller's winent_error (which may be NULL) with the status and a
+ *   one-line message; a job keeps its own (winent_job_error). Nothing is
+ *   printed, nothing exits, and there is no process-global state: no error
+ *   buffer, no stop flag.
+ * - Objects come in create/free pairs; free accepts NULL.
+ * - Thread safety is said per function. Different objects (jobs, engines)
+ *   may be used from different threads at once.
  */
 #ifndef WINENT_H
 #define WINENT_H
@@ -15,7 +25,7 @@
 extern "C" {
 #endif
 
-#define WINENT_VERSION_STRING "0.1.0"
+#define WINENT_VERSION_STRING "0.2.0"
 
 /* --preview: the default and the largest longest side, in pixels. */
 #define WINENT_PREVIEW_SIZE_DEFAULT 1024
@@ -35,7 +45,7 @@ extern "C" {
 #define WINENT_MSG_LEN 512
 
 /* Status codes. The values are pinned: they are also the CLI exit codes
- * (SPEC section 6). */
+ * (docs/SPEC.md section 6). */
 typedef enum winent_status {
     WINENT_OK = 0,
     WINENT_ERR_INTERNAL = 1,    /* out of memory, broken invariant */
@@ -43,8 +53,18 @@ typedef enum winent_status {
     WINENT_ERR_INPUT = 3,       /* missing, unreadable, truncated, corrupt, unsupported */
     WINENT_ERR_OUTPUT = 4,      /* cannot create, disk full, write failure */
     WINENT_ERR_DEVICE = 5,      /* GPU asked for but unusable, CUDA failure */
-    WINENT_ERR_INTERRUPTED = 130
+    WINENT_ERR_INTERRUPTED = 130 /* cancelled (winent_job_cancel; the CLI: a signal) */
 } winent_status;
+
+/* What went wrong: the one error convention of the public API. Functions
+ * take a `winent_error *` that may be NULL; on success they leave it
+ * cleared (WINENT_OK, ""), on failure they fill it. */
+typedef struct winent_error {
+    winent_status status;         /* WINENT_OK when there is none */
+    char message[WINENT_MSG_LEN]; /* one line, no "winent-stream: " prefix; "" when none.
+                                     Usage errors name the CLI option at fault
+                                     ("--window: '4': give K or WxH, ...") */
+} winent_error;
 
 /* Sample types of the input band. */
 typedef enum winent_dtype {
@@ -75,16 +95,57 @@ typedef struct winent_compute_opts {
     double nodata;
 } winent_compute_opts;
 
-/* Fill `o` with the defaults: 5 x 5 window, base e, u8, distinct values. */
+/* Fill `o` with the defaults: 5 x 5 window, base e, u8, distinct values.
+ * Thread-safe. */
 WINENT_API void winent_compute_opts_default(winent_compute_opts *o);
 
-/* Size of one sample of `t` in bytes; name as in the CLI ("u8", "f32", ...). */
+/* Check what is computed: odd window sides 1..255, a known dtype and base,
+ * bins at most 2^30, and for bins or a float dtype a finite range LO < HI.
+ * Returns WINENT_OK, or WINENT_ERR_USAGE with the one-line message the CLI
+ * prints for the same values (without its "winent-stream: " prefix), e.g.
+ * "--window: '4': give K or WxH, odd sides from 1 to 255". `err` may be
+ * NULL. Thread-safe (it reads `o` only). */
+WINENT_API winent_status winent_compute_opts_validate(const winent_compute_opts *o,
+                                                      winent_error *err);
+
+/* Size of one sample of `t` in bytes (0 for an unknown type). Thread-safe. */
 WINENT_API size_t winent_dtype_size(winent_dtype t);
+/* The name of `t` as in the CLI ("u8", "f32", ...; "?" for an unknown
+ * type). A static string. Thread-safe. */
 WINENT_API const char *winent_dtype_name(winent_dtype t);
+/* 1 for f32 and f64, else 0. Thread-safe. */
 WINENT_API int winent_dtype_is_float(winent_dtype t);
 
-/* Short name of a status ("input error", ...). */
+/* Short name of a status ("input error", ...). A static string. Thread-safe. */
 WINENT_API const char *winent_status_name(winent_status s);
+
+/* ---- In memory: one call ------------------------------------------------ */
+
+/* The entropy map of an image in memory: `width` x `height` samples of
+ * o->dtype (native byte order) at `in`, rows `in_row_bytes` apart (0:
+ * packed, width x sample size; any larger value, any alignment: a row of
+ * a bigger image, a padded row); the map into `out`, `height` rows of
+ * `width` floats, `out_row_floats` floats apart (0: packed, `width`).
+ *
+ * `device`: "auto" (NULL: the same), "cpu", "gpu" (every GPU) or a list
+ * such as "0" or "0,1" or "cpu,0", as the CLI's --device; `threads`: the
+ * CPU threads, 0 for all cores. The image goes through the same pipeline
+ * and engines as a file job, in chunks, with no copy of the input: the map
+ * has the same bits as every engine gives and as a file job with the same
+ * options (docs/SPEC.md section 1).
+ *
+ * Returns WINENT_OK; WINENT_ERR_USAGE for bad options (the CLI's message,
+ * winent_compute_opts_validate), a NULL buffer, a negative size or a row
+ * step smaller than a row; WINENT_ERR_DEVICE when a GPU named is not
+ * usable; WINENT_ERR_INTERNAL when out of memory. A 0 x H or W x 0 image
+ * is WINENT_OK with nothing written. `err` may be NULL.
+ *
+ * Thread-safe: calls on different output buffers may run at once (each
+ * has its own workers); `in` is only read. */
+WINENT_API winent_status winent_entropy(const winent_compute_opts *o, const void *in,
+                                        size_t in_row_bytes, int width, int height, float *out,
+                                        size_t out_row_floats, const char *device, int threads,
+                                        winent_error *err);
 
 
 /* ---- Engines: compute one chunk (the kernel contract) ---------------- */
@@ -97,33 +158,41 @@ typedef enum winent_engine_kind {
 
 typedef struct winent_engine winent_engine;
 
-/* Number of usable CUDA devices; 0 without a GPU, a driver, or a CUDA build. */
+/* Number of usable CUDA devices; 0 without a GPU, a driver, or a CUDA
+ * build. Thread-safe. */
 WINENT_API int winent_gpu_count(void);
 
 /* An engine for chunks of at most `max_width` x `max_in_rows` input pixels.
  * `device` is the CUDA device for WINENT_ENGINE_GPU; `threads` the OpenMP
- * threads for the CPU engine (0: all cores). On failure *out is NULL and
- * `msg` (if not NULL) holds the reason. */
+ * threads for the CPU engine (0: all cores). Returns WINENT_OK with the
+ * engine in *out, or the status with *out NULL and the reason in `err`
+ * (may be NULL): WINENT_ERR_USAGE for bad options (as
+ * winent_compute_opts_validate), WINENT_ERR_DEVICE for a GPU not usable.
+ * Thread-safe (each call makes its own engine). */
 WINENT_API winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_kind kind,
                                               int device, int max_width, int max_in_rows,
-                                              int threads, winent_engine **out, char *msg,
-                                              size_t msg_len);
+                                              int threads, winent_engine **out,
+                                              winent_error *err);
 
 /* Compute output rows [y0, y1) of an image `width` x `height` from its input
  * rows [in_y0, in_y0 + in_h) (samples of the options' dtype, native byte
  * order, `row_bytes` apart), which must cover [y0 - ky/2, y1 + ky/2) clipped
  * to the image. Output rows go to `out`, `out_stride` floats apart. Every
- * engine gives the same bits. One caller at a time per engine. */
+ * engine gives the same bits. Returns the status; the reason of a failure
+ * is in winent_engine_error(e). One caller at a time per engine. */
 WINENT_API winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t row_bytes,
                                                int width, int height, int in_y0, int in_h, int y0,
                                                int y1, float *out, size_t out_stride);
 
-/* The message of the engine's last failure ("" when none). */
-WINENT_API const char *winent_engine_message(const winent_engine *e);
+/* The engine's last failure (status WINENT_OK and "" when the last call
+ * succeeded, or for NULL). Valid until the next call on `e`; same thread
+ * rules as winent_engine_compute. */
+WINENT_API const winent_error *winent_engine_error(const winent_engine *e);
 
+/* Free the engine (NULL is fine). Not while a call on it runs. */
 WINENT_API void winent_engine_free(winent_engine *e);
 
-/* ---- Running a job: input -> entropy map -> output -------------------- */
+/* ---- Job options, progress and figures ---------------------------------- */
 
 typedef enum winent_interleave {
     WINENT_INTERLEAVE_BSQ = 0, /* band after band */
@@ -220,14 +289,9 @@ typedef struct winent_job_opts {
     const char *device;         /* "auto", "cpu", "gpu" or a list "0,2" */
     int threads;                /* 0: all cores */
     uint64_t mem_bytes;         /* host memory budget for the pipeline's buffers */
-    /* In-memory job (benchmarks): when `memory_in` is set, input and output
-     * are these buffers (width x height samples of compute.dtype in, floats
-     * out) and input/output paths are ignored. */
-    const void *memory_in;
-    float *memory_out;
     /* --range auto: compute.range_lo/hi are taken from the band's recorded
-     * statistics (winent_source_stats), else from a first pass over the
-     * band (a file or memory input only: a stream is a usage error). */
+     * statistics (a .aux.xml, the TIFF's GDAL metadata), else from a first
+     * pass over the band (a file only: a stream is a usage error). */
     int range_auto;
     /* --sidecar: write an ENVI header (OUTPUT.hdr appended to the name)
      * beside a raw output file, so that GDAL opens the map with its
@@ -238,29 +302,88 @@ typedef struct winent_job_opts {
      * header's georeferencing, nodata and provenance. Nothing is computed:
      * the compute and raw-input options are ignored. */
     int decode;
-    /* Callbacks (may be NULL), called from the thread that runs the job. */
+    /* Callbacks (may be NULL), called from the thread that runs the job
+     * (the one in winent_job_run), never two at once. on_progress comes
+     * about every 0.25 s and after the last row; it may call
+     * winent_job_cancel on its own job (through `user`). */
     void (*on_progress)(void *user, const winent_progress *p);
     void (*on_notice)(void *user, const char *line); /* one line, e.g. a fallback */
     void *user;
 } winent_job_opts;
 
 /* Defaults: 5x5, base e, auto device, all cores, 1 GiB, zstd level and frame
- * rows chosen by the library (0 = default). */
+ * rows chosen by the library (0 = default). Thread-safe. */
 WINENT_API void winent_job_opts_default(winent_job_opts *o);
 
-/* Run a job. Returns its status; `msg` (msg_len bytes) receives the one-line
- * reason of a failure; `stats` (may be NULL) receives the figures. A file
- * output appears at its name only on success (fsynced, then renamed); a
- * pipe, device or /dev/fd/N output is written in place (docs/SPEC.md,
- * "Outputs"). An output that is the input, an unknown extension without
- * --format, or a GeoTIFF to a stream is WINENT_ERR_USAGE before any work.
- * winent_interrupt() stops a running job with WINENT_ERR_INTERRUPTED. One
- * job at a time per process. */
-WINENT_API winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char *msg,
-                                    size_t msg_len);
+/* Check a job's options before any work, with the checks and one-line
+ * messages of the CLI (which calls this after reading its command line):
+ * winent_compute_opts_validate's (the dtype-dependent ones only with
+ * dtype_given; the range's not with range_auto), --bins without a range,
+ * each number in its range (window, bins, --size, --bands, --band, --level,
+ * --frame-rows, --tile, --preview-size, --threads, --mem), the enums, the
+ * --device list's syntax, --preview-size without --preview, and an input
+ * named. What needs the files (an output that is the input, an unknown
+ * extension, a GPU that is not there) is checked by the run, also before
+ * any work. Returns WINENT_OK or WINENT_ERR_USAGE with the message in `err`
+ * (may be NULL). Thread-safe (it reads `o` only). */
+WINENT_API winent_status winent_job_opts_validate(const winent_job_opts *o, winent_error *err);
 
-/* Ask the running job to stop (async-signal-safe: call it from SIGINT). */
-WINENT_API void winent_interrupt(void);
+/* ---- Jobs: input file or stream -> entropy map -> output ------------------ */
+
+/* A job: its options, its own stop flag, its error and figures. No state
+ * is shared between jobs: several may run at once in one process, each
+ * cancelled on its own. */
+typedef struct winent_job winent_job;
+
+/* Make a job of the options `o`, validated (winent_job_opts_validate) and
+ * copied, strings included: `o` and its strings may be freed once this
+ * returns (`user` and the callbacks are kept as given). Returns WINENT_OK
+ * with the job in *job, or the status with *job NULL and the reason in
+ * `err` (may be NULL). Thread-safe. */
+WINENT_API winent_status winent_job_create(const winent_job_opts *o, winent_job **job,
+                                           winent_error *err);
+
+/* Run the job once, on the calling thread (it starts and joins its own
+ * workers). Returns its status; the message is in winent_job_error(job),
+ * the figures in winent_job_get_stats. A file output appears at its name
+ * only on success (fsynced, then renamed); a pipe, device or /dev/fd/N
+ * output is written in place (docs/SPEC.md, "Outputs"). An output that is
+ * the input, an unknown extension without a format, or a GeoTIFF to a
+ * stream is WINENT_ERR_USAGE before any work. A job cancelled before or
+ * during the run returns WINENT_ERR_INTERRUPTED ("interrupted") and leaves
+ * no file output (nor preview, nor sidecar) behind. A second call returns
+ * WINENT_ERR_USAGE without running (and says so in the job's error). One
+ * call at a time per job; different jobs may run at once on different
+ * threads. */
+WINENT_API winent_status winent_job_run(winent_job *job);
+
+/* Ask the job to stop. Thread-safe and async-signal-safe: one atomic store
+ * into the job. Callable before the run (the run then returns at once),
+ * during it (from another thread, a signal handler, or the job's own
+ * progress callback) or after it (no effect). The run then returns
+ * WINENT_ERR_INTERRUPTED as soon as its stages see the flag (a read waiting
+ * on an idle pipe polls it; the writer looks at least every 0.1 s), and a
+ * file output is not left behind. Not on a freed job. */
+WINENT_API void winent_job_cancel(winent_job *job);
+
+/* The job's error: WINENT_OK and "" before the run and after a success.
+ * Valid until winent_job_free; read it when no run is in progress. */
+WINENT_API const winent_error *winent_job_error(const winent_job *job);
+
+/* Copy the figures of the job's run into `stats` (all zeros before it).
+ * Call it when no run is in progress. */
+WINENT_API void winent_job_get_stats(const winent_job *job, winent_job_stats *stats);
+
+/* Free the job (NULL is fine). Not during its run, nor while another
+ * thread may still cancel it. */
+WINENT_API void winent_job_free(winent_job *job);
+
+/* Convenience: create, run, get_stats, free. Returns the status with the
+ * reason in `err` (may be NULL); `stats` (may be NULL) receives the
+ * figures. There is no job to cancel: use the job calls for that.
+ * Thread-safe as winent_job_run: several may run at once. */
+WINENT_API winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats,
+                                    winent_error *err);
 
 /* ---- This build --------------------------------------------------------- */
 
@@ -276,8 +399,9 @@ WINENT_API winent_status winent_version_print(FILE *out);
 
 /* Print the JSON header and the frame count of a .zst output of
  * winent-stream to `out` (the CLI's --info). WINENT_ERR_INPUT when the file
- * is missing or not a winent-stream .zst; `msg` holds the reason. */
-WINENT_API winent_status winent_info_print(const char *path, FILE *out, char *msg, size_t msg_len);
+ * is missing or not a winent-stream .zst, with the reason in `err` (may be
+ * NULL). Thread-safe: it shares no state. */
+WINENT_API winent_status winent_info_print(const char *path, FILE *out, winent_error *err);
 
 /* Verify a .zst output of winent-stream whole (the CLI's --info --check,
  * or --test, like zstd -t): the JSON header; every zstd frame decompressed,
@@ -291,10 +415,10 @@ WINENT_API winent_status winent_info_print(const char *path, FILE *out, char *ms
  * On success prints one line, "OK: N frames, W x H", to `out` and returns
  * WINENT_OK. Otherwise returns WINENT_ERR_INPUT (WINENT_ERR_OUTPUT when
  * `out` cannot be written, WINENT_ERR_INTERNAL when out of memory) with
- * the first problem in `msg`, a bad frame named by its index (0-based,
+ * the first problem in `err` (may be NULL), a bad frame named by its index (0-based,
  * data frames only), rows and byte offset: "FILE: frame 3 (rows 48-63) at
  * byte 123456: checksum mismatch". Thread-safe: it shares no state. */
-WINENT_API winent_status winent_info_check(const char *path, FILE *out, char *msg, size_t msg_len);
+WINENT_API winent_status winent_info_check(const char *path, FILE *out, winent_error *err);
 
 #ifdef __cplusplus
 }

@@ -385,11 +385,12 @@ static int run_case(int k, unsigned long long seed, const char *dir, const char 
         goto done;
     }
     /* The reference: the whole image as one chunk. */
-    if (winent_engine_create(&c.co, WINENT_ENGINE_REFERENCE, 0, c.w, c.h, 1, &e, msg, sizeof msg) !=
+    winent_error err;
+    if (winent_engine_create(&c.co, WINENT_ENGINE_REFERENCE, 0, c.w, c.h, 1, &e, &err) !=
             WINENT_OK ||
         winent_engine_compute(e, img, (size_t)c.w * winent_dtype_size(c.co.dtype), c.w, c.h, 0, c.h,
                               0, c.h, ref, (size_t)c.w) != WINENT_OK) {
-        snprintf(why, sizeof why, "reference: %s", e ? winent_engine_message(e) : msg);
+        snprintf(why, sizeof why, "reference: %s", e ? winent_engine_error(e)->message : err.message);
         goto done;
     }
     winent_job_opts o;
@@ -425,7 +426,8 @@ static int run_case(int k, unsigned long long seed, const char *dir, const char 
         }
         close(fd);
     }
-    winent_status st = winent_run(&o, NULL, msg, sizeof msg);
+    winent_status st = winent_run(&o, NULL, &err);
+    snprintf(msg, sizeof msg, "%s", err.message);
     /* A budget too small for the units of the output (a whole 512-row tile
      * row, a default .zst frame) is refused before any work, leaving no
      * file: then the next budget up, from the start of the input. */
@@ -439,7 +441,8 @@ static int run_case(int k, unsigned long long seed, const char *dir, const char 
             snprintf(why, sizeof why, "cannot rewind standard input");
             goto done;
         }
-        st = winent_run(&o, NULL, msg, sizeof msg);
+        st = winent_run(&o, NULL, &err);
+        snprintf(msg, sizeof msg, "%s", err.message);
     }
     if (st != WINENT_OK) {
         snprintf(why, sizeof why, "winent_run: %s: %s", winent_status_name(st), msg);

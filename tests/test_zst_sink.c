@@ -340,7 +340,9 @@ static void test_abort(void)
 static winent_status info_of(const char *path, char *out, size_t outn, char *msg)
 {
     FILE *f = tmpfile();
-    winent_status st = winent_info_print(path, f, msg, WINENT_MSG_LEN);
+    winent_error err;
+    winent_status st = winent_info_print(path, f, &err);
+    snprintf(msg, WINENT_MSG_LEN, "%s", err.message);
     rewind(f);
     size_t n = fread(out, 1, outn - 1, f);
     out[n] = '\0';

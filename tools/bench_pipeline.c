@@ -12,7 +12,7 @@
 
 #include "bench_common.h"
 #include "bench_pipeline.h"
-#include "winent.h"
+#include "pipeline/pipeline_bench.h"
 
 
 int bench_pipeline_main(int argc, char **argv)
@@ -82,19 +82,26 @@ int bench_pipeline_main(int argc, char **argv)
     o.device = device;
     o.threads = threads;
     o.mem_bytes = mem;
-    o.memory_in = in;
-    o.memory_out = out;
+    o.input = "memory";
+    o.dtype_given = 1;
+    const winent_memory_io io = {in, 0, out, 0};
     double *t = calloc((size_t)repeat, sizeof *t);
     double *setup = calloc((size_t)repeat, sizeof *setup);
-    char msg[WINENT_MSG_LEN];
+    winent_err err;
     winent_job_stats st;
+    winent_error bad;
+    winent_err_clear(&err);
+    if (winent_job_opts_validate(&o, &bad) != WINENT_OK) {
+        fprintf(stderr, "winent-bench pipeline: %s\n", bad.message);
+        return (int)bad.status;
+    }
     for (int r = 0; r < repeat; r++) {
         double t0 = now_s();
-        winent_status rc = winent_run(&o, &st, msg, sizeof msg);
+        winent_status rc = winent_run_stage(&o, WINENT_STAGE_JOB, &io, NULL, NULL, &st, &err);
         t[r] = now_s() - t0;
         setup[r] = st.setup_s;
         if (rc != WINENT_OK) {
-            fprintf(stderr, "winent-bench pipeline: %s\n", msg);
+            fprintf(stderr, "winent-bench pipeline: %s\n", err.msg);
             return (int)rc;
         }
     }

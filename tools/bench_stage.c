@@ -77,18 +77,20 @@ int bench_stage_main(int argc, char **argv)
     }
     winent_job_opts j = c.job;
     winent_job_stats st;
+    winent_err err;
     void *in = NULL;
     float *map = NULL;
     int rc = 0;
+    winent_err_clear(&err);
     if (stage == WINENT_STAGE_DECODE) {
-        rc = (int)winent_run_stage(&j, stage, NULL, &st, msg, sizeof msg);
+        rc = (int)winent_run_stage(&j, stage, NULL, NULL, NULL, &st, &err);
         goto done;
     }
     winent_source_info info;
     memset(&info, 0, sizeof info);
     if ((rc = load_input(&j, &in, &info)) != 0)
         goto out;
-    j.memory_in = in;
+    winent_memory_io io = {in, 0, NULL, 0};
     j.width = info.width;
     j.height = info.height;
     j.compute.dtype = info.dtype;
@@ -97,7 +99,7 @@ int bench_stage_main(int argc, char **argv)
         j.compute.nodata = info.nodata;
     }
     if (stage == WINENT_STAGE_COMPUTE) {
-        rc = (int)winent_run_stage(&j, stage, NULL, &st, msg, sizeof msg);
+        rc = (int)winent_run_stage(&j, stage, &io, NULL, NULL, &st, &err);
         goto done;
     }
     map = malloc((size_t)info.width * (size_t)info.height * sizeof(float) + 4);
@@ -106,15 +108,13 @@ int bench_stage_main(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    j.memory_out = map;
-    if ((rc = (int)winent_run(&j, &st, msg, sizeof msg)) != 0)
+    io.out = map;
+    if ((rc = (int)winent_run_stage(&j, WINENT_STAGE_JOB, &io, NULL, NULL, &st, &err)) != 0)
         goto done;
-    j.memory_in = NULL;
-    j.memory_out = NULL;
-    rc = (int)winent_run_stage(&j, stage, map, &st, msg, sizeof msg);
+    rc = (int)winent_run_stage(&j, stage, NULL, map, NULL, &st, &err);
 done:
     if (rc != 0)
-        fprintf(stderr, "%s: %s\n", PROG, msg);
+        fprintf(stderr, "%s: %s\n", PROG, err.msg);
     else
         cli_print_stats(stdout, &st);
 out:

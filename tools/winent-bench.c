@@ -149,7 +149,7 @@ static int engine_pass(winent_engine *e, const void *img, winent_dtype t, int W,
             winent_engine_compute(e, (const uint8_t *)img + (size_t)in_y0 * row_bytes, row_bytes,
                                   W, H, in_y0, in_y1 - in_y0, y0, y1, out + (size_t)y0 * W, W);
         if (st != WINENT_OK) {
-            fprintf(stderr, PROG ": CPU engine: %s\n", winent_engine_message(e));
+            fprintf(stderr, PROG ": CPU engine: %s\n", winent_engine_error(e)->message);
             return -1;
         }
     }
@@ -222,11 +222,11 @@ static int bench_cpu_main(int argc, char **argv)
         co.dtype = bc->dtype;
         co.base = WINENT_BASE_2;
         winent_engine *e = NULL;
-        char msg[WINENT_MSG_LEN];
+        winent_error err;
         int max_rows = o.chunk_rows + 2 * (bc->k / 2);
         if (winent_engine_create(&co, WINENT_ENGINE_CPU, 0, o.width, max_rows, o.threads, &e,
-                                 msg, sizeof msg) != WINENT_OK) {
-            fprintf(stderr, PROG ": CPU engine: %s\n", msg);
+                                 &err) != WINENT_OK) {
+            fprintf(stderr, PROG ": CPU engine: %s\n", err.message);
             rc = 1;
             goto done;
         }

@@ -42,3 +42,26 @@ void winent_err_merge(winent_err *dst, const winent_err *src)
     if (dst->status == WINENT_OK && src->status != WINENT_OK)
         *dst = *src;
 }
+
+void winent_error_clear(winent_error *out)
+{
+    if (out == NULL)
+        return;
+    out->status = WINENT_OK;
+    out->message[0] = '\0';
+}
+
+winent_status winent_err_export(const winent_err *e, winent_status st, winent_error *out)
+{
+    if (out == NULL)
+        return st;
+    winent_error_clear(out);
+    if (st == WINENT_OK)
+        return st;
+    out->status = st;
+    if (e != NULL && e->status != WINENT_OK && e->msg[0] != '\0')
+        snprintf(out->message, sizeof out->message, "%s", e->msg);
+    else
+        snprintf(out->message, sizeof out->message, "%s", winent_status_name(st));
+    return st;
+}

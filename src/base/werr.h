@@ -34,6 +34,15 @@ winent_status winent_err_vset_at(winent_err *e, const char *file, int line, wine
 /* Copy `src` into `dst` unless `dst` already holds an error. */
 void winent_err_merge(winent_err *dst, const winent_err *src);
 
+/* The public form (winent.h) of an internal error, for a function of the
+ * API returning `st`: WINENT_OK clears `out`; a failure copies `e`'s
+ * message (or names the status when `e` holds none). `out` may be NULL.
+ * Returns `st`. */
+winent_status winent_err_export(const winent_err *e, winent_status st, winent_error *out);
+
+/* Clear a public error (NULL is fine). */
+void winent_error_clear(winent_error *out);
+
 #define WINENT_ERR(e, st, ...) winent_err_set_at((e), __FILE__, __LINE__, (st), __VA_ARGS__)
 
 /* Return-if-error and forward: `st` is evaluated once. */

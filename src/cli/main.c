@@ -8,10 +8,17 @@
 
 #include "options.h"
 
+/* The one job this program runs, for the signal handler: the program's own
+ * static (the library keeps none). Set before the handlers are installed,
+ * cleared once the signals are ignored again, before the job is freed. */
+static winent_job *volatile running_job;
+
 static void on_signal(int sig)
 {
     (void)sig;
-    winent_interrupt();
+    winent_job *job = running_job;
+    if (job)
+        winent_job_cancel(job); /* one atomic store: async-signal-safe */
 }
 
 /* SPEC section 6: SIGINT, SIGTERM and SIGHUP stop the job cleanly (exit
@@ -29,6 +36,17 @@ static void install_signals(void)
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN); /* write() fails with EPIPE */
     signal(SIGXFSZ, SIG_IGN); /* write() fails with EFBIG */
+}
+
+static void ignore_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
 }
 
 typedef struct cli_state {
@@ -76,28 +94,45 @@ int main(int argc, char **argv)
         cli_free(&c);
         return (int)st;
     }
+    winent_error err;
     if (c.info) {
-        st = c.check ? winent_info_check(c.info_path, stdout, msg, sizeof msg)
-                     : winent_info_print(c.info_path, stdout, msg, sizeof msg);
+        st = c.check ? winent_info_check(c.info_path, stdout, &err)
+                     : winent_info_print(c.info_path, stdout, &err);
         if (st != WINENT_OK)
-            fprintf(stderr, "winent-stream: %s\n", msg);
+            fprintf(stderr, "winent-stream: %s\n", err.message);
         cli_free(&c);
         return (int)st;
     }
-    install_signals();
     cli_state state = {0};
     int show_progress = c.quiet ? 0 : c.progress >= 0 ? c.progress : isatty(STDERR_FILENO);
     c.job.user = &state;
     c.job.on_notice = c.quiet ? NULL : on_notice;
     c.job.on_progress = show_progress ? on_progress : NULL;
-    winent_job_stats stats;
-    st = winent_run(&c.job, &stats, msg, sizeof msg);
+    winent_job *job = NULL;
+    st = winent_job_create(&c.job, &job, &err);
+    if (st != WINENT_OK) {
+        fprintf(stderr, "winent-stream: %s\n", err.message);
+        cli_free(&c);
+        return (int)st;
+    }
+    running_job = job;
+    install_signals();
+    st = winent_job_run(job);
+    /* The job is done: a signal now changes nothing. Ignored process-wide
+     * (a signal may land on any thread, an idle OpenMP worker's too), so
+     * no handler starts on the job once it is freed. */
+    ignore_signals();
+    running_job = NULL;
     if (state.progress_shown)
         fputc('\n', stderr);
-    if (st != WINENT_OK)
-        fprintf(stderr, "winent-stream: %s\n", msg);
-    else if (c.stats)
+    if (st != WINENT_OK) {
+        fprintf(stderr, "winent-stream: %s\n", winent_job_error(job)->message);
+    } else if (c.stats) {
+        winent_job_stats stats;
+        winent_job_get_stats(job, &stats);
         cli_print_stats(stderr, &stats);
+    }
+    winent_job_free(job);
     cli_free(&c);
     return (int)st;
 }

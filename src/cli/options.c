@@ -184,6 +184,17 @@ static int parse_dtype(const char *s, winent_dtype *t)
     return -1;
 }
 
+/* The library's checks of the values (winent_job_opts_validate): the
+ * same message from the CLI, the library and Python. */
+static winent_status validate(const winent_job_opts *j, char *msg, size_t n)
+{
+    winent_error err;
+    winent_status st = winent_job_opts_validate(j, &err);
+    if (st != WINENT_OK)
+        snprintf(msg, n, "%s", err.message);
+    return st;
+}
+
 void cli_free(cli_opts *c)
 {
     free(c->command_line);
@@ -461,7 +472,7 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
                          c->compute_option);
         j->input = pos[0];
         j->output = pos[1];
-        return WINENT_OK;
+        return validate(j, msg, n);
     }
     if (npos != 2)
         return usage(msg, n, "give an INPUT and an OUTPUT (see --help)");
@@ -471,7 +482,7 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
         return usage(msg, n, "--bins: needs --range LO:HI (or --range auto)");
     if ((j->compute.range_hi > j->compute.range_lo || j->range_auto) && j->compute.bins == 0)
         j->compute.bins = 256;
-    return WINENT_OK;
+    return validate(j, msg, n);
 }
 
 void cli_print_stats(FILE *f, const winent_job_stats *s)

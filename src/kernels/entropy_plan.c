@@ -1,29 +1,61 @@
 #include "entropy_plan.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static winent_status check_opts(const winent_compute_opts *o, winent_err *err)
+/* The most bins: the CLI's --bins limit (histograms of 2^30 counts are
+ * already 4 GiB per thread). */
+#define BINS_MAX (1u << 30)
+
+winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known, int range_auto,
+                                   winent_err *err)
 {
-    if (o->kx < 1 || o->kx > 255 || o->ky < 1 || o->ky > 255 || o->kx % 2 == 0 || o->ky % 2 == 0)
+    if (o->kx < 1 || o->kx > 255 || o->ky < 1 || o->ky > 255 || o->kx % 2 == 0 || o->ky % 2 == 0) {
+        /* The window as the CLI's --window takes it: K for a square one. */
+        char w[32];
+        if (o->kx == o->ky)
+            snprintf(w, sizeof w, "%d", o->kx);
+        else
+            snprintf(w, sizeof w, "%dx%d", o->kx, o->ky);
         return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--window: %dx%d: each side must be odd, from 1 to 255", o->kx, o->ky);
-    if ((unsigned)o->dtype >= WINENT_DTYPE_COUNT)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--dtype: unknown sample type");
-    if ((unsigned)o->base > WINENT_BASE_10)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--base: must be e, 2 or 10");
-    if (o->bins > 0 || winent_dtype_is_float(o->dtype)) {
-        if (!(o->range_hi > o->range_lo) || !isfinite(o->range_lo) || !isfinite(o->range_hi)) {
-            if (winent_dtype_is_float(o->dtype) && o->range_lo == 0.0 && o->range_hi == 0.0)
-                return WINENT_ERR(err, WINENT_ERR_USAGE,
-                                  "--range: %s input needs --range LO:HI (and optionally --bins N)",
-                                  winent_dtype_name(o->dtype));
-            return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--range: needs finite LO < HI (with --bins)");
-        }
+                          "--window: '%s': give K or WxH, odd sides from 1 to 255", w);
     }
+    if ((unsigned)o->base > WINENT_BASE_10)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--base: '%d': use e, 2 or 10", (int)o->base);
+    if (dtype_known && (unsigned)o->dtype >= WINENT_DTYPE_COUNT)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--dtype: '%d': use u8, i8, u16, i16, u32, i32, f32 or f64",
+                          (int)o->dtype);
+    if (o->bins > BINS_MAX)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--bins: '%u': give a whole number from 1 to 1073741824", o->bins);
+    if (range_auto)
+        return WINENT_OK; /* the range comes from the data */
+    const int unset = o->range_lo == 0.0 && o->range_hi == 0.0;
+    if (unset && dtype_known && winent_dtype_is_float(o->dtype))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--range: %s input needs --range LO:HI (and optionally --bins N)",
+                          winent_dtype_name(o->dtype));
+    if (unset && o->bins > 0)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--bins: needs --range LO:HI (or --range auto)");
+    /* A range given is checked even where it goes unused (an integer input
+     * without bins): it is a mistake either way. */
+    if (!unset &&
+        (!isfinite(o->range_lo) || !isfinite(o->range_hi) || !(o->range_hi > o->range_lo)))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--range: '%.15g:%.15g': give finite numbers LO:HI with LO < HI, or "
+                          "auto",
+                          o->range_lo, o->range_hi);
     return WINENT_OK;
+}
+
+winent_status winent_compute_opts_validate(const winent_compute_opts *o, winent_error *err)
+{
+    winent_err e;
+    winent_err_clear(&e);
+    return winent_err_export(&e, winent_compute_check(o, 1, 0, &e), err);
 }
 
 static void make_rule(const winent_compute_opts *o, winent_code_rule *r)
@@ -67,7 +99,7 @@ winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out
 {
     winent_plan *p = NULL;
     *out = NULL;
-    WINENT_TRY(check_opts(o, err));
+    WINENT_TRY(winent_compute_check(o, 1, 0, err));
     p = calloc(1, sizeof *p);
     if (p == NULL)
         goto nomem;

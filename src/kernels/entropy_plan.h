@@ -34,8 +34,15 @@ typedef struct winent_plan {
     int64_t *du;              /* owned; [0..nmax-1]: t[c+1] - t[c] */
 } winent_plan;
 
-/* Check the options (SPEC 1-2) and build the tables. Errors are usage
- * errors naming the option. */
+/* winent_compute_opts_validate's checks (usage errors naming the CLI's
+ * option), as a job needs them: `dtype_known` 0 leaves out those that
+ * depend on the dtype (a file's is known once it is opened), `range_auto`
+ * 1 those of the range (it comes from the data). */
+winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known, int range_auto,
+                                   winent_err *err);
+
+/* Check the options (SPEC 1-2, winent_compute_check) and build the tables.
+ * Errors are usage errors naming the option. */
 winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out, winent_err *err);
 void winent_plan_free(winent_plan *p);
 

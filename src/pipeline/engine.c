@@ -18,6 +18,7 @@ struct winent_engine {
     winent_cpu_engine *cpu;      /* owned, CPU kind */
     winent_gpu_engine *gpu;      /* owned, GPU kind */
     winent_err err;              /* last failure */
+    winent_error pub;            /* its public form (winent_engine_error) */
 };
 
 int winent_gpu_count(void)
@@ -36,15 +37,15 @@ static int default_threads(void)
 
 winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_kind kind,
                                    int device, int max_width, int max_in_rows, int threads,
-                                   winent_engine **out, char *msg, size_t msg_len)
+                                   winent_engine **out, winent_error *err)
 {
     winent_status st = WINENT_OK;
     winent_engine *e = calloc(1, sizeof *e);
     *out = NULL;
     if (e == NULL) {
-        if (msg && msg_len)
-            snprintf(msg, msg_len, "out of memory");
-        return WINENT_ERR_INTERNAL;
+        winent_err oom;
+        winent_err_clear(&oom);
+        return winent_err_export(&oom, WINENT_ERR(&oom, WINENT_ERR_INTERNAL, "out of memory"), err);
     }
     winent_err_clear(&e->err);
     e->kind = kind;
@@ -57,10 +58,9 @@ winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_k
         WINENT_TRY_GOTO(st, winent_gpu_engine_create(e->plan, device, max_width, max_in_rows, 1,
                                                      &e->gpu, &e->err));
     *out = e;
-    return WINENT_OK;
+    return winent_err_export(NULL, WINENT_OK, err);
 fail:
-    if (msg && msg_len)
-        snprintf(msg, msg_len, "%s", e->err.msg);
+    winent_err_export(&e->err, st, err);
     winent_engine_free(e);
     return st;
 }
@@ -72,21 +72,25 @@ winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t r
     const winent_chunk c = {rows, row_bytes, width, height, in_y0, in_h, y0, y1};
     int need_y0, need_h;
     winent_chunk_input_rows(y0, y1, e->plan->ry, height, &need_y0, &need_h);
+    winent_status st;
     winent_err_clear(&e->err);
     if (y0 < 0 || y1 > height || y0 > y1 || need_y0 < in_y0 || need_y0 + need_h > in_y0 + in_h)
-        return WINENT_ERR(&e->err, WINENT_ERR_USAGE,
-                          "rows [%d, %d) need input rows [%d, %d), got [%d, %d)", y0, y1, need_y0,
-                          need_y0 + need_h, in_y0, in_y0 + in_h);
-    switch (e->kind) {
-    case WINENT_ENGINE_CPU: return winent_cpu_engine_compute(e->cpu, &c, out, out_stride, &e->err);
-    case WINENT_ENGINE_GPU: return winent_gpu_engine_compute(e->gpu, &c, out, out_stride, &e->err);
-    default: return winent_reference_compute(e->plan, &c, out, out_stride, &e->err);
-    }
+        st = WINENT_ERR(&e->err, WINENT_ERR_USAGE,
+                        "rows [%d, %d) need input rows [%d, %d), got [%d, %d)", y0, y1, need_y0,
+                        need_y0 + need_h, in_y0, in_y0 + in_h);
+    else if (e->kind == WINENT_ENGINE_CPU)
+        st = winent_cpu_engine_compute(e->cpu, &c, out, out_stride, &e->err);
+    else if (e->kind == WINENT_ENGINE_GPU)
+        st = winent_gpu_engine_compute(e->gpu, &c, out, out_stride, &e->err);
+    else
+        st = winent_reference_compute(e->plan, &c, out, out_stride, &e->err);
+    return winent_err_export(&e->err, st, &e->pub);
 }
 
-const char *winent_engine_message(const winent_engine *e)
+const winent_error *winent_engine_error(const winent_engine *e)
 {
-    return e ? e->err.msg : "";
+    static const winent_error none = {WINENT_OK, ""}; /* constant: no shared state */
+    return e ? &e->pub : &none;
 }
 
 void winent_engine_free(winent_engine *e)

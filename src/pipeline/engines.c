@@ -120,14 +120,11 @@ static void pin_chunk(pipeline *p, chunk *c)
  * GPU uses them (unpinned after the job). */
 static void pin_user(pipeline *p)
 {
-    const winent_job_opts *o = p->opts;
     pthread_mutex_lock(&p->lock);
     if (p->user_pinned == 0) {
-        size_t in = p->row_bytes * (size_t)p->height;
-        size_t out = sizeof(float) * (size_t)p->width * (size_t)p->height;
-        int ok = winent_cuda_host_register((void *)o->memory_in, in) == 0;
-        if (ok && o->memory_out && winent_cuda_host_register(o->memory_out, out) != 0) {
-            winent_cuda_host_unregister((void *)o->memory_in);
+        int ok = winent_cuda_host_register((void *)p->mem_in, p->mem_in_bytes) == 0;
+        if (ok && p->mem_out && winent_cuda_host_register(p->mem_out, p->mem_out_bytes) != 0) {
+            winent_cuda_host_unregister((void *)p->mem_in);
             ok = 0;
         }
         p->user_pinned = ok ? 1 : -1;
@@ -145,19 +142,19 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     pthread_mutex_unlock(&p->lock);
     if (c->registered == 0)
         pin_chunk(p, c);
-    if (p->opts->memory_in)
+    if (p->mem_in)
         pin_user(p);
-    winent_chunk v = {c->rows, p->row_bytes, p->width, p->height, c->in_y0, c->in_h, c->y0, c->y1};
+    winent_chunk v = {c->rows, p->rows_stride, p->width, p->height, c->in_y0, c->in_h, c->y0, c->y1};
     float *out = c->map;
     if (c->tail_engine == e) {
         /* The rows the CPU left: only their windows' input goes over (a
          * part of the chunk's own input rows). */
         winent_chunk_input_rows(c->tail_y0, c->y1, p->plan->ry, p->height, &v.in_y0, &v.in_h);
-        v.rows = c->rows + (size_t)(v.in_y0 - c->in_y0) * p->row_bytes;
+        v.rows = c->rows + (size_t)(v.in_y0 - c->in_y0) * p->rows_stride;
         v.y0 = c->tail_y0;
-        out = c->map + (size_t)(c->tail_y0 - c->y0) * (size_t)p->width;
+        out = c->map + (size_t)(c->tail_y0 - c->y0) * p->map_stride;
     }
-    return winent_gpu_engine_submit(e->state, slot, &v, out, (size_t)p->width, err);
+    return winent_gpu_engine_submit(e->state, slot, &v, out, p->map_stride, err);
 }
 
 static winent_status gpu_wait(engine *e, int slot, chunk *c, int may_claim, int *done,

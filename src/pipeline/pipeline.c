@@ -1,8 +1,9 @@
-/* winent_run: set up the source, the sink, the engines and the worker pool,
- * start the threads, and write the chunks in order from the calling
- * thread. winent_run_stage runs one stage of the same job alone. */
+/* winent_run_stage: set up the source, the sink, the engines and the worker
+ * pool, start the threads, and write the chunks in order from the calling
+ * thread; the whole job (winent_job_run, winent_entropy) or one stage of it
+ * alone (the benchmarks). Everything of a run lives in its `pipeline`: no
+ * process-global state, so runs on different threads do not meet. */
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,42 +25,15 @@
  * so first touches cost one fault per 2 MiB, not per 4 KiB. */
 #define HUGE_ALIGN ((size_t)2 << 20)
 
-static volatile sig_atomic_t interrupted; /* atomic access only */
-/* The running job's stop flag, raised from the signal handler too, so that
- * a read waiting on an idle pipe gives up. */
-static volatile int *volatile running_stop;
-
-void winent_interrupt(void)
-{
-    __atomic_store_n(&interrupted, 1, __ATOMIC_RELAXED);
-    volatile int *stop = running_stop;
-    if (stop)
-        __atomic_store_n(stop, 1, __ATOMIC_RELAXED);
-}
-
-int winent_pipeline_interrupted(void);
-int winent_pipeline_interrupted(void)
-{
-    return __atomic_load_n(&interrupted, __ATOMIC_RELAXED) != 0;
-}
-
-void winent_job_opts_default(winent_job_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    winent_compute_opts_default(&o->compute);
-    o->bands = 1;
-    o->band = 1;
-    o->tile = 512;
-    o->compress = WINENT_COMPRESS_ZSTD;
-    o->device = "auto";
-    o->mem_bytes = (uint64_t)1 << 30;
-}
-
 void winent_pipeline_fail(pipeline *p, const winent_err *e)
 {
     pthread_mutex_lock(&p->lock);
     winent_err_merge(&p->err, e);
-    __atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
+    /* Only from 0: a cancel already there stays (the job then ends
+     * interrupted, as the cancel asked). */
+    int running = 0;
+    __atomic_compare_exchange_n(p->stop, &running, WINENT_STOP_ERROR, 0, __ATOMIC_RELAXED,
+                                __ATOMIC_RELAXED);
     pthread_cond_broadcast(&p->work_cv);
     pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
@@ -85,24 +59,25 @@ static int all_cores(void)
 #endif
 }
 
-/* --device: auto, cpu, gpu, or a list of "cpu" and GPU numbers. */
+/* --device: auto, cpu, gpu, or a list of "cpu" and GPU numbers; the GPUs
+ * named must be there (device errors). */
 static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_err *err)
 {
-    const char *d = o->device ? o->device : "auto";
+    winent_device_list l;
+    WINENT_TRY(winent_device_list_parse(o->device, &l, err));
     p->ngpus = 0;
-    if (strcmp(d, "auto") == 0) {
+    if (l.automatic) {
         /* The CPU starts at once; GPUs come in later if the job is long
          * enough to gain from them (winent_gpu_launcher). */
         p->auto_device = 1;
         p->want_cpu = 1;
         return WINENT_OK;
     }
-    if (strcmp(d, "cpu") == 0) {
-        p->want_cpu = 1;
+    p->want_cpu = l.cpu;
+    if (l.cpu && !l.all_gpus && l.ngpus == 0)
         return WINENT_OK;
-    }
     int count = winent_cuda_device_count();
-    if (strcmp(d, "gpu") == 0) {
+    if (l.all_gpus) {
         if (count == 0)
             return WINENT_ERR(err, WINENT_ERR_DEVICE,
                               "--device gpu: no usable GPU (no CUDA device or driver%s)",
@@ -111,34 +86,12 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_
             p->gpu_ids[p->ngpus++] = i;
         return WINENT_OK;
     }
-    /* A list such as 0,2 or cpu,0. */
-    const char *s = d;
-    while (*s) {
-        char *end;
-        if (strncmp(s, "cpu", 3) == 0 && (s[3] == ',' || s[3] == '\0')) {
-            if (p->want_cpu)
-                return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: cpu named twice");
-            p->want_cpu = 1;
-            s += s[3] == ',' ? 4 : 3;
-            continue;
-        }
-        long id = strtol(s, &end, 10);
-        if (end == s || id < 0 || (*end != ',' && *end != '\0'))
-            return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--device: '%s': use auto, cpu, gpu or a list like 0,2 or cpu,0", d);
-        if (id >= count)
-            return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device: GPU %ld is not usable (%d found)",
-                              id, count);
-        for (int i = 0; i < p->ngpus; i++)
-            if (p->gpu_ids[i] == id)
-                return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: GPU %ld named twice", id);
-        if (p->ngpus == WINENT_MAX_GPUS)
-            return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: too many GPUs");
-        p->gpu_ids[p->ngpus++] = (int)id;
-        s = *end == ',' ? end + 1 : end;
+    for (int i = 0; i < l.ngpus; i++) {
+        if (l.gpus[i] >= count)
+            return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device: GPU %d is not usable (%d found)",
+                              l.gpus[i], count);
+        p->gpu_ids[p->ngpus++] = l.gpus[i];
     }
-    if (p->ngpus == 0 && !p->want_cpu)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: empty list");
     return WINENT_OK;
 }
 
@@ -175,18 +128,17 @@ static void *huge_alloc(size_t n)
 
 static int has_rows_own(const pipeline *p)
 {
-    return p->opts->memory_in == NULL && p->stage != WINENT_STAGE_ENCODE && p->map_in == NULL;
+    return p->mem_in == NULL && p->stage != WINENT_STAGE_ENCODE && p->map_in == NULL;
 }
 
 static int has_map_own(const pipeline *p)
 {
-    return p->opts->memory_out == NULL && p->stage != WINENT_STAGE_ENCODE &&
-           p->stage != WINENT_STAGE_DECODE;
+    return p->mem_out == NULL && p->stage != WINENT_STAGE_ENCODE && p->stage != WINENT_STAGE_DECODE;
 }
 
 static int has_units(const pipeline *p)
 {
-    return (p->stage == WINENT_STAGE_JOB && p->opts->memory_out == NULL && !p->raw_floats) ||
+    return (p->stage == WINENT_STAGE_JOB && p->mem_out == NULL && !p->raw_floats) ||
            p->stage == WINENT_STAGE_ENCODE;
 }
 
@@ -377,7 +329,7 @@ static winent_status open_source(pipeline *p, const winent_job_opts *o, winent_c
     winent_job_source_opts(o, &so);
     so.threads = p->threads;
     so.par = &p->par_hook;
-    so.stop = &p->stop;
+    so.stop = p->stop;
     WINENT_TRY(winent_source_open(&so, &p->source, err));
     const winent_source_info *info = winent_source_get_info(p->source);
     co->dtype = info->dtype;
@@ -397,7 +349,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     const winent_zst_map *map = p->map_in ? winent_zst_reader_map(p->map_in) : NULL;
     memset(so, 0, sizeof *so);
     so->path = o->output ? o->output : "-";
-    so->input_path = o->memory_in ? NULL : o->input;
+    so->input_path = p->mem_in ? NULL : o->input;
     so->format = o->format;
     so->width = p->width;
     so->height = p->height;
@@ -409,15 +361,15 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->bigtiff = o->bigtiff;
     so->compute = co;
     so->par = &p->par_hook;
-    so->source_name = o->input == NULL              ? "memory"
-                      : strcmp(o->input, "-") == 0 ? "standard input"
-                                                   : o->input;
+    so->source_name = o->input == NULL || p->mem_in ? "memory"
+                      : strcmp(o->input, "-") == 0  ? "standard input"
+                                                    : o->input;
     so->georef = info ? info->georef : NULL;
     so->nodata_in_play = co->has_nodata || winent_dtype_is_float(co->dtype);
     so->command_line = o->command_line;
-    so->source_band = o->memory_in ? 0 : o->band;
+    so->source_band = p->mem_in ? 0 : o->band;
     so->sidecar = o->sidecar;
-    so->stop = &p->stop;
+    so->stop = p->stop;
     if (map) {
         /* --decode: the map's own facts, as its header recorded them. */
         so->compute = &map->compute;
@@ -552,7 +504,7 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
     v->size = o->preview_size > 0 ? o->preview_size : WINENT_PREVIEW_SIZE_DEFAULT;
     v->vmax = co->base == WINENT_BASE_2 ? log2(n) : co->base == WINENT_BASE_10 ? log10(n) : log(n);
     v->unit = units[co->base];
-    v->stop = &p->stop;
+    v->stop = p->stop;
     int pw, ph;
     winent_preview_dims(p->width, p->height, v->size, &pw, &ph);
     snprintf(p->preview_text, sizeof p->preview_text,
@@ -560,19 +512,43 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
              "pixel the mean of the valid map pixels of its block, coloured on the scale 0 to "
              "%.6g %s; transparent where no pixel is valid",
              bases[co->base], co->kx, co->ky,
-             o->input == NULL || o->memory_in ? "memory"
-             : strcmp(o->input, "-") == 0     ? "standard input"
-                                              : o->input,
+             o->input == NULL || p->mem_in ? "memory"
+             : strcmp(o->input, "-") == 0  ? "standard input"
+                                           : o->input,
              p->width, p->height, pw, ph, v->vmax, v->unit);
     v->description = p->preview_text;
 }
 
-static winent_status run_job(const winent_job_opts *o, winent_stage stage, const float *map,
-                             winent_job_stats *stats, char *msg, size_t msg_len)
+/* A memory job's buffers into the pipeline: the rows' steps and extents. */
+static winent_status set_memory(pipeline *p, const winent_job_opts *o, const winent_memory_io *mem,
+                                winent_err *err)
+{
+    const size_t sample = winent_dtype_size(o->compute.dtype);
+    const size_t w = o->width > 0 ? (size_t)o->width : 0, h = o->height > 0 ? (size_t)o->height : 0;
+    if (mem->in == NULL)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "a memory job needs its input buffer");
+    p->mem_in = mem->in;
+    p->mem_out = mem->out;
+    p->rows_stride = mem->in_row_bytes ? mem->in_row_bytes : w * sample;
+    p->map_stride = mem->out_row_floats ? mem->out_row_floats : w;
+    if (p->rows_stride < w * sample || p->map_stride < w)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "rows %zu bytes apart cannot hold %zu samples of %zu bytes, or rows "
+                          "%zu floats apart %zu floats",
+                          p->rows_stride, w, sample, p->map_stride, w);
+    p->mem_in_bytes = h ? p->rows_stride * (h - 1) + w * sample : 0;
+    p->mem_out_bytes = h ? (p->map_stride * (h - 1) + w) * sizeof(float) : 0;
+    return WINENT_OK;
+}
+
+static winent_status run_job(const winent_job_opts *o, winent_stage stage,
+                             const winent_memory_io *mem, const float *map, volatile int *stop,
+                             winent_job_stats *stats, winent_err *err_out)
 {
     winent_status st = WINENT_OK;
     pipeline *p = calloc(1, sizeof *p);
     winent_plan *plan = NULL;
+    volatile int own_stop = 0; /* outlives every thread of the run (all joined) */
     winent_err err;
     winent_compute_opts co = o->compute;
     pthread_t reader;
@@ -583,12 +559,17 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     winent_err_clear(&err);
     if (stats)
         memset(stats, 0, sizeof *stats);
+    if (stop == NULL)
+        stop = &own_stop;
     if (p == NULL) {
         st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
         goto out;
     }
-    __atomic_store_n(&interrupted, 0, __ATOMIC_RELAXED);
-    running_stop = &p->stop;
+    p->stop = stop;
+    if (CANCELLED(p)) { /* cancelled before the run: nothing is opened */
+        st = WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
+        goto out;
+    }
     pthread_mutex_init(&p->lock, NULL);
     {
         pthread_condattr_t a;
@@ -614,28 +595,30 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
         st = WINENT_ERR(&err, WINENT_ERR_USAGE, "the encode stage needs a map");
         goto fail;
     }
+    if (mem && stage != WINENT_STAGE_ENCODE)
+        WINENT_TRY_GOTO(st, set_memory(p, o, mem, &err));
 
-    if ((stage == WINENT_STAGE_JOB && !o->memory_out) || stage == WINENT_STAGE_ENCODE)
+    if ((stage == WINENT_STAGE_JOB && !p->mem_out) || stage == WINENT_STAGE_ENCODE)
         /* Before anything is opened: an output that is the input, an
          * unknown extension, a GeoTIFF to a stream. */
-        WINENT_TRY_GOTO(st, winent_output_check(o->memory_in ? NULL : o->input,
+        WINENT_TRY_GOTO(st, winent_output_check(p->mem_in ? NULL : o->input,
                                                 o->output ? o->output : "-", o->format, &err));
     if (o->preview && stage == WINENT_STAGE_JOB)
-        WINENT_TRY_GOTO(st, winent_preview_check(o->preview, o->memory_in ? NULL : o->input,
-                                                 o->memory_out ? NULL
-                                                 : o->output   ? o->output
-                                                               : "-",
+        WINENT_TRY_GOTO(st, winent_preview_check(o->preview, p->mem_in ? NULL : o->input,
+                                                 p->mem_out  ? NULL
+                                                 : o->output ? o->output
+                                                             : "-",
                                                  &err));
     WINENT_TRY_GOTO(st, pick_devices(p, o, &err));
-    const int decoding = o->decode && stage == WINENT_STAGE_JOB && !o->memory_in;
-    if (o->sidecar && stage == WINENT_STAGE_JOB && !o->memory_out)
+    const int decoding = o->decode && stage == WINENT_STAGE_JOB && !p->mem_in;
+    if (o->sidecar && stage == WINENT_STAGE_JOB && !p->mem_out)
         WINENT_TRY_GOTO(st, winent_sidecar_check(o->output ? o->output : "-", o->format, &err));
     if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE || decoding) {
         p->want_cpu = 0;
         p->ngpus = 0;
         p->auto_device = 0;
     }
-    if ((o->dtype_given || o->memory_in || stage == WINENT_STAGE_ENCODE) && !decoding) {
+    if ((o->dtype_given || p->mem_in || stage == WINENT_STAGE_ENCODE) && !decoding) {
         /* Usage errors in the options come before any look at the input
          * (with --range auto, any range will do for the check). */
         winent_compute_opts check = co;
@@ -655,7 +638,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
         p->height = map->height;
         winent_compute_opts_default(&co);
         co.kx = co.ky = 1;
-    } else if (o->memory_in || stage == WINENT_STAGE_ENCODE) {
+    } else if (p->mem_in || stage == WINENT_STAGE_ENCODE) {
         p->width = o->width;
         p->height = o->height;
     } else {
@@ -672,11 +655,15 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     p->plan = plan;
     p->sample = winent_dtype_size(co.dtype);
     p->row_bytes = p->sample * (size_t)p->width;
+    if (p->mem_in == NULL)
+        p->rows_stride = p->row_bytes;
+    if (p->mem_out == NULL)
+        p->map_stride = (size_t)p->width;
     {
         winent_sink_opts so;
         sink_opts(p, o, &co, &so);
         p->format = winent_sink_format_of(&so);
-        if ((stage == WINENT_STAGE_JOB && o->memory_out == NULL) || stage == WINENT_STAGE_ENCODE) {
+        if ((stage == WINENT_STAGE_JOB && p->mem_out == NULL) || stage == WINENT_STAGE_ENCODE) {
             WINENT_TRY_GOTO(st, winent_sink_open(&so, &p->sink, &err));
             p->unit_rows = winent_sink_unit_rows(p->sink);
             p->parts = winent_sink_unit_parts(p->sink);
@@ -811,8 +798,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage, const
     if (st == WINENT_OK)
         warn_range(p, o);
     if (p->user_pinned == 1) {
-        winent_cuda_host_unregister((void *)o->memory_in);
-        winent_cuda_host_unregister(o->memory_out);
+        winent_cuda_host_unregister((void *)p->mem_in);
+        winent_cuda_host_unregister(p->mem_out);
     }
 fail:
     if (p->sink && (st != WINENT_OK || stage != WINENT_STAGE_JOB))
@@ -837,28 +824,26 @@ fail:
         pthread_mutex_destroy(&p->lock);
     }
 out:
-    running_stop = NULL;
-    if (winent_pipeline_interrupted() && st != WINENT_OK) {
+    /* A failure after a cancel is the cancel's doing (a read or a write
+     * that gave up, a stage that stopped): the job was interrupted. */
+    if (__atomic_load_n(stop, __ATOMIC_RELAXED) == WINENT_STOP_CANCEL && st != WINENT_OK) {
         st = WINENT_ERR_INTERRUPTED;
-        snprintf(err.msg, sizeof err.msg, "interrupted");
-        err.status = st;
+        winent_err_clear(&err);
+        WINENT_ERR(&err, st, "interrupted");
     }
     if (st != WINENT_OK && err.status == WINENT_OK)
-        st = WINENT_ERR_INTERNAL;
-    if (msg && msg_len)
-        snprintf(msg, msg_len, "%s", st == WINENT_OK ? "" : err.msg);
+        st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "internal error: a failure without a message");
+    if (err_out) {
+        winent_err_clear(err_out);
+        winent_err_merge(err_out, &err);
+    }
     free(p);
     return st;
 }
 
-winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, char *msg,
-                         size_t msg_len)
+winent_status winent_run_stage(const winent_job_opts *o, winent_stage stage,
+                               const winent_memory_io *mem, const float *map, volatile int *stop,
+                               winent_job_stats *stats, winent_err *err)
 {
-    return run_job(o, WINENT_STAGE_JOB, NULL, stats, msg, msg_len);
-}
-
-winent_status winent_run_stage(const winent_job_opts *o, winent_stage stage, const float *map,
-                               winent_job_stats *stats, char *msg, size_t msg_len)
-{
-    return run_job(o, stage, map, stats, msg, msg_len);
+    return run_job(o, stage, mem, map, stop, stats, err);
 }

@@ -1,19 +1,22 @@
 /*
- * pipeline_bench.h - one stage of a job run alone, with the job's own pool,
- * chunk geometry and threads, for the job harness (`winent-bench job`).
- * Not part of the public API: tools include it from src/.
+ * pipeline_bench.h - the pipeline's internal entry: a job run whole or one
+ * stage alone, from files or from memory buffers. winent_job_run and
+ * winent_entropy (job.c) run on it; so do the benchmarks (`winent-bench
+ * pipeline`, `winent-bench stage` for the job harness), which include it
+ * from src/. Not part of the public API.
  */
 #ifndef WINENT_PIPELINE_BENCH_H
 #define WINENT_PIPELINE_BENCH_H
 
+#include "base/werr.h"
 #include "tiles/source.h"
 #include "winent.h"
 
 typedef enum winent_stage {
-    WINENT_STAGE_JOB = 0, /* the whole job, as winent_run */
+    WINENT_STAGE_JOB = 0, /* the whole job, as winent_job_run */
     WINENT_STAGE_DECODE,  /* the source into the pipeline's input buffers:
                              nothing computed, encoded or written */
-    WINENT_STAGE_COMPUTE, /* o->memory_in (samples) through the engines of
+    WINENT_STAGE_COMPUTE, /* mem->in (samples) through the engines of
                              o->device into the pipeline's output buffers:
                              nothing read, encoded or written */
     WINENT_STAGE_ENCODE   /* `map` (o->width x o->height floats) encoded on
@@ -21,11 +24,37 @@ typedef enum winent_stage {
                              the encoded bytes are counted, not written */
 } winent_stage;
 
-/* Run `stage` of the job `o` alone. `map` is the float map for
- * WINENT_STAGE_ENCODE (ignored otherwise). Stats as winent_run's: wall_s
- * is the stage's time; bytes_out the encoded bytes for ENCODE. */
-winent_status winent_run_stage(const winent_job_opts *o, winent_stage stage, const float *map,
-                               winent_job_stats *stats, char *msg, size_t msg_len);
+/* A job in memory: instead of the input file, `in` (o->height rows of
+ * o->width samples of o->compute.dtype, `in_row_bytes` apart); instead of
+ * the output, `out` (rows of o->width floats, `out_row_floats` apart). The
+ * engines read and write the caller's buffers, with no copy. */
+typedef struct winent_memory_io {
+    const void *in;
+    size_t in_row_bytes;   /* 0: packed (o->width samples) */
+    float *out;            /* NULL: the map goes to the output (or, for
+                              WINENT_STAGE_COMPUTE, the pipeline's buffers) */
+    size_t out_row_floats; /* 0: packed (o->width floats) */
+} winent_memory_io;
+
+/* Values of a stop flag (`stop` below; the job's own in winent_job). 0:
+ * running. A failure raises WINENT_STOP_ERROR (only from 0); a cancel
+ * stores WINENT_STOP_CANCEL whatever was there, so the job ends
+ * WINENT_ERR_INTERRUPTED. Atomic access only. */
+#define WINENT_STOP_ERROR  1
+#define WINENT_STOP_CANCEL 2
+
+/* Run `stage` of the job `o` (WINENT_STAGE_JOB: the whole job). `mem` (may
+ * be NULL) makes it a memory job; `map` is the float map for
+ * WINENT_STAGE_ENCODE (ignored otherwise). `stop` is the job's stop flag
+ * (NULL: one of the run's own, nothing can cancel it); a run that finds
+ * WINENT_STOP_CANCEL there returns WINENT_ERR_INTERRUPTED at once. Stats
+ * (may be NULL) as winent_job_get_stats's: wall_s is the stage's time;
+ * bytes_out the encoded bytes for ENCODE. `o` is not validated here (the
+ * callers do: winent_job_create, winent_entropy). Thread-safe: runs share
+ * no state. */
+winent_status winent_run_stage(const winent_job_opts *o, winent_stage stage,
+                               const winent_memory_io *mem, const float *map, volatile int *stop,
+                               winent_job_stats *stats, winent_err *err);
 
 /* The source options of job `o` (its input and raw layout), as the
  * pipeline opens it; threads as o->threads, no stop flag, no pool. */

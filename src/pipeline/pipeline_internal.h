@@ -167,6 +167,13 @@ struct pipeline {
     /* Set up before the threads start, read-only afterwards. */
     const winent_job_opts *opts;
     winent_stage stage;
+    /* A memory job's buffers (winent_memory_io; NULL: from the source, to
+     * the sink) and the steps between rows of every chunk's rows and map:
+     * the caller's in a memory job, else the packed rows of our buffers. */
+    const uint8_t *mem_in;
+    float *mem_out;
+    size_t rows_stride;          /* bytes */
+    size_t map_stride;           /* floats */
     const float *stage_map;      /* WINENT_STAGE_ENCODE's input */
     const winent_plan *plan;
     winent_source *source;       /* reader thread only */
@@ -212,6 +219,7 @@ struct pipeline {
     int gpus_registered;         /* new buffers must be pinned as they are made */
     int user_pinned;             /* memory job: the caller's buffers pinned (1),
                                     not pinnable (-1), not yet tried (0) */
+    size_t mem_in_bytes, mem_out_bytes; /* their extents, for pinning */
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
     int n_fit, n_need;           /* chunks --mem holds; fewest that can work */
@@ -235,13 +243,16 @@ struct pipeline {
     winent_clamp_counts clamps;  /* samples clamped so far (the workers add theirs) */
     char range_from[160];        /* where the range came from (set before the threads) */
 
-    volatile int stop;           /* raised with the first error or an interrupt;
-                                    atomic access only (STOPPED): the signal
-                                    handler and sources read and write it
-                                    without the lock */
+    volatile int *stop;          /* borrowed: the job's stop flag (pipeline_bench.h:
+                                    WINENT_STOP_*), raised with the first error
+                                    or by winent_job_cancel; atomic access only
+                                    (STOPPED, CANCELLED): a signal handler,
+                                    other threads and the sources read and
+                                    write it without the lock */
 };
 
-#define STOPPED(p) __atomic_load_n(&(p)->stop, __ATOMIC_RELAXED)
+#define STOPPED(p)   (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) != 0)
+#define CANCELLED(p) (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) == WINENT_STOP_CANCEL)
 
 /* Record the first error and stop every stage (any thread, lock not held). */
 void winent_pipeline_fail(pipeline *p, const winent_err *e);
@@ -300,6 +311,21 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
  * statistics is WINENT_ERR_USAGE. */
 winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_compute_opts *co,
                                 winent_err *err);
+
+/* job_opts.c: --device ("auto", NULL too; "cpu"; "gpu"; a list of "cpu"
+ * and GPU numbers) as `l`; usage errors for its syntax only (whether the
+ * GPUs are there is the run's to find out). */
+typedef struct winent_device_list {
+    int automatic;              /* auto */
+    int all_gpus;               /* gpu: every GPU found */
+    int cpu;                    /* cpu, alone or in a list */
+    int ngpus;                  /* the list's GPUs, as named */
+    int gpus[WINENT_MAX_GPUS];
+} winent_device_list;
+winent_status winent_device_list_parse(const char *d, winent_device_list *l, winent_err *err);
+
+/* job_opts.c: winent_job_opts_validate with an internal error. */
+winent_status winent_job_check(const winent_job_opts *o, winent_err *err);
 
 /* Buffers of chunk `c`, made on first use (lock not held). */
 winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err);

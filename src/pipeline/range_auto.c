@@ -22,23 +22,36 @@
  * quarter of --mem), so that the pass stays within the job's budget. */
 #define SCAN_BLOCK_BYTES ((uint64_t)64 << 20)
 
-/* Min/max of `rows` rows of `row_bytes` on `threads` threads. */
+/* Min/max of rows [y0, y1) of `buf`, rows `stride` bytes apart. */
+static void minmax_span(const uint8_t *buf, int y0, int y1, size_t stride, int width, int dtype,
+                        const winent_compute_opts *co, winent_minmax *acc)
+{
+    const size_t packed = winent_dtype_size((winent_dtype)dtype) * (size_t)width;
+    if (stride == packed) { /* all at once */
+        winent_range_minmax(dtype, buf + stride * (size_t)y0, (size_t)width * (size_t)(y1 - y0),
+                            co->has_nodata, co->nodata, acc);
+        return;
+    }
+    for (int y = y0; y < y1; y++) /* a memory job's padded rows */
+        winent_range_minmax(dtype, buf + stride * (size_t)y, (size_t)width, co->has_nodata,
+                            co->nodata, acc);
+}
+
+/* Min/max of `rows` rows, `row_bytes` apart, on `threads` threads. */
 static void minmax_rows(const uint8_t *buf, int rows, size_t row_bytes, int width, int dtype,
                         const winent_compute_opts *co, int threads, winent_minmax *acc)
 {
     int parts = rows < threads * 4 ? rows : threads * 4;
-    winent_minmax *part = calloc((size_t)parts, sizeof *part);
+    winent_minmax *part = parts > 0 ? calloc((size_t)parts, sizeof *part) : NULL;
     if (part == NULL) { /* do it alone */
-        winent_range_minmax(dtype, buf, (size_t)width * (size_t)rows, co->has_nodata, co->nodata,
-                            acc);
+        minmax_span(buf, 0, rows, row_bytes, width, dtype, co, acc);
         return;
     }
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int k = 0; k < parts; k++) {
         int y0 = (int)((int64_t)rows * k / parts), y1 = (int)((int64_t)rows * (k + 1) / parts);
         winent_minmax_init(&part[k]);
-        winent_range_minmax(dtype, buf + row_bytes * (size_t)y0, (size_t)width * (size_t)(y1 - y0),
-                            co->has_nodata, co->nodata, &part[k]);
+        minmax_span(buf, y0, y1, row_bytes, width, dtype, co, &part[k]);
     }
     for (int k = 0; k < parts; k++)
         winent_minmax_merge(acc, &part[k]);
@@ -55,7 +68,7 @@ static winent_status scan_file(pipeline *p, const winent_job_opts *o, const wine
     uint8_t *buf = NULL;
     winent_job_source_opts(o, &so);
     so.threads = p->threads;
-    so.stop = &p->stop;
+    so.stop = p->stop;
     WINENT_TRY(winent_source_open(&so, &s, err));
     const winent_source_info *info = winent_source_get_info(s);
     const size_t row_bytes = winent_dtype_size(info->dtype) * (size_t)info->width;
@@ -100,10 +113,9 @@ winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_co
 {
     winent_minmax m;
     winent_minmax_init(&m);
-    if (o->memory_in) {
+    if (p->mem_in) {
         snprintf(p->range_from, sizeof p->range_from, "a first pass over the band");
-        const size_t row_bytes = winent_dtype_size(co->dtype) * (size_t)o->width;
-        minmax_rows(o->memory_in, o->height, row_bytes, o->width, (int)co->dtype, co, p->threads,
+        minmax_rows(p->mem_in, o->height, p->rows_stride, o->width, (int)co->dtype, co, p->threads,
                     &m);
     } else {
         winent_band_stats bs;

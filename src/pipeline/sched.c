@@ -430,7 +430,7 @@ static task next_task(pipeline *p)
 static void chunk_view(const pipeline *p, const chunk *c, winent_chunk *v)
 {
     v->rows = c->rows;
-    v->row_bytes = p->row_bytes;
+    v->row_bytes = p->rows_stride;
     v->width = p->width;
     v->height = p->height;
     v->in_y0 = c->in_y0;
@@ -451,8 +451,13 @@ static void band_span(const chunk *c, long b, int *ya, int *yb)
  * image is counted exactly once whatever the halos. */
 static void count_rows(const pipeline *p, const chunk *c, int ya, int yb, winent_clamp_counts *acc)
 {
-    const uint8_t *rows = c->rows + p->row_bytes * (size_t)(ya - c->in_y0);
-    winent_range_count(p->plan, rows, (size_t)p->width * (size_t)(yb - ya), acc);
+    const uint8_t *rows = c->rows + p->rows_stride * (size_t)(ya - c->in_y0);
+    if (p->rows_stride == p->row_bytes) { /* packed: all at once */
+        winent_range_count(p->plan, rows, (size_t)p->width * (size_t)(yb - ya), acc);
+        return;
+    }
+    for (int y = ya; y < yb; y++, rows += p->rows_stride) /* a memory job's padded rows */
+        winent_range_count(p->plan, rows, (size_t)p->width, acc);
 }
 
 static winent_status run_band(pipeline *p, int worker, const task *t, winent_clamp_counts *acc,
@@ -466,7 +471,7 @@ static winent_status run_band(pipeline *p, int worker, const task *t, winent_cla
     if (t->count)
         count_rows(p, t->c, ya, yb, acc);
     return winent_cpu_engine_compute_rows(p->cpu, worker, &v, ya, yb, t->c->map,
-                                          (size_t)p->width, err);
+                                          p->map_stride, err);
 }
 
 /* Piece k of a chunk a GPU computes: its input rows stay in place until
@@ -485,8 +490,8 @@ static winent_status add_to_preview(pipeline *p, winent_preview_scratch **pvs, c
 {
     if (*pvs == NULL)
         WINENT_TRY(winent_preview_scratch_create(p->preview, pvs, err));
-    return winent_preview_add_rows(p->preview, *pvs, c->map + (size_t)(ya - c->y0) * p->width,
-                                   (size_t)p->width, ya, yb, err);
+    return winent_preview_add_rows(p->preview, *pvs, c->map + (size_t)(ya - c->y0) * p->map_stride,
+                                   p->map_stride, ya, yb, err);
 }
 
 /* Piece k of a computed chunk: a unit (or a tile of it) to encode, or,
@@ -505,7 +510,7 @@ static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_pr
     int r0 = u * p->unit_rows;
     int nr = c->y1 - c->y0 - r0 < p->unit_rows ? c->y1 - c->y0 - r0 : p->unit_rows;
     return winent_sink_encode_part(*enc, c->y0 / p->unit_rows + u, part,
-                                   c->map + (size_t)r0 * (size_t)p->width, nr, &c->units[k],
+                                   c->map + (size_t)r0 * p->map_stride, nr, &c->units[k],
                                    err);
 }
 

@@ -5,8 +5,6 @@
 
 #include "pipeline_internal.h"
 
-int winent_pipeline_interrupted(void);
-
 /* ---- reader -------------------------------------------------------- */
 
 static chunk *find_state(pipeline *p, chunk_state st)
@@ -45,13 +43,12 @@ static chunk *take_free(pipeline *p, int *fresh, double *wait)
 void *winent_stage_reader(void *arg)
 {
     pipeline *p = arg;
-    const winent_job_opts *o = p->opts;
     winent_err err;
     winent_err_clear(&err);
     const int ry = p->plan->ry;
     const size_t rb = p->row_bytes;
     const int from_source =
-        p->stage != WINENT_STAGE_ENCODE && o->memory_in == NULL && p->map_in == NULL;
+        p->stage != WINENT_STAGE_ENCODE && p->mem_in == NULL && p->map_in == NULL;
     /* The last 2 ry rows read: the next chunk's upper halo. */
     uint8_t *carry = from_source ? malloc(rb * (size_t)(2 * ry) + 1) : NULL;
     int carry_y0 = 0, next_read = 0;
@@ -83,11 +80,11 @@ void *winent_stage_reader(void *arg)
         c->engine = NULL;
         c->previewed_to = c->y0;
         winent_chunk_input_rows(c->y0, c->y1, ry, p->height, &c->in_y0, &c->in_h);
-        c->map = o->memory_out ? o->memory_out + (size_t)c->y0 * (size_t)p->width : c->map_own;
+        c->map = p->mem_out ? p->mem_out + (size_t)c->y0 * p->map_stride : c->map_own;
         chunk_state next = CHUNK_READY;
         if (p->stage == WINENT_STAGE_ENCODE) {
             /* The map is the input: straight to the encoders. */
-            c->map = (float *)p->stage_map + (size_t)c->y0 * (size_t)p->width;
+            c->map = (float *)p->stage_map + (size_t)c->y0 * p->map_stride;
             next = CHUNK_ENCODING;
         } else if (p->map_in) {
             /* --decode: the rows of the map, straight to the encoders (or,
@@ -99,8 +96,8 @@ void *winent_stage_reader(void *arg)
                 break;
             }
             next = p->encodes && c->npieces > 0 ? CHUNK_ENCODING : CHUNK_DONE;
-        } else if (o->memory_in) {
-            c->rows = (uint8_t *)o->memory_in + rb * (size_t)c->in_y0;
+        } else if (p->mem_in) {
+            c->rows = (uint8_t *)p->mem_in + p->rows_stride * (size_t)c->in_y0;
         } else {
             c->rows = c->rows_own;
             /* Rows before next_read come from the carry, the rest from the source. */
@@ -189,7 +186,7 @@ static winent_status write_chunk(pipeline *p, const chunk *c, winent_err *err)
         pthread_mutex_unlock(&p->lock);
         return WINENT_OK;
     }
-    if (p->stage != WINENT_STAGE_JOB || p->opts->memory_out)
+    if (p->stage != WINENT_STAGE_JOB || p->mem_out)
         return WINENT_OK;
     if (p->raw_floats)
         return winent_sink_write_floats(p->sink, c->map,
@@ -213,13 +210,9 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         winent_sched_maybe_launch_locked(p);
         chunk *c = find_seq_done(p, next);
         if (c == NULL) {
+            /* Timed: a cancel (a store into the job's flag, from a signal
+             * handler too) wakes nobody; the loop's test sees it. */
             winent_cond_wait_ms(&p->state_cv, &p->lock, 100);
-            if (winent_pipeline_interrupted()) {
-                pthread_mutex_unlock(&p->lock);
-                WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
-                winent_pipeline_fail(p, &err);
-                pthread_mutex_lock(&p->lock);
-            }
             continue;
         }
         pthread_mutex_unlock(&p->lock);
@@ -252,7 +245,8 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     }
     flush_notices(p);
     pthread_mutex_unlock(&p->lock);
-    if (winent_pipeline_interrupted() && err.status == WINENT_OK) {
+    if (CANCELLED(p) && err.status == WINENT_OK) {
+        /* Records why, and wakes every stage still waiting. */
         WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
         winent_pipeline_fail(p, &err);
     }
@@ -265,7 +259,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         winent_status st = WINENT_OK;
         if (p->preview)
             st = winent_preview_write(p->preview, &err);
-        if (st == WINENT_OK && !p->opts->memory_out)
+        if (st == WINENT_OK && !p->mem_out)
             st = winent_sink_finish(p->sink, &err);
         if (st == WINENT_OK && p->preview)
             st = winent_preview_commit(p->preview, &err);

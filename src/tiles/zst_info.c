@@ -306,12 +306,25 @@ static winent_status with_file(const char *path, const char *what, FILE *out, ch
     return st;
 }
 
-winent_status winent_info_print(const char *path, FILE *out, char *msg, size_t msg_len)
+/* The public form of a result: the message with_file left in `msg`. */
+static winent_status export_msg(winent_status st, const char *msg, winent_error *err)
 {
-    return with_file(path, "--info", out, msg, msg_len, info_run);
+    winent_err e;
+    winent_err_clear(&e);
+    if (st != WINENT_OK)
+        WINENT_ERR(&e, st, "%s", msg);
+    return winent_err_export(&e, st, err);
 }
 
-winent_status winent_info_check(const char *path, FILE *out, char *msg, size_t msg_len)
+winent_status winent_info_print(const char *path, FILE *out, winent_error *err)
 {
-    return with_file(path, "--info --check", out, msg, msg_len, check_run);
+    char msg[WINENT_MSG_LEN];
+    return export_msg(with_file(path, "--info", out, msg, sizeof msg, info_run), msg, err);
+}
+
+winent_status winent_info_check(const char *path, FILE *out, winent_error *err)
+{
+    char msg[WINENT_MSG_LEN];
+    return export_msg(with_file(path, "--info --check", out, msg, sizeof msg, check_run), msg,
+                      err);
 }

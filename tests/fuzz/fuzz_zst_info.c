@@ -14,9 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_file(data, size);
     if (path == NULL)
         return 0;
-    char msg[WINENT_MSG_LEN] = "";
-    winent_status st = winent_info_print(path, devnull, msg, sizeof msg);
-    if (st != WINENT_OK && (st != WINENT_ERR_INPUT || msg[0] == '\0'))
+    winent_error err;
+    winent_status st = winent_info_print(path, devnull, &err);
+    if (st != err.status || (st != WINENT_OK && (st != WINENT_ERR_INPUT || err.message[0] == '\0')))
         abort(); /* refusals are input errors that say why */
     return 0;
 }

@@ -1,0 +1,166 @@
+/* The public entries that run the pipeline: the job handle (create, run,
+ * cancel, error, stats, free), winent_run, and winent_entropy (a memory
+ * job). Each job owns its options (strings copied), its stop flag, its
+ * error and its figures: nothing is shared between jobs, so several run at
+ * once in one process and each is cancelled on its own. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline_internal.h"
+
+struct winent_job {
+    winent_job_opts opts;   /* the caller's, with the strings below */
+    char *strings[5];       /* owned copies: input, output, preview, device,
+                               command_line (NULL where not given) */
+    volatile int stop;      /* WINENT_STOP_* (pipeline_bench.h): written by
+                               winent_job_cancel (any thread, a signal handler)
+                               and the run's threads; atomic access only */
+    int ran;                /* winent_job_run was called (atomic exchange) */
+    winent_error error;     /* of the last winent_job_run */
+    winent_job_stats stats; /* of the run */
+};
+
+/* A copy of `s` into the job's strings (NULL stays NULL). 0, or -1 when
+ * out of memory. */
+static int keep_string(winent_job *j, int k, const char **s)
+{
+    if (*s == NULL)
+        return 0;
+    size_t n = strlen(*s) + 1;
+    if ((j->strings[k] = malloc(n)) == NULL)
+        return -1;
+    memcpy(j->strings[k], *s, n);
+    *s = j->strings[k];
+    return 0;
+}
+
+winent_status winent_job_create(const winent_job_opts *o, winent_job **job, winent_error *err)
+{
+    winent_err e;
+    winent_err_clear(&e);
+    *job = NULL;
+    winent_status st = winent_job_check(o, &e);
+    if (st != WINENT_OK)
+        return winent_err_export(&e, st, err);
+    winent_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_INTERNAL, "out of memory"), err);
+    j->opts = *o;
+    if (keep_string(j, 0, &j->opts.input) || keep_string(j, 1, &j->opts.output) ||
+        keep_string(j, 2, &j->opts.preview) || keep_string(j, 3, &j->opts.device) ||
+        keep_string(j, 4, &j->opts.command_line)) {
+        winent_job_free(j);
+        return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_INTERNAL, "out of memory"), err);
+    }
+    winent_error_clear(&j->error);
+    *job = j;
+    return winent_err_export(&e, WINENT_OK, err);
+}
+
+winent_status winent_job_run(winent_job *job)
+{
+    winent_err e;
+    winent_err_clear(&e);
+    if (__atomic_exchange_n(&job->ran, 1, __ATOMIC_ACQ_REL))
+        return winent_err_export(
+            &e,
+            WINENT_ERR(&e, WINENT_ERR_USAGE,
+                       "this job has run already: a job runs once (create another)"),
+            &job->error);
+    winent_status st =
+        winent_run_stage(&job->opts, WINENT_STAGE_JOB, NULL, NULL, &job->stop, &job->stats, &e);
+    return winent_err_export(&e, st, &job->error);
+}
+
+void winent_job_cancel(winent_job *job)
+{
+    /* One store, async-signal-safe; whatever was there (a failure's flag
+     * too) becomes a cancel. The run's stages poll the flag. */
+    if (job)
+        __atomic_store_n(&job->stop, WINENT_STOP_CANCEL, __ATOMIC_RELAXED);
+}
+
+const winent_error *winent_job_error(const winent_job *job)
+{
+    return &job->error;
+}
+
+void winent_job_get_stats(const winent_job *job, winent_job_stats *stats)
+{
+    *stats = job->stats;
+}
+
+void winent_job_free(winent_job *job)
+{
+    if (job == NULL)
+        return;
+    for (size_t k = 0; k < sizeof job->strings / sizeof *job->strings; k++)
+        free(job->strings[k]);
+    free(job);
+}
+
+winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, winent_error *err)
+{
+    winent_job *job = NULL;
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    winent_status st = winent_job_create(o, &job, err);
+    if (st != WINENT_OK)
+        return st;
+    st = winent_job_run(job);
+    if (stats)
+        winent_job_get_stats(job, stats);
+    if (err)
+        *err = *winent_job_error(job);
+    winent_job_free(job);
+    return st;
+}
+
+/* ---- In memory ------------------------------------------------------------ */
+
+winent_status winent_entropy(const winent_compute_opts *o, const void *in, size_t in_row_bytes,
+                             int width, int height, float *out, size_t out_row_floats,
+                             const char *device, int threads, winent_error *err)
+{
+    winent_err e;
+    winent_err_clear(&e);
+    winent_status st = winent_compute_check(o, 1, 0, &e);
+    if (st != WINENT_OK)
+        return winent_err_export(&e, st, err);
+    const size_t row = winent_dtype_size(o->dtype) * (size_t)(width > 0 ? width : 0);
+    if (width < 0 || height < 0)
+        st = WINENT_ERR(&e, WINENT_ERR_USAGE, "an image of %d x %d pixels: give sizes from 0",
+                        width, height);
+    else if (width == 0 || height == 0)
+        return winent_err_export(&e, WINENT_OK, err); /* nothing to compute */
+    else if (in == NULL || out == NULL)
+        st = WINENT_ERR(&e, WINENT_ERR_USAGE, "no %s buffer", in == NULL ? "input" : "output");
+    else if (in_row_bytes != 0 && in_row_bytes < row)
+        st = WINENT_ERR(&e, WINENT_ERR_USAGE,
+                        "input rows %zu bytes apart cannot hold a row of %d %s samples (%zu "
+                        "bytes)",
+                        in_row_bytes, width, winent_dtype_name(o->dtype), row);
+    else if (out_row_floats != 0 && out_row_floats < (size_t)width)
+        st = WINENT_ERR(&e, WINENT_ERR_USAGE,
+                        "output rows %zu floats apart cannot hold a row of %d floats",
+                        out_row_floats, width);
+    if (st != WINENT_OK)
+        return winent_err_export(&e, st, err);
+
+    winent_job_opts jo;
+    winent_job_opts_default(&jo);
+    jo.compute = *o;
+    jo.dtype_given = 1;
+    jo.width = width;
+    jo.height = height;
+    jo.device = device ? device : "auto";
+    jo.threads = threads;
+    jo.input = "memory";
+    /* The same checks of --device and --threads as a job's. */
+    st = winent_job_check(&jo, &e);
+    if (st != WINENT_OK)
+        return winent_err_export(&e, st, err);
+    const winent_memory_io mem = {in, in_row_bytes, out, out_row_floats};
+    st = winent_run_stage(&jo, WINENT_STAGE_JOB, &mem, NULL, NULL, NULL, &e);
+    return winent_err_export(&e, st, err);
+}

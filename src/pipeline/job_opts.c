@@ -1,0 +1,147 @@
+/* A job's options: the defaults, and the one validation that the CLI, the
+ * library and the Python binding share (winent_job_opts_validate), so that
+ * a bad value gets the same one-line message whichever way it came in. The
+ * CLI turns its words into numbers and leaves the numbers' checks to this
+ * file; what needs the files is checked by the run (pipeline.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline_internal.h"
+
+/* The CLI's limits, the library's too. */
+#define BANDS_MAX      65535
+#define LEVEL_MIN      -7
+#define LEVEL_MAX      22
+#define FRAME_ROWS_MAX (1 << 20)
+#define TILE_MIN       16
+#define TILE_MAX       65536
+#define THREADS_MAX    4096
+#define MEM_MIN        ((uint64_t)1 << 20)
+
+void winent_job_opts_default(winent_job_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    winent_compute_opts_default(&o->compute);
+    o->bands = 1;
+    o->band = 1;
+    o->tile = 512;
+    o->compress = WINENT_COMPRESS_ZSTD;
+    o->device = "auto";
+    o->mem_bytes = (uint64_t)1 << 30;
+}
+
+winent_status winent_device_list_parse(const char *d, winent_device_list *l, winent_err *err)
+{
+    memset(l, 0, sizeof *l);
+    if (d == NULL || strcmp(d, "auto") == 0) {
+        l->automatic = 1;
+        return WINENT_OK;
+    }
+    if (*d == '\0')
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--device: empty: use auto, cpu, gpu or a list like 0,2");
+    if (strcmp(d, "cpu") == 0) {
+        l->cpu = 1;
+        return WINENT_OK;
+    }
+    if (strcmp(d, "gpu") == 0) {
+        l->all_gpus = 1;
+        return WINENT_OK;
+    }
+    /* A list such as 0,2 or cpu,0. */
+    const char *s = d;
+    while (*s) {
+        char *end;
+        if (strncmp(s, "cpu", 3) == 0 && (s[3] == ',' || s[3] == '\0')) {
+            if (l->cpu)
+                return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: cpu named twice");
+            l->cpu = 1;
+            s += s[3] == ',' ? 4 : 3;
+            continue;
+        }
+        long id = *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : -1;
+        if (id < 0 || id > 1000000 || (*end != ',' && *end != '\0'))
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--device: '%s': use auto, cpu, gpu or a list like 0,2 or cpu,0", d);
+        for (int i = 0; i < l->ngpus; i++)
+            if (l->gpus[i] == id)
+                return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: GPU %ld named twice", id);
+        if (l->ngpus == WINENT_MAX_GPUS)
+            return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: too many GPUs");
+        l->gpus[l->ngpus++] = (int)id;
+        s = *end == ',' ? end + 1 : end;
+    }
+    if (l->ngpus == 0 && !l->cpu)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: empty list");
+    return WINENT_OK;
+}
+
+winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
+{
+    if (o->input == NULL)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "no INPUT: give a file, a GDAL name or - for standard input");
+    /* --decode computes nothing: the compute and raw-input options are
+     * not used (the CLI refuses them with --decode). */
+    if (!o->decode) {
+        WINENT_TRY(winent_compute_check(&o->compute, o->dtype_given, o->range_auto, err));
+        if (o->width < 0 || o->height < 0)
+            return WINENT_ERR(err, WINENT_ERR_USAGE, "--size: '%dx%d': give WxH, e.g. 10240x10240",
+                              o->width, o->height);
+        if (o->bands < 1 || o->bands > BANDS_MAX)
+            return WINENT_ERR(err, WINENT_ERR_USAGE, "--bands: '%d': give a number from 1 to %d",
+                              o->bands, BANDS_MAX);
+        if (o->band < 1 || o->band > BANDS_MAX)
+            return WINENT_ERR(err, WINENT_ERR_USAGE, "--band: '%d': give a band number from 1",
+                              o->band);
+        if ((unsigned)o->interleave > WINENT_INTERLEAVE_BIL)
+            return WINENT_ERR(err, WINENT_ERR_USAGE, "--interleave: '%d': use bsq, bip or bil",
+                              (int)o->interleave);
+    }
+    if ((unsigned)o->format > WINENT_FORMAT_TIF)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--format: '%d': use zst, tif or raw",
+                          (int)o->format);
+    /* 0 is the default of each of these. */
+    if (o->level != 0 && (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--level: '%d': give a zstd level from %d to %d (not 0)", o->level,
+                          LEVEL_MIN, LEVEL_MAX);
+    if (o->frame_rows < 0 || o->frame_rows > FRAME_ROWS_MAX)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--frame-rows: '%d': give a row count from 1",
+                          o->frame_rows);
+    if (o->tile != 0 && (o->tile < TILE_MIN || o->tile > TILE_MAX || o->tile % 16 != 0))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--tile: '%d': give a multiple of 16 from %d to %d", o->tile, TILE_MIN,
+                          TILE_MAX);
+    if ((unsigned)o->compress > WINENT_COMPRESS_NONE)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--compress: '%d': use zstd, deflate, lzw or none",
+                          (int)o->compress);
+    if ((unsigned)o->tif_layout > WINENT_TIF_TILED)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--tif-layout: '%d': use cog or tiled",
+                          (int)o->tif_layout);
+    if (o->preview && o->preview[0] == '\0')
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview: give a FILE.png");
+    if (o->preview_size < 0 || o->preview_size > WINENT_PREVIEW_SIZE_MAX)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--preview-size: '%d': give a side in pixels from 1 to %d",
+                          o->preview_size, WINENT_PREVIEW_SIZE_MAX);
+    if (o->preview_size && !o->preview)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview-size goes with --preview FILE.png");
+    winent_device_list devices;
+    WINENT_TRY(winent_device_list_parse(o->device, &devices, err));
+    if (o->threads < 0 || o->threads > THREADS_MAX)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--threads: '%d': give a number from 1 to %d",
+                          o->threads, THREADS_MAX);
+    if (o->mem_bytes < MEM_MIN)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--mem: %llu bytes: give a size of at least 1M, e.g. 512M or 4G",
+                          (unsigned long long)o->mem_bytes);
+    return WINENT_OK;
+}
+
+winent_status winent_job_opts_validate(const winent_job_opts *o, winent_error *err)
+{
+    winent_err e;
+    winent_err_clear(&e);
+    return winent_err_export(&e, winent_job_check(o, &e), err);
+}
