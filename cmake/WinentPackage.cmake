@@ -4,7 +4,7 @@
 #                                   the bash completion (component "runtime")
 #   libwinent-dev_0.2.0_amd64.deb   winent.h, libwinent.so, libwinent.a,
 #                                   winent.pc, the CMake package ("dev")
-#   python3-winent_0.1.0_amd64.deb  the Python package winent ("python"; its
+#   python3-winent_0.2.0_amd64.deb  the Python package winent ("python"; its
 #                                   _install.py names the library's folder,
 #                                   so it is built per architecture)
 #
