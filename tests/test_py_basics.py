@@ -6,11 +6,9 @@ import shutil
 import subprocess
 import sys
 
-from py_harness import T, check, expect_raises, finish, need, ok, bad, run_test
+from py_harness import T, check, finish, need, run_test
 
 need("numpy")
-import numpy as np  # noqa: E402
-
 import winent  # noqa: E402
 from winent import _errors  # noqa: E402
 

@@ -3,12 +3,10 @@ same samples as a raw file bit for bit (every dtype, windows, bases, bins
 and ranges, nodata and NaN, range="auto"), to scikit-image's
 filters.rank.entropy (base 2, as tests/skimage_compare.py compares), and
 to itself through strides, byte orders and threads; its errors mapped."""
-import math
-import os
 import threading
 
-from py_harness import (bad, check, cli_map, cli_message, expect_raises, finish, need, ok,
-                        path, run_test, same_bits)
+from py_harness import (check, cli_map, cli_message, expect_raises, finish, need, path,
+                        run_test, same_bits)
 
 need("numpy")
 import numpy as np  # noqa: E402
@@ -196,7 +194,8 @@ def test_out_and_shapes():
     for shape in [(1, 1), (1, 17), (17, 1), (0, 5), (5, 0), (0, 0)]:
         x = RNG.integers(0, 5, size=shape).astype(np.uint8)
         m = winent.entropy(x)
-        check("shape %r: the same shape back" % (shape,), m.shape == shape and m.dtype == np.float32)
+        check("shape %r: the same shape back" % (shape,),
+              m.shape == shape and m.dtype == np.float32)
     one_row = RNG.integers(0, 5, size=(1, 40)).astype(np.uint8)
     against_cli(one_row, "u8", "one row", [])
     one_col = RNG.integers(0, 5, size=(40, 1)).astype(np.uint8)

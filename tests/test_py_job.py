@@ -163,7 +163,8 @@ def test_progress():
     if not seen:
         return
     check("progress: Progress tuples", all(isinstance(p, winent.Progress) for p in seen))
-    check("progress: rows in order", all(a.rows_done <= b.rows_done for a, b in zip(seen, seen[1:])))
+    check("progress: rows in order",
+          all(a.rows_done <= b.rows_done for a, b in zip(seen, seen[1:])))
     last = seen[-1]
     check("progress: the last says every row, of the map's width",
           last.rows_done == H and last.rows_total == H and last.width == W and

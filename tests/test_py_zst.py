@@ -9,8 +9,8 @@ import shutil
 import subprocess
 import sys
 
-from py_harness import (CHILD_ENV, SRC, check, cli, expect_raises, finish, mksample, need, path,
-                        run_test, same_bits)
+from py_harness import (CHILD_ENV, SRC, T, check, cli, expect_raises, finish, mksample, need,
+                        path, run_test, same_bits)
 
 need("numpy", "zstandard")
 import numpy as np  # noqa: E402
@@ -90,7 +90,8 @@ def test_open_zst():
 
         m.frame = counting
         m._zstd = CountingZstd()
-        for (sl, frames) in [(slice(0, 16), [0]), (slice(20, 40), [1, 2]), (slice(96, 100), [6]), (slice(95, 97), [5, 6]),
+        for (sl, frames) in [(slice(0, 16), [0]), (slice(20, 40), [1, 2]), (slice(96, 100), [6]),
+                             (slice(95, 97), [5, 6]),
                              (slice(31, 33), [1, 2]), (slice(50, 50), [])]:
             decoded.clear()
             m._cache = None
@@ -131,16 +132,21 @@ def test_refused():
         return q
 
     raw = bad_file("plain.bin", ref.tobytes())
-    cases = [("a raw map", raw, "no winent-stream header"),
+    fifo = path("fifo.zst")
+    os.mkfifo(fifo)
+    # (what, file, words of the message, whether --info says the same)
+    cases = [("a raw map", raw, "no winent-stream header", True),
              ("a plain zstd stream", bad_file("plain.zst", zstandard.ZstdCompressor().compress(
-                 ref.tobytes())), "a zstd stream without the winent-stream header"),
-             ("cut in the middle", bad_file("cut.zst", data[:len(data) // 2]), "truncated"),
-             ("an empty file", bad_file("empty.zst", b""), "empty"),
-             ("missing", path("missing.zst"), "cannot open")]
-    for what, q, why in cases:
+                 ref.tobytes())), "a zstd stream without the winent-stream header", True),
+             ("cut in the middle", bad_file("cut.zst", data[:len(data) // 2]), "truncated", True),
+             ("missing", path("missing.zst"), "cannot open", True),
+             ("an empty file", bad_file("empty.zst", b""), "empty", False),
+             ("a folder", T, "regular file", False),
+             ("a FIFO (not waited on)", fifo, "regular file", False)]
+    for what, q, why, same_as_info in cases:
         e = expect_raises("%s: InputError" % what, winent.InputError, winent.read_zst, q,
                           status=3, contains=why)
-        if e is not None and what != "an empty file":
+        if e is not None and same_as_info:
             code, err = cli("--info", q, expect=3)
             msg = err.strip().replace("winent-stream: ", "", 1)
             check("%s: --info's message %r (got %r)" % (what, msg, str(e)), str(e) == msg)

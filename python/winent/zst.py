@@ -19,6 +19,7 @@ memory and decompresses only the frames the rows asked for need.
 import json
 import mmap
 import os
+import stat
 import struct
 import threading
 
@@ -68,14 +69,24 @@ class ZstMap:
         self._cache = None  # (frame index, rows): the last frame decompressed
         name = os.fsdecode(self.path)
         try:
-            self._file = open(self.path, "rb")
+            # O_NONBLOCK: a FIFO's open would wait for a writer.
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError as e:
             raise InputError("%s: cannot open: %s" % (name, e.strerror or e)) from None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise InputError("%s: a .zst map is read from a regular file (its seek table is at "
+                             "the end), not a folder, a pipe or a device" % name)
+        self._file = os.fdopen(fd, "rb")
         try:
-            size = os.fstat(self._file.fileno()).st_size
+            size = st.st_size
             if size == 0:
                 raise self._bad("empty")
-            self._mm = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
+            try:
+                self._mm = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError) as e:
+                raise InputError("%s: cannot map it into memory: %s" % (name, e)) from None
             self._mv = memoryview(self._mm)
             self._parse(size)
         except BaseException:
@@ -302,6 +313,12 @@ class ZstMap:
 
     def __exit__(self, *exc):
         self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
 
 
 def open_zst(path):
