@@ -1,6 +1,8 @@
 #include "options.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -26,6 +28,9 @@ void cli_print_help(FILE *f)
         "Cloud-Optimized GeoTIFF), NAME.raw/.f32/.bin, a name without extension or\n"
         "- (raw float32, little-endian). A file appears only when complete; a pipe,\n"
         "device or /dev/fd/N is written in place.\n"
+        "\n"
+        "Options take their value as --name VALUE or --name=VALUE, and may be shortened\n"
+        "to any unambiguous prefix (--win 7); -- ends the options (-- -x names a file).\n"
         "\n"
         "What is computed:\n"
         "  --window K|WxH      window size, odd sides 1..255 (default 5; 7x3 = 7 wide, 3 high)\n"
@@ -98,6 +103,17 @@ void cli_print_help(FILE *f)
         "Exit codes: 0 success, 2 usage, 3 input, 4 output, 5 device, 130 interrupted.\n",
         f);
 }
+
+static winent_status usage(char *msg, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Return-if-error inside the parser. */
+#define WINENT_CLI_TRY(expr)               \
+    do {                                   \
+        winent_status cli_st_ = (expr);    \
+        if (cli_st_ != WINENT_OK)          \
+            return cli_st_;                \
+    } while (0)
 
 static winent_status usage(char *msg, size_t n, const char *fmt, ...)
 {
@@ -202,6 +218,369 @@ void cli_free(cli_opts *c)
     c->job.command_line = NULL;
 }
 
+/* ---- The options, for getopt_long ------------------------------------- */
+
+/* getopt_long's codes: a positional argument (optstring "-"), then one per
+ * long option (above any character, so that a short option's code is never
+ * taken for one). */
+enum {
+    OPT_POSITIONAL = 1,
+    OPT_HELP = 256,
+    OPT_VERSION,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
+    OPT_QUIET,
+    OPT_STATS,
+    OPT_INFO,
+    OPT_TEST,
+    OPT_CHECK,
+    OPT_WINDOW,
+    OPT_BASE,
+    OPT_BINS,
+    OPT_RANGE,
+    OPT_NODATA,
+    OPT_SIZE,
+    OPT_DTYPE,
+    OPT_BANDS,
+    OPT_BAND,
+    OPT_INTERLEAVE,
+    OPT_BYTEORDER,
+    OPT_HEADER_BYTES,
+    OPT_FORMAT,
+    OPT_LEVEL,
+    OPT_FRAME_ROWS,
+    OPT_TILE,
+    OPT_COMPRESS,
+    OPT_PREVIEW,
+    OPT_PREVIEW_SIZE,
+    OPT_TIF_LAYOUT,
+    OPT_BIGTIFF,
+    OPT_SIDECAR,
+    OPT_DECODE,
+    OPT_DEVICE,
+    OPT_THREADS,
+    OPT_MEM
+};
+
+/* --info and --test take their file with '=' or as the one positional
+ * argument (`--info --check FILE` and `--info FILE --check` both work),
+ * hence optional_argument. */
+static const struct option long_opts[] = {
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"stats", no_argument, NULL, OPT_STATS},
+    {"info", optional_argument, NULL, OPT_INFO},
+    {"test", optional_argument, NULL, OPT_TEST},
+    {"check", no_argument, NULL, OPT_CHECK},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"base", required_argument, NULL, OPT_BASE},
+    {"bins", required_argument, NULL, OPT_BINS},
+    {"range", required_argument, NULL, OPT_RANGE},
+    {"nodata", required_argument, NULL, OPT_NODATA},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"dtype", required_argument, NULL, OPT_DTYPE},
+    {"bands", required_argument, NULL, OPT_BANDS},
+    {"band", required_argument, NULL, OPT_BAND},
+    {"interleave", required_argument, NULL, OPT_INTERLEAVE},
+    {"byteorder", required_argument, NULL, OPT_BYTEORDER},
+    {"header-bytes", required_argument, NULL, OPT_HEADER_BYTES},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"level", required_argument, NULL, OPT_LEVEL},
+    {"frame-rows", required_argument, NULL, OPT_FRAME_ROWS},
+    {"tile", required_argument, NULL, OPT_TILE},
+    {"compress", required_argument, NULL, OPT_COMPRESS},
+    {"preview", required_argument, NULL, OPT_PREVIEW},
+    {"preview-size", required_argument, NULL, OPT_PREVIEW_SIZE},
+    {"tif-layout", required_argument, NULL, OPT_TIF_LAYOUT},
+    {"bigtiff", no_argument, NULL, OPT_BIGTIFF},
+    {"sidecar", no_argument, NULL, OPT_SIDECAR},
+    {"decode", no_argument, NULL, OPT_DECODE},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"mem", required_argument, NULL, OPT_MEM},
+    {NULL, 0, NULL, 0}};
+
+/* "-": positional arguments come back in order as OPT_POSITIONAL (no
+ * permutation of argv, whatever POSIXLY_CORRECT says); ":": a missing value
+ * is ':', and getopt prints nothing (the messages are ours). */
+static const char short_opts[] = "-:hq";
+
+/* The option `word` ("--name" or "--name=value") stands for, as
+ * getopt_long matches it: the exact name, else the one option it is a
+ * prefix of. NULL when none; *ambiguous is then set when several are. */
+static const struct option *find_long(const char *word, int *ambiguous)
+{
+    const char *name = word + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    const struct option *found = NULL;
+    int matches = 0;
+    *ambiguous = 0;
+    for (const struct option *o = long_opts; o->name; o++) {
+        if (strncmp(o->name, name, len) != 0)
+            continue;
+        if (o->name[len] == '\0')
+            return o; /* exact */
+        found = o;
+        matches++;
+    }
+    *ambiguous = matches > 1;
+    return matches == 1 ? found : NULL;
+}
+
+static const char *long_name(int code)
+{
+    for (const struct option *o = long_opts; o->name; o++)
+        if (o->val == code)
+            return o->name;
+    return "?";
+}
+
+/* What getopt_long refused: a missing value (':'), an unknown or ambiguous
+ * option or a value given to a flag ('?'). `word`: the argument at fault. */
+static winent_status refused(int code, const char *word, char *msg, size_t n)
+{
+    if (code == ':')
+        return usage(msg, n, "--%s needs a value (see --help)", long_name(optopt));
+    if (optopt >= OPT_HELP) /* a long flag given a value */
+        return usage(msg, n, "--%s takes no value", long_name(optopt));
+    if (optopt != 0)
+        return usage(msg, n, "unknown option '-%c' (see --help)", optopt);
+    const char *eq = strchr(word, '=');
+    int len = eq ? (int)(eq - word) : (int)strlen(word), ambiguous;
+    if (len > 64)
+        len = 64;
+    find_long(word, &ambiguous);
+    if (!ambiguous)
+        return usage(msg, n, "unknown option '%.*s' (see --help)", len, word);
+    /* Every option it could be. */
+    char list[256] = "";
+    size_t k = 0;
+    for (const struct option *o = long_opts; o->name && k < sizeof list - 32; o++)
+        if (strncmp(o->name, word + 2, (size_t)len - 2) == 0)
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s--%s", k ? ", " : "", o->name);
+    return usage(msg, n, "option '%.*s' is ambiguous: %s (see --help)", len, word, list);
+}
+
+/* Whole-string integer of an int option: its own range is the library's
+ * to check (winent_job_opts_validate), with the message every caller gets. */
+static int parse_int(const char *s, long *out)
+{
+    return parse_long(s, INT_MIN, INT_MAX, out);
+}
+
+/* One option `code` with its value `val` (NULL for a flag) into `c`. */
+static winent_status take_option(cli_opts *c, int code, const char *val, char *msg, size_t n)
+{
+    winent_job_opts *j = &c->job;
+    long a1, a2;
+    switch (code) {
+    case 'h':
+    case OPT_HELP: c->help = 1; break;
+    case OPT_VERSION: c->version = 1; break;
+    case OPT_PROGRESS: c->progress = 1; break;
+    case OPT_NO_PROGRESS: c->progress = 0; break;
+    case 'q':
+    case OPT_QUIET: c->quiet = 1; break;
+    case OPT_STATS: c->stats = 1; break;
+    case OPT_CHECK: c->check = 1; break;
+    case OPT_SIDECAR: j->sidecar = 1; break;
+    case OPT_DECODE: j->decode = 1; break;
+    case OPT_BIGTIFF: j->bigtiff = 1; break;
+    case OPT_INFO:
+    case OPT_TEST:
+        c->info = 1;
+        c->check |= code == OPT_TEST;
+        if (val) { /* --info=FILE */
+            if (c->info_path || *val == '\0')
+                return usage(msg, n, "--%s: give one FILE.zst", long_name(code));
+            c->info_path = val;
+        }
+        break;
+    case OPT_WINDOW:
+        if (parse_pair(val, INT_MIN, INT_MAX, 1, &a1, &a2) != 0)
+            return usage(msg, n, "--window: '%s': give K or WxH, odd sides from 1 to 255", val);
+        j->compute.kx = (int)a1;
+        j->compute.ky = (int)a2;
+        break;
+    case OPT_BASE:
+        if (!strcmp(val, "e"))
+            j->compute.base = WINENT_BASE_E;
+        else if (!strcmp(val, "2"))
+            j->compute.base = WINENT_BASE_2;
+        else if (!strcmp(val, "10"))
+            j->compute.base = WINENT_BASE_10;
+        else
+            return usage(msg, n, "--base: '%s': use e, 2 or 10", val);
+        break;
+    case OPT_BINS: /* 0 would be the library's "distinct values" */
+        if (parse_long(val, 1, UINT32_MAX, &a1) != 0)
+            return usage(msg, n, "--bins: '%s': give a whole number from 1 to 1073741824", val);
+        j->compute.bins = (uint32_t)a1;
+        break;
+    case OPT_RANGE: {
+        /* From val + 1: LO may start with '-'; an empty value has no
+         * val + 1 to read. */
+        const char *colon = *val ? strchr(val + 1, ':') : NULL;
+        char lo[64];
+        double vlo, vhi;
+        if (!strcmp(val, "auto")) {
+            j->range_auto = 1;
+            j->compute.range_lo = j->compute.range_hi = 0.0;
+            c->range_given = 0;
+            break;
+        }
+        j->range_auto = 0;
+        if (colon == NULL || (size_t)(colon - val) >= sizeof lo)
+            return usage(msg, n, "--range: '%s': give LO:HI, or auto", val);
+        memcpy(lo, val, (size_t)(colon - val));
+        lo[colon - val] = '\0';
+        /* Finite, LO < HI: the library's check. 0:0 is its "no range", so
+         * it is refused here, with the library's words. */
+        if (parse_double(lo, &vlo) || parse_double(colon + 1, &vhi) || (vlo == 0.0 && vhi == 0.0))
+            return usage(msg, n, "--range: '%s': give finite numbers LO:HI with LO < HI, or auto",
+                         val);
+        j->compute.range_lo = vlo;
+        j->compute.range_hi = vhi;
+        c->range_given = 1;
+        break;
+    }
+    case OPT_NODATA: {
+        double v;
+        if (parse_double(val, &v) != 0)
+            return usage(msg, n, "--nodata: '%s': not a number", val);
+        /* NaN is always nodata; --nodata nan only says so. */
+        j->compute.has_nodata = !isnan(v);
+        j->compute.nodata = v;
+        j->nodata_given = 1;
+        break;
+    }
+    case OPT_SIZE:
+        if (parse_pair(val, 1, INT_MAX, 0, &a1, &a2) != 0)
+            return usage(msg, n, "--size: '%s': give WxH, e.g. 10240x10240", val);
+        j->width = (int)a1;
+        j->height = (int)a2;
+        break;
+    case OPT_DTYPE:
+        if (parse_dtype(val, &j->compute.dtype) != 0)
+            return usage(msg, n, "--dtype: '%s': use u8, i8, u16, i16, u32, i32, f32 or f64", val);
+        j->dtype_given = 1;
+        break;
+    case OPT_BANDS:
+        if (parse_int(val, &a1) != 0)
+            return usage(msg, n, "--bands: '%s': give a number from 1 to 65535", val);
+        j->bands = (int)a1;
+        break;
+    case OPT_BAND:
+        if (parse_int(val, &a1) != 0)
+            return usage(msg, n, "--band: '%s': give a band number from 1", val);
+        j->band = (int)a1;
+        break;
+    case OPT_INTERLEAVE:
+        if (!strcmp(val, "bsq"))
+            j->interleave = WINENT_INTERLEAVE_BSQ;
+        else if (!strcmp(val, "bip"))
+            j->interleave = WINENT_INTERLEAVE_BIP;
+        else if (!strcmp(val, "bil"))
+            j->interleave = WINENT_INTERLEAVE_BIL;
+        else
+            return usage(msg, n, "--interleave: '%s': use bsq, bip or bil", val);
+        break;
+    case OPT_BYTEORDER:
+        if (!strcmp(val, "little"))
+            j->big_endian = 0;
+        else if (!strcmp(val, "big"))
+            j->big_endian = 1;
+        else
+            return usage(msg, n, "--byteorder: '%s': use little or big", val);
+        break;
+    case OPT_HEADER_BYTES: {
+        uint64_t v;
+        if (strcmp(val, "0") == 0)
+            v = 0;
+        else if (parse_size(val, &v) != 0)
+            return usage(msg, n, "--header-bytes: '%s': give a byte count", val);
+        j->header_bytes = v;
+        break;
+    }
+    case OPT_FORMAT:
+        if (!strcmp(val, "zst"))
+            j->format = WINENT_FORMAT_ZST;
+        else if (!strcmp(val, "tif") || !strcmp(val, "tiff"))
+            j->format = WINENT_FORMAT_TIF;
+        else if (!strcmp(val, "raw"))
+            j->format = WINENT_FORMAT_RAW;
+        else
+            return usage(msg, n, "--format: '%s': use zst, tif or raw", val);
+        break;
+    /* The library reads 0 as "the default" for the next four: here it is
+     * a mistake, refused with the words the library uses for the range. */
+    case OPT_LEVEL:
+        if (parse_int(val, &a1) != 0 || a1 == 0)
+            return usage(msg, n, "--level: '%s': give a zstd level from -7 to 22 (not 0)", val);
+        j->level = (int)a1;
+        break;
+    case OPT_FRAME_ROWS:
+        if (parse_int(val, &a1) != 0 || a1 == 0)
+            return usage(msg, n, "--frame-rows: '%s': give a row count from 1", val);
+        j->frame_rows = (int)a1;
+        break;
+    case OPT_TILE:
+        if (parse_int(val, &a1) != 0 || a1 == 0)
+            return usage(msg, n, "--tile: '%s': give a multiple of 16 from 16 to 65536", val);
+        j->tile = (int)a1;
+        break;
+    case OPT_PREVIEW_SIZE:
+        if (parse_int(val, &a1) != 0 || a1 == 0)
+            return usage(msg, n, "--preview-size: '%s': give a side in pixels from 1 to %d", val,
+                         WINENT_PREVIEW_SIZE_MAX);
+        j->preview_size = (int)a1;
+        break;
+    case OPT_COMPRESS:
+        if (!strcmp(val, "zstd"))
+            j->compress = WINENT_COMPRESS_ZSTD;
+        else if (!strcmp(val, "deflate"))
+            j->compress = WINENT_COMPRESS_DEFLATE;
+        else if (!strcmp(val, "lzw"))
+            j->compress = WINENT_COMPRESS_LZW;
+        else if (!strcmp(val, "none"))
+            j->compress = WINENT_COMPRESS_NONE;
+        else
+            return usage(msg, n, "--compress: '%s': use zstd, deflate, lzw or none", val);
+        break;
+    case OPT_PREVIEW: j->preview = val; break;
+    case OPT_TIF_LAYOUT:
+        if (!strcmp(val, "cog"))
+            j->tif_layout = WINENT_TIF_COG;
+        else if (!strcmp(val, "tiled"))
+            j->tif_layout = WINENT_TIF_TILED;
+        else
+            return usage(msg, n, "--tif-layout: '%s': use cog or tiled", val);
+        break;
+    case OPT_DEVICE: j->device = val; break;
+    case OPT_THREADS: /* 0 would be the library's "all cores" */
+        if (parse_int(val, &a1) != 0 || a1 == 0)
+            return usage(msg, n, "--threads: '%s': give a number from 1 to 4096", val);
+        j->threads = (int)a1;
+        break;
+    case OPT_MEM: {
+        uint64_t v;
+        if (parse_size(val, &v) != 0)
+            return usage(msg, n, "--mem: '%s': give a size of at least 1M, e.g. 512M or 4G", val);
+        j->mem_bytes = v;
+        break;
+    }
+    default: return usage(msg, n, "unknown option (see --help)");
+    }
+    /* The first option of what is computed or of the raw input: --decode
+     * refuses them. */
+    if (code >= OPT_WINDOW && code <= OPT_HEADER_BYTES && !c->compute_option)
+        c->compute_option = long_name(code);
+    return WINENT_OK;
+}
+
 winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
 {
     memset(c, 0, sizeof *c);
@@ -211,242 +590,26 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
     c->progress = -1;
     winent_job_opts *j = &c->job;
     const char *pos[2];
-    int npos = 0, only_positional = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_positional || a[0] != '-' || strcmp(a, "-") == 0) {
+    int npos = 0, code;
+    /* getopt_long's state is global: 0 starts it afresh (glibc), for a
+     * second parse in one process (the fuzzer, winent-bench). */
+    optind = 0;
+    opterr = 0;
+    while ((code = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+        if (code == ':' || code == '?')
+            return refused(code, argv[optind - 1 < argc ? optind - 1 : argc - 1], msg, n);
+        if (code == OPT_POSITIONAL) {
             if (npos == 2)
-                return usage(msg, n, "too many arguments: '%s' (see --help)", a);
-            pos[npos++] = a;
+                return usage(msg, n, "too many arguments: '%s' (see --help)", optarg);
+            pos[npos++] = optarg;
             continue;
         }
-        if (strcmp(a, "--") == 0) {
-            only_positional = 1;
-            continue;
-        }
-        /* --name=value or --name value */
-        char name[64];
-        const char *val = NULL;
-        const char *eq = strchr(a, '=');
-        size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        if (len >= sizeof name)
-            return usage(msg, n, "unknown option '%s' (see --help)", a);
-        memcpy(name, a, len);
-        name[len] = '\0';
-        static const char *const flags[] = {
-            "--help",    "-h",        "--version", "--progress", "--no-progress", "--quiet", "-q",
-            "--stats",   "--check",   "--bigtiff", "--sidecar",  "--decode"};
-        int is_flag = 0;
-        for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
-            if (strcmp(name, flags[k]) == 0)
-                is_flag = 1;
-        /* --info and --test name their file with '=' or as the one
-         * positional argument: `--info --check FILE` and `--info FILE
-         * --check` both work. */
-        if (!strcmp(name, "--info") || !strcmp(name, "--test")) {
-            c->info = 1;
-            c->check |= name[2] == 't';
-            if (eq) {
-                if (c->info_path || eq[1] == '\0')
-                    return usage(msg, n, "%s: give one FILE.zst", name);
-                c->info_path = eq + 1;
-            }
-            continue;
-        }
-        if (is_flag) {
-            if (eq)
-                return usage(msg, n, "%s takes no value", name);
-        } else if (eq) {
-            val = eq + 1;
-        } else if (i + 1 < argc) {
-            val = argv[++i];
-        } else {
-            return usage(msg, n, "%s needs a value (see --help)", name);
-        }
-        long a1, a2;
-        static const char *const compute_opts[] = {
-            "--window", "--base",  "--bins",  "--range",      "--nodata",       "--size",
-            "--dtype",  "--bands", "--band",  "--interleave", "--byteorder", "--header-bytes"};
-        for (size_t k = 0; k < sizeof compute_opts / sizeof *compute_opts; k++)
-            if (!strcmp(name, compute_opts[k]) && !c->compute_option)
-                c->compute_option = compute_opts[k];
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-            c->help = 1;
-        } else if (!strcmp(name, "--version")) {
-            c->version = 1;
-        } else if (!strcmp(name, "--progress")) {
-            c->progress = 1;
-        } else if (!strcmp(name, "--no-progress")) {
-            c->progress = 0;
-        } else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) {
-            c->quiet = 1;
-        } else if (!strcmp(name, "--stats")) {
-            c->stats = 1;
-        } else if (!strcmp(name, "--check")) {
-            c->check = 1;
-        } else if (!strcmp(name, "--sidecar")) {
-            j->sidecar = 1;
-        } else if (!strcmp(name, "--decode")) {
-            j->decode = 1;
-        } else if (!strcmp(name, "--window")) {
-            if (parse_pair(val, 1, 255, 1, &a1, &a2) != 0 || a1 % 2 == 0 || a2 % 2 == 0)
-                return usage(msg, n, "--window: '%s': give K or WxH, odd sides from 1 to 255",
-                             val);
-            j->compute.kx = (int)a1;
-            j->compute.ky = (int)a2;
-        } else if (!strcmp(name, "--base")) {
-            if (!strcmp(val, "e"))
-                j->compute.base = WINENT_BASE_E;
-            else if (!strcmp(val, "2"))
-                j->compute.base = WINENT_BASE_2;
-            else if (!strcmp(val, "10"))
-                j->compute.base = WINENT_BASE_10;
-            else
-                return usage(msg, n, "--base: '%s': use e, 2 or 10", val);
-        } else if (!strcmp(name, "--bins")) {
-            if (parse_long(val, 1, 1L << 30, &a1) != 0)
-                return usage(msg, n, "--bins: '%s': give a whole number from 1 to 1073741824",
-                             val);
-            j->compute.bins = (uint32_t)a1;
-        } else if (!strcmp(name, "--range")) {
-            /* From val + 1: LO may start with '-'; an empty value has no
-             * val + 1 to read. */
-            const char *colon = *val ? strchr(val + 1, ':') : NULL;
-            char lo[64];
-            double vlo, vhi;
-            if (!strcmp(val, "auto")) {
-                j->range_auto = 1;
-                j->compute.range_lo = j->compute.range_hi = 0.0;
-                continue;
-            }
-            j->range_auto = 0;
-            if (colon == NULL || (size_t)(colon - val) >= sizeof lo)
-                return usage(msg, n, "--range: '%s': give LO:HI, or auto", val);
-            memcpy(lo, val, (size_t)(colon - val));
-            lo[colon - val] = '\0';
-            if (parse_double(lo, &vlo) || parse_double(colon + 1, &vhi) || !isfinite(vlo) ||
-                !isfinite(vhi) || !(vhi > vlo))
-                return usage(msg, n,
-                             "--range: '%s': give finite numbers LO:HI with LO < HI, or auto", val);
-            j->compute.range_lo = vlo;
-            j->compute.range_hi = vhi;
-        } else if (!strcmp(name, "--nodata")) {
-            double v;
-            if (parse_double(val, &v) != 0)
-                return usage(msg, n, "--nodata: '%s': not a number", val);
-            /* NaN is always nodata; --nodata nan only says so. */
-            j->compute.has_nodata = !isnan(v);
-            j->compute.nodata = v;
-            j->nodata_given = 1;
-        } else if (!strcmp(name, "--size")) {
-            if (parse_pair(val, 1, 2147483647L, 0, &a1, &a2) != 0)
-                return usage(msg, n, "--size: '%s': give WxH, e.g. 10240x10240", val);
-            j->width = (int)a1;
-            j->height = (int)a2;
-        } else if (!strcmp(name, "--dtype")) {
-            if (parse_dtype(val, &j->compute.dtype) != 0)
-                return usage(msg, n, "--dtype: '%s': use u8, i8, u16, i16, u32, i32, f32 or f64",
-                             val);
-            j->dtype_given = 1;
-        } else if (!strcmp(name, "--bands")) {
-            if (parse_long(val, 1, 65535, &a1) != 0)
-                return usage(msg, n, "--bands: '%s': give a number from 1 to 65535", val);
-            j->bands = (int)a1;
-        } else if (!strcmp(name, "--band")) {
-            if (parse_long(val, 1, 65535, &a1) != 0)
-                return usage(msg, n, "--band: '%s': give a band number from 1", val);
-            j->band = (int)a1;
-        } else if (!strcmp(name, "--interleave")) {
-            if (!strcmp(val, "bsq"))
-                j->interleave = WINENT_INTERLEAVE_BSQ;
-            else if (!strcmp(val, "bip"))
-                j->interleave = WINENT_INTERLEAVE_BIP;
-            else if (!strcmp(val, "bil"))
-                j->interleave = WINENT_INTERLEAVE_BIL;
-            else
-                return usage(msg, n, "--interleave: '%s': use bsq, bip or bil", val);
-        } else if (!strcmp(name, "--byteorder")) {
-            if (!strcmp(val, "little"))
-                j->big_endian = 0;
-            else if (!strcmp(val, "big"))
-                j->big_endian = 1;
-            else
-                return usage(msg, n, "--byteorder: '%s': use little or big", val);
-        } else if (!strcmp(name, "--header-bytes")) {
-            uint64_t v;
-            if (strcmp(val, "0") == 0)
-                v = 0;
-            else if (parse_size(val, &v) != 0)
-                return usage(msg, n, "--header-bytes: '%s': give a byte count", val);
-            j->header_bytes = v;
-        } else if (!strcmp(name, "--format")) {
-            if (!strcmp(val, "zst"))
-                j->format = WINENT_FORMAT_ZST;
-            else if (!strcmp(val, "tif") || !strcmp(val, "tiff"))
-                j->format = WINENT_FORMAT_TIF;
-            else if (!strcmp(val, "raw"))
-                j->format = WINENT_FORMAT_RAW;
-            else
-                return usage(msg, n, "--format: '%s': use zst, tif or raw", val);
-        } else if (!strcmp(name, "--level")) {
-            if (parse_long(val, -7, 22, &a1) != 0 || a1 == 0)
-                return usage(msg, n, "--level: '%s': give a zstd level from -7 to 22 (not 0)",
-                             val);
-            j->level = (int)a1;
-        } else if (!strcmp(name, "--frame-rows")) {
-            if (parse_long(val, 1, 1 << 20, &a1) != 0)
-                return usage(msg, n, "--frame-rows: '%s': give a row count from 1", val);
-            j->frame_rows = (int)a1;
-        } else if (!strcmp(name, "--tile")) {
-            if (parse_long(val, 16, 65536, &a1) != 0 || a1 % 16 != 0)
-                return usage(msg, n, "--tile: '%s': give a multiple of 16 from 16 to 65536", val);
-            j->tile = (int)a1;
-        } else if (!strcmp(name, "--compress")) {
-            if (!strcmp(val, "zstd"))
-                j->compress = WINENT_COMPRESS_ZSTD;
-            else if (!strcmp(val, "deflate"))
-                j->compress = WINENT_COMPRESS_DEFLATE;
-            else if (!strcmp(val, "lzw"))
-                j->compress = WINENT_COMPRESS_LZW;
-            else if (!strcmp(val, "none"))
-                j->compress = WINENT_COMPRESS_NONE;
-            else
-                return usage(msg, n, "--compress: '%s': use zstd, deflate, lzw or none", val);
-        } else if (!strcmp(name, "--preview")) {
-            if (*val == '\0')
-                return usage(msg, n, "--preview: give a FILE.png");
-            j->preview = val;
-        } else if (!strcmp(name, "--preview-size")) {
-            if (parse_long(val, 1, WINENT_PREVIEW_SIZE_MAX, &a1) != 0)
-                return usage(msg, n, "--preview-size: '%s': give a side in pixels from 1 to %d",
-                             val, WINENT_PREVIEW_SIZE_MAX);
-            j->preview_size = (int)a1;
-        } else if (!strcmp(name, "--tif-layout")) {
-            if (!strcmp(val, "cog"))
-                j->tif_layout = WINENT_TIF_COG;
-            else if (!strcmp(val, "tiled"))
-                j->tif_layout = WINENT_TIF_TILED;
-            else
-                return usage(msg, n, "--tif-layout: '%s': use cog or tiled", val);
-        } else if (!strcmp(name, "--bigtiff")) {
-            j->bigtiff = 1;
-        } else if (!strcmp(name, "--device")) {
-            if (*val == '\0')
-                return usage(msg, n, "--device: empty: use auto, cpu, gpu or a list like 0,2");
-            j->device = val;
-        } else if (!strcmp(name, "--threads")) {
-            if (parse_long(val, 1, 4096, &a1) != 0)
-                return usage(msg, n, "--threads: '%s': give a number from 1 to 4096", val);
-            j->threads = (int)a1;
-        } else if (!strcmp(name, "--mem")) {
-            uint64_t v;
-            if (parse_size(val, &v) != 0 || v < (1u << 20))
-                return usage(msg, n, "--mem: '%s': give a size of at least 1M, e.g. 512M or 4G",
-                             val);
-            j->mem_bytes = v;
-        } else {
-            return usage(msg, n, "unknown option '%s' (see --help)", name);
-        }
+        WINENT_CLI_TRY(take_option(c, code, optarg, msg, n));
+    }
+    for (; optind < argc; optind++) { /* after "--": positional, whatever they look like */
+        if (npos == 2)
+            return usage(msg, n, "too many arguments: '%s' (see --help)", argv[optind]);
+        pos[npos++] = argv[optind];
     }
     if (c->help || c->version)
         return WINENT_OK;
@@ -460,14 +623,12 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
     }
     if (c->check)
         return usage(msg, n, "--check goes with --info FILE.zst (or use --test FILE.zst)");
-    if (j->preview_size && !j->preview)
-        return usage(msg, n, "--preview-size goes with --preview FILE.png");
     if (j->decode) {
         if (npos != 2)
             return usage(msg, n, "--decode takes a MAP.zst and an OUTPUT (see --help)");
         if (c->compute_option)
             return usage(msg, n,
-                         "%s does not go with --decode: the map is computed already (only the "
+                         "--%s does not go with --decode: the map is computed already (only the "
                          "output and running options apply)",
                          c->compute_option);
         j->input = pos[0];
@@ -478,9 +639,9 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
         return usage(msg, n, "give an INPUT and an OUTPUT (see --help)");
     j->input = pos[0];
     j->output = pos[1];
-    if (j->compute.bins > 0 && j->compute.range_hi <= j->compute.range_lo && !j->range_auto)
-        return usage(msg, n, "--bins: needs --range LO:HI (or --range auto)");
-    if ((j->compute.range_hi > j->compute.range_lo || j->range_auto) && j->compute.bins == 0)
+    /* --range alone quantizes into 256 bins (the library would take a
+     * range without bins as unused for integer samples). */
+    if ((c->range_given || j->range_auto) && j->compute.bins == 0)
         j->compute.bins = 256;
     return validate(j, msg, n);
 }
@@ -566,23 +727,32 @@ static size_t quote_word(const char *w, char *dst)
 
 /* Words of argv[i...] that only say how the job runs (the map's bytes
  * are the same whatever they are): how many to leave out of the recorded
- * command line, 0 for a word to keep. */
+ * command line. Else 0 for a word to keep, or -2 for an option to keep
+ * with the value that follows it (that value is no option, whatever it
+ * looks like). Options are found as getopt_long finds them, abbreviated
+ * ones too. */
 static int run_only_words(int argc, char **argv, int i)
 {
-    static const char *const flags[] = {"--progress", "--no-progress", "--quiet", "-q", "--stats"};
-    static const char *const valued[] = {"--device", "--threads", "--mem"};
     const char *a = argv[i];
-    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
-        if (strcmp(a, flags[k]) == 0)
-            return 1;
-    for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) {
-        size_t n = strlen(valued[k]);
-        if (strncmp(a, valued[k], n) == 0 && a[n] == '=')
-            return 1;
-        if (strcmp(a, valued[k]) == 0)
-            return i + 1 < argc ? 2 : 1;
+    if (strcmp(a, "-q") == 0)
+        return 1;
+    if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+        return 0;
+    int ambiguous;
+    const struct option *o = find_long(a, &ambiguous);
+    if (o == NULL)
+        return 0;
+    const int takes_next = o->has_arg == required_argument && strchr(a, '=') == NULL;
+    switch (o->val) {
+    case OPT_PROGRESS:
+    case OPT_NO_PROGRESS:
+    case OPT_QUIET:
+    case OPT_STATS: return 1;
+    case OPT_DEVICE:
+    case OPT_THREADS:
+    case OPT_MEM: return takes_next && i + 1 < argc ? 2 : 1;
+    default: return takes_next && i + 1 < argc ? -2 : 0;
     }
-    return 0;
 }
 
 char *cli_command_line(int argc, char **argv)
@@ -600,9 +770,13 @@ char *cli_command_line(int argc, char **argv)
             if (strcmp(argv[i], "--") == 0)
                 options = 0;
             int skip = run_only_words(argc, argv, i);
-            if (skip) {
+            if (skip > 0) {
                 i += skip - 1;
                 continue;
+            }
+            if (skip == -2) { /* an option kept with its value */
+                line[k++] = ' ';
+                k += quote_word(argv[i++], line + k);
             }
         }
         if (k)

@@ -16,12 +16,18 @@ typedef struct cli_opts {
     int check;              /* --check (or --test): decompress and verify */
     const char *info_path;  /* --info FILE, --test FILE */
     const char *compute_option; /* the first option of what is computed or of
-                                   the raw input (--decode refuses them) */
+                                   the raw input, without its "--" (--decode
+                                   refuses them) */
+    int range_given;        /* --range LO:HI (the last --range was not auto) */
     char *command_line;     /* owned (cli_free): argv shell-quoted, for provenance */
 } cli_opts;
 
-/* Parse argv into `c`. On a usage error returns WINENT_ERR_USAGE with a
- * one-line message in `msg` naming the option. */
+/* Parse argv into `c` with getopt_long (GNU: --name VALUE or --name=VALUE,
+ * long options abbreviated to any unique prefix, -- ending the options),
+ * then check the values with the library's winent_job_opts_validate, so
+ * that a bad value gets the library's message. On a usage error returns
+ * WINENT_ERR_USAGE with a one-line message in `msg` naming the option. Not
+ * thread-safe (getopt's state is global); argv is not reordered. */
 winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t msg_len);
 
 /* Free what cli_parse allocated. */

@@ -1,0 +1,193 @@
+/*
+ * test_api_validate - one validation for the CLI and the library: for each
+ * bad value, winent_job_opts_validate (and winent_compute_opts_validate
+ * for what is computed) gives the very line the CLI prints for the same
+ * value, less the CLI's "winent-stream: " prefix, and WINENT_ERR_USAGE
+ * where the CLI exits 2.
+ *
+ *   test_api_validate PATH/TO/winent-stream
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static const char *cli;
+
+/* The CLI's one line on stderr for `args` (before INPUT OUTPUT), without
+ * the prefix; its exit status in *code. */
+static void cli_message(const char *args, char *line, size_t n, int *code)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' %s in.raw out.raw 2>&1 >/dev/null", cli, args);
+    FILE *p = popen(cmd, "r");
+    line[0] = '\0';
+    *code = -1;
+    if (p == NULL)
+        return;
+    if (fgets(line, (int)n, p) == NULL)
+        line[0] = '\0';
+    int st = pclose(p);
+    *code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    line[strcspn(line, "\n")] = '\0';
+    const char *prefix = "winent-stream: ";
+    if (strncmp(line, prefix, strlen(prefix)) == 0)
+        memmove(line, line + strlen(prefix), strlen(line) - strlen(prefix) + 1);
+}
+
+typedef void (*set_fn)(winent_job_opts *o);
+
+static void window4(winent_job_opts *o)
+{
+    o->compute.kx = o->compute.ky = 4;
+}
+static void window7x4(winent_job_opts *o)
+{
+    o->compute.kx = 7, o->compute.ky = 4;
+}
+static void bins_alone(winent_job_opts *o)
+{
+    o->compute.bins = 4;
+}
+static void range_inverted(winent_job_opts *o)
+{
+    o->compute.bins = 4;
+    o->compute.range_lo = 5;
+    o->compute.range_hi = 1;
+}
+static void range_infinite(winent_job_opts *o)
+{
+    o->compute.bins = 256; /* the CLI's --range alone */
+    o->compute.range_lo = 1;
+    o->compute.range_hi = 1.0 / 0.0;
+}
+static void bins_many(winent_job_opts *o)
+{
+    o->compute.bins = 2000000000u;
+    o->compute.range_lo = 0;
+    o->compute.range_hi = 1;
+}
+static void float_no_range(winent_job_opts *o)
+{
+    o->width = o->height = 5;
+    o->compute.dtype = WINENT_F32;
+    o->dtype_given = 1;
+}
+static void threads5000(winent_job_opts *o)
+{
+    o->threads = 5000;
+}
+static void threads_neg(winent_job_opts *o)
+{
+    o->threads = -2;
+}
+static void mem100k(winent_job_opts *o)
+{
+    o->mem_bytes = 100 * 1024;
+}
+static void device_gpu0(winent_job_opts *o)
+{
+    o->device = "gpu0";
+}
+static void device_twice(winent_job_opts *o)
+{
+    o->device = "1,cpu,1";
+}
+static void level30(winent_job_opts *o)
+{
+    o->level = 30;
+}
+static void tile20(winent_job_opts *o)
+{
+    o->tile = 20;
+}
+static void bands70000(winent_job_opts *o)
+{
+    o->bands = 70000;
+}
+static void band0(winent_job_opts *o)
+{
+    o->band = 0;
+}
+static void frame_rows_neg(winent_job_opts *o)
+{
+    o->frame_rows = -3;
+}
+static void preview_size_alone(winent_job_opts *o)
+{
+    o->preview_size = 5;
+}
+static void preview_size_big(winent_job_opts *o)
+{
+    o->preview = "p.png";
+    o->preview_size = 20000;
+}
+
+static const struct {
+    const char *args; /* the CLI's options */
+    set_fn set;       /* the same in job options */
+    int compute;      /* also a compute_opts check */
+} cases[] = {
+    {"--window 4", window4, 1},
+    {"--window 7x4", window7x4, 1},
+    {"--bins 4", bins_alone, 1},
+    {"--bins 4 --range 5:1", range_inverted, 1},
+    {"--range 1:inf", range_infinite, 1},
+    {"--bins 2000000000 --range 0:1", bins_many, 1},
+    {"--size 5x5 --dtype f32", float_no_range, 1},
+    {"--threads 5000", threads5000, 0},
+    {"--threads -2", threads_neg, 0},
+    {"--mem 100K", mem100k, 0},
+    {"--device gpu0", device_gpu0, 0},
+    {"--device 1,cpu,1", device_twice, 0},
+    {"--level 30", level30, 0},
+    {"--tile 20", tile20, 0},
+    {"--bands 70000", bands70000, 0},
+    {"--band=0", band0, 0},
+    {"--frame-rows -3", frame_rows_neg, 0},
+    {"--preview-size 5", preview_size_alone, 0},
+    {"--preview p.png --preview-size 20000", preview_size_big, 0},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_api_validate PATH/TO/winent-stream\n");
+        return 2;
+    }
+    cli = argv[1];
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char line[WINENT_MSG_LEN + 64];
+        int code;
+        cli_message(cases[k].args, line, sizeof line, &code);
+        winent_job_opts o;
+        winent_job_opts_default(&o);
+        o.input = "in.raw";
+        o.output = "out.raw";
+        cases[k].set(&o);
+        winent_error err;
+        winent_status st = winent_job_opts_validate(&o, &err);
+        CHECK(code == 2 && st == WINENT_ERR_USAGE && err.status == st &&
+                  strcmp(line, err.message) == 0,
+              "%s: the CLI says '%s' (exit %d), winent_job_opts_validate '%s' (%d)", cases[k].args,
+              line, code, err.message, (int)st);
+        if (cases[k].compute) {
+            winent_error cerr;
+            st = winent_compute_opts_validate(&o.compute, &cerr);
+            CHECK(st == WINENT_ERR_USAGE && strcmp(line, cerr.message) == 0,
+                  "%s: winent_compute_opts_validate says '%s'", cases[k].args, cerr.message);
+        }
+    }
+    /* Good options: no message, and err cleared. */
+    winent_job_opts o;
+    winent_job_opts_default(&o);
+    o.input = "in.raw";
+    winent_error err = {WINENT_ERR_INPUT, "stale"};
+    CHECK(winent_job_opts_validate(&o, &err) == WINENT_OK && err.status == WINENT_OK &&
+              err.message[0] == '\0',
+          "defaults refused or err not cleared: '%s'", err.message);
+    CHECK(winent_job_opts_validate(&o, NULL) == WINENT_OK, "err NULL");
+    o.input = NULL;
+    CHECK(winent_job_opts_validate(&o, &err) == WINENT_ERR_USAGE, "no input accepted");
+    return harness_end();
+}
