@@ -177,6 +177,45 @@ class ZstMap:
         y0 = i * self.rows_per_frame
         return y0, min(y0 + self.rows_per_frame, self.shape[0])
 
+    def _decode(self, i, dest):
+        """Decompress data frame ``i`` into ``dest`` (an array of its rows,
+        little-endian float32), checking its size against the seek table
+        and, by zstd, its content checksum."""
+        with self._lock:
+            mv = self._mv
+            if mv is None:
+                raise ValueError("the map is closed")
+        off, c = int(self._offsets[i]), int(self._csizes[i])
+        y0, y1 = self._frame_rows(i)
+        where = "%s: frame %d (rows %d-%d) at byte %d" % (os.fsdecode(self.path), i, y0, y1 - 1,
+                                                          off)
+        out = memoryview(dest).cast("B")
+        want, got = len(out), 0
+        src = mv[off:off + c]
+        reader = None
+        try:
+            if struct.unpack_from("<I", src, c - 4)[0] != self._checksums[i]:
+                raise InputError("%s: the seek table's checksum is not the frame's" % where)
+            # Straight into the rows (no bytes object in between); one byte
+            # more is asked for so that zstd reaches the frame's end and
+            # checks its checksum.
+            reader = self._zstd.ZstdDecompressor().stream_reader(src)
+            while got < want:
+                k = reader.readinto(out[got:])
+                if k == 0:
+                    break
+                got += k
+            extra = len(reader.read(1)) if got == want else 0
+        except self._zstd.ZstdError as e:
+            raise InputError("%s: %s" % (where, e)) from None
+        finally:
+            del reader  # it holds a view of the mapped file until it goes
+            out.release()
+            src.release()
+        if got != want or extra:
+            raise InputError("%s: %s bytes, the seek table says %d"
+                             % (where, "more than %d" % got if extra else got, want))
+
     def frame(self, i):
         """The rows of data frame ``i`` (0-based), a read-only float32 array."""
         if not 0 <= i < self.frames:
@@ -184,26 +223,9 @@ class ZstMap:
         with self._lock:
             if self._cache is not None and self._cache[0] == i:
                 return self._cache[1]
-            mv = self._mv
-            if mv is None:
-                raise ValueError("the map is closed")
-        off, c = int(self._offsets[i]), int(self._csizes[i])
         y0, y1 = self._frame_rows(i)
-        want = (y1 - y0) * self.shape[1] * 4
-        where = "%s: frame %d (rows %d-%d) at byte %d" % (os.fsdecode(self.path), i, y0, y1 - 1,
-                                                          off)
-        src = mv[off:off + c]
-        try:
-            if struct.unpack_from("<I", src, c - 4)[0] != self._checksums[i]:
-                raise InputError("%s: the seek table's checksum is not the frame's" % where)
-            data = self._zstd.ZstdDecompressor().decompress(src, max_output_size=want)
-        except self._zstd.ZstdError as e:
-            raise InputError("%s: %s" % (where, e)) from None
-        finally:
-            src.release()
-        if len(data) != want:
-            raise InputError("%s: %d bytes, the seek table says %d" % (where, len(data), want))
-        rows = np.frombuffer(data, dtype="<f4").reshape(y1 - y0, self.shape[1])
+        rows = np.empty((y1 - y0, self.shape[1]), "<f4")
+        self._decode(i, rows)
         if rows.dtype != self.dtype:  # a big-endian machine
             rows = rows.astype(self.dtype)
         rows.flags.writeable = False
@@ -335,7 +357,8 @@ def read_zst(path):
     infinities are the strings "NaN", "Infinity", "-Infinity"). Every
     frame's size and checksum is checked; InputError names a bad one."""
     with ZstMap(path) as m:
-        out = np.empty(m.shape, m.dtype)
-        for y0, rows in m.blocks():
-            out[y0:y0 + len(rows)] = rows
-        return out, m.header
+        out = np.empty(m.shape, "<f4")
+        for i in range(m.frames):
+            y0, y1 = m._frame_rows(i)
+            m._decode(i, out[y0:y1])
+        return out.astype(m.dtype, copy=False), m.header
