@@ -4,6 +4,9 @@
 #                                   the bash completion (component "runtime")
 #   libwinent-dev_0.2.0_amd64.deb   winent.h, libwinent.so, libwinent.a,
 #                                   winent.pc, the CMake package ("dev")
+#   python3-winent_0.2.0_amd64.deb  the Python package winent ("python"; its
+#                                   _install.py names the library's folder,
+#                                   so it is built per architecture)
 #
 # Depends comes from dpkg-shlibdeps (dpkg-dev) reading the binaries, so it
 # follows what the build linked (GDAL, libpng, CUDA's static runtime...).
@@ -20,6 +23,9 @@ set(CPACK_SOURCE_IGNORE_FILES "/\\\\.git/" "/\\\\.git$" "/build[^/]*/" "/_CPack_
 
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL runtime dev)
+if(WINENT_PYTHON_INSTALL)
+  list(APPEND CPACK_COMPONENTS_ALL python)
+endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # NAME_VERSION_ARCH.deb
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 
@@ -52,6 +58,34 @@ The C header winent.h, libwinent.so and the static libwinent.a, with the
 pkg-config file winent.pc and the CMake package (find_package(winent):
 winent::winent, winent::winent_static), to use the winent-stream library
 from C or C++ programs.")
+
+set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-winent)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "winent-stream (= ${PROJECT_VERSION}), python3, python3-numpy")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-zstandard")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-dask")
+set(CPACK_DEBIAN_PYTHON_DESCRIPTION "${WINENT_SUMMARY} (Python)
+The Python package winent: winent.entropy() computes the local entropy map of
+a numpy array, winent.run() and winent.Job run file jobs as the
+winent-stream command does, with a progress callback and cancellation, and
+winent.read_zst() and winent.open_zst() read its .zst maps into numpy (the
+latter lazily, frame by frame). A ctypes layer over libwinent.so.0.")
+# Python writes __pycache__ beside the modules when root imports them: the
+# package's prerm removes it, so the folder goes with the package.
+set(winent_deb_pydir "${WINENT_PYTHON_INSTALL_DIR}")
+if(NOT IS_ABSOLUTE "${winent_deb_pydir}")
+  set(winent_deb_pydir "/usr/${winent_deb_pydir}") # the .deb's prefix
+endif()
+file(WRITE ${CMAKE_BINARY_DIR}/cmake/prerm.in "#!/bin/sh
+set -e
+rm -rf '${winent_deb_pydir}/winent/__pycache__'
+")
+file(COPY ${CMAKE_BINARY_DIR}/cmake/prerm.in DESTINATION ${CMAKE_BINARY_DIR}/cmake/python3-winent
+     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                      WORLD_READ WORLD_EXECUTE)
+file(RENAME ${CMAKE_BINARY_DIR}/cmake/python3-winent/prerm.in
+     ${CMAKE_BINARY_DIR}/cmake/python3-winent/prerm)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/cmake/python3-winent/prerm)
 
 find_program(WINENT_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(WINENT_DPKG_SHLIBDEPS)

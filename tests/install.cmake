@@ -21,6 +21,11 @@ set(winent_man OFF)
 if(WINENT_HELP2MAN AND NOT CMAKE_CROSSCOMPILING)
   set(winent_man ON)
 endif()
+# The Python package's folder ("" when it is not installed).
+set(winent_python_dir "")
+if(WINENT_PYTHON_INSTALL)
+  set(winent_python_dir "${WINENT_PYTHON_INSTALL_DIR}")
+endif()
 winent_sh_test(test_install test_install.sh)
 set_property(TEST test_install APPEND PROPERTY ENVIRONMENT
   "WINENT_BUILD=${CMAKE_BINARY_DIR}" "CMAKE=${CMAKE_COMMAND}" "CPACK=${CMAKE_CPACK_COMMAND}"
@@ -28,5 +33,6 @@ set_property(TEST test_install APPEND PROPERTY ENVIRONMENT
   "WINENT_C_COMPILER_ID=${CMAKE_C_COMPILER_ID}"
   "WINENT_SAN_FLAGS=${winent_san_flags_for_users}"
   "WINENT_LIBDIR=${CMAKE_INSTALL_LIBDIR}" "WINENT_INCLUDEDIR=${CMAKE_INSTALL_INCLUDEDIR}"
-  "WINENT_VERSION=${PROJECT_VERSION}" "WINENT_MAN=${winent_man}")
+  "WINENT_VERSION=${PROJECT_VERSION}" "WINENT_MAN=${winent_man}"
+  "WINENT_PREFIX=${CMAKE_INSTALL_PREFIX}" "WINENT_PYTHON_DIR=${winent_python_dir}")
 set_tests_properties(test_exports test_install PROPERTIES LABELS install)

@@ -6,12 +6,18 @@
 # bash completion asked for `winent-stream --dev<TAB>` and values; then
 # `cpack -G DEB`, its packages unpacked into a temporary root (dpkg-deb -x,
 # nothing installed on the system), their Depends and file lists checked,
-# and the example built with pkg-config against that root as well.
+# and the example built with pkg-config against that root as well. The
+# Python package: imported from the install (and from the unpacked
+# python3-winent .deb) with nothing saying where the library is, its maps
+# compared with the CLI's, and its folder on Debian's sys.path for the
+# configured prefix.
 #
 # Set by tests/install.cmake: WINENT_BUILD, CMAKE, CPACK, CMAKE_GENERATOR,
 # CC, WINENT_C_COMPILER_ID, WINENT_SAN_FLAGS (the sanitizer build's -fsanitize=, for the example
 # programs too), WINENT_LIBDIR, WINENT_INCLUDEDIR, WINENT_VERSION, WINENT_MAN
-# (ON where help2man made the man page).
+# (ON where help2man made the man page), WINENT_PREFIX (the configured
+# prefix), WINENT_PYTHON_DIR (the Python package's folder, "" when not
+# installed), PYTHON.
 #
 # A part whose tool is missing (pkg-config, groff or man, dpkg-deb and
 # dpkg-shlibdeps) is skipped with the reason; the test then exits 77.
@@ -124,6 +130,61 @@ else
     bad "the examples did not configure or build with find_package(winent)"
 fi
 
+# ---- The Python package ---------------------------------------------------
+# py ROOT_PYDIR ARGS...: Debian's Python with only the installed package on
+# its path and no hint where the library is (the sanitizer build's runtime
+# preloaded by tests/py_test.sh).
+py() {
+    _pp=$1
+    shift
+    env -u WINENT_LIBRARY -u LD_LIBRARY_PATH PYTHONPATH="$_pp" PYTHONDONTWRITEBYTECODE=1 \
+        sh "$WINENT_SRC/tests/py_test.sh" "$@"
+}
+# py_maps NAME PYDIR LIBDIR: the package under PYDIR finds libwinent.so.0 in
+# LIBDIR; entropy() and run() give the CLI's map of the input.
+py_maps() {
+    if py "$2" -c '
+import sys, numpy, winent
+print(winent.library_path())
+a = numpy.fromfile(sys.argv[1], numpy.uint8).reshape(77, 203)
+winent.entropy(a).astype("<f4").tofile(sys.argv[2])
+winent.run(sys.argv[1], sys.argv[3], size=(203, 77), dtype="u8")' \
+        "$T/in.raw" "$T/$1-mem.raw" "$T/$1-run.raw" >"$T/$1.out" 2>"$T/$1.err"; then
+        check "$1: the package loads $3/libwinent.so.0 ($(head -n 1 "$T/$1.out"))" \
+            test "$(head -n 1 "$T/$1.out")" -ef "$3/libwinent.so.0"
+        check "$1: winent.entropy() gives the CLI's map" cmp "$T/cli.raw" "$T/$1-mem.raw"
+        check "$1: winent.run() gives the CLI's map" cmp "$T/cli.raw" "$T/$1-run.raw"
+    else
+        bad "$1: the installed Python package failed: $(tail -n 5 "$T/$1.err")"
+    fi
+}
+if [ -z "$WINENT_PYTHON_DIR" ]; then
+    skip_part "built with WINENT_PYTHON_INSTALL=OFF: no Python package"
+elif ! "$PY" -c 'import numpy' 2>/dev/null; then
+    skip_part "no numpy for $PY (apt-get install python3-numpy): the Python package"
+else
+    case $WINENT_PYTHON_DIR in
+    /*) PYD="$WINENT_PYTHON_DIR" ;;
+    *) PYD="$P/$WINENT_PYTHON_DIR" ;;
+    esac
+    for f in __init__.py _lib.py zst.py _install.py; do
+        check "installed: ${PYD#"$P/"}/winent/$f" test -f "$PYD/winent/$f"
+    done
+    py_maps python "$PYD" "$LIB"
+    # Where Debian's python3 looks (site.getsitepackages()): the package's
+    # folder under the configured prefix, /usr/local or /usr, is there.
+    case $WINENT_PREFIX in
+    /usr/local | /usr)
+        case $WINENT_PYTHON_DIR in
+        /*) want="$WINENT_PYTHON_DIR" ;;
+        *) want="$WINENT_PREFIX/$WINENT_PYTHON_DIR" ;;
+        esac
+        check "$want is on $PY's sys.path (site.getsitepackages())" "$PY" -c \
+            'import site, sys; sys.exit(sys.argv[1] not in site.getsitepackages())' "$want"
+        ;;
+    esac
+fi
+
 # ---- The man page ------------------------------------------------------------
 man1="$P/share/man/man1/winent-stream.1.gz"
 if [ "$WINENT_MAN" != ON ]; then
@@ -203,6 +264,10 @@ if have dpkg-deb && have dpkg-shlibdeps; then
         dev="$T/pkg/libwinent-dev_${WINENT_VERSION}_$arch.deb"
         check "cpack made winent-stream_${WINENT_VERSION}_$arch.deb (made: $(cd "$T/pkg" && echo *.deb))" test -f "$deb"
         check "cpack made libwinent-dev_${WINENT_VERSION}_$arch.deb" test -f "$dev"
+        pydeb="$T/pkg/python3-winent_${WINENT_VERSION}_$arch.deb"
+        if [ -n "$WINENT_PYTHON_DIR" ]; then
+            check "cpack made python3-winent_${WINENT_VERSION}_$arch.deb" test -f "$pydeb"
+        fi
     else
         bad "cpack -G DEB failed"
         deb=/nonexistent
@@ -222,6 +287,7 @@ if have dpkg-deb && have dpkg-shlibdeps; then
         R="$T/root"
         dpkg-deb -x "$deb" "$R"
         dpkg-deb -x "$dev" "$R"
+        [ -f "$pydeb" ] && dpkg-deb -x "$pydeb" "$R"
         case $WINENT_LIBDIR in
         /*) RLIB="$R$WINENT_LIBDIR" ;;
         *) RLIB="$R/usr/$WINENT_LIBDIR" ;;
@@ -241,6 +307,22 @@ if have dpkg-deb && have dpkg-shlibdeps; then
             "${RLIB#"$R/"}/pkgconfig/winent.pc" "${RLIB#"$R/"}/cmake/winent/winentConfig.cmake"; do
             check "libwinent-dev .deb holds /$f" grep -qx "\./$f" "$T/dev.files"
         done
+        if [ -f "$pydeb" ]; then
+            case $WINENT_PYTHON_DIR in
+            /*) RPYD="$R$WINENT_PYTHON_DIR" ;;
+            *) RPYD="$R/usr/$WINENT_PYTHON_DIR" ;;
+            esac
+            check "python3-winent .deb holds /${RPYD#"$R/"}/winent/__init__.py" \
+                sh -c "dpkg-deb -c '$pydeb' | awk '{ print \$6 }' | grep -qx './${RPYD#"$R/"}/winent/__init__.py'"
+            pydepends=$(dpkg-deb -f "$pydeb" Depends)
+            for p in "winent-stream (= $WINENT_VERSION)" python3-numpy; do
+                check "python3-winent depends on $p ($pydepends)" \
+                    sh -c "echo '$pydepends' | grep -qF '$p'"
+            done
+            if "$PY" -c 'import numpy' 2>/dev/null; then
+                py_maps python-deb "$RPYD" "$RLIB"
+            fi
+        fi
         check "the unpacked CLI runs" sh -c "'$R/usr/bin/winent-stream' --version | grep -qx 'winent-stream $WINENT_VERSION'"
         check "the .deb's winent.pc has prefix /usr" grep -qx 'prefix=/usr' "$RLIB/pkgconfig/winent.pc"
         # The example against the unpacked packages: pkg-config's sysroot

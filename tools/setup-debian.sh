@@ -8,9 +8,10 @@ set -eu
 # libproj-dev (and its proj-data): the CRS of --sidecar's ENVI headers.
 # help2man: the man page made at build time; dpkg-dev (dpkg-shlibdeps): the
 # .deb's dependencies (cpack -G DEB); groff-base: test_install renders the
-# man page.
+# man page. python3-zstandard, python3-dask: the Python package's .zst
+# reader and the dask example, and their tests.
 pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev libpng-dev libgdal-dev libdeflate-dev libproj-dev \
-python3 python3-numpy python3-skimage gdal-bin python3-gdal time valgrind strace \
+python3 python3-numpy python3-skimage python3-zstandard python3-dask gdal-bin python3-gdal time valgrind strace \
 clang libclang-rt-dev libomp-dev llvm help2man dpkg-dev groff-base"
 missing=""
 for p in $pkgs; do

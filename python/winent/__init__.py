@@ -1,0 +1,41 @@
+"""winent: the local Shannon entropy maps of winent-stream from Python.
+
+    import numpy as np, winent
+    m = winent.entropy(np.arange(100, dtype=np.uint8).reshape(10, 10) % 7, window=5)
+    stats = winent.run("big.tif", "map.zst", window=9, progress=print)
+    data, header = winent.read_zst("map.zst")
+
+- :func:`entropy`: the map of a numpy array, in memory (libwinent's
+  winent_entropy).
+- :func:`run` and :class:`Job`: file and stream jobs as the CLI runs them,
+  with a progress callback and cancellation (libwinent's job handle).
+- :func:`read_zst` and :func:`open_zst`: the .zst maps, read in pure Python
+  (numpy and zstandard; no libwinent needed), the latter lazily by frames.
+
+A thin ctypes layer over libwinent.so.0 (no compiled extension): the
+library is found through the environment variable WINENT_LIBRARY, beside
+the package, in the library folder of the install it came with, or the
+system's library path, in that order (winent.library_path() says which).
+Every failure raises a subclass of :class:`Error` with the library's
+status and one-line message.
+"""
+from ._compute import entropy
+from ._errors import (Cancelled, DeviceError, Error, InputError, InternalError, LibraryNotFound,
+                      OutputError, UsageError)
+from ._job import Job, Notice, Progress, run
+from ._lib import library_path
+from ._version import __version__
+from .zst import ZstMap, open_zst, read_zst
+
+
+def gpu_count():
+    """The number of usable CUDA devices (0 without a GPU or a CUDA build)."""
+    from ._lib import lib
+    return lib().winent_gpu_count()
+
+
+__all__ = [
+    "entropy", "run", "Job", "Progress", "Notice", "read_zst", "open_zst", "ZstMap",
+    "library_path", "gpu_count", "Error", "UsageError", "InputError", "OutputError",
+    "DeviceError", "InternalError", "Cancelled", "LibraryNotFound", "__version__",
+]

@@ -1,0 +1,159 @@
+"""entropy(): the map of a numpy array, in memory, through winent_entropy."""
+import ctypes
+import math
+
+import numpy as np
+
+from . import _lib
+from ._errors import OK, UsageError, error_for
+from ._options import as_int, fill_compute
+
+# numpy type -> winent_dtype (native byte order; the order of winent.h).
+_DTYPES = {np.dtype(t): i for i, t in enumerate(
+    (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32, np.float64))}
+
+
+def _winent_dtype(a):
+    """(array as the library can read it, winent_dtype): native byte order,
+    booleans as u8."""
+    dt = a.dtype
+    if dt == np.bool_:
+        return a.view(np.uint8), 0
+    if not dt.isnative:
+        native = dt.newbyteorder("=")
+        if native in _DTYPES:
+            return a.astype(native), _DTYPES[native]
+    if dt not in _DTYPES:
+        raise UsageError(
+            "entropy: arrays of %s are not supported: use uint8, int8, uint16, int16, uint32, "
+            "int32, float32 or float64 (e.g. array.astype(numpy.int32) where the values fit)"
+            % dt)
+    return a, _DTYPES[dt]
+
+
+def _readable_rows(a):
+    """`a` with contiguous, aligned columns and its row stride in bytes: the
+    array itself when it already is (a slice of rows or columns of a bigger
+    array, a strided view), else a C-contiguous copy."""
+    h, w = a.shape
+    item = a.itemsize
+    s0, s1 = a.strides
+    if (a.flags.aligned and (s1 == item or w <= 1) and
+            (h <= 1 or (s0 > 0 and s0 % item == 0 and s0 >= w * item))):
+        return a, (s0 if h > 1 else w * item)
+    a = np.ascontiguousarray(a)
+    return a, w * item
+
+
+def _auto_range(a, nodata):
+    """range="auto" for an array: the valid finite samples' [min, max], as
+    the library's first pass over a file finds it (none valid: 0..1; one
+    value v: v .. v + max(1, |v| 2^-20))."""
+    valid = None
+    has_nodata = nodata is not None and not math.isnan(float(nodata))
+    if a.dtype.kind == "f":
+        valid = np.isfinite(a)
+        if has_nodata:
+            # The kernels compare float32 samples with nodata cast to float32.
+            valid &= a != a.dtype.type(nodata)
+    elif has_nodata:
+        v = float(nodata)
+        if v == math.floor(v) and abs(v) < 9.2e18:
+            valid = a != np.int64(v)
+    if valid is None:
+        lo, hi, any_valid = a.min(), a.max(), a.size > 0
+    else:
+        any_valid = bool(valid.any())
+        if any_valid:
+            big = np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).max
+            small = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
+            lo = a.min(where=valid, initial=big)
+            hi = a.max(where=valid, initial=small)
+    if not any_valid:
+        lo, hi = 0.0, 1.0
+    lo, hi = float(lo), float(hi)
+    if not hi > lo:
+        hi = lo + max(abs(lo) * 2.0**-20, 1.0)
+    return lo, hi
+
+
+def _check_out(out, h, w):
+    if not isinstance(out, np.ndarray) or out.dtype != np.float32 or not out.dtype.isnative:
+        raise UsageError("entropy: out must be a numpy array of native float32")
+    if out.shape != (h, w):
+        raise UsageError("entropy: out has shape %r, the map is %r" % (out.shape, (h, w)))
+    s0, s1 = out.strides
+    if (not out.flags.writeable or not out.flags.aligned or (s1 != 4 and w > 1) or
+            (h > 1 and (s0 <= 0 or s0 % 4 or s0 < 4 * w))):
+        raise UsageError("entropy: out must be writeable, with contiguous columns and rows "
+                         "in order (a slice of rows or columns of a C-ordered array will do)")
+    return (s0 // 4) if h > 1 else w
+
+
+def entropy(array, window=5, base="e", bins=None, range=None, nodata=None, device="auto",
+            threads=0, out=None):
+    """The local Shannon entropy map of a 2-D array (rows, columns).
+
+    For every pixel, the entropy of the values in the window centred on it:
+    border windows cropped (never padded), nodata and NaN not counted, NaN
+    where the centre is nodata (docs/SPEC.md, section 1 of the contract).
+    The same bits as ``winent-stream`` with the same options, on every
+    engine.
+
+    array: uint8, int8, uint16, int16, uint32, int32, float32 or float64
+        (bool is read as uint8), either byte order, any strides: rows that
+        are a slice of a bigger array are read in place, anything else
+        (non-native byte order, columns not contiguous) is copied first.
+    window: K, (KX, KY) (width first, as ``--window 7x3``), or "7x3";
+        odd sides 1..255.
+    base: "e" (nats), 2 (bits: scikit-image's filters.rank.entropy) or 10.
+    bins, range: quantize ``bin = floor((v - lo) * bins / (hi - lo))``,
+        clamped; ``range=(lo, hi)`` or ``"auto"`` (the valid samples'
+        min and max); a range without bins means 256 bins. Integer arrays
+        without them: each distinct value is a bin. Float arrays need a range.
+    nodata: samples equal to it are not counted (NaN never is).
+    device: "auto", "cpu", "gpu", or a list of GPUs such as "0,1".
+    threads: CPU threads (0: all cores).
+    out: optional float32 array of the same shape for the map (columns
+        contiguous).
+
+    Returns the map, a float32 array of the same shape (``out`` if given).
+    Raises UsageError (a ValueError) for a bad option or an unsupported
+    array, DeviceError where a GPU asked for cannot be used. Thread-safe:
+    calls on different arrays may run at once (the GIL is released during
+    the computation).
+    """
+    a = np.asarray(array)
+    if a.ndim != 2:
+        raise UsageError("entropy: the array must be 2-D (rows, columns), not %d-D" % a.ndim)
+    a, dtype = _winent_dtype(a)
+    h, w = a.shape
+    if h > _INT_MAX or w > _INT_MAX:
+        raise UsageError("entropy: %d x %d is larger than the library takes" % (w, h))
+    threads = as_int("threads", threads, 0)
+    L = _lib.lib()
+    o = _lib.winent_compute_opts()
+    L.winent_compute_opts_default(ctypes.byref(o))
+    fill_compute(o, window, base, bins, range, nodata)
+    o.dtype = dtype
+    if isinstance(range, str) and range == "auto":
+        o.range_lo, o.range_hi = _auto_range(a, nodata)
+    err = _lib.winent_error()
+    if h == 0 or w == 0:
+        st = L.winent_compute_opts_validate(ctypes.byref(o), ctypes.byref(err))
+        if st != OK:
+            raise error_for(st, _lib.message_of(err))
+        return np.empty((h, w), np.float32) if out is None else out
+    a, row_bytes = _readable_rows(a)
+    if out is None:
+        out = np.empty((h, w), np.float32)
+    out_row_floats = _check_out(out, h, w)
+    dev = None if device is None else str(device).encode()
+    st = L.winent_entropy(ctypes.byref(o), a.ctypes.data, row_bytes, w, h, out.ctypes.data,
+                          out_row_floats, dev, threads, ctypes.byref(err))
+    if st != OK:
+        raise error_for(st, _lib.message_of(err))
+    return out
+
+
+_INT_MAX = 2**31 - 1

@@ -1,0 +1,458 @@
+"""Jobs on files and streams: the job handle of libwinent (winent_job_create,
+winent_job_run, winent_job_cancel, winent_job_get_stats, winent_job_free)
+with a progress callback, cancellation and Ctrl-C."""
+import collections
+import ctypes
+import math
+import os
+import re
+import sys
+import threading
+import warnings
+
+from . import _lib
+from ._errors import OK, Cancelled, UsageError, error_for
+from ._options import as_int, fill_compute
+
+
+class Notice(UserWarning):
+    """A notice of a job (a GPU that fell back to the CPU, samples clamped
+    by ``range``, a pipe copied to a temporary file): the line the CLI
+    prints on standard error, given as a warning when no ``notice``
+    callable is set."""
+
+
+class Progress(collections.namedtuple("Progress", "rows_done rows_total width seconds")):
+    """What the progress callback gets: rows written of the map's total,
+    its width, seconds since the start."""
+
+    __slots__ = ()
+
+    @property
+    def fraction(self):
+        """Rows done over rows in all, 0.0 .. 1.0."""
+        return self.rows_done / self.rows_total if self.rows_total else 1.0
+
+
+def _path(name, value):
+    if value is None:
+        return None
+    try:
+        return os.fsencode(value)
+    except TypeError:
+        raise UsageError("%s: %r: give a path (str, bytes or os.PathLike)" % (name, value)) \
+            from None
+
+
+def _choice(name, value, table):
+    if value not in table or value is None:
+        raise UsageError("%s: %r: use %s" % (name, value,
+                                            ", ".join(repr(k) for k in table if k)))
+    return table[value]
+
+
+_SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*$")
+
+
+def parse_size(name, value):
+    """A byte count: an int, or a string as the CLI's --mem takes ("512M",
+    "4G", "1.5G": binary units)."""
+    if isinstance(value, str):
+        m = _SIZE.match(value)
+        if not m:
+            raise UsageError("%s: %r: give a size such as 512M or 4G" % (name, value))
+        mult = 1024 ** " KMGT".index(m.group(2).upper() or " ")
+        v = float(m.group(1)) * mult
+        if not 0 < v < 1.8e19:
+            raise UsageError("%s: %r: give a size such as 512M or 4G" % (name, value))
+        return int(v)
+    return as_int(name, value, 0, 2**64 - 1)
+
+
+def _dtype_name(value):
+    """dtype="u16" (the CLI's names) or a numpy dtype: (winent_dtype, big endian
+    or None when the dtype does not say)."""
+    if isinstance(value, str) and value in _lib.DTYPES:
+        return _lib.DTYPES.index(value), None
+    try:
+        import numpy as np
+        dt = np.dtype(value)
+    except (TypeError, ImportError):
+        dt = None
+    names = {"u1": "u8", "i1": "i8", "u2": "u16", "i2": "i16", "u4": "u32", "i4": "i32",
+             "f4": "f32", "f8": "f64"}
+    key = None if dt is None else names.get("%s%d" % (dt.kind, dt.itemsize))
+    if key is None:
+        raise UsageError("dtype: %r: use u8, i8, u16, i16, u32, i32, f32 or f64 (or the "
+                         "numpy dtype)" % (value,))
+    big = None
+    if dt.byteorder in "<>" and dt.itemsize > 1:
+        big = dt.byteorder == ">"
+    elif dt.byteorder == "=" and dt.itemsize > 1:
+        big = sys.byteorder == "big"
+    return _lib.DTYPES.index(key), big
+
+
+def _stats_dict(s, notices):
+    """winent_job_stats as the dictionary the CLI's --stats prints (and
+    "gpus", "notices")."""
+    stages = {}
+    for name in ("read", "compute", "encode", "write"):
+        st = getattr(s, name)
+        stages[name] = {"threads": st.threads, "busy_s": st.busy_s, "wait_s": st.wait_s}
+    d = {
+        "wall_s": s.wall_s,
+        "setup_s": s.setup_s,
+        "pixels": s.pixels,
+        "mpixel_per_s": s.pixels / s.wall_s / 1e6 if s.wall_s > 0 else 0.0,
+        "bytes_in": s.bytes_in,
+        "bytes_out": s.bytes_out,
+        "engine": s.engine.decode("utf-8", "replace"),
+        "chunk_rows": s.chunk_rows,
+        "chunks": s.chunks,
+        "gpus": s.gpus,
+        "stages": stages,
+        "range": None,
+        "range_from": None,
+        "samples": None,
+        "clamped": None,
+    }
+    if s.range_counted:
+        d["range"] = [s.range_lo, s.range_hi]
+        d["range_from"] = s.range_from.decode("utf-8", "replace")
+        if not math.isnan(s.samples_min):
+            d["samples"] = [s.samples_min, s.samples_max]
+        valid = s.valid_samples
+        d["clamped"] = {
+            "below": s.clamped_below,
+            "above": s.clamped_above,
+            "valid": valid,
+            "percent": 100.0 * (s.clamped_below + s.clamped_above) / valid if valid else 0.0,
+        }
+    d["notices"] = list(notices)
+    return d
+
+
+def print_progress(p):
+    """The CLI's progress line on standard error (progress=True)."""
+    mpx = p.rows_done * p.width / p.seconds / 1e6 if p.seconds > 0 else 0.0
+    frac = p.fraction
+    eta = p.seconds * (1.0 - frac) / frac if frac > 0 else 0.0
+    sys.stderr.write("\rwinent: %d/%d rows (%3.0f%%), %.1f Mpixel/s, ETA %d:%02d   "
+                     % (p.rows_done, p.rows_total, 100.0 * frac, mpx, int(eta / 60),
+                        int(eta) % 60))
+    if p.rows_done >= p.rows_total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+class Job:
+    """One job of winent-stream: INPUT -> entropy map -> OUTPUT, as the CLI
+    ``winent-stream [options] INPUT OUTPUT`` runs it, in this process.
+
+    The keyword arguments are the CLI's options (``frame_rows`` for
+    ``--frame-rows``, ...); see :func:`winent.run`. Creating the job checks
+    them (UsageError, with the CLI's message); :meth:`run` runs it once.
+
+    Stopping it: :meth:`cancel` from any thread (or a signal handler);
+    the progress callback returning ``False``; the progress (or notice)
+    callback raising an exception; Ctrl-C while :meth:`run` waits. The job
+    then stops at once, removes its temporary output (an existing file at
+    the output's name is left as it was) and :meth:`run` raises
+    :class:`Cancelled`, the callback's exception, or KeyboardInterrupt.
+
+    A Job holds a C handle: use it in a ``with`` block, or call
+    :meth:`close` (the garbage collector frees it too).
+    """
+
+    def __init__(self, input, output, *, window=5, base="e", bins=None, range=None,
+                 nodata=None, band=None, size=None, dtype=None, bands=None, interleave=None,
+                 byteorder=None, header_bytes=None, format=None, level=None, frame_rows=None,
+                 tile=None, compress=None, tif_layout=None, bigtiff=False, preview=None,
+                 preview_size=None, sidecar=False, decode=False, device="auto", threads=0,
+                 mem=None, progress=None, notice=None, command_line=None):
+        L = _lib.lib()
+        self._handle = None
+        self._lock = threading.RLock()
+        self._running = False
+        self._ran = False
+        self._progress = print_progress if progress is True else progress
+        self._notice = notice
+        self._notices = []
+        self._callback_error = None
+        self._cancelled_by_callback = False
+        if self._progress is not None and not callable(self._progress):
+            raise UsageError("progress: give a callable (or True), not %r" % (progress,))
+        if notice is not None and not callable(notice):
+            raise UsageError("notice: give a callable, not %r" % (notice,))
+
+        o = _lib.winent_job_opts()
+        L.winent_job_opts_default(ctypes.byref(o))
+        keep = []  # the bytes the options point at, until winent_job_create copied them
+
+        def cstr(v):
+            keep.append(v)
+            return v
+
+        o.input = cstr(_path("input", input))
+        o.output = cstr(_path("output", output))
+        if o.input is None or o.output is None:
+            raise UsageError("give an input and an output")
+        fill_compute(o.compute, window, base, bins, range, nodata)
+        if isinstance(range, str) and range == "auto":
+            o.range_auto = 1
+        if nodata is not None:
+            o.nodata_given = 1
+        if size is not None:
+            if isinstance(size, str):
+                m = re.match(r"^(\d+)[xX](\d+)$", size)
+                if not m:
+                    raise UsageError("size: %r: give (width, height) or 'WxH'" % size)
+                size = (int(m.group(1)), int(m.group(2)))
+            if not isinstance(size, (tuple, list)) or len(size) != 2:
+                raise UsageError("size: %r: give (width, height) or 'WxH'" % (size,))
+            o.width = as_int("size", size[0], 0)
+            o.height = as_int("size", size[1], 0)
+        big = None
+        if dtype is not None:
+            o.compute.dtype, big = _dtype_name(dtype)
+            o.dtype_given = 1
+        if byteorder is not None:
+            big = _choice("byteorder", byteorder, {"little": False, "big": True})
+        if big is not None:
+            o.big_endian = int(big)
+        if bands is not None:
+            o.bands = as_int("bands", bands, 0)
+        if band is not None:
+            o.band = as_int("band", band, 0)
+        if interleave is not None:
+            o.interleave = _choice("interleave", interleave, _lib.INTERLEAVES)
+        if header_bytes is not None:
+            o.header_bytes = parse_size("header_bytes", header_bytes) if header_bytes else 0
+        if format is not None:
+            o.format = _choice("format", format, _lib.FORMATS)
+        if level is not None:
+            o.level = as_int("level", level)
+        if frame_rows is not None:
+            o.frame_rows = as_int("frame_rows", frame_rows, 0)
+        if tile is not None:
+            o.tile = as_int("tile", tile, 0)
+        if compress is not None:
+            o.compress = _choice("compress", compress, _lib.COMPRESSIONS)
+        if tif_layout is not None:
+            o.tif_layout = _choice("tif_layout", tif_layout, _lib.TIF_LAYOUTS)
+        o.bigtiff = int(bool(bigtiff))
+        o.preview = cstr(_path("preview", preview))
+        if preview_size is not None:
+            o.preview_size = as_int("preview_size", preview_size, 0)
+        o.sidecar = int(bool(sidecar))
+        o.decode = int(bool(decode))
+        if device is not None:
+            o.device = cstr(str(device).encode())
+        o.threads = as_int("threads", threads, 0)
+        if mem is not None:
+            o.mem_bytes = parse_size("mem", mem)
+        if command_line is not None:
+            o.command_line = cstr(str(command_line).encode("utf-8", "surrogateescape"))
+        # Callbacks: the thunks live as long as the job (self holds them).
+        self._progress_thunk = _lib.PROGRESS_FN(self._on_progress)
+        self._notice_thunk = _lib.NOTICE_FN(self._on_notice)
+        if self._progress is not None:
+            o.on_progress = self._progress_thunk
+        o.on_notice = self._notice_thunk
+
+        err = _lib.winent_error()
+        handle = _lib.c_job_p()
+        st = L.winent_job_create(ctypes.byref(o), ctypes.byref(handle), ctypes.byref(err))
+        if st != OK:
+            raise error_for(st, _lib.message_of(err))
+        self._handle = handle.value
+        self._lib = L
+
+    # ---- callbacks, on the thread that runs the job ----------------------
+
+    def _stop_for_callback(self, exc):
+        if self._callback_error is None:
+            self._callback_error = exc
+        self.cancel()
+
+    def _on_progress(self, user, p):
+        if self._callback_error is not None or self._cancelled_by_callback:
+            return
+        q = p.contents
+        try:
+            r = self._progress(Progress(q.rows_done, q.rows_total, q.width, q.seconds))
+        except BaseException as e:  # noqa: B036 - handed back to run()'s caller
+            self._stop_for_callback(e)
+            return
+        if r is False:
+            self._cancelled_by_callback = True
+            self.cancel()
+
+    def _on_notice(self, user, line):
+        text = line.decode("utf-8", "replace") if line else ""
+        self._notices.append(text)
+        if self._notice is not None and self._callback_error is None:
+            try:
+                self._notice(text)
+            except BaseException as e:  # noqa: B036
+                self._stop_for_callback(e)
+
+    # ---- the public methods ---------------------------------------------
+
+    def run(self):
+        """Run the job (once) and return its figures (see :attr:`stats`).
+
+        The job runs on a worker thread while this one waits, so Ctrl-C
+        (KeyboardInterrupt) is seen at once: it cancels the job, waits for
+        it to stop cleanly and is raised again. Raises the Error of a
+        failed job, Cancelled after :meth:`cancel` or a progress callback
+        that returned False, or the exception a callback raised."""
+        with self._lock:
+            if self._handle is None:
+                raise UsageError("the job is closed: make a new Job")
+            if self._running or self._ran:
+                raise UsageError("a job runs once: make a new Job")
+            self._running = True
+            self._ran = True
+        handle, L = self._handle, self._lib
+        done = threading.Event()
+        result = []
+        # Whether the worker got to the C call, decided under the lock: a
+        # Ctrl-C that comes before the worker starts (even inside
+        # Thread.start) abandons the run, and the worker, if it ever runs,
+        # does nothing. Once entered, the run is waited for to its end.
+        state = {"entered": False, "abandoned": False}
+
+        def body():
+            try:
+                with self._lock:
+                    if state["abandoned"]:
+                        return
+                    state["entered"] = True
+                result.append(L.winent_job_run(handle))
+            finally:
+                done.set()
+
+        interrupt = None
+        try:
+            try:
+                threading.Thread(target=body, name="winent-job", daemon=True).start()
+                done.wait()
+            except KeyboardInterrupt as e:
+                interrupt = e
+                self.cancel()
+                with self._lock:
+                    if not state["entered"]:
+                        state["abandoned"] = True
+                while state["entered"]:  # the job must end before anything else happens to it
+                    try:
+                        done.wait()
+                        break
+                    except KeyboardInterrupt:
+                        self.cancel()
+        finally:
+            with self._lock:
+                self._running = False
+        if self._notice is None:
+            for line in self._notices:
+                warnings.warn(line, Notice, stacklevel=2)
+        if interrupt is not None:
+            raise interrupt
+        if self._callback_error is not None:
+            e, self._callback_error = self._callback_error, None
+            raise e
+        st = result[0] if result else None
+        if st != OK:
+            if st == Cancelled.status and self._cancelled_by_callback:
+                raise Cancelled("cancelled: the progress callback returned False")
+            e = L.winent_job_error(handle)
+            msg = _lib.message_of(e.contents) if e else ""
+            raise error_for(st if st is not None else 1, msg)
+        return self.stats
+
+    def cancel(self):
+        """Ask the job to stop: from any thread, the progress callback, or a
+        signal handler; before run() (which then stops at once), during
+        it, or after (no effect). Returns at once; run() raises Cancelled."""
+        with self._lock:
+            if self._handle is not None:
+                self._lib.winent_job_cancel(self._handle)
+
+    @property
+    def stats(self):
+        """The figures of the run, as the CLI's --stats prints them: wall_s,
+        setup_s, pixels, mpixel_per_s, bytes_in, bytes_out, engine,
+        chunk_rows, chunks, gpus, stages (read, compute, encode, write:
+        threads, busy_s, wait_s), range, range_from, samples, clamped (with
+        bins/range), and the notices of the job. Zeros before run()."""
+        s = _lib.winent_job_stats()
+        with self._lock:
+            if self._handle is None:
+                raise UsageError("the job is closed")
+            if self._running:
+                raise UsageError("the job is running: its figures come when run() returns")
+            self._lib.winent_job_get_stats(self._handle, ctypes.byref(s))
+        return _stats_dict(s, self._notices)
+
+    @property
+    def notices(self):
+        """The notice lines of the job so far."""
+        return list(self._notices)
+
+    def close(self):
+        """Free the C job (not while it runs). Closing twice is fine."""
+        with self._lock:
+            if self._running:
+                raise UsageError("the job is running: cancel() it and let run() return first")
+            if self._handle is not None:
+                self._lib.winent_job_free(self._handle)
+                self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_handle", None) is not None and not self._running:
+            try:
+                self._lib.winent_job_free(self._handle)
+            except Exception:
+                pass
+            self._handle = None
+
+
+def run(input, output, **options):
+    """Run one job, ``winent-stream [options] INPUT OUTPUT`` in this process,
+    and return its figures (a dict, as ``--stats``).
+
+    input: a path (a TIFF, raw samples with ``size`` and ``dtype``, any
+        raster GDAL opens in a build with GDAL), or "-" for standard input.
+    output: a path; the format from its name (``.zst``, ``.tif``, ``.raw``)
+        or ``format``. A file appears only when complete.
+
+    Options (keywords, each as the CLI's ``--option``; None: the default):
+    window, base, bins, range ((lo, hi) or "auto"), nodata; raw input:
+    size ((width, height) or "WxH"), dtype ("u16" or a numpy dtype, whose
+    byte order counts), bands, band, interleave ("bsq", "bip", "bil"),
+    byteorder ("little", "big"), header_bytes; output: format ("zst",
+    "tif", "raw"), level, frame_rows, tile, compress, tif_layout ("cog",
+    "tiled"), bigtiff, preview (a PNG path), preview_size, sidecar, decode;
+    running: device, threads, mem (bytes or "512M"), command_line (the
+    provenance recorded in the output; default none).
+
+    progress: a callable taking a :class:`Progress` (rows_done, rows_total,
+        width, seconds, fraction), called from the job's thread as rows are
+        written; return False to stop the job (Cancelled is raised), or
+        raise to stop it with that exception. True prints the CLI's line.
+    notice: a callable taking each notice line; without it the lines are
+        given as :class:`Notice` warnings when the job ends (and are in the
+        result's "notices" either way).
+
+    Ctrl-C stops the job cleanly (no output left behind) and raises
+    KeyboardInterrupt. To cancel from another thread, use :class:`Job`.
+    """
+    with Job(input, output, **options) as job:
+        return job.run()

@@ -1,0 +1,27 @@
+# tests of the Python package (python/winent, issue 14 item 3): Debian's
+# /usr/bin/python3 ($WINENT_PYTHON) with the tree's package and the build's
+# libwinent.so.0. Label "python". Each skips (77, with the reason) where
+# that Python lacks numpy, zstandard, scikit-image or dask.
+
+# The C compiler's layout of winent.h's structures, for the ctypes mirror.
+add_executable(py_layout py_layout.c)
+
+function(winent_py_test name script)
+  add_test(NAME ${name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/py_test.sh ${CMAKE_CURRENT_SOURCE_DIR}/${script} ${ARGN})
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS python
+    ENVIRONMENT "PYTHON=${WINENT_PYTHON};PYTHONPATH=${PROJECT_SOURCE_DIR}/python;PYTHONDONTWRITEBYTECODE=1;WINENT_LIBRARY=$<TARGET_FILE:winent>;WINENT_BIN=$<TARGET_FILE_DIR:winent-stream>;WINENT_TOOLS=${CMAKE_BINARY_DIR}/tools;WINENT_SRC=${PROJECT_SOURCE_DIR};WINENT_VERSION=${PROJECT_VERSION};CC=${CMAKE_C_COMPILER}")
+endfunction()
+
+winent_py_test(test_py_layout test_py_layout.py $<TARGET_FILE:py_layout>)
+# Import, version, where the library is found, errors mapped.
+winent_py_test(test_py_basics test_py_basics.py)
+# entropy(): against the CLI and scikit-image; dtypes, strides, byte orders.
+winent_py_test(test_py_entropy test_py_entropy.py)
+# run() and Job: against the CLI; progress, cancel, Ctrl-C, two jobs at once.
+winent_py_test(test_py_job test_py_job.py)
+# read_zst and open_zst against zstd -d and the CLI's raw map; the README's
+# recipe with the zstandard module alone.
+winent_py_test(test_py_zst test_py_zst.py)
+# examples/dask_entropy.py gives the CLI's bytes.
+winent_py_test(test_py_dask test_py_dask.py)

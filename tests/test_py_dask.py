@@ -1,0 +1,51 @@
+"""examples/dask_entropy.py (winent.entropy under dask.array.map_overlap,
+depth = window // 2, boundary "none") gives the CLI's bytes: windows
+square and oblong, blocks that do not divide the image, blocks smaller
+than the overlap, bins and a range, nodata and NaN."""
+import os
+import subprocess
+import sys
+
+from py_harness import SRC, T, check, cli, finish, mksample, need, path, run_test
+
+need("numpy", "dask", "dask.array")
+import numpy as np  # noqa: E402
+
+EXAMPLE = os.path.join(SRC, "examples", "dask_entropy.py")
+
+
+def compare(name, raw, w, h, dtype, options, chunks):
+    size = "%dx%d" % (w, h)
+    cli_out, dask_out = path(name + "-cli.raw"), path(name + "-dask.raw")
+    code, _ = cli("--size", size, "--dtype", dtype, *options, raw, cli_out)
+    r = subprocess.run([sys.executable, EXAMPLE, "--size", size, "--dtype", dtype, "--chunks",
+                        chunks] + list(options) + [raw, dask_out],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=T)
+    if not check("%s: the example ran" % name, r.returncode == 0, r.stderr.decode()[-2000:]):
+        return
+    if code != 0:
+        return
+    a, b = open(cli_out, "rb").read(), open(dask_out, "rb").read()
+    check("%s (%s, blocks %s): the CLI's bytes" % (name, " ".join(options), chunks), a == b,
+          "%d and %d bytes, first difference at float %s" % (
+              len(a), len(b), next((i // 4 for i in range(min(len(a), len(b))) if a[i] != b[i]),
+                                   None)))
+
+
+def test_against_cli():
+    w, h = 203, 151
+    u8 = mksample("u8.raw", w, h, "u8", "--kind", "landscape", "--values", "12")
+    compare("u8-5", u8, w, h, "u8", [], "64x48")
+    compare("u8-7x3", u8, w, h, "u8", ["--window", "7x3", "--base", "2"], "40x50")
+    compare("u8-15-small-blocks", u8, w, h, "u8", ["--window", "15"], "5x9")
+    compare("u8-9-nodata", u8, w, h, "u8", ["--window", "9", "--nodata", "3"], "100x100")
+    compare("u8-one-block", u8, w, h, "u8", ["--window", "3x11"], "1000x1000")
+    f = np.random.default_rng(2).normal(size=(h, w)).astype("<f4")
+    f[np.random.default_rng(3).random((h, w)) < 0.05] = np.nan
+    f.tofile(path("f32.raw"))
+    compare("f32-bins", path("f32.raw"), w, h, "f32",
+            ["--window", "5x9", "--bins", "32", "--range=-2:2"], "37x29")
+
+
+run_test(test_against_cli)
+finish()
