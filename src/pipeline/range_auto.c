@@ -107,7 +107,7 @@ winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_co
                     &m);
     } else {
         winent_band_stats bs;
-        WINENT_TRY(winent_source_stats(p->source, &bs, err));
+        WINENT_TRY(winent_source_stats(p->source, 0, &bs, err));
         if (bs.found) {
             /* GDAL writes statistics with 14 significant digits: widen
              * them by that rounding, so that the extreme samples stay
