@@ -504,7 +504,7 @@ static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_pr
     int u = (int)(k / p->parts), part = (int)(k % p->parts);
     int r0 = u * p->unit_rows;
     int nr = c->y1 - c->y0 - r0 < p->unit_rows ? c->y1 - c->y0 - r0 : p->unit_rows;
-    return winent_sink_encode_part(*enc, c->y0 / p->unit_rows + u, part,
+    return winent_sink_encode_part(*enc, 0, c->y0 / p->unit_rows + u, part,
                                    c->map + (size_t)r0 * (size_t)p->width, nr, &c->units[k],
                                    err);
 }

@@ -192,11 +192,11 @@ static winent_status write_chunk(pipeline *p, const chunk *c, winent_err *err)
     if (p->stage != WINENT_STAGE_JOB || p->opts->memory_out)
         return WINENT_OK;
     if (p->raw_floats)
-        return winent_sink_write_floats(p->sink, c->map,
+        return winent_sink_write_floats(p->sink, 0, c->map,
                                         (size_t)(c->y1 - c->y0) * (size_t)p->width, err);
     int first = c->y0 / p->unit_rows;
     for (int k = 0; k < c->npieces; k++)
-        WINENT_TRY(winent_sink_write_part(p->sink, first + k / p->parts, k % p->parts,
+        WINENT_TRY(winent_sink_write_part(p->sink, 0, first + k / p->parts, k % p->parts,
                                           &c->units[k], err));
     return WINENT_OK;
 }
