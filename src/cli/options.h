@@ -18,6 +18,8 @@ typedef struct cli_opts {
     const char *compute_option; /* the first option of what is computed or of
                                    the raw input (--decode refuses them) */
     char *command_line;     /* owned (cli_free): argv shell-quoted, for provenance */
+    int *band_list;         /* owned (cli_free): --band B1,B2,... (job.band_list) */
+    int *window_list;       /* owned (cli_free): --window K1,K2,... (job.window_list) */
 } cli_opts;
 
 /* Parse argv into `c`. On a usage error returns WINENT_ERR_USAGE with a
