@@ -213,18 +213,6 @@ typedef struct winent_job_opts {
     int width, height;          /* --size */
     int dtype_given;            /* compute.dtype came from --dtype */
     int bands, band;            /* --bands (default 1), --band (1-based, default 1) */
-    /* Several maps in one pass (docs/SPEC.md, "Several bands and
-     * windows"): the bands band_list[0 .. nband_list) (1-based; `band`
-     * then unused), or every band of the input when `band_all`; the
-     * windows window_list[0 .. 2 * nwindow_list) as kx, ky pairs
-     * (compute.kx, ky then unused). The maps are band-major: every window
-     * of the first band, then of the next. One read of the input feeds
-     * them all. Whole jobs from an input only (not memory_in). */
-    const int *band_list;
-    int nband_list;
-    int band_all;
-    const int *window_list;
-    int nwindow_list;
     winent_interleave interleave;
     int big_endian;             /* --byteorder big */
     uint64_t header_bytes;
@@ -271,6 +259,18 @@ typedef struct winent_job_opts {
     void (*on_progress)(void *user, const winent_progress *p);
     void (*on_notice)(void *user, const char *line); /* one line, e.g. a fallback */
     void *user;
+    /* Several maps in one pass (docs/SPEC.md, "Several bands and windows
+     * in one pass"): the bands band_list[0 .. nband_list) (1-based; `band`
+     * then unused), or every band of the input when `band_all`; the
+     * windows window_list[0 .. 2 * nwindow_list) as kx, ky pairs
+     * (compute.kx, ky then unused). The maps are band-major: every window
+     * of the first band, then of the next. One read of the input feeds
+     * them all. Whole jobs from an input only (not memory_in). */
+    const int *band_list;
+    int nband_list;
+    int band_all;
+    const int *window_list;
+    int nwindow_list;
 } winent_job_opts;
 
 /* Defaults: 5x5, base e, auto device, all cores, 1 GiB, zstd level and frame

@@ -7,7 +7,7 @@
 # seek table, --decode), one GeoTIFF (GDAL reads each band back; the COG's
 # overviews of each band are the single run's); and the errors.
 #
-#   test_multimap.sh raw|zst|tif|errors|stats
+#   test_multimap.sh raw|zst|tif|errors|stats|memory
 . "$WINENT_SRC/tests/cli_lib.sh"
 GROUP=${1:-raw}
 [ -x "$MK" ] || { echo "no winent-mksample: skipped"; exit 77; }
@@ -282,6 +282,25 @@ pct = [b["clamped"]["percent"] for b in stats["bands"]]
 assert pct[0] < 1 < pct[1] and pct[2] > 1, pct
 assert len(warn) == 2 and warn[0].startswith("winent-stream: band 2: warning:") and "band 3: warning" in warn[1], warn
 EOF
+    ;;
+memory)
+    # Every map's buffers count against --mem: 12 maps of 3000 x 3000
+    # streamed with --mem 128M peak under 128 MiB + 64 MiB of resident
+    # memory, and the maps are whole and right.
+    [ -x /usr/bin/time ] || { echo "no /usr/bin/time: skipped"; exit 77; }
+    for b in 1 2 3 4; do
+        "$MK" --size 3000x3000 --dtype u8 --kind landscape --values $((8 + 4 * b)) --seed $b -
+    done >"$T/big.raw"
+    M="--quiet --threads 2 --size 3000x3000 --dtype u8 --bands 4"
+    /usr/bin/time -f '%M' -o "$T/rss" "$WS" $M --mem 128M --frame-rows 32 --band all \
+        --window 3,5,9 "$T/big.raw" "$T/big.zst"
+    kib=$(tail -n 1 "$T/rss")
+    echo "peak resident memory, 12 maps to .zst: $kib KiB"
+    check "peak RSS $kib KiB < 192 MiB" test "$kib" -lt $((192 * 1024))
+    check "--test of the 12 maps" "$WS" --test "$T/big.zst"
+    "$WS" $M --band 4 --window 9 --frame-rows 32 "$T/big.raw" "$T/one.zst"
+    "$PY" "$WINENT_SRC/tests/zst_read.py" map "$T/big.zst" 11 >"$T/m11.raw"
+    command -v zstd >/dev/null && { zstd -qdc "$T/one.zst" | cmp -s - "$T/m11.raw" && ok || bad "map 12 is band 4 at 9x9"; }
     ;;
 *)
     echo "unknown group $GROUP"

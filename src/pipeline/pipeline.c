@@ -15,9 +15,10 @@
 #include <omp.h>
 #endif
 
-/* Output pixels per chunk: enough work to pay for a chunk's hand-offs and
- * a GPU's launches, small enough that a few chunks per engine stay in
- * flight in little memory. A function of nothing the machine has. */
+/* Output pixels per chunk (of all its maps together): enough work to pay
+ * for a chunk's hand-offs and a GPU's launches, small enough that a few
+ * chunks per engine stay in flight in little memory. A function of nothing
+ * the machine has. */
 #define CHUNK_PIXELS ((int64_t)4 << 20)
 
 /* Big buffers: 2 MiB aligned and sized, transparent huge pages asked for,
@@ -308,7 +309,9 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
     if (p->nmaps > 1)
         snprintf(maps, sizeof maps, " (%d maps of %d bands)", p->nmaps, p->nbands);
     const int64_t H = p->height, U = p->unit_rows, W = p->width > 0 ? p->width : 1;
-    int64_t rows = CHUNK_PIXELS / W;
+    /* Several maps: the same work per chunk (a chunk's pixels are
+     * computed once per map), and memory in proportion. */
+    int64_t rows = CHUNK_PIXELS / W / p->nmaps;
     if (rows < p->band_rows)
         rows = p->band_rows;
     rows -= rows % U;

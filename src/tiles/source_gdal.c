@@ -186,6 +186,7 @@ typedef struct gdal_impl {
     int *read_mask;  /* owned, per delivered band: GDAL's mask band is read and applied */
     int any_mask;    /* some band's is */
     uint8_t (*fill)[8]; /* owned, per delivered band: a masked pixel, as delivered */
+    double *fill_value; /* owned, per delivered band: the same as a value */
     int item_w, item_h, items_across;
     int block_h;    /* the band's block height */
     int batch_rows; /* a multiple of item_h */
@@ -229,6 +230,7 @@ static void free_impl(void *p)
     free(g->band_map);
     free(g->read_mask);
     free(g->fill);
+    free(g->fill_value);
     winent_georef_clear(&g->georef);
     if (g->cache_set)
         GDALSetCacheMax64(g->cache_before);
@@ -583,7 +585,7 @@ static winent_status pick_nodata(gdal_impl *g, const winent_source_opts *o, int 
     double v = o->nodata_given ? o->nodata : nd;
     out->nodata_is_mask = 1;
     if (winent_dtype_is_float(g->stored)) {
-        store_fill(g->fill[k], g->stored, NAN);
+        g->fill_value[k] = NAN;
         out->has_nodata = use;
         out->nodata = v;
         return WINENT_OK;
@@ -601,7 +603,7 @@ static winent_status pick_nodata(gdal_impl *g, const winent_source_opts *o, int 
         *dtype = wider[g->stored];
         v = outside[g->stored];
     }
-    store_fill(g->fill[k], *dtype, v);
+    g->fill_value[k] = v;
     out->has_nodata = 1;
     out->nodata = v;
     return WINENT_OK;
@@ -888,7 +890,8 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
     g->band_map = malloc(sizeof *g->band_map * (size_t)g->nsel);
     g->read_mask = calloc((size_t)g->nsel, sizeof *g->read_mask);
     g->fill = calloc((size_t)g->nsel, sizeof *g->fill);
-    if (g->band_map == NULL || g->read_mask == NULL || g->fill == NULL)
+    g->fill_value = calloc((size_t)g->nsel, sizeof *g->fill_value);
+    if (g->band_map == NULL || g->read_mask == NULL || g->fill == NULL || g->fill_value == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     for (int k = 0; k < g->nsel; k++)
         g->band_map[k] = g->sel[k].band;
@@ -912,16 +915,15 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
             goto fail;
         }
         WINENT_TRY_GOTO(st, pick_nodata(g, o, k, bk, &s->bands[k], &dtype, err));
-        if (k > 0 && dtype != g->dtype) {
-            st = WINENT_ERR(err, WINENT_ERR_INPUT,
-                            "%s: bands %d and %d have masks that need different sample types "
-                            "(%s, %s): give --nodata V, or them to separate runs",
-                            g->name, g->sel[0].band, g->sel[k].band, winent_dtype_name(g->dtype),
-                            winent_dtype_name(dtype));
-            goto fail;
-        }
-        g->dtype = dtype;
+        /* One type for all: a band widened to mark its masked pixels
+         * widens the others too (every value kept, so every map the
+         * same; an RGBA image's alpha band has no mask of its own). */
+        if (k == 0 || winent_dtype_size(dtype) > winent_dtype_size(g->dtype))
+            g->dtype = dtype;
     }
+    for (int k = 0; k < g->nsel; k++)
+        if (g->read_mask[k])
+            store_fill(g->fill[k], g->dtype, g->fill_value[k]);
     g->stored_sample = winent_dtype_size(g->stored);
     g->out_sample = winent_dtype_size(g->dtype);
     s->bands_nodata = 1;
