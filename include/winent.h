@@ -235,6 +235,18 @@ typedef struct winent_stage_stats {
     int threads;
 } winent_stage_stats;
 
+/* The --bins/--range figures of one band of a job (winent_job_stats.band). */
+typedef struct winent_band_counts {
+    int band;               /* 1-based band of the input */
+    double range_lo, range_hi;
+    char range_from[160];
+    uint64_t clamped_below, clamped_above, valid_samples;
+    double samples_min, samples_max; /* of the valid finite samples (NaN: none) */
+} winent_band_counts;
+
+/* Bands whose figures winent_job_stats lists one by one. */
+#define WINENT_STATS_BANDS 64
+
 typedef struct winent_job_stats {
     double wall_s;
     double setup_s;         /* opening, pools, engines (GPU contexts): before
@@ -253,6 +265,11 @@ typedef struct winent_job_stats {
                                "NAME.aux.xml", "a first pass over the band" */
     uint64_t clamped_below, clamped_above, valid_samples;
     double samples_min, samples_max; /* of the valid finite samples (NaN: none) */
+    /* Several bands read (--band lists): the figures above are the first
+     * band's; `band` holds each band's, the first WINENT_STATS_BANDS of
+     * the `nbands`. `maps`: the maps computed (bands x windows). */
+    int nbands, maps;
+    winent_band_counts band[WINENT_STATS_BANDS];
 } winent_job_stats;
 
 typedef struct winent_job_opts {
@@ -309,6 +326,18 @@ typedef struct winent_job_opts {
     void (*on_progress)(void *user, const winent_progress *p);
     void (*on_notice)(void *user, const char *line); /* one line, e.g. a fallback */
     void *user;
+    /* Several maps in one pass (docs/SPEC.md, "Several bands and windows
+     * in one pass"): the bands band_list[0 .. nband_list) (1-based; `band`
+     * then unused), or every band of the input when `band_all`; the
+     * windows window_list[0 .. 2 * nwindow_list) as kx, ky pairs
+     * (compute.kx, ky then unused). The maps are band-major: every window
+     * of the first band, then of the next. One read of the input feeds
+     * them all. Whole jobs from an input only (not memory_in). */
+    const int *band_list;
+    int nband_list;
+    int band_all;
+    const int *window_list;
+    int nwindow_list;
 } winent_job_opts;
 
 /* Defaults: 5x5, base e, auto device, all cores, 1 GiB, zstd level and frame

@@ -9,3 +9,10 @@ endforeach()
 # --sidecar (issue 13): the ENVI header beside a raw map, opened by GDAL
 # with the input's georeferencing (the real files of ../shared too).
 winent_sh_test(test_sidecar test_sidecar.sh)
+# Several bands and windows in one pass (issue 13): each map of one run
+# equals the single run of its band and window, in every output and from
+# every input layout; the errors.
+foreach(group raw zst tif errors stats memory)
+  winent_sh_test(multimap_${group} test_multimap.sh ${group})
+endforeach()
+winent_unit_test(test_multimap_reference)

@@ -38,6 +38,16 @@ int main(void)
     FIELD(winent_stage_stats, wait_s);
     FIELD(winent_stage_stats, threads);
 
+    STRUCT(winent_band_counts);
+    FIELD(winent_band_counts, band);
+    FIELD(winent_band_counts, range_lo);
+    FIELD(winent_band_counts, range_hi);
+    FIELD(winent_band_counts, range_from);
+    FIELD(winent_band_counts, clamped_below);
+    FIELD(winent_band_counts, clamped_above);
+    FIELD(winent_band_counts, valid_samples);
+    FIELD(winent_band_counts, samples_min);
+    FIELD(winent_band_counts, samples_max);
     STRUCT(winent_job_stats);
     FIELD(winent_job_stats, wall_s);
     FIELD(winent_job_stats, setup_s);
@@ -61,6 +71,9 @@ int main(void)
     FIELD(winent_job_stats, valid_samples);
     FIELD(winent_job_stats, samples_min);
     FIELD(winent_job_stats, samples_max);
+    FIELD(winent_job_stats, nbands);
+    FIELD(winent_job_stats, maps);
+    FIELD(winent_job_stats, band);
 
     STRUCT(winent_job_opts);
     FIELD(winent_job_opts, input);
@@ -94,5 +107,10 @@ int main(void)
     FIELD(winent_job_opts, on_progress);
     FIELD(winent_job_opts, on_notice);
     FIELD(winent_job_opts, user);
+    FIELD(winent_job_opts, band_list);
+    FIELD(winent_job_opts, nband_list);
+    FIELD(winent_job_opts, band_all);
+    FIELD(winent_job_opts, window_list);
+    FIELD(winent_job_opts, nwindow_list);
     return 0;
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The GPU engine inside the pipeline: --device gpu (every GPU) and each GPU
-# alone give the CPU's bytes, across many chunks (small --mem) and formats.
+# alone give the CPU's bytes, across many chunks (small --mem) and formats,
+# one map or several in one pass.
 . "$WINENT_SRC/tests/cli_lib.sh"
 "$WS" --quiet --device gpu --size 5x5 --dtype u8 "$WINENT_SRC/samples/course-5x5-u8.raw" \
     "$T/probe.raw" 2>/dev/null || { echo "no usable GPU: skipped"; exit 77; }
@@ -36,4 +37,18 @@ run_case "i32 landscape holes 7x3" --size 999x777 --dtype i32 --kind landscape -
     --size 999x777 --dtype i32 --window 7x3 --nodata -5 --frame-rows 16
 run_case "f32 bins 9x9" --size 1024x900 --dtype f32 --kind landscape --values 1000 --seed 5 -- \
     --size 1024x900 --dtype f32 --bins 64 --range 0:1000 --window 9 --frame-rows 16
+# Several bands and windows in one pass: a GPU computes every map of the
+# chunks it takes, and with cpu,0 of the tails of CPU chunks it takes over,
+# as the CPU alone does.
+for b in 1 2 3; do
+    "$MK" --size 1501x1203 --dtype u8 --kind landscape --values $((10 * b)) --seed $b -
+done >"$T/in3.raw"
+M3="--size 1501x1203 --dtype u8 --bands 3 --band all --window 3,9,15 --frame-rows 16"
+(cd "$T/cpu" && "$WS" --quiet --device cpu $M3 "$T/in3.raw" multi.zst)
+for dev in $devices cpu,0; do
+    for mem in 16M 1G; do
+        (cd "$T/gpu" && "$WS" --quiet --device "$dev" --mem $mem $M3 "$T/in3.raw" multi.zst)
+        check "3 bands x 3 windows, device $dev, mem $mem" cmp -s "$T/cpu/multi.zst" "$T/gpu/multi.zst"
+    done
+done
 finish

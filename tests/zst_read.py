@@ -11,6 +11,9 @@ file), decoding single frames with the zstd command.
     zst_read.py range FILE OFF LEN     LEN decompressed bytes from offset OFF,
                                        found as the reference reader finds them
     zst_read.py check FILE             header, seek table and frames agree
+    zst_read.py map FILE M             the decompressed bytes of map M (0-based) of a
+                                       file of several (the header's "maps"), found
+                                       through its list and the seek table
     zst_read.py same FILE1 FILE2       the same map, byte for byte: equal frames
                                        and seek table entries, and equal headers
                                        but for "command_line" (the provenance
@@ -152,8 +155,10 @@ def check(data):
     if t[0][:4] != (0, 0, hsize, 0):
         fail("the first entry is not the header frame: %r" % (t[0],))
     row = h["width"] * 4
+    # Several maps: each one's frames in turn, cut alike.
+    per_map = h["frames"] // len(h.get("maps", [None]))
     for i, (coff, doff, c, d, s) in enumerate(t[1:]):
-        rows = min(h["rows_per_frame"], h["height"] - i * h["rows_per_frame"])
+        rows = min(h["rows_per_frame"], h["height"] - i % per_map * h["rows_per_frame"])
         if d != rows * row:
             fail("frame %d holds %d bytes, not %d rows" % (i, d, rows))
         frame = data[coff:coff + c]
@@ -195,6 +200,14 @@ def main():
         return
     if cmd == "header":
         print(json.dumps(read_header(data)[0], ensure_ascii=True))
+    elif cmd == "map":
+        h, _ = read_header(data)
+        m = h["maps"][int(sys.argv[3])]
+        size = h["width"] * h["height"] * 4
+        first = m["first_frame"]
+        if m["frames"] != h["frames"] // len(h["maps"]):
+            fail("map %s: %d frames" % (sys.argv[3], m["frames"]))
+        sys.stdout.buffer.write(read_range(data, first // m["frames"] * size, size))
     elif cmd == "frame":
         t = seek_table(data)
         coff, _, c, _, _ = t[1 + int(sys.argv[3])]

@@ -12,7 +12,7 @@ import warnings
 
 from . import _lib
 from ._errors import OK, Cancelled, UsageError, error_for
-from ._options import as_int, fill_compute
+from ._options import as_int, fill_compute, window_sides
 
 
 class Notice(UserWarning):
@@ -129,6 +129,26 @@ def _stats_dict(s, notices):
             "valid": valid,
             "percent": 100.0 * (s.clamped_below + s.clamped_above) / valid if valid else 0.0,
         }
+    if s.nbands > 1:
+        # Several bands read: the figures above are the first band's.
+        d["maps"] = s.maps
+        d["bands"] = []
+        for b in s.band[:min(s.nbands, _lib.STATS_BANDS)]:
+            e = {"band": b.band, "range": None, "clamped": None}
+            if s.range_counted:
+                valid = b.valid_samples
+                e["range"] = [b.range_lo, b.range_hi]
+                e["range_from"] = b.range_from.decode("utf-8", "replace")
+                e["samples"] = None if math.isnan(b.samples_min) else [b.samples_min,
+                                                                       b.samples_max]
+                e["clamped"] = {
+                    "below": b.clamped_below,
+                    "above": b.clamped_above,
+                    "valid": valid,
+                    "percent": 100.0 * (b.clamped_below + b.clamped_above) / valid
+                    if valid else 0.0,
+                }
+            d["bands"].append(e)
     d["notices"] = list(notices)
     return d
 
@@ -165,8 +185,8 @@ class Job:
     :meth:`close` (the garbage collector frees it too).
     """
 
-    def __init__(self, input, output, *, window=5, base="e", bins=None, range=None,
-                 nodata=None, band=None, size=None, dtype=None, bands=None, interleave=None,
+    def __init__(self, input, output, *, window=5, windows=None, base="e", bins=None,
+                 range=None, nodata=None, band=None, size=None, dtype=None, bands=None, interleave=None,
                  byteorder=None, header_bytes=None, format=None, level=None, frame_rows=None,
                  tile=None, compress=None, tif_layout=None, bigtiff=False, preview=None,
                  preview_size=None, sidecar=False, decode=False, device="auto", threads=0,
@@ -223,8 +243,30 @@ class Job:
             o.big_endian = int(big)
         if bands is not None:
             o.bands = as_int("bands", bands, 0)
-        if band is not None:
+        if isinstance(band, str) and band == "all":
+            o.band_all = 1
+        elif isinstance(band, (list, tuple)):
+            items = [as_int("band", b, 0) for b in band]
+            if not items:
+                raise UsageError("band: give a band number, a list of them, or 'all'")
+            o.band = items[0]
+            if len(items) > 1:
+                arr = (ctypes.c_int * len(items))(*items)
+                keep.append(arr)
+                o.band_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
+                o.nband_list = len(items)
+        elif band is not None:
             o.band = as_int("band", band, 0)
+        if windows is not None:
+            sides = [window_sides(w) for w in windows]
+            if not sides:
+                raise UsageError("windows: give a list of windows, e.g. [5, 9, 15]")
+            o.compute.kx, o.compute.ky = sides[0]
+            if len(sides) > 1:
+                arr = (ctypes.c_int * (2 * len(sides)))(*[v for kxky in sides for v in kxky])
+                keep.append(arr)
+                o.window_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
+                o.nwindow_list = len(sides)
         if interleave is not None:
             o.interleave = _choice("interleave", interleave, _lib.INTERLEAVES)
         if header_bytes is not None:
@@ -434,9 +476,11 @@ def run(input, output, **options):
         or ``format``. A file appears only when complete.
 
     Options (keywords, each as the CLI's ``--option``; None: the default):
-    window, base, bins, range ((lo, hi) or "auto"), nodata; raw input:
-    size ((width, height) or "WxH"), dtype ("u16" or a numpy dtype, whose
-    byte order counts), bands, band, interleave ("bsq", "bip", "bil"),
+    window, windows (a list: a map of each, as ``--window 5,9,15``), base,
+    bins, range ((lo, hi) or "auto"), nodata; band (a number, a list of
+    them or "all": a map of each, as ``--band``); raw input: size ((width,
+    height) or "WxH"), dtype ("u16" or a numpy dtype, whose byte order
+    counts), bands, interleave ("bsq", "bip", "bil"),
     byteorder ("little", "big"), header_bytes; output: format ("zst",
     "tif", "raw"), level, frame_rows, tile, compress, tif_layout ("cog",
     "tiled"), bigtiff, preview (a PNG path), preview_size, sidecar, decode;

@@ -67,6 +67,23 @@ class winent_stage_stats(ctypes.Structure):
     _fields_ = [("busy_s", ctypes.c_double), ("wait_s", ctypes.c_double), ("threads", ctypes.c_int)]
 
 
+STATS_BANDS = 64  # WINENT_STATS_BANDS
+
+
+class winent_band_counts(ctypes.Structure):
+    _fields_ = [
+        ("band", ctypes.c_int),
+        ("range_lo", ctypes.c_double),
+        ("range_hi", ctypes.c_double),
+        ("range_from", ctypes.c_char * 160),
+        ("clamped_below", ctypes.c_uint64),
+        ("clamped_above", ctypes.c_uint64),
+        ("valid_samples", ctypes.c_uint64),
+        ("samples_min", ctypes.c_double),
+        ("samples_max", ctypes.c_double),
+    ]
+
+
 class winent_job_stats(ctypes.Structure):
     _fields_ = [
         ("wall_s", ctypes.c_double),
@@ -91,6 +108,9 @@ class winent_job_stats(ctypes.Structure):
         ("valid_samples", ctypes.c_uint64),
         ("samples_min", ctypes.c_double),
         ("samples_max", ctypes.c_double),
+        ("nbands", ctypes.c_int),
+        ("maps", ctypes.c_int),
+        ("band", winent_band_counts * STATS_BANDS),
     ]
 
 
@@ -131,6 +151,11 @@ class winent_job_opts(ctypes.Structure):
         ("on_progress", PROGRESS_FN),
         ("on_notice", NOTICE_FN),
         ("user", ctypes.c_void_p),
+        ("band_list", ctypes.POINTER(ctypes.c_int)),
+        ("nband_list", ctypes.c_int),
+        ("band_all", ctypes.c_int),
+        ("window_list", ctypes.POINTER(ctypes.c_int)),
+        ("nwindow_list", ctypes.c_int),
     ]
 
 

@@ -33,7 +33,8 @@ void cli_print_help(FILE *f)
         "to any unambiguous prefix (--win 7); -- ends the options (-- -x names a file).\n"
         "\n"
         "What is computed:\n"
-        "  --window K|WxH      window size, odd sides 1..255 (default 5; 7x3 = 7 wide, 3 high)\n"
+        "  --window K|WxH      window size, odd sides 1..255 (default 5; 7x3 = 7 wide, 3 high);\n"
+        "                      a list (5,9,15) makes a map of each in the same pass\n"
         "  --base e|2|10       base of the logarithm (default e; 2 gives bits, as scikit-image)\n"
         "  --bins N            quantize into N bins over --range (float input: default 256)\n"
         "  --range LO:HI       bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1;\n"
@@ -49,7 +50,10 @@ void cli_print_help(FILE *f)
         "  --dtype T           u8, i8, u16, i16, u32, i32, f32 or f64\n"
         "  --bands N           bands in the file (default 1)\n"
         "  --interleave I      bsq, bip or bil (default bsq)\n"
-        "  --band B            band to use, 1-based (default 1; TIFF and GDAL inputs too)\n"
+        "  --band B            band to use, 1-based (default 1; TIFF and GDAL inputs too);\n"
+        "                      a list (1,3,5) or 'all' reads them in one pass: a map of each\n"
+        "                      band at each window, band by band (.tif: a band each; .zst:\n"
+        "                      one after another; raw: NAME_b3_w9.raw each)\n"
         "  --byteorder O       little or big (default little)\n"
         "  --header-bytes N    bytes to skip before the samples\n"
         "\n"
@@ -216,6 +220,34 @@ void cli_free(cli_opts *c)
     free(c->command_line);
     c->command_line = NULL;
     c->job.command_line = NULL;
+    free(c->band_list);
+    free(c->window_list);
+    c->band_list = c->window_list = NULL;
+    c->job.band_list = c->job.window_list = NULL;
+}
+
+/* The items of a comma-separated list `val` (none empty), or -1. */
+static int list_items(const char *val)
+{
+    int n = 1;
+    if (*val == '\0' || *val == ',' || val[strlen(val) - 1] == ',' || strstr(val, ",,"))
+        return -1;
+    for (const char *q = val; *q; q++)
+        n += *q == ',';
+    return n;
+}
+
+/* Item `i` of the list `val` into `buf` (cap bytes); -1 when too long. */
+static int list_item(const char *val, int i, char *buf, size_t cap)
+{
+    for (; i > 0; i--)
+        val = strchr(val, ',') + 1;
+    size_t n = strcspn(val, ",");
+    if (n >= cap)
+        return -1;
+    memcpy(buf, val, n);
+    buf[n] = '\0';
+    return 0;
 }
 
 /* ---- The options, for getopt_long ------------------------------------- */
@@ -399,12 +431,41 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             c->info_path = val;
         }
         break;
-    case OPT_WINDOW:
-        if (parse_pair(val, INT_MIN, INT_MAX, 1, &a1, &a2) != 0)
-            return usage(msg, n, "--window: '%s': give K or WxH, odd sides from 1 to 255", val);
-        j->compute.kx = (int)a1;
-        j->compute.ky = (int)a2;
+    case OPT_WINDOW: {
+        /* K, WxH, or a list of them: a map of each. One window's sides
+         * are the library's to check (winent_job_opts_validate). */
+        int k = list_items(val);
+        char item[32];
+        free(c->window_list);
+        c->window_list = k > 0 ? malloc(sizeof *c->window_list * 2 * (size_t)k) : NULL;
+        j->window_list = NULL;
+        j->nwindow_list = 0;
+        if (k > 0 && c->window_list == NULL)
+            return usage(msg, n, "out of memory");
+        for (int w = 0; w < k || k < 0; w++) {
+            if (k < 0 || list_item(val, w, item, sizeof item) != 0 ||
+                parse_pair(item, k == 1 ? INT_MIN : 1, k == 1 ? INT_MAX : 255, 1, &a1, &a2) != 0 ||
+                (k > 1 && (a1 % 2 == 0 || a2 % 2 == 0)))
+                return usage(msg, n,
+                             k > 1 ? "--window: '%s': give K or WxH, odd sides from 1 to 255, or a "
+                                     "list of them (5,9,15)"
+                                   : "--window: '%s': give K or WxH, odd sides from 1 to 255",
+                             val);
+            for (int v = 0; v < w; v++)
+                if (c->window_list[2 * v] == a1 && c->window_list[2 * v + 1] == a2)
+                    return usage(msg, n, "--window: '%s': %s given twice: give each window once",
+                                 val, item);
+            c->window_list[2 * w] = (int)a1;
+            c->window_list[2 * w + 1] = (int)a2;
+        }
+        j->compute.kx = c->window_list[0];
+        j->compute.ky = c->window_list[1];
+        if (k > 1) {
+            j->window_list = c->window_list;
+            j->nwindow_list = k;
+        }
         break;
+    }
     case OPT_BASE:
         if (!strcmp(val, "e"))
             j->compute.base = WINENT_BASE_E;
@@ -473,11 +534,43 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             return usage(msg, n, "--bands: '%s': give a number from 1 to 65535", val);
         j->bands = (int)a1;
         break;
-    case OPT_BAND:
-        if (parse_int(val, &a1) != 0)
-            return usage(msg, n, "--band: '%s': give a band number from 1", val);
-        j->band = (int)a1;
+    case OPT_BAND: {
+        /* B, a list of them, or all: a map of each. */
+        int k = !strcmp(val, "all") ? 0 : list_items(val);
+        char item[32];
+        free(c->band_list);
+        c->band_list = k > 0 ? malloc(sizeof *c->band_list * (size_t)k) : NULL;
+        j->band_list = NULL;
+        j->nband_list = 0;
+        j->band_all = k == 0;
+        if (k > 0 && c->band_list == NULL)
+            return usage(msg, n, "out of memory");
+        if (k == 1) { /* one band: its range is the library's to check */
+            if (parse_int(val, &a1) != 0)
+                return usage(msg, n, "--band: '%s': give a band number from 1", val);
+            c->band_list[0] = (int)a1;
+        }
+        for (int b = 0; k > 1 ? b < k : k < 0; b++) {
+            if (k < 0 || list_item(val, b, item, sizeof item) != 0 ||
+                parse_long(item, 1, 65535, &a1) != 0)
+                return usage(msg, n,
+                             "--band: '%s': give a band number from 1, a list of them (1,3,5), "
+                             "or all",
+                             val);
+            for (int v = 0; v < b; v++)
+                if (c->band_list[v] == a1)
+                    return usage(msg, n, "--band: '%s': band %ld given twice: give each band once",
+                                 val, a1);
+            c->band_list[b] = (int)a1;
+        }
+        if (k > 0)
+            j->band = c->band_list[0];
+        if (k > 1) {
+            j->band_list = c->band_list;
+            j->nband_list = k;
+        }
         break;
+    }
     case OPT_INTERLEAVE:
         if (!strcmp(val, "bsq"))
             j->interleave = WINENT_INTERLEAVE_BSQ;
@@ -646,6 +739,31 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
     return validate(j, msg, n);
 }
 
+/* The range figures of one band, as members of the object being printed. */
+static void print_counts(FILE *f, const winent_band_counts *c)
+{
+    fprintf(f, ",\"range\":[%.17g,%.17g],\"range_from\":\"", c->range_lo, c->range_hi);
+    for (const char *p = c->range_from; *p; p++) /* a file name: JSON-escaped */
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if ((unsigned char)*p < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*p);
+        else
+            fputc(*p, f);
+    if (c->samples_min == c->samples_min)
+        fprintf(f, "\",\"samples\":[%.17g,%.17g]", c->samples_min, c->samples_max);
+    else
+        fprintf(f, "\",\"samples\":null");
+    fprintf(f,
+            ",\"clamped\":{\"below\":%llu,\"above\":%llu,\"valid\":%llu,"
+            "\"percent\":%.3f}",
+            (unsigned long long)c->clamped_below, (unsigned long long)c->clamped_above,
+            (unsigned long long)c->valid_samples,
+            c->valid_samples ? 100.0 * (double)(c->clamped_below + c->clamped_above) /
+                                   (double)c->valid_samples
+                             : 0.0);
+}
+
 void cli_print_stats(FILE *f, const winent_job_stats *s)
 {
     fprintf(f,
@@ -664,28 +782,32 @@ void cli_print_stats(FILE *f, const winent_job_stats *s)
             s->encode.busy_s, s->encode.wait_s, s->write.threads, s->write.busy_s,
             s->write.wait_s);
     if (s->range_counted) {
-        fprintf(f, ",\"range\":[%.17g,%.17g],\"range_from\":\"", s->range_lo, s->range_hi);
-        for (const char *p = s->range_from; *p; p++) /* a file name: JSON-escaped */
-            if (*p == '"' || *p == '\\')
-                fprintf(f, "\\%c", *p);
-            else if ((unsigned char)*p < 0x20)
-                fprintf(f, "\\u%04x", (unsigned char)*p);
-            else
-                fputc(*p, f);
-        if (s->samples_min == s->samples_min)
-            fprintf(f, "\",\"samples\":[%.17g,%.17g]", s->samples_min, s->samples_max);
-        else
-            fprintf(f, "\",\"samples\":null");
-        fprintf(f,
-                ",\"clamped\":{\"below\":%llu,\"above\":%llu,\"valid\":%llu,"
-                "\"percent\":%.3f}",
-                (unsigned long long)s->clamped_below, (unsigned long long)s->clamped_above,
-                (unsigned long long)s->valid_samples,
-                s->valid_samples ? 100.0 * (double)(s->clamped_below + s->clamped_above) /
-                                       (double)s->valid_samples
-                                 : 0.0);
+        winent_band_counts first;
+        first.range_lo = s->range_lo;
+        first.range_hi = s->range_hi;
+        snprintf(first.range_from, sizeof first.range_from, "%s", s->range_from);
+        first.clamped_below = s->clamped_below;
+        first.clamped_above = s->clamped_above;
+        first.valid_samples = s->valid_samples;
+        first.samples_min = s->samples_min;
+        first.samples_max = s->samples_max;
+        print_counts(f, &first);
     } else {
         fprintf(f, ",\"range\":null,\"clamped\":null");
+    }
+    /* Several bands: the figures above are the first band's; each band's
+     * follow (its range and clamped samples differ). */
+    if (s->nbands > 1) {
+        fprintf(f, ",\"maps\":%d,\"bands\":[", s->maps);
+        for (int b = 0; b < s->nbands && b < WINENT_STATS_BANDS; b++) {
+            fprintf(f, "%s{\"band\":%d", b ? "," : "", s->band[b].band);
+            if (s->range_counted)
+                print_counts(f, &s->band[b]);
+            else
+                fprintf(f, ",\"range\":null,\"clamped\":null");
+            fputc('}', f);
+        }
+        fputc(']', f);
     }
     fprintf(f, "}\n");
 }

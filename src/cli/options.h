@@ -20,6 +20,8 @@ typedef struct cli_opts {
                                    refuses them) */
     int range_given;        /* --range LO:HI (the last --range was not auto) */
     char *command_line;     /* owned (cli_free): argv shell-quoted, for provenance */
+    int *band_list;         /* owned (cli_free): --band B1,B2,... (job.band_list) */
+    int *window_list;       /* owned (cli_free): --window K1,K2,... (job.window_list) */
 } cli_opts;
 
 /* Parse argv into `c` with getopt_long (GNU: --name VALUE or --name=VALUE,

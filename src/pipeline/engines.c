@@ -2,7 +2,9 @@
  * destroy) and the one driver body that runs each of them: claim READY
  * chunks up to the engine's slots, submit, retire the oldest. The CPU
  * engine's submit posts the chunk's bands to the worker pool; a GPU's runs
- * the chunk on a stream of its own. */
+ * the chunk on a stream of its own. Either computes every map of the rows
+ * it takes: a CPU band all maps of its rows, a GPU one CUDA engine per
+ * map, all on the chunk's slot. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +18,23 @@
 
 static winent_status cpu_create(engine *e, winent_err *err)
 {
-    (void)e, (void)err; /* its scratch (p->cpu) is made with the pool */
+    (void)e, (void)err; /* its scratch (the maps' CPU engines) is made with the pool */
     return WINENT_OK;
+}
+
+/* Rows per band of the next chunk: the shortest any map's engine asks
+ * for, as a band computes every map of its rows (any value gives the same
+ * bits). */
+static int cpu_band_rows(const pipeline *p)
+{
+    int rows = 0;
+    for (int m = 0; m < p->nmaps; m++) {
+        if (!p->maps[m].owner)
+            continue;
+        int r = winent_cpu_engine_band_rows(p->maps[m].cpu, p->width);
+        rows = rows == 0 || r < rows ? r : rows;
+    }
+    return rows;
 }
 
 static winent_status cpu_submit(engine *e, int slot, chunk *c, winent_err *err)
@@ -26,7 +43,7 @@ static winent_status cpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     (void)slot, (void)err;
     pthread_mutex_lock(&p->lock);
     if (c->engine == e) { /* not taken over by a GPU meanwhile */
-        c->band_rows = winent_cpu_engine_band_rows(p->cpu, p->width);
+        c->band_rows = cpu_band_rows(p);
         c->nbands = (c->y1 - c->y0 + c->band_rows - 1) / c->band_rows;
         c->next_band = 0;
         c->bands_left = c->nbands;
@@ -85,13 +102,36 @@ const engine_ops winent_cpu_engine_ops = {"cpu",       cpu_create,  cpu_submit, 
 
 /* ---- A GPU: one chunk per stream ---------------------------------------- */
 
+/* A GPU's CUDA engines, one per map: slot s of each computes its map of
+ * the chunk on slot s. */
+typedef struct gpu_maps {
+    int n;
+    winent_gpu_engine *g[]; /* owned */
+} gpu_maps;
+
+static void gpu_maps_free(gpu_maps *gm)
+{
+    for (int m = 0; gm && m < gm->n; m++)
+        winent_gpu_engine_free(gm->g[m]);
+    free(gm);
+}
+
 static winent_status gpu_create(engine *e, winent_err *err)
 {
     pipeline *p = e->p;
-    winent_gpu_engine *g = NULL;
-    WINENT_TRY(winent_gpu_engine_create(p->plan, e->device, p->width,
-                                        p->chunk_rows + 2 * p->plan->ry, e->slots, &g, err));
-    e->state = g;
+    gpu_maps *gm = calloc(1, sizeof *gm + (size_t)p->nmaps * sizeof gm->g[0]);
+    if (gm == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    for (int m = 0; m < p->nmaps; m++, gm->n++) {
+        winent_status st =
+            winent_gpu_engine_create(p->maps[m].plan, e->device, p->width,
+                                     p->chunk_rows + 2 * p->ry, e->slots, &gm->g[m], err);
+        if (st != WINENT_OK) {
+            gpu_maps_free(gm);
+            return st;
+        }
+    }
+    e->state = gm;
     return WINENT_OK;
 }
 
@@ -144,30 +184,46 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
         pin_chunk(p, c);
     if (p->mem_in)
         pin_user(p);
-    winent_chunk v = {c->rows, p->rows_stride, p->width, p->height, c->in_y0, c->in_h, c->y0, c->y1};
-    float *out = c->map;
-    if (c->tail_engine == e) {
-        /* The rows the CPU left: only their windows' input goes over (a
-         * part of the chunk's own input rows). */
-        winent_chunk_input_rows(c->tail_y0, c->y1, p->plan->ry, p->height, &v.in_y0, &v.in_h);
-        v.rows = c->rows + (size_t)(v.in_y0 - c->in_y0) * p->rows_stride;
-        v.y0 = c->tail_y0;
-        out = c->map + (size_t)(c->tail_y0 - c->y0) * p->map_stride;
+    gpu_maps *gm = e->state;
+    const int y0 = c->tail_engine == e ? c->tail_y0 : c->y0;
+    for (int m = 0; m < p->nmaps; m++) {
+        /* Only its windows' input rows go over: for a tail (the rows the
+         * CPU left) or a map of a smaller window than the chunk's halo, a
+         * part of the chunk's own input rows. */
+        const uint8_t *plane = c->rows + (size_t)p->maps[m].band * p->plane_bytes;
+        winent_chunk v = {NULL, p->rows_stride, p->width, p->height, 0, 0, y0, c->y1};
+        winent_chunk_input_rows(y0, c->y1, p->maps[m].plan->ry, p->height, &v.in_y0, &v.in_h);
+        v.rows = plane + (size_t)(v.in_y0 - c->in_y0) * p->rows_stride;
+        float *out = c->map + (size_t)m * p->map_plane + (size_t)(y0 - c->y0) * p->map_stride;
+        WINENT_TRY(winent_gpu_engine_submit(gm->g[m], slot, &v, out, p->map_stride, err));
     }
-    return winent_gpu_engine_submit(e->state, slot, &v, out, p->map_stride, err);
+    return WINENT_OK;
 }
 
+/* Every map's engine has the slot's chunk done; the first failure is
+ * reported, after waiting for all (none may still write into the chunk). */
 static winent_status gpu_wait(engine *e, int slot, chunk *c, int may_claim, int *done,
                               winent_err *err)
 {
+    gpu_maps *gm = e->state;
+    winent_status first = WINENT_OK;
     (void)c, (void)may_claim;
     *done = 1;
-    return winent_gpu_engine_wait(e->state, slot, err);
+    for (int m = 0; m < gm->n; m++) {
+        winent_err e2;
+        winent_err_clear(&e2);
+        winent_status st = winent_gpu_engine_wait(gm->g[m], slot, &e2);
+        if (st != WINENT_OK && first == WINENT_OK) {
+            first = st;
+            winent_err_merge(err, &e2);
+        }
+    }
+    return first;
 }
 
 static void gpu_destroy(engine *e)
 {
-    winent_gpu_engine_free(e->state);
+    gpu_maps_free(e->state);
     e->state = NULL;
 }
 

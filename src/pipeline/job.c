@@ -12,6 +12,7 @@ struct winent_job {
     winent_job_opts opts;   /* the caller's, with the strings below */
     char *strings[5];       /* owned copies: input, output, preview, device,
                                command_line (NULL where not given) */
+    int *lists[2];          /* owned copies: band_list, window_list */
     volatile int stop;      /* WINENT_STOP_* (pipeline_bench.h): written by
                                winent_job_cancel (any thread, a signal handler)
                                and the run's threads; atomic access only */
@@ -34,6 +35,19 @@ static int keep_string(winent_job *j, int k, const char **s)
     return 0;
 }
 
+/* A copy of the `n` ints at `*v` into the job's lists (NULL or n <= 0
+ * stays as it is). 0, or -1 when out of memory. */
+static int keep_list(winent_job *j, int k, const int **v, int n)
+{
+    if (*v == NULL || n <= 0)
+        return 0;
+    if ((j->lists[k] = malloc(sizeof **v * (size_t)n)) == NULL)
+        return -1;
+    memcpy(j->lists[k], *v, sizeof **v * (size_t)n);
+    *v = j->lists[k];
+    return 0;
+}
+
 winent_status winent_job_create(const winent_job_opts *o, winent_job **job, winent_error *err)
 {
     winent_err e;
@@ -48,7 +62,9 @@ winent_status winent_job_create(const winent_job_opts *o, winent_job **job, wine
     j->opts = *o;
     if (keep_string(j, 0, &j->opts.input) || keep_string(j, 1, &j->opts.output) ||
         keep_string(j, 2, &j->opts.preview) || keep_string(j, 3, &j->opts.device) ||
-        keep_string(j, 4, &j->opts.command_line)) {
+        keep_string(j, 4, &j->opts.command_line) ||
+        keep_list(j, 0, &j->opts.band_list, j->opts.nband_list) ||
+        keep_list(j, 1, &j->opts.window_list, 2 * j->opts.nwindow_list)) {
         winent_job_free(j);
         return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_INTERNAL, "out of memory"), err);
     }
@@ -96,6 +112,8 @@ void winent_job_free(winent_job *job)
         return;
     for (size_t k = 0; k < sizeof job->strings / sizeof *job->strings; k++)
         free(job->strings[k]);
+    free(job->lists[0]);
+    free(job->lists[1]);
     free(job);
 }
 

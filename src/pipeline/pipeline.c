@@ -16,9 +16,10 @@
 #include <omp.h>
 #endif
 
-/* Output pixels per chunk: enough work to pay for a chunk's hand-offs and
- * a GPU's launches, small enough that a few chunks per engine stay in
- * flight in little memory. A function of nothing the machine has. */
+/* Output pixels per chunk (of all its maps together): enough work to pay
+ * for a chunk's hand-offs and a GPU's launches, small enough that a few
+ * chunks per engine stay in flight in little memory. A function of nothing
+ * the machine has. */
 #define CHUNK_PIXELS ((int64_t)4 << 20)
 
 /* Big buffers: 2 MiB aligned and sized, transparent huge pages asked for,
@@ -142,35 +143,41 @@ static int has_units(const pipeline *p)
            p->stage == WINENT_STAGE_ENCODE;
 }
 
-/* Bytes one chunk of `rows` output rows holds: input rows, float rows, and
- * the encoded units (counted half as large as the floats, plus what the
- * sink adds to each unit). */
+/* Bytes of one band's input rows for chunks of `rows` output rows: a
+ * multiple of 64, so every plane is as aligned as the first. */
+static uint64_t plane_bytes(const pipeline *p, uint64_t rows)
+{
+    return ((uint64_t)p->row_bytes * (rows + 2 * (uint64_t)p->ry) + 63) / 64 * 64;
+}
+
+/* Bytes one chunk of `rows` output rows holds: input rows of every band,
+ * float rows of every map, and the encoded units (counted half as large as
+ * the floats, plus what the sink adds to each unit). */
 static uint64_t chunk_bytes(const pipeline *p, uint64_t rows)
 {
-    const uint64_t W = (uint64_t)p->width, halo = 2 * (uint64_t)p->plan->ry;
+    const uint64_t W = (uint64_t)p->width, maps = (uint64_t)p->nmaps;
     uint64_t b = 0;
     if (p->want_preview) /* the preview rows its map rows can keep open */
         b += winent_preview_rows_bytes(&p->preview_opts, (int64_t)rows);
     if (has_rows_own(p))
-        b += round_huge(W * (rows + halo) * p->sample);
+        b += round_huge(plane_bytes(p, rows) * (uint64_t)p->nbands);
     if (has_map_own(p))
-        b += round_huge(W * rows * 4);
+        b += round_huge(W * rows * 4 * maps);
     if (has_units(p))
-        b += W * rows * 2 + (rows + p->unit_rows - 1) / p->unit_rows * p->unit_extra;
+        b += (W * rows * 2 + (rows + p->unit_rows - 1) / p->unit_rows * p->unit_extra) * maps;
     return b;
 }
 
 winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
 {
-    const size_t W = (size_t)p->width;
-    int units = (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts;
+    int units = (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts * p->nmaps;
     if (has_rows_own(p)) {
-        c->rows_bytes = round_huge(p->row_bytes * (size_t)(p->chunk_rows + 2 * p->plan->ry));
+        c->rows_bytes = round_huge(p->plane_bytes * (size_t)p->nbands);
         if ((c->rows_own = huge_alloc(c->rows_bytes)) == NULL)
             goto nomem;
     }
     if (has_map_own(p)) {
-        c->map_bytes = round_huge(W * (size_t)p->chunk_rows * sizeof(float));
+        c->map_bytes = round_huge(p->map_plane * sizeof(float) * (size_t)p->nmaps);
         if ((c->map_own = huge_alloc(c->map_bytes)) == NULL)
             goto nomem;
     }
@@ -196,7 +203,9 @@ nomem:
 
 static void free_chunk(pipeline *p, chunk *c)
 {
-    int units = p->unit_rows ? (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts : 0;
+    int units = p->unit_rows
+                    ? (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts * p->nmaps
+                    : 0;
     if (c->registered == 1) {
         winent_cuda_host_unregister(c->rows_own);
         winent_cuda_host_unregister(c->map_own);
@@ -220,7 +229,7 @@ static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_c
         n += p->ngpus * p->gpu_slots;
     }
     if (has_units(p)) {
-        int pieces = units_per_chunk * p->parts;
+        int pieces = units_per_chunk * p->parts * p->nmaps;
         n += (p->threads + pieces - 1) / pieces + 1;
     }
     (void)bands_per_chunk;
@@ -248,8 +257,13 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
      * H100s): GPUs named up front are counted now, auto's when they come. */
     fixed += WINENT_GPU_HOST_BYTES * (uint64_t)p->ngpus;
     mem = mem > fixed + mem / 4 ? mem - fixed : mem / 4;
+    char maps[48] = "";
+    if (p->nmaps > 1)
+        snprintf(maps, sizeof maps, " (%d maps of %d bands)", p->nmaps, p->nbands);
     const int64_t H = p->height, U = p->unit_rows, W = p->width > 0 ? p->width : 1;
-    int64_t rows = CHUNK_PIXELS / W;
+    /* Several maps: the same work per chunk (a chunk's pixels are
+     * computed once per map), and memory in proportion. */
+    int64_t rows = CHUNK_PIXELS / W / p->nmaps;
     if (rows < p->band_rows)
         rows = p->band_rows;
     rows -= rows % U;
@@ -275,9 +289,9 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
                 return WINENT_ERR(
                     err, WINENT_ERR_USAGE,
                     "--mem: %llu MiB is too small for %lld-row units of a %d pixel "
-                    "wide image%s: give at least --mem %lluM (or fewer --frame-rows / "
+                    "wide image%s%s: give at least --mem %lluM (or fewer --frame-rows / "
                     "a smaller --tile%s)",
-                    (unsigned long long)(given >> 20), (long long)rows, p->width,
+                    (unsigned long long)(given >> 20), (long long)rows, p->width, maps,
                     p->want_preview ? " and its preview" : "",
                     (unsigned long long)(((per * (uint64_t)need + fixed) >> 20) + 1),
                     p->want_preview ? " / --preview-size" : "");
@@ -313,6 +327,9 @@ void winent_job_source_opts(const winent_job_opts *o, winent_source_opts *so)
     so->big_endian = o->big_endian;
     so->header_bytes = o->header_bytes;
     so->band = o->band;
+    so->band_list = o->band_list;
+    so->nband_list = o->nband_list;
+    so->band_all = o->band_all;
     so->nodata_given = o->nodata_given;
     so->has_nodata = o->compute.has_nodata;
     so->nodata = o->compute.nodata;
@@ -322,24 +339,110 @@ void winent_job_source_opts(const winent_job_opts *o, winent_source_opts *so)
     so->user = o->user;
 }
 
-static winent_status open_source(pipeline *p, const winent_job_opts *o, winent_compute_opts *co,
-                                 winent_err *err)
+static winent_status open_source(pipeline *p, const winent_job_opts *o, winent_err *err)
 {
     winent_source_opts so;
     winent_job_source_opts(o, &so);
     so.threads = p->threads;
     so.par = &p->par_hook;
     so.stop = p->stop;
-    WINENT_TRY(winent_source_open(&so, &p->source, err));
+    return winent_source_open(&so, &p->source, err);
+}
+
+/* The options of band `b` read: the job's, with the source's type and the
+ * band's nodata. */
+static void band_opts(const pipeline *p, const winent_job_opts *o, int b, winent_compute_opts *co)
+{
     const winent_source_info *info = winent_source_get_info(p->source);
+    const winent_source_band *r = &info->read[b];
     co->dtype = info->dtype;
     /* --nodata beats the file's, unless the source marks its mask with
      * the nodata it delivers (it took --nodata in already). */
-    if (info->nodata_is_mask || (!o->nodata_given && info->has_nodata)) {
-        co->has_nodata = info->has_nodata;
-        co->nodata = info->nodata;
+    if (r->nodata_is_mask || (!o->nodata_given && r->has_nodata)) {
+        co->has_nodata = r->has_nodata;
+        co->nodata = r->nodata;
     }
+}
+
+/* 1 when maps of options `a` and `b` compute alike (one plan, one CPU
+ * engine serves both). */
+static int same_compute(const winent_compute_opts *a, const winent_compute_opts *b)
+{
+    return a->kx == b->kx && a->ky == b->ky && a->base == b->base && a->dtype == b->dtype &&
+           a->bins == b->bins && memcmp(&a->range_lo, &b->range_lo, sizeof a->range_lo) == 0 &&
+           memcmp(&a->range_hi, &b->range_hi, sizeof a->range_hi) == 0 &&
+           a->has_nodata == b->has_nodata &&
+           (!a->has_nodata || memcmp(&a->nodata, &b->nodata, sizeof a->nodata) == 0);
+}
+
+/* The windows of job `o`, as kx, ky pairs into `win` (2 * WINENT_MAX
+ * entries): its list, else compute.kx/ky. Returns how many; usage errors
+ * for a window given twice. */
+static winent_status job_windows(const winent_job_opts *o, int **win, int *n, winent_err *err)
+{
+    int k = o->nwindow_list > 0 ? o->nwindow_list : 1;
+    *win = malloc(sizeof **win * 2 * (size_t)k);
+    if (*win == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    for (int i = 0; i < k; i++) {
+        (*win)[2 * i] = o->nwindow_list > 0 ? o->window_list[2 * i] : o->compute.kx;
+        (*win)[2 * i + 1] = o->nwindow_list > 0 ? o->window_list[2 * i + 1] : o->compute.ky;
+        for (int j = 0; j < i; j++)
+            if ((*win)[2 * j] == (*win)[2 * i] && (*win)[2 * j + 1] == (*win)[2 * i + 1])
+                return WINENT_ERR(err, WINENT_ERR_USAGE,
+                                  "--window: %dx%d given twice: give each window once",
+                                  (*win)[2 * i], (*win)[2 * i + 1]);
+    }
+    *n = k;
     return WINENT_OK;
+}
+
+/* The maps of the job: for each band read (its options in cos[b]), each
+ * window; a plan (and, with the CPU engine, a CPU engine later) for each
+ * set of options, shared by equal ones. Sets p->nmaps, p->maps, p->ry,
+ * p->band_plan, p->plan. */
+static winent_status make_maps(pipeline *p, const winent_compute_opts *cos, const int *win,
+                               int nwin, winent_err *err)
+{
+    p->nmaps = p->nbands * nwin;
+    p->maps = calloc((size_t)p->nmaps, sizeof *p->maps);
+    p->band_plan = calloc((size_t)p->nbands, sizeof *p->band_plan);
+    if (p->maps == NULL || p->band_plan == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    for (int m = 0; m < p->nmaps; m++) {
+        job_map *jm = &p->maps[m];
+        jm->band = m / nwin;
+        jm->co = cos[jm->band];
+        jm->co.kx = win[2 * (m % nwin)];
+        jm->co.ky = win[2 * (m % nwin) + 1];
+        for (int k = 0; k < m && jm->plan == NULL; k++)
+            if (p->maps[k].owner && same_compute(&p->maps[k].co, &jm->co))
+                jm->plan = p->maps[k].plan;
+        if (jm->plan == NULL) {
+            WINENT_TRY(winent_plan_create(&jm->co, &jm->plan, err));
+            jm->owner = 1;
+        }
+        if (jm->plan->ry > p->ry)
+            p->ry = jm->plan->ry;
+        if (m % nwin == 0)
+            p->band_plan[jm->band] = jm->plan;
+    }
+    p->plan = p->maps[0].plan;
+    return WINENT_OK;
+}
+
+static void free_maps(pipeline *p)
+{
+    for (int m = 0; p->maps && m < p->nmaps; m++)
+        if (p->maps[m].owner) {
+            winent_cpu_engine_free(p->maps[m].cpu);
+            winent_plan_free(p->maps[m].plan);
+        }
+    free(p->maps);
+    free(p->band_plan);
+    free(p->sink_maps);
+    free(p->clamps);
+    free(p->range_from);
 }
 
 static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_compute_opts *co,
@@ -367,9 +470,11 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->georef = info ? info->georef : NULL;
     so->nodata_in_play = co->has_nodata || winent_dtype_is_float(co->dtype);
     so->command_line = o->command_line;
-    so->source_band = p->mem_in ? 0 : o->band;
+    so->source_band = p->mem_in || info == NULL ? 0 : info->read[0].band;
     so->sidecar = o->sidecar;
     so->stop = p->stop;
+    so->nmaps = p->nmaps;
+    so->maps = p->sink_maps;
     if (map) {
         /* --decode: the map's own facts, as its header recorded them. */
         so->compute = &map->compute;
@@ -430,16 +535,35 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     }
     stats->gpus = gpus;
     stats->compute.threads += gpus;
+    stats->maps = p->nmaps;
+    stats->nbands = p->nbands;
+    const winent_source_info *info = p->source ? winent_source_get_info(p->source) : NULL;
+    for (int b = 0; b < p->nbands && b < WINENT_STATS_BANDS; b++) {
+        winent_band_counts *bc = &stats->band[b];
+        const winent_clamp_counts *c = &p->clamps[b];
+        bc->band = info ? info->read[b].band : 0;
+        if (!p->count_clamps)
+            continue;
+        bc->range_lo = p->band_plan[b]->opts.range_lo;
+        bc->range_hi = p->band_plan[b]->opts.range_hi;
+        snprintf(bc->range_from, sizeof bc->range_from, "%s", p->range_from[b]);
+        bc->clamped_below = c->below;
+        bc->clamped_above = c->above;
+        bc->valid_samples = c->valid;
+        bc->samples_min = c->min <= c->max ? c->min : NAN;
+        bc->samples_max = c->min <= c->max ? c->max : NAN;
+    }
     if (p->count_clamps) {
+        const winent_band_counts *bc = &stats->band[0];
         stats->range_counted = 1;
-        stats->range_lo = p->plan->opts.range_lo;
-        stats->range_hi = p->plan->opts.range_hi;
-        snprintf(stats->range_from, sizeof stats->range_from, "%s", p->range_from);
-        stats->clamped_below = p->clamps.below;
-        stats->clamped_above = p->clamps.above;
-        stats->valid_samples = p->clamps.valid;
-        stats->samples_min = p->clamps.min <= p->clamps.max ? p->clamps.min : NAN;
-        stats->samples_max = p->clamps.min <= p->clamps.max ? p->clamps.max : NAN;
+        stats->range_lo = bc->range_lo;
+        stats->range_hi = bc->range_hi;
+        snprintf(stats->range_from, sizeof stats->range_from, "%s", bc->range_from);
+        stats->clamped_below = bc->clamped_below;
+        stats->clamped_above = bc->clamped_above;
+        stats->valid_samples = bc->valid_samples;
+        stats->samples_min = bc->samples_min;
+        stats->samples_max = bc->samples_max;
     }
 }
 
@@ -450,24 +574,30 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
  * - the valid samples span less than 5 % of it, so they fall in a few bins
  *   (far too wide: --range 0:100 on data in 0..1 leaves a map of few
  *   levels, or of zeros with fewer bins), though none is clamped. */
-static void warn_range(const pipeline *p, const winent_job_opts *o)
+static void warn_range(const pipeline *p, const winent_job_opts *o, int k)
 {
-    const winent_clamp_counts *c = &p->clamps;
-    const double lo = p->plan->opts.range_lo, hi = p->plan->opts.range_hi;
-    const uint32_t bins = p->plan->rule.bins;
+    const winent_clamp_counts *c = &p->clamps[k];
+    const winent_plan *plan = p->band_plan[k];
+    const double lo = plan->opts.range_lo, hi = plan->opts.range_hi;
+    const uint32_t bins = plan->rule.bins;
     uint64_t out = c->below + c->above;
     if (!p->count_clamps || o->on_notice == NULL || c->valid == 0)
         return;
-    char line[WINENT_MSG_LEN], range[256];
+    char line[WINENT_MSG_LEN], range[256], band[32] = "";
+    /* Several bands: each one's warning says which. */
+    if (p->nbands > 1)
+        snprintf(band, sizeof band, "band %d: ",
+                 winent_source_get_info(p->source)->read[k].band);
     if (o->range_auto)
-        snprintf(range, sizeof range, "--range auto (%.9g:%.9g from %s)", lo, hi, p->range_from);
+        snprintf(range, sizeof range, "--range auto (%.9g:%.9g from %s)", lo, hi,
+                 p->range_from[k]);
     else
         snprintf(range, sizeof range, "--range %.9g:%.9g", lo, hi);
     if (out * 100 > c->valid) {
         snprintf(line, sizeof line,
-                 "warning: %.1f %% of the samples (%llu of %llu) lie outside %s and were put in "
+                 "%swarning: %.1f %% of the samples (%llu of %llu) lie outside %s and were put in "
                  "the end bins (%llu below, %llu above): check the range, or use --range auto",
-                 100.0 * (double)out / (double)c->valid, (unsigned long long)out,
+                 band, 100.0 * (double)out / (double)c->valid, (unsigned long long)out,
                  (unsigned long long)c->valid, range, (unsigned long long)c->below,
                  (unsigned long long)c->above);
         o->on_notice(o->user, line);
@@ -480,9 +610,9 @@ static void warn_range(const pipeline *p, const winent_job_opts *o)
     a = a < 0 ? 0 : a > bins - 1 ? bins - 1 : a;
     b = b < 0 ? 0 : b > bins - 1 ? bins - 1 : b;
     snprintf(line, sizeof line,
-             "warning: the samples (%.6g to %.6g) span only %.2f %% of %s and fall in %.0f of its "
-             "%u bins: check the range, or use --range auto",
-             c->min, c->max, 100.0 * (c->max - c->min) / (hi - lo), range, b - a + 1, bins);
+             "%swarning: the samples (%.6g to %.6g) span only %.2f %% of %s and fall in %.0f of "
+             "its %u bins: check the range, or use --range auto",
+             band, c->min, c->max, 100.0 * (c->max - c->min) / (hi - lo), range, b - a + 1, bins);
     o->on_notice(o->user, line);
 }
 
@@ -551,6 +681,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     volatile int own_stop = 0; /* outlives every thread of the run (all joined) */
     winent_err err;
     winent_compute_opts co = o->compute;
+    winent_compute_opts *cos = NULL; /* each band's */
+    int *win = NULL, nwin = 0;
     pthread_t reader;
     pthread_t *workers = NULL;
     worker_arg *wargs = NULL;
@@ -581,7 +713,6 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     }
     sync_ready = 1;
     winent_err_clear(&p->err);
-    winent_clamp_init(&p->clamps);
     p->opts = o;
     p->stage = stage;
     p->stage_map = map;
@@ -618,6 +749,14 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         p->ngpus = 0;
         p->auto_device = 0;
     }
+    const int listed = o->nband_list > 0 || o->band_all || o->nwindow_list > 0;
+    if (listed && (stage != WINENT_STAGE_JOB || p->mem_in || p->mem_out || decoding)) {
+        st = WINENT_ERR(&err, WINENT_ERR_USAGE,
+                        "several bands or windows go with a whole job from an input (not a "
+                        "stage alone, memory buffers or --decode)");
+        goto fail;
+    }
+    WINENT_TRY_GOTO(st, job_windows(o, &win, &nwin, &err));
     if ((o->dtype_given || p->mem_in || stage == WINENT_STAGE_ENCODE) && !decoding) {
         /* Usage errors in the options come before any look at the input
          * (with --range auto, any range will do for the check). */
@@ -626,10 +765,15 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
             check.range_lo = 0.0;
             check.range_hi = 1.0;
         }
-        WINENT_TRY_GOTO(st, winent_plan_create(&check, &plan, &err));
-        winent_plan_free(plan);
-        plan = NULL;
+        for (int w = 0; w < nwin; w++) {
+            check.kx = win[2 * w];
+            check.ky = win[2 * w + 1];
+            WINENT_TRY_GOTO(st, winent_plan_create(&check, &plan, &err));
+            winent_plan_free(plan);
+            plan = NULL;
+        }
     }
+    p->nbands = 1;
     if (decoding) {
         /* Nothing is computed: the plan only sizes the chunks (no halo). */
         WINENT_TRY_GOTO(st, winent_zst_reader_open(o->input, &p->map_in, &err));
@@ -638,27 +782,68 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         p->height = map->height;
         winent_compute_opts_default(&co);
         co.kx = co.ky = 1;
+        /* Each map of the file a plane of the chunks (one plan serves). */
+        free(win);
+        nwin = map->nmaps;
+        if ((win = malloc(sizeof *win * 2 * (size_t)nwin)) == NULL) {
+            st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
+            goto fail;
+        }
+        for (int k = 0; k < 2 * nwin; k++)
+            win[k] = 1;
     } else if (p->mem_in || stage == WINENT_STAGE_ENCODE) {
         p->width = o->width;
         p->height = o->height;
     } else {
-        WINENT_TRY_GOTO(st, open_source(p, o, &co, &err));
+        WINENT_TRY_GOTO(st, open_source(p, o, &err));
         const winent_source_info *info = winent_source_get_info(p->source);
         p->width = info->width;
         p->height = info->height;
+        p->nbands = info->nread;
+    }
+    cos = calloc((size_t)p->nbands, sizeof *cos);
+    p->clamps = calloc((size_t)p->nbands, sizeof *p->clamps);
+    p->range_from = calloc((size_t)p->nbands, sizeof *p->range_from);
+    if (cos == NULL || p->clamps == NULL || p->range_from == NULL) {
+        st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
+    }
+    for (int b = 0; b < p->nbands; b++) {
+        cos[b] = co;
+        if (p->source)
+            band_opts(p, o, b, &cos[b]);
+        winent_clamp_init(&p->clamps[b]);
+        snprintf(p->range_from[b], sizeof p->range_from[b], "--range");
     }
     if (o->range_auto && !decoding && stage != WINENT_STAGE_ENCODE)
-        WINENT_TRY_GOTO(st, winent_range_auto(p, o, &co, &err));
-    else
-        snprintf(p->range_from, sizeof p->range_from, "--range");
-    WINENT_TRY_GOTO(st, winent_plan_create(&co, &plan, &err));
-    p->plan = plan;
+        WINENT_TRY_GOTO(st, winent_range_auto(p, o, cos, p->nbands, &err));
+    WINENT_TRY_GOTO(st, make_maps(p, cos, win, nwin, &err));
+    co = p->maps[0].co;
+    plan = p->maps[0].plan;
     p->sample = winent_dtype_size(co.dtype);
     p->row_bytes = p->sample * (size_t)p->width;
     if (p->mem_in == NULL)
         p->rows_stride = p->row_bytes;
     if (p->mem_out == NULL)
         p->map_stride = (size_t)p->width;
+    if (p->nmaps > 1) {
+        p->sink_maps = calloc((size_t)p->nmaps, sizeof *p->sink_maps);
+        if (p->sink_maps == NULL) {
+            st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
+            goto fail;
+        }
+        for (int m = 0; m < p->nmaps; m++) {
+            if (p->map_in) { /* --decode: the file's own maps */
+                const winent_zst_map_entry *e = &winent_zst_reader_map(p->map_in)->maps[m];
+                p->sink_maps[m].source_band = e->source_band;
+                p->sink_maps[m].compute = &e->compute;
+            } else {
+                const winent_source_info *info = winent_source_get_info(p->source);
+                p->sink_maps[m].source_band = info->read[p->maps[m].band].band;
+                p->sink_maps[m].compute = &p->maps[m].co;
+            }
+        }
+    }
     {
         winent_sink_opts so;
         sink_opts(p, o, &co, &so);
@@ -673,7 +858,10 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         }
     }
     p->encodes = has_units(p);
-    p->band_rows = winent_cpu_band_rows(plan, p->width);
+    for (int m = 0; m < p->nmaps; m++) {
+        int rows = winent_cpu_band_rows(p->maps[m].plan, p->width);
+        p->band_rows = rows > p->band_rows ? rows : p->band_rows;
+    }
     if (o->preview && stage == WINENT_STAGE_JOB) {
         p->want_preview = 1;
         preview_opts(p, o, &co);
@@ -707,9 +895,13 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     {
         winent_sink_opts so;
         sink_opts(p, o, &co, &so);
+        /* Every CPU engine has a scratch per worker. */
+        uint64_t scratch = 0;
+        for (int m = 0; m < p->nmaps && p->want_cpu; m++)
+            if (p->maps[m].owner)
+                scratch += winent_cpu_scratch_bytes(p->maps[m].plan, p->width);
         uint64_t per_worker =
-            (p->encodes ? winent_sink_encoder_bytes_for(&so) : 0) +
-            (p->want_cpu ? winent_cpu_scratch_bytes(plan, p->width) : 0) +
+            (p->encodes ? winent_sink_encoder_bytes_for(&so) : 0) + scratch +
             (p->want_preview ? winent_preview_scratch_bytes(&p->preview_opts) : 0);
         /* What the source holds (GDAL's block cache) comes out of --mem. */
         uint64_t mem = o->mem_bytes;
@@ -721,15 +913,25 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         if (p->encodes)
             p->unit_extra = winent_sink_unit_extra_bytes_for(&so);
         WINENT_TRY_GOTO(st, size_chunks(p, mem, per_worker, writer, &err));
+        p->plane_bytes = (size_t)plane_bytes(p, (uint64_t)p->chunk_rows);
+        p->map_plane = (size_t)p->width * (size_t)p->chunk_rows;
     }
     if (p->want_preview)
         /* Its file is opened now, as the output's: a folder that cannot
          * take it fails the job before any work. */
         WINENT_TRY_GOTO(st, winent_preview_open(&p->preview_opts, (int64_t)p->n_max * p->chunk_rows,
                                                 &p->preview, &err));
-    if (p->want_cpu)
-        WINENT_TRY_GOTO(st, winent_cpu_engine_create(plan, p->width, p->chunk_rows + 2 * plan->ry,
-                                                     p->threads, &p->cpu, &err));
+    for (int m = 0; m < p->nmaps && p->want_cpu; m++) {
+        job_map *jm = &p->maps[m];
+        if (jm->owner)
+            WINENT_TRY_GOTO(st, winent_cpu_engine_create(jm->plan, p->width,
+                                                         p->chunk_rows + 2 * p->ry, p->threads,
+                                                         &jm->cpu, &err));
+        else
+            for (int k = 0; k < m; k++)
+                if (p->maps[k].plan == jm->plan)
+                    jm->cpu = p->maps[k].cpu;
+    }
     p->chunks = calloc((size_t)p->n_max, sizeof *p->chunks);
     workers = calloc((size_t)p->threads, sizeof *workers);
     wargs = calloc((size_t)p->threads, sizeof *wargs);
@@ -795,8 +997,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     }
     if (stats)
         fill_stats(p, stats, t_start);
-    if (st == WINENT_OK)
-        warn_range(p, o);
+    for (int b = 0; b < p->nbands && st == WINENT_OK; b++)
+        warn_range(p, o, b);
     if (p->user_pinned == 1) {
         winent_cuda_host_unregister((void *)p->mem_in);
         winent_cuda_host_unregister(p->mem_out);
@@ -813,11 +1015,12 @@ fail:
         for (int i = 0; i < p->n_max; i++)
             free_chunk(p, &p->chunks[i]);
     free(p->chunks);
-    winent_cpu_engine_free(p->cpu);
     winent_sink_free(p->sink);
     winent_source_free(p->source);
     winent_zst_reader_free(p->map_in);
-    winent_plan_free(plan);
+    free_maps(p);
+    free(cos);
+    free(win);
     if (sync_ready) {
         pthread_cond_destroy(&p->work_cv);
         pthread_cond_destroy(&p->state_cv);

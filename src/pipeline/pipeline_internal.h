@@ -10,7 +10,11 @@
  *
  * One worker pool of --threads threads runs every piece of CPU work: decode
  * items the reader posts (TIFF blocks), bands of chunks the CPU engine
- * computes, units to encode. Chunks are the unit of sharing between engines:
+ * computes, units to encode. Several maps (input bands x windows) ride in
+ * one chunk: its input rows hold a plane per band read, its output rows a
+ * plane per map, and computing a chunk (or a band of its rows, or a GPU's
+ * tail of them) computes every map of those rows. Chunks are the unit of
+ * sharing between engines:
  * the CPU and every GPU claim READY chunks from the same queue, each at its
  * own pace. All scheduling state lives under one lock (`lock`); buffers are
  * allocated when first needed, up to `n_max` chunks, and reused hot.
@@ -60,22 +64,35 @@ typedef enum chunk_state {
 
 struct engine;
 
-/* One chunk: output rows [y0, y1) and the input rows their windows need.
- * Owned by the pipeline; fields change under p->lock, except the buffers'
- * contents, which belong to the stage that holds the chunk's state. */
+/* One map of the job: a band read, at one window. */
+typedef struct job_map {
+    int band;                /* index of its band among those read (its plane) */
+    winent_compute_opts co;  /* its options: the band's nodata and range, the window */
+    winent_plan *plan;       /* shared by maps of equal options; owned where `owner` */
+    winent_cpu_engine *cpu;  /* the same (NULL without the CPU engine) */
+    int owner;
+} job_map;
+
+/* One chunk: output rows [y0, y1) and the input rows their windows need
+ * (the largest window's). Owned by the pipeline; fields change under
+ * p->lock, except the buffers' contents, which belong to the stage that
+ * holds the chunk's state. */
 typedef struct chunk {
     chunk_state state;
     int64_t seq;
     int y0, y1;            /* output rows */
     int in_y0, in_h;       /* input rows held */
-    uint8_t *rows;         /* input rows: rows_own, or borrowed (memory job) */
-    float *map;            /* output rows: map_own, or borrowed */
+    uint8_t *rows;         /* input rows: rows_own, or borrowed (memory job); band b's
+                              plane at rows + b * p->plane_bytes */
+    float *map;            /* output rows: map_own, or borrowed; map m's plane at
+                              map + m * p->map_plane */
     uint8_t *rows_own;     /* owned */
     float *map_own;        /* owned */
     size_t rows_bytes, map_bytes;
     int registered;        /* rows_own / map_own are pinned for the GPUs */
-    winent_bytes *units;   /* owned: one per piece (unit u, part k at u * parts + k) */
-    int nunits, npieces;
+    winent_bytes *units;   /* owned: one per piece (map m, unit u, part k at
+                              (m * nunits + u) * parts + k) */
+    int nunits, npieces;   /* of one map */
     struct engine *engine; /* that claimed it */
     /* CPU bands. */
     int band_rows, nbands, next_band, bands_left;
@@ -170,7 +187,15 @@ struct pipeline {
     size_t rows_stride;          /* bytes */
     size_t map_stride;           /* floats */
     const float *stage_map;      /* WINENT_STAGE_ENCODE's input */
-    const winent_plan *plan;
+    const winent_plan *plan;     /* the first map's */
+    int nbands;                  /* input bands read: planes of a chunk's rows */
+    int nmaps;                   /* maps: nbands x windows, band-major */
+    job_map *maps;               /* owned */
+    const winent_plan **band_plan; /* owned array: a plan of each band (for counting) */
+    winent_sink_map *sink_maps;  /* owned: the maps as the sink sees them */
+    int ry;                      /* the largest window's half height: the chunks' halo */
+    size_t plane_bytes;          /* one band's input rows in a chunk */
+    size_t map_plane;            /* floats of one map's output rows in a chunk */
     winent_source *source;       /* reader thread only */
     winent_zst_reader *map_in;   /* --decode: the .zst map read (reader thread only) */
     int count_clamps;            /* count the samples clamped into the end bins */
@@ -198,7 +223,6 @@ struct pipeline {
     int ngpus;                   /* GPUs named (list or gpu); auto: found later */
     int gpu_ids[WINENT_MAX_GPUS];
     int gpu_slots, cpu_slots;
-    winent_cpu_engine *cpu;      /* shared by the pool's workers (a scratch each) */
     winent_parallel par_hook;    /* the source's decoding runs on the pool */
 
     chunk *chunks;               /* owned: n_max descriptors */
@@ -235,8 +259,10 @@ struct pipeline {
     char notices[WINENT_MAX_NOTICES][WINENT_MSG_LEN];
     int nnotices;
     uint64_t stage_bytes;        /* WINENT_STAGE_ENCODE: bytes encoded */
-    winent_clamp_counts clamps;  /* samples clamped so far (the workers add theirs) */
-    char range_from[160];        /* where the range came from (set before the threads) */
+    winent_clamp_counts *clamps; /* owned, per band: samples clamped so far (the
+                                    workers add theirs) */
+    char (*range_from)[160];     /* owned, per band: where its range came from (set
+                                    before the threads) */
 
     volatile int *stop;          /* borrowed: the job's stop flag (pipeline_bench.h:
                                     WINENT_STOP_*), raised with the first error
@@ -303,13 +329,14 @@ void *winent_gpu_launcher(void *arg); /* arg: pipeline */
 void *winent_stage_reader(void *arg);
 void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_start);
 
-/* range_auto.c: --range auto, before the plan is made: co->range_lo/hi
- * (and bins, 256 when 0) from the source's recorded statistics, else from
- * a first pass over the band (p->source and p->threads set; a memory job's
- * buffer is scanned). p->range_from says which. A stream without
- * statistics is WINENT_ERR_USAGE. */
-winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_compute_opts *co,
-                                winent_err *err);
+/* range_auto.c: --range auto, before the plans are made: cos[b].range_lo/hi
+ * (and bins, 256 when 0) of each of the `nbands` bands read, from the
+ * source's recorded statistics, else from one first pass over the bands
+ * without (p->source and p->threads set; a memory job's buffer is
+ * scanned). p->range_from[b] says which. A stream without statistics is
+ * WINENT_ERR_USAGE. */
+winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_compute_opts *cos,
+                                int nbands, winent_err *err);
 
 /* job_opts.c: --device ("auto", NULL too; "cpu"; "gpu"; a list of "cpu"
  * and GPU numbers) as `l`; usage errors for its syntax only (whether the

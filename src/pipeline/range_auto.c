@@ -1,10 +1,11 @@
-/* --range auto: the range of the band, from what the input records of it
- * (winent_source_stats: GDAL's statistics in a .aux.xml or the TIFF's
- * GDAL metadata), else from a first pass over its pixels. The first pass
- * runs before the job's pipeline exists: a second handle on the input,
- * read front to back in blocks of rows (a TIFF decodes them on its own
- * team of --threads), each block's min/max taken by --threads threads.
- * A stream can be read once only, so it needs an explicit --range. */
+/* --range auto: the range of each band read, from what the input records
+ * of it (winent_source_stats: GDAL's statistics in a .aux.xml or the
+ * TIFF's GDAL metadata), else from a first pass over its pixels. The first
+ * pass runs before the job's pipeline exists: a second handle on the
+ * input, read front to back in blocks of rows (a TIFF decodes them on its
+ * own team of --threads), each block's min/max taken by --threads
+ * threads; one pass serves every band without statistics. A stream can be
+ * read once only, so it needs an explicit --range. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,41 +59,52 @@ static void minmax_rows(const uint8_t *buf, int rows, size_t row_bytes, int widt
     free(part);
 }
 
-/* The first pass over the file's band, through a second source. */
-static winent_status scan_file(pipeline *p, const winent_job_opts *o, const winent_compute_opts *co,
-                               winent_minmax *acc, winent_err *err)
+/* The first pass over the file's bands, through a second source: the
+ * min/max of band b into acc[b] where need[b]. */
+static winent_status scan_file(pipeline *p, const winent_job_opts *o, const winent_compute_opts *cos,
+                               const int *need, winent_minmax *acc, winent_err *err)
 {
     winent_status st = WINENT_OK;
     winent_source_opts so;
     winent_source *s = NULL;
     uint8_t *buf = NULL;
+    void **dst = NULL;
     winent_job_source_opts(o, &so);
     so.threads = p->threads;
     so.stop = p->stop;
     WINENT_TRY(winent_source_open(&so, &s, err));
     const winent_source_info *info = winent_source_get_info(s);
+    const int nb = info->nread;
     const size_t row_bytes = winent_dtype_size(info->dtype) * (size_t)info->width;
     uint64_t budget = o->mem_bytes / 4 < SCAN_BLOCK_BYTES ? o->mem_bytes / 4 : SCAN_BLOCK_BYTES;
+    budget /= (uint64_t)nb; /* a block of every band */
     int64_t rows = row_bytes ? (int64_t)(budget / row_bytes) : 1;
     if (rows < 1)
         rows = 1;
     if (rows > info->height)
         rows = info->height;
-    buf = malloc(row_bytes * (size_t)rows + 1);
-    if (buf == NULL) {
+    buf = malloc(row_bytes * (size_t)rows * (size_t)nb + 1);
+    dst = malloc(sizeof *dst * (size_t)nb);
+    if (buf == NULL || dst == NULL) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for --range auto's first pass");
         goto fail;
     }
+    for (int b = 0; b < nb; b++)
+        dst[b] = buf + row_bytes * (size_t)rows * (size_t)b;
     for (int y = 0; y < info->height; y += (int)rows) {
         int k = info->height - y < rows ? info->height - y : (int)rows;
         if (STOPPED(p)) {
             st = WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
             goto fail;
         }
-        WINENT_TRY_GOTO(st, winent_source_read(s, k, buf, err));
-        minmax_rows(buf, k, row_bytes, info->width, (int)info->dtype, co, p->threads, acc);
+        WINENT_TRY_GOTO(st, winent_source_read_bands(s, k, dst, err));
+        for (int b = 0; b < nb; b++)
+            if (need[b])
+                minmax_rows(dst[b], k, row_bytes, info->width, (int)info->dtype, &cos[b],
+                            p->threads, &acc[b]);
     }
 fail:
+    free(dst);
     free(buf);
     winent_source_free(s);
     return st;
@@ -108,36 +120,9 @@ static int can_read_twice(const char *path)
     return stat(path, &sb) == 0 && (S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode));
 }
 
-winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_compute_opts *co,
-                                winent_err *err)
+/* The range of `m` into co (bins 256 when 0). */
+static void set_range(winent_minmax m, winent_compute_opts *co)
 {
-    winent_minmax m;
-    winent_minmax_init(&m);
-    if (p->mem_in) {
-        snprintf(p->range_from, sizeof p->range_from, "a first pass over the band");
-        minmax_rows(p->mem_in, o->height, p->rows_stride, o->width, (int)co->dtype, co, p->threads,
-                    &m);
-    } else {
-        winent_band_stats bs;
-        WINENT_TRY(winent_source_stats(p->source, &bs, err));
-        if (bs.found) {
-            /* GDAL writes statistics with 14 significant digits: widen
-             * them by that rounding, so that the extreme samples stay
-             * inside rather than counting as clamped. */
-            snprintf(p->range_from, sizeof p->range_from, "%s", bs.from);
-            m.n = 1;
-            m.min = bs.min - fabs(bs.min) * 1e-13;
-            m.max = bs.max + fabs(bs.max) * 1e-13;
-        } else if (!can_read_twice(o->input)) {
-            return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--range auto: %s is read once and records no statistics, so no "
-                              "first pass can find its range: give --range LO:HI",
-                              strcmp(o->input, "-") == 0 ? "standard input" : o->input);
-        } else {
-            snprintf(p->range_from, sizeof p->range_from, "a first pass over the band");
-            WINENT_TRY(scan_file(p, o, co, &m, err));
-        }
-    }
     if (m.n == 0) {
         /* No valid sample: every output is NaN whatever the range. */
         m.min = 0.0;
@@ -152,5 +137,55 @@ winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_co
     }
     if (co->bins == 0)
         co->bins = 256;
-    return WINENT_OK;
+}
+
+winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_compute_opts *cos,
+                                int nbands, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    winent_minmax *m = calloc((size_t)nbands, sizeof *m);
+    int *need = calloc((size_t)nbands, sizeof *need), scan = 0;
+    if (m == NULL || need == NULL) {
+        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
+    }
+    for (int b = 0; b < nbands; b++)
+        winent_minmax_init(&m[b]);
+    if (p->mem_in) {
+        snprintf(p->range_from[0], sizeof p->range_from[0], "a first pass over the band");
+        minmax_rows(p->mem_in, o->height, p->rows_stride, o->width, (int)cos[0].dtype, &cos[0],
+                    p->threads, &m[0]);
+    } else {
+        for (int b = 0; b < nbands; b++) {
+            winent_band_stats bs;
+            WINENT_TRY_GOTO(st, winent_source_stats(p->source, b, &bs, err));
+            if (bs.found) {
+                /* GDAL writes statistics with 14 significant digits: widen
+                 * them by that rounding, so that the extreme samples stay
+                 * inside rather than counting as clamped. */
+                snprintf(p->range_from[b], sizeof p->range_from[b], "%s", bs.from);
+                m[b].n = 1;
+                m[b].min = bs.min - fabs(bs.min) * 1e-13;
+                m[b].max = bs.max + fabs(bs.max) * 1e-13;
+            } else {
+                snprintf(p->range_from[b], sizeof p->range_from[b], "a first pass over the band");
+                need[b] = scan = 1;
+            }
+        }
+        if (scan && !can_read_twice(o->input)) {
+            st = WINENT_ERR(err, WINENT_ERR_USAGE,
+                            "--range auto: %s is read once and records no statistics, so no "
+                            "first pass can find its range: give --range LO:HI",
+                            strcmp(o->input, "-") == 0 ? "standard input" : o->input);
+            goto fail;
+        }
+        if (scan)
+            WINENT_TRY_GOTO(st, scan_file(p, o, cos, need, m, err));
+    }
+    for (int b = 0; b < nbands; b++)
+        set_range(m[b], &cos[b]);
+fail:
+    free(m);
+    free(need);
+    return st;
 }

@@ -274,16 +274,23 @@ static void launch_gpus_locked(pipeline *p)
 
 void winent_sched_launch_early_locked(pipeline *p, const chunk *c)
 {
-    if (!p->auto_device || p->gpu_launch || p->cpu == NULL)
+    if (!p->auto_device || p->gpu_launch)
         return;
     /* The CPU's best case, for its kernel path on these data (before any
      * data, the best of its paths): every core at that cost for each pixel
-     * that enters or leaves a window as it slides. */
-    double ns = c ? winent_cpu_engine_ns_per_update(p->cpu, c->rows, p->row_bytes, p->width,
-                                                    c->in_h)
-                  : winent_cpu_engine_ns_per_update(p->cpu, NULL, 0, 0, 0);
-    double updates = (double)p->width * (double)p->height * (double)(p->plan->kx + p->plan->ky);
-    if (updates * ns * 1e-9 / (double)p->threads > WINENT_GPU_WORTH_S)
+     * that enters or leaves a window as it slides, in every map. */
+    double updates = 0.0;
+    for (int m = 0; m < p->nmaps; m++) {
+        const job_map *jm = &p->maps[m];
+        if (jm->cpu == NULL)
+            return;
+        const uint8_t *rows = c ? c->rows + (size_t)jm->band * p->plane_bytes : NULL;
+        double ns = winent_cpu_engine_ns_per_update(jm->cpu, rows, p->rows_stride, p->width,
+                                                    c ? c->in_h : 0);
+        updates += ns * (double)(jm->plan->kx + jm->plan->ky);
+    }
+    updates *= (double)p->width * (double)p->height;
+    if (updates * 1e-9 / (double)p->threads > WINENT_GPU_WORTH_S)
         launch_gpus_locked(p);
 }
 
@@ -338,7 +345,7 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
         from = c->previewed_to;
     c->tail_engine = NULL;
     c->preview_y0 = from;
-    c->nenc = p->encodes && p->stage == WINENT_STAGE_JOB ? c->npieces : 0;
+    c->nenc = p->encodes && p->stage == WINENT_STAGE_JOB ? c->npieces * p->nmaps : 0;
     c->ntasks = c->nenc;
     if (p->preview && from < c->y1)
         c->ntasks += (c->y1 - from + p->band_rows - 1) / p->band_rows;
@@ -431,9 +438,10 @@ static task next_task(pipeline *p)
     return t;
 }
 
-static void chunk_view(const pipeline *p, const chunk *c, winent_chunk *v)
+/* Chunk c as the kernels see band `b` of it. */
+static void chunk_view(const pipeline *p, const chunk *c, int b, winent_chunk *v)
 {
-    v->rows = c->rows;
+    v->rows = c->rows + (size_t)b * p->plane_bytes;
     v->row_bytes = p->rows_stride;
     v->width = p->width;
     v->height = p->height;
@@ -450,41 +458,52 @@ static void band_span(const chunk *c, long b, int *ya, int *yb)
     *yb = *ya + c->band_rows < c->y1 ? *ya + c->band_rows : c->y1;
 }
 
-/* Count the samples of input rows [ya, yb) of chunk c that its range
- * clamps. Every output row's own input row, so every input row of the
- * image is counted exactly once whatever the halos. */
-static void count_rows(const pipeline *p, const chunk *c, int ya, int yb, winent_clamp_counts *acc)
+/* Count the samples of input rows [ya, yb) of band `b` of chunk c that
+ * its range clamps. Every output row's own input row, so every input row
+ * of the image is counted exactly once whatever the halos. */
+static void count_rows(const pipeline *p, const chunk *c, int b, int ya, int yb,
+                       winent_clamp_counts *acc)
 {
-    const uint8_t *rows = c->rows + p->rows_stride * (size_t)(ya - c->in_y0);
+    const uint8_t *rows =
+        c->rows + (size_t)b * p->plane_bytes + p->rows_stride * (size_t)(ya - c->in_y0);
     if (p->rows_stride == p->row_bytes) { /* packed: all at once */
-        winent_range_count(p->plan, rows, (size_t)p->width * (size_t)(yb - ya), acc);
+        winent_range_count(p->band_plan[b], rows, (size_t)p->width * (size_t)(yb - ya), acc);
         return;
     }
     for (int y = ya; y < yb; y++, rows += p->rows_stride) /* a memory job's padded rows */
-        winent_range_count(p->plan, rows, (size_t)p->width, acc);
+        winent_range_count(p->band_plan[b], rows, (size_t)p->width, acc);
 }
 
+/* Output rows [ya, yb) of every map of the chunk, band by band (each
+ * band's input rows stay in cache for its windows). `acc`: one count per
+ * band. */
 static winent_status run_band(pipeline *p, int worker, const task *t, winent_clamp_counts *acc,
                               winent_err *err)
 {
     winent_chunk v;
     int ya, yb;
-    chunk_view(p, t->c, &v);
     band_span(t->c, t->index, &ya, &yb);
-    /* First: the rows it brings into cache are the ones the engine reads. */
-    if (t->count)
-        count_rows(p, t->c, ya, yb, acc);
-    return winent_cpu_engine_compute_rows(p->cpu, worker, &v, ya, yb, t->c->map,
-                                          p->map_stride, err);
+    for (int m = 0; m < p->nmaps; m++) {
+        const job_map *jm = &p->maps[m];
+        chunk_view(p, t->c, jm->band, &v);
+        /* First: the rows it brings into cache are the ones the engine reads. */
+        if (t->count && (m == 0 || p->maps[m - 1].band != jm->band))
+            count_rows(p, t->c, jm->band, ya, yb, &acc[jm->band]);
+        WINENT_TRY(winent_cpu_engine_compute_rows(jm->cpu, worker, &v, ya, yb,
+                                                  t->c->map + (size_t)m * p->map_plane,
+                                                  p->map_stride, err));
+    }
+    return WINENT_OK;
 }
 
 /* Piece k of a chunk a GPU computes: its input rows stay in place until
- * the writer frees the chunk. */
+ * the writer frees the chunk. Every band's. */
 static void run_count(pipeline *p, chunk *c, long k, winent_clamp_counts *acc)
 {
     int ya = c->count_y0 + (int)k * p->count_rows;
     int yb = ya + p->count_rows < c->y1 ? ya + p->count_rows : c->y1;
-    count_rows(p, c, ya, yb, acc);
+    for (int b = 0; b < p->nbands; b++)
+        count_rows(p, c, b, ya, yb, &acc[b]);
 }
 
 /* Output rows [ya, yb) of chunk c into the preview, with the worker's
@@ -498,8 +517,9 @@ static winent_status add_to_preview(pipeline *p, winent_preview_scratch **pvs, c
                                    p->map_stride, ya, yb, err);
 }
 
-/* Piece k of a computed chunk: a unit (or a tile of it) to encode, or,
- * from c->nenc on, a slice of band_rows rows for the preview. */
+/* Piece k of a computed chunk: a unit (or a tile of it) of a map to
+ * encode (map k / npieces), or, from c->nenc on, a slice of band_rows rows
+ * for the preview (the first map's). */
 static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_preview_scratch **pvs,
                                chunk *c, long k, winent_err *err)
 {
@@ -510,12 +530,13 @@ static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_pr
     }
     if (*enc == NULL)
         WINENT_TRY(winent_sink_encoder_create(p->sink, enc, err));
-    int u = (int)(k / p->parts), part = (int)(k % p->parts);
+    int m = (int)(k / c->npieces), kk = (int)(k % c->npieces);
+    int u = kk / p->parts, part = kk % p->parts;
     int r0 = u * p->unit_rows;
     int nr = c->y1 - c->y0 - r0 < p->unit_rows ? c->y1 - c->y0 - r0 : p->unit_rows;
-    return winent_sink_encode_part(*enc, c->y0 / p->unit_rows + u, part,
-                                   c->map + (size_t)r0 * p->map_stride, nr, &c->units[k],
-                                   err);
+    return winent_sink_encode_part(*enc, m, c->y0 / p->unit_rows + u, part,
+                                   c->map + (size_t)m * p->map_plane + (size_t)r0 * p->map_stride,
+                                   nr, &c->units[k], err);
 }
 
 void *winent_pool_worker(void *arg)
@@ -527,6 +548,13 @@ void *winent_pool_worker(void *arg)
     winent_sink_encoder *enc = NULL;
     winent_preview_scratch *pvs = NULL;
     double band_s = 0.0, enc_s = 0.0, dec_s = 0.0, pv_s = 0.0;
+    /* A task's clamp counts, one per band. */
+    winent_clamp_counts *counted = malloc(sizeof *counted * (size_t)p->nbands);
+    if (counted == NULL) {
+        WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
+        winent_pipeline_fail(p, &err);
+        return NULL;
+    }
     pthread_mutex_lock(&p->lock);
     while (!p->quit && !STOPPED(p)) {
         task t = next_task(p);
@@ -537,13 +565,13 @@ void *winent_pool_worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         double t0 = winent_now();
         winent_status st = WINENT_OK;
-        winent_clamp_counts counted;
-        winent_clamp_init(&counted);
+        for (int b = 0; b < p->nbands; b++)
+            winent_clamp_init(&counted[b]);
         switch (t.kind) {
         case TASK_DECODE: p->par.fn(p->par.arg, t.index, a->index); break;
         case TASK_ENCODE: st = run_piece(p, &enc, &pvs, t.c, t.index, &err); break;
-        case TASK_COUNT: run_count(p, t.c, t.index, &counted); break;
-        default: st = run_band(p, a->index, &t, &counted, &err); break;
+        case TASK_COUNT: run_count(p, t.c, t.index, counted); break;
+        default: st = run_band(p, a->index, &t, counted, &err); break;
         }
         double dt = winent_now() - t0;
         if (t.kind == TASK_BAND && st == WINENT_OK && p->preview && !p->preview_after) {
@@ -557,7 +585,8 @@ void *winent_pool_worker(void *arg)
         }
         pthread_mutex_lock(&p->lock);
         if (t.kind == TASK_COUNT) {
-            winent_clamp_merge(&p->clamps, &counted);
+            for (int b = 0; b < p->nbands; b++)
+                winent_clamp_merge(&p->clamps[b], &counted[b]);
             band_s += dt; /* part of computing the map */
             if (--t.c->count_left == 0)
                 pthread_cond_broadcast(&p->state_cv);
@@ -569,7 +598,8 @@ void *winent_pool_worker(void *arg)
             enc_s += dt;
             /* The pool's encoding rate, for sharing compute (declines). */
             p->enc_s += dt;
-            p->enc_px += (double)(t.c->y1 - t.c->y0) * (double)p->width / (double)t.c->npieces;
+            p->enc_px += (double)(t.c->y1 - t.c->y0) * (double)p->width /
+                         ((double)t.c->npieces * (double)p->nmaps);
             if (--t.c->pieces_left == 0) {
                 t.c->state = CHUNK_DONE;
                 pthread_cond_broadcast(&p->state_cv);
@@ -577,7 +607,8 @@ void *winent_pool_worker(void *arg)
         } else {
             band_s += dt;
             if (t.count)
-                winent_clamp_merge(&p->clamps, &counted);
+                for (int b = 0; b < p->nbands; b++)
+                    winent_clamp_merge(&p->clamps[b], &counted[b]);
             int ya, yb;
             band_span(t.c, t.index, &ya, &yb);
             p->band_px += (double)(yb - ya) * (double)p->width;
@@ -596,6 +627,7 @@ void *winent_pool_worker(void *arg)
     pthread_mutex_unlock(&p->lock);
     winent_sink_encoder_free(enc);
     winent_preview_scratch_free(pvs);
+    free(counted);
     if (err.status != WINENT_OK)
         winent_pipeline_fail(p, &err);
     return NULL;

@@ -45,15 +45,17 @@ void *winent_stage_reader(void *arg)
     pipeline *p = arg;
     winent_err err;
     winent_err_clear(&err);
-    const int ry = p->plan->ry;
+    const int ry = p->ry;
     const size_t rb = p->row_bytes;
     const int from_source =
         p->stage != WINENT_STAGE_ENCODE && p->mem_in == NULL && p->map_in == NULL;
-    /* The last 2 ry rows read: the next chunk's upper halo. */
-    uint8_t *carry = from_source ? malloc(rb * (size_t)(2 * ry) + 1) : NULL;
+    const size_t carry_plane = rb * (size_t)(2 * ry);
+    /* The last 2 ry rows read of each band: the next chunk's upper halo. */
+    uint8_t *carry = from_source ? malloc(carry_plane * (size_t)p->nbands + 1) : NULL;
+    void **dst = from_source ? malloc(sizeof *dst * (size_t)p->nbands) : NULL;
     int carry_y0 = 0, next_read = 0;
     double busy = 0.0, wait = 0.0;
-    if (from_source && carry == NULL) {
+    if (from_source && (carry == NULL || dst == NULL)) {
         WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
         goto done;
     }
@@ -87,9 +89,13 @@ void *winent_stage_reader(void *arg)
             c->map = (float *)p->stage_map + (size_t)c->y0 * p->map_stride;
             next = CHUNK_ENCODING;
         } else if (p->map_in) {
-            /* --decode: the rows of the map, straight to the encoders (or,
-             * for raw output, to the writer). */
-            if (winent_zst_reader_read(p->map_in, c->y1 - c->y0, c->map, &err) != WINENT_OK) {
+            /* --decode: the rows of every map, straight to the encoders
+             * (or, for raw output, to the writer). */
+            winent_status rst = WINENT_OK;
+            for (int m = 0; m < p->nmaps && rst == WINENT_OK; m++)
+                rst = winent_zst_reader_read_map(p->map_in, m, c->y1 - c->y0,
+                                                 c->map + (size_t)m * p->map_plane, &err);
+            if (rst != WINENT_OK) {
                 pthread_mutex_lock(&p->lock);
                 c->state = CHUNK_FREE;
                 pthread_mutex_unlock(&p->lock);
@@ -100,16 +106,20 @@ void *winent_stage_reader(void *arg)
             c->rows = (uint8_t *)p->mem_in + p->rows_stride * (size_t)c->in_y0;
         } else {
             c->rows = c->rows_own;
-            /* Rows before next_read come from the carry, the rest from the source. */
+            /* Rows before next_read come from the carry, the rest from the
+             * source: every band's, each in its plane. */
             int from_carry = next_read - c->in_y0;
-            if (from_carry > 0)
-                memcpy(c->rows, carry + rb * (size_t)(c->in_y0 - carry_y0),
-                       rb * (size_t)from_carry);
-            else
+            if (from_carry < 0)
                 from_carry = 0;
+            for (int b = 0; b < p->nbands; b++) {
+                uint8_t *plane = c->rows + (size_t)b * p->plane_bytes;
+                if (from_carry > 0)
+                    memcpy(plane, carry + (size_t)b * carry_plane + rb * (size_t)(c->in_y0 - carry_y0),
+                           rb * (size_t)from_carry);
+                dst[b] = plane + rb * (size_t)from_carry;
+            }
             int fresh_rows = c->in_h - from_carry;
-            if (winent_source_read(p->source, fresh_rows, c->rows + rb * (size_t)from_carry,
-                                   &err) != WINENT_OK) {
+            if (winent_source_read_bands(p->source, fresh_rows, dst, &err) != WINENT_OK) {
                 pthread_mutex_lock(&p->lock);
                 c->state = CHUNK_FREE;
                 pthread_mutex_unlock(&p->lock);
@@ -118,7 +128,10 @@ void *winent_stage_reader(void *arg)
             next_read = c->in_y0 + c->in_h;
             int carry_n = c->in_h < 2 * ry ? c->in_h : 2 * ry;
             carry_y0 = next_read - carry_n;
-            memcpy(carry, c->rows + rb * (size_t)(carry_y0 - c->in_y0), rb * (size_t)carry_n);
+            for (int b = 0; b < p->nbands; b++)
+                memcpy(carry + (size_t)b * carry_plane,
+                       c->rows + (size_t)b * p->plane_bytes + rb * (size_t)(carry_y0 - c->in_y0),
+                       rb * (size_t)carry_n);
             if (p->stage == WINENT_STAGE_DECODE)
                 next = CHUNK_DONE;
         }
@@ -128,9 +141,9 @@ void *winent_stage_reader(void *arg)
         if (seq == 0 && next == CHUNK_READY)
             winent_sched_launch_early_locked(p, c);
         if (next == CHUNK_ENCODING) {
-            c->nenc = c->ntasks = c->npieces;
+            c->nenc = c->ntasks = c->npieces * p->nmaps;
             c->next_piece = 0;
-            c->pieces_left = c->npieces;
+            c->pieces_left = c->ntasks;
             pthread_cond_broadcast(&p->work_cv);
         }
         pthread_cond_broadcast(&p->state_cv);
@@ -138,6 +151,7 @@ void *winent_stage_reader(void *arg)
     }
 done:
     free(carry);
+    free(dst);
     pthread_mutex_lock(&p->lock);
     p->reader_done = 1;
     p->read_clock.busy_s += busy;
@@ -181,7 +195,7 @@ static winent_status write_chunk(pipeline *p, const chunk *c, winent_err *err)
 {
     if (p->stage == WINENT_STAGE_ENCODE) {
         uint64_t n = 0;
-        for (int k = 0; k < c->npieces; k++)
+        for (int k = 0; k < c->npieces * p->nmaps; k++)
             n += c->units[k].size;
         pthread_mutex_lock(&p->lock);
         p->stage_bytes += n;
@@ -190,13 +204,21 @@ static winent_status write_chunk(pipeline *p, const chunk *c, winent_err *err)
     }
     if (p->stage != WINENT_STAGE_JOB || p->mem_out)
         return WINENT_OK;
-    if (p->raw_floats)
-        return winent_sink_write_floats(p->sink, c->map,
-                                        (size_t)(c->y1 - c->y0) * (size_t)p->width, err);
+    if (p->raw_floats) {
+        for (int m = 0; m < p->nmaps; m++)
+            WINENT_TRY(winent_sink_write_floats(p->sink, m, c->map + (size_t)m * p->map_plane,
+                                                (size_t)(c->y1 - c->y0) * (size_t)p->width, err));
+        return WINENT_OK;
+    }
+    /* Unit by unit, every map's in turn: the order does not depend on
+     * where the chunks were cut. */
     int first = c->y0 / p->unit_rows;
-    for (int k = 0; k < c->npieces; k++)
-        WINENT_TRY(winent_sink_write_part(p->sink, first + k / p->parts, k % p->parts,
-                                          &c->units[k], err));
+    for (int u = 0; u < c->nunits; u++)
+        for (int m = 0; m < p->nmaps; m++)
+            for (int k = 0; k < p->parts; k++)
+                WINENT_TRY(winent_sink_write_part(p->sink, m, first + u, k,
+                                                  &c->units[(m * c->nunits + u) * p->parts + k],
+                                                  err));
     return WINENT_OK;
 }
 

@@ -30,6 +30,39 @@ static winent_format format_of_name(const char *path)
     return WINENT_FORMAT_AUTO; /* unknown: refused unless --format says */
 }
 
+int winent_sink_nmaps(const winent_sink_opts *o)
+{
+    return o->nmaps > 1 && o->maps ? o->nmaps : 1;
+}
+
+void winent_sink_map_opts(const winent_sink_opts *o, int m, winent_sink_opts *one)
+{
+    *one = *o;
+    if (winent_sink_nmaps(o) > 1) {
+        one->compute = o->maps[m].compute;
+        one->source_band = o->maps[m].source_band;
+    }
+    one->nmaps = 0;
+    one->maps = NULL;
+}
+
+char *winent_sink_map_path(const char *path, int band, int kx, int ky)
+{
+    const char *ext = extension_of(path);
+    size_t stem = *ext ? (size_t)(ext - 1 - path) : strlen(path);
+    char tag[64];
+    if (kx == ky)
+        snprintf(tag, sizeof tag, "_b%d_w%d", band, kx);
+    else
+        snprintf(tag, sizeof tag, "_b%d_w%dx%d", band, kx, ky);
+    size_t n = stem + strlen(tag) + (*ext ? strlen(ext) + 1 : 0) + 1;
+    char *out = malloc(n);
+    if (out == NULL)
+        return NULL;
+    snprintf(out, n, "%.*s%s%s%s", (int)stem, path, tag, *ext ? "." : "", ext);
+    return out;
+}
+
 winent_format winent_sink_format_of(const winent_sink_opts *o)
 {
     if (o->format != WINENT_FORMAT_AUTO)
@@ -129,6 +162,7 @@ winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, win
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     s->opts = *o;
     s->unit_rows = 1;
+    s->nmaps = winent_sink_nmaps(o);
     switch (winent_sink_format_of(o)) {
     case WINENT_FORMAT_ZST: st = winent_sink_zst_open(s, err); break;
     case WINENT_FORMAT_TIF: st = winent_sink_tiff_open(s, err); break;
@@ -178,11 +212,11 @@ size_t winent_sink_writer_bytes_for(const winent_sink_opts *o)
         return 0;
     if (o->tif_layout == WINENT_TIF_COG)
         return winent_sink_cog_writer_bytes(o, winent_sink_encoder_bytes_for(o));
-    /* libtiff's tile offsets and byte counts. */
+    /* libtiff's tile offsets and byte counts, of every map. */
     uint64_t side = (uint64_t)(o->tile > 0 ? o->tile : 512);
     uint64_t tiles =
         ((uint64_t)o->width + side - 1) / side * (((uint64_t)o->height + side - 1) / side);
-    return (size_t)(tiles * 16);
+    return (size_t)(tiles * 16 * (uint64_t)winent_sink_nmaps(o));
 }
 
 size_t winent_sink_unit_extra_bytes_for(const winent_sink_opts *o)
@@ -240,13 +274,13 @@ winent_status winent_sink_encode(winent_sink_encoder *e, int64_t index, const fl
                                  int nrows, winent_bytes *out, winent_err *err)
 {
     winent_bytes_reset(out);
-    return e->sink->ops->encode(e->sink, e->state, index, rows, nrows, out, err);
+    return e->sink->ops->encode(e->sink, e->state, 0, index, rows, nrows, out, err);
 }
 
 winent_status winent_sink_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
                                 winent_err *err)
 {
-    return s->ops->write(s, index, encoded, err);
+    return s->ops->write(s, 0, index, encoded, err);
 }
 
 winent_status winent_sink_finish(winent_sink *s, winent_err *err)
@@ -279,23 +313,27 @@ int winent_sink_unit_parts(const winent_sink *s)
     return s->ops->encode_part && s->parts > 1 ? s->parts : 1;
 }
 
-winent_status winent_sink_encode_part(winent_sink_encoder *e, int64_t index, int part,
+winent_status winent_sink_encode_part(winent_sink_encoder *e, int map, int64_t index, int part,
                                       const float *rows, int nrows, winent_bytes *out,
                                       winent_err *err)
 {
     winent_sink *s = e->sink;
-    if (winent_sink_unit_parts(s) == 1)
-        return winent_sink_encode(e, index, rows, nrows, out, err);
+    if (map < 0 || map >= s->nmaps)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "map %d of %d", map, s->nmaps);
     winent_bytes_reset(out);
-    return s->ops->encode_part(s, e->state, index, part, rows, nrows, out, err);
+    if (winent_sink_unit_parts(s) == 1)
+        return s->ops->encode(s, e->state, map, index, rows, nrows, out, err);
+    return s->ops->encode_part(s, e->state, map, index, part, rows, nrows, out, err);
 }
 
-winent_status winent_sink_write_part(winent_sink *s, int64_t index, int part,
+winent_status winent_sink_write_part(winent_sink *s, int map, int64_t index, int part,
                                      const winent_bytes *encoded, winent_err *err)
 {
+    if (map < 0 || map >= s->nmaps)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "map %d of %d", map, s->nmaps);
     if (winent_sink_unit_parts(s) == 1)
-        return winent_sink_write(s, index, encoded, err);
-    return s->ops->write_part(s, index, part, encoded, err);
+        return s->ops->write(s, map, index, encoded, err);
+    return s->ops->write_part(s, map, index, part, encoded, err);
 }
 
 int winent_sink_takes_floats(const winent_sink *s)
@@ -303,8 +341,10 @@ int winent_sink_takes_floats(const winent_sink *s)
     return s->ops->write_floats != NULL;
 }
 
-winent_status winent_sink_write_floats(winent_sink *s, const float *rows, size_t n,
+winent_status winent_sink_write_floats(winent_sink *s, int map, const float *rows, size_t n,
                                        winent_err *err)
 {
-    return s->ops->write_floats(s, rows, n, err);
+    if (map < 0 || map >= s->nmaps)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "map %d of %d", map, s->nmaps);
+    return s->ops->write_floats(s, map, rows, n, err);
 }

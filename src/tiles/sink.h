@@ -1,5 +1,7 @@
 /*
  * sink.h - where the entropy map goes: raw float32, .zst, or GeoTIFF.
+ * Several maps of one pass (bands and windows) go to one output: the
+ * bands of one GeoTIFF, consecutive maps of one .zst, one raw file each.
  *
  * The output is cut into units of rows fixed by the options (a zstd frame,
  * a TIFF tile row), never by the thread or device count. Units are encoded
@@ -17,6 +19,12 @@
 #include "georef.h"
 #include "source.h"
 #include "winent.h"
+
+/* One map of an output that holds several (--band and --window lists). */
+typedef struct winent_sink_map {
+    int source_band;                    /* 1-based band of the source; 0: unknown */
+    const winent_compute_opts *compute; /* its window, range and nodata (borrowed) */
+} winent_sink_map;
 
 typedef struct winent_sink_opts {
     const char *path;        /* file name, or "-" for standard output */
@@ -46,10 +54,32 @@ typedef struct winent_sink_opts {
     const winent_parallel *par; /* may be NULL: the job's worker pool, lent to
                                    winent_sink_finish (a COG compresses its last
                                    overview tiles on it) */
+    /* Several maps in one output (docs/SPEC.md, "Several bands and
+     * windows"): `maps` (borrowed) holds `nmaps` of them, in the output's
+     * order, band-major; `compute` and `source_band` above describe the
+     * first. 0 or 1: the one map that `compute` and `source_band` describe,
+     * written as ever. */
+    int nmaps;
+    const winent_sink_map *maps;
 } winent_sink_opts;
 
 typedef struct winent_sink winent_sink;
 typedef struct winent_sink_encoder winent_sink_encoder;
+
+/* Maps in the output `o` describes: nmaps, at least 1. */
+int winent_sink_nmaps(const winent_sink_opts *o);
+
+/* `o` narrowed to its map `m` alone (nmaps 0, compute and source_band
+ * those of the map), into `one`; the path and every borrowed pointer stay
+ * as they are. Pure. */
+void winent_sink_map_opts(const winent_sink_opts *o, int m, winent_sink_opts *one);
+
+/* The file of map (band, window kx x ky) of a raw output named `path`
+ * with several maps: NAME_bB_wK.EXT for NAME.EXT (a square window), or
+ * NAME_bB_wKXxKY.EXT, the extension that of the last path component
+ * (none: NAME_bB_wK). malloc'ed (the caller frees it); NULL when out of
+ * memory. */
+char *winent_sink_map_path(const char *path, int band, int kx, int ky);
 
 /* The format `o` resolves to: o->format unless AUTO, else from the name's
  * extension: .zst; .tif or .tiff; .raw, .f32, .bin, "-" or no extension at
@@ -109,8 +139,9 @@ winent_status winent_sink_encoder_create(winent_sink *s, winent_sink_encoder **o
                                          winent_err *err);
 void winent_sink_encoder_free(winent_sink_encoder *e);
 
-/* Encode unit `index` from its rows (`nrows` rows of width floats,
- * contiguous) into `out` (reset first). Thread-safe across encoders. */
+/* Encode unit `index` of the (first) map from its rows (`nrows` rows of
+ * width floats, contiguous) into `out` (reset first). Thread-safe across
+ * encoders. */
 winent_status winent_sink_encode(winent_sink_encoder *e, int64_t index, const float *rows,
                                  int nrows, winent_bytes *out, winent_err *err);
 
@@ -118,18 +149,23 @@ winent_status winent_sink_encode(winent_sink_encoder *e, int64_t index, const fl
  * GeoTIFF tile row; 1 for the other formats. */
 int winent_sink_unit_parts(const winent_sink *s);
 
-/* Encode part `part` (< winent_sink_unit_parts) of unit `index` from the
- * unit's rows into `out` (reset first). Thread-safe across encoders. */
-winent_status winent_sink_encode_part(winent_sink_encoder *e, int64_t index, int part,
+/* Encode part `part` (< winent_sink_unit_parts) of unit `index` of map
+ * `map` (< winent_sink_nmaps) from the unit's rows into `out` (reset
+ * first). Thread-safe across encoders. */
+winent_status winent_sink_encode_part(winent_sink_encoder *e, int map, int64_t index, int part,
                                       const float *rows, int nrows, winent_bytes *out,
                                       winent_err *err);
 
-/* Writer thread only: append part `part` of unit `index`, encoded by
- * winent_sink_encode_part; parts and units come in order. */
-winent_status winent_sink_write_part(winent_sink *s, int64_t index, int part,
+/* Writer thread only: append part `part` of unit `index` of map `map`,
+ * encoded by winent_sink_encode_part. Each map's parts and units come in
+ * order; several maps come unit by unit (every map's unit i, map after
+ * map, before any unit i + 1), so the bytes do not depend on how the job
+ * cut its chunks. */
+winent_status winent_sink_write_part(winent_sink *s, int map, int64_t index, int part,
                                      const winent_bytes *encoded, winent_err *err);
 
-/* Writer thread only: append the encoded unit `index`; units come in order. */
+/* Writer thread only: append the encoded unit `index` of the (first)
+ * map; units come in order. */
 winent_status winent_sink_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
                                 winent_err *err);
 
@@ -138,8 +174,8 @@ winent_status winent_sink_write(winent_sink *s, int64_t index, const winent_byte
  * winent_sink_write_floats, and nothing is encoded. */
 int winent_sink_takes_floats(const winent_sink *s);
 
-/* Writer thread only: append `n` floats of the map, in order. */
-winent_status winent_sink_write_floats(winent_sink *s, const float *rows, size_t n,
+/* Writer thread only: append `n` floats of map `map`, in order. */
+winent_status winent_sink_write_floats(winent_sink *s, int map, const float *rows, size_t n,
                                        winent_err *err);
 
 /* Writer thread only, after the last unit: trailers, close, rename. A COG

@@ -27,7 +27,13 @@
  * for its jobs, doing the waiting ones itself. The last rows of tiles of
  * every level complete with the image's last row: finish compresses them
  * on the pool (winent_sink_opts.par) with the encoders' codecs, idle by
- * then. */
+ * then.
+ *
+ * Several maps are the bands of the file, in separate planes: a pyramid
+ * each, tile arrays band after band. The full-resolution records are
+ * stored as they come, a row of tiles of every band in turn (each band's
+ * still in row-major order, as BLOCK_ORDER says), the overview records
+ * band after band within each level. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -72,6 +78,7 @@ typedef enum job_state { JOB_FREE = 0, JOB_PENDING, JOB_RUNNING } job_state;
 typedef struct ovr_job {
     job_state state;
     uint64_t seq; /* PENDING jobs are taken oldest first */
+    int map;
     int level;
     uint32_t tile_row, tx;
     const float *rows; /* borrowed from the pyramid, until reuse */
@@ -98,6 +105,15 @@ typedef struct tile_rec {
     uint64_t at, size; /* size counts the leader and trailer */
 } tile_rec;
 
+/* What a map's pyramid calls back with. */
+typedef struct pyr_user {
+    winent_sink *s;
+    int map;
+} pyr_user;
+
+/* Jobs not done, per level and tile-row parity, of one map. */
+typedef int open_count[WINENT_COG_MAX_LEVELS + 1][2];
+
 typedef struct cog_sink {
     winent_outfile of; /* owned: the output, through its temporary name */
     int of_open;
@@ -109,10 +125,13 @@ typedef struct cog_sink {
     uint64_t spilled[2];  /* [SPILL_MAIN] writer only; [SPILL_OVR] under lock */
     uint64_t final_bytes; /* the output's size once laid out */
     winent_cog_geom g;
+    int nmaps;                                 /* bands of the file */
     size_t partial_bytes;                      /* before each encoded tile; 0 without overviews */
     tile_rec *recs[WINENT_COG_MAX_LEVELS + 1]; /* owned, per level: the writer's (level 0),
-                                                  each job's runner's (overviews) */
-    winent_cog_pyramid *pyr;                   /* owned (writer) */
+                                                  each job's runner's (overviews); map m's
+                                                  tiles from m * (tiles of the level) */
+    winent_cog_pyramid **pyr;                  /* owned (writer), one per map */
+    pyr_user *users;                           /* owned: the pyramids' callback arguments */
     cog_state *writer;                         /* owned, made on first need (writer) */
 
     pthread_mutex_t lock; /* guards what is marked "under lock" */
@@ -121,8 +140,7 @@ typedef struct cog_sink {
     ovr_job *jobs; /* owned: enough for two rows of tiles of every level */
     int njobs;
     uint64_t next_seq;                           /* under lock */
-    int open_jobs[WINENT_COG_MAX_LEVELS + 1][2]; /* jobs not done, per level and
-                                                    tile-row parity (under lock) */
+    open_count *open_jobs;                       /* owned, per map (under lock) */
     cog_state *states;                           /* every live state (under lock) */
     cog_state *idle;                             /* finish only (under lock) */
     winent_err job_err;                          /* finish's first failure (under lock) */
@@ -272,14 +290,15 @@ static void cog_encoder_free(void *p)
     state_free(e);
 }
 
-/* The oldest PENDING job of `level` (any level when < 0) and tile-row
- * parity `parity` (any when < 0), now RUNNING; NULL when none. Lock held. */
-static ovr_job *take_pending_locked(cog_sink *t, int level, int parity)
+/* The oldest PENDING job of map `map` and `level` (any map and level
+ * when level < 0) and tile-row parity `parity` (any when < 0), now
+ * RUNNING; NULL when none. Lock held. */
+static ovr_job *take_pending_locked(cog_sink *t, int map, int level, int parity)
 {
     ovr_job *best = NULL;
     for (int i = 0; i < t->njobs; i++) {
         ovr_job *j = &t->jobs[i];
-        if (j->state != JOB_PENDING || (level >= 0 && j->level != level) ||
+        if (j->state != JOB_PENDING || (level >= 0 && (j->level != level || j->map != map)) ||
             (parity >= 0 && (int)(j->tile_row & 1) != parity))
             continue;
         if (best == NULL || j->seq < best->seq)
@@ -310,14 +329,15 @@ static winent_status put_ovr_record(winent_sink *s, int level, uint32_t tile,
 static winent_status run_job(winent_sink *s, cog_state *e, ovr_job *j, winent_err *err)
 {
     cog_sink *t = s->impl;
-    const uint32_t tile = j->tile_row * t->g.across[j->level] + j->tx;
+    const uint32_t tile = (uint32_t)j->map * t->g.across[j->level] * t->g.down[j->level] +
+                          j->tile_row * t->g.across[j->level] + j->tx;
     cut_tile(j->rows, j->stride, j->nrows, j->ncols, j->tx, t->g.side, e->tile);
     winent_bytes_reset(&e->rec);
     winent_status st = encode_record(ovr_codec(e), e->tile, &e->rec, err);
     if (st == WINENT_OK)
         st = put_ovr_record(s, j->level, tile, &e->rec, err);
     pthread_mutex_lock(&t->lock);
-    t->open_jobs[j->level][j->tile_row & 1]--;
+    t->open_jobs[j->map][j->level][j->tile_row & 1]--;
     j->state = JOB_FREE;
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->lock);
@@ -336,7 +356,7 @@ static winent_status encode_main_tile(winent_sink *s, cog_state *e, int64_t inde
     ovr_job *j = NULL;
     if (t->partial_bytes) {
         pthread_mutex_lock(&t->lock);
-        j = take_pending_locked(t, -1, -1);
+        j = take_pending_locked(t, 0, -1, -1);
         pthread_mutex_unlock(&t->lock);
     }
     if (j)
@@ -360,17 +380,21 @@ static winent_status encode_main_tile(winent_sink *s, cog_state *e, int64_t inde
     return WINENT_OK;
 }
 
-static winent_status cog_encode_part(winent_sink *s, void *enc, int64_t index, int part,
+/* The tile of any map is encoded alike (its partial too): the map counts
+ * when it is written. */
+static winent_status cog_encode_part(winent_sink *s, void *enc, int map, int64_t index, int part,
                                      const float *rows, int nrows, winent_bytes *out,
                                      winent_err *err)
 {
+    (void)map;
     return encode_main_tile(s, enc, index, (uint32_t)part, rows, nrows, out, err);
 }
 
-static winent_status cog_encode(winent_sink *s, void *enc, int64_t index, const float *rows,
-                                int nrows, winent_bytes *out, winent_err *err)
+static winent_status cog_encode(winent_sink *s, void *enc, int map, int64_t index,
+                                const float *rows, int nrows, winent_bytes *out, winent_err *err)
 {
     cog_sink *t = s->impl;
+    (void)map;
     for (uint32_t tx = 0; tx < t->g.across[0]; tx++)
         WINENT_TRY(encode_main_tile(s, enc, index, tx, rows, nrows, out, err));
     return WINENT_OK;
@@ -404,7 +428,8 @@ static winent_status writer_state(winent_sink *s, winent_err *err)
 static winent_status emit_tile_row(void *user, int level, uint32_t tile_row, const float *rows,
                                    size_t stride, int nrows, int ncols, winent_err *err)
 {
-    winent_sink *s = user;
+    const pyr_user *u = user;
+    winent_sink *s = u->s;
     cog_sink *t = s->impl;
     const uint32_t across = t->g.across[level];
     int i = 0;
@@ -419,9 +444,9 @@ static winent_status emit_tile_row(void *user, int level, uint32_t tile_row, con
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "no room for overview tile %u of level %d",
                               tile_row * across + tx, level);
         }
-        t->jobs[i] =
-            (ovr_job){JOB_PENDING, t->next_seq++, level, tile_row, tx, rows, stride, nrows, ncols};
-        t->open_jobs[level][tile_row & 1]++;
+        t->jobs[i] = (ovr_job){JOB_PENDING, t->next_seq++, u->map, level, tile_row, tx,
+                               rows,        stride,          nrows,  ncols};
+        t->open_jobs[u->map][level][tile_row & 1]++;
     }
     pthread_mutex_unlock(&t->lock);
     return WINENT_OK;
@@ -432,13 +457,14 @@ static winent_status emit_tile_row(void *user, int level, uint32_t tile_row, con
  * for. */
 static winent_status reuse_tile_row(void *user, int level, uint32_t tile_row, winent_err *err)
 {
-    winent_sink *s = user;
+    const pyr_user *u = user;
+    winent_sink *s = u->s;
     cog_sink *t = s->impl;
     const int parity = (int)(tile_row & 1);
     winent_status st = WINENT_OK;
     pthread_mutex_lock(&t->lock);
-    while (t->open_jobs[level][parity] > 0 && st == WINENT_OK) {
-        ovr_job *j = take_pending_locked(t, level, parity);
+    while (t->open_jobs[u->map][level][parity] > 0 && st == WINENT_OK) {
+        ovr_job *j = take_pending_locked(t, u->map, level, parity);
         if (j == NULL) {
             pthread_cond_wait(&t->cv, &t->lock);
             continue;
@@ -453,28 +479,29 @@ static winent_status reuse_tile_row(void *user, int level, uint32_t tile_row, wi
     return st;
 }
 
-static winent_status write_piece(winent_sink *s, int64_t index, uint32_t tx, const uint8_t *data,
-                                 size_t n, winent_err *err)
+static winent_status write_piece(winent_sink *s, int map, int64_t index, uint32_t tx,
+                                 const uint8_t *data, size_t n, winent_err *err)
 {
     cog_sink *t = s->impl;
     if (n < t->partial_bytes + LEADER + TRAILER)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "tile (%u, %lld) is %zu bytes", tx,
                           (long long)index, n);
-    uint32_t tile = (uint32_t)index * t->g.across[0] + tx;
+    uint32_t tile = (uint32_t)map * t->g.across[0] * t->g.down[0] +
+                    (uint32_t)index * t->g.across[0] + tx;
     WINENT_TRY(main_record(s, tile, data + t->partial_bytes, n - t->partial_bytes, err));
     if (t->pyr)
-        WINENT_TRY(winent_cog_pyramid_add(t->pyr, (uint32_t)index, tx, data, err));
+        WINENT_TRY(winent_cog_pyramid_add(t->pyr[map], (uint32_t)index, tx, data, err));
     return WINENT_OK;
 }
 
-static winent_status cog_write_part(winent_sink *s, int64_t index, int part,
+static winent_status cog_write_part(winent_sink *s, int map, int64_t index, int part,
                                     const winent_bytes *encoded, winent_err *err)
 {
-    return write_piece(s, index, (uint32_t)part, encoded->data, encoded->size, err);
+    return write_piece(s, map, index, (uint32_t)part, encoded->data, encoded->size, err);
 }
 
-static winent_status cog_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
-                               winent_err *err)
+static winent_status cog_write(winent_sink *s, int map, int64_t index,
+                               const winent_bytes *encoded, winent_err *err)
 {
     cog_sink *t = s->impl;
     if (encoded->nparts != (int)t->g.across[0])
@@ -482,7 +509,7 @@ static winent_status cog_write(winent_sink *s, int64_t index, const winent_bytes
                           (long long)index, encoded->nparts, t->g.across[0]);
     const uint8_t *p = encoded->data;
     for (uint32_t i = 0; i < t->g.across[0]; i++) {
-        WINENT_TRY(write_piece(s, index, i, p, encoded->parts[i], err));
+        WINENT_TRY(write_piece(s, map, index, i, p, encoded->parts[i], err));
         p += encoded->parts[i];
     }
     return WINENT_OK;
@@ -553,7 +580,7 @@ static winent_status run_tail(winent_sink *s, winent_err *err)
     }
     pthread_mutex_lock(&t->lock);
     ovr_job *j;
-    while ((j = take_pending_locked(t, -1, -1)) != NULL)
+    while ((j = take_pending_locked(t, 0, -1, -1)) != NULL)
         list[n++] = j;
     /* The encoders are idle (every encode task is over): their states may
      * be borrowed. */
@@ -591,22 +618,41 @@ static winent_status run_tail(winent_sink *s, winent_err *err)
     return WINENT_OK;
 }
 
-/* Structural tags of one level's directory, its tile arrays zero. */
+/* Structural tags of one level's directory of `nmaps` bands, its tile
+ * arrays zero. */
 static int add_structure(winent_tiff_dir *d, const winent_sink_opts *o, const winent_cog_geom *g,
-                         int level, const uint64_t *zeros, const uint64_t *counts)
+                         int nmaps, int level, const uint64_t *zeros, const uint64_t *counts)
 {
-    uint64_t ntiles = (uint64_t)g->across[level] * g->down[level];
+    uint64_t ntiles = (uint64_t)g->across[level] * g->down[level] * (uint64_t)nmaps;
     int bad = 0;
     if (level > 0)
         bad |= winent_tiff_dir_add_long(d, 254, 1); /* NewSubfileType: reduced resolution */
     bad |= winent_tiff_dir_add_long(d, 256, (uint32_t)g->w[level]);
     bad |= winent_tiff_dir_add_long(d, 257, (uint32_t)g->h[level]);
-    bad |= winent_tiff_dir_add_short(d, 258, 32);
+    if (nmaps == 1) {
+        bad |= winent_tiff_dir_add_short(d, 258, 32);
+    } else {
+        /* A value per band: BitsPerSample, SampleFormat; ExtraSamples says
+         * the bands past the first are of no particular meaning (as GDAL
+         * writes a multi-band grey image). */
+        uint16_t *v = malloc((size_t)nmaps * sizeof *v);
+        if (v == NULL)
+            return 1;
+        for (int m = 0; m < nmaps; m++)
+            v[m] = 32;
+        bad |= winent_tiff_dir_add(d, 258, WINENT_TIFF_SHORT, (uint64_t)nmaps, v);
+        for (int m = 0; m < nmaps; m++)
+            v[m] = 3; /* IEEE floating point */
+        bad |= winent_tiff_dir_add(d, 339, WINENT_TIFF_SHORT, (uint64_t)nmaps, v);
+        memset(v, 0, (size_t)nmaps * sizeof *v);
+        bad |= winent_tiff_dir_add(d, 338, WINENT_TIFF_SHORT, (uint64_t)nmaps - 1, v);
+        free(v);
+    }
     bad |= winent_tiff_dir_add_short(d, 259,
                                      (uint16_t)winent_tile_codec_tiff_compression(o->compress));
     bad |= winent_tiff_dir_add_short(d, 262, 1); /* MinIsBlack */
-    bad |= winent_tiff_dir_add_short(d, 277, 1);
-    bad |= winent_tiff_dir_add_short(d, 284, 1); /* contiguous */
+    bad |= winent_tiff_dir_add_short(d, 277, (uint16_t)nmaps);
+    bad |= winent_tiff_dir_add_short(d, 284, nmaps == 1 ? 1 : 2); /* contiguous, or separate */
     if (o->compress != WINENT_COMPRESS_NONE)
         bad |= winent_tiff_dir_add_short(d, 317,
                                          (uint16_t)winent_tile_codec_tiff_predictor(o->compress));
@@ -614,7 +660,8 @@ static int add_structure(winent_tiff_dir *d, const winent_sink_opts *o, const wi
     bad |= winent_tiff_dir_add_long(d, 323, (uint32_t)g->side);
     bad |= winent_tiff_dir_add(d, 324, WINENT_TIFF_OFFSETS, ntiles, zeros);
     bad |= winent_tiff_dir_add(d, 325, WINENT_TIFF_OFFSETS, ntiles, counts);
-    bad |= winent_tiff_dir_add_short(d, 339, 3); /* IEEE floating point */
+    if (nmaps == 1)
+        bad |= winent_tiff_dir_add_short(d, 339, 3); /* IEEE floating point */
     if (o->nodata_in_play)
         bad |= winent_tiff_dir_add(d, WINENT_TAG_GDAL_NODATA, WINENT_TIFF_ASCII, 0, "nan");
     return bad;
@@ -652,16 +699,17 @@ static winent_status make_dirs(const winent_sink *s, winent_tiff_dir **dirs, win
     const cog_sink *t = s->impl;
     const winent_sink_opts *o = &s->opts;
     const winent_cog_geom *g = &t->g;
-    uint64_t most = (uint64_t)g->across[0] * g->down[0];
+    uint64_t most = (uint64_t)g->across[0] * g->down[0] * (uint64_t)t->nmaps;
     uint64_t *zeros = calloc(most, sizeof *zeros), *counts = malloc(most * sizeof *counts);
     char *xml = winent_tiff_meta_main(o);
-    int bad = zeros == NULL || counts == NULL || xml == NULL;
+    char *ovr_xml = g->levels > 0 ? winent_tiff_meta_overview(t->nmaps) : NULL;
+    int bad = zeros == NULL || counts == NULL || xml == NULL || (g->levels > 0 && ovr_xml == NULL);
     for (int k = 0; k <= g->levels && !bad; k++) {
         if (winent_tiff_dir_create(&dirs[k], err) != WINENT_OK) {
             bad = 1;
             break;
         }
-        uint64_t ntiles = (uint64_t)g->across[k] * g->down[k];
+        uint64_t ntiles = (uint64_t)g->across[k] * g->down[k] * (uint64_t)t->nmaps;
         for (uint64_t i = 0; i < ntiles && !bad; i++) {
             /* Every tile has its record by now; one missing is a bug, not
              * a zero-byte tile. */
@@ -669,13 +717,14 @@ static winent_status make_dirs(const winent_sink *s, winent_tiff_dir **dirs, win
                 free(zeros);
                 free(counts);
                 free(xml);
+                free(ovr_xml);
                 return WINENT_ERR(err, WINENT_ERR_INTERNAL,
                                   "tile %llu of level %d was never written", (unsigned long long)i,
                                   k);
             }
             counts[i] = t->recs[k][i].size - LEADER - TRAILER;
         }
-        bad |= add_structure(dirs[k], o, g, k, zeros, counts);
+        bad |= add_structure(dirs[k], o, g, t->nmaps, k, zeros, counts);
         if (k == 0) {
             char software[64];
             snprintf(software, sizeof software, "winent-stream %s", WINENT_VERSION_STRING);
@@ -685,12 +734,13 @@ static winent_status make_dirs(const winent_sink *s, winent_tiff_dir **dirs, win
                 winent_tiff_dir_add(dirs[k], WINENT_TAG_GDAL_METADATA, WINENT_TIFF_ASCII, 0, xml);
         } else {
             bad |= winent_tiff_dir_add(dirs[k], WINENT_TAG_GDAL_METADATA, WINENT_TIFF_ASCII, 0,
-                                       winent_tiff_meta_overview());
+                                       ovr_xml);
         }
     }
     free(zeros);
     free(counts);
     free(xml);
+    free(ovr_xml);
     return bad ? WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory") : WINENT_OK;
 }
 
@@ -733,7 +783,7 @@ static winent_status assemble(winent_sink *s, winent_err *err)
         big = 1; /* past 4 GiB: BigTIFF, laid out again */
     }
     /* The tile offsets: ovr L first, ..., ovr 1, then the full resolution. */
-    uint64_t most = (uint64_t)g->across[0] * g->down[0];
+    uint64_t most = (uint64_t)g->across[0] * g->down[0] * (uint64_t)t->nmaps;
     offs = malloc(most * sizeof *offs);
     if (offs == NULL) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
@@ -741,11 +791,12 @@ static winent_status assemble(winent_sink *s, winent_err *err)
     }
     uint64_t pos = data_at;
     for (int k = L; k >= 0; k--) {
-        uint64_t ntiles = (uint64_t)g->across[k] * g->down[k];
-        if (k == 0)
-            pos = main_at;
+        uint64_t ntiles = (uint64_t)g->across[k] * g->down[k] * (uint64_t)t->nmaps;
         for (uint64_t i = 0; i < ntiles; i++) {
-            offs[i] = pos + LEADER;
+            /* Overviews are copied in the arrays' order; the full
+             * resolution stays where it was written (several maps: a row
+             * of tiles of each in turn). */
+            offs[i] = (k == 0 ? main_at + t->recs[k][i].at : pos) + LEADER;
             pos += t->recs[k][i].size;
         }
         if (winent_tiff_dir_add(dirs[k], 324, WINENT_TIFF_OFFSETS, ntiles, offs) != 0) {
@@ -771,7 +822,7 @@ static winent_status assemble(winent_sink *s, winent_err *err)
     WINENT_TRY_GOTO(st, winent_outfile_write(&t->of, head, data_at, err));
     /* The overview records, level by level, runs of neighbours in one copy. */
     for (int k = L; k >= 1; k--) {
-        uint64_t ntiles = (uint64_t)g->across[k] * g->down[k];
+        uint64_t ntiles = (uint64_t)g->across[k] * g->down[k] * (uint64_t)t->nmaps;
         uint64_t run_at = 0, run_len = 0;
         for (uint64_t i = 0; i <= ntiles; i++) {
             if (i < ntiles && run_len && t->recs[k][i].at == run_at + run_len) {
@@ -850,7 +901,11 @@ static void cog_free_impl(void *p)
     close_spills(t);
     if (t->of_open)
         winent_outfile_abort(&t->of);
-    winent_cog_pyramid_free(t->pyr);
+    for (int m = 0; t->pyr && m < t->nmaps; m++)
+        winent_cog_pyramid_free(t->pyr[m]);
+    free(t->pyr);
+    free(t->users);
+    free(t->open_jobs);
     for (int k = 0; k <= WINENT_COG_MAX_LEVELS; k++)
         free(t->recs[k]);
     free(t->jobs);
@@ -894,16 +949,18 @@ size_t winent_sink_cog_writer_bytes(const winent_sink_opts *o, size_t encoder_by
 {
     winent_cog_geom g;
     int side = o->tile > 0 ? o->tile : 512;
+    const size_t nmaps = (size_t)winent_sink_nmaps(o);
     winent_cog_geometry(o->width, o->height, side, &g);
     size_t tiles = 0;
     for (int k = 0; k <= g.levels; k++)
         tiles += (size_t)g.across[k] * g.down[k];
     /* Tile records, and the directories built at the end (offsets and
-     * counts of every tile, 8 bytes each at most, plus their copies). */
-    size_t b = tiles * (sizeof(tile_rec) + 16) + ((size_t)g.across[0] * g.down[0]) * 24;
+     * counts of every tile, 8 bytes each at most, plus their copies), of
+     * every map. */
+    size_t b = (tiles * (sizeof(tile_rec) + 16) + ((size_t)g.across[0] * g.down[0]) * 24) * nmaps;
     if (g.levels == 0)
         return b;
-    b += winent_cog_pyramid_bytes(&g) + (size_t)job_count(&g) * sizeof(ovr_job);
+    b += (winent_cog_pyramid_bytes(&g) + (size_t)job_count(&g) * sizeof(ovr_job)) * nmaps;
     /* The writer's own state, for the overview tiles it compresses itself. */
     b += encoder_bytes;
     return b;
@@ -951,16 +1008,31 @@ winent_status winent_sink_cog_open(winent_sink *s, winent_err *err)
     winent_cog_geometry(o->width, o->height, side, &t->g);
     s->unit_rows = side;
     s->parts = (int)t->g.across[0];
+    t->nmaps = s->nmaps;
+    if ((uint64_t)t->g.across[0] * t->g.down[0] * (uint64_t)t->nmaps > UINT32_MAX ||
+        t->nmaps > 65535)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s: %d maps of %u tiles are too many for one GeoTIFF: give a larger "
+                          "--tile, fewer maps, or a .zst",
+                          o->path, t->nmaps, t->g.across[0] * t->g.down[0]);
     for (int k = 0; k <= t->g.levels; k++) {
-        size_t n = (size_t)t->g.across[k] * t->g.down[k];
+        size_t n = (size_t)t->g.across[k] * t->g.down[k] * (size_t)t->nmaps;
         if ((t->recs[k] = calloc(n, sizeof(tile_rec))) == NULL)
             goto oom;
     }
     if (t->g.levels > 0) {
         t->partial_bytes = winent_cog_partial_bytes(&t->g);
-        WINENT_TRY_GOTO(
-            st, winent_cog_pyramid_create(&t->g, emit_tile_row, reuse_tile_row, s, &t->pyr, err));
-        t->njobs = job_count(&t->g);
+        t->pyr = calloc((size_t)t->nmaps, sizeof *t->pyr);
+        t->users = calloc((size_t)t->nmaps, sizeof *t->users);
+        t->open_jobs = calloc((size_t)t->nmaps, sizeof *t->open_jobs);
+        if (t->pyr == NULL || t->users == NULL || t->open_jobs == NULL)
+            goto oom;
+        for (int m = 0; m < t->nmaps; m++) {
+            t->users[m] = (pyr_user){s, m};
+            WINENT_TRY_GOTO(st, winent_cog_pyramid_create(&t->g, emit_tile_row, reuse_tile_row,
+                                                          &t->users[m], &t->pyr[m], err));
+        }
+        t->njobs = job_count(&t->g) * t->nmaps;
         if ((t->jobs = calloc((size_t)t->njobs, sizeof *t->jobs)) == NULL)
             goto oom;
     }

@@ -14,21 +14,23 @@ typedef struct sink_ops {
     /* Per-thread encoder state: create returns an opaque pointer. */
     winent_status (*encoder_create)(winent_sink *s, void **enc, winent_err *err);
     void (*encoder_free)(void *enc);
-    winent_status (*encode)(winent_sink *s, void *enc, int64_t index, const float *rows,
+    /* Unit `index` of map `map` (0 .. nmaps - 1). */
+    winent_status (*encode)(winent_sink *s, void *enc, int map, int64_t index, const float *rows,
                             int nrows, winent_bytes *out, winent_err *err);
-    winent_status (*write)(winent_sink *s, int64_t index, const winent_bytes *encoded,
+    winent_status (*write)(winent_sink *s, int map, int64_t index, const winent_bytes *encoded,
                            winent_err *err);
     winent_status (*finish)(winent_sink *s, winent_err *err);
     void (*abort)(winent_sink *s);
     void (*free_impl)(void *impl);
     uint64_t (*bytes_written)(const winent_sink *s);
     /* Optional, for units of several parts (s->parts > 1): one part alone. */
-    winent_status (*encode_part)(winent_sink *s, void *enc, int64_t index, int part,
+    winent_status (*encode_part)(winent_sink *s, void *enc, int map, int64_t index, int part,
                                  const float *rows, int nrows, winent_bytes *out, winent_err *err);
-    winent_status (*write_part)(winent_sink *s, int64_t index, int part,
+    winent_status (*write_part)(winent_sink *s, int map, int64_t index, int part,
                                 const winent_bytes *encoded, winent_err *err);
     /* Optional: the floats as they are, no encoding (raw, little-endian). */
-    winent_status (*write_floats)(winent_sink *s, const float *rows, size_t n, winent_err *err);
+    winent_status (*write_floats)(winent_sink *s, int map, const float *rows, size_t n,
+                                  winent_err *err);
 } sink_ops;
 
 struct winent_sink {
@@ -37,6 +39,7 @@ struct winent_sink {
     winent_sink_opts opts;  /* copy; borrowed pointers stay borrowed */
     int unit_rows;          /* set by the opener */
     int parts;              /* parts of a unit that encode alone (default 1) */
+    int nmaps;              /* winent_sink_nmaps(&opts) */
 };
 
 struct winent_sink_encoder {

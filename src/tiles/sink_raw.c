@@ -1,24 +1,35 @@
 /* Raw float32 output: little-endian, row-major, no header, written in
  * order as rows complete. With --sidecar, an ENVI header beside it
  * (envi_header.h), through a temporary file of its own that is put in
- * place just after the map, only when the map is. */
+ * place just after the map, only when the map is.
+ *
+ * Several maps: one file each, NAME_bB_wK.EXT beside the name given
+ * (winent_sink_map_path), each with its own header when asked; a raw
+ * stream holds one map only, so they need a file name. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "envi_header.h"
 #include "sink_internal.h"
 
-typedef struct raw_sink {
+/* One map's file and header. */
+typedef struct raw_file {
     winent_outfile file;
     int open;
     winent_outfile hdr; /* --sidecar: OUTPUT.hdr, written at open, committed after the map */
     int hdr_open;
+    char *path;         /* owned when several maps: the map's own name */
+} raw_file;
+
+typedef struct raw_sink {
+    int n;
+    raw_file f[]; /* one per map */
 } raw_sink;
 
-static winent_status raw_encode(winent_sink *s, void *enc, int64_t index, const float *rows,
-                                int nrows, winent_bytes *out, winent_err *err)
+static winent_status raw_encode(winent_sink *s, void *enc, int map, int64_t index,
+                                const float *rows, int nrows, winent_bytes *out, winent_err *err)
 {
-    (void)enc, (void)index;
+    (void)enc, (void)index, (void)map;
     size_t n = (size_t)s->opts.width * (size_t)nrows;
     if (winent_bytes_reserve(out, n * 4) != 0)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
@@ -36,28 +47,41 @@ static winent_status raw_encode(winent_sink *s, void *enc, int64_t index, const 
     return WINENT_OK;
 }
 
-static winent_status raw_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
+static winent_status raw_write(winent_sink *s, int map, int64_t index, const winent_bytes *encoded,
                                winent_err *err)
 {
     raw_sink *r = s->impl;
     (void)index;
-    return winent_outfile_write(&r->file, encoded->data, encoded->size, err);
+    return winent_outfile_write(&r->f[map].file, encoded->data, encoded->size, err);
 }
 
+static void abort_file(raw_file *f)
+{
+    if (f->open)
+        winent_outfile_abort(&f->file);
+    if (f->hdr_open)
+        winent_outfile_abort(&f->hdr);
+    f->open = 0;
+    f->hdr_open = 0;
+}
+
+/* Each map's file, then its header, is put in place in turn. */
 static winent_status raw_finish(winent_sink *s, winent_err *err)
 {
     raw_sink *r = s->impl;
-    r->open = 0;
-    winent_status st = winent_outfile_commit(&r->file, err);
-    if (st != WINENT_OK) {
-        if (r->hdr_open)
-            winent_outfile_abort(&r->hdr);
-        r->hdr_open = 0;
-        return st;
-    }
-    if (r->hdr_open) {
-        r->hdr_open = 0;
-        WINENT_TRY(winent_outfile_commit(&r->hdr, err));
+    for (int m = 0; m < r->n; m++) {
+        raw_file *f = &r->f[m];
+        f->open = 0;
+        winent_status st = winent_outfile_commit(&f->file, err);
+        if (st == WINENT_OK && f->hdr_open) {
+            f->hdr_open = 0;
+            st = winent_outfile_commit(&f->hdr, err);
+        }
+        if (st != WINENT_OK) {
+            for (int k = m; k < r->n; k++)
+                abort_file(&r->f[k]);
+            return st;
+        }
     }
     return WINENT_OK;
 }
@@ -65,27 +89,26 @@ static winent_status raw_finish(winent_sink *s, winent_err *err)
 static void raw_abort(winent_sink *s)
 {
     raw_sink *r = s->impl;
-    if (r->open)
-        winent_outfile_abort(&r->file);
-    if (r->hdr_open)
-        winent_outfile_abort(&r->hdr);
-    r->open = 0;
-    r->hdr_open = 0;
+    for (int m = 0; r && m < r->n; m++)
+        abort_file(&r->f[m]);
 }
 
 static uint64_t raw_bytes_written(const winent_sink *s)
 {
     const raw_sink *r = s->impl;
-    return r->file.written;
+    uint64_t n = 0;
+    for (int m = 0; m < r->n; m++)
+        n += r->f[m].file.written;
+    return n;
 }
 
 static void raw_free(void *impl)
 {
     raw_sink *r = impl;
-    if (r && r->open)
-        winent_outfile_abort(&r->file);
-    if (r && r->hdr_open)
-        winent_outfile_abort(&r->hdr);
+    for (int m = 0; r && m < r->n; m++) {
+        abort_file(&r->f[m]);
+        free(r->f[m].path);
+    }
     free(r);
 }
 
@@ -93,11 +116,11 @@ static void raw_free(void *impl)
 #define RAW_WRITE_FLOATS NULL /* each float is swapped by raw_encode */
 #else
 /* The floats are already the file's bytes: written as they are. */
-static winent_status raw_write_floats(winent_sink *s, const float *rows, size_t n,
+static winent_status raw_write_floats(winent_sink *s, int map, const float *rows, size_t n,
                                       winent_err *err)
 {
     raw_sink *r = s->impl;
-    return winent_outfile_write(&r->file, rows, n * 4, err);
+    return winent_outfile_write(&r->f[map].file, rows, n * 4, err);
 }
 #define RAW_WRITE_FLOATS raw_write_floats
 #endif
@@ -112,40 +135,73 @@ static const sink_ops raw_sink_ops = {
     .write_floats = RAW_WRITE_FLOATS,
 };
 
-/* The ENVI header, written whole now into its temporary file: it depends
- * only on the options, and a failure then comes before any pixel. */
-static winent_status open_sidecar(winent_sink *s, raw_sink *r, winent_err *err)
+/* The ENVI header of the map `o` describes alone, written whole now into
+ * its temporary file: it depends only on the options, and a failure then
+ * comes before any pixel. */
+static winent_status open_sidecar(const winent_sink_opts *o, raw_file *f, winent_err *err)
 {
     winent_status st = WINENT_OK;
     winent_bytes text = {0};
-    size_t n = strlen(s->opts.path);
+    size_t n = strlen(o->path);
     char *name = malloc(n + sizeof ".hdr");
-    if (name == NULL || winent_envi_header_text(&s->opts, &text) != 0) {
+    if (name == NULL || winent_envi_header_text(o, &text) != 0) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;
     }
-    memcpy(name, s->opts.path, n);
+    memcpy(name, o->path, n);
     memcpy(name + n, ".hdr", sizeof ".hdr");
-    WINENT_TRY_GOTO(st, winent_outfile_open(&r->hdr, name, s->opts.stop, err));
-    r->hdr_open = 1;
-    WINENT_TRY_GOTO(st, winent_outfile_write(&r->hdr, text.data, text.size, err));
+    WINENT_TRY_GOTO(st, winent_outfile_open(&f->hdr, name, o->stop, err));
+    f->hdr_open = 1;
+    WINENT_TRY_GOTO(st, winent_outfile_write(&f->hdr, text.data, text.size, err));
 fail:
     free(name);
     winent_bytes_free(&text);
     return st;
 }
 
+/* Several maps: a file name to derive theirs from, each of them checked
+ * as an output of its own (the input is never one of them). */
+static winent_status check_names(const winent_sink_opts *o, raw_sink *r, winent_err *err)
+{
+    winent_outfile_probe probe;
+    WINENT_TRY(winent_outfile_probe_path(o->path, &probe, err));
+    if (probe.in_place)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "raw output of %d maps is one file per map (NAME_b1_w5.raw, ...), and "
+                          "'%s' is %s: give a file name to derive them from, or write one .zst "
+                          "or .tif holding every map",
+                          r->n, o->path, probe.what);
+    for (int m = 0; m < r->n; m++) {
+        const winent_compute_opts *c = o->maps[m].compute;
+        r->f[m].path = winent_sink_map_path(o->path, o->maps[m].source_band, c->kx, c->ky);
+        if (r->f[m].path == NULL)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        WINENT_TRY(winent_output_check(o->input_path, r->f[m].path, WINENT_FORMAT_RAW, err));
+    }
+    return WINENT_OK;
+}
+
 winent_status winent_sink_raw_open(winent_sink *s, winent_err *err)
 {
-    raw_sink *r = calloc(1, sizeof *r);
+    const int n = s->nmaps;
+    raw_sink *r = calloc(1, sizeof *r + (size_t)n * sizeof r->f[0]);
     if (r == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    r->n = n;
     s->ops = &raw_sink_ops;
     s->impl = r;
     s->unit_rows = WINENT_RAW_UNIT_ROWS;
-    WINENT_TRY(winent_outfile_open(&r->file, s->opts.path, s->opts.stop, err));
-    r->open = 1;
-    if (s->opts.sidecar)
-        WINENT_TRY(open_sidecar(s, r, err));
+    if (n > 1)
+        WINENT_TRY(check_names(&s->opts, r, err));
+    for (int m = 0; m < n; m++) {
+        winent_sink_opts one;
+        winent_sink_map_opts(&s->opts, m, &one);
+        if (r->f[m].path)
+            one.path = r->f[m].path;
+        WINENT_TRY(winent_outfile_open(&r->f[m].file, one.path, one.stop, err));
+        r->f[m].open = 1;
+        if (one.sidecar)
+            WINENT_TRY(open_sidecar(&one, &r->f[m], err));
+    }
     return WINENT_OK;
 }

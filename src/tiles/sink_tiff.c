@@ -3,7 +3,9 @@
  * compress whole tiles (one unit = one row of tiles); the writer thread
  * only appends the finished tiles with TIFFWriteRawTile, in order. libtiff
  * writes through our own I/O procedures over the output file's descriptor,
- * so the file appears at its name only at the end (outfile.h). */
+ * so the file appears at its name only at the end (outfile.h). Several
+ * maps are the bands of the file, in separate planes (each band's tiles
+ * its own, as a single map's). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +30,7 @@ typedef struct tiff_sink {
     winent_tiff_msgs msgs; /* libtiff's messages about tif */
     int side;
     uint32_t tiles_across, tiles_down;
+    uint32_t tiles_per_plane; /* tiles of one map */
     int dropping;     /* aborting: writes are dropped, not made */
     int write_errno;  /* errno of the first failed write */
     uint64_t written; /* bytes handed to the file */
@@ -175,21 +178,21 @@ static winent_status encode_tile(const winent_sink *s, tiff_encoder *e, uint32_t
     return winent_tile_codec_encode(e->codec, e->tile, out, err);
 }
 
-static winent_status tiff_encode(winent_sink *s, void *enc, int64_t index, const float *rows,
-                                 int nrows, winent_bytes *out, winent_err *err)
+static winent_status tiff_encode(winent_sink *s, void *enc, int map, int64_t index,
+                                 const float *rows, int nrows, winent_bytes *out, winent_err *err)
 {
     tiff_sink *t = s->impl;
-    (void)index;
+    (void)index, (void)map;
     for (uint32_t tx = 0; tx < t->tiles_across; tx++)
         WINENT_TRY(encode_tile(s, enc, tx, rows, nrows, out, err));
     return WINENT_OK;
 }
 
-static winent_status tiff_encode_part(winent_sink *s, void *enc, int64_t index, int part,
-                                      const float *rows, int nrows, winent_bytes *out,
+static winent_status tiff_encode_part(winent_sink *s, void *enc, int map, int64_t index,
+                                      int part, const float *rows, int nrows, winent_bytes *out,
                                       winent_err *err)
 {
-    (void)index;
+    (void)index, (void)map;
     return encode_tile(s, enc, (uint32_t)part, rows, nrows, out, err);
 }
 
@@ -202,19 +205,20 @@ static winent_status write_failed(const winent_sink *s, tiff_sink *t, winent_err
                       t->msgs.first_error[0] ? t->msgs.first_error : "libtiff error");
 }
 
-static winent_status tiff_write_part(winent_sink *s, int64_t index, int part,
+static winent_status tiff_write_part(winent_sink *s, int map, int64_t index, int part,
                                      const winent_bytes *encoded, winent_err *err)
 {
     tiff_sink *t = s->impl;
-    uint32_t tile = (uint32_t)index * t->tiles_across + (uint32_t)part;
+    uint32_t tile = (uint32_t)map * t->tiles_per_plane + (uint32_t)index * t->tiles_across +
+                    (uint32_t)part;
     if (TIFFWriteRawTile(t->tif, tile, encoded->data, (tmsize_t)encoded->size) !=
         (tmsize_t)encoded->size)
         return write_failed(s, t, err);
     return WINENT_OK;
 }
 
-static winent_status tiff_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
-                                winent_err *err)
+static winent_status tiff_write(winent_sink *s, int map, int64_t index,
+                                const winent_bytes *encoded, winent_err *err)
 {
     tiff_sink *t = s->impl;
     if (encoded->nparts != (int)t->tiles_across)
@@ -223,7 +227,7 @@ static winent_status tiff_write(winent_sink *s, int64_t index, const winent_byte
     const uint8_t *p = encoded->data;
     for (uint32_t i = 0; i < t->tiles_across; i++) {
         size_t n = encoded->parts[i];
-        uint32_t tile = (uint32_t)index * t->tiles_across + i;
+        uint32_t tile = (uint32_t)map * t->tiles_per_plane + (uint32_t)index * t->tiles_across + i;
         if (TIFFWriteRawTile(t->tif, tile, (void *)p, (tmsize_t)n) != (tmsize_t)n)
             return write_failed(s, t, err);
         p += n;
@@ -324,8 +328,15 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     t->tiles_across = (uint32_t)((o->width + side - 1) / side);
     s->parts = (int)t->tiles_across;
     t->tiles_down = (uint32_t)((o->height + side - 1) / side);
+    t->tiles_per_plane = t->tiles_across * t->tiles_down;
+    const int nmaps = s->nmaps;
+    if ((uint64_t)t->tiles_per_plane * (uint64_t)nmaps > UINT32_MAX || nmaps > 65535)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s: %d maps of %u tiles are too many for one GeoTIFF: give a larger "
+                          "--tile, fewer maps, or a .zst",
+                          o->path, nmaps, t->tiles_per_plane);
 
-    uint64_t tiles = (uint64_t)t->tiles_across * t->tiles_down;
+    uint64_t tiles = (uint64_t)t->tiles_across * t->tiles_down * (uint64_t)nmaps;
     uint64_t tile_bytes = (uint64_t)side * (uint64_t)side * 4;
     uint64_t worst =
         tiles * winent_tile_codec_bound(o->compress, tile_bytes) + tiles * 16 + (1u << 20);
@@ -347,10 +358,18 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     ok &= TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)o->width);
     ok &= TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)o->height);
     ok &= TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 32);
-    ok &= TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1);
+    ok &= TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)nmaps);
     ok &= TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
     ok &= TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
-    ok &= TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    ok &= TIFFSetField(tif, TIFFTAG_PLANARCONFIG,
+                       nmaps > 1 ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG);
+    if (nmaps > 1) {
+        /* Grey and nmaps - 1 more bands of no particular meaning, as GDAL
+         * writes a multi-band grey image. */
+        uint16_t *extra = calloc((size_t)nmaps - 1, sizeof *extra);
+        ok &= extra != NULL && TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)(nmaps - 1), extra);
+        free(extra);
+    }
     ok &= TIFFSetField(tif, TIFFTAG_TILEWIDTH, (uint32_t)side);
     ok &= TIFFSetField(tif, TIFFTAG_TILELENGTH, (uint32_t)side);
     ok &= TIFFSetField(tif, TIFFTAG_COMPRESSION, winent_tile_codec_tiff_compression(o->compress));

@@ -2,12 +2,21 @@
  * band of `frame_rows` rows, and a seek table in the zstd seekable format
  * (layout in zst_format.h). Everything is written front to back, so the
  * output may be a pipe: the frame count is known from the options before
- * the first byte, and the seek table is kept in memory until finish. */
+ * the first byte, and the seek table is kept in memory until finish.
+ *
+ * Several maps: their frames follow one another, map after map, so that
+ * `zstd -d` gives a band-sequential stack; the header lists the maps and
+ * the seek table covers every frame. The rows of all maps come at once,
+ * so the first map's frames go to the output as they come and the others'
+ * to scratch files (spill.h: nameless, beside the output, or in TMPDIR for
+ * a stream), appended at the end. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "sink_internal.h"
+#include "spill.h"
 #include "zst_format.h"
 
 #if !defined(__BYTE_ORDER__) || !defined(__ORDER_LITTLE_ENDIAN__)
@@ -20,8 +29,12 @@ typedef struct zst_sink {
     int open;            /* file holds a temporary that abort must remove */
     int level;
     int frame_rows;
-    uint32_t nframes; /* data frames (the header frame not counted) */
-    uint32_t next;    /* next data frame the writer expects */
+    uint32_t nframes; /* data frames of one map (the header frame not counted) */
+    int nmaps;
+    uint32_t *next;   /* owned, per map: next data frame the writer expects */
+    int *spill;       /* owned, per map: its frames' scratch file (-1: map 0,
+                         written to the output) */
+    uint64_t *spilled;/* owned, per map: bytes in its scratch file */
     uint8_t *table;   /* owned: seek table frame, entries filled as frames come */
     size_t table_size;
 } zst_sink;
@@ -78,11 +91,12 @@ static winent_status zst_encoder_create(winent_sink *s, void **state, winent_err
     return WINENT_OK;
 }
 
-static winent_status zst_encode(winent_sink *s, void *state, int64_t index, const float *rows,
-                                int nrows, winent_bytes *out, winent_err *err)
+static winent_status zst_encode(winent_sink *s, void *state, int map, int64_t index,
+                                const float *rows, int nrows, winent_bytes *out, winent_err *err)
 {
     const zst_sink *z = s->impl;
     zst_encoder *e = state;
+    (void)map; /* every map's frames are cut alike */
     if (index < 0 || index >= z->nframes || (uint32_t)nrows != frame_rows_of(s, (uint32_t)index))
         return WINENT_ERR(err, WINENT_ERR_INTERNAL,
                           ".zst frame %lld: %d rows, not the frame's own band", (long long)index,
@@ -124,11 +138,11 @@ static void set_entry(zst_sink *z, uint32_t i, uint32_t csize, uint32_t dsize, u
     winent_zst_put32(p + 8, sum);
 }
 
-static winent_status zst_write(winent_sink *s, int64_t index, const winent_bytes *encoded,
-                               winent_err *err)
+static winent_status zst_write(winent_sink *s, int map, int64_t index,
+                               const winent_bytes *encoded, winent_err *err)
 {
     zst_sink *z = s->impl;
-    if (index != z->next || z->next >= z->nframes)
+    if (index != z->next[map] || z->next[map] >= z->nframes)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, ".zst frame %lld written out of order",
                           (long long)index);
     /* A frame made with ZSTD_c_checksumFlag ends with the low 32 bits of
@@ -138,20 +152,42 @@ static winent_status zst_write(winent_sink *s, int64_t index, const winent_bytes
         winent_zst_get32(encoded->data) != WINENT_ZST_FRAME_MAGIC)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, ".zst frame %lld is not a zstd frame",
                           (long long)index);
-    uint32_t dsize = frame_rows_of(s, z->next) * (uint32_t)s->opts.width * 4;
-    set_entry(z, 1 + z->next, (uint32_t)encoded->size, dsize,
+    uint32_t dsize = frame_rows_of(s, z->next[map]) * (uint32_t)s->opts.width * 4;
+    set_entry(z, 1 + (uint32_t)map * z->nframes + z->next[map], (uint32_t)encoded->size, dsize,
               winent_zst_get32(encoded->data + encoded->size - 4));
-    WINENT_TRY(winent_outfile_write(&z->file, encoded->data, encoded->size, err));
-    z->next++;
+    if (map == 0)
+        WINENT_TRY(winent_outfile_write(&z->file, encoded->data, encoded->size, err));
+    else
+        WINENT_TRY(winent_spill_append(z->spill[map], encoded->data, encoded->size, s->opts.path,
+                                       &z->spilled[map], err));
+    z->next[map]++;
     return WINENT_OK;
+}
+
+static void close_spills(zst_sink *z)
+{
+    for (int m = 0; z->spill && m < z->nmaps; m++)
+        if (z->spill[m] >= 0) {
+            close(z->spill[m]);
+            z->spill[m] = -1;
+        }
 }
 
 static winent_status zst_finish(winent_sink *s, winent_err *err)
 {
     zst_sink *z = s->impl;
-    if (z->next != z->nframes)
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, ".zst: %u of %u frames written at the end",
-                          z->next, z->nframes);
+    for (int m = 0; m < z->nmaps; m++)
+        if (z->next[m] != z->nframes)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL,
+                              ".zst: %u of %u frames of map %d written at the end", z->next[m],
+                              z->nframes, m + 1);
+    /* The other maps' frames after the first's, in map order. */
+    for (int m = 1; m < z->nmaps; m++) {
+        WINENT_TRY(winent_spill_copy(z->spill[m], 0, z->file.fd, z->spilled[m], s->opts.stop,
+                                     s->opts.path, err));
+        z->file.written += z->spilled[m];
+    }
+    close_spills(z);
     WINENT_TRY(winent_outfile_write(&z->file, z->table, z->table_size, err));
     z->open = 0;
     return winent_outfile_commit(&z->file, err);
@@ -160,6 +196,7 @@ static winent_status zst_finish(winent_sink *s, winent_err *err)
 static void zst_abort(winent_sink *s)
 {
     zst_sink *z = s->impl;
+    close_spills(z);
     if (z->open)
         winent_outfile_abort(&z->file);
     z->open = 0;
@@ -178,6 +215,10 @@ static void zst_free(void *impl)
         return;
     if (z->open)
         winent_outfile_abort(&z->file);
+    close_spills(z);
+    free(z->spill);
+    free(z->spilled);
+    free(z->next);
     free(z->table);
     free(z);
 }
@@ -242,6 +283,32 @@ static int json_georef(winent_bytes *b, const winent_georef *g)
     return bad || winent_zst_printf(b, "\n  }");
 }
 
+/* Several maps: each one's band, window, range and nodata, and its
+ * frames (the first data frame, counted from 0, and how many). */
+static int json_maps(winent_bytes *b, const winent_sink *s, const zst_sink *z)
+{
+    int bad = winent_zst_printf(b, ",\n  \"maps\": [");
+    for (int m = 0; m < z->nmaps && !bad; m++) {
+        const winent_sink_map *map = &s->opts.maps[m];
+        const winent_compute_opts *c = map->compute;
+        bad |= winent_zst_printf(b, "%s\n    {\"band\": ", m ? "," : "");
+        bad |= map->source_band > 0 ? winent_zst_printf(b, "%d", map->source_band)
+                                    : winent_zst_printf(b, "null");
+        bad |= winent_zst_printf(b, ", \"window\": [%d, %d], \"range\": ", c->kx, c->ky);
+        if (c->bins > 0) {
+            double r[2] = {c->range_lo, c->range_hi};
+            bad |= json_doubles(b, r, 2);
+        } else {
+            bad |= winent_zst_printf(b, "null");
+        }
+        bad |= winent_zst_printf(b, ", \"nodata\": ");
+        bad |= c->has_nodata ? winent_zst_json_double(b, c->nodata) : winent_zst_printf(b, "null");
+        bad |= winent_zst_printf(b, ", \"first_frame\": %u, \"frames\": %u}",
+                                 (uint32_t)m * z->nframes, z->nframes);
+    }
+    return bad || winent_zst_printf(b, "\n  ]");
+}
+
 static int json_header(winent_bytes *b, const winent_sink *s, const zst_sink *z)
 {
     static const char *const bases[] = {"e", "2", "10"};
@@ -272,7 +339,7 @@ static int json_header(winent_bytes *b, const winent_sink *s, const zst_sink *z)
     bad |=
         winent_zst_printf(b, ",\n  \"output_nodata\": %s", o->nodata_in_play ? "\"NaN\"" : "null");
     bad |= winent_zst_printf(b, ",\n  \"rows_per_frame\": %d,\n  \"frames\": %u,\n  \"source\": ",
-                             z->frame_rows, z->nframes);
+                             z->frame_rows, z->nframes * (uint32_t)z->nmaps);
     bad |= winent_zst_json_string(b, o->source_name ? o->source_name : "");
     /* Provenance: which band of the source, of which type, and the command
      * that made the map (null when not known, as for an in-memory job). */
@@ -287,6 +354,8 @@ static int json_header(winent_bytes *b, const winent_sink *s, const zst_sink *z)
     bad |= winent_zst_printf(b, ",\n  \"version\": \"%s\"", WINENT_VERSION_STRING);
     if (winent_georef_present(o->georef))
         bad |= json_georef(b, o->georef);
+    if (z->nmaps > 1)
+        bad |= json_maps(b, s, z);
     return bad || winent_zst_printf(b, "\n}\n");
 }
 
@@ -364,11 +433,24 @@ winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
                           "table; give more rows per frame",
                           o->path, (unsigned long long)nframes);
     z->nframes = (uint32_t)nframes;
+    z->nmaps = s->nmaps;
+    if (nframes * (uint64_t)z->nmaps + 1 > WINENT_ZST_MAX_FRAMES)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s: %d maps of %llu frames is too many for a .zst seek table; give "
+                          "more rows per frame",
+                          o->path, z->nmaps, (unsigned long long)nframes);
     s->unit_rows = z->frame_rows;
+    z->next = calloc((size_t)z->nmaps, sizeof *z->next);
+    z->spill = malloc((size_t)z->nmaps * sizeof *z->spill);
+    z->spilled = calloc((size_t)z->nmaps, sizeof *z->spilled);
+    if (z->next == NULL || z->spill == NULL || z->spilled == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    for (int m = 0; m < z->nmaps; m++)
+        z->spill[m] = -1;
 
     /* The seek table frame: skippable header, entries (header frame first),
      * footer. Filled as frames are written, written whole at finish. */
-    uint32_t entries = z->nframes + 1;
+    uint32_t entries = z->nframes * (uint32_t)z->nmaps + 1;
     z->table_size = WINENT_ZST_SKIP_HEADER + (size_t)entries * WINENT_ZST_ENTRY + WINENT_ZST_FOOTER;
     z->table = calloc(1, z->table_size);
     if (z->table == NULL)
@@ -382,5 +464,17 @@ winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
 
     WINENT_TRY(winent_outfile_open(&z->file, o->path, o->stop, err));
     z->open = 1;
+    if (z->nmaps > 1) {
+        /* Beside the output's temporary file; for a stream, in TMPDIR. */
+        char tmp[4096];
+        const char *beside = z->file.temp_path;
+        if (beside == NULL) {
+            const char *env = getenv("TMPDIR");
+            snprintf(tmp, sizeof tmp, "%s/x", env != NULL && env[0] != '\0' ? env : "/tmp");
+            beside = tmp;
+        }
+        for (int m = 1; m < z->nmaps; m++)
+            WINENT_TRY(winent_spill_open(beside, o->path, &z->spill[m], err));
+    }
     return write_header(s, z, err);
 }

@@ -165,6 +165,7 @@ static winent_status open_tiff(const winent_source_opts *o, const char *open_pat
         winent_status st = winent_source_tiff_open(o, open_path, &check, err);
         if (check.ops && check.ops->free_impl)
             check.ops->free_impl(check.impl);
+        free(check.bands);
         WINENT_TRY(st);
         return winent_source_gdal_open(o, open_path, 1, s, err);
     }
@@ -295,6 +296,16 @@ winent_status winent_source_open(const winent_source_opts *opts, winent_source *
     }
 opened:
     s->info.name = opts->path;
+    if (s->bands == NULL) /* an opener that did not select (cannot happen): the one band */
+        WINENT_TRY_GOTO(st, winent_source_select(o, s->info.bands, name, s, err));
+    if (!s->bands_nodata)
+        for (int k = 0; k < s->nbands_read; k++) {
+            s->bands[k].has_nodata = s->info.has_nodata;
+            s->bands[k].nodata = s->info.nodata;
+            s->bands[k].nodata_is_mask = s->info.nodata_is_mask;
+        }
+    s->info.nread = s->nbands_read;
+    s->info.read = s->bands;
     *out = s;
     return WINENT_OK;
 fail:
@@ -335,7 +346,28 @@ const winent_source_info *winent_source_get_info(const winent_source *s)
     return &s->info;
 }
 
-winent_status winent_source_read(winent_source *s, int rows, void *dst, winent_err *err)
+winent_status winent_source_select(const winent_source_opts *o, int count, const char *name,
+                                   winent_source *s, winent_err *err)
+{
+    int n = o->band_all ? count : o->nband_list > 0 ? o->nband_list : 1;
+    free(s->bands);
+    s->nbands_read = 0;
+    s->bands = calloc((size_t)(n > 0 ? n : 1), sizeof *s->bands);
+    if (s->bands == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    for (int k = 0; k < n; k++) {
+        int b = o->band_all ? k + 1 : o->nband_list > 0 ? o->band_list[k] : o->band > 0 ? o->band : 1;
+        if (b < 1 || b > count)
+            return WINENT_ERR(err, WINENT_ERR_USAGE, "--band %d: %s has %d band%s", b, name, count,
+                              count == 1 ? "" : "s");
+        s->bands[k].band = b;
+    }
+    s->nbands_read = n;
+    return WINENT_OK;
+}
+
+winent_status winent_source_read_bands(winent_source *s, int rows, void *const *dst,
+                                       winent_err *err)
 {
     if (rows <= 0)
         return WINENT_OK;
@@ -346,12 +378,20 @@ winent_status winent_source_read(winent_source *s, int rows, void *dst, winent_e
     return WINENT_OK;
 }
 
-winent_status winent_source_stats(winent_source *s, winent_band_stats *st, winent_err *err)
+winent_status winent_source_read(winent_source *s, int rows, void *dst, winent_err *err)
+{
+    if (s->nbands_read != 1)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "one band read from a source of %d",
+                          s->nbands_read);
+    return winent_source_read_bands(s, rows, &dst, err);
+}
+
+winent_status winent_source_stats(winent_source *s, int k, winent_band_stats *st, winent_err *err)
 {
     memset(st, 0, sizeof *st);
-    if (s->ops->stats == NULL)
+    if (s->ops->stats == NULL || k < 0 || k >= s->nbands_read)
         return WINENT_OK;
-    return s->ops->stats(s, st, err);
+    return s->ops->stats(s, k, st, err);
 }
 
 uint64_t winent_source_bytes_read(const winent_source *s)
@@ -367,5 +407,6 @@ void winent_source_free(winent_source *s)
         s->ops->free_impl(s->impl);
     if (s->spool_fd >= 0)
         close(s->spool_fd);
+    free(s->bands);
     free(s);
 }

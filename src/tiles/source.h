@@ -1,9 +1,10 @@
 /*
- * source.h - a raster source: one band of a TIFF, raw or (built with GDAL)
- * any GDAL raster, delivered as rows of native-endian samples, top to
- * bottom, each row read once (raw standard input is read strictly front
- * to back; a TIFF or GDAL format on a pipe is first copied to an unnamed
- * temporary file).
+ * source.h - a raster source: one band, or several bands read in one pass,
+ * of a TIFF, raw or (built with GDAL) any GDAL raster, delivered as rows
+ * of native-endian samples, top to bottom, each row read once (raw
+ * standard input is read strictly front to back; a TIFF or GDAL format on
+ * a pipe is first copied to an unnamed temporary file). Several bands come
+ * out of one decode of each block: a row of all of them per call.
  */
 #ifndef WINENT_SOURCE_H
 #define WINENT_SOURCE_H
@@ -38,6 +39,12 @@ typedef struct winent_source_opts {
     uint64_t header_bytes;     /* --header-bytes */
     /* Both. */
     int band;                  /* --band, 1-based, default 1 */
+    /* Several bands in one pass (--band all, --band 1,3,5): `band_list`
+     * holds `nband_list` 1-based bands, in the order they are delivered
+     * (0: just `band`); `band_all`: every band of the input, in order. */
+    const int *band_list;
+    int nband_list;
+    int band_all;
     /* --nodata as the user gave it: it beats the file's own nodata value;
      * a GDAL source also writes masked pixels as this value. */
     int nodata_given, has_nodata;
@@ -52,6 +59,14 @@ typedef struct winent_source_opts {
     void (*on_notice)(void *user, const char *line);
     void *user;
 } winent_source_opts;
+
+/* One band the source delivers. */
+typedef struct winent_source_band {
+    int band;                  /* 1-based band of the input */
+    int has_nodata;            /* its nodata, as `has_nodata`, `nodata` and */
+    double nodata;             /* `nodata_is_mask` of winent_source_info say */
+    int nodata_is_mask;        /* for the first band (a GDAL band's own) */
+} winent_source_band;
 
 typedef struct winent_source_info {
     int width, height;
@@ -74,6 +89,11 @@ typedef struct winent_source_info {
     const char *driver;
     const winent_georef *georef; /* borrowed from the source; NULL when none */
     const char *name;          /* borrowed: the path as given */
+    /* The bands delivered, in order (one unless several were asked for);
+     * has_nodata, nodata and nodata_is_mask above are the first one's.
+     * All have the type `dtype`. Borrowed from the source. */
+    int nread;
+    const winent_source_band *read;
 } winent_source_info;
 
 typedef struct winent_source winent_source;
@@ -95,17 +115,24 @@ winent_status winent_source_open(const winent_source_opts *o, winent_source **ou
 const winent_source_info *winent_source_get_info(const winent_source *s);
 
 /* Read the next `rows` rows of the band into `dst` (row stride
- * width * sample size). Input that ends early is WINENT_ERR_INPUT.
- * One thread at a time. */
+ * width * sample size): a source of one band only (info->nread == 1).
+ * Input that ends early is WINENT_ERR_INPUT. One thread at a time. */
 winent_status winent_source_read(winent_source *s, int rows, void *dst, winent_err *err);
 
-/* The band's statistics as the input records them, without reading its
- * pixels (--range auto): the TIFF source looks in NAME.aux.xml, then in
- * the GDAL_METADATA tag; the raw source in NAME.aux.xml (files only); a
- * source kind without any leaves st->found 0. WINENT_OK unless something
- * failed that the caller must hear of. Call it before the first read,
- * from the thread that reads. */
-winent_status winent_source_stats(winent_source *s, winent_band_stats *st, winent_err *err);
+/* Read the next `rows` rows of every band delivered: band k's rows into
+ * dst[k] (k < info->nread, row stride width * sample size), each block of
+ * the input decoded once for all of them. Errors and threads as
+ * winent_source_read. */
+winent_status winent_source_read_bands(winent_source *s, int rows, void *const *dst,
+                                       winent_err *err);
+
+/* The statistics of delivered band `k` (0 .. info->nread - 1) as the
+ * input records them, without reading its pixels (--range auto): the TIFF
+ * source looks in NAME.aux.xml, then in the GDAL_METADATA tag; the raw
+ * source in NAME.aux.xml (files only); a source kind without any leaves
+ * st->found 0. WINENT_OK unless something failed that the caller must
+ * hear of. Call it before the first read, from the thread that reads. */
+winent_status winent_source_stats(winent_source *s, int k, winent_band_stats *st, winent_err *err);
 
 /* Bytes taken from the input so far (file or stream). */
 uint64_t winent_source_bytes_read(const winent_source *s);

@@ -1,6 +1,8 @@
-/* GDAL input: one band of any raster GDAL opens (VRT, JPEG2000, NetCDF and
- * HDF subdatasets, ENVI, /vsizip/, /vsicurl/, ...), read in windows of
- * whole blocks by several threads, each with a GDALDatasetH of its own.
+/* GDAL input: one band, or several, of any raster GDAL opens (VRT,
+ * JPEG2000, NetCDF and HDF subdatasets, ENVI, /vsizip/, /vsicurl/, ...),
+ * read in windows of whole blocks by several threads, each with a
+ * GDALDatasetH of its own. Several bands of one item are read by one
+ * dataset RasterIO, so a pixel-interleaved block is decoded once for all.
  *
  * Memory stays O(width x block height), as in the TIFF source: read()
  * copies from one "batch" of rows, decoded as items (a block, a few small
@@ -157,7 +159,8 @@ const char *winent_source_gdal_identify(const char *name, const uint8_t *head, s
 
 typedef struct gdal_handle {
     GDALDatasetH ds;            /* owned; used by one thread at a time */
-    GDALRasterBandH band, mask; /* borrowed from ds; mask NULL when not read */
+    GDALRasterBandH *band;      /* owned array, borrowed bands of ds: each delivered band */
+    GDALRasterBandH *mask;      /* owned array: each one's mask band, NULL when not read */
     gdal_msgs msgs;             /* GDAL's messages about the current call */
     uint8_t *scratch;           /* owned: an item's samples as stored (widened reads) */
     uint8_t *maskbuf;           /* owned: an item's mask bytes */
@@ -172,18 +175,25 @@ typedef struct gdal_impl {
     const volatile int *stop;   /* borrowed, may be NULL */
     int nhandles;
     gdal_handle *h;             /* owned: h[0] is opened first */
-    int band;                   /* 1-based */
+    const winent_source_band *sel; /* borrowed: the bands delivered */
+    int nsel;
+    int *band_map;              /* owned: their numbers, for the dataset's RasterIO */
+    int band;                   /* 1-based: the first delivered (messages) */
     GDALDataType gdt;           /* type GDAL is asked for (Byte for a signed byte) */
     winent_dtype stored, dtype; /* the band's type; the type delivered */
     size_t stored_sample, out_sample;
     int width, height;
-    int read_mask;   /* GDAL's mask band is read and applied */
-    uint8_t fill[8]; /* a masked pixel, as delivered */
+    int *read_mask;  /* owned, per delivered band: GDAL's mask band is read and applied */
+    int any_mask;    /* some band's is */
+    uint8_t (*fill)[8]; /* owned, per delivered band: a masked pixel, as delivered */
+    double *fill_value; /* owned, per delivered band: the same as a value */
     int item_w, item_h, items_across;
     int block_h;    /* the band's block height */
     int batch_rows; /* a multiple of item_h */
     int sequential; /* one dataset, items in order (see plan_items) */
-    uint8_t *batch; /* owned: rows [batch_y0, batch_y0 + batch_h) */
+    uint8_t *batch; /* owned: rows [batch_y0, batch_y0 + batch_h), delivered band k at
+                       batch + k * plane_bytes */
+    size_t plane_bytes;
     int batch_y0, batch_h;
     uint64_t input_bytes; /* the dataset's files, for bytes_read */
     GIntBig cache_before; /* GDAL's cache limit to restore */
@@ -200,6 +210,9 @@ static void close_handle(gdal_handle *h)
         msgs_end();
     }
     h->ds = NULL;
+    free(h->band);
+    free(h->mask);
+    h->band = h->mask = NULL;
     free(h->scratch);
     free(h->maskbuf);
 }
@@ -214,6 +227,10 @@ static void free_impl(void *p)
     free(g->h);
     free(g->batch);
     free(g->open_path);
+    free(g->band_map);
+    free(g->read_mask);
+    free(g->fill);
+    free(g->fill_value);
     winent_georef_clear(&g->georef);
     if (g->cache_set)
         GDALSetCacheMax64(g->cache_before);
@@ -228,6 +245,27 @@ static int stop_progress(double done, const char *msg, void *arg)
     return stop == NULL || !__atomic_load_n(stop, __ATOMIC_RELAXED);
 }
 
+/* The delivered bands of h->ds, and their masks where they are read. */
+static winent_status handle_bands(gdal_impl *g, gdal_handle *h, winent_err *err)
+{
+    int most = 0;
+    for (int k = 0; k < g->nsel; k++)
+        most = g->sel[k].band > most ? g->sel[k].band : most;
+    if (GDALGetRasterXSize(h->ds) != g->width || GDALGetRasterYSize(h->ds) != g->height ||
+        GDALGetRasterCount(h->ds) < most)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: changed while it was read", g->name);
+    if ((h->band == NULL && (h->band = calloc((size_t)g->nsel, sizeof *h->band)) == NULL) ||
+        (h->mask == NULL && (h->mask = calloc((size_t)g->nsel, sizeof *h->mask)) == NULL))
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    for (int k = 0; k < g->nsel; k++) {
+        h->band[k] = GDALGetRasterBand(h->ds, g->sel[k].band);
+        if (g->read_mask && g->read_mask[k] && (h->mask[k] = GDALGetMaskBand(h->band[k])) == NULL)
+            return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL gives no mask band for band %d",
+                              g->name, g->sel[k].band);
+    }
+    return WINENT_OK;
+}
+
 static winent_status open_handle(gdal_impl *g, gdal_handle *h, winent_err *err)
 {
     msgs_begin(&h->msgs);
@@ -237,14 +275,7 @@ static winent_status open_handle(gdal_impl *g, gdal_handle *h, winent_err *err)
     if (h->ds == NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL cannot open it: %s", g->name,
                           h->msgs.first[0] ? h->msgs.first : "unknown error");
-    if (GDALGetRasterXSize(h->ds) != g->width || GDALGetRasterYSize(h->ds) != g->height ||
-        GDALGetRasterCount(h->ds) < g->band)
-        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: changed while it was read", g->name);
-    h->band = GDALGetRasterBand(h->ds, g->band);
-    if (g->read_mask && (h->mask = GDALGetMaskBand(h->band)) == NULL)
-        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL gives no mask band for band %d", g->name,
-                          g->band);
-    return WINENT_OK;
+    return handle_bands(g, h, err);
 }
 
 /* Widen `n` samples of the band's type in `src` to the delivered type. */
@@ -271,7 +302,8 @@ static void widen(const gdal_impl *g, const uint8_t *src, uint8_t *dst, size_t n
     }
 }
 
-/* Read work item `item` of the batch with handle `h`, into the batch. */
+/* Read work item `item` of the batch with handle `h`, into the batch: the
+ * item's pixels of every delivered band. */
 static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
 {
     const int r = (int)(item / g->items_across), c = (int)(item % g->items_across);
@@ -288,17 +320,45 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
     ex.pProgressData = (void *)g->stop;
 
     msgs_begin(&h->msgs);
-    CPLErr e;
-    if (widened)
-        e = GDALRasterIOEx(h->band, GF_Read, x0, y0, w, rows, h->scratch, w, rows, g->gdt,
-                           (GSpacing)g->stored_sample, (GSpacing)((size_t)w * g->stored_sample),
-                           &ex);
-    else
-        e = GDALRasterIOEx(h->band, GF_Read, x0, y0, w, rows, dst, w, rows, g->gdt,
-                           (GSpacing)g->out_sample, (GSpacing)row_out, &ex);
-    if (e == CE_None && h->mask != NULL)
-        e = GDALRasterIOEx(h->mask, GF_Read, x0, y0, w, rows, h->maskbuf, w, rows, GDT_Byte, 1,
+    CPLErr e = CE_None;
+    int failed_band = g->band;
+    if (g->nsel > 1 && !widened) {
+        /* Every band in one call: a pixel-interleaved block decoded once. */
+        e = GDALDatasetRasterIOEx(h->ds, GF_Read, x0, y0, w, rows, dst, w, rows, g->gdt, g->nsel,
+                                  g->band_map, (GSpacing)g->out_sample, (GSpacing)row_out,
+                                  (GSpacing)g->plane_bytes, &ex);
+    } else {
+        for (int k = 0; k < g->nsel && e == CE_None; k++) {
+            uint8_t *d = dst + (size_t)k * g->plane_bytes;
+            failed_band = g->sel[k].band;
+            if (widened)
+                e = GDALRasterIOEx(h->band[k], GF_Read, x0, y0, w, rows, h->scratch, w, rows,
+                                   g->gdt, (GSpacing)g->stored_sample,
+                                   (GSpacing)((size_t)w * g->stored_sample), &ex);
+            else
+                e = GDALRasterIOEx(h->band[k], GF_Read, x0, y0, w, rows, d, w, rows, g->gdt,
+                                   (GSpacing)g->out_sample, (GSpacing)row_out, &ex);
+            if (e == CE_None && widened)
+                for (int y = 0; y < rows; y++)
+                    widen(g, h->scratch + (size_t)y * (size_t)w * g->stored_sample,
+                          d + (size_t)y * row_out, (size_t)w);
+        }
+    }
+    for (int k = 0; k < g->nsel && e == CE_None; k++) {
+        if (h->mask[k] == NULL)
+            continue;
+        failed_band = g->sel[k].band;
+        e = GDALRasterIOEx(h->mask[k], GF_Read, x0, y0, w, rows, h->maskbuf, w, rows, GDT_Byte, 1,
                            (GSpacing)w, &ex);
+        uint8_t *d0 = dst + (size_t)k * g->plane_bytes;
+        for (int y = 0; y < rows && e == CE_None; y++) {
+            const uint8_t *m = h->maskbuf + (size_t)y * (size_t)w;
+            uint8_t *d = d0 + (size_t)y * row_out;
+            for (int x = 0; x < w; x++)
+                if (m[x] == 0)
+                    memcpy(d + (size_t)x * g->out_sample, g->fill[k], g->out_sample);
+        }
+    }
     /* The item's blocks are not needed again (unless the item is a slice
      * of taller blocks): drop them from GDAL's process-wide cache now
      * rather than leave them for its LRU to evict under its lock. */
@@ -311,20 +371,8 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
     if (e != CE_None || h->msgs.failures > 0 || h->msgs.warnings > 0)
         return WINENT_ERR(&h->err, WINENT_ERR_INPUT,
                           "%s: cannot read band %d, rows %d-%d, columns %d-%d: %s", g->name,
-                          g->band, y0, y0 + rows - 1, x0, x0 + w - 1,
+                          failed_band, y0, y0 + rows - 1, x0, x0 + w - 1,
                           h->msgs.first[0] ? h->msgs.first : "GDAL's RasterIO failed");
-    if (widened)
-        for (int y = 0; y < rows; y++)
-            widen(g, h->scratch + (size_t)y * (size_t)w * g->stored_sample,
-                  dst + (size_t)y * row_out, (size_t)w);
-    if (h->mask != NULL)
-        for (int y = 0; y < rows; y++) {
-            const uint8_t *m = h->maskbuf + (size_t)y * (size_t)w;
-            uint8_t *d = dst + (size_t)y * row_out;
-            for (int x = 0; x < w; x++)
-                if (m[x] == 0)
-                    memcpy(d + (size_t)x * g->out_sample, g->fill, g->out_sample);
-        }
     return WINENT_OK;
 }
 
@@ -339,7 +387,7 @@ static void read_one(void *arg, long item, int worker)
     if ((h->ds == NULL && open_handle(g, h, &h->err) != WINENT_OK) ||
         (g->dtype != g->stored && h->scratch == NULL &&
          (h->scratch = malloc(px * g->stored_sample)) == NULL) ||
-        (g->read_mask && h->maskbuf == NULL && (h->maskbuf = malloc(px)) == NULL)) {
+        (g->any_mask && h->maskbuf == NULL && (h->maskbuf = malloc(px)) == NULL)) {
         if (h->err.status == WINENT_OK)
             WINENT_ERR(&h->err, WINENT_ERR_INTERNAL, "out of memory");
         h->fail_item = item;
@@ -390,11 +438,11 @@ static winent_status load_batch(winent_source *s, gdal_impl *g, int y, winent_er
     return WINENT_OK;
 }
 
-static winent_status gdal_read(winent_source *s, int rows, void *dst, winent_err *err)
+static winent_status gdal_read(winent_source *s, int rows, void *const *dst, winent_err *err)
 {
     gdal_impl *g = s->impl;
     const size_t row_out = (size_t)g->width * g->out_sample;
-    uint8_t *d = dst;
+    size_t done = 0;
     int y = s->next_row;
     while (rows > 0) {
         if (y < g->batch_y0 || y >= g->batch_y0 + g->batch_h)
@@ -402,8 +450,11 @@ static winent_status gdal_read(winent_source *s, int rows, void *dst, winent_err
         int k = g->batch_y0 + g->batch_h - y;
         if (k > rows)
             k = rows;
-        memcpy(d, g->batch + (size_t)(y - g->batch_y0) * row_out, (size_t)k * row_out);
-        d += (size_t)k * row_out;
+        for (int b = 0; b < g->nsel; b++)
+            memcpy((uint8_t *)dst[b] + done,
+                   g->batch + (size_t)b * g->plane_bytes + (size_t)(y - g->batch_y0) * row_out,
+                   (size_t)k * row_out);
+        done += (size_t)k * row_out;
         y += k;
         rows -= k;
     }
@@ -413,24 +464,24 @@ static winent_status gdal_read(winent_source *s, int rows, void *dst, winent_err
 /* --range auto: the band's statistics as GDAL keeps them (a .aux.xml, the
  * format's own metadata), exact ones only: approximate statistics may miss
  * the extremes, and then a first pass finds them. */
-static winent_status gdal_stats(winent_source *s, winent_band_stats *st, winent_err *err)
+static winent_status gdal_stats(winent_source *s, int k, winent_band_stats *st, winent_err *err)
 {
     gdal_impl *g = s->impl;
     double mn, mx, mean, sd;
     (void)err;
-    if (g->nhandles < 1 || g->h[0].band == NULL)
+    if (g->nhandles < 1 || g->h[0].band == NULL || g->h[0].band[k] == NULL)
         return WINENT_OK;
     gdal_msgs m;
     msgs_begin(&m);
-    CPLErr e = GDALGetRasterStatistics(g->h[0].band, FALSE, FALSE, &mn, &mx, &mean, &sd);
-    const char *approx = GDALGetMetadataItem(g->h[0].band, "STATISTICS_APPROXIMATE", NULL);
+    CPLErr e = GDALGetRasterStatistics(g->h[0].band[k], FALSE, FALSE, &mn, &mx, &mean, &sd);
+    const char *approx = GDALGetMetadataItem(g->h[0].band[k], "STATISTICS_APPROXIMATE", NULL);
     msgs_end();
     if (e == CE_None && !(approx && CPLTestBool(approx)) && isfinite(mn) && isfinite(mx) &&
         mn <= mx) {
         st->found = 1;
         st->min = mn;
         st->max = mx;
-        snprintf(st->from, sizeof st->from, "GDAL's statistics of band %d", g->band);
+        snprintf(st->from, sizeof st->from, "GDAL's statistics of band %d", g->sel[k].band);
     }
     return WINENT_OK;
 }
@@ -481,14 +532,14 @@ static int int_holds(winent_dtype t, double v)
     return (int)t <= WINENT_I32 && v == floor(v) && v >= lo[t] && v <= hi[t];
 }
 
-static void store_fill(gdal_impl *g, double v)
+static void store_fill(uint8_t fill[8], winent_dtype dtype, double v)
 {
-    memset(g->fill, 0, sizeof g->fill);
-    switch (g->dtype) {
+    memset(fill, 0, 8);
+    switch (dtype) {
 #define PUT(T)                                                                                     \
     {                                                                                              \
         T x = (T)v;                                                                                \
-        memcpy(g->fill, &x, sizeof x);                                                             \
+        memcpy(fill, &x, sizeof x);                                                                \
     }                                                                                              \
     break;
     case WINENT_U8: PUT(uint8_t)
@@ -504,9 +555,12 @@ static void store_fill(gdal_impl *g, double v)
     }
 }
 
-/* Nodata and mask: what the kernels are told, what masked pixels become. */
-static winent_status pick_nodata(gdal_impl *g, const winent_source_opts *o, GDALRasterBandH b,
-                                 winent_source_info *info, winent_err *err)
+/* Nodata and mask of delivered band k (`b`): what the kernels are told
+ * (into *out), what masked pixels become (g->fill[k]), and the type it is
+ * delivered in (*dtype: wider than the band's to mark masked pixels). */
+static winent_status pick_nodata(gdal_impl *g, const winent_source_opts *o, int k,
+                                 GDALRasterBandH b, winent_source_band *out, winent_dtype *dtype,
+                                 winent_err *err)
 {
     int has = 0;
     double nd = GDALGetRasterNoDataValue(b, &has);
@@ -516,23 +570,24 @@ static winent_status pick_nodata(gdal_impl *g, const winent_source_opts *o, GDAL
     if (has && g->stored == WINENT_F32 && isfinite(nd) && fabs(nd) <= 3.4028234663852886e38)
         nd = (double)(float)nd;
     const int flags = GDALGetMaskFlags(b);
-    g->dtype = g->stored;
-    info->has_nodata = has;
-    info->nodata = nd;
+    *dtype = g->stored;
+    out->has_nodata = has;
+    out->nodata = nd;
     /* A mask of its own: an alpha band, a per-dataset mask, or one made of
      * several bands' nodata values (NODATA_VALUES). A mask that is the
      * band's nodata value alone is the kernels' nodata. */
-    g->read_mask = !(flags & GMF_ALL_VALID) && !((flags & GMF_NODATA) && has);
-    if (!g->read_mask)
+    g->read_mask[k] = !(flags & GMF_ALL_VALID) && !((flags & GMF_NODATA) && has);
+    if (!g->read_mask[k])
         return WINENT_OK;
+    g->any_mask = 1;
     /* The nodata the job will use: --nodata beats the file's. */
     int use = o->nodata_given ? o->has_nodata : has;
     double v = o->nodata_given ? o->nodata : nd;
-    info->nodata_is_mask = 1;
+    out->nodata_is_mask = 1;
     if (winent_dtype_is_float(g->stored)) {
-        store_fill(g, NAN);
-        info->has_nodata = use;
-        info->nodata = v;
+        g->fill_value[k] = NAN;
+        out->has_nodata = use;
+        out->nodata = v;
         return WINENT_OK;
     }
     if (!(use && int_holds(g->stored, v))) {
@@ -544,13 +599,13 @@ static winent_status pick_nodata(gdal_impl *g, const winent_source_opts *o, GDAL
                               "per-dataset mask), and no wider integer type can mark its masked "
                               "pixels: give --nodata V, a value the band never holds, and masked "
                               "pixels are read as V",
-                              g->name, g->band);
-        g->dtype = wider[g->stored];
+                              g->name, g->sel[k].band);
+        *dtype = wider[g->stored];
         v = outside[g->stored];
     }
-    store_fill(g, v);
-    info->has_nodata = 1;
-    info->nodata = v;
+    g->fill_value[k] = v;
+    out->has_nodata = 1;
+    out->nodata = v;
     return WINENT_OK;
 }
 
@@ -732,7 +787,9 @@ static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
         g->sequential = 1;
     }
     g->items_across = (g->width + g->item_w - 1) / g->item_w;
-    const uint64_t per_group = (uint64_t)g->width * (uint64_t)g->item_h * g->out_sample;
+    /* Every band delivered shares the target. */
+    const uint64_t per_group =
+        (uint64_t)g->width * (uint64_t)g->item_h * g->out_sample * (uint64_t)g->nsel;
     uint64_t groups = per_group >= BATCH_TARGET_BYTES ? 1 : BATCH_TARGET_BYTES / per_group;
     /* Enough items for every worker twice over. */
     uint64_t for_threads = ((uint64_t)2 * (uint64_t)workers + (uint64_t)g->items_across - 1) /
@@ -799,7 +856,6 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
     g->name = strcmp(o->path, "-") == 0 ? "standard input" : o->path;
     g->par = o->par;
     g->stop = o->stop;
-    g->band = o->band > 0 ? o->band : 1;
     int want = o->par ? o->par->workers : o->threads > 0 ? o->threads : omp_get_num_procs();
     g->open_path = strdup(open_path);
     g->h = calloc((size_t)want, sizeof *g->h);
@@ -827,28 +883,58 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
                               g->name, sub);
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL finds no raster band in it", g->name);
     }
-    if (g->band > nbands)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--band %d: %s has %d band%s", g->band, g->name,
-                          nbands, nbands == 1 ? "" : "s");
+    WINENT_TRY(winent_source_select(o, nbands, g->name, s, err));
+    g->sel = s->bands;
+    g->nsel = s->nbands_read;
+    g->band = g->sel[0].band;
+    g->band_map = malloc(sizeof *g->band_map * (size_t)g->nsel);
+    g->read_mask = calloc((size_t)g->nsel, sizeof *g->read_mask);
+    g->fill = calloc((size_t)g->nsel, sizeof *g->fill);
+    g->fill_value = calloc((size_t)g->nsel, sizeof *g->fill_value);
+    if (g->band_map == NULL || g->read_mask == NULL || g->fill == NULL || g->fill_value == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    for (int k = 0; k < g->nsel; k++)
+        g->band_map[k] = g->sel[k].band;
     g->width = GDALGetRasterXSize(ds);
     g->height = GDALGetRasterYSize(ds);
     if (g->width <= 0 || g->height <= 0)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the image is empty (%dx%d)", g->name,
                           g->width, g->height);
     GDALRasterBandH b = GDALGetRasterBand(ds, g->band);
-    h0->band = b;
-    WINENT_TRY_GOTO(st, pick_type(g, b, err));
-    g->stored_sample = winent_dtype_size(g->stored);
-    WINENT_TRY_GOTO(st, pick_nodata(g, o, b, &s->info, err));
-    g->out_sample = winent_dtype_size(g->dtype);
-    if (g->read_mask && (h0->mask = GDALGetMaskBand(b)) == NULL) {
-        st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL gives no mask band for band %d", g->name,
-                        g->band);
-        goto fail;
+    for (int k = 0; k < g->nsel; k++) {
+        /* One type for every band: the kernels see one. */
+        GDALRasterBandH bk = GDALGetRasterBand(ds, g->sel[k].band);
+        winent_dtype stored = g->stored, dtype;
+        WINENT_TRY_GOTO(st, pick_type(g, bk, err));
+        if (k > 0 && g->stored != stored) {
+            st = WINENT_ERR(err, WINENT_ERR_INPUT,
+                            "%s: bands %d and %d hold samples of different types (%s, %s), which "
+                            "one pass cannot read together: give them to separate runs",
+                            g->name, g->sel[0].band, g->sel[k].band, winent_dtype_name(stored),
+                            winent_dtype_name(g->stored));
+            goto fail;
+        }
+        WINENT_TRY_GOTO(st, pick_nodata(g, o, k, bk, &s->bands[k], &dtype, err));
+        /* One type for all: a band widened to mark its masked pixels
+         * widens the others too (every value kept, so every map the
+         * same; an RGBA image's alpha band has no mask of its own). */
+        if (k == 0 || winent_dtype_size(dtype) > winent_dtype_size(g->dtype))
+            g->dtype = dtype;
     }
+    for (int k = 0; k < g->nsel; k++)
+        if (g->read_mask[k])
+            store_fill(g->fill[k], g->dtype, g->fill_value[k]);
+    g->stored_sample = winent_dtype_size(g->stored);
+    g->out_sample = winent_dtype_size(g->dtype);
+    s->bands_nodata = 1;
+    s->info.has_nodata = s->bands[0].has_nodata;
+    s->info.nodata = s->bands[0].nodata;
+    s->info.nodata_is_mask = s->bands[0].nodata_is_mask;
+    WINENT_TRY_GOTO(st, handle_bands(g, h0, err));
     g->sequential = sequential_format(ds, open_path);
     plan_items(g, b, want);
-    g->batch = malloc((size_t)g->width * (size_t)g->batch_rows * g->out_sample);
+    g->plane_bytes = (size_t)g->width * (size_t)g->batch_rows * g->out_sample;
+    g->batch = malloc(g->plane_bytes * (size_t)g->nsel);
     if (g->batch == NULL) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;

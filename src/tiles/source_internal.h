@@ -12,10 +12,12 @@
 #define WINENT_SNIFF_BYTES 1024
 
 typedef struct source_ops {
-    winent_status (*read)(winent_source *s, int rows, void *dst, winent_err *err);
+    /* The next `rows` rows of every delivered band, band k into dst[k]. */
+    winent_status (*read)(winent_source *s, int rows, void *const *dst, winent_err *err);
     void (*free_impl)(void *impl);
-    /* Optional (NULL: none recorded): fill *st (cleared by the caller). */
-    winent_status (*stats)(winent_source *s, winent_band_stats *st, winent_err *err);
+    /* Optional (NULL: none recorded): fill *st (cleared by the caller) for
+     * delivered band k. */
+    winent_status (*stats)(winent_source *s, int k, winent_band_stats *st, winent_err *err);
 } source_ops;
 
 struct winent_source {
@@ -28,7 +30,18 @@ struct winent_source {
                                  (closed after the implementation), or -1 */
     char fd_name[48];         /* /proc/self/fd/N of spool_fd or of a file on
                                  standard input: the readers borrow it */
+    winent_source_band *bands;/* owned: the bands delivered (winent_source_select) */
+    int nbands_read;
+    int bands_nodata;         /* 1: the opener set each band's nodata (GDAL);
+                                 0: every band gets info's */
 };
+
+/* The bands `o` asks for of an input of `count` bands, into s->bands
+ * (1-based, in order): o->band_list, every band (o->band_all) or o->band.
+ * A band past the last is WINENT_ERR_USAGE: "--band B: NAME has N bands".
+ * Openers call it once they know the band count. */
+winent_status winent_source_select(const winent_source_opts *o, int count, const char *name,
+                                   winent_source *s, winent_err *err);
 
 /* Raw source over an open descriptor (0 for standard input); `pushback`
  * holds bytes already taken from it (the sniffed magic, at most

@@ -1,6 +1,8 @@
 /* Raw input: headerless samples in band-sequential, pixel- or
  * line-interleaved order, from a file or standard input, read front to
- * back exactly once.
+ * back exactly once. Several bands of a band-sequential file are read at
+ * their own offsets (pread); of an interleaved input, from each row read
+ * once.
  *
  * The input must hold what the options declare: header bytes, then every
  * band in full. A regular file is measured when it is opened; a pipe (or
@@ -27,7 +29,11 @@ typedef struct raw_impl {
     uint8_t pushback[WINENT_SNIFF_BYTES];
     size_t npushback, pushback_pos;
     size_t sample;   /* bytes per sample */
-    int bands, band; /* band is 0-based */
+    int bands;       /* in the input */
+    const winent_source_band *sel; /* borrowed: the bands delivered */
+    int nsel;
+    uint64_t plane;  /* bytes of one band (BSQ) */
+    uint64_t header; /* --header-bytes */
     winent_interleave interleave;
     int swap;             /* byte order differs from the host's */
     size_t row_bytes_all; /* bytes of one row of every band (BIP/BIL) */
@@ -125,29 +131,66 @@ static void swap_samples(void *p, size_t count, size_t size)
         }
 }
 
-static winent_status raw_read(winent_source *s, int rows, void *dst, winent_err *err)
+/* Rows of the bands of a band-sequential file, each from its own plane. */
+static winent_status read_planes(winent_source *s, raw_impl *r, int rows, void *const *dst,
+                                 winent_err *err)
+{
+    const uint64_t row_bytes = (uint64_t)s->info.width * r->sample;
+    for (int k = 0; k < r->nsel; k++) {
+        uint64_t at = r->header + r->plane * (uint64_t)(r->sel[k].band - 1) +
+                      row_bytes * (uint64_t)s->next_row;
+        uint8_t *d = dst[k];
+        size_t n = (size_t)(row_bytes * (uint64_t)rows);
+        while (n > 0) {
+            ssize_t got = pread(r->fd, d, n, (off_t)at);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got < 0)
+                return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: read failed: %s", r->name,
+                                  strerror(errno));
+            if (got == 0)
+                return WINENT_ERR(err, WINENT_ERR_INPUT,
+                                  "%s: ended at byte %llu, but %s needs more: the file was cut "
+                                  "short while it was read",
+                                  r->name, (unsigned long long)at, r->layout);
+            d += got;
+            at += (uint64_t)got;
+            n -= (size_t)got;
+            s->bytes_read += (uint64_t)got;
+        }
+    }
+    return WINENT_OK;
+}
+
+static winent_status raw_read(winent_source *s, int rows, void *const *dst, winent_err *err)
 {
     raw_impl *r = s->impl;
     const size_t W = (size_t)s->info.width;
     const size_t row_bytes = W * r->sample;
-    uint8_t *d = dst;
-    if (r->bands == 1 || r->interleave == WINENT_INTERLEAVE_BSQ) {
-        WINENT_TRY(read_exact(s, r, d, row_bytes * (size_t)rows, err));
+    if (r->bands > 1 && r->interleave == WINENT_INTERLEAVE_BSQ && r->nsel > 1) {
+        WINENT_TRY(read_planes(s, r, rows, dst, err));
+    } else if (r->bands == 1 || r->interleave == WINENT_INTERLEAVE_BSQ) {
+        WINENT_TRY(read_exact(s, r, dst[0], row_bytes * (size_t)rows, err));
     } else {
-        for (int y = 0; y < rows; y++, d += row_bytes) {
+        for (int y = 0; y < rows; y++) {
             WINENT_TRY(read_exact(s, r, r->rowbuf, r->row_bytes_all, err));
-            if (r->interleave == WINENT_INTERLEAVE_BIL) {
-                memcpy(d, r->rowbuf + (size_t)r->band * row_bytes, row_bytes);
-            } else { /* BIP */
-                const uint8_t *src = r->rowbuf + (size_t)r->band * r->sample;
-                for (size_t x = 0; x < W; x++)
-                    memcpy(d + x * r->sample, src + x * r->sample * (size_t)r->bands, r->sample);
+            for (int k = 0; k < r->nsel; k++) {
+                uint8_t *d = (uint8_t *)dst[k] + (size_t)y * row_bytes;
+                const size_t band = (size_t)(r->sel[k].band - 1);
+                if (r->interleave == WINENT_INTERLEAVE_BIL) {
+                    memcpy(d, r->rowbuf + band * row_bytes, row_bytes);
+                } else { /* BIP */
+                    const uint8_t *src = r->rowbuf + band * r->sample;
+                    for (size_t x = 0; x < W; x++)
+                        memcpy(d + x * r->sample, src + x * r->sample * (size_t)r->bands,
+                               r->sample);
+                }
             }
         }
-        d = dst;
     }
     if (r->swap)
-        swap_samples(dst, W * (size_t)rows, r->sample);
+        for (int k = 0; k < r->nsel; k++)
+            swap_samples(dst[k], W * (size_t)rows, r->sample);
     /* After the last row, a stream is read to its declared end (the bands
      * after ours), so that one cut short there is not taken as whole. */
     if (!r->regular && s->next_row + rows == s->info.height && s->bytes_read < r->need)
@@ -169,12 +212,12 @@ static void raw_free(void *impl)
 /* --range auto: a raw file's statistics can only be in a GDAL .aux.xml
  * beside it (GDAL writes one for a raw file it reads through an ENVI or
  * EHdr header); standard input and pipes have none. */
-static winent_status raw_stats(winent_source *s, winent_band_stats *st, winent_err *err)
+static winent_status raw_stats(winent_source *s, int k, winent_band_stats *st, winent_err *err)
 {
     const raw_impl *r = s->impl;
     (void)err;
     if (r->regular && r->fd != STDIN_FILENO &&
-        winent_stats_from_aux_xml(s->info.name, r->band + 1, &st->min, &st->max)) {
+        winent_stats_from_aux_xml(s->info.name, r->sel[k].band, &st->min, &st->max)) {
         st->found = 1;
         snprintf(st->from, sizeof st->from, "%s.aux.xml", s->info.name);
     }
@@ -211,10 +254,9 @@ winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const 
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "%s: raw input needs --dtype u8|i8|u16|i16|u32|i32|f32|f64", r->name);
     r->bands = o->bands > 0 ? o->bands : 1;
-    r->band = (o->band > 0 ? o->band : 1) - 1;
-    if (r->band >= r->bands)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--band: %d, but the input has %d band%s",
-                          r->band + 1, r->bands, r->bands == 1 ? "" : "s");
+    WINENT_TRY(winent_source_select(o, r->bands, r->name, s, err));
+    r->sel = s->bands;
+    r->nsel = s->nbands_read;
     r->sample = winent_dtype_size(o->dtype);
     r->interleave = o->interleave;
     if (npushback > sizeof r->pushback)
@@ -234,6 +276,8 @@ winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const 
     /* 2^31 x 2^31 samples of 8 bytes do not fit in 64 bits: saturate, so
      * that no file is long enough. */
     const uint64_t plane = mul_sat(mul_sat((uint64_t)o->width, (uint64_t)o->height), r->sample);
+    r->plane = plane;
+    r->header = o->header_bytes;
     r->need = add_sat(o->header_bytes, mul_sat(plane, (uint64_t)r->bands));
     int k = snprintf(r->layout, sizeof r->layout, "--size %dx%d --dtype %s", o->width, o->height,
                      winent_dtype_name(o->dtype));
@@ -253,6 +297,11 @@ winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const 
                           "options do not describe it",
                           r->name, (unsigned long long)st.st_size, r->layout, need);
     }
+    if (r->nsel > 1 && r->bands > 1 && r->interleave == WINENT_INTERLEAVE_BSQ && !regular)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s: band-sequential samples on a stream come band after band, so "
+                          "several bands cannot be read in one pass: give a file, or one band",
+                          r->name);
     if (r->bands > 1 && r->interleave != WINENT_INTERLEAVE_BSQ) {
         r->row_bytes_all = (size_t)o->width * r->sample * (size_t)r->bands;
         r->rowbuf = malloc(r->row_bytes_all);
@@ -264,8 +313,10 @@ winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const 
         r->npushback = 0;
         s->bytes_read = 0;
     }
+    if (r->nsel > 1 && r->bands > 1 && r->interleave == WINENT_INTERLEAVE_BSQ)
+        return WINENT_OK; /* each band read at its own offset */
     uint64_t skip = o->header_bytes;
     if (r->bands > 1 && r->interleave == WINENT_INTERLEAVE_BSQ)
-        skip = add_sat(skip, mul_sat(plane, (uint64_t)r->band));
+        skip = add_sat(skip, mul_sat(plane, (uint64_t)(r->sel[0].band - 1)));
     return skip_bytes(s, r, skip, err);
 }

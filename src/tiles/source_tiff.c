@@ -1,9 +1,13 @@
-/* TIFF input: one band of a tiled or striped (Big)TIFF, decoded a row of
- * blocks at a time by several threads, each with its own libtiff handle.
+/* TIFF input: one band, or several, of a tiled or striped (Big)TIFF,
+ * decoded a row of blocks at a time by several threads, each with its own
+ * libtiff handle.
  *
  * Memory stays O(width x block height): only the blocks (tiles or strips)
  * that cover the rows being delivered are decoded, into one "batch" of
- * band samples that read() copies from. */
+ * band samples per band delivered that read() copies from. Several bands
+ * of a contiguous (pixel-interleaved) file come out of one decode of each
+ * block; of a separate-planes file, each band's own blocks are items of
+ * the same batch. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -41,7 +45,8 @@ typedef struct tiff_impl {
     int tiled, separate;
     int spp;            /* samples per pixel in a block (1 for separate planes) */
     int bits, sformat;  /* as stored */
-    int band;           /* 0-based */
+    const winent_source_band *sel; /* borrowed: the bands delivered */
+    int nsel;
     winent_dtype dtype; /* as delivered */
     size_t out_sample;
     int width, height;
@@ -50,7 +55,9 @@ typedef struct tiff_impl {
     size_t block_bytes;     /* decoded size of a full block */
     size_t block_row_bytes; /* decoded bytes of one row of a block */
     uint32_t group;         /* block rows per batch */
-    uint8_t *batch;         /* owned: band samples of rows [batch_y0, batch_y0 + batch_h) */
+    uint8_t *batch;         /* owned: band samples of rows [batch_y0, batch_y0 + batch_h),
+                               delivered band k at batch + k * plane_bytes */
+    size_t plane_bytes;
     int batch_y0, batch_h;
     uint8_t fill[8];      /* value of a sparse (absent) block's samples */
     winent_georef georef; /* owned */
@@ -86,10 +93,11 @@ static float half_to_float(uint16_t h)
     return sign ? -v : v;
 }
 
-/* Copy the band's samples of block row `r` (columns [0, ncols)) into `dst`. */
-static void extract_row(const tiff_impl *t, const uint8_t *row, int ncols, uint8_t *dst)
+/* Copy the samples of band `band` (0-based; 0 for a separate plane) of
+ * block row `r` (columns [0, ncols)) into `dst`. */
+static void extract_row(const tiff_impl *t, int band, const uint8_t *row, int ncols, uint8_t *dst)
 {
-    int spp = t->spp, sb = t->separate ? 0 : t->band;
+    int spp = t->spp, sb = t->separate ? 0 : band;
     if (t->bits == 8 || t->bits == 32 || t->bits == 64 ||
         (t->bits == 16 && t->sformat != SAMPLEFORMAT_IEEEFP)) {
         size_t b = (size_t)t->bits / 8;
@@ -127,12 +135,21 @@ static void extract_row(const tiff_impl *t, const uint8_t *row, int ncols, uint8
 }
 
 /* Decode work item `item` of the batch starting at block row `br0` with
- * handle `h`, into the batch buffer. */
-static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, long item)
+ * handle `h`, into the batch buffer: a block of every band (contiguous),
+ * or of one delivered band (separate planes: items of band k follow those
+ * of band k - 1). */
+static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, long items_per_band,
+                                 long item)
 {
+    int k0 = 0, k1 = t->nsel;
+    if (t->separate) {
+        k0 = (int)(item / items_per_band);
+        k1 = k0 + 1;
+        item %= items_per_band;
+    }
     uint32_t by = br0 + (uint32_t)(item / (long)t->blocks_across);
     uint32_t bx = (uint32_t)(item % (long)t->blocks_across);
-    uint32_t plane = t->separate ? (uint32_t)t->band : 0;
+    uint32_t plane = t->separate ? (uint32_t)(t->sel[k0].band - 1) : 0;
     uint32_t strile = plane * t->blocks_per_plane + by * t->blocks_across + bx;
     int y0 = (int)(by * t->bh), x0 = (int)(bx * t->bw);
     int rows = (int)t->bh, cols = (int)t->bw;
@@ -141,7 +158,7 @@ static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, lon
     if (x0 + cols > t->width)
         cols = t->width - x0;
     size_t row_out = (size_t)t->width * t->out_sample;
-    uint8_t *dst0 = t->batch + (size_t)(y0 - t->batch_y0) * row_out + (size_t)x0 * t->out_sample;
+    size_t at = (size_t)(y0 - t->batch_y0) * row_out + (size_t)x0 * t->out_sample;
 
     int err_flag = 0;
     uint64_t nbytes = TIFFGetStrileByteCountWithErr(h->tif, strile, &err_flag);
@@ -153,11 +170,12 @@ static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, lon
         /* A sparse block (GDAL's SPARSE_OK): absent from the file, read as
          * the fill value like GDAL. The opener checked every other block
          * against the file's size. */
-        for (int r = 0; r < rows; r++) {
-            uint8_t *d = dst0 + (size_t)r * row_out;
-            for (int x = 0; x < cols; x++)
-                memcpy(d + (size_t)x * t->out_sample, t->fill, t->out_sample);
-        }
+        for (int k = k0; k < k1; k++)
+            for (int r = 0; r < rows; r++) {
+                uint8_t *d = t->batch + (size_t)k * t->plane_bytes + at + (size_t)r * row_out;
+                for (int x = 0; x < cols; x++)
+                    memcpy(d + (size_t)x * t->out_sample, t->fill, t->out_sample);
+            }
         return WINENT_OK;
     }
     winent_tiff_msgs_clear(&h->msgs);
@@ -177,9 +195,10 @@ static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, lon
         return WINENT_ERR(&h->err, WINENT_ERR_INPUT, "%s: cannot decode %s %u (rows %d-%d): %s",
                           t->path, t->tiled ? "tile" : "strip", strile, y0, y0 + rows - 1, why);
     }
-    for (int r = 0; r < rows; r++)
-        extract_row(t, h->scratch + (size_t)r * t->block_row_bytes, cols,
-                    dst0 + (size_t)r * row_out);
+    for (int k = k0; k < k1; k++)
+        for (int r = 0; r < rows; r++)
+            extract_row(t, t->sel[k].band - 1, h->scratch + (size_t)r * t->block_row_bytes, cols,
+                        t->batch + (size_t)k * t->plane_bytes + at + (size_t)r * row_out);
     return WINENT_OK;
 }
 
@@ -188,6 +207,7 @@ static winent_status open_handle(tiff_impl *t, tiff_handle *h, winent_err *err);
 typedef struct batch_ctx {
     tiff_impl *t;
     uint32_t br0;
+    long items_per_band; /* blocks of one band in the batch */
 } batch_ctx;
 
 /* One work item of a batch on worker `worker`'s handle, opened on its first
@@ -206,7 +226,7 @@ static void decode_one(void *arg, long item, int worker)
         h->fail_item = item;
         return;
     }
-    if (decode_item(t, h, b->br0, item) != WINENT_OK)
+    if (decode_item(t, h, b->br0, b->items_per_band, item) != WINENT_OK)
         h->fail_item = item;
 }
 
@@ -222,12 +242,13 @@ static winent_status load_batch(winent_source *s, tiff_impl *t, int y, winent_er
     t->batch_y0 = (int)(br0 * t->bh);
     int y1 = (int)(br1 * t->bh) > t->height ? t->height : (int)(br1 * t->bh);
     t->batch_h = y1 - t->batch_y0;
-    long items = (long)(br1 - br0) * (long)t->blocks_across;
+    long per_band = (long)(br1 - br0) * (long)t->blocks_across;
+    long items = t->separate ? per_band * t->nsel : per_band;
     for (int i = 0; i < t->nhandles; i++) {
         winent_err_clear(&t->h[i].err);
         t->h[i].fail_item = -1;
     }
-    batch_ctx b = {t, br0};
+    batch_ctx b = {t, br0, per_band};
     if (t->par) {
         if (t->par->run(t->par->ctx, items, decode_one, &b) != 0) {
             t->batch_h = 0;
@@ -256,11 +277,11 @@ static winent_status load_batch(winent_source *s, tiff_impl *t, int y, winent_er
     return WINENT_OK;
 }
 
-static winent_status tiff_read(winent_source *s, int rows, void *dst, winent_err *err)
+static winent_status tiff_read(winent_source *s, int rows, void *const *dst, winent_err *err)
 {
     tiff_impl *t = s->impl;
     size_t row_out = (size_t)t->width * t->out_sample;
-    uint8_t *d = dst;
+    size_t done = 0;
     int y = s->next_row;
     while (rows > 0) {
         if (y < t->batch_y0 || y >= t->batch_y0 + t->batch_h)
@@ -268,8 +289,11 @@ static winent_status tiff_read(winent_source *s, int rows, void *dst, winent_err
         int k = t->batch_y0 + t->batch_h - y;
         if (k > rows)
             k = rows;
-        memcpy(d, t->batch + (size_t)(y - t->batch_y0) * row_out, (size_t)k * row_out);
-        d += (size_t)k * row_out;
+        for (int b = 0; b < t->nsel; b++)
+            memcpy((uint8_t *)dst[b] + done,
+                   t->batch + (size_t)b * t->plane_bytes + (size_t)(y - t->batch_y0) * row_out,
+                   (size_t)k * row_out);
+        done += (size_t)k * row_out;
         y += k;
         rows -= k;
     }
@@ -282,16 +306,17 @@ static const char *get_ascii(TIFF *tif, uint32_t tag);
  * file first (GDAL writes one when it computes statistics of a file it
  * does not rewrite, so it is the fresher), then from the GDAL_METADATA tag.
  * Uses the first handle, before any read. */
-static winent_status tiff_stats(winent_source *s, winent_band_stats *st, winent_err *err)
+static winent_status tiff_stats(winent_source *s, int k, winent_band_stats *st, winent_err *err)
 {
     const tiff_impl *t = s->impl;
+    const int band = t->sel[k].band;
     (void)err;
-    if (winent_stats_from_aux_xml(t->path, t->band + 1, &st->min, &st->max)) {
+    if (winent_stats_from_aux_xml(t->path, band, &st->min, &st->max)) {
         st->found = 1;
         snprintf(st->from, sizeof st->from, "%s.aux.xml", t->path);
     } else if (t->h[0].tif &&
                winent_stats_from_gdal_metadata(get_ascii(t->h[0].tif, WINENT_TAG_GDAL_METADATA),
-                                               t->band + 1, &st->min, &st->max)) {
+                                               band, &st->min, &st->max)) {
         st->found = 1;
         snprintf(st->from, sizeof st->from, "the TIFF's GDAL metadata");
     }
@@ -531,13 +556,9 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
     t->sformat = sf;
     t->separate = planar == PLANARCONFIG_SEPARATE && spp > 1;
     t->spp = t->separate ? 1 : spp;
-    int band = o->band > 0 ? o->band : 1;
-    if (band > spp) {
-        st = WINENT_ERR(err, WINENT_ERR_USAGE, "--band %d: %s has %u band%s", band, o->path, spp,
-                        spp == 1 ? "" : "s");
-        goto fail;
-    }
-    t->band = band - 1;
+    WINENT_TRY_GOTO(st, winent_source_select(o, spp, o->path, s, err));
+    t->sel = s->bands;
+    t->nsel = s->nbands_read;
     WINENT_TRY_GOTO(st, pick_dtype(t, o->path, err));
     t->out_sample = winent_dtype_size(t->dtype);
     if (photo == PHOTOMETRIC_YCBCR && comp != COMPRESSION_JPEG && !t->separate) {
@@ -602,7 +623,8 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
     WINENT_TRY_GOTO(st, check_blocks(t, &t->h[0], err));
     {
         uint64_t row_bytes = (uint64_t)t->width * t->out_sample;
-        uint64_t per_group = row_bytes * t->bh;
+        /* Every band delivered shares the target. */
+        uint64_t per_group = row_bytes * t->bh * (uint64_t)t->nsel;
         uint64_t g = per_group >= BATCH_TARGET_BYTES ? 1 : BATCH_TARGET_BYTES / per_group;
         /* Enough blocks for every thread when strips are thin. */
         uint64_t g_threads = ((uint64_t)2 * want + t->blocks_across - 1) / t->blocks_across;
@@ -618,7 +640,8 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
         uint64_t batch_rows = (uint64_t)t->bh * g;
         if (batch_rows > (uint64_t)t->height)
             batch_rows = (uint64_t)t->height;
-        t->batch = malloc((size_t)(row_bytes * batch_rows) + 1);
+        t->plane_bytes = (size_t)(row_bytes * batch_rows);
+        t->batch = malloc(t->plane_bytes * (size_t)t->nsel + 1);
         if (t->batch == NULL) {
             st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
             goto fail;

@@ -74,26 +74,61 @@ void winent_tiff_band_description(const winent_sink_opts *o, char *dst, size_t c
         snprintf(dst, cap, "entropy %dx%d", kx, ky);
 }
 
+/* The items of one map: dataset items for a single map, items of band
+ * `sample` (0-based) of several. */
+static void map_items(winent_bytes *b, int *bad, const winent_sink_opts *o, int sample)
+{
+    char at[32] = "";
+    if (sample >= 0)
+        snprintf(at, sizeof at, " sample=\"%d\"", sample);
+    const winent_compute_opts *c = o->compute;
+    if (c) {
+        add(b, bad, "  <Item name=\"window\"%s>%dx%d</Item>\n", at, c->kx, c->ky);
+        if (c->bins)
+            add(b, bad, "  <Item name=\"range\"%s>%.17g:%.17g</Item>\n", at, c->range_lo,
+                c->range_hi);
+        if (c->has_nodata)
+            add(b, bad, "  <Item name=\"nodata\"%s>%.17g</Item>\n", at, c->nodata);
+    }
+    if (o->source_band > 0)
+        add(b, bad, "  <Item name=\"source_band\"%s>%d</Item>\n", at, o->source_band);
+}
+
+static void description_item(winent_bytes *b, int *bad, const winent_sink_opts *o, int sample)
+{
+    char desc[128];
+    winent_tiff_band_description(o, desc, sizeof desc);
+    add(b, bad, "  <Item name=\"DESCRIPTION\" sample=\"%d\" role=\"description\">", sample);
+    add_escaped(b, bad, desc);
+    add(b, bad, "</Item>\n");
+}
+
 char *winent_tiff_meta_main(const winent_sink_opts *o)
 {
     winent_bytes b = {0};
     int bad = 0;
+    const int nmaps = winent_sink_nmaps(o);
     add(&b, &bad, "<GDALMetadata>\n");
     add(&b, &bad, "  <Item name=\"software\">winent-stream %s</Item>\n", WINENT_VERSION_STRING);
     add(&b, &bad, "  <Item name=\"version\">%s</Item>\n", WINENT_VERSION_STRING);
     const winent_compute_opts *c = o->compute;
     if (c) {
         static const char *bases[] = {"e", "2", "10"};
-        add(&b, &bad, "  <Item name=\"window\">%dx%d</Item>\n", c->kx, c->ky);
+        /* What one map has of its own (window, range, nodata) is an item
+         * of its band when there are several. */
+        if (nmaps == 1)
+            add(&b, &bad, "  <Item name=\"window\">%dx%d</Item>\n", c->kx, c->ky);
         add(&b, &bad, "  <Item name=\"base\">%s</Item>\n",
             bases[c->base <= WINENT_BASE_10 ? c->base : 0]);
         if (c->bins) {
             add(&b, &bad, "  <Item name=\"bins\">%u</Item>\n", c->bins);
-            add(&b, &bad, "  <Item name=\"range\">%.17g:%.17g</Item>\n", c->range_lo, c->range_hi);
+            if (nmaps == 1)
+                add(&b, &bad, "  <Item name=\"range\">%.17g:%.17g</Item>\n", c->range_lo,
+                    c->range_hi);
         } else {
             add(&b, &bad, "  <Item name=\"bins\">distinct values</Item>\n");
         }
-        if (c->has_nodata)
+        if (c->has_nodata && nmaps == 1)
             add(&b, &bad, "  <Item name=\"nodata\">%.17g</Item>\n", c->nodata);
         add(&b, &bad, "  <Item name=\"dtype\">%s</Item>\n", winent_dtype_name(c->dtype));
     }
@@ -102,7 +137,7 @@ char *winent_tiff_meta_main(const winent_sink_opts *o)
         add_escaped(&b, &bad, o->source_name);
         add(&b, &bad, "</Item>\n");
     }
-    if (o->source_band > 0)
+    if (o->source_band > 0 && nmaps == 1)
         add(&b, &bad, "  <Item name=\"source_band\">%d</Item>\n", o->source_band);
     if (o->command_line) {
         add(&b, &bad, "  <Item name=\"command_line\">");
@@ -110,11 +145,17 @@ char *winent_tiff_meta_main(const winent_sink_opts *o)
         add(&b, &bad, "</Item>\n");
     }
     add(&b, &bad, "  <Item name=\"compress\">%s</Item>\n", compress_name(o->compress));
-    char desc[128];
-    winent_tiff_band_description(o, desc, sizeof desc);
-    add(&b, &bad, "  <Item name=\"DESCRIPTION\" sample=\"0\" role=\"description\">");
-    add_escaped(&b, &bad, desc);
-    add(&b, &bad, "</Item>\n");
+    if (nmaps == 1) {
+        description_item(&b, &bad, o, 0);
+    } else {
+        add(&b, &bad, "  <Item name=\"maps\">%d</Item>\n", nmaps);
+        for (int m = 0; m < nmaps; m++) {
+            winent_sink_opts one;
+            winent_sink_map_opts(o, m, &one);
+            map_items(&b, &bad, &one, m);
+            description_item(&b, &bad, &one, m);
+        }
+    }
     add(&b, &bad, "</GDALMetadata>");
     bad |= winent_bytes_append(&b, "", 1) != 0;
     if (bad) {
@@ -126,8 +167,20 @@ char *winent_tiff_meta_main(const winent_sink_opts *o)
     return xml;
 }
 
-const char *winent_tiff_meta_overview(void)
+char *winent_tiff_meta_overview(int nmaps)
 {
-    return "<GDALMetadata>\n  <Item name=\"RESAMPLING\" sample=\"0\">AVERAGE</Item>\n"
-           "</GDALMetadata>";
+    winent_bytes b = {0};
+    int bad = 0;
+    add(&b, &bad, "<GDALMetadata>\n");
+    for (int m = 0; m < (nmaps > 1 ? nmaps : 1); m++)
+        add(&b, &bad, "  <Item name=\"RESAMPLING\" sample=\"%d\">AVERAGE</Item>\n", m);
+    add(&b, &bad, "</GDALMetadata>");
+    bad |= winent_bytes_append(&b, "", 1) != 0;
+    if (bad) {
+        winent_bytes_free(&b);
+        return NULL;
+    }
+    char *xml = (char *)b.data;
+    free(b.parts);
+    return xml;
 }

@@ -6,7 +6,10 @@
  * base, bins and range, nodata, input sample type, source name and band,
  * the command line, compression. The band's description ("entropy 5x5 of
  * band 1") is the item GDAL reads as the band description
- * (`<Item name="DESCRIPTION" sample="0" role="description">`).
+ * (`<Item name="DESCRIPTION" sample="0" role="description">`). With
+ * several maps, what each has of its own (window, range, nodata, source
+ * band, description) is an item of its band (sample="k"), and the dataset
+ * item "maps" counts them.
  */
 #ifndef WINENT_TIFF_META_H
 #define WINENT_TIFF_META_H
@@ -24,8 +27,9 @@ void winent_tiff_band_description(const winent_sink_opts *o, char *dst, size_t c
  * thread. */
 char *winent_tiff_meta_main(const winent_sink_opts *o);
 
-/* The GDAL_METADATA XML of an overview directory: how it was resampled,
- * as GDAL's own overviews say it (a static string). */
-const char *winent_tiff_meta_overview(void);
+/* The GDAL_METADATA XML of an overview directory of `nmaps` bands: how
+ * each was resampled, as GDAL's own overviews say it; malloc'ed (the
+ * caller frees it), NULL when out of memory. */
+char *winent_tiff_meta_overview(int nmaps);
 
 #endif

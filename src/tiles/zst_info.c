@@ -102,12 +102,16 @@ static winent_status frame_bad(const checker *c, uint32_t i, uint64_t off, const
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    long long y0 = (long long)i * c->l->h.rows_per_frame;
+    const long long per_map = c->l->h.frames / c->l->h.maps;
+    long long y0 = (long long)i % per_map * c->l->h.rows_per_frame;
     long long y1 = y0 + c->l->h.rows_per_frame;
+    char of_map[32] = "";
     if (y1 > c->l->h.height)
         y1 = c->l->h.height;
-    snprintf(c->f->msg, c->f->msg_len, "%s: frame %u (rows %lld-%lld) at byte %llu: %s", c->f->path,
-             i, y0, y1 - 1, (unsigned long long)off, why);
+    if (c->l->h.maps > 1)
+        snprintf(of_map, sizeof of_map, " of map %lld", (long long)i / per_map + 1);
+    snprintf(c->f->msg, c->f->msg_len, "%s: frame %u (rows %lld-%lld%s) at byte %llu: %s",
+             c->f->path, i, y0, y1 - 1, of_map, (unsigned long long)off, why);
     return WINENT_ERR_INPUT;
 }
 
@@ -215,9 +219,10 @@ static winent_status check_run(winent_zst_file *f, FILE *out)
 
     const uint64_t data_end = l.table ? f->size - l.tsize : f->size;
     const uint64_t row_bytes = (uint64_t)l.h.width * 4;
+    const uint64_t per_map = (uint64_t)(l.h.frames / l.h.maps);
     uint64_t off = l.header_end;
     for (uint32_t i = 0; i < (uint32_t)l.h.frames; i++) {
-        uint64_t y0 = (uint64_t)i * (uint64_t)l.h.rows_per_frame;
+        uint64_t y0 = (uint64_t)i % per_map * (uint64_t)l.h.rows_per_frame;
         uint64_t rows = (uint64_t)l.h.height - y0 < (uint64_t)l.h.rows_per_frame
                             ? (uint64_t)l.h.height - y0
                             : (uint64_t)l.h.rows_per_frame;
@@ -266,9 +271,12 @@ static winent_status check_run(winent_zst_file *f, FILE *out)
             goto fail;
         }
     }
-    if (fprintf(out, "OK: %lld frame%s, %lld x %lld\n", l.h.frames, l.h.frames == 1 ? "" : "s",
-                l.h.width, l.h.height) < 0 ||
-        fflush(out) != 0) {
+    int printed = l.h.maps > 1
+                      ? fprintf(out, "OK: %lld frames, %lld maps of %lld x %lld\n", l.h.frames,
+                                l.h.maps, l.h.width, l.h.height)
+                      : fprintf(out, "OK: %lld frame%s, %lld x %lld\n", l.h.frames,
+                                l.h.frames == 1 ? "" : "s", l.h.width, l.h.height);
+    if (printed < 0 || fflush(out) != 0) {
         snprintf(f->msg, f->msg_len, "cannot write the result: %s", strerror(errno));
         st = WINENT_ERR_OUTPUT;
         goto fail;

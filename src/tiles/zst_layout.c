@@ -265,6 +265,7 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
                                   uint64_t *dsum)
 {
     uint64_t off = 0, row_bytes = (uint64_t)h->width * 4;
+    const uint64_t per_map = (uint64_t)(h->frames / h->maps); /* each map's frames */
     *csum = *dsum = 0;
     if (winent_zst_get32(entries) != header_frame || winent_zst_get32(entries + 4) != 0)
         return winent_zst_bad(f, "the seek table does not start with the header frame");
@@ -272,7 +273,7 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
     for (uint32_t i = 1; i < nentries; i++) {
         const uint8_t *e = entries + (size_t)i * WINENT_ZST_ENTRY;
         uint32_t c = winent_zst_get32(e), d = winent_zst_get32(e + 4);
-        uint64_t y0 = (uint64_t)(i - 1) * (uint64_t)h->rows_per_frame;
+        uint64_t y0 = (uint64_t)(i - 1) % per_map * (uint64_t)h->rows_per_frame;
         uint64_t rows = (uint64_t)h->height - y0 < (uint64_t)h->rows_per_frame
                             ? (uint64_t)h->height - y0
                             : (uint64_t)h->rows_per_frame;
@@ -291,7 +292,7 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
         *csum += c;
         *dsum += d;
     }
-    if (*dsum != (uint64_t)h->width * (uint64_t)h->height * 4)
+    if (*dsum != (uint64_t)h->width * (uint64_t)h->height * 4 * (uint64_t)h->maps)
         return winent_zst_bad(f, "the frames do not hold the whole image");
     return WINENT_OK;
 }
@@ -331,9 +332,19 @@ winent_status winent_zst_read_header(winent_zst_file *f, winent_zst_layout *l)
     winent_zst_facts *h = &l->h;
     if (check_header_json(l->json, l->jlen, h) != 0 || !h->format_ok)
         return winent_zst_bad(f, "the header is not winent-stream JSON");
+    /* Several maps: their list's length; the frames are theirs together. */
+    const char *mv;
+    size_t mn;
+    int nmaps = 1;
+    h->maps = 1;
+    if (winent_json_member(l->json, l->jlen, "maps", &mv, &mn)) {
+        if (!winent_json_item(mv, mn, -1, NULL, NULL, &nmaps) || nmaps < 1)
+            return winent_zst_bad(f, "the header's list of maps is not a list of maps");
+        h->maps = nmaps;
+    }
     if (h->width < 1 || h->height < 1 || h->rows_per_frame < 1 || h->frames < 0 ||
         h->width > INT32_MAX || h->height > INT32_MAX ||
-        h->frames != (h->height + h->rows_per_frame - 1) / h->rows_per_frame)
+        h->frames != (h->height + h->rows_per_frame - 1) / h->rows_per_frame * h->maps)
         return winent_zst_bad(f, "the header's sizes do not add up");
     return WINENT_OK;
 }
@@ -537,4 +548,40 @@ char *winent_json_string(const char *v, size_t n)
     }
     *o = '\0';
     return out;
+}
+
+int winent_json_item(const char *v, size_t n, int i, const char **iv, size_t *in, int *count)
+{
+    json_in j = {v, v + n, 0};
+    int k = 0;
+    if (n == 0 || *v != '[')
+        return 0;
+    j.p++;
+    skip_ws(&j);
+    if (j.p < j.end && *j.p == ']') {
+        if (i < 0)
+            *count = 0;
+        return i < 0;
+    }
+    for (;; k++) {
+        long long ignored;
+        skip_ws(&j);
+        const char *start = j.p;
+        if (parse_value(&j, &ignored) != 0)
+            return 0;
+        if (k == i) {
+            *iv = start;
+            *in = (size_t)(j.p - start);
+            return 1;
+        }
+        skip_ws(&j);
+        if (j.p < j.end && *j.p == ']')
+            break;
+        if (j.p >= j.end || *j.p != ',')
+            return 0;
+        j.p++;
+    }
+    if (i < 0)
+        *count = k + 1;
+    return i < 0;
 }

@@ -13,10 +13,13 @@
 
 #include "winent.h"
 
-/* What every reader needs from the header's top-level object; -1 when absent. */
+/* What every reader needs from the header's top-level object; -1 when absent.
+ * A file of several maps lists them ("maps"): `frames` counts every map's,
+ * `maps` times the frames of one (1 without the list). */
 typedef struct winent_zst_facts {
     int format_ok;
     long long width, height, rows_per_frame, frames;
+    long long maps;
 } winent_zst_facts;
 
 /* An open .zst and where its first problem goes: `msg` (msg_len bytes)
@@ -85,5 +88,10 @@ int winent_json_doubles(const char *v, size_t n, double *out, int max, int *coun
 /* A string, unescaped into a new NUL-terminated buffer (malloc'd; the
  * caller frees it); NULL when it is not a string or memory runs out. */
 char *winent_json_string(const char *v, size_t n);
+
+/* Element `i` of the array spanning [v, v + n): 1 and its span, or 0 when
+ * there is none (or it is not an array). With i < 0: 1 and the element
+ * count in *count (in `i`'s stead), 0 when not an array. */
+int winent_json_item(const char *v, size_t n, int i, const char **iv, size_t *in, int *count);
 
 #endif

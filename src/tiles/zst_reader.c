@@ -1,6 +1,7 @@
 /* A .zst map read back row by row (--decode): the layout checked at open
  * (zst_layout.h), then every frame decompressed in file order into the
- * caller's rows and held against its seek table entry. */
+ * caller's rows and held against its seek table entry. The maps of a file
+ * of several each have a cursor of their own over their frames. */
 #include "zst_reader.h"
 
 #include <errno.h>
@@ -23,21 +24,28 @@
  * buffer. */
 #define WHOLE_FRAME_MAX ((size_t)64 << 20)
 
+/* Where one map is read. */
+typedef struct zst_cursor {
+    ZSTD_DCtx *dctx;  /* owned */
+    uint8_t *in;      /* owned: compressed bytes of the current frame */
+    size_t in_cap;
+    ZSTD_inBuffer ib; /* over `in` */
+    uint32_t frame;   /* the current data frame (of the file) */
+    uint32_t end;     /* the map's last frame + 1 */
+    uint32_t first;   /* the map's first frame */
+    uint64_t off;     /* where it starts in the file */
+    uint64_t pos;     /* the next byte of it to read */
+    uint64_t left;    /* its decompressed bytes not delivered yet */
+    int in_frame;     /* a frame has been started and not finished */
+} zst_cursor;
+
 struct winent_zst_reader {
     winent_zst_file f;
     char msg[WINENT_MSG_LEN]; /* f.msg points here */
     winent_zst_layout l;      /* owned */
     winent_zst_map map;       /* owned strings and tags */
-    ZSTD_DCtx *dctx;          /* owned */
-    uint8_t *in;              /* owned: compressed bytes of the current frame */
-    size_t in_cap;
-    ZSTD_inBuffer ib;  /* over `in` */
-    uint32_t frame;    /* the current data frame */
-    uint64_t off;      /* where it starts in the file */
-    uint64_t pos;      /* the next byte of it to read */
-    uint64_t left;     /* its decompressed bytes not delivered yet */
-    int in_frame;      /* a frame has been started and not finished */
-    uint64_t bytes_in; /* compressed bytes read */
+    zst_cursor *cur;          /* owned: one per map */
+    uint64_t bytes_in;        /* compressed bytes read */
 };
 
 /* ---- the header's facts ------------------------------------------------- */
@@ -119,6 +127,51 @@ static int read_georef(const char *obj, size_t n, winent_georef *g)
     return 0;
 }
 
+/* Each map's band, window, range and nodata ("maps"; the file's own
+ * facts for a file of one map). */
+static winent_status read_maps(winent_zst_reader *r)
+{
+    winent_zst_map *m = &r->map;
+    const char *lv, *v;
+    size_t ln, n;
+    double d[2];
+    int count;
+    if ((m->maps = calloc((size_t)(unsigned)m->nmaps, sizeof *m->maps)) == NULL)
+        return winent_zst_oom(&r->f);
+    m->maps[0].source_band = m->source_band;
+    m->maps[0].compute = m->compute;
+    if (m->nmaps == 1 || !member(&r->l, "maps", &lv, &ln))
+        return WINENT_OK;
+    for (int k = 0; k < m->nmaps; k++) {
+        winent_zst_map_entry *e = &m->maps[k];
+        const char *iv;
+        size_t in;
+        if (!winent_json_item(lv, ln, k, &iv, &in, NULL) || *iv != '{')
+            return winent_zst_bad(&r->f, "the header's list of maps is not a list of maps");
+        e->compute = m->compute;
+        e->source_band = 0;
+        if (winent_json_member(iv, in, "band", &v, &n) && winent_json_number(v, n, &d[0]) &&
+            d[0] >= 1 && d[0] <= 65535)
+            e->source_band = (int)d[0];
+        if (winent_json_member(iv, in, "window", &v, &n) && winent_json_doubles(v, n, d, 2, &count) &&
+            count == 2 && d[0] >= 1 && d[0] <= 255 && d[1] >= 1 && d[1] <= 255) {
+            e->compute.kx = (int)d[0];
+            e->compute.ky = (int)d[1];
+        }
+        if (winent_json_member(iv, in, "range", &v, &n) && winent_json_doubles(v, n, d, 2, &count) &&
+            count == 2) {
+            e->compute.range_lo = d[0];
+            e->compute.range_hi = d[1];
+        }
+        e->compute.has_nodata = 0;
+        if (winent_json_member(iv, in, "nodata", &v, &n) && winent_json_number(v, n, &d[0])) {
+            e->compute.has_nodata = d[0] == d[0];
+            e->compute.nodata = d[0];
+        }
+    }
+    return WINENT_OK;
+}
+
 static winent_status read_map_facts(winent_zst_reader *r)
 {
     winent_zst_layout *l = &r->l;
@@ -130,7 +183,8 @@ static winent_status read_map_facts(winent_zst_reader *r)
     m->width = (int)l->h.width;
     m->height = (int)l->h.height;
     m->rows_per_frame = (int)l->h.rows_per_frame;
-    m->frames = (int)l->h.frames;
+    m->nmaps = (int)l->h.maps;
+    m->frames = (int)(l->h.frames / l->h.maps);
     /* The map itself: float32, little-endian, or it is not what we wrote. */
     if (member(l, "dtype", &v, &n) && !(n == 9 && memcmp(v, "\"float32\"", 9) == 0))
         return winent_zst_bad(&r->f, "the map is not float32");
@@ -180,7 +234,7 @@ static winent_status read_map_facts(winent_zst_reader *r)
         return winent_zst_oom(&r->f);
     if (member(l, "georef", &v, &n) && *v == '{' && read_georef(v, n, &m->georef) != 0)
         return winent_zst_oom(&r->f);
-    return WINENT_OK;
+    return read_maps(r);
 }
 
 /* ---- open ------------------------------------------------------------- */
@@ -208,14 +262,28 @@ static winent_status open_file(winent_zst_reader *r, const char *path)
     if (r->l.header_end + csum + r->l.tsize != r->f.size)
         return winent_zst_bad(&r->f, "the frames and the file size disagree");
     WINENT_TRY(read_map_facts(r));
-    r->dctx = ZSTD_createDCtx();
-    r->in_cap = ZSTD_DStreamInSize();
-    r->in = malloc(r->in_cap);
-    if (r->dctx == NULL || r->in == NULL)
+    const int nmaps = r->map.nmaps;
+    r->cur = calloc((size_t)(unsigned)nmaps, sizeof *r->cur);
+    if (r->cur == NULL)
         return winent_zst_oom(&r->f);
-    /* The writer's largest frame is 1 GiB, held whole as the window. */
-    ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, 30);
-    r->off = r->l.header_end;
+    uint64_t off = r->l.header_end;
+    for (int m = 0; m < nmaps; m++) {
+        zst_cursor *c = &r->cur[m];
+        c->dctx = ZSTD_createDCtx();
+        c->in_cap = ZSTD_DStreamInSize();
+        c->in = malloc(c->in_cap);
+        if (c->dctx == NULL || c->in == NULL)
+            return winent_zst_oom(&r->f);
+        /* The writer's largest frame is 1 GiB, held whole as the window. */
+        ZSTD_DCtx_setParameter(c->dctx, ZSTD_d_windowLogMax, 30);
+        c->first = c->frame = (uint32_t)m * (uint32_t)r->map.frames;
+        c->end = c->first + (uint32_t)r->map.frames;
+        c->off = off;
+        /* The next map starts after this one's frames. */
+        for (uint32_t i = c->first; i < c->end; i++)
+            off += winent_zst_get32(r->l.table + WINENT_ZST_SKIP_HEADER +
+                                    (size_t)(i + 1) * WINENT_ZST_ENTRY);
+    }
     return WINENT_OK;
 }
 
@@ -255,8 +323,12 @@ void winent_zst_reader_free(winent_zst_reader *r)
         return;
     if (r->f.fd >= 0)
         close(r->f.fd);
-    ZSTD_freeDCtx(r->dctx);
-    free(r->in);
+    for (int m = 0; r->cur && m < r->map.nmaps; m++) {
+        ZSTD_freeDCtx(r->cur[m].dctx);
+        free(r->cur[m].in);
+    }
+    free(r->cur);
+    free(r->map.maps);
     winent_zst_layout_free(&r->l);
     free(r->map.source);
     free(r->map.command_line);
@@ -272,80 +344,85 @@ static const uint8_t *entry(const winent_zst_reader *r, uint32_t frame)
 }
 
 /* "PATH: frame I (rows A-B) at byte OFF: WHY" as --info --check says it. */
-static winent_status frame_bad(winent_zst_reader *r, winent_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static winent_status frame_bad(winent_zst_reader *r, winent_err *err, const char *fmt, ...)
+static winent_status frame_bad(winent_zst_reader *r, const zst_cursor *c, winent_err *err,
+                               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static winent_status frame_bad(winent_zst_reader *r, const zst_cursor *c, winent_err *err,
+                               const char *fmt, ...)
 {
-    char why[256];
+    char why[256], of_map[32] = "";
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    long long y0 = (long long)r->frame * r->map.rows_per_frame;
+    long long y0 = (long long)(c->frame - c->first) * r->map.rows_per_frame;
     long long y1 = y0 + r->map.rows_per_frame;
     if (y1 > r->map.height)
         y1 = r->map.height;
-    return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: frame %u (rows %lld-%lld) at byte %llu: %s",
-                      r->f.path, r->frame, y0, y1 - 1, (unsigned long long)r->off, why);
+    if (r->map.nmaps > 1)
+        snprintf(of_map, sizeof of_map, " of map %d", (int)(c - r->cur) + 1);
+    return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: frame %u (rows %lld-%lld%s) at byte %llu: %s",
+                      r->f.path, c->frame, y0, y1 - 1, of_map, (unsigned long long)c->off, why);
 }
 
-/* Decompress from the current frame into [dst, dst + cap): *made bytes.
- * Ends the frame (its checksum verified by zstd, its sizes and checksum
- * held against the seek table) when zstd says it is whole. */
-static winent_status pull(winent_zst_reader *r, uint8_t *dst, size_t cap, size_t *made,
-                          winent_err *err)
+/* Decompress from the cursor's current frame into [dst, dst + cap):
+ * *made bytes. Ends the frame (its checksum verified by zstd, its sizes
+ * and checksum held against the seek table) when zstd says it is whole. */
+static winent_status pull(winent_zst_reader *r, zst_cursor *c, uint8_t *dst, size_t cap,
+                          size_t *made, winent_err *err)
 {
-    const uint8_t *e = entry(r, r->frame);
-    const uint64_t csize = winent_zst_get32(e), end = r->off + csize;
+    const uint8_t *e = entry(r, c->frame);
+    const uint64_t csize = winent_zst_get32(e), end = c->off + csize;
     ZSTD_outBuffer ob = {dst, cap, 0};
     *made = 0;
     for (;;) {
-        if (r->ib.pos == r->ib.size && r->pos < end) {
-            size_t k = end - r->pos < r->in_cap ? (size_t)(end - r->pos) : r->in_cap;
-            winent_status st = winent_zst_read_at(&r->f, r->in, k, r->pos);
+        if (c->ib.pos == c->ib.size && c->pos < end) {
+            size_t k = end - c->pos < c->in_cap ? (size_t)(end - c->pos) : c->in_cap;
+            winent_status st = winent_zst_read_at(&r->f, c->in, k, c->pos);
             if (st != WINENT_OK)
                 return WINENT_ERR(err, st, "%s", r->msg);
-            r->pos += k;
+            c->pos += k;
             r->bytes_in += k;
-            r->ib.src = r->in;
-            r->ib.size = k;
-            r->ib.pos = 0;
+            c->ib.src = c->in;
+            c->ib.size = k;
+            c->ib.pos = 0;
         }
         size_t before = ob.pos;
-        size_t ret = ZSTD_decompressStream(r->dctx, &ob, &r->ib);
+        size_t ret = ZSTD_decompressStream(c->dctx, &ob, &c->ib);
         if (ZSTD_isError(ret))
-            return frame_bad(r, err, "%s",
+            return frame_bad(r, c, err, "%s",
                              ZSTD_getErrorCode(ret) == ZSTD_error_checksum_wrong
                                  ? "checksum mismatch"
                                  : ZSTD_getErrorName(ret));
-        if (ob.pos - before > r->left)
-            return frame_bad(r, err, "holds more than the %u bytes the seek table says",
+        if (ob.pos - before > c->left)
+            return frame_bad(r, c, err, "holds more than the %u bytes the seek table says",
                              winent_zst_get32(e + 4));
-        r->left -= ob.pos - before;
+        c->left -= ob.pos - before;
         if (ret == 0) {
             /* Whole: it must end where the table says, with its checksum. */
             uint8_t b4[4];
-            if (r->left != 0)
-                return frame_bad(r, err, "holds fewer bytes than the seek table says");
-            if (r->ib.pos != r->ib.size || r->pos != end)
-                return frame_bad(r, err, "ends before the %llu bytes the seek table gives it",
+            if (c->left != 0)
+                return frame_bad(r, c, err, "holds fewer bytes than the seek table says");
+            if (c->ib.pos != c->ib.size || c->pos != end)
+                return frame_bad(r, c, err, "ends before the %llu bytes the seek table gives it",
                                  (unsigned long long)csize);
             winent_status st = winent_zst_read_at(&r->f, b4, 4, end - 4);
             if (st != WINENT_OK)
                 return WINENT_ERR(err, st, "%s", r->msg);
             if (winent_zst_get32(b4) != winent_zst_get32(e + 8))
-                return frame_bad(r, err, "the seek table's checksum %08x is not the frame's %08x",
+                return frame_bad(r, c, err,
+                                 "the seek table's checksum %08x is not the frame's %08x",
                                  winent_zst_get32(e + 8), winent_zst_get32(b4));
-            r->in_frame = 0;
-            r->off = end;
-            r->frame++;
+            c->in_frame = 0;
+            c->off = end;
+            c->frame++;
             break;
         }
         if (ob.pos == ob.size)
             break; /* the caller's rows are full: the frame goes on next time */
-        if (r->ib.pos == r->ib.size && r->pos >= end)
-            return frame_bad(r, err, "truncated: it needs more than the %llu bytes the seek "
-                                     "table gives it",
+        if (c->ib.pos == c->ib.size && c->pos >= end)
+            return frame_bad(r, c, err,
+                             "truncated: it needs more than the %llu bytes the seek table gives "
+                             "it",
                              (unsigned long long)csize);
     }
     *made = ob.pos;
@@ -354,53 +431,62 @@ static winent_status pull(winent_zst_reader *r, uint8_t *dst, size_t cap, size_t
 
 /* The current frame has delivered all its bytes: read on to its end (the
  * checksum after the last byte), which must add nothing. */
-static winent_status close_frame(winent_zst_reader *r, winent_err *err)
+static winent_status close_frame(winent_zst_reader *r, zst_cursor *c, winent_err *err)
 {
     uint8_t spare[64];
     size_t made;
-    while (r->in_frame) {
-        WINENT_TRY(pull(r, spare, sizeof spare, &made, err));
+    while (c->in_frame) {
+        WINENT_TRY(pull(r, c, spare, sizeof spare, &made, err));
         if (made > 0)
-            return frame_bad(r, err, "holds more than the seek table says");
+            return frame_bad(r, c, err, "holds more than the seek table says");
     }
     return WINENT_OK;
 }
 
-winent_status winent_zst_reader_read(winent_zst_reader *r, int rows, float *dst, winent_err *err)
+winent_status winent_zst_reader_read_map(winent_zst_reader *r, int map, int rows, float *dst,
+                                         winent_err *err)
 {
+    if (map < 0 || map >= r->map.nmaps)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%s: no map %d", r->f.path, map + 1);
+    zst_cursor *c = &r->cur[map];
     uint8_t *d = (uint8_t *)dst;
     size_t need = (size_t)rows * (size_t)r->map.width * 4;
     while (need > 0) {
-        if (!r->in_frame) {
-            if (r->frame >= (uint32_t)r->map.frames)
+        if (!c->in_frame) {
+            if (c->frame >= c->end)
                 return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%s: read past the last frame",
                                   r->f.path);
-            uint64_t csize = winent_zst_get32(entry(r, r->frame));
-            if (csize > r->in_cap && csize <= WHOLE_FRAME_MAX) {
-                uint8_t *bigger = realloc(r->in, (size_t)csize);
+            uint64_t csize = winent_zst_get32(entry(r, c->frame));
+            if (csize > c->in_cap && csize <= WHOLE_FRAME_MAX) {
+                uint8_t *bigger = realloc(c->in, (size_t)csize);
                 if (bigger == NULL)
                     return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-                r->in = bigger;
-                r->in_cap = (size_t)csize;
+                c->in = bigger;
+                c->in_cap = (size_t)csize;
             }
-            ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
-            r->in_frame = 1;
-            r->pos = r->off;
-            r->left = winent_zst_get32(entry(r, r->frame) + 4);
-            r->ib.size = r->ib.pos = 0;
+            ZSTD_DCtx_reset(c->dctx, ZSTD_reset_session_only);
+            c->in_frame = 1;
+            c->pos = c->off;
+            c->left = winent_zst_get32(entry(r, c->frame) + 4);
+            c->ib.size = c->ib.pos = 0;
         }
-        if (r->left == 0) {
-            WINENT_TRY(close_frame(r, err));
+        if (c->left == 0) {
+            WINENT_TRY(close_frame(r, c, err));
             continue;
         }
-        size_t made, cap = need < r->left ? need : (size_t)r->left;
-        WINENT_TRY(pull(r, d, cap, &made, err));
+        size_t made, cap = need < c->left ? need : (size_t)c->left;
+        WINENT_TRY(pull(r, c, d, cap, &made, err));
         d += made;
         need -= made;
     }
     /* A frame whose last row was just delivered is checked now, not with
      * the next call (there is none after the last rows). */
-    if (r->in_frame && r->left == 0)
-        WINENT_TRY(close_frame(r, err));
+    if (c->in_frame && c->left == 0)
+        WINENT_TRY(close_frame(r, c, err));
     return WINENT_OK;
+}
+
+winent_status winent_zst_reader_read(winent_zst_reader *r, int rows, float *dst, winent_err *err)
+{
+    return winent_zst_reader_read_map(r, 0, rows, dst, err);
 }

@@ -21,7 +21,13 @@
 #include "georef.h"
 #include "winent.h"
 
-/* What the header says of the map. */
+/* One map of a file of several (its entry in the header's "maps"). */
+typedef struct winent_zst_map_entry {
+    int source_band;             /* "band", 0 when null */
+    winent_compute_opts compute; /* the file's, with the map's window, range, nodata */
+} winent_zst_map_entry;
+
+/* What the header says of the map (of the first, for a file of several). */
 typedef struct winent_zst_map {
     int width, height;
     int rows_per_frame, frames;
@@ -33,6 +39,9 @@ typedef struct winent_zst_map {
     char *command_line;          /* owned: "command_line", NULL when absent */
     int source_band;             /* "source_band", 0 when absent or null */
     winent_georef georef;        /* owned: the "georef" tags (empty when absent) */
+    int nmaps;                   /* maps in the file, 1 without a "maps" list; `frames`
+                                    then counts one map's */
+    winent_zst_map_entry *maps;  /* owned: each map (nmaps of them) */
 } winent_zst_map;
 
 typedef struct winent_zst_reader winent_zst_reader;
@@ -45,10 +54,18 @@ winent_status winent_zst_reader_open(const char *path, winent_zst_reader **out, 
 /* The header's facts; valid until the reader is freed. */
 const winent_zst_map *winent_zst_reader_map(const winent_zst_reader *r);
 
-/* The next `rows` rows of the map (width floats each, native byte order)
- * into `dst`. A damaged frame is WINENT_ERR_INPUT naming it: "FILE: frame 3
- * (rows 48-63) at byte 123456: checksum mismatch". One thread at a time. */
+/* The next `rows` rows of the (first) map (width floats each, native byte
+ * order) into `dst`. A damaged frame is WINENT_ERR_INPUT naming it: "FILE:
+ * frame 3 (rows 48-63) at byte 123456: checksum mismatch". One thread at a
+ * time. */
 winent_status winent_zst_reader_read(winent_zst_reader *r, int rows, float *dst, winent_err *err);
+
+/* The same for map `map` (0 .. nmaps - 1) of a file of several: each map
+ * is read front to back on its own (a decompression context each, in
+ * memory bounded as above per map), so the maps can be read row band by
+ * row band side by side. */
+winent_status winent_zst_reader_read_map(winent_zst_reader *r, int map, int rows, float *dst,
+                                         winent_err *err);
 
 /* Compressed bytes read so far. */
 uint64_t winent_zst_reader_bytes_read(const winent_zst_reader *r);

@@ -58,6 +58,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (c.job.mem_bytes < ((uint64_t)1 << 20) || c.job.threads < 0 || c.job.bands < 1 ||
             c.job.band < 1)
             abort();
+        /* Lists of windows and bands: every item valid, none twice. */
+        for (int i = 0; i < c.job.nwindow_list; i++) {
+            int kx = c.job.window_list[2 * i], ky = c.job.window_list[2 * i + 1];
+            if (kx < 1 || kx > 255 || kx % 2 == 0 || ky < 1 || ky > 255 || ky % 2 == 0)
+                abort();
+            for (int j = 0; j < i; j++)
+                if (c.job.window_list[2 * j] == kx && c.job.window_list[2 * j + 1] == ky)
+                    abort();
+        }
+        for (int i = 0; i < c.job.nband_list; i++) {
+            if (c.job.band_list[i] < 1 || c.job.band_list[i] > 65535)
+                abort();
+            for (int j = 0; j < i; j++)
+                if (c.job.band_list[j] == c.job.band_list[i])
+                    abort();
+        }
     }
     cli_free(&c);
     for (int i = 0; i < argc; i++)
