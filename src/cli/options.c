@@ -474,50 +474,6 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
     return WINENT_OK;
 }
 
-void cli_print_stats(FILE *f, const winent_job_stats *s)
-{
-    fprintf(f,
-            "{\"wall_s\":%.3f,\"setup_s\":%.3f,\"pixels\":%llu,\"mpixel_per_s\":%.1f,\"bytes_in\":%llu,"
-            "\"bytes_out\":%llu,\"engine\":\"%s\",\"chunk_rows\":%d,\"chunks\":%d,"
-            "\"stages\":{"
-            "\"read\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
-            "\"compute\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
-            "\"encode\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f},"
-            "\"write\":{\"threads\":%d,\"busy_s\":%.3f,\"wait_s\":%.3f}}",
-            s->wall_s, s->setup_s, (unsigned long long)s->pixels,
-            s->wall_s > 0 ? (double)s->pixels / s->wall_s / 1e6 : 0.0,
-            (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, s->engine,
-            s->chunk_rows, s->chunks, s->read.threads, s->read.busy_s, s->read.wait_s,
-            s->compute.threads, s->compute.busy_s, s->compute.wait_s, s->encode.threads,
-            s->encode.busy_s, s->encode.wait_s, s->write.threads, s->write.busy_s,
-            s->write.wait_s);
-    if (s->range_counted) {
-        fprintf(f, ",\"range\":[%.17g,%.17g],\"range_from\":\"", s->range_lo, s->range_hi);
-        for (const char *p = s->range_from; *p; p++) /* a file name: JSON-escaped */
-            if (*p == '"' || *p == '\\')
-                fprintf(f, "\\%c", *p);
-            else if ((unsigned char)*p < 0x20)
-                fprintf(f, "\\u%04x", (unsigned char)*p);
-            else
-                fputc(*p, f);
-        if (s->samples_min == s->samples_min)
-            fprintf(f, "\",\"samples\":[%.17g,%.17g]", s->samples_min, s->samples_max);
-        else
-            fprintf(f, "\",\"samples\":null");
-        fprintf(f,
-                ",\"clamped\":{\"below\":%llu,\"above\":%llu,\"valid\":%llu,"
-                "\"percent\":%.3f}",
-                (unsigned long long)s->clamped_below, (unsigned long long)s->clamped_above,
-                (unsigned long long)s->valid_samples,
-                s->valid_samples ? 100.0 * (double)(s->clamped_below + s->clamped_above) /
-                                       (double)s->valid_samples
-                                 : 0.0);
-    } else {
-        fprintf(f, ",\"range\":null,\"clamped\":null");
-    }
-    fprintf(f, "}\n");
-}
-
 /* `w` quoted for a POSIX shell where needed ('it'\''s', '' for an empty
  * word) into `dst` (NULL: only measure); returns its length. */
 static size_t quote_word(const char *w, char *dst)
