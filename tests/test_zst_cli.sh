@@ -5,7 +5,7 @@
 # GeoTIFF input reaches the header as GDAL reads it, and --info describes
 # good files and refuses others.
 . "$WINENT_SRC/tests/cli_lib.sh"
-need_python numpy json
+need_python numpy json xxhash
 RD="$WINENT_SRC/tests/zst_read.py"
 command -v zstd >/dev/null || { echo "no zstd command: skipped"; exit 77; }
 
