@@ -16,7 +16,8 @@ Blocks without a comment run too, their needs read from what they use
 (`import winent`, `gdalinfo`, ...), so the examples other branches add are
 run as well; a C block without one is a fragment and is not run. All run
 in order in WORKDIR, one shell (sh -e) or python3 each, so a block may use
-the files an earlier one made. What a block needs and the build lacks
+the files an earlier one made; examples/ and samples/ of the repository
+are there too, as in its root. What a block needs and the build lacks
 skips it with the reason. Needs:
 
     gdal            the gdalinfo and gdal_translate commands
@@ -137,6 +138,11 @@ class Env:
         with open(os.path.join(bindir, "cc"), "w") as f:
             f.write('#!/bin/sh\nexec "%s" %s "$@"\n' % (cc, self.san))
         os.chmod(os.path.join(bindir, "cc"), 0o755)
+        # Paths of the repository (examples/dask_entropy.py, samples/...)
+        # work as from its root.
+        for d in ("examples", "samples"):
+            if os.path.isdir(os.path.join(self.src, d)):
+                os.symlink(os.path.join(self.src, d), os.path.join(work, d))
         self.env["PATH"] = os.pathsep.join([bindir, os.environ["WINENT_BIN"],
                                             os.environ["WINENT_TOOLS"], os.environ["PATH"]])
 

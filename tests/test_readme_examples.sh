@@ -36,7 +36,8 @@ else
 fi
 
 # Every option --help lists has a row in the README's options table.
-"$WS" --help | grep -o -- '--[a-z][a-z-]*' | sort -u >"$T/help-options"
+# (the lines that start with an option: prose such as "--name=VALUE" is not one)
+"$WS" --help | sed -n 's/^ *\(--[a-z][a-z-]*\).*/\1/p' | sort -u >"$T/help-options"
 sed -n '/^## Options/,/^## /p' "$README" | grep '^|' >"$T/table"
 missing=""
 while read -r opt; do
