@@ -60,6 +60,7 @@ endfunction()
 winent_pkg_dep(ZSTD)
 winent_pkg_dep(TIFF)
 winent_pkg_dep(ZLIB)
+winent_pkg_dep(CJSON) # the .zst header and --info (src/base/json.c)
 if(TARGET PkgConfig::PNG) # --preview (libpng), where the build has it
   winent_pkg_dep(PNG)
 endif()

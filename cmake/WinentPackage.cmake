@@ -45,7 +45,7 @@ set(CPACK_DEBIAN_DEV_PACKAGE_NAME libwinent-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "winent-stream (= ${PROJECT_VERSION})")
 # What `pkg-config --static --libs winent` and winent::winent_static link.
-set(winent_dev_recommends "pkg-config, libzstd-dev, libtiff-dev, zlib1g-dev")
+set(winent_dev_recommends "pkg-config, libzstd-dev, libtiff-dev, zlib1g-dev, libcjson-dev")
 if(TARGET PkgConfig::PNG)
   string(APPEND winent_dev_recommends ", libpng-dev")
 endif()

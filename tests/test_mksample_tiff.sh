@@ -3,7 +3,7 @@
 # Read back by GDAL (where installed) and by winent-stream's own TIFF reader
 # (its map of the TIFF is the map of the raw twin), for several sample
 # types, both byte orders, deflate and none, tiles that do not divide the
-# image; the GDAL_NODATA tag; bounded memory; usage errors.
+# image; the GDAL_NODATA tag; --georef; bounded memory; usage errors.
 . "$WINENT_SRC/tests/cli_lib.sh"
 have_gdal=0
 "$PY" -c "from osgeo import gdal" 2>/dev/null && have_gdal=1
@@ -105,6 +105,33 @@ fi
 check "f32 holes: NaN samples read back as NaN (same map as the raw twin)" \
     ws_same "$T/hf.tif" "$T/hf.raw" 200x100 f32 --range 0:9 --bins 32
 
+# --georef: a GeoTIFF (the quick start's demo input) that GDAL places, and
+# whose georeferencing winent-stream's GeoTIFF output keeps; its samples
+# are those of the same TIFF without it.
+"$MK" --size 96x64 --dtype u8 --kind landscape --tiff --georef 32633,500000,4600000,30 "$T/utm.tif"
+"$MK" --size 96x64 --dtype u8 --tiff --georef 4326,10.5,50.25,0.001 "$T/ll.tif"
+if [ $have_gdal = 1 ]; then
+    "$WS" --quiet --device cpu "$T/utm.tif" "$T/utm-map.tif"
+    check "--georef: GDAL reads the CRS and the geotransform (input and map)" "$PY" -c "
+import sys
+from osgeo import gdal, osr
+def crs(ds):
+    s = osr.SpatialReference(wkt=ds.GetProjection()); s.AutoIdentifyEPSG()
+    return s.GetAuthorityCode(None), bool(s.IsGeographic())
+bad = []
+for path, want in (('$T/utm.tif', ((500000, 30, 0, 4600000, 0, -30), ('32633', False))),
+                   ('$T/utm-map.tif', ((500000, 30, 0, 4600000, 0, -30), ('32633', False))),
+                   ('$T/ll.tif', ((10.5, 0.001, 0, 50.25, 0, -0.001), ('4326', True)))):
+    ds = gdal.Open(path)
+    got = (ds.GetGeoTransform(), crs(ds))
+    if got != want:
+        bad.append('%s: %r' % (path, got))
+sys.exit('; '.join(bad) if bad else 0)"
+fi
+"$MK" --size 96x64 --dtype u8 --kind landscape --tiff "$T/plain.tif"
+check "--georef changes no sample" sh -c "'$WS' --quiet --format raw '$T/utm.tif' '$T/g1' &&
+    '$WS' --quiet --format raw '$T/plain.tif' '$T/g2' && cmp -s '$T/g1' '$T/g2'"
+
 # Streamed: memory follows the width and the tile, not the height (not
 # measured in sanitizer builds: their shadow memory is most of the RSS).
 if [ -x /usr/bin/time ] && [ -z "${WINENT_SANITIZE:-}" ]; then
@@ -137,6 +164,9 @@ mk_expect 2 "--tiff to standard output" --size 4x4 --dtype u8 --tiff -
 mk_expect 2 "--tile without --tiff" --size 4x4 --dtype u8 --tile 32 "$T/x"
 mk_expect 2 "--tile not a multiple of 16" --size 4x4 --dtype u8 --tiff --tile 40 "$T/x.tif"
 mk_expect 2 "--compress lzw" --size 4x4 --dtype u8 --tiff --compress lzw "$T/x.tif"
+mk_expect 2 "--georef without --tiff" --size 4x4 --dtype u8 --georef 32633,0,0,1 "$T/x"
+mk_expect 2 "--georef without a pixel side" --size 4x4 --dtype u8 --tiff --georef 32633,0,0 "$T/x.tif"
+mk_expect 2 "--georef with a negative pixel" --size 4x4 --dtype u8 --tiff --georef 32633,0,0,-1 "$T/x.tif"
 mk_expect 4 "unwritable TIFF" --size 4x4 --dtype u8 --tiff "$T/no/such/dir/x.tif"
 check "no file left by a failed TIFF" [ ! -e "$T/x.tif" ]
 

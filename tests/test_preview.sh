@@ -1,12 +1,12 @@
 #!/bin/sh
 # --preview FILE.png as a user runs it: the PNG read back by
-# tests/preview_check.py (decoded with zlib, colours against numpy's block
+# tests/preview_check.py (decoded with Pillow, colours against numpy's block
 # means of the raw map of the same job and the colour map rebuilt from its
 # construction), the main output byte-identical with and without it, with
 # every format and a pipe; no PNG and no temporary file when the job fails;
 # the checks before any work.
 . "$WINENT_SRC/tests/cli_lib.sh"
-need_python numpy
+need_python numpy PIL
 CHK="$WINENT_SRC/tests/preview_check.py"
 LN25=$("$PY" -c 'import math; print(repr(math.log(25)))')
 

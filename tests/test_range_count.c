@@ -4,8 +4,8 @@
  *   winent_range_minmax on every dtype, with NaN, infinities, nodata,
  *   values exactly at LO and HI, ranges between two floats, unaligned rows;
  * - the statistics of GDAL's metadata XML and of a .aux.xml;
- * - the ENVI map info of a geotransform as GDAL reads it back;
- * - the .zst header's JSON values (members, numbers, strings with escapes). */
+ * - the ENVI map info of a geotransform as GDAL reads it back.
+ * (The .zst header's JSON: tests/test_json.c.) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,6 @@
 #include "kernels/range_count.h"
 #include "tiles/band_stats.h"
 #include "tiles/envi_header.h"
-#include "tiles/zst_layout.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
@@ -253,36 +252,6 @@ static void test_map_info(void)
     CHECK(!winent_envi_map_info(shear, &x0, &y0, &xs, &ys, &deg), "shear refused");
 }
 
-static void test_json(void)
-{
-    const char *h = "{\n  \"a\": [1, 2.5, -3e2],\n  \"s\": \"x\\\"y\\\\z\\n\\u00e9\\ud83d\\ude00\",\n"
-                    "  \"n\": \"NaN\", \"i\": \"-Infinity\", \"z\": null,\n"
-                    "  \"o\": {\"a\": 7, \"deep\": {\"a\": 8}}\n}";
-    const char *v;
-    size_t n;
-    double d[4];
-    int count;
-    CHECK(winent_json_member(h, strlen(h), "a", &v, &n) && winent_json_doubles(v, n, d, 4, &count) &&
-              count == 3 && d[0] == 1 && d[1] == 2.5 && d[2] == -300,
-          "array");
-    CHECK(winent_json_member(h, strlen(h), "a", &v, &n) && !winent_json_doubles(v, n, d, 2, &count),
-          "array longer than the room");
-    char *s = winent_json_member(h, strlen(h), "s", &v, &n) ? winent_json_string(v, n) : NULL;
-    CHECK(s && strcmp(s, "x\"y\\z\n\xc3\xa9\xf0\x9f\x98\x80") == 0, "string: %s", s ? s : "(null)");
-    free(s);
-    CHECK(winent_json_member(h, strlen(h), "n", &v, &n) && winent_json_number(v, n, d) && isnan(d[0]),
-          "NaN");
-    CHECK(winent_json_member(h, strlen(h), "i", &v, &n) && winent_json_number(v, n, d) &&
-              d[0] == -INFINITY,
-          "-Infinity");
-    CHECK(winent_json_member(h, strlen(h), "z", &v, &n) && !winent_json_number(v, n, d), "null");
-    CHECK(!winent_json_member(h, strlen(h), "deep", &v, &n), "members of members are not members");
-    CHECK(winent_json_member(h, strlen(h), "o", &v, &n) &&
-              winent_json_member(v, n, "a", &v, &n) && winent_json_number(v, n, d) && d[0] == 7,
-          "nested object");
-    CHECK(!winent_json_member("[1]", 3, "a", &v, &n), "not an object");
-}
-
 int main(void)
 {
     for (int t = 0; t < WINENT_DTYPE_COUNT; t++)
@@ -297,6 +266,5 @@ int main(void)
     test_counts(WINENT_F64, 0.1, 0.30000000000000004, 1, 0.2, 0);
     test_stats_xml();
     test_map_info();
-    test_json();
     return harness_end();
 }

@@ -95,7 +95,7 @@ fails count "seek table"
 damage tmagic 'e = len(data) - 9 - 12 * len(t) - 8; data[e] ^= 0x01'
 fails tmagic "seek table frame is damaged"
 # A header whose width (300 -> 310, same length) disagrees with the frames.
-damage width 'i = data.index(b"\"width\": 300"); data[i + 10] = ord("1")'
+damage width 'import re; i = re.search(rb"\"width\":\s*300", data).end(); data[i - 2] = ord("1")'
 fails width "frame 0 (rows 0-15)" "holds 19200 bytes, but the header's 310 x 170 image needs 19840"
 # Not ours at all, or not there.
 expect_exit 3 "raw samples" "$WS" --test "$T/in.raw"

@@ -5,7 +5,7 @@
 # GeoTIFF input reaches the header as GDAL reads it, and --info describes
 # good files and refuses others.
 . "$WINENT_SRC/tests/cli_lib.sh"
-need_python numpy json
+need_python numpy json xxhash
 RD="$WINENT_SRC/tests/zst_read.py"
 command -v zstd >/dev/null || { echo "no zstd command: skipped"; exit 77; }
 
@@ -53,6 +53,32 @@ check "--info says why" grep -q 'not a winent-stream .zst' "$T/stderr"
 head -c 1000 "$T/out.zst" >"$T/cut.zst"
 expect_exit 3 "--info on a truncated file" "$WS" --info "$T/cut.zst"
 expect_exit 3 "--info on a missing file" "$WS" --info "$T/nothing.zst"
+
+# Numbers in the header read back exactly (cJSON's own printing would
+# write 0.1 + 0.2 as 0.3): the range, nodata, through --info and through
+# --decode into a .zst again, and --stats.
+"$PY" -c "
+import numpy as np
+np.random.seed(3)
+open('$T/f64.raw', 'wb').write(np.random.uniform(0.1, 0.3, 40 * 30).astype('<f8').tobytes())"
+"$WS" --quiet --stats --size 40x30 --dtype f64 --range 0.1:0.30000000000000004 \
+    --nodata -1.0000000000000002 "$T/f64.raw" "$T/exact.zst" 2>"$T/exact.stats"
+"$WS" --info "$T/exact.zst" >"$T/exact.info"
+"$WS" --quiet --decode "$T/exact.zst" "$T/exact2.zst"
+check "range and nodata read back exactly" "$PY" -c "
+import json, subprocess, sys
+def header(p):
+    return json.loads(subprocess.run([sys.executable, '$RD', 'header', p], check=True,
+                                     stdout=subprocess.PIPE).stdout)
+want = ([0.1, 0.30000000000000004], -1.0000000000000002)
+for name, h in (('header', header('$T/exact.zst')),
+                ('--info', json.load(open('$T/exact.info'))['header']),
+                ('--decode to .zst', header('$T/exact2.zst'))):
+    if (h['range'], h['nodata']) != want:
+        sys.exit('%s: %r %r' % (name, h['range'], h['nodata']))
+s = json.loads(open('$T/exact.stats').read().splitlines()[-1])
+if s['range'] != want[0]:
+    sys.exit('--stats: %r' % s['range'])"
 
 # A failed run leaves an existing output untouched and no temporary file.
 printf 'keep me' >"$T/keep.zst"

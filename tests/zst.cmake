@@ -1,5 +1,8 @@
 # tests of the zst area: the .zst sink and --info
 
+# JSON of the header and --info (src/base/json.c over cJSON): numbers read
+# back bit for bit, text stays UTF-8, the reader refuses what is not JSON.
+winent_unit_test(test_json)
 winent_unit_test(test_zst_sink)
 # The test runs the tree's Python reader (tests/zst_read.py).
 target_compile_definitions(test_zst_sink PRIVATE WINENT_TEST_SRC="${PROJECT_SOURCE_DIR}")

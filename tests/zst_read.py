@@ -71,51 +71,15 @@ def seek_table(data):
     return out
 
 
-M64 = (1 << 64) - 1
-P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
-P4, P5 = 0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5
-
-
-def rotl(x, r):
-    return ((x << r) | (x >> (64 - r))) & M64
-
-
-def xxh_round(acc, lane):
-    return (rotl((acc + lane * P2) & M64, 31) * P1) & M64
-
-
-def xxh64(data, seed=0):
-    """XXH64 (the digest zstd frames and seek tables carry), in pure Python."""
-    n, i = len(data), 0
-    if n >= 32:
-        v = [(seed + P1 + P2) & M64, (seed + P2) & M64, seed, (seed - P1) & M64]
-        while i + 32 <= n:
-            for k in range(4):
-                v[k] = xxh_round(v[k], struct.unpack_from("<Q", data, i + 8 * k)[0])
-            i += 32
-        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & M64
-        for k in range(4):
-            h = ((h ^ xxh_round(0, v[k])) * P1 + P4) & M64
-    else:
-        h = (seed + P5) & M64
-    h = (h + n) & M64
-    while i + 8 <= n:
-        h ^= xxh_round(0, struct.unpack_from("<Q", data, i)[0])
-        h = (rotl(h, 27) * P1 + P4) & M64
-        i += 8
-    if i + 4 <= n:
-        h ^= (struct.unpack_from("<I", data, i)[0] * P1) & M64
-        h = (rotl(h, 23) * P2 + P3) & M64
-        i += 4
-    while i < n:
-        h ^= (data[i] * P5) & M64
-        h = (rotl(h, 11) * P1) & M64
-        i += 1
-    h ^= h >> 33
-    h = (h * P2) & M64
-    h ^= h >> 29
-    h = (h * P3) & M64
-    return h ^ (h >> 32)
+def xxh64(data):
+    """XXH64 (the digest zstd frames and seek tables carry), from the xxhash
+    module (Debian python3-xxhash), computed apart from zstd and the C code.
+    Imported here: only `check` needs it."""
+    try:
+        import xxhash
+    except ImportError:
+        fail("check needs the xxhash module (Debian python3-xxhash, tools/setup-debian.sh)")
+    return xxhash.xxh64_intdigest(data)
 
 
 def unzstd(frame):

@@ -4,14 +4,18 @@
 set -eu
 # clang, its sanitizer and libFuzzer runtimes, libomp (with Archer, for
 # TSan) and llvm-symbolizer: the checking builds of tools/test-sanitizers.sh.
+# libcjson-dev: JSON of the .zst header, --info and --stats.
+# python3-zstandard, python3-xxhash: the tests' own .zst reader
+# (tests/zst_read.py) and the README's numpy example; python3-pil: the
+# tests' PNG reader (tests/preview_check.py).
 # libgdal-dev: the GDAL source (optional at build time: WINENT_GDAL).
 # libproj-dev (and its proj-data): the CRS of --sidecar's ENVI headers.
 # help2man: the man page made at build time; dpkg-dev (dpkg-shlibdeps): the
 # .deb's dependencies (cpack -G DEB); groff-base: test_install renders the
 # man page. python3-zstandard, python3-dask: the Python package's .zst
 # reader and the dask example, and their tests.
-pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev libpng-dev libgdal-dev libdeflate-dev libproj-dev \
-python3 python3-numpy python3-skimage python3-zstandard python3-dask gdal-bin python3-gdal time valgrind strace \
+pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev libpng-dev libcjson-dev libgdal-dev libdeflate-dev libproj-dev \
+python3 python3-numpy python3-skimage python3-pil python3-zstandard python3-xxhash python3-dask gdal-bin python3-gdal time valgrind strace \
 clang libclang-rt-dev libomp-dev llvm help2man dpkg-dev groff-base"
 missing=""
 for p in $pkgs; do

@@ -6,7 +6,8 @@
  *   winent-mksample --size WxH --dtype T [--kind uniform|landscape] [--values N]
  *                   [--seed S] [--holes FRACTION] [--nodata V]
  *                   [--byteorder little|big]
- *                   [--tiff [--tile N] [--compress deflate|none]] OUTPUT|-
+ *                   [--tiff [--tile N] [--compress deflate|none]
+ *                    [--georef EPSG,X,Y,PIXEL]] OUTPUT|-
  *
  * Every pixel is a pure function of (seed, x, y): a row never depends on the
  * rows before it, which is what lets the tool stream 20000 x 20000 images
@@ -16,7 +17,9 @@
  * samples pass 2 GiB), written one row of tiles at a time, its tiles
  * deflated on every core: memory is O(width x tile), whatever the height.
  * The samples are the raw output's; the compressed bytes are zlib's, so
- * they may change with the zlib version.
+ * they may change with the zlib version. --georef makes it a GeoTIFF: a
+ * north-up grid of square pixels in an EPSG coordinate system (the quick
+ * start's demo input, and tests that need georeferenced input).
  */
 #include <errno.h>
 #include <math.h>
@@ -67,6 +70,8 @@ typedef struct options {
     int tiff;     /* write a tiled TIFF instead of raw samples */
     int tile;     /* TIFF tile side, a multiple of 16 */
     int compress; /* TIFF compression: COMPRESSION_ADOBE_DEFLATE or _NONE */
+    int epsg;     /* --georef: the CRS's EPSG code, 0 for none */
+    double origin_x, origin_y, pixel; /* upper left corner, pixel side */
     const char *output;
 } options;
 
@@ -103,6 +108,11 @@ static void usage(FILE *f)
             "                            row of tiles at a time; OUTPUT must be a file\n"
             "  --tile N                  TIFF tile side, a multiple of 16 (default 256)\n"
             "  --compress deflate|none   TIFF compression (default deflate)\n"
+            "  --georef EPSG,X,Y,PIXEL   make the TIFF a GeoTIFF: CRS EPSG:EPSG (codes\n"
+            "                            4000-4999 taken as geographic, others as\n"
+            "                            projected), upper left corner at (X, Y),\n"
+            "                            square pixels of side PIXEL, north up; e.g.\n"
+            "                            32633,500000,4600000,30 (UTM 33N, 30 m)\n"
             "  --help                    this text\n"
             "\n"
             "With --tiff and --nodata the value is written as the GDAL_NODATA tag.\n"
@@ -398,6 +408,16 @@ static int parse_args(int argc, char **argv, options *o)
                 else
                     return fail_usage("--compress: '%s' is not deflate or none", v);
                 have_tiff_opt = 1;
+            } else if (!strcmp(a, "--georef")) {
+                char tail;
+                if (sscanf(v, "%d,%lf,%lf,%lf%c", &o->epsg, &o->origin_x, &o->origin_y, &o->pixel,
+                           &tail) != 4 ||
+                    o->epsg < 1024 || o->epsg > 32767 || !isfinite(o->origin_x) ||
+                    !isfinite(o->origin_y) || !(o->pixel > 0 && isfinite(o->pixel)))
+                    return fail_usage("--georef: '%s' is not EPSG,X,Y,PIXEL (an EPSG code "
+                                      "1024..32767, a corner, a positive pixel side)",
+                                      v);
+                have_tiff_opt = 1;
             } else {
                 i--;
                 return fail_usage("unknown option %s", a);
@@ -415,7 +435,7 @@ static int parse_args(int argc, char **argv, options *o)
     if (o->output == NULL)
         return fail_usage("%s", "no OUTPUT given (a file name, or - for standard output)");
     if (have_tiff_opt && !o->tiff)
-        return fail_usage("%s", "--tile and --compress are for --tiff output");
+        return fail_usage("%s", "--tile, --compress and --georef are for --tiff output");
     if (o->tiff && !strcmp(o->output, "-"))
         return fail_usage("%s", "--tiff: a TIFF needs a file name, not standard output");
     if (!winent_dtype_is_float(o->dtype)) {
@@ -498,6 +518,34 @@ static int tiff_sample_format(winent_dtype t)
                                                                  : SAMPLEFORMAT_UINT;
 }
 
+/* The GeoTIFF tags of --georef: the corner pixel tied to (X, Y), the pixel
+ * side, and three GeoKeys (model type, PixelIsArea, the EPSG code). libtiff
+ * does not know these tags: they are declared first. Returns 1 on success. */
+static int set_georef(TIFF *tif, const options *o)
+{
+    static const TIFFFieldInfo fields[] = {
+        {33550, TIFF_VARIABLE2, TIFF_VARIABLE2, TIFF_DOUBLE, FIELD_CUSTOM, 1, 1,
+         "ModelPixelScaleTag"},
+        {33922, TIFF_VARIABLE2, TIFF_VARIABLE2, TIFF_DOUBLE, FIELD_CUSTOM, 1, 1,
+         "ModelTiepointTag"},
+        {34735, TIFF_VARIABLE2, TIFF_VARIABLE2, TIFF_SHORT, FIELD_CUSTOM, 1, 1,
+         "GeoKeyDirectoryTag"},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (TIFFFindField(tif, fields[i].field_tag, TIFF_ANY) == NULL)
+            TIFFMergeFieldInfo(tif, &fields[i], 1);
+    const int geographic = o->epsg >= 4000 && o->epsg <= 4999;
+    const double scale[3] = {o->pixel, o->pixel, 0};
+    const double tie[6] = {0, 0, 0, o->origin_x, o->origin_y, 0};
+    const uint16_t keys[16] = {1, 1, 0, 3, /* version 1.1.0, three keys */
+                               1024, 0, 1, (uint16_t)(geographic ? 2 : 1), /* GTModelType */
+                               1025, 0, 1, 1, /* GTRasterType: PixelIsArea */
+                               (uint16_t)(geographic ? 2048 : 3072), 0, 1, (uint16_t)o->epsg};
+    return TIFFSetField(tif, 33550, (uint32_t)3, scale) &&
+           TIFFSetField(tif, 33922, (uint32_t)6, tie) &&
+           TIFFSetField(tif, 34735, (uint32_t)16, keys);
+}
+
 /* Open o->output and set its tags; returns 0, or -1 with tiff_error set. */
 static int tiff_open(const options *o, tiff_out *t)
 {
@@ -569,6 +617,8 @@ static int tiff_open(const options *o, tiff_out *t)
         else
             ok &= TIFFSetField(tif, TAG_GDAL_NODATA, v);
     }
+    if (o->epsg > 0)
+        ok &= set_georef(tif, o);
     if (!ok) {
         if (tiff_error[0] == '\0')
             snprintf(tiff_error, sizeof tiff_error, "cannot set the TIFF tags");

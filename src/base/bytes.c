@@ -1,5 +1,7 @@
 #include "bytes.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +26,21 @@ int winent_bytes_append(winent_bytes *b, const void *src, size_t n)
         return -1;
     memcpy(b->data + b->size, src, n);
     b->size += n;
+    return 0;
+}
+
+int winent_bytes_printf(winent_bytes *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || winent_bytes_reserve(b, (size_t)n + 1) != 0)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf((char *)b->data + b->size, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->size += (size_t)n;
     return 0;
 }
 

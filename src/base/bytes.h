@@ -24,6 +24,8 @@ typedef struct winent_bytes {
 int winent_bytes_reserve(winent_bytes *b, size_t extra);
 /* Append bytes; -1 when out of memory. */
 int winent_bytes_append(winent_bytes *b, const void *src, size_t n);
+/* Append printf-style text (no NUL kept); -1 when out of memory. */
+int winent_bytes_printf(winent_bytes *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Record that the last `n` bytes form one part; -1 when out of memory. */
 int winent_bytes_add_part(winent_bytes *b, size_t n);
 /* Forget the content, keep the memory. */

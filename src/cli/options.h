@@ -36,7 +36,7 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t ms
 void cli_free(cli_opts *c);
 
 /* The --stats line: one JSON object (wall time, pixels, bytes, engines,
- * busy and waiting time of each stage), then a newline. */
+ * busy and waiting time of each stage), then a newline (stats_json.c). */
 void cli_print_stats(FILE *f, const winent_job_stats *s);
 
 /* The command line `argv` as the outputs record it: each word quoted for a

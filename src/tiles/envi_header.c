@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "crs_wkt.h"
-#include "zst_format.h" /* winent_zst_printf */
 
 static const double DEG = 180.0 / 3.14159265358979323846;
 
@@ -104,15 +103,15 @@ static int map_info(winent_bytes *b, const winent_georef *g)
     int epsg = winent_georef_epsg(g);
     envi_projection(epsg, form, sizeof form);
     char *text = NULL;
-    int bad = winent_zst_printf(b, "map info = {");
+    int bad = winent_bytes_printf(b, "map info = {");
     /* form holds one %s, where the location goes. */
     const char *at = strstr(form, "%s");
     bad = bad || winent_bytes_append(b, form, (size_t)(at - form)) ||
           winent_bytes_append(b, loc, strlen(loc)) ||
-          winent_bytes_append(b, at + 2, strlen(at + 2)) || winent_zst_printf(b, "%s}\n", rot);
+          winent_bytes_append(b, at + 2, strlen(at + 2)) || winent_bytes_printf(b, "%s}\n", rot);
     if (!bad && epsg > 0 && (text = winent_crs_esri_wkt(epsg)) != NULL) {
-        bad = winent_zst_printf(b, "coordinate system string = {") || free_text(b, text) ||
-              winent_zst_printf(b, "}\n");
+        bad = winent_bytes_printf(b, "coordinate system string = {") || free_text(b, text) ||
+              winent_bytes_printf(b, "}\n");
         free(text);
     }
     return bad ? -1 : 0;
@@ -136,26 +135,26 @@ int winent_envi_header_text(const winent_sink_opts *o, winent_bytes *b)
     }
     if (o->source_band > 0)
         snprintf(band, sizeof band, " of band %d", o->source_band);
-    int bad = winent_zst_printf(b, "ENVI\ndescription = {winent-stream %s local entropy map (%s)%s",
+    int bad = winent_bytes_printf(b, "ENVI\ndescription = {winent-stream %s local entropy map (%s)%s",
                                 WINENT_VERSION_STRING, what, band);
     if (o->source_name)
-        bad = bad || winent_zst_printf(b, " of ") || free_text(b, o->source_name);
+        bad = bad || winent_bytes_printf(b, " of ") || free_text(b, o->source_name);
     if (o->command_line)
-        bad = bad || winent_zst_printf(b, ". Command: ") || free_text(b, o->command_line);
+        bad = bad || winent_bytes_printf(b, ". Command: ") || free_text(b, o->command_line);
     int epsg = winent_georef_epsg(o->georef);
     if (epsg > 0)
-        bad = bad || winent_zst_printf(b, ". CRS: EPSG:%d", epsg);
-    bad = bad || winent_zst_printf(b,
+        bad = bad || winent_bytes_printf(b, ". CRS: EPSG:%d", epsg);
+    bad = bad || winent_bytes_printf(b,
                                    "}\nsamples = %d\nlines = %d\nbands = 1\nheader offset = 0\n"
                                    "file type = ENVI Standard\ndata type = 4\ninterleave = bsq\n"
                                    "byte order = 0\n",
                                    o->width, o->height);
     if (c)
-        bad = bad || winent_zst_printf(b, "band names = {entropy %dx%d%s}\n", c->kx, c->ky, band);
+        bad = bad || winent_bytes_printf(b, "band names = {entropy %dx%d%s}\n", c->kx, c->ky, band);
     else
-        bad = bad || winent_zst_printf(b, "band names = {entropy%s}\n", band);
+        bad = bad || winent_bytes_printf(b, "band names = {entropy%s}\n", band);
     if (o->nodata_in_play)
-        bad = bad || winent_zst_printf(b, "data ignore value = nan\n");
+        bad = bad || winent_bytes_printf(b, "data ignore value = nan\n");
     if (!bad && winent_georef_present(o->georef))
         bad = map_info(b, o->georef) != 0;
     return bad ? -1 : 0;

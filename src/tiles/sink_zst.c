@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "base/json.h"
 #include "sink_internal.h"
 #include "spill.h"
 #include "zst_format.h"
@@ -225,91 +226,91 @@ static void zst_free(void *impl)
 
 /* ---- the header ---------------------------------------------------- */
 
-static int json_doubles(winent_bytes *b, const double *v, int n)
-{
-    int bad = winent_bytes_append(b, "[", 1);
-    for (int i = 0; i < n && !bad; i++)
-        bad = (i ? winent_bytes_append(b, ", ", 2) : 0) || winent_zst_json_double(b, v[i]);
-    return bad || winent_bytes_append(b, "]", 1);
-}
-
 /* The georeferencing: what GDAL users want (geotransform, EPSG code), and
  * the GeoTIFF tags themselves, so that nothing of the input is lost. */
-static int json_georef(winent_bytes *b, const winent_georef *g)
+static cJSON *json_georef(const winent_georef *g)
 {
     double gt[6];
-    int bad = winent_zst_printf(b, ",\n  \"georef\": {");
-    const char *sep = "\n    ";
-    if (winent_georef_geotransform(g, gt)) {
-        bad |= winent_zst_printf(b, "%s\"geotransform\": ", sep) || json_doubles(b, gt, 6);
-        sep = ",\n    ";
-    }
+    char crs[32];
+    cJSON *o = cJSON_CreateObject();
+    int bad = o == NULL;
+    if (winent_georef_geotransform(g, gt))
+        bad |= winent_json_put(o, "geotransform", winent_json_numbers(gt, 6));
     int epsg = winent_georef_epsg(g);
     if (epsg > 0) {
-        bad |= winent_zst_printf(b, "%s\"epsg\": %d,\n    \"crs\": \"EPSG:%d\"", sep, epsg, epsg);
-        sep = ",\n    ";
+        snprintf(crs, sizeof crs, "EPSG:%d", epsg);
+        bad |= winent_json_put(o, "epsg", winent_json_integer(epsg));
+        bad |= winent_json_put(o, "crs", cJSON_CreateString(crs));
     }
     if (g->n_geokeys > 0) {
-        bad |= winent_zst_printf(b, "%s\"geokeys\": [", sep);
-        for (int i = 0; i < g->n_geokeys; i++)
-            bad |= winent_zst_printf(b, "%s%u", i ? ", " : "", (unsigned)g->geokeys[i]);
-        bad |= winent_zst_printf(b, "]");
-        sep = ",\n    ";
+        cJSON *keys = cJSON_CreateArray();
+        for (int i = 0; i < g->n_geokeys && keys; i++)
+            if (winent_json_put(keys, NULL, winent_json_integer(g->geokeys[i])) != 0) {
+                cJSON_Delete(keys);
+                keys = NULL;
+            }
+        bad |= winent_json_put(o, "geokeys", keys);
     }
-    if (g->n_geodoubles > 0) {
-        bad |= winent_zst_printf(b, "%s\"geodoubles\": ", sep) ||
-               json_doubles(b, g->geodoubles, g->n_geodoubles);
-        sep = ",\n    ";
+    if (g->n_geodoubles > 0)
+        bad |= winent_json_put(o, "geodoubles", winent_json_numbers(g->geodoubles, g->n_geodoubles));
+    if (g->geoascii)
+        bad |= winent_json_put(o, "geoascii", winent_json_text(g->geoascii));
+    if (g->n_tiepoints > 0)
+        bad |= winent_json_put(o, "tiepoints", winent_json_numbers(g->tiepoints, g->n_tiepoints));
+    if (g->n_scale > 0)
+        bad |= winent_json_put(o, "pixel_scale", winent_json_numbers(g->scale, g->n_scale));
+    if (g->n_transform > 0)
+        bad |= winent_json_put(o, "transform", winent_json_numbers(g->transform, g->n_transform));
+    if (bad) {
+        cJSON_Delete(o);
+        return NULL;
     }
-    if (g->geoascii) {
-        bad |=
-            winent_zst_printf(b, "%s\"geoascii\": ", sep) || winent_zst_json_string(b, g->geoascii);
-        sep = ",\n    ";
-    }
-    if (g->n_tiepoints > 0) {
-        bad |= winent_zst_printf(b, "%s\"tiepoints\": ", sep) ||
-               json_doubles(b, g->tiepoints, g->n_tiepoints);
-        sep = ",\n    ";
-    }
-    if (g->n_scale > 0) {
-        bad |= winent_zst_printf(b, "%s\"pixel_scale\": ", sep) ||
-               json_doubles(b, g->scale, g->n_scale);
-        sep = ",\n    ";
-    }
-    if (g->n_transform > 0) {
-        bad |= winent_zst_printf(b, "%s\"transform\": ", sep) ||
-               json_doubles(b, g->transform, g->n_transform);
-    }
-    return bad || winent_zst_printf(b, "\n  }");
+    return o;
 }
 
 /* Several maps: each one's band, window, range and nodata, and its
  * frames (the first data frame, counted from 0, and how many). */
-static int json_maps(winent_bytes *b, const winent_sink *s, const zst_sink *z)
+static cJSON *json_maps(const winent_sink *s, const zst_sink *z)
 {
-    int bad = winent_zst_printf(b, ",\n  \"maps\": [");
+    cJSON *list = cJSON_CreateArray();
+    int bad = list == NULL;
     for (int m = 0; m < z->nmaps && !bad; m++) {
         const winent_sink_map *map = &s->opts.maps[m];
         const winent_compute_opts *c = map->compute;
-        bad |= winent_zst_printf(b, "%s\n    {\"band\": ", m ? "," : "");
-        bad |= map->source_band > 0 ? winent_zst_printf(b, "%d", map->source_band)
-                                    : winent_zst_printf(b, "null");
-        bad |= winent_zst_printf(b, ", \"window\": [%d, %d], \"range\": ", c->kx, c->ky);
+        const double window[2] = {c->kx, c->ky};
+        cJSON *e = cJSON_CreateObject();
+        int ebad = e == NULL;
+        ebad |= winent_json_put(e, "band", map->source_band > 0
+                                               ? winent_json_integer(map->source_band)
+                                               : cJSON_CreateNull());
+        ebad |= winent_json_put(e, "window", winent_json_numbers(window, 2));
         if (c->bins > 0) {
-            double r[2] = {c->range_lo, c->range_hi};
-            bad |= json_doubles(b, r, 2);
+            const double r[2] = {c->range_lo, c->range_hi};
+            ebad |= winent_json_put(e, "range", winent_json_numbers(r, 2));
         } else {
-            bad |= winent_zst_printf(b, "null");
+            ebad |= winent_json_put(e, "range", cJSON_CreateNull());
         }
-        bad |= winent_zst_printf(b, ", \"nodata\": ");
-        bad |= c->has_nodata ? winent_zst_json_double(b, c->nodata) : winent_zst_printf(b, "null");
-        bad |= winent_zst_printf(b, ", \"first_frame\": %u, \"frames\": %u}",
-                                 (uint32_t)m * z->nframes, z->nframes);
+        ebad |= winent_json_put(e, "nodata",
+                                c->has_nodata ? winent_json_number(c->nodata) : cJSON_CreateNull());
+        ebad |= winent_json_put(e, "first_frame", winent_json_integer((long long)m * z->nframes));
+        ebad |= winent_json_put(e, "frames", winent_json_integer(z->nframes));
+        if (ebad) {
+            cJSON_Delete(e);
+            bad = 1;
+        } else {
+            bad = winent_json_put(list, NULL, e);
+        }
     }
-    return bad || winent_zst_printf(b, "\n  ]");
+    if (bad) {
+        cJSON_Delete(list);
+        return NULL;
+    }
+    return list;
 }
 
-static int json_header(winent_bytes *b, const winent_sink *s, const zst_sink *z)
+/* The header's text (malloc'd), members in a fixed order: the same options
+ * give the same bytes. NULL when out of memory. */
+static char *json_header(const winent_sink *s, const zst_sink *z)
 {
     static const char *const bases[] = {"e", "2", "10"};
     const winent_sink_opts *o = &s->opts;
@@ -319,69 +320,78 @@ static int json_header(winent_bytes *b, const winent_sink *s, const zst_sink *z)
         winent_compute_opts_default(&dflt);
         c = &dflt;
     }
-    int bad = winent_zst_printf(
-        b,
-        "{\n  \"format\": \"%s\",\n  \"width\": %d,\n  \"height\": %d,\n"
-        "  \"dtype\": \"float32\",\n  \"byteorder\": \"little\",\n  \"window\": [%d, %d],\n"
-        "  \"base\": \"%s\",\n",
-        WINENT_ZST_FORMAT_NAME, o->width, o->height, c->kx, c->ky,
-        (unsigned)c->base < 3 ? bases[c->base] : "e");
+    cJSON *h = cJSON_CreateObject();
+    int bad = h == NULL;
+    const double window[2] = {c->kx, c->ky};
+    bad |= winent_json_put(h, "format", cJSON_CreateString(WINENT_ZST_FORMAT_NAME));
+    bad |= winent_json_put(h, "width", winent_json_integer(o->width));
+    bad |= winent_json_put(h, "height", winent_json_integer(o->height));
+    bad |= winent_json_put(h, "dtype", cJSON_CreateString("float32"));
+    bad |= winent_json_put(h, "byteorder", cJSON_CreateString("little"));
+    bad |= winent_json_put(h, "window", winent_json_numbers(window, 2));
+    bad |= winent_json_put(h, "base",
+                           cJSON_CreateString((unsigned)c->base < 3 ? bases[c->base] : "e"));
     if (c->bins > 0) {
-        double r[2] = {c->range_lo, c->range_hi};
-        bad |= winent_zst_printf(b, "  \"bins\": %u,\n  \"range\": ", (unsigned)c->bins) ||
-               json_doubles(b, r, 2);
+        const double range[2] = {c->range_lo, c->range_hi};
+        bad |= winent_json_put(h, "bins", winent_json_integer(c->bins));
+        bad |= winent_json_put(h, "range", winent_json_numbers(range, 2));
     } else {
-        bad |= winent_zst_printf(b, "  \"bins\": null,\n  \"range\": null");
+        bad |= winent_json_put(h, "bins", cJSON_CreateNull());
+        bad |= winent_json_put(h, "range", cJSON_CreateNull());
     }
-    bad |= winent_zst_printf(b, ",\n  \"nodata\": ");
-    bad |= c->has_nodata ? winent_zst_json_double(b, c->nodata) : winent_zst_printf(b, "null");
+    bad |= winent_json_put(h, "nodata",
+                           c->has_nodata ? winent_json_number(c->nodata) : cJSON_CreateNull());
     /* The map marks "no value" with NaN (a nodata centre pixel). */
-    bad |=
-        winent_zst_printf(b, ",\n  \"output_nodata\": %s", o->nodata_in_play ? "\"NaN\"" : "null");
-    bad |= winent_zst_printf(b, ",\n  \"rows_per_frame\": %d,\n  \"frames\": %u,\n  \"source\": ",
-                             z->frame_rows, z->nframes * (uint32_t)z->nmaps);
-    bad |= winent_zst_json_string(b, o->source_name ? o->source_name : "");
+    bad |= winent_json_put(h, "output_nodata",
+                           o->nodata_in_play ? cJSON_CreateString("NaN") : cJSON_CreateNull());
+    bad |= winent_json_put(h, "rows_per_frame", winent_json_integer(z->frame_rows));
+    bad |= winent_json_put(h, "frames", winent_json_integer((long long)z->nframes * z->nmaps));
+    bad |= winent_json_put(h, "source", winent_json_text(o->source_name ? o->source_name : ""));
     /* Provenance: which band of the source, of which type, and the command
      * that made the map (null when not known, as for an in-memory job). */
-    bad |= o->source_band > 0 ? winent_zst_printf(b, ",\n  \"source_band\": %d", o->source_band)
-                              : winent_zst_printf(b, ",\n  \"source_band\": null");
-    bad |= o->compute ? winent_zst_printf(b, ",\n  \"source_dtype\": \"%s\"",
-                                          winent_dtype_name(o->compute->dtype))
-                      : winent_zst_printf(b, ",\n  \"source_dtype\": null");
-    bad |= winent_zst_printf(b, ",\n  \"command_line\": ");
-    bad |= o->command_line ? winent_zst_json_string(b, o->command_line)
-                           : winent_zst_printf(b, "null");
-    bad |= winent_zst_printf(b, ",\n  \"version\": \"%s\"", WINENT_VERSION_STRING);
+    bad |= winent_json_put(h, "source_band", o->source_band > 0
+                                                 ? winent_json_integer(o->source_band)
+                                                 : cJSON_CreateNull());
+    bad |= winent_json_put(h, "source_dtype",
+                           o->compute ? cJSON_CreateString(winent_dtype_name(o->compute->dtype))
+                                      : cJSON_CreateNull());
+    bad |= winent_json_put(h, "command_line", o->command_line ? winent_json_text(o->command_line)
+                                                              : cJSON_CreateNull());
+    bad |= winent_json_put(h, "version", cJSON_CreateString(WINENT_VERSION_STRING));
     if (winent_georef_present(o->georef))
-        bad |= json_georef(b, o->georef);
+        bad |= winent_json_put(h, "georef", json_georef(o->georef));
     if (z->nmaps > 1)
-        bad |= json_maps(b, s, z);
-    return bad || winent_zst_printf(b, "\n}\n");
+        bad |= winent_json_put(h, "maps", json_maps(s, z));
+    char *text = bad ? NULL : winent_json_print(h, 1);
+    cJSON_Delete(h);
+    return text;
 }
 
 static winent_status write_header(winent_sink *s, zst_sink *z, winent_err *err)
 {
-    winent_bytes b = {0};
     winent_status st = WINENT_OK;
     uint8_t skip[WINENT_ZST_SKIP_HEADER];
-    if (json_header(&b, s, z) != 0) {
-        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-        goto fail;
-    }
-    if (b.size > WINENT_ZST_MAX_HEADER) {
+    char *text = json_header(s, z);
+    if (text == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    /* cJSON ends its text without a newline: one makes `head` readable. */
+    size_t n = strlen(text);
+    text[n] = '\n'; /* the NUL's place: the text is written by length */
+    n++;
+    if (n > WINENT_ZST_MAX_HEADER) {
         st = WINENT_ERR(err, WINENT_ERR_INPUT,
                         "%s: the georeferencing is too large for a .zst "
                         "header (%zu bytes)",
-                        s->opts.path, b.size);
+                        s->opts.path, n);
         goto fail;
     }
     winent_zst_put32(skip, WINENT_ZST_HEADER_MAGIC);
-    winent_zst_put32(skip + 4, (uint32_t)b.size);
-    set_entry(z, 0, (uint32_t)(WINENT_ZST_SKIP_HEADER + b.size), 0, WINENT_ZST_EMPTY_CHECKSUM);
+    winent_zst_put32(skip + 4, (uint32_t)n);
+    set_entry(z, 0, (uint32_t)(WINENT_ZST_SKIP_HEADER + n), 0, WINENT_ZST_EMPTY_CHECKSUM);
     WINENT_TRY_GOTO(st, winent_outfile_write(&z->file, skip, sizeof skip, err));
-    WINENT_TRY_GOTO(st, winent_outfile_write(&z->file, b.data, b.size, err));
+    WINENT_TRY_GOTO(st, winent_outfile_write(&z->file, text, n, err));
 fail:
-    winent_bytes_free(&b);
+    free(text);
     return st;
 }
 

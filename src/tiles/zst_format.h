@@ -22,12 +22,7 @@
 #ifndef WINENT_ZST_FORMAT_H
 #define WINENT_ZST_FORMAT_H
 
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-
-#include "base/bytes.h"
 
 #define WINENT_ZST_FORMAT_NAME "winent-stream/1"
 
@@ -67,104 +62,6 @@ static inline void winent_zst_put32(uint8_t *p, uint32_t v)
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)(v >> 16);
     p[3] = (uint8_t)(v >> 24);
-}
-
-/* Append printf-style text; -1 when out of memory. */
-static inline int winent_zst_printf(winent_bytes *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static inline int winent_zst_printf(winent_bytes *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || winent_bytes_reserve(b, (size_t)n + 1) != 0)
-        return -1;
-    va_start(ap, fmt);
-    vsnprintf((char *)b->data + b->size, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->size += (size_t)n;
-    return 0;
-}
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid.
- * Overlong forms, surrogates and code points past U+10FFFF are invalid. */
-static inline size_t winent_zst_utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    uint32_t cp, min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2, cp = c & 0x1F, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3, cp = c & 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4, cp = c & 0x07, min = 0x10000;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
-}
-
-/* Append `s` as a JSON string (quotes included). File names are bytes,
- * not text: a byte that is not valid UTF-8 becomes U+FFFD, so the header
- * stays valid UTF-8 JSON whatever the name. -1 when out of memory. */
-static inline int winent_zst_json_string(winent_bytes *b, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s);
-    if (winent_bytes_append(b, "\"", 1) != 0)
-        return -1;
-    for (size_t i = 0; i < n;) {
-        unsigned c = p[i];
-        size_t k = winent_zst_utf8_len(p + i, n - i);
-        int rc;
-        if (k == 0) {
-            rc = winent_bytes_append(b, "\\ufffd", 6);
-            k = 1;
-        } else if (c == '"' || c == '\\') {
-            char esc[2] = {'\\', (char)c};
-            rc = winent_bytes_append(b, esc, 2);
-        } else if (c == '\n') {
-            rc = winent_bytes_append(b, "\\n", 2);
-        } else if (c == '\t') {
-            rc = winent_bytes_append(b, "\\t", 2);
-        } else if (c == '\r') {
-            rc = winent_bytes_append(b, "\\r", 2);
-        } else if (c < 0x20 || c == 0x7F) {
-            rc = winent_zst_printf(b, "\\u%04x", c);
-        } else {
-            rc = winent_bytes_append(b, p + i, k);
-        }
-        if (rc != 0)
-            return -1;
-        i += k;
-    }
-    return winent_bytes_append(b, "\"", 1);
-}
-
-/* Append a double that reads back exactly (%.17g). JSON has no NaN or
- * infinity: those become the strings "NaN", "Infinity", "-Infinity" (the
- * spelling of Python's json module and JavaScript). */
-static inline int winent_zst_json_double(winent_bytes *b, double v)
-{
-    if (v != v)
-        return winent_zst_printf(b, "\"NaN\"");
-    if (v > 1.7976931348623157e308)
-        return winent_zst_printf(b, "\"Infinity\"");
-    if (v < -1.7976931348623157e308)
-        return winent_zst_printf(b, "\"-Infinity\"");
-    return winent_zst_printf(b, "%.17g", v);
 }
 
 #endif

@@ -17,6 +17,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "base/json.h"
 #include "base/werr.h"
 #include "winent.h"
 #include "zst_format.h"
@@ -30,7 +31,8 @@ static winent_status info_run(winent_zst_file *f, FILE *out)
 {
     winent_status st;
     winent_zst_layout l = {0};
-    winent_bytes o = {0};
+    cJSON *d = NULL; /* the description */
+    char *text = NULL;
 
     WINENT_TRY_GOTO(st, winent_zst_read_header(f, &l));
     WINENT_TRY_GOTO(st, winent_zst_read_table(f, &l));
@@ -42,39 +44,39 @@ static winent_status info_run(winent_zst_file *f, FILE *out)
         goto fail;
     }
 
-    /* The description: the header as written (indented one level), then
-     * the figures of the seek table. */
-    int e = winent_zst_printf(&o, "{\n  \"file\": ") || winent_zst_json_string(&o, f->path) ||
-            winent_zst_printf(&o, ",\n  \"header\": ");
-    size_t n = l.jlen;
-    const char *json = l.json;
-    while (n > 0 && (json[n - 1] == '\n' || json[n - 1] == ' ' || json[n - 1] == '\r' ||
-                     json[n - 1] == '\t'))
-        n--;
-    for (size_t i = 0; i < n && !e; i++)
-        e = json[i] == '\n' ? winent_bytes_append(&o, "\n  ", 3)
-                            : winent_bytes_append(&o, json + i, 1);
-    e = e || winent_zst_printf(&o,
-                               ",\n  \"frames\": %u,\n  \"file_bytes\": %llu,\n"
-                               "  \"compressed_bytes\": %llu,\n  \"decompressed_bytes\": %llu,\n"
-                               "  \"ratio\": %.3f,\n  \"checksums\": true,\n"
-                               "  \"seek_table\": \"zstd seekable format, %u entries "
-                               "(header frame first)\"\n}\n",
-                               l.nentries - 1, (unsigned long long)f->size,
-                               (unsigned long long)csum, (unsigned long long)dsum,
-                               csum ? (double)dsum / (double)csum : 0.0, l.nentries);
-    if (e) {
+    /* The description: the header (its numbers as they read, exactly),
+     * then the figures of the seek table. */
+    char seek[96];
+    snprintf(seek, sizeof seek, "zstd seekable format, %u entries (header frame first)",
+             l.nentries);
+    d = cJSON_CreateObject();
+    int e = d == NULL || winent_json_exact_numbers(l.root) != 0;
+    e = e || winent_json_put(d, "file", winent_json_text(f->path));
+    if (!e) {
+        e = winent_json_put(d, "header", l.root);
+        l.root = NULL; /* d owns it now (or it is freed) */
+    }
+    e = e || winent_json_put(d, "frames", winent_json_integer(l.nentries - 1));
+    e = e || winent_json_put(d, "file_bytes", winent_json_integer((long long)f->size));
+    e = e || winent_json_put(d, "compressed_bytes", winent_json_integer((long long)csum));
+    e = e || winent_json_put(d, "decompressed_bytes", winent_json_integer((long long)dsum));
+    e = e || winent_json_put(d, "ratio",
+                             winent_json_fixed(csum ? (double)dsum / (double)csum : 0.0, 3));
+    e = e || winent_json_put(d, "checksums", cJSON_CreateTrue());
+    e = e || winent_json_put(d, "seek_table", cJSON_CreateString(seek));
+    if (e || (text = winent_json_print(d, 1)) == NULL) {
         st = winent_zst_oom(f);
         goto fail;
     }
-    if (fwrite(o.data, 1, o.size, out) != o.size || fflush(out) != 0) {
+    if (fprintf(out, "%s\n", text) < 0 || fflush(out) != 0) {
         snprintf(f->msg, f->msg_len, "cannot write the description: %s", strerror(errno));
         st = WINENT_ERR_OUTPUT;
         goto fail;
     }
     st = WINENT_OK;
 fail:
-    winent_bytes_free(&o);
+    free(text);
+    cJSON_Delete(d);
     winent_zst_layout_free(&l);
     return st;
 }

@@ -1,7 +1,7 @@
 /*
  * zst_layout.h - reading a winent-stream .zst (layout in zst_format.h):
  * its header frame, its seek table, the frames' own headers held against
- * the table, and the values of the header's JSON. Shared by --info and
+ * the table, and the header's JSON parsed (cJSON). Shared by --info and
  * --info --check (zst_info.c) and --decode's reader (zst_reader.c), so
  * that all of them accept and refuse the same files.
  */
@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/json.h"
 #include "winent.h"
 
 /* What every reader needs from the header's top-level object; -1 when absent.
@@ -37,6 +38,7 @@ typedef struct winent_zst_file {
 typedef struct winent_zst_layout {
     char *json; /* owned: the header's text, NUL-terminated */
     uint32_t jlen;
+    cJSON *root; /* owned: the header parsed (an object); NULL until read */
     winent_zst_facts h;
     uint64_t header_end; /* bytes of the header frame: where frame 0 starts */
     uint8_t *table;      /* owned: the seek table frame; NULL until read */
@@ -67,31 +69,5 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
                                       uint32_t nentries, uint64_t *csum, uint64_t *dsum);
 
 void winent_zst_layout_free(winent_zst_layout *l);
-
-/* ---- values of the header's JSON ---------------------------------------
- * The header has been checked whole (winent_zst_read_header); these find
- * one member of an object and read it. A value is given as its span
- * [v, v + n) of the text. */
-
-/* The value of member `key` of the object spanning [obj, obj + n): 1 and
- * its span, or 0 when absent (or not an object). */
-int winent_json_member(const char *obj, size_t n, const char *key, const char **v, size_t *vn);
-
-/* A number, or one of the strings "NaN", "Infinity", "-Infinity" the
- * writer uses for those: 1 and *out, or 0 (null, or anything else). */
-int winent_json_number(const char *v, size_t n, double *out);
-
-/* An array of numbers: up to `max` of them into out, their count in
- * *count; 0 when it is not such an array (or holds more than max). */
-int winent_json_doubles(const char *v, size_t n, double *out, int max, int *count);
-
-/* A string, unescaped into a new NUL-terminated buffer (malloc'd; the
- * caller frees it); NULL when it is not a string or memory runs out. */
-char *winent_json_string(const char *v, size_t n);
-
-/* Element `i` of the array spanning [v, v + n): 1 and its span, or 0 when
- * there is none (or it is not an array). With i < 0: 1 and the element
- * count in *count (in `i`'s stead), 0 when not an array. */
-int winent_json_item(const char *v, size_t n, int i, const char **iv, size_t *in, int *count);
 
 #endif

@@ -50,48 +50,43 @@ struct winent_zst_reader {
 
 /* ---- the header's facts ------------------------------------------------- */
 
-static int member(const winent_zst_layout *l, const char *key, const char **v, size_t *n)
+/* An array of numbers of any length (malloc'd into *out; NULL when empty
+ * or not such an array: left out, as GDAL leaves bad tags). -1 when out of
+ * memory. */
+static int doubles_alloc(const cJSON *v, double **out, int *count)
 {
-    return winent_json_member(l->json, l->jlen, key, v, n);
-}
-
-/* An array of numbers of any length (malloc'd into *out; NULL when empty). */
-static int doubles_alloc(const char *v, size_t n, double **out, int *count)
-{
-    int cap = (int)(n / 2 + 1);
+    int cap = cJSON_GetArraySize(v);
     *out = NULL;
     *count = 0;
+    if (cap <= 0)
+        return 0;
     double *d = malloc(sizeof *d * (size_t)cap);
     if (d == NULL)
         return -1;
-    if (!winent_json_doubles(v, n, d, cap, count)) {
+    if (!winent_json_get_doubles(v, d, cap, count) || *count == 0) {
         free(d);
         *count = 0;
-        return 0; /* not an array of numbers: left out, as GDAL leaves bad tags */
+        return 0;
     }
-    if (*count == 0)
-        free(d);
-    else
-        *out = d;
+    *out = d;
     return 0;
 }
 
 /* The "georef" object back into GeoTIFF tags; malformed members are left
  * out. -1 when out of memory. */
-static int read_georef(const char *obj, size_t n, winent_georef *g)
+static int read_georef(const cJSON *obj, winent_georef *g)
 {
-    const char *v;
-    size_t vn;
+    const cJSON *v;
     int count;
     double *d = NULL;
-    if (winent_json_member(obj, n, "pixel_scale", &v, &vn) &&
-        winent_json_doubles(v, vn, g->scale, 3, &count) && count == 3)
+    if (winent_json_get_doubles(winent_json_get(obj, "pixel_scale"), g->scale, 3, &count) &&
+        count == 3)
         g->n_scale = 3;
-    if (winent_json_member(obj, n, "transform", &v, &vn) &&
-        winent_json_doubles(v, vn, g->transform, 16, &count) && count == 16)
+    if (winent_json_get_doubles(winent_json_get(obj, "transform"), g->transform, 16, &count) &&
+        count == 16)
         g->n_transform = 16;
-    if (winent_json_member(obj, n, "tiepoints", &v, &vn)) {
-        if (doubles_alloc(v, vn, &d, &count) != 0)
+    if ((v = winent_json_get(obj, "tiepoints")) != NULL) {
+        if (doubles_alloc(v, &d, &count) != 0)
             return -1;
         if (count > 0 && count % 6 == 0) {
             g->tiepoints = d;
@@ -100,14 +95,14 @@ static int read_georef(const char *obj, size_t n, winent_georef *g)
             free(d);
         }
     }
-    if (winent_json_member(obj, n, "geodoubles", &v, &vn)) {
-        if (doubles_alloc(v, vn, &d, &count) != 0)
+    if ((v = winent_json_get(obj, "geodoubles")) != NULL) {
+        if (doubles_alloc(v, &d, &count) != 0)
             return -1;
         g->geodoubles = d;
         g->n_geodoubles = count;
     }
-    if (winent_json_member(obj, n, "geokeys", &v, &vn)) {
-        if (doubles_alloc(v, vn, &d, &count) != 0)
+    if ((v = winent_json_get(obj, "geokeys")) != NULL) {
+        if (doubles_alloc(v, &d, &count) != 0)
             return -1;
         int ok = count >= 4;
         for (int i = 0; i < count && ok; i++)
@@ -121,8 +116,8 @@ static int read_georef(const char *obj, size_t n, winent_georef *g)
         g->n_geokeys = ok ? count : 0;
         free(d);
     }
-    if (winent_json_member(obj, n, "geoascii", &v, &vn) && *v == '"' &&
-        (g->geoascii = winent_json_string(v, vn)) == NULL)
+    v = winent_json_get(obj, "geoascii");
+    if (cJSON_IsString(v) && (g->geoascii = strdup(v->valuestring)) == NULL)
         return -1;
     return 0;
 }
@@ -132,39 +127,36 @@ static int read_georef(const char *obj, size_t n, winent_georef *g)
 static winent_status read_maps(winent_zst_reader *r)
 {
     winent_zst_map *m = &r->map;
-    const char *lv, *v;
-    size_t ln, n;
+    const cJSON *list = winent_json_get(r->l.root, "maps");
     double d[2];
+    long long k;
     int count;
     if ((m->maps = calloc((size_t)(unsigned)m->nmaps, sizeof *m->maps)) == NULL)
         return winent_zst_oom(&r->f);
     m->maps[0].source_band = m->source_band;
     m->maps[0].compute = m->compute;
-    if (m->nmaps == 1 || !member(&r->l, "maps", &lv, &ln))
+    if (m->nmaps == 1 || list == NULL)
         return WINENT_OK;
-    for (int k = 0; k < m->nmaps; k++) {
-        winent_zst_map_entry *e = &m->maps[k];
-        const char *iv;
-        size_t in;
-        if (!winent_json_item(lv, ln, k, &iv, &in, NULL) || *iv != '{')
+    for (int i = 0; i < m->nmaps; i++) {
+        winent_zst_map_entry *e = &m->maps[i];
+        const cJSON *item = cJSON_GetArrayItem(list, i);
+        if (!cJSON_IsObject(item))
             return winent_zst_bad(&r->f, "the header's list of maps is not a list of maps");
         e->compute = m->compute;
         e->source_band = 0;
-        if (winent_json_member(iv, in, "band", &v, &n) && winent_json_number(v, n, &d[0]) &&
-            d[0] >= 1 && d[0] <= 65535)
-            e->source_band = (int)d[0];
-        if (winent_json_member(iv, in, "window", &v, &n) && winent_json_doubles(v, n, d, 2, &count) &&
-            count == 2 && d[0] >= 1 && d[0] <= 255 && d[1] >= 1 && d[1] <= 255) {
+        if (winent_json_get_integer(winent_json_get(item, "band"), 1, 65535, &k))
+            e->source_band = (int)k;
+        if (winent_json_get_doubles(winent_json_get(item, "window"), d, 2, &count) && count == 2 &&
+            d[0] >= 1 && d[0] <= 255 && d[1] >= 1 && d[1] <= 255) {
             e->compute.kx = (int)d[0];
             e->compute.ky = (int)d[1];
         }
-        if (winent_json_member(iv, in, "range", &v, &n) && winent_json_doubles(v, n, d, 2, &count) &&
-            count == 2) {
+        if (winent_json_get_doubles(winent_json_get(item, "range"), d, 2, &count) && count == 2) {
             e->compute.range_lo = d[0];
             e->compute.range_hi = d[1];
         }
         e->compute.has_nodata = 0;
-        if (winent_json_member(iv, in, "nodata", &v, &n) && winent_json_number(v, n, &d[0])) {
+        if (winent_json_get_double(winent_json_get(item, "nodata"), &d[0])) {
             e->compute.has_nodata = d[0] == d[0];
             e->compute.nodata = d[0];
         }
@@ -176,9 +168,9 @@ static winent_status read_map_facts(winent_zst_reader *r)
 {
     winent_zst_layout *l = &r->l;
     winent_zst_map *m = &r->map;
-    const char *v;
-    size_t n;
+    const cJSON *v;
     double d[2];
+    long long k;
     int count;
     m->width = (int)l->h.width;
     m->height = (int)l->h.height;
@@ -186,53 +178,47 @@ static winent_status read_map_facts(winent_zst_reader *r)
     m->nmaps = (int)l->h.maps;
     m->frames = (int)(l->h.frames / l->h.maps);
     /* The map itself: float32, little-endian, or it is not what we wrote. */
-    if (member(l, "dtype", &v, &n) && !(n == 9 && memcmp(v, "\"float32\"", 9) == 0))
+    if ((v = winent_json_get(l->root, "dtype")) != NULL && !winent_json_is_text(v, "float32"))
         return winent_zst_bad(&r->f, "the map is not float32");
-    if (member(l, "byteorder", &v, &n) && !(n == 8 && memcmp(v, "\"little\"", 8) == 0))
+    if ((v = winent_json_get(l->root, "byteorder")) != NULL && !winent_json_is_text(v, "little"))
         return winent_zst_bad(&r->f, "the map is not little-endian");
 
     winent_compute_opts *c = &m->compute;
     winent_compute_opts_default(c);
-    if (member(l, "window", &v, &n) && winent_json_doubles(v, n, d, 2, &count) && count == 2 &&
+    if (winent_json_get_doubles(winent_json_get(l->root, "window"), d, 2, &count) && count == 2 &&
         d[0] >= 1 && d[0] <= 255 && d[1] >= 1 && d[1] <= 255) {
         c->kx = (int)d[0];
         c->ky = (int)d[1];
     }
-    if (member(l, "base", &v, &n))
-        c->base = n == 3 && memcmp(v, "\"2\"", 3) == 0    ? WINENT_BASE_2
-                  : n == 4 && memcmp(v, "\"10\"", 4) == 0 ? WINENT_BASE_10
-                                                          : WINENT_BASE_E;
-    if (member(l, "bins", &v, &n) && winent_json_number(v, n, &d[0]) && d[0] >= 1 &&
-        d[0] <= 4294967295.0)
-        c->bins = (uint32_t)d[0];
-    if (member(l, "range", &v, &n) && winent_json_doubles(v, n, d, 2, &count) && count == 2) {
+    if ((v = winent_json_get(l->root, "base")) != NULL)
+        c->base = winent_json_is_text(v, "2")    ? WINENT_BASE_2
+                  : winent_json_is_text(v, "10") ? WINENT_BASE_10
+                                                 : WINENT_BASE_E;
+    if (winent_json_get_integer(winent_json_get(l->root, "bins"), 1, 4294967295LL, &k))
+        c->bins = (uint32_t)k;
+    if (winent_json_get_doubles(winent_json_get(l->root, "range"), d, 2, &count) && count == 2) {
         c->range_lo = d[0];
         c->range_hi = d[1];
     }
-    if (member(l, "nodata", &v, &n) && winent_json_number(v, n, &d[0])) {
+    if (winent_json_get_double(winent_json_get(l->root, "nodata"), &d[0])) {
         c->has_nodata = d[0] == d[0];
         c->nodata = d[0];
     }
-    if (member(l, "source_dtype", &v, &n) && *v == '"')
-        for (int t = 0; t < WINENT_DTYPE_COUNT; t++) {
-            const char *name = winent_dtype_name((winent_dtype)t);
-            if (n == strlen(name) + 2 && memcmp(v + 1, name, n - 2) == 0)
+    if ((v = winent_json_get(l->root, "source_dtype")) != NULL)
+        for (int t = 0; t < WINENT_DTYPE_COUNT; t++)
+            if (winent_json_is_text(v, winent_dtype_name((winent_dtype)t)))
                 c->dtype = (winent_dtype)t;
-        }
-    m->nodata_in_play = member(l, "output_nodata", &v, &n) && n == 5 && memcmp(v, "\"NaN\"", 5) == 0;
-    if (member(l, "source_band", &v, &n) && winent_json_number(v, n, &d[0]) && d[0] >= 1 &&
-        d[0] <= 65535)
-        m->source_band = (int)d[0];
-    if (member(l, "source", &v, &n) && *v == '"') {
-        if ((m->source = winent_json_string(v, n)) == NULL)
-            return winent_zst_oom(&r->f);
-    } else if ((m->source = strdup("")) == NULL) {
+    m->nodata_in_play = winent_json_is_text(winent_json_get(l->root, "output_nodata"), "NaN");
+    if (winent_json_get_integer(winent_json_get(l->root, "source_band"), 1, 65535, &k))
+        m->source_band = (int)k;
+    v = winent_json_get(l->root, "source");
+    if ((m->source = strdup(cJSON_IsString(v) ? v->valuestring : "")) == NULL)
         return winent_zst_oom(&r->f);
-    }
-    if (member(l, "command_line", &v, &n) && *v == '"' &&
-        (m->command_line = winent_json_string(v, n)) == NULL)
+    v = winent_json_get(l->root, "command_line");
+    if (cJSON_IsString(v) && (m->command_line = strdup(v->valuestring)) == NULL)
         return winent_zst_oom(&r->f);
-    if (member(l, "georef", &v, &n) && *v == '{' && read_georef(v, n, &m->georef) != 0)
+    v = winent_json_get(l->root, "georef");
+    if (cJSON_IsObject(v) && read_georef(v, &m->georef) != 0)
         return winent_zst_oom(&r->f);
     return read_maps(r);
 }
