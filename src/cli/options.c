@@ -328,8 +328,9 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
                                  val);
                 for (int v = 0; v < w; v++)
                     if (c->window_list[2 * v] == a1 && c->window_list[2 * v + 1] == a2)
-                        return usage(msg, n, "--window: '%s': %s given twice: give each window once",
-                                     val, item);
+                        return usage(msg, n,
+                                     "--window: '%s': %s given twice: give each window once", val,
+                                     item);
                 c->window_list[2 * w] = (int)a1;
                 c->window_list[2 * w + 1] = (int)a2;
             }

@@ -521,9 +521,9 @@ static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_pr
     int u = kk / p->parts, part = kk % p->parts;
     int r0 = u * p->unit_rows;
     int nr = c->y1 - c->y0 - r0 < p->unit_rows ? c->y1 - c->y0 - r0 : p->unit_rows;
-    return winent_sink_encode_part(*enc, m, c->y0 / p->unit_rows + u, part,
-                                   c->map + (size_t)m * p->map_plane + (size_t)r0 * (size_t)p->width,
-                                   nr, &c->units[k], err);
+    const float *rows = c->map + (size_t)m * p->map_plane + (size_t)r0 * (size_t)p->width;
+    return winent_sink_encode_part(*enc, m, c->y0 / p->unit_rows + u, part, rows, nr,
+                                   &c->units[k], err);
 }
 
 void *winent_pool_worker(void *arg)

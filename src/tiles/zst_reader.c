@@ -153,13 +153,14 @@ static winent_status read_maps(winent_zst_reader *r)
         if (winent_json_member(iv, in, "band", &v, &n) && winent_json_number(v, n, &d[0]) &&
             d[0] >= 1 && d[0] <= 65535)
             e->source_band = (int)d[0];
-        if (winent_json_member(iv, in, "window", &v, &n) && winent_json_doubles(v, n, d, 2, &count) &&
-            count == 2 && d[0] >= 1 && d[0] <= 255 && d[1] >= 1 && d[1] <= 255) {
+        if (winent_json_member(iv, in, "window", &v, &n) &&
+            winent_json_doubles(v, n, d, 2, &count) && count == 2 && d[0] >= 1 && d[0] <= 255 &&
+            d[1] >= 1 && d[1] <= 255) {
             e->compute.kx = (int)d[0];
             e->compute.ky = (int)d[1];
         }
-        if (winent_json_member(iv, in, "range", &v, &n) && winent_json_doubles(v, n, d, 2, &count) &&
-            count == 2) {
+        if (winent_json_member(iv, in, "range", &v, &n) &&
+            winent_json_doubles(v, n, d, 2, &count) && count == 2) {
             e->compute.range_lo = d[0];
             e->compute.range_hi = d[1];
         }
