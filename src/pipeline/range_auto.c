@@ -61,8 +61,9 @@ static void minmax_rows(const uint8_t *buf, int rows, size_t row_bytes, int widt
 
 /* The first pass over the file's bands, through a second source: the
  * min/max of band b into acc[b] where need[b]. */
-static winent_status scan_file(pipeline *p, const winent_job_opts *o, const winent_compute_opts *cos,
-                               const int *need, winent_minmax *acc, winent_err *err)
+static winent_status scan_file(pipeline *p, const winent_job_opts *o,
+                               const winent_compute_opts *cos, const int *need, winent_minmax *acc,
+                               winent_err *err)
 {
     winent_status st = WINENT_OK;
     winent_source_opts so;

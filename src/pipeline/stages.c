@@ -113,8 +113,9 @@ void *winent_stage_reader(void *arg)
                 from_carry = 0;
             for (int b = 0; b < p->nbands; b++) {
                 uint8_t *plane = c->rows + (size_t)b * p->plane_bytes;
+                const uint8_t *kept = carry + (size_t)b * carry_plane;
                 if (from_carry > 0)
-                    memcpy(plane, carry + (size_t)b * carry_plane + rb * (size_t)(c->in_y0 - carry_y0),
+                    memcpy(plane, kept + rb * (size_t)(c->in_y0 - carry_y0),
                            rb * (size_t)from_carry);
                 dst[b] = plane + rb * (size_t)from_carry;
             }

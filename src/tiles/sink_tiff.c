@@ -367,7 +367,8 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
         /* Grey and nmaps - 1 more bands of no particular meaning, as GDAL
          * writes a multi-band grey image. */
         uint16_t *extra = calloc((size_t)nmaps - 1, sizeof *extra);
-        ok &= extra != NULL && TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)(nmaps - 1), extra);
+        ok &= extra != NULL &&
+              TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)(nmaps - 1), extra);
         free(extra);
     }
     ok &= TIFFSetField(tif, TIFFTAG_TILEWIDTH, (uint32_t)side);

@@ -356,7 +356,10 @@ winent_status winent_source_select(const winent_source_opts *o, int count, const
     if (s->bands == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     for (int k = 0; k < n; k++) {
-        int b = o->band_all ? k + 1 : o->nband_list > 0 ? o->band_list[k] : o->band > 0 ? o->band : 1;
+        int b = o->band_all         ? k + 1
+                : o->nband_list > 0 ? o->band_list[k]
+                : o->band > 0       ? o->band
+                                    : 1;
         if (b < 1 || b > count)
             return WINENT_ERR(err, WINENT_ERR_USAGE, "--band %d: %s has %d band%s", b, name, count,
                               count == 1 ? "" : "s");
