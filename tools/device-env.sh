@@ -6,9 +6,10 @@ P=/tmp/deb
 if [ -d .devdebs ]; then
     mkdir -p $P
     for f in .devdebs/*.deb; do dpkg -x "$f" $P; done
-    # The .pc files say prefix=/usr; point them at the unpacked tree.
+    # The .pc files say prefix=/usr (libcjson's: libdir and includedir
+    # without a prefix); point them at the unpacked tree.
     for pc in $P/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc; do
-        sed -i "s|^prefix=/usr\$|prefix=$P/usr|" "$pc"
+        sed -i "s|^prefix=/usr\$|prefix=$P/usr|; s|^libdir=/usr/|libdir=$P/usr/|; s|^includedir=/usr/|includedir=$P/usr/|" "$pc"
     done
     export CMAKE_PREFIX_PATH=$P/usr
     export PKG_CONFIG_PATH=$P/usr/lib/x86_64-linux-gnu/pkgconfig
