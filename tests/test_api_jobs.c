@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "tiles/zst_reader.h"
+#include "tiles/formats/zst_reader.h"
 
 static char dir[240];
 

@@ -1,5 +1,5 @@
 /*
- * The COG's overview rule (src/tiles/cog_pyramid.h) against a brute-force
+ * The COG's overview rule (src/tiles/sinks/cog_pyramid.h) against a brute-force
  * mean: random sizes (one pixel wide, odd, tall, just over a tile), tile
  * sides (powers of two, where every level can be inside a tile, and 48 or
  * 80, where only 4 can), NaN holes and NaN blocks; every pixel of every
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "tiles/cog_pyramid.h"
-#include "tiles/tiff_dir.h"
+#include "tiles/sinks/cog_pyramid.h"
+#include "tiles/formats/tiff_dir.h"
 
 typedef struct got_level {
     float *px;         /* w x h, filled from the emitted rows */

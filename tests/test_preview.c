@@ -1,4 +1,4 @@
-/* The preview module alone (src/tiles/preview.h, colormap.h): the colour
+/* The preview module alone (src/tiles/sinks/preview.h, colormap.h): the colour
  * map's lightness, the image's size, block means that do not depend on
  * how rows are cut or ordered or on the threads adding them, the limits
  * it enforces, and its file (temporary until committed). The whole job
@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "tiles/colormap.h"
-#include "tiles/preview.h"
+#include "tiles/sinks/colormap.h"
+#include "tiles/sinks/preview.h"
 
 /* CIE L* of an 8-bit sRGB colour, written again here (not the module's). */
 static double lstar(const uint8_t c[3])

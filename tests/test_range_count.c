@@ -13,8 +13,8 @@
 
 #include "harness.h"
 #include "kernels/range_count.h"
-#include "tiles/band_stats.h"
-#include "tiles/envi_header.h"
+#include "tiles/sources/band_stats.h"
+#include "tiles/sinks/envi_header.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 

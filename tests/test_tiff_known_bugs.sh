@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_tiff_known_bugs.sh BUG: reproducers of bugs in the TIFF source
-# (src/tiles/source_tiff.c) found by fuzz_tiff (tests/fuzz); the inputs are
+# (src/tiles/sources/source_tiff.c) found by fuzz_tiff (tests/fuzz); the inputs are
 # made here, small and readable. A bug still open is skipped (77) with its
 # reason (WINENT_KNOWN_BUGS=1 runs it: it fails while the bug is there); a
 # fixed one runs always, as a regression test.

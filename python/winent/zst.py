@@ -1,7 +1,7 @@
 """Reading the .zst maps of winent-stream in pure Python (numpy and the
 zstandard module; no libwinent needed).
 
-The layout (docs/SPEC.md, section 4; src/tiles/zst_format.h):
+The layout (docs/SPEC.md, section 4; src/tiles/formats/zst_format.h):
 
     [skippable frame 0x184D2A50: u32 size, UTF-8 JSON header]
     [zstd frame: rows [0, R)] [zstd frame: rows [R, 2R)] ...

@@ -32,10 +32,10 @@
 #include "kernels/range_count.h"
 #include "pipeline_bench.h"
 #include "clock.h"
-#include "tiles/preview.h"
+#include "tiles/sinks/preview.h"
 #include "tiles/sink.h"
 #include "tiles/source.h"
-#include "tiles/zst_reader.h"
+#include "tiles/formats/zst_reader.h"
 
 #define WINENT_MAX_GPUS 64
 #define WINENT_MAX_ENGINES (WINENT_MAX_GPUS + 1)
