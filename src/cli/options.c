@@ -38,7 +38,7 @@ void cli_print_help(FILE *f)
         "  --base e|2|10       base of the logarithm (default e; 2 gives bits, as scikit-image)\n"
         "  --bins N            quantize into N bins over --range (float input: default 256)\n"
         "  --range LO:HI       bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1;\n"
-        "                      more than 1%% of the samples clamped gives a warning\n"
+        "                      more than 1 % of the samples clamped gives a warning\n"
         "  --range auto        LO:HI from the band's statistics (a .aux.xml beside the file,\n"
         "                      the TIFF's GDAL metadata), else from a first pass over the\n"
         "                      band (files only: a pipe needs --range LO:HI)\n"
