@@ -305,7 +305,11 @@ typedef struct winent_job_opts {
     /* Running. */
     const char *device;         /* "auto", "cpu", "gpu" or a list "0,2" */
     int threads;                /* 0: all cores */
-    uint64_t mem_bytes;         /* host memory budget for the pipeline's buffers */
+    uint64_t mem_bytes;         /* host memory budget for the pipeline's buffers; 0
+                                   (the default): 1 GiB, raised where the workers'
+                                   own state (encoders, CPU scratch: about 12 MiB a
+                                   thread for a COG) leaves too little of it on a
+                                   many-core machine */
     /* --range auto: compute.range_lo/hi are taken from the band's recorded
      * statistics (a .aux.xml, the TIFF's GDAL metadata), else from a first
      * pass over the band (a file only: a stream is a usage error). */

@@ -31,4 +31,19 @@ if [ "${WINENT_HAVE_GDAL:-OFF}" = ON ] && command -v gdal_translate >/dev/null; 
     echo "peak resident memory, VRT input: $kib KiB"
     check "VRT input: peak RSS $kib KiB < 128 MiB" test "$kib" -lt $((128 * 1024))
 fi
+# Many threads and no --mem: each thread's COG encoder (two zstd
+# contexts, tile buffers: about 12 MiB) counts against the budget, and 96 of
+# them take more than the 1G default, so the default grows by what the
+# smallest chunks (512-row units of a 16384-wide COG) lack. With --mem 1G given the same job is refused, saying
+# how much it needs. (Only the few threads that get a tile build an encoder.)
+head -c $((16384 * 600)) /dev/zero >"$T/zeros.u8"
+"$WS" --quiet --device cpu --threads 96 --size 16384x600 --dtype u8 --window 63 \
+    "$T/zeros.u8" "$T/many.tif" && ok || bad "96 threads without --mem: the default budget grows"
+check "96 threads: the COG is written" test -s "$T/many.tif"
+rc=0
+"$WS" --quiet --device cpu --threads 96 --mem 1G --size 16384x600 --dtype u8 --window 63 \
+    "$T/zeros.u8" "$T/many1g.tif" 2>"$T/err" || rc=$?
+check "96 threads with --mem 1G: a usage error (exit 2, got $rc)" test $rc -eq 2
+check "... naming what it needs" grep -q "give at least --mem" "$T/err"
+rm -f "$T/zeros.u8" "$T/many.tif"
 finish

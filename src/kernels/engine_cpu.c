@@ -549,7 +549,16 @@ size_t winent_cpu_scratch_bytes(const winent_plan *p, int width)
     const size_t in_rows = (size_t)(winent_cpu_band_rows(p, width) + 2 * p->ry);
     size_t hist = p->direct && p->ncodes < 65536 ? (size_t)p->ncodes + 1 : 65536;
     size_t b = LANES * hist * sizeof(uint16_t) + W * sizeof(uint32_t); /* histograms, one row */
-    b += W * in_rows * sizeof(uint32_t);                             /* codes, widest */
+    /* Code rows: none where the samples are the codes (8-bit samples), the
+     * samples' own size where 16-bit samples may be copied to align them,
+     * else the narrowest code that holds every code. */
+    const size_t ss = winent_dtype_size(p->opts.dtype);
+    size_t code = !p->rule.quantize && ss == 1   ? 0
+                  : !p->rule.quantize && ss == 2 ? 2
+                  : p->direct && p->ncodes < 256 ? 1
+                  : p->direct && p->ncodes < 65536 ? 2
+                                                   : 4;
+    b += W * in_rows * code;
     b += winent_few_scratch_bytes((int)W, p->rx) + 64;
     if (!p->direct) { /* remap tiles: ids, slots, and a hash table twice the region */
         size_t region = (size_t)(REMAP_TILE_W + 2 * p->rx) * (size_t)(REMAP_TILE_H + 2 * p->ry);

@@ -27,7 +27,7 @@ void winent_job_opts_default(winent_job_opts *o)
     o->tile = 512;
     o->compress = WINENT_COMPRESS_ZSTD;
     o->device = "auto";
-    o->mem_bytes = (uint64_t)1 << 30;
+    o->mem_bytes = 0; /* automatic: WINENT_MEM_DEFAULT, or more for many threads */
 }
 
 winent_status winent_device_list_parse(const char *d, winent_device_list *l, winent_err *err)
@@ -132,7 +132,7 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
     if (o->threads < 0 || o->threads > THREADS_MAX)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--threads: '%d': give a number from 1 to %d",
                           o->threads, THREADS_MAX);
-    if (o->mem_bytes < MEM_MIN)
+    if (o->mem_bytes != 0 && o->mem_bytes < MEM_MIN)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "--mem: %llu bytes: give a size of at least 1M, e.g. 512M or 4G",
                           (unsigned long long)o->mem_bytes);

@@ -198,7 +198,7 @@ winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
 nomem:
     return WINENT_ERR(err, WINENT_ERR_INTERNAL,
                       "out of memory for the pipeline's buffers (--mem %llu MiB)",
-                      (unsigned long long)(p->opts->mem_bytes >> 20));
+                      (unsigned long long)(p->mem_budget >> 20));
 }
 
 static void free_chunk(pipeline *p, chunk *c)
@@ -284,6 +284,13 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
         int need = 2 + (p->want_cpu ? 2 : 0) + (p->ngpus ? p->gpu_slots : 0);
         uint64_t per = chunk_bytes(p, (uint64_t)rows);
         uint64_t fit = per ? mem / per : (uint64_t)want;
+        if (fit < (uint64_t)need && rows <= U && p->mem_auto) {
+            /* No --mem given: the default grows by what the smallest
+             * chunks still lack (the threads' own state took the rest). */
+            p->mem_budget += per * (uint64_t)need - mem;
+            mem = per * (uint64_t)need;
+            fit = (uint64_t)need;
+        }
         if (fit >= (uint64_t)need || rows <= U) {
             if (fit < (uint64_t)need)
                 return WINENT_ERR(
@@ -333,7 +340,7 @@ void winent_job_source_opts(const winent_job_opts *o, winent_source_opts *so)
     so->nodata_given = o->nodata_given;
     so->has_nodata = o->compute.has_nodata;
     so->nodata = o->compute.nodata;
-    so->mem_bytes = o->mem_bytes;
+    so->mem_bytes = o->mem_bytes ? o->mem_bytes : WINENT_MEM_DEFAULT;
     so->threads = o->threads;
     so->on_notice = o->on_notice;
     so->user = o->user;
@@ -714,6 +721,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     sync_ready = 1;
     winent_err_clear(&p->err);
     p->opts = o;
+    p->mem_auto = o->mem_bytes == 0;
+    p->mem_budget = p->mem_auto ? WINENT_MEM_DEFAULT : o->mem_bytes;
     p->stage = stage;
     p->stage_map = map;
     p->threads = o->threads > 0 ? o->threads : all_cores();
@@ -872,13 +881,15 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         /* The image is held whole: at most half the budget, the rest is
          * the pipeline's. */
         uint64_t img = winent_preview_fixed_bytes(&p->preview_opts);
-        if (img > o->mem_bytes / 2) {
+        if (img > p->mem_budget / 2 && p->mem_auto)
+            p->mem_budget = 2 * img; /* no --mem given: room for it */
+        if (img > p->mem_budget / 2) {
             int pw, ph;
             winent_preview_dims(p->width, p->height, p->preview_opts.size, &pw, &ph);
             st = WINENT_ERR(&err, WINENT_ERR_USAGE,
                             "--mem: %llu MiB is too small for a %dx%d preview (%llu MiB): give "
                             "a smaller --preview-size or at least --mem %lluM",
-                            (unsigned long long)(o->mem_bytes >> 20), pw, ph,
+                            (unsigned long long)(p->mem_budget >> 20), pw, ph,
                             (unsigned long long)((img >> 20) + 1),
                             (unsigned long long)(((2 * img) >> 20) + 1));
             goto fail;
@@ -904,7 +915,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
             (p->encodes ? winent_sink_encoder_bytes_for(&so) : 0) + scratch +
             (p->want_preview ? winent_preview_scratch_bytes(&p->preview_opts) : 0);
         /* What the source holds (GDAL's block cache) comes out of --mem. */
-        uint64_t mem = o->mem_bytes;
+        uint64_t mem = p->mem_budget;
         if (p->source) {
             uint64_t held = winent_source_get_info(p->source)->mem_held;
             mem -= held < mem / 4 ? held : mem / 4;

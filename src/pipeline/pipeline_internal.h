@@ -45,6 +45,9 @@
  * this long (from its measured rate): a GPU context costs a few tenths of a
  * second, and shorter jobs are done before it would help. */
 #define WINENT_GPU_WORTH_S 0.4
+
+/* The host memory budget when none is given (mem_bytes 0). */
+#define WINENT_MEM_DEFAULT ((uint64_t)1 << 30)
 /* How long the first CPU band may run before its running time alone
  * counts as a measure of the CPU's rate. */
 #define WINENT_BAND_PATIENCE_S 0.05
@@ -184,6 +187,9 @@ struct pipeline {
      * the caller's in a memory job, else the packed rows of our buffers. */
     const uint8_t *mem_in;
     float *mem_out;
+    uint64_t mem_budget;         /* --mem, or WINENT_MEM_DEFAULT (raised, when
+                                    automatic, to what the threads need) */
+    int mem_auto;                /* no --mem given: the budget may grow */
     size_t rows_stride;          /* bytes */
     size_t map_stride;           /* floats */
     const float *stage_map;      /* WINENT_STAGE_ENCODE's input */

@@ -77,7 +77,7 @@ static winent_status scan_file(pipeline *p, const winent_job_opts *o,
     const winent_source_info *info = winent_source_get_info(s);
     const int nb = info->nread;
     const size_t row_bytes = winent_dtype_size(info->dtype) * (size_t)info->width;
-    uint64_t budget = o->mem_bytes / 4 < SCAN_BLOCK_BYTES ? o->mem_bytes / 4 : SCAN_BLOCK_BYTES;
+    uint64_t budget = p->mem_budget / 4 < SCAN_BLOCK_BYTES ? p->mem_budget / 4 : SCAN_BLOCK_BYTES;
     budget /= (uint64_t)nb; /* a block of every band */
     int64_t rows = row_bytes ? (int64_t)(budget / row_bytes) : 1;
     if (rows < 1)
