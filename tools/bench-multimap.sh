@@ -13,9 +13,11 @@
 #   --work DIR       inputs (kept and reused) and outputs (default: a temporary
 #                    folder under ${TMPDIR:-/tmp}, removed at the end)
 #   --size WxH       each band's size (default 8192x8192)
-#   --input tif|raw  a 4-band tiled deflate GeoTIFF (pixel-interleaved, what a GIS
-#                    user has; made with GDAL's Python bindings) or a
-#                    band-sequential raw file (default tif)
+#   --input tif|jp2|raw  a 4-band tiled deflate GeoTIFF (pixel-interleaved, what a
+#                    GIS user has; made with GDAL's Python bindings), the same as a
+#                    lossless JPEG2000 (GDAL's JP2OpenJPEG: slow to decode, as
+#                    satellite products are), or a band-sequential raw file
+#                    (default tif)
 #   --format zst|tif|raw  the output (default zst)
 #   --windows LIST   the windows (default 3,5,9)
 #   --repeat R       timed runs of each side (default 3)
@@ -74,7 +76,7 @@ if [ ! -s "$bsq" ]; then
     done
     mv "$bsq.part" "$bsq"
 fi
-if [ "$INPUT" = tif ]; then
+if [ "$INPUT" = tif ] || [ "$INPUT" = jp2 ]; then
     in="$WORK/in4_$SIZE.tif"
     if [ ! -s "$in" ]; then
         "$PY" - "$bsq" "$in" "$W" "$H" <<'EOF'
@@ -91,6 +93,12 @@ for b in range(4):
         ds.GetRasterBand(b + 1).WriteArray(np.asarray(a[b, y:y + 1024]), 0, y)
 ds = None
 EOF
+    fi
+    if [ "$INPUT" = jp2 ]; then
+        tif=$in
+        in="$WORK/in4_$SIZE.jp2"
+        [ -s "$in" ] || gdal_translate -q -of JP2OpenJPEG -co REVERSIBLE=YES -co QUALITY=100 \
+            -co BLOCKXSIZE=1024 -co BLOCKYSIZE=1024 "$tif" "$in"
     fi
     INOPT=
 else
@@ -152,8 +160,9 @@ for b in 1 2 3 4; do
             "$PY" - "$WORK/out/all.tif" $((k + 1)) "$WORK/out/s_b${b}_w$w.tif" <<'EOF' || same=no
 import sys, numpy as np
 from osgeo import gdal
-a = gdal.Open(sys.argv[1]).GetRasterBand(int(sys.argv[2])).ReadAsArray()
-b = gdal.Open(sys.argv[3]).GetRasterBand(1).ReadAsArray()
+da, db = gdal.Open(sys.argv[1]), gdal.Open(sys.argv[3])  # the bands live as long as these
+a = da.GetRasterBand(int(sys.argv[2])).ReadAsArray()
+b = db.GetRasterBand(1).ReadAsArray()
 sys.exit(0 if np.array_equal(a.view("u4"), b.view("u4")) else 1)
 EOF
             ;;
