@@ -380,7 +380,11 @@ class Job:
         try:
             try:
                 threading.Thread(target=body, name="winent-job", daemon=True).start()
-                done.wait()
+                # In slices: a SIGINT the kernel hands to one of the job's own
+                # threads interrupts no wait of this one, and Python runs its
+                # handler (KeyboardInterrupt) only between bytecodes here.
+                while not done.wait(0.05):
+                    pass
             except KeyboardInterrupt as e:
                 interrupt = e
                 self.cancel()
@@ -389,7 +393,8 @@ class Job:
                         state["abandoned"] = True
                 while state["entered"]:  # the job must end before anything else happens to it
                     try:
-                        done.wait()
+                        while not done.wait(0.05):
+                            pass
                         break
                     except KeyboardInterrupt:
                         self.cancel()

@@ -55,7 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (o->bins > 0 && !c.job.range_auto &&
             !(isfinite(o->range_lo) && isfinite(o->range_hi) && o->range_hi > o->range_lo))
             abort();
-        if (c.job.mem_bytes < ((uint64_t)1 << 20) || c.job.threads < 0 || c.job.bands < 1 ||
+        /* --mem: 0 (not given: automatic) or at least 1M. */
+        if ((c.job.mem_bytes != 0 && c.job.mem_bytes < ((uint64_t)1 << 20)) ||
+            c.job.threads < 0 || c.job.bands < 1 ||
             c.job.band < 1)
             abort();
         /* Lists of windows and bands: every item valid, none twice. */
