@@ -93,6 +93,24 @@ def _dtype_name(value):
     return _lib.DTYPES.index(key), big
 
 
+def _range_figures(c):
+    """The --bins/--range figures of a job or of one of its bands (the
+    fields winent_job_stats and winent_band_counts share), as --stats
+    prints them."""
+    valid = c.valid_samples
+    return {
+        "range": [c.range_lo, c.range_hi],
+        "range_from": c.range_from.decode("utf-8", "replace"),
+        "samples": None if math.isnan(c.samples_min) else [c.samples_min, c.samples_max],
+        "clamped": {
+            "below": c.clamped_below,
+            "above": c.clamped_above,
+            "valid": valid,
+            "percent": 100.0 * (c.clamped_below + c.clamped_above) / valid if valid else 0.0,
+        },
+    }
+
+
 def _stats_dict(s, notices):
     """winent_job_stats as the dictionary the CLI's --stats prints (and
     "gpus", "notices")."""
@@ -118,17 +136,7 @@ def _stats_dict(s, notices):
         "clamped": None,
     }
     if s.range_counted:
-        d["range"] = [s.range_lo, s.range_hi]
-        d["range_from"] = s.range_from.decode("utf-8", "replace")
-        if not math.isnan(s.samples_min):
-            d["samples"] = [s.samples_min, s.samples_max]
-        valid = s.valid_samples
-        d["clamped"] = {
-            "below": s.clamped_below,
-            "above": s.clamped_above,
-            "valid": valid,
-            "percent": 100.0 * (s.clamped_below + s.clamped_above) / valid if valid else 0.0,
-        }
+        d.update(_range_figures(s))
     if s.nbands > 1:
         # Several bands read: the figures above are the first band's.
         d["maps"] = s.maps
@@ -136,18 +144,7 @@ def _stats_dict(s, notices):
         for b in s.band[:min(s.nbands, _lib.STATS_BANDS)]:
             e = {"band": b.band, "range": None, "clamped": None}
             if s.range_counted:
-                valid = b.valid_samples
-                e["range"] = [b.range_lo, b.range_hi]
-                e["range_from"] = b.range_from.decode("utf-8", "replace")
-                e["samples"] = None if math.isnan(b.samples_min) else [b.samples_min,
-                                                                       b.samples_max]
-                e["clamped"] = {
-                    "below": b.clamped_below,
-                    "above": b.clamped_above,
-                    "valid": valid,
-                    "percent": 100.0 * (b.clamped_below + b.clamped_above) / valid
-                    if valid else 0.0,
-                }
+                e.update(_range_figures(b))
             d["bands"].append(e)
     d["notices"] = list(notices)
     return d

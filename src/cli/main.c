@@ -21,32 +21,28 @@ static void on_signal(int sig)
         winent_job_cancel(job); /* one atomic store: async-signal-safe */
 }
 
-/* SPEC section 6: SIGINT, SIGTERM and SIGHUP stop the job cleanly (exit
- * 130, the temporary output removed); a file size limit and a closed output
- * pipe are write errors (exit 4), not silent deaths. No SA_RESTART: a FIFO's
- * open or a write blocked on a pipe returns EINTR and sees the stop. */
-static void install_signals(void)
+/* SIGINT, SIGTERM and SIGHUP to `handler` (SIG_IGN before the job is
+ * freed). No SA_RESTART: a FIFO's open or a write blocked on a pipe returns
+ * EINTR and sees the stop. */
+static void stop_signals_to(void (*handler)(int))
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_handler = handler;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN); /* write() fails with EPIPE */
-    signal(SIGXFSZ, SIG_IGN); /* write() fails with EFBIG */
 }
 
-static void ignore_signals(void)
+/* SPEC section 6: SIGINT, SIGTERM and SIGHUP stop the job cleanly (exit
+ * 130, the temporary output removed); a file size limit and a closed output
+ * pipe are write errors (exit 4), not silent deaths. */
+static void install_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_IGN;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    stop_signals_to(on_signal);
+    signal(SIGPIPE, SIG_IGN); /* write() fails with EPIPE */
+    signal(SIGXFSZ, SIG_IGN); /* write() fails with EFBIG */
 }
 
 typedef struct cli_state {
@@ -121,7 +117,7 @@ int main(int argc, char **argv)
     /* The job is done: a signal now changes nothing. Ignored process-wide
      * (a signal may land on any thread, an idle OpenMP worker's too), so
      * no handler starts on the job once it is freed. */
-    ignore_signals();
+    stop_signals_to(SIG_IGN);
     running_job = NULL;
     if (state.progress_shown)
         fputc('\n', stderr);

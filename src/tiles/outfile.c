@@ -1,5 +1,8 @@
 /* Outputs by kind: a file through a temporary name and a rename, anything
  * else in place (outfile.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_TMPFILE (winent_unnamed_file) */
+#endif
 #include "outfile.h"
 
 #include <errno.h>
@@ -433,4 +436,51 @@ void winent_outfile_abort(winent_outfile *of)
         of->temp_path = NULL;
     }
     release(of);
+}
+
+int winent_unnamed_file(const char *dir)
+{
+#ifdef O_TMPFILE
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        return fd;
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        return -1;
+#endif
+    size_t len = strlen(dir);
+    char *name = malloc(len + sizeof "/" SHORT_TEMP);
+    if (name == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(name, len + sizeof "/" SHORT_TEMP, "%s/" SHORT_TEMP, dir);
+    int t = mkstemp(name);
+    if (t >= 0) {
+        unlink(name);
+        (void)fcntl(t, F_SETFD, FD_CLOEXEC);
+    }
+    int e = errno;
+    free(name);
+    errno = e;
+    return t;
+}
+
+int winent_unnamed_file_beside(const char *path)
+{
+    char *dir = dir_of(path);
+    if (dir == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int fd = winent_unnamed_file(dir);
+    int e = errno;
+    free(dir);
+    errno = e;
+    return fd;
+}
+
+const char *winent_tmpdir(void)
+{
+    const char *env = getenv("TMPDIR");
+    return env != NULL && env[0] != '\0' ? env : "/tmp";
 }

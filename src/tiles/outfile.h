@@ -79,4 +79,17 @@ void winent_outfile_abort(winent_outfile *of);
  * ("output pipe closed" for EPIPE, the file size limit for EFBIG, ...). */
 const char *winent_outfile_reason(int e);
 
+/* A new empty file with no name, open read-write, in folder `dir`:
+ * O_TMPFILE where the file system has it, else mkstemp and an unlink at
+ * once. Either way no name is left behind, even after SIGKILL or a power
+ * cut. The descriptor closes on exec. -1 with errno on failure. */
+int winent_unnamed_file(const char *dir);
+
+/* winent_unnamed_file in the folder of `path` ("." for a bare name). */
+int winent_unnamed_file_beside(const char *path);
+
+/* The folder for temporary files: TMPDIR when set and not empty, else
+ * /tmp. */
+const char *winent_tmpdir(void);
+
 #endif

@@ -479,8 +479,7 @@ winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
         char tmp[4096];
         const char *beside = z->file.temp_path;
         if (beside == NULL) {
-            const char *env = getenv("TMPDIR");
-            snprintf(tmp, sizeof tmp, "%s/x", env != NULL && env[0] != '\0' ? env : "/tmp");
+            snprintf(tmp, sizeof tmp, "%s/x", winent_tmpdir());
             beside = tmp;
         }
         for (int m = 1; m < z->nmaps; m++)

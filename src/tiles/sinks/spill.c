@@ -20,41 +20,10 @@
 
 winent_status winent_spill_open(const char *beside, const char *what, int *fd, winent_err *err)
 {
-    const char *slash = strrchr(beside, '/');
-    size_t k = slash ? (size_t)(slash - beside) + 1 : 0;
-    char *path = malloc(k + 32);
-    if (path == NULL)
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    if (k == 0)
-        strcpy(path, ".");
-    else if (k == 1)
-        strcpy(path, "/");
-    else {
-        memcpy(path, beside, k - 1);
-        path[k - 1] = '\0';
-    }
-    *fd = -1;
-#ifdef O_TMPFILE
-    *fd = open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-#endif
-    if (*fd < 0) {
-        /* No O_TMPFILE here (an older kernel, a file system without it):
-         * a named file, unlinked the moment it exists. */
-        if (k == 0)
-            strcpy(path, ".winent-spill-XXXXXX");
-        else
-            strcpy(path + k, ".winent-spill-XXXXXX");
-        *fd = mkstemp(path);
-        if (*fd >= 0) {
-            unlink(path);
-            (void)fcntl(*fd, F_SETFD, FD_CLOEXEC);
-        }
-    }
-    int e = errno;
-    free(path);
+    *fd = winent_unnamed_file_beside(beside);
     if (*fd < 0)
         return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot create a scratch file beside it: %s",
-                          what, strerror(e));
+                          what, strerror(errno));
     return WINENT_OK;
 }
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "source_internal.h"
 
 static int is_tiff_magic(const uint8_t *b, size_t n)
@@ -47,34 +48,6 @@ static int is_gdal_name(const char *p)
 }
 #endif
 
-/* An unnamed file in `dir`: O_TMPFILE where the file system has it, else
- * mkstemp and an unlink at once. Either way no name is left behind, even
- * after SIGKILL or a power cut. -1 with errno on failure. */
-static int unnamed_file(const char *dir)
-{
-#ifdef O_TMPFILE
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0)
-        return fd;
-    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
-        return -1;
-#endif
-    size_t len = strlen(dir);
-    char *name = malloc(len + 32);
-    if (name == NULL) {
-        errno = ENOMEM;
-        return -1;
-    }
-    snprintf(name, len + 32, "%s/.winent-spool-XXXXXX", dir);
-    int t = mkstemp(name);
-    if (t >= 0)
-        unlink(name);
-    int e = errno;
-    free(name);
-    errno = e;
-    return t;
-}
-
 static winent_status write_all(int fd, const uint8_t *p, size_t n)
 {
     while (n > 0) {
@@ -98,8 +71,7 @@ static winent_status write_all(int fd, const uint8_t *p, size_t n)
 static winent_status spool(const winent_source_opts *o, winent_source *s, int fd, const char *name,
                            const char *what, const uint8_t *head, size_t nhead, winent_err *err)
 {
-    const char *env = getenv("TMPDIR");
-    const char *dir = env != NULL && env[0] != '\0' ? env : "/tmp";
+    const char *dir = winent_tmpdir();
     if (o->on_notice) {
         char line[WINENT_MSG_MAX];
         snprintf(line, sizeof line,
@@ -108,7 +80,7 @@ static winent_status spool(const winent_source_opts *o, winent_source *s, int fd
                  name, what, dir);
         o->on_notice(o->user, line);
     }
-    s->spool_fd = unnamed_file(dir);
+    s->spool_fd = winent_unnamed_file(dir);
     if (s->spool_fd < 0)
         return WINENT_ERR(err, WINENT_ERR_INPUT,
                           "%s: cannot create a temporary file in %s to copy it to: %s (set TMPDIR "
