@@ -6,8 +6,7 @@
  * slots); the CPU computes it whole. Every case runs with each kernel
  * family the engine can be asked for (WINENT_GPU_KERNEL: its own choice, a
  * thread per window, a warp per window, the few-codes kernel, the compare
- * kernel). Skips (77)
- * without a usable GPU.
+ * kernel, the groups kernel). Skips (77) without a usable GPU.
  */
 #include <math.h>
 #include <stdint.h>
@@ -104,7 +103,7 @@ static int first_diff(const float *a, const float *b, size_t n)
     return -1;
 }
 
-static const char *const variants[] = {"auto", "thread", "warp", "few", "cmp"};
+static const char *const variants[] = {"auto", "thread", "warp", "few", "cmp", "groups"};
 
 static void run_gpu(const tcase *tc, int device, const winent_plan *p, const char *rows,
                     const float *ref, float *got, int pitch);

@@ -19,6 +19,7 @@
 #include "engine_cuda_kernels.cuh"
 #include "engine_cuda_warp.cuh"
 #include "engine_cuda_cmp.cuh"
+#include "engine_cuda_groups.cuh"
 
 extern "C" {
 #include "engine_cuda.h"
@@ -40,7 +41,7 @@ extern "C" {
  * the compare kernel of engine_cuda_cmp.cuh) or a warp per window
  * (engine_cuda_warp.cuh). */
 enum win_path { PATH_SMEM, PATH_HASH_SHARED, PATH_HASH_GLOBAL, PATH_WARP_DIRECT, PATH_WARP_HASH,
-                PATH_CMP };
+                PATH_CMP, PATH_GROUPS };
 
 /* 8-bit planes: the kernel for a chunk whose codes are all below 16 (found
  * on the device); the path's kernel takes the other chunks. */
@@ -49,7 +50,7 @@ enum small_path { SMALL_NONE, SMALL_SMEM16, SMALL_PACK16, SMALL_FEW };
 /* Kernel families WINENT_GPU_KERNEL can ask for (tests, the kernel
  * benchmark); one that does not apply to the plan leaves the choice to the
  * engine. */
-enum kernel_pref { PREF_AUTO, PREF_THREAD, PREF_WARP, PREF_FEW, PREF_CMP };
+enum kernel_pref { PREF_AUTO, PREF_THREAD, PREF_WARP, PREF_FEW, PREF_CMP, PREF_GROUPS };
 
 /* Global hash tables get at most this much per slot; the grid shrinks to
  * fit (a grid-stride loop covers the rest). */
@@ -89,6 +90,7 @@ struct winent_gpu_engine {
     int warp_th;      /* warp paths: most rows per segment (warp-hash tables
                          are sized for it) */
     int ws_warps;     /* warp-hash in global memory: warps that have a table */
+    groups_geom gg;   /* groups: the block's shared-memory layout */
     char path_name[96];
 };
 
@@ -193,9 +195,21 @@ static const void *cmp_fn(const winent_gpu_engine *e)
     return e->nd ? cmp_fn_c<uint32_t, true>(k) : cmp_fn_c<uint32_t, false>(k);
 }
 
-/* The thread-per-window kernel of the path. */
+/* The groups kernel of the plane. */
+static const void *groups_fn(const winent_gpu_engine *e)
+{
+    if (e->plane_bytes == 2)
+        return e->nd ? (const void *)groups_kernel<uint16_t, true>
+                     : (const void *)groups_kernel<uint16_t, false>;
+    return e->nd ? (const void *)groups_kernel<uint32_t, true>
+                 : (const void *)groups_kernel<uint32_t, false>;
+}
+
+/* The thread-per-window kernel of the path (and the groups kernel). */
 static const void *window_fn(const winent_gpu_engine *e)
 {
+    if (e->path == PATH_GROUPS)
+        return groups_fn(e);
     if (e->path == PATH_CMP)
         return cmp_fn(e);
     if (e->path == PATH_SMEM) {
@@ -299,6 +313,8 @@ static kernel_pref read_kernel_pref(void)
         return PREF_FEW;
     if (strcmp(v, "cmp") == 0)
         return PREF_CMP;
+    if (strcmp(v, "groups") == 0)
+        return PREF_GROUPS;
     return PREF_AUTO;
 }
 
@@ -435,13 +451,40 @@ static bool cmp_fits(const winent_gpu_engine *e)
  * per window, from the kernel benchmark on the H100 (docs/GPU-NOTES.md):
  * over 256 codes at 3x3 to 7x7 (twice the hash table's rate, more for
  * 32-bit codes), and at 9x9 unless the codes are few enough for a warp's
- * direct histogram (4096 bins: 4.3 against 3.6 Gpixel/s). */
+ * direct histogram (4096 bins: 4.3 against 3.6 Gpixel/s). The groups
+ * kernel, where it fits, takes every window past 5x5 first (groups_wins). */
 static bool cmp_wins(const winent_gpu_engine *e)
 {
     const winent_plan *p = e->plan;
     if (p->ncodes <= 256)
         return false;
     return p->nmax <= 7 * 7 || p->ncodes > WARP_DIRECT_CODES;
+}
+
+/* The groups kernel serves planes wider than 8 bits when a block's region
+ * (32 + 2 rx) x (32 + 2 ry) and its tables fit in shared memory (windows up
+ * to about 63 x 63). */
+static bool groups_fits(const winent_gpu_engine *e)
+{
+    const winent_plan *p = e->plan;
+    if (e->plane_bytes < 2)
+        return false;
+    groups_geom g = groups_geom_for(p->rx, p->ry, e->plane_bytes);
+    return (size_t)g.bytes <= WARP_SMEM_MAX;
+}
+
+/* When the groups kernel beats the others, from the kernel benchmark on
+ * the H100 (docs/GPU-NOTES.md): over 256 codes, past 5 x 5 (there the
+ * compare kernel wins wherever codes repeat at all: 24.9 against 20.6
+ * Gpixel/s on u16 of 4096 values), except where a warp's direct histogram
+ * of up to 8192 codes wins: from 31 x 31, where codes repeat often within
+ * a region (f32 of 4096 bins at 31 x 31: 3.9 against 2.7). */
+static bool groups_wins(const winent_gpu_engine *e)
+{
+    const winent_plan *p = e->plan;
+    if (p->ncodes <= 256 || p->nmax <= 5 * 5)
+        return false;
+    return p->ncodes > WARP_DIRECT_CODES || p->nmax < 31 * 31;
 }
 
 /* Pick the code plane and the window kernels from the plan alone, so every
@@ -470,7 +513,12 @@ static void choose_layout(winent_gpu_engine *e)
                     (t == WINENT_U16 && e->plane_bytes == 2) || (t == WINENT_U32));
 
     thread_layout(e);
-    if (cmp_fits(e) && (pref == PREF_CMP || (pref == PREF_AUTO && cmp_wins(e)))) {
+    if (groups_fits(e) && (pref == PREF_GROUPS || (pref == PREF_AUTO && groups_wins(e)))) {
+        e->path = PATH_GROUPS;
+        e->gg = groups_geom_for(p->rx, p->ry, e->plane_bytes);
+        e->threads = e->gg.threads;
+        e->smem = (size_t)e->gg.bytes;
+    } else if (cmp_fits(e) && (pref == PREF_CMP || (pref == PREF_AUTO && cmp_wins(e)))) {
         e->path = PATH_CMP;
         e->threads = 128;
         e->smem = 0;
@@ -499,6 +547,9 @@ static void choose_layout(winent_gpu_engine *e)
                  small_name[e->small]);
     else if (e->path == PATH_CMP)
         snprintf(e->path_name, sizeof e->path_name, "cmp/code%d/k%d", 8 * e->plane_bytes, p->kx);
+    else if (e->path == PATH_GROUPS)
+        snprintf(e->path_name, sizeof e->path_name, "groups/code%d/slots%d",
+                 8 * e->plane_bytes, 1 << e->gg.bits);
     else if (e->path == PATH_SMEM)
         snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d%s",
                  8 * e->plane_bytes, 8 * e->cnt_bytes, small_name[e->small]);
@@ -621,7 +672,14 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
                    (size_t)16 * e->cnt_bytes * threads, &sp, &d_max);
         }
     }
-    if (warp_path(e->path)) {
+    if (e->path == PATH_GROUPS) {
+        win_params gp = wp;
+        gp.tiles_x = (W + GROUPS_TW - 1) / GROUPS_TW;
+        gp.tiles = gp.tiles_x * ((rows + GROUPS_TH - 1) / GROUPS_TH);
+        int grid = std::max(1, std::min(gp.tiles, e->sms * 8));
+        groups_geom g = e->gg;
+        LAUNCH(groups_fn(e), grid, g.threads, e->smem, &gp, &g);
+    } else if (warp_path(e->path)) {
         win_params wq = wp;
         wq.th = warp_segment_rows(e, W, rows, e->warp_th);
         long tiles = (long)W * ((rows + wq.th - 1) / wq.th);

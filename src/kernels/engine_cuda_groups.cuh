@@ -1,0 +1,555 @@
+/*
+ * engine_cuda_groups.cuh - the groups kernel of the GPU engine: windows of
+ * 9x9 to 63x63 over many distinct codes (16- and 32-bit planes), where a
+ * histogram per window is too large for shared memory (included by
+ * engine_cuda.cu only, after engine_cuda_kernels.cuh).
+ *
+ * A block computes a tile of 32 x 32 output pixels. Their windows read a
+ * region of (32 + 2 rx) x (32 + 2 ry) input pixels, and every code counted
+ * in any of the windows is a code of the region. So instead of keeping a
+ * histogram per window, the block finds the region's groups of equal codes
+ * once, and adds each group's share to every window of the tile:
+ *
+ *   S(w) = sum over codes v of T[c_v(w)],  D(w) = T[n(w)] - S(w)
+ *
+ * with c_v(w) the copies of v inside window w. A code that occurs once in
+ * the region adds T[1] = 0 everywhere, so only codes that repeat cost
+ * anything. On the images this kernel is chosen for, codes rarely repeat
+ * within a region (u16 of 65536 values: ~110 pairs in a 62 x 62 region;
+ * i32 of 10^6 values at 15x15: ~2), so a tile costs little more than
+ * reading its region once.
+ *
+ * Steps of a tile (barriers between them):
+ *   1. load the region's codes; pixels outside the image or the chunk's
+ *      rows are absent by position, nodata pixels by their code (ND);
+ *   2. a shared hash table of region pixel indices, keyed by their codes
+ *      (linear probing, compare-and-swap): each counted pixel finds the
+ *      first pixel of its code, the group's representative;
+ *   3. each pixel links itself into its representative's list;
+ *   4. a thread per group of g >= 2 members. The windows that hold a
+ *      member at (mx, my) are a rectangle of the tile, and the windows that
+ *      hold all of a set of members are the intersection of theirs. By
+ *      binomial inversion, T[c] = sum over the non-empty subsets of the c
+ *      members in a window of a_|subset|, a_k = sum_j (-1)^(k-j) C(k, j)
+ *      T[j], and a_1 = T[1] - T[0] = 0. So for g <= GROUPS_GMOB the group
+ *      adds a_|s| to the intersection rectangle of each subset s of two or
+ *      more members (at most 57 for g = 6), as four corners of a 2-D
+ *      difference array. Larger groups go to a list. Nodata pixels of the
+ *      image add 1 to a second difference array over their windows;
+ *   5. prefix sums of both difference arrays: S of the small groups, and
+ *      the nodata count of each window;
+ *   6. a warp per large group: the member count of every window of the
+ *      tile, as a difference array of the members' rectangles and its
+ *      prefix sums, then T[count] added to S where the count is 2 or more;
+ *   7. per pixel: n = the window's pixels in the image minus its nodata
+ *      count, D = T[n] - S, winent_finish.
+ * Every addition is exact integer arithmetic (mod 2^64, and the final sum
+ * fits), so the order of the additions, and which way a group was counted,
+ * never changes the bits: they are the CPU engine's.
+ *
+ * The steps are functions of (thread, threads) and (lane) over a context
+ * of shared-memory pointers, written for both host and device, so that the
+ * host can run a tile as a twin of the block (tests/test_gpu_groups_twin).
+ */
+#ifndef WINENT_ENGINE_CUDA_GROUPS_CUH
+#define WINENT_ENGINE_CUDA_GROUPS_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GROUPS_TW 32                 /* tile width: output columns */
+#define GROUPS_TH 32                 /* tile height: output rows */
+#define GROUPS_DW (GROUPS_TW + 1)    /* difference arrays: (TH + 1) rows of DW */
+#define GROUPS_DCELLS (GROUPS_DW * (GROUPS_TH + 1))
+#define GROUPS_GMOB 6                /* groups up to this size: by subsets */
+#define GROUPS_FIELDS_MAX 8          /* warps that count the larger groups */
+#define GROUPS_THREADS_MAX 512
+#define GROUPS_EMPTY 0xFFFFFFFFu
+
+/* Shared-memory layout of a block, from the region's size (host side:
+ * groups_geom_for). Offsets in bytes from the start of dynamic shared
+ * memory; 8-byte pieces first. */
+struct groups_geom {
+    int rw, rh, region; /* the region: rw x rh input pixels */
+    int bits;           /* log2 of the hash table's slots */
+    int off_s, off_a, off_v, off_fields, off_link, off_slots, off_codes, off_big;
+    int big_cap;        /* room in the list of large groups */
+    int threads;        /* threads of a block */
+    int fields;         /* warps that count the larger groups */
+    int bytes;          /* dynamic shared memory of a block */
+};
+
+static inline size_t groups_align8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+/* The layout for windows of radii rx, ry over codes of `code_bytes`. */
+static inline groups_geom groups_geom_for(int rx, int ry, int code_bytes)
+{
+    groups_geom g;
+    g.rw = GROUPS_TW + 2 * rx;
+    g.rh = GROUPS_TH + 2 * ry;
+    g.region = g.rw * g.rh;
+    g.bits = 4;
+    /* Load at most 2/3: a probe rarely runs long, and one slot always
+     * stays empty. */
+    while ((size_t)2 << g.bits < (size_t)3 * (size_t)g.region)
+        g.bits++;
+    g.big_cap = g.region / (GROUPS_GMOB + 1) + 1;
+    /* Regions past 64 x 64 leave room for one block an SM: give it more
+     * warps to hide the latency of its shared-memory steps. */
+    g.threads = g.region > 4096 ? 512 : 256;
+    g.fields = g.region > 4096 ? 8 : 4;
+    size_t o = 0;
+    g.off_s = (int)o;
+    o += (size_t)GROUPS_DCELLS * 8;
+    g.off_a = (int)o;
+    o += (size_t)(GROUPS_GMOB + 1) * 8;
+    g.off_v = (int)o;
+    o += (size_t)GROUPS_DCELLS * 4;
+    g.off_fields = (int)o;
+    o += (size_t)g.fields * GROUPS_DCELLS * 4;
+    g.off_link = (int)o;
+    o += (size_t)g.region * 4;
+    g.off_slots = (int)o;
+    o += ((size_t)4 << g.bits);
+    g.off_big = (int)o;
+    o += (size_t)g.big_cap * 4;
+    g.off_codes = (int)o;
+    o += (size_t)g.region * (size_t)code_bytes;
+    g.bytes = (int)groups_align8(o);
+    return g;
+}
+
+/* Atomics of shared memory on the device; plain operations in the host
+ * twin, which runs one thread at a time. */
+#if defined(__CUDA_ARCH__)
+#define G_CAS(p, c, v) atomicCAS((p), (c), (v))
+#define G_EXCH(p, v) atomicExch((p), (v))
+#define G_ADD32(p, v) atomicAdd((p), (v))
+#define G_ADD64(p, v) atomicAdd((p), (v))
+#else
+static inline unsigned g_cas_host(unsigned *p, unsigned c, unsigned v)
+{
+    unsigned o = *p;
+    if (o == c)
+        *p = v;
+    return o;
+}
+static inline unsigned g_exch_host(unsigned *p, unsigned v)
+{
+    unsigned o = *p;
+    *p = v;
+    return o;
+}
+template <typename T> static inline T g_add_host(T *p, T v)
+{
+    T o = *p;
+    *p = o + v;
+    return o;
+}
+#define G_CAS(p, c, v) g_cas_host((p), (c), (v))
+#define G_EXCH(p, v) g_exch_host((p), (v))
+#define G_ADD32(p, v) g_add_host((p), (v))
+#define G_ADD64(p, v) g_add_host((p), (v))
+#endif
+
+/* One tile's view of the block's shared memory. */
+template <typename C> struct groups_ctx {
+    const win_params *p;
+    int rx, ry;
+    int tx0, ty0;          /* image position of the tile's output (0, 0) */
+    int rw, rh, region, bits;
+    int ylo, yhi;          /* image rows in use: [ylo, yhi) */
+    unsigned long long *s; /* S: difference array, then per window */
+    long long *a;          /* a_k, k <= GROUPS_GMOB */
+    int *v;                /* nodata count: difference array, then per window */
+    int *fields;           /* `nfields` member-count arrays */
+    int nfields;
+    unsigned *link;        /* representative, then next member */
+    unsigned *slots;       /* hash table of pixel indices; then list heads */
+    unsigned *big;         /* representatives of the larger groups */
+    unsigned *nbig;
+    int big_cap;
+    C *codes;
+};
+
+/* Is region pixel i in the image and in the chunk's rows? */
+template <typename C> KHD bool groups_present(const groups_ctx<C> &c, int i)
+{
+    int x = c.tx0 - c.rx + i % c.rw, y = c.ty0 - c.ry + i / c.rw;
+    return x >= 0 && x < c.p->W && y >= c.ylo && y < c.yhi;
+}
+
+template <typename C, bool ND> KHD bool groups_counted(const groups_ctx<C> &c, int i)
+{
+    const uint32_t sent = (uint32_t)(C)~(C)0;
+    return groups_present(c, i) && (!ND || (uint32_t)c.codes[i] != sent);
+}
+
+KHD uint32_t groups_hash(uint32_t code, int bits)
+{
+    return (code * 0x9E3779B1u) >> (32 - bits);
+}
+
+/* Add `val` to the windows [x0, x1] x [y0, y1] of a difference array. */
+template <typename T> KHD void groups_rect(T *d, int x0, int x1, int y0, int y1, T val)
+{
+    G_ADD64(d + y0 * GROUPS_DW + x0, val);
+    G_ADD64(d + y0 * GROUPS_DW + x1 + 1, (T)0 - val);
+    G_ADD64(d + (y1 + 1) * GROUPS_DW + x0, (T)0 - val);
+    G_ADD64(d + (y1 + 1) * GROUPS_DW + x1 + 1, val);
+}
+KHD void groups_rect32(int *d, int x0, int x1, int y0, int y1, int val)
+{
+    G_ADD32(d + y0 * GROUPS_DW + x0, val);
+    G_ADD32(d + y0 * GROUPS_DW + x1 + 1, -val);
+    G_ADD32(d + (y1 + 1) * GROUPS_DW + x0, -val);
+    G_ADD32(d + (y1 + 1) * GROUPS_DW + x1 + 1, val);
+}
+
+/* The tile's windows holding region pixel i: [x0, x1] x [y0, y1], clipped
+ * to the tile; false when none. */
+template <typename C>
+KHD bool groups_windows_of(const groups_ctx<C> &c, int i, int *x0, int *x1, int *y0, int *y1)
+{
+    int mx = i % c.rw, my = i / c.rw;
+    *x0 = max(0, mx - 2 * c.rx);
+    *x1 = min(GROUPS_TW - 1, mx);
+    *y0 = max(0, my - 2 * c.ry);
+    *y1 = min(GROUPS_TH - 1, my);
+    return *x0 <= *x1 && *y0 <= *y1;
+}
+
+/* Step 1: the region's codes; the hash table, the difference arrays and
+ * the fields cleared; a_k. */
+template <typename C> KHD void groups_step_load(groups_ctx<C> &c, int tid, int nt)
+{
+    const C *plane = (const C *)c.p->plane;
+    const int W = c.p->W;
+    for (int i = tid; i < c.region; i += nt) {
+        int x = c.tx0 - c.rx + i % c.rw, y = c.ty0 - c.ry + i / c.rw;
+        bool in = x >= 0 && x < W && y >= c.ylo && y < c.yhi;
+        c.codes[i] = in ? (C)load_code(plane + (size_t)(y - c.p->in_y0) * W + x) : (C)~(C)0;
+    }
+    for (int i = tid; i < (1 << c.bits); i += nt)
+        c.slots[i] = GROUPS_EMPTY;
+    for (int i = tid; i < GROUPS_DCELLS; i += nt) {
+        c.s[i] = 0;
+        c.v[i] = 0;
+    }
+    for (int i = tid; i < c.nfields * GROUPS_DCELLS; i += nt)
+        c.fields[i] = 0;
+    if (tid == 0)
+        *c.nbig = 0;
+    /* a_k = sum_j (-1)^(k-j) C(k, j) T[j]; only k <= nmax is ever used (a
+     * larger set of distinct pixels fits no window). */
+    if (tid <= GROUPS_GMOB) {
+        const int k = tid, nmax = (2 * c.rx + 1) * (2 * c.ry + 1);
+        long long acc = 0;
+        if (k <= nmax) {
+            long long binom = 1; /* C(k, j) */
+            for (int j = 0; j <= k; j++) {
+                long long term = binom * KLDG(c.p->t + j);
+                acc = ((k - j) & 1) ? (long long)((unsigned long long)acc - (unsigned long long)term)
+                                    : (long long)((unsigned long long)acc + (unsigned long long)term);
+                binom = binom * (k - j) / (j + 1);
+            }
+        }
+        c.a[k] = acc;
+    }
+}
+
+/* Step 2: each counted pixel finds its group's representative. */
+template <typename C, bool ND> KHD void groups_step_insert(groups_ctx<C> &c, int tid, int nt)
+{
+    const unsigned mask = (1u << c.bits) - 1;
+    for (int i = tid; i < c.region; i += nt) {
+        if (!groups_counted<C, ND>(c, i)) {
+            c.link[i] = GROUPS_EMPTY;
+            continue;
+        }
+        const uint32_t code = (uint32_t)c.codes[i];
+        unsigned h = groups_hash(code, c.bits), rep;
+        for (;;) {
+            unsigned old = G_CAS(&c.slots[h], GROUPS_EMPTY, (unsigned)i);
+            if (old == GROUPS_EMPTY) {
+                rep = (unsigned)i;
+                break;
+            }
+            if ((uint32_t)c.codes[old] == code) {
+                rep = old;
+                break;
+            }
+            h = (h + 1) & mask;
+        }
+        c.link[i] = rep;
+    }
+}
+
+/* Step 3a: the table becomes the list heads (indexed by representative). */
+template <typename C> KHD void groups_step_heads(groups_ctx<C> &c, int tid, int nt)
+{
+    for (int i = tid; i < c.region; i += nt)
+        c.slots[i] = GROUPS_EMPTY;
+}
+
+/* Step 3b: each counted pixel links itself in. */
+template <typename C> KHD void groups_step_link(groups_ctx<C> &c, int tid, int nt)
+{
+    for (int i = tid; i < c.region; i += nt) {
+        unsigned rep = c.link[i];
+        if (rep != GROUPS_EMPTY)
+            c.link[i] = G_EXCH(&c.slots[rep], (unsigned)i);
+    }
+}
+
+/* Step 4: the small groups by subsets, the large ones listed; nodata
+ * pixels counted over their windows. */
+template <typename C, bool ND> KHD void groups_step_small(groups_ctx<C> &c, int tid, int nt)
+{
+    const uint32_t sent = (uint32_t)(C)~(C)0;
+    for (int i = tid; i < c.region; i += nt) {
+        int x0, x1, y0, y1;
+        if (ND && groups_present(c, i) && (uint32_t)c.codes[i] == sent) {
+            if (groups_windows_of(c, i, &x0, &x1, &y0, &y1))
+                groups_rect32(c.v, x0, x1, y0, y1, 1);
+            continue;
+        }
+        unsigned m = c.slots[i];
+        if (m == GROUPS_EMPTY || c.link[m] == GROUPS_EMPTY)
+            continue; /* not a representative, or a group of one */
+        int mx[GROUPS_GMOB], my[GROUPS_GMOB], g = 0;
+        while (m != GROUPS_EMPTY && g <= GROUPS_GMOB) {
+            if (g < GROUPS_GMOB) {
+                mx[g] = (int)(m % (unsigned)c.rw);
+                my[g] = (int)(m / (unsigned)c.rw);
+            }
+            g++;
+            m = c.link[m];
+        }
+        if (g > GROUPS_GMOB) {
+            unsigned k = G_ADD32(c.nbig, 1u);
+            c.big[k] = (unsigned)i;
+            continue;
+        }
+        const int nmax = (2 * c.rx + 1) * (2 * c.ry + 1);
+        for (unsigned set = 3; set < (1u << g); set++) {
+            int k = 0, hx = 0, lx = 1 << 30, hy = 0, ly = 1 << 30;
+            for (int j = 0; j < g; j++)
+                if (set >> j & 1) {
+                    k++;
+                    hx = max(hx, mx[j]);
+                    lx = min(lx, mx[j]);
+                    hy = max(hy, my[j]);
+                    ly = min(ly, my[j]);
+                }
+            if (k < 2 || k > nmax)
+                continue;
+            x0 = max(0, hx - 2 * c.rx);
+            x1 = min(GROUPS_TW - 1, lx);
+            y0 = max(0, hy - 2 * c.ry);
+            y1 = min(GROUPS_TH - 1, ly);
+            if (x0 <= x1 && y0 <= y1)
+                groups_rect<unsigned long long>(c.s, x0, x1, y0, y1, (unsigned long long)c.a[k]);
+        }
+    }
+}
+
+/* Step 5a/5b: prefix sums along rows, then columns, of S (threads 0-31)
+ * and of the nodata counts (threads 32-63). */
+template <typename C> KHD void groups_step_rows(groups_ctx<C> &c, int tid)
+{
+    if (tid < GROUPS_TH) {
+        unsigned long long acc = 0, *row = c.s + tid * GROUPS_DW;
+        for (int x = 0; x < GROUPS_TW; x++)
+            row[x] = acc += row[x];
+    } else if (tid < 2 * GROUPS_TH) {
+        int acc = 0, *row = c.v + (tid - GROUPS_TH) * GROUPS_DW;
+        for (int x = 0; x < GROUPS_TW; x++)
+            row[x] = acc += row[x];
+    }
+}
+template <typename C> KHD void groups_step_cols(groups_ctx<C> &c, int tid)
+{
+    if (tid < GROUPS_TW) {
+        unsigned long long acc = 0;
+        for (int y = 0; y < GROUPS_TH; y++)
+            c.s[y * GROUPS_DW + tid] = acc += c.s[y * GROUPS_DW + tid];
+    } else if (tid < 2 * GROUPS_TW) {
+        int acc = 0, x = tid - GROUPS_TW;
+        for (int y = 0; y < GROUPS_TH; y++)
+            c.v[y * GROUPS_DW + x] = acc += c.v[y * GROUPS_DW + x];
+    }
+}
+
+/* Step 6, for large group number `gi`, by one warp (field f): (a) the
+ * members' rectangles into the field, (b) prefix sums along rows (lane =
+ * row), (c) down columns (lane = column), adding T[count] to S where the
+ * count is 2 or more, and clearing the field behind. */
+template <typename C> KHD void groups_big_rects(groups_ctx<C> &c, int f, unsigned gi, int lane)
+{
+    int *d = c.fields + f * GROUPS_DCELLS;
+    int j = 0;
+    for (unsigned m = c.slots[c.big[gi]]; m != GROUPS_EMPTY; m = c.link[m], j++) {
+        int x0, x1, y0, y1;
+        if ((j & 31) == lane && groups_windows_of(c, (int)m, &x0, &x1, &y0, &y1))
+            groups_rect32(d, x0, x1, y0, y1, 1);
+    }
+}
+template <typename C> KHD void groups_big_rows(groups_ctx<C> &c, int f, int lane)
+{
+    int *row = c.fields + f * GROUPS_DCELLS + lane * GROUPS_DW, acc = 0;
+    for (int x = 0; x < GROUPS_TW; x++)
+        row[x] = acc += row[x];
+}
+template <typename C> KHD void groups_big_cols(groups_ctx<C> &c, int f, int lane)
+{
+    int *d = c.fields + f * GROUPS_DCELLS, acc = 0;
+    for (int y = 0; y < GROUPS_TH; y++) {
+        acc += d[y * GROUPS_DW + lane];
+        d[y * GROUPS_DW + lane] = 0;
+        if (acc >= 2)
+            G_ADD64(c.s + y * GROUPS_DW + lane, (unsigned long long)KLDG(c.p->t + acc));
+    }
+    d[GROUPS_TH * GROUPS_DW + lane] = 0;
+    /* Lane 0 also clears the column past the tile (corners at x1 + 1). */
+    if (lane == 0)
+        for (int y = 0; y <= GROUPS_TH; y++)
+            d[y * GROUPS_DW + GROUPS_TW] = 0;
+}
+
+/* Step 7: the tile's output pixels. */
+template <typename C, bool ND> KHD void groups_step_out(groups_ctx<C> &c, int tid, int nt)
+{
+    const win_params &p = *c.p;
+    for (int i = tid; i < GROUPS_TW * GROUPS_TH; i += nt) {
+        const int ox = i % GROUPS_TW, oy = i / GROUPS_TW;
+        const int x = c.tx0 + ox, y = c.ty0 + oy;
+        if (x >= p.W || y >= p.y1)
+            continue;
+        float v;
+        if (!groups_counted<C, ND>(c, (oy + c.ry) * c.rw + ox + c.rx)) {
+            v = nan_px();
+        } else {
+            int w = min(p.W - 1, x + c.rx) - max(0, x - c.rx) + 1;
+            int h = min(p.H - 1, y + c.ry) - max(0, y - c.ry) + 1;
+            int n = w * h - c.v[oy * GROUPS_DW + ox];
+            v = finish_px((long long)c.s[oy * GROUPS_DW + ox], n, p.t);
+        }
+        p.out[(size_t)(y - p.y0) * p.W + x] = v;
+    }
+}
+
+/* The tile's view of shared memory at `base` (layout g). */
+template <typename C>
+KHD void groups_bind(groups_ctx<C> &c, const win_params &p, const groups_geom &g, char *base,
+                     unsigned *nbig, int tile)
+{
+    c.p = &p;
+    c.rx = p.rx;
+    c.ry = p.ry;
+    c.tx0 = (tile % p.tiles_x) * GROUPS_TW;
+    c.ty0 = p.y0 + (tile / p.tiles_x) * GROUPS_TH;
+    c.rw = g.rw;
+    c.rh = g.rh;
+    c.region = g.region;
+    c.bits = g.bits;
+    /* Rows the stored outputs' windows need (the chunk holds them); rows
+     * past them only reach outputs that are not stored. */
+    c.ylo = max(0, p.y0 - p.ry);
+    c.yhi = min(p.H, p.y1 + p.ry);
+    c.s = (unsigned long long *)(base + g.off_s);
+    c.a = (long long *)(base + g.off_a);
+    c.v = (int *)(base + g.off_v);
+    c.fields = (int *)(base + g.off_fields);
+    c.nfields = g.fields;
+    c.link = (unsigned *)(base + g.off_link);
+    c.slots = (unsigned *)(base + g.off_slots);
+    c.big = (unsigned *)(base + g.off_big);
+    c.nbig = nbig;
+    c.big_cap = g.big_cap;
+    c.codes = (C *)(base + g.off_codes);
+}
+
+#if defined(__CUDACC__)
+template <typename C, bool ND>
+__global__ void __launch_bounds__(GROUPS_THREADS_MAX) groups_kernel(const win_params p,
+                                                                const groups_geom g)
+{
+    extern __shared__ unsigned long long groups_smem[];
+    __shared__ unsigned nbig;
+    const int tid = threadIdx.x, nt = blockDim.x, warp = tid / 32, lane = tid % 32;
+    for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+        groups_ctx<C> c;
+        groups_bind<C>(c, p, g, (char *)groups_smem, &nbig, tile);
+        groups_step_load<C>(c, tid, nt);
+        __syncthreads();
+        groups_step_insert<C, ND>(c, tid, nt);
+        __syncthreads();
+        groups_step_heads<C>(c, tid, nt);
+        __syncthreads();
+        groups_step_link<C>(c, tid, nt);
+        __syncthreads();
+        groups_step_small<C, ND>(c, tid, nt);
+        __syncthreads();
+        groups_step_rows<C>(c, tid);
+        __syncthreads();
+        groups_step_cols<C>(c, tid);
+        __syncthreads();
+        if (warp < g.fields) {
+            const unsigned nb = nbig;
+            for (unsigned gi = warp; gi < nb; gi += g.fields) {
+                groups_big_rects<C>(c, warp, gi, lane);
+                __syncwarp();
+                groups_big_rows<C>(c, warp, lane);
+                __syncwarp();
+                groups_big_cols<C>(c, warp, lane);
+                __syncwarp();
+            }
+        }
+        __syncthreads();
+        groups_step_out<C, ND>(c, tid, nt);
+        __syncthreads();
+    }
+}
+#endif
+
+/* The host twin of a block: every step for each thread in turn, in the
+ * block's order. `base` holds g.bytes. */
+template <typename C, bool ND>
+static inline void groups_tile_host(const win_params &p, const groups_geom &g, char *base, int tile)
+{
+    unsigned nbig = 0;
+    groups_ctx<C> c;
+    groups_bind<C>(c, p, g, base, &nbig, tile);
+    const int nt = g.threads;
+    for (int t = 0; t < nt; t++)
+        groups_step_load<C>(c, t, nt);
+    for (int t = 0; t < nt; t++)
+        groups_step_insert<C, ND>(c, t, nt);
+    for (int t = 0; t < nt; t++)
+        groups_step_heads<C>(c, t, nt);
+    for (int t = 0; t < nt; t++)
+        groups_step_link<C>(c, t, nt);
+    for (int t = 0; t < nt; t++)
+        groups_step_small<C, ND>(c, t, nt);
+    for (int t = 0; t < nt; t++)
+        groups_step_rows<C>(c, t);
+    for (int t = 0; t < nt; t++)
+        groups_step_cols<C>(c, t);
+    for (int w = 0; w < g.fields; w++)
+        for (unsigned gi = w; gi < nbig; gi += g.fields) {
+            for (int l = 0; l < 32; l++)
+                groups_big_rects<C>(c, w, gi, l);
+            for (int l = 0; l < 32; l++)
+                groups_big_rows<C>(c, w, l);
+            for (int l = 0; l < 32; l++)
+                groups_big_cols<C>(c, w, l);
+        }
+    for (int t = 0; t < nt; t++)
+        groups_step_out<C, ND>(c, t, nt);
+}
+
+#endif

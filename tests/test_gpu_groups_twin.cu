@@ -1,0 +1,187 @@
+/*
+ * The groups kernel's steps (src/kernels/engine_cuda_groups.cuh) run on
+ * the host, a thread and a lane at a time in the block's order, against
+ * the CPU engine, bit for bit: u16 and u32 planes with and without a
+ * nodata sentinel (u16 65535 as an ordinary value too), codes that rarely
+ * repeat and codes that repeat in large groups, square and flat windows,
+ * tiles cut by the image's edges and by the chunk's rows. Needs no GPU:
+ * it checks the algorithm where CI runs, and test_gpu_identity checks the
+ * device's run of it.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include "entropy_rule.h"
+#include "engine_cuda_kernels.cuh"
+#include "engine_cuda_groups.cuh"
+
+extern "C" {
+#include "harness.h"
+#include "kernels/engine_cpu.h"
+#include "kernels/entropy_plan.h"
+}
+
+typedef struct tcase {
+    const char *name;
+    winent_dtype dtype;
+    int kx, ky;
+    uint64_t values; /* samples 0..values-1 (plus vmin) */
+    int64_t vmin;
+    int smooth;      /* a smooth surface: codes repeat in large groups */
+    int has_nodata;
+    double nodata;
+    int w, h, chunk_rows;
+} tcase;
+
+static unsigned long long seed = 0x9e37u;
+
+static void *make_input(const tcase *tc)
+{
+    size_t n = (size_t)tc->w * tc->h;
+    void *buf = malloc(n * winent_dtype_size(tc->dtype));
+    for (int y = 0; y < tc->h; y++)
+        for (int x = 0; x < tc->w; x++) {
+            size_t i = (size_t)y * tc->w + x;
+            int64_t v;
+            if (tc->smooth) {
+                double u = 0.5 + 0.3 * sin(0.07 * x + 0.3) * cos(0.05 * y) + 0.1 * sin(0.011 * x * y);
+                v = (int64_t)(u * (double)tc->values) + (int64_t)(harness_rand(&seed) % 3);
+                if (v >= (int64_t)tc->values)
+                    v = (int64_t)tc->values - 1;
+                if (v < 0)
+                    v = 0;
+            } else {
+                v = (int64_t)(harness_rand(&seed) % tc->values);
+            }
+            v += tc->vmin;
+            if (tc->has_nodata && harness_rand(&seed) % 23 == 0)
+                v = (int64_t)tc->nodata;
+            harness_put_sample(buf, tc->dtype, i, v, 0);
+        }
+    return buf;
+}
+
+/* The code plane the engine's codes pass makes: NODATA -> all ones. */
+template <typename C> static std::vector<C> plane_of(const winent_plan *p, const void *in, size_t n)
+{
+    std::vector<uint32_t> codes(n);
+    winent_plan_codes(p, in, n, codes.data());
+    std::vector<C> out(n);
+    for (size_t i = 0; i < n; i++)
+        out[i] = codes[i] == WINENT_NODATA_CODE ? (C)~(C)0 : (C)codes[i];
+    return out;
+}
+
+template <typename C, bool ND>
+static int run_twin(const tcase *tc, const winent_plan *p, const void *in, const float *ref)
+{
+    const int W = tc->w, H = tc->h;
+    std::vector<C> plane = plane_of<C>(p, in, (size_t)W * H);
+    std::vector<float> got((size_t)W * H);
+    memset(got.data(), 0xEE, got.size() * sizeof(float));
+    groups_geom g = groups_geom_for(p->rx, p->ry, (int)sizeof(C));
+    std::vector<unsigned long long> smem((size_t)g.bytes / 8 + 1);
+    for (int y0 = 0; y0 < H; y0 += tc->chunk_rows) {
+        int y1 = y0 + tc->chunk_rows < H ? y0 + tc->chunk_rows : H, a, h;
+        winent_chunk_input_rows(y0, y1, p->ry, H, &a, &h);
+        win_params wp;
+        memset(&wp, 0, sizeof wp);
+        wp.plane = plane.data() + (size_t)a * W;
+        wp.out = got.data() + (size_t)y0 * W;
+        wp.du = (const long long *)p->du;
+        wp.t = (const long long *)p->t;
+        wp.W = W;
+        wp.H = H;
+        wp.in_y0 = a;
+        wp.y0 = y0;
+        wp.y1 = y1;
+        wp.rx = p->rx;
+        wp.ry = p->ry;
+        wp.tiles_x = (W + GROUPS_TW - 1) / GROUPS_TW;
+        wp.tiles = wp.tiles_x * ((y1 - y0 + GROUPS_TH - 1) / GROUPS_TH);
+        /* Poison shared memory between tiles: every step must set what it
+         * reads. */
+        for (int t = 0; t < wp.tiles; t++) {
+            memset(smem.data(), 0xA5, smem.size() * 8);
+            groups_tile_host<C, ND>(wp, g, (char *)smem.data(), t);
+        }
+    }
+    int bad = 0, first = -1;
+    for (size_t i = 0; i < got.size(); i++)
+        if (memcmp(&got[i], &ref[i], 4) != 0) {
+            bad++;
+            if (first < 0)
+                first = (int)i;
+        }
+    CHECK(bad == 0, "%s: %d of %d pixels differ; first (%d, %d): cpu %.9g twin %.9g", tc->name,
+          bad, W * H, first % W, first / W, ref[first < 0 ? 0 : first], got[first < 0 ? 0 : first]);
+    printf("  %-44s %s/code%d region %dx%d, %d B shared: %s\n", tc->name, ND ? "nd" : "--",
+           (int)(8 * sizeof(C)), g.rw, g.rh, g.bytes, bad ? "DIFFERS" : "identical");
+    return bad;
+}
+
+static void run_case(const tcase *tc)
+{
+    winent_compute_opts o;
+    winent_compute_opts_default(&o);
+    o.dtype = tc->dtype;
+    o.kx = tc->kx;
+    o.ky = tc->ky;
+    o.has_nodata = tc->has_nodata;
+    o.nodata = tc->nodata;
+    winent_err err;
+    winent_err_clear(&err);
+    winent_plan *p = NULL;
+    winent_cpu_engine *cpu = NULL;
+    void *in = make_input(tc);
+    std::vector<float> ref((size_t)tc->w * tc->h);
+    CHECK(winent_plan_create(&o, &p, &err) == WINENT_OK, "%s: %s", tc->name, err.msg);
+    if (p == NULL) {
+        free(in);
+        return;
+    }
+    CHECK(winent_cpu_engine_create(p, tc->w, tc->h, 2, &cpu, &err) == WINENT_OK, "%s", err.msg);
+    winent_chunk whole = {in, (size_t)tc->w * winent_dtype_size(tc->dtype), tc->w, tc->h,
+                          0, tc->h, 0, tc->h};
+    CHECK(winent_cpu_engine_compute(cpu, &whole, ref.data(), (size_t)tc->w, &err) == WINENT_OK,
+          "%s", err.msg);
+    /* The plane the GPU engine would choose (engine_cuda.cu, choose_layout). */
+    int nd = p->can_skip;
+    bool wide = !((!nd && p->ncodes <= 65536) || (nd && p->ncodes <= 65535));
+    if (wide)
+        nd ? run_twin<uint32_t, true>(tc, p, in, ref.data())
+           : run_twin<uint32_t, false>(tc, p, in, ref.data());
+    else
+        nd ? run_twin<uint16_t, true>(tc, p, in, ref.data())
+           : run_twin<uint16_t, false>(tc, p, in, ref.data());
+    winent_cpu_engine_free(cpu);
+    winent_plan_free(p);
+    free(in);
+}
+
+static const tcase cases[] = {
+    /* name                                  dtype   kx  ky  values  vmin smooth nd nodata w h R */
+    {"u16 65536 values 31x31", WINENT_U16, 31, 31, 65536, 0, 0, 0, 0, 100, 90, 37},
+    {"u16 4 top values 9x9, 65535 counted", WINENT_U16, 9, 9, 4, 65532, 0, 0, 0, 77, 70, 33},
+    {"u16 smooth 3000 values 15x15", WINENT_U16, 15, 15, 3000, 0, 1, 0, 0, 90, 75, 40},
+    {"u16 smooth 40 values 31x31 (large groups)", WINENT_U16, 31, 31, 40, 0, 1, 0, 0, 80, 70, 64},
+    {"u16 nodata 7, 9x9", WINENT_U16, 9, 9, 20, 0, 0, 1, 7, 70, 66, 19},
+    {"u16 4096 values 63x63", WINENT_U16, 63, 63, 4096, 0, 0, 0, 0, 110, 100, 50},
+    {"i16 9x3 flat", WINENT_I16, 9, 3, 65536, -32768, 0, 0, 0, 75, 60, 21},
+    {"u16 3x15 tall", WINENT_U16, 3, 15, 300, 0, 0, 0, 0, 70, 64, 30},
+    {"u32 1e6 values 15x15", WINENT_U32, 15, 15, 1000000, 0, 0, 0, 0, 100, 80, 45},
+    {"i32 1e6 values nodata -1 11x11", WINENT_I32, 11, 11, 1000000, -3, 0, 1, -1, 70, 50, 16},
+    {"i32 smooth 500 values 21x21", WINENT_I32, 21, 21, 500, -250, 1, 0, 0, 70, 69, 69},
+    {"u32 top values 9x9 (all-ones counted)", WINENT_U32, 9, 9, 3, 4294967293LL, 0, 0, 0, 50, 40, 17},
+};
+
+int main(void)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(&cases[i]);
+    return harness_end();
+}
