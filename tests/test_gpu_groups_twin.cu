@@ -103,11 +103,16 @@ static int run_twin(const tcase *tc, const winent_plan *p, const void *in, const
         wp.ry = p->ry;
         wp.tiles_x = (W + GROUPS_TW - 1) / GROUPS_TW;
         wp.tiles = wp.tiles_x * ((y1 - y0 + GROUPS_TH - 1) / GROUPS_TH);
-        /* Poison shared memory between tiles: every step must set what it
-         * reads. */
-        for (int t = 0; t < wp.tiles; t++) {
+        /* Shared memory poisoned for each block, whose tiles then share
+         * it: every step must set what it reads, and step 6 must leave the
+         * fields clear for the next tile. Blocks of 1, 2 and 5 tiles. */
+        for (int t = 0, b = 0; t < wp.tiles; b++) {
+            int t1 = t + (b % 3 == 0 ? 1 : b % 3 == 1 ? 2 : 5);
+            if (t1 > wp.tiles)
+                t1 = wp.tiles;
             memset(smem.data(), 0xA5, smem.size() * 8);
-            groups_tile_host<C, ND>(wp, g, (char *)smem.data(), t);
+            groups_block_host<C, ND>(wp, g, (char *)smem.data(), t, t1);
+            t = t1;
         }
     }
     int bad = 0, first = -1;
