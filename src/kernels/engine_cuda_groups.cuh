@@ -196,20 +196,39 @@ KHD uint32_t groups_hash(uint32_t code, int bits)
     return (code * 0x9E3779B1u) >> (32 - bits);
 }
 
-/* Add `val` to the windows [x0, x1] x [y0, y1] of a difference array. */
-template <typename T> KHD void groups_rect(T *d, int x0, int x1, int y0, int y1, T val)
+/* Add `val` to the windows [x0, x1] x [y0, y1] of a difference array.
+ * Corners past the tile's last column or row are never summed, so they
+ * are left out; and the corner (0, 0), which every rectangle of a large
+ * window starts at (the rectangles are clipped to the tile), goes to the
+ * caller's register `at00`, which it adds once at the end: thousands of
+ * atomics on one address would queue behind each other. */
+template <typename T> KHD void groups_rect(T *d, int x0, int x1, int y0, int y1, T val, T *at00)
 {
-    G_ADD64(d + y0 * GROUPS_DW + x0, val);
-    G_ADD64(d + y0 * GROUPS_DW + x1 + 1, (T)0 - val);
-    G_ADD64(d + (y1 + 1) * GROUPS_DW + x0, (T)0 - val);
-    G_ADD64(d + (y1 + 1) * GROUPS_DW + x1 + 1, val);
+    if (x0 == 0 && y0 == 0)
+        *at00 += val;
+    else
+        G_ADD64(d + y0 * GROUPS_DW + x0, val);
+    if (x1 + 1 < GROUPS_TW)
+        G_ADD64(d + y0 * GROUPS_DW + x1 + 1, (T)0 - val);
+    if (y1 + 1 < GROUPS_TH) {
+        G_ADD64(d + (y1 + 1) * GROUPS_DW + x0, (T)0 - val);
+        if (x1 + 1 < GROUPS_TW)
+            G_ADD64(d + (y1 + 1) * GROUPS_DW + x1 + 1, val);
+    }
 }
-KHD void groups_rect32(int *d, int x0, int x1, int y0, int y1, int val)
+KHD void groups_rect32(int *d, int x0, int x1, int y0, int y1, int val, int *at00)
 {
-    G_ADD32(d + y0 * GROUPS_DW + x0, val);
-    G_ADD32(d + y0 * GROUPS_DW + x1 + 1, -val);
-    G_ADD32(d + (y1 + 1) * GROUPS_DW + x0, -val);
-    G_ADD32(d + (y1 + 1) * GROUPS_DW + x1 + 1, val);
+    if (x0 == 0 && y0 == 0)
+        *at00 += val;
+    else
+        G_ADD32(d + y0 * GROUPS_DW + x0, val);
+    if (x1 + 1 < GROUPS_TW)
+        G_ADD32(d + y0 * GROUPS_DW + x1 + 1, -val);
+    if (y1 + 1 < GROUPS_TH) {
+        G_ADD32(d + (y1 + 1) * GROUPS_DW + x0, -val);
+        if (x1 + 1 < GROUPS_TW)
+            G_ADD32(d + (y1 + 1) * GROUPS_DW + x1 + 1, val);
+    }
 }
 
 /* The tile's windows holding region pixel i: [x0, x1] x [y0, y1], clipped
@@ -319,11 +338,13 @@ template <typename C> KHD void groups_step_link(groups_ctx<C> &c, int tid, int n
 template <typename C, bool ND> KHD void groups_step_small(groups_ctx<C> &c, int tid, int nt)
 {
     const uint32_t sent = (uint32_t)(C)~(C)0;
+    unsigned long long at00 = 0; /* this thread's share of S's corner (0, 0) */
+    int at00v = 0;               /* and of the nodata counts' */
     for (int i = tid; i < c.region; i += nt) {
         int x0, x1, y0, y1;
         if (ND && groups_present(c, i) && (uint32_t)c.codes[i] == sent) {
             if (groups_windows_of(c, i, &x0, &x1, &y0, &y1))
-                groups_rect32(c.v, x0, x1, y0, y1, 1);
+                groups_rect32(c.v, x0, x1, y0, y1, 1, &at00v);
             continue;
         }
         unsigned m = c.slots[i];
@@ -361,9 +382,14 @@ template <typename C, bool ND> KHD void groups_step_small(groups_ctx<C> &c, int 
             y0 = max(0, hy - 2 * c.ry);
             y1 = min(GROUPS_TH - 1, ly);
             if (x0 <= x1 && y0 <= y1)
-                groups_rect<unsigned long long>(c.s, x0, x1, y0, y1, (unsigned long long)c.a[k]);
+                groups_rect<unsigned long long>(c.s, x0, x1, y0, y1, (unsigned long long)c.a[k],
+                                                &at00);
         }
     }
+    if (at00 != 0)
+        G_ADD64(c.s, at00);
+    if (at00v != 0)
+        G_ADD32(c.v, at00v);
 }
 
 /* Step 5: prefix sums of S and (ND) of the nodata counts, along rows,
@@ -398,12 +424,14 @@ template <typename C, bool ND> KHD void groups_step_cols(groups_ctx<C> &c, int l
 template <typename C> KHD void groups_big_rects(groups_ctx<C> &c, int f, unsigned gi, int lane)
 {
     int *d = c.fields + f * GROUPS_DCELLS;
-    int j = 0;
+    int j = 0, at00 = 0;
     for (unsigned m = c.slots[c.big[gi]]; m != GROUPS_EMPTY; m = c.link[m], j++) {
         int x0, x1, y0, y1;
         if ((j & 31) == lane && groups_windows_of(c, (int)m, &x0, &x1, &y0, &y1))
-            groups_rect32(d, x0, x1, y0, y1, 1);
+            groups_rect32(d, x0, x1, y0, y1, 1, &at00);
     }
+    if (at00 != 0)
+        G_ADD32(d, at00);
 }
 template <typename C> KHD void groups_big_rows(groups_ctx<C> &c, int f, int lane)
 {
@@ -420,11 +448,6 @@ template <typename C> KHD void groups_big_cols(groups_ctx<C> &c, int f, int lane
         if (acc >= 2)
             G_ADD64(c.s + y * GROUPS_DW + lane, (unsigned long long)KLDG(c.p->t + acc));
     }
-    d[GROUPS_TH * GROUPS_DW + lane] = 0;
-    /* Lane 0 also clears the column past the tile (corners at x1 + 1). */
-    if (lane == 0)
-        for (int y = 0; y <= GROUPS_TH; y++)
-            d[y * GROUPS_DW + GROUPS_TW] = 0;
 }
 
 /* Step 7: the tile's output pixels. */
