@@ -77,13 +77,19 @@ template <typename C> static std::vector<C> plane_of(const winent_plan *p, const
 }
 
 template <typename C, bool ND>
-static int run_twin(const tcase *tc, const winent_plan *p, const void *in, const float *ref)
+static int run_twin(const tcase *tc, const winent_plan *p, const void *in, const float *ref,
+                    int candidate)
 {
     const int W = tc->w, H = tc->h;
     std::vector<C> plane = plane_of<C>(p, in, (size_t)W * H);
     std::vector<float> got((size_t)W * H);
     memset(got.data(), 0xEE, got.size() * sizeof(float));
-    groups_geom g = groups_geom_for(p->rx, p->ry, (int)sizeof(C));
+    /* Layouts as on an H100 (227 KB of shared memory a block): the
+     * candidate asked for, where it fits. */
+    groups_geom g = groups_geom_candidate(p->rx, p->ry, (int)sizeof(C), (size_t)227 << 10,
+                                          candidate);
+    if (g.th == 0)
+        return 0;
     std::vector<unsigned long long> smem((size_t)g.bytes / 8 + 1);
     for (int y0 = 0; y0 < H; y0 += tc->chunk_rows) {
         int y1 = y0 + tc->chunk_rows < H ? y0 + tc->chunk_rows : H, a, h;
@@ -102,7 +108,7 @@ static int run_twin(const tcase *tc, const winent_plan *p, const void *in, const
         wp.rx = p->rx;
         wp.ry = p->ry;
         wp.tiles_x = (W + GROUPS_TW - 1) / GROUPS_TW;
-        wp.tiles = wp.tiles_x * ((y1 - y0 + GROUPS_TH - 1) / GROUPS_TH);
+        wp.tiles = wp.tiles_x * ((y1 - y0 + g.th - 1) / g.th);
         /* Shared memory poisoned for each block, whose tiles then share
          * it: every step must set what it reads, and step 6 must leave the
          * fields clear for the next tile. Blocks of 1, 2 and 5 tiles. */
@@ -124,8 +130,9 @@ static int run_twin(const tcase *tc, const winent_plan *p, const void *in, const
         }
     CHECK(bad == 0, "%s: %d of %d pixels differ; first (%d, %d): cpu %.9g twin %.9g", tc->name,
           bad, W * H, first % W, first / W, ref[first < 0 ? 0 : first], got[first < 0 ? 0 : first]);
-    printf("  %-44s %s/code%d region %dx%d, %d B shared: %s\n", tc->name, ND ? "nd" : "--",
-           (int)(8 * sizeof(C)), g.rw, g.rh, g.bytes, bad ? "DIFFERS" : "identical");
+    printf("  %-44s %s/code%d slots %dx%d tile 32x%d region %dx%d, %d B: %s\n", tc->name,
+           ND ? "nd" : "--", (int)(8 * sizeof(C)), 1 << g.bits, 8 * g.slot_bytes, g.th, g.rw,
+           g.rh, g.bytes, bad ? "DIFFERS" : "identical");
     return bad;
 }
 
@@ -157,12 +164,24 @@ static void run_case(const tcase *tc)
     /* The plane the GPU engine would choose (engine_cuda.cu, choose_layout). */
     int nd = p->can_skip;
     bool wide = !((!nd && p->ncodes <= 65536) || (nd && p->ncodes <= 65535));
-    if (wide)
-        nd ? run_twin<uint32_t, true>(tc, p, in, ref.data())
-           : run_twin<uint32_t, false>(tc, p, in, ref.data());
-    else
-        nd ? run_twin<uint16_t, true>(tc, p, in, ref.data())
-           : run_twin<uint16_t, false>(tc, p, in, ref.data());
+    /* Every layout that fits: 32- and 16-bit slots, each table load; the
+     * first tile height that fits (the others are the same code). */
+    groups_geom first = groups_geom_for(p->rx, p->ry, wide ? 4 : 2, (size_t)227 << 10);
+    CHECK(first.th > 0, "%s: the groups kernel does not fit", tc->name);
+    int runs = 0;
+    for (int k = 0; k < GROUPS_CANDIDATES; k++) {
+        if (groups_geom_candidate(p->rx, p->ry, wide ? 4 : 2, (size_t)227 << 10, k).th !=
+            first.th)
+            continue;
+        runs++;
+        if (wide)
+            nd ? run_twin<uint32_t, true>(tc, p, in, ref.data(), k)
+               : run_twin<uint32_t, false>(tc, p, in, ref.data(), k);
+        else
+            nd ? run_twin<uint16_t, true>(tc, p, in, ref.data(), k)
+               : run_twin<uint16_t, false>(tc, p, in, ref.data(), k);
+    }
+    CHECK(runs > 0, "%s: no layout ran", tc->name);
     winent_cpu_engine_free(cpu);
     winent_plan_free(p);
     free(in);
@@ -182,6 +201,10 @@ static const tcase cases[] = {
     {"i32 1e6 values nodata -1 11x11", WINENT_I32, 11, 11, 1000000, -3, 0, 1, -1, 70, 50, 16},
     {"i32 smooth 500 values 21x21", WINENT_I32, 21, 21, 500, -250, 1, 0, 0, 70, 69, 69},
     {"u32 top values 9x9 (all-ones counted)", WINENT_U32, 9, 9, 3, 4294967293LL, 0, 0, 0, 50, 40, 17},
+    /* Large windows: tiles of 16 rows (16-bit codes) and 8 (32-bit). */
+    {"u16 65536 values 127x127", WINENT_U16, 127, 127, 65536, 0, 0, 0, 0, 150, 140, 70},
+    {"u16 smooth 2000 values nodata 5 127x101", WINENT_U16, 127, 101, 2000, 0, 1, 1, 5, 140, 120, 53},
+    {"u32 1e6 values 127x127", WINENT_U32, 127, 127, 1000000, 0, 0, 0, 0, 140, 130, 61},
 };
 
 int main(void)

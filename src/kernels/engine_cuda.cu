@@ -70,6 +70,7 @@ struct winent_gpu_engine {
     const winent_plan *plan; /* borrowed */
     int device;
     int sms;
+    size_t smem_optin; /* shared memory a block may ask for */
     int max_width, max_in_rows;
     int nslots;
     gpu_slot *slot; /* owned: nslots */
@@ -462,29 +463,73 @@ static bool cmp_wins(const winent_gpu_engine *e)
 }
 
 /* The groups kernel serves planes wider than 8 bits when a block's region
- * (32 + 2 rx) x (32 + 2 ry) and its tables fit in shared memory (windows up
- * to about 63 x 63). */
+ * (32 + 2 rx) x (th + 2 ry), for tiles of th = 32, 16 or 8 rows, and its
+ * tables fit in the device's shared memory (on an H100 windows up to 127 x
+ * 127; 255 x 255 needs more than 16-bit indices). */
 static bool groups_fits(const winent_gpu_engine *e)
 {
     const winent_plan *p = e->plan;
     if (e->plane_bytes < 2)
         return false;
-    groups_geom g = groups_geom_for(p->rx, p->ry, e->plane_bytes);
-    return (size_t)g.bytes <= WARP_SMEM_MAX;
+    return groups_geom_for(p->rx, p->ry, e->plane_bytes, e->smem_optin).th > 0;
+}
+
+/* The groups kernel's layout: of the candidates with the tallest tile that
+ * fits, the one that keeps the most threads on an SM (shared memory and
+ * registers, as the occupancy calculator counts them); on a tie the first
+ * (32-bit slots, then the emptier table). */
+static groups_geom groups_layout(const winent_gpu_engine *e)
+{
+    const winent_plan *p = e->plan;
+    const void *fn = groups_fn(e);
+    if (cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)e->smem_optin) != cudaSuccess)
+        (void)cudaGetLastError();
+    groups_geom best = groups_geom_for(p->rx, p->ry, e->plane_bytes, e->smem_optin);
+    int most = -1;
+    for (int k = 0; k < GROUPS_CANDIDATES; k++) {
+        groups_geom g = groups_geom_candidate(p->rx, p->ry, e->plane_bytes, e->smem_optin, k);
+        if (g.th != best.th)
+            continue;
+        int blocks = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, g.threads, (size_t)g.bytes) !=
+            cudaSuccess) {
+            (void)cudaGetLastError();
+            blocks = 1;
+        }
+        if (blocks * g.threads > most) {
+            most = blocks * g.threads;
+            best = g;
+        }
+    }
+    return best;
 }
 
 /* When the groups kernel beats the others, from the kernel benchmark on
- * the H100 (docs/GPU-NOTES.md): over 256 codes, past 5 x 5 (there the
- * compare kernel wins wherever codes repeat at all: 24.9 against 20.6
- * Gpixel/s on u16 of 4096 values), except where a warp's direct histogram
- * of up to 8192 codes wins: from 31 x 31, where codes repeat often within
- * a region (f32 of 4096 bins at 31 x 31: 3.9 against 2.7). */
+ * the H100 (docs/GPU-NOTES.md), over 256 codes:
+ *   - 3x3: never (the compare kernel: 68 against 32 Gpixel/s);
+ *   - up to 5x5: over 8192 codes (u16 of 65536 values: 36.6 against the
+ *     compare kernel's 24.9; but 22.8 against 25.0 where codes repeat,
+ *     u16 of 4096 values);
+ *   - from 31x31 with at most 8192 codes, a warp's direct histogram wins
+ *     (codes repeat often within a region: f32 of 4096 bins, 3.9 against
+ *     2.7);
+ *   - past 63x63 only for 32-bit planes: 16-bit ones have the warp's
+ *     direct table of 65536 codes, which wins where codes repeat (u16 of
+ *     4096 values at 127x127: 0.11 against 0.06), and real imagery repeats.
+ */
 static bool groups_wins(const winent_gpu_engine *e)
 {
     const winent_plan *p = e->plan;
-    if (p->ncodes <= 256 || p->nmax <= 5 * 5)
+    if (p->ncodes <= 256 || p->nmax <= 3 * 3)
         return false;
-    return p->ncodes > WARP_DIRECT_CODES || p->nmax < 31 * 31;
+    if (p->nmax <= 5 * 5)
+        return p->ncodes > WARP_DIRECT_CODES;
+    if (p->ncodes <= WARP_DIRECT_CODES)
+        return p->nmax < 31 * 31;
+    if (p->nmax > 63 * 63)
+        return e->plane_bytes == 4;
+    return true;
 }
 
 /* Pick the code plane and the window kernels from the plan alone, so every
@@ -515,7 +560,7 @@ static void choose_layout(winent_gpu_engine *e)
     thread_layout(e);
     if (groups_fits(e) && (pref == PREF_GROUPS || (pref == PREF_AUTO && groups_wins(e)))) {
         e->path = PATH_GROUPS;
-        e->gg = groups_geom_for(p->rx, p->ry, e->plane_bytes);
+        e->gg = groups_layout(e);
         e->threads = e->gg.threads;
         e->smem = (size_t)e->gg.bytes;
     } else if (cmp_fits(e) && (pref == PREF_CMP || (pref == PREF_AUTO && cmp_wins(e)))) {
@@ -548,8 +593,8 @@ static void choose_layout(winent_gpu_engine *e)
     else if (e->path == PATH_CMP)
         snprintf(e->path_name, sizeof e->path_name, "cmp/code%d/k%d", 8 * e->plane_bytes, p->kx);
     else if (e->path == PATH_GROUPS)
-        snprintf(e->path_name, sizeof e->path_name, "groups/code%d/slots%d",
-                 8 * e->plane_bytes, 1 << e->gg.bits);
+        snprintf(e->path_name, sizeof e->path_name, "groups/code%d/slots%dx%d/tile32x%d",
+                 8 * e->plane_bytes, 1 << e->gg.bits, 8 * e->gg.slot_bytes, e->gg.th);
     else if (e->path == PATH_SMEM)
         snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d%s",
                  8 * e->plane_bytes, 8 * e->cnt_bytes, small_name[e->small]);
@@ -675,7 +720,7 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
     if (e->path == PATH_GROUPS) {
         win_params gp = wp;
         gp.tiles_x = (W + GROUPS_TW - 1) / GROUPS_TW;
-        gp.tiles = gp.tiles_x * ((rows + GROUPS_TH - 1) / GROUPS_TH);
+        gp.tiles = gp.tiles_x * ((rows + e->gg.th - 1) / e->gg.th);
         int grid = std::max(1, std::min(gp.tiles, e->sms * 8));
         groups_geom g = e->gg;
         LAUNCH(groups_fn(e), grid, g.threads, e->smem, &gp, &g);
@@ -788,6 +833,13 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     e->nslots = slots;
     CUDA_TRY(device, cudaSetDevice(device));
     CUDA_TRY(device, cudaDeviceGetAttribute(&e->sms, cudaDevAttrMultiProcessorCount, device));
+    {
+        int optin = 0;
+        CUDA_TRY(device, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                                device));
+        /* Less a margin for the kernels' static shared memory. */
+        e->smem_optin = optin > 1024 ? (size_t)optin - 1024 : 0;
+    }
     choose_layout(e);
 
     tab = sizeof(long long) * (size_t)(p->nmax + 1);

@@ -61,20 +61,24 @@
 #include <stdint.h>
 
 #define GROUPS_TW 32                 /* tile width: output columns */
-#define GROUPS_TH 32                 /* tile height: output rows */
-#define GROUPS_DW (GROUPS_TW + 1)    /* difference arrays: (TH + 1) rows of DW */
-#define GROUPS_DCELLS (GROUPS_DW * (GROUPS_TH + 1))
+#define GROUPS_TH_MAX 32             /* tile height: 32, else 16 or 8 rows */
+#define GROUPS_DW (GROUPS_TW + 1)    /* difference arrays: (th + 1) rows of DW */
 #define GROUPS_GMOB 6                /* groups up to this size: by subsets */
-#define GROUPS_FIELDS_MAX 8          /* warps that count the larger groups */
 #define GROUPS_THREADS_MAX 512
-#define GROUPS_EMPTY 0xFFFFFFFFu
+#define GROUPS_EMPTY 0xFFFFu         /* no pixel (indices are 16-bit) */
+#define GROUPS_REGION_MAX 65535      /* region pixels: indices below GROUPS_EMPTY */
+
+typedef uint16_t groups_idx;
 
 /* Shared-memory layout of a block, from the region's size (host side:
  * groups_geom_for). Offsets in bytes from the start of dynamic shared
  * memory; 8-byte pieces first. */
 struct groups_geom {
+    int th;             /* tile height (output rows) */
+    int dcells;         /* cells of a difference array: GROUPS_DW * (th + 1) */
     int rw, rh, region; /* the region: rw x rh input pixels */
     int bits;           /* log2 of the hash table's slots */
+    int slot_bytes;     /* 4: 32-bit slots (native atomics), or 2 (less memory) */
     int off_s, off_a, off_v, off_fields, off_link, off_slots, off_codes, off_big;
     int big_cap;        /* room in the list of large groups */
     int threads;        /* threads of a block */
@@ -87,17 +91,23 @@ static inline size_t groups_align8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
-/* The layout for windows of radii rx, ry over codes of `code_bytes`. */
-static inline groups_geom groups_geom_for(int rx, int ry, int code_bytes)
+/* The layout of tiles `th` rows high, for windows of radii rx, ry over
+ * codes of `code_bytes`, with hash slots of `slot_bytes` filled at most
+ * half (`half`) or three quarters. */
+static inline groups_geom groups_geom_th(int rx, int ry, int code_bytes, int th, int slot_bytes,
+                                         bool half)
 {
     groups_geom g;
+    g.th = th;
+    g.slot_bytes = slot_bytes;
+    g.dcells = GROUPS_DW * (th + 1);
     g.rw = GROUPS_TW + 2 * rx;
-    g.rh = GROUPS_TH + 2 * ry;
+    g.rh = th + 2 * ry;
     g.region = g.rw * g.rh;
     g.bits = 4;
-    /* Load at most 2/3: a probe rarely runs long, and one slot always
-     * stays empty. */
-    while ((size_t)2 << g.bits < (size_t)3 * (size_t)g.region)
+    /* Load at most 1/2 or 3/4 (probes get long past that), and always
+     * empty slots. */
+    while ((size_t)(half ? 1 : 3) << g.bits < (size_t)(half ? 2 : 4) * (size_t)g.region)
         g.bits++;
     g.big_cap = g.region / (GROUPS_GMOB + 1) + 1;
     /* Regions past 64 x 64 leave room for one block an SM: give it more
@@ -106,54 +116,76 @@ static inline groups_geom groups_geom_for(int rx, int ry, int code_bytes)
     g.fields = g.region > 4096 ? 8 : 4;
     size_t o = 0;
     g.off_s = (int)o;
-    o += (size_t)GROUPS_DCELLS * 8;
+    o += (size_t)g.dcells * 8;
     g.off_a = (int)o;
     o += (size_t)(GROUPS_GMOB + 1) * 8;
     g.off_v = (int)o;
-    o += (size_t)GROUPS_DCELLS * 4;
+    o += (size_t)g.dcells * 4;
     g.off_fields = (int)o;
-    o += (size_t)g.fields * GROUPS_DCELLS * 4;
-    g.off_link = (int)o;
-    o += (size_t)g.region * 4;
-    g.off_slots = (int)o;
-    o += ((size_t)4 << g.bits);
-    g.off_big = (int)o;
-    o += (size_t)g.big_cap * 4;
+    o += (size_t)g.fields * (size_t)g.dcells * 4;
     g.off_codes = (int)o;
-    o += (size_t)g.region * (size_t)code_bytes;
+    o += groups_align8((size_t)g.region * (size_t)code_bytes);
+    g.off_link = (int)o;
+    o += (size_t)g.region * sizeof(groups_idx);
+    g.off_slots = (int)o;
+    o += (size_t)slot_bytes << g.bits;
+    g.off_big = (int)o;
+    o += (size_t)g.big_cap * sizeof(groups_idx);
     g.bytes = (int)groups_align8(o);
     return g;
 }
 
+/* Candidate layouts, best first where memory allows: 32-bit slots at load
+ * 1/2, 16-bit slots at 1/2, then at 3/4; tiles of 32 rows, else 16 or 8.
+ * Candidate k (0, 1, ...) for windows of radii rx, ry; th = 0 past the
+ * last one or where the block does not fit in `max_bytes`. */
+#define GROUPS_CANDIDATES 9
+static inline groups_geom groups_geom_candidate(int rx, int ry, int code_bytes, size_t max_bytes,
+                                                int k)
+{
+    static const int slot_bytes[3] = {4, 2, 2};
+    static const bool half[3] = {true, true, false};
+    groups_geom g = groups_geom_th(rx, ry, code_bytes, GROUPS_TH_MAX >> (k / 3),
+                                   slot_bytes[k % 3], half[k % 3]);
+    if (k >= GROUPS_CANDIDATES || g.region > GROUPS_REGION_MAX || (size_t)g.bytes > max_bytes)
+        g.th = 0;
+    return g;
+}
+
+/* The first candidate that fits (th = 0 when none does). */
+static inline groups_geom groups_geom_for(int rx, int ry, int code_bytes, size_t max_bytes)
+{
+    groups_geom g;
+    for (int k = 0; k < GROUPS_CANDIDATES; k++) {
+        g = groups_geom_candidate(rx, ry, code_bytes, max_bytes, k);
+        if (g.th > 0)
+            return g;
+    }
+    return g;
+}
+
 /* Atomics of shared memory on the device; plain operations in the host
- * twin, which runs one thread at a time. */
+ * twin, which runs one thread at a time. CUDA has a 16-bit atomicCAS
+ * (compute capability 7.0 on) but no 16-bit atomicExch. */
 #if defined(__CUDA_ARCH__)
-#define G_CAS(p, c, v) atomicCAS((p), (c), (v))
-#define G_EXCH(p, v) atomicExch((p), (v))
+__device__ __forceinline__ unsigned short groups_exch16(unsigned short *q, unsigned short v)
+{
+    unsigned short old = *(volatile unsigned short *)q, seen;
+    do {
+        seen = old;
+        old = atomicCAS(q, seen, v);
+    } while (old != seen);
+    return old;
+}
 #define G_ADD32(p, v) atomicAdd((p), (v))
 #define G_ADD64(p, v) atomicAdd((p), (v))
 #else
-static inline unsigned g_cas_host(unsigned *p, unsigned c, unsigned v)
-{
-    unsigned o = *p;
-    if (o == c)
-        *p = v;
-    return o;
-}
-static inline unsigned g_exch_host(unsigned *p, unsigned v)
-{
-    unsigned o = *p;
-    *p = v;
-    return o;
-}
 template <typename T> static inline T g_add_host(T *p, T v)
 {
     T o = *p;
     *p = o + v;
     return o;
 }
-#define G_CAS(p, c, v) g_cas_host((p), (c), (v))
-#define G_EXCH(p, v) g_exch_host((p), (v))
 #define G_ADD32(p, v) g_add_host((p), (v))
 #define G_ADD64(p, v) g_add_host((p), (v))
 #endif
@@ -170,13 +202,57 @@ template <typename C> struct groups_ctx {
     int *v;                /* nodata count: difference array, then per window */
     int *fields;           /* `nfields` member-count arrays */
     int nfields;
-    unsigned *link;        /* representative, then next member */
-    unsigned *slots;       /* hash table of pixel indices; then list heads */
-    unsigned *big;         /* representatives of the larger groups */
+    groups_idx *link;      /* representative, then next member */
+    void *slots;           /* hash table of pixel indices (16- or 32-bit), then
+                              list heads; every entry < GROUPS_EMPTY or it */
+    bool slot32;
+    groups_idx *big;       /* representatives of the larger groups */
     unsigned *nbig;
+    int th, dcells;        /* tile height, difference array cells */
     int big_cap;
     C *codes;
 };
+
+/* The slots, by their width (uniform over the block, so no divergence). */
+template <typename C> KHD unsigned groups_slot(const groups_ctx<C> &c, unsigned i)
+{
+    return c.slot32 ? ((const uint32_t *)c.slots)[i] : ((const uint16_t *)c.slots)[i];
+}
+template <typename C> KHD void groups_slot_set(groups_ctx<C> &c, unsigned i, unsigned v)
+{
+    if (c.slot32)
+        ((uint32_t *)c.slots)[i] = v;
+    else
+        ((uint16_t *)c.slots)[i] = (uint16_t)v;
+}
+/* Compare-and-swap and exchange of slot i: atomic on the device; the host
+ * twin runs one thread at a time. */
+template <typename C> KHD unsigned groups_slot_cas(groups_ctx<C> &c, unsigned i, unsigned cmp,
+                                                   unsigned v)
+{
+#if defined(__CUDA_ARCH__)
+    if (c.slot32)
+        return atomicCAS((unsigned *)c.slots + i, cmp, v);
+    return atomicCAS((unsigned short *)c.slots + i, (unsigned short)cmp, (unsigned short)v);
+#else
+    unsigned o = groups_slot(c, i);
+    if (o == cmp)
+        groups_slot_set(c, i, v);
+    return o;
+#endif
+}
+template <typename C> KHD unsigned groups_slot_exch(groups_ctx<C> &c, unsigned i, unsigned v)
+{
+#if defined(__CUDA_ARCH__)
+    if (c.slot32)
+        return atomicExch((unsigned *)c.slots + i, v);
+    return groups_exch16((unsigned short *)c.slots + i, (unsigned short)v);
+#else
+    unsigned o = groups_slot(c, i);
+    groups_slot_set(c, i, v);
+    return o;
+#endif
+}
 
 /* Is region pixel i in the image and in the chunk's rows? */
 template <typename C> KHD bool groups_present(const groups_ctx<C> &c, int i)
@@ -202,7 +278,8 @@ KHD uint32_t groups_hash(uint32_t code, int bits)
  * window starts at (the rectangles are clipped to the tile), goes to the
  * caller's register `at00`, which it adds once at the end: thousands of
  * atomics on one address would queue behind each other. */
-template <typename T> KHD void groups_rect(T *d, int x0, int x1, int y0, int y1, T val, T *at00)
+template <typename T>
+KHD void groups_rect(T *d, int th, int x0, int x1, int y0, int y1, T val, T *at00)
 {
     if (x0 == 0 && y0 == 0)
         *at00 += val;
@@ -210,13 +287,13 @@ template <typename T> KHD void groups_rect(T *d, int x0, int x1, int y0, int y1,
         G_ADD64(d + y0 * GROUPS_DW + x0, val);
     if (x1 + 1 < GROUPS_TW)
         G_ADD64(d + y0 * GROUPS_DW + x1 + 1, (T)0 - val);
-    if (y1 + 1 < GROUPS_TH) {
+    if (y1 + 1 < th) {
         G_ADD64(d + (y1 + 1) * GROUPS_DW + x0, (T)0 - val);
         if (x1 + 1 < GROUPS_TW)
             G_ADD64(d + (y1 + 1) * GROUPS_DW + x1 + 1, val);
     }
 }
-KHD void groups_rect32(int *d, int x0, int x1, int y0, int y1, int val, int *at00)
+KHD void groups_rect32(int *d, int th, int x0, int x1, int y0, int y1, int val, int *at00)
 {
     if (x0 == 0 && y0 == 0)
         *at00 += val;
@@ -224,7 +301,7 @@ KHD void groups_rect32(int *d, int x0, int x1, int y0, int y1, int val, int *at0
         G_ADD32(d + y0 * GROUPS_DW + x0, val);
     if (x1 + 1 < GROUPS_TW)
         G_ADD32(d + y0 * GROUPS_DW + x1 + 1, -val);
-    if (y1 + 1 < GROUPS_TH) {
+    if (y1 + 1 < th) {
         G_ADD32(d + (y1 + 1) * GROUPS_DW + x0, -val);
         if (x1 + 1 < GROUPS_TW)
             G_ADD32(d + (y1 + 1) * GROUPS_DW + x1 + 1, val);
@@ -240,14 +317,14 @@ KHD bool groups_windows_of(const groups_ctx<C> &c, int i, int *x0, int *x1, int 
     *x0 = max(0, mx - 2 * c.rx);
     *x1 = min(GROUPS_TW - 1, mx);
     *y0 = max(0, my - 2 * c.ry);
-    *y1 = min(GROUPS_TH - 1, my);
+    *y1 = min(c.th - 1, my);
     return *x0 <= *x1 && *y0 <= *y1;
 }
 
 /* Once per block: the fields cleared (step 6 clears behind itself). */
 template <typename C> KHD void groups_step_init(groups_ctx<C> &c, int tid, int nt)
 {
-    for (int i = tid; i < c.nfields * GROUPS_DCELLS; i += nt)
+    for (int i = tid; i < c.nfields * c.dcells; i += nt)
         c.fields[i] = 0;
 }
 
@@ -263,8 +340,8 @@ template <typename C, bool ND> KHD void groups_step_load(groups_ctx<C> &c, int t
         c.codes[i] = in ? (C)load_code(plane + (size_t)(y - c.p->in_y0) * W + x) : (C)~(C)0;
     }
     for (int i = tid; i < (1 << c.bits); i += nt)
-        c.slots[i] = GROUPS_EMPTY;
-    for (int i = tid; i < GROUPS_DCELLS; i += nt) {
+        groups_slot_set(c, (unsigned)i, GROUPS_EMPTY);
+    for (int i = tid; i < c.dcells; i += nt) {
         c.s[i] = 0;
         if (ND)
             c.v[i] = 0;
@@ -299,11 +376,12 @@ template <typename C, bool ND> KHD void groups_step_insert(groups_ctx<C> &c, int
             continue;
         }
         const uint32_t code = (uint32_t)c.codes[i];
-        unsigned h = groups_hash(code, c.bits), rep;
+        unsigned h = groups_hash(code, c.bits);
+        groups_idx rep;
         for (;;) {
-            unsigned old = G_CAS(&c.slots[h], GROUPS_EMPTY, (unsigned)i);
+            groups_idx old = (groups_idx)groups_slot_cas(c, h, GROUPS_EMPTY, (unsigned)i);
             if (old == GROUPS_EMPTY) {
-                rep = (unsigned)i;
+                rep = (groups_idx)i;
                 break;
             }
             if ((uint32_t)c.codes[old] == code) {
@@ -320,16 +398,16 @@ template <typename C, bool ND> KHD void groups_step_insert(groups_ctx<C> &c, int
 template <typename C> KHD void groups_step_heads(groups_ctx<C> &c, int tid, int nt)
 {
     for (int i = tid; i < c.region; i += nt)
-        c.slots[i] = GROUPS_EMPTY;
+        groups_slot_set(c, (unsigned)i, GROUPS_EMPTY);
 }
 
 /* Step 3b: each counted pixel links itself in. */
 template <typename C> KHD void groups_step_link(groups_ctx<C> &c, int tid, int nt)
 {
     for (int i = tid; i < c.region; i += nt) {
-        unsigned rep = c.link[i];
+        groups_idx rep = c.link[i];
         if (rep != GROUPS_EMPTY)
-            c.link[i] = G_EXCH(&c.slots[rep], (unsigned)i);
+            c.link[i] = (groups_idx)groups_slot_exch(c, rep, (unsigned)i);
     }
 }
 
@@ -344,10 +422,10 @@ template <typename C, bool ND> KHD void groups_step_small(groups_ctx<C> &c, int 
         int x0, x1, y0, y1;
         if (ND && groups_present(c, i) && (uint32_t)c.codes[i] == sent) {
             if (groups_windows_of(c, i, &x0, &x1, &y0, &y1))
-                groups_rect32(c.v, x0, x1, y0, y1, 1, &at00v);
+                groups_rect32(c.v, c.th, x0, x1, y0, y1, 1, &at00v);
             continue;
         }
-        unsigned m = c.slots[i];
+        unsigned m = groups_slot(c, (unsigned)i);
         if (m == GROUPS_EMPTY || c.link[m] == GROUPS_EMPTY)
             continue; /* not a representative, or a group of one */
         int mx[GROUPS_GMOB], my[GROUPS_GMOB], g = 0;
@@ -361,7 +439,7 @@ template <typename C, bool ND> KHD void groups_step_small(groups_ctx<C> &c, int 
         }
         if (g > GROUPS_GMOB) {
             unsigned k = G_ADD32(c.nbig, 1u);
-            c.big[k] = (unsigned)i;
+            c.big[k] = (groups_idx)i;
             continue;
         }
         const int nmax = (2 * c.rx + 1) * (2 * c.ry + 1);
@@ -380,10 +458,10 @@ template <typename C, bool ND> KHD void groups_step_small(groups_ctx<C> &c, int 
             x0 = max(0, hx - 2 * c.rx);
             x1 = min(GROUPS_TW - 1, lx);
             y0 = max(0, hy - 2 * c.ry);
-            y1 = min(GROUPS_TH - 1, ly);
+            y1 = min(c.th - 1, ly);
             if (x0 <= x1 && y0 <= y1)
-                groups_rect<unsigned long long>(c.s, x0, x1, y0, y1, (unsigned long long)c.a[k],
-                                                &at00);
+                groups_rect<unsigned long long>(c.s, c.th, x0, x1, y0, y1,
+                                                (unsigned long long)c.a[k], &at00);
         }
     }
     if (at00 != 0)
@@ -396,25 +474,25 @@ template <typename C, bool ND> KHD void groups_step_small(groups_ctx<C> &c, int 
  * then down columns, a thread a line (threads 0-31 S, 32-63 the counts).
  * Scanning each line with a warp's shuffles instead was 8-12 % slower on
  * the H100 (the kernel then kept step 4's member arrays on the stack). */
-template <typename T> KHD void groups_scan(T *d, int step)
+template <typename T> KHD void groups_scan(T *d, int step, int count)
 {
     T acc = 0;
-    for (int k = 0; k < 32; k++)
+    for (int k = 0; k < count; k++)
         d[k * step] = acc += d[k * step];
 }
 template <typename C, bool ND> KHD void groups_step_rows(groups_ctx<C> &c, int line)
 {
-    if (line < GROUPS_TH)
-        groups_scan<unsigned long long>(c.s + line * GROUPS_DW, 1);
-    else if (ND && line < 2 * GROUPS_TH)
-        groups_scan<int>(c.v + (line - GROUPS_TH) * GROUPS_DW, 1);
+    if (line < c.th)
+        groups_scan<unsigned long long>(c.s + line * GROUPS_DW, 1, GROUPS_TW);
+    else if (ND && line < 2 * c.th)
+        groups_scan<int>(c.v + (line - c.th) * GROUPS_DW, 1, GROUPS_TW);
 }
 template <typename C, bool ND> KHD void groups_step_cols(groups_ctx<C> &c, int line)
 {
     if (line < GROUPS_TW)
-        groups_scan<unsigned long long>(c.s + line, GROUPS_DW);
+        groups_scan<unsigned long long>(c.s + line, GROUPS_DW, c.th);
     else if (ND && line < 2 * GROUPS_TW)
-        groups_scan<int>(c.v + (line - GROUPS_TW), GROUPS_DW);
+        groups_scan<int>(c.v + (line - GROUPS_TW), GROUPS_DW, c.th);
 }
 
 /* Step 6, for large group number `gi`, by one warp (field f): (a) the
@@ -423,26 +501,28 @@ template <typename C, bool ND> KHD void groups_step_cols(groups_ctx<C> &c, int l
  * count is 2 or more, and clearing the field behind. */
 template <typename C> KHD void groups_big_rects(groups_ctx<C> &c, int f, unsigned gi, int lane)
 {
-    int *d = c.fields + f * GROUPS_DCELLS;
+    int *d = c.fields + f * c.dcells;
     int j = 0, at00 = 0;
-    for (unsigned m = c.slots[c.big[gi]]; m != GROUPS_EMPTY; m = c.link[m], j++) {
+    for (unsigned m = groups_slot(c, c.big[gi]); m != GROUPS_EMPTY; m = c.link[m], j++) {
         int x0, x1, y0, y1;
         if ((j & 31) == lane && groups_windows_of(c, (int)m, &x0, &x1, &y0, &y1))
-            groups_rect32(d, x0, x1, y0, y1, 1, &at00);
+            groups_rect32(d, c.th, x0, x1, y0, y1, 1, &at00);
     }
     if (at00 != 0)
         G_ADD32(d, at00);
 }
 template <typename C> KHD void groups_big_rows(groups_ctx<C> &c, int f, int lane)
 {
-    int *row = c.fields + f * GROUPS_DCELLS + lane * GROUPS_DW, acc = 0;
+    if (lane >= c.th)
+        return;
+    int *row = c.fields + f * c.dcells + lane * GROUPS_DW, acc = 0;
     for (int x = 0; x < GROUPS_TW; x++)
         row[x] = acc += row[x];
 }
 template <typename C> KHD void groups_big_cols(groups_ctx<C> &c, int f, int lane)
 {
-    int *d = c.fields + f * GROUPS_DCELLS, acc = 0;
-    for (int y = 0; y < GROUPS_TH; y++) {
+    int *d = c.fields + f * c.dcells, acc = 0;
+    for (int y = 0; y < c.th; y++) {
         acc += d[y * GROUPS_DW + lane];
         d[y * GROUPS_DW + lane] = 0;
         if (acc >= 2)
@@ -454,7 +534,7 @@ template <typename C> KHD void groups_big_cols(groups_ctx<C> &c, int f, int lane
 template <typename C, bool ND> KHD void groups_step_out(groups_ctx<C> &c, int tid, int nt)
 {
     const win_params &p = *c.p;
-    for (int i = tid; i < GROUPS_TW * GROUPS_TH; i += nt) {
+    for (int i = tid; i < GROUPS_TW * c.th; i += nt) {
         const int ox = i % GROUPS_TW, oy = i / GROUPS_TW;
         const int x = c.tx0 + ox, y = c.ty0 + oy;
         if (x >= p.W || y >= p.y1)
@@ -481,7 +561,9 @@ KHD void groups_bind(groups_ctx<C> &c, const win_params &p, const groups_geom &g
     c.rx = p.rx;
     c.ry = p.ry;
     c.tx0 = (tile % p.tiles_x) * GROUPS_TW;
-    c.ty0 = p.y0 + (tile / p.tiles_x) * GROUPS_TH;
+    c.ty0 = p.y0 + (tile / p.tiles_x) * g.th;
+    c.th = g.th;
+    c.dcells = g.dcells;
     c.rw = g.rw;
     c.rh = g.rh;
     c.region = g.region;
@@ -495,9 +577,10 @@ KHD void groups_bind(groups_ctx<C> &c, const win_params &p, const groups_geom &g
     c.v = (int *)(base + g.off_v);
     c.fields = (int *)(base + g.off_fields);
     c.nfields = g.fields;
-    c.link = (unsigned *)(base + g.off_link);
-    c.slots = (unsigned *)(base + g.off_slots);
-    c.big = (unsigned *)(base + g.off_big);
+    c.link = (groups_idx *)(base + g.off_link);
+    c.slots = (void *)(base + g.off_slots);
+    c.slot32 = g.slot_bytes == 4;
+    c.big = (groups_idx *)(base + g.off_big);
     c.nbig = nbig;
     c.big_cap = g.big_cap;
     c.codes = (C *)(base + g.off_codes);
@@ -529,7 +612,7 @@ __global__ void __launch_bounds__(GROUPS_THREADS_MAX) groups_kernel(const win_pa
         __syncthreads();
         groups_step_small<C, ND>(c, tid, nt);
         __syncthreads();
-        if (tid < 2 * GROUPS_TH)
+        if (tid < 2 * g.th)
             groups_step_rows<C, ND>(c, tid);
         __syncthreads();
         if (tid < 2 * GROUPS_TW)
@@ -578,7 +661,7 @@ static inline void groups_block_host(const win_params &p, const groups_geom &g, 
             groups_step_link<C>(c, t, nt);
         for (int t = 0; t < nt; t++)
             groups_step_small<C, ND>(c, t, nt);
-        for (int l = 0; l < 2 * GROUPS_TH; l++)
+        for (int l = 0; l < 2 * g.th; l++)
             groups_step_rows<C, ND>(c, l);
         for (int l = 0; l < 2 * GROUPS_TW; l++)
             groups_step_cols<C, ND>(c, l);
