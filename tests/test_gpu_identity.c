@@ -103,7 +103,7 @@ static int first_diff(const float *a, const float *b, size_t n)
     return -1;
 }
 
-static const char *const variants[] = {"auto", "thread", "warp", "few", "cmp", "groups"};
+static const char *const variants[] = {"auto", "thread", "warp", "few", "cmp", "groups", "colpack"};
 
 static void run_gpu(const tcase *tc, int device, const winent_plan *p, const char *rows,
                     const float *ref, float *got, int pitch);

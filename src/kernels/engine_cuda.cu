@@ -20,6 +20,7 @@
 #include "engine_cuda_warp.cuh"
 #include "engine_cuda_cmp.cuh"
 #include "engine_cuda_groups.cuh"
+#include "engine_cuda_colpack.cuh"
 
 extern "C" {
 #include "engine_cuda.h"
@@ -45,12 +46,12 @@ enum win_path { PATH_SMEM, PATH_HASH_SHARED, PATH_HASH_GLOBAL, PATH_WARP_DIRECT,
 
 /* 8-bit planes: the kernel for a chunk whose codes are all below 16 (found
  * on the device); the path's kernel takes the other chunks. */
-enum small_path { SMALL_NONE, SMALL_SMEM16, SMALL_PACK16, SMALL_FEW };
+enum small_path { SMALL_NONE, SMALL_SMEM16, SMALL_PACK16, SMALL_FEW, SMALL_COLPACK };
 
 /* Kernel families WINENT_GPU_KERNEL can ask for (tests, the kernel
  * benchmark); one that does not apply to the plan leaves the choice to the
  * engine. */
-enum kernel_pref { PREF_AUTO, PREF_THREAD, PREF_WARP, PREF_FEW, PREF_CMP, PREF_GROUPS };
+enum kernel_pref { PREF_AUTO, PREF_THREAD, PREF_WARP, PREF_FEW, PREF_CMP, PREF_GROUPS, PREF_COLPACK };
 
 /* Global hash tables get at most this much per slot; the grid shrinks to
  * fit (a grid-stride loop covers the rest). */
@@ -282,6 +283,23 @@ static const void *few_fn(int kx)
     }
 }
 
+/* The column-pack kernel of a window of radius rx <= 127: slots of 32
+ * columns a lane, (32 + 2 rx) / 32 rounded up. */
+static const void *colpack_fn(int rx)
+{
+    switch ((32 + 2 * rx + 31) / 32) {
+    case 1: return (const void *)colpack_kernel<1>;
+    case 2: return (const void *)colpack_kernel<2>;
+    case 3: return (const void *)colpack_kernel<3>;
+    case 4: return (const void *)colpack_kernel<4>;
+    case 5: return (const void *)colpack_kernel<5>;
+    case 6: return (const void *)colpack_kernel<6>;
+    case 7: return (const void *)colpack_kernel<7>;
+    case 8: return (const void *)colpack_kernel<8>;
+    default: return (const void *)colpack_kernel<9>;
+    }
+}
+
 static bool warp_path(win_path p)
 {
     return p == PATH_WARP_DIRECT || p == PATH_WARP_HASH;
@@ -316,6 +334,8 @@ static kernel_pref read_kernel_pref(void)
         return PREF_CMP;
     if (strcmp(v, "groups") == 0)
         return PREF_GROUPS;
+    if (strcmp(v, "colpack") == 0)
+        return PREF_COLPACK;
     return PREF_AUTO;
 }
 
@@ -580,15 +600,25 @@ static void choose_layout(winent_gpu_engine *e)
     e->small = SMALL_NONE;
     if (e->plane_bytes == 1 && pref != PREF_WARP) {
         bool pack16 = p->nmax <= 31 && p->ky <= 15 && p->kx <= 15;
-        /* The few kernel beats the 16-code smem one only beyond 127 x 127. */
-        if (pref == PREF_FEW || (pref == PREF_AUTO && !pack16 && p->nmax > 127 * 127))
+        bool colpack = p->rx <= 127 && p->ky <= 255;
+        /* From the kernel benchmark on the H100 (docs/GPU-NOTES.md): the
+         * column-pack kernel (about 36 Gpixel/s to 31 x 31, 5.2 at 255 x
+         * 255) beats the 16-code smem one (2 kx updates a pixel: 54 at 7 x
+         * 7, 45 at 9 x 9, 29 at 15 x 15) from kx = 13 on, and the few
+         * kernel everywhere; the few kernel is left for windows past 255
+         * columns. */
+        if (pref == PREF_FEW)
+            e->small = SMALL_FEW;
+        else if (colpack && (pref == PREF_COLPACK || (pref == PREF_AUTO && p->kx > 11)))
+            e->small = SMALL_COLPACK;
+        else if (pref == PREF_AUTO && !pack16 && !colpack && p->nmax > 127 * 127)
             e->small = SMALL_FEW;
         else if (pack16 && !(getenv("WINENT_GPU_PACK16") && getenv("WINENT_GPU_PACK16")[0] == '0'))
             e->small = SMALL_PACK16;
         else
             e->small = SMALL_SMEM16;
     }
-    static const char *const small_name[] = {"", "|smem16", "|pack16x2", "|few"};
+    static const char *const small_name[] = {"", "|smem16", "|pack16x2", "|few", "|colpack"};
     if (warp_path(e->path))
         snprintf(e->path_name, sizeof e->path_name, "warp-%s/code%d/%s%d%s%s",
                  e->path == PATH_WARP_DIRECT ? "direct" : e->wg.global ? "hash-global" : "hash",
@@ -705,6 +735,17 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
             int pgrid = (int)std::min<long>(((long)pp.tiles + 3) / 4, (long)e->sms * 16);
             size_t pt_bytes = (size_t)(PACK16_K * p->nmax + 1) * 8;
             LAUNCH(pack16_fn(p->rx), pgrid, 128, pt_bytes, &pp, &d_max);
+        } else if (e->small == SMALL_COLPACK) {
+            /* Strips of 32 columns; segments short enough for 16 warps an
+             * SM (a segment's first window costs only column updates). */
+            win_params cp = wp;
+            long strips = (W + 31) / 32;
+            cp.th = 64;
+            while (cp.th > 16 && strips * ((rows + cp.th - 1) / cp.th) < 16L * e->sms)
+                cp.th /= 2;
+            long tiles = strips * ((rows + cp.th - 1) / cp.th);
+            int cgrid = (int)std::min<long>((tiles + 3) / 4, (long)e->sms * 32);
+            LAUNCH(colpack_fn(p->rx), cgrid, 128, 0, &cp, &d_max);
         } else if (e->small == SMALL_FEW) {
             win_params fp = wp;
             fp.th = warp_segment_rows(e, W, rows, std::max(64, WARP_SEG_MULT * p->ky));

@@ -1,0 +1,166 @@
+/*
+ * engine_cuda_colpack.cuh - the column-pack kernel of the GPU engine: 8-bit
+ * planes whose codes are all below 16 (found on the device per chunk, as
+ * for the other small-code kernels), windows past 5 x 5 up to 255 x 255
+ * (included by engine_cuda.cu only, after engine_cuda_warp.cuh).
+ *
+ * A warp owns a strip of 32 output columns and slides down a segment of
+ * rows. Lane l keeps, for the columns x0 - rx + l + 32 m of the strip's
+ * windows (m < M, M = ceil((32 + 2 rx) / 32)), the counts of the 16 codes
+ * in the column's ky window rows as 16 bytes in four 32-bit words (a column
+ * count is at most ky <= 255): a step adds the entering row's code and
+ * takes away the leaving row's, two byte increments, as exact integer
+ * arithmetic (no count leaves its byte, so no borrow crosses one).
+ *
+ * The window of output column x0 + l is the sum of the column packs l to
+ * l + 2 rx. The warp widens the packs to 16-bit fields (eight words: a
+ * window count is at most 255 x 255 < 65536) and takes their inclusive
+ * prefix sums over the strip's columns (shuffles within each slot m, the
+ * running total carried from slot to slot); lane l's window is then
+ * P(l + 2 rx) - P(l - 1), word by word. The prefix words may wrap past 32
+ * bits, but each word of a window is below 2^32 with both its fields below
+ * 2^16, so the differences mod 2^32 are exact. Then D = T[n] - sum over
+ * the 16 codes of T[count], the same exact int64 as every other kernel,
+ * and winent_finish: the CPU engine's bits.
+ *
+ * A step costs each lane M column updates and M scans of eight words, and
+ * 16 lookups of T: no histogram in memory, no atomics, and a cost that
+ * grows with the window's width in steps of 32 columns only. (90-123
+ * registers; held to 64 with __launch_bounds__(128, 8) it spilled and was
+ * 4 % slower at 31 x 31 on the H100.)
+ */
+#ifndef WINENT_ENGINE_CUDA_COLPACK_CUH
+#define WINENT_ENGINE_CUDA_COLPACK_CUH
+
+#include <stdint.h>
+
+/* Slots a lane holds: (32 + 2 rx) / 32 rounded up, rx <= 127. */
+#define COLPACK_SLOTS_MAX 9
+
+/* Code c (< 16) counted once more (d = 1) or once less (d = -1) in a
+ * column pack: byte c & 3 of word c >> 2. */
+__device__ __forceinline__ void colpack_add(uint32_t (&pk)[4], unsigned c, uint32_t d)
+{
+    const uint32_t inc = d << (8 * (c & 3));
+    const unsigned q = c >> 2;
+    pk[0] += q == 0 ? inc : 0u;
+    pk[1] += q == 1 ? inc : 0u;
+    pk[2] += q == 2 ? inc : 0u;
+    pk[3] += q == 3 ? inc : 0u;
+}
+
+template <int M>
+__global__ void __launch_bounds__(128) colpack_kernel(const win_params p, const unsigned *maxcode)
+{
+    if (*maxcode >= 16u)
+        return;
+    const int lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
+    const int W = p.W, H = p.H, rx = p.rx, ry = p.ry;
+    const uint8_t *plane = (const uint8_t *)p.plane;
+    const int span = 32 + 2 * rx;
+    const int strips = (W + 31) / 32;
+    const long long nseg = (long long)((p.y1 - p.y0 + p.th - 1) / p.th);
+    const long long tiles = (long long)strips * nseg;
+    /* Lane l's window ends at strip column l + 2 rx: slot s0 or s0 + 1. */
+    const int end = lane + 2 * rx, end_lane = end & 31, end_slot = end >> 5;
+    const int s0 = (2 * rx) >> 5;
+    for (long long tile = (long long)blockIdx.x * wpb + (threadIdx.x >> 5); tile < tiles;
+         tile += (long long)gridDim.x * wpb) {
+        const int x0 = (int)(tile % strips) * 32;
+        const int ya = p.y0 + (int)(tile / strips) * p.th, yb = min(p.y1, ya + p.th);
+        uint32_t pk[M][4];
+        int col[M];
+#pragma unroll
+        for (int m = 0; m < M; m++) {
+            const int j = lane + 32 * m, cx = x0 - rx + j;
+            col[m] = (j < span && cx >= 0 && cx < W) ? cx : -1;
+            pk[m][0] = pk[m][1] = pk[m][2] = pk[m][3] = 0;
+        }
+        /* The first window's rows. */
+        const int r0 = max(0, ya - ry), r1 = min(H - 1, ya + ry);
+        for (int r = r0; r <= r1; r++) {
+            const uint8_t *row = plane + (size_t)(r - p.in_y0) * W;
+#pragma unroll
+            for (int m = 0; m < M; m++)
+                if (col[m] >= 0)
+                    colpack_add(pk[m], KLDG(row + col[m]), 1u);
+        }
+        const int x = x0 + lane;
+        const int wx = min(W - 1, x + rx) - max(0, x - rx) + 1;
+        for (int y = ya; y < yb; y++) {
+            if (y > ya) {
+                const int rin = y + ry, rout = y - ry - 1;
+                if (rin < H) {
+                    const uint8_t *row = plane + (size_t)(rin - p.in_y0) * W;
+#pragma unroll
+                    for (int m = 0; m < M; m++)
+                        if (col[m] >= 0)
+                            colpack_add(pk[m], KLDG(row + col[m]), 1u);
+                }
+                if (rout >= 0) {
+                    const uint8_t *row = plane + (size_t)(rout - p.in_y0) * W;
+#pragma unroll
+                    for (int m = 0; m < M; m++)
+                        if (col[m] >= 0)
+                            colpack_add(pk[m], KLDG(row + col[m]), 0xFFFFFFFFu);
+                }
+            }
+            /* Prefix sums over the strip's columns, 16-bit fields; keep
+             * P(l + 2 rx) (from slot s0 or s0 + 1) and P(l - 1) (slot 0). */
+            uint32_t carry[8], hi_a[8], hi_b[8], lo[8];
+#pragma unroll
+            for (int k = 0; k < 8; k++)
+                carry[k] = hi_a[k] = hi_b[k] = lo[k] = 0;
+#pragma unroll
+            for (int m = 0; m < M; m++) {
+                uint32_t v[8];
+#pragma unroll
+                for (int q = 0; q < 4; q++) {
+                    v[2 * q] = __byte_perm(pk[m][q], 0, 0x4140);
+                    v[2 * q + 1] = __byte_perm(pk[m][q], 0, 0x4342);
+                }
+#pragma unroll
+                for (int o = 1; o < 32; o *= 2) {
+#pragma unroll
+                    for (int k = 0; k < 8; k++) {
+                        uint32_t t = __shfl_up_sync(WARP_FULL, v[k], o);
+                        if (lane >= o)
+                            v[k] += t;
+                    }
+                }
+#pragma unroll
+                for (int k = 0; k < 8; k++) {
+                    v[k] += carry[k];
+                    carry[k] = __shfl_sync(WARP_FULL, v[k], 31);
+                }
+                if (m == 0) {
+#pragma unroll
+                    for (int k = 0; k < 8; k++)
+                        lo[k] = __shfl_sync(WARP_FULL, v[k], (lane + 31) & 31);
+                }
+                if (m == s0 || m == s0 + 1) {
+#pragma unroll
+                    for (int k = 0; k < 8; k++) {
+                        uint32_t t = __shfl_sync(WARP_FULL, v[k], end_lane);
+                        if (m == s0)
+                            hi_a[k] = t;
+                        else
+                            hi_b[k] = t;
+                    }
+                }
+            }
+            if (x < W) {
+                long long s = 0;
+#pragma unroll
+                for (int k = 0; k < 8; k++) {
+                    uint32_t w = (end_slot == s0 ? hi_a[k] : hi_b[k]) - (lane == 0 ? 0u : lo[k]);
+                    s += KLDG(p.t + (w & 0xFFFFu)) + KLDG(p.t + (w >> 16));
+                }
+                const int n = wx * (min(H - 1, y + ry) - max(0, y - ry) + 1);
+                p.out[(size_t)(y - p.y0) * W + x] = finish_px(s, n, p.t);
+            }
+        }
+    }
+}
+
+#endif
