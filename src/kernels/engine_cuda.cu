@@ -430,7 +430,10 @@ static void warp_layout(winent_gpu_engine *e)
      * block's tables: a copy per block of one or two warps would cost more
      * warps per SM than its loads save. */
     size_t du_bytes = (size_t)(p->nmax + 1) * 8;
-    e->wg.global = per_warp > WARP_SMEM_MAX;
+    /* A warp's table goes to global memory past WARP_SMEM_MAX or past what
+     * the device lets a block ask for (99 KB on compute capability 8.6 and
+     * 8.9, 64 KB on 7.5). */
+    e->wg.global = per_warp > std::min(WARP_SMEM_MAX, e->smem_optin);
     if (e->wg.global) {
         e->wg.per_block = 1;
         e->smem = 0;
