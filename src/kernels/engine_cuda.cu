@@ -603,19 +603,17 @@ static void choose_layout(winent_gpu_engine *e)
     e->small = SMALL_NONE;
     if (e->plane_bytes == 1 && pref != PREF_WARP) {
         bool pack16 = p->nmax <= 31 && p->ky <= 15 && p->kx <= 15;
-        bool colpack = p->rx <= 127 && p->ky <= 255;
         /* From the kernel benchmark on the H100 (docs/GPU-NOTES.md): the
          * column-pack kernel (about 36 Gpixel/s to 31 x 31, 5.2 at 255 x
          * 255) beats the 16-code smem one (2 kx updates a pixel: 54 at 7 x
          * 7, 45 at 9 x 9, 29 at 15 x 15) from kx = 13 on, and the few
-         * kernel everywhere; the few kernel is left for windows past 255
-         * columns. */
+         * kernel (2.1 at 255 x 255) everywhere: the few kernel now runs
+         * only when asked for. Column packs need ky <= 255 and rx <= 127,
+         * which every window the plan allows has. */
         if (pref == PREF_FEW)
             e->small = SMALL_FEW;
-        else if (colpack && (pref == PREF_COLPACK || (pref == PREF_AUTO && p->kx > 11)))
+        else if (pref == PREF_COLPACK || (pref == PREF_AUTO && p->kx > 11))
             e->small = SMALL_COLPACK;
-        else if (pref == PREF_AUTO && !pack16 && !colpack && p->nmax > 127 * 127)
-            e->small = SMALL_FEW;
         else if (pack16 && !(getenv("WINENT_GPU_PACK16") && getenv("WINENT_GPU_PACK16")[0] == '0'))
             e->small = SMALL_PACK16;
         else

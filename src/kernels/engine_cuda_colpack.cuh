@@ -34,9 +34,6 @@
 
 #include <stdint.h>
 
-/* Slots a lane holds: (32 + 2 rx) / 32 rounded up, rx <= 127. */
-#define COLPACK_SLOTS_MAX 9
-
 /* Code c (< 16) counted once more (d = 1) or once less (d = -1) in a
  * column pack: byte c & 3 of word c >> 2. */
 __device__ __forceinline__ void colpack_add(uint32_t (&pk)[4], unsigned c, uint32_t d)
@@ -49,6 +46,7 @@ __device__ __forceinline__ void colpack_add(uint32_t (&pk)[4], unsigned c, uint3
     pk[3] += q == 3 ? inc : 0u;
 }
 
+/* M: slots a lane holds, (32 + 2 rx) / 32 rounded up (1 to 9 for rx <= 127). */
 template <int M>
 __global__ void __launch_bounds__(128) colpack_kernel(const win_params p, const unsigned *maxcode)
 {

@@ -582,7 +582,6 @@ KHD void groups_bind(groups_ctx<C> &c, const win_params &p, const groups_geom &g
     c.slot32 = g.slot_bytes == 4;
     c.big = (groups_idx *)(base + g.off_big);
     c.nbig = nbig;
-    c.big_cap = g.big_cap;
     c.codes = (C *)(base + g.off_codes);
 }
 
