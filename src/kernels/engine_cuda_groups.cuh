@@ -209,7 +209,6 @@ template <typename C> struct groups_ctx {
     groups_idx *big;       /* representatives of the larger groups */
     unsigned *nbig;
     int th, dcells;        /* tile height, difference array cells */
-    int big_cap;
     C *codes;
 };
 
