@@ -1,11 +1,12 @@
 /*
  * engine_cuda_groups.cuh - the groups kernel of the GPU engine: windows of
- * 9x9 to 63x63 over many distinct codes (16- and 32-bit planes), where a
- * histogram per window is too large for shared memory (included by
- * engine_cuda.cu only, after engine_cuda_kernels.cuh).
+ * 5x5 to 63x63 (127x127 for 32-bit codes) over many distinct codes (16- and
+ * 32-bit planes), where a histogram per window is too large for shared
+ * memory (included by engine_cuda.cu only, after engine_cuda_kernels.cuh).
  *
- * A block computes a tile of 32 x 32 output pixels. Their windows read a
- * region of (32 + 2 rx) x (32 + 2 ry) input pixels, and every code counted
+ * A block computes a tile of 32 x th output pixels (th = 32, or 16 or 8
+ * where 32 rows do not fit). Their windows read a region of (32 + 2 rx) x
+ * (th + 2 ry) input pixels, and every code counted
  * in any of the windows is a code of the region. So instead of keeping a
  * histogram per window, the block finds the region's groups of equal codes
  * once, and adds each group's share to every window of the tile:
@@ -177,8 +178,7 @@ __device__ __forceinline__ unsigned short groups_exch16(unsigned short *q, unsig
     } while (old != seen);
     return old;
 }
-#define G_ADD32(p, v) atomicAdd((p), (v))
-#define G_ADD64(p, v) atomicAdd((p), (v))
+#define G_ADD(p, v) atomicAdd((p), (v))
 #else
 template <typename T> static inline T g_add_host(T *p, T v)
 {
@@ -186,8 +186,7 @@ template <typename T> static inline T g_add_host(T *p, T v)
     *p = o + v;
     return o;
 }
-#define G_ADD32(p, v) g_add_host((p), (v))
-#define G_ADD64(p, v) g_add_host((p), (v))
+#define G_ADD(p, v) g_add_host((p), (v))
 #endif
 
 /* One tile's view of the block's shared memory. */
@@ -271,7 +270,8 @@ KHD uint32_t groups_hash(uint32_t code, int bits)
     return (code * 0x9E3779B1u) >> (32 - bits);
 }
 
-/* Add `val` to the windows [x0, x1] x [y0, y1] of a difference array.
+/* Add `val` to the windows [x0, x1] x [y0, y1] of a difference array (T:
+ * unsigned long long for S, int for the counts).
  * Corners past the tile's last column or row are never summed, so they
  * are left out; and the corner (0, 0), which every rectangle of a large
  * window starts at (the rectangles are clipped to the tile), goes to the
@@ -283,27 +283,13 @@ KHD void groups_rect(T *d, int th, int x0, int x1, int y0, int y1, T val, T *at0
     if (x0 == 0 && y0 == 0)
         *at00 += val;
     else
-        G_ADD64(d + y0 * GROUPS_DW + x0, val);
+        G_ADD(d + y0 * GROUPS_DW + x0, val);
     if (x1 + 1 < GROUPS_TW)
-        G_ADD64(d + y0 * GROUPS_DW + x1 + 1, (T)0 - val);
+        G_ADD(d + y0 * GROUPS_DW + x1 + 1, (T)0 - val);
     if (y1 + 1 < th) {
-        G_ADD64(d + (y1 + 1) * GROUPS_DW + x0, (T)0 - val);
+        G_ADD(d + (y1 + 1) * GROUPS_DW + x0, (T)0 - val);
         if (x1 + 1 < GROUPS_TW)
-            G_ADD64(d + (y1 + 1) * GROUPS_DW + x1 + 1, val);
-    }
-}
-KHD void groups_rect32(int *d, int th, int x0, int x1, int y0, int y1, int val, int *at00)
-{
-    if (x0 == 0 && y0 == 0)
-        *at00 += val;
-    else
-        G_ADD32(d + y0 * GROUPS_DW + x0, val);
-    if (x1 + 1 < GROUPS_TW)
-        G_ADD32(d + y0 * GROUPS_DW + x1 + 1, -val);
-    if (y1 + 1 < th) {
-        G_ADD32(d + (y1 + 1) * GROUPS_DW + x0, -val);
-        if (x1 + 1 < GROUPS_TW)
-            G_ADD32(d + (y1 + 1) * GROUPS_DW + x1 + 1, val);
+            G_ADD(d + (y1 + 1) * GROUPS_DW + x1 + 1, val);
     }
 }
 
@@ -320,33 +306,12 @@ KHD bool groups_windows_of(const groups_ctx<C> &c, int i, int *x0, int *x1, int 
     return *x0 <= *x1 && *y0 <= *y1;
 }
 
-/* Once per block: the fields cleared (step 6 clears behind itself). */
+/* Once per block: the fields cleared (step 6 clears behind itself) and
+ * a_k, which depend on the window alone. */
 template <typename C> KHD void groups_step_init(groups_ctx<C> &c, int tid, int nt)
 {
     for (int i = tid; i < c.nfields * c.dcells; i += nt)
         c.fields[i] = 0;
-}
-
-/* Step 1: the region's codes; the hash table and the difference arrays
- * (the nodata one for ND planes only) cleared; a_k. */
-template <typename C, bool ND> KHD void groups_step_load(groups_ctx<C> &c, int tid, int nt)
-{
-    const C *plane = (const C *)c.p->plane;
-    const int W = c.p->W;
-    for (int i = tid; i < c.region; i += nt) {
-        int x = c.tx0 - c.rx + i % c.rw, y = c.ty0 - c.ry + i / c.rw;
-        bool in = x >= 0 && x < W && y >= c.ylo && y < c.yhi;
-        c.codes[i] = in ? (C)load_code(plane + (size_t)(y - c.p->in_y0) * W + x) : (C)~(C)0;
-    }
-    for (int i = tid; i < (1 << c.bits); i += nt)
-        groups_slot_set(c, (unsigned)i, GROUPS_EMPTY);
-    for (int i = tid; i < c.dcells; i += nt) {
-        c.s[i] = 0;
-        if (ND)
-            c.v[i] = 0;
-    }
-    if (tid == 0)
-        *c.nbig = 0;
     /* a_k = sum_j (-1)^(k-j) C(k, j) T[j]; only k <= nmax is ever used (a
      * larger set of distinct pixels fits no window). */
     if (tid <= GROUPS_GMOB) {
@@ -363,6 +328,28 @@ template <typename C, bool ND> KHD void groups_step_load(groups_ctx<C> &c, int t
         }
         c.a[k] = acc;
     }
+}
+
+/* Step 1: the region's codes; the hash table and the difference arrays
+ * (the nodata one for ND planes only) cleared. */
+template <typename C, bool ND> KHD void groups_step_load(groups_ctx<C> &c, int tid, int nt)
+{
+    const C *plane = (const C *)c.p->plane;
+    const int W = c.p->W;
+    for (int i = tid; i < c.region; i += nt) {
+        int x = c.tx0 - c.rx + i % c.rw, y = c.ty0 - c.ry + i / c.rw;
+        c.codes[i] = groups_present(c, i) ? (C)load_code(plane + (size_t)(y - c.p->in_y0) * W + x)
+                                          : (C)~(C)0;
+    }
+    for (int i = tid; i < (1 << c.bits); i += nt)
+        groups_slot_set(c, (unsigned)i, GROUPS_EMPTY);
+    for (int i = tid; i < c.dcells; i += nt) {
+        c.s[i] = 0;
+        if (ND)
+            c.v[i] = 0;
+    }
+    if (tid == 0)
+        *c.nbig = 0;
 }
 
 /* Step 2: each counted pixel finds its group's representative. */
@@ -421,7 +408,7 @@ template <typename C, bool ND> KHD void groups_step_small(groups_ctx<C> &c, int 
         int x0, x1, y0, y1;
         if (ND && groups_present(c, i) && (uint32_t)c.codes[i] == sent) {
             if (groups_windows_of(c, i, &x0, &x1, &y0, &y1))
-                groups_rect32(c.v, c.th, x0, x1, y0, y1, 1, &at00v);
+                groups_rect<int>(c.v, c.th, x0, x1, y0, y1, 1, &at00v);
             continue;
         }
         unsigned m = groups_slot(c, (unsigned)i);
@@ -437,7 +424,7 @@ template <typename C, bool ND> KHD void groups_step_small(groups_ctx<C> &c, int 
             m = c.link[m];
         }
         if (g > GROUPS_GMOB) {
-            unsigned k = G_ADD32(c.nbig, 1u);
+            unsigned k = G_ADD(c.nbig, 1u);
             c.big[k] = (groups_idx)i;
             continue;
         }
@@ -464,9 +451,9 @@ template <typename C, bool ND> KHD void groups_step_small(groups_ctx<C> &c, int 
         }
     }
     if (at00 != 0)
-        G_ADD64(c.s, at00);
+        G_ADD(c.s, at00);
     if (at00v != 0)
-        G_ADD32(c.v, at00v);
+        G_ADD(c.v, at00v);
 }
 
 /* Step 5: prefix sums of S and (ND) of the nodata counts, along rows,
@@ -505,18 +492,15 @@ template <typename C> KHD void groups_big_rects(groups_ctx<C> &c, int f, unsigne
     for (unsigned m = groups_slot(c, c.big[gi]); m != GROUPS_EMPTY; m = c.link[m], j++) {
         int x0, x1, y0, y1;
         if ((j & 31) == lane && groups_windows_of(c, (int)m, &x0, &x1, &y0, &y1))
-            groups_rect32(d, c.th, x0, x1, y0, y1, 1, &at00);
+            groups_rect<int>(d, c.th, x0, x1, y0, y1, 1, &at00);
     }
     if (at00 != 0)
-        G_ADD32(d, at00);
+        G_ADD(d, at00);
 }
 template <typename C> KHD void groups_big_rows(groups_ctx<C> &c, int f, int lane)
 {
-    if (lane >= c.th)
-        return;
-    int *row = c.fields + f * c.dcells + lane * GROUPS_DW, acc = 0;
-    for (int x = 0; x < GROUPS_TW; x++)
-        row[x] = acc += row[x];
+    if (lane < c.th)
+        groups_scan<int>(c.fields + f * c.dcells + lane * GROUPS_DW, 1, GROUPS_TW);
 }
 template <typename C> KHD void groups_big_cols(groups_ctx<C> &c, int f, int lane)
 {
@@ -525,7 +509,7 @@ template <typename C> KHD void groups_big_cols(groups_ctx<C> &c, int f, int lane
         acc += d[y * GROUPS_DW + lane];
         d[y * GROUPS_DW + lane] = 0;
         if (acc >= 2)
-            G_ADD64(c.s + y * GROUPS_DW + lane, (unsigned long long)KLDG(c.p->t + acc));
+            G_ADD(c.s + y * GROUPS_DW + lane, (unsigned long long)KLDG(c.p->t + acc));
     }
 }
 
