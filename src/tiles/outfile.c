@@ -17,6 +17,7 @@
 #define PROC_FS_MAGIC 0x9fa0 /* linux/magic.h PROC_SUPER_MAGIC */
 #endif
 
+#define WINENT_WRITEBACK_STEP (8u << 20)
 #define MAX_LINK_HOPS 40 /* as the kernel's own limit */
 #define TEMP_SUFFIX   ".tmp-XXXXXX"
 #define SHORT_TEMP    ".winent-XXXXXX" /* when NAME + TEMP_SUFFIX is too long */
@@ -356,6 +357,18 @@ winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n
         n -= (size_t)w;
         of->written += (uint64_t)w;
     }
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (of->sync && of->written - of->queued >= WINENT_WRITEBACK_STEP) {
+        /* Start the writeback of what came since the last step, without
+         * waiting for it; an error shows again at the fsync of commit. The
+         * offsets assume writing from the start (a temporary file, a
+         * device); elsewhere (a file opened to append through /dev/fd/N)
+         * the range is only a hint that misses. */
+        (void)sync_file_range(of->fd, (off_t)of->queued, (off_t)(of->written - of->queued),
+                              SYNC_FILE_RANGE_WRITE);
+        of->queued = of->written;
+    }
+#endif
     return WINENT_OK;
 }
 

@@ -52,6 +52,7 @@ typedef struct winent_outfile {
                                  pipe that a signal interrupts gives up
                                  with WINENT_ERR_INTERRUPTED once *stop */
     uint64_t written;         /* bytes written so far */
+    uint64_t queued;          /* of those, handed to writeback (sync only) */
 } winent_outfile;
 
 /* Open the output for `path`: create the temporary file beside the final
@@ -62,7 +63,10 @@ winent_status winent_outfile_open(winent_outfile *of, const char *path, const vo
                                   winent_err *err);
 
 /* Write all of `buf`; a short write or failure is WINENT_ERR_OUTPUT with
- * the reason (disk full, file size limit, output pipe closed, ...). */
+ * the reason (disk full, file size limit, output pipe closed, ...). On an
+ * output fsynced at commit, every 8 MiB written are handed to
+ * the kernel's writeback as they are written (Linux), so the disk works
+ * while the job computes and the fsync at commit finds little left. */
 winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n, winent_err *err);
 
 /* Finish: fsync, close, rename into place, fsync the directory (a file); or
