@@ -68,13 +68,17 @@ static int cpu_share_left(const pipeline *p, const engine *cpu, double gpus, dou
 /* An engine leaves chunk `c` to the others when it would finish it later
  * than they finish everything that is left, itself excluded: so the slowest
  * engine never holds back the end of the job. Before its rates are known
- * every engine takes what comes. */
+ * every engine takes what comes. The engine that would end `c` first, its
+ * own queue counted, never leaves it: else every engine could leave the
+ * last chunk to the others together, which no one of them takes (three
+ * engines, each slower than the other two together, waited forever). */
 static int declines(pipeline *p, const engine *e, const chunk *c)
 {
     double mine = engine_rate(p, e), others = 0.0;
     int other_live = 0;
     int64_t others_inflight = 0;
     const double px = (double)(c->y1 - c->y0) * (double)p->width;
+    double t_first_other = -1.0; /* the soonest another engine would end c */
     for (int i = 0; i < p->nengines; i++) {
         const engine *o = &p->engines[i];
         if (o == e || !o->live)
@@ -90,8 +94,15 @@ static int declines(pipeline *p, const engine *e, const chunk *c)
             return 1;
         others += r;
         others_inflight += o->pixels_inflight;
+        if (r > 0.0) {
+            double t = ((double)o->pixels_inflight + px) / r;
+            if (t_first_other < 0.0 || t < t_first_other)
+                t_first_other = t;
+        }
     }
     if (!other_live || mine <= 0.0 || others <= 0.0)
+        return 0;
+    if (((double)e->pixels_inflight + px) / mine <= t_first_other)
         return 0;
     const double W = (double)p->width;
     if (e->device < 0 && !cpu_share_left(p, e, others, mine, px))
@@ -333,8 +344,10 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
     }
     if (e != c->tail_engine)
         c->head_done = 1;
-    if (--c->computing > 0)
+    if (--c->computing > 0) {
+        pthread_cond_broadcast(&p->state_cv); /* this engine's queue is shorter */
         return; /* the other engine's part is still running */
+    }
     /* The rows the CPU computed are in the preview already (each band was
      * added as it ended, still in cache): all of a CPU chunk, the head of
      * one whose tail a GPU took; a GPU's rows get slices of their own. */
