@@ -64,14 +64,11 @@ winent_pkg_dep(CJSON) # the .zst header and --info (src/base/json.c)
 if(TARGET PkgConfig::PNG) # --preview (libpng), where the build has it
   winent_pkg_dep(PNG)
 endif()
-if(WINENT_HAVE_GDAL) # the GDAL source, where built with it
-  winent_pkg_dep(GDAL)
+if(CMAKE_DL_LIBS) # dlopen: GDAL and PROJ are opened at first use, not linked
+  winent_dep(${CMAKE_DL_LIBS} ${CMAKE_DL_LIBS} "-l${CMAKE_DL_LIBS}")
 endif()
 if(LIBDEFLATE_FOUND) # GeoTIFF deflate tiles, where the build has libdeflate
   winent_pkg_dep(LIBDEFLATE)
-endif()
-if(WINENT_HAVE_PROJ) # the CRS of --sidecar's ENVI headers, where built with PROJ
-  winent_pkg_dep(PROJ)
 endif()
 if(WINENT_HAVE_CUDA)
   # cudart_static needs dl and rt; the host code nvcc compiles, libstdc++.

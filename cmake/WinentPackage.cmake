@@ -9,7 +9,10 @@
 #                                   so it is built per architecture)
 #
 # Depends comes from dpkg-shlibdeps (dpkg-dev) reading the binaries, so it
-# follows what the build linked (GDAL, libpng, CUDA's static runtime...).
+# follows what the build linked (libtiff, libpng, CUDA's static runtime...).
+# GDAL and PROJ are opened at first use, not linked (src/tiles/dynlib.h), so
+# the runtime package Recommends the library packages the build compiled
+# against: without them, TIFF and raw still read, and the rest says why not.
 # Installed under /usr. Maintainer and homepage are placeholders until the
 # project has its own (WINENT_MAINTAINER, WINENT_HOMEPAGE).
 set(CPACK_GENERATOR DEB)
@@ -31,6 +34,16 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME winent-stream)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION science)
+set(winent_runtime_recommends "")
+foreach(lib WINENT_GDAL_LIB WINENT_PROJ_LIB)
+  if(${lib}_PACKAGE)
+    list(APPEND winent_runtime_recommends ${${lib}_PACKAGE})
+  endif()
+endforeach()
+if(winent_runtime_recommends)
+  string(REPLACE ";" ", " winent_runtime_recommends "${winent_runtime_recommends}")
+  set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "${winent_runtime_recommends}")
+endif()
 # Each package's description: its summary line, then the long text. (No
 # CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack would put that one line above both.)
 set(CPACK_DEBIAN_RUNTIME_DESCRIPTION "${WINENT_SUMMARY}
@@ -48,9 +61,6 @@ set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "winent-stream (= ${PROJECT_VERSION})")
 set(winent_dev_recommends "pkg-config, libzstd-dev, libtiff-dev, zlib1g-dev, libcjson-dev")
 if(TARGET PkgConfig::PNG)
   string(APPEND winent_dev_recommends ", libpng-dev")
-endif()
-if(WINENT_HAVE_GDAL)
-  string(APPEND winent_dev_recommends ", libgdal-dev")
 endif()
 set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "${winent_dev_recommends}")
 set(CPACK_DEBIAN_DEV_DESCRIPTION "${WINENT_SUMMARY} (development files)

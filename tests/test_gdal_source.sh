@@ -40,6 +40,22 @@ same_map() {
     check "$_n: nothing on stderr" test ! -s "$T/stderr"
 }
 
+# GDAL is opened at first use (src/tiles/dynlib.h): a job on raw samples or
+# a TIFF that libtiff reads never loads it; one on a format only GDAL reads
+# does. The loader's own trace (LD_DEBUG=files) names each library it maps.
+LD_DEBUG=files "$WS" $R --size ${W}x$H --dtype u8 "$T/in.raw" "$T/ld.raw" 2>"$T/ld.txt"
+check "raw input: the job runs" cmp -s "$T/ld.raw" "$T/want.raw"
+check "raw input: libgdal is not loaded" sh -c "! grep -q 'libgdal\.so' '$T/ld.txt'"
+LD_DEBUG=files "$WS" $R "$T/geo.tif" "$T/ld.raw" 2>"$T/ld.txt"
+check "TIFF input: the job runs" cmp -s "$T/ld.raw" "$T/want.raw"
+check "TIFF input (libtiff): libgdal is not loaded" sh -c "! grep -q 'libgdal\.so' '$T/ld.txt'"
+cp "$T/in.raw" "$T/ld.img"
+cp "$T/in.hdr" "$T/ld.hdr"
+LD_DEBUG=files "$WS" $R "$T/ld.img" "$T/ld.raw" 2>"$T/ld.txt"
+check "ENVI input: libgdal is loaded, and reads it" sh -c "grep -q 'libgdal\.so' '$T/ld.txt' && cmp -s '$T/ld.raw' '$T/want.raw'"
+rm -f "$T/ld.raw"
+check "--version loads GDAL and names its version" sh -c "'$WS' --version | grep -q 'GDAL [0-9]'"
+
 # ENVI: the raw file itself, recognised by its .hdr (no --size needed).
 cp "$T/in.raw" "$T/envi.img"
 cp "$T/in.hdr" "$T/envi.hdr"

@@ -281,6 +281,11 @@ if have dpkg-deb && have dpkg-shlibdeps; then
         for p in libzstd1 libtiff6 $omp libc6; do
             check "the .deb depends on $p" sh -c "echo '$depends' | tr ',' '\n' | grep -q '^ *$p'"
         done
+        if [ "${WINENT_HAVE_GDAL:-OFF}" = ON ]; then
+            # GDAL is opened at first use (src/tiles/dynlib.h), not linked.
+            check "the .deb recommends libgdal" sh -c "dpkg-deb -f '$deb' Recommends | grep -q 'libgdal[0-9]'"
+            check "the .deb does not depend on libgdal" sh -c "! echo '$depends' | grep -q libgdal"
+        fi
         check "the .deb names a maintainer" test -n "$(dpkg-deb -f "$deb" Maintainer)"
         check "libwinent-dev depends on winent-stream (= $WINENT_VERSION)" \
             sh -c "dpkg-deb -f '$dev' Depends | grep -qF 'winent-stream (= $WINENT_VERSION)'"

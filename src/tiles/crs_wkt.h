@@ -15,7 +15,8 @@
  * a PROJ context of its own per call. */
 char *winent_crs_esri_wkt(int epsg);
 
-/* 1 when the build can turn EPSG codes into WKT (it has PROJ). */
+/* 1 when EPSG codes can be turned into WKT: built with PROJ, and PROJ
+ * loads (it is opened at the first call). */
 int winent_crs_have_proj(void);
 
 #endif

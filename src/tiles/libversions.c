@@ -8,7 +8,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #ifdef WINENT_HAVE_GDAL
-#include <gdal.h>
+#include "sources/gdal_api.h"
 #endif
 
 static void set(winent_lib_version *v, const char *name, const char *version)
@@ -46,7 +46,9 @@ int winent_lib_versions(winent_lib_version *out, int max)
     set(&all[n++], "zlib", zlibVersion());
     set(&all[n++], "libpng", png_get_libpng_ver(NULL));
 #ifdef WINENT_HAVE_GDAL
-    set(&all[n++], "GDAL", GDALVersionInfo("RELEASE_NAME"));
+    /* Loads GDAL (gdal_api.h), which no job reading TIFF or raw does. */
+    const winent_gdal_api *gd = winent_gdal_api_get(NULL);
+    set(&all[n++], "GDAL", gd ? gd->GDALVersionInfo("RELEASE_NAME") : "not loadable");
 #endif
     if (n > max)
         n = max;

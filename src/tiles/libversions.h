@@ -1,6 +1,6 @@
 /*
  * libversions.h - the versions of the libraries the sources and sinks are
- * linked with, asked of each library at run time (--version).
+ * linked with or open, asked of each library at run time (--version).
  */
 #ifndef WINENT_LIBVERSIONS_H
 #define WINENT_LIBVERSIONS_H
@@ -17,7 +17,9 @@ typedef struct winent_lib_version {
  * then GDAL where built with it: WINENT_HAVE_GDAL); returns how many.
  * Each version comes from the library itself (ZSTD_versionString,
  * TIFFGetVersion, zlibVersion, png_get_libpng_ver, GDALVersionInfo), so
- * it is the library loaded, not the headers compiled against. Thread-safe. */
+ * it is the library loaded, not the headers compiled against; GDAL, opened
+ * at first use, is loaded here ("not loadable" when it cannot be).
+ * Thread-safe. */
 int winent_lib_versions(winent_lib_version *out, int max);
 
 #endif

@@ -40,13 +40,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cpl_conv.h>
-#include <cpl_error.h>
-#include <cpl_string.h>
-#include <cpl_vsi.h>
-#include <gdal.h>
 #include <omp.h>
 
+#include "gdal_api.h"
 #include "source_internal.h"
 #include "tiff_common.h"
 
@@ -60,6 +56,13 @@
 /* GDAL's block cache while the source is open: --mem / 8, within these. */
 #define CACHE_MIN_BYTES ((GIntBig)4 << 20)
 #define CACHE_MAX_BYTES ((GIntBig)256 << 20)
+
+/* GDAL's functions, opened at first use (gdal_api.h). Every call below
+ * comes after gdal_init has loaded them. */
+static inline const winent_gdal_api *gd(void)
+{
+    return winent_gdal_api_get(NULL);
+}
 
 /* ---- GDAL's messages, per thread --------------------------------------- */
 
@@ -83,7 +86,7 @@ static void keep_message(gdal_msgs *m, const char *msg)
 static void CPL_STDCALL on_gdal_message(CPLErr cls, CPLErrorNum num, const char *msg)
 {
     (void)num;
-    gdal_msgs *m = CPLGetErrorHandlerUserData();
+    gdal_msgs *m = gd()->CPLGetErrorHandlerUserData();
     if (m == NULL || cls == CE_None || cls == CE_Debug)
         return;
     if (cls >= CE_Failure) {
@@ -106,14 +109,14 @@ static void CPL_STDCALL on_gdal_message(CPLErr cls, CPLErrorNum num, const char 
 static void msgs_begin(gdal_msgs *m)
 {
     memset(m, 0, sizeof *m);
-    CPLPushErrorHandlerEx(on_gdal_message, m);
-    CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", "1");
+    gd()->CPLPushErrorHandlerEx(on_gdal_message, m);
+    gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", "1");
 }
 
 static void msgs_end(void)
 {
-    CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
-    CPLPopErrorHandler();
+    gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
+    gd()->CPLPopErrorHandler();
 }
 
 static pthread_once_t gdal_once = PTHREAD_ONCE_INIT;
@@ -125,34 +128,41 @@ static void gdal_init_once(void)
     winent_tiff_init();
     gdal_msgs m;
     msgs_begin(&m);
-    GDALAllRegister();
+    gd()->GDALAllRegister();
     msgs_end();
 }
 
-static void gdal_init(void)
+/* Load GDAL and register its drivers, once: NULL when done, else why it
+ * could not be loaded. */
+static const char *gdal_init(void)
 {
+    const char *why;
+    if (winent_gdal_api_get(&why) == NULL)
+        return why;
     pthread_once(&gdal_once, gdal_init_once);
+    return NULL;
 }
 
 const char *winent_source_gdal_identify(const char *name, const uint8_t *head, size_t n)
 {
-    gdal_init();
+    if (gdal_init() != NULL)
+        return NULL; /* no GDAL to ask: what libtiff and raw read, as without it */
     gdal_msgs m;
     char mem[64];
     if (name == NULL) {
         /* The first bytes of a pipe, as a file of their own in memory. */
         snprintf(mem, sizeof mem, "/vsimem/winent-head-%p", (const void *)head);
-        VSILFILE *f = VSIFileFromMemBuffer(mem, (GByte *)head, (vsi_l_offset)n, FALSE);
+        VSILFILE *f = gd()->VSIFileFromMemBuffer(mem, (GByte *)head, (vsi_l_offset)n, FALSE);
         if (f == NULL)
             return NULL;
-        VSIFCloseL(f);
+        gd()->VSIFCloseL(f);
     }
     msgs_begin(&m);
-    GDALDriverH d = GDALIdentifyDriverEx(name ? name : mem, GDAL_OF_RASTER, NULL, NULL);
+    GDALDriverH d = gd()->GDALIdentifyDriverEx(name ? name : mem, GDAL_OF_RASTER, NULL, NULL);
     msgs_end();
     if (name == NULL)
-        VSIUnlink(mem);
-    return d != NULL ? GDALGetDriverShortName(d) : NULL;
+        gd()->VSIUnlink(mem);
+    return d != NULL ? gd()->GDALGetDriverShortName(d) : NULL;
 }
 
 /* ---- The source ---------------------------------------------------------- */
@@ -206,7 +216,7 @@ static void close_handle(gdal_handle *h)
     if (h->ds) {
         gdal_msgs m;
         msgs_begin(&m);
-        GDALClose(h->ds);
+        gd()->GDALClose(h->ds);
         msgs_end();
     }
     h->ds = NULL;
@@ -233,7 +243,7 @@ static void free_impl(void *p)
     free(g->fill_value);
     winent_georef_clear(&g->georef);
     if (g->cache_set)
-        GDALSetCacheMax64(g->cache_before);
+        gd()->GDALSetCacheMax64(g->cache_before);
     free(g);
 }
 
@@ -251,15 +261,15 @@ static winent_status handle_bands(gdal_impl *g, gdal_handle *h, winent_err *err)
     int most = 0;
     for (int k = 0; k < g->nsel; k++)
         most = g->sel[k].band > most ? g->sel[k].band : most;
-    if (GDALGetRasterXSize(h->ds) != g->width || GDALGetRasterYSize(h->ds) != g->height ||
-        GDALGetRasterCount(h->ds) < most)
+    if (gd()->GDALGetRasterXSize(h->ds) != g->width || gd()->GDALGetRasterYSize(h->ds) != g->height ||
+        gd()->GDALGetRasterCount(h->ds) < most)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: changed while it was read", g->name);
     if ((h->band == NULL && (h->band = calloc((size_t)g->nsel, sizeof *h->band)) == NULL) ||
         (h->mask == NULL && (h->mask = calloc((size_t)g->nsel, sizeof *h->mask)) == NULL))
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     for (int k = 0; k < g->nsel; k++) {
-        h->band[k] = GDALGetRasterBand(h->ds, g->sel[k].band);
-        if (g->read_mask && g->read_mask[k] && (h->mask[k] = GDALGetMaskBand(h->band[k])) == NULL)
+        h->band[k] = gd()->GDALGetRasterBand(h->ds, g->sel[k].band);
+        if (g->read_mask && g->read_mask[k] && (h->mask[k] = gd()->GDALGetMaskBand(h->band[k])) == NULL)
             return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL gives no mask band for band %d",
                               g->name, g->sel[k].band);
     }
@@ -269,7 +279,7 @@ static winent_status handle_bands(gdal_impl *g, gdal_handle *h, winent_err *err)
 static winent_status open_handle(gdal_impl *g, gdal_handle *h, winent_err *err)
 {
     msgs_begin(&h->msgs);
-    h->ds = GDALOpenEx(g->open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
+    h->ds = gd()->GDALOpenEx(g->open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
                        NULL, NULL, NULL);
     msgs_end();
     if (h->ds == NULL)
@@ -324,7 +334,7 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
     int failed_band = g->band;
     if (g->nsel > 1 && !widened) {
         /* Every band in one call: a pixel-interleaved block decoded once. */
-        e = GDALDatasetRasterIOEx(h->ds, GF_Read, x0, y0, w, rows, dst, w, rows, g->gdt, g->nsel,
+        e = gd()->GDALDatasetRasterIOEx(h->ds, GF_Read, x0, y0, w, rows, dst, w, rows, g->gdt, g->nsel,
                                   g->band_map, (GSpacing)g->out_sample, (GSpacing)row_out,
                                   (GSpacing)g->plane_bytes, &ex);
     } else {
@@ -332,11 +342,11 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
             uint8_t *d = dst + (size_t)k * g->plane_bytes;
             failed_band = g->sel[k].band;
             if (widened)
-                e = GDALRasterIOEx(h->band[k], GF_Read, x0, y0, w, rows, h->scratch, w, rows,
+                e = gd()->GDALRasterIOEx(h->band[k], GF_Read, x0, y0, w, rows, h->scratch, w, rows,
                                    g->gdt, (GSpacing)g->stored_sample,
                                    (GSpacing)((size_t)w * g->stored_sample), &ex);
             else
-                e = GDALRasterIOEx(h->band[k], GF_Read, x0, y0, w, rows, d, w, rows, g->gdt,
+                e = gd()->GDALRasterIOEx(h->band[k], GF_Read, x0, y0, w, rows, d, w, rows, g->gdt,
                                    (GSpacing)g->out_sample, (GSpacing)row_out, &ex);
             if (e == CE_None && widened)
                 for (int y = 0; y < rows; y++)
@@ -348,7 +358,7 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
         if (h->mask[k] == NULL)
             continue;
         failed_band = g->sel[k].band;
-        e = GDALRasterIOEx(h->mask[k], GF_Read, x0, y0, w, rows, h->maskbuf, w, rows, GDT_Byte, 1,
+        e = gd()->GDALRasterIOEx(h->mask[k], GF_Read, x0, y0, w, rows, h->maskbuf, w, rows, GDT_Byte, 1,
                            (GSpacing)w, &ex);
         uint8_t *d0 = dst + (size_t)k * g->plane_bytes;
         for (int y = 0; y < rows && e == CE_None; y++) {
@@ -363,7 +373,7 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
      * of taller blocks): drop them from GDAL's process-wide cache now
      * rather than leave them for its LRU to evict under its lock. */
     if ((y0 + rows) % g->block_h == 0 || y0 + rows == g->height)
-        GDALFlushCache(h->ds);
+        gd()->GDALFlushCache(h->ds);
     msgs_end();
 
     if (g->stop != NULL && __atomic_load_n(g->stop, __ATOMIC_RELAXED))
@@ -473,10 +483,10 @@ static winent_status gdal_stats(winent_source *s, int k, winent_band_stats *st, 
         return WINENT_OK;
     gdal_msgs m;
     msgs_begin(&m);
-    CPLErr e = GDALGetRasterStatistics(g->h[0].band[k], FALSE, FALSE, &mn, &mx, &mean, &sd);
-    const char *approx = GDALGetMetadataItem(g->h[0].band[k], "STATISTICS_APPROXIMATE", NULL);
+    CPLErr e = gd()->GDALGetRasterStatistics(g->h[0].band[k], FALSE, FALSE, &mn, &mx, &mean, &sd);
+    const char *approx = gd()->GDALGetMetadataItem(g->h[0].band[k], "STATISTICS_APPROXIMATE", NULL);
     msgs_end();
-    if (e == CE_None && !(approx && CPLTestBool(approx)) && isfinite(mn) && isfinite(mx) &&
+    if (e == CE_None && !(approx && gd()->CPLTestBool(approx)) && isfinite(mn) && isfinite(mx) &&
         mn <= mx) {
         st->found = 1;
         st->min = mn;
@@ -493,12 +503,12 @@ static const source_ops gdal_ops = {gdal_read, free_impl, gdal_stats};
 /* The band's GDAL type as ours (`gdt` what to ask GDAL for). */
 static winent_status pick_type(gdal_impl *g, GDALRasterBandH b, winent_err *err)
 {
-    GDALDataType t = GDALGetRasterDataType(b);
+    GDALDataType t = gd()->GDALGetRasterDataType(b);
     g->gdt = t;
     switch (t) {
     case GDT_Byte: {
         /* GDAL before 3.7 marks int8 as Byte with PIXELTYPE=SIGNEDBYTE. */
-        const char *pt = GDALGetMetadataItem(b, "PIXELTYPE", "IMAGE_STRUCTURE");
+        const char *pt = gd()->GDALGetMetadataItem(b, "PIXELTYPE", "IMAGE_STRUCTURE");
         g->stored = pt != NULL && strcmp(pt, "SIGNEDBYTE") == 0 ? WINENT_I8 : WINENT_U8;
         return WINENT_OK;
     }
@@ -513,15 +523,15 @@ static winent_status pick_type(gdal_impl *g, GDALRasterBandH b, winent_err *err)
     case GDT_Float64: g->stored = WINENT_F64; return WINENT_OK;
     default: break;
     }
-    if (GDALDataTypeIsComplex(t))
+    if (gd()->GDALDataTypeIsComplex(t))
         return WINENT_ERR(err, WINENT_ERR_INPUT,
                           "%s: band %d holds complex samples (%s), which are not supported: "
                           "convert a real band first (e.g. gdal_translate)",
-                          g->name, g->band, GDALGetDataTypeName(t));
+                          g->name, g->band, gd()->GDALGetDataTypeName(t));
     return WINENT_ERR(err, WINENT_ERR_INPUT,
                       "%s: band %d holds %s samples, which are not supported: convert to 32-bit "
                       "integers or floats first (gdal_translate -ot Int32|Float64)",
-                      g->name, g->band, GDALGetDataTypeName(t));
+                      g->name, g->band, gd()->GDALGetDataTypeName(t));
 }
 
 /* 1 when `v` is a value of integer type `t`. */
@@ -563,13 +573,13 @@ static winent_status pick_nodata(gdal_impl *g, const winent_source_opts *o, int 
                                  winent_err *err)
 {
     int has = 0;
-    double nd = GDALGetRasterNoDataValue(b, &has);
+    double nd = gd()->GDALGetRasterNoDataValue(b, &has);
     if (has && isnan(nd))
         has = 0; /* NaN is nodata anyway */
     /* GDAL compares float32 pixels with the nodata value cast to float32. */
     if (has && g->stored == WINENT_F32 && isfinite(nd) && fabs(nd) <= 3.4028234663852886e38)
         nd = (double)(float)nd;
-    const int flags = GDALGetMaskFlags(b);
+    const int flags = gd()->GDALGetMaskFlags(b);
     *dtype = g->stored;
     out->has_nodata = has;
     out->nodata = nd;
@@ -690,12 +700,12 @@ static winent_status georef_from_tiff(gdal_impl *g, winent_err *err)
 static winent_status georef_from_gdal(gdal_impl *g, GDALDatasetH ds, winent_err *err)
 {
     double gt[6];
-    const int has_gt = GDALGetGeoTransform(ds, gt) == CE_None;
-    OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
-    const int ngcps = GDALGetGCPCount(ds);
+    const int has_gt = gd()->GDALGetGeoTransform(ds, gt) == CE_None;
+    OGRSpatialReferenceH srs = gd()->GDALGetSpatialRef(ds);
+    const int ngcps = gd()->GDALGetGCPCount(ds);
     if (!has_gt && srs == NULL && ngcps == 0)
         return WINENT_OK;
-    GDALDriverH gtiff = GDALGetDriverByName("GTiff");
+    GDALDriverH gtiff = gd()->GDALGetDriverByName("GTiff");
     if (gtiff == NULL)
         return WINENT_OK; /* a GDAL without GTiff: nothing to write them with */
     char dir[64], name[80];
@@ -704,22 +714,22 @@ static winent_status georef_from_gdal(gdal_impl *g, GDALDatasetH ds, winent_err 
     winent_status st = WINENT_OK;
     gdal_msgs msgs;
     msgs_begin(&msgs);
-    GDALDatasetH t = GDALCreate(gtiff, name, 1, 1, 1, GDT_Byte, NULL);
+    GDALDatasetH t = gd()->GDALCreate(gtiff, name, 1, 1, 1, GDT_Byte, NULL);
     if (t != NULL) {
         if (has_gt)
-            GDALSetGeoTransform(t, gt);
+            gd()->GDALSetGeoTransform(t, gt);
         if (ngcps > 0)
-            GDALSetGCPs2(t, ngcps, GDALGetGCPs(ds), GDALGetGCPSpatialRef(ds));
+            gd()->GDALSetGCPs2(t, ngcps, gd()->GDALGetGCPs(ds), gd()->GDALGetGCPSpatialRef(ds));
         else if (srs != NULL)
-            GDALSetSpatialRef(t, srs);
-        const char *aop = GDALGetMetadataItem(ds, GDALMD_AREA_OR_POINT, NULL);
+            gd()->GDALSetSpatialRef(t, srs);
+        const char *aop = gd()->GDALGetMetadataItem(ds, GDALMD_AREA_OR_POINT, NULL);
         if (aop != NULL)
-            GDALSetMetadataItem(t, GDALMD_AREA_OR_POINT, aop, NULL);
-        GDALClose(t);
+            gd()->GDALSetMetadataItem(t, GDALMD_AREA_OR_POINT, aop, NULL);
+        gd()->GDALClose(t);
     }
     msgs_end();
     vsi_l_offset len = 0;
-    GByte *buf = VSIGetMemFileBuffer(name, &len, FALSE);
+    GByte *buf = gd()->VSIGetMemFileBuffer(name, &len, FALSE);
     if (buf != NULL && len > 0) {
         mem_file f = {buf, (uint64_t)len, 0};
         winent_tiff_msgs m;
@@ -730,7 +740,7 @@ static winent_status georef_from_gdal(gdal_impl *g, GDALDatasetH ds, winent_err 
             TIFFClose(tif);
         }
     }
-    VSIRmdirRecursive(dir);
+    gd()->VSIRmdirRecursive(dir);
     return st;
 }
 
@@ -740,7 +750,7 @@ static winent_status georef_from_gdal(gdal_impl *g, GDALDatasetH ds, winent_err 
 static const char *first_subdataset(GDALDatasetH ds)
 {
     /* Drivers keep subdatasets apart: GetMetadata, not GetMetadataItem. */
-    return CSLFetchNameValue(GDALGetMetadata(ds, "SUBDATASETS"), "SUBDATASET_1_NAME");
+    return gd()->CSLFetchNameValue(gd()->GDALGetMetadata(ds, "SUBDATASETS"), "SUBDATASET_1_NAME");
 }
 
 /* 1 for inputs that are read front to back: a dataset asked for rows
@@ -749,7 +759,7 @@ static const char *first_subdataset(GDALDatasetH ds)
 static int sequential_format(GDALDatasetH ds, const char *path)
 {
     static const char *const drivers[] = {"PNG", "JPEG", "GIF"};
-    const char *d = GDALGetDriverShortName(GDALGetDatasetDriver(ds));
+    const char *d = gd()->GDALGetDriverShortName(gd()->GDALGetDatasetDriver(ds));
     for (size_t i = 0; d != NULL && i < sizeof drivers / sizeof *drivers; i++)
         if (strcmp(d, drivers[i]) == 0)
             return 1;
@@ -760,7 +770,7 @@ static int sequential_format(GDALDatasetH ds, const char *path)
 static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
 {
     int bw = 0, bh = 0;
-    GDALGetBlockSize(b, &bw, &bh);
+    gd()->GDALGetBlockSize(b, &bw, &bh);
     if (bw <= 0 || bw > g->width)
         bw = g->width;
     if (bh <= 0 || bh > g->height)
@@ -808,13 +818,13 @@ static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
 static uint64_t files_bytes(GDALDatasetH ds)
 {
     uint64_t total = 0;
-    char **files = GDALGetFileList(ds);
+    char **files = gd()->GDALGetFileList(ds);
     for (char **f = files; f != NULL && *f != NULL; f++) {
         VSIStatBufL st;
-        if (VSIStatL(*f, &st) == 0 && VSI_ISREG(st.st_mode))
+        if (gd()->VSIStatL(*f, &st) == 0 && VSI_ISREG(st.st_mode))
             total += (uint64_t)st.st_size;
     }
-    CSLDestroy(files);
+    gd()->CSLDestroy(files);
     return total;
 }
 
@@ -832,11 +842,11 @@ static void cap_cache(gdal_impl *g, const winent_source_opts *o, winent_source_i
         cap = CACHE_MIN_BYTES;
     if (cap > CACHE_MAX_BYTES)
         cap = CACHE_MAX_BYTES;
-    GIntBig now = GDALGetCacheMax64();
+    GIntBig now = gd()->GDALGetCacheMax64();
     if (cap < now) {
         g->cache_before = now;
         g->cache_set = 1;
-        GDALSetCacheMax64(cap);
+        gd()->GDALSetCacheMax64(cap);
     } else {
         cap = now;
     }
@@ -847,7 +857,10 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
                                       winent_source *s, winent_err *err)
 {
     winent_status st = WINENT_OK;
-    gdal_init();
+    const char *no_gdal = gdal_init();
+    if (no_gdal != NULL)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: %s", strcmp(o->path, "-") == 0 ? "standard input" : o->path,
+                          no_gdal);
     gdal_impl *g = calloc(1, sizeof *g);
     if (g == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
@@ -866,14 +879,14 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
     g->nhandles = 1;
     gdal_handle *h0 = &g->h[0];
     msgs_begin(&h0->msgs);
-    h0->ds = GDALOpenEx(open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, NULL,
+    h0->ds = gd()->GDALOpenEx(open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, NULL,
                         NULL, NULL);
     msgs_end();
     if (h0->ds == NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL cannot open it: %s", g->name,
                           h0->msgs.first[0] ? h0->msgs.first : "not a raster GDAL knows");
     GDALDatasetH ds = h0->ds;
-    const int nbands = GDALGetRasterCount(ds);
+    const int nbands = gd()->GDALGetRasterCount(ds);
     if (nbands == 0) {
         const char *sub = first_subdataset(ds);
         if (sub != NULL)
@@ -895,15 +908,15 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     for (int k = 0; k < g->nsel; k++)
         g->band_map[k] = g->sel[k].band;
-    g->width = GDALGetRasterXSize(ds);
-    g->height = GDALGetRasterYSize(ds);
+    g->width = gd()->GDALGetRasterXSize(ds);
+    g->height = gd()->GDALGetRasterYSize(ds);
     if (g->width <= 0 || g->height <= 0)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the image is empty (%dx%d)", g->name,
                           g->width, g->height);
-    GDALRasterBandH b = GDALGetRasterBand(ds, g->band);
+    GDALRasterBandH b = gd()->GDALGetRasterBand(ds, g->band);
     for (int k = 0; k < g->nsel; k++) {
         /* One type for every band: the kernels see one. */
-        GDALRasterBandH bk = GDALGetRasterBand(ds, g->sel[k].band);
+        GDALRasterBandH bk = gd()->GDALGetRasterBand(ds, g->sel[k].band);
         winent_dtype stored = g->stored, dtype;
         WINENT_TRY_GOTO(st, pick_type(g, bk, err));
         if (k > 0 && g->stored != stored) {
@@ -952,7 +965,7 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
     s->info.bands = nbands;
     s->info.is_tiff = tiff;
     s->info.reader = "gdal";
-    s->info.driver = GDALGetDriverShortName(GDALGetDatasetDriver(ds));
+    s->info.driver = gd()->GDALGetDriverShortName(gd()->GDALGetDatasetDriver(ds));
     s->info.name = o->path;
     s->info.georef = winent_georef_present(&g->georef) ? &g->georef : NULL;
     /* One dataset per decoding thread, opened on its first item. */

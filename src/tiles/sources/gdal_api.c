@@ -1,0 +1,41 @@
+/* GDAL's functions, looked up at first use (gdal_api.h). */
+#include "gdal_api.h"
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include "dynlib.h"
+
+/* Written once under pthread_once, then only read: the process's one view
+ * of the libgdal it loaded (a library is loaded once per process). */
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static winent_gdal_api api;
+static int loaded;
+static char load_error[600];
+
+static void load(void)
+{
+    char why[512];
+    void *lib = winent_dynlib_open(WINENT_GDAL_LIB, why, sizeof why);
+    if (lib == NULL) {
+        snprintf(load_error, sizeof load_error, "GDAL (%s) cannot be loaded: %s", WINENT_GDAL_LIB,
+                 why);
+        return;
+    }
+#define WINENT_GDAL_LOAD(f)                                                                        \
+    if ((*(void **)&api.f = winent_dynlib_sym(lib, #f, why, sizeof why)) == NULL) {              \
+        snprintf(load_error, sizeof load_error, "GDAL (%s) lacks %s: %s", WINENT_GDAL_LIB, #f, why); \
+        return;                                                                                    \
+    }
+    WINENT_GDAL_FUNCTIONS(WINENT_GDAL_LOAD)
+#undef WINENT_GDAL_LOAD
+    loaded = 1;
+}
+
+const winent_gdal_api *winent_gdal_api_get(const char **why)
+{
+    pthread_once(&load_once, load);
+    if (why != NULL)
+        *why = loaded ? NULL : load_error;
+    return loaded ? &api : NULL;
+}
