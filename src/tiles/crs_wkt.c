@@ -35,7 +35,7 @@ static void pj_load(void)
     if (lib == NULL)
         return;
 #define PROJ_LOAD(f)                                                                               \
-    if ((*(void **)&pj.f = winent_dynlib_sym(lib, #f, NULL, 0)) == NULL)                          \
+    if ((*(void **)&pj.f = winent_dynlib_sym(lib, #f, NULL, 0)) == NULL)                           \
         return;
     PROJ_FUNCTIONS(PROJ_LOAD)
 #undef PROJ_LOAD

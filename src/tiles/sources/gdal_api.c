@@ -23,8 +23,9 @@ static void load(void)
         return;
     }
 #define WINENT_GDAL_LOAD(f)                                                                        \
-    if ((*(void **)&api.f = winent_dynlib_sym(lib, #f, why, sizeof why)) == NULL) {              \
-        snprintf(load_error, sizeof load_error, "GDAL (%s) lacks %s: %s", WINENT_GDAL_LIB, #f, why); \
+    if ((*(void **)&api.f = winent_dynlib_sym(lib, #f, why, sizeof why)) == NULL) {                \
+        snprintf(load_error, sizeof load_error, "GDAL (%s) lacks %s: %s", WINENT_GDAL_LIB, #f,     \
+                 why);                                                                             \
         return;                                                                                    \
     }
     WINENT_GDAL_FUNCTIONS(WINENT_GDAL_LOAD)

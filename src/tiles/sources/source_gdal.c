@@ -261,15 +261,16 @@ static winent_status handle_bands(gdal_impl *g, gdal_handle *h, winent_err *err)
     int most = 0;
     for (int k = 0; k < g->nsel; k++)
         most = g->sel[k].band > most ? g->sel[k].band : most;
-    if (gd()->GDALGetRasterXSize(h->ds) != g->width || gd()->GDALGetRasterYSize(h->ds) != g->height ||
-        gd()->GDALGetRasterCount(h->ds) < most)
+    if (gd()->GDALGetRasterXSize(h->ds) != g->width ||
+        gd()->GDALGetRasterYSize(h->ds) != g->height || gd()->GDALGetRasterCount(h->ds) < most)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: changed while it was read", g->name);
     if ((h->band == NULL && (h->band = calloc((size_t)g->nsel, sizeof *h->band)) == NULL) ||
         (h->mask == NULL && (h->mask = calloc((size_t)g->nsel, sizeof *h->mask)) == NULL))
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     for (int k = 0; k < g->nsel; k++) {
         h->band[k] = gd()->GDALGetRasterBand(h->ds, g->sel[k].band);
-        if (g->read_mask && g->read_mask[k] && (h->mask[k] = gd()->GDALGetMaskBand(h->band[k])) == NULL)
+        if (g->read_mask && g->read_mask[k] &&
+            (h->mask[k] = gd()->GDALGetMaskBand(h->band[k])) == NULL)
             return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL gives no mask band for band %d",
                               g->name, g->sel[k].band);
     }
@@ -279,8 +280,8 @@ static winent_status handle_bands(gdal_impl *g, gdal_handle *h, winent_err *err)
 static winent_status open_handle(gdal_impl *g, gdal_handle *h, winent_err *err)
 {
     msgs_begin(&h->msgs);
-    h->ds = gd()->GDALOpenEx(g->open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
-                       NULL, NULL, NULL);
+    h->ds = gd()->GDALOpenEx(
+        g->open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, NULL, NULL, NULL);
     msgs_end();
     if (h->ds == NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL cannot open it: %s", g->name,
@@ -334,20 +335,20 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
     int failed_band = g->band;
     if (g->nsel > 1 && !widened) {
         /* Every band in one call: a pixel-interleaved block decoded once. */
-        e = gd()->GDALDatasetRasterIOEx(h->ds, GF_Read, x0, y0, w, rows, dst, w, rows, g->gdt, g->nsel,
-                                  g->band_map, (GSpacing)g->out_sample, (GSpacing)row_out,
-                                  (GSpacing)g->plane_bytes, &ex);
+        e = gd()->GDALDatasetRasterIOEx(h->ds, GF_Read, x0, y0, w, rows, dst, w, rows, g->gdt,
+                                        g->nsel, g->band_map, (GSpacing)g->out_sample,
+                                        (GSpacing)row_out, (GSpacing)g->plane_bytes, &ex);
     } else {
         for (int k = 0; k < g->nsel && e == CE_None; k++) {
             uint8_t *d = dst + (size_t)k * g->plane_bytes;
             failed_band = g->sel[k].band;
             if (widened)
                 e = gd()->GDALRasterIOEx(h->band[k], GF_Read, x0, y0, w, rows, h->scratch, w, rows,
-                                   g->gdt, (GSpacing)g->stored_sample,
-                                   (GSpacing)((size_t)w * g->stored_sample), &ex);
+                                         g->gdt, (GSpacing)g->stored_sample,
+                                         (GSpacing)((size_t)w * g->stored_sample), &ex);
             else
                 e = gd()->GDALRasterIOEx(h->band[k], GF_Read, x0, y0, w, rows, d, w, rows, g->gdt,
-                                   (GSpacing)g->out_sample, (GSpacing)row_out, &ex);
+                                         (GSpacing)g->out_sample, (GSpacing)row_out, &ex);
             if (e == CE_None && widened)
                 for (int y = 0; y < rows; y++)
                     widen(g, h->scratch + (size_t)y * (size_t)w * g->stored_sample,
@@ -358,8 +359,8 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
         if (h->mask[k] == NULL)
             continue;
         failed_band = g->sel[k].band;
-        e = gd()->GDALRasterIOEx(h->mask[k], GF_Read, x0, y0, w, rows, h->maskbuf, w, rows, GDT_Byte, 1,
-                           (GSpacing)w, &ex);
+        e = gd()->GDALRasterIOEx(h->mask[k], GF_Read, x0, y0, w, rows, h->maskbuf, w, rows,
+                                 GDT_Byte, 1, (GSpacing)w, &ex);
         uint8_t *d0 = dst + (size_t)k * g->plane_bytes;
         for (int y = 0; y < rows && e == CE_None; y++) {
             const uint8_t *m = h->maskbuf + (size_t)y * (size_t)w;
@@ -859,8 +860,8 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
     winent_status st = WINENT_OK;
     const char *no_gdal = gdal_init();
     if (no_gdal != NULL)
-        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: %s", strcmp(o->path, "-") == 0 ? "standard input" : o->path,
-                          no_gdal);
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: %s",
+                          strcmp(o->path, "-") == 0 ? "standard input" : o->path, no_gdal);
     gdal_impl *g = calloc(1, sizeof *g);
     if (g == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
@@ -879,8 +880,8 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
     g->nhandles = 1;
     gdal_handle *h0 = &g->h[0];
     msgs_begin(&h0->msgs);
-    h0->ds = gd()->GDALOpenEx(open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, NULL,
-                        NULL, NULL);
+    h0->ds = gd()->GDALOpenEx(open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
+                              NULL, NULL, NULL);
     msgs_end();
     if (h0->ds == NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL cannot open it: %s", g->name,
