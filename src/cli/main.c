@@ -121,20 +121,12 @@ int main(int argc, char **argv)
     running_job = NULL;
     if (state.progress_shown)
         fputc('\n', stderr);
-    winent_job_stats stats;
-    winent_job_get_stats(job, &stats);
-    if (st != WINENT_OK)
+    if (st != WINENT_OK) {
         fprintf(stderr, "winent-stream: %s\n", winent_job_error(job)->message);
-    else if (c.stats)
+    } else if (c.stats) {
+        winent_job_stats stats;
+        winent_job_get_stats(job, &stats);
         cli_print_stats(stderr, &stats);
-    if (stats.gpus > 0) {
-        /* GPUs came up. The output is committed (or removed) and every
-         * message written: end here, without freeing the job or the CUDA
-         * runtime's teardown at exit, which destroys contexts and pinned
-         * memory the end of the process releases anyway (0.15-0.2 s on
-         * two H100s, a quarter of a short GPU job: docs/PERFORMANCE.md). */
-        fflush(NULL);
-        _exit((int)st);
     }
     winent_job_free(job);
     cli_free(&c);
