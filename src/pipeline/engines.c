@@ -137,38 +137,53 @@ static winent_status gpu_create(engine *e, winent_err *err)
 
 /* Pin the chunk's own buffers on first use by a GPU, so its copies run
  * asynchronously at full speed (portable: for every GPU). Buffers made
- * later are pinned as they are made (winent_chunk_buffers). */
+ * later are pinned as they are made (winent_chunk_buffers). The pinning
+ * itself (milliseconds a chunk: the pages are locked one by one) runs
+ * outside the lock, which every other stage needs meanwhile: the chunk is
+ * this engine's alone while it holds it. */
 static void pin_chunk(pipeline *p, chunk *c)
 {
     pthread_mutex_lock(&p->lock);
     p->gpus_registered = 1;
-    if (!c->registered) {
-        int ok = 1;
-        if (c->rows_own && winent_cuda_host_register(c->rows_own, c->rows_bytes) != 0)
-            ok = 0;
-        if (ok && c->map_own && winent_cuda_host_register(c->map_own, c->map_bytes) != 0) {
-            winent_cuda_host_unregister(c->rows_own);
-            ok = 0;
-        }
-        /* Unpinned memory still works, with slower copies. */
-        c->registered = ok ? 1 : -1;
+    int todo = c->registered == 0;
+    pthread_mutex_unlock(&p->lock);
+    if (!todo)
+        return;
+    int ok = 1;
+    if (c->rows_own && winent_cuda_host_register(c->rows_own, c->rows_bytes) != 0)
+        ok = 0;
+    if (ok && c->map_own && winent_cuda_host_register(c->map_own, c->map_bytes) != 0) {
+        winent_cuda_host_unregister(c->rows_own);
+        ok = 0;
     }
+    pthread_mutex_lock(&p->lock);
+    c->registered = ok ? 1 : -1; /* unpinned memory still works, with slower copies */
     pthread_mutex_unlock(&p->lock);
 }
 
 /* A memory job's own buffers, pinned once for the whole job when the first
- * GPU uses them (unpinned after the job). */
+ * GPU uses them (unpinned after the job). One GPU pins, outside the lock
+ * (the caller's whole buffers: up to seconds); another that comes
+ * meanwhile waits for it. */
 static void pin_user(pipeline *p)
 {
     pthread_mutex_lock(&p->lock);
-    if (p->user_pinned == 0) {
-        int ok = winent_cuda_host_register((void *)p->mem_in, p->mem_in_bytes) == 0;
-        if (ok && p->mem_out && winent_cuda_host_register(p->mem_out, p->mem_out_bytes) != 0) {
-            winent_cuda_host_unregister((void *)p->mem_in);
-            ok = 0;
-        }
-        p->user_pinned = ok ? 1 : -1;
+    while (p->user_pinned == 2)
+        pthread_cond_wait(&p->state_cv, &p->lock);
+    int todo = p->user_pinned == 0;
+    if (todo)
+        p->user_pinned = 2;
+    pthread_mutex_unlock(&p->lock);
+    if (!todo)
+        return;
+    int ok = winent_cuda_host_register((void *)p->mem_in, p->mem_in_bytes) == 0;
+    if (ok && p->mem_out && winent_cuda_host_register(p->mem_out, p->mem_out_bytes) != 0) {
+        winent_cuda_host_unregister((void *)p->mem_in);
+        ok = 0;
     }
+    pthread_mutex_lock(&p->lock);
+    p->user_pinned = ok ? 1 : -1;
+    pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
 }
 

@@ -243,7 +243,8 @@ struct pipeline {
     int quit;                    /* the pool's workers leave */
     int gpus_registered;         /* new buffers must be pinned as they are made */
     int user_pinned;             /* memory job: the caller's buffers pinned (1),
-                                    not pinnable (-1), not yet tried (0) */
+                                    not pinnable (-1), not yet tried (0), being
+                                    pinned by a GPU's driver (2) */
     size_t mem_in_bytes, mem_out_bytes; /* their extents, for pinning */
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
