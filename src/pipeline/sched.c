@@ -258,6 +258,7 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
             if (e->inflight++ == 0)
                 e->busy_since = winent_now();
             e->pixels_inflight += (int64_t)(c->y1 - c->y0) * p->width;
+            pthread_cond_broadcast(&p->state_cv); /* the reader may make a chunk now */
             return c;
         }
         /* The end: nothing to read and nothing another engine could give

@@ -15,8 +15,12 @@ static chunk *find_state(pipeline *p, chunk_state st)
     return NULL;
 }
 
-/* A chunk to fill: a free one, else a new one while fewer than n_max
- * exist, else wait for the writer to free one. Lock held. */
+/* A chunk to fill: a free one, else a new one while fewer than n_limit
+ * exist, else wait for the writer to free one. Lock held. Past the fewest
+ * that can work (n_need), a new chunk is made only when no READY one is
+ * waiting for an engine: the engines' slots are then all taken, so the
+ * buffers made are those in flight, not all that --mem allows (fresh
+ * memory is time: 12 us a page on the 2-core VM; docs/PERFORMANCE.md). */
 static chunk *take_free(pipeline *p, int *fresh, double *wait)
 {
     for (;;) {
@@ -24,7 +28,8 @@ static chunk *take_free(pipeline *p, int *fresh, double *wait)
             return NULL;
         chunk *c = find_state(p, CHUNK_FREE);
         *fresh = 0;
-        if (c == NULL && p->n_made < p->n_limit) {
+        if (c == NULL && p->n_made < p->n_limit &&
+            (p->n_made < p->n_need || find_state(p, CHUNK_READY) == NULL)) {
             c = find_state(p, CHUNK_UNUSED);
             *fresh = c != NULL;
             p->n_made += *fresh;
