@@ -10,12 +10,15 @@ set_tests_properties(test_cli_gpu PROPERTIES LABELS gpu)
 # Whole jobs (winent_run) against the reference engine on 200 random cases
 # (a fresh seed each run, printed first).
 winent_unit_test(test_differential)
+# The chunk queue's choice between engines, on made-up engines: a READY
+# chunk is never left by all of them (the hang two H100s found).
+winent_unit_test(test_sched)
 # The tests that drive the pipeline's threads, queues, pools and cancel
 # paths: the TSan build runs these (tools/test-sanitizers.sh), with
 # test_zst_cli and tiff_gdal (zst.cmake, tiff.cmake: decode and encode
 # threads).
 set_tests_properties(test_cli_known test_cli_errors test_cli_signal test_cli_determinism
-  test_differential PROPERTIES LABELS pipeline)
+  test_differential test_sched PROPERTIES LABELS pipeline)
 if(WINENT_SANITIZE)
   # Not in sanitizer builds: valgrind cannot run an ASan or TSan binary
   # (both reserve terabytes of shadow address space that valgrind's own
