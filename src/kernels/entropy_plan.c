@@ -81,7 +81,8 @@ static void make_rule(const winent_compute_opts *o, winent_code_rule *r)
         if (o->nodata >= lo[o->dtype] && o->nodata <= hi[o->dtype]) {
             r->nodata_int_ok = 1;
             r->nodata_int = (int64_t)o->nodata;
-            r->rotate = !r->quantize && (o->dtype == WINENT_U32 || o->dtype == WINENT_I32);
+            r->rotate = !r->quantize;
+            r->rotate_mask = (uint32_t)(((uint64_t)1 << (8 * winent_dtype_size(o->dtype))) - 1);
         }
     }
 }
@@ -113,7 +114,7 @@ winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out
     if (p->rule.quantize)
         p->ncodes = p->rule.bins;
     else
-        p->ncodes = (uint64_t)1 << (8 * winent_dtype_size(o->dtype));
+        p->ncodes = ((uint64_t)1 << (8 * winent_dtype_size(o->dtype))) - (p->rule.rotate ? 1 : 0);
     p->direct = p->ncodes <= WINENT_DIRECT_CODES_MAX;
     p->can_skip = winent_dtype_is_float(o->dtype) || (p->rule.has_nodata && p->rule.nodata_int_ok);
     p->lq = malloc(sizeof(int64_t) * (size_t)(p->nmax + 1));

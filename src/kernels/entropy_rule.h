@@ -41,10 +41,13 @@ typedef struct winent_code_rule {
     float nodata_f32;   /* nodata as the f32 sample would hold it */
     double nodata_f64;
     uint32_t int_offset;/* code = value + offset for distinct-value integers */
-    int rotate;         /* 32-bit distinct values with an integer nodata N:
-                           code = value - N - 1 (mod 2^32), so that N alone
-                           lands on the sentinel and every other value keeps
-                           a code of its own */
+    int rotate;         /* distinct integer values with an integer nodata N:
+                           code = (value - N - 1) & rotate_mask (mod 2^bits
+                           of the dtype), so that N alone would land on the
+                           all-ones code and every other value keeps a code
+                           of its own below it: ncodes = 2^bits - 1, and a
+                           16-bit dtype's codes and sentinel fit 16 bits */
+    uint32_t rotate_mask;
 } winent_code_rule;
 
 /* Division and conversion that neither compiler may contract or reassociate:
@@ -83,7 +86,7 @@ WINENT_HD uint32_t winent_code_int(const winent_code_rule *r, int64_t v)
     if (r->quantize)
         return winent_quantize(r, (double)v);
     if (r->rotate)
-        return (uint32_t)(v - r->nodata_int - 1);
+        return (uint32_t)(v - r->nodata_int - 1) & r->rotate_mask;
     /* Without a nodata value no integer pixel is skipped, so the one 32-bit
      * value whose code equals the sentinel (u32 4294967295, i32 2147483647)
      * is an ordinary value: engines read the sentinel as "not counted" only
