@@ -15,4 +15,11 @@ if(WINENT_HAVE_CUDA)
                              ${PROJECT_SOURCE_DIR}/src/kernels)
   add_test(NAME test_gpu_groups_twin COMMAND test_gpu_groups_twin)
   set_tests_properties(test_gpu_groups_twin PROPERTIES TIMEOUT 600)
+  # Ranks dense within a chunk, on the host, against the CPU engine.
+  add_executable(test_gpu_dense_twin test_gpu_dense_twin.cu)
+  target_link_libraries(test_gpu_dense_twin PRIVATE winent_pipeline)
+  target_include_directories(test_gpu_dense_twin PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                             ${PROJECT_SOURCE_DIR}/src/kernels)
+  add_test(NAME test_gpu_dense_twin COMMAND test_gpu_dense_twin)
+  set_tests_properties(test_gpu_dense_twin PROPERTIES TIMEOUT 300)
 endif()

@@ -6,7 +6,8 @@
  * slots); the CPU computes it whole. Every case runs with each kernel
  * family the engine can be asked for (WINENT_GPU_KERNEL: its own choice, a
  * thread per window, a warp per window, the few-codes kernel, the compare
- * kernel, the groups kernel). Skips (77) without a usable GPU.
+ * kernel, the groups kernel, the column-pack kernel, ranks dense within a
+ * chunk). Skips (77) without a usable GPU.
  */
 #include <math.h>
 #include <stdint.h>
@@ -17,7 +18,9 @@
 #include "kernels/engine_cpu.h"
 #include "kernels/engine_cuda.h"
 
-typedef enum gen { GEN_RANDOM, GEN_LANDSCAPE } gen;
+/* GEN_SPLIT: random over vmax in the top half, over 1000 values (from
+ * vmin) in the bottom half: chunks of many and of few codes in one image. */
+typedef enum gen { GEN_RANDOM, GEN_LANDSCAPE, GEN_SPLIT } gen;
 
 typedef struct tcase {
     const char *name;
@@ -86,6 +89,8 @@ static void *make_input(const tcase *tc)
                 int64_t v = (int64_t)(u * (double)tc->vmax);
                 if (tc->g == GEN_RANDOM)
                     v = (int64_t)(harness_rand(&seed) % tc->vmax);
+                if (tc->g == GEN_SPLIT)
+                    v = (int64_t)(harness_rand(&seed) % (y < tc->h / 2 ? tc->vmax : 1000));
                 v += tc->vmin;
                 if (tc->has_nodata && harness_rand(&seed) % 20 == 0)
                     v = (int64_t)tc->nodata;
@@ -103,7 +108,8 @@ static int first_diff(const float *a, const float *b, size_t n)
     return -1;
 }
 
-static const char *const variants[] = {"auto", "thread", "warp", "few", "cmp", "groups", "colpack"};
+static const char *const variants[] = {"auto", "thread", "warp",    "few",
+                                       "cmp",  "groups", "colpack", "dense"};
 
 static void run_gpu(const tcase *tc, int device, const winent_plan *p, const char *rows,
                     const float *ref, float *got, int pitch);
@@ -279,6 +285,17 @@ static const tcase cases[] = {
     {"i32 1e6 nodata 15x15", WINENT_I32, 15, 15, WINENT_BASE_10, 0, 0, 0, 1, 5, GEN_RANDOM, 1000000, 0, 0, 130, 100, 30},
     {"u32 top codes 31x31 (empty key)", WINENT_U32, 31, 31, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 5, 4294967291LL, 0, 120, 100, 30},
     {"i32 1e6 255x255 (global tables)", WINENT_I32, 255, 255, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 1000000, 0, 0, 280, 270, 90},
+    /* Ranks dense within a chunk (16-bit planes of more than 8192 possible
+     * codes, from 31x31): each tier's table (up to 1024, 4096 and 8192
+     * codes in a chunk), nodata, codes at the top of the range, chunks of
+     * one image on both sides of the last tier. */
+    {"dense u16 900 values 31x31", WINENT_U16, 31, 31, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 900, 0, 0, 150, 120, 40},
+    {"dense u16 3000 values 47x33", WINENT_U16, 47, 33, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 3000, 60000, 0, 170, 130, 30},
+    {"dense u16 nodata 17, 6000 values 63x63", WINENT_U16, 63, 63, WINENT_BASE_10, 0, 0, 0, 1, 17, GEN_RANDOM, 6000, 0, 0, 200, 180, 50},
+    {"dense u16 split 65536 / 1000 values 31x31", WINENT_U16, 31, 31, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_SPLIT, 65536, 0, 0, 160, 200, 30},
+    {"dense f32 bins 30000 NaN landscape 63x63", WINENT_F32, 63, 63, WINENT_BASE_E, 30000, 0, 1, 0, 0, GEN_LANDSCAPE, 0, 0, 0.02, 160, 140, 50},
+    {"dense i16 landscape 127x127", WINENT_I16, 127, 127, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 40000, -20000, 0, 220, 200, 70},
+    {"dense u16 nodata 65535, 500 values 255x255", WINENT_U16, 255, 255, WINENT_BASE_2, 0, 0, 0, 1, 65535, GEN_RANDOM, 500, 65000, 0, 280, 270, 90},
     {"f32 bins 4096 NaN 31x31", WINENT_F32, 31, 31, WINENT_BASE_E, 4096, 0, 1, 0, 0, GEN_RANDOM, 0, 0, 0.03, 150, 120, 40},
     {"f32 bins 256 nodata 63x63", WINENT_F32, 63, 63, WINENT_BASE_2, 256, 0, 1, 1, 0.5, GEN_LANDSCAPE, 0, 0, 0.01, 160, 140, 50},
     /* The compare kernel (square windows 3 to 9 of wide codes): the plane's

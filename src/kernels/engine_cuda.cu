@@ -18,6 +18,7 @@
 #include "entropy_rule.h"
 #include "engine_cuda_kernels.cuh"
 #include "engine_cuda_warp.cuh"
+#include "engine_cuda_dense.cuh"
 #include "engine_cuda_cmp.cuh"
 #include "engine_cuda_groups.cuh"
 #include "engine_cuda_colpack.cuh"
@@ -51,7 +52,14 @@ enum small_path { SMALL_NONE, SMALL_SMEM16, SMALL_PACK16, SMALL_FEW, SMALL_COLPA
 /* Kernel families WINENT_GPU_KERNEL can ask for (tests, the kernel
  * benchmark); one that does not apply to the plan leaves the choice to the
  * engine. */
-enum kernel_pref { PREF_AUTO, PREF_THREAD, PREF_WARP, PREF_FEW, PREF_CMP, PREF_GROUPS, PREF_COLPACK };
+enum kernel_pref { PREF_AUTO, PREF_THREAD, PREF_WARP, PREF_FEW, PREF_CMP, PREF_GROUPS, PREF_COLPACK,
+                   PREF_DENSE };
+
+/* Ranks dense within a chunk (engine_cuda_dense.cuh): the direct warp
+ * tables a 16-bit plane's chunk may take, smallest first; a chunk of more
+ * codes than the last keeps the plan's kernel. */
+#define DENSE_TIERS 3
+static const unsigned dense_tier_codes[DENSE_TIERS] = {1024, 4096, WARP_DIRECT_CODES};
 
 /* Global hash tables get at most this much per slot; the grid shrinks to
  * fit (a grid-stride loop covers the rest). */
@@ -64,6 +72,8 @@ typedef struct gpu_slot {
     float *d_out;             /* owned: output rows, W apart */
     unsigned long long *d_ws; /* owned: hash-global tables */
     unsigned *d_max;          /* owned: largest code of the chunk (8-bit planes) */
+    uint32_t *d_bits;         /* owned: dense ranks: the codes present in the chunk */
+    unsigned *d_nrank;        /* owned: dense ranks: how many */
     int busy;                 /* a chunk was submitted and not yet waited for */
 } gpu_slot;
 
@@ -93,6 +103,10 @@ struct winent_gpu_engine {
                          are sized for it) */
     int ws_warps;     /* warp-hash in global memory: warps that have a table */
     groups_geom gg;   /* groups: the block's shared-memory layout */
+    int dense;        /* 16-bit planes: ranks dense within each chunk, and a
+                         direct warp table per tier beside the plan's kernel */
+    warp_geom dense_wg[DENSE_TIERS];
+    size_t dense_smem[DENSE_TIERS];
     char path_name[96];
 };
 
@@ -273,6 +287,21 @@ static const void *warp_fn(const winent_gpu_engine *e)
     }
 }
 
+/* The direct warp kernel of a 16-bit plane's dense ranks. */
+static const void *dense_fn(const winent_gpu_engine *e)
+{
+    switch (warp_cols(e->plan->kx)) {
+    case 1: return e->nd ? (const void *)warp_kernel<uint16_t, true, 0, 1>
+                         : (const void *)warp_kernel<uint16_t, false, 0, 1>;
+    case 2: return e->nd ? (const void *)warp_kernel<uint16_t, true, 0, 2>
+                         : (const void *)warp_kernel<uint16_t, false, 0, 2>;
+    case 4: return e->nd ? (const void *)warp_kernel<uint16_t, true, 0, 4>
+                         : (const void *)warp_kernel<uint16_t, false, 0, 4>;
+    default: return e->nd ? (const void *)warp_kernel<uint16_t, true, 0, 8>
+                          : (const void *)warp_kernel<uint16_t, false, 0, 8>;
+    }
+}
+
 static const void *few_fn(int kx)
 {
     switch (warp_cols(kx)) {
@@ -336,6 +365,8 @@ static kernel_pref read_kernel_pref(void)
         return PREF_GROUPS;
     if (strcmp(v, "colpack") == 0)
         return PREF_COLPACK;
+    if (strcmp(v, "dense") == 0)
+        return PREF_DENSE;
     return PREF_AUTO;
 }
 
@@ -375,6 +406,8 @@ static void thread_layout(winent_gpu_engine *e)
         e->ws_threads = (int)th;
     }
 }
+
+static size_t warp_block_layout(const winent_gpu_engine *e, warp_geom *g);
 
 /* Rows of a warp segment (direct tables and the few kernel) per window
  * row: each segment first builds its window (ky rows), so longer segments
@@ -424,30 +457,70 @@ static void warp_layout(winent_gpu_engine *e)
             e->wg.words = (int)hash_words;
         }
     }
+    e->smem = warp_block_layout(e, &e->wg);
+    if (e->wg.global) {
+        size_t fit = HASH_GLOBAL_BYTES / (((size_t)e->wg.words + 2) * 4);
+        e->ws_warps = (int)std::max<size_t>(1, std::min<size_t>(fit, (size_t)e->sms * 16));
+    }
+    e->threads = 32 * e->wg.per_block;
+}
+
+/* A block of warps with tables of g->words words each: warps a block, where
+ * the tables and du go; returns the block's shared memory. */
+static size_t warp_block_layout(const winent_gpu_engine *e, warp_geom *g)
+{
+    size_t smem;
     /* Two more words per warp: the hash's special counter, 8-byte alignment. */
-    size_t per_warp = ((size_t)e->wg.words + 2) * 4;
+    size_t per_warp = ((size_t)g->words + 2) * 4;
     /* du in shared memory (after the tables) when it is small beside the
      * block's tables: a copy per block of one or two warps would cost more
      * warps per SM than its loads save. */
-    size_t du_bytes = (size_t)(p->nmax + 1) * 8;
+    size_t du_bytes = (size_t)(e->plan->nmax + 1) * 8;
     /* A warp's table goes to global memory past WARP_SMEM_MAX or past what
      * the device lets a block ask for (99 KB on compute capability 8.6 and
      * 8.9, 64 KB on 7.5). */
-    e->wg.global = per_warp > std::min(WARP_SMEM_MAX, e->smem_optin);
-    if (e->wg.global) {
-        e->wg.per_block = 1;
-        e->smem = 0;
-        size_t fit = HASH_GLOBAL_BYTES / per_warp;
-        e->ws_warps = (int)std::max<size_t>(1, std::min<size_t>(fit, (size_t)e->sms * 16));
+    g->global = per_warp > std::min(WARP_SMEM_MAX, e->smem_optin);
+    if (g->global) {
+        g->per_block = 1;
+        smem = 0;
     } else {
-        e->wg.per_block = (int)std::max<size_t>(1, std::min<size_t>(8, ((size_t)48 << 10) / per_warp));
-        e->smem = per_warp * (size_t)e->wg.per_block;
+        g->per_block = (int)std::max<size_t>(1, std::min<size_t>(8, ((size_t)48 << 10) / per_warp));
+        smem = per_warp * (size_t)g->per_block;
     }
-    e->wg.du_shared = du_bytes <= ((size_t)16 << 10) && 4 * du_bytes <= e->smem;
-    e->wg.du_off = (int)((e->smem / 4 + 1) & ~(size_t)1);
-    if (e->wg.du_shared)
-        e->smem = (size_t)e->wg.du_off * 4 + du_bytes;
-    e->threads = 32 * e->wg.per_block;
+    g->du_shared = du_bytes <= ((size_t)16 << 10) && 4 * du_bytes <= smem;
+    g->du_off = (int)((smem / 4 + 1) & ~(size_t)1);
+    if (g->du_shared)
+        smem = (size_t)g->du_off * 4 + du_bytes;
+    return smem;
+}
+
+/* Ranks dense within a chunk pay for themselves where a direct warp table
+ * of a few thousand codes beats the plan's kernel by far, from the kernel
+ * benchmark on the H100 (docs/GPU-NOTES.md): 16-bit planes of more codes
+ * than a direct table holds, from 31 x 31, where the plan took the groups
+ * kernel or a 65536-code table (u16 of 4096 values: 0.61 Gpixel/s at 63 x
+ * 63, 0.11 at 127 x 127; a 4096-code table on f32 of 4096 bins: 2.9, 1.6).
+ * Below, the groups and compare kernels are as fast as any direct table.
+ * WINENT_GPU_KERNEL=dense asks for them at any window (tests). */
+static bool dense_wins(const winent_gpu_engine *e, kernel_pref pref)
+{
+    const winent_plan *p = e->plan;
+    if (e->plane_bytes != 2 || p->ncodes <= WARP_DIRECT_CODES)
+        return false;
+    if (e->path != PATH_GROUPS && !warp_path(e->path))
+        return false;
+    return pref == PREF_DENSE || (pref == PREF_AUTO && p->nmax >= 31 * 31);
+}
+
+/* The dense ranks' direct tables, one layout per tier. */
+static void dense_layout(winent_gpu_engine *e)
+{
+    for (int t = 0; t < DENSE_TIERS; t++) {
+        warp_geom *g = &e->dense_wg[t];
+        memset(g, 0, sizeof *g);
+        g->words = (int)((dense_tier_codes[t] + 1) / 2);
+        e->dense_smem[t] = warp_block_layout(e, g);
+    }
 }
 
 /* When a warp per window beats a thread per window, from the kernel
@@ -543,9 +616,10 @@ static groups_geom groups_layout(const winent_gpu_engine *e)
  *   - from 31x31 with at most 8192 codes, a warp's direct histogram wins
  *     (codes repeat often within a region: f32 of 4096 bins, 3.9 against
  *     2.7);
- *   - past 63x63 only for 32-bit planes: 16-bit ones have the warp's
- *     direct table of 65536 codes, which wins where codes repeat (u16 of
- *     4096 values at 127x127: 0.11 against 0.06), and real imagery repeats.
+ *   - past 63x63 too (u16 of 65536 values at 127x127: 0.51 against 0.11
+ *     for a warp's direct table of 65536 codes): the chunks whose codes
+ *     repeat a lot (u16 of 4096 values: groups 0.06) have at most 8192
+ *     codes, and take the dense ranks' tables instead (dense_wins).
  */
 static bool groups_wins(const winent_gpu_engine *e)
 {
@@ -556,8 +630,6 @@ static bool groups_wins(const winent_gpu_engine *e)
         return p->ncodes > WARP_DIRECT_CODES;
     if (p->ncodes <= WARP_DIRECT_CODES)
         return p->nmax < 31 * 31;
-    if (p->nmax > 63 * 63)
-        return e->plane_bytes == 4;
     return true;
 }
 
@@ -587,7 +659,8 @@ static void choose_layout(winent_gpu_engine *e)
                     (t == WINENT_U16 && e->plane_bytes == 2) || (t == WINENT_U32));
 
     thread_layout(e);
-    if (groups_fits(e) && (pref == PREF_GROUPS || (pref == PREF_AUTO && groups_wins(e)))) {
+    if (groups_fits(e) &&
+        (pref == PREF_GROUPS || pref == PREF_DENSE || (pref == PREF_AUTO && groups_wins(e)))) {
         e->path = PATH_GROUPS;
         e->gg = groups_layout(e);
         e->threads = e->gg.threads;
@@ -596,9 +669,13 @@ static void choose_layout(winent_gpu_engine *e)
         e->path = PATH_CMP;
         e->threads = 128;
         e->smem = 0;
-    } else if (pref == PREF_WARP || (pref != PREF_THREAD && pref != PREF_CMP && warp_wins(e))) {
+    } else if (pref == PREF_WARP || pref == PREF_DENSE ||
+               (pref != PREF_THREAD && pref != PREF_CMP && warp_wins(e))) {
         warp_layout(e);
     }
+    e->dense = dense_wins(e, pref);
+    if (e->dense)
+        dense_layout(e);
 
     e->small = SMALL_NONE;
     if (e->plane_bytes == 1 && pref != PREF_WARP) {
@@ -639,6 +716,15 @@ static void choose_layout(winent_gpu_engine *e)
         snprintf(e->path_name, sizeof e->path_name, "hash-%s/code%d/slots%d/e%d",
                  e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes,
                  1 << e->hash_bits, 8 * e->entry_bytes);
+    if (e->dense) {
+        size_t len = strlen(e->path_name);
+        snprintf(e->path_name + len, sizeof e->path_name - len, "|dense:warp-direct/codes%u",
+                 dense_tier_codes[0]);
+        for (int t = 1; t < DENSE_TIERS; t++) {
+            len = strlen(e->path_name);
+            snprintf(e->path_name + len, sizeof e->path_name - len, ",%u", dense_tier_codes[t]);
+        }
+    }
 }
 
 /* Rows per thread segment: long enough that building the first window
@@ -679,6 +765,64 @@ static int warp_segment_rows(const winent_gpu_engine *e, int W, int rows, int mo
             return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: launch of %s: %s", e->device,  \
                               #fn, cudaGetErrorString(ce_));                                   \
     } while (0)
+
+/* A warp kernel over the chunk's rows: tables of layout g, segments of at
+ * most `most` rows. */
+static winent_status launch_warp(winent_gpu_engine *e, gpu_slot *s, const win_params &wp,
+                                 const void *fn, warp_geom g, size_t smem, int most,
+                                 winent_err *err)
+{
+    const int W = wp.W, rows = wp.y1 - wp.y0;
+    win_params wq = wp;
+    wq.th = warp_segment_rows(e, W, rows, most);
+    long tiles = (long)W * ((rows + wq.th - 1) / wq.th);
+    long blocks = (tiles + g.per_block - 1) / g.per_block;
+    long cap = g.global ? e->ws_warps : (long)e->sms * 32;
+    int grid = (int)std::max<long>(1, std::min(blocks, cap));
+    LAUNCH(fn, grid, 32 * g.per_block, smem, &wq, &g);
+    return WINENT_OK;
+}
+
+/* Dense ranks of the chunk's 16-bit plane (engine_cuda_dense.cuh), in
+ * place, and a direct warp kernel per tier, each gated on the number of
+ * codes; *main_gate gets the plan's kernel the chunks of more codes. */
+static winent_status launch_dense(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                  const win_params &wp, win_params *main_gate, winent_err *err)
+{
+    uint16_t *plane = (uint16_t *)wp.plane; /* the slot's own d_in or d_codes */
+    size_t count = (size_t)c->width * (size_t)c->in_h;
+    uint32_t *bits = s->d_bits;
+    unsigned *nrank = s->d_nrank;
+    unsigned most = dense_tier_codes[DENSE_TIERS - 1];
+    cudaError_t ce = cudaMemsetAsync(bits, 0, DENSE_WORDS * sizeof *bits, s->stream);
+    if (ce != cudaSuccess)
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: cudaMemsetAsync: %s", e->device,
+                          cudaGetErrorString(ce));
+    int pblocks = (int)std::min<size_t>((count / 8 + 255) / 256 + 1, (size_t)e->sms * 4);
+    int rblocks = (int)std::min<size_t>((count / 8 + DENSE_REMAP_THREADS - 1) /
+                                            DENSE_REMAP_THREADS + 1, (size_t)e->sms * 2);
+    if (e->nd) {
+        LAUNCH((const void *)dense_presence_kernel<true>, pblocks, 256, 0, &plane, &count, &bits);
+        LAUNCH((const void *)dense_remap_kernel<true>, rblocks, DENSE_REMAP_THREADS, 0, &plane,
+               &count, &bits, &nrank, &most);
+    } else {
+        LAUNCH((const void *)dense_presence_kernel<false>, pblocks, 256, 0, &plane, &count, &bits);
+        LAUNCH((const void *)dense_remap_kernel<false>, rblocks, DENSE_REMAP_THREADS, 0, &plane,
+               &count, &bits, &nrank, &most);
+    }
+    const int seg = std::max(32, WARP_SEG_MULT * e->plan->ky);
+    for (int t = 0; t < DENSE_TIERS; t++) {
+        win_params wt = wp;
+        wt.gate = nrank;
+        wt.gate_lo = t == 0 ? 0u : dense_tier_codes[t - 1] + 1;
+        wt.gate_hi = dense_tier_codes[t] + 1;
+        WINENT_TRY(launch_warp(e, s, wt, dense_fn(e), e->dense_wg[t], e->dense_smem[t], seg, err));
+    }
+    main_gate->gate = nrank;
+    main_gate->gate_lo = most + 1;
+    main_gate->gate_hi = ~0u;
+    return WINENT_OK;
+}
 
 /* Codes pass and window kernels for the chunk whose samples are in the
  * slot's d_in (packed, W * ssize apart). */
@@ -765,6 +909,8 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
                    (size_t)16 * e->cnt_bytes * threads, &sp, &d_max);
         }
     }
+    if (e->dense)
+        WINENT_TRY(launch_dense(e, s, c, wp, &wp, err));
     if (e->path == PATH_GROUPS) {
         win_params gp = wp;
         gp.tiles_x = (W + GROUPS_TW - 1) / GROUPS_TW;
@@ -774,14 +920,13 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
         LAUNCH(groups_fn(e), grid, g.threads, e->smem, &gp, &g);
     } else if (warp_path(e->path)) {
         win_params wq = wp;
-        wq.th = warp_segment_rows(e, W, rows, e->warp_th);
-        long tiles = (long)W * ((rows + wq.th - 1) / wq.th);
-        long blocks = (tiles + e->wg.per_block - 1) / e->wg.per_block;
-        long cap = e->wg.global ? e->ws_warps : (long)e->sms * 32;
-        int grid = (int)std::max<long>(1, std::min(blocks, cap));
-        warp_geom g = e->wg;
-        int skip_small = d_max != NULL;
-        LAUNCH(warp_fn(e), grid, e->threads, e->smem, &wq, &g, &d_max, &skip_small);
+        if (d_max != NULL) {
+            /* The small-code kernel above takes chunks of codes < 16. */
+            wq.gate = d_max;
+            wq.gate_lo = 16;
+            wq.gate_hi = ~0u;
+        }
+        WINENT_TRY(launch_warp(e, s, wq, warp_fn(e), e->wg, e->smem, e->warp_th, err));
     } else {
         wp.th = segment_rows(e, W, rows, e->threads);
         wp.tiles_x = (W + e->threads - 1) / e->threads;
@@ -899,6 +1044,15 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         CUDA_TRY(device, cudaFuncSetAttribute(warp_path(e->path) ? warp_fn(e) : window_fn(e),
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               (int)e->smem));
+    if (e->dense) {
+        /* The plan's warp kernel may be the same function: the larger ask. */
+        size_t most = warp_path(e->path) && dense_fn(e) == warp_fn(e) ? e->smem : 0;
+        for (int t = 0; t < DENSE_TIERS; t++)
+            most = std::max(most, e->dense_smem[t]);
+        CUDA_TRY(device, cudaFuncSetAttribute(dense_fn(e),
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int)most));
+    }
 
     npix = (size_t)max_width * (size_t)max_in_rows;
     for (int i = 0; i < slots; i++) {
@@ -917,6 +1071,10 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
                                                                (size_t)e->ws_warps));
         if (e->small != SMALL_NONE)
             CUDA_TRY(device, cudaMalloc((void **)&s->d_max, sizeof(unsigned)));
+        if (e->dense) {
+            CUDA_TRY(device, cudaMalloc((void **)&s->d_bits, DENSE_WORDS * sizeof(uint32_t)));
+            CUDA_TRY(device, cudaMalloc((void **)&s->d_nrank, sizeof(unsigned)));
+        }
     }
     *out = e;
     return WINENT_OK;
@@ -1022,6 +1180,8 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
             cudaFree(s->d_out);
             cudaFree(s->d_ws);
             cudaFree(s->d_max);
+            cudaFree(s->d_bits);
+            cudaFree(s->d_nrank);
             if (s->stream)
                 cudaStreamDestroy(s->stream);
         }

@@ -575,6 +575,8 @@ __global__ void __launch_bounds__(GROUPS_THREADS_MAX) groups_kernel(const win_pa
 {
     extern __shared__ unsigned long long groups_smem[];
     __shared__ unsigned nbig;
+    if (gate_closed(p))
+        return;
     const int tid = threadIdx.x, nt = blockDim.x, warp = tid / 32, lane = tid % 32;
     {
         groups_ctx<C> c;

@@ -49,7 +49,22 @@ struct win_params {
     int tiles_x, tiles;      /* tile grid: blockDim.x columns x th rows */
     unsigned long long *ws;  /* hash-global: the tables */
     int bits;                /* hash: log2 of the table size */
+    /* Kernels queued side by side for one chunk, each for some chunks: the
+     * warp and groups kernels run only when *gate (a measure of the chunk
+     * found on the device before them: its largest code, its number of
+     * codes) is in [gate_lo, gate_hi); no gate: always. */
+    const unsigned *gate;
+    unsigned gate_lo, gate_hi;
 };
+
+/* A kernel whose gate is closed for this chunk returns at once. */
+__device__ __forceinline__ bool gate_closed(const win_params &p)
+{
+    if (p.gate == NULL)
+        return false;
+    const unsigned v = *p.gate;
+    return v < p.gate_lo || v >= p.gate_hi;
+}
 
 /* The sliding code is host-and-device so that it can also be run on a
  * host (a debugging twin of the grid); the kernels themselves are device

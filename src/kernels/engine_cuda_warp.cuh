@@ -209,17 +209,18 @@ template <typename C, int M> struct warp_step {
 
 /* KIND: 0 direct, 1 hash with 32-bit entries (16-bit planes), 2 hash with
  * 64-bit entries (32-bit planes). M: columns per lane, ceil(kx / 32) or
- * more. `maxcode` (8-bit planes, may be NULL): the chunk's largest code;
- * when `skip_small` the kernel returns if it is below 16 (the few kernel,
- * launched beside it, takes that chunk). Tiles: (column, segment of p.th
- * rows), column fastest, so neighbouring warps read neighbouring bytes.
- * With g.du_shared the block keeps du in shared memory after the tables. */
+ * more. The gate (win_params) leaves some chunks to kernels launched beside
+ * it: on 8-bit planes those whose largest code is below 16 (the small-code
+ * kernels), on 16-bit ones those whose codes another direct table holds
+ * (ranks dense within the chunk, engine_cuda_dense.cuh). Tiles: (column,
+ * segment of p.th rows), column fastest, so neighbouring warps read
+ * neighbouring bytes. With g.du_shared the block keeps du in shared memory
+ * after the tables. */
 template <typename C, bool ND, int KIND, int M>
-__global__ void __launch_bounds__(256) warp_kernel(const win_params p, const warp_geom g,
-                                                   const unsigned *maxcode, int skip_small)
+__global__ void __launch_bounds__(256) warp_kernel(const win_params p, const warp_geom g)
 {
     extern __shared__ uint32_t sh_warp[];
-    if (maxcode != NULL && skip_small && *maxcode < 16u)
+    if (gate_closed(p))
         return;
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     const size_t region = (size_t)g.words + 2;
