@@ -7,7 +7,7 @@
  * family the engine can be asked for (WINENT_GPU_KERNEL: its own choice, a
  * thread per window, a warp per window, the few-codes kernel, the compare
  * kernel, the groups kernel, the column-pack kernel, ranks dense within a
- * chunk). Skips (77) without a usable GPU.
+ * chunk, a block per window). Skips (77) without a usable GPU.
  */
 #include <math.h>
 #include <stdint.h>
@@ -109,7 +109,7 @@ static int first_diff(const float *a, const float *b, size_t n)
 }
 
 static const char *const variants[] = {"auto", "thread", "warp",    "few",
-                                       "cmp",  "groups", "colpack", "dense"};
+                                       "cmp",  "groups", "colpack", "dense", "block"};
 
 static void run_gpu(const tcase *tc, int device, const winent_plan *p, const char *rows,
                     const float *ref, float *got, int pitch);
@@ -296,6 +296,11 @@ static const tcase cases[] = {
     {"dense f32 bins 30000 NaN landscape 63x63", WINENT_F32, 63, 63, WINENT_BASE_E, 30000, 0, 1, 0, 0, GEN_LANDSCAPE, 0, 0, 0.02, 160, 140, 50},
     {"dense i16 landscape 127x127", WINENT_I16, 127, 127, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 40000, -20000, 0, 220, 200, 70},
     {"dense u16 nodata 65535, 500 values 255x255", WINENT_U16, 255, 255, WINENT_BASE_2, 0, 0, 0, 1, 65535, GEN_RANDOM, 500, 65000, 0, 280, 270, 90},
+    /* A block per window (16-bit planes past the groups kernel, 255 wide):
+     * chunks of too many codes for the dense ranks, nodata, flat windows. */
+    {"block u16 65536 random 255x255", WINENT_U16, 255, 255, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, 0, 0, 290, 270, 90},
+    {"block u16 nodata 65535, 40000 values 255x201", WINENT_U16, 255, 201, WINENT_BASE_2, 0, 0, 0, 1, 65535, GEN_RANDOM, 40000, 0, 0, 300, 230, 70},
+    {"block i16 split 255x5", WINENT_I16, 255, 5, WINENT_BASE_10, 0, 0, 0, 0, 0, GEN_SPLIT, 65536, -32768, 0, 400, 120, 20},
     {"f32 bins 4096 NaN 31x31", WINENT_F32, 31, 31, WINENT_BASE_E, 4096, 0, 1, 0, 0, GEN_RANDOM, 0, 0, 0.03, 150, 120, 40},
     {"f32 bins 256 nodata 63x63", WINENT_F32, 63, 63, WINENT_BASE_2, 256, 0, 1, 1, 0.5, GEN_LANDSCAPE, 0, 0, 0.01, 160, 140, 50},
     /* The compare kernel (square windows 3 to 9 of wide codes): the plane's

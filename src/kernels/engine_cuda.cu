@@ -19,6 +19,7 @@
 #include "engine_cuda_kernels.cuh"
 #include "engine_cuda_warp.cuh"
 #include "engine_cuda_dense.cuh"
+#include "engine_cuda_block.cuh"
 #include "engine_cuda_cmp.cuh"
 #include "engine_cuda_groups.cuh"
 #include "engine_cuda_colpack.cuh"
@@ -40,10 +41,11 @@ extern "C" {
     } while (0)
 
 /* Window kernel paths: a thread per window (engine_cuda_kernels.cuh, and
- * the compare kernel of engine_cuda_cmp.cuh) or a warp per window
- * (engine_cuda_warp.cuh). */
+ * the compare kernel of engine_cuda_cmp.cuh), a warp per window
+ * (engine_cuda_warp.cuh), a block per 32 x th tile (engine_cuda_groups.cuh)
+ * or a block per window (engine_cuda_block.cuh). */
 enum win_path { PATH_SMEM, PATH_HASH_SHARED, PATH_HASH_GLOBAL, PATH_WARP_DIRECT, PATH_WARP_HASH,
-                PATH_CMP, PATH_GROUPS };
+                PATH_CMP, PATH_GROUPS, PATH_BLOCK };
 
 /* 8-bit planes: the kernel for a chunk whose codes are all below 16 (found
  * on the device); the path's kernel takes the other chunks. */
@@ -53,7 +55,7 @@ enum small_path { SMALL_NONE, SMALL_SMEM16, SMALL_PACK16, SMALL_FEW, SMALL_COLPA
  * benchmark); one that does not apply to the plan leaves the choice to the
  * engine. */
 enum kernel_pref { PREF_AUTO, PREF_THREAD, PREF_WARP, PREF_FEW, PREF_CMP, PREF_GROUPS, PREF_COLPACK,
-                   PREF_DENSE };
+                   PREF_DENSE, PREF_BLOCK };
 
 /* Ranks dense within a chunk (engine_cuda_dense.cuh): the direct warp
  * tables a 16-bit plane's chunk may take, smallest first; a chunk of more
@@ -221,9 +223,12 @@ static const void *groups_fn(const winent_gpu_engine *e)
                  : (const void *)groups_kernel<uint32_t, false>;
 }
 
-/* The thread-per-window kernel of the path (and the groups kernel). */
+/* The thread-per-window kernel of the path (and the groups and block
+ * kernels). */
 static const void *window_fn(const winent_gpu_engine *e)
 {
+    if (e->path == PATH_BLOCK)
+        return e->nd ? (const void *)block_kernel<true> : (const void *)block_kernel<false>;
     if (e->path == PATH_GROUPS)
         return groups_fn(e);
     if (e->path == PATH_CMP)
@@ -367,6 +372,8 @@ static kernel_pref read_kernel_pref(void)
         return PREF_COLPACK;
     if (strcmp(v, "dense") == 0)
         return PREF_DENSE;
+    if (strcmp(v, "block") == 0)
+        return PREF_BLOCK;
     return PREF_AUTO;
 }
 
@@ -507,9 +514,25 @@ static bool dense_wins(const winent_gpu_engine *e, kernel_pref pref)
     const winent_plan *p = e->plan;
     if (e->plane_bytes != 2 || p->ncodes <= WARP_DIRECT_CODES)
         return false;
-    if (e->path != PATH_GROUPS && !warp_path(e->path))
+    if (e->path != PATH_GROUPS && e->path != PATH_BLOCK && !warp_path(e->path))
         return false;
     return pref == PREF_DENSE || (pref == PREF_AUTO && p->nmax >= 31 * 31);
+}
+
+/* A block per window shares one direct table of 65536 16-bit counters (128
+ * KB of shared memory a block) among BLOCK_THREADS threads: for 16-bit
+ * planes where a warp would own that table alone, from the kernel
+ * benchmark on the H100 (docs/GPU-NOTES.md): windows past what the groups
+ * kernel fits (255 x 255). WINENT_GPU_KERNEL=block asks for it for any
+ * 16-bit plane (tests). */
+static bool block_wins(const winent_gpu_engine *e, kernel_pref pref)
+{
+    if (e->plane_bytes != 2 || e->smem_optin < (size_t)BLOCK_WORDS * 4)
+        return false;
+    if (pref == PREF_BLOCK)
+        return true;
+    return pref == PREF_AUTO && e->path == PATH_WARP_DIRECT &&
+           e->plan->ncodes > WARP_DIRECT_CODES;
 }
 
 /* The dense ranks' direct tables, one layout per tier. */
@@ -673,6 +696,11 @@ static void choose_layout(winent_gpu_engine *e)
                (pref != PREF_THREAD && pref != PREF_CMP && warp_wins(e))) {
         warp_layout(e);
     }
+    if (block_wins(e, pref)) {
+        e->path = PATH_BLOCK;
+        e->threads = BLOCK_THREADS;
+        e->smem = (size_t)BLOCK_WORDS * 4;
+    }
     e->dense = dense_wins(e, pref);
     if (e->dense)
         dense_layout(e);
@@ -706,6 +734,8 @@ static void choose_layout(winent_gpu_engine *e)
                  small_name[e->small]);
     else if (e->path == PATH_CMP)
         snprintf(e->path_name, sizeof e->path_name, "cmp/code%d/k%d", 8 * e->plane_bytes, p->kx);
+    else if (e->path == PATH_BLOCK)
+        snprintf(e->path_name, sizeof e->path_name, "block-direct/code16/codes65536");
     else if (e->path == PATH_GROUPS)
         snprintf(e->path_name, sizeof e->path_name, "groups/code%d/slots%dx%d/tile32x%d",
                  8 * e->plane_bytes, 1 << e->gg.bits, 8 * e->gg.slot_bytes, e->gg.th);
@@ -911,7 +941,17 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
     }
     if (e->dense)
         WINENT_TRY(launch_dense(e, s, c, wp, &wp, err));
-    if (e->path == PATH_GROUPS) {
+    if (e->path == PATH_BLOCK) {
+        /* A block a window column: segments as long as the chunk while
+         * there are columns enough for every SM. */
+        win_params bp = wp;
+        bp.th = std::max(1, rows);
+        while (bp.th > 64 && (long)W * ((rows + bp.th - 1) / bp.th) < 2L * e->sms)
+            bp.th /= 2;
+        long tiles = (long)W * ((rows + bp.th - 1) / bp.th);
+        int grid = (int)std::max<long>(1, std::min(tiles, (long)e->sms * 64));
+        LAUNCH(window_fn(e), grid, BLOCK_THREADS, e->smem, &bp);
+    } else if (e->path == PATH_GROUPS) {
         win_params gp = wp;
         gp.tiles_x = (W + GROUPS_TW - 1) / GROUPS_TW;
         gp.tiles = gp.tiles_x * ((rows + e->gg.th - 1) / e->gg.th);
