@@ -31,9 +31,9 @@
  *
  * A step costs each lane M column updates and M scans of eight words, and
  * 16 lookups of T: no histogram in memory, no atomics, and a cost that
- * grows with the window's width in steps of 32 columns only. (90-123
- * registers; held to 64 with __launch_bounds__(128, 8) it spilled and was
- * 4 % slower at 31 x 31 on the H100.)
+ * grows with the window's width in steps of 32 columns only. (Before the
+ * byte steps, 90-123 registers; held to 64 it spilled and was 4 % slower
+ * at 31 x 31 on the H100; now strips of up to two slots are held to 64.)
  */
 #ifndef WINENT_ENGINE_CUDA_COLPACK_CUH
 #define WINENT_ENGINE_CUDA_COLPACK_CUH
@@ -63,9 +63,13 @@ __device__ __forceinline__ void colpack_widen(const uint32_t (&b4)[4], uint32_t 
     }
 }
 
-/* M: slots a lane holds, (32 + 2 rx) / 32 rounded up (1 to 9 for rx <= 127). */
+/* M: slots a lane holds, (32 + 2 rx) / 32 rounded up (1 to 9 for rx <= 127).
+ * Strips of one or two slots are held to 64 registers (eight blocks an SM):
+ * with the byte steps they no longer spill, +1-2 % at 13x13 to 31x31 on
+ * the H100 (docs/PERFORMANCE.md, session 6). */
 template <int M>
-__global__ void __launch_bounds__(128) colpack_kernel(const win_params p, const unsigned *maxcode)
+__global__ void __launch_bounds__(128, M <= 2 ? 8 : 1) colpack_kernel(const win_params p,
+                                                                      const unsigned *maxcode)
 {
     if (*maxcode >= 16u)
         return;
