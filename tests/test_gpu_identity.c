@@ -301,6 +301,7 @@ static const tcase cases[] = {
     {"block u16 65536 random 255x255", WINENT_U16, 255, 255, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, 0, 0, 290, 270, 90},
     {"block u16 nodata 65535, 40000 values 255x201", WINENT_U16, 255, 201, WINENT_BASE_2, 0, 0, 0, 1, 65535, GEN_RANDOM, 40000, 0, 0, 300, 230, 70},
     {"block i16 split 255x5", WINENT_I16, 255, 5, WINENT_BASE_10, 0, 0, 0, 0, 0, GEN_SPLIT, 65536, -32768, 0, 400, 120, 20},
+    {"block i32 nodata 7, 1e6 values 255x255 (chunk ranks)", WINENT_I32, 255, 255, WINENT_BASE_E, 0, 0, 0, 1, 7, GEN_RANDOM, 1000000, 0, 0, 280, 270, 90},
     {"f32 bins 4096 NaN 31x31", WINENT_F32, 31, 31, WINENT_BASE_E, 4096, 0, 1, 0, 0, GEN_RANDOM, 0, 0, 0.03, 150, 120, 40},
     {"f32 bins 256 nodata 63x63", WINENT_F32, 63, 63, WINENT_BASE_2, 256, 0, 1, 1, 0.5, GEN_LANDSCAPE, 0, 0, 0.01, 160, 140, 50},
     /* The compare kernel (square windows 3 to 9 of wide codes): the plane's

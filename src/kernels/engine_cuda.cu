@@ -76,6 +76,9 @@ typedef struct gpu_slot {
     unsigned *d_max;          /* owned: largest code of the chunk (8-bit planes) */
     uint32_t *d_bits;         /* owned: dense ranks: the codes present in the chunk */
     unsigned *d_nrank;        /* owned: dense ranks: how many */
+    uint32_t *d_keys;         /* owned: rank32: the chunk's codes, hashed */
+    uint32_t *d_ranks;        /* owned: rank32: each slot's rank */
+    unsigned *d_kinfo;        /* owned: rank32: ranks given, the all-ones code seen */
     int busy;                 /* a chunk was submitted and not yet waited for */
 } gpu_slot;
 
@@ -109,6 +112,10 @@ struct winent_gpu_engine {
                          direct warp table per tier beside the plan's kernel */
     warp_geom dense_wg[DENSE_TIERS];
     size_t dense_smem[DENSE_TIERS];
+    int rank32;         /* 32-bit planes: chunk ranks, then the block kernel with
+                           tables in global memory (d_ws) */
+    int rank32_bits;    /* log2 slots of the hash of the chunk's codes */
+    size_t rank32_ws;   /* bytes of d_ws: the blocks' tables */
     char path_name[96];
 };
 
@@ -227,8 +234,12 @@ static const void *groups_fn(const winent_gpu_engine *e)
  * kernels). */
 static const void *window_fn(const winent_gpu_engine *e)
 {
+    if (e->path == PATH_BLOCK && e->plane_bytes == 4)
+        return e->nd ? (const void *)block_kernel<uint32_t, true>
+                     : (const void *)block_kernel<uint32_t, false>;
     if (e->path == PATH_BLOCK)
-        return e->nd ? (const void *)block_kernel<true> : (const void *)block_kernel<false>;
+        return e->nd ? (const void *)block_kernel<uint16_t, true>
+                     : (const void *)block_kernel<uint16_t, false>;
     if (e->path == PATH_GROUPS)
         return groups_fn(e);
     if (e->path == PATH_CMP)
@@ -523,10 +534,16 @@ static bool dense_wins(const winent_gpu_engine *e, kernel_pref pref)
  * KB of shared memory a block) among BLOCK_THREADS threads: for 16-bit
  * planes where a warp would own that table alone, from the kernel
  * benchmark on the H100 (docs/GPU-NOTES.md): windows past what the groups
- * kernel fits (255 x 255). WINENT_GPU_KERNEL=block asks for it for any
- * 16-bit plane (tests). */
+ * kernel fits (255 x 255). 32-bit planes there get ranks of the chunk's
+ * codes first (rank32) and a table of one counter a rank in global memory
+ * per block, in place of warp hash tables in global memory.
+ * WINENT_GPU_KERNEL=block asks for it for any 16- or 32-bit plane (tests). */
 static bool block_wins(const winent_gpu_engine *e, kernel_pref pref)
 {
+    if (e->plane_bytes == 4)
+        return pref == PREF_BLOCK ||
+               (pref == PREF_AUTO && e->path != PATH_GROUPS && e->path != PATH_CMP &&
+                e->plan->nmax > 127 * 127);
     if (e->plane_bytes != 2 || e->smem_optin < (size_t)BLOCK_WORDS * 4)
         return false;
     if (pref == PREF_BLOCK)
@@ -699,7 +716,8 @@ static void choose_layout(winent_gpu_engine *e)
     if (block_wins(e, pref)) {
         e->path = PATH_BLOCK;
         e->threads = BLOCK_THREADS;
-        e->smem = (size_t)BLOCK_WORDS * 4;
+        e->rank32 = e->plane_bytes == 4;
+        e->smem = e->rank32 ? 0 : (size_t)BLOCK_WORDS * 4;
     }
     e->dense = dense_wins(e, pref);
     if (e->dense)
@@ -734,6 +752,8 @@ static void choose_layout(winent_gpu_engine *e)
                  small_name[e->small]);
     else if (e->path == PATH_CMP)
         snprintf(e->path_name, sizeof e->path_name, "cmp/code%d/k%d", 8 * e->plane_bytes, p->kx);
+    else if (e->path == PATH_BLOCK && e->rank32)
+        snprintf(e->path_name, sizeof e->path_name, "rank32/block-direct-global/code32");
     else if (e->path == PATH_BLOCK)
         snprintf(e->path_name, sizeof e->path_name, "block-direct/code16/codes65536");
     else if (e->path == PATH_GROUPS)
@@ -854,6 +874,48 @@ static winent_status launch_dense(winent_gpu_engine *e, gpu_slot *s, const winen
     return WINENT_OK;
 }
 
+/* Ranks of a 32-bit plane's chunk, in place (engine_cuda_dense.cuh), and
+ * their number into *k: a round trip to the host, for the tables' size. */
+static winent_status launch_rank32(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                   uint32_t *plane, unsigned *k, winent_err *err)
+{
+    size_t count = (size_t)c->width * (size_t)c->in_h;
+    size_t slots = (size_t)1 << e->rank32_bits;
+    uint32_t mask = (uint32_t)(slots - 1);
+    uint32_t *keys = s->d_keys, *ranks = s->d_ranks;
+    unsigned *kinfo = s->d_kinfo, h[2] = {0, 0};
+    int ib = (int)std::min<size_t>((count + 255) / 256, (size_t)e->sms * 8);
+    int nb = (int)std::min<size_t>(slots / 256, (size_t)e->sms * 8);
+    cudaError_t ce = cudaMemsetAsync(keys, 0xFF, slots * sizeof *keys, s->stream);
+    if (ce == cudaSuccess)
+        ce = cudaMemsetAsync(kinfo, 0, 2 * sizeof *kinfo, s->stream);
+    if (ce != cudaSuccess)
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: cudaMemsetAsync: %s", e->device,
+                          cudaGetErrorString(ce));
+    if (e->nd)
+        LAUNCH((const void *)rank32_insert_kernel<true>, ib, 256, 0, &plane, &count, &keys, &mask,
+               &kinfo);
+    else
+        LAUNCH((const void *)rank32_insert_kernel<false>, ib, 256, 0, &plane, &count, &keys, &mask,
+               &kinfo);
+    LAUNCH((const void *)rank32_number_kernel, std::max(1, nb), 256, 0, &keys, &slots, &ranks,
+           &kinfo);
+    if (e->nd)
+        LAUNCH((const void *)rank32_remap_kernel<true>, ib, 256, 0, &plane, &count, &keys, &ranks,
+               &mask, &kinfo);
+    else
+        LAUNCH((const void *)rank32_remap_kernel<false>, ib, 256, 0, &plane, &count, &keys, &ranks,
+               &mask, &kinfo);
+    ce = cudaMemcpyAsync(h, kinfo, sizeof h, cudaMemcpyDeviceToHost, s->stream);
+    if (ce == cudaSuccess)
+        ce = cudaStreamSynchronize(s->stream);
+    if (ce != cudaSuccess)
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: chunk ranks: %s", e->device,
+                          cudaGetErrorString(ce));
+    *k = h[0] + h[1];
+    return WINENT_OK;
+}
+
 /* Codes pass and window kernels for the chunk whose samples are in the
  * slot's d_in (packed, W * ssize apart). */
 static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
@@ -950,7 +1012,16 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
             bp.th /= 2;
         long tiles = (long)W * ((rows + bp.th - 1) / bp.th);
         int grid = (int)std::max<long>(1, std::min(tiles, (long)e->sms * 64));
-        LAUNCH(window_fn(e), grid, BLOCK_THREADS, e->smem, &bp);
+        int words = BLOCK_WORDS;
+        if (e->rank32) {
+            unsigned k = 0;
+            WINENT_TRY(launch_rank32(e, s, c, (uint32_t *)wp.plane, &k, err));
+            words = (int)std::max<unsigned>(1u, (k + 1) / 2);
+            size_t fit = e->rank32_ws / ((size_t)words * 4);
+            grid = (int)std::max<long>(1, std::min({tiles, (long)e->sms * 4, (long)fit}));
+            bp.ws = (unsigned long long *)s->d_ws;
+        }
+        LAUNCH(window_fn(e), grid, BLOCK_THREADS, e->smem, &bp, &words);
     } else if (e->path == PATH_GROUPS) {
         win_params gp = wp;
         gp.tiles_x = (W + GROUPS_TW - 1) / GROUPS_TW;
@@ -1095,6 +1166,21 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     }
 
     npix = (size_t)max_width * (size_t)max_in_rows;
+    if (e->rank32) {
+        /* The hash: at least twice the chunk's pixels. The blocks' tables:
+         * room for one table of as many ranks as pixels at least, up to 1
+         * GB a slot or an eighth of the free memory over the slots. */
+        e->rank32_bits = 8;
+        while (((size_t)1 << e->rank32_bits) < 2 * npix)
+            e->rank32_bits++;
+        size_t free_b = 0, total_b = 0;
+        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+            (void)cudaGetLastError();
+            free_b = 0;
+        }
+        size_t least = (npix / 2 + 1) * 4 * 4;
+        e->rank32_ws = std::max(least, std::min((size_t)1 << 30, free_b / (8 * (size_t)slots)));
+    }
     for (int i = 0; i < slots; i++) {
         gpu_slot *s = &e->slot[i];
         CUDA_TRY(device, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
@@ -1114,6 +1200,13 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         if (e->dense) {
             CUDA_TRY(device, cudaMalloc((void **)&s->d_bits, DENSE_WORDS * sizeof(uint32_t)));
             CUDA_TRY(device, cudaMalloc((void **)&s->d_nrank, sizeof(unsigned)));
+        }
+        if (e->rank32) {
+            size_t slots_ = (size_t)1 << e->rank32_bits;
+            CUDA_TRY(device, cudaMalloc((void **)&s->d_keys, slots_ * sizeof(uint32_t)));
+            CUDA_TRY(device, cudaMalloc((void **)&s->d_ranks, slots_ * sizeof(uint32_t)));
+            CUDA_TRY(device, cudaMalloc((void **)&s->d_kinfo, 2 * sizeof(unsigned)));
+            CUDA_TRY(device, cudaMalloc((void **)&s->d_ws, e->rank32_ws));
         }
     }
     *out = e;
@@ -1222,6 +1315,9 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
             cudaFree(s->d_max);
             cudaFree(s->d_bits);
             cudaFree(s->d_nrank);
+            cudaFree(s->d_keys);
+            cudaFree(s->d_ranks);
+            cudaFree(s->d_kinfo);
             if (s->stream)
                 cudaStreamDestroy(s->stream);
         }

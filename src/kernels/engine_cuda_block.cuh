@@ -30,21 +30,25 @@
 /* The table: 65536 16-bit counters two to a word. */
 #define BLOCK_WORDS 32768
 
-/* ND: the plane has the sentinel 0xFFFF. Tiles: (column, segment of p.th
- * rows), a block each in turn; windows up to 2 BLOCK_THREADS - 2 columns
- * wide would do, the engine takes it from kx > 127 only. */
-template <bool ND>
-__global__ void __launch_bounds__(BLOCK_THREADS) block_kernel(const win_params p)
+/* C: uint16_t (a 16-bit plane, the table of BLOCK_WORDS words in shared
+ * memory) or uint32_t (a 32-bit plane of chunk ranks, rank32 below: each
+ * block's table of `words` words in global memory, p.ws). ND: the plane has
+ * the sentinel, all ones. Tiles: (column, segment of p.th rows), a block
+ * each in turn; windows up to 2 BLOCK_THREADS - 2 columns wide would do,
+ * the engine takes it from kx > 127 only. */
+template <typename C, bool ND>
+__global__ void __launch_bounds__(BLOCK_THREADS) block_kernel(const win_params p, int words)
 {
-    extern __shared__ uint32_t sh_block[]; /* BLOCK_WORDS */
+    extern __shared__ uint32_t sh_block[]; /* 16-bit planes: BLOCK_WORDS */
     __shared__ long long red_s[2][BLOCK_WARPS];
     __shared__ int red_n[2][BLOCK_WARPS];
     if (gate_closed(p))
         return;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    warp_direct hd = {sh_block};
-    const uint16_t *plane = (const uint16_t *)p.plane;
-    const uint32_t sent = 0xFFFFu;
+    uint32_t *table = sizeof(C) == 2 ? sh_block : (uint32_t *)p.ws + (size_t)blockIdx.x * words;
+    warp_direct hd = {table};
+    const C *plane = (const C *)p.plane;
+    const uint32_t sent = (uint32_t)(C)~(C)0;
     const int W = p.W, H = p.H;
     const long long nseg = (long long)((p.y1 - p.y0 + p.th - 1) / p.th);
     const long long tiles = (long long)W * nseg;
@@ -52,8 +56,8 @@ __global__ void __launch_bounds__(BLOCK_THREADS) block_kernel(const win_params p
         const int x = (int)(tile % W);
         const int ya = p.y0 + (int)(tile / W) * p.th, yb = min(p.y1, ya + p.th);
         const int x0 = max(0, x - p.rx), x1 = min(W - 1, x + p.rx), ncols = x1 - x0 + 1;
-        for (int i = tid; i < BLOCK_WORDS; i += BLOCK_THREADS)
-            sh_block[i] = 0;
+        for (int i = tid; i < words; i += BLOCK_THREADS)
+            table[i] = 0;
         __syncthreads();
         /* The first window, every thread a share of its pixels. */
         long long s = 0;
@@ -103,7 +107,7 @@ __global__ void __launch_bounds__(BLOCK_THREADS) block_kernel(const win_params p
                     n = ncols * (min(H - 1, y + p.ry) - max(0, y - p.ry) + 1);
                 pend.keep(lane, s, n, y);
                 if (pend.full() || y + 1 >= yb)
-                    pend.flush<uint16_t, ND>(p, x, lane);
+                    pend.flush<C, ND>(p, x, lane);
             }
             if (++y >= yb)
                 break;

@@ -171,6 +171,108 @@ __global__ void __launch_bounds__(DENSE_REMAP_THREADS)
     for (size_t i = nv * 8 + i0; i < count; i += stride)
         plane[i] = dense_code<ND>(sb, sp, plane[i]);
 }
+
+/* ---- 32-bit planes: ranks of the chunk through a hash table ---------------
+ *
+ * For 32-bit planes at windows no shared-memory table or the groups kernel
+ * holds (255 x 255), before the block kernel with tables in global memory:
+ *   1. insert: every code of the chunk into an open-addressing table of
+ *      keys (2^bits slots, at least twice the chunk's pixels, all ones =
+ *      empty), compare-and-swap, linear probing; the code equal to the
+ *      empty key (an ordinary value when the plane has no sentinel) only
+ *      sets a flag;
+ *   2. number: each occupied slot a rank, from one counter (a warp's
+ *      occupied slots take theirs with one atomic); any bijection will do,
+ *      for the same reason as above;
+ *   3. remap: each code its slot's rank, in place (the flagged code the
+ *      last rank; the sentinel stays).
+ * kinfo[0]: ranks given to keys; kinfo[1]: 1 when the flagged code is
+ * present. The engine reads K = kinfo[0] + kinfo[1] back to size the
+ * tables. */
+#define RANK32_EMPTY 0xFFFFFFFFu
+
+KHD uint32_t rank32_slot(uint32_t v, uint32_t mask)
+{
+    v ^= v >> 16;
+    v *= 0x7feb352du;
+    v ^= v >> 15;
+    v *= 0x846ca68bu;
+    v ^= v >> 16;
+    return v & mask;
+}
+
+template <bool ND>
+__global__ void __launch_bounds__(256) rank32_insert_kernel(const uint32_t *__restrict__ plane,
+                                                            size_t count, uint32_t *keys,
+                                                            uint32_t mask, unsigned *kinfo)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    uint32_t last = RANK32_EMPTY;
+    bool top = false;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        const uint32_t v = __ldg(plane + i);
+        if (v == RANK32_EMPTY) {
+            top = !ND;
+            continue;
+        }
+        if (v == last)
+            continue;
+        last = v;
+        for (uint32_t h = rank32_slot(v, mask);; h = (h + 1) & mask) {
+            uint32_t k = keys[h];
+            if (k == RANK32_EMPTY) {
+                k = atomicCAS(keys + h, RANK32_EMPTY, v);
+                if (k == RANK32_EMPTY)
+                    break;
+            }
+            if (k == v)
+                break;
+        }
+    }
+    if (top)
+        kinfo[1] = 1;
+}
+
+__global__ void __launch_bounds__(256) rank32_number_kernel(const uint32_t *__restrict__ keys,
+                                                            size_t slots, uint32_t *ranks,
+                                                            unsigned *kinfo)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    const int lane = threadIdx.x & 31;
+    /* slots and the grid are multiples of 32: whole warps in every round */
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < slots; i += stride) {
+        const bool used = keys[i] != RANK32_EMPTY;
+        const unsigned ballot = __ballot_sync(0xFFFFFFFFu, used);
+        unsigned base = 0;
+        if (lane == 0 && ballot != 0)
+            base = atomicAdd(kinfo, (unsigned)__popc(ballot));
+        base = __shfl_sync(0xFFFFFFFFu, base, 0);
+        if (used)
+            ranks[i] = base + (unsigned)__popc(ballot & ((1u << lane) - 1u));
+    }
+}
+
+template <bool ND>
+__global__ void __launch_bounds__(256) rank32_remap_kernel(uint32_t *plane, size_t count,
+                                                           const uint32_t *__restrict__ keys,
+                                                           const uint32_t *__restrict__ ranks,
+                                                           uint32_t mask, const unsigned *kinfo)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    const uint32_t top_rank = kinfo[0];
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        const uint32_t v = plane[i];
+        if (v == RANK32_EMPTY) {
+            if (!ND)
+                plane[i] = top_rank;
+            continue;
+        }
+        uint32_t h = rank32_slot(v, mask);
+        while (__ldg(keys + h) != v)
+            h = (h + 1) & mask;
+        plane[i] = __ldg(ranks + h);
+    }
+}
 #endif
 
 #endif
