@@ -21,7 +21,7 @@ check "nothing on stderr" [ ! -s "$T/err" ]
 EXPECT_PROG="winent-bench kernels"
 expect_exit 2 "even window" "$B" kernels --cpu-only --windows 3,4
 expect_exit 2 "unknown value set" "$B" kernels --cpu-only --sets 16,17
-expect_exit 2 "unknown variant" "$B" kernels --cpu-only --variants auto,block
+expect_exit 2 "unknown variant" "$B" kernels --cpu-only --variants auto,bogus
 expect_exit 2 "empty list item" "$B" kernels --cpu-only --windows 3,,5
 expect_exit 2 "budget 0" "$B" kernels --cpu-only --budget 0
 expect_exit 2 "size without height" "$B" kernels --cpu-only --size 256
