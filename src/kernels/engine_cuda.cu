@@ -76,6 +76,8 @@ typedef struct gpu_slot {
     unsigned *d_max;          /* owned: largest code of the chunk (8-bit planes) */
     uint32_t *d_bits;         /* owned: dense ranks: the codes present in the chunk */
     unsigned *d_nrank;        /* owned: dense ranks: how many */
+    unsigned *d_small;        /* owned: dense ranks: 0 when at most 16, else 16 */
+    uint8_t *d_rank8;         /* owned: dense ranks as bytes, chunks of <= 16 codes */
     uint32_t *d_keys;         /* owned: rank32: the chunk's codes, hashed */
     uint32_t *d_ranks;        /* owned: rank32: each slot's rank */
     unsigned *d_kinfo;        /* owned: rank32: ranks given, the all-ones code seen */
@@ -112,6 +114,8 @@ struct winent_gpu_engine {
                          direct warp table per tier beside the plan's kernel */
     warp_geom dense_wg[DENSE_TIERS];
     size_t dense_smem[DENSE_TIERS];
+    int dense_small;  /* and chunks of <= 16 codes as bytes for the column-pack
+                         kernel (planes without a sentinel) */
     int rank32;         /* 32-bit planes: chunk ranks, then the block kernel with
                            tables in global memory (d_ws) */
     int rank32_bits;    /* log2 slots of the hash of the chunk's codes */
@@ -722,6 +726,7 @@ static void choose_layout(winent_gpu_engine *e)
     e->dense = dense_wins(e, pref);
     if (e->dense)
         dense_layout(e);
+    e->dense_small = e->dense && !e->nd;
 
     e->small = SMALL_NONE;
     if (e->plane_bytes == 1 && pref != PREF_WARP) {
@@ -768,8 +773,8 @@ static void choose_layout(winent_gpu_engine *e)
                  1 << e->hash_bits, 8 * e->entry_bytes);
     if (e->dense) {
         size_t len = strlen(e->path_name);
-        snprintf(e->path_name + len, sizeof e->path_name - len, "|dense:warp-direct/codes%u",
-                 dense_tier_codes[0]);
+        snprintf(e->path_name + len, sizeof e->path_name - len, "|dense:%swarp-direct/codes%u",
+                 e->dense_small ? "colpack," : "", dense_tier_codes[0]);
         for (int t = 1; t < DENSE_TIERS; t++) {
             len = strlen(e->path_name);
             snprintf(e->path_name + len, sizeof e->path_name - len, ",%u", dense_tier_codes[t]);
@@ -816,6 +821,27 @@ static int warp_segment_rows(const winent_gpu_engine *e, int W, int rows, int mo
                               #fn, cudaGetErrorString(ce_));                                   \
     } while (0)
 
+/* The column-pack kernel over the chunk's rows of an 8-bit plane; it
+ * returns at once unless *maxcode < 16. */
+static winent_status launch_colpack(winent_gpu_engine *e, gpu_slot *s, const win_params &wp,
+                                    const void *plane, const unsigned *maxcode, winent_err *err)
+{
+    /* Strips of 32 columns; segments short enough for 16 warps an SM (a
+     * segment's first window costs only column updates). */
+    const int W = wp.W, rows = wp.y1 - wp.y0;
+    win_params cp = wp;
+    cp.plane = plane;
+    cp.gate = NULL;
+    long strips = (W + 31) / 32;
+    cp.th = 64;
+    while (cp.th > 16 && strips * ((rows + cp.th - 1) / cp.th) < 16L * e->sms)
+        cp.th /= 2;
+    long tiles = strips * ((rows + cp.th - 1) / cp.th);
+    int cgrid = (int)std::min<long>((tiles + 3) / 4, (long)e->sms * 32);
+    LAUNCH(colpack_fn(e->plan->rx), cgrid, 128, 0, &cp, &maxcode);
+    return WINENT_OK;
+}
+
 /* A warp kernel over the chunk's rows: tables of layout g, segments of at
  * most `most` rows. */
 static winent_status launch_warp(winent_gpu_engine *e, gpu_slot *s, const win_params &wp,
@@ -835,14 +861,16 @@ static winent_status launch_warp(winent_gpu_engine *e, gpu_slot *s, const win_pa
 
 /* Dense ranks of the chunk's 16-bit plane (engine_cuda_dense.cuh), in
  * place, and a direct warp kernel per tier, each gated on the number of
- * codes; *main_gate gets the plan's kernel the chunks of more codes. */
+ * codes (before them, for at most 16 codes, the ranks as bytes and the
+ * column-pack kernel); *main_gate gets the plan's kernel the chunks of
+ * more codes. */
 static winent_status launch_dense(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
                                   const win_params &wp, win_params *main_gate, winent_err *err)
 {
     uint16_t *plane = (uint16_t *)wp.plane; /* the slot's own d_in or d_codes */
     size_t count = (size_t)c->width * (size_t)c->in_h;
     uint32_t *bits = s->d_bits;
-    unsigned *nrank = s->d_nrank;
+    unsigned *nrank = s->d_nrank, *small = s->d_small;
     unsigned most = dense_tier_codes[DENSE_TIERS - 1];
     cudaError_t ce = cudaMemsetAsync(bits, 0, DENSE_WORDS * sizeof *bits, s->stream);
     if (ce != cudaSuccess)
@@ -854,17 +882,23 @@ static winent_status launch_dense(winent_gpu_engine *e, gpu_slot *s, const winen
     if (e->nd) {
         LAUNCH((const void *)dense_presence_kernel<true>, pblocks, 256, 0, &plane, &count, &bits);
         LAUNCH((const void *)dense_remap_kernel<true>, rblocks, DENSE_REMAP_THREADS, 0, &plane,
-               &count, &bits, &nrank, &most);
+               &count, &bits, &nrank, &most, &small);
     } else {
         LAUNCH((const void *)dense_presence_kernel<false>, pblocks, 256, 0, &plane, &count, &bits);
         LAUNCH((const void *)dense_remap_kernel<false>, rblocks, DENSE_REMAP_THREADS, 0, &plane,
-               &count, &bits, &nrank, &most);
+               &count, &bits, &nrank, &most, &small);
+    }
+    if (e->dense_small) {
+        uint8_t *out8 = s->d_rank8;
+        int nblocks = (int)std::min<size_t>((count / 8 + 255) / 256 + 1, (size_t)e->sms * 8);
+        LAUNCH((const void *)dense_narrow_kernel, nblocks, 256, 0, &plane, &count, &out8, &small);
+        WINENT_TRY(launch_colpack(e, s, wp, s->d_rank8, small, err));
     }
     const int seg = std::max(32, WARP_SEG_MULT * e->plan->ky);
     for (int t = 0; t < DENSE_TIERS; t++) {
         win_params wt = wp;
         wt.gate = nrank;
-        wt.gate_lo = t == 0 ? 0u : dense_tier_codes[t - 1] + 1;
+        wt.gate_lo = t > 0 ? dense_tier_codes[t - 1] + 1 : e->dense_small ? 17u : 0u;
         wt.gate_hi = dense_tier_codes[t] + 1;
         WINENT_TRY(launch_warp(e, s, wt, dense_fn(e), e->dense_wg[t], e->dense_smem[t], seg, err));
     }
@@ -973,16 +1007,7 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
             size_t pt_bytes = (size_t)(PACK16_K * p->nmax + 1) * 8;
             LAUNCH(pack16_fn(p->rx), pgrid, 128, pt_bytes, &pp, &d_max);
         } else if (e->small == SMALL_COLPACK) {
-            /* Strips of 32 columns; segments short enough for 16 warps an
-             * SM (a segment's first window costs only column updates). */
-            win_params cp = wp;
-            long strips = (W + 31) / 32;
-            cp.th = 64;
-            while (cp.th > 16 && strips * ((rows + cp.th - 1) / cp.th) < 16L * e->sms)
-                cp.th /= 2;
-            long tiles = strips * ((rows + cp.th - 1) / cp.th);
-            int cgrid = (int)std::min<long>((tiles + 3) / 4, (long)e->sms * 32);
-            LAUNCH(colpack_fn(p->rx), cgrid, 128, 0, &cp, &d_max);
+            WINENT_TRY(launch_colpack(e, s, wp, wp.plane, d_max, err));
         } else if (e->small == SMALL_FEW) {
             win_params fp = wp;
             fp.th = warp_segment_rows(e, W, rows, std::max(64, WARP_SEG_MULT * p->ky));
@@ -1200,7 +1225,10 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         if (e->dense) {
             CUDA_TRY(device, cudaMalloc((void **)&s->d_bits, DENSE_WORDS * sizeof(uint32_t)));
             CUDA_TRY(device, cudaMalloc((void **)&s->d_nrank, sizeof(unsigned)));
+            CUDA_TRY(device, cudaMalloc((void **)&s->d_small, sizeof(unsigned)));
         }
+        if (e->dense_small)
+            CUDA_TRY(device, cudaMalloc((void **)&s->d_rank8, npix));
         if (e->rank32) {
             size_t slots_ = (size_t)1 << e->rank32_bits;
             CUDA_TRY(device, cudaMalloc((void **)&s->d_keys, slots_ * sizeof(uint32_t)));
@@ -1315,6 +1343,8 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
             cudaFree(s->d_max);
             cudaFree(s->d_bits);
             cudaFree(s->d_nrank);
+            cudaFree(s->d_small);
+            cudaFree(s->d_rank8);
             cudaFree(s->d_keys);
             cudaFree(s->d_ranks);
             cudaFree(s->d_kinfo);

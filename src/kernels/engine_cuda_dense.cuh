@@ -113,11 +113,14 @@ __global__ void __launch_bounds__(256) dense_presence_kernel(const uint16_t *__r
 }
 
 /* Step 2: K into *nrank (block 0), and, when K <= most, plane[0, count)
- * rewritten in place as ranks. Blocks of DENSE_REMAP_THREADS. */
+ * rewritten in place as ranks. *small (block 0) is 0 when K <= 16 (the
+ * ranks are codes < 16: the 8-bit small-code kernels can take the chunk),
+ * else 16: the column-pack kernel's own test. Blocks of
+ * DENSE_REMAP_THREADS. */
 template <bool ND>
 __global__ void __launch_bounds__(DENSE_REMAP_THREADS)
     dense_remap_kernel(uint16_t *plane, size_t count, const uint32_t *bits, unsigned *nrank,
-                       unsigned most)
+                       unsigned most, unsigned *small)
 {
     __shared__ uint32_t sb[DENSE_WORDS], sp[DENSE_WORDS], part[32];
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -150,8 +153,10 @@ __global__ void __launch_bounds__(DENSE_REMAP_THREADS)
     sp[2 * t] = excl;
     sp[2 * t + 1] = excl + ca;
     const uint32_t k = part[31];
-    if (blockIdx.x == 0 && t == 0)
+    if (blockIdx.x == 0 && t == 0) {
         *nrank = k;
+        *small = k <= 16 ? 0u : 16u;
+    }
     if (k > most)
         return;
     __syncthreads();
@@ -170,6 +175,31 @@ __global__ void __launch_bounds__(DENSE_REMAP_THREADS)
     }
     for (size_t i = nv * 8 + i0; i < count; i += stride)
         plane[i] = dense_code<ND>(sb, sp, plane[i]);
+}
+
+/* Step 3, for chunks of at most 16 codes (*small is 0) of a plane without a
+ * sentinel: the ranks as bytes, for the column-pack kernel. */
+__global__ void __launch_bounds__(256) dense_narrow_kernel(const uint16_t *__restrict__ plane,
+                                                           size_t count, uint8_t *out,
+                                                           const unsigned *small)
+{
+    if (*small >= 16u)
+        return;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    const size_t i0 = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint4 *v = (const uint4 *)plane; /* cudaMalloc'd: 16-byte aligned */
+    uint2 *o = (uint2 *)out;
+    const size_t nv = count / 8;
+    for (size_t i = i0; i < nv; i += stride) {
+        const uint4 q = __ldg(v + i);
+        /* ranks < 16: the low byte of each 16-bit half */
+        uint2 r;
+        r.x = __byte_perm(q.x, q.y, 0x6420);
+        r.y = __byte_perm(q.z, q.w, 0x6420);
+        o[i] = r;
+    }
+    for (size_t i = nv * 8 + i0; i < count; i += stride)
+        out[i] = (uint8_t)plane[i];
 }
 
 /* ---- 32-bit planes: ranks of the chunk through a hash table ---------------
