@@ -114,8 +114,8 @@ struct winent_gpu_engine {
                          direct warp table per tier beside the plan's kernel */
     warp_geom dense_wg[DENSE_TIERS];
     size_t dense_smem[DENSE_TIERS];
-    int dense_small;  /* and chunks of <= 16 codes as bytes for the column-pack
-                         kernel (planes without a sentinel) */
+    int dense_small;  /* and chunks whose ranks fit codes < 16 (15 with the
+                         sentinel as code 15) as bytes for the column-pack kernel */
     int rank32;         /* 32-bit planes: chunk ranks, then the block kernel with
                            tables in global memory (d_ws) */
     int rank32_bits;    /* log2 slots of the hash of the chunk's codes */
@@ -726,7 +726,7 @@ static void choose_layout(winent_gpu_engine *e)
     e->dense = dense_wins(e, pref);
     if (e->dense)
         dense_layout(e);
-    e->dense_small = e->dense && !e->nd;
+    e->dense_small = e->dense;
 
     e->small = SMALL_NONE;
     if (e->plane_bytes == 1 && pref != PREF_WARP) {
@@ -891,14 +891,21 @@ static winent_status launch_dense(winent_gpu_engine *e, gpu_slot *s, const winen
     if (e->dense_small) {
         uint8_t *out8 = s->d_rank8;
         int nblocks = (int)std::min<size_t>((count / 8 + 255) / 256 + 1, (size_t)e->sms * 8);
-        LAUNCH((const void *)dense_narrow_kernel, nblocks, 256, 0, &plane, &count, &out8, &small);
-        WINENT_TRY(launch_colpack(e, s, wp, s->d_rank8, small, err));
+        if (e->nd)
+            LAUNCH((const void *)dense_narrow_kernel<true>, nblocks, 256, 0, &plane, &count, &out8,
+                   &small);
+        else
+            LAUNCH((const void *)dense_narrow_kernel<false>, nblocks, 256, 0, &plane, &count,
+                   &out8, &small);
+        win_params cw = wp;
+        cw.nd15 = e->nd;
+        WINENT_TRY(launch_colpack(e, s, cw, s->d_rank8, small, err));
     }
     const int seg = std::max(32, WARP_SEG_MULT * e->plan->ky);
     for (int t = 0; t < DENSE_TIERS; t++) {
         win_params wt = wp;
         wt.gate = nrank;
-        wt.gate_lo = t > 0 ? dense_tier_codes[t - 1] + 1 : e->dense_small ? 17u : 0u;
+        wt.gate_lo = t > 0 ? dense_tier_codes[t - 1] + 1 : !e->dense_small ? 0u : e->nd ? 16u : 17u;
         wt.gate_hi = dense_tier_codes[t] + 1;
         WINENT_TRY(launch_warp(e, s, wt, dense_fn(e), e->dense_wg[t], e->dense_smem[t], seg, err));
     }

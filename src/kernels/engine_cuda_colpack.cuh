@@ -205,8 +205,19 @@ __global__ void __launch_bounds__(128, M <= 2 ? 8 : 1) colpack_kernel(const win_
                     uint32_t w = hi[k] - lo[k];
                     s += KLDG(p.t + (w & 0xFFFFu)) + KLDG(p.t + (w >> 16));
                 }
-                const int n = wx * (min(H - 1, y + ry) - max(0, y - ry) + 1);
-                p.out[(size_t)(y - p.y0) * W + x] = finish_px(s, n, p.t);
+                int n = wx * (min(H - 1, y + ry) - max(0, y - ry) + 1);
+                float r;
+                if (p.nd15) {
+                    /* Code 15 is nodata: not counted, NaN at its centres. */
+                    const uint32_t c15 = (hi[7] - lo[7]) >> 16;
+                    s -= KLDG(p.t + c15);
+                    n -= (int)c15;
+                    r = KLDG(plane + (size_t)(y - p.in_y0) * W + x) == 15 ? nan_px()
+                                                                         : finish_px(s, n, p.t);
+                } else {
+                    r = finish_px(s, n, p.t);
+                }
+                p.out[(size_t)(y - p.y0) * W + x] = r;
             }
         }
     }

@@ -113,9 +113,9 @@ __global__ void __launch_bounds__(256) dense_presence_kernel(const uint16_t *__r
 }
 
 /* Step 2: K into *nrank (block 0), and, when K <= most, plane[0, count)
- * rewritten in place as ranks. *small (block 0) is 0 when K <= 16 (the
- * ranks are codes < 16: the 8-bit small-code kernels can take the chunk),
- * else 16: the column-pack kernel's own test. Blocks of
+ * rewritten in place as ranks. *small (block 0) is 0 when the ranks and the
+ * sentinel fit codes < 16 (K <= 16, or K <= 15 with a sentinel, which
+ * becomes code 15), else 16: the column-pack kernel's own test. Blocks of
  * DENSE_REMAP_THREADS. */
 template <bool ND>
 __global__ void __launch_bounds__(DENSE_REMAP_THREADS)
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(DENSE_REMAP_THREADS)
     const uint32_t k = part[31];
     if (blockIdx.x == 0 && t == 0) {
         *nrank = k;
-        *small = k <= 16 ? 0u : 16u;
+        *small = k <= (ND ? 15u : 16u) ? 0u : 16u;
     }
     if (k > most)
         return;
@@ -177,8 +177,9 @@ __global__ void __launch_bounds__(DENSE_REMAP_THREADS)
         plane[i] = dense_code<ND>(sb, sp, plane[i]);
 }
 
-/* Step 3, for chunks of at most 16 codes (*small is 0) of a plane without a
- * sentinel: the ranks as bytes, for the column-pack kernel. */
+/* Step 3, for chunks whose ranks fit codes < 16 (*small is 0): the ranks
+ * as bytes, for the column-pack kernel; ND: the sentinel as 15. */
+template <bool ND>
 __global__ void __launch_bounds__(256) dense_narrow_kernel(const uint16_t *__restrict__ plane,
                                                            size_t count, uint8_t *out,
                                                            const unsigned *small)
@@ -192,14 +193,19 @@ __global__ void __launch_bounds__(256) dense_narrow_kernel(const uint16_t *__res
     const size_t nv = count / 8;
     for (size_t i = i0; i < nv; i += stride) {
         const uint4 q = __ldg(v + i);
-        /* ranks < 16: the low byte of each 16-bit half */
+        /* ranks < 16: the low byte of each 16-bit half (the sentinel's,
+         * 0xFF, and with 0x0F) */
         uint2 r;
         r.x = __byte_perm(q.x, q.y, 0x6420);
         r.y = __byte_perm(q.z, q.w, 0x6420);
+        if (ND) {
+            r.x &= 0x0F0F0F0Fu;
+            r.y &= 0x0F0F0F0Fu;
+        }
         o[i] = r;
     }
     for (size_t i = nv * 8 + i0; i < count; i += stride)
-        out[i] = (uint8_t)plane[i];
+        out[i] = (uint8_t)(plane[i] & (ND ? 0x0Fu : 0xFFu));
 }
 
 /* ---- 32-bit planes: ranks of the chunk through a hash table ---------------

@@ -55,6 +55,8 @@ struct win_params {
      * codes) is in [gate_lo, gate_hi); no gate: always. */
     const unsigned *gate;
     unsigned gate_lo, gate_hi;
+    int nd15; /* column-pack kernel: code 15 is nodata (dense ranks of a plane
+                 with a sentinel) */
 };
 
 /* A kernel whose gate is closed for this chunk returns at once. */
