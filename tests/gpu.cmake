@@ -6,20 +6,19 @@ set_tests_properties(test_gpu_identity PROPERTIES LABELS gpu TIMEOUT 600)
 # engine, bit for bit.
 winent_sh_test(test_bench_kernels_gpu test_bench_kernels_gpu.sh)
 set_tests_properties(test_bench_kernels_gpu PROPERTIES LABELS gpu TIMEOUT 600)
-# The groups kernel's steps on the host against the CPU engine (no GPU
-# needed: it runs wherever the CUDA code compiles).
+# Host twins of CUDA code (no GPU needed: they run wherever the CUDA code
+# compiles), against the CPU engine.
+function(winent_gpu_twin_test name timeout)
+  add_executable(${name} ${name}.cu)
+  target_link_libraries(${name} PRIVATE winent_pipeline)
+  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                             ${PROJECT_SOURCE_DIR}/src/kernels)
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout})
+endfunction()
 if(WINENT_HAVE_CUDA)
-  add_executable(test_gpu_groups_twin test_gpu_groups_twin.cu)
-  target_link_libraries(test_gpu_groups_twin PRIVATE winent_pipeline)
-  target_include_directories(test_gpu_groups_twin PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
-                             ${PROJECT_SOURCE_DIR}/src/kernels)
-  add_test(NAME test_gpu_groups_twin COMMAND test_gpu_groups_twin)
-  set_tests_properties(test_gpu_groups_twin PROPERTIES TIMEOUT 600)
-  # Ranks dense within a chunk, on the host, against the CPU engine.
-  add_executable(test_gpu_dense_twin test_gpu_dense_twin.cu)
-  target_link_libraries(test_gpu_dense_twin PRIVATE winent_pipeline)
-  target_include_directories(test_gpu_dense_twin PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
-                             ${PROJECT_SOURCE_DIR}/src/kernels)
-  add_test(NAME test_gpu_dense_twin COMMAND test_gpu_dense_twin)
-  set_tests_properties(test_gpu_dense_twin PROPERTIES TIMEOUT 300)
+  # The groups kernel's steps, a thread and a lane at a time.
+  winent_gpu_twin_test(test_gpu_groups_twin 600)
+  # Ranks dense within a chunk.
+  winent_gpu_twin_test(test_gpu_dense_twin 300)
 endif()
