@@ -342,6 +342,15 @@ typedef struct winent_job_opts {
     int band_all;
     const int *window_list;
     int nwindow_list;
+    /* The process uses CUDA for nothing but this job (the CLI sets it): as
+     * soon as no GPU of the job has more to compute, each one's context is
+     * reset (cudaDeviceReset) while the job's last chunks are encoded and
+     * written, instead of at the process's exit (0.05-0.1 s a GPU,
+     * docs/PERFORMANCE.md). Leave it 0 in a process that runs other CUDA
+     * work or several jobs at once: a reset ends every use of the device's
+     * primary context in the process. Without it, the job's pinned pages
+     * are still released at that moment, and nothing else. */
+    int release_gpus;
 } winent_job_opts;
 
 /* Defaults: 5x5, base e, auto device, all cores, 1 GiB, zstd level and frame

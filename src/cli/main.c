@@ -104,6 +104,7 @@ int main(int argc, char **argv)
     c.job.user = &state;
     c.job.on_notice = c.quiet ? NULL : on_notice;
     c.job.on_progress = show_progress ? on_progress : NULL;
+    c.job.release_gpus = 1; /* this process runs one job and no other CUDA work */
     winent_job *job = NULL;
     st = winent_job_create(&c.job, &job, &err);
     if (st != WINENT_OK) {

@@ -1420,6 +1420,12 @@ extern "C" void winent_cuda_host_unregister(void *p)
         (void)cudaGetLastError();
 }
 
+extern "C" void winent_cuda_device_release(int device)
+{
+    if (cudaSetDevice(device) != cudaSuccess || cudaDeviceReset() != cudaSuccess)
+        (void)cudaGetLastError();
+}
+
 extern "C" winent_status winent_cuda_context_init(int device, winent_err *err)
 {
     winent_status st = WINENT_OK;

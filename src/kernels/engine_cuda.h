@@ -77,6 +77,13 @@ void winent_cuda_host_free(void *p);
 int winent_cuda_host_register(void *p, size_t bytes);
 void winent_cuda_host_unregister(void *p);
 
+/* Reset GPU `device`'s primary context (cudaDeviceReset): every allocation,
+ * stream and pinning made in it ends. For a process that uses the device
+ * for nothing else, once it is done with it: the context's teardown then
+ * happens now, on the calling thread, rather than in the process's exit.
+ * A CUDA call on the device afterwards makes a new context. */
+void winent_cuda_device_release(int device);
+
 
 /* ---- Measurements (winent-bench gpu, tests) -------------------------------- */
 

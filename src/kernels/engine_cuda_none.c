@@ -84,6 +84,11 @@ void winent_cuda_host_unregister(void *p)
     (void)p;
 }
 
+void winent_cuda_device_release(int device)
+{
+    (void)device;
+}
+
 void winent_cuda_host_free(void *p)
 {
     free(p);

@@ -251,6 +251,55 @@ static int gpu_wants_more(const engine *e)
 const engine_ops winent_gpu_engine_ops = {"gpu",       gpu_create,  gpu_submit,    gpu_wait,
                                           gpu_destroy, gpu_wants_more};
 
+/* ---- The GPUs' end ------------------------------------------------------ */
+
+/* A GPU's driver is done with it (its state freed). The last one to end
+ * unpins every pinned buffer, while the rest of the job (the CPU's last
+ * chunks, encoding, writing) goes on; with release_gpus each then resets
+ * its device. Left to the process's exit, the pages and the contexts cost
+ * it 0.05-0.1 s a GPU after the job (docs/PERFORMANCE.md). Every started
+ * GPU driver comes here: they were all started under the lock before any
+ * could take it here. Lock not held. */
+static void gpu_finished(engine *e)
+{
+    pipeline *p = e->p;
+    pthread_mutex_lock(&p->lock);
+    e->finished = 1;
+    int last = 1;
+    for (int i = 0; i < p->nengines; i++)
+        if (p->engines[i].device >= 0 && p->engines[i].started && !p->engines[i].finished)
+            last = 0;
+    if (last) {
+        p->gpus_finished = 1; /* no buffer is pinned from now on */
+        while (p->pinning > 0)
+            pthread_cond_wait(&p->state_cv, &p->lock);
+        for (int i = 0; i < p->n_max; i++) {
+            chunk *c = &p->chunks[i];
+            if (c->registered != 1)
+                continue;
+            c->registered = 0;
+            pthread_mutex_unlock(&p->lock);
+            winent_cuda_host_unregister(c->rows_own);
+            winent_cuda_host_unregister(c->map_own);
+            pthread_mutex_lock(&p->lock);
+        }
+        if (p->user_pinned == 1) {
+            p->user_pinned = 0;
+            pthread_mutex_unlock(&p->lock);
+            winent_cuda_host_unregister((void *)p->mem_in);
+            winent_cuda_host_unregister(p->mem_out);
+            pthread_mutex_lock(&p->lock);
+        }
+        p->gpus_unpinned = 1;
+        pthread_cond_broadcast(&p->state_cv);
+    }
+    while (!p->gpus_unpinned)
+        pthread_cond_wait(&p->state_cv, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+    if (p->opts->release_gpus)
+        winent_cuda_device_release(e->device);
+}
+
 /* ---- The driver body ---------------------------------------------------- */
 
 static int other_engine_may_run(const pipeline *p, const engine *e)
@@ -378,6 +427,8 @@ void *winent_engine_driver(void *arg)
     }
 out:
     e->ops->destroy(e);
+    if (e->device >= 0)
+        gpu_finished(e);
     return NULL;
 }
 

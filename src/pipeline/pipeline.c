@@ -184,7 +184,8 @@ winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
     if (has_units(p) && (c->units = calloc((size_t)units, sizeof *c->units)) == NULL)
         goto nomem;
     pthread_mutex_lock(&p->lock);
-    int pin = p->gpus_registered;
+    int pin = p->gpus_registered && !p->gpus_finished;
+    p->pinning += pin; /* the GPUs' release waits for it */
     pthread_mutex_unlock(&p->lock);
     if (pin) {
         int ok = (!c->rows_own || winent_cuda_host_register(c->rows_own, c->rows_bytes) == 0);
@@ -192,7 +193,11 @@ winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
             winent_cuda_host_unregister(c->rows_own);
             ok = 0;
         }
+        pthread_mutex_lock(&p->lock);
         c->registered = ok ? 1 : -1;
+        p->pinning--;
+        pthread_cond_broadcast(&p->state_cv);
+        pthread_mutex_unlock(&p->lock);
     }
     return WINENT_OK;
 nomem:

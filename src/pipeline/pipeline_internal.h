@@ -167,6 +167,7 @@ typedef struct engine {
     double busy_since;
     pthread_t thread;      /* its driver */
     int started;           /* the driver thread runs (join it) */
+    int finished;          /* a GPU: its driver has freed its state */
 } engine;
 
 /* The worker pool's parallel loop for the reader's decoding (a source's
@@ -242,6 +243,10 @@ struct pipeline {
     int reader_done;
     int quit;                    /* the pool's workers leave */
     int gpus_registered;         /* new buffers must be pinned as they are made */
+    int gpus_finished;           /* no GPU computes any more: nothing is pinned
+                                    again, pinned pages are being released */
+    int gpus_unpinned;           /* ... and they are */
+    int pinning;                 /* the reader is pinning a new chunk's buffers */
     int user_pinned;             /* memory job: the caller's buffers pinned (1),
                                     not pinnable (-1), not yet tried (0), being
                                     pinned by a GPU's driver (2) */
