@@ -112,5 +112,6 @@ int main(void)
     FIELD(winent_job_opts, band_all);
     FIELD(winent_job_opts, window_list);
     FIELD(winent_job_opts, nwindow_list);
+    FIELD(winent_job_opts, release_gpus);
     return 0;
 }

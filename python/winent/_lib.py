@@ -156,6 +156,7 @@ class winent_job_opts(ctypes.Structure):
         ("band_all", ctypes.c_int),
         ("window_list", ctypes.POINTER(ctypes.c_int)),
         ("nwindow_list", ctypes.c_int),
+        ("release_gpus", ctypes.c_int),  # 0: a Python process may use CUDA otherwise
     ]
 
 
