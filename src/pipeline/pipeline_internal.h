@@ -41,10 +41,14 @@
 #define WINENT_MAX_ENGINES (WINENT_MAX_GPUS + 1)
 #define WINENT_MAX_NOTICES 8
 
-/* --device auto brings the GPUs in only when the CPU alone would still need
- * this long (from its measured rate): a GPU context costs a few tenths of a
- * second, and shorter jobs are done before it would help. */
-#define WINENT_GPU_WORTH_S 0.4
+/* --device auto brings the GPUs in only when the CPU alone would need this
+ * long (its best case at the start, then its measured rate). Asked for while
+ * the CPU works, the GPUs come up 0.4-0.7 s later (the driver's start and a
+ * context each, slower beside busy cores than alone), and each costs
+ * 0.06-0.1 s at the end (its context's teardown): a job the CPU alone ends
+ * within about twice their arrival gains nothing from them and pays that
+ * teardown (docs/PERFORMANCE.md, "nvidia-h200-x2, session 7"). */
+#define WINENT_GPU_WORTH_S 0.8
 
 /* The host memory budget when none is given (mem_bytes 0). */
 #define WINENT_MEM_DEFAULT ((uint64_t)1 << 30)
