@@ -253,23 +253,24 @@ const engine_ops winent_gpu_engine_ops = {"gpu",       gpu_create,  gpu_submit, 
 
 /* ---- The GPUs' end ------------------------------------------------------ */
 
-/* A GPU's driver is done with it (its state freed). The last one to end
- * unpins every pinned buffer, while the rest of the job (the CPU's last
- * chunks, encoding, writing) goes on; with release_gpus each then resets
- * its device. Left to the process's exit, the pages and the contexts cost
- * it 0.05-0.1 s a GPU after the job (docs/PERFORMANCE.md). Every started
- * GPU driver comes here: they were all started under the lock before any
- * could take it here. Lock not held. */
-static void gpu_finished(engine *e)
+/* Every GPU driver started has ended, and no other can come (lock held). */
+static int gpus_all_finished(const pipeline *p)
 {
-    pipeline *p = e->p;
-    pthread_mutex_lock(&p->lock);
-    e->finished = 1;
-    int last = 1;
+    if (p->launching)
+        return 0; /* auto: more may come */
     for (int i = 0; i < p->nengines; i++)
         if (p->engines[i].device >= 0 && p->engines[i].started && !p->engines[i].finished)
-            last = 0;
-    if (last) {
+            return 0;
+    return 1;
+}
+
+/* No GPU computes any more: unpin every buffer (lock held; dropped around
+ * each unpinning), then wake the drivers waiting for it. Once only. */
+static void gpus_unpin_locked(pipeline *p)
+{
+    if (p->gpus_finished)
+        return;
+    {
         p->gpus_finished = 1; /* no buffer is pinned from now on */
         while (p->pinning > 0)
             pthread_cond_wait(&p->state_cv, &p->lock);
@@ -293,6 +294,22 @@ static void gpu_finished(engine *e)
         p->gpus_unpinned = 1;
         pthread_cond_broadcast(&p->state_cv);
     }
+}
+
+/* A GPU's driver is done with it (its state freed). The last one to end
+ * (or the launcher, when they all ended while it decided) unpins every
+ * pinned buffer while the rest of the job (the CPU's last chunks, encoding,
+ * writing) goes on; with release_gpus each driver then resets its device.
+ * Left to the process's exit, the pages and the contexts cost it 0.05-0.1 s
+ * a GPU after the job (docs/PERFORMANCE.md). Lock not held. */
+static void gpu_finished(engine *e)
+{
+    pipeline *p = e->p;
+    pthread_mutex_lock(&p->lock);
+    e->finished = 1;
+    pthread_cond_broadcast(&p->state_cv); /* the launcher may wait for it */
+    if (gpus_all_finished(p))
+        gpus_unpin_locked(p);
     while (!p->gpus_unpinned)
         pthread_cond_wait(&p->state_cv, &p->lock);
     pthread_mutex_unlock(&p->lock);
@@ -340,6 +357,7 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
         winent_pipeline_notice_locked(p, "%s: %s: going on without it", e->name, why->msg);
     }
     e->live = 0;
+    e->failed = 1;
     pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
     if (!go_on)
@@ -434,24 +452,63 @@ out:
 
 /* ---- Bringing GPUs in --------------------------------------------------- */
 
+/* Start the driver of GPU `d` (lock held). NULL when it could not. */
+static engine *start_gpu(pipeline *p, int d)
+{
+    if (p->nengines >= WINENT_MAX_ENGINES || STOPPED(p))
+        return NULL;
+    engine *e = &p->engines[p->nengines];
+    memset(e, 0, sizeof *e);
+    e->ops = &winent_gpu_engine_ops;
+    e->p = p;
+    e->device = d;
+    e->slots = p->gpu_slots;
+    snprintf(e->name, sizeof e->name, "gpu%d", d);
+    if (pthread_create(&e->thread, NULL, winent_engine_driver, e) != 0)
+        return NULL;
+    e->started = 1;
+    p->nengines++;
+    return e;
+}
+
+/* The first GPU has computed two chunks (or ended): do the others pay?
+ * They do when it failed, or when the pixels nobody has claimed would keep
+ * it busy for over WINENT_GPU_MORE_S at its rate after its first chunk
+ * (which pays for loading the kernels). Lock held. */
+static int more_gpus_pay(const pipeline *p, const engine *first)
+{
+    if (first->failed)
+        return 1;
+    if (first->chunks_done < 2 || first->busy_s <= first->first_busy_s)
+        return 0; /* it ended with the job: nothing is left */
+    double rate = (double)(first->pixels_done - first->first_px) /
+                  (first->busy_s - first->first_busy_s);
+    double left = (double)p->width * (double)p->height;
+    for (int i = 0; i < p->nengines; i++)
+        left -= (double)p->engines[i].pixels_done + (double)p->engines[i].pixels_inflight;
+    return left / rate > WINENT_GPU_MORE_S;
+}
+
+/* auto: find the GPUs and bring the first one up; the others only when
+ * they pay (more_gpus_pay). Until it has decided (`launching`), the GPUs'
+ * end (gpu_finished) waits for it. */
 void *winent_gpu_launcher(void *arg)
 {
     pipeline *p = arg;
     int count = winent_cuda_device_count();
     pthread_mutex_lock(&p->lock);
-    for (int d = 0; d < count && p->nengines < WINENT_MAX_ENGINES && !STOPPED(p); d++) {
-        engine *e = &p->engines[p->nengines];
-        memset(e, 0, sizeof *e);
-        e->ops = &winent_gpu_engine_ops;
-        e->p = p;
-        e->device = d;
-        e->slots = p->gpu_slots;
-        snprintf(e->name, sizeof e->name, "gpu%d", d);
-        if (pthread_create(&e->thread, NULL, winent_engine_driver, e) != 0)
-            break;
-        e->started = 1;
-        p->nengines++;
+    engine *first = count > 0 ? start_gpu(p, 0) : NULL;
+    if (first != NULL && count > 1) {
+        while (!STOPPED(p) && !first->finished && first->chunks_done < 2)
+            pthread_cond_wait(&p->state_cv, &p->lock);
+        if (!STOPPED(p) && more_gpus_pay(p, first))
+            for (int d = 1; d < count && start_gpu(p, d) != NULL; d++)
+                ;
     }
+    p->launching = 0;
+    if (first != NULL && gpus_all_finished(p))
+        gpus_unpin_locked(p); /* they ended while it decided */
+    pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
     return NULL;
 }

@@ -49,6 +49,12 @@
  * within about twice their arrival gains nothing from them and pays that
  * teardown (docs/PERFORMANCE.md, "nvidia-h200-x2, session 7"). */
 #define WINENT_GPU_WORTH_S 0.8
+/* --device auto brings one GPU in first, and the others only when, at the
+ * first one's measured rate, what is left would keep it busy this long: a
+ * context more costs about 0.1 s at the start and 0.06-0.1 s at the end,
+ * and two H200s each given a few tenths of a second of work made a job
+ * slower than one. */
+#define WINENT_GPU_MORE_S 0.4
 
 /* The host memory budget when none is given (mem_bytes 0). */
 #define WINENT_MEM_DEFAULT ((uint64_t)1 << 30)
@@ -172,6 +178,9 @@ typedef struct engine {
     pthread_t thread;      /* its driver */
     int started;           /* the driver thread runs (join it) */
     int finished;          /* a GPU: its driver has freed its state */
+    int failed;            /* ... after a failure */
+    uint64_t first_px;     /* pixels_done and busy_s at its first chunk's end */
+    double first_busy_s;
 } engine;
 
 /* The worker pool's parallel loop for the reader's decoding (a source's
@@ -264,6 +273,7 @@ struct pipeline {
     int gpu_launch;              /* auto: the GPU launcher has been asked for */
     pthread_t launcher;
     int launcher_started;
+    int launching;               /* auto: the launcher may still add GPUs */
     par_loop par;
     stage_clock read_clock, compute_clock, encode_clock;
     double first_submit_s;       /* when the first chunk went to an engine */

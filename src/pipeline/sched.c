@@ -280,8 +280,11 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
 static void launch_gpus_locked(pipeline *p)
 {
     p->gpu_launch = 1;
+    p->launching = 1;
     if (pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
         p->launcher_started = 1;
+    else
+        p->launching = 0;
 }
 
 void winent_sched_launch_early_locked(pipeline *p, const chunk *c)
@@ -342,6 +345,10 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
         e->busy_s += now - e->busy_since;
         e->busy_since = now;
         e->inflight--;
+        if (e->chunks_done == 1) {
+            e->first_px = e->pixels_done;
+            e->first_busy_s = e->busy_s;
+        }
     }
     if (e != c->tail_engine)
         c->head_done = 1;
