@@ -270,30 +270,28 @@ static void gpus_unpin_locked(pipeline *p)
 {
     if (p->gpus_finished)
         return;
-    {
-        p->gpus_finished = 1; /* no buffer is pinned from now on */
-        while (p->pinning > 0)
-            pthread_cond_wait(&p->state_cv, &p->lock);
-        for (int i = 0; i < p->n_max; i++) {
-            chunk *c = &p->chunks[i];
-            if (c->registered != 1)
-                continue;
-            c->registered = 0;
-            pthread_mutex_unlock(&p->lock);
-            winent_cuda_host_unregister(c->rows_own);
-            winent_cuda_host_unregister(c->map_own);
-            pthread_mutex_lock(&p->lock);
-        }
-        if (p->user_pinned == 1) {
-            p->user_pinned = 0;
-            pthread_mutex_unlock(&p->lock);
-            winent_cuda_host_unregister((void *)p->mem_in);
-            winent_cuda_host_unregister(p->mem_out);
-            pthread_mutex_lock(&p->lock);
-        }
-        p->gpus_unpinned = 1;
-        pthread_cond_broadcast(&p->state_cv);
+    p->gpus_finished = 1; /* no buffer is pinned from now on */
+    while (p->pinning > 0)
+        pthread_cond_wait(&p->state_cv, &p->lock);
+    for (int i = 0; i < p->n_max; i++) {
+        chunk *c = &p->chunks[i];
+        if (c->registered != 1)
+            continue;
+        c->registered = 0;
+        pthread_mutex_unlock(&p->lock);
+        winent_cuda_host_unregister(c->rows_own);
+        winent_cuda_host_unregister(c->map_own);
+        pthread_mutex_lock(&p->lock);
     }
+    if (p->user_pinned == 1) {
+        p->user_pinned = 0;
+        pthread_mutex_unlock(&p->lock);
+        winent_cuda_host_unregister((void *)p->mem_in);
+        winent_cuda_host_unregister(p->mem_out);
+        pthread_mutex_lock(&p->lock);
+    }
+    p->gpus_unpinned = 1;
+    pthread_cond_broadcast(&p->state_cv);
 }
 
 /* A GPU's driver is done with it (its state freed). The last one to end
