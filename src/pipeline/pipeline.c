@@ -7,9 +7,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/mem.h"
 #include "pipeline_internal.h"
 
 #ifdef _OPENMP
@@ -24,7 +24,6 @@
 
 /* Big buffers: 2 MiB aligned and sized, transparent huge pages asked for,
  * so first touches cost one fault per 2 MiB, not per 4 KiB. */
-#define HUGE_ALIGN ((size_t)2 << 20)
 
 void winent_pipeline_fail(pipeline *p, const winent_err *e)
 {
@@ -107,26 +106,6 @@ static int default_frame_rows(int width)
 
 /* ---- Chunk geometry and buffers ---------------------------------------- */
 
-/* Buffers of at least a huge page are made of whole huge pages. */
-static size_t round_huge(size_t n)
-{
-    if (n < HUGE_ALIGN)
-        return (n + 63) / 64 * 64;
-    return (n + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
-}
-
-static void *huge_alloc(size_t n)
-{
-    void *b = NULL;
-    if (posix_memalign(&b, n >= HUGE_ALIGN ? HUGE_ALIGN : 64, n ? n : 1) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    if (n >= HUGE_ALIGN)
-        madvise(b, n, MADV_HUGEPAGE); /* a hint: without it, plain pages */
-#endif
-    return b;
-}
-
 static int has_rows_own(const pipeline *p)
 {
     return p->mem_in == NULL && p->stage != WINENT_STAGE_ENCODE && p->map_in == NULL;
@@ -160,9 +139,9 @@ static uint64_t chunk_bytes(const pipeline *p, uint64_t rows)
     if (p->want_preview) /* the preview rows its map rows can keep open */
         b += winent_preview_rows_bytes(&p->preview_opts, (int64_t)rows);
     if (has_rows_own(p))
-        b += round_huge(plane_bytes(p, rows) * (uint64_t)p->nbands);
+        b += winent_huge_round(plane_bytes(p, rows) * (uint64_t)p->nbands);
     if (has_map_own(p))
-        b += round_huge(W * rows * 4 * maps);
+        b += winent_huge_round(W * rows * 4 * maps);
     if (has_units(p))
         b += (W * rows * 2 + (rows + p->unit_rows - 1) / p->unit_rows * p->unit_extra) * maps;
     return b;
@@ -172,13 +151,13 @@ winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
 {
     int units = (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts * p->nmaps;
     if (has_rows_own(p)) {
-        c->rows_bytes = round_huge(p->plane_bytes * (size_t)p->nbands);
-        if ((c->rows_own = huge_alloc(c->rows_bytes)) == NULL)
+        c->rows_bytes = winent_huge_round(p->plane_bytes * (size_t)p->nbands);
+        if ((c->rows_own = winent_huge_alloc(c->rows_bytes)) == NULL)
             goto nomem;
     }
     if (has_map_own(p)) {
-        c->map_bytes = round_huge(p->map_plane * sizeof(float) * (size_t)p->nmaps);
-        if ((c->map_own = huge_alloc(c->map_bytes)) == NULL)
+        c->map_bytes = winent_huge_round(p->map_plane * sizeof(float) * (size_t)p->nmaps);
+        if ((c->map_own = winent_huge_alloc(c->map_bytes)) == NULL)
             goto nomem;
     }
     if (has_units(p) && (c->units = calloc((size_t)units, sizeof *c->units)) == NULL)

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "colormap.h"
+#include "base/mem.h"
 #include "outfile.h"
 
 /* Values in fixed point, 2^-16: a sum of integers is exact, so the means
@@ -214,9 +214,7 @@ uint64_t winent_preview_fixed_bytes(const winent_preview_opts *o)
     /* The float image and its rows' flags, block edges, libpng's and
      * zlib's state (about 256 KiB), and the PNG's row (the legend may
      * widen it: a few hundred pixels at most). */
-    uint64_t img = (uint64_t)pw * (uint64_t)ph * 4, huge = (uint64_t)2 << 20;
-    if (img >= huge) /* whole huge pages (image_alloc) */
-        img = (img + huge - 1) / huge * huge;
+    uint64_t img = winent_huge_round((size_t)pw * (size_t)ph * 4); /* winent_huge_alloc */
     return img + (uint64_t)pw * (uint64_t)ph + (uint64_t)(pw + 1) * 4 + ((uint64_t)1 << 18) +
            ((uint64_t)pw + 1024) * 4 + WINENT_COLORMAP_SIZE * 3 + sizeof(winent_preview);
 }
@@ -320,24 +318,6 @@ winent_status winent_preview_check(const char *preview, const char *input, const
 
 /* ---- Summing ------------------------------------------------------------- */
 
-/* The float image: from 2 MiB on, whole transparent huge pages (as the
- * pipeline's buffers), so its first touches cost one fault per 2 MiB
- * rather than 512 (measured: 1000 faults of a 1024^2 preview). */
-static float *image_alloc(size_t bytes)
-{
-    const size_t huge = (size_t)2 << 20;
-    void *b = NULL;
-    if (bytes < huge)
-        return malloc(bytes ? bytes : 1);
-    bytes = (bytes + huge - 1) / huge * huge;
-    if (posix_memalign(&b, huge, bytes) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(b, bytes, MADV_HUGEPAGE); /* a hint: without it, plain pages */
-#endif
-    return b;
-}
-
 winent_status winent_preview_open(const winent_preview_opts *o, int64_t map_rows_in_flight,
                                   winent_preview **out, winent_err *err)
 {
@@ -358,7 +338,7 @@ winent_status winent_preview_open(const winent_preview_opts *o, int64_t map_rows
     pv->nacc =
         (int)rows_touched(map_rows_in_flight > 0 ? map_rows_in_flight : pv->H, pv->H, pv->ph);
     pv->xb = malloc(sizeof *pv->xb * (size_t)(pv->pw + 1));
-    pv->image = image_alloc(sizeof *pv->image * (size_t)pv->pw * (size_t)pv->ph);
+    pv->image = winent_huge_alloc(sizeof *pv->image * (size_t)pv->pw * (size_t)pv->ph);
     pv->acc = calloc((size_t)pv->nacc, sizeof *pv->acc);
     pv->spare = calloc((size_t)pv->nacc, sizeof *pv->spare);
     pv->row_done = calloc((size_t)pv->ph, 1);
