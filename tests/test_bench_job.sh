@@ -33,6 +33,11 @@ check "every job: same bytes on both engines" \
     [ "$(grep -c 'same bytes on every engine: yes$' "$T/table.md")" -eq 6 ]
 check "stage columns from winent-bench stage (decode, compute, encode)" \
     grep -q '^| J2 | cpu[^|]* | [0-9.]* | 0\.01 | 0\.02 | 0\.03 | [0-9.]* |' "$T/table.md"
+check "the end past the job's clock, beside its setup" grep -q '| setup s | end s | startup' "$T/table.md"
+check "setup and end: seconds within the job wall" awk -F'|' '
+    /^\| J[1-6] \| cpu/ { n++; w = $4 + 0; su = $9 + 0; e = $10 + 0
+        if ($9 !~ /^ [0-9.]+ $/ || $10 !~ /^ -?[0-9.]+ $/ || su + e > w + 0.02 || e < -0.02) bad++ }
+    END { exit !(n >= 6 && bad == 0) }' "$T/table.md"
 check "no n/a stage when the stages ran" sh -c "! grep -q '^| J[1-6] | cpu[^|]* | [0-9.]* | n/a' '$T/table.md'"
 check "efficiency and the bounding stage" \
     grep -q '^| J6 | cpu[^|]* |.* | [0-9.]* | \(decode\|compute\|encode\|write\) | ' "$T/table.md"

@@ -52,6 +52,8 @@
 #            files), or cat OUT | cat > /dev/null for the pipe
 #   startup  the same job on a 64x64 image of the same kind: wall time; and
 #            the job's own setup_s (--stats)
+#   end      the job's wall time past its own clock (--stats wall_s): the
+#            process's exit, where a GPU's contexts and pinned pages end
 #   alone    the external tool on the map: zstd -T<N> -<level> MAP -o FILE;
 #            sync FILE (.zst jobs), gdal_translate to the same tiled ZSTD
 #            GeoTIFF (J4, where GDAL is installed), cat MAP | cat > /dev/null
@@ -611,6 +613,9 @@ for job, meta in jobs:
         d['wall'] = jr['wall']
         d['stats_wall'] = js.get('wall_s')
         d['setup'] = js.get('setup_s')
+        # Past the job's own clock: the process's end (a GPU's contexts and
+        # pinned pages are torn down there, where the job leaves them).
+        d['end'] = jr['wall'] - js['wall_s'] if js.get('wall_s') is not None else None
         d['startup'] = st['wall'] if st else None
         d['decode'] = value(dec) if dec else None
         d['compute'] = value(cp) if cp else None
@@ -654,7 +659,7 @@ for job, meta in jobs:
     summary.append((job, meta, verdict, ext_name))
 
 hdr = ['job', 'engine', 'job wall s', 'decode s', 'compute s', 'encode s', 'write s',
-       'setup s', 'startup 64² s', 'efficiency', 'bound by', 'shared bound s',
+       'setup s', 'end s', 'startup 64² s', 'efficiency', 'bound by', 'shared bound s',
        'shared bound by', 'eff. vs shared', 'alone s', 'job / alone', 'peak RSS MiB',
        'same bytes']
 out = []
@@ -676,7 +681,7 @@ for d in table:
     rss = 'n/a' if d['rss_mib'] is None else '%.0f%s' % (d['rss_mib'], '' if d['rss_ok'] else ' (over)')
     out.append('| ' + ' | '.join([
         d['job'], eng, fmt(d['wall']), fmt(d['decode']), fmt(d['compute']), fmt(d['encode']),
-        fmt(d['write']), fmt(d['setup']), fmt(d['startup']), eff, d.get('bound', 'n/a'),
+        fmt(d['write']), fmt(d['setup']), fmt(d.get('end')), fmt(d['startup']), eff, d.get('bound', 'n/a'),
         fmt(d.get('shared_bound')), d.get('shared_by', 'n/a'), fmt(d.get('shared_efficiency')),
         fmt(d['alone']), fmt(d['job_over_alone']), rss,
         d['same'] or 'n/a']) + ' |')
@@ -694,7 +699,9 @@ out.append('')
 out.append('Times in seconds, wall clock around each command; stages alone from `winent-bench '
            'stage` (their own clock, loading untimed; decode and encode once per job, on the CPU); '
            'write = the output bytes written alone to the same kind of destination (files '
-           'fsynced, as winent-stream does); efficiency = slowest stage alone / job wall; '
+           'fsynced, as winent-stream does); setup = from the start to the first chunk sent '
+           'to an engine, end = the process past the job\'s own clock (its exit), both '
+           'within the job wall; efficiency = slowest stage alone / job wall; '
            'shared bound = the largest of: the stages that share the CPU cores added up '
            '(decode + encode, + compute where no GPU computed), the GPU compute alone, the '
            'write alone; eff. vs shared = shared bound / job wall; '
@@ -708,7 +715,7 @@ print(text)
 with open(outdir + '/bench-job.md', 'w') as f:
     f.write(text + '\n')
 keys = ['job', 'engine', 'ran_on', 'wall', 'stats_wall', 'decode', 'compute', 'encode', 'write',
-        'setup', 'startup', 'slowest', 'bound', 'efficiency', 'shared_bound', 'shared_by',
+        'setup', 'end', 'startup', 'slowest', 'bound', 'efficiency', 'shared_bound', 'shared_by',
         'shared_efficiency', 'alone_tool', 'alone',
         'job_over_alone', 'rss_mib', 'rss_ok', 'same', 'pixels', 'note']
 with open(outdir + '/bench-job.csv', 'w', newline='') as f:
