@@ -22,9 +22,6 @@
  * the machine has. */
 #define CHUNK_PIXELS ((int64_t)4 << 20)
 
-/* Big buffers: 2 MiB aligned and sized, transparent huge pages asked for,
- * so first touches cost one fault per 2 MiB, not per 4 KiB. */
-
 void winent_pipeline_fail(pipeline *p, const winent_err *e)
 {
     pthread_mutex_lock(&p->lock);
