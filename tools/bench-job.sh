@@ -615,7 +615,7 @@ for job, meta in jobs:
         d['setup'] = js.get('setup_s')
         # Past the job's own clock: the process's end (a GPU's contexts and
         # pinned pages are torn down there, where the job leaves them).
-        d['end'] = jr['wall'] - js['wall_s'] if js.get('wall_s') is not None else None
+        d['end'] = jr['wall'] - d['stats_wall'] if d['stats_wall'] is not None else None
         d['startup'] = st['wall'] if st else None
         d['decode'] = value(dec) if dec else None
         d['compute'] = value(cp) if cp else None
