@@ -21,4 +21,6 @@ if(WINENT_HAVE_CUDA)
   winent_gpu_twin_test(test_gpu_groups_twin 600)
   # Ranks dense within a chunk.
   winent_gpu_twin_test(test_gpu_dense_twin 300)
+  # Equal-code cliques of 32-bit planes.
+  winent_gpu_twin_test(test_gpu_sparse_twin 300)
 endif()

@@ -7,7 +7,8 @@
  * family the engine can be asked for (WINENT_GPU_KERNEL: its own choice, a
  * thread per window, a warp per window, the few-codes kernel, the compare
  * kernel, the groups kernel, the column-pack kernel, ranks dense within a
- * chunk, a block per window). Skips (77) without a usable GPU.
+ * chunk, a block per window, equal-code cliques). Skips (77) without a
+ * usable GPU.
  */
 #include <math.h>
 #include <stdint.h>
@@ -109,7 +110,8 @@ static int first_diff(const float *a, const float *b, size_t n)
 }
 
 static const char *const variants[] = {"auto", "thread", "warp",    "few",
-                                       "cmp",  "groups", "colpack", "dense", "block"};
+                                       "cmp",  "groups", "colpack", "dense", "block",
+                                       "sparse"};
 
 static void run_gpu(const tcase *tc, int device, const winent_plan *p, const char *rows,
                     const float *ref, float *got, int pitch);
@@ -309,6 +311,13 @@ static const tcase cases[] = {
     {"block u16 nodata 65535, 40000 values 255x201", WINENT_U16, 255, 201, WINENT_BASE_2, 0, 0, 0, 1, 65535, GEN_RANDOM, 40000, 0, 0, 300, 230, 70},
     {"block i16 split 255x5", WINENT_I16, 255, 5, WINENT_BASE_10, 0, 0, 0, 0, 0, GEN_SPLIT, 65536, -32768, 0, 400, 120, 20},
     {"block i32 nodata 7, 1e6 values 255x255 (chunk ranks)", WINENT_I32, 255, 255, WINENT_BASE_E, 0, 0, 0, 1, 7, GEN_RANDOM, 1000000, 0, 0, 280, 270, 90},
+    /* Equal-code cliques (32-bit planes past 127x127; any 32-bit plane when
+     * asked for): chunks whose codes repeat too much go to the block
+     * kernel, here within one image (split), nodata, oblong windows. */
+    {"sparse i32 1e6 values 127x127", WINENT_I32, 127, 127, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 1000000, 0, 0, 220, 200, 60},
+    {"sparse i32 split 1e6 / 1000 values 255x255", WINENT_I32, 255, 255, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_SPLIT, 1000000, -500000, 0, 300, 320, 60},
+    {"sparse u32 nodata 7, 200000 values 255x161", WINENT_U32, 255, 161, WINENT_BASE_10, 0, 0, 0, 1, 7, GEN_RANDOM, 200000, 0, 0, 290, 260, 45},
+    {"sparse i32 top codes 31x255", WINENT_I32, 31, 255, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 1000000, 2146483647LL, 0, 150, 300, 80},
     {"f32 bins 4096 NaN 31x31", WINENT_F32, 31, 31, WINENT_BASE_E, 4096, 0, 1, 0, 0, GEN_RANDOM, 0, 0, 0.03, 150, 120, 40},
     {"f32 bins 256 nodata 63x63", WINENT_F32, 63, 63, WINENT_BASE_2, 256, 0, 1, 1, 0.5, GEN_LANDSCAPE, 0, 0, 0.01, 160, 140, 50},
     /* The compare kernel (square windows 3 to 9 of wide codes): the plane's

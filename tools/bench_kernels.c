@@ -56,7 +56,8 @@ static const value_set all_sets[] = {
 #define NSETS (int)(sizeof all_sets / sizeof all_sets[0])
 
 static const char *const all_variants[] = {"auto", "thread", "warp",    "few",
-                                           "cmp",  "groups", "colpack", "dense", "block"};
+                                           "cmp",  "groups", "colpack", "dense", "block",
+                                           "sparse"};
 #define NVARIANTS (int)(sizeof all_variants / sizeof all_variants[0])
 
 static const int default_windows[] = {3, 5, 9, 15, 31, 63, 127, 255};
@@ -504,7 +505,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: winent-bench kernels [--device N] [--size WxH] [--threads N]\n"
-            "           [--windows 3,5,...] [--sets 16,256,...] [--variants auto,thread,warp,few,cmp,groups,colpack,dense,block]\n"
+            "           [--windows 3,5,...] [--sets 16,256,...] [--variants auto,thread,warp,few,cmp,groups,colpack,dense,block,sparse]\n"
             "           [--quick] [--cpu-only] [--csv FILE] [--budget S]\n"
             "  The GPU window kernels alone (device memory to device memory, each variant\n"
             "  forced through WINENT_GPU_KERNEL, checked bit for bit against the CPU engine\n"
@@ -519,7 +520,7 @@ static void usage(FILE *f)
             "                   4096, 65536 (u16 0..4095, 0..65535), 1e6 (i32 0..999999),\n"
             "                   f32-256, f32-4096 (f32 in [0,1), --bins 256|4096 --range 0:1)\n"
             "  --variants LIST  GPU kernel variants (default auto,thread,warp,few,cmp,groups,colpack,\n"
-            "                   dense,block)\n"
+            "                   dense,block,sparse)\n"
             "  --quick          1024x1024, windows 3,15,63, sets 16,65536,f32-4096\n"
             "                   (--size, --windows, --sets given as well win)\n"
             "  --cpu-only       the CPU table alone\n"

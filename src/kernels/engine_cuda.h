@@ -52,7 +52,8 @@ int winent_gpu_engine_slots(const winent_gpu_engine *e);
  * device, kernel, output rows [c->y0, c->y1) back to `out` (stride
  * `out_stride` floats). Returns at once; `c->rows` and `out` must stay
  * valid until winent_gpu_engine_wait on that slot. Host memory from
- * winent_cuda_host_alloc makes the copies asynchronous. */
+ * winent_cuda_host_alloc makes the copies asynchronous. One thread at a
+ * time submits to and waits on an engine. */
 winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot, const winent_chunk *c,
                                        float *out, size_t out_stride, winent_err *err);
 
