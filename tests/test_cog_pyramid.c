@@ -5,7 +5,9 @@
  * 80, where only 4 can), NaN holes and NaN blocks; every pixel of every
  * level within 2^-24 (relative) of the double-precision mean of the valid
  * pixels of its block, NaN exactly where the block has none; the level sizes and count
- * of GDAL's COG rule; every tile row emitted once, in order per level.
+ * of GDAL's COG rule; every tile row emitted once, in order per level;
+ * the same whether the tiles' means go through partials or are put in
+ * place (winent_cog_pyramid_put), or a mix.
  * Also the hand-made TIFF directories: GDAL is not needed, the bytes are
  * read back here.
  */
@@ -56,15 +58,16 @@ static winent_status on_emit(void *user, int level, uint32_t tile_row, const flo
     return WINENT_OK;
 }
 
-/* The rows of a tile row stay as lent until the pyramid takes them back,
- * which it does in order, after emitting them and two rows before their
- * buffer is written again. */
-static winent_status on_reuse(void *user, int level, uint32_t tile_row, winent_err *err)
+/* The rows of a tile row stay as lent until they are taken back, in
+ * order, after they were emitted and two rows before their buffer is
+ * written again: by the pyramid (reuse) before it copies a partial's
+ * means, or here before a tile is put in place. */
+static void take_back(ctx *c, int level, uint32_t tile_row)
 {
-    ctx *c = user;
-    (void)err;
     got_level *l = &c->lv[level];
     int side = c->g.side, w = c->g.w[level];
+    if (tile_row < l->reused) /* taken back already, before a put */
+        return;
     if (tile_row != l->reused || tile_row + 2 > l->next_row)
         c->bad_reuse = 1;
     l->reused = tile_row + 1;
@@ -73,6 +76,12 @@ static winent_status on_reuse(void *user, int level, uint32_t tile_row, winent_e
         if (memcmp(rows + (size_t)r * l->stride[tile_row & 1],
                    l->px + ((size_t)tile_row * side + r) * (size_t)w, (size_t)w * sizeof(float)))
             c->bad_reuse = 1;
+}
+
+static winent_status on_reuse(void *user, int level, uint32_t tile_row, winent_err *err)
+{
+    (void)err;
+    take_back(user, level, tile_row);
     return WINENT_OK;
 }
 
@@ -85,7 +94,9 @@ static uint64_t next(void)
     return rng;
 }
 
-static void one_case(int W, int H, int side, double holes)
+/* put: 0, every tile through its partial; 1, every tile put in place;
+ * 2, each tile one way or the other at random. */
+static void one_case(int W, int H, int side, double holes, int put)
 {
     float *img = malloc((size_t)W * H * sizeof(float));
     for (size_t i = 0; i < (size_t)W * H; i++)
@@ -123,17 +134,39 @@ static void one_case(int W, int H, int side, double holes)
     winent_err err;
     winent_err_clear(&err);
     CHECK(winent_cog_pyramid_create(&c.g, on_emit, on_reuse, &c, &p, &err) == WINENT_OK, "create");
-    size_t pb = winent_cog_partial_bytes(&c.g);
+    size_t pb = winent_cog_partial_bytes(&c.g), sb = winent_cog_sums_bytes(&c.g);
+    CHECK(sb < pb && (sb == 0) == (c.g.inner == levels), "%dx%d side %d: %zu bytes of sums", W, H,
+          side, sb);
     uint8_t *partial = malloc(pb + 1);
     void *scratch = malloc(winent_cog_partial_scratch_bytes(&c.g));
     for (uint32_t ty = 0; ty < c.g.down[0]; ty++)
         for (uint32_t tx = 0; tx < c.g.across[0]; tx++) {
             int x0 = (int)tx * side, y0 = (int)ty * side;
             int nr = H - y0 < side ? H - y0 : side, nc = W - x0 < side ? W - x0 : side;
+            const float *px = img + (size_t)y0 * W + x0;
+            if (put == 1 || (put == 2 && next() % 2)) {
+                /* The rows it writes: their tile row two before emitted,
+                 * and given back (as the sink does once its jobs are
+                 * done). */
+                for (int k = 1; k <= c.g.inner; k++) {
+                    uint32_t R = ty >> k;
+                    if (R >= 2) {
+                        CHECK(c.lv[k].next_row >= R - 1,
+                              "%dx%d side %d: tile row %u of level %d put before %u was emitted", W,
+                              H, side, R, k, R - 2);
+                        take_back(&c, k, R - 2);
+                    }
+                }
+                /* Sums at an odd address, as behind a HEAD in the sink. */
+                winent_cog_pyramid_put(p, ty, tx, px, (size_t)W, nr, nc, scratch, partial + 1);
+                CHECK(winent_cog_pyramid_add(p, ty, tx, sb ? partial + 1 : NULL, 1, &err) ==
+                          WINENT_OK,
+                      "add in place");
+                continue;
+            }
             /* An odd address, as behind a compressed tile. */
-            winent_cog_partial(&c.g, img + (size_t)y0 * W + x0, (size_t)W, nr, nc, scratch,
-                               partial + 1);
-            CHECK(winent_cog_pyramid_add(p, ty, tx, partial + 1, &err) == WINENT_OK, "add");
+            winent_cog_partial(&c.g, px, (size_t)W, nr, nc, scratch, partial + 1);
+            CHECK(winent_cog_pyramid_add(p, ty, tx, partial + 1, 0, &err) == WINENT_OK, "add");
         }
     CHECK(!c.bad_order, "%dx%d side %d: tile rows out of order or misshapen", W, H, side);
     CHECK(!c.bad_reuse, "%dx%d side %d: rows taken back early, out of order or changed", W, H,
@@ -254,15 +287,16 @@ int main(void)
         {33, 16, 16},    {517, 301, 16},    {517, 301, 64}, {512, 512, 512},
         {513, 512, 512}, {1500, 1100, 256}, {1024, 37, 32}, {999, 2049, 128},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        one_case(cases[i][0], cases[i][1], cases[i][2], 0.0);
-        one_case(cases[i][0], cases[i][1], cases[i][2], 0.3);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int put = 0; put < 3; put++) {
+            one_case(cases[i][0], cases[i][1], cases[i][2], 0.0, put);
+            one_case(cases[i][0], cases[i][1], cases[i][2], 0.3, put);
+        }
     for (int i = 0; i < 20; i++) {
         static const int sides[] = {16, 32, 48, 64, 80, 128};
         int side = sides[next() % 6];
         one_case(1 + (int)(next() % 700), 1 + (int)(next() % 700), side,
-                 (double)(next() % 90) / 100);
+                 (double)(next() % 90) / 100, i % 3);
     }
     directories();
     return harness_end();

@@ -59,12 +59,19 @@ static size_t means_at(const winent_cog_geom *g, int k)
     return at;
 }
 
+size_t winent_cog_sums_bytes(const winent_cog_geom *g)
+{
+    if (g->levels == 0 || g->inner == g->levels)
+        return 0;
+    size_t b = block_side(g, g->inner);
+    return b * b * (sizeof(double) + sizeof(uint32_t));
+}
+
 size_t winent_cog_partial_bytes(const winent_cog_geom *g)
 {
     if (g->levels == 0)
         return 0;
-    size_t b = block_side(g, g->inner);
-    return means_at(g, g->inner + 1) + b * b * (sizeof(double) + sizeof(uint32_t));
+    return means_at(g, g->inner + 1) + winent_cog_sums_bytes(g);
 }
 
 size_t winent_cog_partial_scratch_bytes(const winent_cog_geom *g)
@@ -109,17 +116,32 @@ static void blocks_edge(const float *r0, const float *r1, int nr, int ncols, siz
     }
 }
 
-/* The means of `n` sums and counts into `dst` (any alignment). */
-static void put_means(const double *sum, const uint32_t *count, size_t n, uint8_t *dst)
+/* Where one level's means of a tile go: `nr` x `nc` of its w x w blocks,
+ * rows `stride` bytes apart from `at` (any alignment). */
+typedef struct means_dst {
+    uint8_t *at;
+    size_t stride;
+    int nr, nc;
+} means_dst;
+
+/* The means of the w x w sums and counts into `d`. */
+static void put_means(const double *sum, const uint32_t *count, size_t w, const means_dst *d)
 {
-    for (size_t i = 0; i < n; i++) {
-        float m = count[i] ? (float)(sum[i] / count[i]) : NAN;
-        memcpy(dst + i * sizeof m, &m, sizeof m);
+    for (int r = 0; r < d->nr; r++) {
+        const double *s = sum + (size_t)r * w;
+        const uint32_t *n = count + (size_t)r * w;
+        uint8_t *dst = d->at + (size_t)r * d->stride;
+        for (int i = 0; i < d->nc; i++) {
+            float m = n[i] ? (float)(s[i] / n[i]) : NAN;
+            memcpy(dst + (size_t)i * sizeof m, &m, sizeof m);
+        }
     }
 }
 
-void winent_cog_partial(const winent_cog_geom *g, const float *px, size_t stride, int nrows,
-                        int ncols, void *scratch, uint8_t *dst)
+/* The tile's means at every inner level k into dst[k], and the deepest
+ * inner level's sums and counts into `sums` (winent_cog_sums_bytes). */
+static void reduce(const winent_cog_geom *g, const float *px, size_t stride, int nrows, int ncols,
+                   void *scratch, const means_dst *dst, uint8_t *sums)
 {
     const int side = g->side;
     const size_t half = (size_t)side / 2;
@@ -136,7 +158,7 @@ void winent_cog_partial(const winent_cog_geom *g, const float *px, size_t stride
             blocks_edge(row0, nr == 2 ? row0 + stride : row0, nr, ncols, half, sum + by * half,
                         count + by * half);
     }
-    put_means(sum, count, half * half, dst + means_at(g, 1));
+    put_means(sum, count, half, &dst[1]);
     /* Each inner level from the one below, in place: block (bx, by) is
      * written at or before the first of the four it reads, and every later
      * block reads further on. */
@@ -150,12 +172,25 @@ void winent_cog_partial(const winent_cog_geom *g, const float *px, size_t stride
                 sum[by * w + bx] = s;
                 count[by * w + bx] = n;
             }
-        put_means(sum, count, w * w, dst + means_at(g, k));
+        put_means(sum, count, w, &dst[k]);
     }
     /* The deepest inner level's sums and counts, for the levels above. */
-    size_t b = block_side(g, g->inner), at = means_at(g, g->inner + 1);
-    memcpy(dst + at, sum, b * b * sizeof(double));
-    memcpy(dst + at + b * b * sizeof(double), count, b * b * sizeof(uint32_t));
+    if (winent_cog_sums_bytes(g)) {
+        size_t b = block_side(g, g->inner);
+        memcpy(sums, sum, b * b * sizeof(double));
+        memcpy(sums + b * b * sizeof(double), count, b * b * sizeof(uint32_t));
+    }
+}
+
+void winent_cog_partial(const winent_cog_geom *g, const float *px, size_t stride, int nrows,
+                        int ncols, void *scratch, uint8_t *dst)
+{
+    means_dst d[WINENT_COG_MAX_LEVELS + 1];
+    for (int k = 1; k <= g->inner; k++) {
+        size_t b = block_side(g, k);
+        d[k] = (means_dst){dst + means_at(g, k), b * sizeof(float), (int)b, (int)b};
+    }
+    reduce(g, px, stride, nrows, ncols, scratch, d, dst + means_at(g, g->inner + 1));
 }
 
 /* One level's state (level 0 is unused). */
@@ -188,7 +223,8 @@ size_t winent_cog_pyramid_bytes(const winent_cog_geom *g)
         if (k > g->inner)
             b += (size_t)g->w[k] * (sizeof(double) + sizeof(uint32_t));
     }
-    b += block_side(g, g->inner) * (size_t)g->w[g->inner] * (sizeof(double) + sizeof(uint32_t));
+    if (winent_cog_sums_bytes(g))
+        b += block_side(g, g->inner) * (size_t)g->w[g->inner] * (sizeof(double) + sizeof(uint32_t));
     return b;
 }
 
@@ -232,7 +268,7 @@ winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emi
                              (p->lv[k].count = calloc(w, sizeof(uint32_t))) == NULL))
             goto oom;
     }
-    if (g->levels > 0) {
+    if (winent_cog_sums_bytes(g)) {
         size_t n = block_side(g, g->inner) * (size_t)g->w[g->inner];
         p->sum_in = winent_huge_alloc(n * sizeof(double));
         p->count_in = winent_huge_alloc(n * sizeof(uint32_t));
@@ -305,17 +341,44 @@ static winent_status row_done(winent_cog_pyramid *p, int k, int y, const double 
     return st;
 }
 
+/* The rectangle of tile (tx, ty) in inner level k: its first row and
+ * column, and how many of its blocks lie inside the level. */
+static void tile_rect(const winent_cog_geom *g, int k, uint32_t ty, uint32_t tx, int *y0, int *x0,
+                      int *nr, int *nc)
+{
+    int b = (int)block_side(g, k);
+    *y0 = (int)ty * b;
+    *x0 = (int)tx * b;
+    *nr = g->h[k] - *y0 < b ? g->h[k] - *y0 : b;
+    *nc = g->w[k] - *x0 < b ? g->w[k] - *x0 : b;
+}
+
+void winent_cog_pyramid_put(winent_cog_pyramid *p, uint32_t ty, uint32_t tx, const float *px,
+                            size_t stride, int nrows, int ncols, void *scratch, uint8_t *sums)
+{
+    const winent_cog_geom *g = &p->g;
+    means_dst d[WINENT_COG_MAX_LEVELS + 1];
+    for (int k = 1; k <= g->inner; k++) {
+        int y0, x0, nr, nc;
+        tile_rect(g, k, ty, tx, &y0, &x0, &nr, &nc);
+        size_t w = (size_t)g->w[k];
+        float *at = p->lv[k].rows[(y0 / g->side) & 1] + (size_t)(y0 % g->side) * w + (size_t)x0;
+        d[k] = (means_dst){(uint8_t *)at, w * sizeof(float), nr, nc};
+    }
+    reduce(g, px, stride, nrows, ncols, scratch, d, sums);
+}
+
 winent_status winent_cog_pyramid_add(winent_cog_pyramid *p, uint32_t ty, uint32_t tx,
-                                     const uint8_t *partial, winent_err *err)
+                                     const uint8_t *partial, int in_place, winent_err *err)
 {
     const winent_cog_geom *g = &p->g;
     const int K = g->inner;
-    /* Each inner level's block of this tile into its place. */
-    for (int k = 1; k <= K; k++) {
+    /* Each inner level's block of this tile into its place, unless an
+     * encoder put it there. */
+    for (int k = 1; k <= K && !in_place; k++) {
         size_t b = block_side(g, k);
-        int y0 = (int)(ty * b), x0 = (int)(tx * b);
-        int nr = g->h[k] - y0 < (int)b ? g->h[k] - y0 : (int)b;
-        int nc = g->w[k] - x0 < (int)b ? g->w[k] - x0 : (int)b;
+        int y0, x0, nr, nc;
+        tile_rect(g, k, ty, tx, &y0, &x0, &nr, &nc);
         const uint8_t *src = partial + means_at(g, k);
         for (int r = 0; r < nr; r++) {
             float *row;
@@ -324,15 +387,20 @@ winent_status winent_cog_pyramid_add(winent_cog_pyramid *p, uint32_t ty, uint32_
         }
     }
     size_t b = block_side(g, K), wk = (size_t)g->w[K];
-    int y0 = (int)(ty * b), x0 = (int)(tx * b);
-    int nr = g->h[K] - y0 < (int)b ? g->h[K] - y0 : (int)b;
-    int nc = (int)wk - x0 < (int)b ? (int)wk - x0 : (int)b;
-    const uint8_t *sums = partial + means_at(g, K + 1), *counts = sums + b * b * sizeof(double);
-    for (int r = 0; r < nr; r++) {
-        memcpy(p->sum_in + (size_t)r * wk + x0, sums + (size_t)r * b * sizeof(double),
-               (size_t)nc * sizeof(double));
-        memcpy(p->count_in + (size_t)r * wk + x0, counts + (size_t)r * b * sizeof(uint32_t),
-               (size_t)nc * sizeof(uint32_t));
+    int y0, x0, nr, nc;
+    tile_rect(g, K, ty, tx, &y0, &x0, &nr, &nc);
+    /* The deepest inner level's sums, for the levels above it (none when
+     * it is the last level). */
+    const int sums_in = p->sum_in != NULL;
+    if (sums_in) {
+        const uint8_t *sums = partial + (in_place ? 0 : means_at(g, K + 1)),
+                      *counts = sums + b * b * sizeof(double);
+        for (int r = 0; r < nr; r++) {
+            memcpy(p->sum_in + (size_t)r * wk + x0, sums + (size_t)r * b * sizeof(double),
+                   (size_t)nc * sizeof(double));
+            memcpy(p->count_in + (size_t)r * wk + x0, counts + (size_t)r * b * sizeof(uint32_t),
+                   (size_t)nc * sizeof(uint32_t));
+        }
     }
     if (tx + 1 < g->across[0])
         return WINENT_OK;
@@ -344,7 +412,7 @@ winent_status winent_cog_pyramid_add(winent_cog_pyramid *p, uint32_t ty, uint32_
         WINENT_TRY(maybe_emit(p, k, last < g->h[k] - 1 ? last : g->h[k] - 1, err));
     }
     for (int r = 0; r < nr; r++)
-        WINENT_TRY(
-            row_done(p, K, y0 + r, p->sum_in + (size_t)r * wk, p->count_in + (size_t)r * wk, err));
+        WINENT_TRY(row_done(p, K, y0 + r, sums_in ? p->sum_in + (size_t)r * wk : NULL,
+                            sums_in ? p->count_in + (size_t)r * wk : NULL, err));
     return WINENT_OK;
 }

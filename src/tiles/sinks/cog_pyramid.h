@@ -16,14 +16,17 @@
  *
  * Work is split as the pipeline is. A tile of side S = 2^m * odd holds
  * whole 2^k blocks for k <= m: the "inner" levels. The encoder thread that
- * compresses a full-resolution tile also reduces it to its partial: its
- * means at every inner level, and the sums and counts of the deepest inner
- * level (winent_cog_partial). The writer thread, which sees the tiles in
- * order, hands the partials to the pyramid, which copies the inner levels'
- * means into place, adds the deepest inner level's sums up for the levels
- * above it, and passes every completed row of tiles of every level to a
- * callback. Most of the arithmetic is thus on the encoder threads; the
- * writer mostly copies.
+ * compresses a full-resolution tile also reduces it: its means at every
+ * inner level go straight into the pyramid's rows, where each tile owns a
+ * rectangle of each inner level (winent_cog_pyramid_put), when the rows
+ * are free; else into its partial (winent_cog_partial), which the writer
+ * copies into place. The sums and counts of the deepest inner level, for
+ * the levels above it (when there are any), ride with the tile either way.
+ * The writer thread, which sees the tiles in order, hands each tile to the
+ * pyramid (winent_cog_pyramid_add), which adds the deepest inner level's
+ * sums up for the levels above it and passes every completed row of tiles
+ * of every level to a callback. The arithmetic is thus on the encoder
+ * threads; the writer copies little.
  */
 #ifndef WINENT_COG_PYRAMID_H
 #define WINENT_COG_PYRAMID_H
@@ -49,9 +52,15 @@ typedef struct winent_cog_geom {
  * (side a multiple of 16). */
 void winent_cog_geometry(int width, int height, int side, winent_cog_geom *g);
 
+/* Bytes of one tile's sums: for the deepest inner level its
+ * (side/2^inner)^2 sums (double) and valid counts (uint32), native byte
+ * order; 0 without overviews or when that level is the last (nothing is
+ * added up above it). */
+size_t winent_cog_sums_bytes(const winent_cog_geom *g);
+
 /* Bytes of one tile's partial (0 without overviews): for k = 1..inner the
- * (side/2^k)^2 float means of level k, then for the deepest inner level
- * its sums (double) and valid counts (uint32), native byte order. */
+ * (side/2^k)^2 float means of level k, then its sums
+ * (winent_cog_sums_bytes). */
 size_t winent_cog_partial_bytes(const winent_cog_geom *g);
 
 /* Bytes of scratch winent_cog_partial needs. */
@@ -93,12 +102,30 @@ winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emi
  * for --mem. */
 size_t winent_cog_pyramid_bytes(const winent_cog_geom *g);
 
-/* The partial of full-resolution tile (tx, ty). Tiles come in order, row
- * by row; after the last tile of a row, the rows it completed go up the
- * pyramid, which may call `emit` (several levels at once at the image's
- * last row). One thread at a time (the writer). */
+/* Full-resolution tile (tx, ty) (its `nrows` x `ncols` pixels at `px`,
+ * rows `stride` floats apart, as winent_cog_partial) reduced straight into
+ * the pyramid's rows: its means at every inner level in place, its sums
+ * into `sums` (winent_cog_sums_bytes, any alignment; unused when 0).
+ * `scratch` as winent_cog_partial's. Any thread, beside other puts and
+ * beside winent_cog_pyramid_add, on one condition: the rows each inner
+ * level k keeps are two rows of tiles, so tile row R = ty >> k of level k
+ * takes the buffer of its tile row R - 2, which must have been emitted
+ * and be read no more (what `reuse` waits for) before any tile of R is
+ * put. The caller tracks that (emit calls come in order per level); the
+ * pyramid does not lock. */
+void winent_cog_pyramid_put(winent_cog_pyramid *p, uint32_t ty, uint32_t tx, const float *px,
+                            size_t stride, int nrows, int ncols, void *scratch, uint8_t *sums);
+
+/* Full-resolution tile (tx, ty): `partial` is its partial
+ * (winent_cog_partial), or, with `in_place` (its means put by
+ * winent_cog_pyramid_put), its sums alone (NULL when there are none).
+ * Tiles come in order, row by row; after the last tile of a row, the rows
+ * it completed go up the pyramid, which may call `emit` (several levels
+ * at once at the image's last row). A partial's means are copied into
+ * rows that `reuse` has freed first; rows put in place are the caller's
+ * care. One thread at a time (the writer). */
 winent_status winent_cog_pyramid_add(winent_cog_pyramid *p, uint32_t ty, uint32_t tx,
-                                     const uint8_t *partial, winent_err *err);
+                                     const uint8_t *partial, int in_place, winent_err *err);
 
 void winent_cog_pyramid_free(winent_cog_pyramid *p);
 

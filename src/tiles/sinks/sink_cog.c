@@ -15,19 +15,23 @@
  * order (copy_file_range: in the kernel, no pass through user space).
  *
  * Threads. Encoder threads compress the full-resolution tiles, each with
- * its own codec, and reduce each tile to its partial (its means at the
- * overview levels whose blocks it holds whole, cog_pyramid.h), which rides
- * before the tile in the encoded part. The writer thread appends the
- * records in order and feeds the partials to the pyramid. Every completed
- * row of overview tiles becomes jobs that point into the pyramid's rows
- * (kept two rows of tiles per level); the encoder threads take one before
- * each tile of their own, cut it out, compress it and write it to the
- * overview spill at a place they reserve (pwrite: no copy through the
- * writer). Before the pyramid overwrites a row of tiles, the writer waits
- * for its jobs, doing the waiting ones itself. The last rows of tiles of
- * every level complete with the image's last row: finish compresses them
- * on the pool (winent_sink_opts.par) with the encoders' codecs, idle by
- * then.
+ * its own codec, and reduce each tile to its means at the overview levels
+ * whose blocks it holds whole (cog_pyramid.h), straight into the
+ * pyramid's rows (kept two rows of tiles per level) when the rows it
+ * writes are free: the level's tile row two before emitted and its jobs
+ * done (rows_free_locked; an encoder runs such a row's waiting jobs
+ * itself, but never waits). Else, when it runs that far ahead of the
+ * writer, the means ride before the tile in the encoded part (its
+ * partial) and the writer copies them into place. The writer thread
+ * appends the records in order and hands each tile to the pyramid. Every
+ * completed row of overview tiles becomes jobs that point into the
+ * pyramid's rows; the encoder threads take one before each tile of their
+ * own, cut it out, compress it and write it to the overview spill at a
+ * place they reserve (pwrite: no copy through the writer). Before the
+ * pyramid overwrites a row of tiles, the writer waits for its jobs, doing
+ * the waiting ones itself. The last rows of tiles of every level complete
+ * with the image's last row: finish compresses them on the pool
+ * (winent_sink_opts.par) with the encoders' codecs, idle by then.
  *
  * Several maps are the bands of the file, in separate planes: a pyramid
  * each, tile arrays band after band. The full-resolution records are
@@ -53,6 +57,10 @@
 /* Bytes around each tile's data: its size before, its last 4 bytes after. */
 #define LEADER  4
 #define TRAILER 4
+/* Before each encoded full-resolution tile when there are overviews: 1
+ * (native uint32) when its means are in the pyramid's rows already and its
+ * sums follow, 0 when its partial follows. */
+#define HEAD 4
 /* Overview tiles are means, whose low mantissa bits are noise: zstd's
  * default level 3 compresses them no better than level 1 (1.26:1 both on an
  * 8192 x 8192 map's level 1, level 1 in 40 % of the time: docs/PERFORMANCE.md),
@@ -126,7 +134,8 @@ typedef struct cog_sink {
     uint64_t final_bytes; /* the output's size once laid out */
     winent_cog_geom g;
     int nmaps;                                 /* bands of the file */
-    size_t partial_bytes;                      /* before each encoded tile; 0 without overviews */
+    size_t partial_bytes;                      /* winent_cog_partial_bytes; 0 without overviews */
+    size_t sums_bytes;                         /* winent_cog_sums_bytes */
     tile_rec *recs[WINENT_COG_MAX_LEVELS + 1]; /* owned, per level: the writer's (level 0),
                                                   each job's runner's (overviews); map m's
                                                   tiles from m * (tiles of the level) */
@@ -139,11 +148,13 @@ typedef struct cog_sink {
     int sync_ready;
     ovr_job *jobs; /* owned: enough for two rows of tiles of every level */
     int njobs;
-    uint64_t next_seq;                           /* under lock */
-    open_count *open_jobs;                       /* owned, per map (under lock) */
-    cog_state *states;                           /* every live state (under lock) */
-    cog_state *idle;                             /* finish only (under lock) */
-    winent_err job_err;                          /* finish's first failure (under lock) */
+    uint64_t next_seq;                              /* under lock */
+    open_count *open_jobs;                          /* owned, per map (under lock) */
+    uint32_t (*emitted)[WINENT_COG_MAX_LEVELS + 1]; /* owned, per map and level: tile
+                                                     rows emitted (under lock) */
+    cog_state *states;                              /* every live state (under lock) */
+    cog_state *idle;                                /* finish only (under lock) */
+    winent_err job_err;                             /* finish's first failure (under lock) */
 } cog_sink;
 
 /* ---- Compressing tiles ------------------------------------------------- */
@@ -344,59 +355,113 @@ static winent_status run_job(winent_sink *s, cog_state *e, ovr_job *j, winent_er
     return st;
 }
 
-/* Tile `tx` of tile row `index`, appended to `out` as one part: its
- * partial when there are overviews, then its record. Before it, one
- * waiting overview tile, if any: the overviews share the encoder threads. */
-static winent_status encode_main_tile(winent_sink *s, cog_state *e, int64_t index, uint32_t tx,
-                                      const float *rows, int nrows, winent_bytes *out,
+/* 1 when the rows that tile row `ty` of map `map` writes in every inner
+ * level are free: the level's tile row two before it (the same buffer)
+ * emitted and its jobs done; else 0, the first level that is not in
+ * `*level`. Lock held. */
+static int rows_free_locked(const cog_sink *t, int map, uint32_t ty, int *level)
+{
+    for (int k = 1; k <= t->g.inner; k++) {
+        uint32_t R = ty >> k;
+        if (R >= 2 && (t->emitted[map][k] < R - 1 || t->open_jobs[map][k][R & 1] > 0)) {
+            *level = k;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether tile row `ty` of map `map` may put its means in place
+ * (`*in_place`): the jobs that hold its rows, when they wait, are run here
+ * with `e`; when they run elsewhere, or the rows are not emitted yet, the
+ * answer is no (an encoder never waits: the writer may wait for it). */
+static winent_status claim_rows(winent_sink *s, cog_state *e, int map, uint32_t ty, int *in_place,
+                                winent_err *err)
+{
+    cog_sink *t = s->impl;
+    int k = 0;
+    pthread_mutex_lock(&t->lock);
+    for (;;) {
+        if (rows_free_locked(t, map, ty, &k)) {
+            *in_place = 1;
+            break;
+        }
+        uint32_t R = ty >> k;
+        ovr_job *j =
+            t->emitted[map][k] >= R - 1 ? take_pending_locked(t, map, k, (int)(R & 1)) : NULL;
+        if (j == NULL) {
+            *in_place = 0;
+            break;
+        }
+        pthread_mutex_unlock(&t->lock);
+        WINENT_TRY(run_job(s, e, j, err));
+        pthread_mutex_lock(&t->lock);
+    }
+    pthread_mutex_unlock(&t->lock);
+    return WINENT_OK;
+}
+
+/* Tile `tx` of tile row `index` of map `map`, appended to `out` as one
+ * part: when there are overviews, a HEAD and its sums (its means put in
+ * place) or its partial, then its record. Before it, one waiting overview
+ * tile, if any: the overviews share the encoder threads. */
+static winent_status encode_main_tile(winent_sink *s, cog_state *e, int map, int64_t index,
+                                      uint32_t tx, const float *rows, int nrows, winent_bytes *out,
                                       winent_err *err)
 {
     cog_sink *t = s->impl;
-    (void)index;
+    const uint32_t ty = (uint32_t)index;
     ovr_job *j = NULL;
+    uint32_t in_place = 0;
+    size_t pre = 0;
     if (t->partial_bytes) {
         pthread_mutex_lock(&t->lock);
         j = take_pending_locked(t, 0, -1, -1);
         pthread_mutex_unlock(&t->lock);
+        if (j)
+            WINENT_TRY(run_job(s, e, j, err));
+        int free_rows;
+        WINENT_TRY(claim_rows(s, e, map, ty, &free_rows, err));
+        in_place = (uint32_t)free_rows;
+        pre = HEAD + (in_place ? t->sums_bytes : t->partial_bytes);
     }
-    if (j)
-        WINENT_TRY(run_job(s, e, j, err));
     const int side = t->g.side, width = s->opts.width;
     cut_tile(rows, (size_t)width, nrows, width, tx, side, e->tile);
     if (t->partial_bytes) {
         /* From the tile just cut, while it is in cache, straight into the
-         * part; the zero padding is outside the image (the given rows and
-         * columns only). */
+         * pyramid's rows or the part; the zero padding is outside the image
+         * (the given rows and columns only). */
         size_t x0 = (size_t)tx * (size_t)side;
         int cols = width - (int)x0 < side ? width - (int)x0 : side;
-        if (winent_bytes_reserve(out, t->partial_bytes) != 0)
+        if (winent_bytes_reserve(out, pre) != 0)
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-        winent_cog_partial(&t->g, e->tile, (size_t)side, nrows, cols, e->scratch,
-                           out->data + out->size);
-        out->size += t->partial_bytes;
+        uint8_t *at = out->data + out->size;
+        memcpy(at, &in_place, HEAD);
+        if (in_place)
+            winent_cog_pyramid_put(t->pyr[map], ty, tx, e->tile, (size_t)side, nrows, cols,
+                                   e->scratch, at + HEAD);
+        else
+            winent_cog_partial(&t->g, e->tile, (size_t)side, nrows, cols, e->scratch, at + HEAD);
+        out->size += pre;
     }
     WINENT_TRY(encode_record(e->codec, e->tile, out, err));
-    out->parts[out->nparts - 1] += t->partial_bytes;
+    out->parts[out->nparts - 1] += pre;
     return WINENT_OK;
 }
 
-/* The tile of any map is encoded alike (its partial too): the map counts
- * when it is written. */
 static winent_status cog_encode_part(winent_sink *s, void *enc, int map, int64_t index, int part,
                                      const float *rows, int nrows, winent_bytes *out,
                                      winent_err *err)
 {
-    (void)map;
-    return encode_main_tile(s, enc, index, (uint32_t)part, rows, nrows, out, err);
+    return encode_main_tile(s, enc, map, index, (uint32_t)part, rows, nrows, out, err);
 }
 
 static winent_status cog_encode(winent_sink *s, void *enc, int map, int64_t index,
                                 const float *rows, int nrows, winent_bytes *out, winent_err *err)
 {
     cog_sink *t = s->impl;
-    (void)map;
     for (uint32_t tx = 0; tx < t->g.across[0]; tx++)
-        WINENT_TRY(encode_main_tile(s, enc, index, tx, rows, nrows, out, err));
+        WINENT_TRY(encode_main_tile(s, enc, map, index, tx, rows, nrows, out, err));
     return WINENT_OK;
 }
 
@@ -448,6 +513,7 @@ static winent_status emit_tile_row(void *user, int level, uint32_t tile_row, con
                                rows,        stride,          nrows,  ncols};
         t->open_jobs[u->map][level][tile_row & 1]++;
     }
+    t->emitted[u->map][level] = tile_row + 1;
     pthread_mutex_unlock(&t->lock);
     return WINENT_OK;
 }
@@ -483,14 +549,21 @@ static winent_status write_piece(winent_sink *s, int map, int64_t index, uint32_
                                  const uint8_t *data, size_t n, winent_err *err)
 {
     cog_sink *t = s->impl;
-    if (n < t->partial_bytes + LEADER + TRAILER)
+    uint32_t in_place = 0;
+    size_t pre = 0;
+    if (t->pyr && n >= HEAD) {
+        memcpy(&in_place, data, HEAD);
+        pre = HEAD + (in_place ? t->sums_bytes : t->partial_bytes);
+    }
+    if (n < pre + LEADER + TRAILER || (t->pyr && pre == 0))
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "tile (%u, %lld) is %zu bytes", tx,
                           (long long)index, n);
     uint32_t tile = (uint32_t)map * t->g.across[0] * t->g.down[0] +
                     (uint32_t)index * t->g.across[0] + tx;
-    WINENT_TRY(main_record(s, tile, data + t->partial_bytes, n - t->partial_bytes, err));
+    WINENT_TRY(main_record(s, tile, data + pre, n - pre, err));
     if (t->pyr)
-        WINENT_TRY(winent_cog_pyramid_add(t->pyr[map], (uint32_t)index, tx, data, err));
+        WINENT_TRY(winent_cog_pyramid_add(t->pyr[map], (uint32_t)index, tx,
+                                          pre > HEAD ? data + HEAD : NULL, (int)in_place, err));
     return WINENT_OK;
 }
 
@@ -906,6 +979,7 @@ static void cog_free_impl(void *p)
     free(t->pyr);
     free(t->users);
     free(t->open_jobs);
+    free(t->emitted);
     for (int k = 0; k <= WINENT_COG_MAX_LEVELS; k++)
         free(t->recs[k]);
     free(t->jobs);
@@ -982,7 +1056,9 @@ size_t winent_sink_cog_unit_extra(const winent_sink_opts *o)
     winent_cog_geom g;
     int side = o->tile > 0 ? o->tile : 512;
     winent_cog_geometry(o->width, o->height, side, &g);
-    size_t per_tile = LEADER + TRAILER + winent_cog_partial_bytes(&g);
+    /* The most a tile carries: its partial, when its means could not be
+     * put in place. */
+    size_t per_tile = LEADER + TRAILER + (g.levels ? HEAD + winent_cog_partial_bytes(&g) : 0);
     return (size_t)g.across[0] * per_tile;
 }
 
@@ -1022,10 +1098,12 @@ winent_status winent_sink_cog_open(winent_sink *s, winent_err *err)
     }
     if (t->g.levels > 0) {
         t->partial_bytes = winent_cog_partial_bytes(&t->g);
+        t->sums_bytes = winent_cog_sums_bytes(&t->g);
         t->pyr = calloc((size_t)t->nmaps, sizeof *t->pyr);
         t->users = calloc((size_t)t->nmaps, sizeof *t->users);
         t->open_jobs = calloc((size_t)t->nmaps, sizeof *t->open_jobs);
-        if (t->pyr == NULL || t->users == NULL || t->open_jobs == NULL)
+        t->emitted = calloc((size_t)t->nmaps, sizeof *t->emitted);
+        if (t->pyr == NULL || t->users == NULL || t->open_jobs == NULL || t->emitted == NULL)
             goto oom;
         for (int m = 0; m < t->nmaps; m++) {
             t->users[m] = (pyr_user){s, m};
