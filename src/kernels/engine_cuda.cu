@@ -351,19 +351,26 @@ static const void *few_fn(int kx)
 
 /* The column-pack kernel of a window of radius rx <= 127: slots of 32
  * columns a lane, (32 + 2 rx) / 32 rounded up. */
-static const void *colpack_fn(int rx)
+template <bool TS> static const void *colpack_fn_ts(int rx)
 {
     switch ((32 + 2 * rx + 31) / 32) {
-    case 1: return (const void *)colpack_kernel<1>;
-    case 2: return (const void *)colpack_kernel<2>;
-    case 3: return (const void *)colpack_kernel<3>;
-    case 4: return (const void *)colpack_kernel<4>;
-    case 5: return (const void *)colpack_kernel<5>;
-    case 6: return (const void *)colpack_kernel<6>;
-    case 7: return (const void *)colpack_kernel<7>;
-    case 8: return (const void *)colpack_kernel<8>;
-    default: return (const void *)colpack_kernel<9>;
+    case 1: return (const void *)colpack_kernel<1, TS>;
+    case 2: return (const void *)colpack_kernel<2, TS>;
+    case 3: return (const void *)colpack_kernel<3, TS>;
+    case 4: return (const void *)colpack_kernel<4, TS>;
+    case 5: return (const void *)colpack_kernel<5, TS>;
+    case 6: return (const void *)colpack_kernel<6, TS>;
+    case 7: return (const void *)colpack_kernel<7, TS>;
+    case 8: return (const void *)colpack_kernel<8, TS>;
+    default: return (const void *)colpack_kernel<9, TS>;
     }
+}
+
+/* The column-pack kernel for windows of radius rx; ts: with T in shared
+ * memory. */
+static const void *colpack_fn(int rx, bool ts)
+{
+    return ts ? colpack_fn_ts<true>(rx) : colpack_fn_ts<false>(rx);
 }
 
 static bool warp_path(win_path p)
@@ -875,7 +882,12 @@ static winent_status launch_colpack(winent_gpu_engine *e, gpu_slot *s, const win
         cp.th /= 2;
     long tiles = strips * ((rows + cp.th - 1) / cp.th);
     int cgrid = (int)std::min<long>((tiles + 3) / 4, (long)e->sms * 32);
-    LAUNCH(colpack_fn(e->plan->rx), cgrid, 128, 0, &cp, &maxcode);
+    /* T in shared memory where it fits without asking (48 KB: windows of
+     * up to 6143 pixels): H100, 16 values, +4 % at 31x31, +18 % at 63x63
+     * against T through the read-only cache (docs/GPU-NOTES.md). */
+    size_t tbytes = sizeof(long long) * (size_t)(e->plan->nmax + 1);
+    bool ts = tbytes <= ((size_t)48 << 10);
+    LAUNCH(colpack_fn(e->plan->rx, ts), cgrid, 128, ts ? tbytes : 0, &cp, &maxcode);
     return WINENT_OK;
 }
 
