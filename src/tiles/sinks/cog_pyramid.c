@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Means computed at a time before they are copied out (put_means). */
+#define WINENT_COG_MEANS_ROW 256
+
 static int ceil_half(int n)
 {
     return n / 2 + (n & 1);
@@ -74,22 +77,45 @@ size_t winent_cog_partial_bytes(const winent_cog_geom *g)
     return means_at(g, g->inner + 1) + winent_cog_sums_bytes(g);
 }
 
+/* Full-resolution rows a tile is reduced by at a time: one row of blocks
+ * of the deepest inner level, so that the sums stay in cache. */
+static size_t strip_rows(const winent_cog_geom *g)
+{
+    return (size_t)1 << g->inner;
+}
+
 size_t winent_cog_partial_scratch_bytes(const winent_cog_geom *g)
 {
     size_t half = (size_t)g->side / 2;
-    return half * half * (sizeof(double) + sizeof(uint32_t));
+    return strip_rows(g) / 2 * half * (sizeof(double) + sizeof(uint32_t));
+}
+
+/* `v`, or +0 when it is NaN, and 1 in `*valid` when it is not: integer
+ * operations, so that the loops around it vectorise (a floating-point
+ * comparison keeps GCC from it). */
+static inline float valid_or_zero(float v, uint32_t *valid)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    uint32_t ok = (b & 0x7fffffffu) <= 0x7f800000u;
+    b &= 0u - ok;
+    *valid = ok;
+    memcpy(&v, &b, sizeof v);
+    return v;
 }
 
 /* Level 1 of one row of 2x2 blocks whose four pixels are all inside the
- * image: branch-free, so that it vectorises. */
+ * image: branch-free, so that it vectorises. The sum is ((v0 + v1) + v2)
+ * + v3 in double, NaN counted as nothing. */
 static void blocks_whole(const float *r0, const float *r1, size_t half, double *sum,
                          uint32_t *count)
 {
     for (size_t bx = 0; bx < half; bx++) {
-        float v0 = r0[2 * bx], v1 = r0[2 * bx + 1], v2 = r1[2 * bx], v3 = r1[2 * bx + 1];
-        count[bx] = (uint32_t)((v0 == v0) + (v1 == v1) + (v2 == v2) + (v3 == v3));
-        sum[bx] = (double)(v0 == v0 ? v0 : 0.0f) + (double)(v1 == v1 ? v1 : 0.0f) +
-                  (double)(v2 == v2 ? v2 : 0.0f) + (double)(v3 == v3 ? v3 : 0.0f);
+        uint32_t n0, n1, n2, n3;
+        float v0 = valid_or_zero(r0[2 * bx], &n0), v1 = valid_or_zero(r0[2 * bx + 1], &n1);
+        float v2 = valid_or_zero(r1[2 * bx], &n2), v3 = valid_or_zero(r1[2 * bx + 1], &n3);
+        count[bx] = n0 + n1 + n2 + n3;
+        sum[bx] = (double)v0 + (double)v1 + (double)v2 + (double)v3;
     }
 }
 
@@ -124,61 +150,83 @@ typedef struct means_dst {
     int nr, nc;
 } means_dst;
 
-/* The means of the w x w sums and counts into `d`. */
-static void put_means(const double *sum, const uint32_t *count, size_t w, const means_dst *d)
+/* The means of `rows` rows of w sums and counts, rows [r0, r0 + rows) of
+ * the level's block, into `d` (those of them it takes). Computed into a
+ * float row first: the division vectorises, the copy takes any alignment. */
+static void put_means(const double *sum, const uint32_t *count, size_t w, int r0, int rows,
+                      const means_dst *d)
 {
-    for (int r = 0; r < d->nr; r++) {
+    float m[WINENT_COG_MEANS_ROW];
+    int nc = d->nc;
+    for (int r = 0; r < rows && r0 + r < d->nr; r++) {
         const double *s = sum + (size_t)r * w;
         const uint32_t *n = count + (size_t)r * w;
-        uint8_t *dst = d->at + (size_t)r * d->stride;
-        for (int i = 0; i < d->nc; i++) {
-            float m = n[i] ? (float)(s[i] / n[i]) : NAN;
-            memcpy(dst + (size_t)i * sizeof m, &m, sizeof m);
+        for (int c = 0; c < nc; c += WINENT_COG_MEANS_ROW) {
+            int e = nc - c < WINENT_COG_MEANS_ROW ? nc - c : WINENT_COG_MEANS_ROW;
+            /* NaN where the count is 0, selected with integer masks (as
+             * valid_or_zero) so that the loop vectorises. */
+            const float nan = NAN;
+            uint32_t nan_bits;
+            memcpy(&nan_bits, &nan, sizeof nan_bits);
+            for (int i = 0; i < e; i++) {
+                uint32_t k = n[c + i], none = 0u - (uint32_t)(k == 0), bits;
+                float q = (float)(s[c + i] / (double)(k | (none & 1u)));
+                memcpy(&bits, &q, sizeof bits);
+                bits = (bits & ~none) | (nan_bits & none);
+                memcpy(&m[i], &bits, sizeof bits);
+            }
+            memcpy(d->at + (size_t)(r0 + r) * d->stride + (size_t)c * sizeof(float), m,
+                   (size_t)e * sizeof(float));
         }
     }
 }
 
 /* The tile's means at every inner level k into dst[k], and the deepest
- * inner level's sums and counts into `sums` (winent_cog_sums_bytes). */
+ * inner level's sums and counts into `sums` (winent_cog_sums_bytes), a
+ * strip of rows at a time (strip_rows). */
 static void reduce(const winent_cog_geom *g, const float *px, size_t stride, int nrows, int ncols,
                    void *scratch, const means_dst *dst, uint8_t *sums)
 {
-    const int side = g->side;
-    const size_t half = (size_t)side / 2;
+    const int side = g->side, K = g->inner;
+    const size_t half = (size_t)side / 2, strip = strip_rows(g), b = block_side(g, K);
+    const int with_sums = winent_cog_sums_bytes(g) != 0;
     double *sum = scratch;
-    uint32_t *count = (uint32_t *)(sum + half * half);
-    /* Level 1 from the pixels. */
-    for (size_t by = 0; by < half; by++) {
-        int r0 = 2 * (int)by;
-        int nr = r0 + 1 < nrows ? 2 : r0 < nrows ? 1 : 0;
-        const float *row0 = nr ? px + (size_t)r0 * stride : px;
-        if (nr == 2 && ncols == side)
-            blocks_whole(row0, row0 + stride, half, sum + by * half, count + by * half);
-        else
-            blocks_edge(row0, nr == 2 ? row0 + stride : row0, nr, ncols, half, sum + by * half,
-                        count + by * half);
-    }
-    put_means(sum, count, half, &dst[1]);
-    /* Each inner level from the one below, in place: block (bx, by) is
-     * written at or before the first of the four it reads, and every later
-     * block reads further on. */
-    for (int k = 2; k <= g->inner; k++) {
-        size_t w = block_side(g, k), wp = 2 * w;
-        for (size_t by = 0; by < w; by++)
-            for (size_t bx = 0; bx < w; bx++) {
-                size_t i = 2 * by * wp + 2 * bx;
-                double s = (sum[i] + sum[i + 1]) + (sum[i + wp] + sum[i + wp + 1]);
-                uint32_t n = count[i] + count[i + 1] + count[i + wp] + count[i + wp + 1];
-                sum[by * w + bx] = s;
-                count[by * w + bx] = n;
-            }
-        put_means(sum, count, w, &dst[k]);
-    }
-    /* The deepest inner level's sums and counts, for the levels above. */
-    if (winent_cog_sums_bytes(g)) {
-        size_t b = block_side(g, g->inner);
-        memcpy(sums, sum, b * b * sizeof(double));
-        memcpy(sums + b * b * sizeof(double), count, b * b * sizeof(uint32_t));
+    uint32_t *count = (uint32_t *)(sum + strip / 2 * half);
+    for (size_t st = 0; st < (size_t)side / strip; st++) {
+        /* Level 1 from the pixels. */
+        for (size_t j = 0; j < strip / 2; j++) {
+            int r0 = (int)(st * strip + 2 * j);
+            int nr = r0 + 1 < nrows ? 2 : r0 < nrows ? 1 : 0;
+            const float *row0 = nr ? px + (size_t)r0 * stride : px;
+            if (nr == 2 && ncols == side)
+                blocks_whole(row0, row0 + stride, half, sum + j * half, count + j * half);
+            else
+                blocks_edge(row0, nr == 2 ? row0 + stride : row0, nr, ncols, half, sum + j * half,
+                            count + j * half);
+        }
+        put_means(sum, count, half, (int)(st * strip / 2), (int)(strip / 2), &dst[1]);
+        /* Each inner level from the one below, in place: block (bx, by) is
+         * written at or before the first of the four it reads, and every
+         * later block reads further on. */
+        for (int k = 2; k <= K; k++) {
+            size_t w = block_side(g, k), wp = 2 * w, rows = strip >> k;
+            for (size_t by = 0; by < rows; by++)
+                for (size_t bx = 0; bx < w; bx++) {
+                    size_t i = 2 * by * wp + 2 * bx;
+                    double s = (sum[i] + sum[i + 1]) + (sum[i + wp] + sum[i + wp + 1]);
+                    uint32_t n = count[i] + count[i + 1] + count[i + wp] + count[i + wp + 1];
+                    sum[by * w + bx] = s;
+                    count[by * w + bx] = n;
+                }
+            put_means(sum, count, w, (int)(st * rows), (int)rows, &dst[k]);
+        }
+        /* The deepest inner level's row of sums and counts, for the levels
+         * above. */
+        if (with_sums) {
+            memcpy(sums + st * b * sizeof(double), sum, b * sizeof(double));
+            memcpy(sums + b * b * sizeof(double) + st * b * sizeof(uint32_t), count,
+                   b * sizeof(uint32_t));
+        }
     }
 }
 
