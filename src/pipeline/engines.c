@@ -451,21 +451,33 @@ out:
 /* ---- Bringing GPUs in --------------------------------------------------- */
 
 /* Start the driver of GPU `d` (lock held). NULL when it could not. */
+engine *winent_engine_add(pipeline *p, const engine_ops *ops, int device, int slots)
+{
+    if (p->nengines >= WINENT_MAX_ENGINES)
+        return NULL;
+    engine *e = &p->engines[p->nengines++];
+    memset(e, 0, sizeof *e);
+    e->ops = ops;
+    e->p = p;
+    e->device = device;
+    e->slots = slots;
+    if (device < 0)
+        snprintf(e->name, sizeof e->name, "cpu");
+    else
+        snprintf(e->name, sizeof e->name, "gpu%d", device);
+    return e;
+}
+
 static engine *start_gpu(pipeline *p, int d)
 {
     if (p->nengines >= WINENT_MAX_ENGINES || STOPPED(p))
         return NULL;
-    engine *e = &p->engines[p->nengines];
-    memset(e, 0, sizeof *e);
-    e->ops = &winent_gpu_engine_ops;
-    e->p = p;
-    e->device = d;
-    e->slots = p->gpu_slots;
-    snprintf(e->name, sizeof e->name, "gpu%d", d);
-    if (pthread_create(&e->thread, NULL, winent_engine_driver, e) != 0)
+    engine *e = winent_engine_add(p, &winent_gpu_engine_ops, d, p->gpu_slots);
+    if (pthread_create(&e->thread, NULL, winent_engine_driver, e) != 0) {
+        p->nengines--; /* never started: not one of the job's engines */
         return NULL;
+    }
     e->started = 1;
-    p->nengines++;
     return e;
 }
 

@@ -474,20 +474,6 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     }
 }
 
-static void add_engine(pipeline *p, const engine_ops *ops, int device, int slots)
-{
-    engine *e = &p->engines[p->nengines++];
-    memset(e, 0, sizeof *e);
-    e->ops = ops;
-    e->p = p;
-    e->device = device;
-    e->slots = slots;
-    if (device < 0)
-        snprintf(e->name, sizeof e->name, "cpu");
-    else
-        snprintf(e->name, sizeof e->name, "gpu%d", device);
-}
-
 static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_start)
 {
     stats->wall_s = winent_now() - t_start;
@@ -932,9 +918,9 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         goto fail;
     }
     if (p->want_cpu)
-        add_engine(p, &winent_cpu_engine_ops, -1, p->cpu_slots);
+        (void)winent_engine_add(p, &winent_cpu_engine_ops, -1, p->cpu_slots);
     for (int i = 0; i < p->ngpus; i++)
-        add_engine(p, &winent_gpu_engine_ops, p->gpu_ids[i], p->gpu_slots);
+        (void)winent_engine_add(p, &winent_gpu_engine_ops, p->gpu_ids[i], p->gpu_slots);
 
     /* Start the threads: the pool, the engines' drivers, the reader. */
     for (; nworkers < p->threads; nworkers++) {

@@ -347,6 +347,10 @@ void winent_sched_post_counts_locked(pipeline *p, chunk *c, int from);
 /* engines.c: the engine table and the one driver body. */
 extern const engine_ops winent_cpu_engine_ops;
 extern const engine_ops winent_gpu_engine_ops;
+/* The next of p->engines (p->nengines grows by one) for `device` (-1: the
+ * CPU), cleared and named "cpu" or "gpuN"; the caller starts its driver.
+ * NULL when the table is full. Under the lock once threads run. */
+engine *winent_engine_add(pipeline *p, const engine_ops *ops, int device, int slots);
 void *winent_engine_driver(void *arg); /* arg: engine */
 /* auto: find the GPUs and start their drivers (a thread of its own). */
 void *winent_gpu_launcher(void *arg); /* arg: pipeline */
