@@ -238,6 +238,13 @@ static const tcase cases[] = {
     {"u8 7x3", WINENT_U8, 7, 3, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 40, 0, 0, 97, 83, 11},
     {"u8 3x7", WINENT_U8, 3, 7, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 200, 0, 0, 97, 83, 11},
     {"u8 31x31", WINENT_U8, 31, 31, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 150, 120, 25},
+    /* The column-pack kernel (T in shared memory up to 6143 pixels): an
+     * oblong window, 1023 pixels with counts near it (a landscape), three
+     * slots, a wide short window. */
+    {"colpack u8 16 values 13x21", WINENT_U8, 13, 21, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 120, 90, 20},
+    {"colpack u8 16 classes 33x31 landscape (1023 pixels)", WINENT_U8, 33, 31, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 16, 0, 0, 150, 130, 30},
+    {"colpack u8 16 values 35x29 (three slots)", WINENT_U8, 35, 29, WINENT_BASE_10, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 140, 100, 25},
+    {"colpack u8 16 values 255x3", WINENT_U8, 255, 3, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 16, 0, 0, 300, 40, 10},
     {"u8 255x255", WINENT_U8, 255, 255, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 256, 0, 0, 300, 280, 64},
     {"u8 nodata 3", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 1, 3, GEN_RANDOM, 8, 0, 0, 97, 83, 17},
     {"u8 nodata 300 (unreachable)", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 1, 300, GEN_RANDOM, 8, 0, 0, 50, 40, 17},
