@@ -1276,6 +1276,77 @@ fail:
     return st;
 }
 
+/* The equal-code cliques' buffers (every slot's, and the a_k and 0, 1,
+ * 2, ... the engine shares). Best effort, after every buffer the engine
+ * cannot go without: on a device short of memory the chunks take the
+ * plan's kernel (sparse_off). */
+static void sparse_free(winent_gpu_engine *e)
+{
+    for (int i = 0; i < e->nslots; i++) {
+        gpu_slot *s = &e->slot[i];
+        cudaFree(s->d_skeys);
+        cudaFree(s->d_spos);
+        cudaFree(s->d_sort);
+        cudaFree(s->d_diff);
+        cudaFree(s->d_ndiff);
+        cudaFree(s->d_seg);
+        cudaFree(s->d_nseg);
+        cudaFree(s->d_sovf);
+        s->d_skeys = s->d_spos = NULL;
+        s->d_sort = NULL;
+        s->d_diff = s->d_seg = NULL;
+        s->d_ndiff = s->d_nseg = NULL;
+        s->d_sovf = NULL;
+    }
+    cudaFree(e->d_iota);
+    cudaFree(e->d_a);
+    e->d_iota = NULL;
+    e->d_a = NULL;
+}
+
+static bool sparse_alloc(winent_gpu_engine *e, size_t npix)
+{
+    long long a[SPARSE_MAX_PARTNERS + 2];
+    sparse_coefficients(e->plan->t, e->plan->nmax, a);
+    bool ok = cudaMalloc((void **)&e->d_a, sizeof a) == cudaSuccess &&
+              cudaMemcpy(e->d_a, a, sizeof a, cudaMemcpyHostToDevice) == cudaSuccess &&
+              cudaMalloc((void **)&e->d_iota, npix * sizeof(uint32_t)) == cudaSuccess;
+    if (ok) {
+        int grid = std::max(1, std::min(e->sms * 8, (int)((npix + 255) / 256)));
+        sparse_iota_kernel<<<grid, 256>>>(e->d_iota, npix);
+        ok = cudaGetLastError() == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess;
+    }
+    const size_t segs = ((size_t)e->max_in_rows / SPARSE_SEG + 1) * (size_t)e->max_width;
+    for (int i = 0; ok && i < e->nslots; i++) {
+        gpu_slot *s = &e->slot[i];
+        ok = cub::DeviceRadixSort::SortPairs(NULL, s->sort_bytes, (const uint32_t *)NULL,
+                                             (uint32_t *)NULL, (const uint32_t *)NULL,
+                                             (uint32_t *)NULL, (int)npix, 0, 32) == cudaSuccess &&
+             cudaMalloc(&s->d_sort, s->sort_bytes) == cudaSuccess &&
+             cudaMalloc((void **)&s->d_skeys, npix * sizeof(uint32_t)) == cudaSuccess &&
+             cudaMalloc((void **)&s->d_spos, npix * sizeof(uint32_t)) == cudaSuccess &&
+             cudaMalloc((void **)&s->d_diff, npix * sizeof(unsigned long long)) == cudaSuccess &&
+             cudaMalloc((void **)&s->d_seg, segs * sizeof(unsigned long long)) == cudaSuccess &&
+             cudaMalloc((void **)&s->d_sovf, sizeof(unsigned)) == cudaSuccess &&
+             (!e->nd || (cudaMalloc((void **)&s->d_ndiff, npix * sizeof(int)) == cudaSuccess &&
+                         cudaMalloc((void **)&s->d_nseg, segs * sizeof(int)) == cudaSuccess));
+    }
+    return ok;
+}
+
+/* Without the cliques after all: their buffers freed, the error cleared,
+ * the path's name without them. */
+static void sparse_off(winent_gpu_engine *e)
+{
+    static const char head[] = "sparse-cliques/code32|";
+    sparse_free(e);
+    (void)cudaGetLastError();
+    e->sparse = 0;
+    if (strncmp(e->path_name, head, sizeof head - 1) == 0)
+        memmove(e->path_name, e->path_name + sizeof head - 1,
+                strlen(e->path_name) - (sizeof head - 1) + 1);
+}
+
 extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int device, int max_width,
                                                   int max_in_rows, int slots,
                                                   winent_gpu_engine **out, winent_err *err)
@@ -1339,8 +1410,8 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     }
 
     npix = (size_t)max_width * (size_t)max_in_rows;
-    if (npix > (size_t)INT32_MAX)
-        e->sparse = 0; /* the sort counts items in an int */
+    if (e->sparse && npix > (size_t)INT32_MAX)
+        sparse_off(e); /* the sort counts items in an int */
     if (e->rank32) {
         /* The hash: at least twice the chunk's pixels. The blocks' tables:
          * room for one table of as many ranks as pixels at least, up to 1
@@ -1355,17 +1426,6 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         }
         size_t least = (npix / 2 + 1) * 4 * 4;
         e->rank32_ws = std::max(least, std::min((size_t)1 << 30, free_b / (8 * (size_t)slots)));
-    }
-    if (e->sparse) {
-        long long a[SPARSE_MAX_PARTNERS + 2];
-        sparse_coefficients(p->t, p->nmax, a);
-        CUDA_TRY(device, cudaMalloc((void **)&e->d_a, sizeof a));
-        CUDA_TRY(device, cudaMemcpy(e->d_a, a, sizeof a, cudaMemcpyHostToDevice));
-        CUDA_TRY(device, cudaMalloc((void **)&e->d_iota, npix * sizeof(uint32_t)));
-        sparse_iota_kernel<<<std::max(1, std::min(e->sms * 8, (int)((npix + 255) / 256))), 256>>>(
-            e->d_iota, npix);
-        CUDA_TRY(device, cudaGetLastError());
-        CUDA_TRY(device, cudaDeviceSynchronize());
     }
     for (int i = 0; i < slots; i++) {
         gpu_slot *s = &e->slot[i];
@@ -1397,23 +1457,9 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
             CUDA_TRY(device, cudaMalloc((void **)&s->d_kinfo, 2 * sizeof(unsigned)));
             CUDA_TRY(device, cudaMalloc((void **)&s->d_ws, e->rank32_ws));
         }
-        if (e->sparse) {
-            size_t segs = ((size_t)max_in_rows / SPARSE_SEG + 1) * (size_t)max_width;
-            CUDA_TRY(device, cub::DeviceRadixSort::SortPairs(
-                                 NULL, s->sort_bytes, (const uint32_t *)NULL, (uint32_t *)NULL,
-                                 (const uint32_t *)NULL, (uint32_t *)NULL, (int)npix, 0, 32));
-            CUDA_TRY(device, cudaMalloc(&s->d_sort, s->sort_bytes));
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_skeys, npix * sizeof(uint32_t)));
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_spos, npix * sizeof(uint32_t)));
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_diff, npix * sizeof(unsigned long long)));
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_seg, segs * sizeof(unsigned long long)));
-            if (e->nd) {
-                CUDA_TRY(device, cudaMalloc((void **)&s->d_ndiff, npix * sizeof(int)));
-                CUDA_TRY(device, cudaMalloc((void **)&s->d_nseg, segs * sizeof(int)));
-            }
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_sovf, sizeof(unsigned)));
-        }
     }
+    if (e->sparse && !sparse_alloc(e, npix))
+        sparse_off(e);
     *out = e;
     return WINENT_OK;
 fail:
@@ -1525,21 +1571,12 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
             cudaFree(s->d_keys);
             cudaFree(s->d_ranks);
             cudaFree(s->d_kinfo);
-            cudaFree(s->d_skeys);
-            cudaFree(s->d_spos);
-            cudaFree(s->d_sort);
-            cudaFree(s->d_diff);
-            cudaFree(s->d_ndiff);
-            cudaFree(s->d_seg);
-            cudaFree(s->d_nseg);
-            cudaFree(s->d_sovf);
             if (s->stream)
                 cudaStreamDestroy(s->stream);
         }
         cudaFree(e->d_t);
         cudaFree(e->d_du);
-        cudaFree(e->d_iota);
-        cudaFree(e->d_a);
+        sparse_free(e);
         (void)cudaGetLastError();
     }
     free(e->slot);
