@@ -133,7 +133,7 @@ struct winent_gpu_engine {
     size_t rank32_ws;   /* bytes of d_ws: the blocks' tables */
     int sparse;         /* 32-bit planes: equal-code cliques first
                            (engine_cuda_sparse.cuh); a chunk they overflow
-                           takes rank32 + block */
+                           takes the path's kernel */
     int sparse_skip;    /* sparse: chunks to leave to the path's kernel */
     uint32_t *d_iota;   /* owned: sparse: 0, 1, 2, ... (the sort's values) */
     long long *d_a;     /* owned: sparse: a_k, k <= SPARSE_MAX_PARTNERS + 1 */
