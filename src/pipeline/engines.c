@@ -450,7 +450,6 @@ out:
 
 /* ---- Bringing GPUs in --------------------------------------------------- */
 
-/* Start the driver of GPU `d` (lock held). NULL when it could not. */
 engine *winent_engine_add(pipeline *p, const engine_ops *ops, int device, int slots)
 {
     if (p->nengines >= WINENT_MAX_ENGINES)
@@ -468,6 +467,7 @@ engine *winent_engine_add(pipeline *p, const engine_ops *ops, int device, int sl
     return e;
 }
 
+/* Start the driver of GPU `d` (lock held). NULL when it could not. */
 static engine *start_gpu(pipeline *p, int d)
 {
     if (p->nengines >= WINENT_MAX_ENGINES || STOPPED(p))
