@@ -808,13 +808,6 @@ static void choose_layout(winent_gpu_engine *e)
         snprintf(e->path_name, sizeof e->path_name, "hash-%s/code%d/slots%d/e%d",
                  e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes,
                  1 << e->hash_bits, 8 * e->entry_bytes);
-    if (e->sparse) {
-        static const char head[] = "sparse-cliques/code32|";
-        const size_t len = strlen(e->path_name), room = sizeof e->path_name - sizeof head;
-        memmove(e->path_name + sizeof head - 1, e->path_name, std::min(len, room) + 1);
-        memcpy(e->path_name, head, sizeof head - 1);
-        e->path_name[sizeof e->path_name - 1] = '\0';
-    }
     if (e->dense) {
         size_t len = strlen(e->path_name);
         snprintf(e->path_name + len, sizeof e->path_name - len, "|dense:%swarp-direct/codes%u",
@@ -1017,7 +1010,6 @@ static winent_status launch_sparse(winent_gpu_engine *e, gpu_slot *s, const win_
 {
     const int W = wp.W, rows = wp.y1 - wp.y0;
     const size_t count = (size_t)W * (size_t)in_h, cells = (size_t)W * (size_t)rows;
-    const int nsegs = (rows + SPARSE_SEG - 1) / SPARSE_SEG;
     sparse_params sp;
     memset(&sp, 0, sizeof sp);
     sp.keys = s->d_skeys;
@@ -1034,6 +1026,7 @@ static winent_status launch_sparse(winent_gpu_engine *e, gpu_slot *s, const win_
     sp.y1 = wp.y1;
     sp.rx = wp.rx;
     sp.ry = wp.ry;
+    const int nsegs = sparse_segments(sp);
     unsigned overflow = 0;
     size_t sort_bytes = s->sort_bytes;
     cudaError_t ce =
@@ -1337,17 +1330,25 @@ static bool sparse_alloc(winent_gpu_engine *e, size_t npix)
     return ok;
 }
 
-/* Without the cliques after all: their buffers freed, the error cleared,
- * the path's name without them. */
+/* Without the cliques after all: their buffers freed, the error cleared. */
 static void sparse_off(winent_gpu_engine *e)
 {
-    static const char head[] = "sparse-cliques/code32|";
     sparse_free(e);
     (void)cudaGetLastError();
     e->sparse = 0;
-    if (strncmp(e->path_name, head, sizeof head - 1) == 0)
-        memmove(e->path_name, e->path_name + sizeof head - 1,
-                strlen(e->path_name) - (sizeof head - 1) + 1);
+}
+
+/* The path's name, once the engine knows whether it has the cliques:
+ * they come first, before the plan's kernel. */
+static void name_sparse(winent_gpu_engine *e)
+{
+    static const char head[] = "sparse-cliques/code32|";
+    if (!e->sparse)
+        return;
+    const size_t len = strlen(e->path_name), room = sizeof e->path_name - sizeof head;
+    memmove(e->path_name + sizeof head - 1, e->path_name, std::min(len, room) + 1);
+    memcpy(e->path_name, head, sizeof head - 1);
+    e->path_name[sizeof e->path_name - 1] = '\0';
 }
 
 extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int device, int max_width,
@@ -1463,6 +1464,7 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     }
     if (e->sparse && !sparse_alloc(e, npix))
         sparse_off(e);
+    name_sparse(e);
     *out = e;
     return WINENT_OK;
 fail:

@@ -191,6 +191,27 @@ template <bool ND> KHD void sparse_member(const sparse_params &sp, unsigned long
     }
 }
 
+/* Step 3's cells: a column and a segment of SPARSE_SEG output rows each,
+ * segment by segment (cell c: column c % W of segment c / W); rows [ra,
+ * rb) of the chunk's output rows. */
+KHD int sparse_segments(const sparse_params &sp)
+{
+    return (sp.y1 - sp.y0 + SPARSE_SEG - 1) / SPARSE_SEG;
+}
+
+struct sparse_cell {
+    int x, ra, rb;
+};
+
+KHD sparse_cell sparse_cell_of(const sparse_params &sp, long long c)
+{
+    sparse_cell k;
+    k.x = (int)(c % sp.W);
+    k.ra = (int)(c / sp.W) * SPARSE_SEG;
+    k.rb = k.ra + SPARSE_SEG < sp.y1 - sp.y0 ? k.ra + SPARSE_SEG : sp.y1 - sp.y0;
+    return k;
+}
+
 /* The pixel's S and nodata count, once the difference arrays are summed,
  * to its value: n counted pixels in its clipped window. */
 template <bool ND>
@@ -288,18 +309,17 @@ template <bool ND>
 __global__ void __launch_bounds__(256)
     sparse_segsum_kernel(const sparse_params sp, unsigned long long *seg, int *nseg)
 {
-    const int rows = sp.y1 - sp.y0, W = sp.W, nsegs = (rows + SPARSE_SEG - 1) / SPARSE_SEG;
-    const long long cells = (long long)W * nsegs;
+    const int W = sp.W;
+    const long long cells = (long long)W * sparse_segments(sp);
     for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < cells;
          c += (long long)gridDim.x * blockDim.x) {
-        const int x = (int)(c % W), g = (int)(c / W);
-        const int ra = g * SPARSE_SEG, rb = min(rows, ra + SPARSE_SEG);
+        const sparse_cell k = sparse_cell_of(sp, c);
         unsigned long long s = 0;
         int n = 0;
-        for (int r = ra; r < rb; r++) {
-            s += sp.diff[(size_t)r * W + x];
+        for (int r = k.ra; r < k.rb; r++) {
+            s += sp.diff[(size_t)r * W + k.x];
             if (ND)
-                n += sp.ndiff[(size_t)r * W + x];
+                n += sp.ndiff[(size_t)r * W + k.x];
         }
         seg[c] = s;
         if (ND)
@@ -313,7 +333,7 @@ template <bool ND>
 __global__ void __launch_bounds__(256)
     sparse_segscan_kernel(const sparse_params sp, unsigned long long *seg, int *nseg)
 {
-    const int rows = sp.y1 - sp.y0, W = sp.W, nsegs = (rows + SPARSE_SEG - 1) / SPARSE_SEG;
+    const int W = sp.W, nsegs = sparse_segments(sp);
     for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < W; x += gridDim.x * blockDim.x) {
         unsigned long long s = 0;
         int n = 0;
@@ -339,21 +359,20 @@ __global__ void __launch_bounds__(256)
                          const unsigned long long *seg, const int *nseg, const long long *t,
                          float *out)
 {
-    const int rows = sp.y1 - sp.y0, W = sp.W, nsegs = (rows + SPARSE_SEG - 1) / SPARSE_SEG;
-    const long long cells = (long long)W * nsegs;
+    const int W = sp.W;
+    const long long cells = (long long)W * sparse_segments(sp);
     for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < cells;
          c += (long long)gridDim.x * blockDim.x) {
-        const int x = (int)(c % W), g = (int)(c / W);
-        const int ra = g * SPARSE_SEG, rb = min(rows, ra + SPARSE_SEG);
+        const sparse_cell k = sparse_cell_of(sp, c);
         unsigned long long s = seg[c];
         int n = ND ? nseg[c] : 0;
-        for (int r = ra; r < rb; r++) {
-            s += sp.diff[(size_t)r * W + x];
+        for (int r = k.ra; r < k.rb; r++) {
+            s += sp.diff[(size_t)r * W + k.x];
             if (ND)
-                n += sp.ndiff[(size_t)r * W + x];
+                n += sp.ndiff[(size_t)r * W + k.x];
             const int y = sp.y0 + r;
-            const uint32_t centre = ND ? __ldg(plane + (size_t)(y - sp.in_y0) * W + x) : 0;
-            out[(size_t)r * W + x] = sparse_finish_px<ND>(sp, t, x, y, s, n, centre);
+            const uint32_t centre = ND ? __ldg(plane + (size_t)(y - sp.in_y0) * W + k.x) : 0;
+            out[(size_t)r * W + k.x] = sparse_finish_px<ND>(sp, t, k.x, y, s, n, centre);
         }
     }
 }
