@@ -366,11 +366,20 @@ template <bool TS> static const void *colpack_fn_ts(int rx)
     }
 }
 
-/* The column-pack kernel for windows of radius rx; ts: with T in shared
- * memory. */
-static const void *colpack_fn(int rx, bool ts)
+/* Whether the column-pack kernel takes the window by column pairs. */
+static bool colpack_pairs(const winent_plan *p)
 {
-    return ts ? colpack_fn_ts<true>(rx) : colpack_fn_ts<false>(rx);
+    return p->rx <= COLPAIR_RX_MAX && p->ky <= COLPAIR_KY_MAX;
+}
+
+/* The column-pack kernel for the plan's window: by column pairs where they
+ * fit (H100, 16 values: 31x31 39.0 -> 50.9 Gpixel/s, 13x13 42.0 -> 54.8),
+ * else by slots of 32 columns; ts: with T in shared memory. */
+static const void *colpack_fn(const winent_plan *p, bool ts)
+{
+    if (colpack_pairs(p))
+        return ts ? (const void *)colpair_kernel<true> : (const void *)colpair_kernel<false>;
+    return ts ? colpack_fn_ts<true>(p->rx) : colpack_fn_ts<false>(p->rx);
 }
 
 static bool warp_path(win_path p)
@@ -769,29 +778,34 @@ static void choose_layout(winent_gpu_engine *e)
     if (e->plane_bytes == 1 && pref != PREF_WARP) {
         bool pack16 = p->nmax <= 31 && p->ky <= 15 && p->kx <= 15;
         /* From the kernel benchmark on the H100 (docs/GPU-NOTES.md): the
-         * column-pack kernel (about 36 Gpixel/s to 31 x 31, 5.2 at 255 x
-         * 255) beats the 16-code smem one (2 kx updates a pixel: 54 at 7 x
-         * 7, 45 at 9 x 9, 29 at 15 x 15) from kx = 13 on, and the few
-         * kernel (2.1 at 255 x 255) everywhere: the few kernel now runs
-         * only when asked for. Column packs need ky <= 255 and rx <= 127,
-         * which every window the plan allows has. */
+         * column-pack kernel (by column pairs 55-56 Gpixel/s from 7 x 7 to
+         * 13 x 13, 50.9 at 31 x 31; 9.05 at 255 x 255) beats the 16-code
+         * smem one (2 kx updates a pixel: 54 at 7 x 7, 45 at 9 x 9, 38 at
+         * 11 x 11) from kx = 7 on, the 2-D packs (120 at 5 x 5: colpack
+         * 56) where they fit, and the few kernel (2.1 at 255 x 255)
+         * everywhere: the few kernel runs only when asked for. Column packs
+         * need ky <= 255 and rx <= 127, which every window the plan allows
+         * has. */
         if (pref == PREF_FEW)
             e->small = SMALL_FEW;
-        else if (pref == PREF_COLPACK || (pref == PREF_AUTO && p->kx > 11))
+        else if (pref == PREF_COLPACK ||
+                 (pref == PREF_AUTO && (p->kx > 11 || (p->kx > 5 && !pack16))))
             e->small = SMALL_COLPACK;
         else if (pack16 && !(getenv("WINENT_GPU_PACK16") && getenv("WINENT_GPU_PACK16")[0] == '0'))
             e->small = SMALL_PACK16;
         else
             e->small = SMALL_SMEM16;
     }
-    static const char *const small_name[] = {"", "|smem16", "|pack16x2", "|few", "|colpack"};
+    static const char *const small_name[] = {"", "|smem16", "|pack16x2", "|few", "|colpack",
+                                             "|colpack-pairs"};
+    const int small_shown = e->small == SMALL_COLPACK && colpack_pairs(p) ? 5 : (int)e->small;
     if (warp_path(e->path))
         snprintf(e->path_name, sizeof e->path_name, "warp-%s/code%d/%s%d%s%s",
                  e->path == PATH_WARP_DIRECT ? "direct" : e->wg.global ? "hash-global" : "hash",
                  8 * e->plane_bytes, e->path == PATH_WARP_DIRECT ? "codes" : "slots",
                  e->path == PATH_WARP_DIRECT ? (int)n : 1 << e->wg.bits,
                  e->path == PATH_WARP_HASH ? (e->plane_bytes == 4 ? "/e64" : "/e32") : "",
-                 small_name[e->small]);
+                 small_name[small_shown]);
     else if (e->path == PATH_CMP)
         snprintf(e->path_name, sizeof e->path_name, "cmp/code%d/k%d", 8 * e->plane_bytes, p->kx);
     else if (e->path == PATH_BLOCK && e->rank32)
@@ -803,7 +817,7 @@ static void choose_layout(winent_gpu_engine *e)
                  8 * e->plane_bytes, 1 << e->gg.bits, 8 * e->gg.slot_bytes, e->gg.th);
     else if (e->path == PATH_SMEM)
         snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d%s",
-                 8 * e->plane_bytes, 8 * e->cnt_bytes, small_name[e->small]);
+                 8 * e->plane_bytes, 8 * e->cnt_bytes, small_name[small_shown]);
     else
         snprintf(e->path_name, sizeof e->path_name, "hash-%s/code%d/slots%d/e%d",
                  e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes,
@@ -883,7 +897,7 @@ static winent_status launch_colpack(winent_gpu_engine *e, gpu_slot *s, const win
      * against T through the read-only cache (docs/GPU-NOTES.md). */
     size_t tbytes = sizeof(long long) * (size_t)(e->plan->nmax + 1);
     bool ts = tbytes <= ((size_t)48 << 10);
-    LAUNCH(colpack_fn(e->plan->rx, ts), cgrid, 128, ts ? tbytes : 0, &cp, &maxcode);
+    LAUNCH(colpack_fn(e->plan, ts), cgrid, 128, ts ? tbytes : 0, &cp, &maxcode);
     return WINENT_OK;
 }
 
