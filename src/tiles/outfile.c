@@ -355,21 +355,25 @@ winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n
             return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed", of->name);
         p += w;
         n -= (size_t)w;
-        of->written += (uint64_t)w;
+        winent_outfile_wrote(of, (uint64_t)w);
     }
+    return WINENT_OK;
+}
+
+void winent_outfile_wrote(winent_outfile *of, uint64_t n)
+{
+    of->written += n;
 #ifdef SYNC_FILE_RANGE_WRITE
     if (of->sync && of->written - of->queued >= WINENT_WRITEBACK_STEP) {
-        /* Start the writeback of what came since the last step, without
-         * waiting for it; an error shows again at the fsync of commit. The
-         * offsets assume writing from the start (a temporary file, a
-         * device); elsewhere (a file opened to append through /dev/fd/N)
-         * the range is only a hint that misses. */
-        (void)sync_file_range(of->fd, (off_t)of->queued, (off_t)(of->written - of->queued),
-                              SYNC_FILE_RANGE_WRITE);
+        /* Start the writeback of the file's dirty pages that are not on
+         * their way yet, without waiting; an error shows again at the
+         * fsync of commit. The whole file, not the last step's bytes: a
+         * sink may seek, insert a range or copy into the file, and the
+         * kernel visits only the dirty pages. */
+        (void)sync_file_range(of->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
         of->queued = of->written;
     }
 #endif
-    return WINENT_OK;
 }
 
 static void release(winent_outfile *of)

@@ -51,8 +51,9 @@ typedef struct winent_outfile {
     const volatile int *stop; /* borrowed, may be NULL: a write blocked on a
                                  pipe that a signal interrupts gives up
                                  with WINENT_ERR_INTERRUPTED once *stop */
-    uint64_t written;         /* bytes written so far */
-    uint64_t queued;          /* of those, handed to writeback (sync only) */
+    uint64_t written;         /* bytes written so far (by winent_outfile_write
+                                 and those winent_outfile_wrote counts) */
+    uint64_t queued;          /* `written` at the last hand-off to writeback */
 } winent_outfile;
 
 /* Open the output for `path`: create the temporary file beside the final
@@ -68,6 +69,13 @@ winent_status winent_outfile_open(winent_outfile *of, const char *path, const vo
  * the kernel's writeback as they are written (Linux), so the disk works
  * while the job computes and the fsync at commit finds little left. */
 winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n, winent_err *err);
+
+/* `n` more bytes reached of->fd by other means (a library's I/O procs, a
+ * sink's own writes or copies): counted, and handed to writeback every 8
+ * MiB as winent_outfile_write does, so that a sink that writes the
+ * descriptor itself does not leave the whole file to the fsync of commit
+ * (or to a range insertion, which writes back and waits first). */
+void winent_outfile_wrote(winent_outfile *of, uint64_t n);
 
 /* Finish: fsync, close, rename into place, fsync the directory (a file); or
  * fsync where it means something and close (in place). On failure the

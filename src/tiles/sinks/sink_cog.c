@@ -473,8 +473,15 @@ static winent_status main_record(winent_sink *s, uint32_t tile, const uint8_t *r
 {
     cog_sink *t = s->impl;
     t->recs[0][tile] = (tile_rec){t->spilled[SPILL_MAIN], n};
-    int fd = t->insert ? t->of.fd : t->spill[SPILL_MAIN];
-    return winent_spill_append(fd, rec, n, s->opts.path, &t->spilled[SPILL_MAIN], err);
+    if (!t->insert)
+        return winent_spill_append(t->spill[SPILL_MAIN], rec, n, s->opts.path,
+                                   &t->spilled[SPILL_MAIN], err);
+    /* Straight into the output: its writeback as it grows, so that the
+     * range inserted at the end (which writes the file back and waits)
+     * and the fsync of commit find little left. */
+    WINENT_TRY(winent_spill_append(t->of.fd, rec, n, s->opts.path, &t->spilled[SPILL_MAIN], err));
+    winent_outfile_wrote(&t->of, n);
+    return WINENT_OK;
 }
 
 static winent_status writer_state(winent_sink *s, winent_err *err)
@@ -817,6 +824,23 @@ static winent_status make_dirs(const winent_sink *s, winent_tiff_dir **dirs, win
     return bad ? WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory") : WINENT_OK;
 }
 
+/* Append `len` bytes of scratch file `fd` from `at` to the output, handing
+ * them to writeback as they come (winent_outfile_wrote), a piece at a
+ * time, so that the fsync of commit waits for little more than the last. */
+static winent_status copy_out(winent_sink *s, int fd, uint64_t at, uint64_t len, winent_err *err)
+{
+    cog_sink *t = s->impl;
+    const uint64_t piece = (uint64_t)32 << 20;
+    while (len > 0) {
+        uint64_t n = len < piece ? len : piece;
+        WINENT_TRY(winent_spill_copy(fd, at, t->of.fd, n, s->opts.stop, s->opts.path, err));
+        winent_outfile_wrote(&t->of, n);
+        at += n;
+        len -= n;
+    }
+    return WINENT_OK;
+}
+
 /* Lay the file out (BigTIFF or not), write the header, the ghost and the
  * directories, then copy the records in their final order. */
 static winent_status assemble(winent_sink *s, winent_err *err)
@@ -903,8 +927,7 @@ static winent_status assemble(winent_sink *s, winent_err *err)
                 continue;
             }
             if (run_len)
-                WINENT_TRY_GOTO(st, winent_spill_copy(t->spill[SPILL_OVR], run_at, t->of.fd,
-                                                      run_len, s->opts.stop, s->opts.path, err));
+                WINENT_TRY_GOTO(st, copy_out(s, t->spill[SPILL_OVR], run_at, run_len, err));
             if (i < ntiles) {
                 run_at = t->recs[k][i].at;
                 run_len = t->recs[k][i].size;
@@ -913,9 +936,7 @@ static winent_status assemble(winent_sink *s, winent_err *err)
     }
     /* The full resolution: in place already, or the spill as it is. */
     if (!t->insert)
-        WINENT_TRY_GOTO(st,
-                        winent_spill_copy(t->spill[SPILL_MAIN], 0, t->of.fd, t->spilled[SPILL_MAIN],
-                                          s->opts.stop, s->opts.path, err));
+        WINENT_TRY_GOTO(st, copy_out(s, t->spill[SPILL_MAIN], 0, t->spilled[SPILL_MAIN], err));
     t->final_bytes = total;
 fail:
     for (int k = 0; k <= L; k++)

@@ -72,6 +72,7 @@ static tmsize_t proc_write(thandle_t h, void *buf, tmsize_t n)
         p += w;
         left -= w;
         t->written += (uint64_t)w;
+        winent_outfile_wrote(&t->of, (uint64_t)w);
     }
     return n;
 }
