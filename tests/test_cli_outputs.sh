@@ -499,6 +499,35 @@ EOF
     reap $! "$D/fifo"
     check "a FIFO written in place" "$PY" "$T/trace.py" "$T/trace" "inplace:$D/fifo"
     check "the traced FIFO got the map" cmp -s "$T/got.raw" "$T/ref.raw"
+    # Writeback as the file grows (every 8 MiB), whoever writes it: a map
+    # of 36 MiB to raw (winent_outfile_write, as .zst) and to both TIFF
+    # layouts (19 MB: libtiff's I/O procs; the COG's own records and
+    # copies) hands its file to the kernel's writeback before the fsync of
+    # commit, which then finds little left.
+    cat >"$T/wb.py" <<'EOF'
+# wb.py TRACE: some descriptor gets sync_file_range before its first fsync.
+import re, sys
+seen = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*\d+\s+(sync_file_range|fsync)\((\d+)", line)
+    if not m:
+        continue
+    name, fd = m.group(1), int(m.group(2))
+    if name == "sync_file_range":
+        seen[fd] = seen.get(fd, 0) + 1
+    elif seen.get(fd):
+        print("fd %d: %d writeback hand-offs before its fsync" % (fd, seen[fd]))
+        sys.exit(0)
+sys.exit("no sync_file_range before an fsync of the same descriptor")
+EOF
+    "$MK" --size 3072x3072 --dtype u8 --values 200 --seed 9 "$T/wb.u8"
+    for out in wb.raw wb.tif tiled.tif; do
+        x=
+        [ "$out" = tiled.tif ] && x="--tif-layout tiled"
+        expect_exit 0 "traced run ($out, 36 MiB map)" strace -f -qq -e trace=sync_file_range,fsync \
+            -o "$T/wb" "$WS" $RUN $x --size 3072x3072 --dtype u8 "$T/wb.u8" "$D/$out"
+        check "writeback before the fsync ($out)" "$PY" "$T/wb.py" "$T/wb"
+    done
     ;;
 
 *)
