@@ -77,6 +77,123 @@ __device__ __forceinline__ void colpack_widen(const uint32_t (&b4)[4], uint32_t 
     }
 }
 
+/* The block's shared tables, both layouts: T (TS: windows of up to 6143
+ * pixels) and a row step's change of a pack, code entering x code leaving
+ * (16: none), as four words. */
+template <bool TS>
+__device__ __forceinline__ void colpack_tables(const win_params &p, long long *t, uint4 *delta)
+{
+    if (TS) {
+        const int nmax = (2 * p.rx + 1) * (2 * p.ry + 1);
+        for (int i = threadIdx.x; i <= nmax; i += blockDim.x)
+            t[i] = KLDG(p.t + i);
+    }
+    for (int i = threadIdx.x; i < COLPACK_DELTAS; i += blockDim.x)
+        delta[i] = colpack_delta_of((unsigned)i / 17u, (unsigned)i % 17u);
+    __syncthreads();
+}
+
+/* Add change d to the four words of a pack. */
+__device__ __forceinline__ void colpack_add(uint32_t (&pk)[4], uint4 d)
+{
+    pk[0] += d.x;
+    pk[1] += d.y;
+    pk[2] += d.z;
+    pk[3] += d.w;
+}
+
+/* The packs of a segment's first window: rows r0 to r1 entering. */
+template <int M>
+__device__ __forceinline__ void colpack_first(const win_params &p, const uint4 *delta, int r0,
+                                              int r1, const int (&col)[M], uint32_t (&pk)[M][4])
+{
+    const uint8_t *plane = (const uint8_t *)p.plane;
+    for (int r = r0; r <= r1; r++) {
+        const uint8_t *row = plane + (size_t)(r - p.in_y0) * p.W;
+#pragma unroll
+        for (int m = 0; m < M; m++)
+            if (col[m] >= 0)
+                colpack_add(pk[m], delta[KLDG(row + col[m]) * 17u + 16u]);
+    }
+}
+
+/* A row step: row ri's codes enter (hin), row ro's leave (hout), one table
+ * lookup a column for both. */
+template <int M>
+__device__ __forceinline__ void colpack_step(const uint4 *delta, const uint8_t *ri, bool hin,
+                                             const uint8_t *ro, bool hout, const int (&col)[M],
+                                             uint32_t (&pk)[M][4])
+{
+#pragma unroll
+    for (int m = 0; m < M; m++)
+        if (col[m] >= 0) {
+            const unsigned ci = hin ? KLDG(ri + col[m]) : 16u;
+            const unsigned co = hout ? KLDG(ro + col[m]) : 16u;
+            colpack_add(pk[m], delta[ci * 17u + co]);
+        }
+}
+
+/* The inclusive prefix sum over the warp's lanes of the byte packs b4:
+ * the first B steps on the bytes themselves (four words a step), the rest
+ * on 16-bit fields (v, eight words a step). */
+__device__ __forceinline__ void colpack_scan(uint32_t (&b4)[4], int B, int lane, uint32_t (&v)[8])
+{
+#pragma unroll
+    for (int st = 0; st < 5; st++) {
+        if (st < B) {
+            const int o = 1 << st;
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                uint32_t t = __shfl_up_sync(WARP_FULL, b4[q], o);
+                if (lane >= o)
+                    b4[q] += t;
+            }
+        }
+    }
+    colpack_widen(b4, v);
+#pragma unroll
+    for (int st = 0; st < 5; st++) {
+        if (st >= B) {
+            const int o = 1 << st;
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                uint32_t t = __shfl_up_sync(WARP_FULL, v[k], o);
+                if (lane >= o)
+                    v[k] += t;
+            }
+        }
+    }
+}
+
+/* Output (x, y) from its window's 16 counts, two 16-bit fields a word of
+ * w: D = T[n] - sum of T[count] and winent_finish; code 15 is nodata when
+ * p.nd15 (not counted, NaN at its centres). wx: the window's columns. */
+template <bool TS>
+__device__ __forceinline__ void colpack_store(const win_params &p, const long long *t,
+                                              const uint32_t (&w)[8], int x, int y, int wx)
+{
+    long long s = 0;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        if (TS)
+            s += t[w[k] & 0xFFFFu] + t[w[k] >> 16];
+        else
+            s += KLDG(p.t + (w[k] & 0xFFFFu)) + KLDG(p.t + (w[k] >> 16));
+    }
+    int n = wx * (min(p.H - 1, y + p.ry) - max(0, y - p.ry) + 1);
+    float r;
+    if (p.nd15) {
+        const uint32_t c15 = w[7] >> 16;
+        s -= KLDG(p.t + c15);
+        n -= (int)c15;
+        const uint8_t *plane = (const uint8_t *)p.plane;
+        r = KLDG(plane + (size_t)(y - p.in_y0) * p.W + x) == 15 ? nan_px() : finish_px(s, n, p.t);
+    } else {
+        r = finish_px(s, n, p.t);
+    }
+    p.out[(size_t)(y - p.y0) * p.W + x] = r;
+}
+
 /* M: slots a lane holds, (32 + 2 rx) / 32 rounded up (1 to 9 for rx <= 127).
  * Strips of one or two slots are held to 64 registers (eight blocks an SM):
  * with the byte steps they no longer spill, +1-2 % at 13x13 to 31x31 on
@@ -91,14 +208,7 @@ __global__ void __launch_bounds__(128, M <= 2 ? 8 : 1) colpack_kernel(const win_
     __shared__ uint4 colpack_delta[COLPACK_DELTAS];
     if (*maxcode >= 16u)
         return;
-    if (TS) {
-        const int nmax = (2 * p.rx + 1) * (2 * p.ry + 1);
-        for (int i = threadIdx.x; i <= nmax; i += blockDim.x)
-            colpack_t[i] = KLDG(p.t + i);
-    }
-    for (int i = threadIdx.x; i < COLPACK_DELTAS; i += blockDim.x)
-        colpack_delta[i] = colpack_delta_of((unsigned)i / 17u, (unsigned)i % 17u);
-    __syncthreads();
+    colpack_tables<TS>(p, colpack_t, colpack_delta);
     const int lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
     const int W = p.W, H = p.H, rx = p.rx, ry = p.ry, ky = 2 * ry + 1;
     const uint8_t *plane = (const uint8_t *)p.plane;
@@ -129,19 +239,7 @@ __global__ void __launch_bounds__(128, M <= 2 ? 8 : 1) colpack_kernel(const win_
             pk[m][0] = pk[m][1] = pk[m][2] = pk[m][3] = 0;
         }
         /* The first window's rows. */
-        const int r0 = max(0, ya - ry), r1 = min(H - 1, ya + ry);
-        for (int r = r0; r <= r1; r++) {
-            const uint8_t *row = plane + (size_t)(r - p.in_y0) * W;
-#pragma unroll
-            for (int m = 0; m < M; m++)
-                if (col[m] >= 0) {
-                    const uint4 d = colpack_delta[KLDG(row + col[m]) * 17u + 16u];
-                    pk[m][0] += d.x;
-                    pk[m][1] += d.y;
-                    pk[m][2] += d.z;
-                    pk[m][3] += d.w;
-                }
-        }
+        colpack_first<M>(p, colpack_delta, max(0, ya - ry), min(H - 1, ya + ry), col, pk);
         const int x = x0 + lane;
         /* The entering and leaving rows' offsets in the plane, a row on
          * each step. */
@@ -154,18 +252,7 @@ __global__ void __launch_bounds__(128, M <= 2 ? 8 : 1) colpack_kernel(const win_
                 const bool hin = rin < H, hout = rout >= 0;
                 oin += W;
                 oout += W;
-                const uint8_t *ri = plane + oin, *ro = plane + oout;
-#pragma unroll
-                for (int m = 0; m < M; m++)
-                    if (col[m] >= 0) {
-                        const unsigned ci = hin ? KLDG(ri + col[m]) : 16u;
-                        const unsigned co = hout ? KLDG(ro + col[m]) : 16u;
-                        const uint4 d = colpack_delta[ci * 17u + co];
-                        pk[m][0] += d.x;
-                        pk[m][1] += d.y;
-                        pk[m][2] += d.z;
-                        pk[m][3] += d.w;
-                    }
+                colpack_step<M>(colpack_delta, plane + oin, hin, plane + oout, hout, col, pk);
             }
             /* Prefix sums over the strip's columns: the first B steps on
              * the byte packs (four words), the rest on 16-bit fields
@@ -178,32 +265,8 @@ __global__ void __launch_bounds__(128, M <= 2 ? 8 : 1) colpack_kernel(const win_
 #pragma unroll
             for (int m = 0; m < M; m++) {
                 uint32_t b4[4] = {pk[m][0], pk[m][1], pk[m][2], pk[m][3]};
-#pragma unroll
-                for (int st = 0; st < 5; st++) {
-                    if (st < B) {
-                        const int o = 1 << st;
-#pragma unroll
-                        for (int q = 0; q < 4; q++) {
-                            uint32_t t = __shfl_up_sync(WARP_FULL, b4[q], o);
-                            if (lane >= o)
-                                b4[q] += t;
-                        }
-                    }
-                }
                 uint32_t v[8];
-                colpack_widen(b4, v);
-#pragma unroll
-                for (int st = 0; st < 5; st++) {
-                    if (st >= B) {
-                        const int o = 1 << st;
-#pragma unroll
-                        for (int k = 0; k < 8; k++) {
-                            uint32_t t = __shfl_up_sync(WARP_FULL, v[k], o);
-                            if (lane >= o)
-                                v[k] += t;
-                        }
-                    }
-                }
+                colpack_scan(b4, B, lane, v);
                 if (m > 0) {
 #pragma unroll
                     for (int k = 0; k < 8; k++)
@@ -235,28 +298,11 @@ __global__ void __launch_bounds__(128, M <= 2 ? 8 : 1) colpack_kernel(const win_
                 }
             }
             if (x < W) {
-                long long s = 0;
+                uint32_t w[8];
 #pragma unroll
-                for (int k = 0; k < 8; k++) {
-                    uint32_t w = hi[k] - lo[k];
-                    if (TS)
-                        s += colpack_t[w & 0xFFFFu] + colpack_t[w >> 16];
-                    else
-                        s += KLDG(p.t + (w & 0xFFFFu)) + KLDG(p.t + (w >> 16));
-                }
-                int n = wx * (min(H - 1, y + ry) - max(0, y - ry) + 1);
-                float r;
-                if (p.nd15) {
-                    /* Code 15 is nodata: not counted, NaN at its centres. */
-                    const uint32_t c15 = (hi[7] - lo[7]) >> 16;
-                    s -= KLDG(p.t + c15);
-                    n -= (int)c15;
-                    r = KLDG(plane + (size_t)(y - p.in_y0) * W + x) == 15 ? nan_px()
-                                                                         : finish_px(s, n, p.t);
-                } else {
-                    r = finish_px(s, n, p.t);
-                }
-                p.out[(size_t)(y - p.y0) * W + x] = r;
+                for (int k = 0; k < 8; k++)
+                    w[k] = hi[k] - lo[k];
+                colpack_store<TS>(p, colpack_t, w, x, y, wx);
             }
         }
     }
@@ -285,14 +331,7 @@ __global__ void __launch_bounds__(128, 8) colpair_kernel(const win_params p, con
     __shared__ uint4 colpack_delta[COLPACK_DELTAS];
     if (*maxcode >= 16u)
         return;
-    if (TS) {
-        const int nmax = (2 * p.rx + 1) * (2 * p.ry + 1);
-        for (int i = threadIdx.x; i <= nmax; i += blockDim.x)
-            colpack_t[i] = KLDG(p.t + i);
-    }
-    for (int i = threadIdx.x; i < COLPACK_DELTAS; i += blockDim.x)
-        colpack_delta[i] = colpack_delta_of((unsigned)i / 17u, (unsigned)i % 17u);
-    __syncthreads();
+    colpack_tables<TS>(p, colpack_t, colpack_delta);
     const int lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
     const int W = p.W, H = p.H, rx = p.rx, ry = p.ry, ky = 2 * ry + 1;
     const uint8_t *plane = (const uint8_t *)p.plane;
@@ -321,19 +360,7 @@ __global__ void __launch_bounds__(128, 8) colpair_kernel(const win_params p, con
             col[m] = (j >= 1 && j <= span && cx >= 0 && cx < W) ? cx : -1;
             pk[m][0] = pk[m][1] = pk[m][2] = pk[m][3] = 0;
         }
-        const int r0 = max(0, ya - ry), r1 = min(H - 1, ya + ry);
-        for (int r = r0; r <= r1; r++) {
-            const uint8_t *row = plane + (size_t)(r - p.in_y0) * W;
-#pragma unroll
-            for (int m = 0; m < 2; m++)
-                if (col[m] >= 0) {
-                    const uint4 d = colpack_delta[KLDG(row + col[m]) * 17u + 16u];
-                    pk[m][0] += d.x;
-                    pk[m][1] += d.y;
-                    pk[m][2] += d.z;
-                    pk[m][3] += d.w;
-                }
-        }
+        colpack_first<2>(p, colpack_delta, max(0, ya - ry), min(H - 1, ya + ry), col, pk);
         const int x = x0 + lane;
         long long oin = (long long)(ya + ry - p.in_y0) * W, oout = (long long)(ya - ry - 1 - p.in_y0) * W;
         const int wx = min(W - 1, x + rx) - max(0, x - rx) + 1;
@@ -343,50 +370,15 @@ __global__ void __launch_bounds__(128, 8) colpair_kernel(const win_params p, con
                 const bool hin = rin < H, hout = rout >= 0;
                 oin += W;
                 oout += W;
-                const uint8_t *ri = plane + oin, *ro = plane + oout;
-#pragma unroll
-                for (int m = 0; m < 2; m++)
-                    if (col[m] >= 0) {
-                        const unsigned ci = hin ? KLDG(ri + col[m]) : 16u;
-                        const unsigned co = hout ? KLDG(ro + col[m]) : 16u;
-                        const uint4 d = colpack_delta[ci * 17u + co];
-                        pk[m][0] += d.x;
-                        pk[m][1] += d.y;
-                        pk[m][2] += d.z;
-                        pk[m][3] += d.w;
-                    }
+                colpack_step<2>(colpack_delta, plane + oin, hin, plane + oout, hout, col, pk);
             }
             /* Q: the inclusive prefix of the pairs over the lanes. */
             uint32_t b4[4];
 #pragma unroll
             for (int q = 0; q < 4; q++)
                 b4[q] = pk[0][q] + pk[1][q];
-#pragma unroll
-            for (int st = 0; st < 5; st++) {
-                if (st < B) {
-                    const int o = 1 << st;
-#pragma unroll
-                    for (int q = 0; q < 4; q++) {
-                        uint32_t t = __shfl_up_sync(WARP_FULL, b4[q], o);
-                        if (lane >= o)
-                            b4[q] += t;
-                    }
-                }
-            }
             uint32_t v[8];
-            colpack_widen(b4, v);
-#pragma unroll
-            for (int st = 0; st < 5; st++) {
-                if (st >= B) {
-                    const int o = 1 << st;
-#pragma unroll
-                    for (int k = 0; k < 8; k++) {
-                        uint32_t t = __shfl_up_sync(WARP_FULL, v[k], o);
-                        if (lane >= o)
-                            v[k] += t;
-                    }
-                }
-            }
+            colpack_scan(b4, B, lane, v);
             uint32_t f4[4], f[8], w[8];
 #pragma unroll
             for (int q = 0; q < 4; q++)
@@ -396,28 +388,8 @@ __global__ void __launch_bounds__(128, 8) colpair_kernel(const win_params p, con
             for (int k = 0; k < 8; k++)
                 w[k] = __shfl_sync(WARP_FULL, v[k], la) - __shfl_sync(WARP_FULL, v[k], lb) +
                        f[k] * sgn;
-            if (x < W) {
-                long long s = 0;
-#pragma unroll
-                for (int k = 0; k < 8; k++) {
-                    if (TS)
-                        s += colpack_t[w[k] & 0xFFFFu] + colpack_t[w[k] >> 16];
-                    else
-                        s += KLDG(p.t + (w[k] & 0xFFFFu)) + KLDG(p.t + (w[k] >> 16));
-                }
-                int n = wx * (min(H - 1, y + ry) - max(0, y - ry) + 1);
-                float r;
-                if (p.nd15) {
-                    const uint32_t c15 = w[7] >> 16;
-                    s -= KLDG(p.t + c15);
-                    n -= (int)c15;
-                    r = KLDG(plane + (size_t)(y - p.in_y0) * W + x) == 15 ? nan_px()
-                                                                         : finish_px(s, n, p.t);
-                } else {
-                    r = finish_px(s, n, p.t);
-                }
-                p.out[(size_t)(y - p.y0) * W + x] = r;
-            }
+            if (x < W)
+                colpack_store<TS>(p, colpack_t, w, x, y, wx);
         }
     }
 }
