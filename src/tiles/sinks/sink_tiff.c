@@ -33,7 +33,6 @@ typedef struct tiff_sink {
     uint32_t tiles_per_plane; /* tiles of one map */
     int dropping;     /* aborting: writes are dropped, not made */
     int write_errno;  /* errno of the first failed write */
-    uint64_t written; /* bytes handed to the file */
 } tiff_sink;
 
 typedef struct tiff_encoder {
@@ -71,8 +70,7 @@ static tmsize_t proc_write(thandle_t h, void *buf, tmsize_t n)
         }
         p += w;
         left -= w;
-        t->written += (uint64_t)w;
-        winent_outfile_wrote(&t->of, (uint64_t)w);
+        winent_outfile_wrote(&t->of, (uint64_t)w); /* counted there */
     }
     return n;
 }
@@ -276,7 +274,7 @@ static winent_status tiff_finish(winent_sink *s, winent_err *err)
 static uint64_t tiff_bytes_written(const winent_sink *s)
 {
     const tiff_sink *t = s->impl;
-    return t->written;
+    return t->of.written;
 }
 
 static void tiff_free_impl(void *p)
