@@ -23,4 +23,6 @@ if(WINENT_HAVE_CUDA)
   winent_gpu_twin_test(test_gpu_dense_twin 300)
   # Equal-code cliques of 32-bit planes.
   winent_gpu_twin_test(test_gpu_sparse_twin 300)
+  # The compare kernels: scalar, and 16-bit codes two to a word.
+  winent_gpu_twin_test(test_gpu_cmp_twin 300)
 endif()

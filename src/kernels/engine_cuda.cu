@@ -100,6 +100,7 @@ struct winent_gpu_engine {
     int device;
     int sms;
     size_t smem_optin; /* shared memory a block may ask for */
+    bool cmp_packed;   /* the compare kernel takes 16-bit codes two a word */
     int max_width, max_in_rows;
     int nslots;
     gpu_slot *slot; /* owned: nslots */
@@ -222,23 +223,26 @@ static const void *smem16_fn(int cnt_bytes)
                           : (const void *)smem_kernel<uint8_t, false, uint16_t, 16>;
 }
 
-template <typename C, bool ND> static const void *cmp_fn_c(int k)
+template <typename C, bool ND, bool PACKED> static const void *cmp_fn_c(int k)
 {
     switch (k) {
-    case 3: return (const void *)cmp_kernel<C, ND, 3>;
-    case 5: return (const void *)cmp_kernel<C, ND, 5>;
-    case 7: return (const void *)cmp_kernel<C, ND, 7>;
-    default: return (const void *)cmp_kernel<C, ND, 9>;
+    case 3: return (const void *)cmp_kernel<C, ND, 3, PACKED>;
+    case 5: return (const void *)cmp_kernel<C, ND, 5, PACKED>;
+    case 7: return (const void *)cmp_kernel<C, ND, 7, PACKED>;
+    default: return (const void *)cmp_kernel<C, ND, 9, PACKED>;
     }
 }
 
-/* The compare kernel of a square window of side 3, 5, 7 or 9 (cmp_fits). */
+/* The compare kernel of a square window of side 3, 5, 7 or 9 (cmp_fits):
+ * 16-bit codes two to a word where the engine chose it (cmp_packed). */
 static const void *cmp_fn(const winent_gpu_engine *e)
 {
     int k = e->plan->kx;
+    if (e->plane_bytes == 2 && e->cmp_packed)
+        return e->nd ? cmp_fn_c<uint16_t, true, true>(k) : cmp_fn_c<uint16_t, false, true>(k);
     if (e->plane_bytes == 2)
-        return e->nd ? cmp_fn_c<uint16_t, true>(k) : cmp_fn_c<uint16_t, false>(k);
-    return e->nd ? cmp_fn_c<uint32_t, true>(k) : cmp_fn_c<uint32_t, false>(k);
+        return e->nd ? cmp_fn_c<uint16_t, true, false>(k) : cmp_fn_c<uint16_t, false, false>(k);
+    return e->nd ? cmp_fn_c<uint32_t, true, false>(k) : cmp_fn_c<uint32_t, false, false>(k);
 }
 
 /* The groups kernel of the plane. */
@@ -634,7 +638,8 @@ static bool cmp_fits(const winent_gpu_engine *e)
  * over 256 codes at 3x3 to 7x7 (twice the hash table's rate, more for
  * 32-bit codes), and at 9x9 unless the codes are few enough for a warp's
  * direct histogram (4096 bins: 4.3 against 3.6 Gpixel/s). The groups
- * kernel, where it fits, takes every window past 5x5 first (groups_wins). */
+ * kernel, where it fits, takes every window past 5x5 first, and 5x5 of
+ * 32-bit codes (groups_wins). */
 static bool cmp_wins(const winent_gpu_engine *e)
 {
     const winent_plan *p = e->plan;
@@ -689,9 +694,12 @@ static groups_geom groups_layout(const winent_gpu_engine *e)
 /* When the groups kernel beats the others, from the kernel benchmark on
  * the H100 (docs/GPU-NOTES.md), over 256 codes:
  *   - 3x3: never (the compare kernel: 68 against 32 Gpixel/s);
- *   - up to 5x5: over 8192 codes (u16 of 65536 values: 36.6 against the
- *     compare kernel's 24.9; but 22.8 against 25.0 where codes repeat,
- *     u16 of 4096 values);
+ *   - up to 5x5: over 8192 codes, but not the square windows of 16-bit
+ *     planes, where the compare kernel takes codes two to a word (session
+ *     10: 33.2-33.5 Gpixel/s at 5x5 whatever the codes, against the
+ *     groups kernel's 23.5-23.8 for u16 of 4096 values, whose codes
+ *     repeat, and 38.3-38.8 for 65536 values; 31.1-31.3 against 19.1-19.2
+ *     for f32 of 4096 bins);
  *   - from 31x31 with at most 8192 codes, a warp's direct histogram wins
  *     (codes repeat often within a region: f32 of 4096 bins, 3.9 against
  *     2.7);
@@ -706,7 +714,7 @@ static bool groups_wins(const winent_gpu_engine *e)
     if (p->ncodes <= 256 || p->nmax <= 3 * 3)
         return false;
     if (p->nmax <= 5 * 5)
-        return p->ncodes > WARP_DIRECT_CODES;
+        return p->ncodes > WARP_DIRECT_CODES && !(e->cmp_packed && cmp_fits(e));
     if (p->ncodes <= WARP_DIRECT_CODES)
         return p->nmax < 31 * 31;
     return true;
@@ -741,6 +749,10 @@ static void choose_layout(winent_gpu_engine *e)
                    ((t == WINENT_U8 && e->plane_bytes == 1) ||
                     (t == WINENT_U16 && e->plane_bytes == 2) || (t == WINENT_U32));
 
+    /* The compare kernel takes 16-bit codes two to a word (cmp16_slide);
+     * WINENT_GPU_CMP16=0 keeps the scalar one, for measuring. */
+    const char *c16 = getenv("WINENT_GPU_CMP16");
+    e->cmp_packed = e->plane_bytes == 2 && !(c16 && c16[0] == '0');
     thread_layout(e);
     if (groups_fits(e) &&
         (pref == PREF_GROUPS || pref == PREF_DENSE || (pref == PREF_AUTO && groups_wins(e)))) {
@@ -807,7 +819,8 @@ static void choose_layout(winent_gpu_engine *e)
                  e->path == PATH_WARP_HASH ? (e->plane_bytes == 4 ? "/e64" : "/e32") : "",
                  small_name[small_shown]);
     else if (e->path == PATH_CMP)
-        snprintf(e->path_name, sizeof e->path_name, "cmp/code%d/k%d", 8 * e->plane_bytes, p->kx);
+        snprintf(e->path_name, sizeof e->path_name, "cmp/code%d%s/k%d", 8 * e->plane_bytes,
+                 e->cmp_packed ? "x2" : "", p->kx);
     else if (e->path == PATH_BLOCK && e->rank32)
         snprintf(e->path_name, sizeof e->path_name, "rank32/block-direct-global/code32");
     else if (e->path == PATH_BLOCK)

@@ -55,7 +55,7 @@ template <int K> KHD int cmp_absent_from(bool row_in, int k, int jlo, int jhi)
 }
 
 template <typename C, bool ND, int K>
-__device__ __forceinline__ void cmp_slide(const win_params &p, int x, int ya, int yb)
+KHD void cmp_slide(const win_params &p, int x, int ya, int yb)
 {
     constexpr int R = K / 2;
     const C *plane = (const C *)p.plane;
@@ -68,10 +68,10 @@ __device__ __forceinline__ void cmp_slide(const win_params &p, int x, int ya, in
     uint32_t w[K][K];
     bool row_in[K];   /* the ring row is inside the image */
     int absent = 0;   /* absent entries of the whole window */
-#pragma unroll
+KUNROLL
     for (int q = 0; q < K; q++) {
         row_in[q] = false;
-#pragma unroll
+KUNROLL
         for (int j = 0; j < K; j++)
             w[q][j] = S;
         absent += K;
@@ -88,7 +88,7 @@ __device__ __forceinline__ void cmp_slide(const win_params &p, int x, int ya, in
         uint32_t in[K];
         {
             const C *row = plane + (size_t)((in_img ? yin : p.in_y0) - p.in_y0) * W + (x - R);
-#pragma unroll
+KUNROLL
             for (int j = 0; j < K; j++)
                 in[j] = (in_img && j >= jlo && j <= jhi) ? load_code(row + j) : S;
         }
@@ -96,18 +96,18 @@ __device__ __forceinline__ void cmp_slide(const win_params &p, int x, int ya, in
         const int out_absent = out_in ? col_absent : K;
         const int in_absent = in_img ? col_absent : K;
         const int others_absent = absent - out_absent; /* rows 1 .. K-1 */
-#pragma unroll
+KUNROLL
         for (int k = 0; k < K; k++) {
             const uint32_t v = w[0][k];
             if (!(out_in && k >= jlo && k <= jhi && (!ND || v != S)))
                 continue;
             int c = 0;
-#pragma unroll
+KUNROLL
             for (int m = k; m < K; m++)
                 c += w[0][m] == v;
-#pragma unroll
+KUNROLL
             for (int q = 1; q < K; q++)
-#pragma unroll
+KUNROLL
                 for (int j = 0; j < K; j++)
                     c += w[q][j] == v;
             if (!ND && v == S)
@@ -115,18 +115,18 @@ __device__ __forceinline__ void cmp_slide(const win_params &p, int x, int ya, in
             s -= KLDG(p.du + c - 1);
             n--;
         }
-#pragma unroll
+KUNROLL
         for (int k = 0; k < K; k++) {
             const uint32_t v = in[k];
             if (!(in_img && k >= jlo && k <= jhi && (!ND || v != S)))
                 continue;
             int c = 0;
-#pragma unroll
+KUNROLL
             for (int m = 0; m < k; m++)
                 c += in[m] == v;
-#pragma unroll
+KUNROLL
             for (int q = 1; q < K; q++)
-#pragma unroll
+KUNROLL
                 for (int j = 0; j < K; j++)
                     c += w[q][j] == v;
             if (!ND && v == S)
@@ -134,15 +134,15 @@ __device__ __forceinline__ void cmp_slide(const win_params &p, int x, int ya, in
             s += KLDG(p.du + c);
             n++;
         }
-#pragma unroll
+KUNROLL
         for (int q = 0; q < K - 1; q++) {
             row_in[q] = row_in[q + 1];
-#pragma unroll
+KUNROLL
             for (int j = 0; j < K; j++)
                 w[q][j] = w[q + 1][j];
         }
         row_in[K - 1] = in_img;
-#pragma unroll
+KUNROLL
         for (int j = 0; j < K; j++)
             w[K - 1][j] = in[j];
         absent += in_absent - out_absent;
@@ -158,7 +158,157 @@ __device__ __forceinline__ void cmp_slide(const win_params &p, int x, int ya, in
     }
 }
 
-template <typename C, bool ND, int K>
+/* ---- 16-bit codes, two to a word ----------------------------------------
+ *
+ * The same counts with half the comparisons and two codes a compare. Each
+ * pair of rows is compared once, when the later one enters: every code of
+ * the entering row against the rows that stay. That gives the entering
+ * code's copies in those rows, and also, for each code of a staying row,
+ * how many codes of the rows after it differ from it (neq, summed as the
+ * later rows come in). When a row leaves, the rows after it in the window
+ * are exactly the K - 1 that entered since, so its code's copies there are
+ * K (K - 1) - neq: no comparison is made again. Two codes share a 32-bit
+ * word (column 2i in the low half, the odd row's last half the sentinel),
+ * so one xor and one per-half minimum (a single instruction on sm_90)
+ * compare a code with two, and the two halves of the result add to neq
+ * and to the entering code's count at once. A row of 5 codes is 3 words:
+ * at 5x5 a step makes 60 word compares and 25 single ones, against the
+ * scalar kernel's 225 single ones.
+ *
+ * Absent entries, and codes equal to the sentinel S without a nodata
+ * sentinel in the plane, are as above: S never matches a counted code;
+ * where S is an ordinary code, a code equal to S has the absent entries
+ * (and the pad halves, one a staying row) taken off its count.
+ */
+
+/* Each 16-bit half of x: 1 where it is not zero, else 0. */
+KHD uint32_t halves_nonzero(uint32_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return __vminu2(x, 0x00010001u);
+#else
+    return (uint32_t)((x & 0xffffu) != 0) | ((uint32_t)((x >> 16) != 0) << 16);
+#endif
+}
+
+/* The sum of the two 16-bit halves of x (each below 2^15). */
+KHD uint32_t halves_sum(uint32_t x)
+{
+    return (x * 0x00010001u) >> 16;
+}
+
+template <int K> KHD uint32_t half_of(const uint32_t (&w)[(K + 1) / 2], int k)
+{
+    return (w[k >> 1] >> (16 * (k & 1))) & 0xffffu;
+}
+
+template <bool ND, int K> KHD void cmp16_slide(const win_params &p, int x, int ya, int yb)
+{
+    constexpr int R = K / 2, P = (K + 1) / 2;
+    const uint16_t *plane = (const uint16_t *)p.plane;
+    const uint32_t S = 0xffffu;
+    const int W = p.W, H = p.H;
+    const int jlo = max(0, R - x), jhi = min(K - 1, W - 1 - x + R);
+    const int col_absent = K - (jhi - jlo + 1);
+    uint32_t w[K][P];   /* the ring's codes, two a word */
+    uint32_t neq[K][P]; /* per code: codes of the later rows that differ */
+    bool row_in[K];
+    int absent = 0;
+KUNROLL
+    for (int q = 0; q < K; q++) {
+        row_in[q] = false;
+KUNROLL
+        for (int i = 0; i < P; i++) {
+            w[q][i] = 0xffffffffu;
+            neq[q][i] = 0;
+        }
+        absent += K;
+    }
+    long long s = 0;
+    int n = 0;
+    int yin = ya - R;
+    int y = ya - 2 * R - 1;
+    for (;;) {
+        const bool in_img = yin >= 0 && yin < H;
+        uint32_t in[K];
+        {
+            const uint16_t *row = plane + (size_t)((in_img ? yin : p.in_y0) - p.in_y0) * W + (x - R);
+KUNROLL
+            for (int j = 0; j < K; j++)
+                in[j] = (in_img && j >= jlo && j <= jhi) ? load_code(row + j) : S;
+        }
+        const bool out_in = row_in[0];
+        const int out_absent = out_in ? col_absent : K;
+        const int in_absent = in_img ? col_absent : K;
+        const int others_absent = absent - out_absent;
+        /* The leaving row: its codes' copies in the later rows are known. */
+KUNROLL
+        for (int k = 0; k < K; k++) {
+            const uint32_t v = half_of<K>(w[0], k);
+            if (!(out_in && k >= jlo && k <= jhi && (!ND || v != S)))
+                continue;
+            int c = K * (K - 1) - (int)half_of<K>(neq[0], k);
+KUNROLL
+            for (int m = k; m < K; m++)
+                c += half_of<K>(w[0], m) == v;
+            if (!ND && v == S)
+                c -= others_absent + cmp_absent_from<K>(out_in, k, jlo, jhi);
+            s -= KLDG(p.du + c - 1);
+            n--;
+        }
+        /* The entering row against the rows that stay. */
+KUNROLL
+        for (int k = 0; k < K; k++) {
+            const uint32_t v = in[k], vv = v * 0x00010001u;
+            uint32_t diff = 0;
+KUNROLL
+            for (int q = 1; q < K; q++)
+KUNROLL
+                for (int i = 0; i < P; i++) {
+                    const uint32_t d = halves_nonzero(w[q][i] ^ vv);
+                    neq[q][i] += d;
+                    diff += d;
+                }
+            if (!(in_img && k >= jlo && k <= jhi && (!ND || v != S)))
+                continue;
+            int c = 2 * P * (K - 1) - (int)halves_sum(diff);
+KUNROLL
+            for (int m = 0; m < k; m++)
+                c += in[m] == v;
+            if (!ND && v == S)
+                c -= others_absent + (2 * P - K) * (K - 1) + cmp_absent_before(in_img, k, jlo, jhi);
+            s += KLDG(p.du + c);
+            n++;
+        }
+KUNROLL
+        for (int q = 0; q < K - 1; q++) {
+            row_in[q] = row_in[q + 1];
+KUNROLL
+            for (int i = 0; i < P; i++) {
+                w[q][i] = w[q + 1][i];
+                neq[q][i] = neq[q + 1][i];
+            }
+        }
+        row_in[K - 1] = in_img;
+KUNROLL
+        for (int i = 0; i < P; i++) {
+            w[K - 1][i] = in[2 * i] | ((2 * i + 1 < K ? in[min(2 * i + 1, K - 1)] : S) << 16);
+            neq[K - 1][i] = 0;
+        }
+        absent += in_absent - out_absent;
+        yin++;
+        if (++y < ya)
+            continue;
+        const uint32_t centre = half_of<K>(w[R], R);
+        p.out[(size_t)(y - p.y0) * W + x] =
+            (ND && centre == S) ? nan_px() : finish_px(s, n, p.t);
+        if (y + 1 >= yb)
+            break;
+    }
+}
+
+/* PACKED: 16-bit codes two to a word (cmp16_slide). */
+template <typename C, bool ND, int K, bool PACKED>
 __global__ void __launch_bounds__(128) cmp_kernel(const win_params p)
 {
     for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
@@ -166,7 +316,10 @@ __global__ void __launch_bounds__(128) cmp_kernel(const win_params p)
         tile_rows(p, tile, blockDim.x, threadIdx.x, &x, &ya, &yb);
         if (x >= p.W || ya >= yb)
             continue;
-        cmp_slide<C, ND, K>(p, x, ya, yb);
+        if (PACKED)
+            cmp16_slide<ND, K>(p, x, ya, yb);
+        else
+            cmp_slide<C, ND, K>(p, x, ya, yb);
     }
 }
 

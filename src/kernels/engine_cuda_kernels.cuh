@@ -74,8 +74,10 @@ __device__ __forceinline__ bool gate_closed(const win_params &p)
 #define KHD __host__ __device__ __forceinline__
 #if defined(__CUDA_ARCH__)
 #define KLDG(p) __ldg(p)
+#define KUNROLL _Pragma("unroll")
 #else
 #define KLDG(p) (*(p))
+#define KUNROLL /* the host compiler unrolls what it likes */
 #endif
 
 /* The bits the CPU engine writes for a pixel whose centre is not counted
