@@ -637,14 +637,16 @@ static bool cmp_fits(const winent_gpu_engine *e)
  * per window, from the kernel benchmark on the H100 (docs/GPU-NOTES.md):
  * over 256 codes at 3x3 to 7x7 (twice the hash table's rate, more for
  * 32-bit codes), and at 9x9 unless the codes are few enough for a warp's
- * direct histogram (4096 bins: 4.3 against 3.6 Gpixel/s). The groups
+ * direct histogram (4096 bins: 4.3 against 3.6 Gpixel/s); 16-bit codes
+ * two to a word also at 3x3 of at most 256 codes (f32 of 256 bins: 69.8
+ * against the thread's histogram's 48.4; at 5x5 31.5 against 37.2). The groups
  * kernel, where it fits, takes every window past 5x5 first, and 5x5 of
  * 32-bit codes (groups_wins). */
 static bool cmp_wins(const winent_gpu_engine *e)
 {
     const winent_plan *p = e->plan;
     if (p->ncodes <= 256)
-        return false;
+        return e->cmp_packed && p->nmax <= 3 * 3;
     return p->nmax <= 7 * 7 || p->ncodes > WARP_DIRECT_CODES;
 }
 
