@@ -51,6 +51,18 @@ if [ "${WINENT_SANITIZE:-}" != thread ]; then
 expect_exit 4 "file size limit" sh -c "trap '' XFSZ; ulimit -f 100; exec '$WS' --size 300x300 --dtype u8 '$T/big.raw' '$T/full.raw'"
 check "no output after a full disk" sh -c "! ls '$T' | grep -q full"
 fi
+# A file system too small for a raw map: its space is reserved while the
+# job starts, so it fails at the first write, saying so. A tmpfs of 1 MiB
+# in a private mount namespace (root and unshare needed: else a note).
+"$PY" -c "open('$T/big3.raw','wb').write(bytes(1000*1000))"
+mkdir "$T/small"
+if unshare -m sh -c "mount -t tmpfs -o size=1m none '$T/small'" 2>/dev/null; then
+    expect_exit 4 "a raw map past a small tmpfs" unshare -m sh -c \
+        "mount -t tmpfs -o size=1m none '$T/small' && exec '$WS' --size 1000x1000 --dtype u8 '$T/big3.raw' '$T/small/o.raw'"
+    check "the message says the map has no room" grep -q "no room for the map's 4000000 bytes" "$T/stderr"
+else
+    echo "note: no private tmpfs here (unshare -m and mount need root): small file system case not run"
+fi
 # A closed output pipe is an output error, not a crash.
 "$PY" -c "open('$T/big2.raw','wb').write(bytes(2000*2000))"
 set +e

@@ -528,6 +528,22 @@ EOF
             -o "$T/wb" "$WS" $RUN $x --size 3072x3072 --dtype u8 "$T/wb.u8" "$D/$out"
         check "writeback before the fsync ($out)" "$PY" "$T/wb.py" "$T/wb"
     done
+    # A raw map's space is reserved up front (its exact size, the file's
+    # size kept: it grows as written), for a file only: not for a .zst,
+    # whose size is not known, nor in place (standard output).
+    for out in res.raw res.zst -; do
+        dest=$out
+        [ "$out" = - ] || dest="$D/$out"
+        expect_exit 0 "traced run ($out)" strace -f -qq -e trace=fallocate -o "$T/fa" \
+            "$WS" $RUN --size 3072x3072 --dtype u8 "$T/wb.u8" "$dest"
+        if [ "$out" = res.raw ]; then
+            check "space reserved ($out)" grep -q 'fallocate([0-9]*, FALLOC_FL_KEEP_SIZE, 0, 37748736)' "$T/fa"
+            check "the map's size ($out)" test "$(wc -c <"$D/$out")" -eq 37748736
+        else
+            check "nothing reserved ($out)" sh -c "! grep -q fallocate '$T/fa'"
+        fi
+    done
+    check "the reserved map is the map" cmp -s "$D/res.raw" "$D/wb.raw"
     ;;
 
 *)

@@ -336,8 +336,61 @@ fail:
     return st;
 }
 
+static void *reserve_main(void *arg)
+{
+    winent_outfile *of = arg;
+    int e = 0;
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    if (fallocate(of->fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)of->reserved) != 0)
+        e = errno;
+#else
+    e = EOPNOTSUPP;
+#endif
+    of->reserve_errno = e;
+    return NULL;
+}
+
+void winent_outfile_reserve(winent_outfile *of, uint64_t bytes)
+{
+    if (of->in_place || of->fd < 0 || bytes == 0 || of->reserving || of->written > 0 ||
+        bytes > (uint64_t)INT64_MAX)
+        return;
+    of->reserved = bytes;
+    of->reserve_errno = 0;
+    of->reserving = pthread_create(&of->reserver, NULL, reserve_main, of) == 0;
+}
+
+/* Wait for the reservation. It fails the job only where it says the bytes
+ * will not fit (no space, a quota); where the file system cannot reserve
+ * (EOPNOTSUPP, ...) the writes go on as they would have. */
+static winent_status reserve_join(winent_outfile *of, winent_err *err)
+{
+    if (!of->reserving)
+        return WINENT_OK;
+    pthread_join(of->reserver, NULL);
+    of->reserving = 0;
+    int e = of->reserve_errno;
+    if (err != NULL && (e == ENOSPC || e == EDQUOT))
+        return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: no room for the map's %llu bytes: %s",
+                          of->name, (unsigned long long)of->reserved, winent_outfile_reason(e));
+    return WINENT_OK;
+}
+
+/* Space reserved past what was written (a writer that wrote less than it
+ * announced) is given back before commit: the file keeps no hidden blocks
+ * past its end. */
+static void release_unwritten(winent_outfile *of)
+{
+#if defined(__linux__) && defined(FALLOC_FL_PUNCH_HOLE)
+    if (of->reserved > of->written && of->fd >= 0)
+        (void)fallocate(of->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)of->written,
+                        (off_t)(of->reserved - of->written));
+#endif
+}
+
 winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n, winent_err *err)
 {
+    WINENT_TRY(reserve_join(of, err));
     const char *p = buf;
     while (n > 0) {
         /* A write blocked on a full pipe returns EINTR when a signal
@@ -402,7 +455,10 @@ static int sync_dir_of(const char *path)
 
 winent_status winent_outfile_commit(winent_outfile *of, winent_err *err)
 {
-    winent_status st = WINENT_OK;
+    winent_status st = reserve_join(of, err);
+    if (st != WINENT_OK)
+        goto fail;
+    release_unwritten(of);
     if (of->fd >= 0 && of->sync && fsync(of->fd) != 0 && errno != EINVAL) {
         st = WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", of->name,
                         winent_outfile_reason(errno));
@@ -443,6 +499,7 @@ fail:
 
 void winent_outfile_abort(winent_outfile *of)
 {
+    (void)reserve_join(of, NULL);
     if (of->fd >= 0 && of->owns_fd)
         close(of->fd);
     of->fd = -1;

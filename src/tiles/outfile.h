@@ -19,6 +19,7 @@
 #ifndef WINENT_OUTFILE_H
 #define WINENT_OUTFILE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +55,11 @@ typedef struct winent_outfile {
     uint64_t written;         /* bytes written so far (by winent_outfile_write
                                  and those winent_outfile_wrote counts) */
     uint64_t queued;          /* `written` at the last hand-off to writeback */
+    uint64_t reserved;        /* bytes winent_outfile_reserve asked for */
+    int reserving;            /* its helper thread runs: joined before the next
+                                 write, commit or abort */
+    int reserve_errno;        /* the helper's failure (0: none), read after the join */
+    pthread_t reserver;
 } winent_outfile;
 
 /* Open the output for `path`: create the temporary file beside the final
@@ -62,6 +68,15 @@ typedef struct winent_outfile {
  * Errors: WINENT_ERR_OUTPUT, WINENT_ERR_INTERRUPTED. */
 winent_status winent_outfile_open(winent_outfile *of, const char *path, const volatile int *stop,
                                   winent_err *err);
+
+/* The output will hold exactly `bytes` (a raw map): a file written
+ * through a temporary name gets its space allocated by a helper thread
+ * while the job starts (Linux fallocate, the size kept: the file grows
+ * only as it is written), so the writes that follow only copy (on tmpfs
+ * about a third faster) and a disk or tmpfs too small for the map fails at
+ * the first write, not after most of it. Nothing happens in place, where
+ * the file system cannot, or where the thread cannot start. */
+void winent_outfile_reserve(winent_outfile *of, uint64_t bytes);
 
 /* Write all of `buf`; a short write or failure is WINENT_ERR_OUTPUT with
  * the reason (disk full, file size limit, output pipe closed, ...). On an

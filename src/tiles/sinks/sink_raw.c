@@ -200,6 +200,9 @@ winent_status winent_sink_raw_open(winent_sink *s, winent_err *err)
             one.path = r->f[m].path;
         WINENT_TRY(winent_outfile_open(&r->f[m].file, one.path, one.stop, err));
         r->f[m].open = 1;
+        /* Its exact size is known: the space is allocated while the job
+         * starts (outfile.h). */
+        winent_outfile_reserve(&r->f[m].file, (uint64_t)one.width * (uint64_t)one.height * 4);
         if (one.sidecar)
             WINENT_TRY(open_sidecar(&one, &r->f[m], err));
     }
