@@ -54,11 +54,23 @@ template <int K> KHD int cmp_absent_from(bool row_in, int k, int jlo, int jhi)
     return (K - k) - ((row_in ? max(0, min(K, jhi + 1) - max(k, jlo)) : 0));
 }
 
+/* The entering row's codes of the window at column x: the sentinel where
+ * the row or a column is outside the image. */
+template <typename C, int K>
+KHD void cmp_load_row(const win_params &p, int x, int yin, bool in_img, int jlo, int jhi,
+                      uint32_t (&in)[K])
+{
+    const C *row = (const C *)p.plane + (size_t)((in_img ? yin : p.in_y0) - p.in_y0) * p.W +
+                   (x - K / 2);
+KUNROLL
+    for (int j = 0; j < K; j++)
+        in[j] = (in_img && j >= jlo && j <= jhi) ? load_code(row + j) : (uint32_t)(C)~(C)0;
+}
+
 template <typename C, bool ND, int K>
 KHD void cmp_slide(const win_params &p, int x, int ya, int yb)
 {
     constexpr int R = K / 2;
-    const C *plane = (const C *)p.plane;
     const uint32_t S = (uint32_t)(C)~(C)0;
     const int W = p.W, H = p.H;
     /* Column j of the window is image column x - R + j: present for
@@ -86,12 +98,7 @@ KUNROLL
         /* ---- step: row 0 of the ring leaves, row yin enters ---- */
         const bool in_img = yin >= 0 && yin < H;
         uint32_t in[K];
-        {
-            const C *row = plane + (size_t)((in_img ? yin : p.in_y0) - p.in_y0) * W + (x - R);
-KUNROLL
-            for (int j = 0; j < K; j++)
-                in[j] = (in_img && j >= jlo && j <= jhi) ? load_code(row + j) : S;
-        }
+        cmp_load_row<C, K>(p, x, yin, in_img, jlo, jhi, in);
         const bool out_in = row_in[0];
         const int out_absent = out_in ? col_absent : K;
         const int in_absent = in_img ? col_absent : K;
@@ -205,7 +212,6 @@ template <int K> KHD uint32_t half_of(const uint32_t (&w)[(K + 1) / 2], int k)
 template <bool ND, int K> KHD void cmp16_slide(const win_params &p, int x, int ya, int yb)
 {
     constexpr int R = K / 2, P = (K + 1) / 2;
-    const uint16_t *plane = (const uint16_t *)p.plane;
     const uint32_t S = 0xffffu;
     const int W = p.W, H = p.H;
     const int jlo = max(0, R - x), jhi = min(K - 1, W - 1 - x + R);
@@ -231,12 +237,7 @@ KUNROLL
     for (;;) {
         const bool in_img = yin >= 0 && yin < H;
         uint32_t in[K];
-        {
-            const uint16_t *row = plane + (size_t)((in_img ? yin : p.in_y0) - p.in_y0) * W + (x - R);
-KUNROLL
-            for (int j = 0; j < K; j++)
-                in[j] = (in_img && j >= jlo && j <= jhi) ? load_code(row + j) : S;
-        }
+        cmp_load_row<uint16_t, K>(p, x, yin, in_img, jlo, jhi, in);
         const bool out_in = row_in[0];
         const int out_absent = out_in ? col_absent : K;
         const int in_absent = in_img ? col_absent : K;
