@@ -1,7 +1,8 @@
 /*
  * engine_cuda_cmp.cuh - the compare kernel of the GPU engine: small square
- * windows (3x3 to 9x9) of many distinct codes (included by engine_cuda.cu
- * only, after engine_cuda_kernels.cuh).
+ * windows (3x3 to 9x9) of many distinct codes (included by engine_cuda.cu,
+ * and by tests/test_gpu_cmp_twin.cu to run the slides on the host, after
+ * engine_cuda_kernels.cuh).
  *
  * A window of K x K pixels holds at most 81 codes, so a thread can keep
  * them all in registers and count a code's copies by comparing it with
