@@ -55,6 +55,13 @@
  * and two H200s each given a few tenths of a second of work made a job
  * slower than one. */
 #define WINENT_GPU_MORE_S 0.4
+/* --device auto: while the first GPU comes up (the driver's start and its
+ * context), the CPU computes at most threads / this many bands at once.
+ * Beside 16 busy cores that start took 0.25-0.43 s against 0.21-0.25 with
+ * the CPU held back; holding it back wholly lost the CPU's early chunks
+ * where they feed the job's bound (a pipe, a COG), a quarter of the cores
+ * kept both (docs/PERFORMANCE.md, "nvidia-h100-x1, session 10"). */
+#define WINENT_GPU_START_SHARE 4
 
 /* The host memory budget when none is given (mem_bytes 0). */
 #define WINENT_MEM_DEFAULT ((uint64_t)1 << 30)
@@ -281,6 +288,7 @@ struct pipeline {
     int first_band_rows;         /* its height */
     double band_px, band_s;      /* CPU bands done: pixels, seconds (summed) */
     int bands_done;
+    int bands_running;           /* CPU bands handed to the pool, not yet done */
     double enc_px, enc_s;        /* pieces encoded: pixels, seconds (summed) */
     char notices[WINENT_MAX_NOTICES][WINENT_MSG_LEN];
     int nnotices;

@@ -396,7 +396,28 @@ typedef struct task {
     chunk *c;
     long index; /* decode item, unit or band */
     int count;  /* a band that counts its rows' clamped samples too */
+    int held;   /* TASK_NONE: a band is waiting, held back while a GPU starts */
 } task;
+
+/* auto: the first GPU is on its way (the driver's start, or a context
+ * being made) and none is up yet. Lock held. */
+static int gpu_starting(const pipeline *p)
+{
+    if (p->gpu_launch != 1)
+        return 0;
+    int added = 0;
+    for (int i = 0; i < p->nengines; i++) {
+        const engine *e = &p->engines[i];
+        if (e->device < 0)
+            continue;
+        added = 1;
+        if (e->live)
+            return 0;
+        if (e->started && !e->failed && !e->finished)
+            return 1;
+    }
+    return !added && p->launching; /* the launcher is finding the devices */
+}
 
 void winent_sched_post_counts_locked(pipeline *p, chunk *c, int from)
 {
@@ -415,7 +436,7 @@ void winent_sched_post_counts_locked(pipeline *p, chunk *c, int from)
  * waits for them too), then the oldest CPU chunk's bands. Lock held. */
 static task next_task(pipeline *p)
 {
-    task t = {TASK_NONE, NULL, 0, 0};
+    task t = {TASK_NONE, NULL, 0, 0, 0};
     if (p->par.active && p->par.next < p->par.n) {
         t.kind = TASK_DECODE;
         t.index = p->par.next++;
@@ -441,7 +462,13 @@ static task next_task(pipeline *p)
         t.kind = TASK_COUNT;
         t.c = count;
         t.index = count->count_next++;
+    } else if (band && gpu_starting(p) &&
+               p->bands_running >= (p->threads / WINENT_GPU_START_SHARE > 0
+                                        ? p->threads / WINENT_GPU_START_SHARE
+                                        : 1)) {
+        t.held = 1; /* leave the GPU's start the cores (WINENT_GPU_START_SHARE) */
     } else if (band) {
+        p->bands_running++;
         t.kind = TASK_BAND;
         t.c = band;
         t.index = band->next_band++;
@@ -580,7 +607,12 @@ void *winent_pool_worker(void *arg)
     while (!p->quit && !STOPPED(p)) {
         task t = next_task(p);
         if (t.kind == TASK_NONE) {
-            pthread_cond_wait(&p->work_cv, &p->lock);
+            /* A held band waits for the GPU's start, which signals nothing
+             * to the pool: look again every 5 ms until then. */
+            if (t.held)
+                winent_cond_wait_ms(&p->work_cv, &p->lock, 5);
+            else
+                pthread_cond_wait(&p->work_cv, &p->lock);
             continue;
         }
         pthread_mutex_unlock(&p->lock);
@@ -626,6 +658,7 @@ void *winent_pool_worker(void *arg)
                 pthread_cond_broadcast(&p->state_cv);
             }
         } else {
+            p->bands_running--;
             band_s += dt;
             if (t.count)
                 for (int b = 0; b < p->nbands; b++)
