@@ -55,12 +55,17 @@
  * and two H200s each given a few tenths of a second of work made a job
  * slower than one. */
 #define WINENT_GPU_MORE_S 0.4
-/* --device auto: while the first GPU comes up (the driver's start and its
- * context), the CPU computes at most threads / this many bands at once.
- * Beside 16 busy cores that start took 0.25-0.43 s against 0.21-0.25 with
- * the CPU held back; holding it back wholly lost the CPU's early chunks
- * where they feed the job's bound (a pipe, a COG), a quarter of the cores
- * kept both (docs/PERFORMANCE.md, "nvidia-h100-x1, session 10"). */
+/* --device auto, an output the pool encodes (.zst, GeoTIFF): while the
+ * first GPU comes up (the driver's start and its context), the CPU
+ * computes at most threads / this many bands at once. Beside 16 busy cores
+ * that start took 0.25-0.43 s against 0.21-0.25 with the CPU held back;
+ * holding it back wholly lost where the CPU's early chunks feed the job's
+ * bound, a quarter of the cores kept both. Once the GPU is up the pool
+ * encodes faster than the CPU computes, so the CPU's early chunks are
+ * worth little there. Not for raw floats (a file, a pipe): there the
+ * writer is the bound and the CPU's early chunks feed it (two H100s, 32
+ * cores: J5 1.03 s capped against the CPU's 0.82). docs/PERFORMANCE.md,
+ * "nvidia-h100-x1, session 10". */
 #define WINENT_GPU_START_SHARE 4
 
 /* The host memory budget when none is given (mem_bytes 0). */

@@ -462,7 +462,7 @@ static task next_task(pipeline *p)
         t.kind = TASK_COUNT;
         t.c = count;
         t.index = count->count_next++;
-    } else if (band && gpu_starting(p) &&
+    } else if (band && p->encodes && gpu_starting(p) &&
                p->bands_running >= (p->threads / WINENT_GPU_START_SHARE > 0
                                         ? p->threads / WINENT_GPU_START_SHARE
                                         : 1)) {
