@@ -23,6 +23,7 @@ extern "C" {
 #include "kernels/engine_cpu.h"
 #include "kernels/entropy_plan.h"
 }
+#include "gpu_twin.h"
 
 typedef struct tcase {
     const char *name;
@@ -50,17 +51,6 @@ static void *make_input(const tcase *tc)
     return buf;
 }
 
-/* The code plane the engine's codes pass makes: NODATA -> all ones. */
-template <typename C> static std::vector<C> plane_of(const winent_plan *p, const void *in, size_t n)
-{
-    std::vector<uint32_t> codes(n);
-    winent_plan_codes(p, in, n, codes.data());
-    std::vector<C> out(n);
-    for (size_t i = 0; i < n; i++)
-        out[i] = codes[i] == WINENT_NODATA_CODE ? (C)~(C)0 : (C)codes[i];
-    return out;
-}
-
 /* One slide: the scalar kernel, or 16-bit codes two to a word. */
 template <typename C, bool ND, int K, bool PACKED>
 static void slide(const win_params &wp, int x, int ya, int yb)
@@ -75,7 +65,7 @@ template <typename C, bool ND, int K, bool PACKED>
 static void run_twin(const tcase *tc, const winent_plan *p, const void *in, const float *ref)
 {
     const int W = tc->w, H = tc->h;
-    std::vector<C> plane = plane_of<C>(p, in, (size_t)W * H);
+    std::vector<C> plane = twin_plane_of<C>(p, in, (size_t)W * H);
     std::vector<float> got((size_t)W * H);
     memset(got.data(), 0xEE, got.size() * sizeof(float));
     for (int y0 = 0; y0 < H; y0 += tc->chunk_rows) {
@@ -108,8 +98,8 @@ static void run_twin(const tcase *tc, const winent_plan *p, const void *in, cons
                 first = (int)i;
         }
     CHECK(bad == 0, "%s (%s, code%d): %d of %d pixels differ; first (%d, %d): cpu %.9g twin %.9g",
-          tc->name, PACKED ? "two a word" : "scalar", (int)(8 * sizeof(C)), bad, W * H,
-          first % W, first / W, ref[first < 0 ? 0 : first], got[first < 0 ? 0 : first]);
+          tc->name, PACKED ? "two a word" : "scalar", (int)(8 * sizeof(C)), bad, W * H, first % W,
+          first / W, ref[first < 0 ? 0 : first], got[first < 0 ? 0 : first]);
     printf("  %-40s %s code%d %s: %s\n", tc->name, ND ? "nd" : "--", (int)(8 * sizeof(C)),
            PACKED ? "two a word" : "scalar    ", bad ? "DIFFERS" : "identical");
 }
@@ -144,27 +134,20 @@ static void run_case(const tcase *tc)
     winent_err err;
     winent_err_clear(&err);
     winent_plan *p = NULL;
-    winent_cpu_engine *cpu = NULL;
     void *in = make_input(tc);
-    std::vector<float> ref((size_t)tc->w * tc->h);
     CHECK(winent_plan_create(&o, &p, &err) == WINENT_OK, "%s: %s", tc->name, err.msg);
     if (p == NULL) {
         free(in);
         return;
     }
-    CHECK(winent_cpu_engine_create(p, tc->w, tc->h, 2, &cpu, &err) == WINENT_OK, "%s", err.msg);
-    winent_chunk whole = {in, (size_t)tc->w * winent_dtype_size(tc->dtype), tc->w, tc->h,
-                          0, tc->h, 0, tc->h};
-    CHECK(winent_cpu_engine_compute(cpu, &whole, ref.data(), (size_t)tc->w, &err) == WINENT_OK,
-          "%s", err.msg);
-    /* The plane the GPU engine would choose (engine_cuda.cu, choose_layout). */
-    int nd = p->can_skip;
-    bool wide = !((!nd && p->ncodes <= 65536) || (nd && p->ncodes <= 65535));
-    if (wide)
-        nd ? run_k<uint32_t, true>(tc, p, in, ref.data()) : run_k<uint32_t, false>(tc, p, in, ref.data());
+    std::vector<float> ref = twin_cpu_map(p, in, tc->dtype, tc->w, tc->h, tc->name);
+    const int nd = p->can_skip;
+    if (twin_wide_plane(p))
+        nd ? run_k<uint32_t, true>(tc, p, in, ref.data())
+           : run_k<uint32_t, false>(tc, p, in, ref.data());
     else
-        nd ? run_k<uint16_t, true>(tc, p, in, ref.data()) : run_k<uint16_t, false>(tc, p, in, ref.data());
-    winent_cpu_engine_free(cpu);
+        nd ? run_k<uint16_t, true>(tc, p, in, ref.data())
+           : run_k<uint16_t, false>(tc, p, in, ref.data());
     winent_plan_free(p);
     free(in);
 }

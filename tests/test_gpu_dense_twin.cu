@@ -23,6 +23,7 @@ extern "C" {
 #include "kernels/engine_cpu.h"
 #include "kernels/entropy_plan.h"
 }
+#include "gpu_twin.h"
 
 typedef struct tcase {
     const char *name;
@@ -48,18 +49,10 @@ static std::vector<float> map_of(const std::vector<uint16_t> &in, const tcase *t
     winent_err err;
     winent_err_clear(&err);
     winent_plan *p = NULL;
-    winent_cpu_engine *cpu = NULL;
-    std::vector<float> out((size_t)tc->w * tc->h);
     CHECK(winent_plan_create(&o, &p, &err) == WINENT_OK, "%s: %s", tc->name, err.msg);
-    if (p != NULL && winent_cpu_engine_create(p, tc->w, tc->h, 2, &cpu, &err) == WINENT_OK) {
-        winent_chunk whole = {in.data(), (size_t)tc->w * 2, tc->w, tc->h, 0, tc->h, 0, tc->h};
-        CHECK(winent_cpu_engine_compute(cpu, &whole, out.data(), (size_t)tc->w, &err) ==
-                  WINENT_OK,
-              "%s: %s", tc->name, err.msg);
-    } else {
-        CHECK(0, "%s: %s", tc->name, err.msg);
-    }
-    winent_cpu_engine_free(cpu);
+    if (p == NULL)
+        return std::vector<float>((size_t)tc->w * tc->h);
+    std::vector<float> out = twin_cpu_map(p, in.data(), WINENT_U16, tc->w, tc->h, tc->name);
     winent_plan_free(p);
     return out;
 }

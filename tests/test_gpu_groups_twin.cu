@@ -24,6 +24,7 @@ extern "C" {
 #include "kernels/engine_cpu.h"
 #include "kernels/entropy_plan.h"
 }
+#include "gpu_twin.h"
 
 typedef struct tcase {
     const char *name;
@@ -65,23 +66,12 @@ static void *make_input(const tcase *tc)
     return buf;
 }
 
-/* The code plane the engine's codes pass makes: NODATA -> all ones. */
-template <typename C> static std::vector<C> plane_of(const winent_plan *p, const void *in, size_t n)
-{
-    std::vector<uint32_t> codes(n);
-    winent_plan_codes(p, in, n, codes.data());
-    std::vector<C> out(n);
-    for (size_t i = 0; i < n; i++)
-        out[i] = codes[i] == WINENT_NODATA_CODE ? (C)~(C)0 : (C)codes[i];
-    return out;
-}
-
 template <typename C, bool ND>
 static int run_twin(const tcase *tc, const winent_plan *p, const void *in, const float *ref,
                     int candidate)
 {
     const int W = tc->w, H = tc->h;
-    std::vector<C> plane = plane_of<C>(p, in, (size_t)W * H);
+    std::vector<C> plane = twin_plane_of<C>(p, in, (size_t)W * H);
     std::vector<float> got((size_t)W * H);
     memset(got.data(), 0xEE, got.size() * sizeof(float));
     /* Layouts as on an H100 (227 KB of shared memory a block): the
@@ -148,22 +138,15 @@ static void run_case(const tcase *tc)
     winent_err err;
     winent_err_clear(&err);
     winent_plan *p = NULL;
-    winent_cpu_engine *cpu = NULL;
     void *in = make_input(tc);
-    std::vector<float> ref((size_t)tc->w * tc->h);
     CHECK(winent_plan_create(&o, &p, &err) == WINENT_OK, "%s: %s", tc->name, err.msg);
     if (p == NULL) {
         free(in);
         return;
     }
-    CHECK(winent_cpu_engine_create(p, tc->w, tc->h, 2, &cpu, &err) == WINENT_OK, "%s", err.msg);
-    winent_chunk whole = {in, (size_t)tc->w * winent_dtype_size(tc->dtype), tc->w, tc->h,
-                          0, tc->h, 0, tc->h};
-    CHECK(winent_cpu_engine_compute(cpu, &whole, ref.data(), (size_t)tc->w, &err) == WINENT_OK,
-          "%s", err.msg);
-    /* The plane the GPU engine would choose (engine_cuda.cu, choose_layout). */
-    int nd = p->can_skip;
-    bool wide = !((!nd && p->ncodes <= 65536) || (nd && p->ncodes <= 65535));
+    std::vector<float> ref = twin_cpu_map(p, in, tc->dtype, tc->w, tc->h, tc->name);
+    const int nd = p->can_skip;
+    const bool wide = twin_wide_plane(p);
     /* Every layout that fits: 32- and 16-bit slots, each table load; the
      * first tile height that fits (the others are the same code). */
     groups_geom first = groups_geom_for(p->rx, p->ry, wide ? 4 : 2, (size_t)227 << 10);
@@ -182,7 +165,6 @@ static void run_case(const tcase *tc)
                : run_twin<uint16_t, false>(tc, p, in, ref.data(), k);
     }
     CHECK(runs > 0, "%s: no layout ran", tc->name);
-    winent_cpu_engine_free(cpu);
     winent_plan_free(p);
     free(in);
 }
