@@ -238,7 +238,7 @@ template <typename C, bool ND, bool PACKED> static const void *cmp_fn_c(int k)
 static const void *cmp_fn(const winent_gpu_engine *e)
 {
     int k = e->plan->kx;
-    if (e->plane_bytes == 2 && e->cmp_packed)
+    if (e->cmp_packed) /* 16-bit planes only */
         return e->nd ? cmp_fn_c<uint16_t, true, true>(k) : cmp_fn_c<uint16_t, false, true>(k);
     if (e->plane_bytes == 2)
         return e->nd ? cmp_fn_c<uint16_t, true, false>(k) : cmp_fn_c<uint16_t, false, false>(k);

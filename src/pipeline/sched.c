@@ -419,6 +419,15 @@ static int gpu_starting(const pipeline *p)
     return !added && p->launching; /* the launcher is finding the devices */
 }
 
+/* A CPU band waits: auto, an output the pool encodes, the first GPU
+ * starting, and the CPU already on its share of the threads
+ * (WINENT_GPU_START_SHARE). Lock held. */
+static int band_held(const pipeline *p)
+{
+    const int share = p->threads / WINENT_GPU_START_SHARE;
+    return p->encodes && gpu_starting(p) && p->bands_running >= (share > 0 ? share : 1);
+}
+
 void winent_sched_post_counts_locked(pipeline *p, chunk *c, int from)
 {
     if (!p->count_clamps || c->count_n > 0 || from >= c->y1)
@@ -462,11 +471,8 @@ static task next_task(pipeline *p)
         t.kind = TASK_COUNT;
         t.c = count;
         t.index = count->count_next++;
-    } else if (band && p->encodes && gpu_starting(p) &&
-               p->bands_running >= (p->threads / WINENT_GPU_START_SHARE > 0
-                                        ? p->threads / WINENT_GPU_START_SHARE
-                                        : 1)) {
-        t.held = 1; /* leave the GPU's start the cores (WINENT_GPU_START_SHARE) */
+    } else if (band && band_held(p)) {
+        t.held = 1; /* leave the GPU's start the cores */
     } else if (band) {
         p->bands_running++;
         t.kind = TASK_BAND;
