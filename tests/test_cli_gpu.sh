@@ -53,4 +53,39 @@ for dev in $devices cpu,0; do
         check "3 bands x 3 windows, device $dev, mem $mem" cmp -s "$T/cpu/multi.zst" "$T/gpu/multi.zst"
     done
 done
+# auto within --mem: a GPU's context holds host memory of its own (128 MiB
+# counted), so auto brings a GPU in only where that fits beside the chunks.
+# 12 maps under --mem 128M stay on the CPU, within 128 + 64 MiB of peak
+# resident memory (209 MiB before), and say why; with --mem 1G the same
+# job takes the GPU. The same bytes either way. One thread: the CPU alone
+# would take about 2 s, well past what makes auto bring a GPU in (0.8 s;
+# with two threads the job sits at that edge and auto may not ask).
+if [ -x /usr/bin/time ]; then
+    for b in 1 2 3 4; do
+        "$MK" --size 3000x3000 --dtype u8 --kind landscape --values $((8 + 4 * b)) --seed $b -
+    done >"$T/big.raw"
+    M12="--threads 1 --size 3000x3000 --dtype u8 --bands 4 --band all --window 3,5,9 --frame-rows 32"
+    (cd "$T/cpu" && "$WS" --quiet --device cpu $M12 "$T/big.raw" big.zst)
+    for mem in 128M 1G; do
+        (cd "$T/gpu" && /usr/bin/time -f '%M' -o "$T/rss" "$WS" --stats --device auto --mem $mem \
+            $M12 "$T/big.raw" big.zst 2>"$T/err")
+        kib=$(tail -n 1 "$T/rss")
+        engines=$(grep -o '"engine":"[^"]*"' "$T/err")
+        echo "auto, --mem $mem, 12 maps: peak RSS $kib KiB, $engines"
+        check "auto, --mem $mem: the CPU's bytes" cmp -s "$T/cpu/big.zst" "$T/gpu/big.zst"
+        case $mem in
+        128M)
+            check "auto, --mem 128M: peak RSS $kib KiB < 192 MiB" test "$kib" -lt $((192 * 1024))
+            check "auto, --mem 128M: the CPU alone ($engines)" test -z "$(echo "$engines" | grep gpu)"
+            check "auto, --mem 128M: the notice says why" \
+                grep -q "leaves no room beside the chunks for gpu0's context" "$T/err"
+            ;;
+        1G)
+            check "auto, --mem 1G: a GPU computes ($engines)" test -n "$(echo "$engines" | grep gpu0)"
+            ;;
+        esac
+    done
+else
+    echo "note: no /usr/bin/time: auto within --mem not checked"
+fi
 finish

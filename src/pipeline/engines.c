@@ -499,20 +499,47 @@ static int more_gpus_pay(const pipeline *p, const engine *first)
     return left / rate > WINENT_GPU_MORE_S;
 }
 
+int winent_gpu_room_locked(pipeline *p)
+{
+    if (p->mem_auto || p->chunk_bytes == 0)
+        return 1;
+    const int64_t ctx = (int64_t)((WINENT_GPU_HOST_BYTES + p->chunk_bytes - 1) / p->chunk_bytes);
+    const int64_t room = (int64_t)p->n_fit - ctx;
+    if (room < p->n_made || room < p->n_need + p->gpu_slots)
+        return 0;
+    if (p->n_limit > room)
+        p->n_limit = (int)room;
+    return 1;
+}
+
+/* auto: GPU `d` next, where --mem leaves room for its context; else a
+ * notice (lock held). */
+static engine *start_gpu_within_mem(pipeline *p, int d)
+{
+    if (winent_gpu_room_locked(p))
+        return start_gpu(p, d);
+    winent_pipeline_notice_locked(p,
+                                  "--mem %lluM leaves no room beside the chunks for gpu%d's "
+                                  "context (%llu MiB of host memory): going on without it",
+                                  (unsigned long long)(p->mem_budget >> 20), d,
+                                  (unsigned long long)(WINENT_GPU_HOST_BYTES >> 20));
+    return NULL;
+}
+
 /* auto: find the GPUs and bring the first one up; the others only when
- * they pay (more_gpus_pay). Until it has decided (`launching`), the GPUs'
- * end (gpu_finished) waits for it. */
+ * they pay (more_gpus_pay), each where --mem leaves room for it. Until it
+ * has decided (`launching`), the GPUs' end (gpu_finished) waits for it. */
 void *winent_gpu_launcher(void *arg)
 {
     pipeline *p = arg;
     int count = winent_cuda_device_count();
     pthread_mutex_lock(&p->lock);
-    engine *first = count > 0 ? start_gpu(p, 0) : NULL;
+    engine *first = count > 0 ? start_gpu_within_mem(p, 0) : NULL;
     if (first != NULL && count > 1) {
         while (!STOPPED(p) && !first->finished && first->chunks_done < 2)
             pthread_cond_wait(&p->state_cv, &p->lock);
         if (!STOPPED(p) && more_gpus_pay(p, first))
-            for (int d = 1; d < count && start_gpu(p, d) != NULL; d++)
+            for (int d = 1; d < count && start_gpu_within_mem(p, d) != NULL; d++)
                 ;
     }
     p->launching = 0;

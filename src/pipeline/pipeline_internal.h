@@ -336,8 +336,6 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
 /* auto: decide from the CPU's bands so far whether the GPUs should come in
  * (lock held; called as bands end and as the writer wakes). */
 void winent_sched_maybe_launch_locked(pipeline *p);
-/* auto: bring the GPUs up at the start when the job is long for the CPU
- * whatever its measured rate turns out to be (lock held). */
 /* auto: bring the GPUs up now when even the CPU engine's best case
  * (winent_cpu_engine_ns_per_update) says the CPU alone would need more than
  * WINENT_GPU_WORTH_S: at the start (`c` NULL) and again on the first chunk
@@ -367,6 +365,11 @@ engine *winent_engine_add(pipeline *p, const engine_ops *ops, int device, int sl
 void *winent_engine_driver(void *arg); /* arg: engine */
 /* auto: find the GPUs and start their drivers (a thread of its own). */
 void *winent_gpu_launcher(void *arg); /* arg: pipeline */
+/* auto under a --mem given: 1 when a GPU's context (WINENT_GPU_HOST_BYTES
+ * of host memory) fits beside the chunks made and the fewest the GPU works
+ * with; the CPU then makes no more chunks than leave it that room, so the
+ * job's memory stays within --mem once the context comes. Lock held. */
+int winent_gpu_room_locked(pipeline *p);
 
 /* stages.c: reader and writer. */
 void *winent_stage_reader(void *arg);

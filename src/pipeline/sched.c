@@ -281,6 +281,9 @@ static void launch_gpus_locked(pipeline *p)
 {
     p->gpu_launch = 1;
     p->launching = 1;
+    /* From now on the CPU leaves the first GPU's context its room where it
+     * still can; the launcher checks it again once it has found a GPU. */
+    winent_gpu_room_locked(p);
     if (pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
         p->launcher_started = 1;
     else
