@@ -62,7 +62,7 @@ void cli_print_help(FILE *f)
         "                      .tif, .tiff; .raw, .f32, .bin, '-' or no extension raw;\n"
         "                      any other extension needs --format)\n"
         "  --level L           compression level: zstd -7..22 (default 2 for .zst, 3 for\n"
-        "                      GeoTIFF and 1 for its overview tiles), deflate 1..9\n"
+        "                      GeoTIFF and -3 for its overview tiles), deflate 1..9\n"
         "                      (default 6)\n"
         "  --frame-rows N      rows per .zst frame (default: about 4 MiB of floats)\n"
         "  --tile N            GeoTIFF tile side, multiple of 16 (default 512)\n"

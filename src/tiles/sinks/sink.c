@@ -196,8 +196,8 @@ size_t winent_sink_encoder_bytes_for(const winent_sink_opts *o)
         size_t cog = o->tif_layout == WINENT_TIF_COG ? winent_sink_cog_encoder_extra(o) : 0;
         if (o->compress == WINENT_COMPRESS_ZSTD) {
             /* A COG at the default level has a second context, at zstd
-             * level 1, for its overview tiles (sink_cog.c). */
-            size_t ovr = o->tif_layout == WINENT_TIF_COG && o->level == 0 ? zstd_state_bytes(1) : 0;
+             * level -3, for its overview tiles (sink_cog.c). */
+            size_t ovr = o->tif_layout == WINENT_TIF_COG && o->level == 0 ? zstd_state_bytes(-3) : 0;
             return tile + cog + zstd_state_bytes(o->level > 0 ? o->level : 3) + ovr;
         }
         return tile + cog + ((size_t)1 << 20); /* deflate or LZW state */
