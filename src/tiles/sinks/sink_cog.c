@@ -65,7 +65,7 @@
  * default level 3 compresses them hardly better than its fast levels (a
  * 512 x 512 tile of a level 1: 1.31:1 at level 3, 1.27 at 1, 1.21 at -3,
  * in 13, 5 and 2.8 ms), so without --level they get level -3: the COG's
- * extra over the tiled file fell from +23 % to +18.5 % (median of six
+ * extra over the tiled file fell from +23 % to +18.5 % (mean of six
  * rounds, docs/PERFORMANCE.md) for overviews 5 % larger. With --level
  * they get that level. */
 #define OVR_ZSTD_LEVEL (-3)
