@@ -121,6 +121,51 @@ int main(void)
     }
     CHECK(ok == cases, "%d of %d random sets of engines leave a READY chunk to no one", cases - ok,
           cases);
+
+    /* auto within --mem (engines.c, winent_gpu_room_locked): a GPU's
+     * context, 128 MiB of host memory, is 8 chunks of 16 MiB. */
+    p->chunk_bytes = (uint64_t)16 << 20;
+    p->gpu_slots = 3;
+    p->n_need = 4;
+    struct {
+        int mem_auto, n_fit, n_made, n_limit, fits, limit_after;
+        const char *what;
+    } rooms[] = {
+        {0, 6, 4, 6, 0, 6, "--mem 96M: no room for the context at all"},
+        {0, 14, 4, 12, 0, 12, "room for the context but not for the GPU's slots"},
+        {0, 20, 13, 16, 0, 16, "the CPU made more chunks than leave the room"},
+        {0, 20, 6, 20, 1, 12, "room: the CPU is held to what leaves it"},
+        {0, 64, 4, 12, 1, 12, "--mem 1G: room, the CPU's limit already under it"},
+        {1, 6, 6, 6, 1, 6, "no --mem given: the default budget grows, nothing held"},
+    };
+    for (size_t i = 0; i < sizeof rooms / sizeof rooms[0]; i++) {
+        p->mem_auto = rooms[i].mem_auto;
+        p->n_fit = rooms[i].n_fit;
+        p->n_made = rooms[i].n_made;
+        p->n_limit = rooms[i].n_limit;
+        int fits = winent_gpu_room_locked(p);
+        CHECK(fits == rooms[i].fits && p->n_limit == rooms[i].limit_after,
+              "%s: fits %d (want %d), CPU's chunk limit %d (want %d)", rooms[i].what, fits,
+              rooms[i].fits, p->n_limit, rooms[i].limit_after);
+    }
+    /* Whatever the budget: where a context comes, the chunks that may then
+     * exist and the context stay within what --mem holds, with room for
+     * the GPU's slots; where it does not, nothing changes. */
+    p->mem_auto = 0;
+    int over = 0;
+    for (int t = 0; t < 20000; t++) {
+        p->n_fit = rand() % 64;
+        p->n_made = rand() % (p->n_fit + 1);
+        p->n_limit = p->n_made + rand() % (p->n_fit - p->n_made + 1);
+        int before = p->n_limit;
+        int fits = winent_gpu_room_locked(p);
+        if (fits ? p->n_limit + 8 > p->n_fit || p->n_made > p->n_limit ||
+                       p->n_fit - 8 < p->n_need + p->gpu_slots
+                 : p->n_limit != before)
+            over++;
+    }
+    CHECK(over == 0, "%d of 20000 random budgets: a context beyond --mem, or a limit changed",
+          over);
     free(c);
     free(p);
     return harness_end();
