@@ -362,6 +362,14 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
         winent_pipeline_fail(p, why);
 }
 
+/* Chunks' worth of --mem a GPU's context takes (WINENT_GPU_HOST_BYTES),
+ * rounded up. */
+static int64_t gpu_context_chunks(const pipeline *p)
+{
+    const uint64_t per = p->chunk_bytes ? p->chunk_bytes : 1;
+    return (int64_t)((WINENT_GPU_HOST_BYTES + per - 1) / per);
+}
+
 void *winent_engine_driver(void *arg)
 {
     engine *e = arg;
@@ -380,8 +388,8 @@ void *winent_engine_driver(void *arg)
     e->live = 1;
     if (p->auto_device && e->device >= 0) {
         /* Chunks for its slots, within what --mem allows. */
-        uint64_t ctx = (WINENT_GPU_HOST_BYTES + p->chunk_bytes - 1) / (p->chunk_bytes ? p->chunk_bytes : 1);
-        p->n_fit -= (int)(ctx < (uint64_t)p->n_fit ? ctx : (uint64_t)p->n_fit);
+        int64_t ctx = gpu_context_chunks(p);
+        p->n_fit -= (int)(ctx < p->n_fit ? ctx : p->n_fit);
         p->n_limit += e->slots;
         if (p->n_limit > p->n_fit)
             p->n_limit = p->n_fit;
@@ -503,8 +511,7 @@ int winent_gpu_room_locked(pipeline *p)
 {
     if (p->mem_auto || p->chunk_bytes == 0)
         return 1;
-    const int64_t ctx = (int64_t)((WINENT_GPU_HOST_BYTES + p->chunk_bytes - 1) / p->chunk_bytes);
-    const int64_t room = (int64_t)p->n_fit - ctx;
+    const int64_t room = (int64_t)p->n_fit - gpu_context_chunks(p);
     if (room < p->n_made || room < p->n_need + p->gpu_slots)
         return 0;
     if (p->n_limit > room)
