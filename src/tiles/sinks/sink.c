@@ -195,10 +195,11 @@ size_t winent_sink_encoder_bytes_for(const winent_sink_opts *o)
         /* A COG's encoder also reduces each tile for the overviews. */
         size_t cog = o->tif_layout == WINENT_TIF_COG ? winent_sink_cog_encoder_extra(o) : 0;
         if (o->compress == WINENT_COMPRESS_ZSTD) {
-            /* A COG at the default level has a second context, at zstd
-             * level -3, for its overview tiles (sink_cog.c). */
-            size_t ovr =
-                o->tif_layout == WINENT_TIF_COG && o->level == 0 ? zstd_state_bytes(-3) : 0;
+            /* A COG at the default level has a second context for its
+             * overview tiles. */
+            size_t ovr = o->tif_layout == WINENT_TIF_COG && o->level == 0
+                             ? zstd_state_bytes(WINENT_COG_OVR_ZSTD_LEVEL)
+                             : 0;
             return tile + cog + zstd_state_bytes(o->level > 0 ? o->level : 3) + ovr;
         }
         return tile + cog + ((size_t)1 << 20); /* deflate or LZW state */

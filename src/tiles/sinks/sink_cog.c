@@ -61,14 +61,6 @@
  * (native uint32) when its means are in the pyramid's rows already and its
  * sums follow, 0 when its partial follows. */
 #define HEAD 4
-/* Overview tiles are means, whose low mantissa bits are noise: zstd's
- * default level 3 compresses them hardly better than its fast levels (a
- * 512 x 512 tile of a level 1: 1.31:1 at level 3, 1.27 at 1, 1.21 at -3,
- * in 13, 5 and 2.8 ms), so without --level they get level -3: the COG's
- * extra over the tiled file fell from +23 % to +18.5 % (mean of six
- * rounds, docs/PERFORMANCE.md) for overviews 5 % larger. With --level
- * they get that level. */
-#define OVR_ZSTD_LEVEL (-3)
 
 /* GDAL's structural metadata ("ghost" area) between the header and the
  * first directory: what a reader may rely on. */
@@ -249,7 +241,7 @@ static winent_status state_create(winent_sink *s, int sink_owned, cog_state **ou
         st = winent_tile_codec_create(o->compress, o->level, t->g.side, &e->codec, err);
     if (st == WINENT_OK && own_ovr)
         st =
-            winent_tile_codec_create(WINENT_COMPRESS_ZSTD, OVR_ZSTD_LEVEL, t->g.side, &e->ovr, err);
+            winent_tile_codec_create(WINENT_COMPRESS_ZSTD, WINENT_COG_OVR_ZSTD_LEVEL, t->g.side, &e->ovr, err);
     if (st != WINENT_OK) {
         state_free(e);
         return st;

@@ -55,6 +55,16 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err);
  * the default layout on to it. */
 winent_status winent_sink_cog_open(winent_sink *s, winent_err *err);
 
+/* Overview tiles are means, whose low mantissa bits are noise: zstd's
+ * default level 3 compresses them hardly better than its fast levels (a
+ * 512 x 512 tile of a level 1: 1.31:1 at level 3, 1.27 at 1, 1.21 at -3,
+ * in 13, 5 and 2.8 ms), so without --level a COG's overview tiles get
+ * level -3, with a zstd context of their own: the COG's extra over the
+ * tiled file fell from +23 % to +18.5 % (mean of six rounds,
+ * docs/PERFORMANCE.md) for overviews 5 % larger. With --level they get
+ * that level (sink_cog.c; sink.c counts the context's memory). */
+#define WINENT_COG_OVR_ZSTD_LEVEL (-3)
+
 /* Memory the COG writer holds beyond the encoders (overview rows, jobs,
  * tile index), given what one encoder holds. */
 size_t winent_sink_cog_writer_bytes(const winent_sink_opts *o, size_t encoder_bytes);
