@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libwinent: the whole library (base, kernels, tiles, pipeline; the CUDA
 # runtime inside when built with CUDA) as a shared library, libwinent.so.0,
 # and a static one, libwinent.a, both made of the objects of the internal

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Debian packages, made from the build folder with `cpack -G DEB`:
 #
 #   winent-stream_0.2.0_amd64.deb   the CLI, libwinent.so.0, the man page and

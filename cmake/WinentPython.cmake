@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The Python package winent (python/winent: pure Python, ctypes over
 # libwinent.so.0), installed by `cmake --install` (component "python") where
 # Debian's /usr/bin/python3 finds it:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The man page and the bash completion of winent-stream, made at build
 # time from the built binary's --help (and --version), so the help text in
 # src/cli/options.c is their one source.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The entropy map of a raw raster with dask: winent.entropy on every block
 of a dask array, under dask.array.map_overlap, in the memory of a few
 blocks. It gives the same bytes as

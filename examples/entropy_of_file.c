@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * entropy_of_file: the smallest program on libwinent. It computes the 5 x 5
  * local entropy map (base e) of a file, as `winent-stream INPUT OUTPUT`

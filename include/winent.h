@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * winent.h - public API of winent-stream: the local Shannon entropy map of
  * rasters too big for memory, computed as a bounded streaming pipeline.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The public C API (include/winent.h): jobs at once in one process, each
 # cancelled on its own (no process globals); winent_entropy against the
 # reference engine; one validation (and its messages) for the CLI and the

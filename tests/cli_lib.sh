@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared by the CLI tests: paths, a temporary directory, small checks.
 # Sourced with WINENT_BIN, WINENT_TOOLS, WINENT_SRC set by ctest.
 set -eu

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks of a winent-stream GeoTIFF through GDAL (tests/test_cog.sh).
 
     cog_check.py pixels OUT.tif WANT.raw      full resolution = the raw map, bit for bit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 winent_unit_test(test_known_answer)
 winent_sh_test(test_cli_known test_cli_known.sh)
 winent_sh_test(test_cli_errors test_cli_errors.sh)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests of the docs area: the README's examples run as a user runs them
 # (tests/test_readme_examples.sh), the performance chart and table made
 # from docs/PERFORMANCE.md by tools/perf-chart.py.

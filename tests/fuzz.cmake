@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests of the fuzz area: the libFuzzer harnesses of tests/fuzz (docs/FUZZING.md).
 #
 # With WINENT_FUZZ (clang) each harness is a libFuzzer binary; without it,

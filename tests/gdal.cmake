@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests of the GDAL source (src/tiles/sources/source_gdal.c): formats GDAL reads,
 # masks, standard input copied to a temporary file, georeferencing. In a
 # build without GDAL (WINENT_GDAL=OFF, or no libgdal-dev) each skips (77)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Tests of the CUDA engine: labelled `gpu`; each exits 77 (skipped) where no
 # GPU is usable, so they pass on machines without one.
 winent_unit_test(test_gpu_identity)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpu_twin.h - what the host twins of the CUDA kernels share
  * (tests/test_gpu_*_twin.cu): the CPU engine's map that every twin is held

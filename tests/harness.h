@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * harness.h - a tiny unit-test harness: CHECK records a pass or a failure,
  * harness_end prints "N passed, N failed" and returns the exit code

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests of the install area: libwinent exports exactly include/winent.h,
 # and what `cmake --install` and `cpack -G DEB` put in place works for a
 # user (tests/test_install.sh). Label "install".

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Crafts the inputs of the malformed-input suite (tests/test_malformed.sh),
 byte by byte, with the standard library only (struct, zlib): TIFFs that lie
 about themselves in every way the suite covers, a few good ones beside them

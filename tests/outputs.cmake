@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Tests of the outputs (issue 12): files through a temporary name, fsync
 # and rename; devices, FIFOs, pipes and /dev/fd/N in place; the input never
 # the output; signals and limits. One ctest test per group of cases, so a

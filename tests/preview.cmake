@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # --preview (issue 14): the module alone (colour map, sizes, block means in
 # any order and from several threads, limits, its file), and whole jobs
 # read back in Python against numpy and the colour map's construction.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks of a winent-stream --preview PNG, written apart from the C code:
 the PNG is decoded with Pillow (Debian python3-pil, not libpng), the
 colour map is built again from its documented construction (docs/SPEC.md,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Shared by the Python tests (tests/test_py_*.py), as tests/cli_lib.sh is
 by the shell ones: the build's paths, a temporary folder, the CLI to
 compare with, and checks counted to a last line "N passed, N failed".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The layout of the public structures of winent.h as this compiler sees
  * it, one line each: "STRUCT size N" and "STRUCT.FIELD OFFSET SIZE".
  * tests/test_py_layout.py holds the ctypes mirror of python/winent/_lib.py

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Run one Python test (tests/test_py_*.py) with the Python the tests use
 # ($PYTHON, Debian's /usr/bin/python3), the tree's package on PYTHONPATH
 # and the build's libwinent.so.0 in WINENT_LIBRARY (set by

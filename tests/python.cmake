@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests of the Python package (python/winent, issue 14 item 3): Debian's
 # /usr/bin/python3 ($WINENT_PYTHON) with the tree's package and the build's
 # libwinent.so.0. Label "python". Each skips (77, with the reason) where

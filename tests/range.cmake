@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests of --bins/--range (issue 13): the clamp counts and the span of the
 # samples against plain restatements and numpy, the warning, --range auto
 # from GDAL's statistics (.aux.xml, the TIFF's GDAL metadata) or a first

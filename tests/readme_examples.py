@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Run the examples of README.md as a user would (tests/test_readme_examples.sh).
 
     readme_examples.py README.md WORKDIR

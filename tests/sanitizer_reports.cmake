@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The last test of a sanitizer build: print every report the tests left in
 # LOGS (one file per reporting process) and fail when there is one.
 file(GLOB reports "${LOGS}/*")

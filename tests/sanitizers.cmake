@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sanitizer builds (WINENT_SANITIZE, tools/test-sanitizers.sh): every test
 # runs with the options below, and every report of every instrumented
 # process (the CLI inside a shell test too, whose stderr the test may keep

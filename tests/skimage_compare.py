@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Compare a winent-stream map with scikit-image's rank entropy.
 
     skimage_compare.py IN.raw OUT.raw W H DTYPE KX KY

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_api_entropy - winent_entropy (the in-memory call of include/winent.h)
  * against the reference engine, bit for bit: every sample type, inputs

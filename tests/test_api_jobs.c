@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_api_jobs - the job handle of include/winent.h: jobs that run at once
  * in one process, each with its own stop flag (no process globals).

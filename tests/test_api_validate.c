@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_api_validate - one validation for the CLI and the library: for each
  * bad value, winent_job_opts_validate (and winent_compute_opts_validate

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # tools/bench-job.sh end to end on tiny images: every job runs, the table
 # has a row per job and engine, the engines wrote the same bytes, the CSV
 # and JSON are written; the stage columns come from `winent-bench stage`

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # winent-bench kernels on the CPU alone, tiny: exit 0, a `cell` line per
 # cell, the CPU table with both windows and both value sets, the GPU tables
 # said to be skipped, the CSV; bad lists are usage errors (exit 2).

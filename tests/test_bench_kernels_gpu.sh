@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # winent-bench kernels --quick on a GPU: every GPU measurement checked bit
 # for bit against the CPU engine (none DIFFERS), a measurement in every
 # cell, the GPU, variant, CPU, ratio and roofline tables. Skipped (77)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The output never depends on the machine: .zst bytes identical across
 # --threads and --mem; the decoded map identical across --frame-rows too,
 # and equal to the raw output; chunk edges (small --mem) leave no seams.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Messages and exit codes of SPEC section 6; outputs appear only when whole.
 . "$WINENT_SRC/tests/cli_lib.sh"
 need_python numpy

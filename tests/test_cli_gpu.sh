@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The GPU engine inside the pipeline: --device gpu (every GPU) and each GPU
 # alone give the CPU's bytes, across many chunks (small --mem) and formats,
 # one map or several in one pass.

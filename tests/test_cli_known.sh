@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The course's 5 x 5 known answer through the command line, and the options
 # that must not change it.
 . "$WINENT_SRC/tests/cli_lib.sh"

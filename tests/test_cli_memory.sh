@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Memory stays flat: a 20000 x 20000 u8 input streamed through standard
 # input with --mem 128M peaks under 128 MiB + 64 MiB of resident memory,
 # and the output is the map of the same input read from a file; a VRT

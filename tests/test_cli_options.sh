@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The command line as GNU tools read theirs (getopt_long): --name=value,
 # unambiguous abbreviations, -- before a file whose name starts with -,
 # combined short flags; and what it refuses, in one line: an ambiguous

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Nothing lost, wherever the output points (issue 12; docs/SPEC.md
 # "Outputs" and "Errors"): a file appears whole or not at all, through its
 # symlinks; devices, FIFOs, pipes and /dev/fd/N are written in place, never

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # SIGINT and SIGTERM mid-run: exit 130, no output, no temporary file, even
 # when the input is a pipe that has stopped delivering.
 . "$WINENT_SRC/tests/cli_lib.sh"

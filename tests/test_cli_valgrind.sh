@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # No leaks, no invalid accesses: small runs under valgrind, successful and
 # failing, raw and .zst output.
 . "$WINENT_SRC/tests/cli_lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The Cloud-Optimized GeoTIFF output (issue 13; docs/SPEC.md section 4):
 # GDAL's COG validator (--full-check=yes) passes on every shape; the
 # overviews hold the promised block means (numpy on the full resolution

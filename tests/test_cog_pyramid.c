@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The COG's overview rule (src/tiles/sinks/cog_pyramid.h) against a brute-force
  * mean: random sizes (one pixel wide, odd, tall, just over a tile), tile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Randomized differential test: whole jobs (winent_run, the CLI's library
  * call) against the reference engine, bit for bit, through the public API

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The fast CPU engine against the reference engine, bit for bit, on random
  * inputs: awkward sizes (1x1, 1xN, Nx1, smaller than the window, 257x263),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libwinent exports exactly the functions include/winent.h declares: the
 # dynamic symbols of libwinent.so (nm -D --defined-only) against the
 # function names of the preprocessed header, so the two cannot drift.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The GDAL source: the same raw samples made by gdal_translate into a VRT,
 # an ENVI file, a lossless JPEG2000, a NetCDF subdataset, a TIFF inside a
 # zip (/vsizip/) and one on a local web server (/vsicurl/, http://) each

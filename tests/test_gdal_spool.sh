@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A TIFF or another GDAL format on a pipe is copied to an unnamed temporary
 # file in TMPDIR (one notice line) and read from there: the map equals the
 # file's. The copy never has a name: TMPDIR stays empty during the run,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The compare kernels (src/kernels/engine_cuda_cmp.cuh) run on the host, a
  * thread's column at a time, against the CPU engine, bit for bit: the

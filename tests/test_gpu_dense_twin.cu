@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ranks dense within a chunk (src/kernels/engine_cuda_dense.cuh) on the
  * host: the bitmap, its prefix and each code's new code, as the device's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The groups kernel's steps (src/kernels/engine_cuda_groups.cuh) run on
  * the host, a thread and a lane at a time in the block's order, against

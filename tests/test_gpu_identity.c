@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CUDA engine against the CPU engine, bit for bit, on every visible
  * GPU: every dtype, window shape, base, distinct values (up to ~1e6 of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Equal-code cliques (src/kernels/engine_cuda_sparse.cuh) on the host: the
  * device's steps, a member and a pixel at a time, over chunks with halos

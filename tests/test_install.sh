@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # What a user installs, used as a user would: `cmake --install` into a
 # temporary prefix; examples/entropy_of_file.c built against that tree
 # with pkg-config (shared, and --static) and with CMake find_package(winent)

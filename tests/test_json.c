@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_json: src/base/json.c, the JSON of the .zst header and --info over
  * cJSON. Numbers must read back bit for bit (cJSON's own printing does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The 5 x 5 course example of SPEC section 1, through every engine. */
 #include <math.h>
 #include <stdint.h>

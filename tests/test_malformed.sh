@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Malformed inputs (crafted byte by byte by tests/make_malformed.py, plus
 # standard input cut short or closed): each is refused with its exit code
 # and exactly one 'winent-stream: ' line holding the reason, into every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # winent-mksample: byte counts, determinism, seeds, value ranges, byte
 # order, landscape holes as the nodata value, streaming to stdout, errors.
 set -eu

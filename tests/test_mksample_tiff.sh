@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # winent-mksample --tiff: a tiled TIFF holding the raw output's samples.
 # Read back by GDAL (where installed) and by winent-stream's own TIFF reader
 # (its map of the TIFF is the map of the raw twin), for several sample

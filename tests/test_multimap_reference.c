@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_multimap_reference.c - several bands and windows in one pass
  * against the reference engine: a band-sequential raw file of three bands

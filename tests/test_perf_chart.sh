@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # tools/perf-chart.py: it runs on Debian's python3 alone, writes an SVG an
 # XML parser reads (one bar per measured value), and the chart and the
 # table committed for the README are what the script makes of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The preview module alone (src/tiles/sinks/preview.h, colormap.h): the colour
  * map's lightness, the image's size, block means that do not depend on
  * how rows are cut or ordered or on the threads adding them, the limits

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # --preview FILE.png as a user runs it: the PNG read back by
 # tests/preview_check.py (decoded with Pillow, colours against numpy's block
 # means of the raw map of the same job and the colour map rebuilt from its

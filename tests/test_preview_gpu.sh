@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # --preview with the GPU computing (its chunks go to the preview as slices
 # after compute, not by band): the same PNG and output as the CPU's, with
 # the GPU alone, the CPU and the GPU together, many chunks or few. Skipped

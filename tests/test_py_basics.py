@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The winent package: import, version, where libwinent is found (each
 place of the documented order, and the message when it is nowhere), and
 the mapping of the library's statuses to exceptions."""

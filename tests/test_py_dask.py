@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """examples/dask_entropy.py (winent.entropy under dask.array.map_overlap,
 depth = window // 2, boundary "none") gives the CLI's bytes: windows
 square and oblong, blocks that do not divide the image, blocks smaller

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """winent.entropy(): the map of a numpy array, held to the CLI's map of the
 same samples as a raw file bit for bit (every dtype, windows, bases, bins
 and ranges, nodata and NaN, range="auto"), to scikit-image's

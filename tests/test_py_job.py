@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """winent.run() and winent.Job: file jobs held to the CLI's outputs (.zst,
 raw, GeoTIFF through GDAL where installed, --decode), the figures, notices
 as warnings, the progress callback, cancellation (from another thread,

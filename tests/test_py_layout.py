@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The ctypes structures of python/winent/_lib.py against the C compiler's
 layout of include/winent.h (tests/py_layout.c prints it): every size and
 every field's offset and size the same, and no field on one side only.

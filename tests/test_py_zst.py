@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """winent.read_zst and winent.open_zst against `zstd -d` of the same file
 and the CLI's raw map of the same job; the header against the tests' own
 reader (tests/zst_read.py); lazy reads decompress only the frames their

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # --bins/--range that cannot silently go wrong (issue 13): the samples put
 # in the end bins are counted (numpy counts them too) and reported in
 # --stats; more than 1 % of them, or samples spanning a sliver of the

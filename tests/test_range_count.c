@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of issue 13's small parsers and counters, against plain
  * restatements of their rules:
  * - winent_range_count (clamped samples, valid samples, min/max) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The README as a user reads it: every example block runs and prints what
 # the README shows (tests/readme_examples.py: blocks whose needs the build
 # lacks skip with the reason), the quick start's demo runs (tools/demo.sh:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_sched.c - the chunk queue's choice between engines (sched.c), on
  * engines made up here, no threads and no GPU: a chunk that is READY is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # scikit-image's filters.rank.entropy (base 2, footprint ones((Ky, Kx)))
 # against winent-stream through the CLI, u8 and u16, square and oblong
 # windows, landscape and uniform inputs, border windows included.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Every file of the shared third-party TIFF corpus is either processed
 # (exit 0, and then the map equals the raw path's on the pixels GDAL reads,
 # with GDAL's mask as nodata in a build with GDAL) or refused with exit 3

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # GDAL reads our GeoTIFF back: the raw map's pixels, the input's
 # geotransform and CRS, NaN as nodata when nodata is in play; every
 # compression and tile size; identical bytes whatever the thread count;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # test_tiff_known_bugs.sh BUG: reproducers of bugs in the TIFF source
 # (src/tiles/sources/source_tiff.c) found by fuzz_tiff (tests/fuzz); the inputs are
 # made here, small and readable. A bug still open is skipped (77) with its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # TIFF input in every layout GDAL writes (tiles, strips, sizes that are not
 # multiples of the block, BigTIFF, big-endian, compressions, predictors,
 # types, three bands contiguous and separate, a nodata tag) gives the same

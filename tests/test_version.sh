@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # --version: the first line names the version; the engines line the CPU,
 # reference and (in a CUDA build) CUDA engines with the runtime's version
 # and the architectures built; the libraries line each library's own

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # --info --check (and its alias --test) verifies a .zst output whole: a
 # good file passes with one "OK" line; a flipped byte inside a data frame,
 # a damaged stored checksum, a cut file, a damaged seek table (an entry,

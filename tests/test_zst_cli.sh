@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # .zst output end to end: zstd -dc gives the raw map, the seek table serves
 # any range (tests/zst_read.py walks it as zstd's seekable reader does),
 # the bytes depend on nothing but the options, the georeferencing of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_zst_sink.c - the .zst sink driven through the sink API, as the
  * pipeline drives it (encoders on units out of order, writes in order),

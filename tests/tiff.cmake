@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests of the tiff area
 
 winent_sh_test(tiff_variants test_tiff_variants.sh)

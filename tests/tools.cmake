@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests of the tools area: test rasters (raw and tiled TIFF), the CPU engine against the
 # reference, scikit-image against the CLI.
 winent_unit_test(test_engine_random)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tsan_canary - proof that the TSan build's settings (Archer for OpenMP,
  * ignore_noninstrumented_modules, tests/tsan.supp) still catch a race.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # --version (issue 14): the version, the engines built in, and each linked
 # library's version as the library reports it at run time, held against
 # what CMake found at configure time (pkg-config, FindOpenMP, the CUDA

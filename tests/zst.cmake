@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tests of the zst area: the .zst sink and --info
 
 # JSON of the header and --info (src/base/json.c over cJSON): numbers read

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """A reader of winent-stream .zst files written apart from the C code, for
 the tests: it parses the header with Python's json module and walks the
 seek table the way the zstd seekable format's reference reader does

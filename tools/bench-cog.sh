@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Benchmark of the Cloud-Optimized GeoTIFF output against the plain tiled
 # one (issue 13): the same job, `--tif-layout cog` and `--tif-layout tiled`,
 # run alternately REPEAT times in one run; the best wall time of each, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench-gpu-jobs.sh - issue 11's whole-job comparison: the CLI job on the
 # CPU (all cores) against the same job on one GPU, for the five cases of
 # large windows and many values, each writing its raw map into memory

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # What --preview costs: the same job with and without it, interleaved in
 # one run, best of N wall times (--stats) and best of N CPU times (user +
 # system, /usr/bin/time), for a .zst file and raw to /dev/null. docs/PERFORMANCE.md, "Preview

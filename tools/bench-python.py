@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """What the Python package costs beside the command (docs/PERFORMANCE.md,
 "Python (issue 14)"): best of N wall times of
 

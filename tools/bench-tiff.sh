@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Benchmark of GeoTIFF in and out: `winent-stream big.tif out.tif` (decode
 # a tiled compressed input, compute, write a tiled ZSTD + predictor 3
 # GeoTIFF) against GDAL writing the same map alone:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_common.h - the small pieces every part of winent-bench uses: a
  * monotonic clock, a double comparison for qsort (medians), and the

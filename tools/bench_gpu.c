@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_gpu.c - `winent-bench gpu [--device N] [--quick]`: what the GPU
  * engine does and what bounds it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* GPU half of winent-bench: `winent-bench gpu ...` lands here. */
 #ifndef WINENT_BENCH_GPU_H
 #define WINENT_BENCH_GPU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_kernels.c - `winent-bench kernels`: the GPU window kernels and the
  * CPU engine over a grid of cells, value set x square window (issue 11

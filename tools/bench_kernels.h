@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kernel tables of winent-bench: `winent-bench kernels ...` lands here. */
 #ifndef WINENT_BENCH_KERNELS_H
 #define WINENT_BENCH_KERNELS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * winent-bench pipeline: the whole pipeline (reader, compute workers,
  * encoders, ordered writer) from host RAM to host RAM, no files: what the

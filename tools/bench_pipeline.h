@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The pipeline half of winent-bench: `winent-bench pipeline ...`. */
 #ifndef WINENT_BENCH_PIPELINE_H
 #define WINENT_BENCH_PIPELINE_H

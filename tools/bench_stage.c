@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * winent-bench stage decode|compute|encode [winent-stream options] INPUT OUTPUT
  *

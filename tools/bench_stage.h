@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_stage.h - `winent-bench stage`: one stage of a job alone. */
 #ifndef WINENT_BENCH_STAGE_H
 #define WINENT_BENCH_STAGE_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The quick start's demo (tools/quickstart.sh; tests/test_readme_examples.sh
 # runs it too): a small GeoTIFF made by winent-mksample (512 x 384, 8-bit,
 # a landscape of 12 classes, UTM zone 33N with 30 m pixels), its 5 x 5

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # device-check.sh - build, test and benchmark on the GPU machine in one call.
 #
 # Run from the repository root on the device machine (the working tree is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # device-env.sh - sourced by the device scripts (device-check.sh,
 # gpu-faults.sh), from the repository root: libtiff and friends from the
 # Debian packages carried in .devdebs (../shared/DEVICE.md), unpacked aside

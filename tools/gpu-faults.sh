@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # gpu-faults.sh - GPU error checks on the device machine, in one call:
 #
 #   memcheck   the GPU tests (ctest -L gpu) under compute-sanitizer's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Write the bash completion of winent-stream, made from its --help (the one
 # source: src/cli/options.c), so an option added there is completed
 # without editing anything here. The build runs it (cmake/WinentShellFiles.cmake):

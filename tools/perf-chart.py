@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """perf-chart.py - a bar chart (SVG) of one table of docs/PERFORMANCE.md.
 
     tools/perf-chart.py [--heading TEXT] [--series A,B,C] [--unit s]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Install what winent-stream needs to build and test on Debian 12, only the
 # packages that are missing. Run as root (or with sudo available).
 set -eu

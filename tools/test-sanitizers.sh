@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The checking builds, after the normal suite (tools/test.sh calls this;
 # CI runs both). Every step runs, each ends with its own summary line, and
 # the exit status is 1 when any failed.

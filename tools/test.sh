@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # README command 2 (and CI): install what is missing, build, run every test
 # (GPU tests skip, exit 77, where no GPU is usable), then the checking
 # builds: ASan + UBSan, the fuzzers, TSan (tools/test-sanitizers.sh).

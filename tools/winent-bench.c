@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * winent-bench: throughput of the engines and the pipeline.
  *

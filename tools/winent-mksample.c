@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * winent-mksample: test rasters of any size, written as a stream (one row at
  * a time, memory O(width)), the same bytes for the same options and seed on

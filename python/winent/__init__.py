@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """winent: the local Shannon entropy maps of winent-stream from Python.
 
     import numpy as np, winent

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """entropy(): the map of a numpy array, in memory, through winent_entropy."""
 import ctypes
 import math

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The exceptions of winent: one class per status of the C library.
 
 Every failure of the library comes back as a ``winent_status`` and a

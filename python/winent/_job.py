@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Jobs on files and streams: the job handle of libwinent (winent_job_create,
 winent_job_run, winent_job_cancel, winent_job_get_stats, winent_job_free)
 with a progress callback, cancellation and Ctrl-C."""

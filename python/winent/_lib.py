@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """libwinent through ctypes: finding and loading the library, and the C
 declarations of include/winent.h that the package uses.
 

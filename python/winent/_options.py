@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Python values of the options (window=9, base=2, range=(0, 1), ...) to
 the fields of winent_compute_opts. Only the Python side is checked here
 (types, values a C int cannot hold); the library's own validation

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading the .zst maps of winent-stream in pure Python (numpy and the
 zstandard module; no libwinent needed).
 

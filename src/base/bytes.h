@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bytes.h - a growable byte buffer that remembers the sizes of its parts
  * (an encoded unit of output: one zstd frame, or the compressed tiles of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Small facts about the public enums. */
 #include "winent.h"
 

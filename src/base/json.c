@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* JSON through cJSON: exact numbers, valid UTF-8, typed look-ups (json.h). */
 #include "json.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * json.h - JSON through cJSON (Debian libcjson-dev), with what cJSON
  * leaves to its caller: numbers that read back exactly, text that is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mem.h - buffers whose first touch is cheap: from 2 MiB on, made of whole
  * transparent huge pages, so touching one costs a page fault per 2 MiB

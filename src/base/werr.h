@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * werr.h - error context: the first error with its message, kept in an
  * object passed down the call chain (never a process-global buffer).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* winent-stream: the command line. The only place that prints, maps
  * statuses to exit codes, and exits. */
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The --stats line (cli_print_stats, options.h): one JSON object built
  * with cJSON. Numbers are written by us as cJSON "raw" items: measured
  * times with 3 decimals (their last digits are noise), the range and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * chunk.h - the kernel contract: the seam between the pipeline and the
  * arithmetic. Every engine (reference, CPU, CUDA) computes output rows

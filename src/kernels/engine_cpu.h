@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cpu.h - the fast CPU engine: a serpentine sliding histogram per
  * block of the chunk (cost per pixel 2 * Ky updates plus one division),

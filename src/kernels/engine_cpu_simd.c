@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cpu_simd.c - the few-values path of the CPU engine (codes < 16).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cpu_simd.h - the CPU engine's path for chunks whose codes are all
  * below 16 (the "few values" path), internal to src/kernels.

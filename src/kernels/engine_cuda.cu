@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda.cu - the CUDA engine (engine_cuda.h): per device, `slots`
  * streams with device buffers sized once; each chunk goes H2D -> codes ->

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda.h - the CUDA engine: the kernel contract on one GPU, with
  * chunks in flight on several streams (H2D -> kernel -> D2H per chunk on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_block.cuh - a block per window: 16-bit code planes with more
  * codes than a warp's table holds, windows the groups kernel cannot take

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_cmp.cuh - the compare kernel of the GPU engine: small square
  * windows (3x3 to 9x9) of many distinct codes (included by engine_cuda.cu,

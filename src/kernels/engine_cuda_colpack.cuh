@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_colpack.cuh - the column-pack kernel of the GPU engine: 8-bit
  * planes whose codes are all below 16 (found on the device per chunk, as

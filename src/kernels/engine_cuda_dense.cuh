@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_dense.cuh - ranks dense within a chunk, for 16-bit code
  * planes (included by engine_cuda.cu after engine_cuda_warp.cuh; the rank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_groups.cuh - the groups kernel of the GPU engine: windows of
  * 5x5 to 63x63 (127x127 for 32-bit codes) over many distinct codes (16- and

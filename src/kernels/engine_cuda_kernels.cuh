@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_kernels.cuh - the CUDA kernels of the GPU engine (included by
  * engine_cuda.cu only).

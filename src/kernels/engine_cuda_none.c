@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The CUDA engine's face in a build without CUDA: no device is usable. */
 #include <stdlib.h>
 

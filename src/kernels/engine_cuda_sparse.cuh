@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_sparse.cuh - equal-code cliques: 32-bit planes whose codes
  * seldom repeat within a window (i32 of 10^6 values at 255 x 255, where a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_warp.cuh - the window kernels where one warp owns one window
  * (included by engine_cuda.cu after engine_cuda_kernels.cuh): large windows

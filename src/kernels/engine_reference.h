@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_reference.h - the plain reference: each window counted from
  * scratch by sorting its codes. Obviously correct and slow; for tests only.

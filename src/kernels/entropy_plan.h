@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * entropy_plan.h - everything derived once from the compute options that
  * every engine needs: the code rule, the window, and the fixed-point tables.

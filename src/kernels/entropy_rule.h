@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * entropy_rule.h - the arithmetic every engine shares, as inline code that
  * compiles both as C (CPU engines) and as CUDA (device code), so that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Clamp counting and min/max over samples: branch-free loops over one
  * sample type each, with 32-bit counters per block, so that compilers turn
  * them into vector compares (and the per-row cost stays a small fraction of

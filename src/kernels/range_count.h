@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * range_count.h - two passes over samples that --bins/--range need beside
  * the entropy itself, written as plain loops the compiler vectorizes:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* clock.h - the pipeline's clock (pipeline/ only). */
 #ifndef WINENT_CLOCK_H
 #define WINENT_CLOCK_H

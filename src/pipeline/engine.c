@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The public engine facade: one chunk through the CPU, GPU or reference
  * engine (winent.h, "Engines"). */
 #include <stdlib.h>

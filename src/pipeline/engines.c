@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The engines behind one table of functions (create, submit, wait,
  * destroy) and the one driver body that runs each of them: claim READY
  * chunks up to the engine's slots, submit, retire the oldest. The CPU

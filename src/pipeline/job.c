@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The public entries that run the pipeline: the job handle (create, run,
  * cancel, error, stats, free), winent_run, and winent_entropy (a memory
  * job). Each job owns its options (strings copied), its stop flag, its

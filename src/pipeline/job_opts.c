@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A job's options: the defaults, and the one validation that the CLI, the
  * library and the Python binding share (winent_job_opts_validate), so that
  * a bad value gets the same one-line message whichever way it came in. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* winent_run_stage: set up the source, the sink, the engines and the worker
  * pool, start the threads, and write the chunks in order from the calling
  * thread; the whole job (winent_job_run, winent_entropy) or one stage of it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pipeline_bench.h - the pipeline's internal entry: a job run whole or one
  * stage alone, from files or from memory buffers. winent_job_run and

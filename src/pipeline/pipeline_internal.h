@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pipeline_internal.h - the job's shared state (pipeline/ only).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* --range auto: the range of each band read, from what the input records
  * of it (winent_source_stats: GDAL's statistics in a .aux.xml or the
  * TIFF's GDAL metadata), else from a first pass over its pixels. The first

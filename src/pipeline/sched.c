@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The worker pool and the chunk queue: every CPU task of the job (decode
  * items, CPU bands, units to encode) runs on the pool's threads, picked
  * under the pipeline's one lock; engines claim READY chunks from one queue,

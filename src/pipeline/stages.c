@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The reader (one thread: sources are read front to back, once) and the
  * writer (the calling thread: chunks back in order, into the sink). */
 #include <stdlib.h>

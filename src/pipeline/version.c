@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* --version: this build's engines and libraries (winent.h). */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* EPSG code -> ESRI WKT through PROJ's database, when built with PROJ. */
 #include "crs_wkt.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * crs_wkt.h - the ESRI WKT of an EPSG coordinate reference system, the
  * form an ENVI header's "coordinate system string" holds and GDAL reads.

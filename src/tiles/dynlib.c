@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Libraries opened at first use (dynlib.h). */
 #include "dynlib.h"
 

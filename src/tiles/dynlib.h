@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dynlib.h - a shared library opened at first use (dlopen) instead of
  * linked: GDAL and PROJ, which a job needs only for some inputs and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * georef.h - the georeferencing of a raster as GeoTIFF holds it: the tags
  * a sink copies verbatim, and what the .zst JSON header derives from them.

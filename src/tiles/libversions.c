@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The linked libraries' versions, asked at run time (libversions.h). */
 #include "libversions.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libversions.h - the versions of the libraries the sources and sinks are
  * linked with or open, asked of each library at run time (--version).

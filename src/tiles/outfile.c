@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Outputs by kind: a file through a temporary name and a rename, anything
  * else in place (outfile.h). */
 #ifndef _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * outfile.h - where an output's bytes go, by what the output name is.
  *

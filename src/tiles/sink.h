@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sink.h - where the entropy map goes: raw float32, .zst, or GeoTIFF.
  * Several maps of one pass (bands and windows) go to one output: the

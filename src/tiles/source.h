@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * source.h - a raster source: one band, or several bands read in one pass,
  * of a TIFF, raw or (built with GDAL) any GDAL raster, delivered as rows

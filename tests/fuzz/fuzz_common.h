@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_common.h - shared by the libFuzzer harnesses of tests/fuzz: the
  * entry point's declaration and a scratch file that holds the current

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_options - the command line parser (src/cli/options.c) on argv made
  * from the input: the bytes split at each NUL into arguments, each in its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_raw - the raw source with random options: the first 8 bytes of the
  * input are the options, the rest is the file.

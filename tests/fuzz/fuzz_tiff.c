@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_tiff - the TIFF source on any bytes: the input is written to a file,
  * opened as a source (one decoding thread) and every row is read, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_zst_info - the .zst reader behind --info on any bytes: the input is
  * written to a file and winent_info_print describes it (to /dev/null) or

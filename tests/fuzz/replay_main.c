@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * replay_main - main() of a fuzz harness in builds without libFuzzer: runs
  * LLVMFuzzerTestOneInput once on each file named (a folder: on each file

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # run.sh BUILD [SECONDS]: run the four libFuzzer harnesses of a WINENT_FUZZ
 # build one after the other, SECONDS each (default 30, or WINENT_FUZZ_SECONDS),
 # from the seed corpora (seeds.sh) in a temporary folder: nothing grown by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # seeds.sh OUT: seed corpora for the fuzz harnesses, made now from the
 # build's own tools (never copied from elsewhere), one folder per harness:
 # OUT/tiff, OUT/raw, OUT/zst_info, OUT/options. Small files: the fuzzers

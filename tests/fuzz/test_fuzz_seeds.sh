@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The seed corpora of tests/fuzz/seeds.sh through each harness once (as
 # files: fuzz_* replays them, libFuzzer binaries run them and exit).
 . "$WINENT_SRC/tests/cli_lib.sh"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libtiff handles with captured messages, and the GeoTIFF tags. */
 #include "tiff_common.h"
 

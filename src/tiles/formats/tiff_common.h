@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tiff_common.h - what the TIFF source and sink share: libtiff handles whose
  * messages are captured per handle (never printed), and the GeoTIFF tags

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* TIFF directories laid out by hand (tiff_dir.h). */
 #include "tiff_dir.h"
 

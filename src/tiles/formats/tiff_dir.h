@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tiff_dir.h - TIFF directories (IFDs) built in memory and laid out by
  * hand, little-endian ("II"), classic TIFF or BigTIFF.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* GDAL metadata of our GeoTIFF outputs (tiff_meta.h). */
 #include "tiff_meta.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tiff_meta.h - the GDAL metadata of our GeoTIFF outputs (TIFFTAG
  * GDAL_METADATA, tag 42112), shared by the plain tiled and the COG layout.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tile compression for the GeoTIFF sink: predictor 3, then zstd, deflate
  * or an LZW coder of our own (TIFF 6.0 section 13, with libtiff's
  * code-width timing so that every TIFF reader decodes it). Deflate goes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tile_codec.h - compression of one float32 TIFF tile, as a TIFF reader
  * expects it: the floating-point predictor (TIFF Technical Note 3,

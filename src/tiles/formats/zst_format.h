@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * zst_format.h - the layout of a winent-stream .zst file, shared by the
  * writer (sink_zst.c), the reader behind --info (zst_info.c) and the tests.

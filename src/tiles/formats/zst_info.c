@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* --info: check that a file is a winent-stream .zst (JSON header frame,
  * zstd frames of the announced sizes, seek table) and describe it as one
  * JSON object: the header as written, plus what the seek table says. Only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reading a winent-stream .zst: the header frame (its JSON parsed by
  * cJSON), the seek table, and the frames' own headers held against the
  * table. */

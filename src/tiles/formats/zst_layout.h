@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * zst_layout.h - reading a winent-stream .zst (layout in zst_format.h):
  * its header frame, its seek table, the frames' own headers held against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A .zst map read back row by row (--decode): the layout checked at open
  * (zst_layout.h), then every frame decompressed in file order into the
  * caller's rows and held against its seek table entry. The maps of a file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * zst_reader.h - a .zst map of winent-stream read back row by row, for
  * --decode: the header's facts (size, the options that made the map,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Overview levels built from the full-resolution tiles (cog_pyramid.h). */
 #include "cog_pyramid.h"
 #include "base/mem.h"

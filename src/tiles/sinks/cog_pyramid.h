@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cog_pyramid.h - the overview levels of a Cloud-Optimized GeoTIFF, built
  * while the full-resolution tiles stream past, in memory bounded by two

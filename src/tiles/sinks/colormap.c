@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The preview's colour map: a lightness-monotonic path through CIELAB
  * (colormap.h says which), converted to 8-bit sRGB. */
 #include "colormap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * colormap.h - the preview's sequential colour map, built at run time from
  * a documented construction (no table copied from elsewhere).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The ENVI header of a raw map (--sidecar): what GDAL's ENVI driver reads
  * (samples, lines, data type 4 = float32, byte order 0 = little-endian,
  * band names, data ignore value, map info, coordinate system string) and

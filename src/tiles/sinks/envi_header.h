@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * envi_header.h - the ENVI header (--sidecar) that lets GDAL, QGIS and ENVI
  * open a raw float32 map: its size and layout, NaN as "data ignore value"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The quicklook PNG (preview.h): block means summed as rows come, coloured
  * and written with libpng at the end. */
 #include "preview.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * preview.h - the quicklook PNG of an entropy map (--preview FILE.png),
  * made from the map's rows as they are computed: no second pass over the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sink dispatch: pick the format, then forward to its operations. */
 #include <stdlib.h>
 #include <string.h>

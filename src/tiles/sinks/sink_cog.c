@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Cloud-Optimized GeoTIFF output: the layout GDAL's COG driver writes
  * (docs/SPEC.md, section 4), streamed.
  *

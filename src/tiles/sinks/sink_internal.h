@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sink_internal.h - what each kind of sink implements (tiles/ only).
  */

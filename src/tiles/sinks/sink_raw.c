@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Raw float32 output: little-endian, row-major, no header, written in
  * order as rows complete. With --sidecar, an ENVI header beside it
  * (envi_header.h), through a temporary file of its own that is put in

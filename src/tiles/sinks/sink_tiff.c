@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* GeoTIFF output, plain tiled layout (--tif-layout tiled; the default
  * Cloud-Optimized layout is sink_cog.c): a tiled float32 (Big)TIFF. Encoder threads predict and
  * compress whole tiles (one unit = one row of tiles); the writer thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* .zst output: a JSON header in a skippable frame, one zstd frame per
  * band of `frame_rows` rows, and a seek table in the zstd seekable format
  * (layout in zst_format.h). Everything is written front to back, so the

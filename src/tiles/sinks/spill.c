@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Scratch files beside an output, and copies between files (spill.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* copy_file_range, fallocate */

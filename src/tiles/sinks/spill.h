@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * spill.h - scratch files beside an output, and copies between files.
  *

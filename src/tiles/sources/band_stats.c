@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A band's recorded statistics, from GDAL's metadata XML or a .aux.xml.
  * Both are small documents GDAL writes itself, so a tolerant scanner for
  * elements and their quoted attributes is enough: anything it does not

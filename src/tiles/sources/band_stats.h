@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * band_stats.h - the statistics of a band that a file records beside its
  * pixels, in the two places GDAL writes them: the GDAL_METADATA TIFF tag

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* GDAL's functions, looked up at first use (gdal_api.h). */
 #include "gdal_api.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gdal_api.h - the GDAL functions winent-stream calls, found in libgdal at
  * first use (dynlib.h) instead of linked: a job that reads TIFF through

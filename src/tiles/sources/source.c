@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Source dispatch (docs/SPEC.md, "Inputs"): look at what the input is (a
  * file, a pipe, a name only GDAL understands), sniff its first bytes, and
  * open the libtiff, GDAL or raw reader. A TIFF or GDAL format on a pipe is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* GDAL input: one band, or several, of any raster GDAL opens (VRT,
  * JPEG2000, NetCDF and HDF subdatasets, ENVI, /vsizip/, /vsicurl/, ...),
  * read in windows of whole blocks by several threads, each with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * source_internal.h - what each kind of source implements (tiles/ only).
  */

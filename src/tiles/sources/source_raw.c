@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Raw input: headerless samples in band-sequential, pixel- or
  * line-interleaved order, from a file or standard input, read front to
  * back exactly once. Several bands of a band-sequential file are read at

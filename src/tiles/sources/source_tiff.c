@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* TIFF input: one band, or several, of a tiled or striped (Big)TIFF,
  * decoded a row of blocks at a time by several threads, each with its own
  * libtiff handle.
