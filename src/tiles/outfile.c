@@ -88,6 +88,114 @@ static int self_fd_number(const char *p)
     return *end == '\0' && v <= INT_MAX ? (int)v : -1;
 }
 
+/* The access mode (O_RDONLY, O_WRONLY or O_RDWR) of the open descriptor
+ * that `link` names: a link of a /proc/PID/fd folder (of any process, or
+ * of a task), /dev/fd/N, /dev/stdout or /dev/stderr. This process's own
+ * descriptors are asked with fcntl(F_GETFL); another process's through the
+ * "flags:" line of its /proc/PID/fdinfo/N. O_PATH (no access at all)
+ * counts as O_RDONLY. -1 with errno when it cannot be told. */
+static int descriptor_access(const char *link)
+{
+    int n = self_fd_number(link);
+    if (n >= 0) {
+        int fl = fcntl(n, F_GETFL);
+        if (fl < 0)
+            return -1;
+#ifdef O_PATH
+        if (fl & O_PATH)
+            return O_RDONLY;
+#endif
+        return fl & O_ACCMODE;
+    }
+    /* /proc/PID/fd/N, /proc/thread-self/fd/N, /proc/PID/task/TID/fd/N, or
+     * the same under another mount of proc: the folder resolved. */
+    const char *base = link + dir_prefix_len(link);
+    char *end;
+    errno = 0;
+    long v = strtol(base, &end, 10);
+    if (*base < '0' || *base > '9' || *end != '\0' || errno != 0 || v > INT_MAX) {
+        errno = ENOENT;
+        return -1;
+    }
+    char *dir = dir_of(link);
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (real == NULL)
+        return -1;
+    struct stat at, self;
+    int own = stat(real, &at) == 0 &&
+              ((stat("/proc/self/fd", &self) == 0 && self.st_dev == at.st_dev &&
+                self.st_ino == at.st_ino) ||
+               (stat("/proc/thread-self/fd", &self) == 0 && self.st_dev == at.st_dev &&
+                self.st_ino == at.st_ino));
+    size_t k = strlen(real);
+    if (own || k < 3 || strcmp(real + k - 3, "/fd") != 0) {
+        free(real);
+        if (!own) {
+            errno = ENOENT;
+            return -1;
+        }
+        int fl = fcntl((int)v, F_GETFL);
+        if (fl < 0)
+            return -1;
+#ifdef O_PATH
+        if (fl & O_PATH)
+            return O_RDONLY;
+#endif
+        return fl & O_ACCMODE;
+    }
+    /* Another process's descriptor: its fdinfo says how it was opened. */
+    char *info = malloc(k + 32);
+    if (info == NULL) {
+        free(real);
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(info, k + 32, "%.*s/fdinfo/%ld", (int)(k - 3), real, v);
+    free(real);
+    FILE *f = fopen(info, "re");
+    free(info);
+    if (f == NULL)
+        return -1;
+    char line[128];
+    long flags = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "flags:", 6) == 0) {
+            flags = strtol(line + 6, NULL, 8);
+            break;
+        }
+    fclose(f);
+    if (flags < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+#ifdef O_PATH
+    if (flags & O_PATH)
+        return O_RDONLY;
+#endif
+    return (int)(flags & O_ACCMODE);
+}
+
+/* A descriptor output must have been opened for writing: reopening by
+ * name one opened for reading would give write access the descriptor never
+ * had (root may reopen any file: `/dev/fd/0 <in.raw` truncated the input),
+ * or the write end of the very pipe being read. `name` is the output as
+ * the user gave it, `link` the descriptor's name it resolved to. */
+static winent_status check_descriptor(const char *name, const char *link, winent_err *err)
+{
+    int mode = descriptor_access(link);
+    if (mode < 0)
+        return WINENT_ERR(err, WINENT_ERR_OUTPUT,
+                          "%s: cannot tell how its descriptor was opened (%s): give a file name",
+                          name, strerror(errno));
+    if (mode == O_RDONLY)
+        return WINENT_ERR(err, WINENT_ERR_OUTPUT,
+                          "%s: the descriptor is open for reading only: give a file name, or a "
+                          "descriptor open for writing (N>FILE)",
+                          name);
+    return WINENT_OK;
+}
+
 static const char *kind_of(mode_t m)
 {
     if (S_ISFIFO(m))
@@ -145,6 +253,19 @@ static winent_status resolve(const char *path, winent_outfile_probe *p, char **f
     if (strcmp(path, "-") == 0) {
         p->in_place = 1;
         p->what = "standard output";
+        int fl = fcntl(STDOUT_FILENO, F_GETFL);
+        if (fl < 0)
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT,
+                              "standard output is not open: redirect it (>FILE) or give a file "
+                              "name");
+#ifdef O_PATH
+        if (fl & O_PATH)
+            fl = O_RDONLY;
+#endif
+        if ((fl & O_ACCMODE) == O_RDONLY)
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT,
+                              "standard output is open for reading only: redirect it (>FILE) or "
+                              "give a file name");
         p->exists = fstat(STDOUT_FILENO, &p->st) == 0;
         return WINENT_OK;
     }
@@ -171,8 +292,12 @@ static winent_status resolve(const char *path, winent_outfile_probe *p, char **f
         }
         if (S_ISLNK(ls.st_mode) && in_fd_folder(cur)) {
             /* /dev/fd/N and the like: whatever the descriptor is open on
-             * (a pipe, a terminal, a file) is written in place. */
+             * (a pipe, a terminal, a file) is written in place, where the
+             * descriptor was opened for writing. */
+            winent_status ds = check_descriptor(path, cur, err);
             free(cur);
+            if (ds != WINENT_OK)
+                return ds;
             if (stat(path, &p->st) != 0)
                 return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot write there: %s", path,
                                   strerror(errno));
