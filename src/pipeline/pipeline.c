@@ -338,6 +338,34 @@ static winent_status open_source(pipeline *p, const winent_job_opts *o, winent_e
     return winent_source_open(&so, &p->source, err);
 }
 
+/* Every file the job will write (the sink's, the preview) against every
+ * file it reads (the source's list: the input, its sidecars, GDAL's file
+ * list; a --decode map) and against each other, once the input is open
+ * and before anything is created (file_guard.h). */
+static winent_status guard_files(const pipeline *p, const winent_job_opts *o,
+                                 const winent_sink_opts *so, int sink, winent_err *err)
+{
+    winent_file_guard *g = NULL;
+    winent_status st;
+    WINENT_TRY(winent_file_guard_create(o->input, &g, err));
+    if (p->source) {
+        int n;
+        const char *const *files = winent_source_files(p->source, &n);
+        for (int i = 0; i < n; i++)
+            WINENT_TRY_GOTO(st, winent_file_guard_read(g, files[i], err));
+    } else if (p->map_in && o->input) {
+        WINENT_TRY_GOTO(st, winent_file_guard_read(g, o->input, err));
+    }
+    if (sink)
+        WINENT_TRY_GOTO(st, winent_sink_guard_files(so, g, err));
+    if (o->preview && p->stage == WINENT_STAGE_JOB)
+        WINENT_TRY_GOTO(st, winent_file_guard_write(g, o->preview, "--preview", err));
+    st = WINENT_OK;
+fail:
+    winent_file_guard_free(g);
+    return st;
+}
+
 /* The options of band `b` read: the job's, with the source's type and the
  * band's nodata. */
 static void band_opts(const pipeline *p, const winent_job_opts *o, int b, winent_compute_opts *co)
@@ -825,7 +853,11 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         winent_sink_opts so;
         sink_opts(p, o, &co, &so);
         p->format = winent_sink_format_of(&so);
-        if ((stage == WINENT_STAGE_JOB && p->mem_out == NULL) || stage == WINENT_STAGE_ENCODE) {
+        const int sink =
+            (stage == WINENT_STAGE_JOB && p->mem_out == NULL) || stage == WINENT_STAGE_ENCODE;
+        if (p->source || p->map_in)
+            WINENT_TRY_GOTO(st, guard_files(p, o, &so, sink, &err));
+        if (sink) {
             WINENT_TRY_GOTO(st, winent_sink_open(&so, &p->sink, &err));
             p->unit_rows = winent_sink_unit_rows(p->sink);
             p->parts = winent_sink_unit_parts(p->sink);

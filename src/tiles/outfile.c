@@ -344,6 +344,12 @@ winent_status winent_outfile_probe_path(const char *path, winent_outfile_probe *
     return st;
 }
 
+winent_status winent_outfile_target(const char *path, winent_outfile_probe *p, char **final,
+                                    winent_err *err)
+{
+    return resolve(path, p, final, err);
+}
+
 const char *winent_outfile_reason(int e)
 {
     switch (e) {

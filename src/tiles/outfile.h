@@ -42,6 +42,12 @@ typedef struct winent_outfile_probe {
  * folder that cannot be searched, /dev/fd/N of a descriptor not open). */
 winent_status winent_outfile_probe_path(const char *path, winent_outfile_probe *p, winent_err *err);
 
+/* winent_outfile_probe_path, and for a file (not in place) the target the
+ * temporary file will be renamed over, symbolic links followed, in *final
+ * (malloc'ed, the caller frees it; NULL in place). */
+winent_status winent_outfile_target(const char *path, winent_outfile_probe *p, char **final,
+                                    winent_err *err);
+
 typedef struct winent_outfile {
     char *name;               /* owned: the name as given, for messages */
     char *final_path;         /* owned; the target after symlinks; NULL in place */

@@ -17,6 +17,7 @@
 
 #include "base/bytes.h"
 #include "base/werr.h"
+#include "file_guard.h"
 #include "georef.h"
 #include "source.h"
 #include "winent.h"
@@ -108,6 +109,15 @@ winent_status winent_output_check(const char *input_path, const char *output_pat
  * output, a pipe, a device: no file to put a header beside), it is
  * WINENT_ERR_USAGE with a message saying why. Reads metadata only. */
 winent_status winent_sidecar_check(const char *output_path, winent_format format, winent_err *err);
+
+/* Every file the sink for `o` will write, added to `g` as written
+ * (file_guard.h), which refuses one that the job reads or that another
+ * output takes: the map, or each map of several as raw files
+ * (winent_sink_map_path), and with --sidecar the ENVI header beside each.
+ * The temporary files need no check: each is created new (O_EXCL) beside
+ * its target, and the COG's scratch files have no name. Opens nothing. */
+winent_status winent_sink_guard_files(const winent_sink_opts *o, winent_file_guard *g,
+                                      winent_err *err);
 
 /* Check (winent_output_check with o->input_path), then open the output: a
  * temporary file beside a file's final target, or the stream in place

@@ -135,6 +135,17 @@ winent_status winent_source_read_bands(winent_source *s, int rows, void *const *
  * hear of. Call it before the first read, from the thread that reads. */
 winent_status winent_source_stats(winent_source *s, int k, winent_band_stats *st, winent_err *err);
 
+/* The files the source reads, as names to stat (*n of them, borrowed
+ * from the source): the input (a descriptor's /proc/self/fd/N for
+ * standard input or a pipe's temporary copy), what its reader reads
+ * besides (GDAL's file list of the dataset: its sidecars, a VRT's
+ * sources), and the usual sidecars beside a file input whether or not
+ * its reader looks at them (NAME.aux.xml, NAME.msk, NAME.ovr, ENVI's
+ * NAME.hdr and STEM.hdr, STEM.prj, world files...): a file of the
+ * input's dataset is never an output. Names that do not exist may be
+ * listed. */
+const char *const *winent_source_files(const winent_source *s, int *n);
+
 /* Bytes taken from the input so far (file or stream). */
 uint64_t winent_source_bytes_read(const winent_source *s);
 

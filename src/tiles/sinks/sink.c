@@ -151,6 +151,42 @@ winent_status winent_sidecar_check(const char *output_path, winent_format format
     return WINENT_OK;
 }
 
+/* One map file and, with --sidecar, its header PATH.hdr. */
+static winent_status guard_map(const winent_sink_opts *o, const char *path, winent_file_guard *g,
+                               winent_err *err)
+{
+    WINENT_TRY(winent_file_guard_write(g, path, "output", err));
+    if (!o->sidecar)
+        return WINENT_OK;
+    size_t n = strlen(path);
+    char *hdr = malloc(n + sizeof ".hdr");
+    if (hdr == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    memcpy(hdr, path, n);
+    memcpy(hdr + n, ".hdr", sizeof ".hdr");
+    winent_status st = winent_file_guard_write(g, hdr, "--sidecar header", err);
+    free(hdr);
+    return st;
+}
+
+winent_status winent_sink_guard_files(const winent_sink_opts *o, winent_file_guard *g,
+                                      winent_err *err)
+{
+    const int n = winent_sink_nmaps(o);
+    if (n == 1 || winent_sink_format_of(o) != WINENT_FORMAT_RAW)
+        return guard_map(o, o->path, g, err);
+    for (int m = 0; m < n; m++) {
+        const winent_compute_opts *c = o->maps[m].compute;
+        char *path = winent_sink_map_path(o->path, o->maps[m].source_band, c->kx, c->ky);
+        if (path == NULL)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        winent_status st = guard_map(o, path, g, err);
+        free(path);
+        WINENT_TRY(st);
+    }
+    return WINENT_OK;
+}
+
 winent_status winent_sink_open(const winent_sink_opts *o, winent_sink **out, winent_err *err)
 {
     winent_status st;

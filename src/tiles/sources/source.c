@@ -148,6 +148,95 @@ static winent_status open_tiff(const winent_source_opts *o, const char *open_pat
     return winent_source_tiff_open(o, open_path, s, err);
 }
 
+int winent_source_add_file(winent_source *s, const char *name)
+{
+    for (int i = 0; i < s->nfiles; i++)
+        if (strcmp(s->files[i], name) == 0)
+            return 0;
+    if (s->nfiles == s->files_cap) {
+        int cap = s->files_cap ? 2 * s->files_cap : 16;
+        char **f = realloc(s->files, sizeof *f * (size_t)cap);
+        if (f == NULL)
+            return -1;
+        s->files = f;
+        s->files_cap = cap;
+    }
+    if ((s->files[s->nfiles] = strdup(name)) == NULL)
+        return -1;
+    s->nfiles++;
+    return 0;
+}
+
+/* `name` with `suffix` appended, its letters in upper case when `upper`
+ * (GDAL looks for either: scene.HDR, scene.TFW), recorded as read. */
+static int add_suffixed(winent_source *s, const char *name, size_t n, const char *suffix,
+                        int upper)
+{
+    size_t k = strlen(suffix);
+    char *f = malloc(n + k + 1);
+    if (f == NULL)
+        return -1;
+    memcpy(f, name, n);
+    for (size_t i = 0; i <= k; i++)
+        f[n + i] = upper ? (char)toupper((unsigned char)suffix[i]) : suffix[i];
+    int r = winent_source_add_file(s, f);
+    free(f);
+    return r;
+}
+
+/* The files the source reads (winent_source_files): the input itself, and
+ * the sidecars GDAL and other tools keep beside a file of this name, for
+ * every reader (an ENVI header beside raw samples read with --size is no
+ * less the user's file). Those that do not exist are harmless extra names. */
+static int add_files(winent_source *s, const char *path)
+{
+    static const char *const of_name[] = {".aux.xml", ".msk", ".ovr", ".hdr", ".xml",
+                                          ".prj",     ".wld", ".rpb", ".ovr.aux.xml"};
+    static const char *const of_stem[] = {".aux.xml", ".hdr", ".prj", ".wld", ".tfw",
+                                          ".rpb",     "_rpc.txt", ".sta", ".stx", ".ovr"};
+    if (s->fd_name[0] && winent_source_add_file(s, s->fd_name) != 0)
+        return -1;
+    if (strcmp(path, "-") == 0)
+        return winent_source_add_file(s, "/proc/self/fd/0");
+    if (winent_source_add_file(s, path) != 0)
+        return -1;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0; /* a GDAL name or a folder: GDAL's own list says what it reads */
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t n = strlen(path), stem = dot && dot != base ? (size_t)(dot - path) : n;
+    for (int upper = 0; upper < 2; upper++) {
+        for (size_t i = 0; i < sizeof of_name / sizeof *of_name; i++)
+            if (add_suffixed(s, path, n, of_name[i], upper) != 0)
+                return -1;
+        for (size_t i = 0; i < sizeof of_stem / sizeof *of_stem && stem < n; i++)
+            if (add_suffixed(s, path, stem, of_stem[i], upper) != 0)
+                return -1;
+        if (stem < n && n - stem >= 3) {
+            /* World files: .tif -> .tfw and .tifw, .bil -> .blw and .bilw. */
+            char w[16];
+            const char *ext = path + stem + 1;
+            snprintf(w, sizeof w, ".%c%cw", ext[0], ext[strlen(ext) - 1]);
+            if (add_suffixed(s, path, stem, w, upper) != 0)
+                return -1;
+            if (strlen(ext) < 10) {
+                snprintf(w, sizeof w, ".%sw", ext);
+                if (add_suffixed(s, path, stem, w, upper) != 0)
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+const char *const *winent_source_files(const winent_source *s, int *n)
+{
+    *n = s->nfiles;
+    return (const char *const *)s->files;
+}
+
 winent_status winent_source_open(const winent_source_opts *opts, winent_source **out,
                                  winent_err *err)
 {
@@ -268,6 +357,10 @@ winent_status winent_source_open(const winent_source_opts *opts, winent_source *
         WINENT_TRY_GOTO(st, winent_source_raw_open(o, raw, head, (size_t)nhead, s, err));
     }
 opened:
+    if (add_files(s, opts->path) != 0) {
+        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
+    }
     s->info.name = opts->path;
     if (s->bands == NULL) /* an opener that did not select (cannot happen): the one band */
         WINENT_TRY_GOTO(st, winent_source_select(o, s->info.bands, name, s, err));
@@ -383,6 +476,9 @@ void winent_source_free(winent_source *s)
         s->ops->free_impl(s->impl);
     if (s->spool_fd >= 0)
         close(s->spool_fd);
+    for (int i = 0; i < s->nfiles; i++)
+        free(s->files[i]);
+    free(s->files);
     free(s->bands);
     free(s);
 }

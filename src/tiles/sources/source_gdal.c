@@ -817,17 +817,29 @@ static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
     g->batch_rows = (int)rows;
 }
 
-static uint64_t files_bytes(GDALDatasetH ds)
+/* GDAL's file list of the dataset (its sidecars, a VRT's sources): each
+ * one recorded as a file the source reads (winent_source_files), their
+ * bytes added up into *bytes. */
+static winent_status files_read(winent_source *s, GDALDatasetH ds, uint64_t *bytes,
+                                winent_err *err)
 {
     uint64_t total = 0;
+    gdal_msgs m;
+    int oom = 0;
+    msgs_begin(&m);
     char **files = gd()->GDALGetFileList(ds);
     for (char **f = files; f != NULL && *f != NULL; f++) {
         VSIStatBufL st;
         if (gd()->VSIStatL(*f, &st) == 0 && VSI_ISREG(st.st_mode))
             total += (uint64_t)st.st_size;
+        oom = oom || winent_source_add_file(s, *f) != 0;
     }
     gd()->CSLDestroy(files);
-    return total;
+    msgs_end();
+    *bytes = total;
+    if (oom)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    return WINENT_OK;
 }
 
 /* GDAL's block cache: --mem / 8 within [CACHE_MIN_BYTES, CACHE_MAX_BYTES],
@@ -958,7 +970,7 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
         WINENT_TRY_GOTO(st, georef_from_tiff(g, err));
     else
         WINENT_TRY_GOTO(st, georef_from_gdal(g, ds, err));
-    g->input_bytes = files_bytes(ds);
+    WINENT_TRY_GOTO(st, files_read(s, ds, &g->input_bytes, err));
     cap_cache(g, o, &s->info);
 
     s->info.width = g->width;

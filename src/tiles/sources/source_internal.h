@@ -35,7 +35,14 @@ struct winent_source {
     int nbands_read;
     int bands_nodata;         /* 1: the opener set each band's nodata (GDAL);
                                  0: every band gets info's */
+    char **files;             /* owned: the files read (winent_source_files) */
+    int nfiles, files_cap;
 };
+
+/* Record `name` (copied) as a file the source reads: openers add what
+ * their library reads besides the input (GDAL's file list); source.c adds
+ * the input and its usual sidecars. 0, or -1 out of memory. */
+int winent_source_add_file(winent_source *s, const char *name);
 
 /* The bands `o` asks for of an input of `count` bands, into s->bands
  * (1-based, in order): o->band_list, every band (o->band_all) or o->band.

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The files a job reads and writes, held apart (file_guard.h). */
+#include "file_guard.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "outfile.h"
+
+typedef struct guard_file {
+    char *name;     /* owned: as given, for messages */
+    char *what;     /* owned: which output (writes only) */
+    char *canon;    /* owned: a new output's canonical name (folder resolved), or NULL */
+    int exists;     /* st is valid */
+    struct stat st; /* symbolic links followed */
+} guard_file;
+
+typedef struct guard_list {
+    guard_file *f; /* owned */
+    int n, cap;
+} guard_list;
+
+struct winent_file_guard {
+    const char *input; /* borrowed: the input as the user named it */
+    guard_list reads, writes;
+};
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static guard_file *list_add(guard_list *l)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        guard_file *f = realloc(l->f, sizeof *f * (size_t)cap);
+        if (f == NULL)
+            return NULL;
+        l->f = f;
+        l->cap = cap;
+    }
+    guard_file *f = &l->f[l->n++];
+    memset(f, 0, sizeof *f);
+    return f;
+}
+
+static void list_free(guard_list *l)
+{
+    for (int i = 0; i < l->n; i++) {
+        free(l->f[i].name);
+        free(l->f[i].what);
+        free(l->f[i].canon);
+    }
+    free(l->f);
+}
+
+winent_status winent_file_guard_create(const char *input, winent_file_guard **out,
+                                        winent_err *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (*out == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    (*out)->input = input ? input : "-";
+    return WINENT_OK;
+}
+
+void winent_file_guard_free(winent_file_guard *g)
+{
+    if (g == NULL)
+        return;
+    list_free(&g->reads);
+    list_free(&g->writes);
+    free(g);
+}
+
+static int same_inode(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Add the existing file `name` (its first `n` bytes) as read, once per
+ * inode; 1 when it exists, 0 when not, -1 out of memory. */
+static int add_read(winent_file_guard *g, const char *name, size_t n)
+{
+    char *copy = dup_n(name, n);
+    if (copy == NULL)
+        return -1;
+    struct stat st;
+    if (stat(copy, &st) != 0 || S_ISDIR(st.st_mode)) {
+        free(copy);
+        return 0;
+    }
+    for (int i = 0; i < g->reads.n; i++)
+        if (same_inode(&g->reads.f[i].st, &st)) {
+            free(copy);
+            return 1;
+        }
+    guard_file *f = list_add(&g->reads);
+    if (f == NULL) {
+        free(copy);
+        return -1;
+    }
+    f->name = copy;
+    f->exists = 1;
+    f->st = st;
+    return 1;
+}
+
+/* GDAL's virtual file systems that read another file of this machine
+ * (an archive, a compressed file, a part of a file): the file follows
+ * their prefix. Network and memory ones (/vsicurl/, /vsis3/, /vsimem/)
+ * name no local file. */
+static const char *const local_vsi[] = {"/vsizip/",    "/vsitar/",   "/vsigzip/",  "/vsi7z/",
+                                        "/vsirar/",    "/vsisubfile/", "/vsicrypt/", "/vsicached?"};
+
+/* The part of GDAL name `p` after its virtual file system prefixes and
+ * options (/vsisubfile/OFF_SIZE,PATH; /vsizip/{PATH}/member; nested
+ * prefixes), or NULL when it names no local file. */
+static const char *strip_vsi(const char *p)
+{
+    while (strncmp(p, "/vsi", 4) == 0) {
+        const char *next = NULL;
+        for (size_t k = 0; k < sizeof local_vsi / sizeof *local_vsi; k++)
+            if (strncmp(p, local_vsi[k], strlen(local_vsi[k])) == 0)
+                next = p + strlen(local_vsi[k]);
+        if (next == NULL)
+            return NULL;
+        if (strncmp(p, "/vsisubfile/", 12) == 0 || strncmp(p, "/vsicrypt/", 10) == 0) {
+            /* Options first, up to the comma before the file. */
+            const char *c = strchr(next, ',');
+            if (c == NULL)
+                return NULL;
+            next = c + 1;
+        } else if (strncmp(p, "/vsicached?", 11) == 0) {
+            const char *c = strstr(next, "/vsi");
+            if (c == NULL)
+                return NULL;
+            next = c;
+        }
+        p = next;
+    }
+    return p;
+}
+
+/* The local files a GDAL name stands for: the longest part of each
+ * candidate (the name, and what follows each ':' of it, quotes and braces
+ * dropped) ending at a '/', ':', '"' or '}' that is an existing file. */
+static int add_gdal_name(winent_file_guard *g, const char *name)
+{
+    const char *p = strip_vsi(name);
+    if (p == NULL)
+        return 0;
+    for (const char *c = p; c != NULL; c = strchr(c, ':')) {
+        if (*c == ':')
+            c++;
+        while (*c == '"' || *c == '{')
+            c++;
+        size_t len = strlen(c);
+        for (size_t k = len; k > 0; k--) {
+            if (k < len && c[k] != '/' && c[k] != ':' && c[k] != '"' && c[k] != '}')
+                continue;
+            int r = add_read(g, c, k);
+            if (r < 0)
+                return -1;
+            if (r > 0)
+                break;
+        }
+        if (*c == '\0')
+            break;
+    }
+    return 0;
+}
+
+winent_status winent_file_guard_read(winent_file_guard *g, const char *path, winent_err *err)
+{
+    int r = add_read(g, path, strlen(path));
+    if (r == 0 && (strncmp(path, "/vsi", 4) == 0 || strchr(path, ':') != NULL))
+        r = add_gdal_name(g, path);
+    if (r < 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    return WINENT_OK;
+}
+
+/* A new name with its folder resolved: "/real/folder/base"; NULL when the
+ * folder cannot be resolved. */
+static char *canonical_new_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? dup_n(path, slash == path ? 1 : (size_t)(slash - path)) : dup_n(".", 1);
+    if (dir == NULL)
+        return NULL;
+    char *real = realpath(dir, NULL);
+    free(dir);
+    if (real == NULL)
+        return NULL;
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(real) + strlen(base) + 2;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s/%s", real, base);
+    free(real);
+    return out;
+}
+
+static winent_status refuse_read(const winent_file_guard *g, const guard_file *w,
+                                 const guard_file *r, winent_err *err)
+{
+    if (r == &g->reads.f[0] && strcmp(r->name, g->input) == 0) {
+        if (strcmp(w->name, g->input) == 0)
+            return WINENT_ERR(err, WINENT_ERR_USAGE, "%s '%s' is the input: give another name",
+                              w->what, w->name);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s '%s' is the input '%s' (the same file): give another name", w->what,
+                          w->name, g->input);
+    }
+    const char *input = strcmp(g->input, "-") == 0 ? "standard input" : g->input;
+    if (strcmp(w->name, r->name) == 0)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s '%s' is a file read with the input '%s': give another name",
+                          w->what, w->name, input);
+    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                      "%s '%s' is '%s', a file read with the input '%s': give another name",
+                      w->what, w->name, r->name, input);
+}
+
+winent_status winent_file_guard_write(winent_file_guard *g, const char *path, const char *what,
+                                      winent_err *err)
+{
+    winent_outfile_probe probe;
+    char *final = NULL;
+    WINENT_TRY(winent_outfile_target(path, &probe, &final, err));
+    guard_file *w = list_add(&g->writes);
+    if (w == NULL) {
+        free(final);
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    }
+    w->name = dup_n(path, strlen(path));
+    w->what = dup_n(what, strlen(what));
+    w->exists = probe.exists;
+    w->st = probe.st;
+    if (!probe.exists && !probe.in_place)
+        w->canon = canonical_new_name(final ? final : path);
+    free(final);
+    if (w->name == NULL || w->what == NULL) {
+        g->writes.n--;
+        free(w->name);
+        free(w->what);
+        free(w->canon);
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    }
+    /* Writing a terminal, /dev/null or a socket that is also read harms
+     * nothing; a file, a disk or a pipe would be overwritten or fed back
+     * into the input. */
+    const int harmless = w->exists && (S_ISCHR(w->st.st_mode) || S_ISSOCK(w->st.st_mode));
+    winent_status st = WINENT_OK;
+    for (int i = 0; i < g->reads.n && st == WINENT_OK && w->exists && !harmless; i++)
+        if (same_inode(&g->reads.f[i].st, &w->st))
+            st = refuse_read(g, w, &g->reads.f[i], err);
+    for (int i = 0; i + 1 < g->writes.n && st == WINENT_OK; i++) {
+        const guard_file *o = &g->writes.f[i];
+        int same = w->exists && o->exists ? same_inode(&o->st, &w->st) && !S_ISCHR(w->st.st_mode)
+                   : !w->exists && !o->exists
+                       ? strcmp(o->name, w->name) == 0 ||
+                             (o->canon && w->canon && strcmp(o->canon, w->canon) == 0)
+                       : 0;
+        if (same)
+            st = WINENT_ERR(err, WINENT_ERR_USAGE,
+                            "%s '%s' and %s '%s' are the same file: give them different names",
+                            o->what, o->name, w->what, w->name);
+    }
+    return st;
+}
