@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* winent-stream: the command line. The only place that prints, maps
  * statuses to exit codes, and exits. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +44,80 @@ static void stop_signals_to(void (*handler)(int))
 static void install_signals(void)
 {
     stop_signals_to(on_signal);
-    signal(SIGPIPE, SIG_IGN); /* write() fails with EPIPE */
-    signal(SIGXFSZ, SIG_IGN); /* write() fails with EFBIG */
+}
+
+/* Why a write to standard output failed, in the words the library uses
+ * for an output's write (outfile.c), with what a closed or read-only
+ * descriptor means. */
+static const char *stdout_reason(int e)
+{
+    if (e == EPIPE)
+        return "output pipe closed (its reader went away)";
+    if (e == EFBIG)
+        return "file too large (a file size limit, see ulimit -f)";
+    if (e == EBADF) {
+        int fl = fcntl(STDOUT_FILENO, F_GETFL);
+        return fl < 0 ? "it is not open" : "it is open for reading only";
+    }
+    return strerror(e);
+}
+
+/* What --help, --version and --info print is gathered in memory, then
+ * written here in one go: a closed pipe, a full disk, a closed or read-only
+ * descriptor is exit 4 with the errors table's line (SPEC section 6), never
+ * a silent exit 0 or a death by SIGPIPE. */
+static winent_status write_stdout(const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(STDOUT_FILENO, buf, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            fprintf(stderr, "winent-stream: standard output: write failed: %s\n",
+                    stdout_reason(w < 0 ? errno : EIO));
+            return WINENT_ERR_OUTPUT;
+        }
+        buf += w;
+        n -= (size_t)w;
+    }
+    return WINENT_OK;
+}
+
+/* Run one of the printing commands (--help, --version, --info) into
+ * memory, then write what it printed to standard output and, on failure,
+ * its one line to standard error: the exit status. */
+static int print_command(const cli_opts *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m == NULL) {
+        fprintf(stderr, "winent-stream: out of memory\n");
+        return WINENT_ERR_INTERNAL;
+    }
+    winent_status st = WINENT_OK;
+    winent_error err;
+    err.message[0] = '\0';
+    if (c->help)
+        cli_print_help(m);
+    else if (c->version)
+        st = winent_version_print(m);
+    else
+        st = c->check ? winent_info_check(c->info_path, m, &err)
+                      : winent_info_print(c->info_path, m, &err);
+    if (fclose(m) != 0 || text == NULL) {
+        free(text);
+        fprintf(stderr, "winent-stream: out of memory\n");
+        return WINENT_ERR_INTERNAL;
+    }
+    winent_status out = write_stdout(text, len);
+    free(text);
+    if (st != WINENT_OK) {
+        fprintf(stderr, "winent-stream: %s\n",
+                err.message[0] ? err.message : "standard output: write failed");
+        return (int)st;
+    }
+    return (int)out;
 }
 
 typedef struct cli_state {
@@ -71,6 +145,10 @@ static void on_progress(void *user, const winent_progress *p)
 
 int main(int argc, char **argv)
 {
+    /* A closed output pipe and a file size limit are write errors (exit 4),
+     * for the job and for --help, --version and --info alike. */
+    signal(SIGPIPE, SIG_IGN); /* write() fails with EPIPE */
+    signal(SIGXFSZ, SIG_IGN); /* write() fails with EFBIG */
     cli_opts c;
     char msg[WINENT_MSG_LEN];
     winent_status st = cli_parse(argc, argv, &c, msg, sizeof msg);
@@ -79,27 +157,12 @@ int main(int argc, char **argv)
         cli_free(&c);
         return (int)st;
     }
-    if (c.help) {
-        cli_print_help(stdout);
+    if (c.help || c.version || c.info) {
+        int rc = print_command(&c);
         cli_free(&c);
-        return 0;
-    }
-    if (c.version) {
-        st = winent_version_print(stdout);
-        if (st != WINENT_OK)
-            fprintf(stderr, "winent-stream: standard output: write failed\n");
-        cli_free(&c);
-        return (int)st;
+        return rc;
     }
     winent_error err;
-    if (c.info) {
-        st = c.check ? winent_info_check(c.info_path, stdout, &err)
-                     : winent_info_print(c.info_path, stdout, &err);
-        if (st != WINENT_OK)
-            fprintf(stderr, "winent-stream: %s\n", err.message);
-        cli_free(&c);
-        return (int)st;
-    }
     cli_state state = {0};
     int show_progress = c.quiet ? 0 : c.progress >= 0 ? c.progress : isatty(STDERR_FILENO);
     c.job.user = &state;
