@@ -71,6 +71,15 @@ typedef struct winent_gdal_api {
 #define WINENT_GDAL_SLOT(f) __typeof__(&f) f;
     WINENT_GDAL_FUNCTIONS(WINENT_GDAL_SLOT)
 #undef WINENT_GDAL_SLOT
+    /* Optional (NULL when absent): HDF5's switch of its automatic error
+     * printing, found through GDAL's handle (its HDF5 and netCDF drivers
+     * link HDF5), which otherwise prints its error stack on standard
+     * error. hid_t is int64_t since HDF5 1.10. `h5_per_thread`: the
+     * library is thread-safe, so the setting is per thread and each
+     * thread that calls GDAL turns it off; else it was turned off once, at
+     * load, for the process. */
+    int (*H5Eset_auto2)(int64_t estack, void *func, void *client_data);
+    int h5_per_thread;
 } winent_gdal_api;
 
 /* The functions, loaded on the first call (once per process, from any

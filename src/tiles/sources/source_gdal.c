@@ -110,6 +110,8 @@ static void CPL_STDCALL on_gdal_message(CPLErr cls, CPLErrorNum num, const char 
 static void msgs_begin(gdal_msgs *m)
 {
     memset(m, 0, sizeof *m);
+    if (gd()->h5_per_thread)
+        gd()->H5Eset_auto2(0 /* H5E_DEFAULT: this thread's stack */, NULL, NULL);
     gd()->CPLPushErrorHandlerEx(on_gdal_message, m);
     gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", "1");
 }
@@ -287,7 +289,11 @@ static winent_status open_handle(gdal_impl *g, gdal_handle *h, winent_err *err)
     if (h->ds == NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL cannot open it: %s", g->name,
                           h->msgs.first[0] ? h->msgs.first : "unknown error");
-    return handle_bands(g, h, err);
+    gdal_msgs m; /* the band and mask getters' messages: never printed */
+    msgs_begin(&m);
+    winent_status st = handle_bands(g, h, err);
+    msgs_end();
+    return st;
 }
 
 /* Widen `n` samples of the band's type in `src` to the delivered type. */
@@ -867,14 +873,30 @@ static void cap_cache(gdal_impl *g, const winent_source_opts *o, winent_source_i
     info->mem_held = (uint64_t)cap;
 }
 
+static winent_status gdal_open(const winent_source_opts *o, const char *open_path, int tiff,
+                               winent_source *s, winent_err *err);
+
 winent_status winent_source_gdal_open(const winent_source_opts *o, const char *open_path, int tiff,
                                       winent_source *s, winent_err *err)
 {
-    winent_status st = WINENT_OK;
+    /* Every call of the opener reports to a handler of this thread: what
+     * GDAL says outside the calls that look at its messages (a metadata
+     * getter's warning, PROJ's log through GDAL) is never printed. */
     const char *no_gdal = gdal_init();
     if (no_gdal != NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: %s",
                           strcmp(o->path, "-") == 0 ? "standard input" : o->path, no_gdal);
+    gdal_msgs m;
+    msgs_begin(&m);
+    winent_status st = gdal_open(o, open_path, tiff, s, err);
+    msgs_end();
+    return st;
+}
+
+static winent_status gdal_open(const winent_source_opts *o, const char *open_path, int tiff,
+                               winent_source *s, winent_err *err)
+{
+    winent_status st = WINENT_OK;
     gdal_impl *g = calloc(1, sizeof *g);
     if (g == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
