@@ -31,16 +31,12 @@ static void load(void)
     }
     WINENT_GDAL_FUNCTIONS(WINENT_GDAL_LOAD)
 #undef WINENT_GDAL_LOAD
-    /* HDF5's error stack is never printed: its messages reach the job's
-     * one line through GDAL's own. */
     *(void **)&api.H5Eset_auto2 = winent_dynlib_sym(lib, "H5Eset_auto2", NULL, 0);
+    *(void **)&api.H5Ewalk2 = winent_dynlib_sym(lib, "H5Ewalk2", NULL, 0);
     int (*threadsafe)(_Bool *) = NULL;
     *(void **)&threadsafe = winent_dynlib_sym(lib, "H5is_library_threadsafe", NULL, 0);
-    if (api.H5Eset_auto2 != NULL) {
-        _Bool ts = 0;
-        api.h5_per_thread = threadsafe != NULL && threadsafe(&ts) >= 0 && ts;
-        api.H5Eset_auto2(0 /* H5E_DEFAULT */, NULL, NULL);
-    }
+    _Bool ts = 0;
+    api.h5_per_thread = threadsafe != NULL && threadsafe(&ts) >= 0 && ts;
     loaded = 1;
 }
 

@@ -71,14 +71,17 @@ typedef struct winent_gdal_api {
 #define WINENT_GDAL_SLOT(f) __typeof__(&f) f;
     WINENT_GDAL_FUNCTIONS(WINENT_GDAL_SLOT)
 #undef WINENT_GDAL_SLOT
-    /* Optional (NULL when absent): HDF5's switch of its automatic error
-     * printing, found through GDAL's handle (its HDF5 and netCDF drivers
-     * link HDF5), which otherwise prints its error stack on standard
-     * error. hid_t is int64_t since HDF5 1.10. `h5_per_thread`: the
-     * library is thread-safe, so the setting is per thread and each
-     * thread that calls GDAL turns it off; else it was turned off once, at
-     * load, for the process. */
-    int (*H5Eset_auto2)(int64_t estack, void *func, void *client_data);
+    /* Optional (NULL when absent), found through GDAL's handle (its HDF5
+     * and netCDF drivers link HDF5): HDF5's automatic error printing,
+     * which otherwise prints its error stack on standard error, is handed
+     * to a function of the source (H5Eset_auto2), which reads the stack
+     * (H5Ewalk2). hid_t is int64_t since HDF5 1.10. `h5_per_thread`: the
+     * library is thread-safe, so the setting is per thread. */
+    int (*H5Eset_auto2)(int64_t estack, int (*func)(int64_t estack, void *client_data),
+                        void *client_data);
+    int (*H5Ewalk2)(int64_t estack, int direction,
+                    int (*func)(unsigned n, const void *err_desc, void *client_data),
+                    void *client_data);
     int h5_per_thread;
 } winent_gdal_api;
 

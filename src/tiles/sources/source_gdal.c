@@ -71,9 +71,13 @@ static inline const winent_gdal_api *gd(void)
  * handler on the thread that made the call (the handler is pushed on that
  * thread's own stack), so by one thread. */
 typedef struct gdal_msgs {
+    unsigned magic;             /* MSGS_MAGIC: the handler's user data is ours */
     char first[WINENT_MSG_MAX]; /* the first failure, else the first warning */
     int failures, warnings;
+    char below[160];            /* what HDF5 said under GDAL's next message, if any */
 } gdal_msgs;
+
+#define MSGS_MAGIC 0x57474d53u
 
 static void keep_message(gdal_msgs *m, const char *msg)
 {
@@ -91,10 +95,16 @@ static void CPL_STDCALL on_gdal_message(CPLErr cls, CPLErrorNum num, const char 
     if (m == NULL || cls == CE_None || cls == CE_Debug)
         return;
     if (cls >= CE_Failure) {
-        if (m->failures++ == 0)
+        if (m->failures++ == 0) {
             keep_message(m, msg);
+            if (m->below[0]) /* the cause, as HDF5 gave it */
+                snprintf(m->first + strlen(m->first), sizeof m->first - strlen(m->first),
+                         " (HDF5: %s)", m->below);
+        }
+        m->below[0] = '\0';
         return;
     }
+    m->below[0] = '\0';
     /* A network read that GDAL retries (/vsicurl/, /vsis3/: "HTTP error
      * code: 503 ... Retrying again in 2.0 secs") loses nothing: a retry
      * that fails in the end is an error of its own. */
@@ -104,20 +114,57 @@ static void CPL_STDCALL on_gdal_message(CPLErr cls, CPLErrorNum num, const char 
         keep_message(m, msg);
 }
 
+/* HDF5's error stack, instead of being printed: its innermost entry (the
+ * cause: "incorrect metadata checksum after all read attempts") kept for
+ * GDAL's next failure message on this thread, whose handler's user data
+ * is the gdal_msgs (HDF5 calls come from GDAL, under our handler). */
+typedef struct h5_error { /* H5E_error2_t, HDF5 1.10 and later */
+    int64_t cls_id, maj_num, min_num;
+    unsigned line;
+    const char *func_name, *file_name, *desc;
+} h5_error;
+
+static int h5_innermost(unsigned n, const void *desc, void *client)
+{
+    const h5_error *e = desc;
+    gdal_msgs *m = client;
+    if (n == 0 && e->desc != NULL) {
+        snprintf(m->below, sizeof m->below, "%s", e->desc);
+        for (char *c = m->below; *c; c++)
+            if (*c == '\n' || *c == '\r')
+                *c = ' ';
+    }
+    return 0;
+}
+
+static int h5_on_error(int64_t estack, void *client)
+{
+    (void)client;
+    gdal_msgs *m = gd()->CPLGetErrorHandlerUserData();
+    if (m != NULL && m->magic == MSGS_MAGIC && gd()->H5Ewalk2 != NULL)
+        gd()->H5Ewalk2(estack, 0 /* H5E_WALK_UPWARD: the innermost first */, h5_innermost, m);
+    return 0;
+}
+
 /* Calls into GDAL on this thread report to `m` from here to msgs_end,
  * and decode on this thread alone (GDAL_NUM_THREADS, a thread-local
  * setting): the job's workers are the one thread budget. */
 static void msgs_begin(gdal_msgs *m)
 {
     memset(m, 0, sizeof *m);
-    if (gd()->h5_per_thread)
-        gd()->H5Eset_auto2(0 /* H5E_DEFAULT: this thread's stack */, NULL, NULL);
+    m->magic = MSGS_MAGIC;
+    if (gd()->h5_per_thread && gd()->H5Eset_auto2)
+        gd()->H5Eset_auto2(0 /* H5E_DEFAULT: this thread's stack */, h5_on_error, NULL);
     gd()->CPLPushErrorHandlerEx(on_gdal_message, m);
     gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", "1");
 }
 
 static void msgs_end(void)
 {
+    /* Silent again, not ours: HDF5 prints "infinite loop closing library"
+     * at exit wherever a function is set. */
+    if (gd()->h5_per_thread && gd()->H5Eset_auto2)
+        gd()->H5Eset_auto2(0, NULL, NULL);
     gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
     gd()->CPLPopErrorHandler();
 }
@@ -129,6 +176,11 @@ static void gdal_init_once(void)
     /* Our libtiff settings first: GDAL's GTiff driver then installs its
      * own process-wide libtiff handlers, which ours must not replace. */
     winent_tiff_init();
+    /* HDF5's error stack is never printed (a library that is not
+     * thread-safe has one stack for the process: silenced once, here;
+     * a thread-safe one's stacks are the threads' own, msgs_begin). */
+    if (gd()->H5Eset_auto2)
+        gd()->H5Eset_auto2(0 /* H5E_DEFAULT */, NULL, NULL);
     gdal_msgs m;
     msgs_begin(&m);
     gd()->GDALAllRegister();
