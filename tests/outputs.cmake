@@ -17,3 +17,11 @@ foreach(group raw zst tif errors stats memory)
   winent_sh_test(multimap_${group} test_multimap.sh ${group})
 endforeach()
 winent_unit_test(test_multimap_reference)
+# Nothing but the outputs is ever written (issue 28, items 1, 2 and 8): no
+# output is a file the job reads (the input's sidecars, GDAL's file list)
+# or another output; a descriptor is written only where it was opened for
+# writing; --help/--version/--info to a failing standard output and the
+# libraries' diagnostics each give one line.
+foreach(group guard descriptors oneline)
+  winent_sh_test(out_safety_${group} test_out_safety.sh ${group})
+endforeach()
