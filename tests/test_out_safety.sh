@@ -139,6 +139,20 @@ guard)
             "$WS" --quiet --device cpu "$D/v.vrt" "$D/src.tif"
         check "names the source" grep -q "src.tif' is a file read with the input" "$T/stderr"
         check "the VRT's source is intact" intact src.tif
+        sed 's|>src.tif<|>v.vrt<|' "$D/v.vrt" >"$D/outer.vrt"
+        expect_exit 2 "GDAL: output = the source of a VRT within a VRT" \
+            "$WS" --quiet --device cpu "$D/outer.vrt" "$D/src.tif"
+        printf '10\n0\n0\n-10\n500000\n4000000\n' >"$D/src.tfw"
+        keep src.tfw
+        expect_exit 2 "GDAL: output = the world file of a VRT's source" \
+            "$WS" --quiet --device cpu --format raw "$D/v.vrt" "$D/src.tfw"
+        check "the VRT's source and its world file are intact" intact src.tif src.tfw
+        if gdalinfo --formats | grep -q "^ *Zarr "; then
+            gdal_translate -q -of Zarr "$D/src.tif" "$D/z.zarr"
+            expect_exit 2 "GDAL: output inside a dataset that is a folder (Zarr)" \
+                "$WS" --quiet --device cpu "$D/z.zarr" "$D/z.zarr/map.raw"
+            check "nothing created in the Zarr" test ! -e "$D/z.zarr/map.raw"
+        fi
         if command -v zip >/dev/null 2>&1; then
             (cd "$D" && zip -q a.zip src.tif)
             keep a.zip

@@ -95,7 +95,7 @@ static int add_read(winent_file_guard *g, const char *name, size_t n)
     if (copy == NULL)
         return -1;
     struct stat st;
-    if (stat(copy, &st) != 0 || S_ISDIR(st.st_mode)) {
+    if (stat(copy, &st) != 0) {
         free(copy);
         return 0;
     }
@@ -211,6 +211,36 @@ static char *canonical_new_name(const char *path)
     return out;
 }
 
+/* The folder read (a dataset that is a folder: a Zarr, an ESRI grid, a
+ * .SAFE) that holds the output `target` at any depth, or NULL. */
+static const guard_file *inside_folder_read(const winent_file_guard *g, const char *target)
+{
+    int any = 0;
+    for (int i = 0; i < g->reads.n; i++)
+        any = any || S_ISDIR(g->reads.f[i].st.st_mode);
+    if (!any)
+        return NULL;
+    const char *slash = strrchr(target, '/');
+    char *dir = slash ? dup_n(target, slash == target ? 1 : (size_t)(slash - target))
+                      : dup_n(".", 1);
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    const guard_file *found = NULL;
+    for (char *end = real; real != NULL && found == NULL && end != NULL;) {
+        struct stat st;
+        if (stat(real, &st) == 0)
+            for (int i = 0; i < g->reads.n && found == NULL; i++)
+                if (S_ISDIR(g->reads.f[i].st.st_mode) && same_inode(&g->reads.f[i].st, &st))
+                    found = &g->reads.f[i];
+        end = strrchr(real, '/');
+        if (end == NULL || end == real)
+            break;
+        *end = '\0';
+    }
+    free(real);
+    return found;
+}
+
 static winent_status refuse_read(const winent_file_guard *g, const guard_file *w,
                                  const guard_file *r, winent_err *err)
 {
@@ -249,6 +279,7 @@ winent_status winent_file_guard_write(winent_file_guard *g, const char *path, co
     w->st = probe.st;
     if (!probe.exists && !probe.in_place)
         w->canon = canonical_new_name(final ? final : path);
+    const guard_file *folder = probe.in_place ? NULL : inside_folder_read(g, final ? final : path);
     free(final);
     if (w->name == NULL || w->what == NULL) {
         g->writes.n--;
@@ -262,6 +293,12 @@ winent_status winent_file_guard_write(winent_file_guard *g, const char *path, co
      * into the input. */
     const int harmless = w->exists && (S_ISCHR(w->st.st_mode) || S_ISSOCK(w->st.st_mode));
     winent_status st = WINENT_OK;
+    if (folder != NULL)
+        st = WINENT_ERR(err, WINENT_ERR_USAGE,
+                        "%s '%s' is inside '%s', a folder read with the input '%s': give a name "
+                        "outside it",
+                        w->what, w->name, folder->name,
+                        strcmp(g->input, "-") == 0 ? "standard input" : g->input);
     for (int i = 0; i < g->reads.n && st == WINENT_OK && w->exists && !harmless; i++)
         if (same_inode(&g->reads.f[i].st, &w->st))
             st = refuse_read(g, w, &g->reads.f[i], err);

@@ -139,11 +139,11 @@ winent_status winent_source_stats(winent_source *s, int k, winent_band_stats *st
  * from the source): the input (a descriptor's /proc/self/fd/N for
  * standard input or a pipe's temporary copy), what its reader reads
  * besides (GDAL's file list of the dataset: its sidecars, a VRT's
- * sources), and the usual sidecars beside a file input whether or not
- * its reader looks at them (NAME.aux.xml, NAME.msk, NAME.ovr, ENVI's
- * NAME.hdr and STEM.hdr, STEM.prj, world files...): a file of the
- * input's dataset is never an output. Names that do not exist may be
- * listed. */
+ * sources and theirs), and the usual sidecars that exist beside each of
+ * these files whether or not the reader looks at them (NAME.aux.xml,
+ * NAME.msk, NAME.ovr, ENVI's NAME.hdr and STEM.hdr, STEM.prj, world
+ * files...): a file of the input's dataset is never an output. A name may
+ * be GDAL's (/vsizip/...) or a folder (a Zarr, an ESRI grid). */
 const char *const *winent_source_files(const winent_source *s, int *n);
 
 /* Bytes taken from the input so far (file or stream). */

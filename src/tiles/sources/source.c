@@ -168,7 +168,8 @@ int winent_source_add_file(winent_source *s, const char *name)
 }
 
 /* `name` with `suffix` appended, its letters in upper case when `upper`
- * (GDAL looks for either: scene.HDR, scene.TFW), recorded as read. */
+ * (GDAL looks for either: scene.HDR, scene.TFW), recorded as read where
+ * such a file exists. */
 static int add_suffixed(winent_source *s, const char *name, size_t n, const char *suffix,
                         int upper)
 {
@@ -179,27 +180,20 @@ static int add_suffixed(winent_source *s, const char *name, size_t n, const char
     memcpy(f, name, n);
     for (size_t i = 0; i <= k; i++)
         f[n + i] = upper ? (char)toupper((unsigned char)suffix[i]) : suffix[i];
-    int r = winent_source_add_file(s, f);
+    struct stat st;
+    int r = stat(f, &st) == 0 ? winent_source_add_file(s, f) : 0;
     free(f);
     return r;
 }
 
-/* The files the source reads (winent_source_files): the input itself, and
- * the sidecars GDAL and other tools keep beside a file of this name, for
- * every reader (an ENVI header beside raw samples read with --size is no
- * less the user's file). Those that do not exist are harmless extra names. */
-static int add_files(winent_source *s, const char *path)
+/* The sidecars GDAL and other tools keep beside the file `path`, those
+ * that exist, recorded as read. */
+static int add_sidecars(winent_source *s, const char *path)
 {
     static const char *const of_name[] = {".aux.xml", ".msk", ".ovr", ".hdr", ".xml",
                                           ".prj",     ".wld", ".rpb", ".ovr.aux.xml"};
     static const char *const of_stem[] = {".aux.xml", ".hdr", ".prj", ".wld", ".tfw",
                                           ".rpb",     "_rpc.txt", ".sta", ".stx", ".ovr"};
-    if (s->fd_name[0] && winent_source_add_file(s, s->fd_name) != 0)
-        return -1;
-    if (strcmp(path, "-") == 0)
-        return winent_source_add_file(s, "/proc/self/fd/0");
-    if (winent_source_add_file(s, path) != 0)
-        return -1;
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0; /* a GDAL name or a folder: GDAL's own list says what it reads */
@@ -228,6 +222,24 @@ static int add_files(winent_source *s, const char *path)
             }
         }
     }
+    return 0;
+}
+
+/* The files the source reads (winent_source_files): the input itself, what
+ * its reader added (GDAL's list), and the sidecars beside each, for every
+ * reader (an ENVI header beside raw samples read with --size is no less
+ * the user's file; a VRT's source has its .msk and .ovr). */
+static int add_files(winent_source *s, const char *path)
+{
+    if (s->fd_name[0] && winent_source_add_file(s, s->fd_name) != 0)
+        return -1;
+    if (strcmp(path, "-") == 0)
+        return winent_source_add_file(s, "/proc/self/fd/0");
+    if (winent_source_add_file(s, path) != 0)
+        return -1;
+    for (int i = 0, n = s->nfiles; i < n; i++) /* not the sidecars added here */
+        if (add_sidecars(s, s->files[i]) != 0)
+            return -1;
     return 0;
 }
 

@@ -875,9 +875,33 @@ static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
     g->batch_rows = (int)rows;
 }
 
-/* GDAL's file list of the dataset (its sidecars, a VRT's sources): each
- * one recorded as a file the source reads (winent_source_files), their
- * bytes added up into *bytes. */
+/* VRTs within VRTs read so deep at most, for the file list. */
+#define VRT_NESTING_MAX 16
+
+/* The files of a VRT that is a source of the dataset: GDAL's file list of
+ * a VRT names its sources but not theirs. 0, or -1 out of memory. */
+static int nested_vrt_files(winent_source *s, const char *name, int depth)
+{
+    GDALDriverH d = gd()->GDALIdentifyDriverEx(name, GDAL_OF_RASTER, NULL, NULL);
+    if (d == NULL || strcmp(gd()->GDALGetDriverShortName(d), "VRT") != 0 ||
+        depth >= VRT_NESTING_MAX)
+        return 0;
+    GDALDatasetH ds = gd()->GDALOpenEx(name, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
+    if (ds == NULL)
+        return 0; /* reading it will say why */
+    int rc = 0;
+    char **files = gd()->GDALGetFileList(ds);
+    for (char **f = files; f != NULL && *f != NULL && rc == 0; f++)
+        if (f != files) /* the VRT itself */
+            rc = winent_source_add_file(s, *f) != 0 ? -1 : nested_vrt_files(s, *f, depth + 1);
+    gd()->CSLDestroy(files);
+    gd()->GDALClose(ds);
+    return rc;
+}
+
+/* GDAL's file list of the dataset (its sidecars, a VRT's sources, theirs
+ * in turn): each one recorded as a file the source reads
+ * (winent_source_files), the dataset's own bytes added up into *bytes. */
 static winent_status files_read(winent_source *s, GDALDatasetH ds, uint64_t *bytes,
                                 winent_err *err)
 {
@@ -891,6 +915,8 @@ static winent_status files_read(winent_source *s, GDALDatasetH ds, uint64_t *byt
         if (gd()->VSIStatL(*f, &st) == 0 && VSI_ISREG(st.st_mode))
             total += (uint64_t)st.st_size;
         oom = oom || winent_source_add_file(s, *f) != 0;
+        if (!oom && f != files)
+            oom = nested_vrt_files(s, *f, 1) != 0;
     }
     gd()->CSLDestroy(files);
     msgs_end();
