@@ -855,7 +855,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         p->format = winent_sink_format_of(&so);
         const int sink =
             (stage == WINENT_STAGE_JOB && p->mem_out == NULL) || stage == WINENT_STAGE_ENCODE;
-        if (p->source || p->map_in)
+        if (sink || (o->preview && stage == WINENT_STAGE_JOB))
             WINENT_TRY_GOTO(st, guard_files(p, o, &so, sink, &err));
         if (sink) {
             WINENT_TRY_GOTO(st, winent_sink_open(&so, &p->sink, &err));
