@@ -63,8 +63,7 @@ static void list_free(guard_list *l)
     free(l->f);
 }
 
-winent_status winent_file_guard_create(const char *input, winent_file_guard **out,
-                                        winent_err *err)
+winent_status winent_file_guard_create(const char *input, winent_file_guard **out, winent_err *err)
 {
     *out = calloc(1, sizeof **out);
     if (*out == NULL)
@@ -119,8 +118,8 @@ static int add_read(winent_file_guard *g, const char *name, size_t n)
  * (an archive, a compressed file, a part of a file): the file follows
  * their prefix. Network and memory ones (/vsicurl/, /vsis3/, /vsimem/)
  * name no local file. */
-static const char *const local_vsi[] = {"/vsizip/",    "/vsitar/",   "/vsigzip/",  "/vsi7z/",
-                                        "/vsirar/",    "/vsisubfile/", "/vsicrypt/", "/vsicached?"};
+static const char *const local_vsi[] = {"/vsizip/", "/vsitar/",     "/vsigzip/",  "/vsi7z/",
+                                        "/vsirar/", "/vsisubfile/", "/vsicrypt/", "/vsicached?"};
 
 /* The part of GDAL name `p` after its virtual file system prefixes and
  * options (/vsisubfile/OFF_SIZE,PATH; /vsizip/{PATH}/member; nested
@@ -221,8 +220,8 @@ static const guard_file *inside_folder_read(const winent_file_guard *g, const ch
     if (!any)
         return NULL;
     const char *slash = strrchr(target, '/');
-    char *dir = slash ? dup_n(target, slash == target ? 1 : (size_t)(slash - target))
-                      : dup_n(".", 1);
+    char *dir =
+        slash ? dup_n(target, slash == target ? 1 : (size_t)(slash - target)) : dup_n(".", 1);
     char *real = dir ? realpath(dir, NULL) : NULL;
     free(dir);
     const guard_file *found = NULL;
@@ -255,8 +254,8 @@ static winent_status refuse_read(const winent_file_guard *g, const guard_file *w
     const char *input = strcmp(g->input, "-") == 0 ? "standard input" : g->input;
     if (strcmp(w->name, r->name) == 0)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "%s '%s' is a file read with the input '%s': give another name",
-                          w->what, w->name, input);
+                          "%s '%s' is a file read with the input '%s': give another name", w->what,
+                          w->name, input);
     return WINENT_ERR(err, WINENT_ERR_USAGE,
                       "%s '%s' is '%s', a file read with the input '%s': give another name",
                       w->what, w->name, r->name, input);

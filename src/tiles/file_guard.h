@@ -20,8 +20,7 @@ typedef struct winent_file_guard winent_file_guard;
 /* A guard for a job whose input the user named `input` ("-": standard
  * input), named so in messages. `input` is borrowed: it must outlive the
  * guard. Errors: WINENT_ERR_INTERNAL (out of memory). */
-winent_status winent_file_guard_create(const char *input, winent_file_guard **out,
-                                        winent_err *err);
+winent_status winent_file_guard_create(const char *input, winent_file_guard **out, winent_err *err);
 
 /* A file the job reads: `path`, symbolic links followed, or, for a GDAL
  * name (/vsizip/a.zip/x.tif, NETCDF:"f.nc":v, HDF5:f.h5://x), the local

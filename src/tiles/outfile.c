@@ -123,11 +123,10 @@ static int descriptor_access(const char *link)
     if (real == NULL)
         return -1;
     struct stat at, self;
-    int own = stat(real, &at) == 0 &&
-              ((stat("/proc/self/fd", &self) == 0 && self.st_dev == at.st_dev &&
-                self.st_ino == at.st_ino) ||
-               (stat("/proc/thread-self/fd", &self) == 0 && self.st_dev == at.st_dev &&
-                self.st_ino == at.st_ino));
+    int own = stat(real, &at) == 0 && ((stat("/proc/self/fd", &self) == 0 &&
+                                        self.st_dev == at.st_dev && self.st_ino == at.st_ino) ||
+                                       (stat("/proc/thread-self/fd", &self) == 0 &&
+                                        self.st_dev == at.st_dev && self.st_ino == at.st_ino));
     size_t k = strlen(real);
     if (own || k < 3 || strcmp(real + k - 3, "/fd") != 0) {
         free(real);

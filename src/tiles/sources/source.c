@@ -170,8 +170,7 @@ int winent_source_add_file(winent_source *s, const char *name)
 /* `name` with `suffix` appended, its letters in upper case when `upper`
  * (GDAL looks for either: scene.HDR, scene.TFW), recorded as read where
  * such a file exists. */
-static int add_suffixed(winent_source *s, const char *name, size_t n, const char *suffix,
-                        int upper)
+static int add_suffixed(winent_source *s, const char *name, size_t n, const char *suffix, int upper)
 {
     size_t k = strlen(suffix);
     char *f = malloc(n + k + 1);
@@ -190,9 +189,9 @@ static int add_suffixed(winent_source *s, const char *name, size_t n, const char
  * that exist, recorded as read. */
 static int add_sidecars(winent_source *s, const char *path)
 {
-    static const char *const of_name[] = {".aux.xml", ".msk", ".ovr", ".hdr", ".xml",
+    static const char *const of_name[] = {".aux.xml", ".msk", ".ovr", ".hdr",        ".xml",
                                           ".prj",     ".wld", ".rpb", ".ovr.aux.xml"};
-    static const char *const of_stem[] = {".aux.xml", ".hdr", ".prj", ".wld", ".tfw",
+    static const char *const of_stem[] = {".aux.xml", ".hdr",     ".prj", ".wld", ".tfw",
                                           ".rpb",     "_rpc.txt", ".sta", ".stx", ".ovr"};
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))

@@ -902,8 +902,7 @@ static int nested_vrt_files(winent_source *s, const char *name, int depth)
 /* GDAL's file list of the dataset (its sidecars, a VRT's sources, theirs
  * in turn): each one recorded as a file the source reads
  * (winent_source_files), the dataset's own bytes added up into *bytes. */
-static winent_status files_read(winent_source *s, GDALDatasetH ds, uint64_t *bytes,
-                                winent_err *err)
+static winent_status files_read(winent_source *s, GDALDatasetH ds, uint64_t *bytes, winent_err *err)
 {
     uint64_t total = 0;
     gdal_msgs m;
