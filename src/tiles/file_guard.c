@@ -87,14 +87,15 @@ static int same_inode(const struct stat *a, const struct stat *b)
 }
 
 /* Add the existing file `name` (its first `n` bytes) as read, once per
- * inode; 1 when it exists, 0 when not, -1 out of memory. */
-static int add_read(winent_file_guard *g, const char *name, size_t n)
+ * inode (a folder too, unless `no_folder`); 1 when it exists, 0 when not,
+ * -1 out of memory. */
+static int add_read(winent_file_guard *g, const char *name, size_t n, int no_folder)
 {
     char *copy = dup_n(name, n);
     if (copy == NULL)
         return -1;
     struct stat st;
-    if (stat(copy, &st) != 0) {
+    if (stat(copy, &st) != 0 || (no_folder && S_ISDIR(st.st_mode))) {
         free(copy);
         return 0;
     }
@@ -152,7 +153,8 @@ static const char *strip_vsi(const char *p)
 
 /* The local files a GDAL name stands for: the longest part of each
  * candidate (the name, and what follows each ':' of it, quotes and braces
- * dropped) ending at a '/', ':', '"' or '}' that is an existing file. */
+ * dropped) ending at a '/', ':', '"' or '}' that is an existing file (a
+ * folder is no answer: "WMS:http://host/x" is not the folder "/"). */
 static int add_gdal_name(winent_file_guard *g, const char *name)
 {
     const char *p = strip_vsi(name);
@@ -167,7 +169,7 @@ static int add_gdal_name(winent_file_guard *g, const char *name)
         for (size_t k = len; k > 0; k--) {
             if (k < len && c[k] != '/' && c[k] != ':' && c[k] != '"' && c[k] != '}')
                 continue;
-            int r = add_read(g, c, k);
+            int r = add_read(g, c, k, 1);
             if (r < 0)
                 return -1;
             if (r > 0)
@@ -181,7 +183,7 @@ static int add_gdal_name(winent_file_guard *g, const char *name)
 
 winent_status winent_file_guard_read(winent_file_guard *g, const char *path, winent_err *err)
 {
-    int r = add_read(g, path, strlen(path));
+    int r = add_read(g, path, strlen(path), 0);
     if (r == 0 && (strncmp(path, "/vsi", 4) == 0 || strchr(path, ':') != NULL))
         r = add_gdal_name(g, path);
     if (r < 0)
