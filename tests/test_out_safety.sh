@@ -57,6 +57,11 @@ guard)
     check "says which file of the input" grep -q "scene.hdr' is a file read with the input" "$T/stderr"
     check "the scene is intact" intact scene.bil scene.hdr
     check "nothing created" only scene.bil scene.hdr
+    expect_exit 2 "--sidecar header = the header of the file on standard input" env F="$D/scene.bil" \
+        sh -c 'exec "$0" "$@" <"$F"' "$WS" $R - "$D/scene" --sidecar
+    expect_exit 2 "--sidecar header = the header of the file behind /dev/fd/3" env F="$D/scene.bil" \
+        sh -c 'exec "$0" "$@" 3<"$F"' "$WS" $R /dev/fd/3 "$D/scene" --sidecar
+    check "the scene is intact" intact scene.bil scene.hdr
     # The input's other sidecars, by name, symlink, hard link, descriptor.
     echo '<PAMDataset/>' >"$D/scene.bil.aux.xml"
     keep scene.bil.aux.xml

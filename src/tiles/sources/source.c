@@ -189,10 +189,11 @@ static int add_suffixed(winent_source *s, const char *name, size_t n, const char
  * that exist, recorded as read. */
 static int add_sidecars(winent_source *s, const char *path)
 {
-    static const char *const of_name[] = {".aux.xml", ".msk", ".ovr", ".hdr",        ".xml",
-                                          ".prj",     ".wld", ".rpb", ".ovr.aux.xml"};
+    static const char *const of_name[] = {".aux.xml", ".msk", ".ovr", ".hdr",         ".xml",
+                                          ".prj",     ".wld", ".rpb", ".ovr.aux.xml", ".vat.dbf"};
     static const char *const of_stem[] = {".aux.xml", ".hdr",     ".prj", ".wld", ".tfw",
-                                          ".rpb",     "_rpc.txt", ".sta", ".stx", ".ovr"};
+                                          ".rpb",     "_rpc.txt", ".sta", ".stx", ".ovr",
+                                          ".clr",     ".aux",     ".rrd", ".imd"};
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0; /* a GDAL name or a folder: GDAL's own list says what it reads */
@@ -232,13 +233,19 @@ static int add_files(winent_source *s, const char *path)
 {
     if (s->fd_name[0] && winent_source_add_file(s, s->fd_name) != 0)
         return -1;
-    if (strcmp(path, "-") == 0)
-        return winent_source_add_file(s, "/proc/self/fd/0");
-    if (winent_source_add_file(s, path) != 0)
+    if (winent_source_add_file(s, strcmp(path, "-") == 0 ? "/proc/self/fd/0" : path) != 0)
         return -1;
-    for (int i = 0, n = s->nfiles; i < n; i++) /* not the sidecars added here */
+    for (int i = 0, n = s->nfiles; i < n; i++) { /* not the sidecars added here */
         if (add_sidecars(s, s->files[i]) != 0)
             return -1;
+        /* Beside the file itself too, where the name is a link to it
+         * (/dev/fd/3, standard input's /proc/self/fd/0, a symlink). */
+        char *real = realpath(s->files[i], NULL);
+        int rc = real && strcmp(real, s->files[i]) != 0 ? add_sidecars(s, real) : 0;
+        free(real);
+        if (rc != 0)
+            return -1;
+    }
     return 0;
 }
 
