@@ -13,7 +13,10 @@
  *   socket, /dev/fd/N, /dev/stdout, /proc/PID/fd/N, or a name that resolves
  *   to one of these. Opened O_WRONLY without O_CREAT, truncated only where
  *   a shell's `>` would (a regular file reached through /dev/fd/N). What
- *   was written cannot be taken back.
+ *   was written cannot be taken back. A descriptor ("-", /dev/fd/N,
+ *   /proc/PID/fd/N, ...) must be open for writing (O_WRONLY or O_RDWR, by
+ *   fcntl(F_GETFL) or the process's /proc/PID/fdinfo/N): reopening one
+ *   open read-only would give access it never had.
  *
  * An outfile has one owner thread (the sink's writer).
  */
@@ -39,7 +42,8 @@ typedef struct winent_outfile_probe {
 
 /* Classify `path` ("-" is standard output). Errors: WINENT_ERR_OUTPUT for
  * a name that cannot be an output (a directory, a symbolic link loop, a
- * folder that cannot be searched, /dev/fd/N of a descriptor not open). */
+ * folder that cannot be searched, /dev/fd/N of a descriptor not open, a
+ * descriptor open read-only or O_PATH, standard output closed). */
 winent_status winent_outfile_probe_path(const char *path, winent_outfile_probe *p, winent_err *err);
 
 /* winent_outfile_probe_path, and for a file (not in place) the target the
