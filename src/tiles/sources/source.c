@@ -240,7 +240,10 @@ static int add_files(winent_source *s, const char *path)
             return -1;
         /* Beside the file itself too, where the name is a link to it
          * (/dev/fd/3, standard input's /proc/self/fd/0, a symlink). */
-        char *real = realpath(s->files[i], NULL);
+        struct stat ls;
+        char *real = lstat(s->files[i], &ls) == 0 && S_ISLNK(ls.st_mode)
+                         ? realpath(s->files[i], NULL)
+                         : NULL;
         int rc = real && strcmp(real, s->files[i]) != 0 ? add_sidecars(s, real) : 0;
         free(real);
         if (rc != 0)
