@@ -61,6 +61,8 @@
     X(GDALSetSpatialRef) \
     X(GDALVersionInfo) \
     X(VSIFCloseL) \
+    X(VSIFOpenL) \
+    X(VSIFReadL) \
     X(VSIFileFromMemBuffer) \
     X(VSIGetMemFileBuffer) \
     X(VSIRmdirRecursive) \
