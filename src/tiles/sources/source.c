@@ -193,7 +193,7 @@ static int add_sidecars(winent_source *s, const char *path)
                                           ".prj",     ".wld", ".rpb", ".ovr.aux.xml", ".vat.dbf"};
     static const char *const of_stem[] = {".aux.xml", ".hdr",     ".prj", ".wld", ".tfw",
                                           ".rpb",     "_rpc.txt", ".sta", ".stx", ".ovr",
-                                          ".clr",     ".aux",     ".rrd", ".imd"};
+                                          ".clr",     ".aux",     ".rrd", ".imd", ".tab"};
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0; /* a GDAL name or a folder: GDAL's own list says what it reads */
