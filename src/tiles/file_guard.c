@@ -254,6 +254,10 @@ static winent_status refuse_read(const winent_file_guard *g, const guard_file *w
                           w->name, g->input);
     }
     const char *input = strcmp(g->input, "-") == 0 ? "standard input" : g->input;
+    if (strcmp(g->input, "-") == 0 && strcmp(r->name, "/proc/self/fd/0") == 0)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s '%s' is the file on standard input: give another name", w->what,
+                          w->name);
     if (strcmp(w->name, r->name) == 0)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "%s '%s' is a file read with the input '%s': give another name", w->what,
