@@ -272,6 +272,18 @@ open('$T/bad.nc', 'wb').write(d)"
         check "no HDF5 stack printed" sh -c '! grep -q "HDF5-DIAG\|infinite loop" "$0"' "$T/stderr"
         expect_exit 0 "a sound HDF5 file reads" "$WS" --quiet "HDF5:$T/s4.nc://Band1" "$T/o.raw"
         check "nothing on standard error" test ! -s "$T/stderr"
+        # Damaged chunks, met while the workers read pixels.
+        "$MK" --size 512x512 --dtype u8 --values 40 --tiff "$T/big.tif"
+        gdal_translate -q -of netCDF -co FORMAT=NC4 -co COMPRESS=DEFLATE "$T/big.tif" "$T/big.nc"
+        "$PY" -c "
+d = bytearray(open('$T/big.nc', 'rb').read())
+for i in range(len(d) // 2, len(d) - 200, 50):
+    d[i] ^= 0xff
+open('$T/bigbad.nc', 'wb').write(d)"
+        for name in "NETCDF:$T/bigbad.nc:Band1" "HDF5:$T/bigbad.nc://Band1"; do
+            expect_exit 3 "damaged chunks ($name): one line" "$WS" --quiet "$name" "$T/o.raw"
+            check "damaged chunks ($name): HDF5's cause in the line" grep -q "(HDF5: " "$T/stderr"
+        done
     else
         echo "note: no GDAL with HDF5 and netCDF drivers: the HDF5 cases are not run"
     fi
