@@ -61,8 +61,6 @@
     X(GDALSetSpatialRef) \
     X(GDALVersionInfo) \
     X(VSIFCloseL) \
-    X(VSIFOpenL) \
-    X(VSIFReadL) \
     X(VSIFileFromMemBuffer) \
     X(VSIGetMemFileBuffer) \
     X(VSIRmdirRecursive) \

@@ -882,17 +882,25 @@ static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
  * a VRT names its sources but not theirs. 0, or -1 out of memory. */
 static int nested_vrt_files(winent_source *s, const char *name, int depth)
 {
+    if (depth >= VRT_NESTING_MAX)
+        return 0;
     /* A VRT is XML that starts with <VRTDataset (as GDAL's VRT driver
-     * identifies it): a look at the first bytes, not every driver's. */
-    char head[256] = "";
-    VSILFILE *f = depth < VRT_NESTING_MAX ? gd()->VSIFOpenL(name, "rb") : NULL;
-    if (f == NULL)
-        return 0;
-    size_t n = gd()->VSIFReadL(head, 1, sizeof head - 1, f);
-    gd()->VSIFCloseL(f);
-    head[n] = '\0';
-    if (strstr(head, "<VRTDataset") == NULL)
-        return 0;
+     * identifies it): a look at a local file's first bytes, not every
+     * driver's (a mosaic lists thousands of sources); GDAL names
+     * (/vsizip/...) are asked of GDAL. */
+    FILE *f = fopen(name, "rb");
+    if (f != NULL) {
+        char head[256];
+        size_t n = fread(head, 1, sizeof head - 1, f);
+        fclose(f);
+        head[n] = '\0';
+        if (strstr(head, "<VRTDataset") == NULL)
+            return 0;
+    } else {
+        GDALDriverH d = gd()->GDALIdentifyDriverEx(name, GDAL_OF_RASTER, NULL, NULL);
+        if (d == NULL || strcmp(gd()->GDALGetDriverShortName(d), "VRT") != 0)
+            return 0;
+    }
     GDALDatasetH ds = gd()->GDALOpenEx(name, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
     if (ds == NULL)
         return 0; /* reading it will say why */
