@@ -31,12 +31,20 @@ static void load(void)
     }
     WINENT_GDAL_FUNCTIONS(WINENT_GDAL_LOAD)
 #undef WINENT_GDAL_LOAD
-    *(void **)&api.H5Eset_auto2 = winent_dynlib_sym(lib, "H5Eset_auto2", NULL, 0);
-    *(void **)&api.H5Ewalk2 = winent_dynlib_sym(lib, "H5Ewalk2", NULL, 0);
-    int (*threadsafe)(_Bool *) = NULL;
-    *(void **)&threadsafe = winent_dynlib_sym(lib, "H5is_library_threadsafe", NULL, 0);
-    _Bool ts = 0;
-    api.h5_per_thread = threadsafe != NULL && threadsafe(&ts) >= 0 && ts;
+    /* HDF5 (optional): its error stack is read from 1.10 on, where hid_t
+     * is 64 bits, the layout gdal_api.h declares. */
+    int (*version)(unsigned *, unsigned *, unsigned *) = NULL;
+    *(void **)&version = winent_dynlib_sym(lib, "H5get_libversion", NULL, 0);
+    unsigned major = 0, minor = 0, release = 0;
+    if (version != NULL && version(&major, &minor, &release) >= 0 &&
+        (major > 1 || (major == 1 && minor >= 10))) {
+        *(void **)&api.H5Eset_auto2 = winent_dynlib_sym(lib, "H5Eset_auto2", NULL, 0);
+        *(void **)&api.H5Ewalk2 = winent_dynlib_sym(lib, "H5Ewalk2", NULL, 0);
+        int (*threadsafe)(_Bool *) = NULL;
+        *(void **)&threadsafe = winent_dynlib_sym(lib, "H5is_library_threadsafe", NULL, 0);
+        _Bool ts = 0;
+        api.h5_per_thread = threadsafe != NULL && threadsafe(&ts) >= 0 && ts;
+    }
     loaded = 1;
 }
 

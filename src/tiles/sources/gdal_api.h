@@ -75,8 +75,9 @@ typedef struct winent_gdal_api {
      * and netCDF drivers link HDF5): HDF5's automatic error printing,
      * which otherwise prints its error stack on standard error, is handed
      * to a function of the source (H5Eset_auto2), which reads the stack
-     * (H5Ewalk2). hid_t is int64_t since HDF5 1.10. `h5_per_thread`: the
-     * library is thread-safe, so the setting is per thread. */
+     * (H5Ewalk2). hid_t is int64_t since HDF5 1.10: both are NULL for an
+     * older HDF5. `h5_per_thread`: the library is thread-safe, so the
+     * setting is per thread. */
     int (*H5Eset_auto2)(int64_t estack, int (*func)(int64_t estack, void *client_data),
                         void *client_data);
     int (*H5Ewalk2)(int64_t estack, int direction,
