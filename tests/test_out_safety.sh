@@ -224,6 +224,11 @@ descriptors)
     expect_exit 0 "/dev/fd/N open for writing" env F="$T/w.raw" \
         sh -c 'exec "$0" "$@" 5>"$F"' "$WS" $R "$D/scene.bil" /dev/fd/5
     check "the map went there" cmp -s "$T/w.raw" "$T/ref.raw"
+    printf 'kept\n' >"$T/log.raw"
+    expect_exit 0 "/dev/fd/N open for appending (>>)" env F="$T/log.raw" \
+        sh -c 'exec "$0" "$@" 5>>"$F"' "$WS" $R "$D/scene.bil" /dev/fd/5
+    check "appended, the file's old bytes kept" sh -c \
+        '{ printf "kept\n"; cat "$1"; } | cmp -s - "$0"' "$T/log.raw" "$T/ref.raw"
     expect_exit 0 "- open for reading and writing" env F="$T/rw.raw" \
         sh -c 'exec "$0" "$@" 1<>"$F"' "$WS" $R "$D/scene.bil" -
     check "the map went there too" cmp -s "$T/rw.raw" "$T/ref.raw"

@@ -88,25 +88,17 @@ static int self_fd_number(const char *p)
     return *end == '\0' && v <= INT_MAX ? (int)v : -1;
 }
 
-/* The access mode (O_RDONLY, O_WRONLY or O_RDWR) of the open descriptor
- * that `link` names: a link of a /proc/PID/fd folder (of any process, or
- * of a task), /dev/fd/N, /dev/stdout or /dev/stderr. This process's own
- * descriptors are asked with fcntl(F_GETFL); another process's through the
- * "flags:" line of its /proc/PID/fdinfo/N. O_PATH (no access at all)
- * counts as O_RDONLY. -1 with errno when it cannot be told. */
-static int descriptor_access(const char *link)
+/* The status flags (F_GETFL: the access mode, O_APPEND, O_PATH...) of the
+ * open descriptor that `link` names: a link of a /proc/PID/fd folder (of
+ * any process, or of a task), /dev/fd/N, /dev/stdout or /dev/stderr. This
+ * process's own descriptors are asked with fcntl(F_GETFL); another
+ * process's through the "flags:" line of its /proc/PID/fdinfo/N. -1 with
+ * errno when they cannot be told. */
+static int descriptor_flags(const char *link)
 {
     int n = self_fd_number(link);
-    if (n >= 0) {
-        int fl = fcntl(n, F_GETFL);
-        if (fl < 0)
-            return -1;
-#ifdef O_PATH
-        if (fl & O_PATH)
-            return O_RDONLY;
-#endif
-        return fl & O_ACCMODE;
-    }
+    if (n >= 0)
+        return fcntl(n, F_GETFL);
     /* /proc/PID/fd/N, /proc/thread-self/fd/N, /proc/PID/task/TID/fd/N, or
      * the same under another mount of proc: the folder resolved. */
     const char *base = link + dir_prefix_len(link);
@@ -134,14 +126,7 @@ static int descriptor_access(const char *link)
             errno = ENOENT;
             return -1;
         }
-        int fl = fcntl((int)v, F_GETFL);
-        if (fl < 0)
-            return -1;
-#ifdef O_PATH
-        if (fl & O_PATH)
-            return O_RDONLY;
-#endif
-        return fl & O_ACCMODE;
+        return fcntl((int)v, F_GETFL);
     }
     /* Another process's descriptor: its fdinfo says how it was opened. */
     char *info = malloc(k + 32);
@@ -164,15 +149,11 @@ static int descriptor_access(const char *link)
             break;
         }
     fclose(f);
-    if (flags < 0) {
+    if (flags < 0 || flags > INT_MAX) {
         errno = EINVAL;
         return -1;
     }
-#ifdef O_PATH
-    if (flags & O_PATH)
-        return O_RDONLY;
-#endif
-    return (int)(flags & O_ACCMODE);
+    return (int)flags;
 }
 
 /* A descriptor output must have been opened for writing: reopening by
@@ -180,13 +161,20 @@ static int descriptor_access(const char *link)
  * had (root may reopen any file: `/dev/fd/0 <in.raw` truncated the input),
  * or the write end of the very pipe being read. `name` is the output as
  * the user gave it, `link` the descriptor's name it resolved to. */
-static winent_status check_descriptor(const char *name, const char *link, winent_err *err)
+static winent_status check_descriptor(const char *name, const char *link, int *append,
+                                      winent_err *err)
 {
-    int mode = descriptor_access(link);
-    if (mode < 0)
+    int flags = descriptor_flags(link);
+    if (flags < 0)
         return WINENT_ERR(err, WINENT_ERR_OUTPUT,
                           "%s: cannot tell how its descriptor was opened (%s): give a file name",
                           name, strerror(errno));
+    int mode = flags & O_ACCMODE;
+#ifdef O_PATH
+    if (flags & O_PATH) /* no access at all */
+        mode = O_RDONLY;
+#endif
+    *append = (flags & O_APPEND) != 0;
     if (mode == O_RDONLY)
         return WINENT_ERR(err, WINENT_ERR_OUTPUT,
                           "%s: the descriptor is open for reading only: give a file name, or a "
@@ -293,7 +281,7 @@ static winent_status resolve(const char *path, winent_outfile_probe *p, char **f
             /* /dev/fd/N and the like: whatever the descriptor is open on
              * (a pipe, a terminal, a file) is written in place, where the
              * descriptor was opened for writing. */
-            winent_status ds = check_descriptor(path, cur, err);
+            winent_status ds = check_descriptor(path, cur, &p->append, err);
             free(cur);
             if (ds != WINENT_OK)
                 return ds;
@@ -368,9 +356,12 @@ static winent_status open_in_place(winent_outfile *of, const char *path,
         return WINENT_OK;
     }
     /* As a shell's `>` would: never create; truncate a regular file only
-     * (one reached through /dev/fd/N); a FIFO's open waits for a reader. */
+     * (one reached through /dev/fd/N), unless its descriptor appends (`>>`:
+     * then so does the output); a FIFO's open waits for a reader. */
     int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC;
-    if (p->exists && S_ISREG(p->st.st_mode))
+    if (p->append)
+        flags |= O_APPEND;
+    else if (p->exists && S_ISREG(p->st.st_mode))
         flags |= O_TRUNC;
     for (;;) {
         of->fd = open(path, flags);

@@ -38,6 +38,8 @@ typedef struct winent_outfile_probe {
     struct stat st;   /* valid when exists */
     const char *what; /* static: "standard output", "a FIFO", "a character
                          device", ... for messages; "a file" when !in_place */
+    int append;       /* 1: a descriptor opened for appending (>>): the
+                         output appends to its file instead of truncating it */
 } winent_outfile_probe;
 
 /* Classify `path` ("-" is standard output). Errors: WINENT_ERR_OUTPUT for
