@@ -119,7 +119,7 @@ guard)
     # The same file through a bind mount (root, where mounts are allowed).
     mkdir "$T/bind"
     if [ "$(id -u)" -eq 0 ] && mount --bind "$D" "$T/bind" 2>/dev/null; then
-        trap 'umount "$T/bind" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+        trap 'umount "$T/bind" 2>/dev/null || true; rm -rf "$T"' EXIT INT TERM
         expect_exit 2 "--sidecar header = the input's header through a bind mount" \
             "$WS" $R "$D/scene.bil" "$T/bind/scene" --sidecar
         umount "$T/bind"
