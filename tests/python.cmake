@@ -30,3 +30,6 @@ winent_py_test(test_py_dask test_py_dask.py)
 # refuse the same files (issue 28 item 6); several maps; a file cut while
 # open; NUL bytes in paths.
 winent_py_test(test_py_zst_agree test_py_zst_agree.py)
+# The API validates as the CLI does (issue 28 item 7): the CLI's line for
+# each bad value; NUL bytes in string options.
+winent_py_test(test_py_validate test_py_validate.py)

@@ -7,14 +7,22 @@ same one-line message as the CLI."""
 import math
 import numbers
 import operator
+import os
+import re
 
 from ._errors import UsageError
 
 INT_MAX = 2**31 - 1
 
 
-def as_int(name, value, lo=-INT_MAX - 1, hi=INT_MAX):
-    """`value` as a Python int in [lo, hi] (a bool is refused: True is no count)."""
+def as_int(name, value, lo=-INT_MAX - 1, hi=INT_MAX, over=None, sentinel=None):
+    """`value` as a Python int in [lo, hi] (a bool is refused: True is no count).
+
+    A whole number past [lo, hi] (the C field's range) is refused here,
+    unless `over` (a dict) is given: then `sentinel` (by default the bound
+    it passed) stands in for it, for the library to refuse with the CLI's
+    message, and over[str(sentinel)] = str(value) lets cli_words() put the
+    number given back into that message."""
     if isinstance(value, bool):
         raise UsageError("%s: %r: give a whole number" % (name, value))
     try:
@@ -22,8 +30,36 @@ def as_int(name, value, lo=-INT_MAX - 1, hi=INT_MAX):
     except TypeError:
         raise UsageError("%s: %r: give a whole number" % (name, value)) from None
     if not lo <= v <= hi:
-        raise UsageError("%s: %d: give a number from %d to %d" % (name, v, lo, hi))
+        if over is None:
+            raise UsageError("%s: %d: give a number from %d to %d" % (name, v, lo, hi))
+        s = sentinel if sentinel is not None else (hi if v > hi else lo)
+        over[str(s)] = str(v)
+        return s
     return v
+
+
+def cli_words(message, over):
+    """The library's message with the numbers that stood in for values past
+    a C field's range (as_int's `over`) given back as the caller gave them,
+    as the CLI quotes what it was given."""
+    for s, v in (over or {}).items():
+        message = re.sub(r"(?<![\d.])%s(?![\d.])" % re.escape(s), v, message)
+    return message
+
+
+def c_string(name, value):
+    """`value` (str, bytes or os.PathLike) as the bytes of a C string; a NUL
+    byte, which would cut the string there in C (a path naming another
+    file), is a UsageError (a ValueError)."""
+    try:
+        b = os.fsencode(value)
+    except TypeError:
+        raise UsageError("%s: %r: give a path (str, bytes or os.PathLike)" % (name, value)) \
+            from None
+    if b"\0" in b:
+        raise UsageError("%s: %r: a NUL byte cannot be in a name (it would end it there)"
+                         % (name, value))
+    return b
 
 
 def as_float(name, value):
@@ -32,7 +68,7 @@ def as_float(name, value):
     return float(value)
 
 
-def window_sides(window):
+def window_sides(window, over=None):
     """window=K, (KX, KY), or "K" / "KXxKY" as the CLI's --window: (kx, ky)."""
     if isinstance(window, str):
         parts = window.lower().split("x")
@@ -52,7 +88,7 @@ def window_sides(window):
         kx, ky = window
     else:
         kx = ky = window
-    return as_int("window", kx), as_int("window", ky)
+    return as_int("window", kx, over=over), as_int("window", ky, over=over)
 
 
 def base_code(base):
@@ -73,16 +109,17 @@ def range_pair(rng):
     return as_float("range", rng[0]), as_float("range", rng[1])
 
 
-def fill_compute(o, window, base, bins, rng, nodata):
+def fill_compute(o, window, base, bins, rng, nodata, over=None):
     """Set the fields of winent_compute_opts `o` (its defaults already in)
     from the Python values; `rng` is None, (lo, hi) or "auto" (the caller
-    handles "auto" itself). Returns nothing; raises UsageError."""
-    o.kx, o.ky = window_sides(window)
+    handles "auto" itself). Returns nothing; raises UsageError. `over`: as
+    as_int's."""
+    o.kx, o.ky = window_sides(window, over)
     o.base = base_code(base)
     if rng is not None and not (isinstance(rng, str) and rng == "auto"):
         o.range_lo, o.range_hi = range_pair(rng)
     if bins is not None:
-        o.bins = as_int("bins", bins, 0, 2**32 - 1)
+        o.bins = as_int("bins", bins, 0, 2**32 - 1, over, sentinel=2**32 - 1)
     elif rng is not None:
         # As the CLI: a range without bins quantizes into 256.
         o.bins = 256

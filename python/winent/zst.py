@@ -30,15 +30,7 @@ import numpy as np
 
 from ._errors import error_for
 from ._lib import lib, message_of, winent_error
-
-
-def _c_path(path):
-    """`path` (str, bytes or os.PathLike) as the bytes the library opens;
-    ValueError for a NUL byte, which a C string would cut the name at."""
-    b = os.fsencode(path)
-    if b"\0" in b:
-        raise ValueError("%r: a path with a NUL byte names no file" % (path,))
-    return b
+from ._options import c_string
 
 
 def _label(band, window):
@@ -160,7 +152,7 @@ class ZstMap:
 
     def __init__(self, path):
         self.path = path if isinstance(path, (str, bytes)) else os.fspath(path)
-        cpath = _c_path(path)
+        cpath = c_string("path", path)
         self._lib = lib()
         self._cond = threading.Condition()
         self._busy = 0  # reads in progress: close() waits for them
@@ -361,8 +353,8 @@ def _read_all(m, out):
 def open_zst(path):
     """Open a .zst map of winent-stream lazily: a :class:`ZstMap`. Raises
     InputError (a winent.Error) when the file is missing or not such a map,
-    with the words of ``winent-stream --info``; ValueError for a path with
-    a NUL byte. Needs libwinent."""
+    with the words of ``winent-stream --info``; UsageError (a ValueError)
+    for a path with a NUL byte. Needs libwinent."""
     return ZstMap(path)
 
 
@@ -376,8 +368,8 @@ def read_zst(path):
     "bins", "range", "nodata", "source", "command_line", "georef", "maps",
     ...; NaN and infinities are the strings "NaN", "Infinity",
     "-Infinity"). Every frame is checked as ``winent-stream --info
-    --check`` checks it; InputError names a bad one. ValueError for a path
-    with a NUL byte. Needs libwinent."""
+    --check`` checks it; InputError names a bad one. UsageError (a
+    ValueError) for a path with a NUL byte. Needs libwinent."""
     with ZstMap(path) as m:
         out = np.empty(m.shape, "<f4")
         _read_all(m, out)

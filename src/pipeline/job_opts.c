@@ -4,6 +4,7 @@
  * a bad value gets the same one-line message whichever way it came in. The
  * CLI turns its words into numbers and leaves the numbers' checks to this
  * file; what needs the files is checked by the run (pipeline.c). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,25 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
         if ((unsigned)o->interleave > WINENT_INTERLEAVE_BIL)
             return WINENT_ERR(err, WINENT_ERR_USAGE, "--interleave: '%d': use bsq, bip or bil",
                               (int)o->interleave);
+        /* Offsets are off_t: a layout past 2^63 bytes names no file, and
+         * its byte count would wrap where it is added up. */
+        if (o->header_bytes > (uint64_t)INT64_MAX)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--header-bytes: '%llu': give a byte count below 2^63",
+                              (unsigned long long)o->header_bytes);
+        uint64_t bytes;
+        if (o->dtype_given && o->width > 0 && o->height > 0 &&
+            (__builtin_mul_overflow((uint64_t)o->width, (uint64_t)o->height, &bytes) ||
+             __builtin_mul_overflow(bytes, (uint64_t)o->bands, &bytes) ||
+             __builtin_mul_overflow(bytes, (uint64_t)winent_dtype_size(o->compute.dtype),
+                                    &bytes) ||
+             __builtin_add_overflow(bytes, o->header_bytes, &bytes) || bytes > (uint64_t)INT64_MAX))
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--size: '%dx%d': %d band%s of %s (and --header-bytes %llu) pass "
+                              "2^63 bytes, the largest file",
+                              o->width, o->height, o->bands, o->bands == 1 ? "" : "s",
+                              winent_dtype_name(o->compute.dtype),
+                              (unsigned long long)o->header_bytes);
     }
     if ((unsigned)o->format > WINENT_FORMAT_TIF)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--format: '%d': use zst, tif or raw",
