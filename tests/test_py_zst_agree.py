@@ -176,6 +176,15 @@ def test_header_schema():
     agree("a member twice", with_header(data, ('"height":', '"width":\t37,\n\t"height":')),
           False)
     agree("not an object", with_header(data, lambda h: "[1]"), False)
+    # cJSON reads these; JSON (and Python's json) does not: refused by all.
+    agree("width as 037", with_header(data, ('"width":\t37', '"width":\t037')), False)
+    agree("width as 37.", with_header(data, ('"width":\t37', '"width":\t37.')), False)
+    agree("a tab inside a text", with_header(data, lambda h: json.dumps(
+        dict(h, source="a\tb"), indent="\t").replace("\\t", "\t")), False)
+    agree("a \\u0000 inside a text", with_header(data, lambda h: json.dumps(
+        dict(h, source="a\0b"), indent="\t")), False)
+    agree("nested 100 deep", with_header(data, lambda h: json.dumps(
+        dict(h, later=json.loads("[" * 100 + "]" * 100)))), False)
     agree("not UTF-8", build(parse(data)[0].encode() + b" \xff", *parse(data)[1:]), False)
 
 

@@ -28,7 +28,7 @@ import threading
 
 import numpy as np
 
-from ._errors import error_for
+from ._errors import InputError, error_for
 from ._lib import lib, message_of, winent_error
 from ._options import c_string
 
@@ -165,8 +165,13 @@ class ZstMap:
             raise error_for(st, message_of(err))
         self._handle = handle
         try:
-            self.header = json.loads(
-                ctypes.string_at(self._lib.winent_zst_header(handle)).decode("utf-8"))
+            text = ctypes.string_at(self._lib.winent_zst_header(handle)).decode("utf-8")
+            try:
+                # The library held the text to RFC 8259 and the schema.
+                self.header = json.loads(text)
+            except (ValueError, RecursionError):
+                raise InputError("%s: not a winent-stream .zst file: the header is not "
+                                 "winent-stream JSON" % os.fsdecode(self.path)) from None
         except BaseException:
             self.close()
             raise

@@ -29,7 +29,7 @@ WINENT_BIN="$B/src" sh "$SRC/tests/fuzz/seeds.sh" "$W/seeds" || {
 }
 passed=0
 failed=0
-for f in ${WINENT_FUZZ_ONLY:-tiff raw zst_info options}; do
+for f in ${WINENT_FUZZ_ONLY:-tiff raw zst_info options zst_readers}; do
     if [ -n "${WINENT_FUZZ_CORPUS:-}" ]; then
         c="$WINENT_FUZZ_CORPUS/$f"
     else
