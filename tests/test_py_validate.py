@@ -45,6 +45,16 @@ CASES = [
     (dict(size=(2**31 - 1, 2**31 - 1), bands=65535, dtype="u16"),
      "--size 2147483647x2147483647 --bands 65535 --dtype u16"),
     (dict(header_bytes=9300000000000000000), "--header-bytes 9.3e18"),
+    # Numbers that are not whole, and texts, quoted as the CLI quotes them.
+    (dict(window=5.5), "--window 5.5"),
+    (dict(window=NAN), "--window nan"),
+    (dict(window="abc"), "--window abc"),
+    (dict(window="3x4.5"), "--window 3x4.5"),
+    (dict(threads=2.5), "--threads 2.5"),
+    (dict(threads="abc"), "--threads abc"),
+    (dict(bins=INF, range=(0, 1)), "--bins inf --range 0:1"),
+    (dict(level=NAN), "--level nan"),
+    (dict(level=2**40, threads=2**41), "--level 1099511627776 --threads 2199023255552"),
 ]
 
 
@@ -63,6 +73,20 @@ def test_job_messages():
         check("run(%s): the CLI's line %r (exit %d), got %r" % (kw, want, code, str(e)),
               code == 2 and e is not None and str(e) == want)
     check("nothing written", not os.path.exists(path("out.raw")))
+
+
+def test_numeric_texts():
+    """A whole number as a text is read as the CLI reads it."""
+    with open(path("in.raw"), "wb") as f:
+        f.write(bytes(16))
+    winent.run(path("in.raw"), path("t.raw"), size=(4, 4), dtype="u8", threads="2",
+               window="3")
+    ref = np.fromfile(path("t.raw"), "<f4")
+    winent.run(path("in.raw"), path("t2.raw"), size=(4, 4), dtype="u8", threads=2, window=3)
+    check("threads='2', window='3': as 2 and 3", ref.tobytes() == open(path("t2.raw"),
+                                                                       "rb").read())
+    os.unlink(path("t.raw"))
+    os.unlink(path("t2.raw"))
 
 
 def test_entropy_messages():
@@ -97,6 +121,6 @@ def test_nul_bytes():
                   np.zeros((3, 3), np.uint8), device="cpu\0")
 
 
-for t in (test_job_messages, test_entropy_messages, test_nul_bytes):
+for t in (test_job_messages, test_numeric_texts, test_entropy_messages, test_nul_bytes):
     run_test(t)
 finish()

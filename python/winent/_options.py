@@ -18,24 +18,33 @@ INT_MAX = 2**31 - 1
 def as_int(name, value, lo=-INT_MAX - 1, hi=INT_MAX, over=None, sentinel=None):
     """`value` as a Python int in [lo, hi] (a bool is refused: True is no count).
 
-    A whole number past [lo, hi] (the C field's range) is refused here,
-    unless `over` (a dict) is given: then `sentinel` (by default the bound
-    it passed) stands in for it, for the library to refuse with the CLI's
-    message, and over[str(sentinel)] = str(value) lets cli_words() put the
-    number given back into that message."""
+    Without `over`, anything else is refused here. With `over` (a dict), the
+    library says what is wrong, in the CLI's words: a whole number past
+    [lo, hi] (the C field's range), a number that is not whole (5.5, nan)
+    or a text that is no whole number ("abc"; "12" is 12, as the CLI reads
+    it) gets a stand-in that the library refuses (`sentinel`, by default the
+    bound passed, another for each value), and over[str(stand-in)] = the
+    value as given lets cli_words() quote it in the message."""
     if isinstance(value, bool):
         raise UsageError("%s: %r: give a whole number" % (name, value))
+    if over is not None and isinstance(value, str) and re.fullmatch(r"\s*[+-]?[0-9]+", value):
+        value = int(value)
     try:
         v = operator.index(value)
+        given = None if lo <= v <= hi else str(v)
     except TypeError:
-        raise UsageError("%s: %r: give a whole number" % (name, value)) from None
-    if not lo <= v <= hi:
-        if over is None:
-            raise UsageError("%s: %d: give a number from %d to %d" % (name, v, lo, hi))
-        s = sentinel if sentinel is not None else (hi if v > hi else lo)
-        over[str(s)] = str(v)
-        return s
-    return v
+        if over is None or not isinstance(value, (str, numbers.Real)):
+            raise UsageError("%s: %r: give a whole number" % (name, value)) from None
+        v, given = hi + 1, str(value)
+    if given is None:
+        return v
+    if over is None:
+        raise UsageError("%s: %d: give a number from %d to %d" % (name, v, lo, hi))
+    s = sentinel if sentinel is not None else (hi if v > hi else lo)
+    while str(s) in over:  # one stand-in per value
+        s += -1 if s > 0 else 1
+    over[str(s)] = given
+    return s
 
 
 def cli_words(message, over):
@@ -69,18 +78,19 @@ def as_float(name, value):
 
 
 def window_sides(window, over=None):
-    """window=K, (KX, KY), or "K" / "KXxKY" as the CLI's --window: (kx, ky)."""
+    """window=K, (KX, KY), or "K" / "KXxKY" as the CLI's --window: (kx, ky).
+    With `over` (as_int's), what is no window is quoted in the library's
+    message as the CLI quotes its word."""
+    square = False
     if isinstance(window, str):
         parts = window.lower().split("x")
-        try:
-            sides = [int(p) for p in parts]
-        except ValueError:
-            sides = []
-        if len(sides) == 1:
-            sides = sides * 2
-        if len(sides) != 2:
-            raise UsageError("window: %r: give K or 'WxH', odd sides from 1 to 255" % window)
-        kx, ky = sides
+        sides = [p for p in parts if re.fullmatch(r"\s*[+-]?[0-9]+", p)]
+        if len(parts) not in (1, 2) or len(sides) != len(parts):
+            if over is None:
+                raise UsageError("window: %r: give K or 'WxH', odd sides from 1 to 255" % window)
+            sides = [window]  # no window at all: one stand-in quoting the text
+        square = len(sides) == 1
+        kx, ky = sides[0], sides[-1]
     elif isinstance(window, (tuple, list)):
         if len(window) != 2:
             raise UsageError("window: %r: give K or (width, height), odd sides from 1 to 255"
@@ -88,7 +98,10 @@ def window_sides(window, over=None):
         kx, ky = window
     else:
         kx = ky = window
-    return as_int("window", kx, over=over), as_int("window", ky, over=over)
+        square = True
+    kx = as_int("window", kx, over=over)
+    # A square window's one value, one stand-in: the message quotes it once.
+    return kx, kx if square else as_int("window", ky, over=over)
 
 
 def base_code(base):
