@@ -121,6 +121,39 @@ static void layout_huge(winent_job_opts *o)
     o->compute.dtype = WINENT_U16;
     o->dtype_given = 1;
 }
+/* Lists of bands and windows: checked by the library for every caller. */
+static const int even_windows[] = {4, 4, 5, 5};
+static const int twice_windows[] = {5, 5, 3, 3, 5, 5};
+static const int wide_windows[] = {7, 3, 9, 4};
+static const int twice_bands[] = {2, 2};
+static const int zero_band[] = {0, 1};
+static void window_list_even(winent_job_opts *o)
+{
+    o->window_list = even_windows;
+    o->nwindow_list = 2;
+}
+static void window_list_twice(winent_job_opts *o)
+{
+    o->window_list = twice_windows;
+    o->nwindow_list = 3;
+}
+static void window_list_wide(winent_job_opts *o)
+{
+    o->window_list = wide_windows;
+    o->nwindow_list = 2;
+}
+static void band_list_twice(winent_job_opts *o)
+{
+    o->bands = 3;
+    o->band_list = twice_bands;
+    o->nband_list = 2;
+}
+static void band_list_zero(winent_job_opts *o)
+{
+    o->bands = 3;
+    o->band_list = zero_band;
+    o->nband_list = 2;
+}
 static void float_no_range(winent_job_opts *o)
 {
     o->width = o->height = 5;
@@ -189,6 +222,11 @@ static const struct {
     {"--range 1:inf", range_infinite, 1},
     {"--bins 2000000000 --range 0:1", bins_many, 1},
     {"--size 5x5 --dtype f32", float_no_range, 1},
+    {"--window 4,5", window_list_even, 0},
+    {"--window 5,3,5", window_list_twice, 0},
+    {"--window 7x3,9x4", window_list_wide, 0},
+    {"--bands 3 --band 2,2", band_list_twice, 0},
+    {"--bands 3 --band 0,1", band_list_zero, 0},
     {"--bins 0 --range 0:1", bins0_range, 1},
     {"--bins 0 --range auto", bins0_range_auto, 0},
     {"--range -1e308:1e308", range_width_overflows, 1},

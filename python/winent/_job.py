@@ -242,7 +242,7 @@ class Job:
         if isinstance(band, str) and band == "all":
             o.band_all = 1
         elif isinstance(band, (list, tuple)):
-            items = [as_int("band", b, 0) for b in band]
+            items = [as_int("band", b, over=over) for b in band]
             if not items:
                 raise UsageError("band: give a band number, a list of them, or 'all'")
             o.band = items[0]
