@@ -29,8 +29,8 @@ static int refused(winent_status st, const char *msg)
     if (st == WINENT_OK)
         return 0;
     if (st != WINENT_ERR_INPUT || msg[0] == '\0') {
-        fprintf(stderr, "a refusal that is not an input error with a message: %d '%s'\n",
-                (int)st, msg);
+        fprintf(stderr, "a refusal that is not an input error with a message: %d '%s'\n", (int)st,
+                msg);
         abort();
     }
     return 1;

@@ -34,9 +34,9 @@ typedef struct member {
     member_kind kind;
     int flags;
     long long lo, hi;
-    const char *const *words;  /* K_WORD: NULL-terminated */
-    const struct member *sub;  /* K_OBJECT, K_MAPS: {NULL}-terminated */
-    const char *what;          /* what it must be, for the message */
+    const char *const *words; /* K_WORD: NULL-terminated */
+    const struct member *sub; /* K_OBJECT, K_MAPS: {NULL}-terminated */
+    const char *what;         /* what it must be, for the message */
 } member;
 
 static const char *const format_words[] = {WINENT_ZST_FORMAT_NAME, NULL};
@@ -44,8 +44,8 @@ static const char *const float32_words[] = {"float32", NULL};
 static const char *const little_words[] = {"little", NULL};
 static const char *const base_words[] = {"e", "2", "10", NULL};
 static const char *const nan_words[] = {"NaN", NULL};
-static const char *const dtype_words[] = {"u8", "i8", "u16", "i16", "u32", "i32", "f32", "f64",
-                                          NULL};
+static const char *const dtype_words[] = {"u8",  "i8",  "u16", "i16", "u32",
+                                          "i32", "f32", "f64", NULL};
 
 #define INT32_TOP 2147483647LL
 
@@ -69,8 +69,7 @@ static const member map_members[] = {
     {"window", K_WINDOW, REQUIRED, 0, 0, NULL, NULL, "[KX, KY] of odd sides from 1 to 255"},
     {"range", K_RANGE, NULLABLE, 0, 0, NULL, NULL, "[LO, HI] of finite numbers with LO < HI"},
     {"nodata", K_NUMBER, NULLABLE, 0, 0, NULL, NULL, "a number"},
-    {"first_frame", K_INT, REQUIRED, 0, WINENT_ZST_MAX_FRAMES, NULL, NULL,
-     "the map's first frame"},
+    {"first_frame", K_INT, REQUIRED, 0, WINENT_ZST_MAX_FRAMES, NULL, NULL, "the map's first frame"},
     {"frames", K_INT, REQUIRED, 0, WINENT_ZST_MAX_FRAMES, NULL, NULL, "the map's frame count"},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL},
 };
@@ -247,8 +246,8 @@ static long long integer_of(const cJSON *obj, const char *key)
 int winent_zst_header_check(const cJSON *root, winent_zst_facts *f, char *why, size_t n)
 {
     memset(f, 0, sizeof *f);
-    if (!cJSON_IsObject(root) || !winent_json_is_text(winent_json_get(root, "format"),
-                                                       WINENT_ZST_FORMAT_NAME)) {
+    if (!cJSON_IsObject(root) ||
+        !winent_json_is_text(winent_json_get(root, "format"), WINENT_ZST_FORMAT_NAME)) {
         snprintf(why, n, "the header is not winent-stream JSON");
         return -1;
     }
@@ -267,15 +266,16 @@ int winent_zst_header_check(const cJSON *root, winent_zst_facts *f, char *why, s
     const long long per_map = (f->height + f->rows_per_frame - 1) / f->rows_per_frame;
     const long long frame_rows = f->rows_per_frame < f->height ? f->rows_per_frame : f->height;
     if (f->frames != per_map * f->maps) {
-        snprintf(why, n, "the header's sizes do not add up (%lld frames of %lld rows for %lld "
-                         "map%s of %lld rows)",
+        snprintf(why, n,
+                 "the header's sizes do not add up (%lld frames of %lld rows for %lld "
+                 "map%s of %lld rows)",
                  f->frames, f->rows_per_frame, f->maps, f->maps == 1 ? "" : "s", f->height);
         return -1;
     }
     if ((unsigned long long)frame_rows * (unsigned long long)f->width * 4 >
         WINENT_ZST_MAX_FRAME_BYTES) {
-        snprintf(why, n, "the header's frames of %lld rows of %lld pixels exceed 1 GiB",
-                 frame_rows, f->width);
+        snprintf(why, n, "the header's frames of %lld rows of %lld pixels exceed 1 GiB", frame_rows,
+                 f->width);
         return -1;
     }
     /* A range goes with bins, null with null. */
@@ -294,8 +294,10 @@ int winent_zst_header_check(const cJSON *root, winent_zst_facts *f, char *why, s
             return -1;
         }
         if (bins && range_given != !cJSON_IsNull(bins)) {
-            snprintf(why, n, "the header's maps[%d].\"range\" and \"bins\" are not both given or "
-                             "both null", i);
+            snprintf(why, n,
+                     "the header's maps[%d].\"range\" and \"bins\" are not both given or "
+                     "both null",
+                     i);
             return -1;
         }
     }
