@@ -105,8 +105,8 @@ static winent_status check_lists(const winent_job_opts *o, winent_err *err)
 {
     char text[192];
     if (o->nband_list < 0 || (o->nband_list > 0 && o->band_list == NULL))
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--band: a list of %d bands at %p",
-                          o->nband_list, (const void *)o->band_list);
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--band: a list of %d bands at %p", o->nband_list,
+                          (const void *)o->band_list);
     if (o->nwindow_list < 0 || (o->nwindow_list > 0 && o->window_list == NULL))
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--window: a list of %d windows at %p",
                           o->nwindow_list, (const void *)o->window_list);
@@ -177,8 +177,7 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
         if (o->dtype_given && o->width > 0 && o->height > 0 &&
             (__builtin_mul_overflow((uint64_t)o->width, (uint64_t)o->height, &bytes) ||
              __builtin_mul_overflow(bytes, (uint64_t)o->bands, &bytes) ||
-             __builtin_mul_overflow(bytes, (uint64_t)winent_dtype_size(o->compute.dtype),
-                                    &bytes) ||
+             __builtin_mul_overflow(bytes, (uint64_t)winent_dtype_size(o->compute.dtype), &bytes) ||
              __builtin_add_overflow(bytes, o->header_bytes, &bytes) || bytes > (uint64_t)INT64_MAX))
             return WINENT_ERR(err, WINENT_ERR_USAGE,
                               "--size: '%dx%d': %d band%s of %s (and --header-bytes %llu) pass "

@@ -49,7 +49,6 @@ winent_status winent_zst_layout_open(winent_zst_file *f, winent_zst_layout *l)
     return WINENT_OK;
 }
 
-
 winent_status winent_zst_bad(winent_zst_file *f, const char *why)
 {
     snprintf(f->msg, f->msg_len, "%s: not a winent-stream .zst file: %s", f->path, why);

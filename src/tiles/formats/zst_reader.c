@@ -39,8 +39,8 @@ typedef struct zst_cursor {
     uint64_t left;    /* its decompressed bytes not delivered yet */
     int in_frame;     /* a frame has been started and not finished */
     int map;          /* the map it reads (0-based) */
-    uint64_t bytes_in; /* compressed bytes read through it */
-    winent_zst_file f; /* the file, with this cursor's own message buffer: */
+    uint64_t bytes_in;        /* compressed bytes read through it */
+    winent_zst_file f;        /* the file, with this cursor's own message buffer: */
     char msg[WINENT_MSG_LEN]; /* cursors read at once on several threads */
 } zst_cursor;
 
@@ -355,19 +355,18 @@ static const uint8_t *entry(const winent_zst_reader *r, uint32_t frame)
 }
 
 /* "PATH: frame I (rows A-B) at byte OFF: WHY" as --info --check says it. */
-static winent_status frame_bad(const winent_zst_reader *r, const zst_cursor *c,
-                               winent_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static winent_status frame_bad(const winent_zst_reader *r, const zst_cursor *c,
-                               winent_err *err, const char *fmt, ...)
+static winent_status frame_bad(const winent_zst_reader *r, const zst_cursor *c, winent_err *err,
+                               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static winent_status frame_bad(const winent_zst_reader *r, const zst_cursor *c, winent_err *err,
+                               const char *fmt, ...)
 {
     char why[256], of_map[32] = "";
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    long long y0 = (long long)(c->frame - (uint32_t)c->map * (uint32_t)r->map.frames) *
-                   r->map.rows_per_frame;
+    long long y0 =
+        (long long)(c->frame - (uint32_t)c->map * (uint32_t)r->map.frames) * r->map.rows_per_frame;
     long long y1 = y0 + r->map.rows_per_frame;
     if (y1 > r->map.height)
         y1 = r->map.height;
@@ -457,8 +456,8 @@ static winent_status close_frame(const winent_zst_reader *r, zst_cursor *c, wine
 }
 
 /* The next `need` bytes of the cursor's frames into `d`. */
-static winent_status cursor_read(const winent_zst_reader *r, zst_cursor *c, uint8_t *d,
-                                 size_t need, winent_err *err)
+static winent_status cursor_read(const winent_zst_reader *r, zst_cursor *c, uint8_t *d, size_t need,
+                                 winent_err *err)
 {
     while (need > 0) {
         if (!c->in_frame) {
@@ -500,17 +499,18 @@ winent_status winent_zst_reader_read_map(winent_zst_reader *r, int map, int rows
 {
     if (map < 0 || map >= r->map.nmaps)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%s: no map %d", r->f.path, map + 1);
-    return cursor_read(r, &r->cur[map], (uint8_t *)dst,
-                       (size_t)rows * (size_t)r->map.width * 4, err);
+    return cursor_read(r, &r->cur[map], (uint8_t *)dst, (size_t)rows * (size_t)r->map.width * 4,
+                       err);
 }
 
 winent_status winent_zst_reader_read_frame(const winent_zst_reader *r, int map, int64_t frame,
                                            float *dst, winent_err *err)
 {
     if (map < 0 || map >= r->map.nmaps || frame < 0 || frame >= r->map.frames)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "%s: no frame %lld of map %d (%d maps of %d "
-                          "frames)", r->f.path, (long long)frame, map + 1, r->map.nmaps,
-                          r->map.frames);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s: no frame %lld of map %d (%d maps of %d "
+                          "frames)",
+                          r->f.path, (long long)frame, map + 1, r->map.nmaps, r->map.frames);
     const uint32_t first = (uint32_t)map * (uint32_t)r->map.frames + (uint32_t)frame;
     zst_cursor c;
     winent_status st = cursor_init(r, &c, map, first, first + 1);
@@ -539,8 +539,7 @@ winent_status winent_zst_open(const char *path, winent_zst **out, winent_error *
     winent_err_clear(&e);
     winent_status st = WINENT_OK;
     if (out == NULL || path == NULL)
-        return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_USAGE, "no path or no result"),
-                                 err);
+        return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_USAGE, "no path or no result"), err);
     *out = NULL;
     winent_zst *z = calloc(1, sizeof *z);
     if (z == NULL)
