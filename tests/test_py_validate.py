@@ -55,6 +55,13 @@ CASES = [
     (dict(bins=INF, range=(0, 1)), "--bins inf --range 0:1"),
     (dict(level=NAN), "--level nan"),
     (dict(level=2**40, threads=2**41), "--level 1099511627776 --threads 2199023255552"),
+    # Sizes: what the CLI reads as no size, and what the library refuses.
+    (dict(mem=2**70), "--mem 1180591620717411303424"),
+    (dict(mem=NAN), "--mem nan"),
+    (dict(mem="lots"), "--mem lots"),
+    (dict(mem=-5), "--mem -5"),
+    (dict(mem=100 * 1024), "--mem 102400"),
+    (dict(header_bytes=2**65), "--header-bytes 36893488147419103232"),
     # Lists of bands and windows: each item, and repeats.
     (dict(windows=[4, 5]), "--window 4,5"),
     (dict(windows=[5, 3, (5, 5)]), "--window 5,3,5x5"),

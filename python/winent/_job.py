@@ -5,6 +5,7 @@ with a progress callback, cancellation and Ctrl-C."""
 import collections
 import ctypes
 import math
+import numbers
 import os
 import re
 import sys
@@ -51,19 +52,36 @@ def _choice(name, value, table):
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*$")
 
 
+# The CLI's words for a size that is no size (src/cli/options.c): the
+# library never sees such a word, so the CLI's line is repeated here.
+_SIZE_WORDS = {"mem": ("--mem", "give a size of at least 1M, e.g. 512M or 4G"),
+               "header_bytes": ("--header-bytes", "give a byte count")}
+
+
 def parse_size(name, value):
     """A byte count: an int, or a string as the CLI's --mem takes ("512M",
-    "4G", "1.5G": binary units)."""
+    "4G", "1.5G": binary units). What the CLI would refuse as no size (not
+    a number, not above 0, 1.8e19 or more) is refused with its line."""
+    option, words = _SIZE_WORDS[name]
+    refused = UsageError("%s: '%s': %s" % (option, value, words))
+    if isinstance(value, bool):
+        raise refused
     if isinstance(value, str):
         m = _SIZE.match(value)
         if not m:
-            raise UsageError("%s: %r: give a size such as 512M or 4G" % (name, value))
-        mult = 1024 ** " KMGT".index(m.group(2).upper() or " ")
-        v = float(m.group(1)) * mult
-        if not 0 < v < 1.8e19:
-            raise UsageError("%s: %r: give a size such as 512M or 4G" % (name, value))
-        return int(v)
-    return as_int(name, value, 0, 2**64 - 1)
+            raise refused
+        v = float(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " ")
+    elif isinstance(value, numbers.Integral):
+        v = int(value)
+        if v == 0:
+            return 0  # the library's default
+    elif isinstance(value, numbers.Real):
+        v = float(value)
+    else:
+        raise UsageError("%s: %r: give a size such as 512M or 4G" % (name, value))
+    if not 0 < v < 1.8e19:  # NaN too
+        raise refused
+    return int(v)
 
 
 def _dtype_name(value):
