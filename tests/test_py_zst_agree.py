@@ -151,6 +151,8 @@ def test_header_schema():
            ("range NaN", lambda h: h.update(range=["NaN", 9])),
            ("range infinite", lambda h: h.update(range=[0, "Infinity"])),
            ("bins without range", lambda h: h.update(range=None)),
+           ("bins, no range member", lambda h: h.pop("range") and None),
+           ("a range, no bins member", lambda h: h.pop("bins") and None),
            ("base 3", lambda h: h.update(base="3")),
            ("nodata a word", lambda h: h.update(nodata="none")),
            ("output_nodata 0", lambda h: h.update(output_nodata=0)),

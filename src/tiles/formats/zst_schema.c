@@ -278,9 +278,10 @@ int winent_zst_header_check(const cJSON *root, winent_zst_facts *f, char *why, s
                  f->width);
         return -1;
     }
-    /* A range goes with bins, null with null. */
+    /* A range goes with bins; no bins (null or absent), no range. */
     const cJSON *bins = winent_json_get(root, "bins"), *range = winent_json_get(root, "range");
-    if (bins && range && cJSON_IsNull(bins) != cJSON_IsNull(range)) {
+    const int bins_given = bins != NULL && !cJSON_IsNull(bins);
+    if (bins_given != (range != NULL && !cJSON_IsNull(range))) {
         snprintf(why, n, "the header's \"bins\" and \"range\" are not both given or both null");
         return -1;
     }
@@ -293,7 +294,7 @@ int winent_zst_header_check(const cJSON *root, winent_zst_facts *f, char *why, s
                      per_map * i, per_map * (i + 1) - 1);
             return -1;
         }
-        if (bins && range_given != !cJSON_IsNull(bins)) {
+        if (range_given != bins_given) {
             snprintf(why, n,
                      "the header's maps[%d].\"range\" and \"bins\" are not both given or "
                      "both null",
