@@ -261,6 +261,14 @@ def test_several_maps():
             got[k, y0:y0 + len(rows)] = rows
         check("blocks(): (map, first row, rows) over every map", same_bits(got, stack))
         check("numpy.asarray", same_bits(np.asarray(z), stack))
+        # Several threads at once (the library reads with pread, a context
+        # per frame): what dask's threads do with da.from_array(z).
+        from concurrent.futures import ThreadPoolExecutor
+        keys = [(k, slice(y, y + 5)) for k in range(4) for y in range(0, h, 5)] * 3
+        with ThreadPoolExecutor(4) as pool:
+            parts = list(pool.map(lambda key: (key, z[key]), keys))
+        check("reads from 4 threads at once",
+              all(same_bits(got, stack[key]) for key, got in parts))
         expect_raises("map 4 of 4: IndexError", IndexError, lambda: z[4])
     with winent.open_zst(path("good.zst")) as one:
         check("one map: 2-D, one label, its maps entry",
