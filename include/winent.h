@@ -463,6 +463,41 @@ WINENT_API winent_status winent_info_print(const char *path, FILE *out, winent_e
  * byte 123456: checksum mismatch". Thread-safe: it shares no state. */
 WINENT_API winent_status winent_info_check(const char *path, FILE *out, winent_error *err);
 
+/* A .zst map of winent-stream opened for reading by frames (what the
+ * Python package's read_zst and open_zst read with). One definition of a
+ * valid file serves it, --info, --info --check and --decode: a file is
+ * refused by all of them or by none (docs/FORMATS.md). */
+typedef struct winent_zst winent_zst;
+
+/* Open `path` (a regular file) and check everything but the frames'
+ * contents: the header against its schema, the seek table, every frame's
+ * header against its entry, the sizes against the file's. WINENT_OK with
+ * the map in *out, or WINENT_ERR_INPUT (missing, not a winent-stream .zst,
+ * cut, a seek table that disagrees) / WINENT_ERR_INTERNAL (memory) with
+ * *out NULL and the reason in `err` (may be NULL), the words of --info.
+ * Thread-safe. */
+WINENT_API winent_status winent_zst_open(const char *path, winent_zst **out, winent_error *err);
+
+/* The file's JSON header, as it is written (NUL-terminated, valid UTF-8,
+ * checked against the schema). Valid until winent_zst_close. */
+WINENT_API const char *winent_zst_header(const winent_zst *z);
+
+/* Decompress data frame `frame` (0-based, among the map's frames: rows
+ * frame x rows_per_frame up to the next frame's or the map's end) of map
+ * `map` (0-based; 0 for a file of one map) into `dst`, which holds its rows
+ * of `width` float32 values, as --info --check checks it: the zstd content
+ * size and XXH64 checksum, the seek table's sizes and checksum. Returns
+ * WINENT_OK, WINENT_ERR_INPUT naming a bad frame ("FILE: frame 3 (rows
+ * 48-63) at byte 123456: checksum mismatch") or a file cut since it was
+ * opened ("truncated": the file is read with pread, never mapped),
+ * WINENT_ERR_USAGE for a frame or map that is not there. Thread-safe:
+ * several threads may read frames of one open map at once. */
+WINENT_API winent_status winent_zst_read_frame(const winent_zst *z, int map, int64_t frame,
+                                               float *dst, winent_error *err);
+
+/* Close the map (NULL is fine). */
+WINENT_API void winent_zst_close(winent_zst *z);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,7 +5,7 @@
 # the same harness with a main() that replays the files it is given, so the
 # regression inputs below run in every build (under ASan and UBSan in the
 # sanitizer build). tests/fuzz/run.sh runs the fuzzers themselves.
-set(WINENT_FUZZERS tiff raw zst_info options)
+set(WINENT_FUZZERS tiff raw zst_info options zst_readers)
 foreach(f ${WINENT_FUZZERS})
   set(srcs fuzz/fuzz_${f}.c)
   if(f STREQUAL "options")

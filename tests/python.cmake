@@ -26,3 +26,10 @@ winent_py_test(test_py_job test_py_job.py)
 winent_py_test(test_py_zst test_py_zst.py)
 # examples/dask_entropy.py gives the CLI's bytes.
 winent_py_test(test_py_dask test_py_dask.py)
+# The three .zst readers (--info --check, --decode, read_zst) accept and
+# refuse the same files (issue 28 item 6); several maps; a file cut while
+# open; NUL bytes in paths.
+winent_py_test(test_py_zst_agree test_py_zst_agree.py)
+# The API validates as the CLI does (issue 28 item 7): the CLI's line for
+# each bad value; NUL bytes in string options.
+winent_py_test(test_py_validate test_py_validate.py)

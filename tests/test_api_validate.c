@@ -8,6 +8,7 @@
  *
  *   test_api_validate PATH/TO/winent-stream
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,91 @@ static void bins_many(winent_job_opts *o)
     o->compute.bins = 2000000000u;
     o->compute.range_lo = 0;
     o->compute.range_hi = 1;
+}
+/* Issue 28 item 7: each a member of a class the CLI and the library refuse
+ * alike (a range without bins, a range whose bins overflow a double, a
+ * range end that is no number, a layout past any file). */
+static void bins0_range(winent_job_opts *o)
+{
+    o->compute.bins = 0;
+    o->compute.range_lo = 0;
+    o->compute.range_hi = 1;
+}
+static void bins0_range_auto(winent_job_opts *o)
+{
+    o->compute.bins = 0;
+    o->range_auto = 1;
+}
+static void range_width_overflows(winent_job_opts *o)
+{
+    o->compute.bins = 256; /* the CLI's --range alone */
+    o->compute.range_lo = -1e308;
+    o->compute.range_hi = 1e308;
+}
+static void range_bins_overflow(winent_job_opts *o)
+{
+    o->compute.bins = 1073741824;
+    o->compute.range_lo = 0;
+    o->compute.range_hi = 1e300;
+}
+static void range_nan(winent_job_opts *o)
+{
+    o->compute.bins = 256;
+    o->compute.range_lo = NAN;
+    o->compute.range_hi = 1;
+}
+static void range_minus_inf(winent_job_opts *o)
+{
+    o->compute.bins = 8;
+    o->compute.range_lo = -1.0 / 0.0;
+    o->compute.range_hi = 0;
+}
+static void header_huge(winent_job_opts *o)
+{
+    o->width = o->height = 4;
+    o->compute.dtype = WINENT_U8;
+    o->dtype_given = 1;
+    o->header_bytes = 9300000000000000000ull;
+}
+static void layout_huge(winent_job_opts *o)
+{
+    o->width = o->height = 2147483647;
+    o->bands = 65535;
+    o->compute.dtype = WINENT_U16;
+    o->dtype_given = 1;
+}
+/* Lists of bands and windows: checked by the library for every caller. */
+static const int even_windows[] = {4, 4, 5, 5};
+static const int twice_windows[] = {5, 5, 3, 3, 5, 5};
+static const int wide_windows[] = {7, 3, 9, 4};
+static const int twice_bands[] = {2, 2};
+static const int zero_band[] = {0, 1};
+static void window_list_even(winent_job_opts *o)
+{
+    o->window_list = even_windows;
+    o->nwindow_list = 2;
+}
+static void window_list_twice(winent_job_opts *o)
+{
+    o->window_list = twice_windows;
+    o->nwindow_list = 3;
+}
+static void window_list_wide(winent_job_opts *o)
+{
+    o->window_list = wide_windows;
+    o->nwindow_list = 2;
+}
+static void band_list_twice(winent_job_opts *o)
+{
+    o->bands = 3;
+    o->band_list = twice_bands;
+    o->nband_list = 2;
+}
+static void band_list_zero(winent_job_opts *o)
+{
+    o->bands = 3;
+    o->band_list = zero_band;
+    o->nband_list = 2;
 }
 static void float_no_range(winent_job_opts *o)
 {
@@ -136,6 +222,19 @@ static const struct {
     {"--range 1:inf", range_infinite, 1},
     {"--bins 2000000000 --range 0:1", bins_many, 1},
     {"--size 5x5 --dtype f32", float_no_range, 1},
+    {"--window 4,5", window_list_even, 0},
+    {"--window 5,3,5", window_list_twice, 0},
+    {"--window 7x3,9x4", window_list_wide, 0},
+    {"--bands 3 --band 2,2", band_list_twice, 0},
+    {"--bands 3 --band 0,1", band_list_zero, 0},
+    {"--bins 0 --range 0:1", bins0_range, 1},
+    {"--bins 0 --range auto", bins0_range_auto, 0},
+    {"--range -1e308:1e308", range_width_overflows, 1},
+    {"--bins 1073741824 --range 0:1e300", range_bins_overflow, 1},
+    {"--range nan:1", range_nan, 1},
+    {"--bins 8 --range -inf:0", range_minus_inf, 1},
+    {"--size 4x4 --dtype u8 --header-bytes 9.3e18", header_huge, 0},
+    {"--size 2147483647x2147483647 --bands 65535 --dtype u16", layout_huge, 0},
     {"--threads 5000", threads5000, 0},
     {"--threads -2", threads_neg, 0},
     {"--mem 100K", mem100k, 0},

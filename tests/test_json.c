@@ -147,12 +147,34 @@ static void test_reading(void)
                          "{\"a\": \"\xed\xa0\x80\"}",
                          "{\"a\": \"\\ud800\"}",
                          "{\"a\": NaN}",
-                         "{\"a\": 'x'}"};
+                         "{\"a\": 'x'}",
+                         /* cJSON's looser reading, refused as RFC 8259 does
+                          * (and Python's json, issue 28 item 6) */
+                         "{\"a\": 037}",
+                         "{\"a\": 1.}",
+                         "{\"a\": +1}",
+                         "{\"a\": .5}",
+                         "{\"a\": -}",
+                         "{\"a\": 1e}",
+                         "{\"a\": \"tab\there\"}",
+                         "{\"a\": \"\\x\"}",
+                         "{\"a\": 1,}",
+                         "[1 2]",
+                         "{\"a\" 1}",
+                         "{\"a\": \"\\u0000\"}",
+                         "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                         "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *b = winent_json_parse(bad[i], strlen(bad[i]));
         CHECK(b == NULL, "accepted: %s", bad[i]);
         cJSON_Delete(b);
     }
+    /* Strict, not narrow: every form of RFC 8259 is read. */
+    const char *good = "{\"a\": -0.5e+3, \"b\": [0, 1E2, -0, 10.25E-1, \"\\u00e9\\n\\/\"], "
+                       "\"c\": {}, \"d\": [], \"e\": true, \"f\": null}";
+    t = winent_json_parse(good, strlen(good));
+    CHECK(cJSON_IsObject(t), "refused: %s", good);
+    cJSON_Delete(t);
     /* Length-bounded: what follows the given bytes is not read. */
     const char *cut = "{\"a\": 1}garbage";
     t = winent_json_parse(cut, 8);

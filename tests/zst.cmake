@@ -16,3 +16,6 @@ set_tests_properties(test_zst_cli PROPERTIES LABELS pipeline)
 # frame; old headers without the provenance keys.
 winent_sh_test(test_decode test_decode.sh)
 set_tests_properties(test_decode PROPERTIES LABELS pipeline)
+# The header's schema: zst_schema.c and docs/FORMATS.md name the same
+# members, required and nullable alike (issue 28 item 6).
+winent_sh_test(test_zst_schema_doc test_zst_schema_doc.sh)

@@ -10,8 +10,9 @@
   winent_entropy).
 - :func:`run` and :class:`Job`: file and stream jobs as the CLI runs them,
   with a progress callback and cancellation (libwinent's job handle).
-- :func:`read_zst` and :func:`open_zst`: the .zst maps, read in pure Python
-  (numpy and zstandard; no libwinent needed), the latter lazily by frames.
+- :func:`read_zst` and :func:`open_zst`: the .zst maps (one map or the
+  several of a --band/--window list), read through libwinent with the
+  checks of ``winent-stream --info --check``, the latter lazily by frames.
 
 A thin ctypes layer over libwinent.so.0 (no compiled extension): the
 library is found through the environment variable WINENT_LIBRARY, beside
@@ -26,7 +27,7 @@ from ._errors import (Cancelled, DeviceError, Error, InputError, InternalError, 
 from ._job import Job, Notice, Progress, run
 from ._lib import library_path
 from ._version import __version__
-from .zst import ZstMap, open_zst, read_zst
+from .zst import ZstMap, ZstMapPlane, open_zst, read_zst
 
 
 def gpu_count():
@@ -37,6 +38,7 @@ def gpu_count():
 
 __all__ = [
     "entropy", "run", "Job", "Progress", "Notice", "read_zst", "open_zst", "ZstMap",
+    "ZstMapPlane",
     "library_path", "gpu_count", "Error", "UsageError", "InputError", "OutputError",
     "DeviceError", "InternalError", "Cancelled", "LibraryNotFound", "__version__",
 ]

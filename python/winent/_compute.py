@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _lib
 from ._errors import OK, UsageError, error_for
-from ._options import as_int, fill_compute
+from ._options import as_int, c_string, cli_words, fill_compute
 
 # numpy type -> winent_dtype (native byte order; the order of winent.h).
 _DTYPES = {np.dtype(t): i for i, t in enumerate(
@@ -131,11 +131,12 @@ def entropy(array, window=5, base="e", bins=None, range=None, nodata=None, devic
     h, w = a.shape
     if h > _INT_MAX or w > _INT_MAX:
         raise UsageError("entropy: %d x %d is larger than the library takes" % (w, h))
-    threads = as_int("threads", threads, 0)
+    over = {}  # numbers past a C int's range (as_int), put back in messages
+    threads = as_int("threads", threads, over=over)
     L = _lib.lib()
     o = _lib.winent_compute_opts()
     L.winent_compute_opts_default(ctypes.byref(o))
-    fill_compute(o, window, base, bins, range, nodata)
+    fill_compute(o, window, base, bins, range, nodata, over)
     o.dtype = dtype
     if isinstance(range, str) and range == "auto":
         o.range_lo, o.range_hi = _auto_range(a, nodata)
@@ -143,17 +144,17 @@ def entropy(array, window=5, base="e", bins=None, range=None, nodata=None, devic
     if h == 0 or w == 0:
         st = L.winent_compute_opts_validate(ctypes.byref(o), ctypes.byref(err))
         if st != OK:
-            raise error_for(st, _lib.message_of(err))
+            raise error_for(st, cli_words(_lib.message_of(err), over))
         return np.empty((h, w), np.float32) if out is None else out
     a, row_bytes = _readable_rows(a)
     if out is None:
         out = np.empty((h, w), np.float32)
     out_row_floats = _check_out(out, h, w)
-    dev = None if device is None else str(device).encode()
+    dev = None if device is None else c_string("device", str(device))
     st = L.winent_entropy(ctypes.byref(o), a.ctypes.data, row_bytes, w, h, out.ctypes.data,
                           out_row_floats, dev, threads, ctypes.byref(err))
     if st != OK:
-        raise error_for(st, _lib.message_of(err))
+        raise error_for(st, cli_words(_lib.message_of(err), over))
     return out
 
 

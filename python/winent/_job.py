@@ -5,6 +5,7 @@ with a progress callback, cancellation and Ctrl-C."""
 import collections
 import ctypes
 import math
+import numbers
 import os
 import re
 import sys
@@ -13,7 +14,7 @@ import warnings
 
 from . import _lib
 from ._errors import OK, Cancelled, UsageError, error_for
-from ._options import as_int, fill_compute, window_sides
+from ._options import as_int, c_string, cli_words, fill_compute, window_sides
 
 
 class Notice(UserWarning):
@@ -38,11 +39,7 @@ class Progress(collections.namedtuple("Progress", "rows_done rows_total width se
 def _path(name, value):
     if value is None:
         return None
-    try:
-        return os.fsencode(value)
-    except TypeError:
-        raise UsageError("%s: %r: give a path (str, bytes or os.PathLike)" % (name, value)) \
-            from None
+    return c_string(name, value)
 
 
 def _choice(name, value, table):
@@ -55,19 +52,36 @@ def _choice(name, value, table):
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*$")
 
 
+# The CLI's words for a size that is no size (src/cli/options.c): the
+# library never sees such a word, so the CLI's line is repeated here.
+_SIZE_WORDS = {"mem": ("--mem", "give a size of at least 1M, e.g. 512M or 4G"),
+               "header_bytes": ("--header-bytes", "give a byte count")}
+
+
 def parse_size(name, value):
     """A byte count: an int, or a string as the CLI's --mem takes ("512M",
-    "4G", "1.5G": binary units)."""
+    "4G", "1.5G": binary units). What the CLI would refuse as no size (not
+    a number, not above 0, 1.8e19 or more) is refused with its line."""
+    option, words = _SIZE_WORDS[name]
+    refused = UsageError("%s: '%s': %s" % (option, value, words))
+    if isinstance(value, bool):
+        raise refused
     if isinstance(value, str):
         m = _SIZE.match(value)
         if not m:
-            raise UsageError("%s: %r: give a size such as 512M or 4G" % (name, value))
-        mult = 1024 ** " KMGT".index(m.group(2).upper() or " ")
-        v = float(m.group(1)) * mult
-        if not 0 < v < 1.8e19:
-            raise UsageError("%s: %r: give a size such as 512M or 4G" % (name, value))
-        return int(v)
-    return as_int(name, value, 0, 2**64 - 1)
+            raise refused
+        v = float(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " ")
+    elif isinstance(value, numbers.Integral):
+        v = int(value)
+        if v == 0:
+            return 0  # the library's default
+    elif isinstance(value, numbers.Real):
+        v = float(value)
+    else:
+        raise UsageError("%s: %r: give a size such as 512M or 4G" % (name, value))
+    if not 0 < v < 1.8e19:  # NaN too
+        raise refused
+    return int(v)
 
 
 def _dtype_name(value):
@@ -207,6 +221,7 @@ class Job:
         o = _lib.winent_job_opts()
         L.winent_job_opts_default(ctypes.byref(o))
         keep = []  # the bytes the options point at, until winent_job_create copied them
+        over = {}  # numbers past a C int's range: as_int's stand-ins, put back in messages
 
         def cstr(v):
             keep.append(v)
@@ -216,7 +231,7 @@ class Job:
         o.output = cstr(_path("output", output))
         if o.input is None or o.output is None:
             raise UsageError("give an input and an output")
-        fill_compute(o.compute, window, base, bins, range, nodata)
+        fill_compute(o.compute, window, base, bins, range, nodata, over)
         if isinstance(range, str) and range == "auto":
             o.range_auto = 1
         if nodata is not None:
@@ -229,8 +244,9 @@ class Job:
                 size = (int(m.group(1)), int(m.group(2)))
             if not isinstance(size, (tuple, list)) or len(size) != 2:
                 raise UsageError("size: %r: give (width, height) or 'WxH'" % (size,))
-            o.width = as_int("size", size[0], 0)
-            o.height = as_int("size", size[1], 0)
+            # Stand-ins the library refuses (it takes any width up to INT_MAX).
+            o.width = as_int("size", size[0], over=over, sentinel=-2**31)
+            o.height = as_int("size", size[1], over=over, sentinel=-2**31 + 1)
         big = None
         if dtype is not None:
             o.compute.dtype, big = _dtype_name(dtype)
@@ -240,11 +256,11 @@ class Job:
         if big is not None:
             o.big_endian = int(big)
         if bands is not None:
-            o.bands = as_int("bands", bands, 0)
+            o.bands = as_int("bands", bands, over=over)
         if isinstance(band, str) and band == "all":
             o.band_all = 1
         elif isinstance(band, (list, tuple)):
-            items = [as_int("band", b, 0) for b in band]
+            items = [as_int("band", b, over=over) for b in band]
             if not items:
                 raise UsageError("band: give a band number, a list of them, or 'all'")
             o.band = items[0]
@@ -254,9 +270,9 @@ class Job:
                 o.band_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
                 o.nband_list = len(items)
         elif band is not None:
-            o.band = as_int("band", band, 0)
+            o.band = as_int("band", band, over=over)
         if windows is not None:
-            sides = [window_sides(w) for w in windows]
+            sides = [window_sides(w, over) for w in windows]
             if not sides:
                 raise UsageError("windows: give a list of windows, e.g. [5, 9, 15]")
             o.compute.kx, o.compute.ky = sides[0]
@@ -272,11 +288,11 @@ class Job:
         if format is not None:
             o.format = _choice("format", format, _lib.FORMATS)
         if level is not None:
-            o.level = as_int("level", level)
+            o.level = as_int("level", level, over=over)
         if frame_rows is not None:
-            o.frame_rows = as_int("frame_rows", frame_rows, 0)
+            o.frame_rows = as_int("frame_rows", frame_rows, over=over)
         if tile is not None:
-            o.tile = as_int("tile", tile, 0)
+            o.tile = as_int("tile", tile, over=over)
         if compress is not None:
             o.compress = _choice("compress", compress, _lib.COMPRESSIONS)
         if tif_layout is not None:
@@ -284,16 +300,16 @@ class Job:
         o.bigtiff = int(bool(bigtiff))
         o.preview = cstr(_path("preview", preview))
         if preview_size is not None:
-            o.preview_size = as_int("preview_size", preview_size, 0)
+            o.preview_size = as_int("preview_size", preview_size, over=over)
         o.sidecar = int(bool(sidecar))
         o.decode = int(bool(decode))
         if device is not None:
-            o.device = cstr(str(device).encode())
-        o.threads = as_int("threads", threads, 0)
+            o.device = cstr(c_string("device", str(device)))
+        o.threads = as_int("threads", threads, over=over)
         if mem is not None:
             o.mem_bytes = parse_size("mem", mem)
         if command_line is not None:
-            o.command_line = cstr(str(command_line).encode("utf-8", "surrogateescape"))
+            o.command_line = cstr(c_string("command_line", str(command_line)))
         # Callbacks: the thunks live as long as the job (self holds them).
         self._progress_thunk = _lib.PROGRESS_FN(self._on_progress)
         self._notice_thunk = _lib.NOTICE_FN(self._on_notice)
@@ -305,7 +321,7 @@ class Job:
         handle = _lib.c_job_p()
         st = L.winent_job_create(ctypes.byref(o), ctypes.byref(handle), ctypes.byref(err))
         if st != OK:
-            raise error_for(st, _lib.message_of(err))
+            raise error_for(st, cli_words(_lib.message_of(err), over))
         self._handle = handle.value
         self._lib = L
 

@@ -18,8 +18,8 @@ Which library is loaded (the first that exists wins):
    (``LD_LIBRARY_PATH``, the ldconfig cache), then
    ``ctypes.util.find_library("winent")``.
 
-The library is loaded on first use, so ``import winent`` and the ``.zst``
-reader work without it. Loading is thread-safe.
+The library is loaded on first use, so ``import winent`` works without
+it. Loading is thread-safe.
 """
 import ctypes
 import ctypes.util
@@ -194,6 +194,14 @@ _PROTOTYPES = {
     "winent_status_name": (ctypes.c_char_p, [c_status]),
     "winent_dtype_name": (ctypes.c_char_p, [ctypes.c_int]),
     "winent_gpu_count": (ctypes.c_int, []),
+    # .zst maps (zst.py): the readers' one definition of a valid file.
+    "winent_zst_open": (c_status, [
+        ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(winent_error)]),
+    "winent_zst_header": (ctypes.c_void_p, [ctypes.c_void_p]),
+    "winent_zst_read_frame": (c_status, [
+        ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_void_p,
+        ctypes.POINTER(winent_error)]),
+    "winent_zst_close": (None, [ctypes.c_void_p]),
 }
 
 

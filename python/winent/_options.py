@@ -7,23 +7,68 @@ same one-line message as the CLI."""
 import math
 import numbers
 import operator
+import os
+import re
 
 from ._errors import UsageError
 
 INT_MAX = 2**31 - 1
 
 
-def as_int(name, value, lo=-INT_MAX - 1, hi=INT_MAX):
-    """`value` as a Python int in [lo, hi] (a bool is refused: True is no count)."""
+def as_int(name, value, lo=-INT_MAX - 1, hi=INT_MAX, over=None, sentinel=None):
+    """`value` as a Python int in [lo, hi] (a bool is refused: True is no count).
+
+    Without `over`, anything else is refused here. With `over` (a dict), the
+    library says what is wrong, in the CLI's words: a whole number past
+    [lo, hi] (the C field's range), a number that is not whole (5.5, nan)
+    or a text that is no whole number ("abc"; "12" is 12, as the CLI reads
+    it) gets a stand-in that the library refuses (`sentinel`, by default the
+    bound passed, another for each value), and over[str(stand-in)] = the
+    value as given lets cli_words() quote it in the message."""
     if isinstance(value, bool):
         raise UsageError("%s: %r: give a whole number" % (name, value))
+    if over is not None and isinstance(value, str) and re.fullmatch(r"\s*[+-]?[0-9]+", value):
+        value = int(value)
     try:
         v = operator.index(value)
+        given = None if lo <= v <= hi else str(v)
     except TypeError:
-        raise UsageError("%s: %r: give a whole number" % (name, value)) from None
-    if not lo <= v <= hi:
+        if over is None or not isinstance(value, (str, numbers.Real)):
+            raise UsageError("%s: %r: give a whole number" % (name, value)) from None
+        v, given = hi + 1, str(value)
+    if given is None:
+        return v
+    if over is None:
         raise UsageError("%s: %d: give a number from %d to %d" % (name, v, lo, hi))
-    return v
+    s = sentinel if sentinel is not None else (hi if v > hi else lo)
+    while str(s) in over:  # one stand-in per value
+        s += -1 if s > 0 else 1
+    over[str(s)] = given
+    return s
+
+
+def cli_words(message, over):
+    """The library's message with the numbers that stood in for values past
+    a C field's range (as_int's `over`) given back as the caller gave them,
+    as the CLI quotes what it was given."""
+    for s, v in (over or {}).items():
+        message = re.sub(r"(?<![\d.])%s(?![\d.])" % re.escape(s), v, message)
+    return message
+
+
+def c_string(name, value):
+    """`value` (str, bytes or os.PathLike) as the bytes of a C string; a NUL
+    byte, which would cut the string there in C (a path naming another
+    file), is a UsageError (a ValueError)."""
+    try:
+        b = os.fsencode(value)
+    except TypeError:
+        raise UsageError("%s: %r: give a path (str, bytes or os.PathLike)" % (name, value)) \
+            from None
+    if b"\0" in b:
+        raise UsageError("%s: %r: a NUL byte cannot be in a name (it would end it there)"
+                         % (name, value))
+    return b
 
 
 def as_float(name, value):
@@ -32,19 +77,20 @@ def as_float(name, value):
     return float(value)
 
 
-def window_sides(window):
-    """window=K, (KX, KY), or "K" / "KXxKY" as the CLI's --window: (kx, ky)."""
+def window_sides(window, over=None):
+    """window=K, (KX, KY), or "K" / "KXxKY" as the CLI's --window: (kx, ky).
+    With `over` (as_int's), what is no window is quoted in the library's
+    message as the CLI quotes its word."""
+    square = False
     if isinstance(window, str):
         parts = window.lower().split("x")
-        try:
-            sides = [int(p) for p in parts]
-        except ValueError:
-            sides = []
-        if len(sides) == 1:
-            sides = sides * 2
-        if len(sides) != 2:
-            raise UsageError("window: %r: give K or 'WxH', odd sides from 1 to 255" % window)
-        kx, ky = sides
+        sides = [p for p in parts if re.fullmatch(r"\s*[+-]?[0-9]+", p)]
+        if len(parts) not in (1, 2) or len(sides) != len(parts):
+            if over is None:
+                raise UsageError("window: %r: give K or 'WxH', odd sides from 1 to 255" % window)
+            sides = [window]  # no window at all: one stand-in quoting the text
+        square = len(sides) == 1
+        kx, ky = sides[0], sides[-1]
     elif isinstance(window, (tuple, list)):
         if len(window) != 2:
             raise UsageError("window: %r: give K or (width, height), odd sides from 1 to 255"
@@ -52,7 +98,10 @@ def window_sides(window):
         kx, ky = window
     else:
         kx = ky = window
-    return as_int("window", kx), as_int("window", ky)
+        square = True
+    kx = as_int("window", kx, over=over)
+    # A square window's one value, one stand-in: the message quotes it once.
+    return kx, kx if square else as_int("window", ky, over=over)
 
 
 def base_code(base):
@@ -73,16 +122,17 @@ def range_pair(rng):
     return as_float("range", rng[0]), as_float("range", rng[1])
 
 
-def fill_compute(o, window, base, bins, rng, nodata):
+def fill_compute(o, window, base, bins, rng, nodata, over=None):
     """Set the fields of winent_compute_opts `o` (its defaults already in)
     from the Python values; `rng` is None, (lo, hi) or "auto" (the caller
-    handles "auto" itself). Returns nothing; raises UsageError."""
-    o.kx, o.ky = window_sides(window)
+    handles "auto" itself). Returns nothing; raises UsageError. `over`: as
+    as_int's."""
+    o.kx, o.ky = window_sides(window, over)
     o.base = base_code(base)
     if rng is not None and not (isinstance(rng, str) and rng == "auto"):
         o.range_lo, o.range_hi = range_pair(rng)
     if bins is not None:
-        o.bins = as_int("bins", bins, 0, 2**32 - 1)
+        o.bins = as_int("bins", bins, 0, 2**32 - 1, over, sentinel=2**32 - 1)
     elif rng is not None:
         # As the CLI: a range without bins quantizes into 256.
         o.bins = 256

@@ -1,260 +1,83 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Reading the .zst maps of winent-stream in pure Python (numpy and the
-zstandard module; no libwinent needed).
+"""Reading the .zst maps of winent-stream: read_zst() reads a whole file,
+open_zst() opens it lazily and decompresses only the frames the rows
+asked for need.
 
-The layout (docs/SPEC.md, section 4; src/tiles/formats/zst_format.h):
+The layout (docs/SPEC.md, section 4; docs/FORMATS.md):
 
     [skippable frame 0x184D2A50: u32 size, UTF-8 JSON header]
     [zstd frame: rows [0, R)] [zstd frame: rows [R, 2R)] ...
     [skippable frame 0x184D2A5E: the seek table of the zstd seekable format]
 
-The seek table has one entry per frame, the header frame's first
-(compressed size u32, decompressed size u32, checksum u32), then the
-footer: frame count u32, descriptor byte (0x80: checksums), magic
-0x8F92EAB1. All little-endian. Frame i of the map holds rows
-[i R, min((i + 1) R, height)) of float32 little-endian samples.
+A file of several maps (``--band 1,3 --window 5,9``) holds their frames
+one map after the other, and its header lists them (``"maps"``).
 
-read_zst() decompresses the whole map; open_zst() maps the file into
-memory and decompresses only the frames the rows asked for need.
+The file is read through libwinent (``winent_zst_open``,
+``winent_zst_read_frame``): the one definition of a valid file that
+``winent-stream --info --check`` and ``--decode`` use too, so a damaged
+or foreign file is refused by all of them or by none, with the same words.
+The file is read with pread, never memory-mapped: a file cut while it is
+open raises InputError, it cannot kill the process with SIGBUS. (Reading
+with the zstandard module alone, without libwinent, is the recipe of
+docs/FORMATS.md.)
 """
+import ctypes
 import json
-import mmap
 import os
-import stat
-import struct
 import threading
 
 import numpy as np
 
-from ._errors import InputError
-
-HEADER_MAGIC = 0x184D2A50
-SEEK_MAGIC = 0x184D2A5E
-SEEKABLE_MAGIC = 0x8F92EAB1
-FRAME_MAGIC = 0xFD2FB528
-CHECKSUM_FLAG = 0x80
-FORMAT_NAME = "winent-stream/1"
-MAX_HEADER = 16 << 20
-_ENTRY = 12
-_FOOTER = 9
+from ._errors import InputError, error_for
+from ._lib import lib, message_of, winent_error
+from ._options import c_string
 
 
-def _zstandard():
-    try:
-        import zstandard
-    except ImportError:
-        raise ImportError("winent's .zst reader needs the zstandard module (Debian: apt-get "
-                          "install python3-zstandard)") from None
-    return zstandard
+def _label(band, window):
+    """The CLI's name of a map: b3_w9, w7x3 (as its raw files are named)."""
+    parts = []
+    if isinstance(band, int) and not isinstance(band, bool):
+        parts.append("b%d" % band)
+    if isinstance(window, (list, tuple)) and len(window) == 2:
+        kx, ky = (int(v) for v in window)
+        parts.append("w%d" % kx if kx == ky else "w%dx%d" % (kx, ky))
+    return "_".join(parts) or "map"
 
 
-class ZstMap:
-    """A .zst map of winent-stream, opened lazily: the file is memory-mapped
-    and its header and seek table checked; rows are decompressed when asked
-    for, one whole frame (``rows_per_frame`` rows) at a time, through the
-    seek table.
+class ZstMapPlane:
+    """One map of a .zst file, read lazily (``ZstMap.map(k)``; a file of
+    one map reads the same way through its ZstMap): ``shape`` (height,
+    width), ``m[y]``, ``m[y0:y1, x0:x1]`` (any numpy index after the
+    rows), ``numpy.asarray(m)``, ``frame(i)``, ``rows(y0, y1)``,
+    ``blocks()``; ``band``, ``window`` and ``label`` say which map it is."""
 
-    ``shape`` (height, width), ``dtype`` (float32), ``header`` (the JSON
-    header as a dict), ``rows_per_frame``, ``frames``; ``m[y]`` a row,
-    ``m[y0:y1]`` or ``m[y0:y1, x0:x1]`` a block (any numpy index after the
-    rows), ``numpy.asarray(m)`` the whole map, ``m.blocks()`` the frames
-    one after the other. Every frame read is checked: its size against the
-    seek table, its content checksum by zstd. Reads are thread-safe.
-    Close it (``with open_zst(p) as m:``) to unmap the file.
-    """
+    def __init__(self, parent, k):
+        self._parent = parent
+        self.index = k
+        self.info = parent.maps[k]
+        self.band = self.info.get("band")
+        self.window = self.info.get("window")
+        self.label = parent.labels[k]
+        self.shape = parent.shape[-2:]
+        self.dtype = parent.dtype
+        self.rows_per_frame = parent.rows_per_frame
+        self.frames = parent.frames
 
-    def __init__(self, path):
-        self.path = os.fspath(path)
-        self._zstd = _zstandard()
-        self._lock = threading.Lock()
-        self._cache = None  # (frame index, rows): the last frame decompressed
-        name = os.fsdecode(self.path)
-        try:
-            # O_NONBLOCK: a FIFO's open would wait for a writer.
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError as e:
-            raise InputError("%s: cannot open: %s" % (name, e.strerror or e)) from None
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            os.close(fd)
-            raise InputError("%s: a .zst map is read from a regular file (its seek table is at "
-                             "the end), not a folder, a pipe or a device" % name)
-        self._file = os.fdopen(fd, "rb")
-        try:
-            size = st.st_size
-            if size == 0:
-                raise self._bad("empty")
-            try:
-                self._mm = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError) as e:
-                raise InputError("%s: cannot map it into memory: %s" % (name, e)) from None
-            self._mv = memoryview(self._mm)
-            self._parse(size)
-        except BaseException:
-            self.close()
-            raise
+    ndim = 2
 
-    # ---- the layout ------------------------------------------------------
-
-    def _bad(self, why):
-        return InputError("%s: not a winent-stream .zst file: %s" % (os.fsdecode(self.path), why))
-
-    def _u32(self, off):
-        return struct.unpack_from("<I", self._mm, off)[0]
-
-    def _parse(self, size):
-        if size < 8:
-            raise self._bad("truncated")
-        magic, jlen = struct.unpack_from("<II", self._mm, 0)
-        if magic != HEADER_MAGIC:
-            raise self._bad("a zstd stream without the winent-stream header"
-                            if magic == FRAME_MAGIC else "no winent-stream header")
-        if jlen > MAX_HEADER or jlen > size - 8:
-            raise self._bad("the header frame is truncated")
-        try:
-            header = json.loads(bytes(self._mv[8:8 + jlen]).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            raise self._bad("the header is not winent-stream JSON") from None
-        if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-            raise self._bad("the header is not winent-stream JSON")
-
-        def count(key):
-            v = header.get(key)
-            return v if isinstance(v, int) and not isinstance(v, bool) else -1
-
-        w, h, rpf, frames = count("width"), count("height"), count("rows_per_frame"), \
-            count("frames")
-        if (w < 1 or h < 1 or rpf < 1 or frames < 0 or w > 2**31 - 1 or h > 2**31 - 1 or
-                frames != (h + rpf - 1) // rpf):
-            raise self._bad("the header's sizes do not add up")
-        if header.get("dtype", "float32") != "float32" or \
-                header.get("byteorder", "little") != "little":
-            raise self._bad("samples of %s %s, not float32 little-endian"
-                            % (header.get("dtype"), header.get("byteorder")))
-        header_end = 8 + jlen
-
-        # The seek table, from the end.
-        if size < header_end + 8 + _FOOTER:
-            raise self._bad("truncated (no seek table)")
-        nentries, desc, smagic = struct.unpack_from("<IBI", self._mm, size - _FOOTER)
-        if smagic != SEEKABLE_MAGIC:
-            raise self._bad("truncated (no seek table at the end)")
-        if desc != CHECKSUM_FLAG:
-            raise self._bad("unexpected seek table descriptor")
-        if nentries != frames + 1:
-            raise self._bad("the seek table does not list the header's frames")
-        tsize = 8 + nentries * _ENTRY + _FOOTER
-        if tsize > size - header_end:
-            raise self._bad("the seek table is truncated")
-        tstart = size - tsize
-        if self._u32(tstart) != SEEK_MAGIC or self._u32(tstart + 4) != tsize - 8:
-            raise self._bad("the seek table frame is damaged")
-        entries = np.frombuffer(self._mm, dtype="<u4", count=nentries * 3,
-                                offset=tstart + 8).reshape(nentries, 3).astype(np.int64)
-        if entries[0, 0] != header_end or entries[0, 1] != 0:
-            raise self._bad("the seek table does not start with the header frame")
-        offsets = np.concatenate(([0], np.cumsum(entries[:, 0])))
-        if offsets[-1] != tstart:
-            raise self._bad("the seek table does not match the zstd frames")
-        rows = np.minimum(rpf, h - np.arange(frames, dtype=np.int64) * rpf)
-        if frames and not np.array_equal(entries[1:, 1], rows * w * 4):
-            raise self._bad("a frame of the seek table does not hold its band of rows")
-        for i in range(frames):
-            off = int(offsets[i + 1])
-            if entries[i + 1, 0] < 4 or self._u32(off) != FRAME_MAGIC:
-                raise self._bad("the seek table does not match the zstd frames")
-        self.header = header
-        self.shape = (h, w)
-        self.dtype = np.dtype(np.float32)
-        self.rows_per_frame = rpf
-        self.frames = frames
-        self._offsets = offsets[1:-1]  # data frame i starts at _offsets[i]
-        self._csizes = entries[1:, 0]
-        self._checksums = entries[1:, 2]
-
-    # ---- frames ----------------------------------------------------------
-
-    def _frame_rows(self, i):
-        y0 = i * self.rows_per_frame
-        return y0, min(y0 + self.rows_per_frame, self.shape[0])
-
-    def _decode(self, i, dest):
-        """Decompress data frame ``i`` into ``dest`` (an array of its rows,
-        little-endian float32), checking its size against the seek table
-        and, by zstd, its content checksum."""
-        with self._lock:
-            mv = self._mv
-            if mv is None:
-                raise ValueError("the map is closed")
-        off, c = int(self._offsets[i]), int(self._csizes[i])
-        y0, y1 = self._frame_rows(i)
-        where = "%s: frame %d (rows %d-%d) at byte %d" % (os.fsdecode(self.path), i, y0, y1 - 1,
-                                                          off)
-        out = memoryview(dest).cast("B")
-        want, got = len(out), 0
-        src = mv[off:off + c]
-        reader = None
-        try:
-            if struct.unpack_from("<I", src, c - 4)[0] != self._checksums[i]:
-                raise InputError("%s: the seek table's checksum is not the frame's" % where)
-            # Straight into the rows (no bytes object in between); one byte
-            # more is asked for so that zstd reaches the frame's end and
-            # checks its checksum.
-            reader = self._zstd.ZstdDecompressor().stream_reader(src)
-            while got < want:
-                k = reader.readinto(out[got:])
-                if k == 0:
-                    break
-                got += k
-            extra = len(reader.read(1)) if got == want else 0
-        except self._zstd.ZstdError as e:
-            raise InputError("%s: %s" % (where, e)) from None
-        finally:
-            del reader  # it holds a view of the mapped file until it goes
-            out.release()
-            src.release()
-        if got != want or extra:
-            raise InputError("%s: %s bytes, the seek table says %d"
-                             % (where, "more than %d" % got if extra else got, want))
+    def __len__(self):
+        return self.shape[0]
 
     def frame(self, i):
-        """The rows of data frame ``i`` (0-based), a read-only float32 array."""
-        if not 0 <= i < self.frames:
-            raise IndexError("frame %d of %d" % (i, self.frames))
-        with self._lock:
-            if self._cache is not None and self._cache[0] == i:
-                return self._cache[1]
-        y0, y1 = self._frame_rows(i)
-        rows = np.empty((y1 - y0, self.shape[1]), "<f4")
-        self._decode(i, rows)
-        if rows.dtype != self.dtype:  # a big-endian machine
-            rows = rows.astype(self.dtype)
-        rows.flags.writeable = False
-        with self._lock:
-            self._cache = (i, rows)
-        return rows
-
-    def blocks(self):
-        """Each frame in turn: (first row, rows as a float32 array). Streams
-        a map of any size in the memory of one frame."""
-        for i in range(self.frames):
-            yield self._frame_rows(i)[0], self.frame(i)
+        return self._parent.frame(i, self.index)
 
     def rows(self, y0, y1):
-        """Rows [y0, y1) as a new float32 array, decompressing only the
-        frames that hold them."""
-        h, w = self.shape
-        if not 0 <= y0 <= y1 <= h:
-            raise IndexError("rows %d:%d of %d" % (y0, y1, h))
-        out = np.empty((y1 - y0, w), self.dtype)
-        if y1 == y0:
-            return out
-        rpf = self.rows_per_frame
-        for i in range(y0 // rpf, (y1 - 1) // rpf + 1):
-            f0, f1 = self._frame_rows(i)
-            a, b = max(f0, y0), min(f1, y1)
-            out[a - y0:b - y0] = self.frame(i)[a - f0:b - f0]
-        return out
+        return self._parent.rows(y0, y1, self.index)
+
+    def blocks(self):
+        """Each frame in turn: (first row, rows as a float32 array)."""
+        for i in range(self.frames):
+            yield i * self.rows_per_frame, self.frame(i)
 
     def _gather(self, idx):
         out = np.empty((len(idx), self.shape[1]), self.dtype)
@@ -265,15 +88,6 @@ class ZstMap:
             sel = np.nonzero(frame_of == i)[0]
             out[sel] = self.frame(int(i))[idx[sel] - int(i) * self.rows_per_frame]
         return out
-
-    # ---- numpy's protocols --------------------------------------------------
-
-    def __len__(self):
-        return self.shape[0]
-
-    @property
-    def ndim(self):
-        return 2
 
     def __getitem__(self, key):
         if not isinstance(key, tuple):
@@ -309,27 +123,215 @@ class ZstMap:
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def __repr__(self):
-        state = "closed " if self._mv is None else ""
-        return "<%swinent.ZstMap %r %dx%d, %d frames of %d rows>" % (
-            state, self.path, self.shape[1], self.shape[0], self.frames, self.rows_per_frame)
+        return "<winent.ZstMapPlane %s of %r %dx%d>" % (self.label, self._parent.path,
+                                                         self.shape[1], self.shape[0])
+
+
+class ZstMap:
+    """A .zst map of winent-stream, opened lazily: the header, the seek
+    table and every frame's header are checked at open (as ``--info``
+    checks them); rows are decompressed when asked for, one whole frame
+    (``rows_per_frame`` rows) at a time, each checked as ``--info --check``
+    checks it (content size, zstd's XXH64, the seek table's size and
+    checksum).
+
+    ``header`` (the JSON header as a dict), ``dtype`` (float32),
+    ``rows_per_frame``, ``frames`` (of one map); ``maps`` (a dict per map:
+    ``band``, ``window``, ``range``, ``nodata``, ``first_frame``,
+    ``frames``) and ``labels`` (the CLI's names of the maps: ``b3_w9``).
+
+    A file of one map is 2-D: ``shape`` (height, width), ``m[y]`` a row,
+    ``m[y0:y1]`` or ``m[y0:y1, x0:x1]`` a block (any numpy index after the
+    rows), ``numpy.asarray(m)`` the whole map, ``m.blocks()`` yields
+    (first row, rows) frame after frame. A file of several maps is 3-D,
+    band-major as the CLI made them: ``shape`` (maps, height, width),
+    ``m[k]`` map k, ``m[k, y0:y1]`` its rows, ``m.map(k)`` map k read
+    lazily (a :class:`ZstMapPlane`), ``m.blocks()`` yields (map, first row,
+    rows). Reads are thread-safe. Close it (``with open_zst(p) as m:``).
+    """
+
+    def __init__(self, path):
+        self.path = path if isinstance(path, (str, bytes)) else os.fspath(path)
+        cpath = c_string("path", path)
+        self._lib = lib()
+        self._cond = threading.Condition()
+        self._busy = 0  # reads in progress: close() waits for them
+        self._cache = {}  # map: (frame index, rows), the last frame decompressed
+        self._handle = None
+        err = winent_error()
+        handle = ctypes.c_void_p()
+        st = self._lib.winent_zst_open(cpath, ctypes.byref(handle), ctypes.byref(err))
+        if st != 0:
+            raise error_for(st, message_of(err))
+        self._handle = handle
+        try:
+            text = ctypes.string_at(self._lib.winent_zst_header(handle)).decode("utf-8")
+            try:
+                # The library held the text to RFC 8259 and the schema.
+                self.header = json.loads(text)
+            except (ValueError, RecursionError):
+                raise InputError("%s: not a winent-stream .zst file: the header is not "
+                                 "winent-stream JSON" % os.fsdecode(self.path)) from None
+        except BaseException:
+            self.close()
+            raise
+        hd = self.header
+        h, w = int(hd["height"]), int(hd["width"])
+        self.rows_per_frame = int(hd["rows_per_frame"])
+        listed = hd.get("maps")
+        if listed:
+            self.maps = [dict(e) for e in listed]
+        else:
+            self.maps = [{"band": hd.get("source_band"), "window": hd.get("window"),
+                          "range": hd.get("range"), "nodata": hd.get("nodata"),
+                          "first_frame": 0, "frames": int(hd["frames"])}]
+        self.frames = int(hd["frames"]) // len(self.maps)
+        self.labels = [_label(e.get("band"), e.get("window")) for e in self.maps]
+        self.shape = (h, w) if len(self.maps) == 1 else (len(self.maps), h, w)
+        self.dtype = np.dtype(np.float32)
+
+    # ---- frames ----------------------------------------------------------
+
+    def _frame_rows(self, i):
+        y0 = i * self.rows_per_frame
+        return y0, min(y0 + self.rows_per_frame, self.shape[-2])
+
+    def _decode(self, i, dest, k=0):
+        """Decompress data frame ``i`` of map ``k`` into ``dest`` (a
+        C-contiguous little-endian float32 array of its rows), checked by
+        the library."""
+        with self._cond:
+            if self._handle is None:
+                raise ValueError("the map is closed")
+            self._busy += 1
+        try:
+            err = winent_error()
+            st = self._lib.winent_zst_read_frame(self._handle, k, i,
+                                                 dest.ctypes.data_as(ctypes.c_void_p),
+                                                 ctypes.byref(err))
+        finally:
+            with self._cond:
+                self._busy -= 1
+                self._cond.notify_all()
+        if st != 0:
+            raise error_for(st, message_of(err))
+
+    def _check_map(self, k):
+        if not 0 <= k < len(self.maps):
+            raise IndexError("map %d of %d" % (k, len(self.maps)))
+
+    def frame(self, i, map=0):
+        """The rows of data frame ``i`` (0-based) of map ``map``, a
+        read-only float32 array."""
+        self._check_map(map)
+        if not 0 <= i < self.frames:
+            raise IndexError("frame %d of %d" % (i, self.frames))
+        with self._cond:
+            hit = self._cache.get(map)
+            if hit is not None and hit[0] == i:
+                return hit[1]
+        y0, y1 = self._frame_rows(i)
+        rows = np.empty((y1 - y0, self.shape[-1]), "<f4")
+        self._decode(i, rows, map)
+        if rows.dtype != self.dtype:  # a big-endian machine
+            rows = rows.astype(self.dtype)
+        rows.flags.writeable = False
+        with self._cond:
+            self._cache[map] = (i, rows)
+        return rows
+
+    def map(self, k):
+        """Map ``k`` (0-based, in the file's order) read lazily."""
+        self._check_map(k)
+        return ZstMapPlane(self, k)
+
+    def blocks(self):
+        """Each frame in turn, in the file's order: (first row, rows) for a
+        file of one map, (map, first row, rows) for several. Streams a file
+        of any size in the memory of one frame."""
+        for k in range(len(self.maps)):
+            for i in range(self.frames):
+                y0 = self._frame_rows(i)[0]
+                if len(self.maps) == 1:
+                    yield y0, self.frame(i)
+                else:
+                    yield k, y0, self.frame(i, k)
+
+    def rows(self, y0, y1, map=0):
+        """Rows [y0, y1) of map ``map`` as a new float32 array,
+        decompressing only the frames that hold them."""
+        self._check_map(map)
+        h, w = self.shape[-2:]
+        if not 0 <= y0 <= y1 <= h:
+            raise IndexError("rows %d:%d of %d" % (y0, y1, h))
+        out = np.empty((y1 - y0, w), self.dtype)
+        if y1 == y0:
+            return out
+        rpf = self.rows_per_frame
+        for i in range(y0 // rpf, (y1 - 1) // rpf + 1):
+            f0, f1 = self._frame_rows(i)
+            a, b = max(f0, y0), min(f1, y1)
+            out[a - y0:b - y0] = self.frame(i, map)[a - f0:b - f0]
+        return out
+
+    # ---- numpy's protocols --------------------------------------------------
+
+    def __len__(self):
+        return self.shape[0]
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __getitem__(self, key):
+        if len(self.maps) == 1:
+            return ZstMapPlane(self, 0)[key]
+        if not isinstance(key, tuple):
+            key = (key,)
+        if not key:
+            return np.asarray(self)
+        first, rest = key[0], key[1:]
+        n = len(self.maps)
+        if first is Ellipsis:
+            return np.asarray(self)[key]
+        if isinstance(first, (int, np.integer)) and not isinstance(first, bool):
+            k = int(first)
+            if k < -n or k >= n:
+                raise IndexError("map %d of %d" % (k, n))
+            return ZstMapPlane(self, k % n)[rest]
+        idx = np.arange(n)[first]
+        if np.ndim(idx) != 1:
+            raise IndexError("maps must be an integer, a slice or a 1-D index")
+        planes = [np.asarray(ZstMapPlane(self, int(k))[rest]) for k in idx]
+        if not planes:
+            return np.empty((0,) + self.shape[1:], self.dtype)[(slice(None),) + rest]
+        return np.stack(planes)
+
+    def __array__(self, dtype=None, copy=None):
+        out = np.empty(self.shape, "<f4")
+        _read_all(self, out)
+        out = out.astype(self.dtype, copy=False)
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __repr__(self):
+        state = "closed " if self._handle is None else ""
+        several = "" if len(self.maps) == 1 else "%d maps of " % len(self.maps)
+        return "<%swinent.ZstMap %r %s%dx%d, %d frames of %d rows>" % (
+            state, self.path, several, self.shape[-1], self.shape[-2], self.frames,
+            self.rows_per_frame)
 
     # ---- closing --------------------------------------------------------------
 
     def close(self):
-        """Unmap the file (arrays already returned stay valid)."""
-        with self._lock:
-            self._cache = None
-            mv, self._mv = getattr(self, "_mv", None), None
-        if mv is not None:
-            mv.release()
-        mm = getattr(self, "_mm", None)
-        if mm is not None:
-            mm.close()
-            self._mm = None
-        f = getattr(self, "_file", None)
-        if f is not None:
-            f.close()
-            self._file = None
+        """Close the file (arrays already returned stay valid); waits for
+        reads in progress on other threads."""
+        with self._cond:
+            handle, self._handle = getattr(self, "_handle", None), None
+            self._cache = {}
+            while self._busy:
+                self._cond.wait()
+        if handle is not None:
+            self._lib.winent_zst_close(handle)
 
     def __enter__(self):
         return self
@@ -344,22 +346,36 @@ class ZstMap:
             pass
 
 
+def _read_all(m, out):
+    """Every frame of every map of `m` into `out` (its shape, "<f4")."""
+    planes = out if out.ndim == 3 else out[np.newaxis]
+    for k in range(len(m.maps)):
+        for i in range(m.frames):
+            y0, y1 = m._frame_rows(i)
+            m._decode(i, planes[k, y0:y1], k)
+
+
 def open_zst(path):
     """Open a .zst map of winent-stream lazily: a :class:`ZstMap`. Raises
-    InputError (a winent.Error) when the file is missing or not such a map."""
+    InputError (a winent.Error) when the file is missing or not such a map,
+    with the words of ``winent-stream --info``; UsageError (a ValueError)
+    for a path with a NUL byte. Needs libwinent."""
     return ZstMap(path)
 
 
 def read_zst(path):
-    """Read a whole .zst map of winent-stream: ``(map, header)``, the map a
-    float32 array of shape (height, width), the header the file's JSON
-    header as a dict ("width", "height", "window", "base", "bins",
-    "range", "nodata", "source", "command_line", "georef", ...; NaN and
-    infinities are the strings "NaN", "Infinity", "-Infinity"). Every
-    frame's size and checksum is checked; InputError names a bad one."""
+    """Read a whole .zst map of winent-stream: ``(map, header)``. The map
+    is a float32 array of shape (height, width), or (maps, height, width)
+    for a file of several maps (``--band 1,3 --window 5,9``: band-major, in
+    the order of ``header["maps"]``, whose entries give each map's
+    ``band``, ``window``, ``range`` and ``nodata``). The header is the
+    file's JSON header as a dict ("width", "height", "window", "base",
+    "bins", "range", "nodata", "source", "command_line", "georef", "maps",
+    ...; NaN and infinities are the strings "NaN", "Infinity",
+    "-Infinity"). Every frame is checked as ``winent-stream --info
+    --check`` checks it; InputError names a bad one. UsageError (a
+    ValueError) for a path with a NUL byte. Needs libwinent."""
     with ZstMap(path) as m:
         out = np.empty(m.shape, "<f4")
-        for i in range(m.frames):
-            y0, y1 = m._frame_rows(i)
-            m._decode(i, out[y0:y1])
+        _read_all(m, out)
         return out.astype(m.dtype, copy=False), m.header

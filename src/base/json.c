@@ -2,6 +2,7 @@
 /* JSON through cJSON: exact numbers, valid UTF-8, typed look-ups (json.h). */
 #include "json.h"
 
+#include <ctype.h>
 #include <locale.h>
 #include <math.h>
 #include <stdint.h>
@@ -199,8 +200,149 @@ static int strings_valid(const cJSON *tree)
     return 1;
 }
 
+/* RFC 8259's grammar, which cJSON reads more loosely (it takes 037, 1.,
+ * control characters inside strings): a reader held to the standard (as
+ * Python's json is) must see the same text as valid or not. Also refused:
+ * a "\u0000" escape (cJSON would end the string there, another reader
+ * would not) and nesting deeper than JSON_DEPTH_MAX. `p` moves past the
+ * value; 0 when it is not one. */
+#define JSON_DEPTH_MAX 64
+
+typedef struct strict_text {
+    const char *p, *end;
+} strict_text;
+
+static void strict_ws(strict_text *t)
+{
+    while (t->p < t->end && (*t->p == ' ' || *t->p == '\t' || *t->p == '\n' || *t->p == '\r'))
+        t->p++;
+}
+
+static int strict_digits(strict_text *t)
+{
+    const char *start = t->p;
+    while (t->p < t->end && *t->p >= '0' && *t->p <= '9')
+        t->p++;
+    return t->p > start;
+}
+
+static int strict_number(strict_text *t)
+{
+    if (t->p < t->end && *t->p == '-')
+        t->p++;
+    if (t->p < t->end && *t->p == '0')
+        t->p++;
+    else if (!(t->p < t->end && *t->p >= '1' && *t->p <= '9') || !strict_digits(t))
+        return 0;
+    if (t->p < t->end && *t->p == '.') {
+        t->p++;
+        if (!strict_digits(t))
+            return 0;
+    }
+    if (t->p < t->end && (*t->p == 'e' || *t->p == 'E')) {
+        t->p++;
+        if (t->p < t->end && (*t->p == '+' || *t->p == '-'))
+            t->p++;
+        if (!strict_digits(t))
+            return 0;
+    }
+    return 1;
+}
+
+static int strict_string(strict_text *t)
+{
+    t->p++; /* the opening quote */
+    while (t->p < t->end) {
+        unsigned char c = (unsigned char)*t->p++;
+        if (c == '"')
+            return 1;
+        if (c < 0x20)
+            return 0;
+        if (c != '\\')
+            continue;
+        if (t->p >= t->end)
+            return 0;
+        c = (unsigned char)*t->p++;
+        if (c == 'u') {
+            if (t->end - t->p < 4 || strncmp(t->p, "0000", 4) == 0)
+                return 0;
+            for (int i = 0; i < 4; i++, t->p++)
+                if (!isxdigit((unsigned char)*t->p))
+                    return 0;
+        } else if (!strchr("\"\\/bfnrt", c) || c == '\0') {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static int strict_word(strict_text *t, const char *w)
+{
+    size_t k = strlen(w);
+    if ((size_t)(t->end - t->p) < k || strncmp(t->p, w, k) != 0)
+        return 0;
+    t->p += k;
+    return 1;
+}
+
+static int strict_value(strict_text *t, int depth)
+{
+    strict_ws(t);
+    if (t->p >= t->end || depth >= JSON_DEPTH_MAX)
+        return 0;
+    const char open = *t->p;
+    if (open == '"')
+        return strict_string(t);
+    if (open == 't')
+        return strict_word(t, "true");
+    if (open == 'f')
+        return strict_word(t, "false");
+    if (open == 'n')
+        return strict_word(t, "null");
+    if (open != '{' && open != '[')
+        return strict_number(t);
+    const char close = open == '{' ? '}' : ']';
+    t->p++;
+    strict_ws(t);
+    if (t->p < t->end && *t->p == close) {
+        t->p++;
+        return 1;
+    }
+    for (;;) {
+        if (open == '{') {
+            strict_ws(t);
+            if (t->p >= t->end || *t->p != '"' || !strict_string(t))
+                return 0;
+            strict_ws(t);
+            if (t->p >= t->end || *t->p++ != ':')
+                return 0;
+        }
+        if (!strict_value(t, depth + 1))
+            return 0;
+        strict_ws(t);
+        if (t->p >= t->end)
+            return 0;
+        const char c = *t->p++;
+        if (c == close)
+            return 1;
+        if (c != ',')
+            return 0;
+    }
+}
+
+static int strict_json(const char *text, size_t n)
+{
+    strict_text t = {text, text + n};
+    if (!strict_value(&t, 0))
+        return 0;
+    strict_ws(&t);
+    return t.p == t.end;
+}
+
 cJSON *winent_json_parse(const char *text, size_t n)
 {
+    if (!strict_json(text, n))
+        return NULL;
     const char *end = NULL;
     cJSON *tree = cJSON_ParseWithLengthOpts(text, n, &end, 0);
     if (tree == NULL)

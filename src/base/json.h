@@ -70,11 +70,12 @@ int winent_json_exact_numbers(cJSON *tree);
 
 /* ---- reading ---------------------------------------------------------- */
 
-/* Parse [text, text + n) as exactly one JSON value (white space around it
- * allowed, nothing else), whose strings and keys are all valid UTF-8.
- * NULL when it is not (or out of memory). Free with cJSON_Delete. A
- * "\u0000" escape ends its string there (cJSON's strings are C strings);
- * no writer of ours makes one. */
+/* Parse [text, text + n) as exactly one JSON value by RFC 8259's grammar
+ * (white space around it allowed, nothing else; not cJSON's looser reading
+ * of numbers and strings), whose strings and keys are all valid UTF-8 and
+ * hold no "\u0000" escape (cJSON's strings are C strings: no writer of
+ * ours makes one), nested at most 64 deep. NULL when it is not (or out of
+ * memory). Free with cJSON_Delete. */
 cJSON *winent_json_parse(const char *text, size_t n);
 
 /* Member `key` of object `obj` (case-sensitive, the first of duplicates);

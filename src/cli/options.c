@@ -446,19 +446,16 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
         j->nwindow_list = 0;
         if (k > 0 && c->window_list == NULL)
             return usage(msg, n, "out of memory");
+        /* Each item's sides, odd or even, and repeats: the library's to
+         * check (winent_job_opts_validate), as for every caller. */
         for (int w = 0; w < k || k < 0; w++) {
             if (k < 0 || list_item(val, w, item, sizeof item) != 0 ||
-                parse_pair(item, k == 1 ? INT_MIN : 1, k == 1 ? INT_MAX : 255, 1, &a1, &a2) != 0 ||
-                (k > 1 && (a1 % 2 == 0 || a2 % 2 == 0)))
+                parse_pair(item, INT_MIN, INT_MAX, 1, &a1, &a2) != 0)
                 return usage(msg, n,
                              k > 1 ? "--window: '%s': give K or WxH, odd sides from 1 to 255, or a "
                                      "list of them (5,9,15)"
                                    : "--window: '%s': give K or WxH, odd sides from 1 to 255",
                              val);
-            for (int v = 0; v < w; v++)
-                if (c->window_list[2 * v] == a1 && c->window_list[2 * v + 1] == a2)
-                    return usage(msg, n, "--window: '%s': %s given twice: give each window once",
-                                 val, item);
             c->window_list[2 * w] = (int)a1;
             c->window_list[2 * w + 1] = (int)a2;
         }
@@ -554,17 +551,13 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
                 return usage(msg, n, "--band: '%s': give a band number from 1", val);
             c->band_list[0] = (int)a1;
         }
+        /* Each band's range and repeats: the library's to check. */
         for (int b = 0; k > 1 ? b < k : k < 0; b++) {
-            if (k < 0 || list_item(val, b, item, sizeof item) != 0 ||
-                parse_long(item, 1, 65535, &a1) != 0)
+            if (k < 0 || list_item(val, b, item, sizeof item) != 0 || parse_int(item, &a1) != 0)
                 return usage(msg, n,
                              "--band: '%s': give a band number from 1, a list of them (1,3,5), "
                              "or all",
                              val);
-            for (int v = 0; v < b; v++)
-                if (c->band_list[v] == a1)
-                    return usage(msg, n, "--band: '%s': band %ld given twice: give each band once",
-                                 val, a1);
             c->band_list[b] = (int)a1;
         }
         if (k > 0)

@@ -32,9 +32,14 @@ winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known
     if (o->bins > BINS_MAX)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "--bins: '%u': give a whole number from 1 to 1073741824", o->bins);
+    const int unset = o->range_lo == 0.0 && o->range_hi == 0.0;
+    /* 0 bins is "each distinct value": with a range it means nothing, as
+     * --bins 0 does on the command line. */
+    if (o->bins == 0 && (range_auto || !unset))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--bins: '0': give a whole number from 1 to 1073741824");
     if (range_auto)
         return WINENT_OK; /* the range comes from the data */
-    const int unset = o->range_lo == 0.0 && o->range_hi == 0.0;
     if (unset && dtype_known && winent_dtype_is_float(o->dtype))
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "--range: %s input needs --range LO:HI (and optionally --bins N)",
@@ -49,6 +54,14 @@ winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known
                           "--range: '%.15g:%.15g': give finite numbers LO:HI with LO < HI, or "
                           "auto",
                           o->range_lo, o->range_hi);
+    /* The bin of v is (v - LO) * bins / (HI - LO) in doubles: a width, or
+     * a width times the bins, past the largest double would make every
+     * pixel's bin 0 or the last (a wrong map, not an error). */
+    if (!unset && o->bins > 0 && !isfinite((o->range_hi - o->range_lo) * (double)o->bins))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--range: '%.15g:%.15g': its width times the %u bins overflows a "
+                          "double: give a narrower range",
+                          o->range_lo, o->range_hi, o->bins);
     return WINENT_OK;
 }
 

@@ -4,6 +4,7 @@
  * a bad value gets the same one-line message whichever way it came in. The
  * CLI turns its words into numbers and leaves the numbers' checks to this
  * file; what needs the files is checked by the run (pipeline.c). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,72 @@ winent_status winent_device_list_parse(const char *d, winent_device_list *l, win
     return WINENT_OK;
 }
 
+/* A list as the CLI's --band or --window takes it ("1,3,5", "5,7x3"), cut
+ * with "..." to fit `n` bytes: what the messages quote. */
+static void list_text(const int *v, int count, int pairs, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count; i++) {
+        char item[32];
+        const int a = v[pairs ? 2 * i : i], b = pairs ? v[2 * i + 1] : a;
+        if (a == b)
+            snprintf(item, sizeof item, "%s%d", i ? "," : "", a);
+        else
+            snprintf(item, sizeof item, "%s%dx%d", i ? "," : "", a, b);
+        if (len + strlen(item) + 4 >= n) {
+            snprintf(buf + len, n - len, ",...");
+            return;
+        }
+        len += (size_t)snprintf(buf + len, n - len, "%s", item);
+    }
+}
+
+/* --band B1,B2,... and --window K1,K2,... (band_list, window_list): each
+ * item in its range, none twice, with the CLI's words for its list. */
+static winent_status check_lists(const winent_job_opts *o, winent_err *err)
+{
+    char text[192];
+    if (o->nband_list < 0 || (o->nband_list > 0 && o->band_list == NULL))
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--band: a list of %d bands at %p", o->nband_list,
+                          (const void *)o->band_list);
+    if (o->nwindow_list < 0 || (o->nwindow_list > 0 && o->window_list == NULL))
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--window: a list of %d windows at %p",
+                          o->nwindow_list, (const void *)o->window_list);
+    for (int i = 0; i < o->nband_list; i++) {
+        const int b = o->band_list[i];
+        list_text(o->band_list, o->nband_list, 0, text, sizeof text);
+        if (b < 1 || b > BANDS_MAX)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--band: '%s': give a band number from 1, a list of them (1,3,5), "
+                              "or all",
+                              text);
+        for (int j = 0; j < i; j++)
+            if (o->band_list[j] == b)
+                return WINENT_ERR(err, WINENT_ERR_USAGE,
+                                  "--band: '%s': band %d given twice: give each band once", text,
+                                  b);
+    }
+    for (int i = 0; i < o->nwindow_list; i++) {
+        const int kx = o->window_list[2 * i], ky = o->window_list[2 * i + 1];
+        list_text(o->window_list, o->nwindow_list, 1, text, sizeof text);
+        if (kx < 1 || kx > 255 || ky < 1 || ky > 255 || kx % 2 == 0 || ky % 2 == 0)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--window: '%s': give K or WxH, odd sides from 1 to 255, or a list "
+                              "of them (5,9,15)",
+                              text);
+        for (int j = 0; j < i; j++)
+            if (o->window_list[2 * j] == kx && o->window_list[2 * j + 1] == ky) {
+                char item[32];
+                list_text(o->window_list + 2 * i, 1, 1, item, sizeof item);
+                return WINENT_ERR(err, WINENT_ERR_USAGE,
+                                  "--window: '%s': %s given twice: give each window once", text,
+                                  item);
+            }
+    }
+    return WINENT_OK;
+}
+
 winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
 {
     if (o->input == NULL)
@@ -85,6 +152,8 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
     /* --decode computes nothing: the compute and raw-input options are
      * not used (the CLI refuses them with --decode). */
     if (!o->decode) {
+        /* The lists first: their first items are also compute.kx/ky and band. */
+        WINENT_TRY(check_lists(o, err));
         WINENT_TRY(winent_compute_check(&o->compute, o->dtype_given, o->range_auto, err));
         if (o->width < 0 || o->height < 0)
             return WINENT_ERR(err, WINENT_ERR_USAGE, "--size: '%dx%d': give WxH, e.g. 10240x10240",
@@ -98,6 +167,24 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
         if ((unsigned)o->interleave > WINENT_INTERLEAVE_BIL)
             return WINENT_ERR(err, WINENT_ERR_USAGE, "--interleave: '%d': use bsq, bip or bil",
                               (int)o->interleave);
+        /* Offsets are off_t: a layout past 2^63 bytes names no file, and
+         * its byte count would wrap where it is added up. */
+        if (o->header_bytes > (uint64_t)INT64_MAX)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--header-bytes: '%llu': give a byte count below 2^63",
+                              (unsigned long long)o->header_bytes);
+        uint64_t bytes;
+        if (o->dtype_given && o->width > 0 && o->height > 0 &&
+            (__builtin_mul_overflow((uint64_t)o->width, (uint64_t)o->height, &bytes) ||
+             __builtin_mul_overflow(bytes, (uint64_t)o->bands, &bytes) ||
+             __builtin_mul_overflow(bytes, (uint64_t)winent_dtype_size(o->compute.dtype), &bytes) ||
+             __builtin_add_overflow(bytes, o->header_bytes, &bytes) || bytes > (uint64_t)INT64_MAX))
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--size: '%dx%d': %d band%s of %s (and --header-bytes %llu) pass "
+                              "2^63 bytes, the largest file",
+                              o->width, o->height, o->bands, o->bands == 1 ? "" : "s",
+                              winent_dtype_name(o->compute.dtype),
+                              (unsigned long long)o->header_bytes);
     }
     if ((unsigned)o->format > WINENT_FORMAT_TIF)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--format: '%d': use zst, tif or raw",

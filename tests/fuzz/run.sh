@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# run.sh BUILD [SECONDS]: run the four libFuzzer harnesses of a WINENT_FUZZ
+# run.sh BUILD [SECONDS]: run the libFuzzer harnesses of a WINENT_FUZZ
 # build one after the other, SECONDS each (default 30, or WINENT_FUZZ_SECONDS),
 # from the seed corpora (seeds.sh) in a temporary folder: nothing grown by
 # fuzzing lands in the tree. Ends with "fuzz: N passed, M failed".
@@ -29,7 +29,7 @@ WINENT_BIN="$B/src" sh "$SRC/tests/fuzz/seeds.sh" "$W/seeds" || {
 }
 passed=0
 failed=0
-for f in ${WINENT_FUZZ_ONLY:-tiff raw zst_info options}; do
+for f in ${WINENT_FUZZ_ONLY:-tiff raw zst_info options zst_readers}; do
     if [ -n "${WINENT_FUZZ_CORPUS:-}" ]; then
         c="$WINENT_FUZZ_CORPUS/$f"
     else

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # seeds.sh OUT: seed corpora for the fuzz harnesses, made now from the
 # build's own tools (never copied from elsewhere), one folder per harness:
-# OUT/tiff, OUT/raw, OUT/zst_info, OUT/options. Small files: the fuzzers
-# grow them.
+# OUT/tiff, OUT/raw, OUT/zst_info, OUT/options (and OUT/zst_readers).
+# Small files: the fuzzers grow them.
 #
 # Needs WINENT_BIN (the folder of winent-stream); GDAL's Python bindings
 # (PYTHON, default /usr/bin/python3) add TIFF layouts the CLI does not
@@ -12,7 +12,7 @@ set -eu
 O=$1
 WS="$WINENT_BIN/winent-stream"
 PY="${PYTHON:-/usr/bin/python3}"
-mkdir -p "$O/tiff" "$O/raw" "$O/zst_info" "$O/options"
+mkdir -p "$O/tiff" "$O/raw" "$O/zst_info" "$O/options" "$O/zst_readers"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT INT TERM
 
@@ -34,6 +34,14 @@ done
 head -c 1 "$W/in.raw" >"$W/one.raw"
 "$WS" --quiet --device cpu --size 1x1 --dtype u8 "$W/one.raw" "$O/zst_info/one.zst"
 "$WS" --quiet --device cpu --range 0:4 --frame-rows 8 "$O/tiff/cli-none.tif" "$O/zst_info/geo.zst"
+
+# The three readers' fuzzer: the same files, and files of several maps
+# (two bands, two windows; one of them with a range and bins).
+cp "$O/zst_info"/*.zst "$O/zst_readers/"
+cat "$W/in.raw" "$W/in.raw" >"$W/two.raw"
+"$WS" $R --bands 2 --band all --window 3,5x7 --frame-rows 8 "$W/two.raw" "$O/zst_readers/maps4.zst"
+"$WS" $R --bands 2 --band 2,1 --window 3 --bins 8 --range 0:16 --frame-rows 16 "$W/two.raw" \
+    "$O/zst_readers/maps2-range.zst"
 
 # GDAL's TIFF layouts, when its Python bindings are here.
 if "$PY" -c "from osgeo import gdal" 2>/dev/null; then

@@ -35,15 +35,9 @@ static winent_status info_run(winent_zst_file *f, FILE *out)
     cJSON *d = NULL; /* the description */
     char *text = NULL;
 
-    WINENT_TRY_GOTO(st, winent_zst_read_header(f, &l));
-    WINENT_TRY_GOTO(st, winent_zst_read_table(f, &l));
-    uint64_t csum, dsum;
-    WINENT_TRY_GOTO(st, winent_zst_check_frames(f, &l.h, (uint32_t)l.header_end,
-                                     l.table + WINENT_ZST_SKIP_HEADER, l.nentries, &csum, &dsum));
-    if (l.header_end + csum + l.tsize != f->size) {
-        st = winent_zst_bad(f, "the frames and the file size disagree");
-        goto fail;
-    }
+    WINENT_TRY_GOTO(st, winent_zst_layout_open(f, &l));
+    const uint64_t csum = f->size - l.header_end - l.tsize;
+    const uint64_t dsum = (uint64_t)l.h.width * (uint64_t)l.h.height * 4 * (uint64_t)l.h.maps;
 
     /* The description: the header (its numbers as they read, exactly),
      * then the figures of the seek table. */
@@ -132,20 +126,17 @@ static winent_status check_frame(checker *c, uint32_t i, uint64_t off, uint64_t 
                          limit == f->size ? "the file ends there" : "the seek table starts there");
     size_t n = limit - off < sizeof fh ? (size_t)(limit - off) : sizeof fh;
     WINENT_TRY(winent_zst_read_at(f, fh, n, off));
-    if (n < 5 || winent_zst_get32(fh) != WINENT_ZST_FRAME_MAGIC)
-        return frame_bad(c, i, off, "not a zstd frame");
-    unsigned long long content = ZSTD_getFrameContentSize(fh, n);
-    if (content == ZSTD_CONTENTSIZE_ERROR)
-        return frame_bad(c, i, off, "damaged frame header");
-    if (content == ZSTD_CONTENTSIZE_UNKNOWN)
-        return frame_bad(c, i, off, "the frame does not give its content size");
-    if (content != want)
-        return frame_bad(c, i, off,
-                         "holds %llu bytes, but the header's %lld x %lld image needs %llu", content,
-                         c->l->h.width, c->l->h.height, (unsigned long long)want);
-    /* Frame_Header_Descriptor, bit 2: Content_Checksum_flag. */
-    if (!(fh[4] & 0x04))
-        return frame_bad(c, i, off, "the frame has no checksum");
+    /* The frame header, as every reader holds it (zst_layout.c). */
+    const char *why = winent_zst_frame_header_why(fh, n, want);
+    if (why != NULL) {
+        unsigned long long content = ZSTD_getFrameContentSize(fh, n);
+        if (n >= 5 && winent_zst_get32(fh) == WINENT_ZST_FRAME_MAGIC &&
+            content < ZSTD_CONTENTSIZE_ERROR && content != want)
+            return frame_bad(c, i, off,
+                             "holds %llu bytes, but the header's %lld x %lld image needs %llu",
+                             content, c->l->h.width, c->l->h.height, (unsigned long long)want);
+        return frame_bad(c, i, off, "%s", why);
+    }
 
     ZSTD_DCtx_reset(c->dctx, ZSTD_reset_session_only);
     uint64_t pos = off, produced = 0;
@@ -298,10 +289,11 @@ static winent_status with_file(const char *path, const char *what, FILE *out, ch
                                size_t msg_len, winent_status (*fn)(winent_zst_file *, FILE *))
 {
     struct stat sb;
-    winent_zst_file f = {-1, 0, path, msg, msg_len, NULL};
+    winent_zst_file f = {-1, 0, path, msg, msg_len, NULL, ""};
     if (msg_len > 0)
         msg[0] = '\0';
-    f.fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: the open of a FIFO would wait for a writer. */
+    f.fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (f.fd < 0) {
         snprintf(msg, msg_len, "%s: cannot open: %s", path, strerror(errno));
         return WINENT_ERR_INPUT;

@@ -17,28 +17,37 @@
  * exposes only to static linking). */
 #define FRAME_HEADER_MAX 18
 
-/* ---- the header's JSON ------------------------------------------------ */
-
-/* The facts every reader needs, from the parsed header; -1 when absent or
- * not a whole number of the right size. */
-static void header_facts(const cJSON *root, winent_zst_facts *f)
-{
-    const struct {
-        const char *key;
-        long long *out;
-    } ints[] = {{"width", &f->width},
-                {"height", &f->height},
-                {"rows_per_frame", &f->rows_per_frame},
-                {"frames", &f->frames}};
-    f->format_ok = winent_json_is_text(winent_json_get(root, "format"), WINENT_ZST_FORMAT_NAME);
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (!winent_json_get_integer(winent_json_get(root, ints[i].key), 0, INT64_MAX / 2,
-                                     ints[i].out))
-            *ints[i].out = -1;
-}
-
 /* ---- the file ------------------------------------------------------- */
 
+const char *winent_zst_frame_header_why(const uint8_t *fh, size_t n, uint64_t want)
+{
+    if (n < 5 || winent_zst_get32(fh) != WINENT_ZST_FRAME_MAGIC)
+        return "not a zstd frame";
+    unsigned long long content = ZSTD_getFrameContentSize(fh, n);
+    if (content == ZSTD_CONTENTSIZE_ERROR)
+        return "damaged frame header";
+    if (content == ZSTD_CONTENTSIZE_UNKNOWN)
+        return "the frame does not give its content size";
+    if (content != want)
+        return "the frame's content size is not its band of rows";
+    /* Frame_Header_Descriptor, bit 2: Content_Checksum_flag. */
+    if (!(fh[4] & 0x04))
+        return "the frame has no checksum";
+    return NULL;
+}
+
+winent_status winent_zst_layout_open(winent_zst_file *f, winent_zst_layout *l)
+{
+    uint64_t csum, dsum;
+    WINENT_TRY(winent_zst_read_header(f, l));
+    WINENT_TRY(winent_zst_read_table(f, l));
+    WINENT_TRY(winent_zst_check_frames(f, &l->h, (uint32_t)l->header_end,
+                                       l->table + WINENT_ZST_SKIP_HEADER, l->nentries, &csum,
+                                       &dsum));
+    if (l->header_end + csum + l->tsize != f->size)
+        return winent_zst_bad(f, "the frames and the file size disagree");
+    return WINENT_OK;
+}
 
 winent_status winent_zst_bad(winent_zst_file *f, const char *why)
 {
@@ -78,7 +87,8 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
     uint64_t off = 0, row_bytes = (uint64_t)h->width * 4;
     const uint64_t per_map = (uint64_t)(h->frames / h->maps); /* each map's frames */
     *csum = *dsum = 0;
-    if (winent_zst_get32(entries) != header_frame || winent_zst_get32(entries + 4) != 0)
+    if (winent_zst_get32(entries) != header_frame || winent_zst_get32(entries + 4) != 0 ||
+        winent_zst_get32(entries + 8) != WINENT_ZST_EMPTY_CHECKSUM)
         return winent_zst_bad(f, "the seek table does not start with the header frame");
     off = header_frame;
     for (uint32_t i = 1; i < nentries; i++) {
@@ -89,6 +99,7 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
                             ? (uint64_t)h->height - y0
                             : (uint64_t)h->rows_per_frame;
         uint8_t fh[FRAME_HEADER_MAX];
+        const char *why;
         if (d != rows * row_bytes)
             return winent_zst_bad(f, "a frame of the seek table does not hold its band of rows");
         if (c < 4 || off + c > f->size)
@@ -97,8 +108,11 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
         winent_status st = winent_zst_read_at(f, fh, n, off);
         if (st != WINENT_OK)
             return st;
-        if (winent_zst_get32(fh) != WINENT_ZST_FRAME_MAGIC || ZSTD_getFrameContentSize(fh, n) != d)
-            return winent_zst_bad(f, "the seek table does not match the zstd frames");
+        if ((why = winent_zst_frame_header_why(fh, n, d)) != NULL) {
+            snprintf(f->why_text, sizeof f->why_text, "the frame at byte %llu: %s",
+                     (unsigned long long)off, why);
+            return winent_zst_bad(f, f->why_text);
+        }
         off += c;
         *csum += c;
         *dsum += d;
@@ -141,25 +155,9 @@ winent_status winent_zst_read_header(winent_zst_file *f, winent_zst_layout *l)
     WINENT_TRY(winent_zst_read_at(f, l->json, l->jlen, sizeof b8));
     l->json[l->jlen] = '\0';
     l->header_end = sizeof b8 + (uint64_t)l->jlen;
-    winent_zst_facts *h = &l->h;
     l->root = winent_json_parse(l->json, l->jlen);
-    if (!cJSON_IsObject(l->root))
-        return winent_zst_bad(f, "the header is not winent-stream JSON");
-    header_facts(l->root, h);
-    if (!h->format_ok)
-        return winent_zst_bad(f, "the header is not winent-stream JSON");
-    /* Several maps: their list's length; the frames are theirs together. */
-    const cJSON *maps = winent_json_get(l->root, "maps");
-    h->maps = 1;
-    if (maps != NULL) {
-        if (!cJSON_IsArray(maps) || cJSON_GetArraySize(maps) < 1)
-            return winent_zst_bad(f, "the header's list of maps is not a list of maps");
-        h->maps = cJSON_GetArraySize(maps);
-    }
-    if (h->width < 1 || h->height < 1 || h->rows_per_frame < 1 || h->frames < 0 ||
-        h->width > INT32_MAX || h->height > INT32_MAX ||
-        h->frames != (h->height + h->rows_per_frame - 1) / h->rows_per_frame * h->maps)
-        return winent_zst_bad(f, "the header's sizes do not add up");
+    if (winent_zst_header_check(l->root, &l->h, f->why_text, sizeof f->why_text) != 0)
+        return winent_zst_bad(f, f->why_text);
     return WINENT_OK;
 }
 

@@ -14,15 +14,7 @@
 
 #include "base/json.h"
 #include "winent.h"
-
-/* What every reader needs from the header's top-level object; -1 when absent.
- * A file of several maps lists them ("maps"): `frames` counts every map's,
- * `maps` times the frames of one (1 without the list). */
-typedef struct winent_zst_facts {
-    int format_ok;
-    long long width, height, rows_per_frame, frames;
-    long long maps;
-} winent_zst_facts;
+#include "zst_schema.h"
 
 /* An open .zst and where its first problem goes: `msg` (msg_len bytes)
  * gets "PATH: ..." and `why` the reason alone (a literal). */
@@ -33,6 +25,7 @@ typedef struct winent_zst_file {
     char *msg;
     size_t msg_len;
     const char *why; /* the reason winent_zst_bad() gave last, NULL before */
+    char why_text[192]; /* a reason made for this file (the header's schema) */
 } winent_zst_file;
 
 /* What the readers load: the header frame and the seek table frame. */
@@ -62,6 +55,17 @@ winent_status winent_zst_read_header(winent_zst_file *f, winent_zst_layout *l);
 /* The seek table frame at the end of the file: its footer, its size, one
  * entry per frame of the header plus the header frame's own. */
 winent_status winent_zst_read_table(winent_zst_file *f, winent_zst_layout *l);
+
+/* Whether the first n bytes of a data frame (up to 18: its header) begin
+ * a frame the writer makes: zstd's magic, its content size given and equal
+ * to `want`, its checksum flag set. NULL when so, else the reason (a
+ * literal). Every reader holds every frame to it. */
+const char *winent_zst_frame_header_why(const uint8_t *fh, size_t n, uint64_t want);
+
+/* Open the layout as every reader does before any frame is decompressed:
+ * the header (its schema), the seek table, every frame's header against
+ * the table, and their sizes against the file's. */
+winent_status winent_zst_layout_open(winent_zst_file *f, winent_zst_layout *l);
 
 /* Check the seek table against the header and each frame's own header
  * (magic, content size); sums of the data frames go to *csum and *dsum. */

@@ -38,6 +38,10 @@ typedef struct zst_cursor {
     uint64_t pos;     /* the next byte of it to read */
     uint64_t left;    /* its decompressed bytes not delivered yet */
     int in_frame;     /* a frame has been started and not finished */
+    int map;          /* the map it reads (0-based) */
+    uint64_t bytes_in;        /* compressed bytes read through it */
+    winent_zst_file f;        /* the file, with this cursor's own message buffer: */
+    char msg[WINENT_MSG_LEN]; /* cursors read at once on several threads */
 } zst_cursor;
 
 struct winent_zst_reader {
@@ -46,7 +50,7 @@ struct winent_zst_reader {
     winent_zst_layout l;      /* owned */
     winent_zst_map map;       /* owned strings and tags */
     zst_cursor *cur;          /* owned: one per map */
-    uint64_t bytes_in;        /* compressed bytes read */
+    uint64_t *offsets;        /* owned: where each data frame starts */
 };
 
 /* ---- the header's facts ------------------------------------------------- */
@@ -178,12 +182,8 @@ static winent_status read_map_facts(winent_zst_reader *r)
     m->rows_per_frame = (int)l->h.rows_per_frame;
     m->nmaps = (int)l->h.maps;
     m->frames = (int)(l->h.frames / l->h.maps);
-    /* The map itself: float32, little-endian, or it is not what we wrote. */
-    if ((v = winent_json_get(l->root, "dtype")) != NULL && !winent_json_is_text(v, "float32"))
-        return winent_zst_bad(&r->f, "the map is not float32");
-    if ((v = winent_json_get(l->root, "byteorder")) != NULL && !winent_json_is_text(v, "little"))
-        return winent_zst_bad(&r->f, "the map is not little-endian");
-
+    /* The members' types and ranges are the schema's (zst_schema.c),
+     * checked at open: here they are only taken. */
     winent_compute_opts *c = &m->compute;
     winent_compute_opts_default(c);
     if (winent_json_get_doubles(winent_json_get(l->root, "window"), d, 2, &count) && count == 2 &&
@@ -226,51 +226,73 @@ static winent_status read_map_facts(winent_zst_reader *r)
 
 /* ---- open ------------------------------------------------------------- */
 
+/* A cursor over frames [first, end) of map `m`, at the first. */
+static winent_status cursor_init(const winent_zst_reader *r, zst_cursor *c, int m, uint32_t first,
+                                 uint32_t end)
+{
+    memset(c, 0, sizeof *c);
+    c->f = r->f;
+    c->f.msg = c->msg;
+    c->f.msg_len = sizeof c->msg;
+    c->map = m;
+    c->dctx = ZSTD_createDCtx();
+    c->in_cap = ZSTD_DStreamInSize();
+    c->in = malloc(c->in_cap);
+    if (c->dctx == NULL || c->in == NULL) {
+        snprintf(c->msg, sizeof c->msg, "out of memory");
+        return WINENT_ERR_INTERNAL;
+    }
+    /* The writer's largest frame is 1 GiB, held whole as the window. */
+    ZSTD_DCtx_setParameter(c->dctx, ZSTD_d_windowLogMax, 30);
+    c->first = c->frame = first;
+    c->end = end;
+    c->off = r->offsets[first];
+    return WINENT_OK;
+}
+
+static void cursor_free(zst_cursor *c)
+{
+    ZSTD_freeDCtx(c->dctx);
+    free(c->in);
+    c->dctx = NULL;
+    c->in = NULL;
+}
+
 static winent_status open_file(winent_zst_reader *r, const char *path)
 {
     struct stat sb;
-    r->f.fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: the open of a FIFO would wait for a writer. */
+    r->f.fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (r->f.fd < 0) {
         snprintf(r->msg, sizeof r->msg, "%s: cannot open: %s", path, strerror(errno));
         return WINENT_ERR_INPUT;
     }
     if (fstat(r->f.fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         snprintf(r->msg, sizeof r->msg,
-                 "%s: --decode needs a regular file (its seek table is at the end)", path);
+                 "%s: a .zst map is read from a regular file (its seek table is at the end), "
+                 "not a folder, a pipe or a device",
+                 path);
         return WINENT_ERR_INPUT;
     }
     r->f.size = (uint64_t)sb.st_size;
-    WINENT_TRY(winent_zst_read_header(&r->f, &r->l));
-    WINENT_TRY(winent_zst_read_table(&r->f, &r->l));
-    uint64_t csum, dsum;
-    WINENT_TRY(winent_zst_check_frames(&r->f, &r->l.h, (uint32_t)r->l.header_end,
-                                       r->l.table + WINENT_ZST_SKIP_HEADER, r->l.nentries, &csum,
-                                       &dsum));
-    if (r->l.header_end + csum + r->l.tsize != r->f.size)
-        return winent_zst_bad(&r->f, "the frames and the file size disagree");
+    WINENT_TRY(winent_zst_layout_open(&r->f, &r->l));
     WINENT_TRY(read_map_facts(r));
     const int nmaps = r->map.nmaps;
     r->cur = calloc((size_t)(unsigned)nmaps, sizeof *r->cur);
     if (r->cur == NULL)
         return winent_zst_oom(&r->f);
-    uint64_t off = r->l.header_end;
-    for (int m = 0; m < nmaps; m++) {
-        zst_cursor *c = &r->cur[m];
-        c->dctx = ZSTD_createDCtx();
-        c->in_cap = ZSTD_DStreamInSize();
-        c->in = malloc(c->in_cap);
-        if (c->dctx == NULL || c->in == NULL)
+    const uint32_t nframes = (uint32_t)r->l.h.frames;
+    r->offsets = malloc(sizeof *r->offsets * ((size_t)nframes + 1));
+    if (r->offsets == NULL)
+        return winent_zst_oom(&r->f);
+    r->offsets[0] = r->l.header_end;
+    for (uint32_t i = 0; i < nframes; i++)
+        r->offsets[i + 1] = r->offsets[i] + winent_zst_get32(r->l.table + WINENT_ZST_SKIP_HEADER +
+                                                             (size_t)(i + 1) * WINENT_ZST_ENTRY);
+    for (int m = 0; m < nmaps; m++)
+        if (cursor_init(r, &r->cur[m], m, (uint32_t)m * (uint32_t)r->map.frames,
+                        (uint32_t)(m + 1) * (uint32_t)r->map.frames) != WINENT_OK)
             return winent_zst_oom(&r->f);
-        /* The writer's largest frame is 1 GiB, held whole as the window. */
-        ZSTD_DCtx_setParameter(c->dctx, ZSTD_d_windowLogMax, 30);
-        c->first = c->frame = (uint32_t)m * (uint32_t)r->map.frames;
-        c->end = c->first + (uint32_t)r->map.frames;
-        c->off = off;
-        /* The next map starts after this one's frames. */
-        for (uint32_t i = c->first; i < c->end; i++)
-            off += winent_zst_get32(r->l.table + WINENT_ZST_SKIP_HEADER +
-                                    (size_t)(i + 1) * WINENT_ZST_ENTRY);
-    }
     return WINENT_OK;
 }
 
@@ -301,7 +323,10 @@ const winent_zst_map *winent_zst_reader_map(const winent_zst_reader *r)
 
 uint64_t winent_zst_reader_bytes_read(const winent_zst_reader *r)
 {
-    return r->bytes_in;
+    uint64_t n = 0;
+    for (int m = 0; m < r->map.nmaps; m++)
+        n += r->cur[m].bytes_in;
+    return n;
 }
 
 void winent_zst_reader_free(winent_zst_reader *r)
@@ -310,11 +335,10 @@ void winent_zst_reader_free(winent_zst_reader *r)
         return;
     if (r->f.fd >= 0)
         close(r->f.fd);
-    for (int m = 0; r->cur && m < r->map.nmaps; m++) {
-        ZSTD_freeDCtx(r->cur[m].dctx);
-        free(r->cur[m].in);
-    }
+    for (int m = 0; r->cur && m < r->map.nmaps; m++)
+        cursor_free(&r->cur[m]);
     free(r->cur);
+    free(r->offsets);
     free(r->map.maps);
     winent_zst_layout_free(&r->l);
     free(r->map.source);
@@ -331,9 +355,9 @@ static const uint8_t *entry(const winent_zst_reader *r, uint32_t frame)
 }
 
 /* "PATH: frame I (rows A-B) at byte OFF: WHY" as --info --check says it. */
-static winent_status frame_bad(winent_zst_reader *r, const zst_cursor *c, winent_err *err,
+static winent_status frame_bad(const winent_zst_reader *r, const zst_cursor *c, winent_err *err,
                                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static winent_status frame_bad(winent_zst_reader *r, const zst_cursor *c, winent_err *err,
+static winent_status frame_bad(const winent_zst_reader *r, const zst_cursor *c, winent_err *err,
                                const char *fmt, ...)
 {
     char why[256], of_map[32] = "";
@@ -341,12 +365,13 @@ static winent_status frame_bad(winent_zst_reader *r, const zst_cursor *c, winent
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    long long y0 = (long long)(c->frame - c->first) * r->map.rows_per_frame;
+    long long y0 =
+        (long long)(c->frame - (uint32_t)c->map * (uint32_t)r->map.frames) * r->map.rows_per_frame;
     long long y1 = y0 + r->map.rows_per_frame;
     if (y1 > r->map.height)
         y1 = r->map.height;
     if (r->map.nmaps > 1)
-        snprintf(of_map, sizeof of_map, " of map %d", (int)(c - r->cur) + 1);
+        snprintf(of_map, sizeof of_map, " of map %d", c->map + 1);
     return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: frame %u (rows %lld-%lld%s) at byte %llu: %s",
                       r->f.path, c->frame, y0, y1 - 1, of_map, (unsigned long long)c->off, why);
 }
@@ -354,7 +379,7 @@ static winent_status frame_bad(winent_zst_reader *r, const zst_cursor *c, winent
 /* Decompress from the cursor's current frame into [dst, dst + cap):
  * *made bytes. Ends the frame (its checksum verified by zstd, its sizes
  * and checksum held against the seek table) when zstd says it is whole. */
-static winent_status pull(winent_zst_reader *r, zst_cursor *c, uint8_t *dst, size_t cap,
+static winent_status pull(const winent_zst_reader *r, zst_cursor *c, uint8_t *dst, size_t cap,
                           size_t *made, winent_err *err)
 {
     const uint8_t *e = entry(r, c->frame);
@@ -364,11 +389,11 @@ static winent_status pull(winent_zst_reader *r, zst_cursor *c, uint8_t *dst, siz
     for (;;) {
         if (c->ib.pos == c->ib.size && c->pos < end) {
             size_t k = end - c->pos < c->in_cap ? (size_t)(end - c->pos) : c->in_cap;
-            winent_status st = winent_zst_read_at(&r->f, c->in, k, c->pos);
+            winent_status st = winent_zst_read_at(&c->f, c->in, k, c->pos);
             if (st != WINENT_OK)
-                return WINENT_ERR(err, st, "%s", r->msg);
+                return WINENT_ERR(err, st, "%s", c->msg);
             c->pos += k;
-            r->bytes_in += k;
+            c->bytes_in += k;
             c->ib.src = c->in;
             c->ib.size = k;
             c->ib.pos = 0;
@@ -392,9 +417,9 @@ static winent_status pull(winent_zst_reader *r, zst_cursor *c, uint8_t *dst, siz
             if (c->ib.pos != c->ib.size || c->pos != end)
                 return frame_bad(r, c, err, "ends before the %llu bytes the seek table gives it",
                                  (unsigned long long)csize);
-            winent_status st = winent_zst_read_at(&r->f, b4, 4, end - 4);
+            winent_status st = winent_zst_read_at(&c->f, b4, 4, end - 4);
             if (st != WINENT_OK)
-                return WINENT_ERR(err, st, "%s", r->msg);
+                return WINENT_ERR(err, st, "%s", c->msg);
             if (winent_zst_get32(b4) != winent_zst_get32(e + 8))
                 return frame_bad(r, c, err,
                                  "the seek table's checksum %08x is not the frame's %08x",
@@ -418,7 +443,7 @@ static winent_status pull(winent_zst_reader *r, zst_cursor *c, uint8_t *dst, siz
 
 /* The current frame has delivered all its bytes: read on to its end (the
  * checksum after the last byte), which must add nothing. */
-static winent_status close_frame(winent_zst_reader *r, zst_cursor *c, winent_err *err)
+static winent_status close_frame(const winent_zst_reader *r, zst_cursor *c, winent_err *err)
 {
     uint8_t spare[64];
     size_t made;
@@ -430,14 +455,10 @@ static winent_status close_frame(winent_zst_reader *r, zst_cursor *c, winent_err
     return WINENT_OK;
 }
 
-winent_status winent_zst_reader_read_map(winent_zst_reader *r, int map, int rows, float *dst,
-                                         winent_err *err)
+/* The next `need` bytes of the cursor's frames into `d`. */
+static winent_status cursor_read(const winent_zst_reader *r, zst_cursor *c, uint8_t *d, size_t need,
+                                 winent_err *err)
 {
-    if (map < 0 || map >= r->map.nmaps)
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%s: no map %d", r->f.path, map + 1);
-    zst_cursor *c = &r->cur[map];
-    uint8_t *d = (uint8_t *)dst;
-    size_t need = (size_t)rows * (size_t)r->map.width * 4;
     while (need > 0) {
         if (!c->in_frame) {
             if (c->frame >= c->end)
@@ -473,7 +494,82 @@ winent_status winent_zst_reader_read_map(winent_zst_reader *r, int map, int rows
     return WINENT_OK;
 }
 
+winent_status winent_zst_reader_read_map(winent_zst_reader *r, int map, int rows, float *dst,
+                                         winent_err *err)
+{
+    if (map < 0 || map >= r->map.nmaps)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%s: no map %d", r->f.path, map + 1);
+    return cursor_read(r, &r->cur[map], (uint8_t *)dst, (size_t)rows * (size_t)r->map.width * 4,
+                       err);
+}
+
+winent_status winent_zst_reader_read_frame(const winent_zst_reader *r, int map, int64_t frame,
+                                           float *dst, winent_err *err)
+{
+    if (map < 0 || map >= r->map.nmaps || frame < 0 || frame >= r->map.frames)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s: no frame %lld of map %d (%d maps of %d "
+                          "frames)",
+                          r->f.path, (long long)frame, map + 1, r->map.nmaps, r->map.frames);
+    const uint32_t first = (uint32_t)map * (uint32_t)r->map.frames + (uint32_t)frame;
+    zst_cursor c;
+    winent_status st = cursor_init(r, &c, map, first, first + 1);
+    if (st != WINENT_OK)
+        st = WINENT_ERR(err, st, "%s", c.msg);
+    else
+        st = cursor_read(r, &c, (uint8_t *)dst, winent_zst_get32(entry(r, first) + 4), err);
+    cursor_free(&c);
+    return st;
+}
+
 winent_status winent_zst_reader_read(winent_zst_reader *r, int rows, float *dst, winent_err *err)
 {
     return winent_zst_reader_read_map(r, 0, rows, dst, err);
+}
+
+/* ---- the public reader (winent.h): what the Python package reads with -- */
+
+struct winent_zst {
+    winent_zst_reader *r; /* owned */
+};
+
+winent_status winent_zst_open(const char *path, winent_zst **out, winent_error *err)
+{
+    winent_err e;
+    winent_err_clear(&e);
+    winent_status st = WINENT_OK;
+    if (out == NULL || path == NULL)
+        return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_USAGE, "no path or no result"), err);
+    *out = NULL;
+    winent_zst *z = calloc(1, sizeof *z);
+    if (z == NULL)
+        st = WINENT_ERR(&e, WINENT_ERR_INTERNAL, "out of memory");
+    else
+        st = winent_zst_reader_open(path, &z->r, &e);
+    if (st != WINENT_OK)
+        free(z);
+    else
+        *out = z;
+    return winent_err_export(&e, st, err);
+}
+
+const char *winent_zst_header(const winent_zst *z)
+{
+    return z->r->l.json;
+}
+
+winent_status winent_zst_read_frame(const winent_zst *z, int map, int64_t frame, float *dst,
+                                    winent_error *err)
+{
+    winent_err e;
+    winent_err_clear(&e);
+    return winent_err_export(&e, winent_zst_reader_read_frame(z->r, map, frame, dst, &e), err);
+}
+
+void winent_zst_close(winent_zst *z)
+{
+    if (z == NULL)
+        return;
+    winent_zst_reader_free(z->r);
+    free(z);
 }

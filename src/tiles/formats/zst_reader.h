@@ -68,6 +68,13 @@ winent_status winent_zst_reader_read(winent_zst_reader *r, int rows, float *dst,
 winent_status winent_zst_reader_read_map(winent_zst_reader *r, int map, int rows, float *dst,
                                          winent_err *err);
 
+/* Data frame `frame` (0-based, of the map's) of map `map` whole into `dst`
+ * (its rows, width floats each, as the file holds them): checked as
+ * winent_zst_reader_read checks it. Needs no cursor: any number of
+ * threads may read frames of one reader at once (pread, a context each). */
+winent_status winent_zst_reader_read_frame(const winent_zst_reader *r, int map, int64_t frame,
+                                           float *dst, winent_err *err);
+
 /* Compressed bytes read so far. */
 uint64_t winent_zst_reader_bytes_read(const winent_zst_reader *r);
 

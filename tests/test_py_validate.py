@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The Python API validates as the CLI does (issue 28, item 7): for each
+bad value, winent.run / winent.Job and winent.entropy raise UsageError
+with the very line the CLI prints for the same value (less its
+"winent-stream: " prefix): bins=0 with a range, a range whose width (or
+width times the bins) overflows a double, NaN and infinite range ends,
+whole numbers past a C int (the number quoted as given), a raw layout past
+2^63 bytes. A NUL byte in any string option (paths, device, command line)
+is a ValueError, and nothing is written."""
+import os
+
+from py_harness import T, check, cli_message, expect_raises, finish, need, path, run_test
+
+need("numpy")
+import numpy as np  # noqa: E402
+
+import winent  # noqa: E402
+
+NAN, INF = float("nan"), float("inf")
+
+# (Python keywords, the CLI's options for the same values)
+CASES = [
+    (dict(bins=0, range=(0, 1)), "--bins 0 --range 0:1"),
+    (dict(bins=0, range="auto"), "--bins 0 --range auto"),
+    (dict(range=(-1e308, 1e308)), "--range -1e308:1e308"),
+    (dict(bins=2**30, range=(0, 1e300)), "--bins 1073741824 --range 0:1e300"),
+    (dict(range=(NAN, 1)), "--range nan:1"),
+    (dict(range=(0, INF)), "--range 0:inf"),
+    (dict(bins=8, range=(-INF, 0)), "--bins 8 --range -inf:0"),
+    (dict(range=(5, 1)), "--range 5:1"),
+    (dict(bins=2**40, range=(0, 1)), "--bins 1099511627776 --range 0:1"),
+    (dict(bins=-1, range=(0, 1)), "--bins -1 --range 0:1"),
+    (dict(window=2**40), "--window 1099511627776"),
+    (dict(window=(2**40, 3)), "--window 1099511627776x3"),
+    (dict(window=-2**40), "--window -1099511627776"),
+    (dict(threads=2**64), "--threads 18446744073709551616"),
+    (dict(threads=-1), "--threads -1"),
+    (dict(level=2**31), "--level 2147483648"),
+    (dict(frame_rows=2**35), "--frame-rows 34359738368"),
+    (dict(tile=-16), "--tile -16"),
+    (dict(band=2**33), "--band 8589934592"),
+    (dict(bands=-2**33), "--bands -8589934592"),
+    (dict(size=(2**33, 4)), "--size 8589934592x4"),
+    (dict(size=(4, 2**40)), "--size 4x1099511627776"),
+    (dict(size=(2**31 - 1, 2**31 - 1), bands=65535, dtype="u16"),
+     "--size 2147483647x2147483647 --bands 65535 --dtype u16"),
+    (dict(header_bytes=9300000000000000000), "--header-bytes 9.3e18"),
+    # Numbers that are not whole, and texts, quoted as the CLI quotes them.
+    (dict(window=5.5), "--window 5.5"),
+    (dict(window=NAN), "--window nan"),
+    (dict(window="abc"), "--window abc"),
+    (dict(window="3x4.5"), "--window 3x4.5"),
+    (dict(threads=2.5), "--threads 2.5"),
+    (dict(threads="abc"), "--threads abc"),
+    (dict(bins=INF, range=(0, 1)), "--bins inf --range 0:1"),
+    (dict(level=NAN), "--level nan"),
+    (dict(level=2**40, threads=2**41), "--level 1099511627776 --threads 2199023255552"),
+    # Sizes: what the CLI reads as no size, and what the library refuses.
+    (dict(mem=2**70), "--mem 1180591620717411303424"),
+    (dict(mem=NAN), "--mem nan"),
+    (dict(mem="lots"), "--mem lots"),
+    (dict(mem=-5), "--mem -5"),
+    (dict(mem=100 * 1024), "--mem 102400"),
+    (dict(header_bytes=2**65), "--header-bytes 36893488147419103232"),
+    # Lists of bands and windows: each item, and repeats.
+    (dict(windows=[4, 5]), "--window 4,5"),
+    (dict(windows=[5, 3, (5, 5)]), "--window 5,3,5x5"),
+    (dict(windows=[3, 2**40]), "--window 3,1099511627776"),
+    (dict(windows=[(7, 3), "9x4"]), "--window 7x3,9x4"),
+    (dict(band=[2, 2], bands=3), "--band 2,2 --bands 3"),
+    (dict(band=[0, 1], bands=3), "--band 0,1 --bands 3"),
+    (dict(band=[1, 70000], bands=3), "--band 1,70000 --bands 3"),
+]
+
+
+def test_job_messages():
+    for kw, args in CASES:
+        opts = dict(size=(4, 4), dtype="u8")
+        opts.update(kw)
+        cli_args = args.split()
+        if "--size" not in cli_args:
+            cli_args = ["--size", "4x4"] + cli_args
+        if "--dtype" not in cli_args:
+            cli_args = ["--dtype", "u8"] + cli_args
+        code, want = cli_message(*(cli_args + [path("in.raw"), path("out.raw")]))
+        e = expect_raises("run(%s): UsageError" % kw, winent.UsageError, winent.run,
+                          path("in.raw"), path("out.raw"), **opts)
+        check("run(%s): the CLI's line %r (exit %d), got %r" % (kw, want, code, str(e)),
+              code == 2 and e is not None and str(e) == want)
+    check("nothing written", not os.path.exists(path("out.raw")))
+
+
+def test_numeric_texts():
+    """A whole number as a text is read as the CLI reads it."""
+    with open(path("in.raw"), "wb") as f:
+        f.write(bytes(16))
+    winent.run(path("in.raw"), path("t.raw"), size=(4, 4), dtype="u8", threads="2",
+               window="3")
+    ref = np.fromfile(path("t.raw"), "<f4")
+    winent.run(path("in.raw"), path("t2.raw"), size=(4, 4), dtype="u8", threads=2, window=3)
+    check("threads='2', window='3': as 2 and 3", ref.tobytes() == open(path("t2.raw"),
+                                                                       "rb").read())
+    os.unlink(path("t.raw"))
+    os.unlink(path("t2.raw"))
+
+
+def test_entropy_messages():
+    a = np.zeros((6, 7), np.uint8)
+    for kw, args in CASES[:13]:
+        code, want = cli_message(*(["--size", "4x4", "--dtype", "u8"] + args.split() +
+                                   [path("in.raw"), path("out.raw")]))
+        e = expect_raises("entropy(%s): UsageError" % kw, winent.UsageError, winent.entropy,
+                          a, **kw) if kw.get("range") != "auto" else None
+        if e is not None:
+            check("entropy(%s): the CLI's line %r, got %r" % (kw, want, str(e)), str(e) == want)
+
+
+def test_nul_bytes():
+    with open(path("in.raw"), "wb") as f:
+        f.write(bytes(16))
+    before = sorted(os.listdir(T))
+    for what, kw in [("output", dict(output=path("out") + "\0.raw")),
+                     ("output as bytes", dict(output=os.fsencode(path("o.raw")) + b"\0x")),
+                     ("input", dict(input=path("in.raw") + "\0junk")),
+                     ("preview", dict(preview=path("p.png") + "\0")),
+                     ("device", dict(device="cpu\0,0")),
+                     ("command_line", dict(command_line="made by\0 me"))]:
+        opts = dict(input=path("in.raw"), output=path("ok.raw"), size=(4, 4), dtype="u8")
+        opts.update(kw)
+        e = expect_raises("a NUL byte in %s: ValueError" % what, ValueError,
+                          lambda: winent.run(**opts))
+        check("a NUL byte in %s: a winent.UsageError naming it" % what,
+              isinstance(e, winent.UsageError) and str(e).startswith(what.split()[0]), e)
+    check("nothing written (%s)" % sorted(os.listdir(T)), sorted(os.listdir(T)) == before)
+    expect_raises("entropy(device with a NUL byte): ValueError", ValueError, winent.entropy,
+                  np.zeros((3, 3), np.uint8), device="cpu\0")
+
+
+for t in (test_job_messages, test_numeric_texts, test_entropy_messages, test_nul_bytes):
+    run_test(t)
+finish()
