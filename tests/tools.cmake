@@ -6,6 +6,7 @@ winent_unit_test(test_engine_random)
 winent_unit_test(test_engine_disk)
 winent_sh_test(test_mksample test_mksample.sh)
 winent_sh_test(test_skimage test_skimage.sh)
+winent_sh_test(test_skimage_disk test_skimage_disk.sh)
 winent_sh_test(test_mksample_tiff test_mksample_tiff.sh)
 winent_sh_test(test_bench_job test_bench_job.sh)
 # winent-bench kernels on the CPU alone, tiny (the GPU run is in gpu.cmake).

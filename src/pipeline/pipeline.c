@@ -611,7 +611,7 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
     winent_preview_opts *v = &p->preview_opts;
     static const char *const units[] = {"nat", "bit", "ban"};
     static const char *const bases[] = {"e", "2", "10"};
-    double n = (double)co->kx * (double)co->ky;
+    double n = (double)p->plan->area; /* the window's pixels (a disk's: fewer) */
     if (co->bins > 0 && (double)co->bins < n)
         n = (double)co->bins;
     memset(v, 0, sizeof *v);
@@ -623,12 +623,14 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
     v->unit = units[co->base];
     v->stop = p->stop;
     int pw, ph;
+    char win[32];
     winent_preview_dims(p->width, p->height, v->size, &pw, &ph);
+    winent_sink_window_name(co, win, sizeof win);
     snprintf(p->preview_text, sizeof p->preview_text,
-             "Local Shannon entropy (base %s), %dx%d window, of %s: the %dx%d map at %dx%d, each "
+             "Local Shannon entropy (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
              "pixel the mean of the valid map pixels of its block, coloured on the scale 0 to "
              "%.6g %s; transparent where no pixel is valid",
-             bases[co->base], co->kx, co->ky,
+             bases[co->base], win,
              o->input == NULL || p->mem_in ? "memory"
              : strcmp(o->input, "-") == 0  ? "standard input"
                                            : o->input,
