@@ -27,6 +27,7 @@ int main(void)
     FIELD(winent_compute_opts, range_hi);
     FIELD(winent_compute_opts, has_nodata);
     FIELD(winent_compute_opts, nodata);
+    FIELD(winent_compute_opts, disk);
 
     STRUCT(winent_progress);
     FIELD(winent_progress, rows_done);
@@ -113,6 +114,7 @@ int main(void)
     FIELD(winent_job_opts, band_all);
     FIELD(winent_job_opts, window_list);
     FIELD(winent_job_opts, nwindow_list);
+    FIELD(winent_job_opts, window_disk);
     FIELD(winent_job_opts, release_gpus);
     return 0;
 }

@@ -13,7 +13,7 @@ import warnings
 
 from . import _lib
 from ._errors import OK, Cancelled, UsageError, error_for
-from ._options import as_int, fill_compute, window_sides
+from ._options import as_int, fill_compute, window_spec
 
 
 class Notice(UserWarning):
@@ -188,7 +188,8 @@ class Job:
                  byteorder=None, header_bytes=None, format=None, level=None, frame_rows=None,
                  tile=None, compress=None, tif_layout=None, bigtiff=False, preview=None,
                  preview_size=None, sidecar=False, decode=False, device="auto", threads=0,
-                 mem=None, progress=None, notice=None, command_line=None):
+                 mem=None, progress=None, notice=None, command_line=None, footprint=None,
+                 radius=None):
         L = _lib.lib()
         self._handle = None
         self._lock = threading.RLock()
@@ -216,7 +217,7 @@ class Job:
         o.output = cstr(_path("output", output))
         if o.input is None or o.output is None:
             raise UsageError("give an input and an output")
-        fill_compute(o.compute, window, base, bins, range, nodata)
+        fill_compute(o.compute, window, base, bins, range, nodata, footprint, radius)
         if isinstance(range, str) and range == "auto":
             o.range_auto = 1
         if nodata is not None:
@@ -256,14 +257,16 @@ class Job:
         elif band is not None:
             o.band = as_int("band", band, 0)
         if windows is not None:
-            sides = [window_sides(w) for w in windows]
+            sides = [window_spec(w) for w in windows]
             if not sides:
-                raise UsageError("windows: give a list of windows, e.g. [5, 9, 15]")
-            o.compute.kx, o.compute.ky = sides[0]
+                raise UsageError("windows: give a list of windows, e.g. [5, 9, ('disk', 3)]")
+            o.compute.kx, o.compute.ky, o.compute.disk = sides[0]
             if len(sides) > 1:
-                arr = (ctypes.c_int * (2 * len(sides)))(*[v for kxky in sides for v in kxky])
-                keep.append(arr)
+                arr = (ctypes.c_int * (2 * len(sides)))(*[v for w in sides for v in w[:2]])
+                disks = (ctypes.c_int * len(sides))(*[w[2] for w in sides])
+                keep.extend([arr, disks])
                 o.window_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
+                o.window_disk = ctypes.cast(disks, ctypes.POINTER(ctypes.c_int))
                 o.nwindow_list = len(sides)
         if interleave is not None:
             o.interleave = _choice("interleave", interleave, _lib.INTERLEAVES)
@@ -479,7 +482,10 @@ def run(input, output, **options):
         or ``format``. A file appears only when complete.
 
     Options (keywords, each as the CLI's ``--option``; None: the default):
-    window, windows (a list: a map of each, as ``--window 5,9,15``), base,
+    window (K, (KX, KY), "7x3", or a disk: ("disk", R) or "diskR", as
+    ``--disk R``), footprint="disk" with radius=R (the same disk, as
+    scikit-image's footprint=disk(R)), windows (a list: a map of each, as
+    ``--window 5,9,disk3``: [5, 9, ("disk", 3)]), base,
     bins, range ((lo, hi) or "auto"), nodata; band (a number, a list of
     them or "all": a map of each, as ``--band``); raw input: size ((width,
     height) or "WxH"), dtype ("u16" or a numpy dtype, whose byte order

@@ -32,6 +32,43 @@ def as_float(name, value):
     return float(value)
 
 
+def _disk_radius(r):
+    """A disk's radius R (0..127): its window is 2R + 1 square."""
+    r = as_int("window", r)
+    if not 0 <= r <= 127:
+        raise UsageError("window: disk %d: give a radius from 0 to 127" % r)
+    return r
+
+
+def window_spec(window, footprint=None, radius=None):
+    """The window as (kx, ky, disk): window=K, (KX, KY), "K" / "KXxKY" as
+    the CLI's --window, or a disk: ("disk", R), "diskR", or footprint="disk"
+    with radius=R (scikit-image's morphology.disk(R); kx = ky = 2R + 1)."""
+    if footprint is not None or radius is not None:
+        if footprint not in ("disk", "square", "rectangle"):
+            raise UsageError("footprint: %r: use 'disk' (with radius=R), or give window=K"
+                             % (footprint,))
+        if footprint == "disk":
+            if radius is None:
+                raise UsageError("footprint='disk' needs radius=R (0 to 127)")
+            r = _disk_radius(radius)
+            return 2 * r + 1, 2 * r + 1, 1
+        if radius is not None:
+            raise UsageError("radius goes with footprint='disk'")
+    if isinstance(window, str) and window.lower().startswith("disk"):
+        try:
+            r = int(window[4:])
+        except ValueError:
+            raise UsageError("window: %r: give 'diskR', R from 0 to 127" % window) from None
+        r = _disk_radius(r)
+        return 2 * r + 1, 2 * r + 1, 1
+    if isinstance(window, (tuple, list)) and len(window) == 2 and window[0] == "disk":
+        r = _disk_radius(window[1])
+        return 2 * r + 1, 2 * r + 1, 1
+    kx, ky = window_sides(window)
+    return kx, ky, 0
+
+
 def window_sides(window):
     """window=K, (KX, KY), or "K" / "KXxKY" as the CLI's --window: (kx, ky)."""
     if isinstance(window, str):
@@ -73,11 +110,11 @@ def range_pair(rng):
     return as_float("range", rng[0]), as_float("range", rng[1])
 
 
-def fill_compute(o, window, base, bins, rng, nodata):
+def fill_compute(o, window, base, bins, rng, nodata, footprint=None, radius=None):
     """Set the fields of winent_compute_opts `o` (its defaults already in)
     from the Python values; `rng` is None, (lo, hi) or "auto" (the caller
     handles "auto" itself). Returns nothing; raises UsageError."""
-    o.kx, o.ky = window_sides(window)
+    o.kx, o.ky, o.disk = window_spec(window, footprint, radius)
     o.base = base_code(base)
     if rng is not None and not (isinstance(rng, str) and rng == "auto"):
         o.range_lo, o.range_hi = range_pair(rng)
