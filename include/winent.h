@@ -301,6 +301,10 @@ typedef struct winent_job_opts {
     const char *preview;
     int preview_size;           /* its longest side in pixels, 1..WINENT_PREVIEW_SIZE_MAX
                                    (0: WINENT_PREVIEW_SIZE_DEFAULT) */
+    int preview_range;          /* 1: the colours span [preview_lo, preview_hi]
+                                   (--preview-range LO:HI, finite, LO < HI); 0: the
+                                   2nd to 98th percentiles of the preview's pixels */
+    double preview_lo, preview_hi;
     winent_tif_layout tif_layout; /* .tif layout (default Cloud-Optimized) */
     int bigtiff;                /* .tif: BigTIFF even when small (else only past 4 GiB) */
     const char *command_line;   /* provenance: the command that made the map (the

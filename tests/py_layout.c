@@ -97,6 +97,9 @@ int main(void)
     FIELD(winent_job_opts, compress);
     FIELD(winent_job_opts, preview);
     FIELD(winent_job_opts, preview_size);
+    FIELD(winent_job_opts, preview_range);
+    FIELD(winent_job_opts, preview_lo);
+    FIELD(winent_job_opts, preview_hi);
     FIELD(winent_job_opts, tif_layout);
     FIELD(winent_job_opts, bigtiff);
     FIELD(winent_job_opts, command_line);

@@ -4,7 +4,7 @@ window=("disk", R) and window="diskR" give one map, bit for bit the CLI's
 --disk R, and scikit-image's filters.rank.entropy(footprint=disk(R))
 within one float32 ulp (base 2, given explicitly); winent.run with
 windows=[5, ("disk", 3)] gives the single runs' maps; bad disks are usage
-errors with the library's message."""
+errors with the library's message; preview_range (--preview-range)."""
 from py_harness import (check, cli_map, expect_raises, finish, need, path, run_test,
                         same_bits)
 
@@ -89,6 +89,23 @@ def test_errors():
     expect_raises("'diskx'", winent.UsageError, winent.entropy, img, window="diskx")
 
 
-for t in (test_spellings_and_cli, test_skimage, test_run_windows, test_errors):
+def test_preview_range():
+    """preview_range=(lo, hi) is --preview-range: the PNG's Description
+    states the stretch; a bad one is the library's usage error."""
+    img = RNG.integers(0, 50, size=(H, W)).astype(np.uint8)
+    raw = path("pr.raw")
+    img.tofile(raw)
+    png = path("pr.png")
+    winent.run(raw, path("pr.zst"), size=(W, H), dtype="u8", base=2, preview=png,
+               preview_range=(0.5, 4))
+    data = open(png, "rb").read()
+    check("preview_range=(0.5, 4): the PNG states the stretch 0.5 to 4 bit",
+          b"colours from 0.5 bit" in data and b"to 4 bit" in data)
+    expect_raises("preview_range=(4, 1)", winent.UsageError, winent.run, raw, path("x.zst"),
+                  size=(W, H), dtype="u8", preview=path("x.png"), preview_range=(4, 1))
+
+
+for t in (test_spellings_and_cli, test_skimage, test_run_windows, test_errors,
+          test_preview_range):
     run_test(t)
 finish()

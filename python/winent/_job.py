@@ -13,7 +13,7 @@ import warnings
 
 from . import _lib
 from ._errors import OK, Cancelled, UsageError, error_for
-from ._options import as_int, fill_compute, window_spec
+from ._options import as_float, as_int, fill_compute, window_spec
 
 
 class Notice(UserWarning):
@@ -189,7 +189,7 @@ class Job:
                  tile=None, compress=None, tif_layout=None, bigtiff=False, preview=None,
                  preview_size=None, sidecar=False, decode=False, device="auto", threads=0,
                  mem=None, progress=None, notice=None, command_line=None, footprint=None,
-                 radius=None):
+                 radius=None, preview_range=None):
         L = _lib.lib()
         self._handle = None
         self._lock = threading.RLock()
@@ -288,6 +288,13 @@ class Job:
         o.preview = cstr(_path("preview", preview))
         if preview_size is not None:
             o.preview_size = as_int("preview_size", preview_size, 0)
+        if preview_range is not None:
+            if isinstance(preview_range, (str, bytes)) or not hasattr(preview_range, "__len__") \
+                    or len(preview_range) != 2:
+                raise UsageError("preview_range: %r: give (lo, hi)" % (preview_range,))
+            o.preview_range = 1
+            o.preview_lo = as_float("preview_range", preview_range[0])
+            o.preview_hi = as_float("preview_range", preview_range[1])
         o.sidecar = int(bool(sidecar))
         o.decode = int(bool(decode))
         if device is not None:
@@ -492,7 +499,10 @@ def run(input, output, **options):
     counts), bands, interleave ("bsq", "bip", "bil"),
     byteorder ("little", "big"), header_bytes; output: format ("zst",
     "tif", "raw"), level, frame_rows, tile, compress, tif_layout ("cog",
-    "tiled"), bigtiff, preview (a PNG path), preview_size, sidecar, decode;
+    "tiled"), bigtiff, preview (a PNG path; its colours stretched over the
+    map's 2nd-98th percentiles, a world file and .aux.xml beside it for a
+    georeferenced map), preview_size, preview_range ((lo, hi): the stretch,
+    as ``--preview-range``), sidecar, decode;
     running: device, threads, mem (bytes or "512M"), command_line (the
     provenance recorded in the output; default none).
 

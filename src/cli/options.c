@@ -73,9 +73,12 @@ void cli_print_help(FILE *f)
         "  --tile N            GeoTIFF tile side, multiple of 16 (default 512)\n"
         "  --compress C        GeoTIFF compression: zstd, deflate, lzw or none (default zstd)\n"
         "  --preview FILE.png  also write a quicklook of the map while it streams: each pixel\n"
-        "                      the mean of the valid map pixels of its block, coloured on\n"
-        "                      the scale 0 .. log(min(window pixels, bins)), transparent\n"
-        "                      where none is valid, with a legend bar below\n"
+        "                      the mean of the valid map pixels of its block, the colours\n"
+        "                      stretched over the 2nd to 98th percentiles of those means,\n"
+        "                      transparent where none is valid, a legend bar below with the\n"
+        "                      values and the unit; a georeferenced map also gets\n"
+        "                      FILE.pgw (world file) and FILE.png.aux.xml (CRS) beside it\n"
+        "  --preview-range LO:HI  the colours' stretch instead, in the map's unit (2:6)\n"
         "  --preview-size N    its longest side in pixels (default 1024; never more than\n"
         "                      the map's)\n"
         "  --tif-layout L      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the\n"
@@ -295,6 +298,7 @@ enum {
     OPT_COMPRESS,
     OPT_PREVIEW,
     OPT_PREVIEW_SIZE,
+    OPT_PREVIEW_RANGE,
     OPT_TIF_LAYOUT,
     OPT_BIGTIFF,
     OPT_SIDECAR,
@@ -337,6 +341,7 @@ static const struct option long_opts[] = {
     {"compress", required_argument, NULL, OPT_COMPRESS},
     {"preview", required_argument, NULL, OPT_PREVIEW},
     {"preview-size", required_argument, NULL, OPT_PREVIEW_SIZE},
+    {"preview-range", required_argument, NULL, OPT_PREVIEW_RANGE},
     {"tif-layout", required_argument, NULL, OPT_TIF_LAYOUT},
     {"bigtiff", no_argument, NULL, OPT_BIGTIFF},
     {"sidecar", no_argument, NULL, OPT_SIDECAR},
@@ -683,6 +688,24 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             return usage(msg, n, "--compress: '%s': use zstd, deflate, lzw or none", val);
         break;
     case OPT_PREVIEW: j->preview = val; break;
+    case OPT_PREVIEW_RANGE: {
+        /* LO:HI in the map's unit; LO may start with '-'. Finite, LO < HI:
+         * the library's check. */
+        const char *colon = *val ? strchr(val + 1, ':') : NULL;
+        char lo[64];
+        double vlo, vhi;
+        if (colon == NULL || (size_t)(colon - val) >= sizeof lo)
+            return usage(msg, n, "--preview-range: '%s': give LO:HI, e.g. 2:6", val);
+        memcpy(lo, val, (size_t)(colon - val));
+        lo[colon - val] = '\0';
+        if (parse_double(lo, &vlo) || parse_double(colon + 1, &vhi))
+            return usage(msg, n, "--preview-range: '%s': give finite numbers LO:HI with LO < HI",
+                         val);
+        j->preview_range = 1;
+        j->preview_lo = vlo;
+        j->preview_hi = vhi;
+        break;
+    }
     case OPT_TIF_LAYOUT:
         if (!strcmp(val, "cog"))
             j->tif_layout = WINENT_TIF_COG;

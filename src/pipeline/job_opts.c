@@ -4,6 +4,7 @@
  * a bad value gets the same one-line message whichever way it came in. The
  * CLI turns its words into numbers and leaves the numbers' checks to this
  * file; what needs the files is checked by the run (pipeline.c). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +129,13 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
                           o->preview_size, WINENT_PREVIEW_SIZE_MAX);
     if (o->preview_size && !o->preview)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview-size goes with --preview FILE.png");
+    if (o->preview_range &&
+        (!isfinite(o->preview_lo) || !isfinite(o->preview_hi) || !(o->preview_lo < o->preview_hi)))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--preview-range: '%.17g:%.17g': give finite numbers LO:HI with LO < HI",
+                          o->preview_lo, o->preview_hi);
+    if (o->preview_range && !o->preview)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview-range goes with --preview FILE.png");
     winent_device_list devices;
     WINENT_TRY(winent_device_list_parse(o->device, &devices, err));
     if (o->threads < 0 || o->threads > THREADS_MAX)

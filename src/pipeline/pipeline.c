@@ -12,6 +12,7 @@
 
 #include "base/mem.h"
 #include "pipeline_internal.h"
+#include "tiles/georef.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -603,9 +604,11 @@ static void warn_range(const pipeline *p, const winent_job_opts *o, int k)
     o->on_notice(o->user, line);
 }
 
-/* The preview's options (--preview in a whole job): the image's size, and
- * the colour scale 0 .. the largest entropy the options allow, log of
- * min(window pixels, bins), known before the first row. */
+/* The preview's options (--preview in a whole job): the image's size; the
+ * colours' stretch, --preview-range or else the image's own 2nd-98th
+ * percentiles (found by the preview at the end), beside the largest
+ * entropy the options allow, log of min(window pixels, bins); the map's
+ * geotransform and EPSG code, for the world file and PAM file. */
 static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_compute_opts *co)
 {
     winent_preview_opts *v = &p->preview_opts;
@@ -622,14 +625,22 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
     v->vmax = co->base == WINENT_BASE_2 ? log2(n) : co->base == WINENT_BASE_10 ? log10(n) : log(n);
     v->unit = units[co->base];
     v->stop = p->stop;
+    v->range_given = o->preview_range;
+    v->lo = o->preview_lo;
+    v->hi = o->preview_hi;
+    const winent_source_info *info = p->source ? winent_source_get_info(p->source) : NULL;
+    if (info && info->georef) {
+        v->has_geotransform = winent_georef_geotransform(info->georef, v->gt);
+        v->epsg = winent_georef_epsg(info->georef);
+    }
     int pw, ph;
     char win[32];
     winent_preview_dims(p->width, p->height, v->size, &pw, &ph);
     winent_sink_window_name(co, win, sizeof win);
     snprintf(p->preview_text, sizeof p->preview_text,
              "Local Shannon entropy (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
-             "pixel the mean of the valid map pixels of its block, coloured on the scale 0 to "
-             "%.6g %s; transparent where no pixel is valid",
+             "pixel the mean of the valid map pixels of its block (at most %.6g %s), "
+             "transparent where no pixel is valid",
              bases[co->base], win,
              o->input == NULL || p->mem_in ? "memory"
              : strcmp(o->input, "-") == 0  ? "standard input"
