@@ -614,9 +614,12 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
     winent_preview_opts *v = &p->preview_opts;
     static const char *const units[] = {"nat", "bit", "ban"};
     static const char *const bases[] = {"e", "2", "10"};
-    double n = (double)p->plan->area; /* the window's pixels (a disk's: fewer) */
-    if (co->bins > 0 && (double)co->bins < n)
-        n = (double)co->bins;
+    /* The window's pixels (a disk's: fewer), or the codes the data can
+     * take, whichever is fewer: --bins, or 256 distinct values of 8-bit
+     * samples (a u8 31x31 map holds at most 8 bits, not log2(961)). */
+    double n = (double)p->plan->area;
+    if ((double)p->plan->ncodes < n)
+        n = (double)p->plan->ncodes;
     memset(v, 0, sizeof *v);
     v->path = o->preview;
     v->map_width = p->width;
