@@ -96,8 +96,8 @@ static winent_compute_opts disk_opts(const dcase *dc, int r, winent_base base)
  * morphology.disk(R)), and each row's half-width against the definition. */
 static void test_shape(void)
 {
-    static const int counts[][2] = {{0, 1}, {1, 5}, {2, 13}, {3, 29}, {4, 49}, {5, 81},
-                                    {7, 149}, {10, 317}, {15, 709}, {127, 50617}};
+    static const int counts[][2] = {{0, 1},  {1, 5},   {2, 13},   {3, 29},   {4, 49},
+                                    {5, 81}, {7, 149}, {10, 317}, {15, 709}, {127, 50617}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         winent_compute_opts o = disk_opts(&cases[0], counts[i][0], WINENT_BASE_2);
         winent_plan *p = NULL;
@@ -229,8 +229,8 @@ static void run_case(const dcase *dc, int r, winent_base base, int w, int h)
             for (int y0 = 0; y0 < h; y0 += bh) {
                 int y1 = y0 + bh < h ? y0 + bh : h, in_y0, in_h;
                 winent_chunk_input_rows(y0, y1, p->ry, h, &in_y0, &in_h);
-                winent_chunk c = {in + (size_t)in_y0 * row_bytes, row_bytes, w, h, in_y0, in_h,
-                                  y0, y1};
+                winent_chunk c = {
+                    in + (size_t)in_y0 * row_bytes, row_bytes, w, h, in_y0, in_h, y0, y1};
                 CHECK(winent_cpu_engine_compute(e, &c, got + (size_t)y0 * w, (size_t)w, &err) ==
                           WINENT_OK,
                       "%s", err.msg);
@@ -239,8 +239,8 @@ static void run_case(const dcase *dc, int r, winent_base base, int w, int h)
             CHECK(same_bits(ref, got, n, &at),
                   "%s, disk %d, base %d, %dx%d image, %d threads, bands of %d: pixel (%zu, %zu) "
                   "reference %.9g, cpu %.9g",
-                  dc->name, r, (int)base, w, h, ti + 1, bh, at % (size_t)w, at / (size_t)w,
-                  ref[at], got[at]);
+                  dc->name, r, (int)base, w, h, ti + 1, bh, at % (size_t)w, at / (size_t)w, ref[at],
+                  got[at]);
         }
     }
 done:

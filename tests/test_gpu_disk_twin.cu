@@ -121,7 +121,8 @@ static void run_twin(const tcase *tc, const winent_plan *p, const void *in,
     for (size_t i = 0; i < got.size(); i++)
         if (memcmp(&got[i], &ref[i], sizeof(float)) != 0 && bad++ == 0)
             first = i;
-    CHECK(bad == 0, "%s (%s, %d-bit plane%s): %zu pixels differ, first (%zu, %zu): twin %.9g, "
+    CHECK(bad == 0,
+          "%s (%s, %d-bit plane%s): %zu pixels differ, first (%zu, %zu): twin %.9g, "
           "cpu %.9g",
           tc->name, hist, 8 * (int)sizeof(C), ND ? ", sentinel" : "", bad, first % (size_t)W,
           first / (size_t)W, got[first], ref[first]);

@@ -25,13 +25,13 @@
 typedef struct winent_disk_job {
     const winent_plan *plan; /* borrowed: the disk (rx, hw) and the tables */
     const void *base;
-    size_t stride;           /* in codes */
+    size_t stride; /* in codes */
     size_t code_size;
     int ox, oy;
-    int W, H;                /* the image */
-    uint32_t sent;           /* the code of a pixel not counted */
-    int has_sent;            /* 0: every pixel is counted */
-    float *out;              /* output row out_y0, rows out_stride floats apart */
+    int W, H;      /* the image */
+    uint32_t sent; /* the code of a pixel not counted */
+    int has_sent;  /* 0: every pixel is counted */
+    float *out;    /* output row out_y0, rows out_stride floats apart */
     size_t out_stride;
     int out_y0;
 } winent_disk_job;

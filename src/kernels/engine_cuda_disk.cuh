@@ -37,7 +37,7 @@ template <typename C, bool ND, typename Hist>
 KHD void slide_column_disk(const win_params &p, Hist &h, int x, int ya, int yb)
 {
     const C *plane = (const C *)p.plane;
-    const uint32_t sent = (uint32_t)(C)~(C)0;
+    const uint32_t sent = (uint32_t)(C) ~(C)0;
     const int W = p.W, H = p.H, R = p.rx;
     const int dx0 = max(-R, -x), dx1 = min(R, W - 1 - x);
     for (int dx = dx0; dx <= dx1; dx++) {
@@ -110,8 +110,7 @@ __global__ void disk_smem_kernel(const win_params p, const unsigned *maxcode)
 
 /* Any code: an open-addressing table per thread, in shared memory when
  * small, else in the global workspace, as hash_kernel. */
-template <typename C, bool ND, bool SHARED>
-__global__ void disk_hash_kernel(const win_params p)
+template <typename C, bool ND, bool SHARED> __global__ void disk_hash_kernel(const win_params p)
 {
     typedef typename std::conditional<sizeof(C) == 2, uint32_t, unsigned long long>::type E;
     extern __shared__ unsigned long long sh_entries[];
