@@ -47,6 +47,8 @@ def test_skimage():
         img = RNG.integers(0, values, size=(H, W)).astype(dtype)
         for r in (1, 3, 6):
             ours = winent.entropy(img, footprint="disk", radius=r, base=2)
+            check("footprint=disk(%d), scikit-image's array: the same map" % r,
+                  same_bits(ours, winent.entropy(img, footprint=disk(r), base=2)))
             ref = sk_entropy(img, disk(r)).astype(np.float32)
             ulps = np.abs(ours.astype(np.float64) - ref) / np.spacing(np.maximum(ref, 1e-30))
             check("%s disk(%d) within one float32 ulp of scikit-image (worst %.3g ulp)"
@@ -87,6 +89,12 @@ def test_errors():
     expect_raises("unknown footprint", winent.UsageError, winent.entropy, img,
                   footprint="star", radius=2)
     expect_raises("'diskx'", winent.UsageError, winent.entropy, img, window="diskx")
+    expect_raises("a footprint neither disk nor rectangle", winent.UsageError, winent.entropy,
+                  img, footprint=np.eye(3, dtype=np.uint8))
+    check("footprint=np.ones((3, 7)) is window (7, 3)",
+          same_bits(winent.entropy(np.arange(99, dtype=np.uint8).reshape(9, 11),
+                                   footprint=np.ones((3, 7), np.uint8)),
+                    winent.entropy(np.arange(99, dtype=np.uint8).reshape(9, 11), window=(7, 3))))
 
 
 def test_preview_range():

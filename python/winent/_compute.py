@@ -109,7 +109,9 @@ def entropy(array, window=5, base="e", bins=None, range=None, nodata=None, devic
         odd sides 1..255. A circular window: ``("disk", R)`` or "diskR"
         (as ``--disk R``): the pixels with dx^2 + dy^2 <= R^2, R 0..127.
     footprint, radius: ``footprint="disk", radius=R`` is the same disk,
-        scikit-image's ``footprint=morphology.disk(R)``.
+        scikit-image's ``footprint=morphology.disk(R)``; scikit-image's
+        footprint arrays are taken too: ``footprint=disk(3)``, or a
+        rectangle of ones ``np.ones((3, 7))`` (7 wide, 3 high).
     base: "e" (nats), 2 (bits: scikit-image's filters.rank.entropy) or 10.
     bins, range: quantize ``bin = floor((v - lo) * bins / (hi - lo))``,
         clamped; ``range=(lo, hi)`` or ``"auto"`` (the valid samples'

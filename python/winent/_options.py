@@ -43,9 +43,13 @@ def _disk_radius(r):
 def window_spec(window, footprint=None, radius=None):
     """The window as (kx, ky, disk): window=K, (KX, KY), "K" / "KXxKY" as
     the CLI's --window, or a disk: ("disk", R), "diskR", or footprint="disk"
-    with radius=R (scikit-image's morphology.disk(R); kx = ky = 2R + 1)."""
+    with radius=R (scikit-image's morphology.disk(R); kx = ky = 2R + 1); or
+    scikit-image's footprint array itself (disk(R), or a rectangle of ones),
+    which overrides `window`."""
+    if footprint is not None and hasattr(footprint, "shape") and radius is None:
+        return _footprint_array(footprint)
     if footprint is not None or radius is not None:
-        if footprint not in ("disk", "square", "rectangle"):
+        if not isinstance(footprint, str) or footprint not in ("disk", "square", "rectangle"):
             raise UsageError("footprint: %r: use 'disk' (with radius=R), or give window=K"
                              % (footprint,))
         if footprint == "disk":
@@ -67,6 +71,27 @@ def window_spec(window, footprint=None, radius=None):
         return 2 * r + 1, 2 * r + 1, 1
     kx, ky = window_sides(window)
     return kx, ky, 0
+
+
+def _footprint_array(fp):
+    """scikit-image's own footprint arrays: morphology.disk(R) (a disk) or
+    footprint_rectangle / np.ones((KY, KX)) (a window), odd sides; any
+    other shape is refused, since only those two are computed."""
+    import numpy as np
+    a = np.asarray(fp)
+    if a.ndim != 2 or a.shape[0] % 2 == 0 or a.shape[1] % 2 == 0:
+        raise UsageError("footprint: an array of shape %r: give morphology.disk(R) or a "
+                         "rectangle of ones with odd sides" % (a.shape,))
+    ky, kx = a.shape
+    on = a != 0
+    if on.all():
+        return as_int("footprint", kx), as_int("footprint", ky), 0
+    r = kx // 2
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    if kx == ky and (on == (xx * xx + yy * yy <= r * r)).all():
+        return _disk_radius(r) * 2 + 1, 2 * r + 1, 1
+    raise UsageError("footprint: only rectangles of ones and morphology.disk(R) are computed; "
+                     "this %dx%d footprint is neither" % (kx, ky))
 
 
 def window_sides(window):
