@@ -128,7 +128,8 @@ static void run_twin(const tcase *tc, const winent_plan *p, const void *in,
           first / (size_t)W, got[first], ref[first]);
 }
 
-/* Hash tables as the engine sizes them: twice the window's pixels. */
+/* Hash tables as the engine sizes them: twice the window's pixels (a
+ * disk's area). */
 template <typename C, bool ND>
 static void run_hash(const tcase *tc, const winent_plan *p, const void *in,
                      const std::vector<float> &ref)
@@ -136,7 +137,7 @@ static void run_hash(const tcase *tc, const winent_plan *p, const void *in,
     typedef typename std::conditional<sizeof(C) == 2, uint32_t, unsigned long long>::type E;
     hash_twin<E> t;
     t.bits = 4;
-    while ((1 << t.bits) < 2 * p->nmax)
+    while ((1 << t.bits) < 2 * p->area)
         t.bits++;
     run_twin<C, ND>(tc, p, in, ref, t, sizeof(E) == 4 ? "hash e32" : "hash e64");
 }
@@ -172,8 +173,9 @@ static void run_case(const tcase *tc)
     if (!nd && p->ncodes <= 256) {
         smem_twin<uint8_t> s8;
         smem_twin<uint16_t> s16;
-        run_twin<uint8_t, false>(tc, p, in, ref, s8, "smem cnt8");
-        if (p->nmax > 255 || tc->r < 8) /* the counters the engine would pick, and 16 anyway */
+        if (p->area <= 255) /* a byte holds every count */
+            run_twin<uint8_t, false>(tc, p, in, ref, s8, "smem cnt8");
+        if (p->area > 255 || tc->r < 8) /* the counters the engine would pick, and 16 anyway */
             run_twin<uint8_t, false>(tc, p, in, ref, s16, "smem cnt16");
         run_hash<uint32_t, false>(tc, p, in, ref);
     } else if (twin_wide_plane(p)) {
@@ -185,7 +187,7 @@ static void run_case(const tcase *tc)
         if (p->ncodes <= 256) {
             smem_twin<uint8_t> s8;
             smem_twin<uint16_t> s16;
-            if (p->nmax <= 255)
+            if (p->area <= 255)
                 run_twin<uint16_t, true>(tc, p, in, ref, s8, "smem cnt8");
             run_twin<uint16_t, true>(tc, p, in, ref, s16, "smem cnt16");
         }
@@ -202,7 +204,8 @@ static const tcase cases[] = {
     {"u8 256 values disk 0", WINENT_U8, 0, 0, 256, 0, 0, 0, 31, 17, 7, 5},
     {"u8 256 values disk 1", WINENT_U8, 1, 0, 256, 0, 0, 0, 40, 33, 9, 4},
     {"u8 12 values disk 3", WINENT_U8, 3, 0, 12, 0, 0, 0, 61, 45, 13, 6},
-    {"u8 256 values disk 7 (cnt16)", WINENT_U8, 7, 0, 256, 0, 0, 0, 70, 50, 17, 11},
+    {"u8 256 values disk 7 (cnt8: 149 pixels)", WINENT_U8, 7, 0, 256, 0, 0, 0, 70, 50, 17, 11},
+    {"u8 256 values disk 10 (cnt16: 317 pixels)", WINENT_U8, 10, 0, 256, 0, 0, 0, 60, 45, 13, 9},
     {"u8 nodata 5 disk 2", WINENT_U8, 2, 0, 20, 0, 1, 5, 50, 40, 11, 3},
     {"u8 narrower than the disk", WINENT_U8, 6, 0, 64, 0, 0, 0, 5, 40, 9, 7},
     {"u8 shorter than the disk", WINENT_U8, 9, 0, 200, 0, 0, 0, 60, 4, 4, 2},

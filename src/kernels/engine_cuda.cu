@@ -468,13 +468,15 @@ static void thread_layout(winent_gpu_engine *e)
     const winent_plan *p = e->plan;
     if (p->ncodes <= 256) {
         e->path = PATH_SMEM;
-        e->cnt_bytes = p->nmax <= 255 ? 1 : 2;
+        /* The most a counter holds: the window's pixels (a disk's area,
+         * below its square's kx * ky). */
+        e->cnt_bytes = p->area <= 255 ? 1 : 2;
         e->threads = 128;
         e->smem = (size_t)256 * (size_t)e->cnt_bytes * (size_t)e->threads;
         return;
     }
     int bits = 4;
-    while ((1 << bits) < 2 * p->nmax)
+    while ((1 << bits) < 2 * p->area)
         bits++;
     e->hash_bits = bits;
     /* 16-bit planes pack (count, key) into 32 bits, wider ones into 64. */
