@@ -3,8 +3,8 @@
  * The disk kernels' slide (src/kernels/engine_cuda_disk.cuh) run on the
  * host, a thread's column at a time, against the CPU engine, bit for bit:
  * both histograms the engine gives it (the direct shared-memory one of
- * codes < 256 with 8- and 16-bit counters, and the per-thread hash table
- * with 32- and 64-bit entries), each code plane (8, 16 and 32 bits, with
+ * codes < 256, or < 16 for chunks of such codes, with 8- and 16-bit
+ * counters, and the per-thread hash table with 32- and 64-bit entries), each code plane (8, 16 and 32 bits, with
  * and without the nodata sentinel), radii 0 to 20, images narrower and
  * shorter than the disk, segments and chunks cut anywhere. Needs no GPU:
  * it checks the algorithm where CI runs, and test_gpu_identity checks the
@@ -62,11 +62,11 @@ static void *make_input(const tcase *tc)
 }
 
 /* One histogram for a thread's segment, zeroed, as the kernels make it. */
-template <typename CNT> struct smem_twin {
+template <typename CNT, int NC = 256> struct smem_twin {
     std::vector<uint32_t> words;
     smem_hist<CNT> make(const long long *du)
     {
-        words.assign(256 / smem_hist<CNT>::PER, 0);
+        words.assign(NC / smem_hist<CNT>::PER, 0);
         smem_hist<CNT> h = {words.data(), 1, du, 0, 0};
         return h;
     }
@@ -177,6 +177,14 @@ static void run_case(const tcase *tc)
             run_twin<uint8_t, false>(tc, p, in, ref, s8, "smem cnt8");
         if (p->area > 255 || tc->r < 8) /* the counters the engine would pick, and 16 anyway */
             run_twin<uint8_t, false>(tc, p, in, ref, s16, "smem cnt16");
+        if (tc->values <= 16 && tc->vmin == 0 && !tc->bins) {
+            /* Chunks of codes < 16: the 16-code kernel's histograms. */
+            smem_twin<uint8_t, 16> f8;
+            smem_twin<uint16_t, 16> f16;
+            if (p->area <= 255)
+                run_twin<uint8_t, false>(tc, p, in, ref, f8, "smem16 cnt8");
+            run_twin<uint8_t, false>(tc, p, in, ref, f16, "smem16 cnt16");
+        }
         run_hash<uint32_t, false>(tc, p, in, ref);
     } else if (twin_wide_plane(p)) {
         if (nd)
@@ -204,6 +212,7 @@ static const tcase cases[] = {
     {"u8 256 values disk 0", WINENT_U8, 0, 0, 256, 0, 0, 0, 31, 17, 7, 5},
     {"u8 256 values disk 1", WINENT_U8, 1, 0, 256, 0, 0, 0, 40, 33, 9, 4},
     {"u8 12 values disk 3", WINENT_U8, 3, 0, 12, 0, 0, 0, 61, 45, 13, 6},
+    {"u8 16 values disk 12 (smem16, cnt16)", WINENT_U8, 12, 0, 16, 0, 0, 0, 50, 40, 11, 7},
     {"u8 256 values disk 7 (cnt8: 149 pixels)", WINENT_U8, 7, 0, 256, 0, 0, 0, 70, 50, 17, 11},
     {"u8 256 values disk 10 (cnt16: 317 pixels)", WINENT_U8, 10, 0, 256, 0, 0, 0, 60, 45, 13, 9},
     {"u8 nodata 5 disk 2", WINENT_U8, 2, 0, 20, 0, 1, 5, 50, 40, 11, 3},

@@ -219,9 +219,12 @@ static const void *codes_fn(const winent_gpu_engine *e)
 }
 
 /* The 16-code smem kernel of 8-bit planes (the small kernel SMALL_SMEM16),
- * with counters of `cnt_bytes`. */
-static const void *smem16_fn(int cnt_bytes)
+ * with counters of `cnt_bytes`; a disk's own. */
+static const void *smem16_fn(int cnt_bytes, bool disk)
 {
+    if (disk)
+        return cnt_bytes == 1 ? (const void *)disk_smem_kernel<uint8_t, false, uint8_t, 16>
+                              : (const void *)disk_smem_kernel<uint8_t, false, uint16_t, 16>;
     return cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 16>
                           : (const void *)smem_kernel<uint8_t, false, uint16_t, 16>;
 }
@@ -263,10 +266,11 @@ static const void *disk_fn(const winent_gpu_engine *e)
 {
     if (e->path == PATH_SMEM) {
         if (e->plane_bytes == 1)
-            return e->cnt_bytes == 1 ? (const void *)disk_smem_kernel<uint8_t, false, uint8_t>
-                                     : (const void *)disk_smem_kernel<uint8_t, false, uint16_t>;
-        return e->cnt_bytes == 1 ? (const void *)disk_smem_kernel<uint16_t, true, uint8_t>
-                                 : (const void *)disk_smem_kernel<uint16_t, true, uint16_t>;
+            return e->cnt_bytes == 1
+                       ? (const void *)disk_smem_kernel<uint8_t, false, uint8_t, 256>
+                       : (const void *)disk_smem_kernel<uint8_t, false, uint16_t, 256>;
+        return e->cnt_bytes == 1 ? (const void *)disk_smem_kernel<uint16_t, true, uint8_t, 256>
+                                 : (const void *)disk_smem_kernel<uint16_t, true, uint16_t, 256>;
     }
     bool sh = e->path == PATH_HASH_SHARED;
     if (e->plane_bytes == 2) {
@@ -790,11 +794,13 @@ static void choose_layout(winent_gpu_engine *e)
     thread_layout(e);
     if (p->disk) {
         /* A disk has one family (engine_cuda_disk.cuh), on the thread
-         * path's histograms; WINENT_GPU_KERNEL does not apply. */
-        e->small = SMALL_NONE;
+         * path's histograms; WINENT_GPU_KERNEL does not apply. 8-bit planes
+         * also get its 16-code kernel for chunks of codes < 16. */
+        e->small = e->plane_bytes == 1 ? SMALL_SMEM16 : SMALL_NONE;
         if (e->path == PATH_SMEM)
-            snprintf(e->path_name, sizeof e->path_name, "disk/smem-hist/code%d/cnt%d",
-                     8 * e->plane_bytes, 8 * e->cnt_bytes);
+            snprintf(e->path_name, sizeof e->path_name, "disk/smem-hist/code%d/cnt%d%s",
+                     8 * e->plane_bytes, 8 * e->cnt_bytes,
+                     e->small == SMALL_SMEM16 ? "|disk-smem16" : "");
         else
             snprintf(e->path_name, sizeof e->path_name, "disk/hash-%s/code%d/slots%d/e%d",
                      e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes,
@@ -1228,7 +1234,7 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
             sp.th = segment_rows(e, W, rows, threads);
             sp.tiles_x = (W + threads - 1) / threads;
             sp.tiles = sp.tiles_x * ((rows + sp.th - 1) / sp.th);
-            LAUNCH(smem16_fn(e->cnt_bytes), sp.tiles, threads,
+            LAUNCH(smem16_fn(e->cnt_bytes, p->disk != 0), sp.tiles, threads,
                    (size_t)16 * e->cnt_bytes * threads, &sp, &d_max);
         }
     }

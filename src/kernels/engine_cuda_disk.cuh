@@ -84,16 +84,23 @@ KHD void slide_column_disk(const win_params &p, Hist &h, int x, int ya, int yb)
     }
 }
 
-/* Codes < 256: a direct histogram per thread in shared memory, as
- * smem_kernel (8-bit counters for windows of at most 255 pixels, else
- * 16-bit). `maxcode` is unused (the launch passes the square kernels'
- * arguments). */
-template <typename C, bool ND, typename CNT>
+/* Codes < NC (256, or 16): a direct histogram per thread in shared memory,
+ * as smem_kernel (8-bit counters for windows of at most 255 pixels, else
+ * 16-bit). On 8-bit planes both are launched for a chunk and `maxcode`
+ * (the chunk's largest code, maxcode_kernel on the same stream) says which
+ * one works, the other returns at once, as the square windows' pair: a
+ * 16-code histogram is 16 times smaller, so many more threads fit on an
+ * SM. NULL: no gate (16-bit planes). */
+template <typename C, bool ND, typename CNT, int NC>
 __global__ void disk_smem_kernel(const win_params p, const unsigned *maxcode)
 {
     extern __shared__ uint32_t sh_words[];
-    constexpr int WORDS = 256 / smem_hist<CNT>::PER;
-    (void)maxcode;
+    constexpr int WORDS = NC / smem_hist<CNT>::PER;
+    if (maxcode != NULL) {
+        unsigned m = *maxcode;
+        if (NC == 16 ? m >= 16u : m < 16u)
+            return;
+    }
     const int nt = blockDim.x;
     for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
         int x, ya, yb;
