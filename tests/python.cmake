@@ -19,6 +19,8 @@ winent_py_test(test_py_layout test_py_layout.py $<TARGET_FILE:py_layout>)
 winent_py_test(test_py_basics test_py_basics.py)
 # entropy(): against the CLI and scikit-image; dtypes, strides, byte orders.
 winent_py_test(test_py_entropy test_py_entropy.py)
+# circular windows: footprint="disk", radius=R; window=("disk", R); windows lists
+winent_py_test(test_py_disk test_py_disk.py)
 # run() and Job: against the CLI; progress, cancel, Ctrl-C, two jobs at once.
 winent_py_test(test_py_job test_py_job.py)
 # read_zst and open_zst against zstd -d and the CLI's raw map; the README's

@@ -14,7 +14,7 @@ import warnings
 
 from . import _lib
 from ._errors import OK, Cancelled, UsageError, error_for
-from ._options import as_int, c_string, cli_words, fill_compute, window_sides
+from ._options import as_float, as_int, c_string, cli_words, fill_compute, window_spec
 
 
 class Notice(UserWarning):
@@ -202,7 +202,8 @@ class Job:
                  byteorder=None, header_bytes=None, format=None, level=None, frame_rows=None,
                  tile=None, compress=None, tif_layout=None, bigtiff=False, preview=None,
                  preview_size=None, sidecar=False, decode=False, device="auto", threads=0,
-                 mem=None, progress=None, notice=None, command_line=None):
+                 mem=None, progress=None, notice=None, command_line=None, footprint=None,
+                 radius=None, preview_range=None):
         L = _lib.lib()
         self._handle = None
         self._lock = threading.RLock()
@@ -231,7 +232,7 @@ class Job:
         o.output = cstr(_path("output", output))
         if o.input is None or o.output is None:
             raise UsageError("give an input and an output")
-        fill_compute(o.compute, window, base, bins, range, nodata, over)
+        fill_compute(o.compute, window, base, bins, range, nodata, footprint, radius, over)
         if isinstance(range, str) and range == "auto":
             o.range_auto = 1
         if nodata is not None:
@@ -272,14 +273,16 @@ class Job:
         elif band is not None:
             o.band = as_int("band", band, over=over)
         if windows is not None:
-            sides = [window_sides(w, over) for w in windows]
+            sides = [window_spec(w, over=over) for w in windows]
             if not sides:
-                raise UsageError("windows: give a list of windows, e.g. [5, 9, 15]")
-            o.compute.kx, o.compute.ky = sides[0]
+                raise UsageError("windows: give a list of windows, e.g. [5, 9, ('disk', 3)]")
+            o.compute.kx, o.compute.ky, o.compute.disk = sides[0]
             if len(sides) > 1:
-                arr = (ctypes.c_int * (2 * len(sides)))(*[v for kxky in sides for v in kxky])
-                keep.append(arr)
+                arr = (ctypes.c_int * (2 * len(sides)))(*[v for w in sides for v in w[:2]])
+                disks = (ctypes.c_int * len(sides))(*[w[2] for w in sides])
+                keep.extend([arr, disks])
                 o.window_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
+                o.window_disk = ctypes.cast(disks, ctypes.POINTER(ctypes.c_int))
                 o.nwindow_list = len(sides)
         if interleave is not None:
             o.interleave = _choice("interleave", interleave, _lib.INTERLEAVES)
@@ -301,6 +304,13 @@ class Job:
         o.preview = cstr(_path("preview", preview))
         if preview_size is not None:
             o.preview_size = as_int("preview_size", preview_size, over=over)
+        if preview_range is not None:
+            if isinstance(preview_range, (str, bytes)) or not hasattr(preview_range, "__len__") \
+                    or len(preview_range) != 2:
+                raise UsageError("preview_range: %r: give (lo, hi)" % (preview_range,))
+            o.preview_range = 1
+            o.preview_lo = as_float("preview_range", preview_range[0])
+            o.preview_hi = as_float("preview_range", preview_range[1])
         o.sidecar = int(bool(sidecar))
         o.decode = int(bool(decode))
         if device is not None:
@@ -495,14 +505,20 @@ def run(input, output, **options):
         or ``format``. A file appears only when complete.
 
     Options (keywords, each as the CLI's ``--option``; None: the default):
-    window, windows (a list: a map of each, as ``--window 5,9,15``), base,
+    window (K, (KX, KY), "7x3", or a disk: ("disk", R) or "diskR", as
+    ``--disk R``), footprint="disk" with radius=R (the same disk, as
+    scikit-image's footprint=disk(R)), windows (a list: a map of each, as
+    ``--window 5,9,disk3``: [5, 9, ("disk", 3)]), base,
     bins, range ((lo, hi) or "auto"), nodata; band (a number, a list of
     them or "all": a map of each, as ``--band``); raw input: size ((width,
     height) or "WxH"), dtype ("u16" or a numpy dtype, whose byte order
     counts), bands, interleave ("bsq", "bip", "bil"),
     byteorder ("little", "big"), header_bytes; output: format ("zst",
     "tif", "raw"), level, frame_rows, tile, compress, tif_layout ("cog",
-    "tiled"), bigtiff, preview (a PNG path), preview_size, sidecar, decode;
+    "tiled"), bigtiff, preview (a PNG path; its colours stretched over the
+    map's 2nd-98th percentiles, a world file and .aux.xml beside it for a
+    georeferenced map), preview_size, preview_range ((lo, hi): the stretch,
+    as ``--preview-range``), sidecar, decode;
     running: device, threads, mem (bytes or "512M"), command_line (the
     provenance recorded in the output; default none).
 

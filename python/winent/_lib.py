@@ -52,6 +52,7 @@ class winent_compute_opts(ctypes.Structure):
         ("range_hi", ctypes.c_double),
         ("has_nodata", ctypes.c_int),
         ("nodata", ctypes.c_double),
+        ("disk", ctypes.c_int),
     ]
 
 
@@ -140,6 +141,9 @@ class winent_job_opts(ctypes.Structure):
         ("compress", ctypes.c_int),
         ("preview", ctypes.c_char_p),
         ("preview_size", ctypes.c_int),
+        ("preview_range", ctypes.c_int),
+        ("preview_lo", ctypes.c_double),
+        ("preview_hi", ctypes.c_double),
         ("tif_layout", ctypes.c_int),
         ("bigtiff", ctypes.c_int),
         ("command_line", ctypes.c_char_p),
@@ -157,6 +161,7 @@ class winent_job_opts(ctypes.Structure):
         ("band_all", ctypes.c_int),
         ("window_list", ctypes.POINTER(ctypes.c_int)),
         ("nwindow_list", ctypes.c_int),
+        ("window_disk", ctypes.POINTER(ctypes.c_int)),
         ("release_gpus", ctypes.c_int),  # 0: a Python process may use CUDA otherwise
     ]
 

@@ -52,4 +52,5 @@ void winent_compute_opts_default(winent_compute_opts *o)
     o->range_hi = 0.0;
     o->has_nodata = 0;
     o->nodata = 0.0;
+    o->disk = 0;
 }

@@ -13,6 +13,16 @@
 winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known, int range_auto,
                                    winent_err *err)
 {
+    if (o->disk && (o->kx != o->ky || o->kx < 1 || o->kx > 255 || o->kx % 2 == 0)) {
+        /* The disk as the CLI's --disk takes it: its radius. */
+        if (o->kx == o->ky && o->kx % 2 != 0)
+            return WINENT_ERR(err, WINENT_ERR_USAGE, "--disk: '%d': give a radius from 0 to 127",
+                              o->kx / 2);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--disk: a %dx%d window: a disk's window is 2R+1 square, R from 0 "
+                          "to 127",
+                          o->kx, o->ky);
+    }
     if (o->kx < 1 || o->kx > 255 || o->ky < 1 || o->ky > 255 || o->kx % 2 == 0 || o->ky % 2 == 0) {
         /* The window as the CLI's --window takes it: K for a square one. */
         char w[32];
@@ -125,6 +135,19 @@ winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out
     p->rx = o->kx / 2;
     p->ry = o->ky / 2;
     p->nmax = o->kx * o->ky;
+    p->area = p->nmax;
+    p->disk = o->disk ? 1 : 0;
+    if (p->disk) {
+        const int r = p->rx;
+        p->area = 0;
+        for (int dy = -r; dy <= r; dy++) {
+            int w = 0;
+            while ((w + 1) * (w + 1) + dy * dy <= r * r)
+                w++;
+            p->hw[dy + r] = (int16_t)w;
+            p->area += 2 * w + 1;
+        }
+    }
     if (p->rule.quantize)
         p->ncodes = p->rule.bins;
     else

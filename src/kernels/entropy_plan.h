@@ -23,7 +23,13 @@ typedef struct winent_plan {
     winent_compute_opts opts; /* copy of the options */
     winent_code_rule rule;
     int kx, ky, rx, ry;       /* window and its radii */
-    int nmax;                 /* kx * ky: the most pixels a window counts */
+    int nmax;                 /* kx * ky: the most pixels a window counts (a
+                                 disk counts fewer; the tables cover kx * ky) */
+    int disk;                 /* the window is the disk of radius rx (= ry):
+                                 row dy of it holds the columns |dx| <= hw[dy + ry] */
+    int16_t hw[256];          /* disk: half-widths, hw[dy + ry] = the largest w with
+                                 w^2 + dy^2 <= R^2 (symmetric: also half-heights) */
+    int area;                 /* pixels of the full window: kx * ky, or the disk's */
     uint64_t ncodes;          /* number of possible codes (without NODATA) */
     int direct;               /* ncodes <= WINENT_DIRECT_CODES_MAX */
     int can_skip;             /* some pixel can be not counted (NaN, or a nodata

@@ -5,6 +5,7 @@
  * CLI turns its words into numbers and leaves the numbers' checks to this
  * file; what needs the files is checked by the run (pipeline.c). */
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,16 +79,19 @@ winent_status winent_device_list_parse(const char *d, winent_device_list *l, win
     return WINENT_OK;
 }
 
-/* A list as the CLI's --band or --window takes it ("1,3,5", "5,7x3"), cut
- * with "..." to fit `n` bytes: what the messages quote. */
-static void list_text(const int *v, int count, int pairs, char *buf, size_t n)
+/* A list as the CLI's --band or --window takes it ("1,3,5", "5,7x3,disk3"),
+ * cut with "..." to fit `n` bytes: what the messages quote. `disk` (or
+ * NULL): which window items are disks. */
+static void list_text(const int *v, const int *disk, int count, int pairs, char *buf, size_t n)
 {
     size_t len = 0;
     buf[0] = '\0';
     for (int i = 0; i < count; i++) {
         char item[32];
         const int a = v[pairs ? 2 * i : i], b = pairs ? v[2 * i + 1] : a;
-        if (a == b)
+        if (disk != NULL && disk[i])
+            snprintf(item, sizeof item, "%sdisk%d", i ? "," : "", (a - 1) / 2);
+        else if (a == b)
             snprintf(item, sizeof item, "%s%d", i ? "," : "", a);
         else
             snprintf(item, sizeof item, "%s%dx%d", i ? "," : "", a, b);
@@ -112,7 +116,7 @@ static winent_status check_lists(const winent_job_opts *o, winent_err *err)
                           o->nwindow_list, (const void *)o->window_list);
     for (int i = 0; i < o->nband_list; i++) {
         const int b = o->band_list[i];
-        list_text(o->band_list, o->nband_list, 0, text, sizeof text);
+        list_text(o->band_list, NULL, o->nband_list, 0, text, sizeof text);
         if (b < 1 || b > BANDS_MAX)
             return WINENT_ERR(err, WINENT_ERR_USAGE,
                               "--band: '%s': give a band number from 1, a list of them (1,3,5), "
@@ -126,16 +130,20 @@ static winent_status check_lists(const winent_job_opts *o, winent_err *err)
     }
     for (int i = 0; i < o->nwindow_list; i++) {
         const int kx = o->window_list[2 * i], ky = o->window_list[2 * i + 1];
-        list_text(o->window_list, o->nwindow_list, 1, text, sizeof text);
-        if (kx < 1 || kx > 255 || ky < 1 || ky > 255 || kx % 2 == 0 || ky % 2 == 0)
+        const int disk = o->window_disk != NULL && o->window_disk[i];
+        list_text(o->window_list, o->window_disk, o->nwindow_list, 1, text, sizeof text);
+        if (kx < 1 || kx > 255 || ky < 1 || ky > 255 || kx % 2 == 0 || ky % 2 == 0 ||
+            (disk && kx != ky))
             return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--window: '%s': give K or WxH, odd sides from 1 to 255, or a list "
-                              "of them (5,9,15)",
+                              "--window: '%s': give K or WxH, odd sides from 1 to 255, diskR (R "
+                              "from 0 to 127), or a list of them (5,9,disk3)",
                               text);
         for (int j = 0; j < i; j++)
-            if (o->window_list[2 * j] == kx && o->window_list[2 * j + 1] == ky) {
+            if (o->window_list[2 * j] == kx && o->window_list[2 * j + 1] == ky &&
+                (o->window_disk != NULL && o->window_disk[j]) == disk) {
                 char item[32];
-                list_text(o->window_list + 2 * i, 1, 1, item, sizeof item);
+                list_text(o->window_list + 2 * i, disk ? o->window_disk + i : NULL, 1, 1, item,
+                          sizeof item);
                 return WINENT_ERR(err, WINENT_ERR_USAGE,
                                   "--window: '%s': %s given twice: give each window once", text,
                                   item);
@@ -215,6 +223,13 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
                           o->preview_size, WINENT_PREVIEW_SIZE_MAX);
     if (o->preview_size && !o->preview)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview-size goes with --preview FILE.png");
+    if (o->preview_range &&
+        (!isfinite(o->preview_lo) || !isfinite(o->preview_hi) || !(o->preview_lo < o->preview_hi)))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--preview-range: '%.17g:%.17g': give finite numbers LO:HI with LO < HI",
+                          o->preview_lo, o->preview_hi);
+    if (o->preview_range && !o->preview)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview-range goes with --preview FILE.png");
     winent_device_list devices;
     WINENT_TRY(winent_device_list_parse(o->device, &devices, err));
     if (o->threads < 0 || o->threads > THREADS_MAX)

@@ -12,6 +12,7 @@
 
 #include "base/mem.h"
 #include "pipeline_internal.h"
+#include "tiles/georef.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -385,30 +386,41 @@ static void band_opts(const pipeline *p, const winent_job_opts *o, int b, winent
  * engine serves both). */
 static int same_compute(const winent_compute_opts *a, const winent_compute_opts *b)
 {
-    return a->kx == b->kx && a->ky == b->ky && a->base == b->base && a->dtype == b->dtype &&
+    return a->kx == b->kx && a->ky == b->ky && a->disk == b->disk && a->base == b->base &&
+           a->dtype == b->dtype &&
            a->bins == b->bins && memcmp(&a->range_lo, &b->range_lo, sizeof a->range_lo) == 0 &&
            memcmp(&a->range_hi, &b->range_hi, sizeof a->range_hi) == 0 &&
            a->has_nodata == b->has_nodata &&
            (!a->has_nodata || memcmp(&a->nodata, &b->nodata, sizeof a->nodata) == 0);
 }
 
-/* The windows of job `o`, as kx, ky pairs into `win` (2 * WINENT_MAX
- * entries): its list, else compute.kx/ky. Returns how many; usage errors
- * for a window given twice. */
+/* The windows of job `o`, as kx, ky, disk triples into `win`: its list,
+ * else compute.kx/ky/disk. Returns how many; usage errors for a window
+ * given twice. */
 static winent_status job_windows(const winent_job_opts *o, int **win, int *n, winent_err *err)
 {
     int k = o->nwindow_list > 0 ? o->nwindow_list : 1;
-    *win = malloc(sizeof **win * 2 * (size_t)k);
+    *win = malloc(sizeof **win * 3 * (size_t)k);
     if (*win == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     for (int i = 0; i < k; i++) {
-        (*win)[2 * i] = o->nwindow_list > 0 ? o->window_list[2 * i] : o->compute.kx;
-        (*win)[2 * i + 1] = o->nwindow_list > 0 ? o->window_list[2 * i + 1] : o->compute.ky;
-        for (int j = 0; j < i; j++)
-            if ((*win)[2 * j] == (*win)[2 * i] && (*win)[2 * j + 1] == (*win)[2 * i + 1])
+        int *wi = *win + 3 * i;
+        wi[0] = o->nwindow_list > 0 ? o->window_list[2 * i] : o->compute.kx;
+        wi[1] = o->nwindow_list > 0 ? o->window_list[2 * i + 1] : o->compute.ky;
+        wi[2] = o->nwindow_list > 0 ? (o->window_disk && o->window_disk[i] ? 1 : 0)
+                                    : (o->compute.disk ? 1 : 0);
+        for (int j = 0; j < i; j++) {
+            const int *wj = *win + 3 * j;
+            if (wj[0] == wi[0] && wj[1] == wi[1] && wj[2] == wi[2]) {
+                if (wi[2])
+                    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                                      "--window: disk%d given twice: give each window once",
+                                      wi[0] / 2);
                 return WINENT_ERR(err, WINENT_ERR_USAGE,
-                                  "--window: %dx%d given twice: give each window once",
-                                  (*win)[2 * i], (*win)[2 * i + 1]);
+                                  "--window: %dx%d given twice: give each window once", wi[0],
+                                  wi[1]);
+            }
+        }
     }
     *n = k;
     return WINENT_OK;
@@ -430,8 +442,9 @@ static winent_status make_maps(pipeline *p, const winent_compute_opts *cos, cons
         job_map *jm = &p->maps[m];
         jm->band = m / nwin;
         jm->co = cos[jm->band];
-        jm->co.kx = win[2 * (m % nwin)];
-        jm->co.ky = win[2 * (m % nwin) + 1];
+        jm->co.kx = win[3 * (m % nwin)];
+        jm->co.ky = win[3 * (m % nwin) + 1];
+        jm->co.disk = win[3 * (m % nwin) + 2];
         for (int k = 0; k < m && jm->plan == NULL; k++)
             if (p->maps[k].owner && same_compute(&p->maps[k].co, &jm->co))
                 jm->plan = p->maps[k].plan;
@@ -619,17 +632,22 @@ static void warn_range(const pipeline *p, const winent_job_opts *o, int k)
     o->on_notice(o->user, line);
 }
 
-/* The preview's options (--preview in a whole job): the image's size, and
- * the colour scale 0 .. the largest entropy the options allow, log of
- * min(window pixels, bins), known before the first row. */
+/* The preview's options (--preview in a whole job): the image's size; the
+ * colours' stretch, --preview-range or else the image's own 2nd-98th
+ * percentiles (found by the preview at the end), beside the largest
+ * entropy the options allow, log of min(window pixels, bins); the map's
+ * geotransform and EPSG code, for the world file and PAM file. */
 static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_compute_opts *co)
 {
     winent_preview_opts *v = &p->preview_opts;
     static const char *const units[] = {"nat", "bit", "ban"};
     static const char *const bases[] = {"e", "2", "10"};
-    double n = (double)co->kx * (double)co->ky;
-    if (co->bins > 0 && (double)co->bins < n)
-        n = (double)co->bins;
+    /* The window's pixels (a disk's: fewer), or the codes the data can
+     * take, whichever is fewer: --bins, or 256 distinct values of 8-bit
+     * samples (a u8 31x31 map holds at most 8 bits, not log2(961)). */
+    double n = (double)p->plan->area;
+    if ((double)p->plan->ncodes < n)
+        n = (double)p->plan->ncodes;
     memset(v, 0, sizeof *v);
     v->path = o->preview;
     v->map_width = p->width;
@@ -638,13 +656,23 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
     v->vmax = co->base == WINENT_BASE_2 ? log2(n) : co->base == WINENT_BASE_10 ? log10(n) : log(n);
     v->unit = units[co->base];
     v->stop = p->stop;
+    v->range_given = o->preview_range;
+    v->lo = o->preview_lo;
+    v->hi = o->preview_hi;
+    const winent_source_info *info = p->source ? winent_source_get_info(p->source) : NULL;
+    if (info && info->georef) {
+        v->has_geotransform = winent_georef_geotransform(info->georef, v->gt);
+        v->epsg = winent_georef_epsg(info->georef);
+    }
     int pw, ph;
+    char win[32];
     winent_preview_dims(p->width, p->height, v->size, &pw, &ph);
+    winent_sink_window_name(co, win, sizeof win);
     snprintf(p->preview_text, sizeof p->preview_text,
-             "Local Shannon entropy (base %s), %dx%d window, of %s: the %dx%d map at %dx%d, each "
-             "pixel the mean of the valid map pixels of its block, coloured on the scale 0 to "
-             "%.6g %s; transparent where no pixel is valid",
-             bases[co->base], co->kx, co->ky,
+             "Local Shannon entropy (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
+             "pixel the mean of the valid map pixels of its block (at most %.6g %s), "
+             "transparent where no pixel is valid",
+             bases[co->base], win,
              o->input == NULL || p->mem_in ? "memory"
              : strcmp(o->input, "-") == 0  ? "standard input"
                                            : o->input,
@@ -771,8 +799,9 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
             check.range_hi = 1.0;
         }
         for (int w = 0; w < nwin; w++) {
-            check.kx = win[2 * w];
-            check.ky = win[2 * w + 1];
+            check.kx = win[3 * w];
+            check.ky = win[3 * w + 1];
+            check.disk = win[3 * w + 2];
             WINENT_TRY_GOTO(st, winent_plan_create(&check, &plan, &err));
             winent_plan_free(plan);
             plan = NULL;
@@ -790,12 +819,12 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         /* Each map of the file a plane of the chunks (one plan serves). */
         free(win);
         nwin = map->nmaps;
-        if ((win = malloc(sizeof *win * 2 * (size_t)nwin)) == NULL) {
+        if ((win = malloc(sizeof *win * 3 * (size_t)nwin)) == NULL) {
             st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
             goto fail;
         }
-        for (int k = 0; k < 2 * nwin; k++)
-            win[k] = 1;
+        for (int k = 0; k < 3 * nwin; k++)
+            win[k] = k % 3 == 2 ? 0 : 1;
     } else if (p->mem_in || stage == WINENT_STAGE_ENCODE) {
         p->width = o->width;
         p->height = o->height;

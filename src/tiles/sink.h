@@ -76,12 +76,17 @@ int winent_sink_nmaps(const winent_sink_opts *o);
  * as they are. Pure. */
 void winent_sink_map_opts(const winent_sink_opts *o, int m, winent_sink_opts *one);
 
-/* The file of map (band, window kx x ky) of a raw output named `path`
- * with several maps: NAME_bB_wK.EXT for NAME.EXT (a square window), or
- * NAME_bB_wKXxKY.EXT, the extension that of the last path component
- * (none: NAME_bB_wK). malloc'ed (the caller frees it); NULL when out of
- * memory. */
-char *winent_sink_map_path(const char *path, int band, int kx, int ky);
+/* The window of `c` as the outputs name it, into `buf` (cap bytes): "KxK"
+ * (width first) for a rectangle, "diskR" for a disk of radius R (the
+ * CLI's --window item). Pure. */
+void winent_sink_window_name(const winent_compute_opts *c, char *buf, size_t cap);
+
+/* The file of map (band, window of `c`) of a raw output named `path`
+ * with several maps: NAME_bB_wK.EXT for NAME.EXT (a square window),
+ * NAME_bB_wKXxKY.EXT, or NAME_bB_diskR.EXT for a disk, the extension that
+ * of the last path component (none: NAME_bB_wK). malloc'ed (the caller
+ * frees it); NULL when out of memory. */
+char *winent_sink_map_path(const char *path, int band, const winent_compute_opts *c);
 
 /* The format `o` resolves to: o->format unless AUTO, else from the name's
  * extension: .zst; .tif or .tiff; .raw, .f32, .bin, "-" or no extension at

@@ -68,11 +68,13 @@ static const char *compress_name(winent_compress c)
 void winent_tiff_band_description(const winent_sink_opts *o, char *dst, size_t cap)
 {
     const winent_compute_opts *c = o->compute;
-    int kx = c ? c->kx : 0, ky = c ? c->ky : 0;
+    char w[32] = "0x0";
+    if (c)
+        winent_sink_window_name(c, w, sizeof w);
     if (o->source_band > 0)
-        snprintf(dst, cap, "entropy %dx%d of band %d", kx, ky, o->source_band);
+        snprintf(dst, cap, "entropy %s of band %d", w, o->source_band);
     else
-        snprintf(dst, cap, "entropy %dx%d", kx, ky);
+        snprintf(dst, cap, "entropy %s", w);
 }
 
 /* The items of one map: dataset items for a single map, items of band
@@ -84,7 +86,9 @@ static void map_items(winent_bytes *b, int *bad, const winent_sink_opts *o, int 
         snprintf(at, sizeof at, " sample=\"%d\"", sample);
     const winent_compute_opts *c = o->compute;
     if (c) {
-        add(b, bad, "  <Item name=\"window\"%s>%dx%d</Item>\n", at, c->kx, c->ky);
+        char w[32];
+        winent_sink_window_name(c, w, sizeof w);
+        add(b, bad, "  <Item name=\"window\"%s>%s</Item>\n", at, w);
         if (c->bins)
             add(b, bad, "  <Item name=\"range\"%s>%.17g:%.17g</Item>\n", at, c->range_lo,
                 c->range_hi);
@@ -117,8 +121,10 @@ char *winent_tiff_meta_main(const winent_sink_opts *o)
         static const char *bases[] = {"e", "2", "10"};
         /* What one map has of its own (window, range, nodata) is an item
          * of its band when there are several. */
+        char w[32];
+        winent_sink_window_name(c, w, sizeof w);
         if (nmaps == 1)
-            add(&b, &bad, "  <Item name=\"window\">%dx%d</Item>\n", c->kx, c->ky);
+            add(&b, &bad, "  <Item name=\"window\">%s</Item>\n", w);
         add(&b, &bad, "  <Item name=\"base\">%s</Item>\n",
             bases[c->base <= WINENT_BASE_10 ? c->base : 0]);
         if (c->bins) {

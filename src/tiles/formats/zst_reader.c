@@ -156,6 +156,8 @@ static winent_status read_maps(winent_zst_reader *r)
             e->compute.kx = (int)d[0];
             e->compute.ky = (int)d[1];
         }
+        e->compute.disk = winent_json_get_integer(winent_json_get(item, "disk"), 0, 127, &k) &&
+                          e->compute.kx == 2 * k + 1 && e->compute.ky == e->compute.kx;
         if (winent_json_get_doubles(winent_json_get(item, "range"), d, 2, &count) && count == 2) {
             e->compute.range_lo = d[0];
             e->compute.range_hi = d[1];
@@ -191,6 +193,8 @@ static winent_status read_map_facts(winent_zst_reader *r)
         c->kx = (int)d[0];
         c->ky = (int)d[1];
     }
+    c->disk = winent_json_get_integer(winent_json_get(l->root, "disk"), 0, 127, &k) &&
+              c->kx == 2 * k + 1 && c->ky == c->kx;
     if ((v = winent_json_get(l->root, "base")) != NULL)
         c->base = winent_json_is_text(v, "2")    ? WINENT_BASE_2
                   : winent_json_is_text(v, "10") ? WINENT_BASE_10

@@ -122,9 +122,11 @@ int winent_envi_header_text(const winent_sink_opts *o, winent_bytes *b)
 {
     static const char *const bases[] = {"e", "2", "10"};
     const winent_compute_opts *c = o->compute;
-    char what[512] = "", band[64] = "";
+    char what[512] = "", band[64] = "", win[32] = "";
+    if (c)
+        winent_sink_window_name(c, win, sizeof win);
     if (c) {
-        int k = snprintf(what, sizeof what, "window %dx%d, base %s", c->kx, c->ky,
+        int k = snprintf(what, sizeof what, "window %s, base %s", win,
                          bases[(unsigned)c->base <= WINENT_BASE_10 ? c->base : 0]);
         if (c->bins > 0 && k > 0 && (size_t)k < sizeof what)
             k += snprintf(what + k, sizeof what - (size_t)k, ", %u bins over %.17g:%.17g",
@@ -151,7 +153,7 @@ int winent_envi_header_text(const winent_sink_opts *o, winent_bytes *b)
                                    "byte order = 0\n",
                                    o->width, o->height);
     if (c)
-        bad = bad || winent_bytes_printf(b, "band names = {entropy %dx%d%s}\n", c->kx, c->ky, band);
+        bad = bad || winent_bytes_printf(b, "band names = {entropy %s%s}\n", win, band);
     else
         bad = bad || winent_bytes_printf(b, "band names = {entropy%s}\n", band);
     if (o->nodata_in_play)

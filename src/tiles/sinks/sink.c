@@ -47,15 +47,25 @@ void winent_sink_map_opts(const winent_sink_opts *o, int m, winent_sink_opts *on
     one->maps = NULL;
 }
 
-char *winent_sink_map_path(const char *path, int band, int kx, int ky)
+void winent_sink_window_name(const winent_compute_opts *c, char *buf, size_t cap)
+{
+    if (c->disk)
+        snprintf(buf, cap, "disk%d", c->kx / 2);
+    else
+        snprintf(buf, cap, "%dx%d", c->kx, c->ky);
+}
+
+char *winent_sink_map_path(const char *path, int band, const winent_compute_opts *c)
 {
     const char *ext = extension_of(path);
     size_t stem = *ext ? (size_t)(ext - 1 - path) : strlen(path);
     char tag[64];
-    if (kx == ky)
-        snprintf(tag, sizeof tag, "_b%d_w%d", band, kx);
+    if (c->disk)
+        snprintf(tag, sizeof tag, "_b%d_disk%d", band, c->kx / 2);
+    else if (c->kx == c->ky)
+        snprintf(tag, sizeof tag, "_b%d_w%d", band, c->kx);
     else
-        snprintf(tag, sizeof tag, "_b%d_w%dx%d", band, kx, ky);
+        snprintf(tag, sizeof tag, "_b%d_w%dx%d", band, c->kx, c->ky);
     size_t n = stem + strlen(tag) + (*ext ? strlen(ext) + 1 : 0) + 1;
     char *out = malloc(n);
     if (out == NULL)

@@ -174,7 +174,7 @@ static winent_status check_names(const winent_sink_opts *o, raw_sink *r, winent_
                           r->n, o->path, probe.what);
     for (int m = 0; m < r->n; m++) {
         const winent_compute_opts *c = o->maps[m].compute;
-        r->f[m].path = winent_sink_map_path(o->path, o->maps[m].source_band, c->kx, c->ky);
+        r->f[m].path = winent_sink_map_path(o->path, o->maps[m].source_band, c);
         if (r->f[m].path == NULL)
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         WINENT_TRY(winent_output_check(o->input_path, r->f[m].path, WINENT_FORMAT_RAW, err));

@@ -285,6 +285,8 @@ static cJSON *json_maps(const winent_sink *s, const zst_sink *z)
                                                ? winent_json_integer(map->source_band)
                                                : cJSON_CreateNull());
         ebad |= winent_json_put(e, "window", winent_json_numbers(window, 2));
+        if (c->disk) /* a disk: its radius; "window" is its square */
+            ebad |= winent_json_put(e, "disk", winent_json_integer(c->kx / 2));
         if (c->bins > 0) {
             const double r[2] = {c->range_lo, c->range_hi};
             ebad |= winent_json_put(e, "range", winent_json_numbers(r, 2));
@@ -330,6 +332,8 @@ static char *json_header(const winent_sink *s, const zst_sink *z)
     bad |= winent_json_put(h, "dtype", cJSON_CreateString("float32"));
     bad |= winent_json_put(h, "byteorder", cJSON_CreateString("little"));
     bad |= winent_json_put(h, "window", winent_json_numbers(window, 2));
+    if (c->disk) /* a disk: its radius; "window" is its square */
+        bad |= winent_json_put(h, "disk", winent_json_integer(c->kx / 2));
     bad |= winent_json_put(h, "base",
                            cJSON_CreateString((unsigned)c->base < 3 ? bases[c->base] : "e"));
     if (c->bins > 0) {
