@@ -13,6 +13,7 @@
 #include "base/mem.h"
 #include "pipeline_internal.h"
 #include "tiles/georef.h"
+#include "tiles/outfile.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -359,8 +360,18 @@ static winent_status guard_files(const pipeline *p, const winent_job_opts *o,
     }
     if (sink)
         WINENT_TRY_GOTO(st, winent_sink_guard_files(so, g, err));
-    if (o->preview && p->stage == WINENT_STAGE_JOB)
+    if (o->preview && p->stage == WINENT_STAGE_JOB) {
         WINENT_TRY_GOTO(st, winent_file_guard_write(g, o->preview, "--preview", err));
+        /* Its world file and PAM file, written beside a georeferenced map's
+         * preview (preview.h), are outputs as well. */
+        char side[2][4096];
+        winent_outfile_probe pp;
+        if (winent_outfile_probe_path(o->preview, &pp, err) == WINENT_OK && !pp.in_place &&
+            winent_preview_sidecar_names(o->preview, side[0], side[1], sizeof side[0]) == 0) {
+            WINENT_TRY_GOTO(st, winent_file_guard_write(g, side[0], "--preview world file", err));
+            WINENT_TRY_GOTO(st, winent_file_guard_write(g, side[1], "--preview PAM file", err));
+        }
+    }
     st = WINENT_OK;
 fail:
     winent_file_guard_free(g);

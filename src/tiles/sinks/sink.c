@@ -187,7 +187,7 @@ winent_status winent_sink_guard_files(const winent_sink_opts *o, winent_file_gua
         return guard_map(o, o->path, g, err);
     for (int m = 0; m < n; m++) {
         const winent_compute_opts *c = o->maps[m].compute;
-        char *path = winent_sink_map_path(o->path, o->maps[m].source_band, c->kx, c->ky);
+        char *path = winent_sink_map_path(o->path, o->maps[m].source_band, c);
         if (path == NULL)
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         winent_status st = guard_map(o, path, g, err);
