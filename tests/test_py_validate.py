@@ -22,6 +22,7 @@ NAN, INF = float("nan"), float("inf")
 CASES = [
     (dict(bins=0, range=(0, 1)), "--bins 0 --range 0:1"),
     (dict(bins=0, range="auto"), "--bins 0 --range auto"),
+    (dict(bins=0), "--bins 0"),
     (dict(range=(-1e308, 1e308)), "--range -1e308:1e308"),
     (dict(bins=2**30, range=(0, 1e300)), "--bins 1073741824 --range 0:1e300"),
     (dict(range=(NAN, 1)), "--range nan:1"),

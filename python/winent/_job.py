@@ -67,6 +67,8 @@ def parse_size(name, value):
     if isinstance(value, bool):
         raise refused
     if isinstance(value, str):
+        if name == "header_bytes" and value == "0":
+            return 0  # as the CLI's --header-bytes 0
         m = _SIZE.match(value)
         if not m:
             raise refused

@@ -194,7 +194,8 @@ def fill_compute(o, window, base, bins, rng, nodata, footprint=None, radius=None
     if rng is not None and not (isinstance(rng, str) and rng == "auto"):
         o.range_lo, o.range_hi = range_pair(rng)
     if bins is not None:
-        o.bins = as_int("bins", bins, 0, 2**32 - 1, over, sentinel=2**32 - 1)
+        # 0 is the C default (distinct values), not a count: refused as --bins 0.
+        o.bins = as_int("bins", bins, 1, 2**32 - 1, over, sentinel=2**32 - 1)
     elif rng is not None:
         # As the CLI: a range without bins quantizes into 256.
         o.bins = 256

@@ -51,6 +51,8 @@ struct winent_zst_reader {
     winent_zst_map map;       /* owned strings and tags */
     zst_cursor *cur;          /* owned: one per map */
     uint64_t *offsets;        /* owned: where each data frame starts */
+    char *path;               /* owned: the name messages give (f.path, the
+                                 cursors' too), kept past the caller's string */
 };
 
 /* ---- the header's facts ------------------------------------------------- */
@@ -307,7 +309,11 @@ winent_status winent_zst_reader_open(const char *path, winent_zst_reader **out, 
     if (r == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     r->f.fd = -1;
-    r->f.path = path;
+    r->f.path = r->path = strdup(path);
+    if (r->path == NULL) {
+        free(r);
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    }
     r->f.msg = r->msg;
     r->f.msg_len = sizeof r->msg;
     winent_status st = open_file(r, path);
@@ -343,6 +349,7 @@ void winent_zst_reader_free(winent_zst_reader *r)
         cursor_free(&r->cur[m]);
     free(r->cur);
     free(r->offsets);
+    free(r->path);
     free(r->map.maps);
     winent_zst_layout_free(&r->l);
     free(r->map.source);

@@ -162,7 +162,7 @@ static int object_check(const cJSON *obj, const member *members, const char *whe
                         size_t n);
 
 /* Whether `v` is what `m` says (null already handled). */
-static int value_check(const cJSON *v, const member *m, const char *where, char *why, size_t n)
+static int value_check(const cJSON *v, const member *m, char *why, size_t n)
 {
     switch (m->kind) {
     case K_WORD: return is_word(v, m->words);
@@ -194,7 +194,6 @@ static int value_check(const cJSON *v, const member *m, const char *where, char 
         return 1;
     }
     }
-    (void)where;
     return 0;
 }
 
@@ -223,7 +222,7 @@ static int object_check(const cJSON *obj, const member *members, const char *whe
         }
         if (cJSON_IsNull(v) && (m->flags & NULLABLE))
             continue;
-        int ok = value_check(v, m, where, why, n);
+        int ok = value_check(v, m, why, n);
         if (ok < 0)
             return -1;
         if (!ok) {
@@ -251,7 +250,6 @@ int winent_zst_header_check(const cJSON *root, winent_zst_facts *f, char *why, s
         snprintf(why, n, "the header is not winent-stream JSON");
         return -1;
     }
-    f->format_ok = 1;
     if (object_check(root, header_members, "", why, n) != 0)
         return -1;
     f->width = integer_of(root, "width");

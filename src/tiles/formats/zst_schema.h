@@ -19,7 +19,6 @@
  * several maps lists them ("maps"): `frames` counts every map's, `maps`
  * is the list's length (1 without the list). */
 typedef struct winent_zst_facts {
-    int format_ok;
     long long width, height, rows_per_frame, frames;
     long long maps;
 } winent_zst_facts;
