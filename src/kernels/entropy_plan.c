@@ -31,7 +31,9 @@ winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known
         else
             snprintf(w, sizeof w, "%dx%d", o->kx, o->ky);
         return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--window: '%s': give K or WxH, odd sides from 1 to 255", w);
+                          "--window: '%s': give K or WxH, odd sides from 1 to 255, or diskR with R "
+                          "from 0 to 127",
+                          w);
     }
     if ((unsigned)o->base > WINENT_BASE_10)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--base: '%d': use e, 2 or 10", (int)o->base);
