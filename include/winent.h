@@ -96,7 +96,8 @@ typedef struct winent_compute_opts {
     double nodata;
 } winent_compute_opts;
 
-/* Fill `o` with the defaults: 5 x 5 window, base e, u8, distinct values.
+/* Fill `o` with the defaults: 5 x 5 window, base 2 (bits, as scikit-image,
+ * MATLAB and Earth Engine), u8, distinct values.
  * Thread-safe. */
 WINENT_API void winent_compute_opts_default(winent_compute_opts *o);
 
@@ -354,7 +355,7 @@ typedef struct winent_job_opts {
     int release_gpus;
 } winent_job_opts;
 
-/* Defaults: 5x5, base e, auto device, all cores, 1 GiB, zstd level and frame
+/* Defaults: 5x5, base 2, auto device, all cores, 1 GiB, zstd level and frame
  * rows chosen by the library (0 = default). Thread-safe. */
 WINENT_API void winent_job_opts_default(winent_job_opts *o);
 

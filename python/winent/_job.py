@@ -183,7 +183,7 @@ class Job:
     :meth:`close` (the garbage collector frees it too).
     """
 
-    def __init__(self, input, output, *, window=5, windows=None, base="e", bins=None,
+    def __init__(self, input, output, *, window=5, windows=None, base=None, bins=None,
                  range=None, nodata=None, band=None, size=None, dtype=None, bands=None, interleave=None,
                  byteorder=None, header_bytes=None, format=None, level=None, frame_rows=None,
                  tile=None, compress=None, tif_layout=None, bigtiff=False, preview=None,

@@ -56,7 +56,7 @@ def window_sides(window):
 
 
 def base_code(base):
-    """base="e" | 2 | 10 (or "2", "10"): the winent_base value."""
+    """base=2 | "e" | 10 (or "2", "10"): the winent_base value."""
     from ._lib import BASES
     key = base if isinstance(base, str) else None
     if not isinstance(base, (str, bool)) and isinstance(base, numbers.Real) and base in (2, 10):
@@ -78,7 +78,8 @@ def fill_compute(o, window, base, bins, rng, nodata):
     from the Python values; `rng` is None, (lo, hi) or "auto" (the caller
     handles "auto" itself). Returns nothing; raises UsageError."""
     o.kx, o.ky = window_sides(window)
-    o.base = base_code(base)
+    if base is not None:  # None: the library's default (winent_compute_opts_default)
+        o.base = base_code(base)
     if rng is not None and not (isinstance(rng, str) and rng == "auto"):
         o.range_lo, o.range_hi = range_pair(rng)
     if bins is not None:

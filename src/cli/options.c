@@ -36,7 +36,7 @@ void cli_print_help(FILE *f)
         "What is computed:\n"
         "  --window K|WxH      window size, odd sides 1..255 (default 5; 7x3 = 7 wide, 3 high);\n"
         "                      a list (5,9,15) makes a map of each in the same pass\n"
-        "  --base e|2|10       base of the logarithm (default e; 2 gives bits, as scikit-image)\n"
+        "  --base 2|e|10       base of the logarithm (default 2: bits, as scikit-image; e: nats)\n"
         "  --bins N            quantize into N bins over --range (float input: default 256)\n"
         "  --range LO:HI       bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1;\n"
         "                      more than 1 % of the samples clamped gives a warning\n"
