@@ -17,3 +17,6 @@ foreach(group raw zst tif errors stats memory)
   winent_sh_test(multimap_${group} test_multimap.sh ${group})
 endforeach()
 winent_unit_test(test_multimap_reference)
+# --ot float16|uint16|uint8 (issue 30): every format against the float32
+# map within the stated rounding, scale/offset/nodata read back by GDAL.
+winent_sh_test(test_out_type test_out_type.sh)

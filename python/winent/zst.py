@@ -12,7 +12,10 @@ The seek table has one entry per frame, the header frame's first
 (compressed size u32, decompressed size u32, checksum u32), then the
 footer: frame count u32, descriptor byte (0x80: checksums), magic
 0x8F92EAB1. All little-endian. Frame i of the map holds rows
-[i R, min((i + 1) R, height)) of float32 little-endian samples.
+[i R, min((i + 1) R, height)) of little-endian samples of the header's
+"dtype": float32, or (--ot) float16, uint16 or uint8, whose codes this
+reader turns into float32 entropy (code * "scale" + "offset", NaN for the
+"output_nodata" code).
 
 read_zst() decompresses the whole map; open_zst() maps the file into
 memory and decompresses only the frames the rows asked for need.
@@ -37,6 +40,9 @@ FORMAT_NAME = "winent-stream/1"
 MAX_HEADER = 16 << 20
 _ENTRY = 12
 _FOOTER = 9
+# The samples a map may hold ("dtype"; --ot), little-endian.
+_STORED = {"float32": np.dtype("<f4"), "float16": np.dtype("<f2"), "uint16": np.dtype("<u2"),
+           "uint8": np.dtype("u1")}
 
 
 def _zstandard():
@@ -127,10 +133,16 @@ class ZstMap:
         if (w < 1 or h < 1 or rpf < 1 or frames < 0 or w > 2**31 - 1 or h > 2**31 - 1 or
                 frames != (h + rpf - 1) // rpf):
             raise self._bad("the header's sizes do not add up")
-        if header.get("dtype", "float32") != "float32" or \
-                header.get("byteorder", "little") != "little":
-            raise self._bad("samples of %s %s, not float32 little-endian"
-                            % (header.get("dtype"), header.get("byteorder")))
+        stored = _STORED.get(header.get("dtype", "float32"))
+        if stored is None or header.get("byteorder", "little") != "little":
+            raise self._bad("samples of %s %s, not float32, float16, uint16 or uint8 "
+                            "little-endian" % (header.get("dtype"), header.get("byteorder")))
+        if stored.kind == "u":
+            scale, offset = header.get("scale"), header.get("offset", 0)
+            if not (isinstance(scale, (int, float)) and scale > 0 and
+                    isinstance(offset, (int, float))):
+                raise self._bad("an integer map without a positive scale")
+            self._unscale = (float(scale), float(offset), np.iinfo(stored).max)
         header_end = 8 + jlen
 
         # The seek table, from the end.
@@ -157,7 +169,7 @@ class ZstMap:
         if offsets[-1] != tstart:
             raise self._bad("the seek table does not match the zstd frames")
         rows = np.minimum(rpf, h - np.arange(frames, dtype=np.int64) * rpf)
-        if frames and not np.array_equal(entries[1:, 1], rows * w * 4):
+        if frames and not np.array_equal(entries[1:, 1], rows * w * stored.itemsize):
             raise self._bad("a frame of the seek table does not hold its band of rows")
         for i in range(frames):
             off = int(offsets[i + 1])
@@ -166,6 +178,7 @@ class ZstMap:
         self.header = header
         self.shape = (h, w)
         self.dtype = np.dtype(np.float32)
+        self._stored = stored  # the file's samples (float32 unless --ot)
         self.rows_per_frame = rpf
         self.frames = frames
         self._offsets = offsets[1:-1]  # data frame i starts at _offsets[i]
@@ -225,14 +238,23 @@ class ZstMap:
             if self._cache is not None and self._cache[0] == i:
                 return self._cache[1]
         y0, y1 = self._frame_rows(i)
-        rows = np.empty((y1 - y0, self.shape[1]), "<f4")
+        rows = np.empty((y1 - y0, self.shape[1]), self._stored)
         self._decode(i, rows)
-        if rows.dtype != self.dtype:  # a big-endian machine
-            rows = rows.astype(self.dtype)
+        rows = self._as_float(rows)
         rows.flags.writeable = False
         with self._lock:
             self._cache = (i, rows)
         return rows
+
+    def _as_float(self, stored):
+        """The file's samples as float32 entropy: integer codes scaled (NaN
+        for the nodata code), float16 widened; float32 as it is."""
+        if stored.dtype.kind == "u":
+            scale, offset, nodata = self._unscale
+            out = (stored * scale + offset).astype(self.dtype)
+            out[stored == nodata] = np.nan
+            return out
+        return stored if stored.dtype == self.dtype else stored.astype(self.dtype)
 
     def blocks(self):
         """Each frame in turn: (first row, rows as a float32 array). Streams
@@ -361,5 +383,10 @@ def read_zst(path):
         out = np.empty(m.shape, "<f4")
         for i in range(m.frames):
             y0, y1 = m._frame_rows(i)
-            m._decode(i, out[y0:y1])
+            if m._stored == np.dtype("<f4"):
+                m._decode(i, out[y0:y1])
+            else:
+                rows = np.empty((y1 - y0, m.shape[1]), m._stored)
+                m._decode(i, rows)
+                out[y0:y1] = m._as_float(rows)
         return out.astype(m.dtype, copy=False), m.header

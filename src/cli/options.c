@@ -25,10 +25,10 @@ void cli_print_help(FILE *f)
         "(NETCDF:file.nc:var), ENVI, /vsizip/, /vsicurl/, /vsis3/ ...; GDAL's mask\n"
         "(alpha band, per-dataset mask) is nodata. A TIFF or GDAL format on a pipe\n"
         "is first copied to an unnamed temporary file in TMPDIR. OUTPUT by its name:\n"
-        "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff (float32\n"
-        "Cloud-Optimized GeoTIFF), NAME.raw/.f32/.bin, a name without extension or\n"
-        "- (raw float32, little-endian). A file appears only when complete; a pipe,\n"
-        "device or /dev/fd/N is written in place.\n"
+        "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff\n"
+        "(Cloud-Optimized GeoTIFF), NAME.raw/.f32/.bin, a name without extension or\n"
+        "- (raw, little-endian); float32 samples unless --ot. A file appears only when\n"
+        "complete; a pipe, device or /dev/fd/N is written in place.\n"
         "\n"
         "Options take their value as --name VALUE or --name=VALUE, and may be shortened\n"
         "to any unambiguous prefix (--win 7); -- ends the options (-- -x names a file).\n"
@@ -77,6 +77,11 @@ void cli_print_help(FILE *f)
         "  --tif-layout L      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the\n"
         "                      mean of the valid pixels of each 2x2, 4x4, ... block) until one\n"
         "                      tile holds the image; tiled: plain tiled GeoTIFF, no overviews\n"
+        "  --ot T              sample type of the map, every format: float32 (default),\n"
+        "                      float16 (relative error at most 2^-11; not with --sidecar),\n"
+        "                      uint16 or uint8: round(H / scale), scale = the job's largest\n"
+        "                      entropy / 65534 or / 254 (error at most scale / 2), recorded\n"
+        "                      as GDAL's scale and offset; 65535 or 255 is nodata (NaN)\n"
         "  --bigtiff           write a BigTIFF even when the file would fit a classic TIFF\n"
         "                      (by default only past 4 GiB)\n"
         "  --sidecar           raw output: also write OUTPUT.hdr (ENVI header: size, NaN\n"
@@ -291,6 +296,7 @@ enum {
     OPT_PREVIEW_SIZE,
     OPT_TIF_LAYOUT,
     OPT_BIGTIFF,
+    OPT_OT,
     OPT_SIDECAR,
     OPT_DECODE,
     OPT_DEVICE,
@@ -332,6 +338,7 @@ static const struct option long_opts[] = {
     {"preview-size", required_argument, NULL, OPT_PREVIEW_SIZE},
     {"tif-layout", required_argument, NULL, OPT_TIF_LAYOUT},
     {"bigtiff", no_argument, NULL, OPT_BIGTIFF},
+    {"ot", required_argument, NULL, OPT_OT},
     {"sidecar", no_argument, NULL, OPT_SIDECAR},
     {"decode", no_argument, NULL, OPT_DECODE},
     {"device", required_argument, NULL, OPT_DEVICE},
@@ -655,6 +662,18 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             j->tif_layout = WINENT_TIF_TILED;
         else
             return usage(msg, n, "--tif-layout: '%s': use cog or tiled", val);
+        break;
+    case OPT_OT:
+        if (!strcmp(val, "float32"))
+            j->out_type = WINENT_OT_FLOAT32;
+        else if (!strcmp(val, "float16"))
+            j->out_type = WINENT_OT_FLOAT16;
+        else if (!strcmp(val, "uint16"))
+            j->out_type = WINENT_OT_UINT16;
+        else if (!strcmp(val, "uint8"))
+            j->out_type = WINENT_OT_UINT8;
+        else
+            return usage(msg, n, "--ot: '%s': use float32, float16, uint16 or uint8", val);
         break;
     case OPT_DEVICE: j->device = val; break;
     case OPT_THREADS: /* 0 would be the library's "all cores" */

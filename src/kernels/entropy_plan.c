@@ -59,6 +59,18 @@ winent_status winent_compute_opts_validate(const winent_compute_opts *o, winent_
     return winent_err_export(&e, winent_compute_check(o, 1, 0, &e), err);
 }
 
+double winent_compute_top(const winent_compute_opts *o)
+{
+    double n = (double)o->kx * (double)o->ky;
+    /* A float band without --bins is quantized into 256 (make_rule). */
+    uint32_t bins = o->bins > 0 ? o->bins : winent_dtype_is_float(o->dtype) ? 256 : 0;
+    if (bins > 0 && (double)bins < n)
+        n = (double)bins;
+    if (!(n > 1.0))
+        return 0.0;
+    return o->base == WINENT_BASE_2 ? log2(n) : o->base == WINENT_BASE_10 ? log10(n) : log(n);
+}
+
 static void make_rule(const winent_compute_opts *o, winent_code_rule *r)
 {
     memset(r, 0, sizeof *r);

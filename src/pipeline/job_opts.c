@@ -117,6 +117,13 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
     if ((unsigned)o->compress > WINENT_COMPRESS_NONE)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--compress: '%d': use zstd, deflate, lzw or none",
                           (int)o->compress);
+    if ((unsigned)o->out_type > WINENT_OT_UINT8)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--ot: '%d': use float32, float16, uint16 or uint8", (int)o->out_type);
+    if (o->sidecar && o->out_type == WINENT_OT_FLOAT16)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--sidecar: ENVI has no float16 type: give --ot float32, uint16 or "
+                          "uint8, or write a .tif");
     if ((unsigned)o->tif_layout > WINENT_TIF_TILED)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--tif-layout: '%d': use cog or tiled",
                           (int)o->tif_layout);

@@ -451,6 +451,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->compress = o->compress;
     so->tif_layout = o->tif_layout;
     so->bigtiff = o->bigtiff;
+    so->out_type = o->out_type;
     so->compute = co;
     so->par = &p->par_hook;
     so->source_name = o->input == NULL || p->mem_in ? "memory"

@@ -21,8 +21,10 @@ struct winent_tile_codec {
     winent_compress kind;
     int level;
     int side;
-    size_t raw_bytes; /* side * side * 4 */
+    winent_out_sample q; /* the samples written */
+    size_t raw_bytes; /* side * side * q.bytes */
     uint8_t *work;    /* owned: the predicted tile */
+    uint8_t *typed;   /* owned: the tile in q's samples (not for float32) */
     ZSTD_CCtx *zstd;  /* owned, zstd only */
 #ifdef WINENT_HAVE_LIBDEFLATE
     struct libdeflate_compressor *ld; /* owned, deflate only */
@@ -42,9 +44,22 @@ int winent_tile_codec_tiff_compression(winent_compress c)
     }
 }
 
-int winent_tile_codec_tiff_predictor(winent_compress c)
+int winent_tile_codec_tiff_predictor(winent_compress c, winent_out_type t)
 {
-    return c == WINENT_COMPRESS_NONE ? PREDICTOR_NONE : PREDICTOR_FLOATINGPOINT;
+    if (c == WINENT_COMPRESS_NONE)
+        return PREDICTOR_NONE;
+    return t == WINENT_OT_UINT16 || t == WINENT_OT_UINT8 ? PREDICTOR_HORIZONTAL
+                                                         : PREDICTOR_FLOATINGPOINT;
+}
+
+int winent_tile_codec_tiff_bits(winent_out_type t)
+{
+    return t == WINENT_OT_UINT8 ? 8 : t == WINENT_OT_FLOAT32 ? 32 : 16;
+}
+
+int winent_tile_codec_tiff_sample_format(winent_out_type t)
+{
+    return t == WINENT_OT_UINT16 || t == WINENT_OT_UINT8 ? SAMPLEFORMAT_UINT : SAMPLEFORMAT_IEEEFP;
 }
 
 uint64_t winent_tile_codec_bound(winent_compress c, uint64_t n)
@@ -75,6 +90,42 @@ void winent_fp_predict(const float *src, int width, int rows, uint8_t *dst)
         /* Differences from the end, so each byte sees its original left neighbour. */
         for (size_t i = 4 * w - 1; i > 0; i--)
             d[i] = (uint8_t)(d[i] - d[i - 1]);
+    }
+}
+
+void winent_fp_predict_bytes(const uint8_t *src, int width, int rows, int bps, uint8_t *dst)
+{
+    size_t w = (size_t)width, b = (size_t)bps;
+    for (int r = 0; r < rows; r++) {
+        const uint8_t *s = src + (size_t)r * w * b;
+        uint8_t *d = dst + (size_t)r * w * b;
+        /* Byte plane k holds each sample's k-th byte from the most
+         * significant: the little-endian sample's byte b - 1 - k. */
+        for (size_t i = 0; i < w; i++)
+            for (size_t k = 0; k < b; k++)
+                d[k * w + i] = s[i * b + (b - 1 - k)];
+        for (size_t i = b * w - 1; i > 0; i--)
+            d[i] = (uint8_t)(d[i] - d[i - 1]);
+    }
+}
+
+void winent_hdiff_predict(uint8_t *buf, int width, int rows, int bps)
+{
+    size_t w = (size_t)width;
+    for (int r = 0; r < rows; r++) {
+        if (bps == 1) {
+            uint8_t *d = buf + (size_t)r * w;
+            for (size_t i = w - 1; i > 0; i--)
+                d[i] = (uint8_t)(d[i] - d[i - 1]);
+        } else {
+            uint8_t *d = buf + (size_t)r * w * 2;
+            for (size_t i = w - 1; i > 0; i--) {
+                unsigned v = (unsigned)(d[2 * i] | d[2 * i + 1] << 8) -
+                             (unsigned)(d[2 * i - 2] | d[2 * i - 1] << 8);
+                d[2 * i] = (uint8_t)v;
+                d[2 * i + 1] = (uint8_t)(v >> 8);
+            }
+        }
     }
 }
 
@@ -168,7 +219,8 @@ flush:
 /* ---- The codec ------------------------------------------------------------ */
 
 winent_status winent_tile_codec_create(winent_compress c, int level, int side,
-                                       winent_tile_codec **out, winent_err *err)
+                                       const winent_out_sample *q, winent_tile_codec **out,
+                                       winent_err *err)
 {
     winent_tile_codec *tc = calloc(1, sizeof *tc);
     *out = NULL;
@@ -176,10 +228,16 @@ winent_status winent_tile_codec_create(winent_compress c, int level, int side,
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     tc->kind = c;
     tc->side = side;
-    tc->raw_bytes = (size_t)side * (size_t)side * 4;
+    if (q)
+        tc->q = *q;
+    else
+        winent_out_sample_init(&tc->q, WINENT_OT_FLOAT32, 0.0);
+    tc->raw_bytes = (size_t)side * (size_t)side * (size_t)tc->q.bytes;
     tc->level = level;
     tc->work = malloc(tc->raw_bytes);
     if (tc->work == NULL)
+        goto oom;
+    if (tc->q.type != WINENT_OT_FLOAT32 && (tc->typed = malloc(tc->raw_bytes)) == NULL)
         goto oom;
     if (c == WINENT_COMPRESS_ZSTD) {
         tc->zstd = ZSTD_createCCtx();
@@ -217,6 +275,7 @@ void winent_tile_codec_free(winent_tile_codec *tc)
         deflateEnd(&tc->zs);
 #endif
     ZSTD_freeCCtx(tc->zstd);
+    free(tc->typed);
     free(tc->work);
     free(tc);
 }
@@ -226,10 +285,20 @@ winent_status winent_tile_codec_encode(winent_tile_codec *tc, const float *tile,
 {
     size_t n = tc->raw_bytes;
     const uint8_t *src = tc->work;
-    if (tc->kind == WINENT_COMPRESS_NONE)
+    if (tc->q.type != WINENT_OT_FLOAT32) {
+        winent_out_encode(&tc->q, tile, (size_t)tc->side * (size_t)tc->side, tc->typed);
+        if (tc->kind == WINENT_COMPRESS_NONE)
+            src = tc->typed;
+        else if (tc->q.is_int) {
+            winent_hdiff_predict(tc->typed, tc->side, tc->side, tc->q.bytes);
+            src = tc->typed;
+        } else
+            winent_fp_predict_bytes(tc->typed, tc->side, tc->side, tc->q.bytes, tc->work);
+    } else if (tc->kind == WINENT_COMPRESS_NONE) {
         src = (const uint8_t *)tile; /* little-endian file, host order */
-    else
+    } else {
         winent_fp_predict(tile, tc->side, tc->side, tc->work);
+    }
     size_t room = (size_t)winent_tile_codec_bound(tc->kind, n);
     if (tc->kind == WINENT_COMPRESS_ZSTD && room < ZSTD_compressBound(n))
         room = ZSTD_compressBound(n);

@@ -11,6 +11,7 @@
 #include <zstd.h>
 
 #include "base/werr.h"
+#include "out_sample.h"
 #include "zst_format.h"
 
 /* The largest zstd frame header (ZSTD_FRAMEHEADERSIZE_MAX, which zstd.h
@@ -75,7 +76,7 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
                                   const uint8_t *entries, uint32_t nentries, uint64_t *csum,
                                   uint64_t *dsum)
 {
-    uint64_t off = 0, row_bytes = (uint64_t)h->width * 4;
+    uint64_t off = 0, row_bytes = (uint64_t)h->width * (uint64_t)h->sample_bytes;
     const uint64_t per_map = (uint64_t)(h->frames / h->maps); /* each map's frames */
     *csum = *dsum = 0;
     if (winent_zst_get32(entries) != header_frame || winent_zst_get32(entries + 4) != 0)
@@ -103,7 +104,8 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
         *csum += c;
         *dsum += d;
     }
-    if (*dsum != (uint64_t)h->width * (uint64_t)h->height * 4 * (uint64_t)h->maps)
+    if (*dsum != (uint64_t)h->width * (uint64_t)h->height * (uint64_t)h->sample_bytes *
+                     (uint64_t)h->maps)
         return winent_zst_bad(f, "the frames do not hold the whole image");
     return WINENT_OK;
 }
@@ -148,6 +150,14 @@ winent_status winent_zst_read_header(winent_zst_file *f, winent_zst_layout *l)
     header_facts(l->root, h);
     if (!h->format_ok)
         return winent_zst_bad(f, "the header is not winent-stream JSON");
+    /* The samples (--ot): float32 unless the header names another type. */
+    const cJSON *dtype = winent_json_get(l->root, "dtype");
+    winent_out_type ot = WINENT_OT_FLOAT32;
+    if (dtype != NULL && (!cJSON_IsString(dtype) || winent_out_type_parse(dtype->valuestring, &ot)))
+        return winent_zst_bad(f, "the map's dtype is not float32, float16, uint16 or uint8");
+    winent_out_sample q;
+    winent_out_sample_init(&q, ot, 0.0);
+    h->sample_bytes = q.bytes;
     /* Several maps: their list's length; the frames are theirs together. */
     const cJSON *maps = winent_json_get(l->root, "maps");
     h->maps = 1;

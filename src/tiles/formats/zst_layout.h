@@ -22,6 +22,8 @@ typedef struct winent_zst_facts {
     int format_ok;
     long long width, height, rows_per_frame, frames;
     long long maps;
+    int sample_bytes; /* of "dtype" (--ot): 4 float32 (also when absent), 2
+                         float16 and uint16, 1 uint8 */
 } winent_zst_facts;
 
 /* An open .zst and where its first problem goes: `msg` (msg_len bytes)

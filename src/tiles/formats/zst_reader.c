@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -178,9 +179,19 @@ static winent_status read_map_facts(winent_zst_reader *r)
     m->rows_per_frame = (int)l->h.rows_per_frame;
     m->nmaps = (int)l->h.maps;
     m->frames = (int)(l->h.frames / l->h.maps);
-    /* The map itself: float32, little-endian, or it is not what we wrote. */
-    if ((v = winent_json_get(l->root, "dtype")) != NULL && !winent_json_is_text(v, "float32"))
-        return winent_zst_bad(&r->f, "the map is not float32");
+    /* The map itself: little-endian samples of a type of --ot (the layout
+     * checked the name), or it is not what we wrote. */
+    winent_out_type ot = WINENT_OT_FLOAT32;
+    if ((v = winent_json_get(l->root, "dtype")) != NULL && cJSON_IsString(v))
+        winent_out_type_parse(v->valuestring, &ot);
+    winent_out_sample_init(&m->sample, ot, 0.0);
+    if (m->sample.is_int) {
+        if (!winent_json_get_double(winent_json_get(l->root, "scale"), &m->sample.scale) ||
+            !(m->sample.scale > 0.0) || !isfinite(m->sample.scale))
+            return winent_zst_bad(&r->f, "an integer map without a positive scale");
+        if (winent_json_get_double(winent_json_get(l->root, "offset"), &d[0]) && isfinite(d[0]))
+            m->sample.offset = d[0];
+    }
     if ((v = winent_json_get(l->root, "byteorder")) != NULL && !winent_json_is_text(v, "little"))
         return winent_zst_bad(&r->f, "the map is not little-endian");
 
@@ -209,7 +220,11 @@ static winent_status read_map_facts(winent_zst_reader *r)
         for (int t = 0; t < WINENT_DTYPE_COUNT; t++)
             if (winent_json_is_text(v, winent_dtype_name((winent_dtype)t)))
                 c->dtype = (winent_dtype)t;
-    m->nodata_in_play = winent_json_is_text(winent_json_get(l->root, "output_nodata"), "NaN");
+    m->nodata_in_play = winent_json_is_text(winent_json_get(l->root, "output_nodata"), "NaN") ||
+                        (m->sample.is_int &&
+                         winent_json_get_integer(winent_json_get(l->root, "output_nodata"), 0,
+                                                 UINT32_MAX, &k) &&
+                         (uint32_t)k == m->sample.nodata_code);
     if (winent_json_get_integer(winent_json_get(l->root, "source_band"), 1, 65535, &k))
         m->source_band = (int)k;
     v = winent_json_get(l->root, "source");
@@ -436,8 +451,14 @@ winent_status winent_zst_reader_read_map(winent_zst_reader *r, int map, int rows
     if (map < 0 || map >= r->map.nmaps)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%s: no map %d", r->f.path, map + 1);
     zst_cursor *c = &r->cur[map];
-    uint8_t *d = (uint8_t *)dst;
-    size_t need = (size_t)rows * (size_t)r->map.width * 4;
+    /* Samples narrower than a float are decompressed into the end of
+     * `dst` and widened from the front, each read before its bytes are
+     * overwritten. */
+    const size_t count = (size_t)rows * (size_t)r->map.width;
+    const size_t bytes = (size_t)r->map.sample.bytes;
+    uint8_t *const start = (uint8_t *)dst + count * (4 - bytes);
+    uint8_t *d = start;
+    size_t need = count * bytes;
     while (need > 0) {
         if (!c->in_frame) {
             if (c->frame >= c->end)
@@ -470,6 +491,8 @@ winent_status winent_zst_reader_read_map(winent_zst_reader *r, int map, int rows
      * the next call (there is none after the last rows). */
     if (c->in_frame && c->left == 0)
         WINENT_TRY(close_frame(r, c, err));
+    if (r->map.sample.type != WINENT_OT_FLOAT32)
+        winent_out_decode(&r->map.sample, start, count, dst);
     return WINENT_OK;
 }
 

@@ -36,6 +36,17 @@ int winent_sink_nmaps(const winent_sink_opts *o)
     return o->nmaps > 1 && o->maps ? o->nmaps : 1;
 }
 
+void winent_sink_out_sample(const winent_sink_opts *o, winent_out_sample *q)
+{
+    double top = 0.0;
+    for (int m = 0; m < winent_sink_nmaps(o); m++) {
+        const winent_compute_opts *c = winent_sink_nmaps(o) > 1 ? o->maps[m].compute : o->compute;
+        double t = c ? winent_compute_top(c) : 0.0;
+        top = t > top ? t : top;
+    }
+    winent_out_sample_init(q, o->out_type, top);
+}
+
 void winent_sink_map_opts(const winent_sink_opts *o, int m, winent_sink_opts *one)
 {
     *one = *o;
