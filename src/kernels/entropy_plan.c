@@ -37,7 +37,8 @@ winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known
     const int unset = o->range_lo == 0.0 && o->range_hi == 0.0;
     if (unset && dtype_known && winent_dtype_is_float(o->dtype))
         return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--range: %s input needs --range LO:HI (and optionally --bins N)",
+                          "--range: %s input needs a range: give --range auto (the band's "
+                          "minimum and maximum) or --range LO:HI (and optionally --bins N)",
                           winent_dtype_name(o->dtype));
     if (unset && o->bins > 0)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--bins: needs --range LO:HI (or --range auto)");
