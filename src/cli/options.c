@@ -20,11 +20,12 @@ void cli_print_help(FILE *f)
         "The local Shannon entropy of every pixel: the entropy of the values in the\n"
         "window centred on it (border windows cropped, nodata not counted), streamed\n"
         "in bounded memory. INPUT is a TIFF/BigTIFF (recognised by its first bytes),\n"
-        "raw samples with --size and --dtype (a file, or - for standard input), or,\n"
-        "in a build with GDAL, any raster GDAL opens: VRT, JPEG2000, NetCDF/HDF\n"
-        "(NETCDF:file.nc:var), ENVI, /vsizip/, /vsicurl/, /vsis3/ ...; GDAL's mask\n"
-        "(alpha band, per-dataset mask) is nodata. A TIFF or GDAL format on a pipe\n"
-        "is first copied to an unnamed temporary file in TMPDIR. OUTPUT by its name:\n"
+        "raw samples with --size and --dtype (a file, or - for standard input), or\n"
+        "any raster GDAL opens: VRT, JPEG2000, NetCDF/HDF (NETCDF:file.nc:var),\n"
+        "ENVI, /vsizip/, /vsicurl/, /vsis3/ ... (--version lists the libraries);\n"
+        "GDAL's mask (alpha band, per-dataset mask) is nodata. A TIFF or GDAL format\n"
+        "on a pipe is first copied to an unnamed temporary file in TMPDIR. OUTPUT by\n"
+        "its name:\n"
         "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff\n"
         "(Cloud-Optimized GeoTIFF), NAME.raw/.f32/.bin, a name without extension or\n"
         "- (raw, little-endian); float32 samples unless --ot. A file appears only when\n"
@@ -75,7 +76,8 @@ void cli_print_help(FILE *f)
         "                      where none is valid, with a legend bar below\n"
         "  --preview-size N    its longest side in pixels (default 1024; never more than\n"
         "                      the map's)\n"
-        "  --tif-layout L      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the\n"
+        "  --tif-layout cog|tiled\n"
+        "                      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the\n"
         "                      mean of the valid pixels of each 2x2, 4x4, ... block) until one\n"
         "                      tile holds the image; tiled: plain tiled GeoTIFF, no overviews\n"
         "  --ot T              sample type of the map, every format: float32 (default),\n"
@@ -624,7 +626,10 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
      * a mistake, refused with the words the library uses for the range. */
     case OPT_LEVEL:
         if (parse_int(val, &a1) != 0 || a1 == 0)
-            return usage(msg, n, "--level: '%s': give a zstd level from -7 to 22 (not 0)", val);
+            return usage(msg, n,
+                         "--level: '%s': give a compression level: zstd -7 to 22 (not 0), "
+                         "deflate 1 to 9",
+                         val);
         j->level = (int)a1;
         break;
     case OPT_FRAME_ROWS:

@@ -60,6 +60,30 @@ winent_status winent_compute_opts_validate(const winent_compute_opts *o, winent_
     return winent_err_export(&e, winent_compute_check(o, 1, 0, &e), err);
 }
 
+winent_status winent_nodata_check(winent_dtype t, double v, winent_err *err)
+{
+    static const double lo[] = {0, -128, 0, -32768, 0, -2147483648.0};
+    static const double hi[] = {255, 127, 65535, 32767, 4294967295.0, 2147483647.0};
+    if (t == WINENT_F64 || isnan(v))
+        return WINENT_OK;
+    if (t == WINENT_F32) {
+        if (isinf(v) || fabs(v) <= 3.4028234663852886e38)
+            return WINENT_OK;
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--nodata: '%.17g': an f32 band holds values up to +-3.4028235e38, so "
+                          "no pixel can equal it: give a value the band can hold",
+                          v);
+    }
+    if ((unsigned)t < WINENT_F32 && v == floor(v) && v >= lo[t] && v <= hi[t])
+        return WINENT_OK;
+    if ((unsigned)t >= WINENT_F32)
+        return WINENT_OK;
+    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                      "--nodata: '%.17g': a %s band holds whole numbers from %.0f to %.0f, so no "
+                      "pixel can equal it: give a value the band can hold",
+                      v, winent_dtype_name(t), lo[t], hi[t]);
+}
+
 double winent_compute_top(const winent_compute_opts *o)
 {
     double n = (double)o->kx * (double)o->ky;

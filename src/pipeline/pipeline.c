@@ -826,6 +826,9 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     } else {
         WINENT_TRY_GOTO(st, open_source(p, o, &err));
         const winent_source_info *info = winent_source_get_info(p->source);
+        /* --nodata in the type of the band as read (a TIFF's, GDAL's). */
+        if (o->nodata_given && o->compute.has_nodata)
+            WINENT_TRY_GOTO(st, winent_nodata_check(info->dtype, o->compute.nodata, &err));
         p->width = info->width;
         p->height = info->height;
         p->nbands = info->nread;

@@ -130,6 +130,11 @@ winent_status winent_zst_read_header(winent_zst_file *f, winent_zst_layout *l)
 {
     uint8_t b8[WINENT_ZST_SKIP_HEADER];
     WINENT_TRY(winent_zst_read_at(f, b8, sizeof b8, 0));
+    /* A TIFF (a GeoTIFF map of ours, most likely): say what reads it. */
+    if (!memcmp(b8, "II*\0", 4) || !memcmp(b8, "MM\0*", 4) || !memcmp(b8, "II+\0", 4) ||
+        !memcmp(b8, "MM\0+", 4))
+        return winent_zst_bad(f, "it is a TIFF: for a GeoTIFF map, gdalinfo shows its metadata "
+                                 "(and gdalinfo -stats its values)");
     if (winent_zst_get32(b8) != WINENT_ZST_HEADER_MAGIC)
         return winent_zst_bad(f, winent_zst_get32(b8) == WINENT_ZST_FRAME_MAGIC
                           ? "a zstd stream without the winent-stream header"

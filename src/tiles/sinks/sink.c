@@ -91,11 +91,38 @@ static int input_stat(const char *input_path, struct stat *st)
     return stat(input_path, st) == 0;
 }
 
+/* 1 for a name of GDAL's virtual file systems (/vsis3/..., /vsicurl/...,
+ * /vsimem/...) or a URL (https://..., s3://...): not a local path. */
+static int remote_name(const char *p)
+{
+    const char *q = p + 4;
+    if (strncmp(p, "/vsi", 4) == 0) {
+        while ((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_')
+            q++;
+        if (q > p + 4 && *q == '/')
+            return 1;
+    }
+    const char *colon = strstr(p, "://");
+    if (colon == NULL || colon == p)
+        return 0;
+    for (q = p; q < colon; q++)
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+              *q == '+' || *q == '.' || *q == '-'))
+            return 0;
+    return 1;
+}
+
 winent_status winent_output_check(const char *input_path, const char *output_path,
                                   winent_format format, winent_err *err)
 {
     if (output_path == NULL || *output_path == '\0')
         return WINENT_ERR(err, WINENT_ERR_USAGE, "no output name: give one, or '-'");
+    if (remote_name(output_path))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "output '%s': winent-stream writes local files and streams, not GDAL's "
+                          "virtual file systems (/vsis3/, /vsicurl/, ...) or URLs: write a local "
+                          "file, then copy it (aws s3 cp, gsutil cp, curl -T)",
+                          output_path);
     int is_stdout = strcmp(output_path, "-") == 0;
     winent_format f = format != WINENT_FORMAT_AUTO ? format : format_of_name(output_path);
     if (f == WINENT_FORMAT_AUTO)
