@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Tile compression for the GeoTIFF sink: predictor 3, then zstd, deflate
+/* Tile compression for the GeoTIFF sink: the samples of --ot (horizontal
+ * differencing for uint8, no predictor otherwise), then zstd, deflate
  * or an LZW coder of our own (TIFF 6.0 section 13, with libtiff's
  * code-width timing so that every TIFF reader decodes it). Deflate goes
  * through libdeflate where the build has it: the same zlib streams, 2.5x
@@ -23,8 +24,7 @@ struct winent_tile_codec {
     int side;
     winent_out_sample q; /* the samples written */
     size_t raw_bytes; /* side * side * q.bytes */
-    uint8_t *work;    /* owned: the predicted tile */
-    uint8_t *typed;   /* owned: the tile in q's samples (not for float32) */
+    uint8_t *typed;   /* owned: the tile in q's samples, predicted (not for float32) */
     ZSTD_CCtx *zstd;  /* owned, zstd only */
 #ifdef WINENT_HAVE_LIBDEFLATE
     struct libdeflate_compressor *ld; /* owned, deflate only */
@@ -46,10 +46,16 @@ int winent_tile_codec_tiff_compression(winent_compress c)
 
 int winent_tile_codec_tiff_predictor(winent_compress c, winent_out_type t)
 {
+    /* Measured on real maps (docs/PERFORMANCE.md, "Output sizes"): an
+     * entropy map holds few distinct values, which zstd, deflate and LZW
+     * find repeated as they are; the floating-point predictor's byte
+     * planes of differences hide them (float32 tiles 1.8 to 2.1 times
+     * larger with it at every zstd level, float16 and uint16 larger at all
+     * but zstd 1), while uint8 codes gain from horizontal differencing
+     * (camera -20 %, geoid -16 %; the DEM +2 %). */
     if (c == WINENT_COMPRESS_NONE)
         return PREDICTOR_NONE;
-    return t == WINENT_OT_UINT16 || t == WINENT_OT_UINT8 ? PREDICTOR_HORIZONTAL
-                                                         : PREDICTOR_FLOATINGPOINT;
+    return t == WINENT_OT_UINT8 ? PREDICTOR_HORIZONTAL : PREDICTOR_NONE;
 }
 
 int winent_tile_codec_tiff_bits(winent_out_type t)
@@ -70,42 +76,6 @@ uint64_t winent_tile_codec_bound(winent_compress c, uint64_t n)
     /* At most one 12-bit code per byte, plus a clear code every 3836 codes. */
     case WINENT_COMPRESS_LZW: return n + n / 2 + n / 1000 + 64;
     default: return n;
-    }
-}
-
-void winent_fp_predict(const float *src, int width, int rows, uint8_t *dst)
-{
-    size_t w = (size_t)width;
-    for (int r = 0; r < rows; r++) {
-        const float *s = src + (size_t)r * w;
-        uint8_t *d = dst + (size_t)r * w * 4;
-        for (size_t i = 0; i < w; i++) {
-            uint32_t v;
-            memcpy(&v, &s[i], 4);
-            d[i] = (uint8_t)(v >> 24);
-            d[w + i] = (uint8_t)(v >> 16);
-            d[2 * w + i] = (uint8_t)(v >> 8);
-            d[3 * w + i] = (uint8_t)v;
-        }
-        /* Differences from the end, so each byte sees its original left neighbour. */
-        for (size_t i = 4 * w - 1; i > 0; i--)
-            d[i] = (uint8_t)(d[i] - d[i - 1]);
-    }
-}
-
-void winent_fp_predict_bytes(const uint8_t *src, int width, int rows, int bps, uint8_t *dst)
-{
-    size_t w = (size_t)width, b = (size_t)bps;
-    for (int r = 0; r < rows; r++) {
-        const uint8_t *s = src + (size_t)r * w * b;
-        uint8_t *d = dst + (size_t)r * w * b;
-        /* Byte plane k holds each sample's k-th byte from the most
-         * significant: the little-endian sample's byte b - 1 - k. */
-        for (size_t i = 0; i < w; i++)
-            for (size_t k = 0; k < b; k++)
-                d[k * w + i] = s[i * b + (b - 1 - k)];
-        for (size_t i = b * w - 1; i > 0; i--)
-            d[i] = (uint8_t)(d[i] - d[i - 1]);
     }
 }
 
@@ -234,9 +204,6 @@ winent_status winent_tile_codec_create(winent_compress c, int level, int side,
         winent_out_sample_init(&tc->q, WINENT_OT_FLOAT32, 0.0);
     tc->raw_bytes = (size_t)side * (size_t)side * (size_t)tc->q.bytes;
     tc->level = level;
-    tc->work = malloc(tc->raw_bytes);
-    if (tc->work == NULL)
-        goto oom;
     if (tc->q.type != WINENT_OT_FLOAT32 && (tc->typed = malloc(tc->raw_bytes)) == NULL)
         goto oom;
     if (c == WINENT_COMPRESS_ZSTD) {
@@ -276,7 +243,6 @@ void winent_tile_codec_free(winent_tile_codec *tc)
 #endif
     ZSTD_freeCCtx(tc->zstd);
     free(tc->typed);
-    free(tc->work);
     free(tc);
 }
 
@@ -284,20 +250,13 @@ winent_status winent_tile_codec_encode(winent_tile_codec *tc, const float *tile,
                                        winent_err *err)
 {
     size_t n = tc->raw_bytes;
-    const uint8_t *src = tc->work;
+    /* float32: the tile as it is (a little-endian file, host order). */
+    const uint8_t *src = (const uint8_t *)tile;
     if (tc->q.type != WINENT_OT_FLOAT32) {
         winent_out_encode(&tc->q, tile, (size_t)tc->side * (size_t)tc->side, tc->typed);
-        if (tc->kind == WINENT_COMPRESS_NONE)
-            src = tc->typed;
-        else if (tc->q.is_int) {
+        if (winent_tile_codec_tiff_predictor(tc->kind, tc->q.type) == PREDICTOR_HORIZONTAL)
             winent_hdiff_predict(tc->typed, tc->side, tc->side, tc->q.bytes);
-            src = tc->typed;
-        } else
-            winent_fp_predict_bytes(tc->typed, tc->side, tc->side, tc->q.bytes, tc->work);
-    } else if (tc->kind == WINENT_COMPRESS_NONE) {
-        src = (const uint8_t *)tile; /* little-endian file, host order */
-    } else {
-        winent_fp_predict(tile, tc->side, tc->side, tc->work);
+        src = tc->typed;
     }
     size_t room = (size_t)winent_tile_codec_bound(tc->kind, n);
     if (tc->kind == WINENT_COMPRESS_ZSTD && room < ZSTD_compressBound(n))

@@ -2,10 +2,10 @@
 /*
  * tile_codec.h - compression of one TIFF tile of the map, as a TIFF reader
  * expects it: the floats converted to the output's sample type (--ot,
- * out_sample.h), the floating-point predictor (TIFF Technical Note 3,
- * Predictor = 3) for float32 and float16 or horizontal differencing
- * (Predictor = 2) for the integer types, then zstd, deflate (zlib stream)
- * or LZW, or neither.
+ * out_sample.h), horizontal differencing (Predictor = 2) for uint8 and no
+ * predictor for the others (what makes real maps smallest:
+ * winent_tile_codec_tiff_predictor), then zstd, deflate (zlib stream) or
+ * LZW, or neither.
  * Runs on the encoder threads; the output is a pure function of the tile
  * and the settings, whatever thread encodes it.
  */
@@ -49,13 +49,6 @@ uint64_t winent_tile_codec_bound(winent_compress c, uint64_t n);
 /* TIFF LZW of `n` bytes into `dst` (room for winent_tile_codec_bound(LZW, n)
  * bytes); returns the encoded size. Exposed for tests. */
 size_t winent_lzw_encode(const uint8_t *src, size_t n, uint8_t *dst);
-
-/* The floating-point predictor on `rows` rows of `width` floats: each row
- * becomes its bytes as big-endian byte planes, then byte differences. */
-void winent_fp_predict(const float *src, int width, int rows, uint8_t *dst);
-
-/* The same for samples of `bps` bytes, little-endian at `src` (float16). */
-void winent_fp_predict_bytes(const uint8_t *src, int width, int rows, int bps, uint8_t *dst);
 
 /* Horizontal differencing (Predictor = 2) of `rows` rows of `width`
  * little-endian unsigned samples of `bps` bytes (1 or 2), in place. */
