@@ -153,6 +153,10 @@ def test_against_cli():
             else np.nanmax(np.abs(a5)) * 2.0**-11
         check("ot=%r: read_zst within the rounding of the float32 map" % (ot,),
               m2.dtype == np.float32 and np.nanmax(np.abs(m2 - a5)) <= bound * (1 + 1e-6))
+    with winent.open_zst(path("py-uint8.zst")) as m:
+        check("open_zst of a uint8 map: rows as read_zst's",
+              m.dtype == np.float32 and same_bits(np.asarray(m[3:40]),
+                                                  winent.read_zst(path("py-uint8.zst"))[0][3:40]))
     expect_raises("ot='int16'", winent.UsageError, winent.run, RAW, path("x.zst"),
                   size=(W, H), dtype="u8", ot="int16")
 
