@@ -94,10 +94,11 @@ static winent_status check_level(const winent_job_opts *o, winent_err *err)
     const winent_format f = winent_sink_format_of(&so);
     if (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_DEFLATE &&
         (o->level < DEFLATE_LEVEL_MIN || o->level > DEFLATE_LEVEL_MAX))
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--level: '%d': give a deflate level from %d to %d",
-                          o->level, DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
-    const int zstd = f == WINENT_FORMAT_ZST ||
-                     (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_ZSTD);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--level: '%d': give a deflate level from %d to %d", o->level,
+                          DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
+    const int zstd =
+        f == WINENT_FORMAT_ZST || (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_ZSTD);
     /* Unknown yet (an unknown extension): zstd's, the widest. */
     if ((zstd || f == WINENT_FORMAT_AUTO || f == WINENT_FORMAT_RAW) &&
         (o->level < LEVEL_MIN || o->level > LEVEL_MAX))

@@ -93,9 +93,9 @@ struct engine;
 /* How much of one map is at its window's largest entropy (every pixel of
  * a whole window in a bin of its own): the "saturated" notice. */
 typedef struct saturation {
-    float at_top;            /* a value at least this is at the top (just
-                                below it: the engines' rounding) */
-    double top;              /* winent_compute_top of the map's options */
+    float at_top; /* a value at least this is at the top (just
+                     below it: the engines' rounding) */
+    double top;   /* winent_compute_top of the map's options */
     uint64_t valid, top_count;
 } saturation;
 
@@ -251,10 +251,10 @@ struct pipeline {
                                     too are added after compute, not by band */
     winent_preview_opts preview_opts;
     char preview_text[WINENT_MSG_LEN]; /* its PNG's Description */
-    saturation *saturated;       /* owned, one per map; NULL: not counted (no
-                                    notice callback, --decode, memory jobs).
-                                    The writer thread adds each chunk as it
-                                    retires; run_job reads it after the join */
+    saturation *saturated;             /* owned, one per map; NULL: not counted (no
+                                          notice callback, --decode, memory jobs).
+                                          The writer thread adds each chunk as it
+                                          retires; run_job reads it after the join */
     int width, height;
     size_t sample, row_bytes;
     int chunk_rows, nchunks, unit_rows, band_rows;

@@ -41,8 +41,8 @@ typedef struct winent_sink_opts {
     winent_compress compress;/* TIFF */
     winent_tif_layout tif_layout; /* TIFF: Cloud-Optimized (default) or plain tiled */
     int bigtiff;             /* TIFF: 1 = BigTIFF even when small (else past 4 GiB) */
-    winent_out_type out_type;/* the samples written (--ot); the scale of the
-                                integer types: winent_sink_out_sample */
+    winent_out_type out_type; /* the samples written (--ot); the scale of the
+                                 integer types: winent_sink_out_sample */
     /* Facts for headers and metadata (borrowed). */
     const winent_compute_opts *compute;
     const char *source_name;

@@ -23,8 +23,8 @@ struct winent_tile_codec {
     int level;
     int side;
     winent_out_sample q; /* the samples written */
-    size_t raw_bytes; /* side * side * q.bytes */
-    uint8_t *typed;   /* owned: the tile in q's samples, predicted (not for float32) */
+    size_t raw_bytes;    /* side * side * q.bytes */
+    uint8_t *typed;      /* owned: the tile in q's samples, predicted (not for float32) */
     ZSTD_CCtx *zstd;  /* owned, zstd only */
 #ifdef WINENT_HAVE_LIBDEFLATE
     struct libdeflate_compressor *ld; /* owned, deflate only */

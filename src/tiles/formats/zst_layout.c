@@ -104,8 +104,8 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
         *csum += c;
         *dsum += d;
     }
-    if (*dsum != (uint64_t)h->width * (uint64_t)h->height * (uint64_t)h->sample_bytes *
-                     (uint64_t)h->maps)
+    if (*dsum !=
+        (uint64_t)h->width * (uint64_t)h->height * (uint64_t)h->sample_bytes * (uint64_t)h->maps)
         return winent_zst_bad(f, "the frames do not hold the whole image");
     return WINENT_OK;
 }

@@ -220,11 +220,11 @@ static winent_status read_map_facts(winent_zst_reader *r)
         for (int t = 0; t < WINENT_DTYPE_COUNT; t++)
             if (winent_json_is_text(v, winent_dtype_name((winent_dtype)t)))
                 c->dtype = (winent_dtype)t;
-    m->nodata_in_play = winent_json_is_text(winent_json_get(l->root, "output_nodata"), "NaN") ||
-                        (m->sample.is_int &&
-                         winent_json_get_integer(winent_json_get(l->root, "output_nodata"), 0,
-                                                 UINT32_MAX, &k) &&
-                         (uint32_t)k == m->sample.nodata_code);
+    m->nodata_in_play =
+        winent_json_is_text(winent_json_get(l->root, "output_nodata"), "NaN") ||
+        (m->sample.is_int &&
+         winent_json_get_integer(winent_json_get(l->root, "output_nodata"), 0, UINT32_MAX, &k) &&
+         (uint32_t)k == m->sample.nodata_code);
     if (winent_json_get_integer(winent_json_get(l->root, "source_band"), 1, 65535, &k))
         m->source_band = (int)k;
     v = winent_json_get(l->root, "source");

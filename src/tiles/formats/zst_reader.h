@@ -61,9 +61,9 @@ const winent_zst_map *winent_zst_reader_map(const winent_zst_reader *r);
 
 /* The next `rows` rows of the (first) map (width floats each, native byte
  * order) into `dst`; integer and float16 samples are converted to floats
- * (code * scale + offset, NaN for the nodata code). A damaged frame is WINENT_ERR_INPUT naming it: "FILE:
- * frame 3 (rows 48-63) at byte 123456: checksum mismatch". One thread at a
- * time. */
+ * (code * scale + offset, NaN for the nodata code). A damaged frame is
+ * WINENT_ERR_INPUT naming it: "FILE: frame 3 (rows 48-63) at byte 123456:
+ * checksum mismatch". One thread at a time. */
 winent_status winent_zst_reader_read(winent_zst_reader *r, int rows, float *dst, winent_err *err);
 
 /* The same for map `map` (0 .. nmaps - 1) of a file of several: each map

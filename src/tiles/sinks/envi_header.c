@@ -151,17 +151,18 @@ int winent_envi_header_text(const winent_sink_opts *o, winent_bytes *b)
     winent_sink_out_sample(o, &q);
     const int envi_type = q.type == WINENT_OT_UINT16 ? 12 : q.type == WINENT_OT_UINT8 ? 1 : 4;
     bad = bad || winent_bytes_printf(b,
-                                   "}\nsamples = %d\nlines = %d\nbands = 1\nheader offset = 0\n"
-                                   "file type = ENVI Standard\ndata type = %d\ninterleave = bsq\n"
-                                   "byte order = 0\n",
-                                   o->width, o->height, envi_type);
+                                     "}\nsamples = %d\nlines = %d\nbands = 1\nheader offset = 0\n"
+                                     "file type = ENVI Standard\ndata type = %d\ninterleave = bsq\n"
+                                     "byte order = 0\n",
+                                     o->width, o->height, envi_type);
     if (c)
         bad = bad || winent_bytes_printf(b, "band names = {entropy %dx%d%s}\n", c->kx, c->ky, band);
     else
         bad = bad || winent_bytes_printf(b, "band names = {entropy%s}\n", band);
     if (q.is_int)
-        bad = bad || winent_bytes_printf(b, "data gain values = {%.17g}\ndata offset values = {%.17g}\n",
-                                         q.scale, q.offset);
+        bad = bad ||
+              winent_bytes_printf(b, "data gain values = {%.17g}\ndata offset values = {%.17g}\n",
+                                  q.scale, q.offset);
     if (o->nodata_in_play && q.is_int)
         bad = bad || winent_bytes_printf(b, "data ignore value = %u\n", q.nodata_code);
     else if (o->nodata_in_play)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Raw output: the samples of --ot (float32 by default; out_sample.h),
- * little-endian, row-major, no header, written in order as rows complete. With --sidecar, an ENVI header beside it
- * (envi_header.h), through a temporary file of its own that is put in
- * place just after the map, only when the map is.
+ * little-endian, row-major, no header, written in order as rows complete. With --sidecar, an ENVI
+ * header beside it (envi_header.h), through a temporary file of its own that is put in place just
+ * after the map, only when the map is.
  *
  * Several maps: one file each, NAME_bB_wK.EXT beside the name given
  * (winent_sink_map_path), each with its own header when asked; a raw
@@ -221,8 +221,8 @@ winent_status winent_sink_raw_open(winent_sink *s, winent_err *err)
         r->f[m].open = 1;
         /* Its exact size is known: the space is allocated while the job
          * starts (outfile.h). */
-        winent_outfile_reserve(&r->f[m].file, (uint64_t)one.width * (uint64_t)one.height *
-                                                      (uint64_t)r->q.bytes);
+        winent_outfile_reserve(&r->f[m].file,
+                               (uint64_t)one.width * (uint64_t)one.height * (uint64_t)r->q.bytes);
         if (one.sidecar)
             WINENT_TRY(open_sidecar(&one, &r->f[m], err));
     }

@@ -135,10 +135,9 @@ static winent_status tiff_encoder_create(winent_sink *s, void **enc, winent_err 
     if (e == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     e->tile = malloc((size_t)t->side * (size_t)t->side * sizeof(float));
-    winent_status st =
-        e->tile ? winent_tile_codec_create(s->opts.compress, s->opts.level, t->side, &t->q,
-                                           &e->codec, err)
-                : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    winent_status st = e->tile ? winent_tile_codec_create(s->opts.compress, s->opts.level, t->side,
+                                                          &t->q, &e->codec, err)
+                               : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     if (st != WINENT_OK) {
         free(e->tile);
         free(e);
@@ -362,7 +361,8 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     ok &= TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)o->height);
     ok &= TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, winent_tile_codec_tiff_bits(o->out_type));
     ok &= TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)nmaps);
-    ok &= TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, winent_tile_codec_tiff_sample_format(o->out_type));
+    ok &=
+        TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, winent_tile_codec_tiff_sample_format(o->out_type));
     ok &= TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
     ok &= TIFFSetField(tif, TIFFTAG_PLANARCONFIG,
                        nmaps > 1 ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG);
@@ -378,7 +378,8 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     ok &= TIFFSetField(tif, TIFFTAG_TILELENGTH, (uint32_t)side);
     ok &= TIFFSetField(tif, TIFFTAG_COMPRESSION, winent_tile_codec_tiff_compression(o->compress));
     if (o->compress != WINENT_COMPRESS_NONE)
-        ok &= TIFFSetField(tif, TIFFTAG_PREDICTOR, winent_tile_codec_tiff_predictor(o->compress, o->out_type));
+        ok &= TIFFSetField(tif, TIFFTAG_PREDICTOR,
+                           winent_tile_codec_tiff_predictor(o->compress, o->out_type));
     char software[64];
     snprintf(software, sizeof software, "winent-stream %s", WINENT_VERSION_STRING);
     ok &= TIFFSetField(tif, TIFFTAG_SOFTWARE, software);

@@ -152,7 +152,8 @@ static winent_status zst_write(winent_sink *s, int map, int64_t index,
         winent_zst_get32(encoded->data) != WINENT_ZST_FRAME_MAGIC)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, ".zst frame %lld is not a zstd frame",
                           (long long)index);
-    uint32_t dsize = frame_rows_of(s, z->next[map]) * (uint32_t)s->opts.width * (uint32_t)z->q.bytes;
+    uint32_t dsize =
+        frame_rows_of(s, z->next[map]) * (uint32_t)s->opts.width * (uint32_t)z->q.bytes;
     set_entry(z, 1 + (uint32_t)map * z->nframes + z->next[map], (uint32_t)encoded->size, dsize,
               winent_zst_get32(encoded->data + encoded->size - 4));
     if (map == 0)

@@ -860,8 +860,7 @@ static void cap_cache(gdal_impl *g, const winent_source_opts *o, winent_source_i
  * interpretation Alpha): transparency, not data. */
 static int is_alpha(GDALDatasetH ds, int b)
 {
-    return gd()->GDALGetRasterColorInterpretation(gd()->GDALGetRasterBand(ds, b)) ==
-           GCI_AlphaBand;
+    return gd()->GDALGetRasterColorInterpretation(gd()->GDALGetRasterBand(ds, b)) == GCI_AlphaBand;
 }
 
 /* One line for the user through o->on_notice (nothing without one). */
@@ -896,14 +895,16 @@ static void all_but_alpha(const winent_source_opts *o, GDALDatasetH ds, int nban
         }
         alpha++;
         if (k < sizeof skipped - 16)
-            k += (size_t)snprintf(skipped + k, sizeof skipped - k, "%s%d", alpha > 1 ? ", " : "", b);
+            k +=
+                (size_t)snprintf(skipped + k, sizeof skipped - k, "%s%d", alpha > 1 ? ", " : "", b);
     }
     *n = 0;
     if (alpha == 0 || kept == 0)
         return;
     *n = kept;
-    notice(o, "--band all: %s: band%s %s %s alpha (transparency, not data): skipped; give --band "
-              "%s to map %s anyway",
+    notice(o,
+           "--band all: %s: band%s %s %s alpha (transparency, not data): skipped; give --band "
+           "%s to map %s anyway",
            name, alpha > 1 ? "s" : "", skipped, alpha > 1 ? "are" : "is", skipped,
            alpha > 1 ? "them" : "it");
 }
@@ -923,18 +924,20 @@ static void alpha_notices(const winent_source_opts *o, GDALDatasetH ds, int nban
         return;
     for (int k = 0; k < nsel; k++)
         if (sel[k].band == alpha) {
-            notice(o, "%s: band %d is alpha (transparency, not data): its map is of the "
-                      "transparency",
+            notice(o,
+                   "%s: band %d is alpha (transparency, not data): its map is of the "
+                   "transparency",
                    name, alpha);
             return;
         }
     GDALRasterBandH a = gd()->GDALGetRasterBand(ds, alpha);
     if (gd()->GDALGetMaskFlags(gd()->GDALGetRasterBand(ds, sel[0].band)) & GMF_ALPHA)
         return; /* applied: its transparent pixels are nodata */
-    notice(o, "%s: its alpha band (band %d, %s) is not applied as a mask: GDAL applies only "
-              "Byte and UInt16 ones, so its transparent pixels are counted as data; give "
-              "--nodata V where the data band holds V there (gdalwarp -dstalpha writes 0), or "
-              "warp again with -dstnodata",
+    notice(o,
+           "%s: its alpha band (band %d, %s) is not applied as a mask: GDAL applies only "
+           "Byte and UInt16 ones, so its transparent pixels are counted as data; give "
+           "--nodata V where the data band holds V there (gdalwarp -dstalpha writes 0), or "
+           "warp again with -dstnodata",
            name, alpha, gd()->GDALGetDataTypeName(gd()->GDALGetRasterDataType(a)));
 }
 
