@@ -95,8 +95,9 @@ static int input_stat(const char *input_path, struct stat *st)
  * /vsimem/...) or a URL (https://..., s3://...): not a local path. */
 static int remote_name(const char *p)
 {
-    const char *q = p + 4;
+    const char *q;
     if (strncmp(p, "/vsi", 4) == 0) {
+        q = p + 4;
         while ((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_')
             q++;
         if (q > p + 4 && *q == '/')
