@@ -65,6 +65,13 @@ check "uint8 .tif smaller than uint16 smaller than float32" sh -c \
     "[ \$(wc -c <'$T/uint8.tif') -lt \$(wc -c <'$T/uint16.tif') ] &&
      [ \$(wc -c <'$T/uint16.tif') -lt \$(wc -c <'$T/ref.raw.tif') ]"
 
+# The unit, GDAL's band unit type of the GeoTIFF: bit by default, nat
+# with --base e (every band of several maps).
+check "the GeoTIFF's unit: bit" sh -c "gdalinfo '$T/uint16.tif' | grep -q 'Unit Type: bit'"
+expect_exit 0 "base e, two windows" "$WS" $IN --base e --window 3,5 "$T/land.u8" "$T/nat.tif"
+check "the GeoTIFF's unit with --base e: nat on each band" sh -c \
+    "[ \$(gdalinfo '$T/nat.tif' | grep -c 'Unit Type: nat') -eq 2 ]"
+
 # The ENVI sidecar of an integer map: GDAL reads the scale and nodata.
 expect_exit 0 "--ot uint16 --sidecar" "$WS" $IN --ot uint16 --sidecar "$T/land.u8" "$T/s16.raw"
 check "the sidecar's scale, offset and nodata, read by GDAL" "$PY" -c "

@@ -116,11 +116,17 @@ static void scale_items(winent_bytes *b, int *bad, const winent_out_sample *q, i
 
 static void description_item(winent_bytes *b, int *bad, const winent_sink_opts *o, int sample)
 {
+    static const char *const units[] = {"nat", "bit", "ban"};
     char desc[128];
     winent_tiff_band_description(o, desc, sizeof desc);
     add(b, bad, "  <Item name=\"DESCRIPTION\" sample=\"%d\" role=\"description\">", sample);
     add_escaped(b, bad, desc);
     add(b, bad, "</Item>\n");
+    /* The unit of the values, as GDAL's band unit type (gdalinfo's "Unit
+     * Type: bit"). */
+    if (o->compute && (unsigned)o->compute->base <= WINENT_BASE_10)
+        add(b, bad, "  <Item name=\"UNITTYPE\" sample=\"%d\" role=\"unittype\">%s</Item>\n",
+            sample, units[o->compute->base]);
 }
 
 char *winent_tiff_meta_main(const winent_sink_opts *o)
