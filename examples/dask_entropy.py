@@ -6,7 +6,7 @@ blocks. It gives the same bytes as
 
     winent-stream --size WxH --dtype T --window K [...] IN.raw OUT.raw
 
-    python3 dask_entropy.py [--window K|WxH] [--base e|2|10]
+    python3 dask_entropy.py [--window K|WxH] [--base 2|e|10]
                             [--bins N --range LO:HI] [--nodata V]
                             [--chunks ROWSxCOLS] [--threads N]
                             --size WxH --dtype T IN.raw OUT.raw
@@ -59,7 +59,7 @@ def entropy_map(image, window=(5, 5), chunks=(1024, 1024), **options):
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--window", default="5")
-    p.add_argument("--base", default="e")
+    p.add_argument("--base", default=None, help="2 (the default), e or 10")
     p.add_argument("--bins", type=int)
     p.add_argument("--range")
     p.add_argument("--nodata", type=float)

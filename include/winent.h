@@ -99,7 +99,15 @@ typedef struct winent_compute_opts {
                             pixels with dx^2 + dy^2 <= R^2, scikit-image's disk(R) */
 } winent_compute_opts;
 
-/* Fill `o` with the defaults: 5 x 5 window, base e, u8, distinct values.
+/* The largest entropy `o` allows: log, in o's base, of min(window pixels,
+ * bins) (distinct values: the window's pixels), reached where every kept
+ * pixel of a whole window is in a bin of its own. 0 for a 1 x 1 window.
+ * It sets the scale of integer outputs (winent_out_type) and of the
+ * preview. Thread-safe. */
+WINENT_API double winent_compute_top(const winent_compute_opts *o);
+
+/* Fill `o` with the defaults: 5 x 5 window, base 2 (bits, as scikit-image,
+ * MATLAB and Earth Engine), u8, distinct values.
  * Thread-safe. */
 WINENT_API void winent_compute_opts_default(winent_compute_opts *o);
 
@@ -219,6 +227,19 @@ typedef enum winent_compress {
     WINENT_COMPRESS_LZW,
     WINENT_COMPRESS_NONE
 } winent_compress;
+
+/* Sample type of the output map (--ot; docs/SPEC.md, "Output sample
+ * types"). The integer types store round(H / scale) with scale = the
+ * largest entropy of the job (winent_compute_top) over 65534 or 254, the
+ * type's largest code (65535, 255) standing for NaN; the scale (and an
+ * offset of 0) is recorded where GDAL reads it (GeoTIFF, the .zst header,
+ * the ENVI sidecar). */
+typedef enum winent_out_type {
+    WINENT_OT_FLOAT32 = 0, /* the default: the engines' bits */
+    WINENT_OT_FLOAT16,     /* IEEE half, round to nearest even: relative error <= 2^-11 */
+    WINENT_OT_UINT16,      /* error <= scale / 2 = top / 131068 */
+    WINENT_OT_UINT8        /* error <= scale / 2 = top / 508 */
+} winent_out_type;
 
 /* How a GeoTIFF output is laid out. */
 typedef enum winent_tif_layout {
@@ -363,9 +384,12 @@ typedef struct winent_job_opts {
      * primary context in the process. Without it, the job's pinned pages
      * are still released at that moment, and nothing else. */
     int release_gpus;
+    /* The output's sample type (--ot; default WINENT_OT_FLOAT32) for every
+     * format: raw, .zst, GeoTIFF (overviews too), and --decode's output. */
+    winent_out_type out_type;
 } winent_job_opts;
 
-/* Defaults: 5x5, base e, auto device, all cores, 1 GiB, zstd level and frame
+/* Defaults: 5x5, base 2, auto device, all cores, 1 GiB, zstd level and frame
  * rows chosen by the library (0 = default). Thread-safe. */
 WINENT_API void winent_job_opts_default(winent_job_opts *o);
 

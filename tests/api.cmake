@@ -15,3 +15,7 @@ set_tests_properties(test_api_jobs test_api_validate test_cli_options PROPERTIES
 # file of several maps read back from four threads at once, cut while open.
 winent_unit_test(test_api_zst Threads::Threads)
 set_tests_properties(test_api_zst PROPERTIES LABELS pipeline)
+# The rough edges of a first hour (issue 30): raw options for a TIFF,
+# --level per codec, --nodata outside the type, --info on a TIFF, remote
+# outputs, the completion, --help without build details.
+winent_sh_test(test_rough_edges test_rough_edges.sh)

@@ -119,5 +119,6 @@ int main(void)
     FIELD(winent_job_opts, nwindow_list);
     FIELD(winent_job_opts, window_disk);
     FIELD(winent_job_opts, release_gpus);
+    FIELD(winent_job_opts, out_type);
     return 0;
 }

@@ -20,7 +20,7 @@ check "the colour map's lightness (construction in Python)" "$PY" "$CHK" colorma
 # A landscape with nodata holes: every format, the PNG against the raw map.
 "$MK" --size 700x450 --dtype u8 --kind landscape --values 40 --holes 0.2 --nodata 0 \
     "$T/land.u8"
-IN="--quiet --size 700x450 --dtype u8 --nodata 0"
+IN="--quiet --size 700x450 --dtype u8 --nodata 0 --base e"
 expect_exit 0 "raw map with a preview" "$WS" $IN --preview "$T/p.png" --preview-size 256 \
     "$T/land.u8" "$T/map.raw"
 check "preview of the raw map: size, colours stretched over the 2-98 percentiles, transparency, legend" \

@@ -91,7 +91,7 @@ def _check_out(out, h, w):
     return (s0 // 4) if h > 1 else w
 
 
-def entropy(array, window=5, base="e", bins=None, range=None, nodata=None, device="auto",
+def entropy(array, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
             threads=0, out=None, footprint=None, radius=None):
     """The local Shannon entropy map of a 2-D array (rows, columns).
 
@@ -112,7 +112,8 @@ def entropy(array, window=5, base="e", bins=None, range=None, nodata=None, devic
         scikit-image's ``footprint=morphology.disk(R)``; scikit-image's
         footprint arrays are taken too: ``footprint=disk(3)``, or a
         rectangle of ones ``np.ones((3, 7))`` (7 wide, 3 high).
-    base: "e" (nats), 2 (bits: scikit-image's filters.rank.entropy) or 10.
+    base: 2 (bits: scikit-image's filters.rank.entropy), "e" (nats) or 10;
+        None (the default): the library's default, base 2.
     bins, range: quantize ``bin = floor((v - lo) * bins / (hi - lo))``,
         clamped; ``range=(lo, hi)`` or ``"auto"`` (the valid samples'
         min and max); a range without bins means 256 bins. Integer arrays

@@ -49,6 +49,19 @@ def _choice(name, value, table):
     return table[value]
 
 
+def _out_type_name(value):
+    """ot="uint16" (the CLI's --ot names) or a numpy dtype (np.uint16,
+    "float16", ...): the --ot name; anything else as given (refused by
+    _choice with the names)."""
+    if isinstance(value, str):
+        return value
+    try:
+        import numpy as np
+        return np.dtype(value).name
+    except (TypeError, ImportError):
+        return value
+
+
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*$")
 
 
@@ -199,10 +212,10 @@ class Job:
     :meth:`close` (the garbage collector frees it too).
     """
 
-    def __init__(self, input, output, *, window=5, windows=None, base="e", bins=None,
+    def __init__(self, input, output, *, window=5, windows=None, base=None, bins=None,
                  range=None, nodata=None, band=None, size=None, dtype=None, bands=None, interleave=None,
                  byteorder=None, header_bytes=None, format=None, level=None, frame_rows=None,
-                 tile=None, compress=None, tif_layout=None, bigtiff=False, preview=None,
+                 tile=None, compress=None, tif_layout=None, bigtiff=False, ot=None, preview=None,
                  preview_size=None, sidecar=False, decode=False, device="auto", threads=0,
                  mem=None, progress=None, notice=None, command_line=None, footprint=None,
                  radius=None, preview_range=None):
@@ -275,6 +288,9 @@ class Job:
         elif band is not None:
             o.band = as_int("band", band, over=over)
         if windows is not None:
+            if isinstance(windows, (str, bytes)) or not hasattr(windows, "__iter__") or \
+                    (isinstance(windows, tuple) and len(windows) == 2 and windows[0] == "disk"):
+                windows = [windows]  # windows=9 (or "7x3", ("disk", 3)): one window, as [9]
             sides = [window_spec(w, over=over) for w in windows]
             if not sides:
                 raise UsageError("windows: give a list of windows, e.g. [5, 9, ('disk', 3)]")
@@ -303,6 +319,8 @@ class Job:
         if tif_layout is not None:
             o.tif_layout = _choice("tif_layout", tif_layout, _lib.TIF_LAYOUTS)
         o.bigtiff = int(bool(bigtiff))
+        if ot is not None:
+            o.out_type = _choice("ot", _out_type_name(ot), _lib.OUT_TYPES)
         o.preview = cstr(_path("preview", preview))
         if preview_size is not None:
             o.preview_size = as_int("preview_size", preview_size, over=over)
@@ -517,10 +535,13 @@ def run(input, output, **options):
     counts), bands, interleave ("bsq", "bip", "bil"),
     byteorder ("little", "big"), header_bytes; output: format ("zst",
     "tif", "raw"), level, frame_rows, tile, compress, tif_layout ("cog",
-    "tiled"), bigtiff, preview (a PNG path; its colours stretched over the
-    map's 2nd-98th percentiles, a world file and .aux.xml beside it for a
-    georeferenced map), preview_size, preview_range ((lo, hi): the stretch,
-    as ``--preview-range``), sidecar, decode;
+    "tiled"), bigtiff, ot (the map's sample type, as ``--ot``: "float32",
+    the default, "float16", "uint16" or "uint8", or the numpy dtype;
+    integers are round(H / scale) with GDAL's scale and offset recorded),
+    preview (a PNG path; its colours stretched over the map's 2nd-98th
+    percentiles, a world file and .aux.xml beside it for a georeferenced
+    map), preview_size, preview_range ((lo, hi): the stretch, as
+    ``--preview-range``), sidecar, decode;
     running: device, threads, mem (bytes or "512M"), command_line (the
     provenance recorded in the output; default none).
 

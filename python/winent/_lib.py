@@ -163,6 +163,7 @@ class winent_job_opts(ctypes.Structure):
         ("nwindow_list", ctypes.c_int),
         ("window_disk", ctypes.POINTER(ctypes.c_int)),
         ("release_gpus", ctypes.c_int),  # 0: a Python process may use CUDA otherwise
+        ("out_type", ctypes.c_int),      # winent_out_type (--ot)
     ]
 
 
@@ -173,6 +174,7 @@ INTERLEAVES = {"bsq": 0, "bip": 1, "bil": 2}
 FORMATS = {None: 0, "auto": 0, "raw": 1, "zst": 2, "tif": 3, "tiff": 3}
 COMPRESSIONS = {"zstd": 0, "deflate": 1, "lzw": 2, "none": 3}
 TIF_LAYOUTS = {"cog": 0, "tiled": 1}
+OUT_TYPES = {"float32": 0, "float16": 1, "uint16": 2, "uint8": 3}
 
 c_job_p = ctypes.c_void_p  # winent_job *: opaque
 

@@ -167,7 +167,7 @@ def window_sides(window, over=None):
 
 
 def base_code(base):
-    """base="e" | 2 | 10 (or "2", "10"): the winent_base value."""
+    """base=2 | "e" | 10 (or "2", "10"): the winent_base value."""
     from ._lib import BASES
     key = base if isinstance(base, str) else None
     if not isinstance(base, (str, bool)) and isinstance(base, numbers.Real) and base in (2, 10):
@@ -190,7 +190,8 @@ def fill_compute(o, window, base, bins, rng, nodata, footprint=None, radius=None
     handles "auto" itself). Returns nothing; raises UsageError. `over`: as
     as_int's."""
     o.kx, o.ky, o.disk = window_spec(window, footprint, radius, over)
-    o.base = base_code(base)
+    if base is not None:  # None: the library's default (winent_compute_opts_default)
+        o.base = base_code(base)
     if rng is not None and not (isinstance(rng, str) and rng == "auto"):
         o.range_lo, o.range_hi = range_pair(rng)
     if bins is not None:

@@ -20,15 +20,16 @@ void cli_print_help(FILE *f)
         "The local Shannon entropy of every pixel: the entropy of the values in the\n"
         "window centred on it (border windows cropped, nodata not counted), streamed\n"
         "in bounded memory. INPUT is a TIFF/BigTIFF (recognised by its first bytes),\n"
-        "raw samples with --size and --dtype (a file, or - for standard input), or,\n"
-        "in a build with GDAL, any raster GDAL opens: VRT, JPEG2000, NetCDF/HDF\n"
-        "(NETCDF:file.nc:var), ENVI, /vsizip/, /vsicurl/, /vsis3/ ...; GDAL's mask\n"
-        "(alpha band, per-dataset mask) is nodata. A TIFF or GDAL format on a pipe\n"
-        "is first copied to an unnamed temporary file in TMPDIR. OUTPUT by its name:\n"
-        "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff (float32\n"
-        "Cloud-Optimized GeoTIFF), NAME.raw/.f32/.bin, a name without extension or\n"
-        "- (raw float32, little-endian). A file appears only when complete; a pipe,\n"
-        "device or /dev/fd/N is written in place.\n"
+        "raw samples with --size and --dtype (a file, or - for standard input), or\n"
+        "any raster GDAL opens: VRT, JPEG2000, NetCDF/HDF (NETCDF:file.nc:var),\n"
+        "ENVI, /vsizip/, /vsicurl/, /vsis3/ ... (--version lists the libraries);\n"
+        "GDAL's mask (alpha band, per-dataset mask) is nodata. A TIFF or GDAL format\n"
+        "on a pipe is first copied to an unnamed temporary file in TMPDIR. OUTPUT by\n"
+        "its name:\n"
+        "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff\n"
+        "(Cloud-Optimized GeoTIFF), NAME.raw/.f32/.bin, a name without extension or\n"
+        "- (raw, little-endian); float32 samples unless --ot. A file appears only when\n"
+        "complete; a pipe, device or /dev/fd/N is written in place.\n"
         "\n"
         "Options take their value as --name VALUE or --name=VALUE, and may be shortened\n"
         "to any unambiguous prefix (--win 7); -- ends the options (-- -x names a file).\n"
@@ -40,13 +41,13 @@ void cli_print_help(FILE *f)
         "  --disk R            circular window: the pixels within distance R of the centre\n"
         "                      (dx^2 + dy^2 <= R^2, scikit-image's disk(R)), R 0..127;\n"
         "                      cropped at the borders like the square ones\n"
-        "  --base e|2|10       base of the logarithm (default e; 2 gives bits, as scikit-image)\n"
+        "  --base 2|e|10       base of the logarithm (default 2: bits, as scikit-image; e: nats)\n"
         "  --bins N            quantize into N bins over --range (float input: default 256)\n"
         "  --range LO:HI       bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1;\n"
         "                      more than 1 % of the samples clamped gives a warning\n"
         "  --range auto        LO:HI from the band's statistics (a .aux.xml beside the file,\n"
         "                      the TIFF's GDAL metadata), else from a first pass over the\n"
-        "                      band (files only: a pipe needs --range LO:HI)\n"
+        "                      band (files and GDAL names: a pipe needs --range LO:HI)\n"
         "  --nodata V          pixels equal to V are not counted (default: the file's\n"
         "                      GDAL_NODATA or GDAL nodata value)\n"
         "\n"
@@ -56,9 +57,10 @@ void cli_print_help(FILE *f)
         "  --bands N           bands in the file (default 1)\n"
         "  --interleave I      bsq, bip or bil (default bsq)\n"
         "  --band B            band to use, 1-based (default 1; TIFF and GDAL inputs too);\n"
-        "                      a list (1,3,5) or 'all' reads them in one pass: a map of each\n"
-        "                      band at each window, band by band (.tif: a band each; .zst:\n"
-        "                      one after another; raw: NAME_b3_w9.raw each)\n"
+        "                      a list (1,3,5) or 'all' (alpha bands left out) reads them in\n"
+        "                      one pass: a map of each band at each window, band by band\n"
+        "                      (.tif: a band each; .zst: one after another; raw:\n"
+        "                      NAME_b3_w9.raw each)\n"
         "  --byteorder O       little or big (default little)\n"
         "  --header-bytes N    bytes to skip before the samples\n"
         "\n"
@@ -81,9 +83,15 @@ void cli_print_help(FILE *f)
         "  --preview-range LO:HI  the colours' stretch instead, in the map's unit (2:6)\n"
         "  --preview-size N    its longest side in pixels (default 1024; never more than\n"
         "                      the map's)\n"
-        "  --tif-layout L      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the\n"
+        "  --tif-layout cog|tiled\n"
+        "                      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the\n"
         "                      mean of the valid pixels of each 2x2, 4x4, ... block) until one\n"
         "                      tile holds the image; tiled: plain tiled GeoTIFF, no overviews\n"
+        "  --ot T              sample type of the map, every format: float32 (default),\n"
+        "                      float16 (relative error at most 2^-11; not with --sidecar),\n"
+        "                      uint16 or uint8: round(H / scale), scale = the job's largest\n"
+        "                      entropy / 65534 or / 254 (error at most scale / 2), recorded\n"
+        "                      as GDAL's scale and offset; 65535 or 255 is nodata (NaN)\n"
         "  --bigtiff           write a BigTIFF even when the file would fit a classic TIFF\n"
         "                      (by default only past 4 GiB)\n"
         "  --sidecar           raw output: also write OUTPUT.hdr (ENVI header: size, NaN\n"
@@ -301,6 +309,7 @@ enum {
     OPT_PREVIEW_RANGE,
     OPT_TIF_LAYOUT,
     OPT_BIGTIFF,
+    OPT_OT,
     OPT_SIDECAR,
     OPT_DECODE,
     OPT_DEVICE,
@@ -344,6 +353,7 @@ static const struct option long_opts[] = {
     {"preview-range", required_argument, NULL, OPT_PREVIEW_RANGE},
     {"tif-layout", required_argument, NULL, OPT_TIF_LAYOUT},
     {"bigtiff", no_argument, NULL, OPT_BIGTIFF},
+    {"ot", required_argument, NULL, OPT_OT},
     {"sidecar", no_argument, NULL, OPT_SIDECAR},
     {"decode", no_argument, NULL, OPT_DECODE},
     {"device", required_argument, NULL, OPT_DEVICE},
@@ -647,7 +657,10 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
      * a mistake, refused with the words the library uses for the range. */
     case OPT_LEVEL:
         if (parse_int(val, &a1) != 0 || a1 == 0)
-            return usage(msg, n, "--level: '%s': give a zstd level from -7 to 22 (not 0)", val);
+            return usage(msg, n,
+                         "--level: '%s': give a compression level: zstd -7 to 22 (not 0), "
+                         "deflate 1 to 9",
+                         val);
         j->level = (int)a1;
         break;
     case OPT_FRAME_ROWS:
@@ -704,6 +717,18 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             j->tif_layout = WINENT_TIF_TILED;
         else
             return usage(msg, n, "--tif-layout: '%s': use cog or tiled", val);
+        break;
+    case OPT_OT:
+        if (!strcmp(val, "float32"))
+            j->out_type = WINENT_OT_FLOAT32;
+        else if (!strcmp(val, "float16"))
+            j->out_type = WINENT_OT_FLOAT16;
+        else if (!strcmp(val, "uint16"))
+            j->out_type = WINENT_OT_UINT16;
+        else if (!strcmp(val, "uint8"))
+            j->out_type = WINENT_OT_UINT8;
+        else
+            return usage(msg, n, "--ot: '%s': use float32, float16, uint16 or uint8", val);
         break;
     case OPT_DEVICE: j->device = val; break;
     case OPT_THREADS: /* 0 would be the library's "all cores" */

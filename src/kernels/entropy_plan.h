@@ -48,6 +48,12 @@ typedef struct winent_plan {
 winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known, int range_auto,
                                    winent_err *err);
 
+/* A --nodata value `v` a band of type `t` can hold: a whole number in the
+ * type's range, any value within float32's for f32 (NaN and infinities
+ * too), anything for f64. Else WINENT_ERR_USAGE: no pixel could equal it,
+ * so it would mask nothing (a typo, or the value of another band). */
+winent_status winent_nodata_check(winent_dtype t, double v, winent_err *err);
+
 /* Check the options (SPEC 1-2, winent_compute_check) and build the tables.
  * Errors are usage errors naming the option. */
 winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out, winent_err *err);

@@ -15,6 +15,8 @@
 #define BANDS_MAX      65535
 #define LEVEL_MIN      -7
 #define LEVEL_MAX      22
+#define DEFLATE_LEVEL_MIN 1
+#define DEFLATE_LEVEL_MAX 9
 #define FRAME_ROWS_MAX (1 << 20)
 #define TILE_MIN       16
 #define TILE_MAX       65536
@@ -152,6 +154,35 @@ static winent_status check_lists(const winent_job_opts *o, winent_err *err)
     return WINENT_OK;
 }
 
+/* --level in the range of the codec it goes to, named: zstd (a .zst, a
+ * GeoTIFF with --compress zstd) or deflate. Where nothing takes a level
+ * (raw, LZW, no compression) it goes unused, as --compress does for a
+ * .zst; an output name whose format is unknown is the run's to refuse. */
+static winent_status check_level(const winent_job_opts *o, winent_err *err)
+{
+    if (o->level == 0)
+        return WINENT_OK;
+    winent_sink_opts so;
+    memset(&so, 0, sizeof so);
+    so.path = o->output ? o->output : "-";
+    so.format = o->format;
+    const winent_format f = winent_sink_format_of(&so);
+    if (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_DEFLATE &&
+        (o->level < DEFLATE_LEVEL_MIN || o->level > DEFLATE_LEVEL_MAX))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--level: '%d': give a deflate level from %d to %d", o->level,
+                          DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
+    const int zstd =
+        f == WINENT_FORMAT_ZST || (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_ZSTD);
+    /* Unknown yet (an unknown extension): zstd's, the widest. */
+    if ((zstd || f == WINENT_FORMAT_AUTO || f == WINENT_FORMAT_RAW) &&
+        (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--level: '%d': give a zstd level from %d to %d (not 0)", o->level,
+                          LEVEL_MIN, LEVEL_MAX);
+    return WINENT_OK;
+}
+
 winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
 {
     if (o->input == NULL)
@@ -163,6 +194,9 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
         /* The lists first: their first items are also compute.kx/ky and band. */
         WINENT_TRY(check_lists(o, err));
         WINENT_TRY(winent_compute_check(&o->compute, o->dtype_given, o->range_auto, err));
+        /* --nodata in the type --dtype names (a file's type: the run). */
+        if (o->nodata_given && o->compute.has_nodata && o->dtype_given)
+            WINENT_TRY(winent_nodata_check(o->compute.dtype, o->compute.nodata, err));
         if (o->width < 0 || o->height < 0)
             return WINENT_ERR(err, WINENT_ERR_USAGE, "--size: '%dx%d': give WxH, e.g. 10240x10240",
                               o->width, o->height);
@@ -198,10 +232,7 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--format: '%d': use zst, tif or raw",
                           (int)o->format);
     /* 0 is the default of each of these. */
-    if (o->level != 0 && (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--level: '%d': give a zstd level from %d to %d (not 0)", o->level,
-                          LEVEL_MIN, LEVEL_MAX);
+    WINENT_TRY(check_level(o, err));
     if (o->frame_rows < 0 || o->frame_rows > FRAME_ROWS_MAX)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--frame-rows: '%d': give a row count from 1",
                           o->frame_rows);
@@ -212,6 +243,13 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
     if ((unsigned)o->compress > WINENT_COMPRESS_NONE)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--compress: '%d': use zstd, deflate, lzw or none",
                           (int)o->compress);
+    if ((unsigned)o->out_type > WINENT_OT_UINT8)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--ot: '%d': use float32, float16, uint16 or uint8", (int)o->out_type);
+    if (o->sidecar && o->out_type == WINENT_OT_FLOAT16)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--sidecar: ENVI has no float16 type: give --ot float32, uint16 or "
+                          "uint8, or write a .tif");
     if ((unsigned)o->tif_layout > WINENT_TIF_TILED)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--tif-layout: '%d': use cog or tiled",
                           (int)o->tif_layout);

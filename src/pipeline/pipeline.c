@@ -484,6 +484,7 @@ static void free_maps(pipeline *p)
     free(p->sink_maps);
     free(p->clamps);
     free(p->range_from);
+    free(p->saturated);
 }
 
 static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_compute_opts *co,
@@ -503,6 +504,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->compress = o->compress;
     so->tif_layout = o->tif_layout;
     so->bigtiff = o->bigtiff;
+    so->out_type = o->out_type;
     so->compute = co;
     so->par = &p->par_hook;
     so->source_name = o->input == NULL || p->mem_in ? "memory"
@@ -640,6 +642,61 @@ static void warn_range(const pipeline *p, const winent_job_opts *o, int k)
              "%swarning: the samples (%.6g to %.6g) span only %.2f %% of %s and fall in %.0f of "
              "its %u bins: check the range, or use --range auto",
              band, c->min, c->max, 100.0 * (c->max - c->min) / (hi - lo), range, b - a + 1, bins);
+    o->on_notice(o->user, line);
+}
+
+/* Count, as the writer retires chunks, the pixels at the top of each
+ * map's scale (every pixel of their window in a bin of its own): more than
+ * a quarter of them is a saturated map (a u16 DEM's distinct values), said
+ * in one notice after the run (warn_saturated). */
+static winent_status count_saturation(pipeline *p)
+{
+    p->saturated = calloc((size_t)p->nmaps, sizeof *p->saturated);
+    if (p->saturated == NULL)
+        return WINENT_ERR_INTERNAL;
+    for (int m = 0; m < p->nmaps; m++) {
+        saturation *s = &p->saturated[m];
+        s->top = winent_compute_top(&p->maps[m].co);
+        /* Below the top by less than the step to the next entropy a window
+         * can have (2 log 2 / n, relative 2e-6 for 255 x 255) and more
+         * than the engines' rounding; a 1 x 1 window (top 0) never is. */
+        s->at_top = s->top > 0.0 ? (float)(s->top * (1.0 - 5e-7)) : INFINITY;
+    }
+    return WINENT_OK;
+}
+
+static void warn_saturated(const pipeline *p, const winent_job_opts *o, int m)
+{
+    static const char *const logs[] = {"ln", "log2", "log10"};
+    static const char *const units[] = {"nats", "bits", "bans"};
+    const saturation *s = &p->saturated[m];
+    const winent_compute_opts *co = &p->maps[m].co;
+    if (o->on_notice == NULL || s->valid == 0 || s->top_count * 4 <= s->valid)
+        return;
+    char line[WINENT_MSG_LEN], which[64] = "", fix[96];
+    const double n = (double)p->maps[m].plan->area; /* a disk's: fewer than kx * ky */
+    const uint32_t bins = p->maps[m].plan->rule.quantize ? p->maps[m].plan->rule.bins : 0;
+    if (p->nmaps > 1)
+        if (co->disk)
+            snprintf(which, sizeof which, "band %d, window disk%d: ",
+                     winent_source_get_info(p->source)->read[p->maps[m].band].band, co->kx / 2);
+        else
+            snprintf(which, sizeof which, "band %d, window %dx%d: ",
+                     winent_source_get_info(p->source)->read[p->maps[m].band].band, co->kx,
+                     co->ky);
+    if (bins > 0)
+        snprintf(fix, sizeof fix, "give fewer bins, e.g. --bins %u", bins > 64 ? 16 : bins / 4 + 1);
+    else
+        snprintf(fix, sizeof fix, "quantize the values, e.g. --bins 16 --range auto");
+    snprintf(line, sizeof line,
+             "%sthe map is saturated: %.1f %% of its valid pixels (%llu of %llu) are at the "
+             "largest entropy, %s(%.0f) = %.4g %s, each pixel of their window in a bin of its "
+             "own, so it shows where values differ, not how much; %s",
+             which, 100.0 * (double)s->top_count / (double)s->valid,
+             (unsigned long long)s->top_count, (unsigned long long)s->valid,
+             logs[(unsigned)co->base <= WINENT_BASE_10 ? co->base : 0],
+             bins > 0 && bins < n ? (double)bins : n, s->top,
+             units[(unsigned)co->base <= WINENT_BASE_10 ? co->base : 0], fix);
     o->on_notice(o->user, line);
 }
 
@@ -842,6 +899,9 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     } else {
         WINENT_TRY_GOTO(st, open_source(p, o, &err));
         const winent_source_info *info = winent_source_get_info(p->source);
+        /* --nodata in the type of the band as read (a TIFF's, GDAL's). */
+        if (o->nodata_given && o->compute.has_nodata)
+            WINENT_TRY_GOTO(st, winent_nodata_check(info->dtype, o->compute.nodata, &err));
         p->width = info->width;
         p->height = info->height;
         p->nbands = info->nread;
@@ -905,6 +965,11 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         } else {
             p->unit_rows = winent_sink_unit_rows_for(&so);
         }
+    }
+    if (stage == WINENT_STAGE_JOB && p->mem_out == NULL && p->map_in == NULL && o->on_notice &&
+        count_saturation(p) != WINENT_OK) {
+        st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
     }
     p->encodes = has_units(p);
     for (int m = 0; m < p->nmaps; m++) {
@@ -1050,6 +1115,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         fill_stats(p, stats, t_start);
     for (int b = 0; b < p->nbands && st == WINENT_OK; b++)
         warn_range(p, o, b);
+    for (int m = 0; p->saturated && m < p->nmaps && st == WINENT_OK; m++)
+        warn_saturated(p, o, m);
     if (p->user_pinned == 1) {
         winent_cuda_host_unregister((void *)p->mem_in);
         winent_cuda_host_unregister(p->mem_out);

@@ -19,6 +19,7 @@
 #include "base/werr.h"
 #include "file_guard.h"
 #include "georef.h"
+#include "out_sample.h"
 #include "source.h"
 #include "winent.h"
 
@@ -41,6 +42,8 @@ typedef struct winent_sink_opts {
     winent_compress compress;/* TIFF */
     winent_tif_layout tif_layout; /* TIFF: Cloud-Optimized (default) or plain tiled */
     int bigtiff;             /* TIFF: 1 = BigTIFF even when small (else past 4 GiB) */
+    winent_out_type out_type; /* the samples written (--ot); the scale of the
+                                 integer types: winent_sink_out_sample */
     /* Facts for headers and metadata (borrowed). */
     const winent_compute_opts *compute;
     const char *source_name;
@@ -67,6 +70,11 @@ typedef struct winent_sink_opts {
 
 typedef struct winent_sink winent_sink;
 typedef struct winent_sink_encoder winent_sink_encoder;
+
+/* How the output `o` stores its samples: its out_type, with the scale of
+ * an integer type from the largest entropy any of its maps can hold (one
+ * scale for every map of the output). Pure. */
+void winent_sink_out_sample(const winent_sink_opts *o, winent_out_sample *q);
 
 /* Maps in the output `o` describes: nmaps, at least 1. */
 int winent_sink_nmaps(const winent_sink_opts *o);

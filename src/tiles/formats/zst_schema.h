@@ -21,6 +21,8 @@
 typedef struct winent_zst_facts {
     long long width, height, rows_per_frame, frames;
     long long maps;
+    int sample_bytes; /* of "dtype" (--ot): 4 float32 (also when absent), 2
+                         float16 and uint16, 1 uint8 */
 } winent_zst_facts;
 
 /* Check the parsed header `root` against the schema: 0 with its facts in
