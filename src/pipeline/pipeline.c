@@ -676,14 +676,11 @@ static void warn_saturated(const pipeline *p, const winent_job_opts *o, int m)
     char line[WINENT_MSG_LEN], which[64] = "", fix[96];
     const double n = (double)p->maps[m].plan->area; /* a disk's: fewer than kx * ky */
     const uint32_t bins = p->maps[m].plan->rule.quantize ? p->maps[m].plan->rule.bins : 0;
-    if (p->nmaps > 1)
-        if (co->disk)
-            snprintf(which, sizeof which, "band %d, window disk%d: ",
-                     winent_source_get_info(p->source)->read[p->maps[m].band].band, co->kx / 2);
-        else
-            snprintf(which, sizeof which, "band %d, window %dx%d: ",
-                     winent_source_get_info(p->source)->read[p->maps[m].band].band, co->kx,
-                     co->ky);
+    const int band = winent_source_get_info(p->source)->read[p->maps[m].band].band;
+    if (p->nmaps > 1 && co->disk)
+        snprintf(which, sizeof which, "band %d, window disk%d: ", band, co->kx / 2);
+    else if (p->nmaps > 1)
+        snprintf(which, sizeof which, "band %d, window %dx%d: ", band, co->kx, co->ky);
     if (bins > 0)
         snprintf(fix, sizeof fix, "give fewer bins, e.g. --bins %u", bins > 64 ? 16 : bins / 4 + 1);
     else
