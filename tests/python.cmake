@@ -26,3 +26,7 @@ winent_py_test(test_py_job test_py_job.py)
 winent_py_test(test_py_zst test_py_zst.py)
 # examples/dask_entropy.py gives the CLI's bytes.
 winent_py_test(test_py_dask test_py_dask.py)
+# winent.entropy on masked, dask and xarray (rioxarray) arrays against the
+# CLI (issue 29 item 3).
+winent_py_test(test_py_gis test_py_gis.py)
+set_tests_properties(test_py_gis PROPERTIES TIMEOUT 600)
