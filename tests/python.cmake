@@ -30,3 +30,8 @@ winent_py_test(test_py_dask test_py_dask.py)
 # CLI (issue 29 item 3).
 winent_py_test(test_py_gis test_py_gis.py)
 set_tests_properties(test_py_gis PROPERTIES TIMEOUT 600)
+# A dask.distributed LocalCluster (3 worker processes, one thread each), the
+# threaded scheduler, numpy and the CLI give the same bytes; Zarr and a COG
+# from the cluster (issue 29 items 4 and 5).
+winent_py_test(test_py_distributed test_py_distributed.py)
+set_tests_properties(test_py_distributed PROPERTIES TIMEOUT 900)
