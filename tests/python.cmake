@@ -35,3 +35,7 @@ set_tests_properties(test_py_gis PROPERTIES TIMEOUT 600)
 # from the cluster (issue 29 items 4 and 5).
 winent_py_test(test_py_distributed test_py_distributed.py)
 set_tests_properties(test_py_distributed PROPERTIES TIMEOUT 900)
+# pip install . into a fresh venv (CMake builds libwinent into the package),
+# the Python tests run from it; pip wheel into another venv (issue 29 item 2).
+winent_py_test(test_py_venv test_py_venv.py)
+set_tests_properties(test_py_venv PROPERTIES TIMEOUT 1200)
