@@ -24,7 +24,7 @@ winent_py_test(test_py_job test_py_job.py)
 # read_zst and open_zst against zstd -d and the CLI's raw map; the README's
 # recipe with the zstandard module alone.
 winent_py_test(test_py_zst test_py_zst.py)
-# examples/dask_entropy.py gives the CLI's bytes.
+# examples/dask_entropy.py (winent.entropy of a dask array) gives the CLI's bytes.
 winent_py_test(test_py_dask test_py_dask.py)
 # winent.entropy on masked, dask and xarray (rioxarray) arrays against the
 # CLI (issue 29 item 3).
