@@ -39,3 +39,7 @@ set_tests_properties(test_py_distributed PROPERTIES TIMEOUT 900)
 # the Python tests run from it; pip wheel into another venv (issue 29 item 2).
 winent_py_test(test_py_venv test_py_venv.py)
 set_tests_properties(test_py_venv PROPERTIES TIMEOUT 1200)
+# tools/bench-dask-gpu.py runs (small, on the CPU, 1 and 2 worker processes)
+# and its blocks have the same bits for both worker counts.
+winent_py_test(test_py_bench_dask_gpu ../tools/bench-dask-gpu.py --size 700 --block 256
+  --window 11 --device cpu --gpus= --workers 1,2 --check)

@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""bench-dask.py - the entropy map of a COG on a dask.distributed
+LocalCluster, to Zarr, against winent-stream on the same file (issue 29,
+"Measure"; docs/PERFORMANCE.md, "dask.distributed on this machine").
+
+    WINENT_LIBRARY=build/lib/libwinent.so.0 PYTHONPATH=python \\
+        /usr/bin/python3 tools/bench-dask.py [--size 8192] [--window 9]
+        [--workers 2] [--chunks 2048,1024] [--repeat 3] [--build build]
+        [--work DIR]
+
+The input: a u16 landscape of SIZE x SIZE (winent-mksample --tiff, then
+gdal_translate -of COG with zstd), made once in DIR. Then, best of
+--repeat runs each:
+- winent-stream --threads WORKERS --window K IN.tif OUT.zst (and OUT.tif,
+  its COG);
+- rioxarray.open_rasterio(IN.tif, chunks=C).winent.entropy(window=K),
+  .to_dataset().to_zarr(...) on a LocalCluster of WORKERS worker processes
+  of one thread each (the cluster started before the clock), for each C.
+Every map is compared with the CLI's (the same bits). Per worker: the
+peak resident memory (ru_maxrss) after the runs, less what the worker held
+before its first task, and that in chunks (a chunk's input and map: C x C
+x 6 bytes). Prints a Markdown table and the command."""
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+
+
+def worker_peak_kib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--size", type=int, default=8192)
+    p.add_argument("--window", type=int, default=9)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--chunks", default="2048,1024")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--build", default="build")
+    p.add_argument("--work", default="/tmp/winent-bench-dask")
+    a = p.parse_args()
+    import numpy as np
+    import rioxarray
+    import xarray as xr
+    from distributed import Client, LocalCluster
+
+    import winent
+
+    ws = os.path.join(a.build, "src", "winent-stream")
+    mk = os.path.join(a.build, "tools", "winent-mksample")
+    os.makedirs(a.work, exist_ok=True)
+    cog = os.path.join(a.work, "in-%d-u16-cog.tif" % a.size)
+    if not os.path.exists(cog):
+        tiled = os.path.join(a.work, "in-tiled.tif")
+        subprocess.run([mk, "--size", "%dx%d" % (a.size, a.size), "--dtype", "u16", "--kind",
+                        "landscape", "--values", "200", "--tiff", "--tile", "512",
+                        "--georef", "32633,500000,4600000,30", tiled], check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run(["gdal_translate", "-q", "-of", "COG", "-co", "COMPRESS=ZSTD",
+                        "-co", "BLOCKSIZE=512", "-co", "OVERVIEWS=NONE", tiled, cog], check=True)
+        os.unlink(tiled)
+    px = a.size * a.size
+    rows = []
+
+    def best(fn):
+        times = []
+        for _ in range(a.repeat):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    out_zst = os.path.join(a.work, "cli.zst")
+    out_tif = os.path.join(a.work, "cli.tif")
+    out_raw = os.path.join(a.work, "cli.raw")
+    for out in (out_zst, out_tif):
+        cmd = [ws, "--quiet", "--threads", str(a.workers), "--window", str(a.window), cog, out]
+        s = best(lambda: subprocess.run(cmd, check=True))
+        rows.append(("`%s`" % " ".join(["winent-stream"] + cmd[1:]).replace(a.work + "/", ""),
+                     s, px / s / 1e6, ""))
+    subprocess.run([ws, "--quiet", "--window", str(a.window), cog, out_raw], check=True)
+    ref = np.fromfile(out_raw, "<f4").reshape(a.size, a.size)
+    cli_s = rows[0][1]
+
+    with LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        client.run(lambda: __import__("winent").library_path())
+        for c in [int(v) for v in a.chunks.split(",")]:
+            base = client.run(worker_peak_kib)
+            store = os.path.join(a.work, "map-%d.zarr" % c)
+
+            def job():
+                shutil.rmtree(store, ignore_errors=True)
+                src = rioxarray.open_rasterio(cog, chunks=(1, c, c))
+                m = src.winent.entropy(window=a.window)
+                m.to_dataset().to_zarr(store, mode="w")
+
+            s = best(job)
+            peak = client.run(worker_peak_kib)
+            back = xr.open_zarr(store)["entropy"].values[0]
+            same = back.tobytes() == ref.tobytes()
+            chunk_bytes = c * c * 6
+            mem = ", ".join("%.0f MiB (+%.0f MiB = %.1f chunks)" % (
+                peak[w] / 1024, (peak[w] - base[w]) / 1024,
+                (peak[w] - base[w]) * 1024 / chunk_bytes) for w in sorted(peak))
+            rows.append(("rioxarray chunks %d x %d -> winent.entropy -> Zarr, LocalCluster %d "
+                         "workers x 1 thread" % (c, c, a.workers), s, px / s / 1e6,
+                         "%.2fx the CLI's .zst; the CLI's bits: %s; peak RSS per worker: %s"
+                         % (cli_s / s, "yes" if same else "NO", mem)))
+    print("| job (%d x %d u16 COG, %d x %d window) | best of %d | Mpixel/s | notes |"
+          % (a.size, a.size, a.window, a.window, a.repeat))
+    print("|---|---|---|---|")
+    for what, s, mpx, note in rows:
+        print("| %s | %.2f s | %.0f | %s |" % (what, s, mpx, note))
+    print()
+    print("command: %s" % " ".join(sys.argv))
+    print("winent %s, library %s" % (winent.__version__, winent.library_path()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
