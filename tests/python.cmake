@@ -43,3 +43,7 @@ set_tests_properties(test_py_venv PROPERTIES TIMEOUT 1200)
 # and its blocks have the same bits for both worker counts.
 winent_py_test(test_py_bench_dask_gpu ../tools/bench-dask-gpu.py --size 700 --block 256
   --window 11 --device cpu --gpus= --workers 1,2 --check)
+# The examples of docs/PYTHON.md and docs/SCALING.md run and print what the
+# pages show (tests/readme_examples.py).
+winent_py_test(test_py_docs test_py_docs.py)
+set_tests_properties(test_py_docs PROPERTIES TIMEOUT 900)

@@ -278,6 +278,14 @@ def test_xarray():
     check("xarray (x, y) order, _FillValue: the same dims back, the CLI's bits",
           got6.dims == ("x", "y") and same_bits(got6.values.T, cli_tif_map(
               tif, "--window", "9", "--base", "2")))
+    check("xarray with nodata: _FillValue NaN", math.isnan(got6.attrs["_FillValue"]))
+    plain = winent.entropy(xr.DataArray(a, dims=("y", "x")), window=3)
+    check("xarray integers without nodata: no _FillValue (no NaN can occur; as the CLI's "
+          "GDAL_NODATA)", "_FillValue" not in plain.attrs and
+          plain.encoding.get("_FillValue", 0) is None, (plain.attrs, plain.encoding))
+    fl = winent.entropy(xr.DataArray(a.astype(np.float32), dims=("y", "x")), window=3,
+                        bins=8, range=(0, 60000))
+    check("xarray floats: _FillValue NaN", math.isnan(fl.attrs["_FillValue"]))
     expect_raises("a 4-D DataArray", winent.UsageError, winent.entropy,
                   xr.DataArray(np.zeros((2, 2, 3, 3), np.uint8), dims=("t", "b", "y", "x")))
 

@@ -67,7 +67,9 @@ def entropy(array, window=5, base=None, bins=None, range=None, nodata=None, devi
           the same dims, coordinates (the rioxarray CRS and transform) and
           attrs, nodata from ``nodata``, else ``rio.nodata``, else
           ``_FillValue`` (attrs or encoding); the map's ``_FillValue`` is
-          NaN and its ``long_name`` says what it is ("entropy 9x9 (bits)").
+          NaN where it can hold NaN (a nodata value, or float samples: the
+          CLI's GDAL_NODATA rule) and its ``long_name`` says what it is
+          ("entropy 9x9 (bits)").
           Also as ``data_array.winent.entropy(...)``.
     window: K, (KX, KY) (width first, as ``--window 7x3``), or "7x3";
         odd sides 1..255.

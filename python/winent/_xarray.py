@@ -8,7 +8,8 @@ per band), coordinates (so rioxarray's CRS and transform, carried by the
 input's values (units, scale, nodata, statistics). Nodata is read from
 rioxarray (``rio.nodata``, ``rio.encoded_nodata``), else ``_FillValue``,
 ``missing_value`` or ``nodata`` in the attrs or the encoding; the map's
-``_FillValue`` is NaN. An integer raster that rioxarray or xarray decoded
+``_FillValue`` is NaN where the map can hold NaN (a nodata value, or float
+samples), as the CLI writes GDAL_NODATA. An integer raster that rioxarray or xarray decoded
 to floats with NaN for nodata (``masked=True``, ``mask_and_scale``, no
 scale or offset) is read back as its integers with its nodata value, so
 that each distinct value is a bin, as the CLI reads the file.
@@ -135,10 +136,17 @@ def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device=
         m = _arrays.entropy_numpy(np.asarray(data), **options)
     attrs = {k: v for k, v in da.attrs.items()
              if k not in _VALUE_ATTRS and not str(k).startswith("STATISTICS_")}
-    attrs["_FillValue"] = np.float32(np.nan)
+    # As the CLI's GDAL_NODATA: NaN where some pixel of the map can be NaN
+    # (a nodata value, or float samples).
+    import math
+    if (nodata is not None and not math.isnan(float(nodata))) or data.dtype.kind == "f":
+        attrs["_FillValue"] = np.float32(np.nan)
     attrs["long_name"] = _arrays.describe(kx, ky, base)
     out = xr.DataArray(m, dims=src.dims, coords=src.coords, attrs=attrs,
                        name="entropy").transpose(*da.dims)
+    if "_FillValue" not in attrs:
+        # No NaN can occur: none written (to_zarr and to_netcdf would write NaN).
+        out.encoding["_FillValue"] = None
     gm = da.encoding.get("grid_mapping")
     if gm is not None:
         out.encoding["grid_mapping"] = gm
