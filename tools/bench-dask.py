@@ -16,22 +16,51 @@ gdal_translate -of COG with zstd), made once in DIR. Then, best of
   its COG);
 - rioxarray.open_rasterio(IN.tif, chunks=C).winent.entropy(window=K),
   .to_dataset().to_zarr(...) on a LocalCluster of WORKERS worker processes
-  of one thread each (the cluster started before the clock), for each C.
+  of one thread each (the cluster started and one untimed run done before
+  the clock: warm workers, as a cluster that has run a job), for each C.
 Every map is compared with the CLI's (the same bits). Per worker: the
-peak resident memory (ru_maxrss) after the runs, less what the worker held
-before its first task, and that in chunks (a chunk's input and map: C x C
-x 6 bytes). Prints a Markdown table and the command."""
+peak resident memory during the runs (sampled every 5 ms in the worker),
+and its rise over what the worker held before, also in chunks' worth (a
+chunk's u16 input and its float32 map: C x C x 6 bytes). Prints a Markdown table and the command."""
 import argparse
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import time
 
 
-def worker_peak_kib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def start_sampler(dask_worker):
+    """In a worker: a thread that samples its resident memory every 5 ms."""
+    import threading
+    page = os.sysconf("SC_PAGE_SIZE")
+    state = {"peak": 0, "now": 0}
+
+    def rss():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * page
+
+    def loop():
+        while True:
+            state["now"] = rss()
+            state["peak"] = max(state["peak"], state["now"])
+            time.sleep(0.005)
+
+    state["now"] = state["peak"] = rss()
+    threading.Thread(target=loop, daemon=True, name="rss-sampler").start()
+    dask_worker.winent_bench_rss = state
+    return state["now"]
+
+
+def reset_peak(dask_worker):
+    """The worker's resident memory now, and the peak restarted from it."""
+    st = dask_worker.winent_bench_rss
+    st["peak"] = st["now"]
+    return st["now"]
+
+
+def read_peak(dask_worker):
+    return dask_worker.winent_bench_rss["peak"]
 
 
 def main():
@@ -90,8 +119,8 @@ def main():
     with LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         client.run(lambda: __import__("winent").library_path())
+        client.run(start_sampler)
         for c in [int(v) for v in a.chunks.split(",")]:
-            base = client.run(worker_peak_kib)
             store = os.path.join(a.work, "map-%d.zarr" % c)
 
             def job():
@@ -100,14 +129,16 @@ def main():
                 m = src.winent.entropy(window=a.window)
                 m.to_dataset().to_zarr(store, mode="w")
 
+            job()  # warm: the workers import rioxarray, GDAL and zarr on their first task
+            base = client.run(reset_peak)
             s = best(job)
-            peak = client.run(worker_peak_kib)
+            peak = client.run(read_peak)
             back = xr.open_zarr(store)["entropy"].values[0]
             same = back.tobytes() == ref.tobytes()
             chunk_bytes = c * c * 6
             mem = ", ".join("%.0f MiB (+%.0f MiB = %.1f chunks)" % (
-                peak[w] / 1024, (peak[w] - base[w]) / 1024,
-                (peak[w] - base[w]) * 1024 / chunk_bytes) for w in sorted(peak))
+                peak[w] / 2**20, (peak[w] - base[w]) / 2**20,
+                (peak[w] - base[w]) / chunk_bytes) for w in sorted(peak))
             rows.append(("rioxarray chunks %d x %d -> winent.entropy -> Zarr, LocalCluster %d "
                          "workers x 1 thread" % (c, c, a.workers), s, px / s / 1e6,
                          "%.2fx the CLI's .zst; the CLI's bits: %s; peak RSS per worker: %s"
