@@ -264,6 +264,22 @@ def test_xarray():
                           range="auto", bins=64)
     check("xarray dask range auto: the CLI's bits", ref is not None and
           same_bits(got4.values[0], ref))
+    # Recorded statistics (GDAL_METADATA), wider than the samples: taken as the CLI takes them.
+    import rasterio
+    dense = RNG.integers(0, 700, size=a.shape).astype(np.uint16)  # bins merge values
+    tif3 = geotiff("geo-stats.tif", dense[None])
+    with rasterio.open(tif3, "r+") as f:
+        f.update_tags(1, STATISTICS_MINIMUM=str(int(dense.min()) - 300),
+                      STATISTICS_MAXIMUM=str(int(dense.max()) + 500))
+    ref = cli_tif_map(tif3, "--window", "5", "--range", "auto")
+    for chunks in (None, (1, 25, 30)):
+        got7 = winent.entropy(rioxarray.open_rasterio(tif3, chunks=chunks), window=5,
+                              range="auto")
+        check("xarray %s range auto from the file's statistics: the CLI's bits"
+              % ("dask" if chunks else "numpy"), ref is not None and
+              same_bits(got7.values[0], ref))
+    check("... which is not the map of the samples' own range",
+          not same_bits(winent.entropy(dense, window=5, range="auto"), ref))
     # Two bands: a map per band.
     b2 = np.stack([a, sample("u16", values=5)])
     tif2 = geotiff("geo2.tif", b2, nodata=nodata)

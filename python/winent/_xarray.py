@@ -12,7 +12,9 @@ rioxarray (``rio.nodata``, ``rio.encoded_nodata``), else ``_FillValue``,
 samples), as the CLI writes GDAL_NODATA. An integer raster that rioxarray or xarray decoded
 to floats with NaN for nodata (``masked=True``, ``mask_and_scale``, no
 scale or offset) is read back as its integers with its nodata value, so
-that each distinct value is a bin, as the CLI reads the file.
+that each distinct value is a bin, as the CLI reads the file. range="auto"
+of a single band takes the statistics the raster records, where it
+records them, as the CLI does; else it is computed from the samples.
 numpy-backed in, numpy-backed out; dask-backed in, lazy out."""
 import numpy as np
 
@@ -101,6 +103,29 @@ def nodata_of(da):
     return _first(da.attrs, da.encoding)
 
 
+def recorded_range(da):
+    """range="auto" from the statistics the raster records, as the CLI takes
+    them (docs/SPEC.md section 2): STATISTICS_MINIMUM and _MAXIMUM in the
+    attrs (rioxarray puts a single band's GDAL metadata, PAM .aux.xml
+    included, there), unless STATISTICS_APPROXIMATE=YES, widened by 1e-13
+    of their size (GDAL writes 14 digits). None where there are none, or
+    for several bands (their statistics are not in the attrs)."""
+    import math
+    a = da.attrs
+    if "STATISTICS_MINIMUM" not in a or "STATISTICS_MAXIMUM" not in a:
+        return None
+    if str(a.get("STATISTICS_APPROXIMATE", "")).upper() == "YES":
+        return None
+    try:
+        lo, hi = float(a["STATISTICS_MINIMUM"]), float(a["STATISTICS_MAXIMUM"])
+    except (TypeError, ValueError):
+        return None
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    from ._blocks import finish_range
+    return finish_range(lo - abs(lo) * 1e-13, hi + abs(hi) * 1e-13, True)
+
+
 def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
             threads=None):
     """winent.entropy() of a DataArray (see there)."""
@@ -124,6 +149,13 @@ def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device=
             nodata = fill
         else:
             nodata = nodata_of(src)
+    bands = 1
+    for d in others:
+        bands *= src.sizes[d]
+    if isinstance(range, str) and range == "auto" and bands == 1:
+        range = recorded_range(src) or range
+        if not isinstance(range, str) and bins is None:
+            bins = 256  # as --range auto
     data = src.data
     options = dict(window=(kx, ky), base=base, bins=bins, range=range, nodata=nodata,
                    device=device)
