@@ -100,6 +100,19 @@ def test_masked():
             got2 = winent.entropy(m, window=7, nodata=nodata)
             check("masked %s with nodata %s: both skipped" % (dtype, nodata),
                   ref2 is not None and same_bits(got2.filled(np.nan), ref2))
+    # dask masked arrays: masked in, masked out, the same map.
+    a = sample("i8")
+    mask = RNG.random(a.shape) < 0.1
+    m = np.ma.masked_array(a, mask=mask)
+    lazy = winent.entropy(da.ma.masked_array(da.from_array(a, chunks=(20, 30)),
+                                             mask=da.from_array(mask, chunks=(20, 30))),
+                          window=7, range="auto")
+    got = lazy.compute()
+    want = winent.entropy(m, window=7, range="auto")
+    check("dask masked i8, range auto: masked out, numpy's masked map",
+          isinstance(got, np.ma.MaskedArray) and same_bits(got.filled(np.nan),
+                                                           want.filled(np.nan)) and
+          np.array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(want)))
     # range="auto" counts the unmasked samples only.
     a = sample("u16", values=40)
     m = np.ma.masked_array(a, mask=a >= 30 * 3001)

@@ -55,8 +55,9 @@ def entropy(array, window=5, base=None, bins=None, range=None, nodata=None, devi
           float32 numpy array of the same shape (``out`` if given).
         - a numpy masked array: masked pixels are nodata (not counted, NaN
           in the map); returns a masked array, masked where the map is NaN.
-        - a dask array (2-D, or 3-D with bands first): returns a lazy dask
-          array of float32 with the same chunks, computed block by block
+        - a dask array (2-D, or 3-D with bands first; dask.array.ma masked
+          arrays too): returns a lazy dask array of float32 with the same
+          chunks (masked where the input is), computed block by block
           with a halo of window // 2 rows and columns from the neighbouring
           blocks and nothing beyond the image's edges; nothing is loaded
           whole. A chunk smaller than the window's reach can lend no halo:

@@ -97,7 +97,8 @@ def entropy(x, kx, ky, axes=(("axis -2 (rows)", "array.rechunk({-2: 1024})"),
     `options` are winent.entropy's, resolved (an explicit base); range
     "auto" is computed here. `axes` (name, rechunk example) word the
     error where chunks are too small for the window (a DataArray's dims). Returns a dask array of float32 with the
-    chunks of `x` (a last chunk smaller than the halo merged)."""
+    chunks of `x` (a last chunk smaller than the halo merged); masked
+    (dask.array.ma) where `x` is."""
     import dask.array as da
     from dask.array.overlap import overlap
     if x.ndim not in (2, 3):
@@ -129,9 +130,11 @@ def entropy(x, kx, ky, axes=(("axis -2 (rows)", "array.rechunk({-2: 1024})"),
     fn = functools.partial(_block, reach=(depth[x.ndim - 2], depth[x.ndim - 1]), ndim=x.ndim,
                            band_ranges=band_ranges, **options)
     masked = isinstance(getattr(x, "_meta", None), np.ma.MaskedArray)
-    return da.map_blocks(fn, xo, chunks=x.chunks, dtype=np.float32,
-                         meta=np.empty((0,) * x.ndim, np.float32),
-                         name="winent-entropy-" + _token(x, kx, ky, options, band_ranges, masked))
+    m = da.map_blocks(fn, xo, chunks=x.chunks, dtype=np.float32,
+                      meta=np.empty((0,) * x.ndim, np.float32),
+                      name="winent-entropy-" + _token(x, kx, ky, options, band_ranges, masked))
+    # A masked array in, a masked array out (masked where the map is NaN).
+    return da.ma.masked_invalid(m) if masked else m
 
 
 def _token(*parts):
