@@ -137,5 +137,5 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(distclass=BinaryDistribution, cmdclass=cmdclass, options={"build": {"build_base": BUILD_BASE}},
-      zip_safe=False)
+setup(distclass=BinaryDistribution, cmdclass=cmdclass,
+      options={"build": {"build_base": BUILD_BASE}}, zip_safe=False)

@@ -45,7 +45,7 @@ def gpu_count():
 
 
 __all__ = [
-    "entropy", "entropy_block", "run", "Job", "Progress", "Notice", "read_zst", "open_zst", "ZstMap",
-    "library_path", "gpu_count", "Error", "UsageError", "InputError", "OutputError",
+    "entropy", "entropy_block", "run", "Job", "Progress", "Notice", "read_zst", "open_zst",
+    "ZstMap", "library_path", "gpu_count", "Error", "UsageError", "InputError", "OutputError",
     "DeviceError", "InternalError", "Cancelled", "LibraryNotFound", "__version__",
 ]

@@ -96,9 +96,9 @@ def entropy(x, kx, ky, axes=(("axis -2 (rows)", "array.rechunk({-2: 1024})"),
     """The lazy map of a 2-D or 3-D (bands, rows, columns) dask array.
     `options` are winent.entropy's, resolved (an explicit base); range
     "auto" is computed here. `axes` (name, rechunk example) word the
-    error where chunks are too small for the window (a DataArray's dims). Returns a dask array of float32 with the
-    chunks of `x` (a last chunk smaller than the halo merged); masked
-    (dask.array.ma) where `x` is."""
+    error where chunks are too small for the window (a DataArray's dims).
+    Returns a dask array of float32 with the chunks of `x` (a last chunk
+    smaller than the halo merged); masked (dask.array.ma) where `x` is."""
     import dask.array as da
     from dask.array.overlap import overlap
     if x.ndim not in (2, 3):
