@@ -21,7 +21,12 @@ gdal_translate -of COG with zstd), made once in DIR. Then, best of
 Every map is compared with the CLI's (the same bits). Per worker: the
 peak resident memory during the runs (sampled every 5 ms in the worker),
 and its rise over what the worker held before, also in chunks' worth (a
-chunk's u16 input and its float32 map: C x C x 6 bytes). Prints a Markdown table and the command."""
+chunk's u16 input and its float32 map: C x C x 6 bytes). The workers' GDAL block cache is --gdal-cache MB (GDAL's
+default, 5 % of the machine's memory, would fill with the file's decoded
+tiles). CPU seconds: of the CLI's process, or of every worker and the
+client: on a machine other jobs load, their ratio says more than the wall
+times' (the load average is printed). Prints a Markdown table and the
+command."""
 import argparse
 import os
 import shutil
@@ -63,6 +68,19 @@ def read_peak(dask_worker):
     return dask_worker.winent_bench_rss["peak"]
 
 
+def cpu_seconds():
+    """User and system CPU seconds of this process so far."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def children_cpu_seconds():
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--size", type=int, default=8192)
@@ -72,6 +90,8 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--build", default="build")
     p.add_argument("--work", default="/tmp/winent-bench-dask")
+    p.add_argument("--gdal-cache", type=int, default=64,
+                   help="GDAL_CACHEMAX (MB) of each worker (0: GDAL's default, 5%% of RAM)")
     a = p.parse_args()
     import numpy as np
     import rioxarray
@@ -95,29 +115,36 @@ def main():
         os.unlink(tiled)
     px = a.size * a.size
     rows = []
+    load0 = " ".join("%.2f" % v for v in os.getloadavg())
 
-    def best(fn):
-        times = []
+    def best(fn, cpu):
+        """(best wall seconds, CPU seconds of that run) of --repeat runs;
+        cpu() counts the CPU seconds of whatever runs the job."""
+        runs = []
         for _ in range(a.repeat):
-            t = time.perf_counter()
+            c, t = cpu(), time.perf_counter()
             fn()
-            times.append(time.perf_counter() - t)
-        return min(times)
+            runs.append((time.perf_counter() - t, cpu() - c))
+        return min(runs)
 
     out_zst = os.path.join(a.work, "cli.zst")
     out_tif = os.path.join(a.work, "cli.tif")
     out_raw = os.path.join(a.work, "cli.raw")
     for out in (out_zst, out_tif):
         cmd = [ws, "--quiet", "--threads", str(a.workers), "--window", str(a.window), cog, out]
-        s = best(lambda: subprocess.run(cmd, check=True))
+        s, cpu = best(lambda: subprocess.run(cmd, check=True), children_cpu_seconds)
         rows.append(("`%s`" % " ".join(["winent-stream"] + cmd[1:]).replace(a.work + "/", ""),
-                     s, px / s / 1e6, ""))
+                     s, px / s / 1e6, cpu, ""))
     subprocess.run([ws, "--quiet", "--window", str(a.window), cog, out_raw], check=True)
     ref = np.fromfile(out_raw, "<f4").reshape(a.size, a.size)
-    cli_s = rows[0][1]
+    cli_s, cli_cpu = rows[0][1], rows[0][3]
 
+    env = {"GDAL_CACHEMAX": str(a.gdal_cache)} if a.gdal_cache else {}
     with LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address=None, env=env) as cluster, Client(cluster) as client:
+        def cluster_cpu():
+            return sum(client.run(cpu_seconds).values()) + cpu_seconds()
+
         client.run(lambda: __import__("winent").library_path())
         client.run(start_sampler)
         for c in [int(v) for v in a.chunks.split(",")]:
@@ -131,7 +158,7 @@ def main():
 
             job()  # warm: the workers import rioxarray, GDAL and zarr on their first task
             base = client.run(reset_peak)
-            s = best(job)
+            s, cpu = best(job, cluster_cpu)
             peak = client.run(read_peak)
             back = xr.open_zarr(store)["entropy"].values[0]
             same = back.tobytes() == ref.tobytes()
@@ -140,16 +167,22 @@ def main():
                 peak[w] / 2**20, (peak[w] - base[w]) / 2**20,
                 (peak[w] - base[w]) / chunk_bytes) for w in sorted(peak))
             rows.append(("rioxarray chunks %d x %d -> winent.entropy -> Zarr, LocalCluster %d "
-                         "workers x 1 thread" % (c, c, a.workers), s, px / s / 1e6,
-                         "%.2fx the CLI's .zst; the CLI's bits: %s; peak RSS per worker: %s"
-                         % (cli_s / s, "yes" if same else "NO", mem)))
-    print("| job (%d x %d u16 COG, %d x %d window) | best of %d | Mpixel/s | notes |"
-          % (a.size, a.size, a.window, a.window, a.repeat))
-    print("|---|---|---|---|")
-    for what, s, mpx, note in rows:
-        print("| %s | %.2f s | %.0f | %s |" % (what, s, mpx, note))
+                         "workers x 1 thread%s" % (c, c, a.workers,
+                                                   ", GDAL_CACHEMAX=%d" % a.gdal_cache
+                                                   if a.gdal_cache else ""),
+                         s, px / s / 1e6, cpu,
+                         "%.2fx the CLI's .zst in wall time, %.2fx in CPU time; the CLI's "
+                         "bits: %s; peak RSS per worker: %s"
+                         % (cli_s / s, cli_cpu / cpu, "yes" if same else "NO", mem)))
+    print("| job (%d x %d u16 COG, %d x %d window) | wall, best of %d | Mpixel/s | CPU s "
+          "(that run) | notes |" % (a.size, a.size, a.window, a.window, a.repeat))
+    print("|---|---|---|---|---|")
+    for what, s, mpx, cpu, note in rows:
+        print("| %s | %.2f s | %.0f | %.2f | %s |" % (what, s, mpx, cpu, note))
     print()
     print("command: %s" % " ".join(sys.argv))
+    print("load average before and after: %s; %s" % (load0, " ".join(
+        "%.2f" % v for v in os.getloadavg())))
     print("winent %s, library %s" % (winent.__version__, winent.library_path()))
     return 0
 
