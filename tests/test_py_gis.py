@@ -330,6 +330,23 @@ def test_sample_mksample_raw():
     check("dask landscape with holes: the CLI's bits", same_bits(got, ref))
 
 
+def test_import_order():
+    import subprocess
+    import sys
+    code = ("import sys, winent; print('xarray' in sys.modules); import xarray as xr; "
+            "print(hasattr(xr.DataArray([[1]]), 'winent'))")
+    r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    check("import winent does not import xarray; the accessor comes with xarray",
+          r.stdout.decode().split() == ["False", "True"], r.stdout + r.stderr)
+    code = "import xarray as xr, winent; print(hasattr(xr.DataArray([[1]]), 'winent'))"
+    r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    check("xarray first, then winent: the accessor", r.stdout.decode().split() == ["True"],
+          r.stdout + r.stderr)
+
+
+run_test(test_import_order)
 run_test(test_masked)
 run_test(test_dask_against_cli)
 run_test(test_dask_chunks_and_errors)

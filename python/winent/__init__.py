@@ -32,7 +32,7 @@ from ._job import Job, Notice, Progress, run
 from ._lib import library_path
 from ._version import __version__
 from .zst import ZstMap, open_zst, read_zst
-from ._xarray import register_accessor as _register_accessor
+from ._xarray import register_accessor_when_imported as _register_accessor
 
 
 _register_accessor()

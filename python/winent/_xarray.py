@@ -207,3 +207,40 @@ def register_accessor():
         return
     if not hasattr(xr.DataArray, "winent"):
         xr.register_dataarray_accessor("winent")(EntropyAccessor)
+
+
+class _RegisterWhenImported:
+    """A finder on sys.meta_path that, when xarray is first imported, lets
+    the usual finders find it and registers the accessor once its module
+    has run: ``import winent`` does not pay for importing xarray (and
+    pandas), and the accessor is there whichever of the two comes first."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "xarray":
+            return None
+        import importlib.util
+        import sys
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)  # one shot; and find the real one below
+        spec = importlib.util.find_spec(name)
+        loader = getattr(spec, "loader", None)
+        run = getattr(loader, "exec_module", None)
+        if run is None:
+            return spec
+
+        def exec_module(module):
+            run(module)
+            register_accessor()
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def register_accessor_when_imported():
+    """The accessor now where xarray is imported already, else as soon as
+    it is."""
+    import sys
+    if "xarray" in sys.modules:
+        register_accessor()
+    elif not any(isinstance(f, _RegisterWhenImported) for f in sys.meta_path):
+        sys.meta_path.insert(0, _RegisterWhenImported())
