@@ -10,18 +10,20 @@ LocalCluster, to Zarr, against winent-stream on the same file (issue 29,
         [--work DIR]
 
 The input: a u16 landscape of SIZE x SIZE (winent-mksample --tiff, then
-gdal_translate -of COG with zstd), made once in DIR. Then, best of
---repeat runs each:
+gdal_translate -of COG with zstd), made once in DIR. Then, --repeat rounds of:
 - winent-stream --threads WORKERS --window K IN.tif OUT.zst (and OUT.tif,
   its COG);
 - rioxarray.open_rasterio(IN.tif, chunks=C).winent.entropy(window=K),
   .to_dataset().to_zarr(...) on a LocalCluster of WORKERS worker processes
   of one thread each (the cluster started and one untimed run done before
   the clock: warm workers, as a cluster that has run a job), for each C.
-Every map is compared with the CLI's (the same bits). Per worker: the
-peak resident memory during the runs (sampled every 5 ms in the worker),
-and its rise over what the worker held before, also in chunks' worth (a
-chunk's u16 input and its float32 map: C x C x 6 bytes). The workers' GDAL block cache is --gdal-cache MB (GDAL's
+The jobs run in rounds, each once per round, and the ratio to the CLI's
+.zst is taken within each round (a machine other jobs load loads both
+alike); the table has the best and median wall times and the median
+ratio. Every map is compared with the CLI's (the same bits). Per worker:
+the peak resident memory in each dask run (sampled every 5 ms in
+the worker), the highest of the runs, and its rise during that run, also in chunks' worth
+(a chunk's u16 input and its float32 map: C x C x 6 bytes). The workers' GDAL block cache is --gdal-cache MB (GDAL's
 default, 5 % of the machine's memory, would fill with the file's decoded
 tiles). CPU seconds: of the CLI's process, or of every worker and the
 client: on a machine other jobs load, their ratio says more than the wall
@@ -114,30 +116,11 @@ def main():
                         "-co", "BLOCKSIZE=512", "-co", "OVERVIEWS=NONE", tiled, cog], check=True)
         os.unlink(tiled)
     px = a.size * a.size
-    rows = []
     load0 = " ".join("%.2f" % v for v in os.getloadavg())
-
-    def best(fn, cpu):
-        """(best wall seconds, CPU seconds of that run) of --repeat runs;
-        cpu() counts the CPU seconds of whatever runs the job."""
-        runs = []
-        for _ in range(a.repeat):
-            c, t = cpu(), time.perf_counter()
-            fn()
-            runs.append((time.perf_counter() - t, cpu() - c))
-        return min(runs)
-
-    out_zst = os.path.join(a.work, "cli.zst")
-    out_tif = os.path.join(a.work, "cli.tif")
     out_raw = os.path.join(a.work, "cli.raw")
-    for out in (out_zst, out_tif):
-        cmd = [ws, "--quiet", "--threads", str(a.workers), "--window", str(a.window), cog, out]
-        s, cpu = best(lambda: subprocess.run(cmd, check=True), children_cpu_seconds)
-        rows.append(("`%s`" % " ".join(["winent-stream"] + cmd[1:]).replace(a.work + "/", ""),
-                     s, px / s / 1e6, cpu, ""))
     subprocess.run([ws, "--quiet", "--window", str(a.window), cog, out_raw], check=True)
     ref = np.fromfile(out_raw, "<f4").reshape(a.size, a.size)
-    cli_s, cli_cpu = rows[0][1], rows[0][3]
+    chunk_sizes = [int(v) for v in a.chunks.split(",")]
 
     env = {"GDAL_CACHEMAX": str(a.gdal_cache)} if a.gdal_cache else {}
     with LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True,
@@ -145,40 +128,87 @@ def main():
         def cluster_cpu():
             return sum(client.run(cpu_seconds).values()) + cpu_seconds()
 
-        client.run(lambda: __import__("winent").library_path())
-        client.run(start_sampler)
-        for c in [int(v) for v in a.chunks.split(",")]:
+        def timed(fn, cpu):
+            c, t = cpu(), time.perf_counter()
+            fn()
+            return time.perf_counter() - t, cpu() - c
+
+        def cli_job(out):
+            cmd = [ws, "--quiet", "--threads", str(a.workers), "--window", str(a.window), cog,
+                   out]
+            return (" ".join(["`winent-stream"] + cmd[1:]).replace(a.work + "/", "") + "`",
+                    lambda: subprocess.run(cmd, check=True))
+
+        def dask_job(c):
             store = os.path.join(a.work, "map-%d.zarr" % c)
 
             def job():
                 shutil.rmtree(store, ignore_errors=True)
                 src = rioxarray.open_rasterio(cog, chunks=(1, c, c))
-                m = src.winent.entropy(window=a.window)
-                m.to_dataset().to_zarr(store, mode="w")
+                src.winent.entropy(window=a.window).to_dataset().to_zarr(store, mode="w")
+            return store, job
 
-            job()  # warm: the workers import rioxarray, GDAL and zarr on their first task
-            base = client.run(reset_peak)
-            s, cpu = best(job, cluster_cpu)
-            peak = client.run(read_peak)
+        client.run(lambda: __import__("winent").library_path())
+        client.run(start_sampler)
+        for c in chunk_sizes:
+            dask_job(c)[1]()  # warm: the workers import rioxarray, GDAL and zarr
+        rise = {}  # chunk -> worker -> (peak, rise) of its highest run
+        # Rounds: each job once per round, so that a machine other jobs load
+        # loads them alike; the ratios are taken within a round.
+        clis = [cli_job(os.path.join(a.work, n)) for n in ("cli.zst", "cli.tif")]
+        runs = {}
+        for _ in range(a.repeat):
+            for name, fn in clis:
+                runs.setdefault(name, []).append(timed(fn, children_cpu_seconds))
+            for c in chunk_sizes:
+                before = client.run(reset_peak)
+                runs.setdefault(c, []).append(timed(dask_job(c)[1], cluster_cpu))
+                after = client.run(read_peak)
+                for w in after:
+                    old = rise.setdefault(c, {}).get(w, (0, 0))
+                    if after[w] - before[w] >= old[1]:
+                        rise[c][w] = (after[w], after[w] - before[w])
+
+    def median(v):
+        v = sorted(v)
+        return v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+
+    zst = clis[0][0]
+    rows = []
+    for key in [n for n, _ in clis] + chunk_sizes:
+        walls = [w for w, _ in runs[key]]
+        cpus = [c for _, c in runs[key]]
+        if isinstance(key, str):
+            what, note = key, ""
+        else:
+            store = dask_job(key)[0]
             back = xr.open_zarr(store)["entropy"].values[0]
             same = back.tobytes() == ref.tobytes()
-            chunk_bytes = c * c * 6
-            mem = ", ".join("%.0f MiB (+%.0f MiB = %.1f chunks)" % (
-                peak[w] / 2**20, (peak[w] - base[w]) / 2**20,
-                (peak[w] - base[w]) / chunk_bytes) for w in sorted(peak))
-            rows.append(("rioxarray chunks %d x %d -> winent.entropy -> Zarr, LocalCluster %d "
-                         "workers x 1 thread%s" % (c, c, a.workers,
-                                                   ", GDAL_CACHEMAX=%d" % a.gdal_cache
-                                                   if a.gdal_cache else ""),
-                         s, px / s / 1e6, cpu,
-                         "%.2fx the CLI's .zst in wall time, %.2fx in CPU time; the CLI's "
-                         "bits: %s; peak RSS per worker: %s"
-                         % (cli_s / s, cli_cpu / cpu, "yes" if same else "NO", mem)))
-    print("| job (%d x %d u16 COG, %d x %d window) | wall, best of %d | Mpixel/s | CPU s "
-          "(that run) | notes |" % (a.size, a.size, a.window, a.window, a.repeat))
-    print("|---|---|---|---|---|")
-    for what, s, mpx, cpu, note in rows:
-        print("| %s | %.2f s | %.0f | %.2f | %s |" % (what, s, mpx, cpu, note))
+            ratios = [z[0] / d[0] for z, d in zip(runs[zst], runs[key])]
+            cpu_ratios = [z[1] / d[1] for z, d in zip(runs[zst], runs[key])]
+            what = ("rioxarray chunks %d x %d -> winent.entropy -> Zarr, LocalCluster %d workers "
+                    "x 1 thread%s" % (key, key, a.workers, ", GDAL_CACHEMAX=%d" % a.gdal_cache
+                                      if a.gdal_cache else ""))
+            note = ("against the CLI's .zst in the same round: %.2fx wall (rounds: %s), "
+                    "%.2fx CPU; the CLI's bits: %s"
+                    % (median(ratios), " ".join("%.2f" % r for r in ratios), median(cpu_ratios),
+                       "yes" if same else "NO"))
+        rows.append((what, min(walls), median(walls), px / median(walls) / 1e6, median(cpus),
+                     note))
+    mems = []
+    for c in chunk_sizes:
+        mems.append("chunks %d: %s" % (c, ", ".join(
+            "%.0f MiB (+%.0f MiB = %.1f chunks)" % (pk / 2**20, r / 2**20, r / (c * c * 6))
+            for pk, r in (rise[c][w] for w in sorted(rise[c])))))
+    print("| job (%d x %d u16 COG, %d x %d window) | wall, best of %d | median | Mpixel/s "
+          "(median) | CPU s (median) | notes |"
+          % (a.size, a.size, a.window, a.window, a.repeat))
+    print("|---|---|---|---|---|---|")
+    for what, b, m, mpx, cpu, note in rows:
+        print("| %s | %.2f s | %.2f s | %.0f | %.2f | %s |" % (what, b, m, mpx, cpu, note))
+    print()
+    print("peak resident memory per worker in a run (its rise during the run): %s"
+          % "; ".join(mems))
     print()
     print("command: %s" % " ".join(sys.argv))
     print("load average before and after: %s; %s" % (load0, " ".join(
