@@ -21,14 +21,14 @@ The jobs run in rounds, each once per round, and the ratio to the CLI's
 .zst is taken within each round (a machine other jobs load loads both
 alike); the table has the best and median wall times and the median
 ratio. Every map is compared with the CLI's (the same bits). Per worker:
-the peak resident memory in each dask run (sampled every 5 ms in
-the worker), the highest of the runs, and its rise during that run, also in chunks' worth
-(a chunk's u16 input and its float32 map: C x C x 6 bytes). The workers' GDAL block cache is --gdal-cache MB (GDAL's
-default, 5 % of the machine's memory, would fill with the file's decoded
-tiles). CPU seconds: of the CLI's process, or of every worker and the
-client: on a machine other jobs load, their ratio says more than the wall
-times' (the load average is printed). Prints a Markdown table and the
-command."""
+the peak resident memory of each dask run (sampled every 5 ms in the
+worker), for the run where it rose most, and that rise, also in chunks'
+worth (a chunk's u16 input and its float32 map: C x C x 6 bytes). The
+workers' GDAL block cache is --gdal-cache MB (GDAL's default, 5 % of the
+machine's memory, would fill with the file's decoded tiles). CPU seconds:
+of the CLI's process, or of every worker and the client: on a machine
+other jobs load, their ratio says more than the wall times' (the load
+average is printed). Prints a Markdown table and the command."""
 import argparse
 import os
 import shutil
