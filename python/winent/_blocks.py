@@ -149,6 +149,8 @@ def sample_limits(dtype):
     the min and max over the valid samples."""
     if dtype.kind == "f":
         return -np.inf, np.inf
+    if dtype.kind == "b":
+        return False, True
     info = np.iinfo(dtype)
     return info.min, info.max
 
