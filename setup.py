@@ -137,5 +137,8 @@ class BinaryDistribution(Distribution):
         return True
 
 
+# setuptools' metadata folder there too, not in python/ beside the package.
+os.makedirs(BUILD_BASE, exist_ok=True)
 setup(distclass=BinaryDistribution, cmdclass=cmdclass,
-      options={"build": {"build_base": BUILD_BASE}}, zip_safe=False)
+      options={"build": {"build_base": BUILD_BASE}, "egg_info": {"egg_base": BUILD_BASE}},
+      zip_safe=False)
