@@ -16,6 +16,9 @@ that each distinct value is a bin, as the CLI reads the file. range="auto"
 of a single band takes the statistics the raster records, where it
 records them, as the CLI does; else it is computed from the samples.
 numpy-backed in, numpy-backed out; dask-backed in, lazy out."""
+import math
+import sys
+
 import numpy as np
 
 from ._errors import UsageError
@@ -34,7 +37,6 @@ def is_data_array(x):
 
 def _rio(da):
     """rioxarray's accessor where rioxarray is imported, else None."""
-    import sys
     if "rioxarray" not in sys.modules:
         return None
     try:
@@ -110,7 +112,6 @@ def recorded_range(da):
     included, there), unless STATISTICS_APPROXIMATE=YES, widened by 1e-13
     of their size (GDAL writes 14 digits). None where there are none, or
     for several bands (their statistics are not in the attrs)."""
-    import math
     a = da.attrs
     if "STATISTICS_MINIMUM" not in a or "STATISTICS_MAXIMUM" not in a:
         return None
@@ -170,7 +171,6 @@ def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device=
              if k not in _VALUE_ATTRS and not str(k).startswith("STATISTICS_")}
     # As the CLI's GDAL_NODATA: NaN where some pixel of the map can be NaN
     # (a nodata value, or float samples).
-    import math
     if (nodata is not None and not math.isnan(float(nodata))) or data.dtype.kind == "f":
         attrs["_FillValue"] = np.float32(np.nan)
     attrs["long_name"] = _arrays.describe(kx, ky, base)
@@ -219,7 +219,6 @@ class _RegisterWhenImported:
         if name != "xarray":
             return None
         import importlib.util
-        import sys
         if self in sys.meta_path:
             sys.meta_path.remove(self)  # one shot; and find the real one below
         spec = importlib.util.find_spec(name)
@@ -239,7 +238,6 @@ class _RegisterWhenImported:
 def register_accessor_when_imported():
     """The accessor now where xarray is imported already, else as soon as
     it is."""
-    import sys
     if "xarray" in sys.modules:
         register_accessor()
     elif not any(isinstance(f, _RegisterWhenImported) for f in sys.meta_path):
