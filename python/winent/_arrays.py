@@ -14,7 +14,8 @@ from ._errors import UsageError
 from ._options import base_code, window_sides
 
 # winent_base value -> (the CLI's name, the unit a map is in)
-BASE_NAMES = {0: ("e", "nats"), 1: ("2", "bits"), 2: ("10", "bans")}
+_UNITS = {"e": "nats", "2": "bits", "10": "bans"}
+BASE_NAMES = {code: (name, _UNITS[name]) for name, code in _lib.BASES.items()}
 
 
 def default_base():
