@@ -253,7 +253,7 @@ def test_errors():
                   a.astype(np.int64), contains="int64")
     expect_raises("complex: unsupported", winent.UsageError, winent.entropy,
                   a.astype(np.complex64))
-    expect_raises("3-D: refused", winent.UsageError, winent.entropy, a.reshape(1, H, W),
+    expect_raises("4-D: refused", winent.UsageError, winent.entropy, a.reshape(1, 1, H, W),
                   contains="2-D")
     expect_raises("base 3", winent.UsageError, winent.entropy, a, base=3, contains="base")
     expect_raises("window 'big'", winent.UsageError, winent.entropy, a, window="big")

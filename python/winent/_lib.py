@@ -10,8 +10,8 @@ unnoticed here.
 Which library is loaded (the first that exists wins):
 
 1. the file named by the environment variable ``WINENT_LIBRARY``;
-2. ``libwinent.so.0`` beside this package (a package folder that carries
-   its own copy);
+2. ``libwinent.so.0`` inside this package's folder (where ``pip install``
+   puts the library it builds: pyproject.toml, setup.py);
 3. ``libwinent.so.0`` in the library folder of the install this package
    came with (``_install.py``, written by ``cmake --install``);
 4. the system's search: ``libwinent.so.0`` through the dynamic loader
