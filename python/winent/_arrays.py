@@ -10,8 +10,8 @@ import numpy as np
 
 from . import _lib
 from ._blocks import entropy_2d
-from ._errors import UsageError
-from ._options import base_code, window_sides
+from ._errors import UsageError, error_for
+from ._options import base_code, cli_words, window_spec
 
 # winent_base value -> (the CLI's name, the unit a map is in)
 _UNITS = {"e": "nats", "2": "bits", "10": "bans"}
@@ -25,21 +25,39 @@ def default_base():
     return BASE_NAMES[o.base][0]
 
 
-def resolve(window, base):
-    """(kx, ky, base): the window's sides and the base actually used, as the
-    CLI's name ("e", "2", "10"; None: the library's default)."""
-    kx, ky = window_sides(window)
+def resolve(window, base, footprint=None, radius=None):
+    """(kx, ky, disk, base): the window's sides, 1 for a circular window (its
+    sides 2R + 1), and the base actually used, as the CLI's name ("e", "2",
+    "10"; None: the library's default). A window the library refuses is a
+    UsageError with the CLI's line."""
+    over = {}
+    kx, ky, disk = window_spec(window, footprint, radius, over)
+    o = _lib.winent_compute_opts()
+    L = _lib.lib()
+    L.winent_compute_opts_default(ctypes.byref(o))
+    o.kx, o.ky, o.disk = kx, ky, disk
+    err = _lib.winent_error()
+    st = L.winent_compute_opts_validate(ctypes.byref(o), ctypes.byref(err))
+    if st != 0:
+        raise error_for(st, cli_words(_lib.message_of(err), over))
     base = default_base() if base is None else BASE_NAMES[base_code(base)][0]
-    return kx, ky, base
+    return kx, ky, disk, base
 
 
-def describe(kx, ky, base):
-    """What a map is, for its long_name: "entropy 9x9 (bits)"."""
-    return "entropy %dx%d (%s)" % (kx, ky, BASE_NAMES[base_code(base)][1])
+def window_option(kx, ky, disk):
+    """The window as entropy()'s lower layers take it: (KX, KY) or ("disk", R)."""
+    return ("disk", kx // 2) if disk else (kx, ky)
+
+
+def describe(kx, ky, base, disk=0):
+    """What a map is, for its long_name: "entropy 9x9 (bits)", "entropy
+    disk4 (bits)"."""
+    shape = "disk%d" % (kx // 2) if disk else "%dx%d" % (kx, ky)
+    return "entropy %s (%s)" % (shape, BASE_NAMES[base_code(base)][1])
 
 
 def entropy(array, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
-            threads=None, out=None):
+            threads=None, out=None, footprint=None, radius=None):
     """The local Shannon entropy map of an image, as the kind of array given.
 
     For every pixel, the entropy of the values in the window centred on it:
@@ -74,9 +92,14 @@ def entropy(array, window=5, base=None, bins=None, range=None, nodata=None, devi
           ("entropy 9x9 (bits)").
           Also as ``data_array.winent.entropy(...)``.
     window: K, (KX, KY) (width first, as ``--window 7x3``), or "7x3";
-        odd sides 1..255.
-    base: "e" (nats), 2 (bits: scikit-image's filters.rank.entropy) or 10;
-        None: libwinent's default (as the CLI's).
+        odd sides 1..255. A circular window: ``("disk", R)`` or "diskR"
+        (as ``--disk R``): the pixels with dx^2 + dy^2 <= R^2, R 0..127.
+    footprint, radius: ``footprint="disk", radius=R`` is the same disk,
+        scikit-image's ``footprint=morphology.disk(R)``; scikit-image's
+        footprint arrays are taken too: ``footprint=disk(3)``, or a
+        rectangle of ones ``np.ones((3, 7))`` (7 wide, 3 high).
+    base: 2 (bits: scikit-image's filters.rank.entropy), "e" (nats) or 10;
+        None (the default): libwinent's default, base 2, as the CLI's.
     bins, range: quantize ``bin = floor((v - lo) * bins / (hi - lo))``,
         clamped; ``range=(lo, hi)`` or ``"auto"``: the valid samples' min
         and max over the whole array (per band for 3-D), found before any
@@ -104,10 +127,11 @@ def entropy(array, window=5, base=None, bins=None, range=None, nodata=None, devi
         if out is not None:
             raise UsageError("entropy: out is for numpy arrays only")
         return _xarray.entropy(array, window=window, base=base, bins=bins, range=range,
-                               nodata=nodata, device=device, threads=threads)
-    kx, ky, base = resolve(window, base)
-    options = dict(window=(kx, ky), base=base, bins=bins, range=range, nodata=nodata,
-                   device=device)
+                               nodata=nodata, device=device, threads=threads,
+                               footprint=footprint, radius=radius)
+    kx, ky, disk, base = resolve(window, base, footprint, radius)
+    options = dict(window=window_option(kx, ky, disk), base=base, bins=bins, range=range,
+                   nodata=nodata, device=device)
     from . import _dask
     if _dask.is_dask_array(array):
         if out is not None:

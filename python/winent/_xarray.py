@@ -128,7 +128,7 @@ def recorded_range(da):
 
 
 def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
-            threads=None):
+            threads=None, footprint=None, radius=None):
     """winent.entropy() of a DataArray (see there)."""
     import xarray as xr
 
@@ -141,7 +141,7 @@ def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device=
         raise UsageError("entropy: the DataArray must be 2-D (y, x) or 3-D (band, y, x); it "
                          "has dims %r: select or stack the others first" % (da.dims,))
     src = da.transpose(*others, ydim, xdim)
-    kx, ky, base = _arrays.resolve(window, base)
+    kx, ky, disk, base = _arrays.resolve(window, base, footprint, radius)
     if nodata is None:
         back = _decoded_integers(src)
         if back is not None:
@@ -158,8 +158,8 @@ def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device=
         if not isinstance(range, str) and bins is None:
             bins = 256  # as --range auto
     data = src.data
-    options = dict(window=(kx, ky), base=base, bins=bins, range=range, nodata=nodata,
-                   device=device)
+    options = dict(window=_arrays.window_option(kx, ky, disk), base=base, bins=bins,
+                   range=range, nodata=nodata, device=device)
     if _dask.is_dask_array(data):
         options["threads"] = 1 if threads is None else threads
         axes = tuple(("dim %r" % d, "data_array.chunk({%r: 1024})" % d) for d in (ydim, xdim))
@@ -173,7 +173,7 @@ def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device=
     # (a nodata value, or float samples).
     if (nodata is not None and not math.isnan(float(nodata))) or data.dtype.kind == "f":
         attrs["_FillValue"] = np.float32(np.nan)
-    attrs["long_name"] = _arrays.describe(kx, ky, base)
+    attrs["long_name"] = _arrays.describe(kx, ky, base, disk)
     out = xr.DataArray(m, dims=src.dims, coords=src.coords, attrs=attrs,
                        name="entropy").transpose(*da.dims)
     if "_FillValue" not in attrs:
@@ -193,10 +193,11 @@ class EntropyAccessor:
         self._da = data_array
 
     def entropy(self, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
-                threads=None):
+                threads=None, footprint=None, radius=None):
         """The entropy map of this DataArray: winent.entropy(data_array, ...)."""
         return entropy(self._da, window=window, base=base, bins=bins, range=range,
-                       nodata=nodata, device=device, threads=threads)
+                       nodata=nodata, device=device, threads=threads, footprint=footprint,
+                       radius=radius)
 
 
 def register_accessor():

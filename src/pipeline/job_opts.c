@@ -174,12 +174,18 @@ static winent_status check_level(const winent_job_opts *o, winent_err *err)
                           DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
     const int zstd =
         f == WINENT_FORMAT_ZST || (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_ZSTD);
-    /* Unknown yet (an unknown extension): zstd's, the widest. */
-    if ((zstd || f == WINENT_FORMAT_AUTO || f == WINENT_FORMAT_RAW) &&
-        (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
+    if (zstd && (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "--level: '%d': give a zstd level from %d to %d (not 0)", o->level,
                           LEVEL_MIN, LEVEL_MAX);
+    /* No codec known yet (an unknown extension, raw): the widest range,
+     * in the command line's words. */
+    if ((f == WINENT_FORMAT_AUTO || f == WINENT_FORMAT_RAW) &&
+        (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--level: '%d': give a compression level: zstd %d to %d (not 0), "
+                          "deflate %d to %d",
+                          o->level, LEVEL_MIN, LEVEL_MAX, DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
     return WINENT_OK;
 }
 

@@ -289,6 +289,20 @@ int winent_zst_header_check(const cJSON *root, winent_zst_facts *f, char *why, s
                  winent_out_type_name(ot));
         return -1;
     }
+    /* A map's "no value" code: NaN in floats, the type's nodata code in
+     * integers. */
+    const cJSON *outnd = winent_json_get(root, "output_nodata");
+    if (outnd != NULL && cJSON_IsNumber(outnd) &&
+        (!q.is_int || integer_of(root, "output_nodata") != (long long)q.nodata_code)) {
+        snprintf(why, n, "the header's \"output_nodata\" is not the nodata code of %s samples",
+                 winent_out_type_name(ot));
+        return -1;
+    }
+    if (outnd != NULL && cJSON_IsString(outnd) && q.is_int) {
+        snprintf(why, n, "the header's \"output_nodata\" of %s samples is not their code",
+                 winent_out_type_name(ot));
+        return -1;
+    }
     /* A disk's window is its diameter, 2R + 1, square. */
     for (int k = -1; k < (int)f->maps; k++) {
         const cJSON *o = k < 0 ? root : cJSON_GetArrayItem(winent_json_get(root, "maps"), k);
