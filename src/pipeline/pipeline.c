@@ -462,6 +462,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->source_band = p->mem_in || info == NULL ? 0 : info->read[0].band;
     so->sidecar = o->sidecar;
     so->stop = p->stop;
+    so->temps = p->temps;
     so->nmaps = p->nmaps;
     so->maps = p->sink_maps;
     if (map) {
@@ -610,6 +611,7 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
     v->vmax = co->base == WINENT_BASE_2 ? log2(n) : co->base == WINENT_BASE_10 ? log10(n) : log(n);
     v->unit = units[co->base];
     v->stop = p->stop;
+    v->temps = p->temps;
     int pw, ph;
     winent_preview_dims(p->width, p->height, v->size, &pw, &ph);
     snprintf(p->preview_text, sizeof p->preview_text,
@@ -648,7 +650,8 @@ static winent_status set_memory(pipeline *p, const winent_job_opts *o, const win
 
 static winent_status run_job(const winent_job_opts *o, winent_stage stage,
                              const winent_memory_io *mem, const float *map, volatile int *stop,
-                             winent_job_stats *stats, winent_err *err_out)
+                             winent_tempnames *temps, winent_job_stats *stats,
+                             winent_err *err_out)
 {
     winent_status st = WINENT_OK;
     pipeline *p = calloc(1, sizeof *p);
@@ -673,6 +676,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         goto out;
     }
     p->stop = stop;
+    p->temps = temps;
     if (CANCELLED(p)) { /* cancelled before the run: nothing is opened */
         st = WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
         goto out;
@@ -1024,8 +1028,9 @@ out:
 }
 
 winent_status winent_run_stage(const winent_job_opts *o, winent_stage stage,
-                               const winent_memory_io *mem, const float *map, volatile int *stop,
+                               const winent_memory_io *mem, const float *map, winent_run_ctl *ctl,
                                winent_job_stats *stats, winent_err *err)
 {
-    return run_job(o, stage, mem, map, stop, stats, err);
+    return run_job(o, stage, mem, map, ctl ? &ctl->stop : NULL, ctl ? &ctl->temps : NULL, stats,
+                   err);
 }

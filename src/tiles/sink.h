@@ -18,6 +18,7 @@
 #include "base/bytes.h"
 #include "base/werr.h"
 #include "georef.h"
+#include "tempnames.h"
 #include "source.h"
 #include "winent.h"
 
@@ -52,6 +53,8 @@ typedef struct winent_sink_opts {
     const volatile int *stop;/* may be NULL: the job's stop flag; a write
                                 blocked on a pipe that a signal interrupts
                                 then gives up (WINENT_ERR_INTERRUPTED) */
+    winent_tempnames *temps; /* may be NULL: the job's temporary names, where
+                                every output file records its own (tempnames.h) */
     const winent_parallel *par; /* may be NULL: the job's worker pool, lent to
                                    winent_sink_finish (a COG compresses its last
                                    overview tiles on it) */

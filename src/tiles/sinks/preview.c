@@ -354,6 +354,7 @@ winent_status winent_preview_open(const winent_preview_opts *o, int64_t map_rows
         pv->acc[k].py = -1;
     }
     WINENT_TRY_GOTO(st, winent_outfile_open(&pv->file, o->path, o->stop, err));
+    winent_outfile_track(&pv->file, o->temps);
     pv->file_open = 1;
     *out = pv;
     return WINENT_OK;

@@ -15,6 +15,7 @@
 #include <gdal.h>
 
 #define WINENT_GDAL_FUNCTIONS(X) \
+    X(CPLGetConfigOption) \
     X(CPLGetErrorHandlerUserData) \
     X(CPLPopErrorHandler) \
     X(CPLPushErrorHandlerEx) \

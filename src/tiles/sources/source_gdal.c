@@ -73,6 +73,7 @@ static inline const winent_gdal_api *gd(void)
 typedef struct gdal_msgs {
     char first[WINENT_MSG_MAX]; /* the first failure, else the first warning */
     int failures, warnings;
+    int http_limits; /* msgs_begin set the HTTP time limits on this thread */
 } gdal_msgs;
 
 static void keep_message(gdal_msgs *m, const char *msg)
@@ -104,18 +105,54 @@ static void CPL_STDCALL on_gdal_message(CPLErr cls, CPLErrorNum num, const char 
         keep_message(m, msg);
 }
 
+/* GDAL's HTTP reads (/vsicurl/, /vsis3/, a URL) have no time limit of
+ * their own: a server that accepts and never answers holds a read forever.
+ * Unless the user set any of GDAL's own options for it (environment,
+ * GDAL's configuration file, CPLSetConfigOption), a connection must open
+ * within 30 s and a transfer must not stay under 1 byte/s for 60 s; a
+ * failed read is then an input error like any other. */
+static const char *const http_user_options[] = {
+    "GDAL_HTTP_CONNECTTIMEOUT", "GDAL_HTTP_TIMEOUT",   "GDAL_HTTP_LOW_SPEED_TIME",
+    "GDAL_HTTP_LOW_SPEED_LIMIT", "GDAL_HTTP_MAX_RETRY",
+};
+static const char *const http_limits[][2] = {
+    {"GDAL_HTTP_CONNECTTIMEOUT", "30"},
+    {"GDAL_HTTP_LOW_SPEED_TIME", "60"},
+    {"GDAL_HTTP_LOW_SPEED_LIMIT", "1"},
+};
+
+static int http_user_set(void)
+{
+    for (size_t i = 0; i < sizeof http_user_options / sizeof *http_user_options; i++)
+        if (gd()->CPLGetConfigOption(http_user_options[i], NULL) != NULL)
+            return 1;
+    return 0;
+}
+
 /* Calls into GDAL on this thread report to `m` from here to msgs_end,
  * and decode on this thread alone (GDAL_NUM_THREADS, a thread-local
- * setting): the job's workers are the one thread budget. */
+ * setting): the job's workers are the one thread budget. The HTTP time
+ * limits above are thread-local settings too (GDAL reads them when it
+ * opens a connection, on the calling thread): nothing changes for other
+ * users of GDAL in the process. */
 static void msgs_begin(gdal_msgs *m)
 {
     memset(m, 0, sizeof *m);
     gd()->CPLPushErrorHandlerEx(on_gdal_message, m);
     gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", "1");
+    if (!http_user_set()) {
+        m->http_limits = 1;
+        for (size_t i = 0; i < sizeof http_limits / sizeof *http_limits; i++)
+            gd()->CPLSetThreadLocalConfigOption(http_limits[i][0], http_limits[i][1]);
+    }
 }
 
 static void msgs_end(void)
 {
+    const gdal_msgs *m = gd()->CPLGetErrorHandlerUserData();
+    if (m != NULL && m->http_limits)
+        for (size_t i = 0; i < sizeof http_limits / sizeof *http_limits; i++)
+            gd()->CPLSetThreadLocalConfigOption(http_limits[i][0], NULL);
     gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
     gd()->CPLPopErrorHandler();
 }
