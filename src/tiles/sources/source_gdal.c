@@ -44,6 +44,7 @@
 #include <omp.h>
 
 #include "gdal_api.h"
+#include "gdal_sizes.h"
 #include "source_internal.h"
 #include "tiff_common.h"
 
@@ -952,6 +953,16 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
     if (g->width <= 0 || g->height <= 0)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the image is empty (%dx%d)", g->name,
                           g->width, g->height);
+    {
+        /* A file shorter than its header: an input error before any read
+         * (GDAL would read zeros in some drivers). */
+        gdal_msgs m;
+        msgs_begin(&m);
+        st = winent_gdal_check_sizes(ds, g->name, err);
+        msgs_end();
+        if (st != WINENT_OK)
+            goto fail;
+    }
     GDALRasterBandH b = gd()->GDALGetRasterBand(ds, g->band);
     for (int k = 0; k < g->nsel; k++) {
         /* One type for every band: the kernels see one. */
