@@ -536,7 +536,7 @@ static winent_status gdal_stats(winent_source *s, int k, winent_band_stats *st, 
     return WINENT_OK;
 }
 
-static const source_ops gdal_ops = {gdal_read, free_impl, gdal_stats};
+static const source_ops gdal_ops = {gdal_read, free_impl, gdal_stats, NULL};
 
 /* ---- Opening ----------------------------------------------------------- */
 

@@ -19,6 +19,9 @@ typedef struct source_ops {
     /* Optional (NULL: none recorded): fill *st (cleared by the caller) for
      * delivered band k. */
     winent_status (*stats)(winent_source *s, int k, winent_band_stats *st, winent_err *err);
+    /* Optional (NULL: only `read`): decode the next `rows` rows as `read`
+     * would, with the same errors, and deliver nothing. */
+    winent_status (*skip)(winent_source *s, int rows, winent_err *err);
 } source_ops;
 
 struct winent_source {
@@ -35,6 +38,10 @@ struct winent_source {
     int nbands_read;
     int bands_nodata;         /* 1: the opener set each band's nodata (GDAL);
                                  0: every band gets info's */
+    winent_source *verify;    /* owned, may be NULL: a TIFF read by GDAL is
+                                 decoded by the libtiff source too, row for
+                                 row before GDAL's, so that both readers of a
+                                 TIFF fail alike (its `skip` op) */
 };
 
 /* The bands `o` asks for of an input of `count` bands, into s->bands

@@ -19,6 +19,7 @@
 
 #include <omp.h>
 
+#include "block_check.h"
 #include "source_internal.h"
 #include "tiff_common.h"
 
@@ -32,6 +33,9 @@ typedef struct tiff_handle {
     TIFF *tif;             /* owned; used by one thread at a time */
     winent_tiff_msgs msgs; /* libtiff's messages about tif */
     uint8_t *scratch;      /* owned: one decoded block */
+    uint8_t *raw;          /* owned: one block as stored (checked compressions) */
+    size_t raw_cap;
+    winent_block_checker *checker; /* owned: checks those blocks' streams */
     uint64_t bytes;        /* compressed bytes read through this handle */
     winent_err err;        /* first failure of this handle in a batch */
     long fail_item;        /* its work item (lowest wins), -1 when none */
@@ -46,6 +50,9 @@ typedef struct tiff_impl {
     int tiled, separate;
     int spp;            /* samples per pixel in a block (1 for separate planes) */
     int bits, sformat;  /* as stored */
+    int comp;           /* compression */
+    int checked;        /* its blocks are checked to the end of their stream */
+    int bit_reversed;   /* FillOrder 2: raw bytes hold their bits LSB first */
     const winent_source_band *sel; /* borrowed: the bands delivered */
     int nsel;
     winent_dtype dtype; /* as delivered */
@@ -73,6 +80,8 @@ static void free_impl(void *p)
         if (t->h[i].tif)
             TIFFClose(t->h[i].tif);
         free(t->h[i].scratch);
+        free(t->h[i].raw);
+        winent_block_checker_free(t->h[i].checker);
     }
     free(t->h);
     free(t->batch);
@@ -135,6 +144,42 @@ static void extract_row(const tiff_impl *t, int band, const uint8_t *row, int nc
     }
 }
 
+/* A block of a checked compression: its raw bytes are read, its stream
+ * checked to the end, checksum included (block_check.h), and libtiff
+ * decodes the same bytes (predictor, byte order and all) into h->scratch.
+ * Returns the bytes decoded (`want`), or -1 with the reason in *why. */
+static tmsize_t read_checked(const tiff_impl *t, tiff_handle *h, uint32_t strile, uint64_t nbytes,
+                             tmsize_t want, const char **why)
+{
+    if (nbytes > h->raw_cap) {
+        free(h->raw);
+        h->raw_cap = 0;
+        if ((h->raw = malloc((size_t)nbytes)) == NULL) {
+            *why = "out of memory for its compressed bytes";
+            return -1;
+        }
+        h->raw_cap = (size_t)nbytes;
+    }
+    tmsize_t r = t->tiled ? TIFFReadRawTile(h->tif, strile, h->raw, (tmsize_t)nbytes)
+                          : TIFFReadRawStrip(h->tif, strile, h->raw, (tmsize_t)nbytes);
+    if (r != (tmsize_t)nbytes) {
+        *why = "read failed (truncated or corrupt file)";
+        return -1;
+    }
+    if (t->bit_reversed)
+        TIFFReverseBits(h->raw, (tmsize_t)nbytes);
+    *why = winent_block_check(h->checker, h->raw, (size_t)nbytes, (size_t)want);
+    if (t->bit_reversed)
+        TIFFReverseBits(h->raw, (tmsize_t)nbytes); /* libtiff reverses them itself */
+    if (*why != NULL)
+        return -1;
+    if (!TIFFReadFromUserBuffer(h->tif, strile, h->raw, (tmsize_t)nbytes, h->scratch, want)) {
+        *why = NULL; /* libtiff's own message */
+        return -1;
+    }
+    return want;
+}
+
 /* Decode work item `item` of the batch starting at block row `br0` with
  * handle `h`, into the batch buffer: a block of every band (contiguous),
  * or of one delivered band (separate planes: items of band k follow those
@@ -181,18 +226,20 @@ static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, lon
     }
     winent_tiff_msgs_clear(&h->msgs);
     tmsize_t want, got;
-    if (t->tiled) {
-        want = (tmsize_t)t->block_bytes;
+    const char *stream_why = NULL;
+    want = t->tiled ? (tmsize_t)t->block_bytes : TIFFVStripSize(h->tif, (uint32_t)rows);
+    if (t->checked)
+        got = read_checked(t, h, strile, nbytes, want, &stream_why);
+    else if (t->tiled)
         got = TIFFReadEncodedTile(h->tif, strile, h->scratch, want);
-    } else {
-        want = TIFFVStripSize(h->tif, (uint32_t)rows);
+    else
         got = TIFFReadEncodedStrip(h->tif, strile, h->scratch, want);
-    }
     h->bytes += nbytes;
     if (got != want || h->msgs.errors > 0 || h->msgs.codec_warnings > 0) {
-        const char *why = h->msgs.first_error[0] ? h->msgs.first_error
-                          : got < 0              ? "read failed (truncated or corrupt file)"
-                                                 : "short block (truncated or corrupt file)";
+        const char *why = stream_why                ? stream_why
+                          : h->msgs.first_error[0] ? h->msgs.first_error
+                          : got < 0                ? "read failed (truncated or corrupt file)"
+                                                   : "short block (truncated or corrupt file)";
         return WINENT_ERR(&h->err, WINENT_ERR_INPUT, "%s: cannot decode %s %u (rows %d-%d): %s",
                           t->path, t->tiled ? "tile" : "strip", strile, y0, y0 + rows - 1, why);
     }
@@ -221,7 +268,9 @@ static void decode_one(void *arg, long item, int worker)
     if (h->fail_item >= 0)
         return;
     if ((h->tif == NULL && open_handle(t, h, &h->err) != WINENT_OK) ||
-        (h->scratch == NULL && (h->scratch = malloc(t->block_bytes)) == NULL)) {
+        (h->scratch == NULL && (h->scratch = malloc(t->block_bytes)) == NULL) ||
+        (t->checked && h->checker == NULL &&
+         (h->checker = winent_block_checker_create(t->comp, t->block_bytes)) == NULL)) {
         if (h->err.status == WINENT_OK)
             WINENT_ERR(&h->err, WINENT_ERR_INTERNAL, "out of memory");
         h->fail_item = item;
@@ -301,6 +350,23 @@ static winent_status tiff_read(winent_source *s, int rows, void *const *dst, win
     return WINENT_OK;
 }
 
+/* As tiff_read, delivering nothing: the blocks are decoded and checked. */
+static winent_status tiff_skip(winent_source *s, int rows, winent_err *err)
+{
+    tiff_impl *t = s->impl;
+    int y = s->next_row;
+    while (rows > 0) {
+        if (y < t->batch_y0 || y >= t->batch_y0 + t->batch_h)
+            WINENT_TRY(load_batch(s, t, y, err));
+        int k = t->batch_y0 + t->batch_h - y;
+        if (k > rows)
+            k = rows;
+        y += k;
+        rows -= k;
+    }
+    return WINENT_OK;
+}
+
 static const char *get_ascii(TIFF *tif, uint32_t tag);
 
 /* --range auto: GDAL's statistics of the band, from a .aux.xml beside the
@@ -324,7 +390,7 @@ static winent_status tiff_stats(winent_source *s, int k, winent_band_stats *st, 
     return WINENT_OK;
 }
 
-static const source_ops tiff_ops = {tiff_read, free_impl, tiff_stats};
+static const source_ops tiff_ops = {tiff_read, free_impl, tiff_stats, tiff_skip};
 
 /* Pick the delivered type of `bits`-bit samples of SampleFormat `sf`. */
 static winent_status pick_dtype(tiff_impl *t, const char *path, winent_err *err)
@@ -411,21 +477,41 @@ static const char *get_ascii(TIFF *tif, uint32_t tag)
     return TIFFGetField(tif, tag, &v) ? v : NULL;
 }
 
-static void read_nodata(winent_source *s, tiff_impl *t, TIFF *tif)
+/* The GDAL_NODATA tag. One rule for both readers of a TIFF (GDAL would
+ * read "abc" as 0 and "5x" as 5, libtiff's strtod nothing and 5): the tag
+ * must be one number (spaces around it allowed, "nan" and "inf" too), else
+ * the file is an input error unless --nodata says what nodata is. */
+static winent_status read_nodata(const winent_source_opts *o, winent_source *s, tiff_impl *t,
+                                 TIFF *tif, winent_err *err)
 {
     const char *v = get_ascii(tif, WINENT_TAG_GDAL_NODATA);
     if (v == NULL)
-        return;
+        return WINENT_OK;
     char *end;
     double d = strtod(v, &end);
-    if (end == v)
-        return; /* not a number: GDAL ignores it too */
+    while (end != v && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+        end++;
+    if (end == v || *end != '\0') {
+        if (o->nodata_given)
+            return WINENT_OK; /* --nodata beats the tag */
+        char shown[64];
+        size_t n = strlen(v);
+        snprintf(shown, sizeof shown, "%.*s%s", n > 40 ? 40 : (int)n, v, n > 40 ? "..." : "");
+        for (char *c = shown; *c; c++)
+            if ((unsigned char)*c < ' ' || (unsigned char)*c > '~')
+                *c = '?';
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: its GDAL_NODATA tag '%s' is not a number: give --nodata V (or "
+                          "--nodata nan for none) to say which value is nodata",
+                          t->path, shown);
+    }
     /* GDAL compares float32 pixels with the nodata value cast to float32
      * (e.g. -3.40282265508890445e+38 written for -FLT_MAX). */
     if (t->dtype == WINENT_F32 && isfinite(d) && fabs(d) <= 3.4028234663852886e38)
         d = (double)(float)d;
     s->info.has_nodata = 1;
     s->info.nodata = d;
+    return WINENT_OK;
 }
 
 /* The fill of sparse blocks: nodata when the type holds it exactly, else 0. */
@@ -555,6 +641,13 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
     t->height = (int)hgt;
     t->bits = bits;
     t->sformat = sf;
+    t->comp = comp;
+    t->checked = winent_block_check_applies(comp);
+    {
+        uint16_t fill = FILLORDER_MSB2LSB;
+        TIFFGetFieldDefaulted(tif, TIFFTAG_FILLORDER, &fill);
+        t->bit_reversed = fill == FILLORDER_LSB2MSB;
+    }
     t->separate = planar == PLANARCONFIG_SEPARATE && spp > 1;
     t->spp = t->separate ? 1 : spp;
     WINENT_TRY_GOTO(st, winent_source_select(o, spp, o->path, s, err));
@@ -656,7 +749,7 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
     s->info.is_tiff = 1;
     s->info.reader = "libtiff";
     s->info.name = o->path;
-    read_nodata(s, t, tif);
+    WINENT_TRY_GOTO(st, read_nodata(o, s, t, tif, err));
     set_fill(t, &s->info);
     WINENT_TRY_GOTO(st, winent_tiff_georef_read(tif, &t->georef, err));
     s->info.georef = winent_georef_present(&t->georef) ? &t->georef : NULL;
