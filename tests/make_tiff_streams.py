@@ -14,8 +14,9 @@ W, H = 64, 48
 pixels = bytes((x * 7 + y * 3) % 13 for y in range(H) for x in range(W))
 
 
-def tiff(name, stream, comp, tiled=True, nodata=None, extra_rows=0):
+def tiff(name, stream, comp, tiled=True, nodata=None, size=None):
     """A little-endian TIFF holding `stream` as its one block."""
+    W, H = size or (globals()['W'], globals()['H'])
     tags = [(256, 3, 1, W), (257, 3, 1, H), (258, 3, 1, 8), (259, 3, 1, comp),
             (262, 3, 1, 1), (277, 3, 1, 1)]
     if tiled:
@@ -143,5 +144,31 @@ tiff('nodata-word', good, 8, nodata='abc')
 cases.append(('nodata-word', 'bad'))
 tiff('nodata-trailing', good, 8, nodata='5x')
 cases.append(('nodata-trailing', 'bad'))
+# One strip of 4000 x 2000 (8 MB decoded): read in slices of rows under a
+# small --mem (the test gives it), its stream checked a piece at a time.
+BW, BH = 4000, 2000
+big = bytes((x * 7 + y * 3) % 13 for y in range(BH) for x in range(BW))
+tiff('big-deflate-ok', zlib.compress(big, 6), 8, tiled=False, size=(BW, BH))
+cases.append(('big-deflate-ok', 'ok'))
+big_shifted = big[:BW * BH - 100] + bytes(30) + big[BW * BH - 100:]
+tiff('big-deflate-longer', zlib.compress(big_shifted, 6), 8, tiled=False, size=(BW, BH))
+cases.append(('big-deflate-longer', 'bad'))
+bz = bytearray(zlib.compress(big, 6))
+bz[-2] ^= 0x21
+tiff('big-deflate-adler32', bytes(bz), 8, tiled=False, size=(BW, BH))
+cases.append(('big-deflate-adler32', 'bad'))
+tiff('big-lzw-longer', lzw(big_shifted), 5, tiled=False, size=(BW, BH))
+cases.append(('big-lzw-longer', 'bad'))
+try:
+    import zstandard
+    zc = zstandard.ZstdCompressor(write_checksum=True, write_content_size=True)
+    zb = bytearray(zc.compress(big))
+    zb[-1] ^= 0x5A
+    tiff('big-zstd-checksum', bytes(zb), 50000, tiled=False, size=(BW, BH))
+    cases.append(('big-zstd-checksum', 'bad'))
+    tiff('big-zstd-ok', zc.compress(big), 50000, tiled=False, size=(BW, BH))
+    cases.append(('big-zstd-ok', 'ok'))
+except ImportError:
+    pass
 with open(f'{d}/cases', 'w') as f:
     f.writelines(f'{n} {e}\n' for n, e in cases)

@@ -323,6 +323,7 @@ void winent_job_source_opts(const winent_job_opts *o, winent_source_opts *so)
     so->has_nodata = o->compute.has_nodata;
     so->nodata = o->compute.nodata;
     so->mem_bytes = o->mem_bytes ? o->mem_bytes : WINENT_MEM_DEFAULT;
+    so->mem_auto = o->mem_bytes == 0;
     so->threads = o->threads;
     so->on_notice = o->on_notice;
     so->user = o->user;

@@ -13,18 +13,39 @@
 #include <libdeflate.h>
 #endif
 
+/* The window a streamed check decodes into, again and again. */
+#define WINDOW_BYTES ((size_t)256 << 10)
+
+/* TIFF's LZW, decoded as far as the lengths of its strings (TIFF 6.0,
+ * section 13: codes MSB first from 9 to 12 bits; the decoder, one entry
+ * behind the encoder, widens one code early). */
+typedef struct lzw_state {
+    uint32_t length[4096];
+    uint32_t acc;  /* bits not yet taken, the newest lowest */
+    int nacc;
+    int width, next, prev;
+    int ended;     /* the end-of-information code was met */
+    int first;     /* no byte fed yet (the old-style LSB-first variant is told by its first two) */
+    int skip;      /* the old style: not checked */
+    uint8_t b0;
+} lzw_state;
+
 struct winent_block_checker {
     int comp;
-    size_t cap;
-    uint8_t *out; /* owned: one decoded block (deflate, zstd) */
+    uint64_t cap;
+    int streaming;
+    uint8_t *out; /* owned: a decoded block (one call) or the window (streamed) */
+    size_t out_cap;
 #ifdef WINENT_HAVE_LIBDEFLATE
     struct libdeflate_decompressor *dd;
 #endif
     ZSTD_DCtx *zd;
-    /* LZW: the string table as (prefix code, last byte, length). */
-    uint16_t *prefix;
-    uint8_t *suffix;
-    uint32_t *length;
+    z_stream z;
+    int z_open, z_done;
+    size_t zstd_last; /* the last ZSTD_decompressStream hint: 0 at a frame's end */
+    lzw_state *lzw;
+    uint64_t total;   /* bytes decoded so far (streamed) */
+    const char *bad;  /* the verdict met while feeding */
 };
 
 int winent_block_check_applies(int comp)
@@ -33,24 +54,27 @@ int winent_block_check_applies(int comp)
            comp == COMPRESSION_ZSTD || comp == COMPRESSION_LZW;
 }
 
-winent_block_checker *winent_block_checker_create(int comp, size_t cap)
+static int is_deflate(int comp)
+{
+    return comp == COMPRESSION_ADOBE_DEFLATE || comp == COMPRESSION_DEFLATE;
+}
+
+winent_block_checker *winent_block_checker_create(int comp, uint64_t cap, int streaming)
 {
     winent_block_checker *c = calloc(1, sizeof *c);
     if (c == NULL)
         return NULL;
     c->comp = comp;
     c->cap = cap;
+    c->streaming = streaming;
     int ok = 1;
     if (comp == COMPRESSION_LZW) {
-        c->prefix = malloc(4096 * sizeof *c->prefix);
-        c->suffix = malloc(4096);
-        c->length = malloc(4096 * sizeof *c->length);
-        ok = c->prefix && c->suffix && c->length;
+        ok = (c->lzw = malloc(sizeof *c->lzw)) != NULL;
     } else {
-        c->out = malloc(cap ? cap : 1);
-        ok = c->out != NULL;
+        c->out_cap = streaming ? WINDOW_BYTES : (size_t)(cap ? cap : 1);
+        ok = (c->out = malloc(c->out_cap)) != NULL;
 #ifdef WINENT_HAVE_LIBDEFLATE
-        if (ok && comp != COMPRESSION_ZSTD)
+        if (ok && is_deflate(comp) && !streaming)
             ok = (c->dd = libdeflate_alloc_decompressor()) != NULL;
 #endif
         if (ok && comp == COMPRESSION_ZSTD)
@@ -67,30 +91,204 @@ void winent_block_checker_free(winent_block_checker *c)
 {
     if (c == NULL)
         return;
+    if (c->z_open)
+        inflateEnd(&c->z);
     free(c->out);
 #ifdef WINENT_HAVE_LIBDEFLATE
     if (c->dd)
         libdeflate_free_decompressor(c->dd);
 #endif
     ZSTD_freeDCtx(c->zd);
-    free(c->prefix);
-    free(c->suffix);
-    free(c->length);
+    free(c->lzw);
     free(c);
 }
+
+/* ---- Streamed --------------------------------------------------------- */
+
+static void lzw_begin(lzw_state *s)
+{
+    for (int i = 0; i < 256; i++)
+        s->length[i] = 1;
+    s->acc = 0;
+    s->nacc = 0;
+    s->width = 9;
+    s->next = 258;
+    s->prev = -1;
+    s->ended = 0;
+    s->first = 1;
+    s->skip = 0;
+}
+
+static const char *lzw_feed(winent_block_checker *c, const uint8_t *raw, size_t n)
+{
+    lzw_state *s = c->lzw;
+    enum { CLEAR = 256, EOI = 257 };
+    for (size_t i = 0; i < n && !s->ended && !s->skip; i++) {
+        if (s->first) {
+            s->first = 0;
+            s->b0 = raw[i];
+        } else if (s->b0 == 0 && c->total == 0 && s->nacc == 8 && (raw[i] & 0x1) != 0) {
+            s->skip = 1; /* libtiff's old-style (LSB first) LZW: not checked */
+            break;
+        }
+        s->acc = s->acc << 8 | raw[i];
+        s->nacc += 8;
+        while (s->nacc >= s->width) {
+            uint32_t code = (s->acc >> (s->nacc - s->width)) & ((1u << s->width) - 1);
+            s->nacc -= s->width;
+            if (code == EOI) {
+                s->ended = 1;
+                break;
+            }
+            if (code == CLEAR) {
+                s->width = 9;
+                s->next = 258;
+                s->prev = -1;
+                continue;
+            }
+            uint32_t len;
+            if (s->prev < 0) {
+                if (code > 255)
+                    return "its LZW stream is corrupt (a code before any string)";
+                len = 1;
+            } else if ((int)code < s->next) {
+                len = s->length[code];
+                if (s->next < 4096)
+                    s->length[s->next++] = s->length[s->prev] + 1;
+            } else if ((int)code == s->next) {
+                len = s->length[s->prev] + 1;
+                if (s->next < 4096)
+                    s->length[s->next++] = len;
+            } else {
+                return "its LZW stream is corrupt (an unknown code)";
+            }
+            c->total += len;
+            if (c->total > c->cap)
+                return "its LZW stream holds more than the block (corrupt stream)";
+            s->prev = (int)code;
+            if (s->next >= (1 << s->width) - 1 && s->width < 12)
+                s->width++;
+        }
+    }
+    return NULL;
+}
+
+void winent_block_check_begin(winent_block_checker *c)
+{
+    c->total = 0;
+    c->bad = NULL;
+    c->z_done = 0;
+    c->zstd_last = 1;
+    if (c->comp == COMPRESSION_LZW) {
+        lzw_begin(c->lzw);
+    } else if (is_deflate(c->comp)) {
+        if (c->z_open)
+            inflateEnd(&c->z);
+        memset(&c->z, 0, sizeof c->z);
+        c->z_open = inflateInit(&c->z) == Z_OK;
+        if (!c->z_open)
+            c->bad = "zlib cannot start";
+    } else if (c->comp == COMPRESSION_ZSTD) {
+        ZSTD_DCtx_reset(c->zd, ZSTD_reset_session_only);
+    }
+}
+
+static const char *deflate_feed(winent_block_checker *c, const uint8_t *raw, size_t n)
+{
+    if (c->z_done)
+        return NULL; /* bytes after the stream's end: not pixels */
+    c->z.next_in = (Bytef *)raw;
+    while (n > 0 || c->z.avail_in > 0) {
+        if (c->z.avail_in == 0) {
+            uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
+            c->z.avail_in = k;
+            n -= k;
+        }
+        c->z.next_out = c->out;
+        c->z.avail_out = (uInt)c->out_cap;
+        int r = inflate(&c->z, Z_NO_FLUSH);
+        c->total += c->out_cap - c->z.avail_out;
+        if (c->total > c->cap)
+            return "its deflate stream holds more than the block (corrupt stream)";
+        if (r == Z_STREAM_END) {
+            c->z_done = 1;
+            return NULL;
+        }
+        if (r != Z_OK && !(r == Z_BUF_ERROR && c->z.avail_in == 0))
+            return "its deflate stream is corrupt (bad data or adler32 checksum)";
+        if (c->z.avail_in == 0 && c->z.avail_out != 0 && n == 0)
+            break;
+    }
+    return NULL;
+}
+
+static const char *zstd_feed(winent_block_checker *c, const uint8_t *raw, size_t n)
+{
+    ZSTD_inBuffer in = {raw, n, 0};
+    for (;;) {
+        ZSTD_outBuffer out = {c->out, c->out_cap, 0};
+        size_t r = ZSTD_decompressStream(c->zd, &out, &in);
+        if (ZSTD_isError(r))
+            return ZSTD_getErrorCode(r) == ZSTD_error_checksum_wrong
+                       ? "its zstd frame's checksum does not match (corrupt block)"
+                       : "its zstd stream is corrupt";
+        c->total += out.pos;
+        c->zstd_last = r;
+        if (c->total > c->cap)
+            return "its zstd stream holds more than the block (corrupt stream)";
+        /* All taken, and nothing left inside the decoder (the window was
+         * not filled): the next piece goes on from here. */
+        if (in.pos == in.size && out.pos < out.size)
+            return NULL;
+    }
+}
+
+const char *winent_block_check_feed(winent_block_checker *c, const uint8_t *raw, size_t n)
+{
+    if (c->bad == NULL && n > 0) {
+        if (c->comp == COMPRESSION_LZW)
+            c->bad = lzw_feed(c, raw, n);
+        else if (is_deflate(c->comp))
+            c->bad = deflate_feed(c, raw, n);
+        else if (c->comp == COMPRESSION_ZSTD)
+            c->bad = zstd_feed(c, raw, n);
+    }
+    return c->bad;
+}
+
+const char *winent_block_check_end(winent_block_checker *c, uint64_t want)
+{
+    if (c->bad != NULL)
+        return c->bad;
+    if (is_deflate(c->comp) && !c->z_done)
+        return "its deflate stream ends early (truncated or corrupt block)";
+    if (c->comp == COMPRESSION_ZSTD && c->zstd_last != 0)
+        return "its zstd stream ends early (truncated or corrupt block)";
+    if (c->comp == COMPRESSION_LZW && c->lzw->skip)
+        return NULL;
+    if (c->total < want)
+        return c->comp == COMPRESSION_LZW
+                   ? "its LZW stream ends early (truncated or corrupt block)"
+                   : "its stream ends early (truncated block)";
+    return NULL;
+}
+
+/* ---- In one call -------------------------------------------------------- */
 
 static const char *check_deflate(winent_block_checker *c, const uint8_t *raw, size_t n,
                                  size_t want)
 {
-    size_t got = 0;
 #ifdef WINENT_HAVE_LIBDEFLATE
-    size_t used = 0;
+    size_t used = 0, got = 0;
     enum libdeflate_result r =
-        libdeflate_zlib_decompress_ex(c->dd, raw, n, c->out, c->cap, &used, &got);
+        libdeflate_zlib_decompress_ex(c->dd, raw, n, c->out, c->out_cap, &used, &got);
     if (r == LIBDEFLATE_INSUFFICIENT_SPACE)
         return "its deflate stream holds more than the block (corrupt stream)";
     if (r != LIBDEFLATE_SUCCESS)
         return "its deflate stream is corrupt (bad data or adler32 checksum)";
+    if (got < want)
+        return "its deflate stream ends early (truncated block)";
+    return NULL;
 #else
     z_stream z;
     memset(&z, 0, sizeof z);
@@ -99,24 +297,24 @@ static const char *check_deflate(winent_block_checker *c, const uint8_t *raw, si
     z.next_in = (Bytef *)raw;
     z.avail_in = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
     z.next_out = c->out;
-    z.avail_out = (uInt)(c->cap > UINT32_MAX ? UINT32_MAX : c->cap);
+    z.avail_out = (uInt)(c->out_cap > UINT32_MAX ? UINT32_MAX : c->out_cap);
     int r = inflate(&z, Z_FINISH);
-    got = (size_t)z.total_out;
+    size_t got = (size_t)z.total_out;
     inflateEnd(&z);
     if (r == Z_BUF_ERROR && z.avail_out == 0)
         return "its deflate stream holds more than the block (corrupt stream)";
     if (r != Z_STREAM_END)
         return r == Z_BUF_ERROR ? "its deflate stream ends early (truncated block)"
                                 : "its deflate stream is corrupt (bad data or adler32 checksum)";
-#endif
     if (got < want)
         return "its deflate stream ends early (truncated block)";
     return NULL;
+#endif
 }
 
 static const char *check_zstd(winent_block_checker *c, const uint8_t *raw, size_t n, size_t want)
 {
-    size_t got = ZSTD_decompressDCtx(c->zd, c->out, c->cap, raw, n);
+    size_t got = ZSTD_decompressDCtx(c->zd, c->out, c->out_cap, raw, n);
     if (ZSTD_isError(got))
         return ZSTD_getErrorCode(got) == ZSTD_error_dstSize_tooSmall
                    ? "its zstd stream holds more than the block (corrupt stream)"
@@ -128,72 +326,16 @@ static const char *check_zstd(winent_block_checker *c, const uint8_t *raw, size_
     return NULL;
 }
 
-/* TIFF's LZW (TIFF 6.0, section 13; codes MSB first, the code width grows
- * one code early): decode the lengths only, as far as the end-of-
- * information code. A stream must hold at least `want` bytes and at most
- * the block; one that stops without the end code where its bytes run out
- * is accepted (old writers leave it out), one that runs past the block is
- * not. */
-static const char *check_lzw(winent_block_checker *c, const uint8_t *raw, size_t n, size_t want)
-{
-    enum { CLEAR = 256, EOI = 257 };
-    uint64_t bit = 0, total = 0;
-    const uint64_t bits = (uint64_t)n * 8;
-    int width = 9, next = 258, prev = -1;
-    if (n >= 2 && raw[0] == 0 && (raw[1] & 0x1) != 0)
-        return NULL; /* the old-style (LSB first) LZW of libtiff's compat mode: not checked */
-    for (int i = 0; i < 256; i++)
-        c->length[i] = 1;
-    for (;;) {
-        if (bit + (uint64_t)width > bits)
-            break; /* bytes ran out without the end code */
-        uint32_t code = 0;
-        for (int k = 0; k < width; k++, bit++)
-            code = code << 1 | ((raw[bit >> 3] >> (7 - (bit & 7))) & 1u);
-        if (code == EOI)
-            break;
-        if (code == CLEAR) {
-            width = 9;
-            next = 258;
-            prev = -1;
-            continue;
-        }
-        uint32_t len;
-        if (prev < 0) {
-            if (code > 255)
-                return "its LZW stream is corrupt (a code before any string)";
-            len = 1;
-        } else if ((int)code < next) {
-            len = c->length[code];
-            if (next < 4096)
-                c->length[next++] = c->length[prev] + 1;
-        } else if ((int)code == next) {
-            len = c->length[prev] + 1;
-            if (next < 4096)
-                c->length[next++] = len;
-        } else {
-            return "its LZW stream is corrupt (an unknown code)";
-        }
-        total += len;
-        if (total > c->cap)
-            return "its LZW stream holds more than the block (corrupt stream)";
-        prev = (int)code;
-        /* The code width grows one code early (TIFF's LZW). */
-        if (next >= (1 << width) - 1 && width < 12)
-            width++;
-    }
-    if (total < want)
-        return "its LZW stream ends early (truncated or corrupt block)";
-    return NULL;
-}
-
 const char *winent_block_check(winent_block_checker *c, const uint8_t *raw, size_t n, size_t want)
 {
-    switch (c->comp) {
-    case COMPRESSION_ADOBE_DEFLATE:
-    case COMPRESSION_DEFLATE: return check_deflate(c, raw, n, want);
-    case COMPRESSION_ZSTD: return check_zstd(c, raw, n, want);
-    case COMPRESSION_LZW: return check_lzw(c, raw, n, want);
-    default: return NULL;
+    if (is_deflate(c->comp))
+        return check_deflate(c, raw, n, want);
+    if (c->comp == COMPRESSION_ZSTD)
+        return check_zstd(c, raw, n, want);
+    if (c->comp == COMPRESSION_LZW) {
+        winent_block_check_begin(c);
+        winent_block_check_feed(c, raw, n);
+        return winent_block_check_end(c, want);
     }
+    return NULL;
 }

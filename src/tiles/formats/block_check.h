@@ -13,7 +13,12 @@
  * LZW (the codes up to the end-of-information code). Other compressions
  * are not checked here.
  *
- * One checker per thread (it holds decoder state and a scratch block).
+ * A block is checked in one call (winent_block_check: its raw bytes and a
+ * decoded block in memory), or streamed through in pieces (begin, feed,
+ * end: a window of 256 KiB, whatever the block's size) where a block is
+ * too big to hold.
+ *
+ * One checker per thread (it holds decoder state and its scratch).
  */
 #ifndef WINENT_BLOCK_CHECK_H
 #define WINENT_BLOCK_CHECK_H
@@ -27,8 +32,10 @@ typedef struct winent_block_checker winent_block_checker;
 int winent_block_check_applies(int comp);
 
 /* A checker for blocks of TIFF compression `comp` that decode to at most
- * `cap` bytes; NULL when out of memory. */
-winent_block_checker *winent_block_checker_create(int comp, size_t cap);
+ * `cap` bytes: for winent_block_check (holding a decoded block of `cap`
+ * bytes), or with `streaming` for begin/feed/end only (a fixed window).
+ * NULL when out of memory. */
+winent_block_checker *winent_block_checker_create(int comp, uint64_t cap, int streaming);
 
 void winent_block_checker_free(winent_block_checker *c);
 
@@ -39,5 +46,12 @@ void winent_block_checker_free(winent_block_checker *c);
  * why not, in words (static). */
 const char *winent_block_check(winent_block_checker *c, const uint8_t *raw, size_t n,
                                size_t want);
+
+/* The same check in pieces: begin, then feed the raw bytes in order (NULL
+ * while nothing is wrong so far), then end with the bytes the block must
+ * decode to at least. A checker made with `streaming` only. */
+void winent_block_check_begin(winent_block_checker *c);
+const char *winent_block_check_feed(winent_block_checker *c, const uint8_t *raw, size_t n);
+const char *winent_block_check_end(winent_block_checker *c, uint64_t want);
 
 #endif

@@ -34,6 +34,7 @@
     X(GDALDataTypeIsComplex) \
     X(GDALDatasetRasterIOEx) \
     X(GDALFlushCache) \
+    X(GDALGetBandDataset) \
     X(GDALGetBlockSize) \
     X(GDALGetCacheMax64) \
     X(GDALGetDataTypeName) \

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <omp.h>
 
@@ -855,6 +856,47 @@ static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
     g->batch_rows = (int)rows;
 }
 
+/* GDAL decodes a whole block into its cache whatever part of it is read:
+ * a block bigger than what --mem leaves the reader (a quarter; without
+ * --mem, up to half the machine's memory) is refused with what it needs,
+ * a usage error naming the --mem that would do, or an input error past
+ * the machine. */
+static winent_status check_block_memory(const gdal_impl *g, const winent_source_opts *o,
+                                        GDALRasterBandH b, winent_err *err)
+{
+    int bw = 0, bh = 0;
+    gd()->GDALGetBlockSize(b, &bw, &bh);
+    if (bw <= 0 || bh <= 0)
+        return WINENT_OK;
+    const char *il = gd()->GDALGetMetadataItem(gd()->GDALGetBandDataset(b), "INTERLEAVE",
+                                               "IMAGE_STRUCTURE");
+    /* A pixel-interleaved block holds every band of the dataset. */
+    const uint64_t bands = il != NULL && strcmp(il, "PIXEL") == 0
+                               ? (uint64_t)gd()->GDALGetRasterCount(gd()->GDALGetBandDataset(b))
+                               : 1;
+    const uint64_t block = (uint64_t)bw * (uint64_t)bh * g->stored_sample * bands;
+    const uint64_t mib = (uint64_t)1 << 20;
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    const uint64_t machine =
+        pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : UINT64_MAX;
+    const uint64_t mem = o->mem_bytes ? o->mem_bytes : (uint64_t)1 << 30;
+    if (block <= mem / 4 || (o->mem_auto && block <= machine / 2))
+        return WINENT_OK;
+    if (o->mem_auto || block * 2 > machine)
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: one %d x %d block of band %d decodes to %llu bytes, which GDAL "
+                          "holds whole: more than this machine's memory allows (%llu MiB)",
+                          g->name, bw, bh, g->band, (unsigned long long)block,
+                          (unsigned long long)(machine / mib));
+    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                      "%s: one %d x %d block of band %d decodes to %llu bytes, which GDAL holds "
+                      "whole: more than the quarter of --mem %lluM that the reader may hold: "
+                      "give --mem %lluM or more",
+                      g->name, bw, bh, g->band, (unsigned long long)block,
+                      (unsigned long long)(mem / mib),
+                      (unsigned long long)((4 * block + mib - 1) / mib));
+}
+
 static uint64_t files_bytes(GDALDatasetH ds)
 {
     uint64_t total = 0;
@@ -995,6 +1037,7 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
     s->info.nodata_is_mask = s->bands[0].nodata_is_mask;
     WINENT_TRY_GOTO(st, handle_bands(g, h0, err));
     g->sequential = sequential_format(ds, open_path);
+    WINENT_TRY_GOTO(st, check_block_memory(g, o, b, err));
     plan_items(g, b, want);
     g->plane_bytes = (size_t)g->width * (size_t)g->batch_rows * g->out_sample;
     g->batch = malloc(g->plane_bytes * (size_t)g->nsel);
