@@ -218,6 +218,15 @@ static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_c
     return n;
 }
 
+/* The machine's memory: without --mem the budget grows as far as half of
+ * it, and a job that needs more is told so with the amount (never a bare
+ * "out of memory" later). */
+static uint64_t machine_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}
+
 /* Chunk height: about CHUNK_PIXELS, whole units and at least one CPU band;
  * then as many chunks as the engines and encoders want, within --mem,
  * smaller chunks (never below one unit) where the budget is tight. */
@@ -274,6 +283,14 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
             fit = (uint64_t)need;
         }
         if (fit >= (uint64_t)need || rows <= U) {
+            const uint64_t least = per * (uint64_t)need + fixed;
+            if (p->mem_auto && least > machine_bytes() / 2)
+                return WINENT_ERR(
+                    err, WINENT_ERR_INPUT,
+                    "rows of %d pixels%s need at least %llu MiB (%lld-row units and the "
+                    "threads' own state), more than this machine's memory allows (%llu MiB)",
+                    p->width, maps, (unsigned long long)((least >> 20) + 1), (long long)rows,
+                    (unsigned long long)(machine_bytes() >> 20));
             if (fit < (uint64_t)need)
                 return WINENT_ERR(
                     err, WINENT_ERR_USAGE,
