@@ -10,6 +10,7 @@
 #   refused the same way;
 # - one strip of two rows of 50,000,000 pixels under --mem 64M: a row
 #   alone is more than the reader may hold (exit 2, the amount named).
+# - without --mem, rows of 2147483647 pixels: exit 3 with the amount.
 # The strips that slices of rows can read are tests/test_tiff_streams.sh
 # (big-*) and known_bug_tiff-strip-memory.
 . "$WINENT_SRC/tests/cli_lib.sh"
@@ -94,4 +95,13 @@ fi
 expect_exit 2 "a 50,000,000 pixel row under --mem 64M" "$WS" $R --mem 64M wide.tif out3.zst
 check "the row and its size named ($(cat "$T/stderr"))" grep -q \
     "wide.tif: one row of 50000000 pixels decodes to 50000000 bytes: reading it takes [0-9]* MiB, .*give --mem [0-9]*M or more" "$T/stderr"
+# Without --mem, an absurd width is told what it needs, never a bare "out
+# of memory": a sparse raw file of 3 rows of 2147483647 float64 samples.
+if truncate -s $((2147483647 * 3 * 8)) absurd.raw 2>/dev/null; then
+    expect_exit 3 "an absurd width without --mem" "$WS" $R --size 2147483647x3 --dtype f64 \
+        --range 0:1 absurd.raw out4.raw
+    check "the amount named ($(cat "$T/stderr"))" grep -q \
+        "rows of 2147483647 pixels need at least [0-9]* MiB .*more than this machine's memory allows" "$T/stderr"
+    rm -f absurd.raw
+fi
 finish
