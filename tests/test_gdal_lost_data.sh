@@ -85,4 +85,25 @@ grep -qx p.raw made && lost p.raw p.raw 64 "p.raw: it holds 64 bytes .* row 1 on
 grep -qx n.nc made && lost n.nc n.nc 2500 "n.nc: it holds 2500 bytes where its NetCDF header declares 3424 (variable 'Band1'"
 grep -qx n2.nc made && lost n2.nc n2.nc 3000 "n2.nc: it holds 3000 bytes where its NetCDF header declares"
 grep -qx rec.nc made && lost rec.nc "NETCDF:rec.nc:a" 24000 "NETCDF:rec.nc:a: its file rec.nc holds 24000 bytes where its NetCDF header declares 24188 (variable 'b'" "--band 3"
+# A GeoTIFF cut short read through GDAL by a VRT and inside a zip: GDAL's
+# read fails, an input error naming the rows.
+"$PY" -c "
+import numpy as np
+from osgeo import gdal
+a = (np.arange(512 * 512).reshape(512, 512) % 13).astype('u1')
+ds = gdal.GetDriverByName('GTiff').Create('t.tif', 512, 512, 1, gdal.GDT_Byte,
+                                          ['TILED=YES', 'COMPRESS=DEFLATE'])
+ds.GetRasterBand(1).WriteArray(a)
+ds = None
+data = open('t.tif', 'rb').read()
+open('t_cut.tif', 'wb').write(data[:len(data) * 2 // 3])
+import zipfile
+z = zipfile.ZipFile('t_cut.zip', 'w')
+z.write('t_cut.tif')
+z.close()"
+gdal_translate -q -of VRT t_cut.tif t_cut.vrt
+expect_exit 3 "a VRT of a GeoTIFF cut short" "$WS" $R t_cut.vrt out.raw
+check "the rows named ($(cat "$T/stderr"))" grep -q "^winent-stream: t_cut.vrt: cannot read band 1, rows 256-511" "$T/stderr"
+expect_exit 3 "a GeoTIFF cut short in a zip" "$WS" $R /vsizip/t_cut.zip/t_cut.tif out.raw
+check "the rows named ($(cat "$T/stderr"))" grep -q "cannot read band 1, rows 256-511" "$T/stderr"
 finish
