@@ -85,6 +85,12 @@ grep -qx p.raw made && lost p.raw p.raw 64 "p.raw: it holds 64 bytes .* row 1 on
 grep -qx n.nc made && lost n.nc n.nc 2500 "n.nc: it holds 2500 bytes where its NetCDF header declares 3424 (variable 'Band1'"
 grep -qx n2.nc made && lost n2.nc n2.nc 3000 "n2.nc: it holds 3000 bytes where its NetCDF header declares"
 grep -qx rec.nc made && lost rec.nc "NETCDF:rec.nc:a" 24000 "NETCDF:rec.nc:a: its file rec.nc holds 24000 bytes where its NetCDF header declares 24188 (variable 'b'" "--band 3"
+# A NetCDF header that declares more than its file holds (an attribute of
+# 10 GB in a 620-byte file, found by fuzz_gdal): refused before the netCDF
+# library sizes anything from it.
+cp "$WINENT_SRC/tests/fuzz/regress/gdal/netcdf-header-10gb-attribute" bad-header.nc
+expect_exit 3 "a NetCDF header past its file" "$WS" $R bad-header.nc out.raw
+check "the header named ($(cat "$T/stderr"))" grep -q "bad-header.nc: its NetCDF header is corrupt" "$T/stderr"
 # A GeoTIFF cut short read through GDAL by a VRT and inside a zip: GDAL's
 # read fails, an input error naming the rows.
 "$PY" -c "

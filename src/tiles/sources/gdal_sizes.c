@@ -146,7 +146,8 @@ typedef struct cdf {
     const uint8_t *p;
     size_t n, at;
     int version; /* 1, 2 or 5 */
-    int bad;     /* ran out of header or met nonsense: no verdict */
+    int bad;     /* ran out of the bytes read, or met nonsense */
+    int unsure;  /* past what is looked at here (dimensions, sizes): no verdict */
 } cdf;
 
 static uint64_t cdf_uint(cdf *c, int bytes)
@@ -235,8 +236,12 @@ static uint64_t cdf_need(cdf *c, char *var, size_t cap)
     uint64_t numrecs = cdf_uint(c, c->version == 5 ? 8 : 4);
     const int streaming = c->version == 5 ? numrecs == UINT64_MAX : numrecs == 0xFFFFFFFFu;
     uint64_t ndims = cdf_list(c, 0x0A);
-    if (c->bad || ndims > CDF_MAX_DIMS)
+    if (c->bad)
         return 0;
+    if (ndims > CDF_MAX_DIMS) {
+        c->unsure = 1;
+        return 0;
+    }
     uint64_t dims[CDF_MAX_DIMS];
     int64_t rec_dim = -1;
     char name[256];
@@ -259,8 +264,8 @@ static uint64_t cdf_need(cdf *c, char *var, size_t cap)
             cdf_name(c, name, sizeof name);
             uint64_t nd = cdf_count(c);
             if (nd > CDF_MAX_DIMS) {
-                c->bad = 1;
-                break;
+                c->unsure = 1;
+                return 0;
             }
             int is_rec = 0;
             uint64_t elems = 1;
@@ -275,8 +280,8 @@ static uint64_t cdf_need(cdf *c, char *var, size_t cap)
                     continue;
                 }
                 if (dims[id] != 0 && elems > UINT64_MAX / 16 / dims[id]) {
-                    c->bad = 1;
-                    break;
+                    c->unsure = 1;
+                    return 0;
                 }
                 elems *= dims[id];
             }
@@ -315,35 +320,69 @@ static uint64_t cdf_need(cdf *c, char *var, size_t cap)
     return c->bad ? 0 : need;
 }
 
+/* The classic NetCDF header of `path`: 1 when it parses, with the bytes the
+ * file must hold in *need and the variable that ends there in `var`; -1
+ * when it is corrupt (it declares more than the whole file holds, or
+ * nonsense); 0 when there is no verdict (not classic NetCDF, or past what
+ * is looked at here). The header is read in growing pieces, to 64 MiB. */
+static int cdf_header(const char *path, uint64_t *need, char *var, size_t var_cap)
+{
+    VSILFILE *fp = gd()->VSIFOpenL(path, "rb");
+    if (fp == NULL)
+        return 0;
+    int verdict = 0;
+    size_t cap = 4096, n = 0;
+    uint8_t *buf = NULL;
+    for (;;) {
+        uint8_t *nb = realloc(buf, cap);
+        if (nb == NULL)
+            break;
+        buf = nb;
+        gd()->VSIFSeekL(fp, 0, SEEK_SET);
+        n = gd()->VSIFReadL(buf, 1, cap, fp);
+        if (n < 4 || memcmp(buf, "CDF", 3) != 0 || (buf[3] != 1 && buf[3] != 2 && buf[3] != 5))
+            break;
+        cdf c = {buf, n, 4, buf[3], 0, 0};
+        *need = cdf_need(&c, var, var_cap);
+        if (c.unsure)
+            break;
+        if (!c.bad) {
+            verdict = 1;
+            break;
+        }
+        if (n < cap) { /* the whole file was read: it is the header that is wrong */
+            verdict = -1;
+            break;
+        }
+        if (cap >= ((size_t)64 << 20))
+            break;
+        cap *= 4;
+    }
+    free(buf);
+    gd()->VSIFCloseL(fp);
+    return verdict;
+}
+
+winent_status winent_gdal_check_netcdf_header(const char *path, const char *name,
+                                              winent_err *err)
+{
+    uint64_t need = 0;
+    char var[256] = "";
+    if (cdf_header(path, &need, var, sizeof var) >= 0)
+        return WINENT_OK;
+    return WINENT_ERR(err, WINENT_ERR_INPUT,
+                      "%s: its NetCDF header is corrupt (it declares more than the file's %lld "
+                      "bytes hold, or values no NetCDF file has)",
+                      name, (long long)file_size(path));
+}
+
 static winent_status check_netcdf(const char *name, char **files, winent_err *err)
 {
     for (char **f = files; f != NULL && *f != NULL; f++) {
-        VSILFILE *fp = gd()->VSIFOpenL(*f, "rb");
-        if (fp == NULL)
-            continue;
-        /* The header: read more until it parses (4 KiB, then up to 64 MiB). */
         uint64_t need = 0;
         char var[256] = "";
-        size_t cap = 4096, n = 0;
-        uint8_t *buf = NULL;
-        for (;;) {
-            uint8_t *nb = realloc(buf, cap);
-            if (nb == NULL)
-                break;
-            buf = nb;
-            gd()->VSIFSeekL(fp, 0, SEEK_SET);
-            n = gd()->VSIFReadL(buf, 1, cap, fp);
-            if (n < 4 || memcmp(buf, "CDF", 3) != 0 ||
-                (buf[3] != 1 && buf[3] != 2 && buf[3] != 5))
-                break;
-            cdf c = {buf, n, 4, buf[3], 0};
-            need = cdf_need(&c, var, sizeof var);
-            if (!c.bad || n < cap || cap >= ((size_t)64 << 20))
-                break;
-            cap *= 4;
-        }
-        free(buf);
-        gd()->VSIFCloseL(fp);
+        if (cdf_header(*f, &need, var, sizeof var) <= 0)
+            continue;
         const int64_t have = file_size(*f);
         if (need > 0 && have >= 0 && (uint64_t)have < need)
             return WINENT_ERR(err, WINENT_ERR_INPUT,
@@ -351,8 +390,8 @@ static winent_status check_netcdf(const char *name, char **files, winent_err *er
                               "(variable '%s' ends there): its data past byte %lld are lost (a "
                               "truncated file)",
                               name, strcmp(name, *f) == 0 ? "it" : "its file ",
-                              strcmp(name, *f) == 0 ? "" : *f, (long long)have, (unsigned long long)need, var,
-                              (long long)have);
+                              strcmp(name, *f) == 0 ? "" : *f, (long long)have,
+                              (unsigned long long)need, var, (long long)have);
     }
     return WINENT_OK;
 }

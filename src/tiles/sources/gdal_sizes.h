@@ -19,4 +19,12 @@
  * which data are lost. GDAL's messages go to the caller's handler. */
 winent_status winent_gdal_check_sizes(GDALDatasetH ds, const char *name, winent_err *err);
 
+/* Before GDAL opens the local file `path`: a classic NetCDF header that declares more
+ * than the whole file holds (or values no NetCDF file has) is
+ * WINENT_ERR_INPUT naming `name`, so that the netCDF library never sizes
+ * its tables from it (a 300-byte file asked it for 10 GB). Anything else,
+ * or a name that is no file, passes. */
+winent_status winent_gdal_check_netcdf_header(const char *path, const char *name,
+                                              winent_err *err);
+
 #endif

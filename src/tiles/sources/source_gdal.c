@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <omp.h>
@@ -960,6 +961,16 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
         g->h[i].fail_item = -1;
     g->nhandles = 1;
     gdal_handle *h0 = &g->h[0];
+    struct stat local;
+    if (stat(open_path, &local) == 0 && S_ISREG(local.st_mode)) {
+        /* A local file only: a name GDAL resolves (a URL, /vsizip/) is
+         * left to GDAL, which reports on it in its own words. */
+        gdal_msgs m;
+        msgs_begin(&m);
+        st = winent_gdal_check_netcdf_header(open_path, g->name, err);
+        msgs_end();
+        WINENT_TRY(st);
+    }
     msgs_begin(&h0->msgs);
     h0->ds = gd()->GDALOpenEx(open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
                               NULL, NULL, NULL);
