@@ -182,9 +182,13 @@ static uint64_t cdf_pad4(uint64_t v)
     return (v + 3) & ~(uint64_t)3;
 }
 
-static int cdf_type_size(uint64_t t)
+/* Bytes of an element of type `t`: the six classic types, and CDF-5's
+ * five more; 0 for anything else. */
+static int cdf_type_size(const cdf *c, uint64_t t)
 {
     static const int sizes[] = {0, 1, 1, 2, 4, 4, 8, 1, 2, 4, 8, 8};
+    if (c->version != 5 && t > 6)
+        return 0;
     return t < sizeof sizes / sizeof *sizes ? sizes[t] : 0;
 }
 
@@ -202,23 +206,27 @@ static void cdf_name(cdf *c, char *out, size_t cap)
     cdf_skip(c, cdf_pad4(len));
 }
 
-/* A list's tag and count (ABSENT: 0 and 0). */
-static uint64_t cdf_list(cdf *c, uint32_t tag)
+/* A list's tag and count (ABSENT: 0 and 0), each element taking at least
+ * `least` bytes: a count the bytes left cannot hold runs out (the netCDF
+ * library would size a table from it first). */
+static uint64_t cdf_list(cdf *c, uint32_t tag, uint64_t least)
 {
     uint32_t t = (uint32_t)cdf_uint(c, 4);
     uint64_t n = cdf_count(c);
     if (t != tag && !(t == 0 && n == 0))
         c->bad = 1;
-    return t == tag ? n : 0;
+    if (!c->bad && t == tag && n > (c->n - c->at) / least)
+        c->bad = 1;
+    return t == tag && !c->bad ? n : 0;
 }
 
 static void cdf_attrs(cdf *c)
 {
-    uint64_t n = cdf_list(c, 0x0C);
+    uint64_t n = cdf_list(c, 0x0C, 12);
     char name[8];
     for (uint64_t i = 0; i < n && !c->bad; i++) {
         cdf_name(c, name, sizeof name);
-        int sz = cdf_type_size(cdf_uint(c, 4));
+        int sz = cdf_type_size(c, cdf_uint(c, 4));
         uint64_t k = cdf_count(c);
         if (sz == 0 || k > c->n)
             c->bad = 1;
@@ -235,7 +243,7 @@ static uint64_t cdf_need(cdf *c, char *var, size_t cap)
 {
     uint64_t numrecs = cdf_uint(c, c->version == 5 ? 8 : 4);
     const int streaming = c->version == 5 ? numrecs == UINT64_MAX : numrecs == 0xFFFFFFFFu;
-    uint64_t ndims = cdf_list(c, 0x0A);
+    uint64_t ndims = cdf_list(c, 0x0A, 8);
     if (c->bad)
         return 0;
     if (ndims > CDF_MAX_DIMS) {
@@ -252,7 +260,7 @@ static uint64_t cdf_need(cdf *c, char *var, size_t cap)
             rec_dim = (int64_t)i;
     }
     cdf_attrs(c);
-    uint64_t nvars = cdf_list(c, 0x0B);
+    uint64_t nvars = cdf_list(c, 0x0B, 28);
     if (c->bad)
         return 0;
     /* Two passes over the variables: the record size needs them all. */
@@ -263,6 +271,10 @@ static uint64_t cdf_need(cdf *c, char *var, size_t cap)
         for (uint64_t v = 0; v < nvars && !c->bad; v++) {
             cdf_name(c, name, sizeof name);
             uint64_t nd = cdf_count(c);
+            if (!c->bad && nd > (c->n - c->at) / 4) {
+                c->bad = 1; /* more dimension ids than bytes */
+                return 0;
+            }
             if (nd > CDF_MAX_DIMS) {
                 c->unsure = 1;
                 return 0;
@@ -286,10 +298,12 @@ static uint64_t cdf_need(cdf *c, char *var, size_t cap)
                 elems *= dims[id];
             }
             cdf_attrs(c);
-            int sz = cdf_type_size(cdf_uint(c, 4));
+            int sz = cdf_type_size(c, cdf_uint(c, 4));
             (void)cdf_count(c); /* vsize: may be clipped for big variables; worked out below */
             uint64_t begin = cdf_uint(c, c->version == 1 ? 4 : 8);
-            if (c->bad || sz == 0)
+            if (sz == 0)
+                c->bad = 1; /* a type no NetCDF file has */
+            if (c->bad)
                 return 0;
             const uint64_t bytes = elems * (uint64_t)sz;
             if (pass == 0) {
