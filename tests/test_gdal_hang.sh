@@ -86,6 +86,26 @@ for sig in INT TERM HUP; do
     check "SIG$sig: the temporary output is gone" sh -c "! ls '$T/out' | grep -q tmp-"
     check "SIG$sig: the old output is untouched" grep -qx "the old map" "$T/out/o.zst"
 done
+# 2b. Every temporary file of the job goes: the map's, its --sidecar
+# header's and the --preview PNG's.
+rm -rf "$T/out"
+mkdir -p "$T/out"
+"$WS" $R --sidecar --preview "$T/out/p.png" "/vsicurl/http://127.0.0.1:$PORT/cog.tif" \
+    "$T/out/o.raw" 2>"$T/err" &
+pid=$!
+for _i in $(seq 1 100); do
+    [ "$(ls "$T/out" | grep -c tmp-)" -ge 3 ] && break
+    sleep 0.1
+done
+sleep 0.5
+check "three temporary files while blocked ($(ls "$T/out" | tr '\n' ' '))" test "$(ls "$T/out" | grep -c tmp-)" -ge 3
+kill -INT $pid
+set +e
+wait $pid
+rc=$?
+set -e
+check "map, sidecar and preview: exit 130 (got $rc)" test "$rc" -eq 130
+check "map, sidecar and preview: nothing left ($(ls "$T/out" | tr '\n' ' '))" no_temporary
 stop_server
 
 # 3. A server that never answers: blocked while GDAL opens the input.
