@@ -137,6 +137,21 @@ try:
     cases.append(('zstd-longer', 'bad'))
 except ImportError:
     pass
+# PackBits (literal runs) holding 30 bytes more than the tile: libtiff
+# discards them with a warning, and the pixels are shifted.
+def packbits(data):
+    out = bytearray()
+    for i in range(0, len(data), 128):
+        chunk = data[i:i + 128]
+        out.append(len(chunk) - 1)
+        out += chunk
+    return bytes(out)
+
+
+tiff('packbits-ok', packbits(pixels), 32773)
+cases.append(('packbits-ok', 'ok'))
+tiff('packbits-longer', packbits(shifted), 32773)
+cases.append(('packbits-longer', 'bad'))
 # GDAL_NODATA: a number, or not.
 tiff('nodata-ok', good, 8, nodata=' 3 ')
 cases.append(('nodata-ok', 'ok'))

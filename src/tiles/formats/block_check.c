@@ -44,6 +44,8 @@ struct winent_block_checker {
     int z_open, z_done;
     size_t zstd_last; /* the last ZSTD_decompressStream hint: 0 at a frame's end */
     lzw_state *lzw;
+    uint32_t pb_literal; /* PackBits: literal bytes still to come */
+    uint32_t pb_repeat;  /* PackBits: the next byte is repeated this often (0: none) */
     uint64_t total;   /* bytes decoded so far (streamed) */
     const char *bad;  /* the verdict met while feeding */
 };
@@ -51,7 +53,7 @@ struct winent_block_checker {
 int winent_block_check_applies(int comp)
 {
     return comp == COMPRESSION_ADOBE_DEFLATE || comp == COMPRESSION_DEFLATE ||
-           comp == COMPRESSION_ZSTD || comp == COMPRESSION_LZW;
+           comp == COMPRESSION_ZSTD || comp == COMPRESSION_LZW || comp == COMPRESSION_PACKBITS;
 }
 
 static int is_deflate(int comp)
@@ -70,6 +72,8 @@ winent_block_checker *winent_block_checker_create(int comp, uint64_t cap, int st
     int ok = 1;
     if (comp == COMPRESSION_LZW) {
         ok = (c->lzw = malloc(sizeof *c->lzw)) != NULL;
+    } else if (comp == COMPRESSION_PACKBITS) {
+        ok = 1; /* runs are counted, nothing decoded */
     } else {
         c->out_cap = streaming ? WINDOW_BYTES : (size_t)(cap ? cap : 1);
         ok = (c->out = malloc(c->out_cap)) != NULL;
@@ -173,8 +177,40 @@ static const char *lzw_feed(winent_block_checker *c, const uint8_t *raw, size_t 
     return NULL;
 }
 
+/* PackBits (TIFF 6.0, section 9): a header byte n, then n + 1 literal
+ * bytes (0..127), one byte repeated 1 - n times (-127..-1), or nothing
+ * (-128). libtiff stops when the block is full and drops the rest. */
+static const char *packbits_feed(winent_block_checker *c, const uint8_t *raw, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (c->pb_literal > 0) {
+            size_t k = n - i < c->pb_literal ? n - i : c->pb_literal;
+            c->pb_literal -= (uint32_t)k;
+            i += k - 1;
+            continue;
+        }
+        if (c->pb_repeat > 0) {
+            c->pb_repeat = 0;
+            continue;
+        }
+        if (c->total >= c->cap)
+            return "its PackBits stream holds more than the block (corrupt stream)";
+        const int h = (int8_t)raw[i];
+        const uint32_t len = h >= 0 ? (uint32_t)h + 1 : h == -128 ? 0 : (uint32_t)(1 - h);
+        if (h >= 0)
+            c->pb_literal = len;
+        else if (h != -128)
+            c->pb_repeat = len;
+        c->total += len;
+        if (c->total > c->cap)
+            return "its PackBits stream holds more than the block (corrupt stream)";
+    }
+    return NULL;
+}
+
 void winent_block_check_begin(winent_block_checker *c)
 {
+    c->pb_literal = c->pb_repeat = 0;
     c->total = 0;
     c->bad = NULL;
     c->z_done = 0;
@@ -252,6 +288,8 @@ const char *winent_block_check_feed(winent_block_checker *c, const uint8_t *raw,
             c->bad = deflate_feed(c, raw, n);
         else if (c->comp == COMPRESSION_ZSTD)
             c->bad = zstd_feed(c, raw, n);
+        else if (c->comp == COMPRESSION_PACKBITS)
+            c->bad = packbits_feed(c, raw, n);
     }
     return c->bad;
 }
@@ -266,9 +304,12 @@ const char *winent_block_check_end(winent_block_checker *c, uint64_t want)
         return "its zstd stream ends early (truncated or corrupt block)";
     if (c->comp == COMPRESSION_LZW && c->lzw->skip)
         return NULL;
+    if (c->comp == COMPRESSION_PACKBITS && (c->pb_literal > 0 || c->pb_repeat > 0))
+        return "its PackBits stream ends inside a run (truncated block)";
     if (c->total < want)
-        return c->comp == COMPRESSION_LZW
-                   ? "its LZW stream ends early (truncated or corrupt block)"
+        return c->comp == COMPRESSION_LZW ? "its LZW stream ends early (truncated or corrupt block)"
+               : c->comp == COMPRESSION_PACKBITS
+                   ? "its PackBits stream ends early (truncated or corrupt block)"
                    : "its stream ends early (truncated block)";
     return NULL;
 }
@@ -332,7 +373,7 @@ const char *winent_block_check(winent_block_checker *c, const uint8_t *raw, size
         return check_deflate(c, raw, n, want);
     if (c->comp == COMPRESSION_ZSTD)
         return check_zstd(c, raw, n, want);
-    if (c->comp == COMPRESSION_LZW) {
+    if (c->comp == COMPRESSION_LZW || c->comp == COMPRESSION_PACKBITS) {
         winent_block_check_begin(c);
         winent_block_check_feed(c, raw, n);
         return winent_block_check_end(c, want);

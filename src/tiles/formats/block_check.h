@@ -9,9 +9,9 @@
  * a wrong block without a word. Here the raw bytes of the block are
  * decompressed whole, once more, by a decoder that checks the stream's
  * end and checksum: deflate (libdeflate's zlib decoder, or zlib's), zstd
- * (ZSTD_decompressDCtx, with the frame's checksum when it has one), and
- * LZW (the codes up to the end-of-information code). Other compressions
- * are not checked here.
+ * (ZSTD_decompressDCtx, with the frame's checksum when it has one), LZW
+ * (the codes up to the end-of-information code) and PackBits (its runs).
+ * Other compressions are not checked here.
  *
  * A block is checked in one call (winent_block_check: its raw bytes and a
  * decoded block in memory), or streamed through in pieces (begin, feed,
