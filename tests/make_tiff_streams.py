@@ -152,6 +152,17 @@ tiff('packbits-ok', packbits(pixels), 32773)
 cases.append(('packbits-ok', 'ok'))
 tiff('packbits-longer', packbits(shifted), 32773)
 cases.append(('packbits-longer', 'bad'))
+# LZMA (.xz per block, as libtiff writes it, with a CRC64 check here).
+import lzma
+good_xz = lzma.compress(pixels, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64)
+tiff('lzma-ok', good_xz, 34925)
+cases.append(('lzma-ok', 'ok'))
+tiff('lzma-longer', lzma.compress(shifted, format=lzma.FORMAT_XZ), 34925)
+cases.append(('lzma-longer', 'bad'))
+bad_xz = bytearray(good_xz)
+bad_xz[-20] ^= 0x5A  # in the CRC64 after the block, or the index
+tiff('lzma-check', bytes(bad_xz), 34925)
+cases.append(('lzma-check', 'bad'))
 # GDAL_NODATA: a number, or not.
 tiff('nodata-ok', good, 8, nodata=' 3 ')
 cases.append(('nodata-ok', 'ok'))

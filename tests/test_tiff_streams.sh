@@ -5,7 +5,7 @@
 # file: WINENT_TIFF_READER=gdal) give the same map or the same error
 # (issue 28, item 4; docs/SPEC.md sections 3 and 6). tests/
 # make_tiff_streams.py writes one-block TIFFs byte by byte: whole deflate,
-# LZW, zstd and PackBits streams (exit 0, the same map through both
+# LZW, zstd, PackBits and LZMA streams (exit 0, the same map through both
 # readers), and
 # streams that decode to more than the block (libtiff stops when the block
 # is full and says nothing: 30 wrong pixels), a wrong adler32 or zstd

@@ -15,7 +15,7 @@ set -eu
 # .deb's dependencies (cpack -G DEB); groff-base: test_install renders the
 # man page. python3-zstandard, python3-dask: the Python package's .zst
 # reader and the dask example, and their tests.
-pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev libpng-dev libcjson-dev libgdal-dev libdeflate-dev libproj-dev \
+pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev libpng-dev libcjson-dev libgdal-dev libdeflate-dev liblzma-dev libproj-dev \
 python3 python3-numpy python3-skimage python3-pil python3-zstandard python3-xxhash python3-dask gdal-bin python3-gdal time valgrind strace \
 clang libclang-rt-dev libomp-dev llvm help2man dpkg-dev groff-base"
 missing=""

@@ -12,6 +12,9 @@
 #ifdef WINENT_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #endif
+#ifdef WINENT_HAVE_LZMA
+#include <lzma.h>
+#endif
 
 /* The window a streamed check decodes into, again and again. */
 #define WINDOW_BYTES ((size_t)256 << 10)
@@ -44,6 +47,10 @@ struct winent_block_checker {
     int z_open, z_done;
     size_t zstd_last; /* the last ZSTD_decompressStream hint: 0 at a frame's end */
     lzw_state *lzw;
+#ifdef WINENT_HAVE_LZMA
+    lzma_stream xz;
+    int xz_open, xz_done;
+#endif
     uint32_t pb_literal; /* PackBits: literal bytes still to come */
     uint32_t pb_repeat;  /* PackBits: the next byte is repeated this often (0: none) */
     uint64_t total;   /* bytes decoded so far (streamed) */
@@ -52,6 +59,10 @@ struct winent_block_checker {
 
 int winent_block_check_applies(int comp)
 {
+#ifdef WINENT_HAVE_LZMA
+    if (comp == COMPRESSION_LZMA)
+        return 1;
+#endif
     return comp == COMPRESSION_ADOBE_DEFLATE || comp == COMPRESSION_DEFLATE ||
            comp == COMPRESSION_ZSTD || comp == COMPRESSION_LZW || comp == COMPRESSION_PACKBITS;
 }
@@ -74,6 +85,9 @@ winent_block_checker *winent_block_checker_create(int comp, uint64_t cap, int st
         ok = (c->lzw = malloc(sizeof *c->lzw)) != NULL;
     } else if (comp == COMPRESSION_PACKBITS) {
         ok = 1; /* runs are counted, nothing decoded */
+    } else if (comp == COMPRESSION_LZMA) {
+        c->out_cap = WINDOW_BYTES; /* always streamed through a window */
+        ok = (c->out = malloc(c->out_cap)) != NULL;
     } else {
         c->out_cap = streaming ? WINDOW_BYTES : (size_t)(cap ? cap : 1);
         ok = (c->out = malloc(c->out_cap)) != NULL;
@@ -97,6 +111,10 @@ void winent_block_checker_free(winent_block_checker *c)
         return;
     if (c->z_open)
         inflateEnd(&c->z);
+#ifdef WINENT_HAVE_LZMA
+    if (c->xz_open)
+        lzma_end(&c->xz);
+#endif
     free(c->out);
 #ifdef WINENT_HAVE_LIBDEFLATE
     if (c->dd)
@@ -208,11 +226,53 @@ static const char *packbits_feed(winent_block_checker *c, const uint8_t *raw, si
     return NULL;
 }
 
+#ifdef WINENT_HAVE_LZMA
+/* LZMA: libtiff writes an .xz stream per block; it must end (index and
+ * footer, and the integrity check when it has one) within the block. */
+static const char *lzma_run(winent_block_checker *c, const uint8_t *raw, size_t n,
+                            lzma_action action)
+{
+    if (c->xz_done)
+        return NULL;
+    c->xz.next_in = raw;
+    c->xz.avail_in = n;
+    for (;;) {
+        c->xz.next_out = c->out;
+        c->xz.avail_out = c->out_cap;
+        lzma_ret r = lzma_code(&c->xz, action);
+        c->total += c->out_cap - c->xz.avail_out;
+        if (c->total > c->cap)
+            return "its LZMA stream holds more than the block (corrupt stream)";
+        if (r == LZMA_STREAM_END) {
+            c->xz_done = 1;
+            return NULL;
+        }
+        if (r != LZMA_OK)
+            return r == LZMA_BUF_ERROR ? "its LZMA stream ends early (truncated block)"
+                                       : "its LZMA stream is corrupt (bad data or check)";
+        if (c->xz.avail_in == 0 && c->xz.avail_out != 0 && action == LZMA_RUN)
+            return NULL;
+    }
+}
+#endif
+
 void winent_block_check_begin(winent_block_checker *c)
 {
-    c->pb_literal = c->pb_repeat = 0;
-    c->total = 0;
     c->bad = NULL;
+    c->pb_literal = c->pb_repeat = 0;
+#ifdef WINENT_HAVE_LZMA
+    if (c->comp == COMPRESSION_LZMA) {
+        if (c->xz_open)
+            lzma_end(&c->xz);
+        lzma_stream init = LZMA_STREAM_INIT;
+        c->xz = init;
+        c->xz_done = 0;
+        c->xz_open = lzma_stream_decoder(&c->xz, UINT64_MAX, 0) == LZMA_OK;
+        if (!c->xz_open)
+            c->bad = "liblzma cannot start";
+    }
+#endif
+    c->total = 0;
     c->z_done = 0;
     c->zstd_last = 1;
     if (c->comp == COMPRESSION_LZW) {
@@ -290,12 +350,20 @@ const char *winent_block_check_feed(winent_block_checker *c, const uint8_t *raw,
             c->bad = zstd_feed(c, raw, n);
         else if (c->comp == COMPRESSION_PACKBITS)
             c->bad = packbits_feed(c, raw, n);
+#ifdef WINENT_HAVE_LZMA
+        else if (c->comp == COMPRESSION_LZMA)
+            c->bad = lzma_run(c, raw, n, LZMA_RUN);
+#endif
     }
     return c->bad;
 }
 
 const char *winent_block_check_end(winent_block_checker *c, uint64_t want)
 {
+#ifdef WINENT_HAVE_LZMA
+    if (c->bad == NULL && c->comp == COMPRESSION_LZMA)
+        c->bad = lzma_run(c, NULL, 0, LZMA_FINISH);
+#endif
     if (c->bad != NULL)
         return c->bad;
     if (is_deflate(c->comp) && !c->z_done)
@@ -373,7 +441,8 @@ const char *winent_block_check(winent_block_checker *c, const uint8_t *raw, size
         return check_deflate(c, raw, n, want);
     if (c->comp == COMPRESSION_ZSTD)
         return check_zstd(c, raw, n, want);
-    if (c->comp == COMPRESSION_LZW || c->comp == COMPRESSION_PACKBITS) {
+    if (c->comp == COMPRESSION_LZW || c->comp == COMPRESSION_PACKBITS ||
+        c->comp == COMPRESSION_LZMA) {
         winent_block_check_begin(c);
         winent_block_check_feed(c, raw, n);
         return winent_block_check_end(c, want);

@@ -10,7 +10,8 @@
  * decompressed whole, once more, by a decoder that checks the stream's
  * end and checksum: deflate (libdeflate's zlib decoder, or zlib's), zstd
  * (ZSTD_decompressDCtx, with the frame's checksum when it has one), LZW
- * (the codes up to the end-of-information code) and PackBits (its runs).
+ * (the codes up to the end-of-information code), PackBits (its runs) and
+ * LZMA (the .xz stream to its footer, where liblzma's headers were found).
  * Other compressions are not checked here.
  *
  * A block is checked in one call (winent_block_check: its raw bytes and a
