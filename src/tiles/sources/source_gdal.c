@@ -1060,7 +1060,14 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
         WINENT_TRY_GOTO(st, georef_from_tiff(g, err));
     else
         WINENT_TRY_GOTO(st, georef_from_gdal(g, ds, err));
-    g->input_bytes = files_bytes(ds);
+    {
+        /* Its files' sizes: a stat of each, over the network for a URL, so
+         * under the same handler and time limits as every other call. */
+        gdal_msgs m;
+        msgs_begin(&m);
+        g->input_bytes = files_bytes(ds);
+        msgs_end();
+    }
     cap_cache(g, o, &s->info);
 
     s->info.width = g->width;
