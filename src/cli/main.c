@@ -162,8 +162,9 @@ int main(int argc, char **argv)
         return (int)st;
     }
     pthread_t dog;
-    if (sem_init(&signalled, 0, 0) != 0 || pthread_create(&dog, NULL, watchdog, job) != 0) {
-        fprintf(stderr, "winent-stream: cannot start a thread: %s\n", strerror(errno));
+    int e = sem_init(&signalled, 0, 0) != 0 ? errno : pthread_create(&dog, NULL, watchdog, job);
+    if (e != 0) {
+        fprintf(stderr, "winent-stream: cannot start the signal watchdog: %s\n", strerror(e));
         winent_job_free(job);
         cli_free(&c);
         return (int)WINENT_ERR_INTERNAL;
