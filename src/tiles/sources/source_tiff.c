@@ -728,10 +728,14 @@ static winent_status plan_memory(tiff_impl *t, const winent_source_opts *o, TIFF
                           t->max_count
                     : 0);
     char what[160];
-    if (o->mem_auto && batch_one + per_thread > budget && !(!t->tiled && batch_one > budget)) {
-        /* No --mem: one block row read by one thread is always allowed,
-         * as far as half the machine's memory. */
-        if (batch_one + per_thread <= machine_bytes() / 2)
+    if (o->mem_auto && batch_one + (uint64_t)want * per_thread > budget &&
+        !(!t->tiled && batch_one > budget)) {
+        /* No --mem: one block row, read by every worker (else by one), is
+         * always allowed, as far as half the machine's memory. */
+        const uint64_t half = machine_bytes() / 2;
+        if (batch_one + (uint64_t)want * per_thread <= half)
+            budget = batch_one + (uint64_t)want * per_thread;
+        else if (batch_one + per_thread <= half && batch_one + per_thread > budget)
             budget = batch_one + per_thread;
     }
     uint64_t room;
