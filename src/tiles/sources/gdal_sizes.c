@@ -31,14 +31,14 @@ static int64_t file_size(const char *path)
 /* ---- Raw layouts ---------------------------------------------------------- */
 
 /* Drivers whose pixels are raw samples of every band in the first file of
- * their file list (GDAL's RawDataset family, less those that keep bands
- * or headers in files of their own: MFF, CPG, NDF, RRASTER), with the
- * bytes before the first sample where their header is known to hold them
- * (else 0: the check is then a lower bound). */
+ * their file list, the data file (GDAL's RawDataset family, less those
+ * that keep bands in files of their own, MFF, CPG, NDF, RRASTER, or list
+ * their header first, EIR, SNODAS), with the bytes before the first
+ * sample where their header is known to hold them (else 0: the check is
+ * then a lower bound). */
 static const char *const raw_drivers[] = {
-    "ENVI", "EHdr", "ISCE", "GTX",  "GenBin", "PAux",   "ROI_PAC", "BT",  "LAN",
-    "CTable2", "NTv2", "KRO", "EIR", "GSC", "DIPEx", "DOQ1", "DOQ2", "SNODAS",
-    "LOSLAS", "ACE2", "PNM",
+    "ENVI", "EHdr", "ISCE",  "GTX",  "GenBin", "PAux", "ROI_PAC", "BT",    "LAN",
+    "CTable2", "NTv2", "KRO", "GSC", "DIPEx", "DOQ1", "DOQ2", "LOSLAS", "ACE2", "PNM",
 };
 
 static int is_raw_driver(const char *d)
