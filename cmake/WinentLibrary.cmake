@@ -71,6 +71,9 @@ endif()
 if(LIBDEFLATE_FOUND) # GeoTIFF deflate tiles, where the build has libdeflate
   winent_pkg_dep(LIBDEFLATE)
 endif()
+if(LZMA_FOUND) # LZMA TIFF blocks checked to their end (block_check.c)
+  winent_pkg_dep(LZMA)
+endif()
 if(WINENT_HAVE_CUDA)
   # cudart_static needs dl and rt; the host code nvcc compiles, libstdc++.
   get_filename_component(winent_cudart_dir "${CUDA_cudart_static_LIBRARY}" DIRECTORY)

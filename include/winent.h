@@ -445,6 +445,16 @@ WINENT_API winent_status winent_job_run(winent_job *job);
  * file output is not left behind. Not on a freed job. */
 WINENT_API void winent_job_cancel(winent_job *job);
 
+/* Remove the temporary files the job's run has created and not yet renamed
+ * into place or removed (its outputs, sidecars, preview, under names such
+ * as NAME.tmp-XXXXXX): a last resort for a program that gives up on a run
+ * that a cancel cannot end (a thread blocked for good in a network or disk
+ * read) and exits without waiting for it. The final names are never
+ * touched. Async-signal-safe and lock-free (unlink() only), callable from
+ * any thread during the run; the run itself must not go on to use its
+ * outputs (exit the process). Not on a freed job. */
+WINENT_API void winent_job_discard_temporaries(winent_job *job);
+
 /* The job's error: WINENT_OK and "" before the run and after a success.
  * Valid until winent_job_free; read it when no run is in progress. */
 WINENT_API const winent_error *winent_job_error(const winent_job *job);

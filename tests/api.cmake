@@ -4,6 +4,9 @@
 # reference engine; one validation (and its messages) for the CLI and the
 # library; the command line's getopt_long behaviours.
 winent_unit_test(test_api_jobs)
+# winent_job_discard_temporaries: the temporary files of a held run, and no other.
+winent_unit_test(test_api_temporaries)
+set_tests_properties(test_api_temporaries PROPERTIES LABELS pipeline)
 winent_unit_test(test_api_entropy)
 add_executable(test_api_validate test_api_validate.c)
 target_link_libraries(test_api_validate PRIVATE winent_pipeline)

@@ -6,6 +6,10 @@
 # regression inputs below run in every build (under ASan and UBSan in the
 # sanitizer build). tests/fuzz/run.sh runs the fuzzers themselves.
 set(WINENT_FUZZERS tiff raw zst_info options zst_readers)
+# The GDAL source (VRT, ENVI header + samples, NetCDF, ...) where GDAL is built in.
+if(WINENT_HAVE_GDAL)
+  list(APPEND WINENT_FUZZERS gdal)
+endif()
 foreach(f ${WINENT_FUZZERS})
   set(srcs fuzz/fuzz_${f}.c)
   if(f STREQUAL "options")

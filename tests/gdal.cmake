@@ -7,3 +7,10 @@ winent_sh_test(gdal_source test_gdal_source.sh)
 winent_sh_test(gdal_spool test_gdal_spool.sh)
 # Pipes, signals and the decode threads of the GDAL source.
 set_tests_properties(gdal_source gdal_spool PROPERTIES LABELS pipeline)
+# Reads of a server that never answers: GDAL's HTTP time limits, and
+# signals that end a job blocked in GDAL (the CLI's watchdog).
+winent_sh_test(gdal_hang test_gdal_hang.sh)
+set_tests_properties(gdal_hang PROPERTIES LABELS pipeline TIMEOUT 300)
+# Files shorter than their headers (ENVI, EHdr, ISCE, GTX, PAux, NetCDF,
+# a VRT's sources and raw bands): input errors, never zeros.
+winent_sh_test(gdal_lost_data test_gdal_lost_data.sh)

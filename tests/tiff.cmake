@@ -11,3 +11,9 @@ foreach(bug tiff-sparse-strip tiff-strip-memory tiff-tall-tile)
 endforeach()
 # GeoTIFF in and out through the whole pipeline: decode and encode threads.
 set_tests_properties(tiff_gdal PROPERTIES LABELS pipeline)
+# Compressed blocks checked to the end of their stream (checksums), the same
+# verdict through libtiff and GDAL, and one rule for an unparsable GDAL_NODATA.
+winent_sh_test(tiff_streams test_tiff_streams.sh)
+# Memory bounded by --mem whatever a file declares: blocks too big are
+# refused with the --mem that would do (strips are read in slices).
+winent_sh_test(tiff_mem_bound test_tiff_mem_bound.sh)

@@ -3,10 +3,13 @@
  * statuses to exit codes, and exits. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -16,12 +19,55 @@
  * cleared once the signals are ignored again, before the job is freed. */
 static winent_job *volatile running_job;
 
+/* A cancel ends a job within a few tenths of a second, unless one of its
+ * threads is blocked where no flag is polled (a GDAL read of a server that
+ * never answers, a hung network file system): then, this long after the
+ * signal, the watchdog removes the job's temporary files and exits 130
+ * without waiting for it (SPEC section 6: within 1 s). */
+#define WATCHDOG_GRACE_MS 500
+
+/* The watchdog's state, the program's own statics like running_job: the
+ * handler posts `signalled` (sem_post is async-signal-safe); `finish`
+ * decides, once, whether main (the run returned) or the watchdog (the
+ * grace ran out) ends the program. */
+enum { RUNNING, RETURNED, GIVING_UP };
+static sem_t signalled;
+static int finish = RUNNING;   /* atomic access only */
+static int progress_shown_any; /* a progress line is on the terminal */
+
 static void on_signal(int sig)
 {
     (void)sig;
     winent_job *job = running_job;
-    if (job)
+    if (job) {
         winent_job_cancel(job); /* one atomic store: async-signal-safe */
+        sem_post(&signalled);
+    }
+}
+
+static void *watchdog(void *arg)
+{
+    winent_job *job = arg;
+    while (sem_wait(&signalled) != 0)
+        if (errno != EINTR)
+            return NULL;
+    if (__atomic_load_n(&finish, __ATOMIC_ACQUIRE) != RUNNING)
+        return NULL; /* woken by main: the run returned */
+    struct timespec t = {WATCHDOG_GRACE_MS / 1000, (long)(WATCHDOG_GRACE_MS % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR)
+        ;
+    int running = RUNNING;
+    if (!__atomic_compare_exchange_n(&finish, &running, GIVING_UP, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return NULL; /* the run returned meanwhile: main reports it */
+    /* The run is stuck: nothing of it is waited for. Only async-signal-
+     * safe calls from here (other threads may hold any lock). */
+    winent_job_discard_temporaries(job);
+    static const char nl[] = "\n", msg[] = "winent-stream: interrupted\n";
+    if (__atomic_load_n(&progress_shown_any, __ATOMIC_RELAXED))
+        (void)!write(STDERR_FILENO, nl, sizeof nl - 1);
+    (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+    _exit(130);
 }
 
 /* SIGINT, SIGTERM and SIGHUP to `handler` (SIG_IGN before the job is
@@ -141,6 +187,7 @@ static void on_progress(void *user, const winent_progress *p)
             (int)(eta / 60), (int)eta % 60);
     fflush(stderr);
     s->progress_shown = 1;
+    __atomic_store_n(&progress_shown_any, 1, __ATOMIC_RELAXED);
 }
 
 int main(int argc, char **argv)
@@ -176,6 +223,14 @@ int main(int argc, char **argv)
         cli_free(&c);
         return (int)st;
     }
+    pthread_t dog;
+    int e = sem_init(&signalled, 0, 0) != 0 ? errno : pthread_create(&dog, NULL, watchdog, job);
+    if (e != 0) {
+        fprintf(stderr, "winent-stream: cannot start the signal watchdog: %s\n", strerror(e));
+        winent_job_free(job);
+        cli_free(&c);
+        return (int)WINENT_ERR_INTERNAL;
+    }
     running_job = job;
     install_signals();
     st = winent_job_run(job);
@@ -184,6 +239,13 @@ int main(int argc, char **argv)
      * no handler starts on the job once it is freed. */
     stop_signals_to(SIG_IGN);
     running_job = NULL;
+    int running = RUNNING;
+    if (!__atomic_compare_exchange_n(&finish, &running, RETURNED, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        for (;;) /* the watchdog gave up on the run a moment ago and exits */
+            pause();
+    sem_post(&signalled); /* wake the watchdog, which sees RETURNED and ends */
+    pthread_join(dog, NULL);
     if (state.progress_shown)
         fputc('\n', stderr);
     if (st != WINENT_OK) {

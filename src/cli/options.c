@@ -123,6 +123,10 @@ void cli_print_help(FILE *f)
         "  --help\n"
         "  --version           the version, the engines built in and the libraries' versions\n"
         "\n"
+        "GDAL's network reads time out (30 s to connect, 60 s under 1 byte/s) unless\n"
+        "one of GDAL_HTTP_CONNECTTIMEOUT, GDAL_HTTP_TIMEOUT, GDAL_HTTP_LOW_SPEED_TIME,\n"
+        "GDAL_HTTP_LOW_SPEED_LIMIT, GDAL_HTTP_MAX_RETRY is set (then GDAL's own apply).\n"
+        "\n"
         "Exit codes: 0 success, 2 usage, 3 input, 4 output, 5 device, 130 interrupted.\n",
         f);
 }

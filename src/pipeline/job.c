@@ -14,9 +14,11 @@ struct winent_job {
     char *strings[5];       /* owned copies: input, output, preview, device,
                                command_line (NULL where not given) */
     int *lists[3];          /* owned copies: band_list, window_list, window_disk */
-    volatile int stop;      /* WINENT_STOP_* (pipeline_bench.h): written by
+    winent_run_ctl ctl;     /* stop: WINENT_STOP_* (pipeline_bench.h), written by
                                winent_job_cancel (any thread, a signal handler)
-                               and the run's threads; atomic access only */
+                               and the run's threads; temps: the run's
+                               temporary names (winent_job_discard_temporaries);
+                               atomic access only */
     int ran;                /* winent_job_run was called (atomic exchange) */
     winent_error error;     /* of the last winent_job_run */
     winent_job_stats stats; /* of the run */
@@ -86,7 +88,7 @@ winent_status winent_job_run(winent_job *job)
                        "this job has run already: a job runs once (create another)"),
             &job->error);
     winent_status st =
-        winent_run_stage(&job->opts, WINENT_STAGE_JOB, NULL, NULL, &job->stop, &job->stats, &e);
+        winent_run_stage(&job->opts, WINENT_STAGE_JOB, NULL, NULL, &job->ctl, &job->stats, &e);
     return winent_err_export(&e, st, &job->error);
 }
 
@@ -95,7 +97,14 @@ void winent_job_cancel(winent_job *job)
     /* One store, async-signal-safe; whatever was there (a failure's flag
      * too) becomes a cancel. The run's stages poll the flag. */
     if (job)
-        __atomic_store_n(&job->stop, WINENT_STOP_CANCEL, __ATOMIC_RELAXED);
+        __atomic_store_n(&job->ctl.stop, WINENT_STOP_CANCEL, __ATOMIC_RELAXED);
+}
+
+void winent_job_discard_temporaries(winent_job *job)
+{
+    /* unlink() of fixed names behind atomic flags: async-signal-safe. */
+    if (job)
+        winent_tempnames_unlink_all(&job->ctl.temps);
 }
 
 const winent_error *winent_job_error(const winent_job *job)

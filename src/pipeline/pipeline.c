@@ -220,6 +220,15 @@ static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_c
     return n;
 }
 
+/* The machine's memory: without --mem the budget grows as far as half of
+ * it, and a job that needs more is told so with the amount (never a bare
+ * "out of memory" later). */
+static uint64_t machine_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}
+
 /* Chunk height: about CHUNK_PIXELS, whole units and at least one CPU band;
  * then as many chunks as the engines and encoders want, within --mem,
  * smaller chunks (never below one unit) where the budget is tight. */
@@ -276,6 +285,14 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
             fit = (uint64_t)need;
         }
         if (fit >= (uint64_t)need || rows <= U) {
+            const uint64_t least = per * (uint64_t)need + fixed;
+            if (p->mem_auto && least > machine_bytes() / 2)
+                return WINENT_ERR(
+                    err, WINENT_ERR_INPUT,
+                    "rows of %d pixels%s need at least %llu MiB (%lld-row units and the "
+                    "threads' own state), more than this machine's memory allows (%llu MiB)",
+                    p->width, maps, (unsigned long long)((least >> 20) + 1), (long long)rows,
+                    (unsigned long long)(machine_bytes() >> 20));
             if (fit < (uint64_t)need)
                 return WINENT_ERR(
                     err, WINENT_ERR_USAGE,
@@ -325,6 +342,7 @@ void winent_job_source_opts(const winent_job_opts *o, winent_source_opts *so)
     so->has_nodata = o->compute.has_nodata;
     so->nodata = o->compute.nodata;
     so->mem_bytes = o->mem_bytes ? o->mem_bytes : WINENT_MEM_DEFAULT;
+    so->mem_auto = o->mem_bytes == 0;
     so->threads = o->threads;
     so->on_notice = o->on_notice;
     so->user = o->user;
@@ -516,6 +534,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->source_band = p->mem_in || info == NULL ? 0 : info->read[0].band;
     so->sidecar = o->sidecar;
     so->stop = p->stop;
+    so->temps = p->temps;
     so->nmaps = p->nmaps;
     so->maps = p->sink_maps;
     if (map) {
@@ -729,6 +748,7 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
         v->has_geotransform = winent_georef_geotransform(info->georef, v->gt);
         v->epsg = winent_georef_epsg(info->georef);
     }
+    v->temps = p->temps;
     int pw, ph;
     char win[32];
     winent_preview_dims(p->width, p->height, v->size, &pw, &ph);
@@ -769,7 +789,8 @@ static winent_status set_memory(pipeline *p, const winent_job_opts *o, const win
 
 static winent_status run_job(const winent_job_opts *o, winent_stage stage,
                              const winent_memory_io *mem, const float *map, volatile int *stop,
-                             winent_job_stats *stats, winent_err *err_out)
+                             winent_tempnames *temps, winent_job_stats *stats,
+                             winent_err *err_out)
 {
     winent_status st = WINENT_OK;
     pipeline *p = calloc(1, sizeof *p);
@@ -794,6 +815,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         goto out;
     }
     p->stop = stop;
+    p->temps = temps;
     if (CANCELLED(p)) { /* cancelled before the run: nothing is opened */
         st = WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
         goto out;
@@ -1160,8 +1182,9 @@ out:
 }
 
 winent_status winent_run_stage(const winent_job_opts *o, winent_stage stage,
-                               const winent_memory_io *mem, const float *map, volatile int *stop,
+                               const winent_memory_io *mem, const float *map, winent_run_ctl *ctl,
                                winent_job_stats *stats, winent_err *err)
 {
-    return run_job(o, stage, mem, map, stop, stats, err);
+    return run_job(o, stage, mem, map, ctl ? &ctl->stop : NULL, ctl ? &ctl->temps : NULL, stats,
+                   err);
 }

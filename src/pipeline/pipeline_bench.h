@@ -11,6 +11,7 @@
 
 #include "base/werr.h"
 #include "tiles/source.h"
+#include "tiles/tempnames.h"
 #include "winent.h"
 
 typedef enum winent_stage {
@@ -44,17 +45,26 @@ typedef struct winent_memory_io {
 #define WINENT_STOP_ERROR  1
 #define WINENT_STOP_CANCEL 2
 
+/* What a job shares with whoever may stop it: its stop flag, and the
+ * temporary names of its outputs for a program that gives up on a run
+ * blocked for good (winent_job_discard_temporaries). */
+typedef struct winent_run_ctl {
+    volatile int stop;        /* WINENT_STOP_*; atomic access only */
+    winent_tempnames temps;   /* written by the outputs' files, read by anyone */
+} winent_run_ctl;
+
 /* Run `stage` of the job `o` (WINENT_STAGE_JOB: the whole job). `mem` (may
  * be NULL) makes it a memory job; `map` is the float map for
- * WINENT_STAGE_ENCODE (ignored otherwise). `stop` is the job's stop flag
- * (NULL: one of the run's own, nothing can cancel it); a run that finds
- * WINENT_STOP_CANCEL there returns WINENT_ERR_INTERRUPTED at once. Stats
+ * WINENT_STAGE_ENCODE (ignored otherwise). `ctl` holds the job's stop flag
+ * and temporary names (NULL: a stop flag of the run's own, nothing can
+ * cancel it, no names recorded); a run that finds WINENT_STOP_CANCEL there
+ * returns WINENT_ERR_INTERRUPTED at once. Stats
  * (may be NULL) as winent_job_get_stats's: wall_s is the stage's time;
  * bytes_out the encoded bytes for ENCODE. `o` is not validated here (the
  * callers do: winent_job_create, winent_entropy). Thread-safe: runs share
  * no state. */
 winent_status winent_run_stage(const winent_job_opts *o, winent_stage stage,
-                               const winent_memory_io *mem, const float *map, volatile int *stop,
+                               const winent_memory_io *mem, const float *map, winent_run_ctl *ctl,
                                winent_job_stats *stats, winent_err *err);
 
 /* The source options of job `o` (its input and raw layout), as the

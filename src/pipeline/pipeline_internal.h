@@ -317,6 +317,7 @@ struct pipeline {
     char (*range_from)[160];     /* owned, per band: where its range came from (set
                                     before the threads) */
 
+    winent_tempnames *temps;     /* borrowed, may be NULL: the job's temporary names */
     volatile int *stop;          /* borrowed: the job's stop flag (pipeline_bench.h:
                                     WINENT_STOP_*), raised with the first error
                                     or by winent_job_cancel; atomic access only

@@ -440,6 +440,7 @@ winent_status winent_outfile_open(winent_outfile *of, const char *path, const vo
     winent_status st;
     memset(of, 0, sizeof *of);
     of->fd = -1;
+    of->temp_slot = -1;
     of->stop = stop;
     const char *name = strcmp(path, "-") == 0 ? "standard output" : path;
     of->name = dup_n(name, strlen(name));
@@ -604,6 +605,8 @@ winent_status winent_outfile_commit(winent_outfile *of, winent_err *err)
         }
         free(of->temp_path);
         of->temp_path = NULL;
+        winent_tempnames_forget(of->temps, of->temp_slot);
+        of->temp_slot = -1;
         int e = sync_dir_of(of->final_path);
         if (e != 0) {
             st = WINENT_ERR(err, WINENT_ERR_OUTPUT,
@@ -630,8 +633,17 @@ void winent_outfile_abort(winent_outfile *of)
         unlink(of->temp_path);
         free(of->temp_path);
         of->temp_path = NULL;
+        winent_tempnames_forget(of->temps, of->temp_slot);
+        of->temp_slot = -1;
     }
     release(of);
+}
+
+void winent_outfile_track(winent_outfile *of, winent_tempnames *temps)
+{
+    of->temps = temps;
+    if (of->temp_path != NULL && of->temp_slot < 0)
+        of->temp_slot = winent_tempnames_add(temps, of->temp_path);
 }
 
 int winent_unnamed_file(const char *dir)

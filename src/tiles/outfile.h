@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "base/werr.h"
+#include "tempnames.h"
 
 /* What an output name is, looked at without opening or creating anything. */
 typedef struct winent_outfile_probe {
@@ -73,6 +74,9 @@ typedef struct winent_outfile {
                                  write, commit or abort */
     int reserve_errno;        /* the helper's failure (0: none), read after the join */
     pthread_t reserver;
+    winent_tempnames *temps;  /* borrowed, may be NULL: where temp_path is
+                                 recorded (winent_outfile_track) */
+    int temp_slot;            /* its slot there, -1 when none */
 } winent_outfile;
 
 /* Open the output for `path`: create the temporary file beside the final
@@ -81,6 +85,11 @@ typedef struct winent_outfile {
  * Errors: WINENT_ERR_OUTPUT, WINENT_ERR_INTERRUPTED. */
 winent_status winent_outfile_open(winent_outfile *of, const char *path, const volatile int *stop,
                                   winent_err *err);
+
+/* Record the temporary name (if any) in `temps` (may be NULL) until the
+ * commit renames it or the abort removes it, so that a program giving up
+ * on a blocked job can remove it (tempnames.h). Call right after open. */
+void winent_outfile_track(winent_outfile *of, winent_tempnames *temps);
 
 /* The output will hold exactly `bytes` (a raw map): a file written
  * through a temporary name gets its space allocated by a helper thread

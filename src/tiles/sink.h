@@ -20,6 +20,7 @@
 #include "file_guard.h"
 #include "georef.h"
 #include "out_sample.h"
+#include "tempnames.h"
 #include "source.h"
 #include "winent.h"
 
@@ -56,6 +57,8 @@ typedef struct winent_sink_opts {
     const volatile int *stop;/* may be NULL: the job's stop flag; a write
                                 blocked on a pipe that a signal interrupts
                                 then gives up (WINENT_ERR_INTERRUPTED) */
+    winent_tempnames *temps; /* may be NULL: the job's temporary names, where
+                                every output file records its own (tempnames.h) */
     const winent_parallel *par; /* may be NULL: the job's worker pool, lent to
                                    winent_sink_finish (a COG compresses its last
                                    overview tiles on it) */

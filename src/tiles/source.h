@@ -50,7 +50,11 @@ typedef struct winent_source_opts {
      * a GDAL source also writes masked pixels as this value. */
     int nodata_given, has_nodata;
     double nodata;
-    uint64_t mem_bytes;        /* --mem: caps GDAL's block cache (0: 1 GiB) */
+    uint64_t mem_bytes;        /* --mem: caps GDAL's block cache (0: 1 GiB); a
+                                  reader holds at most a quarter of it */
+    int mem_auto;              /* no --mem was given: a reader may take more than
+                                  the quarter of mem_bytes where a block needs it,
+                                  up to half the machine's memory */
     int threads;               /* decoding threads (without `par`) */
     const winent_parallel *par;/* may be NULL: decode on the source's own threads */
     const volatile int *stop;  /* may be NULL: a blocking read of a pipe gives

@@ -9,11 +9,12 @@
  * Small limits keep each input quick and within libFuzzer's 2 GiB: a
  * first look with libtiff skips images whose width times their height or
  * their block height (tile or strip rows) declares more than 2^26
- * samples (the source sizes its buffers from the declared layout: a
- * 251-byte file declaring 2.7 G pixels in one strip, a 345-byte one with
- * tiles 65040 rows high, known bugs tiff-strip-memory and tiff-tall-tile
- * in tests/test_tiff_known_bugs.sh), and images of more than 16 MiB are
- * opened (the header parsed and checked) but not read.
+ * samples (a 251-byte file declaring 2.7 G pixels in one strip, a
+ * 345-byte one with tiles 65040 rows high: the source now reads them
+ * within --mem, in slices or refused with what they need, tests/
+ * test_tiff_known_bugs.sh and test_tiff_mem_bound.sh, but decoding them
+ * takes the fuzzer's time), and images of more than 16 MiB are opened
+ * (the header parsed and checked) but not read.
  */
 #include <tiffio.h>
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# run.sh BUILD [SECONDS]: run the libFuzzer harnesses of a WINENT_FUZZ
+# run.sh BUILD [SECONDS]: run the libFuzzer harnesses (tiff, raw, zst_info,
+# options, zst_readers, and gdal where GDAL is built in) of a WINENT_FUZZ
 # build one after the other, SECONDS each (default 30, or WINENT_FUZZ_SECONDS),
 # from the seed corpora (seeds.sh) in a temporary folder: nothing grown by
 # fuzzing lands in the tree. Ends with "fuzz: N passed, M failed".
@@ -29,7 +30,11 @@ WINENT_BIN="$B/src" sh "$SRC/tests/fuzz/seeds.sh" "$W/seeds" || {
 }
 passed=0
 failed=0
-for f in ${WINENT_FUZZ_ONLY:-tiff raw zst_info options zst_readers}; do
+for f in ${WINENT_FUZZ_ONLY:-tiff raw zst_info options zst_readers gdal}; do
+    if [ ! -x "$F/fuzz_$f" ]; then
+        echo "fuzz_$f: not in this build (gdal: built without GDAL), skipped"
+        continue
+    fi
     if [ -n "${WINENT_FUZZ_CORPUS:-}" ]; then
         c="$WINENT_FUZZ_CORPUS/$f"
     else

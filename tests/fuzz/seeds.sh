@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # seeds.sh OUT: seed corpora for the fuzz harnesses, made now from the
 # build's own tools (never copied from elsewhere), one folder per harness:
-# OUT/tiff, OUT/raw, OUT/zst_info, OUT/options (and OUT/zst_readers).
-# Small files: the fuzzers grow them.
+# OUT/tiff, OUT/raw, OUT/zst_info, OUT/options, OUT/zst_readers, OUT/gdal. Small
+# files: the fuzzers grow them.
 #
 # Needs WINENT_BIN (the folder of winent-stream); GDAL's Python bindings
 # (PYTHON, default /usr/bin/python3) add TIFF layouts the CLI does not
@@ -12,7 +12,7 @@ set -eu
 O=$1
 WS="$WINENT_BIN/winent-stream"
 PY="${PYTHON:-/usr/bin/python3}"
-mkdir -p "$O/tiff" "$O/raw" "$O/zst_info" "$O/options" "$O/zst_readers"
+mkdir -p "$O/tiff" "$O/raw" "$O/zst_info" "$O/options" "$O/zst_readers" "$O/gdal"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT INT TERM
 
@@ -90,6 +90,34 @@ seed_raw f64-2x2-header 1 1 7 0 0 5 0 37
 seed_raw u8-3bands-bip-band2 3 3 0 6 1 0 1 48
 seed_raw i16-2bands-bil 3 1 3 1 2 0 2 32
 seed_raw short 9 9 5 0 0 0 0 10
+
+# gdal (fuzz_gdal.c): ENVI headers with their samples after a NUL byte,
+# VRTs of no file, and NetCDF files GDAL writes when its bindings are here.
+seed_envi() { # NAME SAMPLES LINES BANDS TYPE INTERLEAVE OFFSET BYTES
+    printf 'ENVI\nsamples = %d\nlines = %d\nbands = %d\nheader offset = %d\nfile type = ENVI Standard\ndata type = %d\ninterleave = %s\nbyte order = 0\n\000' \
+        "$2" "$3" "$4" "$7" "$5" "$6" >"$O/gdal/$1"
+    head -c "$8" "$W/in.raw" >>"$O/gdal/$1"
+}
+seed_envi envi-u8 37 23 1 1 bsq 0 851
+seed_envi envi-i16-bil 10 8 2 2 bil 0 320
+seed_envi envi-f32-offset 5 5 1 4 bsq 16 116
+seed_envi envi-short 37 23 1 1 bsq 0 500
+printf '<VRTDataset rasterXSize="19" rasterYSize="7">\n  <VRTRasterBand dataType="Byte" band="1">\n    <NoDataValue>3</NoDataValue>\n  </VRTRasterBand>\n</VRTDataset>\n' >"$O/gdal/vrt-empty"
+printf '<VRTDataset rasterXSize="9" rasterYSize="4">\n  <VRTRasterBand dataType="Float32" band="1">\n    <ComplexSource><SourceFilename relativeToVRT="1">missing.img</SourceFilename><SourceBand>1</SourceBand></ComplexSource>\n  </VRTRasterBand>\n</VRTDataset>\n' >"$O/gdal/vrt-missing-source"
+if "$PY" -c "from osgeo import gdal; assert gdal.GetDriverByName('netCDF')" 2>/dev/null; then
+    "$PY" - "$O/gdal" <<'PY'
+import sys
+import numpy as np
+from osgeo import gdal
+d = sys.argv[1]
+a = (np.arange(13 * 9).reshape(9, 13) % 7).astype('i2')
+for fmt in ('NC', 'NC2'):
+    ds = gdal.GetDriverByName('netCDF').Create(f'{d}/netcdf-{fmt}', 13, 9, 1, gdal.GDT_Int16,
+                                               [f'FORMAT={fmt}'])
+    ds.GetRasterBand(1).WriteArray(a)
+    ds = None
+PY
+fi
 
 # options: arguments separated by NUL bytes.
 seed_opts() { # NAME ARG...

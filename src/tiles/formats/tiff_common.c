@@ -113,6 +113,15 @@ static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt
             keep_warning(m, "JPEG data: ", NULL, fmt, ap);
         return 1;
     }
+    /* A decoder's warning (PackBitsDecode "Discarding N bytes to avoid
+     * buffer overrun", the fax decoders' premature ends of line, LZW's
+     * strip not ended by its code): the block's data do not fit its
+     * layout, so what comes out is not what was stored. */
+    if (strstr(module, "Decode") != NULL) {
+        if (m->codec_warnings++ == 0)
+            keep_warning(m, "", module, fmt, ap);
+        return 1;
+    }
     /* A StripOffsets/StripByteCounts/TileOffsets/TileByteCounts array with
      * fewer entries than the layout has blocks: libtiff pads it with zeros
      * ("Incorrect count ...; tag ignored"), which would read as sparse

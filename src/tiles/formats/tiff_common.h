@@ -28,7 +28,8 @@
 typedef struct winent_tiff_msgs {
     char first_error[WINENT_MSG_MAX]; /* "" until libtiff reports an error */
     int errors;                       /* errors reported so far */
-    int codec_warnings;               /* warnings of the JPEG library (corrupt data) */
+    int codec_warnings;               /* warnings of the JPEG library or of a
+                                         decoder (corrupt data) */
     int index_warnings;               /* warnings that the block index lost entries */
 } winent_tiff_msgs;
 

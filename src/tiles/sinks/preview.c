@@ -414,6 +414,7 @@ winent_status winent_preview_open(const winent_preview_opts *o, int64_t map_rows
     pv->hi = o->range_given ? o->hi : o->vmax;
     pv->stretched = o->range_given;
     WINENT_TRY_GOTO(st, winent_outfile_open(&pv->file, o->path, o->stop, err));
+    winent_outfile_track(&pv->file, o->temps);
     pv->file_open = 1;
     if (!pv->file.in_place && o->has_geotransform) {
         /* Their temporary files exist from now on, like the PNG's. */
@@ -426,6 +427,7 @@ winent_status winent_preview_open(const winent_preview_opts *o, int64_t map_rows
             if (k == SIDE_AUX && o->epsg <= 0)
                 continue; /* no CRS to tell: the world file alone */
             WINENT_TRY_GOTO(st, winent_outfile_open(&pv->side[k], side[k], o->stop, err));
+            winent_outfile_track(&pv->side[k], o->temps); /* the signal watchdog's to remove */
             pv->side_open[k] = 1;
         }
     }

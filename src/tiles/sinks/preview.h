@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "base/werr.h"
+#include "tempnames.h"
 
 typedef struct winent_preview_opts {
     const char *path; /* the PNG: a file name, or a stream written in place */
@@ -61,6 +62,7 @@ typedef struct winent_preview_opts {
                                  PAM file's SRS */
     const char *description;  /* PNG tEXt "Description" (may be NULL); borrowed */
     const volatile int *stop; /* may be NULL: the job's stop flag (outfile.h) */
+    winent_tempnames *temps;  /* may be NULL: the job's temporary names (tempnames.h) */
 } winent_preview_opts;
 
 typedef struct winent_preview winent_preview;

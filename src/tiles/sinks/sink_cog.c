@@ -1141,6 +1141,7 @@ winent_status winent_sink_cog_open(winent_sink *s, winent_err *err)
             goto oom;
     }
     WINENT_TRY_GOTO(st, winent_outfile_open(&t->of, o->path, o->stop, err));
+    winent_outfile_track(&t->of, o->temps);
     t->of_open = 1;
     const char *beside = t->of.temp_path ? t->of.temp_path : o->path;
     /* Where the file system can insert a range, the full-resolution tiles

@@ -169,6 +169,7 @@ static winent_status open_sidecar(const winent_sink_opts *o, raw_file *f, winent
     memcpy(name, o->path, n);
     memcpy(name + n, ".hdr", sizeof ".hdr");
     WINENT_TRY_GOTO(st, winent_outfile_open(&f->hdr, name, o->stop, err));
+    winent_outfile_track(&f->hdr, o->temps);
     f->hdr_open = 1;
     WINENT_TRY_GOTO(st, winent_outfile_write(&f->hdr, text.data, text.size, err));
 fail:
@@ -218,6 +219,7 @@ winent_status winent_sink_raw_open(winent_sink *s, winent_err *err)
         if (r->f[m].path)
             one.path = r->f[m].path;
         WINENT_TRY(winent_outfile_open(&r->f[m].file, one.path, one.stop, err));
+        winent_outfile_track(&r->f[m].file, one.temps);
         r->f[m].open = 1;
         /* Its exact size is known: the space is allocated while the job
          * starts (outfile.h). */

@@ -345,6 +345,7 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     int big = worst > CLASSIC_TIFF_MAX || o->bigtiff;
 
     WINENT_TRY_GOTO(st, winent_outfile_open(&t->of, o->path, o->stop, err));
+    winent_outfile_track(&t->of, o->temps);
     t->of_open = 1;
     t->tif =
         winent_tiff_client_open(o->path, big ? "w8l" : "wl", (thandle_t)t, proc_read, proc_write,

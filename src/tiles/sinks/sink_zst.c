@@ -489,6 +489,7 @@ winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
     winent_zst_put32(foot + 5, WINENT_ZST_SEEKABLE_MAGIC);
 
     WINENT_TRY(winent_outfile_open(&z->file, o->path, o->stop, err));
+    winent_outfile_track(&z->file, o->temps);
     z->open = 1;
     if (z->nmaps > 1) {
         /* Beside the output's temporary file; for a stream, in TMPDIR. */

@@ -10,12 +10,18 @@
 
 #include <cpl_conv.h>
 #include <cpl_error.h>
+#include <cpl_minixml.h>
 #include <cpl_string.h>
 #include <cpl_vsi.h>
 #include <gdal.h>
 
 #define WINENT_GDAL_FUNCTIONS(X) \
+    X(CPLDestroyXMLNode) \
+    X(CPLGetConfigOption) \
     X(CPLGetErrorHandlerUserData) \
+    X(CPLGetXMLNode) \
+    X(CPLGetXMLValue) \
+    X(CPLParseXMLString) \
     X(CPLPopErrorHandler) \
     X(CPLPushErrorHandlerEx) \
     X(CPLSetThreadLocalConfigOption) \
@@ -28,9 +34,11 @@
     X(GDALDataTypeIsComplex) \
     X(GDALDatasetRasterIOEx) \
     X(GDALFlushCache) \
+    X(GDALGetBandDataset) \
     X(GDALGetBlockSize) \
     X(GDALGetCacheMax64) \
     X(GDALGetDataTypeName) \
+    X(GDALGetDataTypeSizeBytes) \
     X(GDALGetDatasetDriver) \
     X(GDALGetDriverByName) \
     X(GDALGetDriverShortName) \
@@ -63,6 +71,9 @@
     X(GDALVersionInfo) \
     X(VSIFCloseL) \
     X(VSIFileFromMemBuffer) \
+    X(VSIFOpenL) \
+    X(VSIFReadL) \
+    X(VSIFSeekL) \
     X(VSIGetMemFileBuffer) \
     X(VSIRmdirRecursive) \
     X(VSIStatL) \

@@ -132,14 +132,20 @@ static winent_status open_tiff(const winent_source_opts *o, const char *open_pat
     if (gdal) {
         /* libtiff checks the file as strictly as ever (a block index that
          * lost entries, blocks past the end, which GDAL would read as
-         * empty); GDAL then decodes it with its mask. */
-        winent_source check;
-        memset(&check, 0, sizeof check);
-        winent_status st = winent_source_tiff_open(o, open_path, &check, err);
-        if (check.ops && check.ops->free_impl)
-            check.ops->free_impl(check.impl);
-        free(check.bands);
-        WINENT_TRY(st);
+         * empty) and decodes every block too, before GDAL, so a block that
+         * libtiff refuses (a stream corrupt past its pixels, a bad
+         * checksum) is the same error through either reader; GDAL's
+         * decode, with its mask, makes the map. */
+        winent_source *check = calloc(1, sizeof *check);
+        if (check == NULL)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        check->spool_fd = -1;
+        winent_status st = winent_source_tiff_open(o, open_path, check, err);
+        if (st != WINENT_OK) {
+            winent_source_free(check);
+            return st;
+        }
+        s->verify = check;
         return winent_source_gdal_open(o, open_path, 1, s, err);
     }
 #else
@@ -498,6 +504,11 @@ winent_status winent_source_read_bands(winent_source *s, int rows, void *const *
         return WINENT_OK;
     if (s->next_row + rows > s->info.height)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "read past the last row");
+    if (s->verify != NULL && s->verify->ops->skip != NULL) {
+        WINENT_TRY(s->verify->ops->skip(s->verify, rows, err));
+        s->verify->next_row += rows;
+        s->verify->bytes_read = 0; /* the file is counted once: GDAL's share */
+    }
     WINENT_TRY(s->ops->read(s, rows, dst, err));
     s->next_row += rows;
     return WINENT_OK;
@@ -530,6 +541,7 @@ void winent_source_free(winent_source *s)
         return;
     if (s->ops && s->ops->free_impl)
         s->ops->free_impl(s->impl);
+    winent_source_free(s->verify);
     if (s->spool_fd >= 0)
         close(s->spool_fd);
     for (int i = 0; i < s->nfiles; i++)

@@ -41,10 +41,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <omp.h>
 
 #include "gdal_api.h"
+#include "gdal_sizes.h"
 #include "source_internal.h"
 #include "tiff_common.h"
 
@@ -76,6 +79,7 @@ typedef struct gdal_msgs {
     char first[WINENT_MSG_MAX]; /* the first failure, else the first warning */
     int failures, warnings;
     char below[160];            /* what HDF5 said under GDAL's next message, if any */
+    int http_limits; /* msgs_begin set the HTTP time limits on this thread */
 } gdal_msgs;
 
 #define MSGS_MAGIC 0x57474d53u
@@ -147,9 +151,36 @@ static int h5_on_error(int64_t estack, void *client)
     return 0;
 }
 
+/* GDAL's HTTP reads (/vsicurl/, /vsis3/, a URL) have no time limit of
+ * their own: a server that accepts and never answers holds a read forever.
+ * Unless the user set any of GDAL's own options for it (environment,
+ * GDAL's configuration file, CPLSetConfigOption), a connection must open
+ * within 30 s and a transfer must not stay under 1 byte/s for 60 s; a
+ * failed read is then an input error like any other. */
+static const char *const http_user_options[] = {
+    "GDAL_HTTP_CONNECTTIMEOUT", "GDAL_HTTP_TIMEOUT",   "GDAL_HTTP_LOW_SPEED_TIME",
+    "GDAL_HTTP_LOW_SPEED_LIMIT", "GDAL_HTTP_MAX_RETRY",
+};
+static const char *const http_limits[][2] = {
+    {"GDAL_HTTP_CONNECTTIMEOUT", "30"},
+    {"GDAL_HTTP_LOW_SPEED_TIME", "60"},
+    {"GDAL_HTTP_LOW_SPEED_LIMIT", "1"},
+};
+
+static int http_user_set(void)
+{
+    for (size_t i = 0; i < sizeof http_user_options / sizeof *http_user_options; i++)
+        if (gd()->CPLGetConfigOption(http_user_options[i], NULL) != NULL)
+            return 1;
+    return 0;
+}
+
 /* Calls into GDAL on this thread report to `m` from here to msgs_end,
  * and decode on this thread alone (GDAL_NUM_THREADS, a thread-local
- * setting): the job's workers are the one thread budget. */
+ * setting): the job's workers are the one thread budget. The HTTP time
+ * limits above are thread-local settings too (GDAL reads them when it
+ * opens a connection, on the calling thread): nothing changes for other
+ * users of GDAL in the process. */
 static void msgs_begin(gdal_msgs *m)
 {
     memset(m, 0, sizeof *m);
@@ -158,6 +189,11 @@ static void msgs_begin(gdal_msgs *m)
         gd()->H5Eset_auto2(0 /* H5E_DEFAULT: this thread's stack */, h5_on_error, NULL);
     gd()->CPLPushErrorHandlerEx(on_gdal_message, m);
     gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", "1");
+    if (!http_user_set()) {
+        m->http_limits = 1;
+        for (size_t i = 0; i < sizeof http_limits / sizeof *http_limits; i++)
+            gd()->CPLSetThreadLocalConfigOption(http_limits[i][0], http_limits[i][1]);
+    }
 }
 
 static void msgs_end(void)
@@ -166,6 +202,10 @@ static void msgs_end(void)
      * at exit wherever a function is set. */
     if (gd()->h5_per_thread && gd()->H5Eset_auto2)
         gd()->H5Eset_auto2(0, NULL, NULL);
+    const gdal_msgs *m = gd()->CPLGetErrorHandlerUserData();
+    if (m != NULL && m->http_limits)
+        for (size_t i = 0; i < sizeof http_limits / sizeof *http_limits; i++)
+            gd()->CPLSetThreadLocalConfigOption(http_limits[i][0], NULL);
     gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
     gd()->CPLPopErrorHandler();
 }
@@ -557,7 +597,7 @@ static winent_status gdal_stats(winent_source *s, int k, winent_band_stats *st, 
     return WINENT_OK;
 }
 
-static const source_ops gdal_ops = {gdal_read, free_impl, gdal_stats};
+static const source_ops gdal_ops = {gdal_read, free_impl, gdal_stats, NULL};
 
 /* ---- Opening ----------------------------------------------------------- */
 
@@ -876,6 +916,47 @@ static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
     g->batch_rows = (int)rows;
 }
 
+/* GDAL decodes a whole block into its cache whatever part of it is read:
+ * a block bigger than what --mem leaves the reader (a quarter; without
+ * --mem, up to half the machine's memory) is refused with what it needs,
+ * a usage error naming the --mem that would do, or an input error past
+ * the machine. */
+static winent_status check_block_memory(const gdal_impl *g, const winent_source_opts *o,
+                                        GDALRasterBandH b, winent_err *err)
+{
+    int bw = 0, bh = 0;
+    gd()->GDALGetBlockSize(b, &bw, &bh);
+    if (bw <= 0 || bh <= 0)
+        return WINENT_OK;
+    const char *il = gd()->GDALGetMetadataItem(gd()->GDALGetBandDataset(b), "INTERLEAVE",
+                                               "IMAGE_STRUCTURE");
+    /* A pixel-interleaved block holds every band of the dataset. */
+    const uint64_t bands = il != NULL && strcmp(il, "PIXEL") == 0
+                               ? (uint64_t)gd()->GDALGetRasterCount(gd()->GDALGetBandDataset(b))
+                               : 1;
+    const uint64_t block = (uint64_t)bw * (uint64_t)bh * g->stored_sample * bands;
+    const uint64_t mib = (uint64_t)1 << 20;
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    const uint64_t machine =
+        pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : UINT64_MAX;
+    const uint64_t mem = o->mem_bytes ? o->mem_bytes : (uint64_t)1 << 30;
+    if (block <= mem / 4 || (o->mem_auto && block <= machine / 2))
+        return WINENT_OK;
+    if (o->mem_auto || block * 2 > machine)
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: one %d x %d block of band %d decodes to %llu bytes, which GDAL "
+                          "holds whole: more than this machine's memory allows (%llu MiB)",
+                          g->name, bw, bh, g->band, (unsigned long long)block,
+                          (unsigned long long)(machine / mib));
+    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                      "%s: one %d x %d block of band %d decodes to %llu bytes, which GDAL holds "
+                      "whole: more than the quarter of --mem %lluM that the reader may hold: "
+                      "give --mem %lluM or more",
+                      g->name, bw, bh, g->band, (unsigned long long)block,
+                      (unsigned long long)(mem / mib),
+                      (unsigned long long)((4 * block + mib - 1) / mib));
+}
+
 /* VRTs within VRTs read so deep at most, for the file list. */
 #define VRT_NESTING_MAX 16
 
@@ -1092,6 +1173,16 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
         g->h[i].fail_item = -1;
     g->nhandles = 1;
     gdal_handle *h0 = &g->h[0];
+    struct stat local;
+    if (stat(open_path, &local) == 0 && S_ISREG(local.st_mode)) {
+        /* A local file only: a name GDAL resolves (a URL, /vsizip/) is
+         * left to GDAL, which reports on it in its own words. */
+        gdal_msgs m;
+        msgs_begin(&m);
+        st = winent_gdal_check_netcdf_header(open_path, g->name, err);
+        msgs_end();
+        WINENT_TRY(st);
+    }
     msgs_begin(&h0->msgs);
     h0->ds = gd()->GDALOpenEx(open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
                               NULL, NULL, NULL);
@@ -1145,6 +1236,16 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
     if (g->width <= 0 || g->height <= 0)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the image is empty (%dx%d)", g->name,
                           g->width, g->height);
+    {
+        /* A file shorter than its header: an input error before any read
+         * (GDAL would read zeros in some drivers). */
+        gdal_msgs m;
+        msgs_begin(&m);
+        st = winent_gdal_check_sizes(ds, g->name, err);
+        msgs_end();
+        if (st != WINENT_OK)
+            goto fail;
+    }
     GDALRasterBandH b = gd()->GDALGetRasterBand(ds, g->band);
     for (int k = 0; k < g->nsel; k++) {
         /* One type for every band: the kernels see one. */
@@ -1177,6 +1278,7 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
     s->info.nodata_is_mask = s->bands[0].nodata_is_mask;
     WINENT_TRY_GOTO(st, handle_bands(g, h0, err));
     g->sequential = sequential_format(ds, open_path);
+    WINENT_TRY_GOTO(st, check_block_memory(g, o, b, err));
     plan_items(g, b, want);
     g->plane_bytes = (size_t)g->width * (size_t)g->batch_rows * g->out_sample;
     g->batch = malloc(g->plane_bytes * (size_t)g->nsel);
@@ -1188,6 +1290,9 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
         WINENT_TRY_GOTO(st, georef_from_tiff(g, err));
     else
         WINENT_TRY_GOTO(st, georef_from_gdal(g, ds, err));
+    /* Its files, recorded as read, and their sizes: a stat of each, over
+     * the network for a URL, under the same handler and time limits as
+     * every other call (files_read). */
     WINENT_TRY_GOTO(st, files_read(s, ds, &g->input_bytes, err));
     cap_cache(g, o, &s->info);
 

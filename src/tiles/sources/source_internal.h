@@ -19,6 +19,9 @@ typedef struct source_ops {
     /* Optional (NULL: none recorded): fill *st (cleared by the caller) for
      * delivered band k. */
     winent_status (*stats)(winent_source *s, int k, winent_band_stats *st, winent_err *err);
+    /* Optional (NULL: only `read`): decode the next `rows` rows as `read`
+     * would, with the same errors, and deliver nothing. */
+    winent_status (*skip)(winent_source *s, int rows, winent_err *err);
 } source_ops;
 
 struct winent_source {
@@ -37,6 +40,10 @@ struct winent_source {
                                  0: every band gets info's */
     char **files;             /* owned: the files read (winent_source_files) */
     int nfiles, files_cap;
+    winent_source *verify;    /* owned, may be NULL: a TIFF read by GDAL is
+                                 decoded by the libtiff source too, row for
+                                 row before GDAL's, so that both readers of a
+                                 TIFF fail alike (its `skip` op) */
 };
 
 /* Record `name` (copied) as a file the source reads: openers add what

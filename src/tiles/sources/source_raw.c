@@ -225,7 +225,7 @@ static winent_status raw_stats(winent_source *s, int k, winent_band_stats *st, w
     return WINENT_OK;
 }
 
-static const source_ops raw_ops = {raw_read, raw_free, raw_stats};
+static const source_ops raw_ops = {raw_read, raw_free, raw_stats, NULL};
 
 winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const uint8_t *pushback,
                                      size_t npushback, winent_source *s, winent_err *err)

@@ -19,20 +19,31 @@
 
 #include <omp.h>
 
+#include "block_check.h"
 #include "source_internal.h"
 #include "tiff_common.h"
 
 /* Target of decoded bytes per batch when blocks are small (strips of a few
  * rows): enough blocks for every thread, little memory. */
 #define BATCH_TARGET_BYTES (16u << 20)
-/* A single block bigger than this is refused rather than allocated. */
+/* A single tile bigger than this is refused rather than allocated. */
 #define BLOCK_MAX_BYTES ((uint64_t)1 << 30)
+/* Raw bytes of a huge strip are checked (block_check.h) in reads of this. */
+#define CHECK_CHUNK_BYTES ((size_t)1 << 20)
+/* Blocks bigger than this are checked streaming (a 256 KiB window) rather
+ * than decoded whole once more. */
+#define CHECK_WHOLE_MAX ((size_t)4 << 20)
+#define CHECK_WINDOW    ((size_t)256 << 10)
 
 typedef struct tiff_handle {
     TIFF *tif;             /* owned; used by one thread at a time */
     winent_tiff_msgs msgs; /* libtiff's messages about tif */
     uint8_t *scratch;      /* owned: one decoded block */
+    uint8_t *raw;          /* owned: one block as stored (checked compressions) */
+    size_t raw_cap;
+    winent_block_checker *checker; /* owned: checks those blocks' streams */
     uint64_t bytes;        /* compressed bytes read through this handle */
+    int64_t checked_strip; /* sliced: the strip whose stream was checked last, or -1 */
     winent_err err;        /* first failure of this handle in a batch */
     long fail_item;        /* its work item (lowest wins), -1 when none */
 } tiff_handle;
@@ -41,11 +52,15 @@ typedef struct tiff_impl {
     const char *path;           /* borrowed: the name in messages */
     const char *open_path;      /* borrowed: what libtiff opens (path, or a spooled copy) */
     const winent_parallel *par; /* borrowed: the job's workers, or NULL */
+    const volatile int *stop;   /* borrowed, may be NULL: the job's stop flag */
     int nhandles;
     tiff_handle *h; /* owned: h[0] is opened first and holds the tags */
     int tiled, separate;
     int spp;            /* samples per pixel in a block (1 for separate planes) */
     int bits, sformat;  /* as stored */
+    int comp;           /* compression */
+    int checked;        /* its blocks are checked to the end of their stream */
+    int bit_reversed;   /* FillOrder 2: raw bytes hold their bits LSB first */
     const winent_source_band *sel; /* borrowed: the bands delivered */
     int nsel;
     winent_dtype dtype; /* as delivered */
@@ -61,6 +76,17 @@ typedef struct tiff_impl {
     size_t plane_bytes;
     int batch_y0, batch_h;
     uint8_t fill[8];      /* value of a sparse (absent) block's samples */
+    uint64_t max_count;   /* the largest block as stored (bytes) */
+    /* How blocks are read within what --mem leaves the reader (plan_memory):
+     * in parallel (a handle per worker), one at a time by the reading
+     * thread (`sequential`), or, for strips too big to hold decoded, in
+     * slices of rows with TIFFReadScanline (`sliced`: a handle per plane
+     * read, rows only forward). */
+    int sequential, sliced;
+    int slice_rows;       /* sliced: rows per batch */
+    size_t scanline_bytes;/* sliced: one decoded row of a strip (every sample) */
+    int hcap;             /* handles allocated in h */
+    int slice_next;       /* sliced: the next row to decode */
     winent_georef georef; /* owned */
 } tiff_impl;
 
@@ -73,6 +99,8 @@ static void free_impl(void *p)
         if (t->h[i].tif)
             TIFFClose(t->h[i].tif);
         free(t->h[i].scratch);
+        free(t->h[i].raw);
+        winent_block_checker_free(t->h[i].checker);
     }
     free(t->h);
     free(t->batch);
@@ -135,6 +163,48 @@ static void extract_row(const tiff_impl *t, int band, const uint8_t *row, int nc
     }
 }
 
+/* A block of a checked compression: its raw bytes are read, its stream
+ * checked to the end, checksum included (block_check.h), and libtiff
+ * decodes the same bytes (predictor, byte order and all) into h->scratch.
+ * Returns the bytes decoded (`want`), or -1 with the reason in *why. */
+static tmsize_t read_checked(const tiff_impl *t, tiff_handle *h, uint32_t strile, uint64_t nbytes,
+                             tmsize_t want, const char **why)
+{
+    if (nbytes > h->raw_cap) {
+        free(h->raw);
+        h->raw_cap = 0;
+        if ((h->raw = malloc((size_t)nbytes)) == NULL) {
+            *why = "out of memory for its compressed bytes";
+            return -1;
+        }
+        h->raw_cap = (size_t)nbytes;
+    }
+    tmsize_t r = t->tiled ? TIFFReadRawTile(h->tif, strile, h->raw, (tmsize_t)nbytes)
+                          : TIFFReadRawStrip(h->tif, strile, h->raw, (tmsize_t)nbytes);
+    if (r != (tmsize_t)nbytes) {
+        *why = "read failed (truncated or corrupt file)";
+        return -1;
+    }
+    if (t->bit_reversed)
+        TIFFReverseBits(h->raw, (tmsize_t)nbytes);
+    if (t->block_bytes > CHECK_WHOLE_MAX) {
+        winent_block_check_begin(h->checker);
+        winent_block_check_feed(h->checker, h->raw, (size_t)nbytes);
+        *why = winent_block_check_end(h->checker, (uint64_t)want);
+    } else {
+        *why = winent_block_check(h->checker, h->raw, (size_t)nbytes, (size_t)want);
+    }
+    if (t->bit_reversed)
+        TIFFReverseBits(h->raw, (tmsize_t)nbytes); /* libtiff reverses them itself */
+    if (*why != NULL)
+        return -1;
+    if (!TIFFReadFromUserBuffer(h->tif, strile, h->raw, (tmsize_t)nbytes, h->scratch, want)) {
+        *why = NULL; /* libtiff's own message */
+        return -1;
+    }
+    return want;
+}
+
 /* Decode work item `item` of the batch starting at block row `br0` with
  * handle `h`, into the batch buffer: a block of every band (contiguous),
  * or of one delivered band (separate planes: items of band k follow those
@@ -181,18 +251,20 @@ static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, lon
     }
     winent_tiff_msgs_clear(&h->msgs);
     tmsize_t want, got;
-    if (t->tiled) {
-        want = (tmsize_t)t->block_bytes;
+    const char *stream_why = NULL;
+    want = t->tiled ? (tmsize_t)t->block_bytes : TIFFVStripSize(h->tif, (uint32_t)rows);
+    if (t->checked)
+        got = read_checked(t, h, strile, nbytes, want, &stream_why);
+    else if (t->tiled)
         got = TIFFReadEncodedTile(h->tif, strile, h->scratch, want);
-    } else {
-        want = TIFFVStripSize(h->tif, (uint32_t)rows);
+    else
         got = TIFFReadEncodedStrip(h->tif, strile, h->scratch, want);
-    }
     h->bytes += nbytes;
     if (got != want || h->msgs.errors > 0 || h->msgs.codec_warnings > 0) {
-        const char *why = h->msgs.first_error[0] ? h->msgs.first_error
-                          : got < 0              ? "read failed (truncated or corrupt file)"
-                                                 : "short block (truncated or corrupt file)";
+        const char *why = stream_why                ? stream_why
+                          : h->msgs.first_error[0] ? h->msgs.first_error
+                          : got < 0                ? "read failed (truncated or corrupt file)"
+                                                   : "short block (truncated or corrupt file)";
         return WINENT_ERR(&h->err, WINENT_ERR_INPUT, "%s: cannot decode %s %u (rows %d-%d): %s",
                           t->path, t->tiled ? "tile" : "strip", strile, y0, y0 + rows - 1, why);
     }
@@ -221,7 +293,10 @@ static void decode_one(void *arg, long item, int worker)
     if (h->fail_item >= 0)
         return;
     if ((h->tif == NULL && open_handle(t, h, &h->err) != WINENT_OK) ||
-        (h->scratch == NULL && (h->scratch = malloc(t->block_bytes)) == NULL)) {
+        (h->scratch == NULL && (h->scratch = malloc(t->block_bytes)) == NULL) ||
+        (t->checked && h->checker == NULL &&
+         (h->checker = winent_block_checker_create(t->comp, t->block_bytes,
+                                                   t->block_bytes > CHECK_WHOLE_MAX)) == NULL)) {
         if (h->err.status == WINENT_OK)
             WINENT_ERR(&h->err, WINENT_ERR_INTERNAL, "out of memory");
         h->fail_item = item;
@@ -250,7 +325,15 @@ static winent_status load_batch(winent_source *s, tiff_impl *t, int y, winent_er
         t->h[i].fail_item = -1;
     }
     batch_ctx b = {t, br0, per_band};
-    if (t->par) {
+    if (t->sequential) {
+        for (long item = 0; item < items && t->h[0].fail_item < 0; item++) {
+            if (t->stop != NULL && __atomic_load_n(t->stop, __ATOMIC_RELAXED)) {
+                t->batch_h = 0;
+                return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
+            }
+            decode_one(&b, item, 0);
+        }
+    } else if (t->par) {
         if (t->par->run(t->par->ctx, items, decode_one, &b) != 0) {
             t->batch_h = 0;
             return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
@@ -278,6 +361,103 @@ static winent_status load_batch(winent_source *s, tiff_impl *t, int y, winent_er
     return WINENT_OK;
 }
 
+/* Sliced strips: check the stream of strip `strip` (rows `rows`) to its
+ * end, its raw bytes read a piece at a time (block_check.h). */
+static winent_status check_strip_stream(tiff_impl *t, tiff_handle *h, uint32_t strip, int rows,
+                                        winent_err *err)
+{
+    const uint64_t off = TIFFGetStrileOffset(h->tif, strip);
+    const uint64_t count = TIFFGetStrileByteCount(h->tif, strip);
+    const int fd = TIFFFileno(h->tif);
+    const char *why = NULL;
+    winent_block_check_begin(h->checker);
+    for (uint64_t done = 0; done < count && why == NULL;) {
+        size_t k = count - done < CHECK_CHUNK_BYTES ? (size_t)(count - done) : CHECK_CHUNK_BYTES;
+        ssize_t r = pread(fd, h->raw, k, (off_t)(off + done));
+        if (r <= 0) {
+            why = r < 0 ? strerror(errno) : "read failed (truncated file)";
+            break;
+        }
+        if (t->bit_reversed)
+            TIFFReverseBits(h->raw, (tmsize_t)r);
+        why = winent_block_check_feed(h->checker, h->raw, (size_t)r);
+        done += (uint64_t)r;
+    }
+    if (why == NULL)
+        why = winent_block_check_end(h->checker,
+                                     (uint64_t)TIFFVStripSize64(h->tif, (uint32_t)rows));
+    if (why == NULL)
+        return WINENT_OK;
+    const int y0 = (int)((strip % t->blocks_per_plane) * t->bh);
+    return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot decode strip %u (rows %d-%d): %s",
+                      t->path, strip, y0, y0 + rows - 1, why);
+}
+
+/* Sliced strips: rows [y, y + slice_rows) decoded with TIFFReadScanline,
+ * in order, by handle k for delivered band k of separate planes (each
+ * reads its own plane front to back), else by handle 0. */
+static winent_status load_slice(winent_source *s, tiff_impl *t, int y, winent_err *err)
+{
+    if (y != t->slice_next)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL,
+                          "%s: rows asked out of order (%d after %d) of strips read in slices",
+                          t->path, y, t->slice_next);
+    const int n = t->slice_rows < t->height - y ? t->slice_rows : t->height - y;
+    const size_t row_out = (size_t)t->width * t->out_sample;
+    const int nh = t->separate ? t->nsel : 1;
+    t->batch_y0 = y;
+    t->batch_h = 0;
+    for (int r = 0; r < n; r++) {
+        const int row = y + r;
+        if (t->stop != NULL && __atomic_load_n(t->stop, __ATOMIC_RELAXED))
+            return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
+        for (int k = 0; k < nh; k++) {
+            tiff_handle *h = &t->h[k];
+            if (h->tif == NULL)
+                WINENT_TRY(open_handle(t, h, err));
+            if ((h->scratch == NULL && (h->scratch = malloc(t->scanline_bytes)) == NULL) ||
+                (t->checked && h->raw == NULL && (h->raw = malloc(CHECK_CHUNK_BYTES)) == NULL) ||
+                (t->checked && h->checker == NULL &&
+                 (h->checker = winent_block_checker_create(t->comp, t->block_bytes, 1)) == NULL))
+                return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+            const uint16_t plane = t->separate ? (uint16_t)(t->sel[k].band - 1) : 0;
+            const uint32_t sy = (uint32_t)row / t->bh;
+            const uint32_t strip = plane * t->blocks_per_plane + sy;
+            const int s0 = (int)(sy * t->bh);
+            const int srows = s0 + (int)t->bh > t->height ? t->height - s0 : (int)t->bh;
+            const int k0 = t->separate ? k : 0, k1 = t->separate ? k + 1 : t->nsel;
+            if (TIFFGetStrileByteCount(h->tif, strip) == 0) { /* sparse: the fill value */
+                for (int b = k0; b < k1; b++) {
+                    uint8_t *d = t->batch + (size_t)b * t->plane_bytes + (size_t)r * row_out;
+                    for (int x = 0; x < t->width; x++)
+                        memcpy(d + (size_t)x * t->out_sample, t->fill, t->out_sample);
+                }
+                continue;
+            }
+            if (h->checked_strip != (int64_t)strip) {
+                h->checked_strip = strip;
+                s->bytes_read += TIFFGetStrileByteCount(h->tif, strip);
+                if (t->checked)
+                    WINENT_TRY(check_strip_stream(t, h, strip, srows, err));
+            }
+            winent_tiff_msgs_clear(&h->msgs);
+            if (TIFFReadScanline(h->tif, h->scratch, (uint32_t)row, plane) < 0 ||
+                h->msgs.errors > 0 || h->msgs.codec_warnings > 0)
+                return WINENT_ERR(err, WINENT_ERR_INPUT,
+                                  "%s: cannot decode strip %u (rows %d-%d) at row %d: %s", t->path,
+                                  strip, s0, s0 + srows - 1, row,
+                                  h->msgs.first_error[0] ? h->msgs.first_error
+                                                         : "read failed (truncated or corrupt file)");
+            for (int b = k0; b < k1; b++)
+                extract_row(t, t->sel[b].band - 1, h->scratch, t->width,
+                            t->batch + (size_t)b * t->plane_bytes + (size_t)r * row_out);
+        }
+    }
+    t->batch_h = n;
+    t->slice_next = y + n;
+    return WINENT_OK;
+}
+
 static winent_status tiff_read(winent_source *s, int rows, void *const *dst, winent_err *err)
 {
     tiff_impl *t = s->impl;
@@ -286,7 +466,7 @@ static winent_status tiff_read(winent_source *s, int rows, void *const *dst, win
     int y = s->next_row;
     while (rows > 0) {
         if (y < t->batch_y0 || y >= t->batch_y0 + t->batch_h)
-            WINENT_TRY(load_batch(s, t, y, err));
+            WINENT_TRY(t->sliced ? load_slice(s, t, y, err) : load_batch(s, t, y, err));
         int k = t->batch_y0 + t->batch_h - y;
         if (k > rows)
             k = rows;
@@ -295,6 +475,23 @@ static winent_status tiff_read(winent_source *s, int rows, void *const *dst, win
                    t->batch + (size_t)b * t->plane_bytes + (size_t)(y - t->batch_y0) * row_out,
                    (size_t)k * row_out);
         done += (size_t)k * row_out;
+        y += k;
+        rows -= k;
+    }
+    return WINENT_OK;
+}
+
+/* As tiff_read, delivering nothing: the blocks are decoded and checked. */
+static winent_status tiff_skip(winent_source *s, int rows, winent_err *err)
+{
+    tiff_impl *t = s->impl;
+    int y = s->next_row;
+    while (rows > 0) {
+        if (y < t->batch_y0 || y >= t->batch_y0 + t->batch_h)
+            WINENT_TRY(t->sliced ? load_slice(s, t, y, err) : load_batch(s, t, y, err));
+        int k = t->batch_y0 + t->batch_h - y;
+        if (k > rows)
+            k = rows;
         y += k;
         rows -= k;
     }
@@ -324,7 +521,7 @@ static winent_status tiff_stats(winent_source *s, int k, winent_band_stats *st, 
     return WINENT_OK;
 }
 
-static const source_ops tiff_ops = {tiff_read, free_impl, tiff_stats};
+static const source_ops tiff_ops = {tiff_read, free_impl, tiff_stats, tiff_skip};
 
 /* Pick the delivered type of `bits`-bit samples of SampleFormat `sf`. */
 static winent_status pick_dtype(tiff_impl *t, const char *path, winent_err *err)
@@ -411,21 +608,41 @@ static const char *get_ascii(TIFF *tif, uint32_t tag)
     return TIFFGetField(tif, tag, &v) ? v : NULL;
 }
 
-static void read_nodata(winent_source *s, tiff_impl *t, TIFF *tif)
+/* The GDAL_NODATA tag. One rule for both readers of a TIFF (GDAL would
+ * read "abc" as 0 and "5x" as 5, libtiff's strtod nothing and 5): the tag
+ * must be one number (spaces around it allowed, "nan" and "inf" too), else
+ * the file is an input error unless --nodata says what nodata is. */
+static winent_status read_nodata(const winent_source_opts *o, winent_source *s, tiff_impl *t,
+                                 TIFF *tif, winent_err *err)
 {
     const char *v = get_ascii(tif, WINENT_TAG_GDAL_NODATA);
     if (v == NULL)
-        return;
+        return WINENT_OK;
     char *end;
     double d = strtod(v, &end);
-    if (end == v)
-        return; /* not a number: GDAL ignores it too */
+    while (end != v && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+        end++;
+    if (end == v || *end != '\0') {
+        if (o->nodata_given)
+            return WINENT_OK; /* --nodata beats the tag */
+        char shown[64];
+        size_t n = strlen(v);
+        snprintf(shown, sizeof shown, "%.*s%s", n > 40 ? 40 : (int)n, v, n > 40 ? "..." : "");
+        for (char *c = shown; *c; c++)
+            if ((unsigned char)*c < ' ' || (unsigned char)*c > '~')
+                *c = '?';
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: its GDAL_NODATA tag '%s' is not a number: give --nodata V (or "
+                          "--nodata nan for none) to say which value is nodata",
+                          t->path, shown);
+    }
     /* GDAL compares float32 pixels with the nodata value cast to float32
      * (e.g. -3.40282265508890445e+38 written for -FLT_MAX). */
     if (t->dtype == WINENT_F32 && isfinite(d) && fabs(d) <= 3.4028234663852886e38)
         d = (double)(float)d;
     s->info.has_nodata = 1;
     s->info.nodata = d;
+    return WINENT_OK;
 }
 
 /* The fill of sparse blocks: nodata when the type holds it exactly, else 0. */
@@ -459,6 +676,144 @@ static void set_fill(tiff_impl *t, const winent_source_info *info)
     }
 }
 
+/* ---- Memory ------------------------------------------------------------ */
+
+/* The machine's memory, to tell a --mem that would help from one that
+ * cannot be had. */
+static uint64_t machine_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}
+
+/* A layout the reader cannot read within what it may hold (`what` says
+ * why, `need` is the least it takes): a usage error naming the --mem that
+ * would do, or an input error where that is more than the machine has. */
+static winent_status refuse_memory(const tiff_impl *t, const winent_source_opts *o,
+                                   const char *what, uint64_t need, winent_err *err)
+{
+    const uint64_t mib = (uint64_t)1 << 20;
+    const uint64_t mem = o->mem_bytes ? o->mem_bytes : (uint64_t)1 << 30;
+    const uint64_t mem_need = need > UINT64_MAX / 4 ? UINT64_MAX : 4 * need;
+    const uint64_t machine = machine_bytes();
+    if (o->mem_auto || mem_need / 2 > machine)
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: %s: reading it takes %llu MiB at least, more than this machine's "
+                          "memory allows (%llu MiB)",
+                          t->path, what, (unsigned long long)((need + mib - 1) / mib),
+                          (unsigned long long)(machine / mib));
+    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                      "%s: %s: reading it takes %llu MiB, more than the quarter of --mem %lluM "
+                      "that the reader may hold: give --mem %lluM or more",
+                      t->path, what, (unsigned long long)((need + mib - 1) / mib),
+                      (unsigned long long)(mem / mib),
+                      (unsigned long long)((mem_need + mib - 1) / mib));
+}
+
+/* How the blocks are read (see tiff_impl: parallel, sequential or sliced),
+ * so that the batch and the handles' buffers stay within what --mem leaves
+ * the reader (a quarter; without --mem, more where one block needs it, up
+ * to half the machine). Sets the handles, the batch's block rows (or
+ * slice rows) and info->mem_held. */
+static winent_status plan_memory(tiff_impl *t, const winent_source_opts *o, TIFF *tif, int want,
+                                 winent_source_info *info, winent_err *err)
+{
+    uint64_t budget = (o->mem_bytes ? o->mem_bytes : (uint64_t)1 << 30) / 4;
+    const uint64_t row_bytes = (uint64_t)t->width * t->out_sample * (uint64_t)t->nsel;
+    const uint64_t rows_one = t->bh < (uint32_t)t->height ? t->bh : (uint64_t)t->height;
+    const uint64_t batch_one = row_bytes * rows_one;
+    const uint64_t per_thread =
+        t->block_bytes +
+        (t->checked ? (t->block_bytes > CHECK_WHOLE_MAX ? CHECK_WINDOW : t->block_bytes) +
+                          t->max_count
+                    : 0);
+    char what[160];
+    if (o->mem_auto && batch_one + (uint64_t)want * per_thread > budget &&
+        !(!t->tiled && batch_one > budget)) {
+        /* No --mem: one block row, read by every worker (else by one), is
+         * always allowed, as far as half the machine's memory. */
+        const uint64_t half = machine_bytes() / 2;
+        if (batch_one + (uint64_t)want * per_thread <= half)
+            budget = batch_one + (uint64_t)want * per_thread;
+        else if (batch_one + per_thread <= half && batch_one + per_thread > budget)
+            budget = batch_one + per_thread;
+    }
+    uint64_t room;
+    if (batch_one + (uint64_t)want * per_thread <= budget) {
+        t->nhandles = want;
+        room = budget - (uint64_t)want * per_thread;
+    } else if (batch_one + per_thread <= budget) {
+        t->sequential = 1;
+        t->nhandles = 1;
+        room = budget - per_thread;
+    } else if (!t->tiled) {
+        /* Strips too big to hold decoded: slices of rows. */
+        const int nh = t->separate ? t->nsel : 1;
+        const uint64_t per_handle = (uint64_t)TIFFScanlineSize64(tif) + t->max_count +
+                                    (t->checked ? CHECK_CHUNK_BYTES + CHECK_WINDOW : 0);
+        const uint64_t least = (uint64_t)nh * per_handle + row_bytes;
+        if (least > budget && o->mem_auto && least <= machine_bytes() / 2)
+            budget = least;
+        if (least > budget) {
+            snprintf(what, sizeof what, "one row of %d pixels%s decodes to %llu bytes",
+                     t->width, t->nsel > 1 ? " of each band" : "",
+                     (unsigned long long)(row_bytes / (uint64_t)t->nsel));
+            return refuse_memory(t, o, what, least, err);
+        }
+        uint64_t rows = (budget - (uint64_t)nh * per_handle) / row_bytes;
+        if (rows > BATCH_TARGET_BYTES / row_bytes)
+            rows = BATCH_TARGET_BYTES / row_bytes;
+        if (rows < 1)
+            rows = 1;
+        if (rows > (uint64_t)t->height)
+            rows = (uint64_t)t->height;
+        if (nh > t->hcap) {
+            tiff_handle *more = realloc(t->h, sizeof *t->h * (size_t)nh);
+            if (more == NULL)
+                return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+            memset(more + t->hcap, 0, sizeof *more * (size_t)(nh - t->hcap));
+            for (int i = t->hcap; i < nh; i++)
+                more[i].checked_strip = -1;
+            t->h = more;
+            t->hcap = nh;
+        }
+        t->sliced = 1;
+        t->nhandles = nh;
+        t->scanline_bytes = (size_t)TIFFScanlineSize64(tif);
+        t->slice_rows = (int)rows;
+        t->plane_bytes = (size_t)((uint64_t)t->width * t->out_sample * rows);
+        info->mem_held = (uint64_t)nh * per_handle + row_bytes * rows;
+        return WINENT_OK;
+    } else {
+        snprintf(what, sizeof what,
+                 "a row of its %u x %u tiles decodes to %llu bytes (one tile %llu bytes)", t->bw,
+                 t->bh, (unsigned long long)batch_one, (unsigned long long)t->block_bytes);
+        return refuse_memory(t, o, what, batch_one + per_thread, err);
+    }
+    /* Block rows per batch: enough for every thread when strips are thin,
+     * within the room left. */
+    const uint64_t per_group = row_bytes * t->bh;
+    uint64_t g = per_group >= BATCH_TARGET_BYTES ? 1 : BATCH_TARGET_BYTES / per_group;
+    uint64_t g_threads = ((uint64_t)2 * (uint64_t)want + t->blocks_across - 1) / t->blocks_across;
+    if (g > g_threads)
+        g = g_threads;
+    if (g > room / per_group)
+        g = room / per_group;
+    if (g < 1)
+        g = 1;
+    if (g > t->blocks_down)
+        g = t->blocks_down;
+    t->group = (uint32_t)g;
+    /* A batch never holds more rows than the image (tiles may be far
+     * taller than a short image). */
+    uint64_t batch_rows = (uint64_t)t->bh * g;
+    if (batch_rows > (uint64_t)t->height)
+        batch_rows = (uint64_t)t->height;
+    t->plane_bytes = (size_t)((uint64_t)t->width * t->out_sample * batch_rows);
+    info->mem_held = (uint64_t)t->nhandles * per_thread + row_bytes * batch_rows;
+    return WINENT_OK;
+}
+
 /* Every block the file declares must lie inside it: one past the end means
  * a truncated file, which libtiff would read as a short block or, for an
  * uncompressed strip, read as far as it needs and say nothing. A block of
@@ -466,7 +821,7 @@ static void set_fill(tiff_impl *t, const winent_source_info *info)
  * GDAL, unless it starts past the end; one of some bytes at offset 0 is
  * missing. All blocks of the image
  * are checked, not only the band's: the file is whole or it is not. */
-static winent_status check_blocks(const tiff_impl *t, tiff_handle *h, winent_err *err)
+static winent_status check_blocks(tiff_impl *t, tiff_handle *h, winent_err *err)
 {
     struct stat sb;
     const char *kind = t->tiled ? "tile" : "strip";
@@ -492,6 +847,8 @@ static winent_status check_blocks(const tiff_impl *t, tiff_handle *h, winent_err
                               (unsigned long long)size);
         if (count == 0)
             continue;
+        if (count > t->max_count)
+            t->max_count = count;
         if (off == 0)
             return WINENT_ERR(err, WINENT_ERR_INPUT,
                               "%s: %s %u has %llu bytes but no offset: it is missing from the "
@@ -522,11 +879,15 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
                : o->threads > 0 ? o->threads
                                 : omp_get_num_procs();
     t->par = o->par;
+    t->stop = o->stop;
     t->h = calloc((size_t)want, sizeof *t->h);
     if (t->h == NULL) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;
     }
+    t->hcap = want;
+    for (int i = 0; i < want; i++)
+        t->h[i].checked_strip = -1;
     t->nhandles = 1;
     WINENT_TRY_GOTO(st, open_handle(t, &t->h[0], err));
     TIFF *tif = t->h[0].tif;
@@ -555,6 +916,13 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
     t->height = (int)hgt;
     t->bits = bits;
     t->sformat = sf;
+    t->comp = comp;
+    t->checked = winent_block_check_applies(comp);
+    {
+        uint16_t fill = FILLORDER_MSB2LSB;
+        TIFFGetFieldDefaulted(tif, TIFFTAG_FILLORDER, &fill);
+        t->bit_reversed = fill == FILLORDER_LSB2MSB;
+    }
     t->separate = planar == PLANARCONFIG_SEPARATE && spp > 1;
     t->spp = t->separate ? 1 : spp;
     WINENT_TRY_GOTO(st, winent_source_select(o, spp, o->path, s, err));
@@ -611,7 +979,15 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
         uint64_t need_row = ((uint64_t)t->bw * (uint64_t)t->spp * bits + 7) / 8;
         uint64_t planes = t->separate ? spp : 1;
         uint32_t nstriles = TIFFIsTiled(tif) ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
-        if (bsize <= 0 || (uint64_t)bsize > BLOCK_MAX_BYTES || t->block_row_bytes < need_row ||
+        if (t->tiled && (uint64_t)bsize > BLOCK_MAX_BYTES) {
+            st = WINENT_ERR(err, WINENT_ERR_INPUT,
+                            "%s: one %ux%u tile decodes to %lld bytes, more than a tile may hold "
+                            "here (%llu MiB)",
+                            o->path, t->bw, t->bh, (long long)bsize,
+                            (unsigned long long)(BLOCK_MAX_BYTES >> 20));
+            goto fail;
+        }
+        if (bsize <= 0 || t->block_row_bytes < need_row ||
             (uint64_t)t->block_row_bytes * t->bh > (uint64_t)bsize ||
             (uint64_t)nstriles < t->blocks_per_plane * planes) {
             st = WINENT_ERR(err, WINENT_ERR_INPUT,
@@ -622,31 +998,12 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
     }
     t->block_bytes = (size_t)bsize;
     WINENT_TRY_GOTO(st, check_blocks(t, &t->h[0], err));
-    {
-        uint64_t row_bytes = (uint64_t)t->width * t->out_sample;
-        /* Every band delivered shares the target. */
-        uint64_t per_group = row_bytes * t->bh * (uint64_t)t->nsel;
-        uint64_t g = per_group >= BATCH_TARGET_BYTES ? 1 : BATCH_TARGET_BYTES / per_group;
-        /* Enough blocks for every thread when strips are thin. */
-        uint64_t g_threads = ((uint64_t)2 * want + t->blocks_across - 1) / t->blocks_across;
-        if (g > g_threads)
-            g = g_threads;
-        if (g < 1)
-            g = 1;
-        if (g > t->blocks_down)
-            g = t->blocks_down;
-        t->group = (uint32_t)g;
-        /* A batch never holds more rows than the image (tiles may be far
-         * taller than a short image). */
-        uint64_t batch_rows = (uint64_t)t->bh * g;
-        if (batch_rows > (uint64_t)t->height)
-            batch_rows = (uint64_t)t->height;
-        t->plane_bytes = (size_t)(row_bytes * batch_rows);
-        t->batch = malloc(t->plane_bytes * (size_t)t->nsel + 1);
-        if (t->batch == NULL) {
-            st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-            goto fail;
-        }
+    WINENT_TRY_GOTO(st, plan_memory(t, o, tif, want, &s->info, err));
+    t->batch = malloc(t->plane_bytes * (size_t)t->nsel + 1);
+    if (t->batch == NULL) {
+        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for %llu bytes of rows",
+                        (unsigned long long)(t->plane_bytes * (size_t)t->nsel));
+        goto fail;
     }
 
     s->info.width = t->width;
@@ -656,13 +1013,13 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
     s->info.is_tiff = 1;
     s->info.reader = "libtiff";
     s->info.name = o->path;
-    read_nodata(s, t, tif);
+    WINENT_TRY_GOTO(st, read_nodata(o, s, t, tif, err));
     set_fill(t, &s->info);
     WINENT_TRY_GOTO(st, winent_tiff_georef_read(tif, &t->georef, err));
     s->info.georef = winent_georef_present(&t->georef) ? &t->georef : NULL;
 
-    /* One handle per decoding thread, opened on its first block. */
-    t->nhandles = want;
+    /* Handles as plan_memory chose (one per decoding thread, opened on its
+     * first block; one per plane read in slices). */
     return WINENT_OK;
 fail:
     /* The caller frees s, and with it the implementation. */
