@@ -166,6 +166,20 @@ guard)
                 "$WS" --quiet --device cpu --format raw "/vsizip/$D/a.zip/src.tif" "$D/a.zip"
             check "the zip is intact" intact a.zip
         fi
+        # /vsigzip/: GDAL saves its index as F.gz.properties when the
+        # handle closes, replacing a file of that name; it reads one too.
+        gzip -c "$D/src.tif" >"$D/g.tif.gz"
+        echo "the user's own notes" >"$D/g.tif.gz.properties"
+        keep g.tif.gz g.tif.gz.properties
+        expect_exit 0 "GDAL: /vsigzip/ reads" "$WS" --quiet --device cpu "/vsigzip/$D/g.tif.gz" "$T/g.zst"
+        check "/vsigzip/ wrote no index over the user's file" intact g.tif.gz g.tif.gz.properties
+        rm "$D/g.tif.gz.properties"
+        expect_exit 0 "GDAL: /vsigzip/ reads, no index beside" "$WS" --quiet --device cpu "/vsigzip/$D/g.tif.gz" "$T/g.zst"
+        check "/vsigzip/ created no index" test ! -e "$D/g.tif.gz.properties"
+        cp "$T/kept.g.tif.gz.properties" "$D/g.tif.gz.properties"
+        expect_exit 2 "GDAL: output = the index /vsigzip/ reads" \
+            "$WS" --quiet --device cpu --format raw "/vsigzip/$D/g.tif.gz" "$D/g.tif.gz.properties"
+        check "the index is intact" intact g.tif.gz.properties
         if gdalinfo --formats | grep -q "^ *netCDF "; then
             gdal_translate -q -of netCDF "$D/src.tif" "$D/s.nc"
             keep s.nc

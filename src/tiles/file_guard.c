@@ -181,11 +181,30 @@ static int add_gdal_name(winent_file_guard *g, const char *name)
     return 0;
 }
 
+/* /vsigzip/F: GDAL reads F's index from F.properties when there is one. */
+static int add_gzip_index(winent_file_guard *g, const char *path)
+{
+    const char *p = strncmp(path, "/vsigzip/", 9) == 0 ? strip_vsi(path) : NULL;
+    if (p == NULL)
+        return 0;
+    size_t n = strlen(p);
+    char *index = malloc(n + sizeof ".properties");
+    if (index == NULL)
+        return -1;
+    memcpy(index, p, n);
+    memcpy(index + n, ".properties", sizeof ".properties");
+    int r = add_read(g, index, strlen(index), 1);
+    free(index);
+    return r < 0 ? -1 : 0;
+}
+
 winent_status winent_file_guard_read(winent_file_guard *g, const char *path, winent_err *err)
 {
     int r = add_read(g, path, strlen(path), 0);
     if (r == 0 && (strncmp(path, "/vsi", 4) == 0 || strchr(path, ':') != NULL))
         r = add_gdal_name(g, path);
+    if (r >= 0)
+        r = add_gzip_index(g, path);
     if (r < 0)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     return WINENT_OK;
