@@ -26,6 +26,10 @@ class Error(Exception):
     status = ERR_INTERNAL
 
     def __init__(self, message, status=None):
+        # One line, as the library's messages: a value quoted may hold a
+        # newline (the CLI's and the library's lines replace it too).
+        if isinstance(message, str):
+            message = message.replace("\r", " ").replace("\n", " ")
         super().__init__(message)
         self.message = message
         if status is not None:

@@ -129,6 +129,11 @@ static winent_status usage(char *msg, size_t n, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, n, fmt, ap);
     va_end(ap);
+    /* One line, as the library's messages (werr.c): a value quoted may
+     * hold a newline. */
+    for (char *p = msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
     return WINENT_ERR_USAGE;
 }
 
@@ -149,7 +154,10 @@ static int parse_double(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE)
+    /* ERANGE on underflow too: a subnormal (1e-310) or a number that
+     * rounds to 0 is a number, as the library and Python take it; only an
+     * overflow (1e400) is none. */
+    if (end == s || *end != '\0' || (errno == ERANGE && !(fabs(v) <= 1.0)))
         return -1;
     *out = v;
     return 0;
@@ -192,7 +200,9 @@ static int parse_size(const char *s, uint64_t *out)
     }
     if (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0)
         end += strlen(end);
-    if (*end != '\0' || v * mult >= 1.8e19)
+    /* Less than a byte (0.5, 1e-9K) is no size: it would be 0, the
+     * library's "automatic". */
+    if (*end != '\0' || v * mult >= 1.8e19 || v * mult < 1.0)
         return -1;
     *out = (uint64_t)(v * mult);
     return 0;
