@@ -91,6 +91,17 @@ guard)
     expect_exit 2 "output = a TIFF's world file" \
         "$WS" --quiet --device cpu --format raw "$D/t.tif" "$D/t.tfw"
     check "the TIFF's files intact" intact t.tif t.tfw
+    # A sidecar in any case: GDAL finds scene.Hdr or SCENE.PRJ beside
+    # scene.bil among the folder's names, whatever their case.
+    "$MK" --size ${W}x$H --dtype u8 --values 12 --seed 3 "$D/mixed.bil"
+    cp "$D/scene.hdr" "$D/mixed.Hdr"
+    echo 'PROJCS["x"]' >"$D/MIXED.PRJ"
+    keep mixed.bil mixed.Hdr MIXED.PRJ
+    expect_exit 2 "output = the input's header, named mixed.Hdr" \
+        "$WS" $R --format raw "$D/mixed.bil" "$D/mixed.Hdr"
+    expect_exit 2 "output = the input's MIXED.PRJ" "$WS" $R --format raw "$D/mixed.bil" "$D/MIXED.PRJ"
+    check "the mixed-case sidecars intact" intact mixed.bil mixed.Hdr MIXED.PRJ
+    rm "$D/mixed.bil" "$D/mixed.Hdr" "$D/MIXED.PRJ"
     # Outputs against each other: two new names that meet through links.
     ln -s o.raw "$D/o.raw.hdr"
     expect_exit 2 "the map and its --sidecar header are one file" \

@@ -5,12 +5,14 @@
  * first copied to an unnamed temporary file, which the readers open again
  * as /proc/self/fd/N. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -185,44 +187,102 @@ static int add_suffixed(winent_source *s, const char *name, size_t n, const char
     return r;
 }
 
-/* The sidecars GDAL and other tools keep beside the file `path`, those
- * that exist, recorded as read. */
-static int add_sidecars(winent_source *s, const char *path)
+/* One sidecar name: the first `keep` bytes of the file's name (all of it,
+ * or its stem) and a suffix. */
+typedef struct sidecar_name {
+    size_t keep;
+    char suffix[16];
+} sidecar_name;
+
+/* The sidecars beside `base` (a file name without folder, `stem` bytes
+ * before its extension, or all of it): up to `max` into `out`. */
+static int sidecar_names(const char *base, size_t stem, sidecar_name *out, int max)
 {
     static const char *const of_name[] = {".aux.xml", ".msk", ".ovr", ".hdr",         ".xml",
                                           ".prj",     ".wld", ".rpb", ".ovr.aux.xml", ".vat.dbf"};
     static const char *const of_stem[] = {".aux.xml", ".hdr",     ".prj", ".wld", ".tfw",
                                           ".rpb",     "_rpc.txt", ".sta", ".stx", ".ovr",
                                           ".clr",     ".aux",     ".rrd", ".imd", ".tab"};
+    const size_t n = strlen(base);
+    int k = 0;
+    for (size_t i = 0; i < sizeof of_name / sizeof *of_name && k < max; i++, k++) {
+        out[k].keep = n;
+        snprintf(out[k].suffix, sizeof out[k].suffix, "%s", of_name[i]);
+    }
+    for (size_t i = 0; i < sizeof of_stem / sizeof *of_stem && stem < n && k < max; i++, k++) {
+        out[k].keep = stem;
+        snprintf(out[k].suffix, sizeof out[k].suffix, "%s", of_stem[i]);
+    }
+    if (stem < n && n - stem >= 3 && k + 2 <= max) {
+        /* World files: .tif -> .tfw and .tifw, .bil -> .blw and .bilw. */
+        const char *ext = base + stem + 1;
+        out[k].keep = stem;
+        snprintf(out[k++].suffix, sizeof out->suffix, ".%c%cw", ext[0], ext[strlen(ext) - 1]);
+        if (strlen(ext) < 10) {
+            out[k].keep = stem;
+            snprintf(out[k++].suffix, sizeof out->suffix, ".%sw", ext);
+        }
+    }
+    return k;
+}
+
+/* The sidecars GDAL and other tools keep beside the file `path`, those
+ * that exist, recorded as read. GDAL finds a sidecar among the folder's
+ * names whatever their case (scene.Hdr for scene.bil, SCENE.HDR too), so
+ * the folder is listed and every name equal to a sidecar's but for case
+ * counts; where it cannot be listed, the names in lower and upper case. */
+static int add_sidecars(winent_source *s, const char *path)
+{
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0; /* a GDAL name or a folder: GDAL's own list says what it reads */
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
     const char *dot = strrchr(base, '.');
-    size_t n = strlen(path), stem = dot && dot != base ? (size_t)(dot - path) : n;
-    for (int upper = 0; upper < 2; upper++) {
-        for (size_t i = 0; i < sizeof of_name / sizeof *of_name; i++)
-            if (add_suffixed(s, path, n, of_name[i], upper) != 0)
-                return -1;
-        for (size_t i = 0; i < sizeof of_stem / sizeof *of_stem && stem < n; i++)
-            if (add_suffixed(s, path, stem, of_stem[i], upper) != 0)
-                return -1;
-        if (stem < n && n - stem >= 3) {
-            /* World files: .tif -> .tfw and .tifw, .bil -> .blw and .bilw. */
-            char w[16];
-            const char *ext = path + stem + 1;
-            snprintf(w, sizeof w, ".%c%cw", ext[0], ext[strlen(ext) - 1]);
-            if (add_suffixed(s, path, stem, w, upper) != 0)
-                return -1;
-            if (strlen(ext) < 10) {
-                snprintf(w, sizeof w, ".%sw", ext);
-                if (add_suffixed(s, path, stem, w, upper) != 0)
+    const size_t n = strlen(base), stem = dot && dot != base ? (size_t)(dot - base) : n;
+    sidecar_name names[32];
+    const int count = sidecar_names(base, stem, names, 32);
+    const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* with its '/' */
+    char *dir = malloc(dir_len + 2);
+    if (dir == NULL)
+        return -1;
+    memcpy(dir, path, dir_len);
+    strcpy(dir + dir_len, dir_len ? "" : ".");
+    DIR *d = opendir(dir);
+    free(dir);
+    if (d == NULL) {
+        for (int upper = 0; upper < 2; upper++)
+            for (int i = 0; i < count; i++)
+                if (add_suffixed(s, path, (size_t)(base - path) + names[i].keep, names[i].suffix,
+                                 upper) != 0)
                     return -1;
+        return 0;
+    }
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d)) != NULL;) {
+        const char *name = e->d_name;
+        const size_t len = strlen(name);
+        if (len <= stem || strncasecmp(name, base, stem) != 0)
+            continue; /* most of a folder: not this file's */
+        for (int i = 0; i < count; i++) {
+            const sidecar_name *c = &names[i];
+            if (len != c->keep + strlen(c->suffix) || strncasecmp(name, base, c->keep) != 0 ||
+                strcasecmp(name + c->keep, c->suffix) != 0)
+                continue;
+            char *f = malloc(dir_len + len + 1);
+            if (f == NULL) {
+                rc = -1;
+                break;
             }
+            memcpy(f, path, dir_len);
+            memcpy(f + dir_len, name, len + 1);
+            rc = stat(f, &st) == 0 ? winent_source_add_file(s, f) : 0;
+            free(f);
+            break;
         }
     }
-    return 0;
+    closedir(d);
+    return rc;
 }
 
 /* The files the source reads (winent_source_files): the input itself, what
