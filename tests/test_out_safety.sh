@@ -288,6 +288,23 @@ with open(sys.argv[1], "wb") as err:
     done
     expect_exit 0 "--info --check to a file" "$WS" --info --check "$T/m.zst"
     check "prints OK" grep -q "^OK: " "$T/stdout"
+    # A name or a value holding a newline is quoted on the one line: an
+    # error of the command line, of the library, and a notice.
+    nl=$(printf 'a\nb')
+    lines1() { [ "$(wc -l <"$T/stderr")" -eq 1 ]; }
+    expect_exit 2 "an unknown option with a newline" "$WS" "--x$nl" "$D/scene.bil" "$T/o.raw"
+    check "an unknown option with a newline: one line" lines1
+    expect_exit 2 "a value with a newline" "$WS" $R --threads "2$nl" "$D/scene.bil" "$T/o.raw"
+    check "a value with a newline: one line" lines1
+    expect_exit 3 "a missing input with a newline in its name" "$WS" $R "$D/$nl.raw" "$T/o.raw"
+    check "a missing input: one line" lines1
+    cp "$D/scene.bil" "$D/$nl.raw"
+    printf '<PAMDataset><PAMRasterBand band="1"><Metadata><MDI key="STATISTICS_MINIMUM">0</MDI><MDI key="STATISTICS_MAXIMUM">3</MDI></Metadata></PAMRasterBand></PAMDataset>\n' \
+        >"$D/$nl.raw.aux.xml"
+    expect_exit 0 "--range auto from the .aux.xml of a name with a newline" \
+        "$WS" --device cpu --size ${W}x$H --dtype u8 --range auto --bins 4 "$D/$nl.raw" "$T/o.raw"
+    check "its warning (the range from that file) is one line" \
+        sh -c 'lines=$(wc -l <"$0"); [ "$lines" -eq 1 ] && grep -q "^winent-stream: warning: .*from .*a b.raw.aux.xml" "$0"' "$T/stderr"
     # HDF5's error stack: in the one line, not printed by the library (nor
     # its "infinite loop closing library" at exit).
     if gdal_ok && gdalinfo --formats | grep -q "^ *HDF5 " && gdalinfo --formats | grep -q "^ *netCDF "; then

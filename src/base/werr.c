@@ -21,11 +21,15 @@ winent_status winent_err_vset_at(winent_err *e, const char *file, int line, wine
     e->file = file;
     e->line = line;
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    /* Messages are one line. */
-    for (char *p = e->msg; *p; p++)
+    winent_one_line(e->msg);
+    return st;
+}
+
+void winent_one_line(char *msg)
+{
+    for (char *p = msg; *p; p++)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
-    return st;
 }
 
 winent_status winent_err_set_at(winent_err *e, const char *file, int line, winent_status st,

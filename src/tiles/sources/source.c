@@ -81,6 +81,7 @@ static winent_status spool(const winent_source_opts *o, winent_source *s, int fd
                  "%s is %s on a pipe: copying it to an unnamed temporary file in %s to read it "
                  "(removed at the end; TMPDIR picks the folder)",
                  name, what, dir);
+        winent_one_line(line);
         o->on_notice(o->user, line);
     }
     s->spool_fd = winent_unnamed_file(dir);
