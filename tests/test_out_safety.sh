@@ -261,6 +261,14 @@ descriptors)
     expect_exit 2 "/dev/fd/N open for writing on the input" env F="$D/in.raw" \
         sh -c 'exec "$0" "$@" 5<>"$F"' "$WS" $R "$D/in.raw" /dev/fd/5
     check "the input is intact" intact in.raw
+    # Standard error closed: the output's temporary file would be the
+    # next descriptor opened, 2, and the progress line, a notice or an
+    # error would be written into the map.
+    expect_exit 0 "standard error closed, --progress, a notice" env F="$D/in.raw" \
+        sh -c 'exec "$0" "$@" <"$F" 2>&-' "$WS" --device cpu --size ${W}x$H --dtype u8 --progress \
+        --bins 4 --range 0:3 - "$T/closed2.raw"
+    "$WS" $R --bins 4 --range 0:3 "$D/in.raw" "$T/ref4.raw" 2>/dev/null
+    check "nothing but the map in the output" cmp -s "$T/closed2.raw" "$T/ref4.raw"
     ;;
 
 oneline)

@@ -143,8 +143,24 @@ static void on_progress(void *user, const winent_progress *p)
     s->progress_shown = 1;
 }
 
+/* Standard error closed (2>&-) would let the next file opened take
+ * descriptor 2, the job's output among them: the progress line, a notice
+ * or an error would then be written into the map. /dev/null holds the
+ * place instead (what is printed is dropped, as it was). */
+static void hold_stderr(void)
+{
+    if (fcntl(STDERR_FILENO, F_GETFD) != -1 || errno != EBADF)
+        return;
+    int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0 && fd != STDERR_FILENO) {
+        dup2(fd, STDERR_FILENO); /* 0 or 1 was closed too: it stays closed */
+        close(fd);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    hold_stderr();
     /* A closed output pipe and a file size limit are write errors (exit 4),
      * for the job and for --help, --version and --info alike. */
     signal(SIGPIPE, SIG_IGN); /* write() fails with EPIPE */
