@@ -191,6 +191,22 @@ guard)
         expect_exit 2 "GDAL: output = the index /vsigzip/ reads" \
             "$WS" --quiet --device cpu --format raw "/vsigzip/$D/g.tif.gz" "$D/g.tif.gz.properties"
         check "the index is intact" intact g.tif.gz.properties
+        # /vsistdin/ reads the file on standard input; /vsisparse/ reads its
+        # XML and the files named in it.
+        gdal_translate -q -of PNG "$D/src.tif" "$D/in.png"
+        keep in.png
+        expect_exit 2 "GDAL: output = the file behind /vsistdin/" env F="$D/in.png" \
+            sh -c 'exec "$0" "$@" <"$F"' "$WS" --quiet --device cpu --format raw /vsistdin/ "$D/in.png"
+        check "says standard input" grep -q "is the file on standard input" "$T/stderr"
+        size=$(wc -c <"$D/src.tif")
+        printf '<VSISparseFile><Length>%d</Length><SubfileRegion><Filename relative="1">src.tif</Filename><DestinationOffset>0</DestinationOffset><SourceOffset>0</SourceOffset><RegionLength>%d</RegionLength></SubfileRegion></VSISparseFile>\n' \
+            "$size" "$size" >"$D/sp.xml"
+        keep sp.xml
+        expect_exit 2 "GDAL: output = the XML behind /vsisparse/" \
+            "$WS" --quiet --device cpu --format raw "/vsisparse/$D/sp.xml" "$D/sp.xml"
+        expect_exit 2 "GDAL: output = a file /vsisparse/ takes bytes from" \
+            "$WS" --quiet --device cpu --format raw "/vsisparse/$D/sp.xml" "$D/src.tif"
+        check "the PNG, the sparse file and its source are intact" intact in.png sp.xml src.tif
         if gdalinfo --formats | grep -q "^ *netCDF "; then
             gdal_translate -q -of netCDF "$D/src.tif" "$D/s.nc"
             keep s.nc
