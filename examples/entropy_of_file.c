@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * entropy_of_file: the smallest program on libwinent. It computes the 5 x 5
- * local entropy map (base e) of a file, as `winent-stream INPUT OUTPUT`
+ * local entropy map (base 2) of a file, as `winent-stream INPUT OUTPUT`
  * does, through the library's one call for a whole job, winent_run():
  *
  *   entropy_of_file INPUT OUTPUT            INPUT a TIFF
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
         return WINENT_ERR_USAGE;
     }
     winent_job_opts opts;
-    winent_job_opts_default(&opts); /* 5 x 5, base e, every core, 1 GiB */
+    winent_job_opts_default(&opts); /* 5 x 5, base 2, every core, 1 GiB */
     opts.input = argv[1];
     opts.output = argv[2];
     opts.on_notice = print_notice;

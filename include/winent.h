@@ -94,13 +94,25 @@ typedef struct winent_compute_opts {
     double range_hi;
     int has_nodata;      /* pixels equal to nodata are not counted; NaN never is */
     double nodata;
+    int disk;            /* 0: the kx x ky rectangle; 1: the disk of radius R = kx / 2
+                            (kx == ky; the CLI's --disk R gives kx = ky = 2R + 1): the
+                            pixels with dx^2 + dy^2 <= R^2, scikit-image's disk(R) */
 } winent_compute_opts;
 
-/* Fill `o` with the defaults: 5 x 5 window, base e, u8, distinct values.
+/* The largest entropy `o` allows: log, in o's base, of min(window pixels,
+ * bins) (distinct values: the window's pixels), reached where every kept
+ * pixel of a whole window is in a bin of its own. 0 for a 1 x 1 window.
+ * It sets the scale of integer outputs (winent_out_type) and of the
+ * preview. Thread-safe. */
+WINENT_API double winent_compute_top(const winent_compute_opts *o);
+
+/* Fill `o` with the defaults: 5 x 5 window, base 2 (bits, as scikit-image,
+ * MATLAB and Earth Engine), u8, distinct values.
  * Thread-safe. */
 WINENT_API void winent_compute_opts_default(winent_compute_opts *o);
 
-/* Check what is computed: odd window sides 1..255, a known dtype and base,
+/* Check what is computed: odd window sides 1..255 (a disk: kx == ky, so a
+ * radius 0..127), a known dtype and base,
  * bins at most 2^30, and for bins or a float dtype a finite range LO < HI.
  * Returns WINENT_OK, or WINENT_ERR_USAGE with the one-line message the CLI
  * prints for the same values (without its "winent-stream: " prefix), e.g.
@@ -216,6 +228,19 @@ typedef enum winent_compress {
     WINENT_COMPRESS_NONE
 } winent_compress;
 
+/* Sample type of the output map (--ot; docs/SPEC.md, "Output sample
+ * types"). The integer types store round(H / scale) with scale = the
+ * largest entropy of the job (winent_compute_top) over 65534 or 254, the
+ * type's largest code (65535, 255) standing for NaN; the scale (and an
+ * offset of 0) is recorded where GDAL reads it (GeoTIFF, the .zst header,
+ * the ENVI sidecar). */
+typedef enum winent_out_type {
+    WINENT_OT_FLOAT32 = 0, /* the default: the engines' bits */
+    WINENT_OT_FLOAT16,     /* IEEE half, round to nearest even: relative error <= 2^-11 */
+    WINENT_OT_UINT16,      /* error <= scale / 2 = top / 131068 */
+    WINENT_OT_UINT8        /* error <= scale / 2 = top / 508 */
+} winent_out_type;
+
 /* How a GeoTIFF output is laid out. */
 typedef enum winent_tif_layout {
     WINENT_TIF_COG = 0, /* Cloud-Optimized: directories first, overviews (mean of valid
@@ -297,6 +322,10 @@ typedef struct winent_job_opts {
     const char *preview;
     int preview_size;           /* its longest side in pixels, 1..WINENT_PREVIEW_SIZE_MAX
                                    (0: WINENT_PREVIEW_SIZE_DEFAULT) */
+    int preview_range;          /* 1: the colours span [preview_lo, preview_hi]
+                                   (--preview-range LO:HI, finite, LO < HI); 0: the
+                                   2nd to 98th percentiles of the preview's pixels */
+    double preview_lo, preview_hi;
     winent_tif_layout tif_layout; /* .tif layout (default Cloud-Optimized) */
     int bigtiff;                /* .tif: BigTIFF even when small (else only past 4 GiB) */
     const char *command_line;   /* provenance: the command that made the map (the
@@ -336,14 +365,17 @@ typedef struct winent_job_opts {
      * in one pass"): the bands band_list[0 .. nband_list) (1-based; `band`
      * then unused), or every band of the input when `band_all`; the
      * windows window_list[0 .. 2 * nwindow_list) as kx, ky pairs
-     * (compute.kx, ky then unused). The maps are band-major: every window
-     * of the first band, then of the next. One read of the input feeds
-     * them all. Whole jobs from an input only (not memory_in). */
+     * (compute.kx, ky then unused), and window_disk[0 .. nwindow_list)
+     * (NULL: none) 1 where that window is a disk (compute.disk; its kx ==
+     * ky). The maps are band-major: every window of the first band, then
+     * of the next. One read of the input feeds them all. Whole jobs from
+     * an input only (not memory_in). */
     const int *band_list;
     int nband_list;
     int band_all;
     const int *window_list;
     int nwindow_list;
+    const int *window_disk;
     /* The process uses CUDA for nothing but this job (the CLI sets it): as
      * soon as no GPU of the job has more to compute, each one's context is
      * reset (cudaDeviceReset) while the job's last chunks are encoded and
@@ -353,9 +385,12 @@ typedef struct winent_job_opts {
      * primary context in the process. Without it, the job's pinned pages
      * are still released at that moment, and nothing else. */
     int release_gpus;
+    /* The output's sample type (--ot; default WINENT_OT_FLOAT32) for every
+     * format: raw, .zst, GeoTIFF (overviews too), and --decode's output. */
+    winent_out_type out_type;
 } winent_job_opts;
 
-/* Defaults: 5x5, base e, auto device, all cores, 1 GiB, zstd level and frame
+/* Defaults: 5x5, base 2, auto device, all cores, 1 GiB, zstd level and frame
  * rows chosen by the library (0 = default). Thread-safe. */
 WINENT_API void winent_job_opts_default(winent_job_opts *o);
 
@@ -365,8 +400,9 @@ WINENT_API void winent_job_opts_default(winent_job_opts *o);
  * dtype_given; the range's not with range_auto), --bins without a range,
  * each number in its range (window, bins, --size, --bands, --band, --level,
  * --frame-rows, --tile, --preview-size, --threads, --mem), the enums, the
- * --device list's syntax, --preview-size without --preview, and an input
- * named. What needs the files (an output that is the input, an unknown
+ * --device list's syntax, --preview-size or --preview-range without
+ * --preview, --preview-range's LO < HI (finite), and an input named. A
+ * disk (compute.disk) needs kx == ky (its radius kx / 2 from 0 to 127). What needs the files (an output that is the input, an unknown
  * extension, a GPU that is not there) is checked by the run, also before
  * any work. Returns WINENT_OK or WINENT_ERR_USAGE with the message in `err`
  * (may be NULL). Thread-safe (it reads `o` only). */

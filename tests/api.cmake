@@ -11,3 +11,11 @@ target_include_directories(test_api_validate PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
 add_test(NAME test_api_validate COMMAND test_api_validate $<TARGET_FILE:winent-stream>)
 winent_sh_test(test_cli_options test_cli_options.sh)
 set_tests_properties(test_api_jobs test_api_validate test_cli_options PROPERTIES LABELS pipeline)
+# The public .zst reader (winent_zst_open/read_frame, issue 28 item 6): a
+# file of several maps read back from four threads at once, cut while open.
+winent_unit_test(test_api_zst Threads::Threads)
+set_tests_properties(test_api_zst PROPERTIES LABELS pipeline)
+# The rough edges of a first hour (issue 30): raw options for a TIFF,
+# --level per codec, --nodata outside the type, --info on a TIFF, remote
+# outputs, the completion, --help without build details.
+winent_sh_test(test_rough_edges test_rough_edges.sh)

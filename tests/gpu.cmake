@@ -26,4 +26,6 @@ if(WINENT_HAVE_CUDA)
   winent_gpu_twin_test(test_gpu_sparse_twin 300)
   # The compare kernels: scalar, and 16-bit codes two to a word.
   winent_gpu_twin_test(test_gpu_cmp_twin 300)
+  # The disk kernels' slide (--disk R), on both histograms.
+  winent_gpu_twin_test(test_gpu_disk_twin 300)
 endif()

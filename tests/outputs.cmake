@@ -26,3 +26,6 @@ foreach(group guard descriptors oneline)
   winent_sh_test(out_safety_${group} test_out_safety.sh ${group})
 endforeach()
 winent_unit_test(test_file_guard)
+# --ot float16|uint16|uint8 (issue 30): every format against the float32
+# map within the stated rounding, scale/offset/nodata read back by GDAL.
+winent_sh_test(test_out_type test_out_type.sh)

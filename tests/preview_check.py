@@ -8,9 +8,15 @@ same job.
 
     preview_check.py colormap                  the construction's lightness is
                                                strictly increasing (8-bit)
-    preview_check.py image PNG MAP.raw W H SIZE VMAX UNIT
+    preview_check.py image PNG MAP.raw W H SIZE STRETCH UNIT
                                                size, every pixel's colour or
-                                               transparency, the legend
+                                               transparency, the legend;
+                                               STRETCH is LO:HI
+                                               (--preview-range), or auto:
+                                               the 2nd and 98th percentiles
+                                               of the block means (numpy's
+                                               linear), or full:VMAX (0 to
+                                               VMAX: a map with no spread)
     preview_check.py size PNG W H SIZE         only the image's size
 Exit 0 when every check holds, else 1 with the failures on stderr.
 """
@@ -134,7 +140,7 @@ def check_size(png, W, H, size):
     return w, h, rgba, pw, ph
 
 
-def check_image(png, raw, W, H, size, vmax, unit):
+def check_image(png, raw, W, H, size, stretch, unit):
     w, h, rgba, pw, ph = check_size(png, W, H, size)
     if failures:
         return
@@ -158,8 +164,24 @@ def check_image(png, raw, W, H, size, vmax, unit):
     check((img[full][:, 3] == 255).all(), "%d blocks with data not opaque" %
           int((img[full][:, 3] != 255).sum()))
     mean = np.where(full, sums / np.where(full, cnts, 1), 0)
-    want = np.rint(np.clip(mean / vmax, 0, 1) * 255).astype(np.int64) if vmax > 0 else \
-        np.zeros_like(mean, dtype=np.int64)
+    # The stretch: the ends of the colour map are the 2nd and 98th
+    # percentiles of the shown means (or the range given, or 0..VMAX).
+    if stretch == "auto":
+        lo, hi = (float(v) for v in np.percentile(mean[full], [2, 98]))
+    elif stretch.startswith("full:"):
+        lo, hi = 0.0, float(stretch[5:])
+    else:
+        lo, hi = (float(v) for v in stretch.split(":"))
+    want = np.rint(np.clip((mean - lo) / (hi - lo), 0, 1) * 255).astype(np.int64) if hi > lo \
+        else np.zeros_like(mean, dtype=np.int64)
+    if stretch == "auto":
+        # The stretch fills the ramp: at least 1 % of the shown pixels take
+        # each end's colour (2 % lie at or beyond each percentile).
+        n = int(full.sum())
+        for end in (0, 255):
+            k = int((want[full] == end).sum())
+            check(k >= 0.01 * n, "%d of %d pixels at colour entry %d: the stretch does not "
+                  "reach the ramp's end" % (k, n, end))
     # One colour step of tolerance: the entry, or a neighbour (means at
     # an entry's edge may round the other way); each channel within 1
     # (the construction's float arithmetic against C's).
@@ -171,7 +193,8 @@ def check_image(png, raw, W, H, size, vmax, unit):
     bad = full & ~ok
     check(not bad.any(), "%d of %d pixels not the colour of their block's mean (first at %s)" %
           (int(bad.sum()), int(full.sum()), tuple(np.argwhere(bad)[0]) if bad.any() else ""))
-    check(len(np.unique(want[full])) > 20, "the test map uses too few colours")
+    if not stretch.startswith("full:"):
+        check(len(np.unique(want[full])) > 20, "the test map uses too few colours")
     # The legend: rows below the image, opaque; a bar from entry 0 to the
     # last; text in dark ink below it, at both ends.
     leg = rgba[ph:].astype(np.int32)
@@ -199,8 +222,16 @@ def check_image(png, raw, W, H, size, vmax, unit):
         check(below[:, :w // 4].any() and below[:, 3 * w // 4:].any(),
               "legend labels missing at the ends of the bar")
     desc = read_png(png)[3].get("Description", "")
-    check(("%.6g %s" % (vmax, unit)) in desc, "Description gives the scale 0 to %.6g %s: %r" %
-          (vmax, unit, desc))
+    # The stretch as the Description states it (6 digits; the C side's
+    # means are float32, numpy's float64: the last digit may differ).
+    import re
+    m = re.search(r"colours from (\S+) %s .* to (\S+) %s " % (unit, unit), desc)
+    check(m is not None, "Description does not give the stretch in %s: %r" % (unit, desc))
+    if m:
+        dlo, dhi = float(m.group(1)), float(m.group(2))
+        tol = 1e-5 * max(1.0, abs(hi))
+        check(abs(dlo - lo) <= tol and abs(dhi - hi) <= tol,
+              "Description's stretch %g..%g, want %.6g..%.6g: %r" % (dlo, dhi, lo, hi, desc))
 
 
 def main():
@@ -211,8 +242,8 @@ def main():
         check(all(b > a for a, b in zip(Ls, Ls[1:])), "lightness not strictly increasing")
         check(Ls[0] < 20 and Ls[-1] > 85, "lightness range %.1f..%.1f" % (Ls[0], Ls[-1]))
     elif mode == "image":
-        png, raw, W, H, size, vmax, unit = sys.argv[2:9]
-        check_image(png, raw, int(W), int(H), int(size), float(vmax), unit)
+        png, raw, W, H, size, stretch, unit = sys.argv[2:9]
+        check_image(png, raw, int(W), int(H), int(size), stretch, unit)
     elif mode == "size":
         png, W, H, size = sys.argv[2:6]
         check_size(png, int(W), int(H), int(size))

@@ -27,6 +27,7 @@ int main(void)
     FIELD(winent_compute_opts, range_hi);
     FIELD(winent_compute_opts, has_nodata);
     FIELD(winent_compute_opts, nodata);
+    FIELD(winent_compute_opts, disk);
 
     STRUCT(winent_progress);
     FIELD(winent_progress, rows_done);
@@ -96,6 +97,9 @@ int main(void)
     FIELD(winent_job_opts, compress);
     FIELD(winent_job_opts, preview);
     FIELD(winent_job_opts, preview_size);
+    FIELD(winent_job_opts, preview_range);
+    FIELD(winent_job_opts, preview_lo);
+    FIELD(winent_job_opts, preview_hi);
     FIELD(winent_job_opts, tif_layout);
     FIELD(winent_job_opts, bigtiff);
     FIELD(winent_job_opts, command_line);
@@ -113,6 +117,8 @@ int main(void)
     FIELD(winent_job_opts, band_all);
     FIELD(winent_job_opts, window_list);
     FIELD(winent_job_opts, nwindow_list);
+    FIELD(winent_job_opts, window_disk);
     FIELD(winent_job_opts, release_gpus);
+    FIELD(winent_job_opts, out_type);
     return 0;
 }

@@ -7,3 +7,6 @@
 winent_unit_test(test_range_count)
 winent_sh_test(test_range test_range.sh)
 set_tests_properties(test_range PROPERTIES LABELS pipeline)
+# Honest warnings (issue 30): a saturated map, --range auto on GDAL's names
+# (NetCDF, /vsizip/), the float-without-range message, alpha bands.
+winent_sh_test(test_honest_notices test_honest_notices.sh)

@@ -94,7 +94,7 @@ values)
     "$WS" $RUN --window 7x3 --tile 256 --size 1500x1100 --dtype u16 --nodata 0 "$T/med.u16" \
         "$T/m.tif"
     check "description and items" "$PY" "$CHK" meta "$T/m.tif" "entropy 7x3 of band 1" \
-        window=7x3 base=e source_band=1 nodata=0 "source=$T/med.u16" \
+        window=7x3 base=2 source_band=1 nodata=0 "source=$T/med.u16" \
         "version=$("$WS" --version | head -n 1 | sed 's/^winent-stream //')" \
         "command_line=$WS --window 7x3 --tile 256 --size 1500x1100 --dtype u16 --nodata 0 $T/med.u16 $T/m.tif"
     gdalinfo "$T/m.tif" >"$T/gdalinfo"

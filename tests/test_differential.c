@@ -147,8 +147,14 @@ static void draw_case(dcase *c)
             c->co.nodata = (double)(float)(c->flo + (c->fhi - c->flo) * unit());
         else if (chance(0.8))
             c->co.nodata = (double)(c->vmin + (int64_t)below(c->nvals));
-        else /* outside the type: matches nothing */
-            c->co.nodata = chance(0.5) ? (double)int_max[c->co.dtype] + 1.0 : -1e10;
+        else if (c->vmin + (int64_t)c->nvals <= int_max[c->co.dtype])
+            /* a value the type holds and the samples never do: matches
+             * nothing (one outside the type is a usage error, issue 30) */
+            c->co.nodata = (double)(c->vmin + (int64_t)c->nvals);
+        else if (c->vmin > int_min[c->co.dtype])
+            c->co.nodata = (double)(c->vmin - 1);
+        else /* the samples span the whole type: one of them */
+            c->co.nodata = (double)c->vmin;
     }
     c->bands = chance(0.7) ? 1 : 2 + (int)below(2);
     c->band = 1 + (int)below((uint64_t)c->bands);

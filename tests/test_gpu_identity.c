@@ -8,8 +8,10 @@
  * family the engine can be asked for (WINENT_GPU_KERNEL: its own choice, a
  * thread per window, a warp per window, the few-codes kernel, the compare
  * kernel, the groups kernel, the column-pack kernel, ranks dense within a
- * chunk, a block per window, equal-code cliques). Skips (77) without a
- * usable GPU.
+ * chunk, a block per window, equal-code cliques). Circular windows
+ * (--disk R, their own kernel family whatever is asked for: every variant
+ * must fall back to it) the same way, on every code plane and histogram.
+ * Skips (77) without a usable GPU.
  */
 #include <math.h>
 #include <stdint.h>
@@ -42,6 +44,9 @@ typedef struct tcase {
 } tcase;
 
 static unsigned long long seed = 0x5eedu;
+
+/* The cases of disk_cases[] run as disks of radius kx / 2 (kx = ky). */
+static int disk_mode;
 
 /* A smooth surface with a little noise, in [0, 1). */
 static double landscape(int x, int y, int w, int h)
@@ -130,6 +135,7 @@ static void run_case(const tcase *tc, int device)
     o.range_hi = tc->hi;
     o.has_nodata = tc->has_nodata;
     o.nodata = tc->nodata;
+    o.disk = disk_mode;
     winent_err err;
     winent_err_clear(&err);
     winent_plan *p = NULL;
@@ -343,6 +349,27 @@ static const tcase cases[] = {
     {"one row", WINENT_U16, 5, 5, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, 0, 0, 200, 1, 1},
 };
 
+/* Disks (kx = ky = 2R + 1): 8-bit planes with 8- and 16-bit counters,
+ * 16-bit planes with the sentinel (smem) and without (hash), 32-bit planes
+ * (shared and global hash tables), floats with NaN, images smaller than
+ * the disk, chunks of one row. */
+static const tcase disk_cases[] = {
+    {"disk u8 256 values r0", WINENT_U8, 1, 1, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 256, 0, 0, 40, 30, 7},
+    {"disk u8 256 values r3", WINENT_U8, 7, 7, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 256, 0, 0, 97, 83, 17},
+    {"disk u8 16 values r7 landscape", WINENT_U8, 15, 15, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 16, 0, 0, 130, 90, 23},
+    {"disk u8 200 values r15 (cnt16)", WINENT_U8, 31, 31, WINENT_BASE_10, 0, 0, 0, 0, 0, GEN_RANDOM, 200, 0, 0, 150, 120, 25},
+    {"disk u8 nodata 3 r2", WINENT_U8, 5, 5, WINENT_BASE_E, 0, 0, 0, 1, 3, GEN_RANDOM, 8, 0, 0, 97, 83, 1},
+    {"disk u16 nodata 7 r5", WINENT_U16, 11, 11, WINENT_BASE_2, 0, 0, 0, 1, 7, GEN_RANDOM, 60, 0, 0, 97, 83, 17},
+    {"disk u16 65536 values r4", WINENT_U16, 9, 9, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 65536, 0, 0, 130, 90, 17},
+    {"disk i16 landscape r31", WINENT_I16, 63, 63, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_LANDSCAPE, 500, -250, 0, 160, 150, 40},
+    {"disk u32 1e6 values r7", WINENT_U32, 15, 15, WINENT_BASE_2, 0, 0, 0, 0, 0, GEN_RANDOM, 1000000, 0, 0, 97, 83, 30},
+    {"disk i32 nodata -1 r2", WINENT_I32, 5, 5, WINENT_BASE_10, 0, 0, 0, 1, -1, GEN_RANDOM, 5, -2, 0, 97, 83, 13},
+    {"disk i32 1e6 values r127 (global tables)", WINENT_I32, 255, 255, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 1000000, 0, 0, 280, 270, 90},
+    {"disk f32 bins 256 NaN nodata r4", WINENT_F32, 9, 9, WINENT_BASE_2, 256, -3, 5, 1, 0.25, GEN_LANDSCAPE, 0, 0, 0.01, 97, 83, 17},
+    {"disk f64 bins 100000 r3", WINENT_F64, 7, 7, WINENT_BASE_E, 100000, 0, 1, 0, 0, GEN_RANDOM, 0, 0, 0.02, 97, 83, 17},
+    {"disk u8 narrower than the disk r10", WINENT_U8, 21, 21, WINENT_BASE_E, 0, 0, 0, 0, 0, GEN_RANDOM, 64, 0, 0, 6, 50, 9},
+};
+
 /* The course example of SPEC section 1 through the GPU. */
 static void known_answer(int device)
 {
@@ -402,6 +429,10 @@ int main(void)
         known_answer(d);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
             run_case(&cases[i], d);
+        disk_mode = 1;
+        for (size_t i = 0; i < sizeof disk_cases / sizeof disk_cases[0]; i++)
+            run_case(&disk_cases[i], d);
+        disk_mode = 0;
     }
     return harness_end();
 }

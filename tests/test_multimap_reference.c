@@ -3,7 +3,8 @@
  * test_multimap_reference.c - several bands and windows in one pass
  * against the reference engine: a band-sequential raw file of three bands
  * (u16 with a nodata value; f32 with NaN and --bins over a range that
- * clamps), read as bands 3,1 at windows 3, 7x5 and 1 in one job with raw
+ * clamps), read as bands 3,1 at windows 3, 7x5, 1 and disk2 (a circular
+ * window) in one job with raw
  * output, one file per map; each file must hold, bit for bit, the
  * reference engine's map of that band at that window, computed on the
  * whole band in one chunk. Small chunks (--mem, --frame-rows: unit rows)
@@ -58,8 +59,8 @@ static int read_file(const char *path, void *buf, size_t n)
     return got == n && !extra ? 0 : -1;
 }
 
-/* One job of maps (bands 3,1) x (windows 3, 7x5, 1) on `dtype` samples,
- * each map held against the reference engine. */
+/* One job of maps (bands 3,1) x (windows 3, 7x5, 1, disk2) on `dtype`
+ * samples, each map held against the reference engine. */
 static void run(const char *dir, winent_dtype dtype)
 {
     const size_t ss = winent_dtype_size(dtype), plane = (size_t)W * H * ss;
@@ -83,7 +84,8 @@ static void run(const char *dir, winent_dtype dtype)
     CHECK(f && fwrite(data, 1, plane * NB, f) == plane * NB && fclose(f) == 0, "%s", in);
 
     static const int bands[] = {3, 1};
-    static const int windows[] = {3, 3, 7, 5, 1, 1};
+    static const int windows[] = {3, 3, 7, 5, 1, 1, 5, 5};
+    static const int disks[] = {0, 0, 0, 1}; /* the last: a disk of radius 2 */
     winent_job_opts o;
     winent_job_opts_default(&o);
     o.input = in;
@@ -96,7 +98,8 @@ static void run(const char *dir, winent_dtype dtype)
     o.band_list = bands;
     o.nband_list = 2;
     o.window_list = windows;
-    o.nwindow_list = 3;
+    o.window_disk = disks;
+    o.nwindow_list = 4;
     o.threads = 2;
     o.device = "cpu";
     o.mem_bytes = 8u << 20;
@@ -113,17 +116,20 @@ static void run(const char *dir, winent_dtype dtype)
     winent_job_stats stats;
     winent_status st = winent_run(&o, &stats, &msg);
     CHECK(st == WINENT_OK, "%s job: %s", winent_dtype_name(dtype), msg.message);
-    CHECK(stats.maps == 6 && stats.nbands == 2 && stats.band[0].band == 3 &&
+    CHECK(stats.maps == 8 && stats.nbands == 2 && stats.band[0].band == 3 &&
               stats.band[1].band == 1,
           "stats: %d maps, %d bands", stats.maps, stats.nbands);
-    for (int m = 0; m < 6 && st == WINENT_OK; m++) {
-        int b = bands[m / 3], kx = windows[2 * (m % 3)], ky = windows[2 * (m % 3) + 1];
+    for (int m = 0; m < 8 && st == WINENT_OK; m++) {
+        int b = bands[m / 4], kx = windows[2 * (m % 4)], ky = windows[2 * (m % 4) + 1];
         winent_compute_opts c = o.compute;
         c.kx = kx;
         c.ky = ky;
+        c.disk = disks[m % 4];
         char stem[520];
         snprintf(stem, sizeof stem, "%s/out_%s", dir, winent_dtype_name(dtype));
-        if (kx == ky)
+        if (c.disk)
+            snprintf(path, sizeof path, "%s_b%d_disk%d.raw", stem, b, kx / 2);
+        else if (kx == ky)
             snprintf(path, sizeof path, "%s_b%d_w%d.raw", stem, b, kx);
         else
             snprintf(path, sizeof path, "%s_b%d_w%dx%d.raw", stem, b, kx, ky);

@@ -272,7 +272,8 @@ static unsigned char *slurp(const char *path, size_t *n)
 }
 
 /* Rows written to the PNG as they complete (flush between adds, as the
- * pipeline's writer does) give the same file as all at the end. */
+ * pipeline's writer does; a fixed stretch, --preview-range, lets them)
+ * give the same file as all at the end. */
 static void test_flush(const char *dir)
 {
     float m[MW * MH];
@@ -286,8 +287,10 @@ static void test_flush(const char *dir)
     winent_preview_scratch *s = NULL;
     winent_err_clear(&err);
     opts_for(&o, pa);
+    o.range_given = 1, o.lo = 1.0, o.hi = 9.5;
     CHECK(winent_preview_open(&o, MH, &a, &err) == WINENT_OK, "%s", err.msg);
     opts_for(&o, pb);
+    o.range_given = 1, o.lo = 1.0, o.hi = 9.5;
     CHECK(winent_preview_open(&o, MH, &b, &err) == WINENT_OK, "%s", err.msg);
     if (a == NULL || b == NULL || winent_preview_scratch_create(a, &s, &err) != WINENT_OK)
         goto out;
@@ -317,8 +320,10 @@ out:
     winent_preview_free(b);
 }
 
-/* A stop raised while rows are flushed: WINENT_ERR_INTERRUPTED, then every
- * later call fails, and no file is left. */
+/* A stop raised while rows are flushed (a fixed stretch: rows stream):
+ * WINENT_ERR_INTERRUPTED, then every later call fails, and no file is
+ * left. With the percentiles' stretch, the rows wait for the write, which
+ * a stop fails the same way. */
 static void test_stop(const char *dir)
 {
     float m[MW * MH];
@@ -329,6 +334,7 @@ static void test_stop(const char *dir)
     winent_preview_opts o;
     opts_for(&o, path);
     o.stop = &stop;
+    o.range_given = 1, o.lo = 0.0, o.hi = 5.0;
     winent_err err;
     winent_err_clear(&err);
     winent_preview *pv = NULL;
@@ -346,6 +352,204 @@ static void test_stop(const char *dir)
     CHECK(st != WINENT_OK, "write after a failed flush: %d", st);
     winent_preview_free(pv);
     CHECK(access(path, F_OK) != 0, "nothing at the name");
+
+    /* The percentiles' stretch: flush writes nothing, the write stops. */
+    opts_for(&o, path);
+    o.stop = &stop;
+    CHECK(winent_preview_open(&o, MH, &pv, &err) == WINENT_OK, "%s", err.msg);
+    if (pv == NULL)
+        return;
+    CHECK(add_in_pieces(pv, m, one, 1, 0, &err) == WINENT_OK, "%s", err.msg);
+    stop = 1;
+    CHECK(winent_preview_flush(pv, &err) == WINENT_OK, "flush before the stretch: %s", err.msg);
+    st = winent_preview_write(pv, &err);
+    CHECK(st == WINENT_ERR_INTERRUPTED, "write after a stop: %d", st);
+    winent_preview_free(pv);
+    CHECK(access(path, F_OK) != 0, "nothing at the name");
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* numpy's percentile (linear) of the n values v, sorted here. */
+static double np_percentile(float *v, size_t n, double p)
+{
+    qsort(v, n, sizeof *v, cmp_float);
+    double h = (double)(n - 1) * p / 100.0;
+    size_t k = (size_t)h;
+    return k + 1 < n ? v[k] + (h - (double)k) * ((double)v[k + 1] - v[k]) : v[k];
+}
+
+/* The stretch: the 2nd and 98th percentiles of the image's valid means,
+ * held to a sort of them (numpy's definition) on images of many sizes
+ * (ties, one valid pixel, two), every size of preview; a constant map and
+ * a map of NaN get 0 .. vmax; a fixed stretch is kept as given. */
+static void test_stretch(const char *dir)
+{
+    static float m[97 * 61];
+    static float vals[97 * 61];
+    char path[512];
+    snprintf(path, sizeof path, "%s/stretch.png", dir);
+    static const int sizes[] = {1, 2, 5, 16, 40, 97};
+    for (int kind = 0; kind < 5; kind++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            uint32_t r = 99u + (uint32_t)kind;
+            for (int i = 0; i < 97 * 61; i++) {
+                r = r * 1103515245u + 12345u;
+                m[i] = kind == 0   ? (float)((r >> 8) % 1000) / 97.0f          /* spread */
+                       : kind == 1 ? (float)((r >> 8) % 4)                     /* ties */
+                       : kind == 2 ? 2.5f                                      /* constant */
+                       : kind == 3 ? NAN                                       /* no pixel */
+                                   : (i == 3000 ? 1.25f : i == 17 ? 7.0f : NAN); /* two */
+            }
+            winent_preview_opts o;
+            opts_for(&o, path);
+            o.map_width = 97;
+            o.map_height = 61;
+            o.size = sizes[si];
+            winent_preview *pv = NULL;
+            winent_preview_scratch *s = NULL;
+            winent_err err;
+            winent_err_clear(&err);
+            CHECK(winent_preview_open(&o, 61, &pv, &err) == WINENT_OK, "%s", err.msg);
+            if (pv == NULL || winent_preview_scratch_create(pv, &s, &err) != WINENT_OK) {
+                winent_preview_free(pv);
+                continue;
+            }
+            CHECK(winent_preview_add_rows(pv, s, m, 97, 0, 61, &err) == WINENT_OK, "%s", err.msg);
+            CHECK(winent_preview_write(pv, &err) == WINENT_OK, "%s", err.msg);
+            int pw, ph;
+            winent_preview_size(pv, &pw, &ph);
+            const float *img = winent_preview_image(pv);
+            size_t n = 0;
+            for (int i = 0; i < pw * ph; i++)
+                if (img[i] == img[i])
+                    vals[n++] = img[i];
+            double lo = 0, hi = o.vmax;
+            if (n > 0) {
+                double a = np_percentile(vals, n, 2.0), b = np_percentile(vals, n, 98.0);
+                if (b > a)
+                    lo = a, hi = b;
+            }
+            double glo, ghi;
+            winent_preview_stretch(pv, &glo, &ghi);
+            CHECK(glo == lo && ghi == hi,
+                  "map kind %d at %dx%d: stretch %.9g..%.9g, the percentiles %.9g..%.9g", kind, pw,
+                  ph, glo, ghi, lo, hi);
+            winent_preview_scratch_free(s);
+            winent_preview_free(pv); /* not committed: nothing left */
+        }
+    winent_preview_opts o;
+    opts_for(&o, path);
+    o.range_given = 1, o.lo = -1.5, o.hi = 0.25;
+    winent_preview *pv = NULL;
+    winent_err err;
+    winent_err_clear(&err);
+    CHECK(winent_preview_open(&o, MH, &pv, &err) == WINENT_OK, "%s", err.msg);
+    if (pv) {
+        double glo, ghi;
+        winent_preview_stretch(pv, &glo, &ghi);
+        CHECK(glo == -1.5 && ghi == 0.25, "fixed stretch %g..%g", glo, ghi);
+    }
+    winent_preview_free(pv);
+    CHECK(access(path, F_OK) != 0, "nothing at the name");
+}
+
+static char *slurp_text(const char *path)
+{
+    size_t n;
+    unsigned char *b = slurp(path, &n);
+    char *t = b ? realloc(b, n + 1) : NULL;
+    if (t)
+        t[n] = '\0';
+    else
+        free(b);
+    return t;
+}
+
+/* A georeferenced map's world file and PAM file: their names, their
+ * contents (the preview's geotransform: the map's pixels W / pw and H / ph
+ * as large), committed after the PNG, and gone with it on an abort; none
+ * without a geotransform, no PAM file without an EPSG code. */
+static void test_sidecars(const char *dir)
+{
+    char pgw[600], aux[600];
+    CHECK(winent_preview_sidecar_names("a/map.png", pgw, aux, sizeof pgw) == 0 &&
+              !strcmp(pgw, "a/map.pgw") && !strcmp(aux, "a/map.png.aux.xml"),
+          "names: %s %s", pgw, aux);
+    CHECK(winent_preview_sidecar_names("x.PNG", pgw, aux, sizeof pgw) == 0 &&
+              !strcmp(pgw, "x.PGw") && !strcmp(aux, "x.PNG.aux.xml"),
+          "names: %s %s", pgw, aux);
+    CHECK(winent_preview_sidecar_names("a.b/noext", pgw, aux, sizeof pgw) == 0 &&
+              !strcmp(pgw, "a.b/noext.pgw"),
+          "names: %s", pgw);
+    float m[MW * MH];
+    make_map(m);
+    char path[512];
+    snprintf(path, sizeof path, "%s/geo.png", dir);
+    winent_preview_sidecar_names(path, pgw, aux, sizeof pgw);
+    static const int one[] = {MH};
+    for (int pass = 0; pass < 3; pass++) {
+        winent_preview_opts o;
+        opts_for(&o, path);
+        o.has_geotransform = 1;
+        const double gt[6] = {500000.0, 30.0, 0.0, 4600000.0, 0.0, -30.0};
+        memcpy(o.gt, gt, sizeof gt);
+        o.epsg = pass == 2 ? 0 : 32633;
+        winent_preview *pv = NULL;
+        winent_err err;
+        winent_err_clear(&err);
+        CHECK(winent_preview_open(&o, MH, &pv, &err) == WINENT_OK, "%s", err.msg);
+        if (pv == NULL)
+            continue;
+        CHECK(add_in_pieces(pv, m, one, 1, 0, &err) == WINENT_OK, "%s", err.msg);
+        CHECK(winent_preview_write(pv, &err) == WINENT_OK, "%s", err.msg);
+        CHECK(access(pgw, F_OK) != 0 && access(aux, F_OK) != 0, "sidecars before the commit");
+        if (pass == 1) { /* a failed job: none of the three */
+            winent_preview_free(pv);
+            CHECK(access(path, F_OK) != 0 && access(pgw, F_OK) != 0 && access(aux, F_OK) != 0,
+                  "files left after an abort");
+            continue;
+        }
+        CHECK(winent_preview_commit(pv, &err) == WINENT_OK, "%s", err.msg);
+        int pw, ph;
+        winent_preview_size(pv, &pw, &ph);
+        winent_preview_free(pv);
+        char *w = slurp_text(pgw), *x = slurp_text(aux);
+        double v[6] = {0};
+        CHECK(w && sscanf(w, "%lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4],
+                          &v[5]) == 6,
+              "world file: %s", w ? w : "(none)");
+        const double sx = 30.0 * MW / pw, sy = -30.0 * MH / ph;
+        CHECK(fabs(v[0] - sx) < 1e-9 && v[1] == 0 && v[2] == 0 && fabs(v[3] - sy) < 1e-9 &&
+                  fabs(v[4] - (500000.0 + sx / 2)) < 1e-6 &&
+                  fabs(v[5] - (4600000.0 + sy / 2)) < 1e-6,
+              "world file %g %g %g %g %g %g for a %dx%d preview", v[0], v[1], v[2], v[3], v[4],
+              v[5], pw, ph);
+        if (pass == 0)
+            CHECK(x && strstr(x, "<SRS>EPSG:32633</SRS>") && strstr(x, "<GeoTransform>"),
+                  "PAM file: %s", x ? x : "(none)");
+        else
+            CHECK(x == NULL, "a PAM file without a CRS");
+        free(w);
+        free(x);
+        unlink(path);
+        unlink(pgw);
+        unlink(aux);
+    }
+    /* The sidecars are outputs: one that is the input is refused. */
+    FILE *f = fopen(pgw, "wb");
+    if (f)
+        fclose(f);
+    winent_err err;
+    winent_err_clear(&err);
+    CHECK(winent_preview_check(path, pgw, "out.zst", &err) == WINENT_ERR_USAGE &&
+              strstr(err.msg, "world file") != NULL,
+          "world file that is the input: %s", err.msg);
+    unlink(pgw);
 }
 
 static void test_limits(const char *dir)
@@ -446,6 +650,8 @@ int main(void)
     test_threads_and_file(dir);
     test_flush(dir);
     test_stop(dir);
+    test_stretch(dir);
+    test_sidecars(dir);
     test_limits(dir);
     test_check(dir);
     CHECK(rmdir(dir) == 0, "no file left in %s", dir);

@@ -9,7 +9,6 @@
 . "$WINENT_SRC/tests/cli_lib.sh"
 need_python numpy PIL
 CHK="$WINENT_SRC/tests/preview_check.py"
-LN25=$("$PY" -c 'import math; print(repr(math.log(25)))')
 
 # No temporary file of ours left in $1 (NAME.tmp-XXXXXX or .winent-XXXXXX).
 no_temp() {
@@ -21,11 +20,11 @@ check "the colour map's lightness (construction in Python)" "$PY" "$CHK" colorma
 # A landscape with nodata holes: every format, the PNG against the raw map.
 "$MK" --size 700x450 --dtype u8 --kind landscape --values 40 --holes 0.2 --nodata 0 \
     "$T/land.u8"
-IN="--quiet --size 700x450 --dtype u8 --nodata 0"
+IN="--quiet --size 700x450 --dtype u8 --nodata 0 --base e"
 expect_exit 0 "raw map with a preview" "$WS" $IN --preview "$T/p.png" --preview-size 256 \
     "$T/land.u8" "$T/map.raw"
-check "preview of the raw map: size, colours, transparency, legend" \
-    "$PY" "$CHK" image "$T/p.png" "$T/map.raw" 700 450 256 "$LN25" nat
+check "preview of the raw map: size, colours stretched over the 2-98 percentiles, transparency, legend" \
+    "$PY" "$CHK" image "$T/p.png" "$T/map.raw" 700 450 256 auto nat
 expect_exit 0 "raw map without a preview" "$WS" $IN "$T/land.u8" "$T/map0.raw"
 check "raw output the same with and without --preview" cmp "$T/map.raw" "$T/map0.raw"
 for fmt in zst tif; do
@@ -72,20 +71,26 @@ check "chunks added after compute: the same output (but the command line)" \
 # tall map, one pixel; base 2 and bins change the scale and the unit.
 expect_exit 0 "default size" "$WS" $IN --preview "$T/d.png" "$T/land.u8" /dev/null
 check "default size: the longest side min(1024, the map's)" \
-    "$PY" "$CHK" image "$T/d.png" "$T/map.raw" 700 450 1024 "$LN25" nat
+    "$PY" "$CHK" image "$T/d.png" "$T/map.raw" 700 450 1024 auto nat
 "$MK" --size 90x300 --dtype u16 --kind landscape --values 3000 --holes 0.1 --nodata 7 \
     "$T/tall.u16"
 TALL="--quiet --size 90x300 --dtype u16 --nodata 7 --window 9x3 --base 2"
 expect_exit 0 "tall map" "$WS" $TALL --preview "$T/tall.png" --preview-size 100 \
     "$T/tall.u16" "$T/tall.raw"
-check "tall map, base 2: 30x100, colours on 0 .. log2(27) bit" \
-    "$PY" "$CHK" image "$T/tall.png" "$T/tall.raw" 90 300 100 \
-    "$("$PY" -c 'import math; print(repr(math.log2(27)))')" bit
-expect_exit 0 "base 10, 8 bins" "$WS" $TALL --base 10 --bins 8 --range 0:3000 \
-    --preview "$T/b10.png" --preview-size 64 "$T/tall.u16" "$T/b10.raw"
-check "base 10 with 8 bins: colours on 0 .. log10(8) ban" \
-    "$PY" "$CHK" image "$T/b10.png" "$T/b10.raw" 90 300 64 \
-    "$("$PY" -c 'import math; print(repr(math.log10(8)))')" ban
+check "tall map, base 2: 30x100, colours over the percentiles, in bit" \
+    "$PY" "$CHK" image "$T/tall.png" "$T/tall.raw" 90 300 100 auto bit
+expect_exit 0 "base 10, 8 bins, --preview-range" "$WS" $TALL --base 10 --bins 8 --range 0:3000 \
+    --preview "$T/b10.png" --preview-size 64 --preview-range 0.1:0.75 "$T/tall.u16" "$T/b10.raw"
+check "base 10 with 8 bins, --preview-range 0.1:0.75: colours on 0.1 .. 0.75 ban" \
+    "$PY" "$CHK" image "$T/b10.png" "$T/b10.raw" 90 300 64 0.1:0.75 ban
+# A constant map (every window of one value: entropy 0) has no spread to
+# stretch: the colours span 0 .. the largest entropy the options allow.
+"$MK" --size 60x40 --dtype u8 --kind uniform --values 1 --holes 0.2 --nodata 9 "$T/flat.u8"
+expect_exit 0 "constant map" "$WS" --quiet --size 60x40 --dtype u8 --nodata 9 --base 2 \
+    --preview "$T/flat.png" "$T/flat.u8" "$T/flat.raw"
+check "constant map: colours on 0 .. log2(25) bit" \
+    "$PY" "$CHK" image "$T/flat.png" "$T/flat.raw" 60 40 64 \
+    "full:$("$PY" -c 'import math; print(repr(math.log2(25)))')" bit
 expect_exit 0 "size 1" "$WS" $TALL --preview "$T/one.png" --preview-size 1 "$T/tall.u16" \
     /dev/null
 check "size 1: one pixel" "$PY" "$CHK" size "$T/one.png" 90 300 1

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""examples/dask_entropy.py (winent.entropy under dask.array.map_overlap,
-depth = window // 2, boundary "none") gives the CLI's bytes: windows
-square and oblong, blocks that do not divide the image, blocks smaller
-than the overlap, bins and a range, nodata and NaN."""
+"""examples/dask_entropy.py (winent.entropy of a dask array: a halo of
+window // 2 from the neighbouring blocks, none beyond the image's edges)
+gives the CLI's bytes: windows square and oblong, blocks that do not
+divide the image, a last block smaller than the halo, bins and a range,
+range auto (one range for the whole image, not one per block), nodata and
+NaN; blocks too small for the window: the error says what to rechunk."""
 import os
 import subprocess
 import sys
@@ -15,13 +17,17 @@ import numpy as np  # noqa: E402
 EXAMPLE = os.path.join(SRC, "examples", "dask_entropy.py")
 
 
-def compare(name, raw, w, h, dtype, options, chunks):
+def compare(name, raw, w, h, dtype, options, chunks, fails_with=None):
     size = "%dx%d" % (w, h)
     cli_out, dask_out = path(name + "-cli.raw"), path(name + "-dask.raw")
     code, _ = cli("--size", size, "--dtype", dtype, *options, raw, cli_out)
     r = subprocess.run([sys.executable, EXAMPLE, "--size", size, "--dtype", dtype, "--chunks",
                         chunks] + list(options) + [raw, dask_out],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=T)
+    if fails_with is not None:
+        check("%s: refused with %r" % (name, fails_with),
+              r.returncode == 2 and fails_with in r.stderr.decode(), r.stderr.decode()[-2000:])
+        return
     if not check("%s: the example ran" % name, r.returncode == 0, r.stderr.decode()[-2000:]):
         return
     if code != 0:
@@ -38,7 +44,10 @@ def test_against_cli():
     u8 = mksample("u8.raw", w, h, "u8", "--kind", "landscape", "--values", "12")
     compare("u8-5", u8, w, h, "u8", [], "64x48")
     compare("u8-7x3", u8, w, h, "u8", ["--window", "7x3", "--base", "2"], "40x50")
-    compare("u8-15-small-blocks", u8, w, h, "u8", ["--window", "15"], "5x9")
+    compare("u8-15-small-blocks", u8, w, h, "u8", ["--window", "15"], "5x9",
+            fails_with="rechunk to at least 7 pixels")
+    compare("u8-15-blocks-of-the-reach", u8, w, h, "u8", ["--window", "15"], "7x9")
+    compare("u8-9-range-auto", u8, w, h, "u8", ["--window", "9", "--range", "auto"], "30x30")
     compare("u8-9-nodata", u8, w, h, "u8", ["--window", "9", "--nodata", "3"], "100x100")
     compare("u8-one-block", u8, w, h, "u8", ["--window", "3x11"], "1000x1000")
     f = np.random.default_rng(2).normal(size=(h, w)).astype("<f4")
@@ -46,6 +55,8 @@ def test_against_cli():
     f.tofile(path("f32.raw"))
     compare("f32-bins", path("f32.raw"), w, h, "f32",
             ["--window", "5x9", "--bins", "32", "--range=-2:2"], "37x29")
+    compare("f32-range-auto", path("f32.raw"), w, h, "f32",
+            ["--window", "5", "--range", "auto", "--bins", "64"], "20x25")
 
 
 run_test(test_against_cli)

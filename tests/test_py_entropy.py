@@ -70,12 +70,14 @@ def test_dtypes_against_cli():
         rng = (-1.0, 2.5) if is_float else (float(a.min()), float(a.max()) + 1)
         rng_cli = ["--range", "%r:%r" % rng]
         if is_float:
-            against_cli(a, dtype, "5x5 base e, 256 bins", rng_cli, range=rng)
+            against_cli(a, dtype, "5x5 base e, 256 bins", rng_cli + ["--base", "e"], range=rng,
+                        base="e")
             against_cli(a, dtype, "7x3 base 2, 16 bins, nodata", rng_cli +
                         ["--window", "7x3", "--base", "2", "--bins", "16", "--nodata", "-1"],
                         range=rng, window=(7, 3), base=2, bins=16, nodata=-1.0)
         else:
-            against_cli(a, dtype, "5x5 base e, distinct values", [])
+            against_cli(a, dtype, "5x5 base e, distinct values", ["--base", "e"], base="e")
+            against_cli(a, dtype, "the defaults (base 2)", [])
             against_cli(a, dtype, "3x9 base 10", ["--window", "3x9", "--base", "10"],
                         window=(3, 9), base=10)
             nd = a[3, 4].item()
@@ -251,7 +253,7 @@ def test_errors():
                   a.astype(np.int64), contains="int64")
     expect_raises("complex: unsupported", winent.UsageError, winent.entropy,
                   a.astype(np.complex64))
-    expect_raises("3-D: refused", winent.UsageError, winent.entropy, a.reshape(1, H, W),
+    expect_raises("4-D: refused", winent.UsageError, winent.entropy, a.reshape(1, 1, H, W),
                   contains="2-D")
     expect_raises("base 3", winent.UsageError, winent.entropy, a, base=3, contains="base")
     expect_raises("window 'big'", winent.UsageError, winent.entropy, a, window="big")

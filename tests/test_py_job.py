@@ -75,6 +75,8 @@ def test_against_cli():
     stats = winent.run(RAW, path("py.zst"), size=(W, H), dtype="u8", window=7, frame_rows=16)
     a, ha = winent.read_zst(path("cli.zst"))
     b, hb = winent.read_zst(path("py.zst"))
+    winent.run(RAW, path("w5.zst"), size=(W, H), dtype="u8")
+    a5 = winent.read_zst(path("w5.zst"))[0]  # the float32 map of the defaults
     check(".zst: the CLI's map", same_bits(a, b))
     ha.pop("command_line", None)
     cl = hb.pop("command_line", None)
@@ -130,6 +132,33 @@ def test_against_cli():
                     bands=2, interleave="bip", band=[2], windows=[5])
     check("band=[2], windows=[5]: one map at the plain name, band 2's",
           same_bits(read_map(path("multi2.raw")), winent.entropy(two[:, :, 1])))
+
+    # windows=9 is windows=[9]: one map at the plain name.
+    winent.run(RAW, path("w9.raw"), size=(W, H), dtype="u8", windows=9)
+    winent.run(RAW, path("w9b.raw"), size=(W, H), dtype="u8", window=9)
+    check("windows=9: the map of window=9",
+          open(path("w9.raw"), "rb").read() == open(path("w9b.raw"), "rb").read())
+
+    # ot= (--ot): the CLI's bytes, by name or numpy dtype; read_zst gives
+    # the entropy back within the stated rounding.
+    for ot, name in (("uint16", "uint16"), (np.uint8, "uint8"), ("float16", "float16")):
+        cli("--size", SIZE, "--dtype", "u8", "--ot", name, RAW, path("cli-%s.zst" % name))
+        winent.run(RAW, path("py-%s.zst" % name), size=(W, H), dtype="u8", ot=ot)
+        m1, h1 = winent.read_zst(path("cli-%s.zst" % name))
+        m2, h2 = winent.read_zst(path("py-%s.zst" % name))
+        check("ot=%r: the CLI's map and dtype" % (ot,), same_bits(m1, m2) and
+              h1["dtype"] == h2["dtype"] == name, (h1["dtype"], h2["dtype"]))
+        top = np.log2(25)
+        bound = top / 65534 / 2 if name == "uint16" else top / 254 / 2 if name == "uint8" \
+            else np.nanmax(np.abs(a5)) * 2.0**-11
+        check("ot=%r: read_zst within the rounding of the float32 map" % (ot,),
+              m2.dtype == np.float32 and np.nanmax(np.abs(m2 - a5)) <= bound * (1 + 1e-6))
+    with winent.open_zst(path("py-uint8.zst")) as m:
+        check("open_zst of a uint8 map: rows as read_zst's",
+              m.dtype == np.float32 and same_bits(np.asarray(m[3:40]),
+                                                  winent.read_zst(path("py-uint8.zst"))[0][3:40]))
+    expect_raises("ot='int16'", winent.UsageError, winent.run, RAW, path("x.zst"),
+                  size=(W, H), dtype="u8", ot="int16")
 
     # --decode.
     winent.run(path("cli.zst"), path("decoded.raw"), decode=True)

@@ -22,6 +22,7 @@ NAN, INF = float("nan"), float("inf")
 CASES = [
     (dict(bins=0, range=(0, 1)), "--bins 0 --range 0:1"),
     (dict(bins=0, range="auto"), "--bins 0 --range auto"),
+    (dict(bins=0), "--bins 0"),
     (dict(range=(-1e308, 1e308)), "--range -1e308:1e308"),
     (dict(bins=2**30, range=(0, 1e300)), "--bins 1073741824 --range 0:1e300"),
     (dict(range=(NAN, 1)), "--range nan:1"),
@@ -75,6 +76,8 @@ CASES = [
     (dict(range=(0, 0)), "--range 0:0"),
     (dict(bins=8, range=(-0.0, 0.0)), "--bins 8 --range -0:0"),
     (dict(level=0), "--level 0"),
+    (dict(level=0, format="zst"), "--level 0 --format zst"),
+    (dict(level="abc", format="tif"), "--level abc --format tif"),
     (dict(frame_rows=0), "--frame-rows 0"),
     (dict(tile=0), "--tile 0"),
     (dict(preview_size=0), "--preview-size 0"),
@@ -180,8 +183,9 @@ def test_cli_words():
                           path("in.raw"), path("out.raw"), **opts)
         check("run(%r): the CLI's one line %r, got %r" % (kw, err, str(e)),
               e is not None and "winent-stream: " + str(e) + "\n" == err)
-    # Taken by both, the same map: a hexadecimal size, --header-bytes 0, a
-    # subnormal nodata or range end (a number, if a small one).
+    # Alike from both (taken, the same map; or refused, the same line): a
+    # hexadecimal size, --header-bytes 0, a subnormal nodata or range end
+    # (a number, if a small one).
     for kw, args in [(dict(mem="0x40000000"), ["--mem", "0x40000000"]),
                      (dict(header_bytes="0"), ["--header-bytes", "0"]),
                      (dict(nodata=1e-310), ["--nodata", "1e-310"]),
@@ -194,8 +198,9 @@ def test_cli_words():
             got = None
         except winent.Error as e:
             got = str(e)
-        check("%r: taken by the CLI (exit %d: %s) and Python (%s)" % (args, code, err, got),
-              code == 0 and got is None)
+        check("%r: alike from the CLI (exit %d: %s) and Python (%s)" % (args, code, err, got),
+              (code == 0 and got is None) or
+              (code == 2 and got is not None and err == "winent-stream: " + got + "\n"))
         if code == 0 and got is None:
             check("%r: the same map" % args,
                   open(path("c.raw"), "rb").read() == open(path("p.raw"), "rb").read())

@@ -112,6 +112,9 @@ def agree(name, content, accepted, ref=None):
     if not accepted:
         check("%s: all exit 3 / InputError" % name,
               (c or (3,))[0] == 3 and (d or (3,))[0] == 3 and (p or (3,))[0] == 3, (c, d, p))
+        if d and p:
+            check("%s: read_zst's words are --decode's (%r, %r)" % (name, p[1], d[1]),
+                  "winent-stream: " + p[1] == d[1])
     if accepted and ref is not None:
         check("%s: read_zst reads the map" % name, same_bits(m, ref))
 

@@ -49,9 +49,12 @@ check "that map is all zeros (why it must not be silent)" "$PY" -c "
 import numpy as np, sys
 sys.exit(0 if (np.fromfile('$T/z.raw', '<f4') == 0).all() else 1)"
 
-# The good case: no warning, nothing on stderr.
+# The good case: no warning about the range. (Uniform noise in 256 bins
+# puts most 5 x 5 windows at the top: the saturation notice, issue 30, is
+# right to come, and is not a range warning.)
 expect_exit 0 "--range 0:1" "$WS" --device cpu --size ${W}x$H --dtype f32 --range 0:1 "$T/u01.raw" "$T/g.raw"
-check "a good range: stderr empty" [ ! -s "$T/stderr" ]
+check "a good range: nothing on stderr but the saturation notice" sh -c \
+    "! grep -v 'the map is saturated' '$T/stderr' | grep -q ."
 
 # Clamped samples: counted as numpy counts them (NaN and nodata left out,
 # v == HI and v == LO in range), on every thread count, and one warning.
@@ -121,7 +124,7 @@ check "stats: range null, clamped null" [ "$(stats_field "$T/stderr" "['clamped'
 # one of --range MIN:MAX given by hand, MIN and MAX of the valid samples.
 expect_exit 0 "--range auto, first pass" "$WS" --device cpu --size ${W}x$H --dtype f32 \
     --nodata -9999 --range auto --stats "$T/b.raw" "$T/auto.raw"
-check "first pass: named, no warning" sh -c "[ \$(wc -l <'$T/stderr') -eq 1 ] &&
+check "first pass: named, no warning" sh -c "[ \$(grep -cv 'the map is saturated' '$T/stderr') -eq 1 ] &&
     grep -q '\"range_from\":\"a first pass over the band\"' '$T/stderr'"
 lohi=$("$PY" -c "
 import numpy as np
@@ -189,7 +192,7 @@ ds = gdal.Open(sys.argv[1])
 b = ds.GetRasterBand(1)
 lo = float(b.GetMetadataItem('STATISTICS_MINIMUM'))
 hi = float(b.GetMetadataItem('STATISTICS_MAXIMUM'))
-lines = open(sys.argv[2]).read().splitlines()
+lines = [l for l in open(sys.argv[2]).read().splitlines() if 'the map is saturated' not in l]
 d = json.loads(lines[-1])
 assert len(lines) == 1, lines
 # GDAL's 14 digits, widened by their rounding (1e-13 relative).

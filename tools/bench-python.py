@@ -6,7 +6,7 @@
   1. the map of a W x H u8 image: winent-stream (raw file to a raw file,
      and to /dev/null) against winent.entropy() on the array in memory,
      and against examples/dask_entropy.py (blocks of 1024 x 1024: the
-     script, and its entropy_map() in this process);
+     script, and winent.entropy of a dask array in this process);
   2. winent.entropy() of a 64 x 64 array: the fixed cost of one call;
   3. reading the map's .zst: zstd -dc, winent.read_zst, the README's
      zstandard-only recipe, and open_zst of 16 rows (one frame).
@@ -72,15 +72,15 @@ def main():
                                                                  "dask_entropy.py"),
                                     "--size", size, "--dtype", "u8", "--chunks", "1024x1024",
                                     raw, os.path.join(tmp, "dask.raw")], check=True), r)
-        sys.path.insert(0, os.path.join(SRC, "examples"))
         import dask
-        from dask_entropy import entropy_map
+        import dask.array as da
         for th in (1, t):
             def in_process(th=th):
                 with dask.config.set(scheduler="threads"):
-                    entropy_map(img, (5, 5), (1024, 1024), threads=th).compute()
-            rows["dask: entropy_map(array, 1024x1024 blocks, %d thread(s) each).compute()"
-                 % th] = best(in_process, r)
+                    winent.entropy(da.from_array(img, chunks=(1024, 1024)), window=5,
+                                   threads=th).compute()
+            rows["dask: winent.entropy(dask array, 1024x1024 blocks, %d thread(s) each)"
+                 ".compute()" % th] = best(in_process, r)
         small = img[:64, :64].copy()
         calls = 200
         rows["winent.entropy(64 x 64), per call"] = best(

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_kernels.c - `winent-bench kernels`: the GPU window kernels and the
- * CPU engine over a grid of cells, value set x square window (issue 11
- * item 1).
+ * CPU engine over a grid of cells, value set x window (issue 11 item 1):
+ * square windows K, and disks diskR (issue 30: a disk is stored as the
+ * negated side -(2R + 1) in the list of windows).
  *
  * In each cell:
  *   - every GPU kernel variant asked for (WINENT_GPU_KERNEL, which the
@@ -110,10 +111,23 @@ static void *make_image(const value_set *vs, int seed_index, int w, int h)
     return buf;
 }
 
+/* A window of the list: its side (K, or 2R + 1 for a disk), a disk or
+ * not, and its name ("5x5", "disk3"). */
+static int win_side(int w) { return w < 0 ? -w : w; }
+static const char *win_name(int w, char *buf, size_t n)
+{
+    if (w < 0)
+        snprintf(buf, n, "disk%d", -w / 2);
+    else
+        snprintf(buf, n, "%dx%d", w, w);
+    return buf;
+}
+
 static void set_compute_opts(const value_set *vs, int k, winent_compute_opts *o)
 {
     winent_compute_opts_default(o);
-    o->kx = o->ky = k;
+    o->kx = o->ky = win_side(k);
+    o->disk = k < 0;
     o->dtype = vs->dtype;
     if (vs->bins) {
         o->bins = vs->bins;
@@ -220,8 +234,8 @@ static winent_status gpu_run(void *ctx, int rows, double *seconds, winent_err *e
 static void report(FILE *csv, const char *set, int k, const char *variant, const char *path,
                    double gpix, double ms, int rows, int width, const char *check)
 {
-    printf("cell set=%s k=%d variant=%s path=%s gpix=%.3f ms=%.3f rows=%d check=%s\n", set, k,
-           variant, path, gpix, ms, rows, check);
+    printf("cell set=%s k=%d variant=%s path=%s gpix=%.3f ms=%.3f rows=%d check=%s%s\n", set,
+           win_side(k), variant, path, gpix, ms, rows, check, k < 0 ? " shape=disk" : "");
     fflush(stdout);
     if (csv)
         fprintf(csv, "%s,%d,%s,%s,%.4f,%.4f,%d,%d,%s\n", set, k, variant, path, gpix, ms, rows,
@@ -401,8 +415,9 @@ done:
 static void table_head(const kernels_opts *o, const char *title)
 {
     printf("\n## %s\n\n| set |", title);
+    char wn[32];
     for (int j = 0; j < o->nwindows; j++)
-        printf(" %dx%d |", o->windows[j], o->windows[j]);
+        printf(" %s |", win_name(o->windows[j], wn, sizeof wn));
     printf("\n|---|");
     for (int j = 0; j < o->nwindows; j++)
         printf("---|");
@@ -486,9 +501,10 @@ static void print_roofline(const kernels_opts *o, cell_result (*res)[MAX_WINDOWS
         else
             printf("0 (the samples are the codes) |");
         printf(" 4 | %d | %.1f |", total, bound);
+        char wn[32];
         if (best >= 0)
-            printf(" %.2f at %dx%d (%.0f %%) |\n", res[i][best].gpu_gpix, o->windows[best],
-                   o->windows[best], 100.0 * res[i][best].gpu_gpix / bound);
+            printf(" %.2f at %s (%.0f %%) |\n", res[i][best].gpu_gpix,
+                   win_name(o->windows[best], wn, sizeof wn), 100.0 * res[i][best].gpu_gpix / bound);
         else
             printf(" - |\n");
         winent_plan_free(p);
@@ -516,7 +532,9 @@ static void usage(FILE *f)
             "  --device N       GPU to use (default 0)\n"
             "  --size WxH       image (default 4096x4096)\n"
             "  --threads N      CPU engine threads (default: the online CPUs)\n"
-            "  --windows LIST   window sides, odd, 1..255 (default 3,5,9,15,31,63,127,255)\n"
+            "  --windows LIST   window sides, odd, 1..255 (default 3,5,9,15,31,63,127,255),\n"
+            "                   or diskR for a circular window of radius R (--disk R):\n"
+            "                   7,disk3 times a disk beside the square of its diameter\n"
             "  --sets LIST      value sets (default all): 16, 256 (u8 0..15, 0..255),\n"
             "                   4096, 65536 (u16 0..4095, 0..65535), 1e6 (i32 0..999999),\n"
             "                   f32-256, f32-4096 (f32 in [0,1), --bins 256|4096 --range 0:1)\n"
@@ -583,8 +601,17 @@ static int parse_list(const char *a, const char *v, int *out, int max, int *n)
         int x = -1;
         char end;
         if (!strcmp(a, "--windows")) {
-            if (sscanf(tok[i], "%d%c", &x, &end) != 1 || x < 1 || x > 255 || x % 2 == 0)
+            int disk = strncmp(tok[i], "disk", 4) == 0;
+            if (sscanf(tok[i] + (disk ? 4 : 0), "%d%c", &x, &end) != 1)
                 x = -1;
+            else if (disk)
+                x = x >= 0 && x <= 127 ? 2 * x + 1 : -1;
+            else if (x < 1 || x > 255 || x % 2 == 0)
+                x = -1;
+            if (x > 0 && disk) {
+                out[i] = -x; /* a disk: its side negated */
+                continue;
+            }
         } else if (!strcmp(a, "--sets")) {
             x = set_index(tok[i]);
         } else {

@@ -4,7 +4,7 @@
  * encoders, ordered writer) from host RAM to host RAM, no files: what the
  * engines deliver once chunking, halos, copies and threads are paid for.
  *
- *   winent-bench pipeline [--size WxH] [--device D] [--window K] [--values N]
+ *   winent-bench pipeline [--size WxH] [--device D] [--window K | --disk R] [--values N]
  *                         [--dtype u8|u16] [--mem SIZE] [--threads N] [--repeat R]
  */
 #include <stdio.h>
@@ -19,6 +19,7 @@
 int bench_pipeline_main(int argc, char **argv)
 {
     int width = 10240, height = 10240, kx = 5, ky = 5, values = 16, repeat = 3, threads = 0;
+    int disk = 0;
     uint64_t mem = (uint64_t)4 << 30;
     const char *device = "auto";
     winent_dtype dtype = WINENT_U8;
@@ -33,7 +34,9 @@ int bench_pipeline_main(int argc, char **argv)
         else if (!strcmp(a, "--device"))
             device = v, i++;
         else if (!strcmp(a, "--window") && sscanf(v, "%d", &kx) == 1)
-            ky = kx, i++;
+            ky = kx, disk = 0, i++;
+        else if (!strcmp(a, "--disk") && sscanf(v, "%d", &kx) == 1 && kx >= 0 && kx <= 127)
+            kx = ky = 2 * kx + 1, disk = 1, i++; /* a circular window of radius R */
         else if (!strcmp(a, "--values") && sscanf(v, "%d", &values) == 1)
             i++;
         else if (!strcmp(a, "--repeat") && sscanf(v, "%d", &repeat) == 1)
@@ -46,7 +49,7 @@ int bench_pipeline_main(int argc, char **argv)
             dtype = !strcmp(v, "u8") ? WINENT_U8 : WINENT_U16, i++;
         else {
             fprintf(stderr,
-                    "usage: winent-bench pipeline [--size WxH] [--device D] [--window K] "
+                    "usage: winent-bench pipeline [--size WxH] [--device D] [--window K | --disk R] "
                     "[--values N] [--dtype u8|u16] [--mem MiB] [--threads N] [--repeat R]\n");
             return 2;
         }
@@ -76,6 +79,7 @@ int bench_pipeline_main(int argc, char **argv)
     winent_job_opts o;
     winent_job_opts_default(&o);
     o.compute.kx = kx;
+    o.compute.disk = disk;
     o.compute.ky = ky;
     o.compute.dtype = dtype;
     o.width = width;
@@ -113,9 +117,14 @@ int bench_pipeline_main(int argc, char **argv)
     qsort(t, (size_t)repeat, sizeof *t, cmp_double);
     qsort(setup, (size_t)repeat, sizeof *setup, cmp_double);
     double med = t[repeat / 2], flow = setup[repeat / 2];
-    printf("| pipeline in memory | %s | %dx%d %s, %d values, %dx%d | chunk rows %d | "
+    char win[32];
+    if (disk)
+        snprintf(win, sizeof win, "disk%d", kx / 2);
+    else
+        snprintf(win, sizeof win, "%dx%d", kx, ky);
+    printf("| pipeline in memory | %s | %dx%d %s, %d values, %s | chunk rows %d | "
            "whole job %.3f s (%.2f Gpixel/s) | after setup %.3f s | %.2f Gpixel/s |\n",
-           st.engine, width, height, winent_dtype_name(dtype), values, kx, ky, st.chunk_rows, med,
+           st.engine, width, height, winent_dtype_name(dtype), values, win, st.chunk_rows, med,
            (double)n / med / 1e9, flow, flow > 0 ? (double)n / flow / 1e9 : 0.0);
     free(t);
     free(setup);

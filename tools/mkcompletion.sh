@@ -9,12 +9,15 @@
 # What it reads in the help, for each line "  --name ARG   description"
 # (continued on lines indented deeper):
 #   - every long option name, for `winent-stream --<TAB>`;
-#   - ARG alternatives written a|b|c in lower case (--base e|2|10): those;
+#   - ARG alternatives written a|b|c in lower case (--base 2|e|10): those;
+#   - ARG one word in lower case (--range auto): that word;
 #   - ARG a metavariable (--dtype T) whose description lists the values,
 #     "a, b or c" or "a, b, c, or ..." (parenthesised text left out): those;
 #   - ARG FILE or FILE.ext (--info FILE.zst): file names (ending .ext);
 #   - any other ARG (--window K): a value, nothing offered.
-# Anything else (the positional INPUT and OUTPUT) completes file names.
+# An option on several lines (--range LO:HI and --range auto) is offered
+# once, with the words of all its lines. Anything else (the positional
+# INPUT and OUTPUT) completes file names.
 set -eu
 if [ $# -ne 2 ]; then
     echo "usage: mkcompletion.sh WINENT_STREAM_BINARY OUTPUT" >&2
@@ -53,9 +56,19 @@ function flush(   spec, desc, cut, items, n, k, a, sp) {
     cur = ""
     more = ""
 }
-function add(nm, kd, ar) {
+function add(nm, kd, ar,   i) {
     if (nm !~ /^--[a-z0-9][a-z0-9-]*$/)
         return
+    # An option on several lines (--range LO:HI, then --range auto) is
+    # offered once; the values its lines list are put together.
+    for (i = 1; i <= cnt; i++)
+        if (name[i] == nm) {
+            if (kd == "words")
+                arg[i] = (kind[i] == "words" ? arg[i] " " : "") ar
+            if (kd == "words" || kind[i] == "flag")
+                kind[i] = kd
+            return
+        }
     cnt++
     name[cnt] = nm
     kind[cnt] = kd
@@ -79,6 +92,11 @@ function classify(nm, a, desc,   alts, n, k, ok, words) {
     }
     if (a ~ /^FILE/) {
         add(nm, "file", substr(a, 5))
+        return
+    }
+    # A value written out in lower case (--range auto): that word.
+    if (literal(a)) {
+        add(nm, "words", a)
         return
     }
     words = listed(desc)

@@ -15,8 +15,13 @@ set -eu
 # .deb's dependencies (cpack -G DEB); groff-base: test_install renders the
 # man page. python3-zstandard, python3-dask: the Python package's .zst
 # reader and the dask example, and their tests.
+# python3-xarray, -rioxarray, -rasterio, -distributed, -zarr: the xarray,
+# dask.distributed, Zarr and COG paths of the Python package and their
+# tests; python3-venv, -pip, -setuptools, -wheel: pip install . into a venv
+# (tests/test_py_venv.py).
 pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev libpng-dev libcjson-dev libgdal-dev libdeflate-dev libproj-dev \
-python3 python3-numpy python3-skimage python3-pil python3-zstandard python3-xxhash python3-dask gdal-bin python3-gdal time valgrind strace \
+python3 python3-numpy python3-skimage python3-pil python3-zstandard python3-xxhash python3-dask \
+python3-xarray python3-rioxarray python3-rasterio python3-distributed python3-zarr python3-venv python3-pip python3-setuptools python3-wheel gdal-bin python3-gdal time valgrind strace \
 clang libclang-rt-dev libomp-dev llvm help2man dpkg-dev groff-base"
 missing=""
 for p in $pkgs; do

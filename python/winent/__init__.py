@@ -6,8 +6,12 @@
     stats = winent.run("big.tif", "map.zst", window=9, progress=print)
     data, header = winent.read_zst("map.zst")
 
-- :func:`entropy`: the map of a numpy array, in memory (libwinent's
-  winent_entropy).
+- :func:`entropy`: the map of an array, as the kind of array given: numpy,
+  numpy masked, dask (lazy, block by block, on any dask scheduler or
+  cluster), xarray.DataArray (coordinates, CRS and attrs kept; also as
+  ``data_array.winent.entropy(window=9)``); libwinent's winent_entropy.
+- :func:`entropy_block`: the map of one block that carries a halo of its
+  neighbours (the function each dask task runs), for schedulers of your own.
 - :func:`run` and :class:`Job`: file and stream jobs as the CLI runs them,
   with a progress callback and cancellation (libwinent's job handle).
 - :func:`read_zst` and :func:`open_zst`: the .zst maps (one map or the
@@ -16,18 +20,23 @@
 
 A thin ctypes layer over libwinent.so.0 (no compiled extension): the
 library is found through the environment variable WINENT_LIBRARY, beside
-the package, in the library folder of the install it came with, or the
+the package (where pip installs it), in the library folder of the install it came with, or the
 system's library path, in that order (winent.library_path() says which).
 Every failure raises a subclass of :class:`Error` with the library's
 status and one-line message.
 """
-from ._compute import entropy
+from ._arrays import entropy
+from ._blocks import entropy_block
 from ._errors import (Cancelled, DeviceError, Error, InputError, InternalError, LibraryNotFound,
                       OutputError, UsageError)
 from ._job import Job, Notice, Progress, run
 from ._lib import library_path
 from ._version import __version__
 from .zst import ZstMap, ZstMapPlane, open_zst, read_zst
+from ._xarray import register_accessor_when_imported as _register_accessor
+
+
+_register_accessor()
 
 
 def gpu_count():
@@ -37,8 +46,8 @@ def gpu_count():
 
 
 __all__ = [
-    "entropy", "run", "Job", "Progress", "Notice", "read_zst", "open_zst", "ZstMap",
-    "ZstMapPlane",
-    "library_path", "gpu_count", "Error", "UsageError", "InputError", "OutputError",
+    "entropy", "entropy_block", "run", "Job", "Progress", "Notice", "read_zst", "open_zst",
+    "ZstMap", "ZstMapPlane", "library_path", "gpu_count", "Error", "UsageError", "InputError",
+    "OutputError",
     "DeviceError", "InternalError", "Cancelled", "LibraryNotFound", "__version__",
 ]

@@ -91,8 +91,8 @@ def _check_out(out, h, w):
     return (s0 // 4) if h > 1 else w
 
 
-def entropy(array, window=5, base="e", bins=None, range=None, nodata=None, device="auto",
-            threads=0, out=None):
+def entropy(array, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
+            threads=0, out=None, footprint=None, radius=None):
     """The local Shannon entropy map of a 2-D array (rows, columns).
 
     For every pixel, the entropy of the values in the window centred on it:
@@ -106,8 +106,14 @@ def entropy(array, window=5, base="e", bins=None, range=None, nodata=None, devic
         are a slice of a bigger array are read in place, anything else
         (non-native byte order, columns not contiguous) is copied first.
     window: K, (KX, KY) (width first, as ``--window 7x3``), or "7x3";
-        odd sides 1..255.
-    base: "e" (nats), 2 (bits: scikit-image's filters.rank.entropy) or 10.
+        odd sides 1..255. A circular window: ``("disk", R)`` or "diskR"
+        (as ``--disk R``): the pixels with dx^2 + dy^2 <= R^2, R 0..127.
+    footprint, radius: ``footprint="disk", radius=R`` is the same disk,
+        scikit-image's ``footprint=morphology.disk(R)``; scikit-image's
+        footprint arrays are taken too: ``footprint=disk(3)``, or a
+        rectangle of ones ``np.ones((3, 7))`` (7 wide, 3 high).
+    base: 2 (bits: scikit-image's filters.rank.entropy), "e" (nats) or 10;
+        None (the default): the library's default, base 2.
     bins, range: quantize ``bin = floor((v - lo) * bins / (hi - lo))``,
         clamped; ``range=(lo, hi)`` or ``"auto"`` (the valid samples'
         min and max); a range without bins means 256 bins. Integer arrays
@@ -136,7 +142,7 @@ def entropy(array, window=5, base="e", bins=None, range=None, nodata=None, devic
     L = _lib.lib()
     o = _lib.winent_compute_opts()
     L.winent_compute_opts_default(ctypes.byref(o))
-    fill_compute(o, window, base, bins, range, nodata, over)
+    fill_compute(o, window, base, bins, range, nodata, footprint, radius, over)
     o.dtype = dtype
     if isinstance(range, str) and range == "auto":
         o.range_lo, o.range_hi = _auto_range(a, nodata)

@@ -14,7 +14,7 @@ import warnings
 
 from . import _lib
 from ._errors import OK, Cancelled, UsageError, error_for
-from ._options import as_int, c_string, cli_words, fill_compute, window_sides
+from ._options import as_float, as_int, c_string, cli_words, fill_compute, window_spec
 
 
 class Notice(UserWarning):
@@ -46,13 +46,27 @@ def _path(name, value):
 # (src/cli/options.c): the same line from Python.
 _CHOICE_WORDS = {"interleave": "use bsq, bip or bil", "byteorder": "use little or big",
                  "format": "use zst, tif or raw", "compress": "use zstd, deflate, lzw or none",
-                 "tif_layout": "use cog or tiled"}
+                 "tif_layout": "use cog or tiled",
+                 "ot": "use float32, float16, uint16 or uint8"}
 
 
 def _choice(name, value, table):
     if not isinstance(value, str) or value not in table:
         raise UsageError("--%s: '%s': %s" % (name.replace("_", "-"), value, _CHOICE_WORDS[name]))
     return table[value]
+
+
+def _out_type_name(value):
+    """ot="uint16" (the CLI's --ot names) or a numpy dtype (np.uint16,
+    "float16", ...): the --ot name; anything else as given (refused by
+    _choice with the names)."""
+    if isinstance(value, str):
+        return value
+    try:
+        import numpy as np
+        return np.dtype(value).name
+    except (TypeError, ImportError):
+        return value
 
 
 # What the CLI's strtod, then a unit and "B"/"iB", read as a whole size
@@ -85,6 +99,8 @@ def parse_size(name, value):
     if isinstance(value, bool):
         raise refused
     if isinstance(value, str):
+        if name == "header_bytes" and value == "0":
+            return 0  # as the CLI's --header-bytes 0
         m = _SIZE.fullmatch(value)
         if not m:
             raise refused
@@ -217,9 +233,10 @@ class Job:
     def __init__(self, input, output, *, window=None, windows=None, base=None, bins=None,
                  range=None, nodata=None, band=None, size=None, dtype=None, bands=None, interleave=None,
                  byteorder=None, header_bytes=None, format=None, level=None, frame_rows=None,
-                 tile=None, compress=None, tif_layout=None, bigtiff=False, preview=None,
+                 tile=None, compress=None, tif_layout=None, bigtiff=False, ot=None, preview=None,
                  preview_size=None, sidecar=False, decode=False, device="auto", threads=0,
-                 mem=None, progress=None, notice=None, command_line=None):
+                 mem=None, progress=None, notice=None, command_line=None, footprint=None,
+                 radius=None, preview_range=None):
         L = _lib.lib()
         self._handle = None
         self._lock = threading.RLock()
@@ -251,7 +268,8 @@ class Job:
         if decode:
             # What the CLI refuses with --decode, by its name, in its order:
             # a value given is refused even where it is the default.
-            for cli_name, v in (("window", window), ("window", windows), ("base", base),
+            for cli_name, v in (("window", window), ("window", windows), ("disk", footprint),
+                                ("disk", radius), ("base", base),
                                 ("bins", bins), ("range", range), ("nodata", nodata),
                                 ("size", size), ("dtype", dtype), ("bands", bands),
                                 ("band", band), ("interleave", interleave),
@@ -260,8 +278,8 @@ class Job:
                     raise UsageError("--%s does not go with --decode: the map is computed "
                                      "already (only the output and running options apply)"
                                      % cli_name)
-        fill_compute(o.compute, 5 if window is None else window, "e" if base is None else base,
-                     bins, range, nodata, over)
+        fill_compute(o.compute, 5 if window is None else window, base, bins, range, nodata,
+                     footprint, radius, over)
         if isinstance(range, str) and range == "auto":
             o.range_auto = 1
         if nodata is not None:
@@ -306,14 +324,19 @@ class Job:
         elif band is not None:
             o.band = as_int("band", band, over=over)
         if windows is not None:
-            sides = [window_sides(w, over) for w in windows]
+            if isinstance(windows, (str, bytes)) or not hasattr(windows, "__iter__") or \
+                    (isinstance(windows, tuple) and len(windows) == 2 and windows[0] == "disk"):
+                windows = [windows]  # windows=9 (or "7x3", ("disk", 3)): one window, as [9]
+            sides = [window_spec(w, over=over) for w in windows]
             if not sides:
-                raise UsageError("windows: give a list of windows, e.g. [5, 9, 15]")
-            o.compute.kx, o.compute.ky = sides[0]
+                raise UsageError("windows: give a list of windows, e.g. [5, 9, ('disk', 3)]")
+            o.compute.kx, o.compute.ky, o.compute.disk = sides[0]
             if len(sides) > 1:
-                arr = (ctypes.c_int * (2 * len(sides)))(*[v for kxky in sides for v in kxky])
-                keep.append(arr)
+                arr = (ctypes.c_int * (2 * len(sides)))(*[v for w in sides for v in w[:2]])
+                disks = (ctypes.c_int * len(sides))(*[w[2] for w in sides])
+                keep.extend([arr, disks])
                 o.window_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
+                o.window_disk = ctypes.cast(disks, ctypes.POINTER(ctypes.c_int))
                 o.nwindow_list = len(sides)
         if interleave is not None:
             o.interleave = _choice("interleave", interleave, _lib.INTERLEAVES)
@@ -326,7 +349,14 @@ class Job:
         if format is not None:
             o.format = _choice("format", format, _lib.FORMATS)
         if level is not None:
-            o.level = as_int("level", level, over=over, nonzero=True)
+            # What the CLI refuses before it knows the codec (0, no whole
+            # number, past a C int) gets its line; the rest, the library's
+            # for the codec.
+            stand_in = {}
+            o.level = as_int("level", level, over=stand_in, nonzero=True)
+            if stand_in:
+                raise UsageError("--level: '%s': give a compression level: zstd -7 to 22 (not "
+                                 "0), deflate 1 to 9" % stand_in[str(o.level)])
         if frame_rows is not None:
             o.frame_rows = as_int("frame_rows", frame_rows, over=over, nonzero=True)
         if tile is not None:
@@ -336,9 +366,18 @@ class Job:
         if tif_layout is not None:
             o.tif_layout = _choice("tif_layout", tif_layout, _lib.TIF_LAYOUTS)
         o.bigtiff = int(bool(bigtiff))
+        if ot is not None:
+            o.out_type = _choice("ot", _out_type_name(ot), _lib.OUT_TYPES)
         o.preview = cstr(_path("preview", preview))
         if preview_size is not None:
             o.preview_size = as_int("preview_size", preview_size, over=over, nonzero=True)
+        if preview_range is not None:
+            if isinstance(preview_range, (str, bytes)) or not hasattr(preview_range, "__len__") \
+                    or len(preview_range) != 2:
+                raise UsageError("preview_range: %r: give (lo, hi)" % (preview_range,))
+            o.preview_range = 1
+            o.preview_lo = as_float("preview_range", preview_range[0])
+            o.preview_hi = as_float("preview_range", preview_range[1])
         o.sidecar = int(bool(sidecar))
         o.decode = int(bool(decode))
         if device is not None:
@@ -533,14 +572,23 @@ def run(input, output, **options):
         or ``format``. A file appears only when complete.
 
     Options (keywords, each as the CLI's ``--option``; None: the default):
-    window, windows (a list: a map of each, as ``--window 5,9,15``), base,
+    window (K, (KX, KY), "7x3", or a disk: ("disk", R) or "diskR", as
+    ``--disk R``), footprint="disk" with radius=R (the same disk, as
+    scikit-image's footprint=disk(R)), windows (a list: a map of each, as
+    ``--window 5,9,disk3``: [5, 9, ("disk", 3)]), base,
     bins, range ((lo, hi) or "auto"), nodata; band (a number, a list of
     them or "all": a map of each, as ``--band``); raw input: size ((width,
     height) or "WxH"), dtype ("u16" or a numpy dtype, whose byte order
     counts), bands, interleave ("bsq", "bip", "bil"),
     byteorder ("little", "big"), header_bytes; output: format ("zst",
     "tif", "raw"), level, frame_rows, tile, compress, tif_layout ("cog",
-    "tiled"), bigtiff, preview (a PNG path), preview_size, sidecar, decode;
+    "tiled"), bigtiff, ot (the map's sample type, as ``--ot``: "float32",
+    the default, "float16", "uint16" or "uint8", or the numpy dtype;
+    integers are round(H / scale) with GDAL's scale and offset recorded),
+    preview (a PNG path; its colours stretched over the map's 2nd-98th
+    percentiles, a world file and .aux.xml beside it for a georeferenced
+    map), preview_size, preview_range ((lo, hi): the stretch, as
+    ``--preview-range``), sidecar, decode;
     running: device, threads, mem (bytes or "512M"), command_line (the
     provenance recorded in the output; default none).
 

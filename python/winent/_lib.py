@@ -10,8 +10,8 @@ unnoticed here.
 Which library is loaded (the first that exists wins):
 
 1. the file named by the environment variable ``WINENT_LIBRARY``;
-2. ``libwinent.so.0`` beside this package (a package folder that carries
-   its own copy);
+2. ``libwinent.so.0`` inside this package's folder (where ``pip install``
+   puts the library it builds: pyproject.toml, setup.py);
 3. ``libwinent.so.0`` in the library folder of the install this package
    came with (``_install.py``, written by ``cmake --install``);
 4. the system's search: ``libwinent.so.0`` through the dynamic loader
@@ -52,6 +52,7 @@ class winent_compute_opts(ctypes.Structure):
         ("range_hi", ctypes.c_double),
         ("has_nodata", ctypes.c_int),
         ("nodata", ctypes.c_double),
+        ("disk", ctypes.c_int),
     ]
 
 
@@ -140,6 +141,9 @@ class winent_job_opts(ctypes.Structure):
         ("compress", ctypes.c_int),
         ("preview", ctypes.c_char_p),
         ("preview_size", ctypes.c_int),
+        ("preview_range", ctypes.c_int),
+        ("preview_lo", ctypes.c_double),
+        ("preview_hi", ctypes.c_double),
         ("tif_layout", ctypes.c_int),
         ("bigtiff", ctypes.c_int),
         ("command_line", ctypes.c_char_p),
@@ -157,7 +161,9 @@ class winent_job_opts(ctypes.Structure):
         ("band_all", ctypes.c_int),
         ("window_list", ctypes.POINTER(ctypes.c_int)),
         ("nwindow_list", ctypes.c_int),
+        ("window_disk", ctypes.POINTER(ctypes.c_int)),
         ("release_gpus", ctypes.c_int),  # 0: a Python process may use CUDA otherwise
+        ("out_type", ctypes.c_int),      # winent_out_type (--ot)
     ]
 
 
@@ -168,6 +174,7 @@ INTERLEAVES = {"bsq": 0, "bip": 1, "bil": 2}
 FORMATS = {None: 0, "auto": 0, "raw": 1, "zst": 2, "tif": 3, "tiff": 3}
 COMPRESSIONS = {"zstd": 0, "deflate": 1, "lzw": 2, "none": 3}
 TIF_LAYOUTS = {"cog": 0, "tiled": 1}
+OUT_TYPES = {"float32": 0, "float16": 1, "uint16": 2, "uint8": 3}
 
 c_job_p = ctypes.c_void_p  # winent_job *: opaque
 

@@ -11,6 +11,10 @@ The layout (docs/SPEC.md, section 4; docs/FORMATS.md):
 
 A file of several maps (``--band 1,3 --window 5,9``) holds their frames
 one map after the other, and its header lists them (``"maps"``).
+The samples are float32, or (``--ot``) float16, uint16 or uint8, whose
+codes the library turns back into float32 entropy (code * "scale" +
+"offset", NaN for the "output_nodata" code): the readers always return
+float32.
 
 The file is read through libwinent (``winent_zst_open``,
 ``winent_zst_read_frame``): the one definition of a valid file that

@@ -45,11 +45,12 @@ void winent_compute_opts_default(winent_compute_opts *o)
 {
     o->kx = 5;
     o->ky = 5;
-    o->base = WINENT_BASE_E;
+    o->base = WINENT_BASE_2;
     o->dtype = WINENT_U8;
     o->bins = 0;
     o->range_lo = 0.0;
     o->range_hi = 0.0;
     o->has_nodata = 0;
     o->nodata = 0.0;
+    o->disk = 0;
 }

@@ -20,29 +20,34 @@ void cli_print_help(FILE *f)
         "The local Shannon entropy of every pixel: the entropy of the values in the\n"
         "window centred on it (border windows cropped, nodata not counted), streamed\n"
         "in bounded memory. INPUT is a TIFF/BigTIFF (recognised by its first bytes),\n"
-        "raw samples with --size and --dtype (a file, or - for standard input), or,\n"
-        "in a build with GDAL, any raster GDAL opens: VRT, JPEG2000, NetCDF/HDF\n"
-        "(NETCDF:file.nc:var), ENVI, /vsizip/, /vsicurl/, /vsis3/ ...; GDAL's mask\n"
-        "(alpha band, per-dataset mask) is nodata. A TIFF or GDAL format on a pipe\n"
-        "is first copied to an unnamed temporary file in TMPDIR. OUTPUT by its name:\n"
-        "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff (float32\n"
-        "Cloud-Optimized GeoTIFF), NAME.raw/.f32/.bin, a name without extension or\n"
-        "- (raw float32, little-endian). A file appears only when complete; a pipe,\n"
-        "device or /dev/fd/N is written in place.\n"
+        "raw samples with --size and --dtype (a file, or - for standard input), or\n"
+        "any raster GDAL opens: VRT, JPEG2000, NetCDF/HDF (NETCDF:file.nc:var),\n"
+        "ENVI, /vsizip/, /vsicurl/, /vsis3/ ... (--version lists the libraries);\n"
+        "GDAL's mask (alpha band, per-dataset mask) is nodata. A TIFF or GDAL format\n"
+        "on a pipe is first copied to an unnamed temporary file in TMPDIR. OUTPUT by\n"
+        "its name:\n"
+        "NAME.zst (zstd frames, JSON header, seek table), NAME.tif/.tiff\n"
+        "(Cloud-Optimized GeoTIFF), NAME.raw/.f32/.bin, a name without extension or\n"
+        "- (raw, little-endian); float32 samples unless --ot. A file appears only when\n"
+        "complete; a pipe, device or /dev/fd/N is written in place.\n"
         "\n"
         "Options take their value as --name VALUE or --name=VALUE, and may be shortened\n"
         "to any unambiguous prefix (--win 7); -- ends the options (-- -x names a file).\n"
         "\n"
         "What is computed:\n"
         "  --window K|WxH      window size, odd sides 1..255 (default 5; 7x3 = 7 wide, 3 high);\n"
-        "                      a list (5,9,15) makes a map of each in the same pass\n"
-        "  --base e|2|10       base of the logarithm (default e; 2 gives bits, as scikit-image)\n"
+        "                      a list (5,9,15) makes a map of each in the same pass; an item\n"
+        "                      diskR is a circular window (5,9,disk3)\n"
+        "  --disk R            circular window: the pixels within distance R of the centre\n"
+        "                      (dx^2 + dy^2 <= R^2, scikit-image's disk(R)), R 0..127;\n"
+        "                      cropped at the borders like the square ones\n"
+        "  --base 2|e|10       base of the logarithm (default 2: bits, as scikit-image; e: nats)\n"
         "  --bins N            quantize into N bins over --range (float input: default 256)\n"
         "  --range LO:HI       bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1;\n"
         "                      more than 1 % of the samples clamped gives a warning\n"
         "  --range auto        LO:HI from the band's statistics (a .aux.xml beside the file,\n"
         "                      the TIFF's GDAL metadata), else from a first pass over the\n"
-        "                      band (files only: a pipe needs --range LO:HI)\n"
+        "                      band (files and GDAL names: a pipe needs --range LO:HI)\n"
         "  --nodata V          pixels equal to V are not counted (default: the file's\n"
         "                      GDAL_NODATA or GDAL nodata value)\n"
         "\n"
@@ -52,9 +57,10 @@ void cli_print_help(FILE *f)
         "  --bands N           bands in the file (default 1)\n"
         "  --interleave I      bsq, bip or bil (default bsq)\n"
         "  --band B            band to use, 1-based (default 1; TIFF and GDAL inputs too);\n"
-        "                      a list (1,3,5) or 'all' reads them in one pass: a map of each\n"
-        "                      band at each window, band by band (.tif: a band each; .zst:\n"
-        "                      one after another; raw: NAME_b3_w9.raw each)\n"
+        "                      a list (1,3,5) or 'all' (alpha bands left out) reads them in\n"
+        "                      one pass: a map of each band at each window, band by band\n"
+        "                      (.tif: a band each; .zst: one after another; raw:\n"
+        "                      NAME_b3_w9.raw each)\n"
         "  --byteorder O       little or big (default little)\n"
         "  --header-bytes N    bytes to skip before the samples\n"
         "\n"
@@ -69,14 +75,23 @@ void cli_print_help(FILE *f)
         "  --tile N            GeoTIFF tile side, multiple of 16 (default 512)\n"
         "  --compress C        GeoTIFF compression: zstd, deflate, lzw or none (default zstd)\n"
         "  --preview FILE.png  also write a quicklook of the map while it streams: each pixel\n"
-        "                      the mean of the valid map pixels of its block, coloured on\n"
-        "                      the scale 0 .. log(min(window pixels, bins)), transparent\n"
-        "                      where none is valid, with a legend bar below\n"
+        "                      the mean of the valid map pixels of its block, the colours\n"
+        "                      stretched over the 2nd to 98th percentiles of those means,\n"
+        "                      transparent where none is valid, a legend bar below with the\n"
+        "                      values and the unit; a georeferenced map also gets\n"
+        "                      FILE.pgw (world file) and FILE.png.aux.xml (CRS) beside it\n"
+        "  --preview-range LO:HI  the colours' stretch instead, in the map's unit (2:6)\n"
         "  --preview-size N    its longest side in pixels (default 1024; never more than\n"
         "                      the map's)\n"
-        "  --tif-layout L      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the\n"
+        "  --tif-layout cog|tiled\n"
+        "                      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the\n"
         "                      mean of the valid pixels of each 2x2, 4x4, ... block) until one\n"
         "                      tile holds the image; tiled: plain tiled GeoTIFF, no overviews\n"
+        "  --ot T              sample type of the map, every format: float32 (default),\n"
+        "                      float16 (relative error at most 2^-11; not with --sidecar),\n"
+        "                      uint16 or uint8: round(H / scale), scale = the job's largest\n"
+        "                      entropy / 65534 or / 254 (error at most scale / 2), recorded\n"
+        "                      as GDAL's scale and offset; 65535 or 255 is nodata (NaN)\n"
         "  --bigtiff           write a BigTIFF even when the file would fit a classic TIFF\n"
         "                      (by default only past 4 GiB)\n"
         "  --sidecar           raw output: also write OUTPUT.hdr (ENVI header: size, NaN\n"
@@ -236,8 +251,9 @@ void cli_free(cli_opts *c)
     c->job.command_line = NULL;
     free(c->band_list);
     free(c->window_list);
-    c->band_list = c->window_list = NULL;
-    c->job.band_list = c->job.window_list = NULL;
+    free(c->window_disk);
+    c->band_list = c->window_list = c->window_disk = NULL;
+    c->job.band_list = c->job.window_list = c->job.window_disk = NULL;
 }
 
 /* The items of a comma-separated list `val` (none empty), or -1. */
@@ -281,6 +297,7 @@ enum {
     OPT_TEST,
     OPT_CHECK,
     OPT_WINDOW,
+    OPT_DISK,
     OPT_BASE,
     OPT_BINS,
     OPT_RANGE,
@@ -299,8 +316,10 @@ enum {
     OPT_COMPRESS,
     OPT_PREVIEW,
     OPT_PREVIEW_SIZE,
+    OPT_PREVIEW_RANGE,
     OPT_TIF_LAYOUT,
     OPT_BIGTIFF,
+    OPT_OT,
     OPT_SIDECAR,
     OPT_DECODE,
     OPT_DEVICE,
@@ -322,6 +341,7 @@ static const struct option long_opts[] = {
     {"test", optional_argument, NULL, OPT_TEST},
     {"check", no_argument, NULL, OPT_CHECK},
     {"window", required_argument, NULL, OPT_WINDOW},
+    {"disk", required_argument, NULL, OPT_DISK},
     {"base", required_argument, NULL, OPT_BASE},
     {"bins", required_argument, NULL, OPT_BINS},
     {"range", required_argument, NULL, OPT_RANGE},
@@ -340,8 +360,10 @@ static const struct option long_opts[] = {
     {"compress", required_argument, NULL, OPT_COMPRESS},
     {"preview", required_argument, NULL, OPT_PREVIEW},
     {"preview-size", required_argument, NULL, OPT_PREVIEW_SIZE},
+    {"preview-range", required_argument, NULL, OPT_PREVIEW_RANGE},
     {"tif-layout", required_argument, NULL, OPT_TIF_LAYOUT},
     {"bigtiff", no_argument, NULL, OPT_BIGTIFF},
+    {"ot", required_argument, NULL, OPT_OT},
     {"sidecar", no_argument, NULL, OPT_SIDECAR},
     {"decode", no_argument, NULL, OPT_DECODE},
     {"device", required_argument, NULL, OPT_DEVICE},
@@ -445,34 +467,60 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             c->info_path = val;
         }
         break;
-    case OPT_WINDOW: {
-        /* K, WxH, or a list of them: a map of each. One window's sides
-         * are the library's to check (winent_job_opts_validate). */
+    case OPT_WINDOW:
+    case OPT_DISK: {
+        /* K, WxH, diskR, or a list of them: a map of each; --disk R is
+         * --window diskR (a list of radii too). One window's sides are the
+         * library's to check (winent_job_opts_validate). */
+        const int disk_opt = code == OPT_DISK;
         int k = list_items(val);
         char item[32];
         free(c->window_list);
+        free(c->window_disk);
         c->window_list = k > 0 ? malloc(sizeof *c->window_list * 2 * (size_t)k) : NULL;
+        c->window_disk = k > 0 ? malloc(sizeof *c->window_disk * (size_t)k) : NULL;
         j->window_list = NULL;
+        j->window_disk = NULL;
         j->nwindow_list = 0;
-        if (k > 0 && c->window_list == NULL)
+        if (k > 0 && (c->window_list == NULL || c->window_disk == NULL))
             return usage(msg, n, "out of memory");
         /* Each item's sides, odd or even, and repeats: the library's to
          * check (winent_job_opts_validate), as for every caller. */
         for (int w = 0; w < k || k < 0; w++) {
-            if (k < 0 || list_item(val, w, item, sizeof item) != 0 ||
-                parse_pair(item, INT_MIN, INT_MAX, 1, &a1, &a2) != 0)
+            int disk = disk_opt, bad = k < 0 || list_item(val, w, item, sizeof item) != 0;
+            const char *radius = item;
+            if (!bad && !disk_opt && strncmp(item, "disk", 4) == 0) {
+                disk = 1;
+                radius = item + 4;
+            }
+            if (!bad && disk) {
+                bad = parse_long(radius, 0, 127, &a1) != 0;
+                a1 = a2 = 2 * a1 + 1;
+            } else if (!bad) {
+                bad = parse_pair(item, INT_MIN, INT_MAX, 1, &a1, &a2) != 0;
+            }
+            if (bad && disk_opt)
                 return usage(msg, n,
-                             k > 1 ? "--window: '%s': give K or WxH, odd sides from 1 to 255, or a "
-                                     "list of them (5,9,15)"
-                                   : "--window: '%s': give K or WxH, odd sides from 1 to 255",
+                             "--disk: '%s': give a radius R from 0 to 127 (the pixels within "
+                             "distance R), or a list of them (3,5)",
+                             val);
+            if (bad)
+                return usage(msg, n,
+                             k > 1 ? "--window: '%s': give K or WxH, odd sides from 1 to 255, "
+                                     "diskR (R from 0 to 127), or a list of them (5,9,disk3)"
+                                   : "--window: '%s': give K or WxH, odd sides from 1 to 255, "
+                                     "or diskR with R from 0 to 127",
                              val);
             c->window_list[2 * w] = (int)a1;
             c->window_list[2 * w + 1] = (int)a2;
+            c->window_disk[w] = disk;
         }
         j->compute.kx = c->window_list[0];
         j->compute.ky = c->window_list[1];
+        j->compute.disk = c->window_disk[0];
         if (k > 1) {
             j->window_list = c->window_list;
+            j->window_disk = c->window_disk;
             j->nwindow_list = k;
         }
         break;
@@ -619,7 +667,10 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
      * a mistake, refused with the words the library uses for the range. */
     case OPT_LEVEL:
         if (parse_int(val, &a1) != 0 || a1 == 0)
-            return usage(msg, n, "--level: '%s': give a zstd level from -7 to 22 (not 0)", val);
+            return usage(msg, n,
+                         "--level: '%s': give a compression level: zstd -7 to 22 (not 0), "
+                         "deflate 1 to 9",
+                         val);
         j->level = (int)a1;
         break;
     case OPT_FRAME_ROWS:
@@ -651,6 +702,24 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             return usage(msg, n, "--compress: '%s': use zstd, deflate, lzw or none", val);
         break;
     case OPT_PREVIEW: j->preview = val; break;
+    case OPT_PREVIEW_RANGE: {
+        /* LO:HI in the map's unit; LO may start with '-'. Finite, LO < HI:
+         * the library's check. */
+        const char *colon = *val ? strchr(val + 1, ':') : NULL;
+        char lo[64];
+        double vlo, vhi;
+        if (colon == NULL || (size_t)(colon - val) >= sizeof lo)
+            return usage(msg, n, "--preview-range: '%s': give LO:HI, e.g. 2:6", val);
+        memcpy(lo, val, (size_t)(colon - val));
+        lo[colon - val] = '\0';
+        if (parse_double(lo, &vlo) || parse_double(colon + 1, &vhi))
+            return usage(msg, n, "--preview-range: '%s': give finite numbers LO:HI with LO < HI",
+                         val);
+        j->preview_range = 1;
+        j->preview_lo = vlo;
+        j->preview_hi = vhi;
+        break;
+    }
     case OPT_TIF_LAYOUT:
         if (!strcmp(val, "cog"))
             j->tif_layout = WINENT_TIF_COG;
@@ -658,6 +727,18 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             j->tif_layout = WINENT_TIF_TILED;
         else
             return usage(msg, n, "--tif-layout: '%s': use cog or tiled", val);
+        break;
+    case OPT_OT:
+        if (!strcmp(val, "float32"))
+            j->out_type = WINENT_OT_FLOAT32;
+        else if (!strcmp(val, "float16"))
+            j->out_type = WINENT_OT_FLOAT16;
+        else if (!strcmp(val, "uint16"))
+            j->out_type = WINENT_OT_UINT16;
+        else if (!strcmp(val, "uint8"))
+            j->out_type = WINENT_OT_UINT8;
+        else
+            return usage(msg, n, "--ot: '%s': use float32, float16, uint16 or uint8", val);
         break;
     case OPT_DEVICE: j->device = val; break;
     case OPT_THREADS: /* 0 would be the library's "all cores" */

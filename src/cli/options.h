@@ -23,6 +23,7 @@ typedef struct cli_opts {
     char *command_line;     /* owned (cli_free): argv shell-quoted, for provenance */
     int *band_list;         /* owned (cli_free): --band B1,B2,... (job.band_list) */
     int *window_list;       /* owned (cli_free): --window K1,K2,... (job.window_list) */
+    int *window_disk;       /* owned (cli_free): 1 for each diskR item (job.window_disk) */
 } cli_opts;
 
 /* Parse argv into `c` with getopt_long (GNU: --name VALUE or --name=VALUE,

@@ -29,6 +29,7 @@
  * it, picked at run time.
  */
 #include "engine_cpu.h"
+#include "engine_cpu_disk.h"
 #include "engine_cpu_simd.h"
 
 #include <math.h>
@@ -95,6 +96,7 @@ typedef struct slide_job {
     float *out;
     size_t out_stride;
     int out_y0;
+    const winent_plan *plan; /* its disk, when the window is one */
 } slide_job;
 
 static inline int imax(int a, int b) { return a > b ? a : b; }
@@ -241,6 +243,14 @@ DEFINE_SLIDE(slide_u32, uint32_t)
 static void slide(const slide_job *j, size_t code_size, int ya, int yb, int xa, int xb,
                   uint16_t *const *hist)
 {
+    if (j->plan != NULL && j->plan->disk) { /* circular windows: engine_cpu_disk.c */
+        _Static_assert(WINENT_DISK_LANES <= LANES, "a disk's lanes are the engine's histograms");
+        winent_disk_job d = {j->plan, j->base, j->stride, code_size, j->ox,  j->oy,
+                             j->W,    j->H,    j->sent,   j->has_sent, j->out, j->out_stride,
+                             j->out_y0};
+        winent_cpu_disk_rows(&d, ya, yb, xa, xb, hist);
+        return;
+    }
     switch (code_size) {
     case 1: slide_u8(j, ya, yb, xa, xb, hist); break;
     case 2: slide_u16(j, ya, yb, xa, xb, hist); break;
@@ -355,7 +365,7 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
     /* 8-bit codes may all be below 16 in a chunk: then the few-values path.
      * WINENT_CPU_PATH (slide, portable, avx2, avx512) forces a path, for
      * tests and benchmarks; unset, the fastest this CPU has. */
-    if (e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8)
+    if ((e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8) && !p->disk)
         e->few = winent_few_choose(p->kx, p->ky, getenv("WINENT_CPU_PATH"));
     e->scratch = calloc((size_t)e->threads, sizeof *e->scratch);
     if (e->scratch == NULL)
@@ -597,6 +607,7 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
     j.out_stride = out_stride;
     j.out_y0 = c->y0;
     j.has_sent = e->can_nodata;
+    j.plan = p;
 
     code_kind kind = e->kind;
     const size_t ss = winent_dtype_size(p->opts.dtype);
@@ -654,7 +665,7 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
             tj.stride = (size_t)(rx1 - rx0);
             tj.ox = rx0;
             tj.oy = ry0;
-            slide_u32(&tj, ty, tyb, xa, xb, s->hist);
+            slide(&tj, 4, ty, tyb, xa, xb, s->hist);
             remap_release(s, distinct);
         }
     }

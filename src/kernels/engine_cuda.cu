@@ -26,6 +26,7 @@
 #include "engine_cuda_groups.cuh"
 #include "engine_cuda_colpack.cuh"
 #include "engine_cuda_sparse.cuh"
+#include "engine_cuda_disk.cuh"
 
 extern "C" {
 #include "engine_cuda.h"
@@ -106,6 +107,7 @@ struct winent_gpu_engine {
     int nslots;
     gpu_slot *slot; /* owned: nslots */
     long long *d_t, *d_du; /* owned: the plan's tables on the device */
+    short *d_hh;           /* owned: a disk's half-heights (the plan's hw), or NULL */
     /* Layout, chosen once from the plan (choose_layout). */
     int plane_bytes;  /* 1, 2 or 4 */
     int nd;           /* the plane has a nodata sentinel */
@@ -217,9 +219,12 @@ static const void *codes_fn(const winent_gpu_engine *e)
 }
 
 /* The 16-code smem kernel of 8-bit planes (the small kernel SMALL_SMEM16),
- * with counters of `cnt_bytes`. */
-static const void *smem16_fn(int cnt_bytes)
+ * with counters of `cnt_bytes`; a disk's own. */
+static const void *smem16_fn(int cnt_bytes, bool disk)
 {
+    if (disk)
+        return cnt_bytes == 1 ? (const void *)disk_smem_kernel<uint8_t, false, uint8_t, 16>
+                              : (const void *)disk_smem_kernel<uint8_t, false, uint16_t, 16>;
     return cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 16>
                           : (const void *)smem_kernel<uint8_t, false, uint16_t, 16>;
 }
@@ -256,10 +261,38 @@ static const void *groups_fn(const winent_gpu_engine *e)
                  : (const void *)groups_kernel<uint32_t, false>;
 }
 
+/* The disk kernel of the thread-per-window path (engine_cuda_disk.cuh). */
+static const void *disk_fn(const winent_gpu_engine *e)
+{
+    if (e->path == PATH_SMEM) {
+        if (e->plane_bytes == 1)
+            return e->cnt_bytes == 1
+                       ? (const void *)disk_smem_kernel<uint8_t, false, uint8_t, 256>
+                       : (const void *)disk_smem_kernel<uint8_t, false, uint16_t, 256>;
+        return e->cnt_bytes == 1 ? (const void *)disk_smem_kernel<uint16_t, true, uint8_t, 256>
+                                 : (const void *)disk_smem_kernel<uint16_t, true, uint16_t, 256>;
+    }
+    bool sh = e->path == PATH_HASH_SHARED;
+    if (e->plane_bytes == 2) {
+        if (e->nd)
+            return sh ? (const void *)disk_hash_kernel<uint16_t, true, true>
+                      : (const void *)disk_hash_kernel<uint16_t, true, false>;
+        return sh ? (const void *)disk_hash_kernel<uint16_t, false, true>
+                  : (const void *)disk_hash_kernel<uint16_t, false, false>;
+    }
+    if (e->nd)
+        return sh ? (const void *)disk_hash_kernel<uint32_t, true, true>
+                  : (const void *)disk_hash_kernel<uint32_t, true, false>;
+    return sh ? (const void *)disk_hash_kernel<uint32_t, false, true>
+              : (const void *)disk_hash_kernel<uint32_t, false, false>;
+}
+
 /* The thread-per-window kernel of the path (and the groups and block
- * kernels). */
+ * kernels; a disk's own family). */
 static const void *window_fn(const winent_gpu_engine *e)
 {
+    if (e->plan->disk)
+        return disk_fn(e);
     if (e->path == PATH_BLOCK && e->plane_bytes == 4)
         return e->nd ? (const void *)block_kernel<uint32_t, true>
                      : (const void *)block_kernel<uint32_t, false>;
@@ -439,13 +472,15 @@ static void thread_layout(winent_gpu_engine *e)
     const winent_plan *p = e->plan;
     if (p->ncodes <= 256) {
         e->path = PATH_SMEM;
-        e->cnt_bytes = p->nmax <= 255 ? 1 : 2;
+        /* The most a counter holds: the window's pixels (a disk's area,
+         * below its square's kx * ky). */
+        e->cnt_bytes = p->area <= 255 ? 1 : 2;
         e->threads = 128;
         e->smem = (size_t)256 * (size_t)e->cnt_bytes * (size_t)e->threads;
         return;
     }
     int bits = 4;
-    while ((1 << bits) < 2 * p->nmax)
+    while ((1 << bits) < 2 * p->area)
         bits++;
     e->hash_bits = bits;
     /* 16-bit planes pack (count, key) into 32 bits, wider ones into 64. */
@@ -757,6 +792,21 @@ static void choose_layout(winent_gpu_engine *e)
     const char *c16 = getenv("WINENT_GPU_CMP16");
     e->cmp_packed = e->plane_bytes == 2 && !(c16 && c16[0] == '0');
     thread_layout(e);
+    if (p->disk) {
+        /* A disk has one family (engine_cuda_disk.cuh), on the thread
+         * path's histograms; WINENT_GPU_KERNEL does not apply. 8-bit planes
+         * also get its 16-code kernel for chunks of codes < 16. */
+        e->small = e->plane_bytes == 1 ? SMALL_SMEM16 : SMALL_NONE;
+        if (e->path == PATH_SMEM)
+            snprintf(e->path_name, sizeof e->path_name, "disk/smem-hist/code%d/cnt%d%s",
+                     8 * e->plane_bytes, 8 * e->cnt_bytes,
+                     e->small == SMALL_SMEM16 ? "|disk-smem16" : "");
+        else
+            snprintf(e->path_name, sizeof e->path_name, "disk/hash-%s/code%d/slots%d/e%d",
+                     e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes,
+                     1 << e->hash_bits, 8 * e->entry_bytes);
+        return;
+    }
     if (groups_fits(e) &&
         (pref == PREF_GROUPS || pref == PREF_DENSE || (pref == PREF_AUTO && groups_wins(e)))) {
         e->path = PATH_GROUPS;
@@ -1143,6 +1193,7 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
     wp.ry = p->ry;
     wp.ws = s->d_ws;
     wp.bits = e->hash_bits;
+    wp.hh = e->d_hh;
     const unsigned *d_max = NULL;
     if (e->small != SMALL_NONE) {
         /* Largest code first, then both kernels; the one that does not fit
@@ -1183,7 +1234,7 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
             sp.th = segment_rows(e, W, rows, threads);
             sp.tiles_x = (W + threads - 1) / threads;
             sp.tiles = sp.tiles_x * ((rows + sp.th - 1) / sp.th);
-            LAUNCH(smem16_fn(e->cnt_bytes), sp.tiles, threads,
+            LAUNCH(smem16_fn(e->cnt_bytes, p->disk != 0), sp.tiles, threads,
                    (size_t)16 * e->cnt_bytes * threads, &sp, &d_max);
         }
     }
@@ -1429,6 +1480,12 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     CUDA_TRY(device, cudaMalloc((void **)&e->d_du, tab));
     CUDA_TRY(device, cudaMemcpy(e->d_t, p->t, tab, cudaMemcpyHostToDevice));
     CUDA_TRY(device, cudaMemcpy(e->d_du, p->du, tab, cudaMemcpyHostToDevice));
+    if (p->disk) {
+        static_assert(sizeof(short) == sizeof p->hw[0], "the plan's half-widths are shorts");
+        const size_t hb = sizeof(short) * (size_t)p->kx;
+        CUDA_TRY(device, cudaMalloc((void **)&e->d_hh, hb));
+        CUDA_TRY(device, cudaMemcpy(e->d_hh, p->hw, hb, cudaMemcpyHostToDevice));
+    }
     if (e->smem > 0)
         CUDA_TRY(device, cudaFuncSetAttribute(warp_path(e->path) ? warp_fn(e) : window_fn(e),
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1611,6 +1668,7 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
         }
         cudaFree(e->d_t);
         cudaFree(e->d_du);
+        cudaFree(e->d_hh);
         sparse_free(e);
         (void)cudaGetLastError();
     }

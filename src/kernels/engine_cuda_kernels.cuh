@@ -58,6 +58,8 @@ struct win_params {
     unsigned gate_lo, gate_hi;
     int nd15; /* column-pack kernel: code 15 is nodata (dense ranks of a plane
                  with a sentinel) */
+    const short *hh; /* disk kernels (engine_cuda_disk.cuh): column dx of the disk
+                        holds rows |dy| <= hh[dx + rx] */
 };
 
 /* A kernel whose gate is closed for this chunk returns at once. */

@@ -25,6 +25,9 @@ static int window_codes(const winent_plan *p, const winent_chunk *c, const uint3
         for (int xx = x - p->rx; xx <= x + p->rx; xx++) {
             if (xx < 0 || xx >= c->width)
                 continue;
+            /* A disk keeps the pixels within Euclidean distance R. */
+            if (p->disk && (xx - x) * (xx - x) + (yy - y) * (yy - y) > p->rx * p->rx)
+                continue;
             uint32_t v = codes[(size_t)(yy - c->in_y0) * (size_t)c->width + (size_t)xx];
             if (!p->can_skip || v != WINENT_NODATA_CODE)
                 win[n++] = v;

@@ -13,6 +13,16 @@
 winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known, int range_auto,
                                    winent_err *err)
 {
+    if (o->disk && (o->kx != o->ky || o->kx < 1 || o->kx > 255 || o->kx % 2 == 0)) {
+        /* The disk as the CLI's --disk takes it: its radius. */
+        if (o->kx == o->ky && o->kx % 2 != 0)
+            return WINENT_ERR(err, WINENT_ERR_USAGE, "--disk: '%d': give a radius from 0 to 127",
+                              o->kx / 2);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--disk: a %dx%d window: a disk's window is 2R+1 square, R from 0 "
+                          "to 127",
+                          o->kx, o->ky);
+    }
     if (o->kx < 1 || o->kx > 255 || o->ky < 1 || o->ky > 255 || o->kx % 2 == 0 || o->ky % 2 == 0) {
         /* The window as the CLI's --window takes it: K for a square one. */
         char w[32];
@@ -21,7 +31,9 @@ winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known
         else
             snprintf(w, sizeof w, "%dx%d", o->kx, o->ky);
         return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--window: '%s': give K or WxH, odd sides from 1 to 255", w);
+                          "--window: '%s': give K or WxH, odd sides from 1 to 255, or diskR with R "
+                          "from 0 to 127",
+                          w);
     }
     if ((unsigned)o->base > WINENT_BASE_10)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--base: '%d': use e, 2 or 10", (int)o->base);
@@ -42,7 +54,8 @@ winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known
         return WINENT_OK; /* the range comes from the data */
     if (unset && dtype_known && winent_dtype_is_float(o->dtype))
         return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--range: %s input needs --range LO:HI (and optionally --bins N)",
+                          "--range: %s input needs a range: give --range auto (the band's "
+                          "minimum and maximum) or --range LO:HI (and optionally --bins N)",
                           winent_dtype_name(o->dtype));
     if (unset && o->bins > 0)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--bins: needs --range LO:HI (or --range auto)");
@@ -70,6 +83,61 @@ winent_status winent_compute_opts_validate(const winent_compute_opts *o, winent_
     winent_err e;
     winent_err_clear(&e);
     return winent_err_export(&e, winent_compute_check(o, 1, 0, &e), err);
+}
+
+winent_status winent_nodata_check(winent_dtype t, double v, winent_err *err)
+{
+    static const double lo[] = {0, -128, 0, -32768, 0, -2147483648.0};
+    static const double hi[] = {255, 127, 65535, 32767, 4294967295.0, 2147483647.0};
+    if (t == WINENT_F64 || isnan(v))
+        return WINENT_OK;
+    if (t == WINENT_F32) {
+        if (isinf(v) || fabs(v) <= 3.4028234663852886e38)
+            return WINENT_OK;
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--nodata: '%.17g': an f32 band holds values up to +-3.4028235e38, so "
+                          "no pixel can equal it: give a value the band can hold",
+                          v);
+    }
+    if ((unsigned)t < WINENT_F32 && v == floor(v) && v >= lo[t] && v <= hi[t])
+        return WINENT_OK;
+    if ((unsigned)t >= WINENT_F32)
+        return WINENT_OK;
+    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                      "--nodata: '%.17g': a %s band holds whole numbers from %.0f to %.0f, so no "
+                      "pixel can equal it: give a value the band can hold",
+                      v, winent_dtype_name(t), lo[t], hi[t]);
+}
+
+/* The pixels of a full window: kx * ky, or a disk's (its half-widths in
+ * `hw`, 2R + 1 of them, when not NULL). */
+static int window_area(const winent_compute_opts *o, int16_t *hw)
+{
+    if (!o->disk)
+        return o->kx * o->ky;
+    const int r = o->kx / 2;
+    int area = 0;
+    for (int dy = -r; dy <= r; dy++) {
+        int w = 0;
+        while ((w + 1) * (w + 1) + dy * dy <= r * r)
+            w++;
+        if (hw != NULL)
+            hw[dy + r] = (int16_t)w;
+        area += 2 * w + 1;
+    }
+    return area;
+}
+
+double winent_compute_top(const winent_compute_opts *o)
+{
+    double n = (double)window_area(o, NULL);
+    /* A float band without --bins is quantized into 256 (make_rule). */
+    uint32_t bins = o->bins > 0 ? o->bins : winent_dtype_is_float(o->dtype) ? 256 : 0;
+    if (bins > 0 && (double)bins < n)
+        n = (double)bins;
+    if (!(n > 1.0))
+        return 0.0;
+    return o->base == WINENT_BASE_2 ? log2(n) : o->base == WINENT_BASE_10 ? log10(n) : log(n);
 }
 
 static void make_rule(const winent_compute_opts *o, winent_code_rule *r)
@@ -125,6 +193,8 @@ winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out
     p->rx = o->kx / 2;
     p->ry = o->ky / 2;
     p->nmax = o->kx * o->ky;
+    p->disk = o->disk ? 1 : 0;
+    p->area = window_area(o, p->disk ? p->hw : NULL);
     if (p->rule.quantize)
         p->ncodes = p->rule.bins;
     else

@@ -23,7 +23,13 @@ typedef struct winent_plan {
     winent_compute_opts opts; /* copy of the options */
     winent_code_rule rule;
     int kx, ky, rx, ry;       /* window and its radii */
-    int nmax;                 /* kx * ky: the most pixels a window counts */
+    int nmax;                 /* kx * ky: the most pixels a window counts (a
+                                 disk counts fewer; the tables cover kx * ky) */
+    int disk;                 /* the window is the disk of radius rx (= ry):
+                                 row dy of it holds the columns |dx| <= hw[dy + ry] */
+    int16_t hw[256];          /* disk: half-widths, hw[dy + ry] = the largest w with
+                                 w^2 + dy^2 <= R^2 (symmetric: also half-heights) */
+    int area;                 /* pixels of the full window: kx * ky, or the disk's */
     uint64_t ncodes;          /* number of possible codes (without NODATA) */
     int direct;               /* ncodes <= WINENT_DIRECT_CODES_MAX */
     int can_skip;             /* some pixel can be not counted (NaN, or a nodata
@@ -41,6 +47,12 @@ typedef struct winent_plan {
  * 1 those of the range (it comes from the data). */
 winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known, int range_auto,
                                    winent_err *err);
+
+/* A --nodata value `v` a band of type `t` can hold: a whole number in the
+ * type's range, any value within float32's for f32 (NaN and infinities
+ * too), anything for f64. Else WINENT_ERR_USAGE: no pixel could equal it,
+ * so it would mask nothing (a typo, or the value of another band). */
+winent_status winent_nodata_check(winent_dtype t, double v, winent_err *err);
 
 /* Check the options (SPEC 1-2, winent_compute_check) and build the tables.
  * Errors are usage errors naming the option. */

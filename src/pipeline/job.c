@@ -13,7 +13,7 @@ struct winent_job {
     winent_job_opts opts;   /* the caller's, with the strings below */
     char *strings[5];       /* owned copies: input, output, preview, device,
                                command_line (NULL where not given) */
-    int *lists[2];          /* owned copies: band_list, window_list */
+    int *lists[3];          /* owned copies: band_list, window_list, window_disk */
     volatile int stop;      /* WINENT_STOP_* (pipeline_bench.h): written by
                                winent_job_cancel (any thread, a signal handler)
                                and the run's threads; atomic access only */
@@ -65,7 +65,8 @@ winent_status winent_job_create(const winent_job_opts *o, winent_job **job, wine
         keep_string(j, 2, &j->opts.preview) || keep_string(j, 3, &j->opts.device) ||
         keep_string(j, 4, &j->opts.command_line) ||
         keep_list(j, 0, &j->opts.band_list, j->opts.nband_list) ||
-        keep_list(j, 1, &j->opts.window_list, 2 * j->opts.nwindow_list)) {
+        keep_list(j, 1, &j->opts.window_list, 2 * j->opts.nwindow_list) ||
+        keep_list(j, 2, &j->opts.window_disk, j->opts.nwindow_list)) {
         winent_job_free(j);
         return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_INTERNAL, "out of memory"), err);
     }
@@ -115,6 +116,7 @@ void winent_job_free(winent_job *job)
         free(job->strings[k]);
     free(job->lists[0]);
     free(job->lists[1]);
+    free(job->lists[2]);
     free(job);
 }
 

@@ -5,6 +5,7 @@
  * CLI turns its words into numbers and leaves the numbers' checks to this
  * file; what needs the files is checked by the run (pipeline.c). */
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,8 @@
 #define BANDS_MAX      65535
 #define LEVEL_MIN      -7
 #define LEVEL_MAX      22
+#define DEFLATE_LEVEL_MIN 1
+#define DEFLATE_LEVEL_MAX 9
 #define FRAME_ROWS_MAX (1 << 20)
 #define TILE_MIN       16
 #define TILE_MAX       65536
@@ -78,16 +81,19 @@ winent_status winent_device_list_parse(const char *d, winent_device_list *l, win
     return WINENT_OK;
 }
 
-/* A list as the CLI's --band or --window takes it ("1,3,5", "5,7x3"), cut
- * with "..." to fit `n` bytes: what the messages quote. */
-static void list_text(const int *v, int count, int pairs, char *buf, size_t n)
+/* A list as the CLI's --band or --window takes it ("1,3,5", "5,7x3,disk3"),
+ * cut with "..." to fit `n` bytes: what the messages quote. `disk` (or
+ * NULL): which window items are disks. */
+static void list_text(const int *v, const int *disk, int count, int pairs, char *buf, size_t n)
 {
     size_t len = 0;
     buf[0] = '\0';
     for (int i = 0; i < count; i++) {
         char item[32];
         const int a = v[pairs ? 2 * i : i], b = pairs ? v[2 * i + 1] : a;
-        if (a == b)
+        if (disk != NULL && disk[i])
+            snprintf(item, sizeof item, "%sdisk%d", i ? "," : "", (a - 1) / 2);
+        else if (a == b)
             snprintf(item, sizeof item, "%s%d", i ? "," : "", a);
         else
             snprintf(item, sizeof item, "%s%dx%d", i ? "," : "", a, b);
@@ -112,7 +118,7 @@ static winent_status check_lists(const winent_job_opts *o, winent_err *err)
                           o->nwindow_list, (const void *)o->window_list);
     for (int i = 0; i < o->nband_list; i++) {
         const int b = o->band_list[i];
-        list_text(o->band_list, o->nband_list, 0, text, sizeof text);
+        list_text(o->band_list, NULL, o->nband_list, 0, text, sizeof text);
         if (b < 1 || b > BANDS_MAX)
             return WINENT_ERR(err, WINENT_ERR_USAGE,
                               "--band: '%s': give a band number from 1, a list of them (1,3,5), "
@@ -126,16 +132,20 @@ static winent_status check_lists(const winent_job_opts *o, winent_err *err)
     }
     for (int i = 0; i < o->nwindow_list; i++) {
         const int kx = o->window_list[2 * i], ky = o->window_list[2 * i + 1];
-        list_text(o->window_list, o->nwindow_list, 1, text, sizeof text);
-        if (kx < 1 || kx > 255 || ky < 1 || ky > 255 || kx % 2 == 0 || ky % 2 == 0)
+        const int disk = o->window_disk != NULL && o->window_disk[i];
+        list_text(o->window_list, o->window_disk, o->nwindow_list, 1, text, sizeof text);
+        if (kx < 1 || kx > 255 || ky < 1 || ky > 255 || kx % 2 == 0 || ky % 2 == 0 ||
+            (disk && kx != ky))
             return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--window: '%s': give K or WxH, odd sides from 1 to 255, or a list "
-                              "of them (5,9,15)",
+                              "--window: '%s': give K or WxH, odd sides from 1 to 255, diskR (R "
+                              "from 0 to 127), or a list of them (5,9,disk3)",
                               text);
         for (int j = 0; j < i; j++)
-            if (o->window_list[2 * j] == kx && o->window_list[2 * j + 1] == ky) {
+            if (o->window_list[2 * j] == kx && o->window_list[2 * j + 1] == ky &&
+                (o->window_disk != NULL && o->window_disk[j]) == disk) {
                 char item[32];
-                list_text(o->window_list + 2 * i, 1, 1, item, sizeof item);
+                list_text(o->window_list + 2 * i, disk ? o->window_disk + i : NULL, 1, 1, item,
+                          sizeof item);
                 return WINENT_ERR(err, WINENT_ERR_USAGE,
                                   "--window: '%s': %s given twice: give each window once", text,
                                   item);
@@ -152,6 +162,8 @@ static const char *decode_misfit(const winent_job_opts *o)
     winent_compute_opts d;
     winent_compute_opts_default(&d);
     const winent_compute_opts *c = &o->compute;
+    if (c->disk)
+        return "disk"; /* its kx, ky are the disk's */
     if (c->kx != d.kx || c->ky != d.ky || o->nwindow_list > 0)
         return "window";
     if (c->base != d.base)
@@ -179,6 +191,41 @@ static const char *decode_misfit(const winent_job_opts *o)
     return NULL;
 }
 
+/* --level in the range of the codec it goes to, named: zstd (a .zst, a
+ * GeoTIFF with --compress zstd) or deflate. Where nothing takes a level
+ * (raw, LZW, no compression) it goes unused, as --compress does for a
+ * .zst; an output name whose format is unknown is the run's to refuse. */
+static winent_status check_level(const winent_job_opts *o, winent_err *err)
+{
+    if (o->level == 0)
+        return WINENT_OK;
+    winent_sink_opts so;
+    memset(&so, 0, sizeof so);
+    so.path = o->output ? o->output : "-";
+    so.format = o->format;
+    const winent_format f = winent_sink_format_of(&so);
+    if (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_DEFLATE &&
+        (o->level < DEFLATE_LEVEL_MIN || o->level > DEFLATE_LEVEL_MAX))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--level: '%d': give a deflate level from %d to %d", o->level,
+                          DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
+    const int zstd =
+        f == WINENT_FORMAT_ZST || (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_ZSTD);
+    if (zstd && (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--level: '%d': give a zstd level from %d to %d (not 0)", o->level,
+                          LEVEL_MIN, LEVEL_MAX);
+    /* No codec known yet (an unknown extension, raw): the widest range,
+     * in the command line's words. */
+    if ((f == WINENT_FORMAT_AUTO || f == WINENT_FORMAT_RAW) &&
+        (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--level: '%d': give a compression level: zstd %d to %d (not 0), "
+                          "deflate %d to %d",
+                          o->level, LEVEL_MIN, LEVEL_MAX, DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
+    return WINENT_OK;
+}
+
 winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
 {
     if (o->input == NULL)
@@ -190,6 +237,9 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
         /* The lists first: their first items are also compute.kx/ky and band. */
         WINENT_TRY(check_lists(o, err));
         WINENT_TRY(winent_compute_check(&o->compute, o->dtype_given, o->range_auto, err));
+        /* --nodata in the type --dtype names (a file's type: the run). */
+        if (o->nodata_given && o->compute.has_nodata && o->dtype_given)
+            WINENT_TRY(winent_nodata_check(o->compute.dtype, o->compute.nodata, err));
         if (o->width < 0 || o->height < 0)
             return WINENT_ERR(err, WINENT_ERR_USAGE, "--size: '%dx%d': give WxH, e.g. 10240x10240",
                               o->width, o->height);
@@ -233,10 +283,7 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--format: '%d': use zst, tif or raw",
                           (int)o->format);
     /* 0 is the default of each of these. */
-    if (o->level != 0 && (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--level: '%d': give a zstd level from %d to %d (not 0)", o->level,
-                          LEVEL_MIN, LEVEL_MAX);
+    WINENT_TRY(check_level(o, err));
     if (o->frame_rows < 0 || o->frame_rows > FRAME_ROWS_MAX)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--frame-rows: '%d': give a row count from 1",
                           o->frame_rows);
@@ -247,6 +294,13 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
     if ((unsigned)o->compress > WINENT_COMPRESS_NONE)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--compress: '%d': use zstd, deflate, lzw or none",
                           (int)o->compress);
+    if ((unsigned)o->out_type > WINENT_OT_UINT8)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--ot: '%d': use float32, float16, uint16 or uint8", (int)o->out_type);
+    if (o->sidecar && o->out_type == WINENT_OT_FLOAT16)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--sidecar: ENVI has no float16 type: give --ot float32, uint16 or "
+                          "uint8, or write a .tif");
     if ((unsigned)o->tif_layout > WINENT_TIF_TILED)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--tif-layout: '%d': use cog or tiled",
                           (int)o->tif_layout);
@@ -258,6 +312,13 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
                           o->preview_size, WINENT_PREVIEW_SIZE_MAX);
     if (o->preview_size && !o->preview)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview-size goes with --preview FILE.png");
+    if (o->preview_range &&
+        (!isfinite(o->preview_lo) || !isfinite(o->preview_hi) || !(o->preview_lo < o->preview_hi)))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--preview-range: '%.17g:%.17g': give finite numbers LO:HI with LO < HI",
+                          o->preview_lo, o->preview_hi);
+    if (o->preview_range && !o->preview)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview-range goes with --preview FILE.png");
     winent_device_list devices;
     WINENT_TRY(winent_device_list_parse(o->device, &devices, err));
     if (o->threads < 0 || o->threads > THREADS_MAX)

@@ -12,6 +12,8 @@
 
 #include "base/mem.h"
 #include "pipeline_internal.h"
+#include "tiles/georef.h"
+#include "tiles/outfile.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -359,8 +361,18 @@ static winent_status guard_files(const pipeline *p, const winent_job_opts *o,
     }
     if (sink)
         WINENT_TRY_GOTO(st, winent_sink_guard_files(so, g, err));
-    if (o->preview && p->stage == WINENT_STAGE_JOB)
+    if (o->preview && p->stage == WINENT_STAGE_JOB) {
         WINENT_TRY_GOTO(st, winent_file_guard_write(g, o->preview, "--preview", err));
+        /* Its world file and PAM file, written beside a georeferenced map's
+         * preview (preview.h), are outputs as well. */
+        char side[2][4096];
+        winent_outfile_probe pp;
+        if (winent_outfile_probe_path(o->preview, &pp, err) == WINENT_OK && !pp.in_place &&
+            winent_preview_sidecar_names(o->preview, side[0], side[1], sizeof side[0]) == 0) {
+            WINENT_TRY_GOTO(st, winent_file_guard_write(g, side[0], "--preview world file", err));
+            WINENT_TRY_GOTO(st, winent_file_guard_write(g, side[1], "--preview PAM file", err));
+        }
+    }
     st = WINENT_OK;
 fail:
     winent_file_guard_free(g);
@@ -386,30 +398,41 @@ static void band_opts(const pipeline *p, const winent_job_opts *o, int b, winent
  * engine serves both). */
 static int same_compute(const winent_compute_opts *a, const winent_compute_opts *b)
 {
-    return a->kx == b->kx && a->ky == b->ky && a->base == b->base && a->dtype == b->dtype &&
+    return a->kx == b->kx && a->ky == b->ky && a->disk == b->disk && a->base == b->base &&
+           a->dtype == b->dtype &&
            a->bins == b->bins && memcmp(&a->range_lo, &b->range_lo, sizeof a->range_lo) == 0 &&
            memcmp(&a->range_hi, &b->range_hi, sizeof a->range_hi) == 0 &&
            a->has_nodata == b->has_nodata &&
            (!a->has_nodata || memcmp(&a->nodata, &b->nodata, sizeof a->nodata) == 0);
 }
 
-/* The windows of job `o`, as kx, ky pairs into `win` (2 * WINENT_MAX
- * entries): its list, else compute.kx/ky. Returns how many; usage errors
- * for a window given twice. */
+/* The windows of job `o`, as kx, ky, disk triples into `win`: its list,
+ * else compute.kx/ky/disk. Returns how many; usage errors for a window
+ * given twice. */
 static winent_status job_windows(const winent_job_opts *o, int **win, int *n, winent_err *err)
 {
     int k = o->nwindow_list > 0 ? o->nwindow_list : 1;
-    *win = malloc(sizeof **win * 2 * (size_t)k);
+    *win = malloc(sizeof **win * 3 * (size_t)k);
     if (*win == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     for (int i = 0; i < k; i++) {
-        (*win)[2 * i] = o->nwindow_list > 0 ? o->window_list[2 * i] : o->compute.kx;
-        (*win)[2 * i + 1] = o->nwindow_list > 0 ? o->window_list[2 * i + 1] : o->compute.ky;
-        for (int j = 0; j < i; j++)
-            if ((*win)[2 * j] == (*win)[2 * i] && (*win)[2 * j + 1] == (*win)[2 * i + 1])
+        int *wi = *win + 3 * i;
+        wi[0] = o->nwindow_list > 0 ? o->window_list[2 * i] : o->compute.kx;
+        wi[1] = o->nwindow_list > 0 ? o->window_list[2 * i + 1] : o->compute.ky;
+        wi[2] = o->nwindow_list > 0 ? (o->window_disk && o->window_disk[i] ? 1 : 0)
+                                    : (o->compute.disk ? 1 : 0);
+        for (int j = 0; j < i; j++) {
+            const int *wj = *win + 3 * j;
+            if (wj[0] == wi[0] && wj[1] == wi[1] && wj[2] == wi[2]) {
+                if (wi[2])
+                    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                                      "--window: disk%d given twice: give each window once",
+                                      wi[0] / 2);
                 return WINENT_ERR(err, WINENT_ERR_USAGE,
-                                  "--window: %dx%d given twice: give each window once",
-                                  (*win)[2 * i], (*win)[2 * i + 1]);
+                                  "--window: %dx%d given twice: give each window once", wi[0],
+                                  wi[1]);
+            }
+        }
     }
     *n = k;
     return WINENT_OK;
@@ -431,8 +454,9 @@ static winent_status make_maps(pipeline *p, const winent_compute_opts *cos, cons
         job_map *jm = &p->maps[m];
         jm->band = m / nwin;
         jm->co = cos[jm->band];
-        jm->co.kx = win[2 * (m % nwin)];
-        jm->co.ky = win[2 * (m % nwin) + 1];
+        jm->co.kx = win[3 * (m % nwin)];
+        jm->co.ky = win[3 * (m % nwin) + 1];
+        jm->co.disk = win[3 * (m % nwin) + 2];
         for (int k = 0; k < m && jm->plan == NULL; k++)
             if (p->maps[k].owner && same_compute(&p->maps[k].co, &jm->co))
                 jm->plan = p->maps[k].plan;
@@ -461,6 +485,7 @@ static void free_maps(pipeline *p)
     free(p->sink_maps);
     free(p->clamps);
     free(p->range_from);
+    free(p->saturated);
 }
 
 static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_compute_opts *co,
@@ -480,6 +505,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->compress = o->compress;
     so->tif_layout = o->tif_layout;
     so->bigtiff = o->bigtiff;
+    so->out_type = o->out_type;
     so->compute = co;
     so->par = &p->par_hook;
     so->source_name = o->input == NULL || p->mem_in ? "memory"
@@ -622,17 +648,74 @@ static void warn_range(const pipeline *p, const winent_job_opts *o, int k)
     o->on_notice(o->user, line);
 }
 
-/* The preview's options (--preview in a whole job): the image's size, and
- * the colour scale 0 .. the largest entropy the options allow, log of
- * min(window pixels, bins), known before the first row. */
+/* Count, as the writer retires chunks, the pixels at the top of each
+ * map's scale (every pixel of their window in a bin of its own): more than
+ * a quarter of them is a saturated map (a u16 DEM's distinct values), said
+ * in one notice after the run (warn_saturated). */
+static winent_status count_saturation(pipeline *p)
+{
+    p->saturated = calloc((size_t)p->nmaps, sizeof *p->saturated);
+    if (p->saturated == NULL)
+        return WINENT_ERR_INTERNAL;
+    for (int m = 0; m < p->nmaps; m++) {
+        saturation *s = &p->saturated[m];
+        s->top = winent_compute_top(&p->maps[m].co);
+        /* Below the top by less than the step to the next entropy a window
+         * can have (2 log 2 / n, relative 2e-6 for 255 x 255) and more
+         * than the engines' rounding; a 1 x 1 window (top 0) never is. */
+        s->at_top = s->top > 0.0 ? (float)(s->top * (1.0 - 5e-7)) : INFINITY;
+    }
+    return WINENT_OK;
+}
+
+static void warn_saturated(const pipeline *p, const winent_job_opts *o, int m)
+{
+    static const char *const logs[] = {"ln", "log2", "log10"};
+    static const char *const units[] = {"nats", "bits", "bans"};
+    const saturation *s = &p->saturated[m];
+    const winent_compute_opts *co = &p->maps[m].co;
+    if (o->on_notice == NULL || s->valid == 0 || s->top_count * 4 <= s->valid)
+        return;
+    char line[WINENT_MSG_LEN], which[64] = "", fix[96];
+    const double n = (double)p->maps[m].plan->area; /* a disk's: fewer than kx * ky */
+    const uint32_t bins = p->maps[m].plan->rule.quantize ? p->maps[m].plan->rule.bins : 0;
+    const int band = winent_source_get_info(p->source)->read[p->maps[m].band].band;
+    if (p->nmaps > 1 && co->disk)
+        snprintf(which, sizeof which, "band %d, window disk%d: ", band, co->kx / 2);
+    else if (p->nmaps > 1)
+        snprintf(which, sizeof which, "band %d, window %dx%d: ", band, co->kx, co->ky);
+    if (bins > 0)
+        snprintf(fix, sizeof fix, "give fewer bins, e.g. --bins %u", bins > 64 ? 16 : bins / 4 + 1);
+    else
+        snprintf(fix, sizeof fix, "quantize the values, e.g. --bins 16 --range auto");
+    snprintf(line, sizeof line,
+             "%sthe map is saturated: %.1f %% of its valid pixels (%llu of %llu) are at the "
+             "largest entropy, %s(%.0f) = %.4g %s, each pixel of their window in a bin of its "
+             "own, so it shows where values differ, not how much; %s",
+             which, 100.0 * (double)s->top_count / (double)s->valid,
+             (unsigned long long)s->top_count, (unsigned long long)s->valid,
+             logs[(unsigned)co->base <= WINENT_BASE_10 ? co->base : 0],
+             bins > 0 && bins < n ? (double)bins : n, s->top,
+             units[(unsigned)co->base <= WINENT_BASE_10 ? co->base : 0], fix);
+    o->on_notice(o->user, line);
+}
+
+/* The preview's options (--preview in a whole job): the image's size; the
+ * colours' stretch, --preview-range or else the image's own 2nd-98th
+ * percentiles (found by the preview at the end), beside the largest
+ * entropy the options allow, log of min(window pixels, bins); the map's
+ * geotransform and EPSG code, for the world file and PAM file. */
 static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_compute_opts *co)
 {
     winent_preview_opts *v = &p->preview_opts;
     static const char *const units[] = {"nat", "bit", "ban"};
     static const char *const bases[] = {"e", "2", "10"};
-    double n = (double)co->kx * (double)co->ky;
-    if (co->bins > 0 && (double)co->bins < n)
-        n = (double)co->bins;
+    /* The window's pixels (a disk's: fewer), or the codes the data can
+     * take, whichever is fewer: --bins, or 256 distinct values of 8-bit
+     * samples (a u8 31x31 map holds at most 8 bits, not log2(961)). */
+    double n = (double)p->plan->area;
+    if ((double)p->plan->ncodes < n)
+        n = (double)p->plan->ncodes;
     memset(v, 0, sizeof *v);
     v->path = o->preview;
     v->map_width = p->width;
@@ -641,13 +724,23 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
     v->vmax = co->base == WINENT_BASE_2 ? log2(n) : co->base == WINENT_BASE_10 ? log10(n) : log(n);
     v->unit = units[co->base];
     v->stop = p->stop;
+    v->range_given = o->preview_range;
+    v->lo = o->preview_lo;
+    v->hi = o->preview_hi;
+    const winent_source_info *info = p->source ? winent_source_get_info(p->source) : NULL;
+    if (info && info->georef) {
+        v->has_geotransform = winent_georef_geotransform(info->georef, v->gt);
+        v->epsg = winent_georef_epsg(info->georef);
+    }
     int pw, ph;
+    char win[32];
     winent_preview_dims(p->width, p->height, v->size, &pw, &ph);
+    winent_sink_window_name(co, win, sizeof win);
     snprintf(p->preview_text, sizeof p->preview_text,
-             "Local Shannon entropy (base %s), %dx%d window, of %s: the %dx%d map at %dx%d, each "
-             "pixel the mean of the valid map pixels of its block, coloured on the scale 0 to "
-             "%.6g %s; transparent where no pixel is valid",
-             bases[co->base], co->kx, co->ky,
+             "Local Shannon entropy (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
+             "pixel the mean of the valid map pixels of its block (at most %.6g %s), "
+             "transparent where no pixel is valid",
+             bases[co->base], win,
              o->input == NULL || p->mem_in ? "memory"
              : strcmp(o->input, "-") == 0  ? "standard input"
                                            : o->input,
@@ -774,8 +867,9 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
             check.range_hi = 1.0;
         }
         for (int w = 0; w < nwin; w++) {
-            check.kx = win[2 * w];
-            check.ky = win[2 * w + 1];
+            check.kx = win[3 * w];
+            check.ky = win[3 * w + 1];
+            check.disk = win[3 * w + 2];
             WINENT_TRY_GOTO(st, winent_plan_create(&check, &plan, &err));
             winent_plan_free(plan);
             plan = NULL;
@@ -793,18 +887,21 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         /* Each map of the file a plane of the chunks (one plan serves). */
         free(win);
         nwin = map->nmaps;
-        if ((win = malloc(sizeof *win * 2 * (size_t)nwin)) == NULL) {
+        if ((win = malloc(sizeof *win * 3 * (size_t)nwin)) == NULL) {
             st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
             goto fail;
         }
-        for (int k = 0; k < 2 * nwin; k++)
-            win[k] = 1;
+        for (int k = 0; k < 3 * nwin; k++)
+            win[k] = k % 3 == 2 ? 0 : 1;
     } else if (p->mem_in || stage == WINENT_STAGE_ENCODE) {
         p->width = o->width;
         p->height = o->height;
     } else {
         WINENT_TRY_GOTO(st, open_source(p, o, &err));
         const winent_source_info *info = winent_source_get_info(p->source);
+        /* --nodata in the type of the band as read (a TIFF's, GDAL's). */
+        if (o->nodata_given && o->compute.has_nodata)
+            WINENT_TRY_GOTO(st, winent_nodata_check(info->dtype, o->compute.nodata, &err));
         p->width = info->width;
         p->height = info->height;
         p->nbands = info->nread;
@@ -868,6 +965,11 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         } else {
             p->unit_rows = winent_sink_unit_rows_for(&so);
         }
+    }
+    if (stage == WINENT_STAGE_JOB && p->mem_out == NULL && p->map_in == NULL && o->on_notice &&
+        count_saturation(p) != WINENT_OK) {
+        st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
     }
     p->encodes = has_units(p);
     for (int m = 0; m < p->nmaps; m++) {
@@ -1013,6 +1115,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         fill_stats(p, stats, t_start);
     for (int b = 0; b < p->nbands && st == WINENT_OK; b++)
         warn_range(p, o, b);
+    for (int m = 0; p->saturated && m < p->nmaps && st == WINENT_OK; m++)
+        warn_saturated(p, o, m);
     if (p->user_pinned == 1) {
         winent_cuda_host_unregister((void *)p->mem_in);
         winent_cuda_host_unregister(p->mem_out);

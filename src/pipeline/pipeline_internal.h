@@ -90,6 +90,15 @@ typedef enum chunk_state {
 
 struct engine;
 
+/* How much of one map is at its window's largest entropy (every pixel of
+ * a whole window in a bin of its own): the "saturated" notice. */
+typedef struct saturation {
+    float at_top; /* a value at least this is at the top (just
+                     below it: the engines' rounding) */
+    double top;   /* winent_compute_top of the map's options */
+    uint64_t valid, top_count;
+} saturation;
+
 /* One map of the job: a band read, at one window. */
 typedef struct job_map {
     int band;                /* index of its band among those read (its plane) */
@@ -242,6 +251,10 @@ struct pipeline {
                                     too are added after compute, not by band */
     winent_preview_opts preview_opts;
     char preview_text[WINENT_MSG_LEN]; /* its PNG's Description */
+    saturation *saturated;             /* owned, one per map; NULL: not counted (no
+                                          notice callback, --decode, memory jobs).
+                                          The writer thread adds each chunk as it
+                                          retires; run_job reads it after the join */
     int width, height;
     size_t sample, row_bytes;
     int chunk_rows, nchunks, unit_rows, band_rows;

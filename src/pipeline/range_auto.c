@@ -5,8 +5,9 @@
  * pass runs before the job's pipeline exists: a second handle on the
  * input, read front to back in blocks of rows (a TIFF decodes them on its
  * own team of --threads), each block's min/max taken by --threads
- * threads; one pass serves every band without statistics. A stream can be
- * read once only, so it needs an explicit --range. */
+ * threads; one pass serves every band without statistics, for files and
+ * GDAL's names alike (NETCDF:..., /vsizip/...). A stream can be read once
+ * only, so it needs an explicit --range. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,7 @@ static winent_status scan_file(pipeline *p, const winent_job_opts *o,
     uint8_t *buf = NULL;
     void **dst = NULL;
     winent_job_source_opts(o, &so);
+    so.on_notice = NULL; /* the job's own source has said what there is to say */
     so.threads = p->threads;
     so.stop = p->stop;
     WINENT_TRY(winent_source_open(&so, &s, err));
@@ -113,13 +115,19 @@ fail:
 }
 
 /* 1 when the input can be read a second time: a regular file (or a
- * block device). Standard input, pipes, FIFOs and sockets cannot. */
-static int can_read_twice(const char *path)
+ * block device); with the GDAL reader also a folder (a Zarr store) and
+ * every name GDAL resolves itself (NETCDF:f.nc:v, /vsizip/..., /vsicurl/,
+ * inline VRT), which it opens again. Standard input (also as
+ * /vsistdin/), pipes, FIFOs and sockets cannot. */
+static int can_read_twice(const char *path, const winent_source_info *info)
 {
     struct stat sb;
-    if (path == NULL || strcmp(path, "-") == 0)
+    const int gdal = info && info->reader && strcmp(info->reader, "gdal") == 0;
+    if (path == NULL || strcmp(path, "-") == 0 || strncmp(path, "/vsistdin", 9) == 0)
         return 0;
-    return stat(path, &sb) == 0 && (S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode));
+    if (stat(path, &sb) != 0)
+        return gdal; /* no local file: a name GDAL opened, and opens again */
+    return S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode) || (gdal && S_ISDIR(sb.st_mode));
 }
 
 /* The range of `m` into co (bins 256 when 0). */
@@ -174,7 +182,7 @@ winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_co
                 need[b] = scan = 1;
             }
         }
-        if (scan && !can_read_twice(o->input)) {
+        if (scan && !can_read_twice(o->input, winent_source_get_info(p->source))) {
             st = WINENT_ERR(err, WINENT_ERR_USAGE,
                             "--range auto: %s is read once and records no statistics, so no "
                             "first pass can find its range: give --range LO:HI",

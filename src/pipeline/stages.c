@@ -198,6 +198,24 @@ static void flush_notices(pipeline *p)
     }
 }
 
+/* Add the chunk's maps to the saturation counts (writer thread). Branch
+ * free, so it vectorizes: NaN is neither valid nor at the top. */
+static void count_saturated(pipeline *p, const chunk *c)
+{
+    const size_t n = (size_t)(c->y1 - c->y0) * (size_t)p->width;
+    for (int m = 0; m < p->nmaps; m++) {
+        saturation *s = &p->saturated[m];
+        const float *v = c->map + (size_t)m * p->map_plane, at = s->at_top;
+        uint64_t valid = 0, top = 0;
+        for (size_t i = 0; i < n; i++) {
+            valid += v[i] == v[i];
+            top += v[i] >= at;
+        }
+        s->valid += valid;
+        s->top_count += top;
+    }
+}
+
 static winent_status write_chunk(pipeline *p, const chunk *c, winent_err *err)
 {
     if (p->stage == WINENT_STAGE_ENCODE) {
@@ -248,6 +266,8 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         }
         pthread_mutex_unlock(&p->lock);
         double t0 = winent_now();
+        if (p->saturated)
+            count_saturated(p, c);
         winent_status st = write_chunk(p, c, &err);
         if (st == WINENT_OK && p->preview)
             /* The preview rows complete so far, while the engines work:

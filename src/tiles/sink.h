@@ -19,6 +19,7 @@
 #include "base/werr.h"
 #include "file_guard.h"
 #include "georef.h"
+#include "out_sample.h"
 #include "source.h"
 #include "winent.h"
 
@@ -41,6 +42,8 @@ typedef struct winent_sink_opts {
     winent_compress compress;/* TIFF */
     winent_tif_layout tif_layout; /* TIFF: Cloud-Optimized (default) or plain tiled */
     int bigtiff;             /* TIFF: 1 = BigTIFF even when small (else past 4 GiB) */
+    winent_out_type out_type; /* the samples written (--ot); the scale of the
+                                 integer types: winent_sink_out_sample */
     /* Facts for headers and metadata (borrowed). */
     const winent_compute_opts *compute;
     const char *source_name;
@@ -68,6 +71,11 @@ typedef struct winent_sink_opts {
 typedef struct winent_sink winent_sink;
 typedef struct winent_sink_encoder winent_sink_encoder;
 
+/* How the output `o` stores its samples: its out_type, with the scale of
+ * an integer type from the largest entropy any of its maps can hold (one
+ * scale for every map of the output). Pure. */
+void winent_sink_out_sample(const winent_sink_opts *o, winent_out_sample *q);
+
 /* Maps in the output `o` describes: nmaps, at least 1. */
 int winent_sink_nmaps(const winent_sink_opts *o);
 
@@ -76,12 +84,17 @@ int winent_sink_nmaps(const winent_sink_opts *o);
  * as they are. Pure. */
 void winent_sink_map_opts(const winent_sink_opts *o, int m, winent_sink_opts *one);
 
-/* The file of map (band, window kx x ky) of a raw output named `path`
- * with several maps: NAME_bB_wK.EXT for NAME.EXT (a square window), or
- * NAME_bB_wKXxKY.EXT, the extension that of the last path component
- * (none: NAME_bB_wK). malloc'ed (the caller frees it); NULL when out of
- * memory. */
-char *winent_sink_map_path(const char *path, int band, int kx, int ky);
+/* The window of `c` as the outputs name it, into `buf` (cap bytes): "KxK"
+ * (width first) for a rectangle, "diskR" for a disk of radius R (the
+ * CLI's --window item). Pure. */
+void winent_sink_window_name(const winent_compute_opts *c, char *buf, size_t cap);
+
+/* The file of map (band, window of `c`) of a raw output named `path`
+ * with several maps: NAME_bB_wK.EXT for NAME.EXT (a square window),
+ * NAME_bB_wKXxKY.EXT, or NAME_bB_diskR.EXT for a disk, the extension that
+ * of the last path component (none: NAME_bB_wK). malloc'ed (the caller
+ * frees it); NULL when out of memory. */
+char *winent_sink_map_path(const char *path, int band, const winent_compute_opts *c);
 
 /* The format `o` resolves to: o->format unless AUTO, else from the name's
  * extension: .zst; .tif or .tiff; .raw, .f32, .bin, "-" or no extension at

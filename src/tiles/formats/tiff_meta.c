@@ -65,14 +65,24 @@ static const char *compress_name(winent_compress c)
     }
 }
 
+void winent_tiff_nodata_text(const winent_out_sample *q, char *dst, size_t cap)
+{
+    if (q->is_int)
+        snprintf(dst, cap, "%u", q->nodata_code);
+    else
+        snprintf(dst, cap, "nan");
+}
+
 void winent_tiff_band_description(const winent_sink_opts *o, char *dst, size_t cap)
 {
     const winent_compute_opts *c = o->compute;
-    int kx = c ? c->kx : 0, ky = c ? c->ky : 0;
+    char w[32] = "0x0";
+    if (c)
+        winent_sink_window_name(c, w, sizeof w);
     if (o->source_band > 0)
-        snprintf(dst, cap, "entropy %dx%d of band %d", kx, ky, o->source_band);
+        snprintf(dst, cap, "entropy %s of band %d", w, o->source_band);
     else
-        snprintf(dst, cap, "entropy %dx%d", kx, ky);
+        snprintf(dst, cap, "entropy %s", w);
 }
 
 /* The items of one map: dataset items for a single map, items of band
@@ -84,7 +94,9 @@ static void map_items(winent_bytes *b, int *bad, const winent_sink_opts *o, int 
         snprintf(at, sizeof at, " sample=\"%d\"", sample);
     const winent_compute_opts *c = o->compute;
     if (c) {
-        add(b, bad, "  <Item name=\"window\"%s>%dx%d</Item>\n", at, c->kx, c->ky);
+        char w[32];
+        winent_sink_window_name(c, w, sizeof w);
+        add(b, bad, "  <Item name=\"window\"%s>%s</Item>\n", at, w);
         if (c->bins)
             add(b, bad, "  <Item name=\"range\"%s>%.17g:%.17g</Item>\n", at, c->range_lo,
                 c->range_hi);
@@ -95,13 +107,30 @@ static void map_items(winent_bytes *b, int *bad, const winent_sink_opts *o, int 
         add(b, bad, "  <Item name=\"source_band\"%s>%d</Item>\n", at, o->source_band);
 }
 
+/* GDAL's scale and offset of band `sample` (0-based), for integer codes. */
+static void scale_items(winent_bytes *b, int *bad, const winent_out_sample *q, int sample)
+{
+    if (!q->is_int)
+        return;
+    add(b, bad, "  <Item name=\"OFFSET\" sample=\"%d\" role=\"offset\">%.17g</Item>\n", sample,
+        q->offset);
+    add(b, bad, "  <Item name=\"SCALE\" sample=\"%d\" role=\"scale\">%.17g</Item>\n", sample,
+        q->scale);
+}
+
 static void description_item(winent_bytes *b, int *bad, const winent_sink_opts *o, int sample)
 {
+    static const char *const units[] = {"nat", "bit", "ban"};
     char desc[128];
     winent_tiff_band_description(o, desc, sizeof desc);
     add(b, bad, "  <Item name=\"DESCRIPTION\" sample=\"%d\" role=\"description\">", sample);
     add_escaped(b, bad, desc);
     add(b, bad, "</Item>\n");
+    /* The unit of the values, as GDAL's band unit type (gdalinfo's "Unit
+     * Type: bit"). */
+    if (o->compute && (unsigned)o->compute->base <= WINENT_BASE_10)
+        add(b, bad, "  <Item name=\"UNITTYPE\" sample=\"%d\" role=\"unittype\">%s</Item>\n",
+            sample, units[o->compute->base]);
 }
 
 char *winent_tiff_meta_main(const winent_sink_opts *o)
@@ -117,8 +146,10 @@ char *winent_tiff_meta_main(const winent_sink_opts *o)
         static const char *bases[] = {"e", "2", "10"};
         /* What one map has of its own (window, range, nodata) is an item
          * of its band when there are several. */
+        char w[32];
+        winent_sink_window_name(c, w, sizeof w);
         if (nmaps == 1)
-            add(&b, &bad, "  <Item name=\"window\">%dx%d</Item>\n", c->kx, c->ky);
+            add(&b, &bad, "  <Item name=\"window\">%s</Item>\n", w);
         add(&b, &bad, "  <Item name=\"base\">%s</Item>\n",
             bases[c->base <= WINENT_BASE_10 ? c->base : 0]);
         if (c->bins) {
@@ -146,8 +177,11 @@ char *winent_tiff_meta_main(const winent_sink_opts *o)
         add(&b, &bad, "</Item>\n");
     }
     add(&b, &bad, "  <Item name=\"compress\">%s</Item>\n", compress_name(o->compress));
+    winent_out_sample q;
+    winent_sink_out_sample(o, &q);
     if (nmaps == 1) {
         description_item(&b, &bad, o, 0);
+        scale_items(&b, &bad, &q, 0);
     } else {
         add(&b, &bad, "  <Item name=\"maps\">%d</Item>\n", nmaps);
         for (int m = 0; m < nmaps; m++) {
@@ -155,6 +189,7 @@ char *winent_tiff_meta_main(const winent_sink_opts *o)
             winent_sink_map_opts(o, m, &one);
             map_items(&b, &bad, &one, m);
             description_item(&b, &bad, &one, m);
+            scale_items(&b, &bad, &q, m);
         }
     }
     add(&b, &bad, "</GDALMetadata>");

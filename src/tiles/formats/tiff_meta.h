@@ -10,7 +10,9 @@
  * (`<Item name="DESCRIPTION" sample="0" role="description">`). With
  * several maps, what each has of its own (window, range, nodata, source
  * band, description) is an item of its band (sample="k"), and the dataset
- * item "maps" counts them.
+ * item "maps" counts them. An integer output (--ot uint16, uint8) gives
+ * each band GDAL's SCALE and OFFSET items (role="scale", role="offset"),
+ * so that GDAL, rasterio and QGIS read entropy = code * scale + offset.
  */
 #ifndef WINENT_TIFF_META_H
 #define WINENT_TIFF_META_H
@@ -27,6 +29,10 @@ void winent_tiff_band_description(const winent_sink_opts *o, char *dst, size_t c
  * malloc'ed (the caller frees it); NULL when out of memory. Pure: any
  * thread. */
 char *winent_tiff_meta_main(const winent_sink_opts *o);
+
+/* GDAL_NODATA's text for samples stored as `q`: "nan" for the float
+ * types, the nodata code ("65535", "255") for the integer types. */
+void winent_tiff_nodata_text(const winent_out_sample *q, char *dst, size_t cap);
 
 /* The GDAL_METADATA XML of an overview directory of `nmaps` bands: how
  * each was resampled, as GDAL's own overviews say it; malloc'ed (the

@@ -212,7 +212,7 @@ static winent_status check_run(winent_zst_file *f, FILE *out)
     ZSTD_DCtx_setParameter(c.dctx, ZSTD_d_windowLogMax, 30);
 
     const uint64_t data_end = l.table ? f->size - l.tsize : f->size;
-    const uint64_t row_bytes = (uint64_t)l.h.width * 4;
+    const uint64_t row_bytes = (uint64_t)l.h.width * (uint64_t)l.h.sample_bytes;
     const uint64_t per_map = (uint64_t)(l.h.frames / l.h.maps);
     uint64_t off = l.header_end;
     for (uint32_t i = 0; i < (uint32_t)l.h.frames; i++) {

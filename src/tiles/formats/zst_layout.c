@@ -11,6 +11,7 @@
 #include <zstd.h>
 
 #include "base/werr.h"
+#include "out_sample.h"
 #include "zst_format.h"
 
 /* The largest zstd frame header (ZSTD_FRAMEHEADERSIZE_MAX, which zstd.h
@@ -84,7 +85,7 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
                                   const uint8_t *entries, uint32_t nentries, uint64_t *csum,
                                   uint64_t *dsum)
 {
-    uint64_t off = 0, row_bytes = (uint64_t)h->width * 4;
+    uint64_t off = 0, row_bytes = (uint64_t)h->width * (uint64_t)h->sample_bytes;
     const uint64_t per_map = (uint64_t)(h->frames / h->maps); /* each map's frames */
     *csum = *dsum = 0;
     if (winent_zst_get32(entries) != header_frame || winent_zst_get32(entries + 4) != 0 ||
@@ -117,7 +118,8 @@ winent_status winent_zst_check_frames(winent_zst_file *f, const winent_zst_facts
         *csum += c;
         *dsum += d;
     }
-    if (*dsum != (uint64_t)h->width * (uint64_t)h->height * 4 * (uint64_t)h->maps)
+    if (*dsum !=
+        (uint64_t)h->width * (uint64_t)h->height * (uint64_t)h->sample_bytes * (uint64_t)h->maps)
         return winent_zst_bad(f, "the frames do not hold the whole image");
     return WINENT_OK;
 }
@@ -142,6 +144,11 @@ winent_status winent_zst_read_header(winent_zst_file *f, winent_zst_layout *l)
 {
     uint8_t b8[WINENT_ZST_SKIP_HEADER];
     WINENT_TRY(winent_zst_read_at(f, b8, sizeof b8, 0));
+    /* A TIFF (a GeoTIFF map of ours, most likely): say what reads it. */
+    if (!memcmp(b8, "II*\0", 4) || !memcmp(b8, "MM\0*", 4) || !memcmp(b8, "II+\0", 4) ||
+        !memcmp(b8, "MM\0+", 4))
+        return winent_zst_bad(f, "it is a TIFF: for a GeoTIFF map, gdalinfo shows its metadata "
+                                 "(and gdalinfo -stats its values)");
     if (winent_zst_get32(b8) != WINENT_ZST_HEADER_MAGIC)
         return winent_zst_bad(f, winent_zst_get32(b8) == WINENT_ZST_FRAME_MAGIC
                           ? "a zstd stream without the winent-stream header"

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,6 +52,8 @@ struct winent_zst_reader {
     winent_zst_map map;       /* owned strings and tags */
     zst_cursor *cur;          /* owned: one per map */
     uint64_t *offsets;        /* owned: where each data frame starts */
+    char *path;               /* owned: the name messages give (f.path, the
+                                 cursors' too), kept past the caller's string */
 };
 
 /* ---- the header's facts ------------------------------------------------- */
@@ -156,6 +159,8 @@ static winent_status read_maps(winent_zst_reader *r)
             e->compute.kx = (int)d[0];
             e->compute.ky = (int)d[1];
         }
+        e->compute.disk = winent_json_get_integer(winent_json_get(item, "disk"), 0, 127, &k) &&
+                          e->compute.kx == 2 * k + 1 && e->compute.ky == e->compute.kx;
         if (winent_json_get_doubles(winent_json_get(item, "range"), d, 2, &count) && count == 2) {
             e->compute.range_lo = d[0];
             e->compute.range_hi = d[1];
@@ -184,6 +189,16 @@ static winent_status read_map_facts(winent_zst_reader *r)
     m->frames = (int)(l->h.frames / l->h.maps);
     /* The members' types and ranges are the schema's (zst_schema.c),
      * checked at open: here they are only taken. */
+    winent_out_type ot = WINENT_OT_FLOAT32;
+    if ((v = winent_json_get(l->root, "dtype")) != NULL && cJSON_IsString(v))
+        winent_out_type_parse(v->valuestring, &ot);
+    winent_out_sample_init(&m->sample, ot, 0.0);
+    if (m->sample.is_int) {
+        winent_json_get_double(winent_json_get(l->root, "scale"), &m->sample.scale);
+        if (winent_json_get_double(winent_json_get(l->root, "offset"), &d[0]))
+            m->sample.offset = d[0];
+    }
+
     winent_compute_opts *c = &m->compute;
     winent_compute_opts_default(c);
     if (winent_json_get_doubles(winent_json_get(l->root, "window"), d, 2, &count) && count == 2 &&
@@ -191,6 +206,8 @@ static winent_status read_map_facts(winent_zst_reader *r)
         c->kx = (int)d[0];
         c->ky = (int)d[1];
     }
+    c->disk = winent_json_get_integer(winent_json_get(l->root, "disk"), 0, 127, &k) &&
+              c->kx == 2 * k + 1 && c->ky == c->kx;
     if ((v = winent_json_get(l->root, "base")) != NULL)
         c->base = winent_json_is_text(v, "2")    ? WINENT_BASE_2
                   : winent_json_is_text(v, "10") ? WINENT_BASE_10
@@ -209,7 +226,11 @@ static winent_status read_map_facts(winent_zst_reader *r)
         for (int t = 0; t < WINENT_DTYPE_COUNT; t++)
             if (winent_json_is_text(v, winent_dtype_name((winent_dtype)t)))
                 c->dtype = (winent_dtype)t;
-    m->nodata_in_play = winent_json_is_text(winent_json_get(l->root, "output_nodata"), "NaN");
+    m->nodata_in_play =
+        winent_json_is_text(winent_json_get(l->root, "output_nodata"), "NaN") ||
+        (m->sample.is_int &&
+         winent_json_get_integer(winent_json_get(l->root, "output_nodata"), 0, UINT32_MAX, &k) &&
+         (uint32_t)k == m->sample.nodata_code);
     if (winent_json_get_integer(winent_json_get(l->root, "source_band"), 1, 65535, &k))
         m->source_band = (int)k;
     v = winent_json_get(l->root, "source");
@@ -303,7 +324,11 @@ winent_status winent_zst_reader_open(const char *path, winent_zst_reader **out, 
     if (r == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     r->f.fd = -1;
-    r->f.path = path;
+    r->f.path = r->path = strdup(path);
+    if (r->path == NULL) {
+        free(r);
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    }
     r->f.msg = r->msg;
     r->f.msg_len = sizeof r->msg;
     winent_status st = open_file(r, path);
@@ -339,6 +364,7 @@ void winent_zst_reader_free(winent_zst_reader *r)
         cursor_free(&r->cur[m]);
     free(r->cur);
     free(r->offsets);
+    free(r->path);
     free(r->map.maps);
     winent_zst_layout_free(&r->l);
     free(r->map.source);
@@ -494,13 +520,27 @@ static winent_status cursor_read(const winent_zst_reader *r, zst_cursor *c, uint
     return WINENT_OK;
 }
 
+/* The next `count` samples of the cursor's frames into `dst` as floats.
+ * Samples narrower than a float (--ot) are decompressed into the end of
+ * `dst` and widened from the front, each read before its bytes are
+ * overwritten. */
+static winent_status cursor_read_samples(const winent_zst_reader *r, zst_cursor *c, size_t count,
+                                         float *dst, winent_err *err)
+{
+    const size_t bytes = (size_t)r->map.sample.bytes;
+    uint8_t *const start = (uint8_t *)dst + count * (4 - bytes);
+    WINENT_TRY(cursor_read(r, c, start, count * bytes, err));
+    if (r->map.sample.type != WINENT_OT_FLOAT32)
+        winent_out_decode(&r->map.sample, start, count, dst);
+    return WINENT_OK;
+}
+
 winent_status winent_zst_reader_read_map(winent_zst_reader *r, int map, int rows, float *dst,
                                          winent_err *err)
 {
     if (map < 0 || map >= r->map.nmaps)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%s: no map %d", r->f.path, map + 1);
-    return cursor_read(r, &r->cur[map], (uint8_t *)dst, (size_t)rows * (size_t)r->map.width * 4,
-                       err);
+    return cursor_read_samples(r, &r->cur[map], (size_t)rows * (size_t)r->map.width, dst, err);
 }
 
 winent_status winent_zst_reader_read_frame(const winent_zst_reader *r, int map, int64_t frame,
@@ -517,7 +557,9 @@ winent_status winent_zst_reader_read_frame(const winent_zst_reader *r, int map, 
     if (st != WINENT_OK)
         st = WINENT_ERR(err, st, "%s", c.msg);
     else
-        st = cursor_read(r, &c, (uint8_t *)dst, winent_zst_get32(entry(r, first) + 4), err);
+        st = cursor_read_samples(r, &c,
+                                 winent_zst_get32(entry(r, first) + 4) / (size_t)r->map.sample.bytes,
+                                 dst, err);
     cursor_free(&c);
     return st;
 }

@@ -20,6 +20,7 @@
 
 #include "base/werr.h"
 #include "georef.h"
+#include "out_sample.h"
 #include "winent.h"
 
 /* One map of a file of several (its entry in the header's "maps"). */
@@ -35,7 +36,10 @@ typedef struct winent_zst_map {
     winent_compute_opts compute; /* window, base, bins/range, nodata, and the
                                     source's dtype (u8 when the header does
                                     not say: files before source_dtype) */
-    int nodata_in_play;          /* "output_nodata": "NaN" */
+    int nodata_in_play;          /* "output_nodata": "NaN", or an integer map's code */
+    winent_out_sample sample;    /* how the file stores its samples ("dtype", "scale",
+                                    "offset", the nodata code); the rows read are
+                                    floats whatever it is */
     char *source;                /* owned: "source" ("" when absent) */
     char *command_line;          /* owned: "command_line", NULL when absent */
     int source_band;             /* "source_band", 0 when absent or null */
@@ -56,9 +60,10 @@ winent_status winent_zst_reader_open(const char *path, winent_zst_reader **out, 
 const winent_zst_map *winent_zst_reader_map(const winent_zst_reader *r);
 
 /* The next `rows` rows of the (first) map (width floats each, native byte
- * order) into `dst`. A damaged frame is WINENT_ERR_INPUT naming it: "FILE:
- * frame 3 (rows 48-63) at byte 123456: checksum mismatch". One thread at a
- * time. */
+ * order) into `dst`; integer and float16 samples are converted to floats
+ * (code * scale + offset, NaN for the nodata code). A damaged frame is
+ * WINENT_ERR_INPUT naming it: "FILE: frame 3 (rows 48-63) at byte 123456:
+ * checksum mismatch". One thread at a time. */
 winent_status winent_zst_reader_read(winent_zst_reader *r, int rows, float *dst, winent_err *err);
 
 /* The same for map `map` (0 .. nmaps - 1) of a file of several: each map

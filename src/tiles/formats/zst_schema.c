@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "out_sample.h"
 #include "zst_format.h"
 
 typedef enum member_kind {
@@ -24,6 +25,8 @@ typedef enum member_kind {
     K_INTS,    /* an array of whole numbers in [lo, hi] */
     K_OBJECT,  /* an object of the members `sub` */
     K_MAPS,    /* an array of one or more objects of the members `sub` */
+    K_CODE,    /* one of the texts `words`, or a whole number in [lo, hi] */
+    K_FINITE,  /* a finite number */
 } member_kind;
 
 #define REQUIRED 1 /* the member must be there */
@@ -40,7 +43,7 @@ typedef struct member {
 } member;
 
 static const char *const format_words[] = {WINENT_ZST_FORMAT_NAME, NULL};
-static const char *const float32_words[] = {"float32", NULL};
+static const char *const sample_words[] = {"float32", "float16", "uint16", "uint8", NULL};
 static const char *const little_words[] = {"little", NULL};
 static const char *const base_words[] = {"e", "2", "10", NULL};
 static const char *const nan_words[] = {"NaN", NULL};
@@ -67,6 +70,7 @@ static const member georef_members[] = {
 static const member map_members[] = {
     {"band", K_INT, NULLABLE, 1, 65535, NULL, NULL, "a band number from 1 to 65535"},
     {"window", K_WINDOW, REQUIRED, 0, 0, NULL, NULL, "[KX, KY] of odd sides from 1 to 255"},
+    {"disk", K_INT, NULLABLE, 0, 127, NULL, NULL, "a radius from 0 to 127"},
     {"range", K_RANGE, NULLABLE, 0, 0, NULL, NULL, "[LO, HI] of finite numbers with LO < HI"},
     {"nodata", K_NUMBER, NULLABLE, 0, 0, NULL, NULL, "a number"},
     {"first_frame", K_INT, REQUIRED, 0, WINENT_ZST_MAX_FRAMES, NULL, NULL, "the map's first frame"},
@@ -79,14 +83,19 @@ static const member header_members[] = {
     {"format", K_WORD, REQUIRED, 0, 0, format_words, NULL, "\"" WINENT_ZST_FORMAT_NAME "\""},
     {"width", K_INT, REQUIRED, 1, INT32_TOP, NULL, NULL, "a whole number from 1 to 2147483647"},
     {"height", K_INT, REQUIRED, 1, INT32_TOP, NULL, NULL, "a whole number from 1 to 2147483647"},
-    {"dtype", K_WORD, 0, 0, 0, float32_words, NULL, "\"float32\""},
+    {"dtype", K_WORD, 0, 0, 0, sample_words, NULL,
+     "\"float32\", \"float16\", \"uint16\" or \"uint8\""},
     {"byteorder", K_WORD, 0, 0, 0, little_words, NULL, "\"little\""},
     {"window", K_WINDOW, 0, 0, 0, NULL, NULL, "[KX, KY] of odd sides from 1 to 255"},
+    {"disk", K_INT, NULLABLE, 0, 127, NULL, NULL, "a radius from 0 to 127"},
     {"base", K_WORD, 0, 0, 0, base_words, NULL, "\"e\", \"2\" or \"10\""},
     {"bins", K_INT, NULLABLE, 1, 1LL << 30, NULL, NULL, "a whole number from 1 to 1073741824"},
     {"range", K_RANGE, NULLABLE, 0, 0, NULL, NULL, "[LO, HI] of finite numbers with LO < HI"},
     {"nodata", K_NUMBER, NULLABLE, 0, 0, NULL, NULL, "a number"},
-    {"output_nodata", K_WORD, NULLABLE, 0, 0, nan_words, NULL, "\"NaN\""},
+    {"output_nodata", K_CODE, NULLABLE, 0, 65535, nan_words, NULL,
+     "\"NaN\" or a code from 0 to 65535"},
+    {"scale", K_FINITE, 0, 0, 0, NULL, NULL, "a finite number"},
+    {"offset", K_FINITE, 0, 0, 0, NULL, NULL, "a finite number"},
     {"rows_per_frame", K_INT, REQUIRED, 1, INT32_TOP, NULL, NULL,
      "a whole number from 1 to 2147483647"},
     {"frames", K_INT, REQUIRED, 0, WINENT_ZST_MAX_FRAMES, NULL, NULL,
@@ -162,10 +171,15 @@ static int object_check(const cJSON *obj, const member *members, const char *whe
                         size_t n);
 
 /* Whether `v` is what `m` says (null already handled). */
-static int value_check(const cJSON *v, const member *m, const char *where, char *why, size_t n)
+static int value_check(const cJSON *v, const member *m, char *why, size_t n)
 {
     switch (m->kind) {
     case K_WORD: return is_word(v, m->words);
+    case K_CODE: return is_word(v, m->words) || int_in(v, m->lo, m->hi);
+    case K_FINITE: {
+        double d;
+        return cJSON_IsNumber(v) && winent_json_get_double(v, &d) && isfinite(d);
+    }
     case K_INT: return int_in(v, m->lo, m->hi);
     case K_TEXT: return cJSON_IsString(v);
     case K_NUMBER: return is_number(v);
@@ -194,7 +208,6 @@ static int value_check(const cJSON *v, const member *m, const char *where, char 
         return 1;
     }
     }
-    (void)where;
     return 0;
 }
 
@@ -223,7 +236,7 @@ static int object_check(const cJSON *obj, const member *members, const char *whe
         }
         if (cJSON_IsNull(v) && (m->flags & NULLABLE))
             continue;
-        int ok = value_check(v, m, where, why, n);
+        int ok = value_check(v, m, why, n);
         if (ok < 0)
             return -1;
         if (!ok) {
@@ -251,7 +264,6 @@ int winent_zst_header_check(const cJSON *root, winent_zst_facts *f, char *why, s
         snprintf(why, n, "the header is not winent-stream JSON");
         return -1;
     }
-    f->format_ok = 1;
     if (object_check(root, header_members, "", why, n) != 0)
         return -1;
     f->width = integer_of(root, "width");
@@ -260,6 +272,51 @@ int winent_zst_header_check(const cJSON *root, winent_zst_facts *f, char *why, s
     f->frames = integer_of(root, "frames");
     const cJSON *maps = winent_json_get(root, "maps");
     f->maps = maps ? cJSON_GetArraySize(maps) : 1;
+
+    /* The samples (--ot): float32 unless "dtype" names another type; integer
+     * codes need their positive scale. */
+    const cJSON *dtype = winent_json_get(root, "dtype");
+    winent_out_type ot = WINENT_OT_FLOAT32;
+    if (dtype != NULL)
+        winent_out_type_parse(dtype->valuestring, &ot);
+    winent_out_sample q;
+    winent_out_sample_init(&q, ot, 0.0);
+    f->sample_bytes = q.bytes;
+    double scale;
+    if (q.is_int &&
+        !(winent_json_get_double(winent_json_get(root, "scale"), &scale) && scale > 0.0)) {
+        snprintf(why, n, "the header's \"scale\" of a %s map is not a positive number",
+                 winent_out_type_name(ot));
+        return -1;
+    }
+    /* A map's "no value" code: NaN in floats, the type's nodata code in
+     * integers. */
+    const cJSON *outnd = winent_json_get(root, "output_nodata");
+    if (outnd != NULL && cJSON_IsNumber(outnd) &&
+        (!q.is_int || integer_of(root, "output_nodata") != (long long)q.nodata_code)) {
+        snprintf(why, n, "the header's \"output_nodata\" is not the nodata code of %s samples",
+                 winent_out_type_name(ot));
+        return -1;
+    }
+    if (outnd != NULL && cJSON_IsString(outnd) && q.is_int) {
+        snprintf(why, n, "the header's \"output_nodata\" of %s samples is not their code",
+                 winent_out_type_name(ot));
+        return -1;
+    }
+    /* A disk's window is its diameter, 2R + 1, square. */
+    for (int k = -1; k < (int)f->maps; k++) {
+        const cJSON *o = k < 0 ? root : cJSON_GetArrayItem(winent_json_get(root, "maps"), k);
+        const cJSON *disk = o ? winent_json_get(o, "disk") : NULL;
+        double w[2];
+        int count;
+        if (disk == NULL || cJSON_IsNull(disk))
+            continue;
+        if (!winent_json_get_doubles(winent_json_get(o, "window"), w, 2, &count) || count != 2 ||
+            w[0] != w[1] || w[0] != 2.0 * (double)integer_of(o, "disk") + 1.0) {
+            snprintf(why, n, "the header's %s\"disk\" is not half its window", k < 0 ? "" : "map's ");
+            return -1;
+        }
+    }
 
     /* The frames cut every map alike, each at most the largest frame the
      * writer makes (the seek table holds its size in 32 bits). */
@@ -272,7 +329,8 @@ int winent_zst_header_check(const cJSON *root, winent_zst_facts *f, char *why, s
                  f->frames, f->rows_per_frame, f->maps, f->maps == 1 ? "" : "s", f->height);
         return -1;
     }
-    if ((unsigned long long)frame_rows * (unsigned long long)f->width * 4 >
+    if ((unsigned long long)frame_rows * (unsigned long long)f->width *
+            (unsigned long long)f->sample_bytes >
         WINENT_ZST_MAX_FRAME_BYTES) {
         snprintf(why, n, "the header's frames of %lld rows of %lld pixels exceed 1 GiB", frame_rows,
                  f->width);

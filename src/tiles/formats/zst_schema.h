@@ -19,9 +19,10 @@
  * several maps lists them ("maps"): `frames` counts every map's, `maps`
  * is the list's length (1 without the list). */
 typedef struct winent_zst_facts {
-    int format_ok;
     long long width, height, rows_per_frame, frames;
     long long maps;
+    int sample_bytes; /* of "dtype" (--ot): 4 float32 (also when absent), 2
+                         float16 and uint16, 1 uint8 */
 } winent_zst_facts;
 
 /* Check the parsed header `root` against the schema: 0 with its facts in

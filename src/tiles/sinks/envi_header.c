@@ -122,9 +122,11 @@ int winent_envi_header_text(const winent_sink_opts *o, winent_bytes *b)
 {
     static const char *const bases[] = {"e", "2", "10"};
     const winent_compute_opts *c = o->compute;
-    char what[512] = "", band[64] = "";
+    char what[512] = "", band[64] = "", win[32] = "";
+    if (c)
+        winent_sink_window_name(c, win, sizeof win);
     if (c) {
-        int k = snprintf(what, sizeof what, "window %dx%d, base %s", c->kx, c->ky,
+        int k = snprintf(what, sizeof what, "window %s, base %s", win,
                          bases[(unsigned)c->base <= WINENT_BASE_10 ? c->base : 0]);
         if (c->bins > 0 && k > 0 && (size_t)k < sizeof what)
             k += snprintf(what + k, sizeof what - (size_t)k, ", %u bins over %.17g:%.17g",
@@ -145,16 +147,27 @@ int winent_envi_header_text(const winent_sink_opts *o, winent_bytes *b)
     int epsg = winent_georef_epsg(o->georef);
     if (epsg > 0)
         bad = bad || winent_bytes_printf(b, ". CRS: EPSG:%d", epsg);
+    /* ENVI's data types: 4 float32, 12 uint16, 1 byte (it has no float16:
+     * winent_job_check refuses --sidecar with it). */
+    winent_out_sample q;
+    winent_sink_out_sample(o, &q);
+    const int envi_type = q.type == WINENT_OT_UINT16 ? 12 : q.type == WINENT_OT_UINT8 ? 1 : 4;
     bad = bad || winent_bytes_printf(b,
-                                   "}\nsamples = %d\nlines = %d\nbands = 1\nheader offset = 0\n"
-                                   "file type = ENVI Standard\ndata type = 4\ninterleave = bsq\n"
-                                   "byte order = 0\n",
-                                   o->width, o->height);
+                                     "}\nsamples = %d\nlines = %d\nbands = 1\nheader offset = 0\n"
+                                     "file type = ENVI Standard\ndata type = %d\ninterleave = bsq\n"
+                                     "byte order = 0\n",
+                                     o->width, o->height, envi_type);
     if (c)
-        bad = bad || winent_bytes_printf(b, "band names = {entropy %dx%d%s}\n", c->kx, c->ky, band);
+        bad = bad || winent_bytes_printf(b, "band names = {entropy %s%s}\n", win, band);
     else
         bad = bad || winent_bytes_printf(b, "band names = {entropy%s}\n", band);
-    if (o->nodata_in_play)
+    if (q.is_int)
+        bad = bad ||
+              winent_bytes_printf(b, "data gain values = {%.17g}\ndata offset values = {%.17g}\n",
+                                  q.scale, q.offset);
+    if (o->nodata_in_play && q.is_int)
+        bad = bad || winent_bytes_printf(b, "data ignore value = %u\n", q.nodata_code);
+    else if (o->nodata_in_play)
         bad = bad || winent_bytes_printf(b, "data ignore value = nan\n");
     if (!bad && winent_georef_present(o->georef))
         bad = map_info(b, o->georef) != 0;

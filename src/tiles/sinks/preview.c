@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The quicklook PNG (preview.h): block means summed as rows come, coloured
- * and written with libpng at the end. */
+ * and written with libpng at the end; its world file and PAM file beside
+ * it. */
 #include "preview.h"
 
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "colormap.h"
+#include "base/bytes.h"
 #include "base/mem.h"
 #include "outfile.h"
 
@@ -57,6 +59,7 @@ typedef struct winent_png {
     struct png_sink *ps; /* owned: what libpng's callbacks see */
     uint8_t (*cmap)[3];  /* owned: the colour map */
     uint8_t *row;        /* owned: one canvas row, RGBA */
+    char *text;          /* owned: the Description, with the stretch */
     layout l;
     int started;          /* header written */
     int next;             /* next image row to write */
@@ -82,7 +85,17 @@ struct winent_preview {
     winent_png out;             /* the PNG, written by one thread (the writer) */
     winent_outfile file;
     int file_open; /* file holds a descriptor or a temporary file */
+    /* The colours' stretch: the caller's, or set by winent_preview_write
+     * from the image (stretch_of) before the first row is coloured. */
+    double lo, hi;
+    int stretched;
+    /* A georeferenced map's world file and PAM file (SIDE_PGW, SIDE_AUX),
+     * through temporary files like the PNG; none for a PNG in place. */
+    winent_outfile side[2];
+    int side_open[2];
 };
+
+enum { SIDE_PGW, SIDE_AUX };
 
 struct winent_preview_scratch {
     int32_t *col_sum;  /* owned, W: one segment's column sums */
@@ -292,6 +305,30 @@ static int same_destination(const char *preview, const winent_outfile_probe *pp,
     return same;
 }
 
+int winent_preview_sidecar_names(const char *path, char *pgw, char *aux, size_t cap)
+{
+    const char *ext = extension_of(path);
+    size_t stem = *ext ? (size_t)(ext - path) : strlen(path) + 1; /* through the dot */
+    char w[4] = "pgw";
+    if (*ext) { /* the extension's first and last letters, then 'w', as GDAL looks */
+        w[0] = ext[0];
+        w[1] = ext[strlen(ext) - 1];
+    }
+    int a = *ext ? snprintf(pgw, cap, "%.*s%s", (int)stem, path, w)
+                 : snprintf(pgw, cap, "%s.%s", path, w);
+    int b = snprintf(aux, cap, "%s.aux.xml", path);
+    return a < 0 || (size_t)a >= cap || b < 0 || (size_t)b >= cap ? -1 : 0;
+}
+
+/* 1 when `name` is the file `in` (same device and inode; only a file or a
+ * disk can be overwritten while it is read). */
+static int is_input(const char *name, int in_ok, const struct stat *in)
+{
+    struct stat st;
+    return in_ok && stat(name, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) &&
+           in->st_dev == st.st_dev && in->st_ino == st.st_ino;
+}
+
 winent_status winent_preview_check(const char *preview, const char *input, const char *output,
                                    winent_err *err)
 {
@@ -314,6 +351,25 @@ winent_status winent_preview_check(const char *preview, const char *input, const
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "--preview '%s' is the output '%s': give another preview name", preview,
                           output);
+    /* The world file and PAM file beside it are outputs too. */
+    char side[2][4096];
+    if (!pp.in_place && winent_preview_sidecar_names(preview, side[0], side[1], sizeof side[0]))
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview '%s': the name is too long", preview);
+    for (int k = 0; !pp.in_place && k < 2; k++) {
+        if (is_input(side[k], in_ok, &in))
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--preview '%s': its %s '%s' is the input: give another preview "
+                              "name",
+                              preview, k == SIDE_PGW ? "world file" : "PAM file", side[k]);
+        winent_outfile_probe sp;
+        if (output && winent_outfile_probe_path(side[k], &sp, err) == WINENT_OK &&
+            same_destination(side[k], &sp, output))
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--preview '%s': its %s '%s' is the output: give another preview "
+                              "name",
+                              preview, k == SIDE_PGW ? "world file" : "PAM file", side[k]);
+    }
+    winent_err_clear(err);
     return WINENT_OK;
 }
 
@@ -353,8 +409,26 @@ winent_status winent_preview_open(const winent_preview_opts *o, int64_t map_rows
     for (int k = 0; k < pv->nacc; k++) {
         pv->acc[k].py = -1;
     }
+    pv->side[SIDE_PGW].fd = pv->side[SIDE_AUX].fd = -1;
+    pv->lo = o->range_given ? o->lo : 0.0;
+    pv->hi = o->range_given ? o->hi : o->vmax;
+    pv->stretched = o->range_given;
     WINENT_TRY_GOTO(st, winent_outfile_open(&pv->file, o->path, o->stop, err));
     pv->file_open = 1;
+    if (!pv->file.in_place && o->has_geotransform) {
+        /* Their temporary files exist from now on, like the PNG's. */
+        char side[2][4096];
+        if (winent_preview_sidecar_names(o->path, side[0], side[1], sizeof side[0])) {
+            st = WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: the name is too long", o->path);
+            goto fail;
+        }
+        for (int k = 0; k < 2; k++) {
+            if (k == SIDE_AUX && o->epsg <= 0)
+                continue; /* no CRS to tell: the world file alone */
+            WINENT_TRY_GOTO(st, winent_outfile_open(&pv->side[k], side[k], o->stop, err));
+            pv->side_open[k] = 1;
+        }
+    }
     *out = pv;
     return WINENT_OK;
 fail:
@@ -371,6 +445,100 @@ void winent_preview_size(const winent_preview *pv, int *pw, int *ph)
 const float *winent_preview_image(const winent_preview *pv)
 {
     return pv->image;
+}
+
+void winent_preview_stretch(const winent_preview *pv, double *lo, double *hi)
+{
+    *lo = pv->lo;
+    *hi = pv->hi;
+}
+
+/* ---- The stretch ----------------------------------------------------------- */
+
+/* A mean's bits as an unsigned key in the order of the values (means are
+ * >= 0: their bits are), or 0xFFFFFFFF for NaN (no valid pixel). */
+static inline uint32_t order_key(float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    if ((b & 0x7fffffffu) > 0x7f800000u)
+        return 0xFFFFFFFFu;
+    return b & 0x80000000u ? 0 : b; /* -0 (never below 0 otherwise) */
+}
+
+/* The k-th smallest (0-based) of the n valid values of img[0 .. count), by
+ * radix selection on the top then the low 16 bits of the keys: two passes,
+ * exact, memory bounded (`hist`: 65536 counters) whatever the image. */
+static float select_rank(const float *img, size_t count, uint64_t k, uint32_t *hist)
+{
+    uint32_t key = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        memset(hist, 0, sizeof *hist * 65536);
+        for (size_t i = 0; i < count; i++) {
+            uint32_t b = order_key(img[i]);
+            if (b == 0xFFFFFFFFu || (pass == 1 && (b >> 16) != key >> 16))
+                continue;
+            hist[pass == 0 ? b >> 16 : b & 0xFFFFu]++;
+        }
+        uint32_t bin = 0;
+        while (k >= hist[bin]) {
+            k -= hist[bin];
+            bin++;
+        }
+        key = pass == 0 ? bin << 16 : key | bin;
+    }
+    float v;
+    memcpy(&v, &key, sizeof v);
+    return v;
+}
+
+/* The p-th percentile (0..100) of the n >= 1 valid values, as numpy's
+ * default: linear between the values of ranks floor(h) and floor(h) + 1,
+ * h = (n - 1) p / 100. */
+static double percentile(const float *img, size_t count, uint64_t n, double p, uint32_t *hist)
+{
+    double h = (double)(n - 1) * p / 100.0;
+    uint64_t k = (uint64_t)h;
+    double f = h - (double)k;
+    double a = select_rank(img, count, k, hist);
+    if (f == 0.0 || k + 1 >= n)
+        return a;
+    double b = select_rank(img, count, k + 1, hist);
+    return a + f * (b - a);
+}
+
+/* Percentiles of the stretch when the caller gave none. */
+#define STRETCH_LOW_PERCENT  2.0
+#define STRETCH_HIGH_PERCENT 98.0
+
+/* The stretch from the complete image: its 2nd and 98th percentiles; the
+ * full scale 0 .. vmax when it has no valid pixel or they coincide (a
+ * constant map: every pixel then takes the colour of its value on that
+ * scale). */
+static winent_status stretch_of(winent_preview *pv, winent_err *err)
+{
+    if (pv->stretched)
+        return WINENT_OK;
+    const size_t count = (size_t)pv->pw * (size_t)pv->ph;
+    uint64_t n = 0;
+    for (size_t i = 0; i < count; i++)
+        n += order_key(pv->image[i]) != 0xFFFFFFFFu;
+    pv->lo = 0.0;
+    pv->hi = pv->o.vmax;
+    if (n > 0) {
+        uint32_t *hist = malloc(sizeof *hist * 65536);
+        if (hist == NULL)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the preview");
+        double lo = percentile(pv->image, count, n, STRETCH_LOW_PERCENT, hist);
+        double hi = percentile(pv->image, count, n, STRETCH_HIGH_PERCENT, hist);
+        free(hist);
+        if (hi > lo) {
+            pv->lo = lo;
+            pv->hi = hi;
+        }
+    }
+    pv->stretched = 1;
+    return WINENT_OK;
 }
 
 winent_status winent_preview_scratch_create(const winent_preview *pv, winent_preview_scratch **out,
@@ -563,11 +731,12 @@ static void make_layout(const winent_preview *pv, layout *l)
     int longest = pv->pw > pv->ph ? pv->pw : pv->ph;
     int s = (longest + 256) / 512;
     l->s = s = s < 1 ? 1 : s > 4 ? 4 : s;
-    format_value(l->lo, sizeof l->lo, 0.0);
+    /* The stretch's ends and middle, in the map's unit. */
+    format_value(l->lo, sizeof l->lo, pv->lo);
     char v[32];
-    format_value(v, sizeof v, pv->o.vmax);
+    format_value(v, sizeof v, pv->hi);
     snprintf(l->hi, sizeof l->hi, "%s %s", v, pv->o.unit ? pv->o.unit : "");
-    format_value(l->mid, sizeof l->mid, pv->o.vmax / 2);
+    format_value(l->mid, sizeof l->mid, (pv->lo + pv->hi) / 2);
     int m = LEG_MARGIN * s;
     int need = 2 * m + text_width(l->lo, s) + text_width(l->hi, s) + 4 * GLYPH_ADVANCE * s;
     l->cw = pv->pw > need ? pv->pw : need;
@@ -581,15 +750,15 @@ static void make_layout(const winent_preview *pv, layout *l)
     /* The middle value under the bar's middle, where it fits. */
     int mid_w = text_width(l->mid, s), gap = 2 * GLYPH_ADVANCE * s;
     l->mid_x = (l->bar_x0 + l->bar_x1) / 2 - mid_w / 2;
-    if (pv->o.vmax <= 0.0 || l->mid_x < l->lo_x + text_width(l->lo, s) + gap ||
+    if (!(pv->hi > pv->lo) || l->mid_x < l->lo_x + text_width(l->lo, s) + gap ||
         l->mid_x + mid_w + gap > l->hi_x)
         l->mid_x = -1;
 }
 
-/* Colour map entry for the value v on the scale 0 .. vmax. */
-static int entry_of(double v, double vmax)
+/* Colour map entry for the value v stretched over [lo, hi]. */
+static int entry_of(double v, double lo, double hi)
 {
-    double t = vmax > 0.0 ? v / vmax : 0.0;
+    double t = hi > lo ? (v - lo) / (hi - lo) : 0.0;
     t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
     return (int)lrint(t * (WINENT_COLORMAP_SIZE - 1));
 }
@@ -634,7 +803,7 @@ static void render_row(const winent_preview *pv, const layout *l,
         memset(row, 0, 4 * (size_t)l->cw); /* transparent: no data, or past the image */
         for (int x = 0; x < pv->pw; x++)
             if (img[x] == img[x])
-                put(row + 4 * (size_t)x, cmap[entry_of(img[x], pv->o.vmax)], 255);
+                put(row + 4 * (size_t)x, cmap[entry_of(img[x], pv->lo, pv->hi)], 255);
         return;
     }
     for (int x = 0; x < l->cw; x++)
@@ -732,11 +901,23 @@ static winent_status png_begin(winent_preview *pv, winent_err *err)
     text[ntext].compression = PNG_TEXT_COMPRESSION_NONE;
     text[ntext].key = (char *)"Software";
     text[ntext++].text = (char *)"winent-stream " WINENT_VERSION_STRING;
-    if (pv->o.description) {
-        text[ntext].compression = PNG_TEXT_COMPRESSION_NONE;
-        text[ntext].key = (char *)"Description";
-        text[ntext++].text = (char *)pv->o.description;
-    }
+    /* The description, and the stretch the colours span. */
+    const char *unit = pv->o.unit ? pv->o.unit : "";
+    const char *d = pv->o.description ? pv->o.description : "Local Shannon entropy";
+    size_t tn = strlen(d) + 320;
+    if ((w->text = malloc(tn)) == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the preview");
+    snprintf(w->text, tn,
+             "%s; colours from %.6g %s (the first, and below) to %.6g %s (the last, and above): "
+             "%s",
+             d, pv->lo, unit, pv->hi, unit,
+             pv->o.range_given ? "--preview-range"
+             : pv->hi == pv->o.vmax && pv->lo == 0.0
+                 ? "the largest entropy the options allow (no spread to stretch)"
+                 : "the 2nd and 98th percentiles of the preview's pixels");
+    text[ntext].compression = PNG_TEXT_COMPRESSION_NONE;
+    text[ntext].key = (char *)"Description";
+    text[ntext++].text = w->text;
     png_set_text(w->png, w->info, text, ntext);
     /* A quicklook: deflate's fastest level and no filter. Measured on
      * 1024-pixel previews, 3-8x faster than libpng's defaults (level 6,
@@ -786,7 +967,78 @@ static void png_release(winent_png *w)
     free(w->cmap);
     free(w->row);
     free(w->ps);
+    free(w->text);
     memset(w, 0, sizeof *w);
+}
+
+/* ---- The world file and the PAM file ---------------------------------------- */
+
+/* The preview's geotransform: the map's, its pixels pw / W and ph / H as
+ * large (a preview pixel spans W / pw map columns and H / ph rows: its
+ * block, to within a map pixel). */
+static void preview_geotransform(const winent_preview *pv, double g[6])
+{
+    const double *m = pv->o.gt;
+    const double sx = (double)pv->W / pv->pw, sy = (double)pv->H / pv->ph;
+    g[0] = m[0];
+    g[1] = m[1] * sx;
+    g[2] = m[2] * sy;
+    g[3] = m[3];
+    g[4] = m[4] * sx;
+    g[5] = m[5] * sy;
+}
+
+static winent_status write_text(winent_outfile *of, const winent_bytes *b, winent_err *err)
+{
+    return winent_outfile_write(of, b->data, b->size, err);
+}
+
+/* The world file (six lines: x size, the two rotations, y size, and the
+ * centre of the top left pixel, as ESRI and GDAL read them) and the PAM
+ * file (the CRS as EPSG:N, which GDAL takes as user input and, with no
+ * axis mapping given, reads in the traditional GIS order, x then y; the
+ * geotransform; the stretch), into their temporary files. */
+static winent_status write_sidecars(winent_preview *pv, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    double g[6];
+    if (!pv->side_open[SIDE_PGW])
+        return WINENT_OK;
+    preview_geotransform(pv, g);
+    winent_bytes b = {0};
+    int bad = winent_bytes_printf(&b, "%.17g\n%.17g\n%.17g\n%.17g\n%.17g\n%.17g\n", g[1], g[4],
+                                  g[2], g[5], g[0] + 0.5 * g[1] + 0.5 * g[2],
+                                  g[3] + 0.5 * g[4] + 0.5 * g[5]);
+    if (bad) {
+        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the preview");
+        goto fail;
+    }
+    WINENT_TRY_GOTO(st, write_text(&pv->side[SIDE_PGW], &b, err));
+    if (pv->side_open[SIDE_AUX]) {
+        winent_bytes_reset(&b);
+        bad = winent_bytes_printf(&b,
+                                  "<PAMDataset>\n"
+                                  "  <SRS>EPSG:%d</SRS>\n"
+                                  "  <GeoTransform> %.17g, %.17g, %.17g, %.17g, %.17g, %.17g"
+                                  "</GeoTransform>\n"
+                                  "  <Metadata>\n"
+                                  "    <MDI key=\"STRETCH_MIN\">%.17g</MDI>\n"
+                                  "    <MDI key=\"STRETCH_MAX\">%.17g</MDI>\n"
+                                  "    <MDI key=\"UNIT\">%s</MDI>\n"
+                                  "  </Metadata>\n"
+                                  "</PAMDataset>\n",
+                                  pv->o.epsg, g[0], g[1], g[2],
+                                  g[3], g[4], g[5], pv->lo, pv->hi,
+                                  pv->o.unit ? pv->o.unit : "");
+        if (bad) {
+            st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the preview");
+            goto fail;
+        }
+        WINENT_TRY_GOTO(st, write_text(&pv->side[SIDE_AUX], &b, err));
+    }
+fail:
+    winent_bytes_free(&b);
+    return st;
 }
 
 winent_status winent_preview_flush(winent_preview *pv, winent_err *err)
@@ -794,6 +1046,8 @@ winent_status winent_preview_flush(winent_preview *pv, winent_err *err)
     winent_png *w = &pv->out;
     if (w->failed != WINENT_OK)
         return WINENT_ERR(err, w->failed, "%s: the preview failed before", pv->o.path);
+    if (!pv->stretched)
+        return WINENT_OK; /* the colours wait for the percentiles (the last row) */
     pthread_mutex_lock(&pv->lock);
     int n = w->next;
     while (n < pv->ph && pv->row_done[n])
@@ -817,12 +1071,16 @@ winent_status winent_preview_write(winent_preview *pv, winent_err *err)
     if (pv->rows_done != pv->ph)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "preview: %d of %d block rows complete",
                           pv->rows_done, pv->ph);
-    winent_status st = winent_preview_flush(pv, err);
+    winent_status st = w->failed != WINENT_OK ? winent_preview_flush(pv, err) : stretch_of(pv, err);
+    if (st == WINENT_OK)
+        st = winent_preview_flush(pv, err);
     if (st == WINENT_OK) /* the legend, below the image */
         st = png_rows(pv, pv->ph, w->l.ch, err);
     if (st == WINENT_OK)
         st = png_end(pv, err);
     png_release(w);
+    if (st == WINENT_OK)
+        st = write_sidecars(pv, err);
     if (st != WINENT_OK)
         w->failed = st;
     return st;
@@ -831,7 +1089,18 @@ winent_status winent_preview_write(winent_preview *pv, winent_err *err)
 winent_status winent_preview_commit(winent_preview *pv, winent_err *err)
 {
     pv->file_open = 0;
-    return winent_outfile_commit(&pv->file, err);
+    winent_status st = winent_outfile_commit(&pv->file, err);
+    /* The world file and PAM file after the PNG they describe. */
+    for (int k = 0; k < 2; k++) {
+        if (!pv->side_open[k])
+            continue;
+        pv->side_open[k] = 0;
+        if (st == WINENT_OK)
+            st = winent_outfile_commit(&pv->side[k], err);
+        else
+            winent_outfile_abort(&pv->side[k]);
+    }
+    return st;
 }
 
 void winent_preview_abort(winent_preview *pv)
@@ -840,6 +1109,11 @@ void winent_preview_abort(winent_preview *pv)
         winent_outfile_abort(&pv->file);
         pv->file_open = 0;
     }
+    for (int k = 0; pv && k < 2; k++)
+        if (pv->side_open[k]) {
+            winent_outfile_abort(&pv->side[k]);
+            pv->side_open[k] = 0;
+        }
 }
 
 void winent_preview_free(winent_preview *pv)

@@ -8,11 +8,18 @@
  * longest side `size`, never more than the map's): map column x belongs
  * to preview column floor(x * pw / W), map row y to preview row
  * floor(y * ph / H). A preview pixel is the mean of the block's valid
- * (non-NaN) values, coloured with the colour map (colormap.h) on the
- * scale 0 .. vmax: entry round(mean / vmax * 255), clamped; transparent
- * (alpha 0) where the block holds no valid value. A legend bar below the
- * image shows the colour map with the scale's ends labelled ("0" and
- * "vmax unit"). Written as 8-bit RGBA with libpng.
+ * (non-NaN) values, coloured with the colour map (colormap.h) stretched
+ * over [lo, hi]: entry round((mean - lo) / (hi - lo) * 255), clamped;
+ * transparent (alpha 0) where the block holds no valid value. [lo, hi] is
+ * the caller's (--preview-range), else the 2nd and 98th percentiles of the
+ * image's valid means (numpy's default, linear interpolation between
+ * ranks), found once every row is in: the image is a reduced-resolution
+ * overview of the map, gathered in the same pass. A legend bar below the
+ * image shows the colour map with the stretch's ends and middle labelled
+ * in the map's unit ("lo", "mid", "hi unit"). Written as 8-bit RGBA with
+ * libpng. A georeferenced map's preview gets a world file (NAME.pgw for
+ * NAME.png) and a GDAL PAM file (NAME.png.aux.xml: the CRS and the
+ * geotransform) beside it, so that GIS tools place the image.
  *
  * Rows arrive in any order, from any thread, in pieces of any height:
  * each piece is summed by its thread into a scratch of its own (values in
@@ -20,13 +27,15 @@
  * the order or on how rows were cut into pieces), then merged under the
  * preview's lock into the accumulator of its preview row; a preview row
  * whose map rows are all in becomes its means in the float image, and the
- * complete rows go to the PNG in order as the job goes. Memory:
+ * complete rows go to the PNG in order as the job goes when the stretch is
+ * fixed (else at the end, once the percentiles are known). Memory:
  * the float image (pw x ph floats), the accumulators of the preview rows in
  * flight, and one scratch per thread (W x 8 bytes + pw x 12 bytes).
  *
- * The file goes through an outfile (outfile.h): a temporary file beside
- * the target from winent_preview_open on, renamed only by
- * winent_preview_commit; winent_preview_abort removes it.
+ * The files go through outfiles (outfile.h): temporary files beside the
+ * targets from winent_preview_open on, renamed only by
+ * winent_preview_commit (the PNG first, then the world file and the PAM
+ * file); winent_preview_abort removes them.
  */
 #ifndef WINENT_PREVIEW_H
 #define WINENT_PREVIEW_H
@@ -39,8 +48,17 @@ typedef struct winent_preview_opts {
     const char *path; /* the PNG: a file name, or a stream written in place */
     int map_width, map_height;
     int size;                 /* longest side of the image, >= 1 (capped at the map's) */
-    double vmax;              /* top of the colour scale (0 .. vmax); 0 is allowed */
-    const char *unit;         /* "nat", "bit", "ban": printed after vmax */
+    double vmax;              /* the largest entropy the options allow (>= 0): the
+                                 stretch of a preview with no valid pixel or of a
+                                 constant one */
+    int range_given;          /* 1: the stretch is [lo, hi] (lo < hi); 0: the
+                                 2nd-98th percentiles of the image */
+    double lo, hi;
+    const char *unit;         /* "nat", "bit", "ban": printed after the values */
+    int has_geotransform;     /* the map's GDAL geotransform is gt: a world file */
+    double gt[6];
+    int epsg;                 /* the map's CRS as an EPSG code (0: none known): the
+                                 PAM file's SRS */
     const char *description;  /* PNG tEXt "Description" (may be NULL); borrowed */
     const volatile int *stop; /* may be NULL: the job's stop flag (outfile.h) */
 } winent_preview_opts;
@@ -61,13 +79,22 @@ uint64_t winent_preview_fixed_bytes(const winent_preview_opts *o);
 uint64_t winent_preview_scratch_bytes(const winent_preview_opts *o);
 uint64_t winent_preview_rows_bytes(const winent_preview_opts *o, int64_t map_rows);
 
+/* The names of the files beside a preview `path` written through a
+ * temporary file (a georeferenced map's): the world file NAME.pgw for
+ * NAME.png (GDAL's first choice: the extension's first and last letters
+ * and 'w') into `pgw`, the PAM file NAME.png.aux.xml into `aux`. Returns
+ * 0, or -1 when a name does not fit its `cap` bytes. Pure. */
+int winent_preview_sidecar_names(const char *path, char *pgw, char *aux, size_t cap);
+
 /* The checks due before any work, usage errors (WINENT_ERR_USAGE) with a
  * one-line message: the name must end in .png (any case) unless it is
  * written in place (a device, a pipe, /dev/fd/N, "-"); it must not be the
  * input (as winent_output_check decides for the output) nor the job's
- * output (the same file, device or pipe, or the same new name). `input`
- * and `output` may be NULL (none to compare). A name that cannot be an
- * output at all is WINENT_ERR_OUTPUT. Reads metadata only. Thread-safe. */
+ * output (the same file, device or pipe, or the same new name), and
+ * neither may its world file or PAM file (winent_preview_sidecar_names).
+ * `input` and `output` may be NULL (none to compare). A name that cannot be
+ * an output at all is WINENT_ERR_OUTPUT. Reads metadata only.
+ * Thread-safe. */
 winent_status winent_preview_check(const char *preview, const char *input, const char *output,
                                    winent_err *err);
 
@@ -105,7 +132,8 @@ winent_status winent_preview_flush(winent_preview *pv, winent_err *err);
  * missing). */
 winent_status winent_preview_write(winent_preview *pv, winent_err *err);
 
-/* After winent_preview_write: fsync, rename into place (outfile.h). */
+/* After winent_preview_write: fsync, rename into place (outfile.h): the
+ * PNG, then its world file and PAM file. */
 winent_status winent_preview_commit(winent_preview *pv, winent_err *err);
 
 /* Remove the temporary file (a failed job). Safe after commit or twice. */
@@ -120,5 +148,9 @@ void winent_preview_size(const winent_preview *pv, int *pw, int *ph);
 /* The float image, pw x ph block means (NaN: no valid value), complete
  * once every row is added (tests). */
 const float *winent_preview_image(const winent_preview *pv);
+
+/* The colours' stretch [*lo, *hi], known after winent_preview_write
+ * (tests, messages). */
+void winent_preview_stretch(const winent_preview *pv, double *lo, double *hi);
 
 #endif

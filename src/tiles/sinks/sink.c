@@ -36,6 +36,17 @@ int winent_sink_nmaps(const winent_sink_opts *o)
     return o->nmaps > 1 && o->maps ? o->nmaps : 1;
 }
 
+void winent_sink_out_sample(const winent_sink_opts *o, winent_out_sample *q)
+{
+    double top = 0.0;
+    for (int m = 0; m < winent_sink_nmaps(o); m++) {
+        const winent_compute_opts *c = winent_sink_nmaps(o) > 1 ? o->maps[m].compute : o->compute;
+        double t = c ? winent_compute_top(c) : 0.0;
+        top = t > top ? t : top;
+    }
+    winent_out_sample_init(q, o->out_type, top);
+}
+
 void winent_sink_map_opts(const winent_sink_opts *o, int m, winent_sink_opts *one)
 {
     *one = *o;
@@ -47,15 +58,25 @@ void winent_sink_map_opts(const winent_sink_opts *o, int m, winent_sink_opts *on
     one->maps = NULL;
 }
 
-char *winent_sink_map_path(const char *path, int band, int kx, int ky)
+void winent_sink_window_name(const winent_compute_opts *c, char *buf, size_t cap)
+{
+    if (c->disk)
+        snprintf(buf, cap, "disk%d", c->kx / 2);
+    else
+        snprintf(buf, cap, "%dx%d", c->kx, c->ky);
+}
+
+char *winent_sink_map_path(const char *path, int band, const winent_compute_opts *c)
 {
     const char *ext = extension_of(path);
     size_t stem = *ext ? (size_t)(ext - 1 - path) : strlen(path);
     char tag[64];
-    if (kx == ky)
-        snprintf(tag, sizeof tag, "_b%d_w%d", band, kx);
+    if (c->disk)
+        snprintf(tag, sizeof tag, "_b%d_disk%d", band, c->kx / 2);
+    else if (c->kx == c->ky)
+        snprintf(tag, sizeof tag, "_b%d_w%d", band, c->kx);
     else
-        snprintf(tag, sizeof tag, "_b%d_w%dx%d", band, kx, ky);
+        snprintf(tag, sizeof tag, "_b%d_w%dx%d", band, c->kx, c->ky);
     size_t n = stem + strlen(tag) + (*ext ? strlen(ext) + 1 : 0) + 1;
     char *out = malloc(n);
     if (out == NULL)
@@ -80,11 +101,39 @@ static int input_stat(const char *input_path, struct stat *st)
     return stat(input_path, st) == 0;
 }
 
+/* 1 for a name of GDAL's virtual file systems (/vsis3/..., /vsicurl/...,
+ * /vsimem/...) or a URL (https://..., s3://...): not a local path. */
+static int remote_name(const char *p)
+{
+    const char *q;
+    if (strncmp(p, "/vsi", 4) == 0) {
+        q = p + 4;
+        while ((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_')
+            q++;
+        if (q > p + 4 && *q == '/')
+            return 1;
+    }
+    const char *colon = strstr(p, "://");
+    if (colon == NULL || colon == p)
+        return 0;
+    for (q = p; q < colon; q++)
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+              *q == '+' || *q == '.' || *q == '-'))
+            return 0;
+    return 1;
+}
+
 winent_status winent_output_check(const char *input_path, const char *output_path,
                                   winent_format format, winent_err *err)
 {
     if (output_path == NULL || *output_path == '\0')
         return WINENT_ERR(err, WINENT_ERR_USAGE, "no output name: give one, or '-'");
+    if (remote_name(output_path))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "output '%s': winent-stream writes local files and streams, not GDAL's "
+                          "virtual file systems (/vsis3/, /vsicurl/, ...) or URLs: write a local "
+                          "file, then copy it (aws s3 cp, gsutil cp, curl -T)",
+                          output_path);
     int is_stdout = strcmp(output_path, "-") == 0;
     winent_format f = format != WINENT_FORMAT_AUTO ? format : format_of_name(output_path);
     if (f == WINENT_FORMAT_AUTO)
@@ -177,7 +226,7 @@ winent_status winent_sink_guard_files(const winent_sink_opts *o, winent_file_gua
         return guard_map(o, o->path, g, err);
     for (int m = 0; m < n; m++) {
         const winent_compute_opts *c = o->maps[m].compute;
-        char *path = winent_sink_map_path(o->path, o->maps[m].source_band, c->kx, c->ky);
+        char *path = winent_sink_map_path(o->path, o->maps[m].source_band, c);
         if (path == NULL)
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         winent_status st = guard_map(o, path, g, err);

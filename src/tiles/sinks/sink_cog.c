@@ -129,6 +129,7 @@ typedef struct cog_sink {
     uint64_t spilled[2];  /* [SPILL_MAIN] writer only; [SPILL_OVR] under lock */
     uint64_t final_bytes; /* the output's size once laid out */
     winent_cog_geom g;
+    winent_out_sample q;                       /* the samples written (--ot), every level */
     int nmaps;                                 /* bands of the file */
     size_t partial_bytes;                      /* winent_cog_partial_bytes; 0 without overviews */
     size_t sums_bytes;                         /* winent_cog_sums_bytes */
@@ -239,10 +240,10 @@ static winent_status state_create(winent_sink *s, int sink_owned, cog_state **ou
                            ? WINENT_OK
                            : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     if (st == WINENT_OK && (!sink_owned || !own_ovr))
-        st = winent_tile_codec_create(o->compress, o->level, t->g.side, &e->codec, err);
+        st = winent_tile_codec_create(o->compress, o->level, t->g.side, &t->q, &e->codec, err);
     if (st == WINENT_OK && own_ovr)
-        st =
-            winent_tile_codec_create(WINENT_COMPRESS_ZSTD, WINENT_COG_OVR_ZSTD_LEVEL, t->g.side, &e->ovr, err);
+        st = winent_tile_codec_create(WINENT_COMPRESS_ZSTD, WINENT_COG_OVR_ZSTD_LEVEL, t->g.side,
+                                      &t->q, &e->ovr, err);
     if (st != WINENT_OK) {
         state_free(e);
         return st;
@@ -705,8 +706,10 @@ static int add_structure(winent_tiff_dir *d, const winent_sink_opts *o, const wi
         bad |= winent_tiff_dir_add_long(d, 254, 1); /* NewSubfileType: reduced resolution */
     bad |= winent_tiff_dir_add_long(d, 256, (uint32_t)g->w[level]);
     bad |= winent_tiff_dir_add_long(d, 257, (uint32_t)g->h[level]);
+    const uint16_t bits = (uint16_t)winent_tile_codec_tiff_bits(o->out_type);
+    const uint16_t format = (uint16_t)winent_tile_codec_tiff_sample_format(o->out_type);
     if (nmaps == 1) {
-        bad |= winent_tiff_dir_add_short(d, 258, 32);
+        bad |= winent_tiff_dir_add_short(d, 258, bits);
     } else {
         /* A value per band: BitsPerSample, SampleFormat; ExtraSamples says
          * the bands past the first are of no particular meaning (as GDAL
@@ -715,10 +718,10 @@ static int add_structure(winent_tiff_dir *d, const winent_sink_opts *o, const wi
         if (v == NULL)
             return 1;
         for (int m = 0; m < nmaps; m++)
-            v[m] = 32;
+            v[m] = bits;
         bad |= winent_tiff_dir_add(d, 258, WINENT_TIFF_SHORT, (uint64_t)nmaps, v);
         for (int m = 0; m < nmaps; m++)
-            v[m] = 3; /* IEEE floating point */
+            v[m] = format;
         bad |= winent_tiff_dir_add(d, 339, WINENT_TIFF_SHORT, (uint64_t)nmaps, v);
         memset(v, 0, (size_t)nmaps * sizeof *v);
         bad |= winent_tiff_dir_add(d, 338, WINENT_TIFF_SHORT, (uint64_t)nmaps - 1, v);
@@ -730,16 +733,21 @@ static int add_structure(winent_tiff_dir *d, const winent_sink_opts *o, const wi
     bad |= winent_tiff_dir_add_short(d, 277, (uint16_t)nmaps);
     bad |= winent_tiff_dir_add_short(d, 284, nmaps == 1 ? 1 : 2); /* contiguous, or separate */
     if (o->compress != WINENT_COMPRESS_NONE)
-        bad |= winent_tiff_dir_add_short(d, 317,
-                                         (uint16_t)winent_tile_codec_tiff_predictor(o->compress));
+        bad |= winent_tiff_dir_add_short(
+            d, 317, (uint16_t)winent_tile_codec_tiff_predictor(o->compress, o->out_type));
     bad |= winent_tiff_dir_add_long(d, 322, (uint32_t)g->side);
     bad |= winent_tiff_dir_add_long(d, 323, (uint32_t)g->side);
     bad |= winent_tiff_dir_add(d, 324, WINENT_TIFF_OFFSETS, ntiles, zeros);
     bad |= winent_tiff_dir_add(d, 325, WINENT_TIFF_OFFSETS, ntiles, counts);
     if (nmaps == 1)
-        bad |= winent_tiff_dir_add_short(d, 339, 3); /* IEEE floating point */
-    if (o->nodata_in_play)
-        bad |= winent_tiff_dir_add(d, WINENT_TAG_GDAL_NODATA, WINENT_TIFF_ASCII, 0, "nan");
+        bad |= winent_tiff_dir_add_short(d, 339, format);
+    if (o->nodata_in_play) {
+        winent_out_sample q;
+        char nodata[32];
+        winent_sink_out_sample(o, &q);
+        winent_tiff_nodata_text(&q, nodata, sizeof nodata);
+        bad |= winent_tiff_dir_add(d, WINENT_TAG_GDAL_NODATA, WINENT_TIFF_ASCII, 0, nodata);
+    }
     return bad;
 }
 
@@ -1099,6 +1107,7 @@ winent_status winent_sink_cog_open(winent_sink *s, winent_err *err)
     pthread_cond_init(&t->cv, NULL);
     t->sync_ready = 1;
     winent_cog_geometry(o->width, o->height, side, &t->g);
+    winent_sink_out_sample(o, &t->q);
     s->unit_rows = side;
     s->parts = (int)t->g.across[0];
     t->nmaps = s->nmaps;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Raw float32 output: little-endian, row-major, no header, written in
- * order as rows complete. With --sidecar, an ENVI header beside it
- * (envi_header.h), through a temporary file of its own that is put in
- * place just after the map, only when the map is.
+/* Raw output: the samples of --ot (float32 by default; out_sample.h),
+ * little-endian, row-major, no header, written in order as rows complete. With --sidecar, an ENVI
+ * header beside it (envi_header.h), through a temporary file of its own that is put in place just
+ * after the map, only when the map is.
  *
  * Several maps: one file each, NAME_bB_wK.EXT beside the name given
  * (winent_sink_map_path), each with its own header when asked; a raw
@@ -24,6 +24,7 @@ typedef struct raw_file {
 
 typedef struct raw_sink {
     int n;
+    winent_out_sample q; /* the samples written (--ot) */
     raw_file f[]; /* one per map */
 } raw_sink;
 
@@ -31,9 +32,15 @@ static winent_status raw_encode(winent_sink *s, void *enc, int map, int64_t inde
                                 const float *rows, int nrows, winent_bytes *out, winent_err *err)
 {
     (void)enc, (void)index, (void)map;
+    const raw_sink *r = s->impl;
     size_t n = (size_t)s->opts.width * (size_t)nrows;
-    if (winent_bytes_reserve(out, n * 4) != 0)
+    if (winent_bytes_reserve(out, n * (size_t)r->q.bytes) != 0)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    if (r->q.type != WINENT_OT_FLOAT32) {
+        winent_out_encode(&r->q, rows, n, out->data);
+        out->size = n * (size_t)r->q.bytes;
+        return WINENT_OK;
+    }
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     for (size_t i = 0; i < n; i++) {
         uint32_t v;
@@ -136,6 +143,16 @@ static const sink_ops raw_sink_ops = {
     .write_floats = RAW_WRITE_FLOATS,
 };
 
+/* Another sample type than float32: every unit is converted by raw_encode. */
+static const sink_ops raw_typed_sink_ops = {
+    .encode = raw_encode,
+    .write = raw_write,
+    .finish = raw_finish,
+    .abort = raw_abort,
+    .free_impl = raw_free,
+    .bytes_written = raw_bytes_written,
+};
+
 /* The ENVI header of the map `o` describes alone, written whole now into
  * its temporary file: it depends only on the options, and a failure then
  * comes before any pixel. */
@@ -174,7 +191,7 @@ static winent_status check_names(const winent_sink_opts *o, raw_sink *r, winent_
                           r->n, o->path, probe.what);
     for (int m = 0; m < r->n; m++) {
         const winent_compute_opts *c = o->maps[m].compute;
-        r->f[m].path = winent_sink_map_path(o->path, o->maps[m].source_band, c->kx, c->ky);
+        r->f[m].path = winent_sink_map_path(o->path, o->maps[m].source_band, c);
         if (r->f[m].path == NULL)
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         WINENT_TRY(winent_output_check(o->input_path, r->f[m].path, WINENT_FORMAT_RAW, err));
@@ -189,7 +206,8 @@ winent_status winent_sink_raw_open(winent_sink *s, winent_err *err)
     if (r == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     r->n = n;
-    s->ops = &raw_sink_ops;
+    winent_sink_out_sample(&s->opts, &r->q);
+    s->ops = r->q.type == WINENT_OT_FLOAT32 ? &raw_sink_ops : &raw_typed_sink_ops;
     s->impl = r;
     s->unit_rows = WINENT_RAW_UNIT_ROWS;
     if (n > 1)
@@ -203,7 +221,8 @@ winent_status winent_sink_raw_open(winent_sink *s, winent_err *err)
         r->f[m].open = 1;
         /* Its exact size is known: the space is allocated while the job
          * starts (outfile.h). */
-        winent_outfile_reserve(&r->f[m].file, (uint64_t)one.width * (uint64_t)one.height * 4);
+        winent_outfile_reserve(&r->f[m].file,
+                               (uint64_t)one.width * (uint64_t)one.height * (uint64_t)r->q.bytes);
         if (one.sidecar)
             WINENT_TRY(open_sidecar(&one, &r->f[m], err));
     }

@@ -30,6 +30,7 @@ typedef struct tiff_sink {
     TIFF *tif;             /* owned; writer thread only */
     winent_tiff_msgs msgs; /* libtiff's messages about tif */
     int side;
+    winent_out_sample q; /* the samples written (--ot) */
     uint32_t tiles_across, tiles_down;
     uint32_t tiles_per_plane; /* tiles of one map */
     int dropping;     /* aborting: writes are dropped, not made */
@@ -134,9 +135,9 @@ static winent_status tiff_encoder_create(winent_sink *s, void **enc, winent_err 
     if (e == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     e->tile = malloc((size_t)t->side * (size_t)t->side * sizeof(float));
-    winent_status st =
-        e->tile ? winent_tile_codec_create(s->opts.compress, s->opts.level, t->side, &e->codec, err)
-                : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    winent_status st = e->tile ? winent_tile_codec_create(s->opts.compress, s->opts.level, t->side,
+                                                          &t->q, &e->codec, err)
+                               : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     if (st != WINENT_OK) {
         free(e->tile);
         free(e);
@@ -325,6 +326,7 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     s->impl = t;
     s->unit_rows = side;
     t->side = side;
+    winent_sink_out_sample(o, &t->q);
     t->tiles_across = (uint32_t)((o->width + side - 1) / side);
     s->parts = (int)t->tiles_across;
     t->tiles_down = (uint32_t)((o->height + side - 1) / side);
@@ -357,9 +359,10 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     int ok = 1;
     ok &= TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)o->width);
     ok &= TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)o->height);
-    ok &= TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 32);
+    ok &= TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, winent_tile_codec_tiff_bits(o->out_type));
     ok &= TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)nmaps);
-    ok &= TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+    ok &=
+        TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, winent_tile_codec_tiff_sample_format(o->out_type));
     ok &= TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
     ok &= TIFFSetField(tif, TIFFTAG_PLANARCONFIG,
                        nmaps > 1 ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG);
@@ -375,15 +378,19 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     ok &= TIFFSetField(tif, TIFFTAG_TILELENGTH, (uint32_t)side);
     ok &= TIFFSetField(tif, TIFFTAG_COMPRESSION, winent_tile_codec_tiff_compression(o->compress));
     if (o->compress != WINENT_COMPRESS_NONE)
-        ok &= TIFFSetField(tif, TIFFTAG_PREDICTOR, winent_tile_codec_tiff_predictor(o->compress));
+        ok &= TIFFSetField(tif, TIFFTAG_PREDICTOR,
+                           winent_tile_codec_tiff_predictor(o->compress, o->out_type));
     char software[64];
     snprintf(software, sizeof software, "winent-stream %s", WINENT_VERSION_STRING);
     ok &= TIFFSetField(tif, TIFFTAG_SOFTWARE, software);
     char *xml = winent_tiff_meta_main(o);
     ok &= xml != NULL && set_ascii(tif, WINENT_TAG_GDAL_METADATA, xml);
     free(xml);
-    if (o->nodata_in_play)
-        ok &= set_ascii(tif, WINENT_TAG_GDAL_NODATA, "nan");
+    if (o->nodata_in_play) {
+        char nodata[32];
+        winent_tiff_nodata_text(&t->q, nodata, sizeof nodata);
+        ok &= set_ascii(tif, WINENT_TAG_GDAL_NODATA, nodata);
+    }
     ok &= winent_tiff_georef_write(tif, o->georef);
     if (!ok) {
         st = WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: cannot set the TIFF tags: %s", o->path,

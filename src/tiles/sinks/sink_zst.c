@@ -31,6 +31,7 @@ typedef struct zst_sink {
     int open;            /* file holds a temporary that abort must remove */
     int level;
     int frame_rows;
+    winent_out_sample q; /* the samples written (--ot) */
     uint32_t nframes; /* data frames of one map (the header frame not counted) */
     int nmaps;
     uint32_t *next;   /* owned, per map: next data frame the writer expects */
@@ -43,7 +44,8 @@ typedef struct zst_sink {
 
 typedef struct zst_encoder {
     ZSTD_CCtx *cctx; /* owned; one encoder thread at a time */
-    uint8_t *swap;   /* owned; big-endian hosts only: the rows as little-endian */
+    uint8_t *swap;   /* owned; the rows as the file's samples (another --ot than
+                        float32, or float32 on a big-endian host) */
     size_t swap_cap;
 } zst_encoder;
 
@@ -103,23 +105,19 @@ static winent_status zst_encode(winent_sink *s, void *state, int map, int64_t in
         return WINENT_ERR(err, WINENT_ERR_INTERNAL,
                           ".zst frame %lld: %d rows, not the frame's own band", (long long)index,
                           nrows);
-    size_t n = (size_t)s->opts.width * (size_t)nrows * 4;
+    size_t count = (size_t)s->opts.width * (size_t)nrows, n = count * (size_t)z->q.bytes;
     const void *src = rows;
-#if HOST_IS_BIG_ENDIAN
-    if (e->swap_cap < n) {
-        uint8_t *p = realloc(e->swap, n);
-        if (p == NULL)
-            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-        e->swap = p;
-        e->swap_cap = n;
+    if (HOST_IS_BIG_ENDIAN || z->q.type != WINENT_OT_FLOAT32) {
+        if (e->swap_cap < n) {
+            uint8_t *p = realloc(e->swap, n);
+            if (p == NULL)
+                return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+            e->swap = p;
+            e->swap_cap = n;
+        }
+        winent_out_encode(&z->q, rows, count, e->swap);
+        src = e->swap;
     }
-    for (size_t i = 0; i < n / 4; i++) {
-        uint32_t v;
-        memcpy(&v, rows + i, 4);
-        winent_zst_put32(e->swap + 4 * i, v);
-    }
-    src = e->swap;
-#endif
     size_t bound = ZSTD_compressBound(n);
     if (winent_bytes_reserve(out, bound) != 0)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
@@ -154,7 +152,8 @@ static winent_status zst_write(winent_sink *s, int map, int64_t index,
         winent_zst_get32(encoded->data) != WINENT_ZST_FRAME_MAGIC)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, ".zst frame %lld is not a zstd frame",
                           (long long)index);
-    uint32_t dsize = frame_rows_of(s, z->next[map]) * (uint32_t)s->opts.width * 4;
+    uint32_t dsize =
+        frame_rows_of(s, z->next[map]) * (uint32_t)s->opts.width * (uint32_t)z->q.bytes;
     set_entry(z, 1 + (uint32_t)map * z->nframes + z->next[map], (uint32_t)encoded->size, dsize,
               winent_zst_get32(encoded->data + encoded->size - 4));
     if (map == 0)
@@ -285,6 +284,8 @@ static cJSON *json_maps(const winent_sink *s, const zst_sink *z)
                                                ? winent_json_integer(map->source_band)
                                                : cJSON_CreateNull());
         ebad |= winent_json_put(e, "window", winent_json_numbers(window, 2));
+        if (c->disk) /* a disk: its radius; "window" is its square */
+            ebad |= winent_json_put(e, "disk", winent_json_integer(c->kx / 2));
         if (c->bins > 0) {
             const double r[2] = {c->range_lo, c->range_hi};
             ebad |= winent_json_put(e, "range", winent_json_numbers(r, 2));
@@ -327,9 +328,11 @@ static char *json_header(const winent_sink *s, const zst_sink *z)
     bad |= winent_json_put(h, "format", cJSON_CreateString(WINENT_ZST_FORMAT_NAME));
     bad |= winent_json_put(h, "width", winent_json_integer(o->width));
     bad |= winent_json_put(h, "height", winent_json_integer(o->height));
-    bad |= winent_json_put(h, "dtype", cJSON_CreateString("float32"));
+    bad |= winent_json_put(h, "dtype", cJSON_CreateString(winent_out_type_name(z->q.type)));
     bad |= winent_json_put(h, "byteorder", cJSON_CreateString("little"));
     bad |= winent_json_put(h, "window", winent_json_numbers(window, 2));
+    if (c->disk) /* a disk: its radius; "window" is its square */
+        bad |= winent_json_put(h, "disk", winent_json_integer(c->kx / 2));
     bad |= winent_json_put(h, "base",
                            cJSON_CreateString((unsigned)c->base < 3 ? bases[c->base] : "e"));
     if (c->bins > 0) {
@@ -342,9 +345,20 @@ static char *json_header(const winent_sink *s, const zst_sink *z)
     }
     bad |= winent_json_put(h, "nodata",
                            c->has_nodata ? winent_json_number(c->nodata) : cJSON_CreateNull());
-    /* The map marks "no value" with NaN (a nodata centre pixel). */
-    bad |= winent_json_put(h, "output_nodata",
-                           o->nodata_in_play ? cJSON_CreateString("NaN") : cJSON_CreateNull());
+    /* The map marks "no value" with NaN (a nodata centre pixel), or an
+     * integer map with its nodata code. */
+    if (!o->nodata_in_play)
+        bad |= winent_json_put(h, "output_nodata", cJSON_CreateNull());
+    else if (z->q.is_int)
+        bad |= winent_json_put(h, "output_nodata", winent_json_integer(z->q.nodata_code));
+    else
+        bad |= winent_json_put(h, "output_nodata", cJSON_CreateString("NaN"));
+    /* Integer samples: value = code * scale + offset, as GDAL's scale and
+     * offset (the TIFF's SCALE and OFFSET items). */
+    if (z->q.is_int) {
+        bad |= winent_json_put(h, "scale", winent_json_number(z->q.scale));
+        bad |= winent_json_put(h, "offset", winent_json_number(z->q.offset));
+    }
     bad |= winent_json_put(h, "rows_per_frame", winent_json_integer(z->frame_rows));
     bad |= winent_json_put(h, "frames", winent_json_integer((long long)z->nframes * z->nmaps));
     bad |= winent_json_put(h, "source", winent_json_text(o->source_name ? o->source_name : ""));
@@ -425,7 +439,8 @@ winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
     /* Frames over 1 GiB decompressed cannot be described by the seek
      * table's reference reader: fewer rows then, still a function of the
      * options and the width alone. */
-    uint64_t row_bytes = (uint64_t)o->width * 4;
+    winent_sink_out_sample(o, &z->q);
+    uint64_t row_bytes = (uint64_t)o->width * (uint64_t)z->q.bytes;
     if (row_bytes > WINENT_ZST_MAX_FRAME_BYTES)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "%s: %d pixels is too wide for a .zst frame; "

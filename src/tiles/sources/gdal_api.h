@@ -44,6 +44,7 @@
     X(GDALGetMetadata) \
     X(GDALGetMetadataItem) \
     X(GDALGetRasterBand) \
+    X(GDALGetRasterColorInterpretation) \
     X(GDALGetRasterCount) \
     X(GDALGetRasterDataType) \
     X(GDALGetRasterNoDataValue) \

@@ -319,6 +319,25 @@ const char *const *winent_source_files(const winent_source *s, int *n)
     return (const char *const *)s->files;
 }
 
+/* The first raw-input option `o` carries (its CLI name), or NULL. Options
+ * left at their defaults cannot be told from options not given. */
+static const char *raw_option(const winent_source_opts *o)
+{
+    if (o->width > 0 || o->height > 0)
+        return "size";
+    if (o->has_dtype)
+        return "dtype";
+    if (o->bands > 1)
+        return "bands";
+    if (o->interleave != WINENT_INTERLEAVE_BSQ)
+        return "interleave";
+    if (o->big_endian)
+        return "byteorder";
+    if (o->header_bytes > 0)
+        return "header-bytes";
+    return NULL;
+}
+
 winent_status winent_source_open(const winent_source_opts *opts, winent_source **out,
                                  winent_err *err)
 {
@@ -439,6 +458,22 @@ winent_status winent_source_open(const winent_source_opts *opts, winent_source *
         WINENT_TRY_GOTO(st, winent_source_raw_open(o, raw, head, (size_t)nhead, s, err));
     }
 opened:
+    if (s->info.reader && strcmp(s->info.reader, "raw") != 0 && raw_option(o)) {
+        /* A TIFF or GDAL raster describes itself: a raw-input option would
+         * be ignored, or half applied. */
+        char what[96];
+        if (s->info.is_tiff)
+            snprintf(what, sizeof what, "a TIFF");
+        else
+            snprintf(what, sizeof what, "a GDAL raster (%s)",
+                     s->info.driver ? s->info.driver : "?");
+        st = WINENT_ERR(err, WINENT_ERR_USAGE,
+                        "--%s: %s is %s, which describes its own size, type and layout: leave "
+                        "out --%s (--size, --dtype, --bands, --interleave, --byteorder and "
+                        "--header-bytes are for raw samples)",
+                        raw_option(o), name, what, raw_option(o));
+        goto fail;
+    }
     if (add_files(s, opts->path) != 0) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;

@@ -37,6 +37,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -970,6 +971,91 @@ static void cap_cache(gdal_impl *g, const winent_source_opts *o, winent_source_i
     info->mem_held = (uint64_t)cap;
 }
 
+/* 1 when band `b` (1-based) of `ds` is an alpha band (colour
+ * interpretation Alpha): transparency, not data. */
+static int is_alpha(GDALDatasetH ds, int b)
+{
+    return gd()->GDALGetRasterColorInterpretation(gd()->GDALGetRasterBand(ds, b)) == GCI_AlphaBand;
+}
+
+/* One line for the user through o->on_notice (nothing without one). */
+static void notice(const winent_source_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void notice(const winent_source_opts *o, const char *fmt, ...)
+{
+    char line[WINENT_MSG_LEN];
+    va_list ap;
+    if (o->on_notice == NULL)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    o->on_notice(o->user, line);
+}
+
+/* --band all: every band but the alpha bands (transparency, whose map
+ * means nothing; GDAL applies a Byte or UInt16 one as the others' mask),
+ * with a notice naming them. Fills `list` (room for nbands) and *n; *n is
+ * 0 when there is nothing to leave out. */
+static void all_but_alpha(const winent_source_opts *o, GDALDatasetH ds, int nbands,
+                          const char *name, int *list, int *n)
+{
+    char skipped[128] = "";
+    size_t k = 0;
+    int kept = 0, alpha = 0;
+    for (int b = 1; b <= nbands; b++) {
+        if (!is_alpha(ds, b)) {
+            list[kept++] = b;
+            continue;
+        }
+        alpha++;
+        if (k < sizeof skipped - 16)
+            k +=
+                (size_t)snprintf(skipped + k, sizeof skipped - k, "%s%d", alpha > 1 ? ", " : "", b);
+    }
+    *n = 0;
+    if (alpha == 0 || kept == 0)
+        return;
+    *n = kept;
+    notice(o,
+           "--band all: %s: band%s %s %s alpha (transparency, not data): skipped; give --band "
+           "%s to map %s anyway",
+           name, alpha > 1 ? "s" : "", skipped, alpha > 1 ? "are" : "is", skipped,
+           alpha > 1 ? "them" : "it");
+}
+
+/* An alpha band that GDAL does not apply as a mask (only Byte and UInt16
+ * ones are: an Int16 alpha from gdalwarp -dstalpha is not) leaves the
+ * transparent pixels counted as data: one notice says so and what to do.
+ * A band read that is itself the alpha band gets one too. */
+static void alpha_notices(const winent_source_opts *o, GDALDatasetH ds, int nbands,
+                          const winent_source_band *sel, int nsel, const char *name)
+{
+    int alpha = 0;
+    for (int b = 1; b <= nbands && !alpha; b++)
+        if (is_alpha(ds, b))
+            alpha = b;
+    if (alpha == 0)
+        return;
+    for (int k = 0; k < nsel; k++)
+        if (sel[k].band == alpha) {
+            notice(o,
+                   "%s: band %d is alpha (transparency, not data): its map is of the "
+                   "transparency",
+                   name, alpha);
+            return;
+        }
+    GDALRasterBandH a = gd()->GDALGetRasterBand(ds, alpha);
+    if (gd()->GDALGetMaskFlags(gd()->GDALGetRasterBand(ds, sel[0].band)) & GMF_ALPHA)
+        return; /* applied: its transparent pixels are nodata */
+    notice(o,
+           "%s: its alpha band (band %d, %s) is not applied as a mask: GDAL applies only "
+           "Byte and UInt16 ones, so its transparent pixels are counted as data; give "
+           "--nodata V where the data band holds V there (gdalwarp -dstalpha writes 0), or "
+           "warp again with -dstnodata",
+           name, alpha, gd()->GDALGetDataTypeName(gd()->GDALGetRasterDataType(a)));
+}
+
 static winent_status gdal_open(const winent_source_opts *o, const char *open_path, int tiff,
                                winent_source *s, winent_err *err);
 
@@ -1029,7 +1115,25 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
                               g->name, sub);
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL finds no raster band in it", g->name);
     }
-    WINENT_TRY(winent_source_select(o, nbands, g->name, s, err));
+    if (o->band_all) {
+        int *kept = malloc(sizeof *kept * (size_t)nbands), n = 0;
+        if (kept == NULL)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        all_but_alpha(o, ds, nbands, g->name, kept, &n);
+        winent_source_opts some = *o;
+        if (n > 0) {
+            some.band_all = 0;
+            some.band_list = kept;
+            some.nband_list = n;
+        }
+        st = winent_source_select(&some, nbands, g->name, s, err);
+        free(kept);
+        if (st != WINENT_OK)
+            return st;
+    } else {
+        WINENT_TRY(winent_source_select(o, nbands, g->name, s, err));
+    }
+    alpha_notices(o, ds, nbands, s->bands, s->nbands_read, g->name);
     g->sel = s->bands;
     g->nsel = s->nbands_read;
     g->band = g->sel[0].band;

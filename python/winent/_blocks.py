@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""One block of a bigger image: the map of a block that carries a halo of
+its neighbours' pixels, and the pieces of range="auto" that are counted
+block by block. numpy and the package only (no dask): the dask path
+(winent._dask) calls these in its tasks, and tools/bench-dask-gpu.py calls
+the same function in worker processes of its own.
+
+A block's map is byte-identical to that part of the whole image's map
+when the halo holds every neighbour pixel of the window's reach (window
+// 2 rows above and below, columns left and right) that lies inside the
+image, and nothing beyond the image's edges: border windows are then
+cropped exactly where the image ends, as the CLI crops them (docs/SPEC.md
+section 1). Padding the image (dask's boundary "reflect" or a constant)
+would count pixels that are not in the image."""
+import math
+
+import numpy as np
+
+from ._compute import entropy as _entropy_2d
+from ._errors import UsageError
+
+
+def nodata_fits(dtype, nodata):
+    """Whether integer samples of `dtype` can equal `nodata` (a whole number
+    inside the type's limits)."""
+    if nodata is None:
+        return False
+    v = float(nodata)
+    if math.isnan(v) or v != math.floor(v):
+        return False
+    info = np.iinfo(dtype)
+    return info.min <= v <= info.max
+
+
+# Integer types widened to hold one more value for masked pixels, as the
+# library's GDAL source widens a masked band (docs/SPEC.md section 3, Masks).
+_WIDER = {np.dtype(np.uint8): (np.uint16, 256), np.dtype(np.int8): (np.int16, -129),
+          np.dtype(np.uint16): (np.int32, -1), np.dtype(np.int16): (np.int32, -32769)}
+
+
+def _unused_value(valid, dtype):
+    """A value of `dtype` that no sample of `valid` holds."""
+    info = np.iinfo(dtype)
+    if valid.size == 0:
+        return 0
+    lo, hi = int(valid.min()), int(valid.max())
+    if lo > info.min:
+        return lo - 1
+    if hi < info.max:
+        return hi + 1
+    u = np.unique(valid)
+    gaps = np.nonzero(np.diff(u.astype(np.int64)) > 1)[0]
+    return int(u[gaps[0]]) + 1
+
+
+def fill_masked(a, nodata):
+    """A numpy masked array as (plain array, nodata) the library reads with
+    its masked pixels as nodata: NaN for floats; `nodata` where the type
+    holds it; else u8/i8/u16/i16 widened with a value outside the type
+    (256, -129, -1, -32769) and u32/i32 with a value no unmasked sample
+    holds. The map is then byte for byte the map of the unmasked samples."""
+    mask = np.ma.getmaskarray(a)
+    data = np.ma.getdata(a)
+    if not mask.any():
+        return data, nodata
+    if data.dtype == np.bool_:
+        data = data.view(np.uint8)
+    if data.dtype.kind == "f":
+        out = data.copy()
+        out[mask] = np.nan
+        return out, nodata
+    if data.dtype.kind not in "iu":
+        raise UsageError("entropy: masked arrays of %s are not supported" % data.dtype)
+    if nodata_fits(data.dtype, nodata):
+        out = data.copy()
+        out[mask] = data.dtype.type(int(float(nodata)))
+        return out, nodata
+    # A nodata value the type cannot hold matches no sample: only the mask counts.
+    wider = _WIDER.get(data.dtype.newbyteorder("="))
+    if wider is not None:
+        out = data.astype(wider[0])
+        out[mask] = wider[1]
+        return out, wider[1]
+    v = _unused_value(data[~mask], data.dtype)
+    out = data.copy()
+    out[mask] = v
+    return out, v
+
+
+def entropy_2d(a, **options):
+    """The map of one 2-D numpy or masked array (options as
+    winent.entropy's, resolved: an explicit base)."""
+    if isinstance(a, np.ma.MaskedArray):
+        a, options["nodata"] = fill_masked(a, options.get("nodata"))
+    return _entropy_2d(a, **options)
+
+
+def entropy_block(block, halo=(0, 0, 0, 0), band_ranges=None, band0=0, **options):
+    """The map of one block of a bigger image, without its halo.
+
+    block: (rows, columns) or (bands, rows, columns): a numpy (or masked)
+        array of the block with `halo` = (top, bottom, left, right) rows
+        and columns of its neighbours around it (0 on a side where the
+        block touches the image's edge).
+    band_ranges: None, or one (lo, hi) per band of the whole image (range
+        "auto" per band); `band0` is the block's first band in it.
+    options: winent.entropy's (window, base, bins, range, nodata, device,
+        threads).
+
+    Returns the float32 map of the block's own pixels: byte-identical to
+    those pixels of the whole image's map when the halo holds the window's
+    reach (window // 2) on every side that has a neighbour."""
+    top, bottom, left, right = halo
+    if block.ndim == 2:
+        m = entropy_2d(block, **options)
+        return m[top:m.shape[0] - bottom, left:m.shape[1] - right]
+    if block.ndim != 3:
+        raise UsageError("entropy: a block must be 2-D or 3-D (bands, rows, columns)")
+    h, w = block.shape[1] - top - bottom, block.shape[2] - left - right
+    out = np.empty((block.shape[0], h, w), np.float32)
+    for b in range(block.shape[0]):
+        o = dict(options)
+        if band_ranges is not None:
+            o["range"] = tuple(band_ranges[band0 + b])
+        m = entropy_2d(block[b], **o)
+        out[b] = m[top:top + h, left:left + w]
+    return out
+
+
+def valid_mask(a, nodata):
+    """The samples of `a` (numpy or dask) that range="auto" counts: finite,
+    and not nodata by the kernels' rule (float32 samples against nodata
+    cast to float32; integers against a whole nodata value)."""
+    has_nodata = nodata is not None and not math.isnan(float(nodata))
+    if a.dtype.kind == "f":
+        valid = np.isfinite(a)
+        if has_nodata:
+            valid = valid & (a != a.dtype.type(nodata))
+        return valid
+    if has_nodata:
+        v = float(nodata)
+        if v == math.floor(v) and abs(v) < 9.2e18:
+            return a != np.int64(v)
+    return None
+
+
+def sample_limits(dtype):
+    """(smallest, largest) a sample of `dtype` can be: the neutral values of
+    the min and max over the valid samples."""
+    if dtype.kind == "f":
+        return -np.inf, np.inf
+    if dtype.kind == "b":
+        return False, True
+    info = np.iinfo(dtype)
+    return info.min, info.max
+
+
+def finish_range(lo, hi, any_valid):
+    """range="auto" from the valid samples' min and max, as the library's
+    first pass over a file ends it: none valid, 0..1; one value v,
+    v .. v + max(1, |v| 2^-20)."""
+    if not any_valid:
+        lo, hi = 0.0, 1.0
+    lo, hi = float(lo), float(hi)
+    if not hi > lo:
+        hi = lo + max(abs(lo) * 2.0**-20, 1.0)
+    return lo, hi

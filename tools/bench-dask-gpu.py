@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""bench-dask-gpu.py - one worker process with one GPU against N worker
+processes with one GPU each, through the block function every dask task
+of winent.entropy calls (winent.entropy_block), without dask (issue 29,
+"Measure": the GPU machines have no dask): what a dask.distributed
+cluster of one worker per GPU does, minus the scheduler.
+
+    python3 tools/bench-dask-gpu.py [--size 32768] [--window 31]
+        [--block 4096] [--workers 1,4] [--gpus 0,1,2,3] [--device gpu]
+        [--threads N] [--lib build/lib/libwinent.so.0] [--check]
+
+Needs Python 3 with numpy, and libwinent built with CMake (./build, else
+./build-dev; or --lib, or WINENT_LIBRARY); the package is taken from
+python/ beside this script.
+
+The job is a SIZE x SIZE u16 image (a smooth field of about 200 values
+with noise) held in worker memory, cut into BLOCK x BLOCK blocks as dask
+chunks it; each block is handed to entropy_block with a halo of window //
+2 from its neighbours (none beyond the image's edges), exactly as the
+dask path does. With W workers, worker k holds the k-th strip of block
+rows (and its halo rows), generated in the worker itself, and runs with
+CUDA_VISIBLE_DEVICES set to its own GPU (GPU k of --gpus) and `threads`
+CPU threads (default: the cores over W). Each worker first computes one
+small block (the GPU context and its buffers, which a warm dask worker has
+too), then all start together; the time is from the common start to the
+last worker's end. Prints Mpixel/s for each worker count and the ratio to
+the first. --check compares a CRC of every block's map across the worker
+counts (the same bits on every GPU)."""
+import argparse
+import multiprocessing as mp
+import os
+import sys
+import time
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def find_library(given):
+    if given:
+        return os.path.abspath(given)
+    if os.environ.get("WINENT_LIBRARY"):
+        return os.environ["WINENT_LIBRARY"]
+    for b in ("build", "build-dev"):
+        p = os.path.join(ROOT, b, "lib", "libwinent.so.0")
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def image_rows(r0, r1, size):
+    """Rows r0..r1-1 of the test image (the same in every worker)."""
+    import numpy as np
+    out = np.empty((r1 - r0, size), np.uint16)
+    c = np.arange(size, dtype=np.float64)
+    for s in range(r0, r1, 512):
+        e = min(r1, s + 512)
+        r = np.arange(s, e, dtype=np.float64)[:, None]
+        field = 60.0 * (np.sin(r / 97.0) + np.cos(c / 131.0) + 2.0)
+        noise = ((r.astype(np.int64) * 7919 + c.astype(np.int64) * 104729) >> 3) % 9
+        out[s - r0:e - r0] = (field + noise).astype(np.uint16)
+    return out
+
+
+def blocks_of(size, block):
+    edges = list(range(0, size, block)) + [size]
+    return [(edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
+
+
+def worker(k, nworkers, gpu, args, barrier, results):
+    if gpu is not None:
+        os.environ["CUDA_VISIBLE_DEVICES"] = gpu
+    os.environ["WINENT_LIBRARY"] = args.lib
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import numpy as np
+
+    import winent
+    size, reach = args.size, args.window // 2
+    spans = blocks_of(size, args.block)
+    mine = spans[k * len(spans) // nworkers:(k + 1) * len(spans) // nworkers]
+    r_lo = max(0, mine[0][0] - reach) if mine else 0
+    r_hi = min(size, mine[-1][1] + reach) if mine else 0
+    held = image_rows(r_lo, r_hi, size) if mine else None
+    options = dict(window=args.window, device=args.device, threads=args.threads)
+    # Warm: the GPU context, as a dask worker that has run a task has it.
+    winent.entropy_block(image_rows(0, 64, 256), **options)
+    crcs = {}
+    barrier.wait()
+    t0 = time.time()
+    for (y0, y1) in mine:
+        top, bottom = min(reach, y0), min(reach, size - y1)
+        for (x0, x1) in spans:
+            left, right = min(reach, x0), min(reach, size - x1)
+            block = held[y0 - top - r_lo:y1 + bottom - r_lo, x0 - left:x1 + right]
+            m = winent.entropy_block(block, (top, bottom, left, right), **options)
+            if args.check:
+                crcs[(y0, x0)] = zlib.crc32(np.ascontiguousarray(m).tobytes())
+    t1 = time.time()
+    results.put((k, t0, t1, crcs, winent.gpu_count()))
+
+
+def run(nworkers, gpus, args):
+    ctx = mp.get_context("spawn")
+    barrier = ctx.Barrier(nworkers)
+    results = ctx.Queue()
+    procs = []
+    for k in range(nworkers):
+        gpu = gpus[k % len(gpus)] if gpus else None
+        p = ctx.Process(target=worker, args=(k, nworkers, gpu, args, barrier, results))
+        p.start()
+        procs.append(p)
+    got = [results.get() for _ in procs]
+    for p in procs:
+        p.join()
+        if p.exitcode != 0:
+            raise SystemExit("bench-dask-gpu: a worker failed (exit %d)" % p.exitcode)
+    start = min(g[1] for g in got)
+    end = max(g[2] for g in got)
+    crcs = {}
+    for g in got:
+        crcs.update(g[3])
+    return end - start, crcs, [g[4] for g in got]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--size", type=int, default=32768)
+    p.add_argument("--window", type=int, default=31)
+    p.add_argument("--block", type=int, default=4096)
+    p.add_argument("--workers", default="1,4")
+    p.add_argument("--gpus", default="0,1,2,3", help="one GPU per worker ('' for none)")
+    p.add_argument("--device", default="gpu", help="gpu, auto or cpu (entropy's device)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="CPU threads per worker (0: the cores over the worker count)")
+    p.add_argument("--lib")
+    p.add_argument("--check", action="store_true")
+    args = p.parse_args()
+    args.lib = find_library(args.lib)
+    if not args.lib or not os.path.exists(args.lib):
+        raise SystemExit("bench-dask-gpu: no libwinent.so.0: build with CMake in ./build, or "
+                         "give --lib")
+    gpus = [g for g in args.gpus.split(",") if g != ""]
+    counts = [int(w) for w in args.workers.split(",")]
+    threads_given = args.threads
+    px = args.size * args.size
+    print("| workers (one GPU each) | device | wall | Mpixel/s | vs %d worker%s |"
+          % (counts[0], "" if counts[0] == 1 else "s"))
+    print("|---|---|---|---|---|")
+    first, first_crcs, same = None, None, True
+    for n in counts:
+        args.threads = threads_given or max(1, (os.cpu_count() or 1) // n)
+        wall, crcs, seen = run(n, gpus, args)
+        if first is None:
+            first, first_crcs = wall, crcs
+        elif args.check and crcs != first_crcs:
+            same = False
+        print("| %d (CUDA_VISIBLE_DEVICES %s; %d threads each; GPUs seen per worker %s) | %s "
+              "| %.2f s | %.0f | %.2fx |"
+              % (n, ",".join(gpus[:n]) if gpus else "unset", args.threads,
+                 "/".join(map(str, seen)), args.device, wall, px / wall / 1e6, first / wall))
+        sys.stdout.flush()
+    print()
+    print("%d x %d u16, %d x %d window, blocks of %d x %d, library %s"
+          % (args.size, args.size, args.window, args.window, args.block, args.block, args.lib))
+    if args.check:
+        print("every block's map the same bits for every worker count: %s"
+              % ("yes" if same else "NO"))
+        if not same:
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
