@@ -228,6 +228,12 @@ static void decode_window(winent_job_opts *o)
     o->decode = 1;
     o->compute.kx = o->compute.ky = 9;
 }
+static void decode_disk(winent_job_opts *o)
+{
+    o->decode = 1;
+    o->compute.disk = 1;
+    o->compute.kx = o->compute.ky = 7;
+}
 static void decode_header(winent_job_opts *o)
 {
     o->decode = 1;
@@ -275,6 +281,7 @@ static const struct {
     {"--decode --nodata 3", decode_nodata, 0},
     {"--decode --window 9", decode_window, 0},
     {"--decode --header-bytes 512", decode_header, 0},
+    {"--decode --disk 3", decode_disk, 0},
 };
 
 int main(int argc, char **argv)
