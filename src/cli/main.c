@@ -146,12 +146,13 @@ static void on_progress(void *user, const winent_progress *p)
 /* Standard error closed (2>&-) would let the next file opened take
  * descriptor 2, the job's output among them: the progress line, a notice
  * or an error would then be written into the map. /dev/null holds the
- * place instead (what is printed is dropped, as it was). */
+ * place instead, open for reading only: what is printed is dropped, as it
+ * was, and an output /dev/stderr is still refused (exit 4). */
 static void hold_stderr(void)
 {
     if (fcntl(STDERR_FILENO, F_GETFD) != -1 || errno != EBADF)
         return;
-    int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (fd >= 0 && fd != STDERR_FILENO) {
         dup2(fd, STDERR_FILENO); /* 0 or 1 was closed too: it stays closed */
         close(fd);
