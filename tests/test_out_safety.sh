@@ -100,6 +100,15 @@ guard)
     expect_exit 2 "output = the input's header, named mixed.Hdr" \
         "$WS" $R --format raw "$D/mixed.bil" "$D/mixed.Hdr"
     expect_exit 2 "output = the input's MIXED.PRJ" "$WS" $R --format raw "$D/mixed.bil" "$D/MIXED.PRJ"
+    # Raw formats' headers: ER Mapper's NAME.ers, a PDS label STEM.lbl.
+    echo 'DatasetHeader Begin' >"$D/mixed.bil.ers"
+    echo 'PDS_VERSION_ID = PDS3' >"$D/mixed.LBL"
+    keep mixed.bil.ers mixed.LBL
+    expect_exit 2 "output = the input's ER Mapper header" \
+        "$WS" $R --format raw "$D/mixed.bil" "$D/mixed.bil.ers"
+    expect_exit 2 "output = the input's PDS label" "$WS" $R --format raw "$D/mixed.bil" "$D/mixed.LBL"
+    check "the headers intact" intact mixed.bil.ers mixed.LBL
+    rm "$D/mixed.bil.ers" "$D/mixed.LBL"
     check "the mixed-case sidecars intact" intact mixed.bil mixed.Hdr MIXED.PRJ
     rm "$D/mixed.bil" "$D/mixed.Hdr" "$D/MIXED.PRJ"
     # Outputs against each other: two new names that meet through links.

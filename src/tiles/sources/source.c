@@ -199,11 +199,14 @@ typedef struct sidecar_name {
  * before its extension, or all of it): up to `max` into `out`. */
 static int sidecar_names(const char *base, size_t stem, sidecar_name *out, int max)
 {
-    static const char *const of_name[] = {".aux.xml", ".msk", ".ovr", ".hdr",         ".xml",
-                                          ".prj",     ".wld", ".rpb", ".ovr.aux.xml", ".vat.dbf"};
-    static const char *const of_stem[] = {".aux.xml", ".hdr",     ".prj", ".wld", ".tfw",
-                                          ".rpb",     "_rpc.txt", ".sta", ".stx", ".ovr",
-                                          ".clr",     ".aux",     ".rrd", ".imd", ".tab"};
+    /* Headers of raw formats too: ER Mapper's NAME.ers or STEM.ers,
+     * ROI_PAC's NAME.rsc, PDS and ISIS labels STEM.lbl. */
+    static const char *const of_name[] = {".aux.xml", ".msk", ".ovr",         ".hdr",
+                                          ".xml",     ".prj", ".wld",         ".rpb",
+                                          ".ers",     ".rsc", ".ovr.aux.xml", ".vat.dbf"};
+    static const char *const of_stem[] = {".aux.xml", ".hdr", ".prj", ".wld", ".tfw", ".rpb",
+                                          "_rpc.txt", ".sta", ".stx", ".ovr", ".clr", ".aux",
+                                          ".rrd",     ".imd", ".tab", ".ers", ".lbl"};
     const size_t n = strlen(base);
     int k = 0;
     for (size_t i = 0; i < sizeof of_name / sizeof *of_name && k < max; i++, k++) {
@@ -241,8 +244,8 @@ static int add_sidecars(winent_source *s, const char *path)
     const char *base = slash ? slash + 1 : path;
     const char *dot = strrchr(base, '.');
     const size_t n = strlen(base), stem = dot && dot != base ? (size_t)(dot - base) : n;
-    sidecar_name names[32];
-    const int count = sidecar_names(base, stem, names, 32);
+    sidecar_name names[40];
+    const int count = sidecar_names(base, stem, names, 40);
     const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* with its '/' */
     char *dir = malloc(dir_len + 2);
     if (dir == NULL)
