@@ -94,6 +94,12 @@ CASES = [
     (dict(tif_layout="COG"), "--tif-layout COG"),
     (dict(dtype="U8"), "--dtype U8"),
     (dict(base="E"), "--base E"),
+    # A disk's radius, as --disk R and --window diskR take it.
+    (dict(footprint="disk", radius=128), "--disk 128"),
+    (dict(footprint="disk", radius=2.5), "--disk 2.5"),
+    (dict(window=("disk", 2**40)), "--disk 1099511627776"),
+    (dict(window="disk-1"), "--window disk-1"),
+    (dict(window="Disk3"), "--window Disk3"),
 ]
 
 

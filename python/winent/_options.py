@@ -85,12 +85,23 @@ def as_float(name, value):
     return float(value)
 
 
-def _disk_radius(r):
-    """A disk's radius R (0..127): its window is 2R + 1 square."""
-    r = as_int("window", r)
-    if not 0 <= r <= 127:
-        raise UsageError("window: disk %d: give a radius from 0 to 127" % r)
-    return r
+def _disk_radius(r, window_text=None):
+    """A disk's radius R (0..127): its window is 2R + 1 square. What is no
+    such radius (a whole number as C's strtol reads one, "3" too) is refused
+    with the CLI's line: --disk R's, or --window diskR's where the radius
+    came in `window_text` ("disk300")."""
+    v = None
+    if isinstance(r, numbers.Integral) and not isinstance(r, bool):
+        v = int(r)
+    elif isinstance(r, str) and re.fullmatch(_C_INT, r):
+        v = int(r)
+    if v is None or not 0 <= v <= 127:
+        if window_text is not None:
+            raise UsageError("--window: '%s': give K or WxH, odd sides from 1 to 255, or diskR "
+                             "with R from 0 to 127" % window_text)
+        raise UsageError("--disk: '%s': give a radius R from 0 to 127 (the pixels within "
+                         "distance R), or a list of them (3,5)" % (r,))
+    return v
 
 
 def window_spec(window, footprint=None, radius=None, over=None):
@@ -112,12 +123,8 @@ def window_spec(window, footprint=None, radius=None, over=None):
             return 2 * r + 1, 2 * r + 1, 1
         if radius is not None:
             raise UsageError("radius goes with footprint='disk'")
-    if isinstance(window, str) and window.lower().startswith("disk"):
-        try:
-            r = int(window[4:])
-        except ValueError:
-            raise UsageError("window: %r: give 'diskR', R from 0 to 127" % window) from None
-        r = _disk_radius(r)
+    if isinstance(window, str) and window.startswith("disk"):  # as the CLI: lower case
+        r = _disk_radius(window[4:], window)
         return 2 * r + 1, 2 * r + 1, 1
     if isinstance(window, (tuple, list)) and len(window) == 2 and window[0] == "disk":
         r = _disk_radius(window[1])
