@@ -336,6 +336,10 @@ with open(sys.argv[1], "wb") as err:
     check "a value with a newline: one line" lines1
     expect_exit 3 "a missing input with a newline in its name" "$WS" $R "$D/$nl.raw" "$T/o.raw"
     check "a missing input: one line" lines1
+    esc=$(printf 'a\033[2J\013b')
+    expect_exit 3 "a missing input with an escape and a vertical tab in its name" \
+        "$WS" $R "$D/$esc.raw" "$T/o.raw"
+    check "no control character printed" sh -c '! LC_ALL=C grep -q "[[:cntrl:]]" "$0"' "$T/stderr"
     cp "$D/scene.bil" "$D/$nl.raw"
     printf '<PAMDataset><PAMRasterBand band="1"><Metadata><MDI key="STATISTICS_MINIMUM">0</MDI><MDI key="STATISTICS_MAXIMUM">3</MDI></Metadata></PAMRasterBand></PAMDataset>\n' \
         >"$D/$nl.raw.aux.xml"

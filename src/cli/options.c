@@ -138,17 +138,36 @@ static winent_status usage(char *msg, size_t n, const char *fmt, ...)
             return cli_st_;                \
     } while (0)
 
+/* One line, as the library makes its messages (winent_one_line, which
+ * the command line cannot reach): a value quoted may hold a newline or
+ * another control character, or one of Unicode's line breaks in UTF-8
+ * (NEL, U+2028, U+2029); each becomes one space. */
+static void one_line(char *msg)
+{
+    const unsigned char *r = (const unsigned char *)msg;
+    unsigned char *w = (unsigned char *)msg;
+    while (*r) {
+        size_t k = *r < 0x20 || *r == 0x7f                                          ? 1
+                   : r[0] == 0xc2 && r[1] == 0x85                                   ? 2
+                   : r[0] == 0xe2 && r[1] == 0x80 && (r[2] == 0xa8 || r[2] == 0xa9) ? 3
+                                                                                    : 0;
+        if (k) {
+            *w++ = ' ';
+            r += k;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+}
+
 static winent_status usage(char *msg, size_t n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, n, fmt, ap);
     va_end(ap);
-    /* One line, as the library's messages (werr.c): a value quoted may
-     * hold a newline. */
-    for (char *p = msg; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
+    one_line(msg);
     return WINENT_ERR_USAGE;
 }
 
