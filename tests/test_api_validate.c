@@ -234,6 +234,11 @@ static void decode_disk(winent_job_opts *o)
     o->compute.disk = 1;
     o->compute.kx = o->compute.ky = 7;
 }
+static void decode_preview(winent_job_opts *o)
+{
+    o->decode = 1;
+    o->preview = "p.png";
+}
 static void decode_header(winent_job_opts *o)
 {
     o->decode = 1;
@@ -282,6 +287,7 @@ static const struct {
     {"--decode --window 9", decode_window, 0},
     {"--decode --header-bytes 512", decode_header, 0},
     {"--decode --disk 3", decode_disk, 0},
+    {"--decode --preview p.png", decode_preview, 0},
 };
 
 int main(int argc, char **argv)

@@ -230,13 +230,15 @@ def test_decode_options():
                      (dict(window=5), ["--window", "5"]),
                      (dict(nodata=0), ["--nodata", "0"]),
                      (dict(bins=8, range=(0, 1)), ["--bins", "8", "--range", "0:1"]),
-                     (dict(header_bytes=0), ["--header-bytes", "0"])]:
+                     (dict(header_bytes=0), ["--header-bytes", "0"]),
+                     (dict(preview=path("p.png")), ["--preview", path("p.png")])]:
         code, want = cli_message(*(["--decode"] + args + [p, path("d.raw")]))
         e = expect_raises("decode with %r: UsageError" % kw, winent.UsageError, winent.run, p,
                           path("d.raw"), decode=True, **kw)
         check("decode with %r: the CLI's line %r (exit %d), got %r" % (kw, want, code, str(e)),
               code == 2 and e is not None and str(e) == want)
-    check("nothing decoded", not os.path.exists(path("d.raw")))
+    check("nothing decoded, no preview",
+          not os.path.exists(path("d.raw")) and not os.path.exists(path("p.png")))
     winent.run(p, path("d.raw"), decode=True, threads=1)
     check("decode with running options only: the map", os.path.getsize(path("d.raw")) == 64)
 

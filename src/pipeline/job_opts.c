@@ -278,6 +278,13 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
                               "--%s does not go with --decode: the map is computed already (only "
                               "the output and running options apply)",
                               given);
+        /* The preview is drawn from the map's rows as they are computed;
+         * a decode computes none (it ended in an internal error). */
+        if (o->preview)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--preview does not go with --decode: the preview is drawn while "
+                              "the map is computed: give --preview to the run that makes the "
+                              ".zst");
     }
     if ((unsigned)o->format > WINENT_FORMAT_TIF)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--format: '%d': use zst, tif or raw",
