@@ -230,12 +230,78 @@ static int sidecar_names(const char *base, size_t stem, sidecar_name *out, int m
     return k;
 }
 
+/* A folder's names, sorted without case, kept while the files read are
+ * in that folder (a VRT mosaic's thousands of sources in one folder are
+ * listed once, each file's names found by a binary search). */
+typedef struct folder_names {
+    char *dir;    /* owned: the folder listed ("" for none yet) */
+    char **names; /* owned, `n` of them */
+    size_t n;
+    int unlisted; /* the folder could not be listed */
+} folder_names;
+
+static void folder_names_clear(folder_names *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->names[i]);
+    free(f->names);
+    free(f->dir);
+    memset(f, 0, sizeof *f);
+}
+
+static int by_name_without_case(const void *a, const void *b)
+{
+    return strcasecmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* `f` the names of the folder `dir` (listed unless it is already): 0; -1
+ * out of memory; 1 where the folder cannot be listed. */
+static int folder_names_of(folder_names *f, const char *dir)
+{
+    if (f->dir && strcmp(f->dir, dir) == 0)
+        return f->unlisted;
+    folder_names_clear(f);
+    if ((f->dir = strdup(dir)) == NULL)
+        return -1;
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        f->unlisted = 1;
+        return 1;
+    }
+    size_t cap = 0;
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d)) != NULL;) {
+        if (f->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **names = realloc(f->names, sizeof *names * cap);
+            if (names == NULL) {
+                rc = -1;
+                break;
+            }
+            f->names = names;
+        }
+        if ((f->names[f->n] = strdup(e->d_name)) == NULL)
+            rc = -1;
+        else
+            f->n++;
+    }
+    closedir(d);
+    if (rc != 0) {
+        folder_names_clear(f);
+        return rc;
+    }
+    if (f->n > 0)
+        qsort(f->names, f->n, sizeof *f->names, by_name_without_case);
+    return 0;
+}
+
 /* The sidecars GDAL and other tools keep beside the file `path`, those
  * that exist, recorded as read. GDAL finds a sidecar among the folder's
  * names whatever their case (scene.Hdr for scene.bil, SCENE.HDR too), so
- * the folder is listed and every name equal to a sidecar's but for case
- * counts; where it cannot be listed, the names in lower and upper case. */
-static int add_sidecars(winent_source *s, const char *path)
+ * every name of the folder (`folder`, listed once per folder) equal to a
+ * sidecar's but for case counts; where the folder cannot be listed, the
+ * names in lower and upper case. */
+static int add_sidecars(winent_source *s, const char *path, folder_names *folder)
 {
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
@@ -252,9 +318,11 @@ static int add_sidecars(winent_source *s, const char *path)
         return -1;
     memcpy(dir, path, dir_len);
     strcpy(dir + dir_len, dir_len ? "" : ".");
-    DIR *d = opendir(dir);
+    int listed = folder_names_of(folder, dir);
     free(dir);
-    if (d == NULL) {
+    if (listed < 0)
+        return -1;
+    if (listed > 0) {
         for (int upper = 0; upper < 2; upper++)
             for (int i = 0; i < count; i++)
                 if (add_suffixed(s, path, (size_t)(base - path) + names[i].keep, names[i].suffix,
@@ -262,12 +330,22 @@ static int add_sidecars(winent_source *s, const char *path)
                     return -1;
         return 0;
     }
+    /* The names starting with the stem, whatever the case: one run of the
+     * sorted list, from the first not below it. */
+    size_t lo = 0, hi = folder->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strncasecmp(folder->names[mid], base, stem) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     int rc = 0;
-    for (struct dirent *e; rc == 0 && (e = readdir(d)) != NULL;) {
-        const char *name = e->d_name;
+    for (size_t k = lo; rc == 0 && k < folder->n; k++) {
+        const char *name = folder->names[k];
+        if (strncasecmp(name, base, stem) != 0)
+            break;
         const size_t len = strlen(name);
-        if (len <= stem || strncasecmp(name, base, stem) != 0)
-            continue; /* most of a folder: not this file's */
         for (int i = 0; i < count; i++) {
             const sidecar_name *c = &names[i];
             if (len != c->keep + strlen(c->suffix) || strncasecmp(name, base, c->keep) != 0 ||
@@ -285,7 +363,6 @@ static int add_sidecars(winent_source *s, const char *path)
             break;
         }
     }
-    closedir(d);
     return rc;
 }
 
@@ -299,21 +376,22 @@ static int add_files(winent_source *s, const char *path)
         return -1;
     if (winent_source_add_file(s, strcmp(path, "-") == 0 ? "/proc/self/fd/0" : path) != 0)
         return -1;
-    for (int i = 0, n = s->nfiles; i < n; i++) { /* not the sidecars added here */
-        if (add_sidecars(s, s->files[i]) != 0)
-            return -1;
+    folder_names folder = {0};
+    int rc = 0;
+    for (int i = 0, n = s->nfiles; i < n && rc == 0; i++) { /* not the sidecars added here */
+        rc = add_sidecars(s, s->files[i], &folder);
         /* Beside the file itself too, where the name is a link to it
          * (/dev/fd/3, standard input's /proc/self/fd/0, a symlink). */
         struct stat ls;
-        char *real = lstat(s->files[i], &ls) == 0 && S_ISLNK(ls.st_mode)
+        char *real = rc == 0 && lstat(s->files[i], &ls) == 0 && S_ISLNK(ls.st_mode)
                          ? realpath(s->files[i], NULL)
                          : NULL;
-        int rc = real && strcmp(real, s->files[i]) != 0 ? add_sidecars(s, real) : 0;
+        if (real && strcmp(real, s->files[i]) != 0)
+            rc = add_sidecars(s, real, &folder);
         free(real);
-        if (rc != 0)
-            return -1;
     }
-    return 0;
+    folder_names_clear(&folder);
+    return rc != 0 ? -1 : 0;
 }
 
 const char *const *winent_source_files(const winent_source *s, int *n)
