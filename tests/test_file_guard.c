@@ -131,6 +131,11 @@ int main(void)
     CASE(NO, "NETCDF:f:v", at("NETCDF:%s:v", "f.nc"), at("%s", "f.nc"));
     CASE(NO, "HDF5:f://g/v", at("HDF5:%s://g/v", "f.nc"), at("%s", "f.nc"));
     CASE(OK, "WMS:http://host/x is no folder", "WMS:http://host/x", at("%s", "out.raw"));
+    CASE(OK, "WMS:http://tmp is no folder", "WMS:http://tmp", "/tmp/winent-guard-out.raw");
+    /* A folder dataset behind a driver's prefix (ZARR:"z.zarr":/array). */
+    CASE(NO, "inside ZARR:\"f\":/a", at("ZARR:\"%s\":/a", "z.zarr"), at("%s", "z.zarr/map.raw"));
+    CASE(NO, "inside ZARR:f", at("ZARR:%s", "z.zarr"), at("%s", "z.zarr/map.raw"));
+    CASE(OK, "beside ZARR:f", at("ZARR:%s", "z.zarr"), at("%s", "z.raw"));
     CASE(OK, "/vsicurl/ is no local file", at("/vsicurl/http://h%s", "a.zip"), at("%s", "a.zip"));
     CASE(NO, "/vsisparse/: its XML", at("/vsisparse/%s", "sub/sp.xml"), at("%s", "sub/sp.xml"));
     CASE(NO, "/vsisparse/: a relative source", at("/vsisparse/%s", "sub/sp.xml"),

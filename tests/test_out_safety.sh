@@ -178,6 +178,15 @@ guard)
             expect_exit 2 "GDAL: output inside a dataset that is a folder (Zarr)" \
                 "$WS" --quiet --device cpu "$D/z.zarr" "$D/z.zarr/map.raw"
             check "nothing created in the Zarr" test ! -e "$D/z.zarr/map.raw"
+            # The same folder behind the driver's prefix: GDAL lists no file
+            # for ZARR:"z.zarr":/array, and a chunk was replaced by the map.
+            chunk=$(find "$D/z.zarr" -type f -name '0*' | head -n 1)
+            cp "$chunk" "$T/kept.chunk"
+            expect_exit 2 "GDAL: output = a chunk of ZARR:\"z.zarr\":/array" \
+                "$WS" --quiet --device cpu --format raw "ZARR:\"$D/z.zarr\":/z" "$chunk"
+            check "the chunk is intact" cmp -s "$chunk" "$T/kept.chunk"
+            expect_exit 2 "GDAL: output inside ZARR:z.zarr" \
+                "$WS" --quiet --device cpu "ZARR:$D/z.zarr" "$D/z.zarr/map.raw"
         fi
         if command -v zip >/dev/null 2>&1; then
             (cd "$D" && zip -q a.zip src.tif)

@@ -155,8 +155,11 @@ static const char *strip_vsi(const char *p)
 
 /* The local files a GDAL name stands for: the longest part of each
  * candidate (the name, and what follows each ':' of it, quotes and braces
- * dropped) ending at a '/', ':', '"' or '}' that is an existing file (a
- * folder is no answer: "WMS:http://host/x" is not the folder "/"). */
+ * dropped) ending at a '/', ':', '"' or '}' that is an existing file, or a
+ * folder where the name ends it whole (ZARR:"z.zarr":/array, ZARR:z.zarr:
+ * a dataset that is a folder, read whole); a folder cut at a '/', or a
+ * URL's //host, is no answer ("WMS:http://tmp/x" is not the folder "/"
+ * nor /tmp). */
 static int add_gdal_name(winent_file_guard *g, const char *name)
 {
     const char *p = strip_vsi(name);
@@ -171,7 +174,9 @@ static int add_gdal_name(winent_file_guard *g, const char *name)
         for (size_t k = len; k > 0; k--) {
             if (k < len && c[k] != '/' && c[k] != ':' && c[k] != '"' && c[k] != '}')
                 continue;
-            int r = add_read(g, c, k, 1);
+            const int whole = (k == len || c[k] == '"' || c[k] == ':' || c[k] == '}') &&
+                              !(k == 1 && c[0] == '/') && strncmp(c, "//", 2) != 0;
+            int r = add_read(g, c, k, !whole);
             if (r < 0)
                 return -1;
             if (r > 0)
