@@ -351,7 +351,8 @@ typedef struct winent_job_opts {
     /* --decode: `input` is a .zst map of winent-stream; it is written to
      * `output` as the output's format asks (a GeoTIFF, raw), with the
      * header's georeferencing, nodata and provenance. Nothing is computed:
-     * the compute and raw-input options are ignored. */
+     * a compute or raw-input option away from its default is a usage
+     * error (winent_job_opts_validate), as on the command line. */
     int decode;
     /* Callbacks (may be NULL), called from the thread that runs the job
      * (the one in winent_job_run), never two at once. on_progress comes

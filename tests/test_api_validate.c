@@ -209,6 +209,41 @@ static void preview_size_big(winent_job_opts *o)
     o->preview = "p.png";
     o->preview_size = 20000;
 }
+/* --decode computes nothing: a compute or raw-input option set is
+ * refused, not dropped. */
+static void decode_size(winent_job_opts *o)
+{
+    o->decode = 1;
+    o->width = o->height = 4;
+}
+static void decode_nodata(winent_job_opts *o)
+{
+    o->decode = 1;
+    o->compute.has_nodata = 1;
+    o->compute.nodata = 3;
+    o->nodata_given = 1;
+}
+static void decode_window(winent_job_opts *o)
+{
+    o->decode = 1;
+    o->compute.kx = o->compute.ky = 9;
+}
+static void decode_disk(winent_job_opts *o)
+{
+    o->decode = 1;
+    o->compute.disk = 1;
+    o->compute.kx = o->compute.ky = 7;
+}
+static void decode_preview(winent_job_opts *o)
+{
+    o->decode = 1;
+    o->preview = "p.png";
+}
+static void decode_header(winent_job_opts *o)
+{
+    o->decode = 1;
+    o->header_bytes = 512;
+}
 
 static const struct {
     const char *args; /* the CLI's options */
@@ -247,6 +282,12 @@ static const struct {
     {"--frame-rows -3", frame_rows_neg, 0},
     {"--preview-size 5", preview_size_alone, 0},
     {"--preview p.png --preview-size 20000", preview_size_big, 0},
+    {"--decode --size 4x4", decode_size, 0},
+    {"--decode --nodata 3", decode_nodata, 0},
+    {"--decode --window 9", decode_window, 0},
+    {"--decode --header-bytes 512", decode_header, 0},
+    {"--decode --disk 3", decode_disk, 0},
+    {"--decode --preview p.png", decode_preview, 0},
 };
 
 int main(int argc, char **argv)

@@ -93,6 +93,25 @@ int main(void)
     snprintf(p, sizeof p, "%s/new-link.raw", dir);
     if (symlink("new.raw", p) != 0)
         perror("symlink");
+    /* A GDAL sparse file taking bytes from two files, one named relative
+     * to its folder (sub/sp.xml -> ../in.bil), one absolute (&amp; in it). */
+    touch("a&b.tif");
+    snprintf(p, sizeof p, "%s/sub", dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/sub/sp.xml", dir);
+    FILE *sp = fopen(p, "w");
+    if (sp) {
+        fprintf(sp,
+                "<VSISparseFile><Length>2</Length>\n"
+                "<SubfileRegion><Filename relative=\"1\">../in.bil</Filename>"
+                "<DestinationOffset>0</DestinationOffset><SourceOffset>0</SourceOffset>"
+                "<RegionLength>1</RegionLength></SubfileRegion>\n"
+                "<SubfileRegion><Filename relative=\"0\">%s/a&amp;b.tif</Filename>"
+                "<DestinationOffset>1</DestinationOffset><SourceOffset>0</SourceOffset>"
+                "<RegionLength>1</RegionLength></SubfileRegion></VSISparseFile>\n",
+                dir);
+        fclose(sp);
+    }
 
     const winent_status OK = WINENT_OK, NO = WINENT_ERR_USAGE;
     /* Files read, by name, link, hard link. */
@@ -112,7 +131,25 @@ int main(void)
     CASE(NO, "NETCDF:f:v", at("NETCDF:%s:v", "f.nc"), at("%s", "f.nc"));
     CASE(NO, "HDF5:f://g/v", at("HDF5:%s://g/v", "f.nc"), at("%s", "f.nc"));
     CASE(OK, "WMS:http://host/x is no folder", "WMS:http://host/x", at("%s", "out.raw"));
+    CASE(OK, "WMS:http://tmp is no folder", "WMS:http://tmp", "/tmp/winent-guard-out.raw");
+    /* A folder dataset behind a driver's prefix (ZARR:"z.zarr":/array). */
+    CASE(NO, "inside ZARR:\"f\":/a", at("ZARR:\"%s\":/a", "z.zarr"), at("%s", "z.zarr/map.raw"));
+    CASE(NO, "inside ZARR:f", at("ZARR:%s", "z.zarr"), at("%s", "z.zarr/map.raw"));
+    CASE(OK, "beside ZARR:f", at("ZARR:%s", "z.zarr"), at("%s", "z.raw"));
     CASE(OK, "/vsicurl/ is no local file", at("/vsicurl/http://h%s", "a.zip"), at("%s", "a.zip"));
+    CASE(NO, "/vsisparse/: its XML", at("/vsisparse/%s", "sub/sp.xml"), at("%s", "sub/sp.xml"));
+    CASE(NO, "/vsisparse/: a relative source", at("/vsisparse/%s", "sub/sp.xml"),
+         at("%s", "in.bil"));
+    CASE(NO, "/vsisparse/: an absolute source", at("/vsisparse/%s", "sub/sp.xml"),
+         at("%s", "a&b.tif"));
+    CASE(OK, "/vsisparse/: another name", at("/vsisparse/%s", "sub/sp.xml"), at("%s", "in.hdr"));
+    /* /vsistdin/ reads the file on standard input. */
+    snprintf(p, sizeof p, "%s/in.hdr", dir);
+    if (freopen(p, "rb", stdin) != NULL) {
+        CASE(NO, "/vsistdin/: the file on standard input", "/vsistdin/", at("%s", "in.hdr"));
+        CASE(NO, "/vsistdin?options", "/vsistdin?buffer_limit=10", at("%s", "hard.raw"));
+        CASE(OK, "/vsistdin/: another name", "/vsistdin/", at("%s", "in.bil"));
+    }
     /* A folder dataset: nothing inside it. */
     CASE(NO, "inside a folder read", at("%s", "z.zarr"), at("%s", "z.zarr/map.raw"));
     CASE(OK, "beside a folder read", at("%s", "z.zarr"), at("%s", "z.raw"));

@@ -91,6 +91,26 @@ guard)
     expect_exit 2 "output = a TIFF's world file" \
         "$WS" --quiet --device cpu --format raw "$D/t.tif" "$D/t.tfw"
     check "the TIFF's files intact" intact t.tif t.tfw
+    # A sidecar in any case: GDAL finds scene.Hdr or SCENE.PRJ beside
+    # scene.bil among the folder's names, whatever their case.
+    "$MK" --size ${W}x$H --dtype u8 --values 12 --seed 3 "$D/mixed.bil"
+    cp "$D/scene.hdr" "$D/mixed.Hdr"
+    echo 'PROJCS["x"]' >"$D/MIXED.PRJ"
+    keep mixed.bil mixed.Hdr MIXED.PRJ
+    expect_exit 2 "output = the input's header, named mixed.Hdr" \
+        "$WS" $R --format raw "$D/mixed.bil" "$D/mixed.Hdr"
+    expect_exit 2 "output = the input's MIXED.PRJ" "$WS" $R --format raw "$D/mixed.bil" "$D/MIXED.PRJ"
+    # Raw formats' headers: ER Mapper's NAME.ers, a PDS label STEM.lbl.
+    echo 'DatasetHeader Begin' >"$D/mixed.bil.ers"
+    echo 'PDS_VERSION_ID = PDS3' >"$D/mixed.LBL"
+    keep mixed.bil.ers mixed.LBL
+    expect_exit 2 "output = the input's ER Mapper header" \
+        "$WS" $R --format raw "$D/mixed.bil" "$D/mixed.bil.ers"
+    expect_exit 2 "output = the input's PDS label" "$WS" $R --format raw "$D/mixed.bil" "$D/mixed.LBL"
+    check "the headers intact" intact mixed.bil.ers mixed.LBL
+    rm "$D/mixed.bil.ers" "$D/mixed.LBL"
+    check "the mixed-case sidecars intact" intact mixed.bil mixed.Hdr MIXED.PRJ
+    rm "$D/mixed.bil" "$D/mixed.Hdr" "$D/MIXED.PRJ"
     # Outputs against each other: two new names that meet through links.
     ln -s o.raw "$D/o.raw.hdr"
     expect_exit 2 "the map and its --sidecar header are one file" \
@@ -158,6 +178,15 @@ guard)
             expect_exit 2 "GDAL: output inside a dataset that is a folder (Zarr)" \
                 "$WS" --quiet --device cpu "$D/z.zarr" "$D/z.zarr/map.raw"
             check "nothing created in the Zarr" test ! -e "$D/z.zarr/map.raw"
+            # The same folder behind the driver's prefix: GDAL lists no file
+            # for ZARR:"z.zarr":/array, and a chunk was replaced by the map.
+            chunk=$(find "$D/z.zarr" -type f -name '0*' | head -n 1)
+            cp "$chunk" "$T/kept.chunk"
+            expect_exit 2 "GDAL: output = a chunk of ZARR:\"z.zarr\":/array" \
+                "$WS" --quiet --device cpu --format raw "ZARR:\"$D/z.zarr\":/z" "$chunk"
+            check "the chunk is intact" cmp -s "$chunk" "$T/kept.chunk"
+            expect_exit 2 "GDAL: output inside ZARR:z.zarr" \
+                "$WS" --quiet --device cpu "ZARR:$D/z.zarr" "$D/z.zarr/map.raw"
         fi
         if command -v zip >/dev/null 2>&1; then
             (cd "$D" && zip -q a.zip src.tif)
@@ -166,6 +195,36 @@ guard)
                 "$WS" --quiet --device cpu --format raw "/vsizip/$D/a.zip/src.tif" "$D/a.zip"
             check "the zip is intact" intact a.zip
         fi
+        # /vsigzip/: GDAL saves its index as F.gz.properties when the
+        # handle closes, replacing a file of that name; it reads one too.
+        gzip -c "$D/src.tif" >"$D/g.tif.gz"
+        echo "the user's own notes" >"$D/g.tif.gz.properties"
+        keep g.tif.gz g.tif.gz.properties
+        expect_exit 0 "GDAL: /vsigzip/ reads" "$WS" --quiet --device cpu "/vsigzip/$D/g.tif.gz" "$T/g.zst"
+        check "/vsigzip/ wrote no index over the user's file" intact g.tif.gz g.tif.gz.properties
+        rm "$D/g.tif.gz.properties"
+        expect_exit 0 "GDAL: /vsigzip/ reads, no index beside" "$WS" --quiet --device cpu "/vsigzip/$D/g.tif.gz" "$T/g.zst"
+        check "/vsigzip/ created no index" test ! -e "$D/g.tif.gz.properties"
+        cp "$T/kept.g.tif.gz.properties" "$D/g.tif.gz.properties"
+        expect_exit 2 "GDAL: output = the index /vsigzip/ reads" \
+            "$WS" --quiet --device cpu --format raw "/vsigzip/$D/g.tif.gz" "$D/g.tif.gz.properties"
+        check "the index is intact" intact g.tif.gz.properties
+        # /vsistdin/ reads the file on standard input; /vsisparse/ reads its
+        # XML and the files named in it.
+        gdal_translate -q -of PNG "$D/src.tif" "$D/in.png"
+        keep in.png
+        expect_exit 2 "GDAL: output = the file behind /vsistdin/" env F="$D/in.png" \
+            sh -c 'exec "$0" "$@" <"$F"' "$WS" --quiet --device cpu --format raw /vsistdin/ "$D/in.png"
+        check "says standard input" grep -q "is the file on standard input" "$T/stderr"
+        size=$(wc -c <"$D/src.tif")
+        printf '<VSISparseFile><Length>%d</Length><SubfileRegion><Filename relative="1">src.tif</Filename><DestinationOffset>0</DestinationOffset><SourceOffset>0</SourceOffset><RegionLength>%d</RegionLength></SubfileRegion></VSISparseFile>\n' \
+            "$size" "$size" >"$D/sp.xml"
+        keep sp.xml
+        expect_exit 2 "GDAL: output = the XML behind /vsisparse/" \
+            "$WS" --quiet --device cpu --format raw "/vsisparse/$D/sp.xml" "$D/sp.xml"
+        expect_exit 2 "GDAL: output = a file /vsisparse/ takes bytes from" \
+            "$WS" --quiet --device cpu --format raw "/vsisparse/$D/sp.xml" "$D/src.tif"
+        check "the PNG, the sparse file and its source are intact" intact in.png sp.xml src.tif
         if gdalinfo --formats | grep -q "^ *netCDF "; then
             gdal_translate -q -of netCDF "$D/src.tif" "$D/s.nc"
             keep s.nc
@@ -236,6 +295,19 @@ descriptors)
     expect_exit 2 "/dev/fd/N open for writing on the input" env F="$D/in.raw" \
         sh -c 'exec "$0" "$@" 5<>"$F"' "$WS" $R "$D/in.raw" /dev/fd/5
     check "the input is intact" intact in.raw
+    # Standard error closed: the output's temporary file would be the
+    # next descriptor opened, 2, and the progress line, a notice or an
+    # error would be written into the map.
+    expect_exit 0 "standard error closed, --progress, a notice" env F="$D/in.raw" \
+        sh -c 'exec "$0" "$@" <"$F" 2>&-' "$WS" --device cpu --size ${W}x$H --dtype u8 --progress \
+        --bins 4 --range 0:3 - "$T/closed2.raw"
+    "$WS" $R --bins 4 --range 0:3 "$D/in.raw" "$T/ref4.raw" 2>/dev/null
+    check "nothing but the map in the output" cmp -s "$T/closed2.raw" "$T/ref4.raw"
+    set +e
+    sh -c 'exec "$0" "$@" 2>&-' "$WS" $R "$D/scene.bil" /dev/stderr
+    rc=$?
+    set -e
+    check "standard error closed: /dev/stderr is still no output (exit $rc)" test "$rc" -eq 4
     ;;
 
 oneline)
@@ -263,6 +335,27 @@ with open(sys.argv[1], "wb") as err:
     done
     expect_exit 0 "--info --check to a file" "$WS" --info --check "$T/m.zst"
     check "prints OK" grep -q "^OK: " "$T/stdout"
+    # A name or a value holding a newline is quoted on the one line: an
+    # error of the command line, of the library, and a notice.
+    nl=$(printf 'a\nb')
+    lines1() { [ "$(wc -l <"$T/stderr")" -eq 1 ]; }
+    expect_exit 2 "an unknown option with a newline" "$WS" "--x$nl" "$D/scene.bil" "$T/o.raw"
+    check "an unknown option with a newline: one line" lines1
+    expect_exit 2 "a value with a newline" "$WS" $R --threads "2$nl" "$D/scene.bil" "$T/o.raw"
+    check "a value with a newline: one line" lines1
+    expect_exit 3 "a missing input with a newline in its name" "$WS" $R "$D/$nl.raw" "$T/o.raw"
+    check "a missing input: one line" lines1
+    esc=$(printf 'a\033[2J\013b')
+    expect_exit 3 "a missing input with an escape and a vertical tab in its name" \
+        "$WS" $R "$D/$esc.raw" "$T/o.raw"
+    check "no control character printed" sh -c '! LC_ALL=C grep -q "[[:cntrl:]]" "$0"' "$T/stderr"
+    cp "$D/scene.bil" "$D/$nl.raw"
+    printf '<PAMDataset><PAMRasterBand band="1"><Metadata><MDI key="STATISTICS_MINIMUM">0</MDI><MDI key="STATISTICS_MAXIMUM">3</MDI></Metadata></PAMRasterBand></PAMDataset>\n' \
+        >"$D/$nl.raw.aux.xml"
+    expect_exit 0 "--range auto from the .aux.xml of a name with a newline" \
+        "$WS" --device cpu --size ${W}x$H --dtype u8 --range auto --bins 4 "$D/$nl.raw" "$T/o.raw"
+    check "its warning (the range from that file) is one line" \
+        sh -c 'lines=$(wc -l <"$0"); [ "$lines" -eq 1 ] && grep -q "^winent-stream: warning: .*from .*a b.raw.aux.xml" "$0"' "$T/stderr"
     # HDF5's error stack: in the one line, not printed by the library (nor
     # its "infinite loop closing library" at exit).
     if gdal_ok && gdalinfo --formats | grep -q "^ *HDF5 " && gdalinfo --formats | grep -q "^ *netCDF "; then

@@ -9,7 +9,7 @@ whole numbers past a C int (the number quoted as given), a raw layout past
 is a ValueError, and nothing is written."""
 import os
 
-from py_harness import T, check, cli_message, expect_raises, finish, need, path, run_test
+from py_harness import T, check, cli, cli_message, expect_raises, finish, need, path, run_test
 
 need("numpy")
 import numpy as np  # noqa: E402
@@ -71,6 +71,35 @@ CASES = [
     (dict(band=[2, 2], bands=3), "--band 2,2 --bands 3"),
     (dict(band=[0, 1], bands=3), "--band 0,1 --bands 3"),
     (dict(band=[1, 70000], bands=3), "--band 1,70000 --bands 3"),
+    # 0 where the C fields take 0 as "default" or "none": the CLI refuses
+    # the value given, and so does Python (None asks for the default).
+    (dict(range=(0, 0)), "--range 0:0"),
+    (dict(bins=8, range=(-0.0, 0.0)), "--bins 8 --range -0:0"),
+    (dict(level=0), "--level 0"),
+    (dict(level=0, format="zst"), "--level 0 --format zst"),
+    (dict(level="abc", format="tif"), "--level abc --format tif"),
+    (dict(frame_rows=0), "--frame-rows 0"),
+    (dict(tile=0), "--tile 0"),
+    (dict(preview_size=0), "--preview-size 0"),
+    (dict(mem=0), "--mem 0"),
+    (dict(mem="0.5"), "--mem 0.5"),
+    (dict(header_bytes=0.5), "--header-bytes 0.5"),
+    (dict(size=(0, 4)), "--size 0x4"),
+    # Words as the CLI reads them, refused with its line.
+    (dict(size="\uff14x4"), "--size \uff14x4"),
+    (dict(interleave="BSQ"), "--interleave BSQ"),
+    (dict(byteorder="BIG"), "--byteorder BIG"),
+    (dict(format="ZST"), "--format ZST"),
+    (dict(compress="ZSTD"), "--compress ZSTD"),
+    (dict(tif_layout="COG"), "--tif-layout COG"),
+    (dict(dtype="U8"), "--dtype U8"),
+    (dict(base="E"), "--base E"),
+    # A disk's radius, as --disk R and --window diskR take it.
+    (dict(footprint="disk", radius=128), "--disk 128"),
+    (dict(footprint="disk", radius=2.5), "--disk 2.5"),
+    (dict(window=("disk", 2**40)), "--disk 1099511627776"),
+    (dict(window="disk-1"), "--window disk-1"),
+    (dict(window="Disk3"), "--window Disk3"),
 ]
 
 
@@ -137,6 +166,84 @@ def test_nul_bytes():
                   np.zeros((3, 3), np.uint8), device="cpu\0")
 
 
-for t in (test_job_messages, test_numeric_texts, test_entropy_messages, test_nul_bytes):
+def test_cli_words():
+    """Values the CLI reads alike from Python, whether taken or refused;
+    texts with spaces and newlines (no shell splitting here)."""
+    with open(path("in.raw"), "wb") as f:
+        f.write(bytes(range(16)))
+    base = dict(size=(4, 4), dtype="u8")
+    cbase = ["--size", "4x4", "--dtype", "u8"]
+    for kw, args in [(dict(threads="2\n"), ["--threads", "2\n"]),
+                     (dict(threads="\u00a02"), ["--threads", "\u00a02"]),
+                     (dict(threads="2\x0b"), ["--threads", "2\x0b"]),
+                     (dict(threads="2\u2028x"), ["--threads", "2\u2028x"]),
+                     (dict(window="5\x1b[2J"), ["--window", "5\x1b[2J"]),
+                     (dict(mem="1G "), ["--mem", "1G "]),
+                     (dict(mem="1 G"), ["--mem", "1 G"]),
+                     (dict(header_bytes=""), ["--header-bytes", ""]),
+                     (dict(size="4x4\n"), ["--size", "4x4\n"]),
+                     (dict(window="5\n"), ["--window", "5\n"])]:
+        code, err = cli(*(cbase + args + [path("in.raw"), path("out.raw")]), expect=None)
+        check("CLI %r: one line, exit 2 (got %d: %r)" % (args, code, err),
+              code == 2 and len(err.splitlines()) == 1 and "\x1b" not in err)
+        opts = dict(base)
+        opts.update(kw)
+        e = expect_raises("run(%r): UsageError" % kw, winent.UsageError, winent.run,
+                          path("in.raw"), path("out.raw"), **opts)
+        check("run(%r): the CLI's one line %r, got %r" % (kw, err, str(e)),
+              e is not None and "winent-stream: " + str(e) + "\n" == err)
+    # Alike from both (taken, the same map; or refused, the same line): a
+    # hexadecimal size, --header-bytes 0, a subnormal nodata or range end
+    # (a number, if a small one).
+    for kw, args in [(dict(mem="0x40000000"), ["--mem", "0x40000000"]),
+                     (dict(header_bytes="0"), ["--header-bytes", "0"]),
+                     (dict(nodata=1e-310), ["--nodata", "1e-310"]),
+                     (dict(bins=4, range=(0, 5e-324)), ["--bins", "4", "--range", "0:5e-324"])]:
+        code, err = cli(*(cbase + args + [path("in.raw"), path("c.raw")]), expect=None)
+        opts = dict(base, notice=lambda line: None)
+        opts.update(kw)
+        try:
+            winent.run(path("in.raw"), path("p.raw"), **opts)
+            got = None
+        except winent.Error as e:
+            got = str(e)
+        check("%r: alike from the CLI (exit %d: %s) and Python (%s)" % (args, code, err, got),
+              (code == 0 and got is None) or
+              (code == 2 and got is not None and err == "winent-stream: " + got + "\n"))
+        if code == 0 and got is None:
+            check("%r: the same map" % args,
+                  open(path("c.raw"), "rb").read() == open(path("p.raw"), "rb").read())
+        for f in ("c.raw", "p.raw"):
+            if os.path.exists(path(f)):
+                os.unlink(path(f))
+
+
+def test_decode_options():
+    """--decode computes nothing: a compute or raw-input option given is
+    refused by the CLI, the library and Python with one line, not
+    dropped."""
+    p = path("m.zst")
+    with open(path("in.raw"), "wb") as f:
+        f.write(bytes(range(16)))
+    cli("--size", "4x4", "--dtype", "u8", path("in.raw"), p)
+    for kw, args in [(dict(size=(4, 4)), ["--size", "4x4"]),
+                     (dict(window=5), ["--window", "5"]),
+                     (dict(nodata=0), ["--nodata", "0"]),
+                     (dict(bins=8, range=(0, 1)), ["--bins", "8", "--range", "0:1"]),
+                     (dict(header_bytes=0), ["--header-bytes", "0"]),
+                     (dict(preview=path("p.png")), ["--preview", path("p.png")])]:
+        code, want = cli_message(*(["--decode"] + args + [p, path("d.raw")]))
+        e = expect_raises("decode with %r: UsageError" % kw, winent.UsageError, winent.run, p,
+                          path("d.raw"), decode=True, **kw)
+        check("decode with %r: the CLI's line %r (exit %d), got %r" % (kw, want, code, str(e)),
+              code == 2 and e is not None and str(e) == want)
+    check("nothing decoded, no preview",
+          not os.path.exists(path("d.raw")) and not os.path.exists(path("p.png")))
+    winent.run(p, path("d.raw"), decode=True, threads=1)
+    check("decode with running options only: the map", os.path.getsize(path("d.raw")) == 64)
+
+
+for t in (test_job_messages, test_numeric_texts, test_entropy_messages, test_nul_bytes,
+          test_cli_words, test_decode_options):
     run_test(t)
 finish()

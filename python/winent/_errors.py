@@ -8,6 +8,8 @@ are also ``ValueError``, so code that checks arguments the usual Python
 way catches them.
 """
 
+import re
+
 # The status codes of include/winent.h (pinned there: they are also the
 # CLI's exit codes, docs/SPEC.md section 6).
 OK = 0
@@ -19,6 +21,9 @@ ERR_DEVICE = 5
 ERR_INTERRUPTED = 130
 
 
+_LINE_BREAKS = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
 class Error(Exception):
     """A failure of winent: ``status`` is the library's ``winent_status``
     (the CLI's exit code), ``message`` its one-line reason."""
@@ -26,6 +31,11 @@ class Error(Exception):
     status = ERR_INTERNAL
 
     def __init__(self, message, status=None):
+        # One line, as the library's messages (winent_one_line): a value
+        # quoted may hold a newline or another control character, and what
+        # str.splitlines() ends a line at is a space here too.
+        if isinstance(message, str):
+            message = _LINE_BREAKS.sub(" ", message)
         super().__init__(message)
         self.message = message
         if status is not None:

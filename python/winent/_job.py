@@ -42,10 +42,17 @@ def _path(name, value):
     return c_string(name, value)
 
 
+# The CLI's words for a word option's value that is none of its words
+# (src/cli/options.c): the same line from Python.
+_CHOICE_WORDS = {"interleave": "use bsq, bip or bil", "byteorder": "use little or big",
+                 "format": "use zst, tif or raw", "compress": "use zstd, deflate, lzw or none",
+                 "tif_layout": "use cog or tiled",
+                 "ot": "use float32, float16, uint16 or uint8"}
+
+
 def _choice(name, value, table):
-    if value not in table or value is None:
-        raise UsageError("%s: %r: use %s" % (name, value,
-                                            ", ".join(repr(k) for k in table if k)))
+    if not isinstance(value, str) or value not in table:
+        raise UsageError("--%s: '%s': %s" % (name.replace("_", "-"), value, _CHOICE_WORDS[name]))
     return table[value]
 
 
@@ -62,7 +69,19 @@ def _out_type_name(value):
         return value
 
 
-_SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKmMgGtT]?)(i?[bB])?\s*$")
+# What the CLI's strtod, then a unit and "B"/"iB", read as a whole size
+# (src/cli/options.c, parse_size): leading C white space, a decimal or
+# hexadecimal number, inf or nan; nothing after.
+_SIZE = re.compile(r"[ \t\n\v\f\r]*([+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)"
+                   r"(?:[pP][+-]?[0-9]+)?|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|"
+                   r"(?i:inf(?:inity)?|nan)))([kKmMgGtT]?)((?i:i?b)?)")
+
+
+def _number(text):
+    """The float of a number _SIZE matched (a hexadecimal one too)."""
+    t = text.lstrip("+-")
+    v = float.fromhex(t) if t[:2] in ("0x", "0X") else float(t)
+    return -v if text.startswith("-") else v
 
 
 # The CLI's words for a size that is no size (src/cli/options.c): the
@@ -82,19 +101,19 @@ def parse_size(name, value):
     if isinstance(value, str):
         if name == "header_bytes" and value == "0":
             return 0  # as the CLI's --header-bytes 0
-        m = _SIZE.match(value)
+        m = _SIZE.fullmatch(value)
         if not m:
             raise refused
-        v = float(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " ")
+        v = _number(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " ")
     elif isinstance(value, numbers.Integral):
         v = int(value)
-        if v == 0:
-            return 0  # the library's default
     elif isinstance(value, numbers.Real):
         v = float(value)
     else:
         raise UsageError("%s: %r: give a size such as 512M or 4G" % (name, value))
-    if not 0 < v < 1.8e19:  # NaN too
+    # Less than a byte would be 0, the library's "automatic": no size, as
+    # the CLI says (mem=0 too: None asks for the default).
+    if not 1 <= v < 1.8e19:  # NaN too
         raise refused
     return int(v)
 
@@ -113,8 +132,7 @@ def _dtype_name(value):
              "f4": "f32", "f8": "f64"}
     key = None if dt is None else names.get("%s%d" % (dt.kind, dt.itemsize))
     if key is None:
-        raise UsageError("dtype: %r: use u8, i8, u16, i16, u32, i32, f32 or f64 (or the "
-                         "numpy dtype)" % (value,))
+        raise UsageError("--dtype: '%s': use u8, i8, u16, i16, u32, i32, f32 or f64" % (value,))
     big = None
     if dt.byteorder in "<>" and dt.itemsize > 1:
         big = dt.byteorder == ">"
@@ -212,7 +230,7 @@ class Job:
     :meth:`close` (the garbage collector frees it too).
     """
 
-    def __init__(self, input, output, *, window=5, windows=None, base=None, bins=None,
+    def __init__(self, input, output, *, window=None, windows=None, base=None, bins=None,
                  range=None, nodata=None, band=None, size=None, dtype=None, bands=None, interleave=None,
                  byteorder=None, header_bytes=None, format=None, level=None, frame_rows=None,
                  tile=None, compress=None, tif_layout=None, bigtiff=False, ot=None, preview=None,
@@ -247,22 +265,40 @@ class Job:
         o.output = cstr(_path("output", output))
         if o.input is None or o.output is None:
             raise UsageError("give an input and an output")
-        fill_compute(o.compute, window, base, bins, range, nodata, footprint, radius, over)
+        if decode:
+            # What the CLI refuses with --decode, by its name, in its order:
+            # a value given is refused even where it is the default.
+            for cli_name, v in (("window", window), ("window", windows), ("disk", footprint),
+                                ("disk", radius), ("base", base),
+                                ("bins", bins), ("range", range), ("nodata", nodata),
+                                ("size", size), ("dtype", dtype), ("bands", bands),
+                                ("band", band), ("interleave", interleave),
+                                ("byteorder", byteorder), ("header-bytes", header_bytes)):
+                if v is not None:
+                    raise UsageError("--%s does not go with --decode: the map is computed "
+                                     "already (only the output and running options apply)"
+                                     % cli_name)
+        fill_compute(o.compute, 5 if window is None else window, base, bins, range, nodata,
+                     footprint, radius, over)
         if isinstance(range, str) and range == "auto":
             o.range_auto = 1
         if nodata is not None:
             o.nodata_given = 1
         if size is not None:
             if isinstance(size, str):
-                m = re.match(r"^(\d+)[xX](\d+)$", size)
+                # As the CLI reads --size: two whole numbers (C's strtol:
+                # ASCII digits, leading white space) around one x or X.
+                m = re.fullmatch(r"([ \t\n\v\f\r]*[+-]?[0-9]+)[xX]([ \t\n\v\f\r]*[+-]?[0-9]+)",
+                                 size)
                 if not m:
-                    raise UsageError("size: %r: give (width, height) or 'WxH'" % size)
+                    raise UsageError("--size: '%s': give WxH, e.g. 10240x10240" % size)
                 size = (int(m.group(1)), int(m.group(2)))
             if not isinstance(size, (tuple, list)) or len(size) != 2:
                 raise UsageError("size: %r: give (width, height) or 'WxH'" % (size,))
-            # Stand-ins the library refuses (it takes any width up to INT_MAX).
-            o.width = as_int("size", size[0], over=over, sentinel=-2**31)
-            o.height = as_int("size", size[1], over=over, sentinel=-2**31 + 1)
+            # Stand-ins the library refuses (it takes any width up to
+            # INT_MAX; 0 is its "no size"): the CLI's line, quoting them.
+            o.width = as_int("size", size[0], lo=1, over=over, sentinel=-2**31)
+            o.height = as_int("size", size[1], lo=1, over=over, sentinel=-2**31 + 1)
         big = None
         if dtype is not None:
             o.compute.dtype, big = _dtype_name(dtype)
@@ -305,15 +341,26 @@ class Job:
         if interleave is not None:
             o.interleave = _choice("interleave", interleave, _lib.INTERLEAVES)
         if header_bytes is not None:
-            o.header_bytes = parse_size("header_bytes", header_bytes) if header_bytes else 0
+            # 0 as the CLI's "--header-bytes 0"; any other size as --mem's.
+            zero = header_bytes == "0" or (isinstance(header_bytes, numbers.Integral) and
+                                           not isinstance(header_bytes, bool) and
+                                           header_bytes == 0)
+            o.header_bytes = 0 if zero else parse_size("header_bytes", header_bytes)
         if format is not None:
             o.format = _choice("format", format, _lib.FORMATS)
         if level is not None:
-            o.level = as_int("level", level, over=over)
+            # What the CLI refuses before it knows the codec (0, no whole
+            # number, past a C int) gets its line; the rest, the library's
+            # for the codec.
+            stand_in = {}
+            o.level = as_int("level", level, over=stand_in, nonzero=True)
+            if stand_in:
+                raise UsageError("--level: '%s': give a compression level: zstd -7 to 22 (not "
+                                 "0), deflate 1 to 9" % stand_in[str(o.level)])
         if frame_rows is not None:
-            o.frame_rows = as_int("frame_rows", frame_rows, over=over)
+            o.frame_rows = as_int("frame_rows", frame_rows, over=over, nonzero=True)
         if tile is not None:
-            o.tile = as_int("tile", tile, over=over)
+            o.tile = as_int("tile", tile, over=over, nonzero=True)
         if compress is not None:
             o.compress = _choice("compress", compress, _lib.COMPRESSIONS)
         if tif_layout is not None:
@@ -323,7 +370,7 @@ class Job:
             o.out_type = _choice("ot", _out_type_name(ot), _lib.OUT_TYPES)
         o.preview = cstr(_path("preview", preview))
         if preview_size is not None:
-            o.preview_size = as_int("preview_size", preview_size, over=over)
+            o.preview_size = as_int("preview_size", preview_size, over=over, nonzero=True)
         if preview_range is not None:
             if isinstance(preview_range, (str, bytes)) or not hasattr(preview_range, "__len__") \
                     or len(preview_range) != 2:

@@ -14,9 +14,17 @@ from ._errors import UsageError
 
 INT_MAX = 2**31 - 1
 
+# A whole number as C's strtol reads all of a text (the CLI's numbers):
+# leading C white space (not Unicode's), ASCII digits.
+_C_INT = r"[ \t\n\v\f\r]*[+-]?[0-9]+"
 
-def as_int(name, value, lo=-INT_MAX - 1, hi=INT_MAX, over=None, sentinel=None):
+
+def as_int(name, value, lo=-INT_MAX - 1, hi=INT_MAX, over=None, sentinel=None, nonzero=False):
     """`value` as a Python int in [lo, hi] (a bool is refused: True is no count).
+
+    `nonzero`: 0 is the C field's "default", not a value (level, tile,
+    frame_rows, preview_size): given, it is refused as the CLI refuses it,
+    through a stand-in as below (None is the way to ask for the default).
 
     Without `over`, anything else is refused here. With `over` (a dict), the
     library says what is wrong, in the CLI's words: a whole number past
@@ -27,11 +35,11 @@ def as_int(name, value, lo=-INT_MAX - 1, hi=INT_MAX, over=None, sentinel=None):
     value as given lets cli_words() quote it in the message."""
     if isinstance(value, bool):
         raise UsageError("%s: %r: give a whole number" % (name, value))
-    if over is not None and isinstance(value, str) and re.fullmatch(r"\s*[+-]?[0-9]+", value):
+    if over is not None and isinstance(value, str) and re.fullmatch(_C_INT, value):
         value = int(value)
     try:
         v = operator.index(value)
-        given = None if lo <= v <= hi else str(v)
+        given = None if lo <= v <= hi and not (nonzero and v == 0) else str(v)
     except TypeError:
         if over is None or not isinstance(value, (str, numbers.Real)):
             raise UsageError("%s: %r: give a whole number" % (name, value)) from None
@@ -77,12 +85,23 @@ def as_float(name, value):
     return float(value)
 
 
-def _disk_radius(r):
-    """A disk's radius R (0..127): its window is 2R + 1 square."""
-    r = as_int("window", r)
-    if not 0 <= r <= 127:
-        raise UsageError("window: disk %d: give a radius from 0 to 127" % r)
-    return r
+def _disk_radius(r, window_text=None):
+    """A disk's radius R (0..127): its window is 2R + 1 square. What is no
+    such radius (a whole number as C's strtol reads one, "3" too) is refused
+    with the CLI's line: --disk R's, or --window diskR's where the radius
+    came in `window_text` ("disk300")."""
+    v = None
+    if isinstance(r, numbers.Integral) and not isinstance(r, bool):
+        v = int(r)
+    elif isinstance(r, str) and re.fullmatch(_C_INT, r):
+        v = int(r)
+    if v is None or not 0 <= v <= 127:
+        if window_text is not None:
+            raise UsageError("--window: '%s': give K or WxH, odd sides from 1 to 255, or diskR "
+                             "with R from 0 to 127" % window_text)
+        raise UsageError("--disk: '%s': give a radius R from 0 to 127 (the pixels within "
+                         "distance R), or a list of them (3,5)" % (r,))
+    return v
 
 
 def window_spec(window, footprint=None, radius=None, over=None):
@@ -104,12 +123,8 @@ def window_spec(window, footprint=None, radius=None, over=None):
             return 2 * r + 1, 2 * r + 1, 1
         if radius is not None:
             raise UsageError("radius goes with footprint='disk'")
-    if isinstance(window, str) and window.lower().startswith("disk"):
-        try:
-            r = int(window[4:])
-        except ValueError:
-            raise UsageError("window: %r: give 'diskR', R from 0 to 127" % window) from None
-        r = _disk_radius(r)
+    if isinstance(window, str) and window.startswith("disk"):  # as the CLI: lower case
+        r = _disk_radius(window[4:], window)
         return 2 * r + 1, 2 * r + 1, 1
     if isinstance(window, (tuple, list)) and len(window) == 2 and window[0] == "disk":
         r = _disk_radius(window[1])
@@ -146,7 +161,7 @@ def window_sides(window, over=None):
     square = False
     if isinstance(window, str):
         parts = window.lower().split("x")
-        sides = [p for p in parts if re.fullmatch(r"\s*[+-]?[0-9]+", p)]
+        sides = [p for p in parts if re.fullmatch(_C_INT, p)]
         if len(parts) not in (1, 2) or len(sides) != len(parts):
             if over is None:
                 raise UsageError("window: %r: give K or 'WxH', odd sides from 1 to 255" % window)
@@ -173,15 +188,21 @@ def base_code(base):
     if not isinstance(base, (str, bool)) and isinstance(base, numbers.Real) and base in (2, 10):
         key = str(int(base))
     if key not in BASES:
-        raise UsageError("base: %r: use 'e', 2 or 10" % (base,))
+        raise UsageError("--base: '%s': use e, 2 or 10" % (base,))
     return BASES[key]
 
 
 def range_pair(rng):
-    """range=(lo, hi): two floats (finiteness and order: the library checks)."""
+    """range=(lo, hi): two floats (finiteness and order: the library checks).
+    (0, 0) is the C fields' "no range": refused here with the library's
+    words, as the CLI refuses --range 0:0."""
     if isinstance(rng, (str, bytes)) or not hasattr(rng, "__len__") or len(rng) != 2:
         raise UsageError("range: %r: give (lo, hi), or 'auto'" % (rng,))
-    return as_float("range", rng[0]), as_float("range", rng[1])
+    lo, hi = as_float("range", rng[0]), as_float("range", rng[1])
+    if lo == 0 and hi == 0:
+        raise UsageError("--range: '%.15g:%.15g': give finite numbers LO:HI with LO < HI, or auto"
+                         % (lo, hi))
+    return lo, hi
 
 
 def fill_compute(o, window, base, bins, rng, nodata, footprint=None, radius=None, over=None):

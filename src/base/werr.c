@@ -21,11 +21,31 @@ winent_status winent_err_vset_at(winent_err *e, const char *file, int line, wine
     e->file = file;
     e->line = line;
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    /* Messages are one line. */
-    for (char *p = e->msg; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
+    winent_one_line(e->msg);
     return st;
+}
+
+void winent_one_line(char *msg)
+{
+    const unsigned char *r = (const unsigned char *)msg;
+    unsigned char *w = (unsigned char *)msg;
+    while (*r) {
+        /* Every control character (a vertical tab or form feed ends a line
+         * too, an escape sequence moves the terminal's cursor), and
+         * Unicode's line breaks in UTF-8: NEL (C2 85), LINE and PARAGRAPH
+         * SEPARATOR (E2 80 A8/A9); each one space. */
+        size_t n = *r < 0x20 || *r == 0x7f                                          ? 1
+                   : r[0] == 0xc2 && r[1] == 0x85                                   ? 2
+                   : r[0] == 0xe2 && r[1] == 0x80 && (r[2] == 0xa8 || r[2] == 0xa9) ? 3
+                                                                                    : 0;
+        if (n) {
+            *w++ = ' ';
+            r += n;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
 }
 
 winent_status winent_err_set_at(winent_err *e, const char *file, int line, winent_status st,

@@ -35,6 +35,12 @@ winent_status winent_err_vset_at(winent_err *e, const char *file, int line, wine
 /* Copy `src` into `dst` unless `dst` already holds an error. */
 void winent_err_merge(winent_err *dst, const winent_err *src);
 
+/* `msg` made one line in place: each control character (newline,
+ * carriage return, vertical tab, escape, ...; a file name may hold one)
+ * and each of Unicode's line breaks (NEL, U+2028, U+2029) becomes a space.
+ * Every error message and notice line goes through it. */
+void winent_one_line(char *msg);
+
 /* The public form (winent.h) of an internal error, for a function of the
  * API returning `st`: WINENT_OK clears `out`; a failure copies `e`'s
  * message (or names the status when `e` holds none). `out` may be NULL.

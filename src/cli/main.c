@@ -190,8 +190,25 @@ static void on_progress(void *user, const winent_progress *p)
     __atomic_store_n(&progress_shown_any, 1, __ATOMIC_RELAXED);
 }
 
+/* Standard error closed (2>&-) would let the next file opened take
+ * descriptor 2, the job's output among them: the progress line, a notice
+ * or an error would then be written into the map. /dev/null holds the
+ * place instead, open for reading only: what is printed is dropped, as it
+ * was, and an output /dev/stderr is still refused (exit 4). */
+static void hold_stderr(void)
+{
+    if (fcntl(STDERR_FILENO, F_GETFD) != -1 || errno != EBADF)
+        return;
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && fd != STDERR_FILENO) {
+        dup2(fd, STDERR_FILENO); /* 0 or 1 was closed too: it stays closed */
+        close(fd);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    hold_stderr();
     /* A closed output pipe and a file size limit are write errors (exit 4),
      * for the job and for --help, --version and --info alike. */
     signal(SIGPIPE, SIG_IGN); /* write() fails with EPIPE */

@@ -142,12 +142,36 @@ static winent_status usage(char *msg, size_t n, const char *fmt, ...)
             return cli_st_;                \
     } while (0)
 
+/* One line, as the library makes its messages (winent_one_line, which
+ * the command line cannot reach): a value quoted may hold a newline or
+ * another control character, or one of Unicode's line breaks in UTF-8
+ * (NEL, U+2028, U+2029); each becomes one space. */
+static void one_line(char *msg)
+{
+    const unsigned char *r = (const unsigned char *)msg;
+    unsigned char *w = (unsigned char *)msg;
+    while (*r) {
+        size_t k = *r < 0x20 || *r == 0x7f                                          ? 1
+                   : r[0] == 0xc2 && r[1] == 0x85                                   ? 2
+                   : r[0] == 0xe2 && r[1] == 0x80 && (r[2] == 0xa8 || r[2] == 0xa9) ? 3
+                                                                                    : 0;
+        if (k) {
+            *w++ = ' ';
+            r += k;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+}
+
 static winent_status usage(char *msg, size_t n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, n, fmt, ap);
     va_end(ap);
+    one_line(msg);
     return WINENT_ERR_USAGE;
 }
 
@@ -168,7 +192,10 @@ static int parse_double(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE)
+    /* ERANGE on underflow too: a subnormal (1e-310) or a number that
+     * rounds to 0 is a number, as the library and Python take it; only an
+     * overflow (1e400) is none. */
+    if (end == s || *end != '\0' || (errno == ERANGE && !(fabs(v) <= 1.0)))
         return -1;
     *out = v;
     return 0;
@@ -211,7 +238,9 @@ static int parse_size(const char *s, uint64_t *out)
     }
     if (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0)
         end += strlen(end);
-    if (*end != '\0' || v * mult >= 1.8e19)
+    /* Less than a byte (0.5, 1e-9K) is no size: it would be 0, the
+     * library's "automatic". */
+    if (*end != '\0' || v * mult >= 1.8e19 || v * mult < 1.0)
         return -1;
     *out = (uint64_t)(v * mult);
     return 0;

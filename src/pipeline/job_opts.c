@@ -154,6 +154,43 @@ static winent_status check_lists(const winent_job_opts *o, winent_err *err)
     return WINENT_OK;
 }
 
+/* The first compute or raw-input option set away from its default, by the
+ * CLI's name (the CLI's order), or NULL: --decode computes nothing, and a
+ * value given for it would be silently dropped. */
+static const char *decode_misfit(const winent_job_opts *o)
+{
+    winent_compute_opts d;
+    winent_compute_opts_default(&d);
+    const winent_compute_opts *c = &o->compute;
+    if (c->disk)
+        return "disk"; /* its kx, ky are the disk's */
+    if (c->kx != d.kx || c->ky != d.ky || o->nwindow_list > 0)
+        return "window";
+    if (c->base != d.base)
+        return "base";
+    if (c->bins != 0)
+        return "bins";
+    if (c->range_lo != 0.0 || c->range_hi != 0.0 || o->range_auto)
+        return "range";
+    if (o->nodata_given || c->has_nodata)
+        return "nodata";
+    if (o->width != 0 || o->height != 0)
+        return "size";
+    if (o->dtype_given)
+        return "dtype";
+    if (o->bands != 1)
+        return "bands";
+    if (o->band != 1 || o->nband_list > 0 || o->band_all)
+        return "band";
+    if (o->interleave != WINENT_INTERLEAVE_BSQ)
+        return "interleave";
+    if (o->big_endian)
+        return "byteorder";
+    if (o->header_bytes != 0)
+        return "header-bytes";
+    return NULL;
+}
+
 /* --level in the range of the codec it goes to, named: zstd (a .zst, a
  * GeoTIFF with --compress zstd) or deflate. Where nothing takes a level
  * (raw, LZW, no compression) it goes unused, as --compress does for a
@@ -195,7 +232,7 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "no INPUT: give a file, a GDAL name or - for standard input");
     /* --decode computes nothing: the compute and raw-input options are
-     * not used (the CLI refuses them with --decode). */
+     * refused below where set (decode_misfit), as the CLI refuses them. */
     if (!o->decode) {
         /* The lists first: their first items are also compute.kx/ky and band. */
         WINENT_TRY(check_lists(o, err));
@@ -233,6 +270,21 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
                               o->width, o->height, o->bands, o->bands == 1 ? "" : "s",
                               winent_dtype_name(o->compute.dtype),
                               (unsigned long long)o->header_bytes);
+    }
+    if (o->decode) {
+        const char *given = decode_misfit(o);
+        if (given)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--%s does not go with --decode: the map is computed already (only "
+                              "the output and running options apply)",
+                              given);
+        /* The preview is drawn from the map's rows as they are computed;
+         * a decode computes none (it ended in an internal error). */
+        if (o->preview)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "--preview does not go with --decode: the preview is drawn while "
+                              "the map is computed: give --preview to the run that makes the "
+                              ".zst");
     }
     if ((unsigned)o->format > WINENT_FORMAT_TIF)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--format: '%d': use zst, tif or raw",

@@ -45,8 +45,9 @@ void winent_pipeline_notice_locked(pipeline *p, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->notices[p->nnotices++], WINENT_MSG_LEN, fmt, ap);
+    vsnprintf(p->notices[p->nnotices], WINENT_MSG_LEN, fmt, ap);
     va_end(ap);
+    winent_one_line(p->notices[p->nnotices++]);
 }
 
 static int all_cores(void)
@@ -648,6 +649,7 @@ static void warn_range(const pipeline *p, const winent_job_opts *o, int k)
                  band, 100.0 * (double)out / (double)c->valid, (unsigned long long)out,
                  (unsigned long long)c->valid, range, (unsigned long long)c->below,
                  (unsigned long long)c->above);
+        winent_one_line(line);
         o->on_notice(o->user, line);
         return;
     }
@@ -661,6 +663,7 @@ static void warn_range(const pipeline *p, const winent_job_opts *o, int k)
              "%swarning: the samples (%.6g to %.6g) span only %.2f %% of %s and fall in %.0f of "
              "its %u bins: check the range, or use --range auto",
              band, c->min, c->max, 100.0 * (c->max - c->min) / (hi - lo), range, b - a + 1, bins);
+    winent_one_line(line);
     o->on_notice(o->user, line);
 }
 

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -119,8 +120,9 @@ static int add_read(winent_file_guard *g, const char *name, size_t n, int no_fol
  * (an archive, a compressed file, a part of a file): the file follows
  * their prefix. Network and memory ones (/vsicurl/, /vsis3/, /vsimem/)
  * name no local file. */
-static const char *const local_vsi[] = {"/vsizip/", "/vsitar/",     "/vsigzip/",  "/vsi7z/",
-                                        "/vsirar/", "/vsisubfile/", "/vsicrypt/", "/vsicached?"};
+static const char *const local_vsi[] = {"/vsizip/",   "/vsitar/",    "/vsigzip/",
+                                        "/vsi7z/",    "/vsirar/",    "/vsisubfile/",
+                                        "/vsicrypt/", "/vsicached?", "/vsisparse/"};
 
 /* The part of GDAL name `p` after its virtual file system prefixes and
  * options (/vsisubfile/OFF_SIZE,PATH; /vsizip/{PATH}/member; nested
@@ -153,8 +155,11 @@ static const char *strip_vsi(const char *p)
 
 /* The local files a GDAL name stands for: the longest part of each
  * candidate (the name, and what follows each ':' of it, quotes and braces
- * dropped) ending at a '/', ':', '"' or '}' that is an existing file (a
- * folder is no answer: "WMS:http://host/x" is not the folder "/"). */
+ * dropped) ending at a '/', ':', '"' or '}' that is an existing file, or a
+ * folder where the name ends it whole (ZARR:"z.zarr":/array, ZARR:z.zarr:
+ * a dataset that is a folder, read whole); a folder cut at a '/', or a
+ * URL's //host, is no answer ("WMS:http://tmp/x" is not the folder "/"
+ * nor /tmp). */
 static int add_gdal_name(winent_file_guard *g, const char *name)
 {
     const char *p = strip_vsi(name);
@@ -169,7 +174,9 @@ static int add_gdal_name(winent_file_guard *g, const char *name)
         for (size_t k = len; k > 0; k--) {
             if (k < len && c[k] != '/' && c[k] != ':' && c[k] != '"' && c[k] != '}')
                 continue;
-            int r = add_read(g, c, k, 1);
+            const int whole = (k == len || c[k] == '"' || c[k] == ':' || c[k] == '}') &&
+                              !(k == 1 && c[0] == '/') && strncmp(c, "//", 2) != 0;
+            int r = add_read(g, c, k, !whole);
             if (r < 0)
                 return -1;
             if (r > 0)
@@ -181,12 +188,109 @@ static int add_gdal_name(winent_file_guard *g, const char *name)
     return 0;
 }
 
-winent_status winent_file_guard_read(winent_file_guard *g, const char *path, winent_err *err)
+static int add_name(winent_file_guard *g, const char *path, int depth);
+
+/* XML's five entities in `t` (n bytes) decoded, into a new string. */
+static char *xml_text(const char *t, size_t n)
 {
+    static const char *const ent[][2] = {
+        {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}};
+    char *out = malloc(n + 1), *o = out;
+    for (size_t i = 0; out && i < n;) {
+        size_t k = 0;
+        while (k < 5 &&
+               !(n - i >= strlen(ent[k][0]) && !strncmp(t + i, ent[k][0], strlen(ent[k][0]))))
+            k++;
+        *o++ = k < 5 ? ent[k][1][0] : t[i];
+        i += k < 5 ? strlen(ent[k][0]) : 1;
+    }
+    if (out)
+        *o = '\0';
+    return out;
+}
+
+/* /vsisparse/F.xml: the files its <SubfileRegion>s take bytes from
+ * (<Filename relative="1">, relative to F.xml's folder), as read. */
+static int add_sparse_sources(winent_file_guard *g, const char *path, int depth)
+{
+    const char *xml = strncmp(path, "/vsisparse/", 11) == 0 ? path + 11 : NULL;
+    FILE *f = xml ? fopen(xml, "rb") : NULL;
+    if (f == NULL)
+        return 0;
+    enum { MAX = 1 << 20 }; /* GDAL's own sparse files are a few KiB */
+    char *text = malloc(MAX + 1);
+    size_t n = text ? fread(text, 1, MAX, f) : 0;
+    fclose(f);
+    if (text == NULL)
+        return -1;
+    text[n] = '\0';
+    const char *slash = strrchr(xml, '/');
+    const size_t dir = slash ? (size_t)(slash - xml) + 1 : 0;
+    int rc = 0;
+    for (const char *p = strstr(text, "<Filename"); p && rc == 0; p = strstr(p, "<Filename")) {
+        const char *open_end = strchr(p, '>'), *close = strstr(p, "</Filename>");
+        if (open_end == NULL || close == NULL || close < open_end)
+            break;
+        char *attrs = dup_n(p, (size_t)(open_end - p));
+        char *name = xml_text(open_end + 1, (size_t)(close - open_end - 1));
+        char *full = NULL;
+        if (attrs && name) {
+            const int relative = strstr(attrs, "relative=\"1\"") || strstr(attrs, "relative='1'");
+            full = malloc(dir + strlen(name) + 1);
+            if (full) {
+                memcpy(full, xml, relative ? dir : 0);
+                strcpy(full + (relative ? dir : 0), name);
+            }
+        }
+        rc = full ? add_name(g, full, depth + 1) : -1;
+        free(attrs);
+        free(name);
+        free(full);
+        p = close;
+    }
+    free(text);
+    return rc;
+}
+
+/* /vsigzip/F: GDAL reads F's index from F.properties when there is one. */
+static int add_gzip_index(winent_file_guard *g, const char *path)
+{
+    const char *p = strncmp(path, "/vsigzip/", 9) == 0 ? strip_vsi(path) : NULL;
+    if (p == NULL)
+        return 0;
+    size_t n = strlen(p);
+    char *index = malloc(n + sizeof ".properties");
+    if (index == NULL)
+        return -1;
+    memcpy(index, p, n);
+    memcpy(index + n, ".properties", sizeof ".properties");
+    int r = add_read(g, index, strlen(index), 1);
+    free(index);
+    return r < 0 ? -1 : 0;
+}
+
+/* The files behind the name `path` (depth: sparse files within sparse
+ * files); 0, or -1 out of memory. */
+static int add_name(winent_file_guard *g, const char *path, int depth)
+{
+    if (depth > 8)
+        return 0;
+    /* /vsistdin/ (with its ?options) reads standard input, whatever it is. */
+    if (strncmp(path, "/vsistdin", 9) == 0 && (path[9] == '/' || path[9] == '?'))
+        return add_read(g, "/proc/self/fd/0", strlen("/proc/self/fd/0"), 0) < 0 ? -1 : 0;
     int r = add_read(g, path, strlen(path), 0);
     if (r == 0 && (strncmp(path, "/vsi", 4) == 0 || strchr(path, ':') != NULL))
         r = add_gdal_name(g, path);
-    if (r < 0)
+    if (r >= 0)
+        r = add_gzip_index(g, path);
+    if (r >= 0)
+        r = add_sparse_sources(g, path, depth);
+    return r < 0 ? -1 : 0;
+}
+
+winent_status winent_file_guard_read(winent_file_guard *g, const char *path, winent_err *err)
+{
+    if (add_name(g, path, 0) < 0)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     return WINENT_OK;
 }
@@ -254,7 +358,7 @@ static winent_status refuse_read(const winent_file_guard *g, const guard_file *w
                           w->name, g->input);
     }
     const char *input = strcmp(g->input, "-") == 0 ? "standard input" : g->input;
-    if (strcmp(g->input, "-") == 0 && strcmp(r->name, "/proc/self/fd/0") == 0)
+    if (strcmp(r->name, "/proc/self/fd/0") == 0)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "%s '%s' is the file on standard input: give another name", w->what,
                           w->name);

@@ -24,7 +24,9 @@ winent_status winent_file_guard_create(const char *input, winent_file_guard **ou
 
 /* A file the job reads: `path`, symbolic links followed, or, for a GDAL
  * name (/vsizip/a.zip/x.tif, NETCDF:"f.nc":v, HDF5:f.h5://x), the local
- * files it names. A name that does not exist (a network file, a sidecar
+ * files it names (and /vsigzip/F's index F.properties, which GDAL reads
+ * where it exists; /vsisparse/F.xml's sources; /vsistdin/'s standard
+ * input). A name that does not exist (a network file, a sidecar
  * that is not there) is no file to overwrite and is left out. Errors:
  * WINENT_ERR_INTERNAL (out of memory). */
 winent_status winent_file_guard_read(winent_file_guard *g, const char *path, winent_err *err);

@@ -5,12 +5,14 @@
  * first copied to an unnamed temporary file, which the readers open again
  * as /proc/self/fd/N. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,6 +81,7 @@ static winent_status spool(const winent_source_opts *o, winent_source *s, int fd
                  "%s is %s on a pipe: copying it to an unnamed temporary file in %s to read it "
                  "(removed at the end; TMPDIR picks the folder)",
                  name, what, dir);
+        winent_one_line(line);
         o->on_notice(o->user, line);
     }
     s->spool_fd = winent_unnamed_file(dir);
@@ -191,44 +194,182 @@ static int add_suffixed(winent_source *s, const char *name, size_t n, const char
     return r;
 }
 
-/* The sidecars GDAL and other tools keep beside the file `path`, those
- * that exist, recorded as read. */
-static int add_sidecars(winent_source *s, const char *path)
+/* One sidecar name: the first `keep` bytes of the file's name (all of it,
+ * or its stem) and a suffix. */
+typedef struct sidecar_name {
+    size_t keep;
+    char suffix[16];
+} sidecar_name;
+
+/* The sidecars beside `base` (a file name without folder, `stem` bytes
+ * before its extension, or all of it): up to `max` into `out`. */
+static int sidecar_names(const char *base, size_t stem, sidecar_name *out, int max)
 {
-    static const char *const of_name[] = {".aux.xml", ".msk", ".ovr", ".hdr",         ".xml",
-                                          ".prj",     ".wld", ".rpb", ".ovr.aux.xml", ".vat.dbf"};
-    static const char *const of_stem[] = {".aux.xml", ".hdr",     ".prj", ".wld", ".tfw",
-                                          ".rpb",     "_rpc.txt", ".sta", ".stx", ".ovr",
-                                          ".clr",     ".aux",     ".rrd", ".imd", ".tab"};
+    /* Headers of raw formats too: ER Mapper's NAME.ers or STEM.ers,
+     * ROI_PAC's NAME.rsc, PDS and ISIS labels STEM.lbl. */
+    static const char *const of_name[] = {".aux.xml", ".msk", ".ovr",         ".hdr",
+                                          ".xml",     ".prj", ".wld",         ".rpb",
+                                          ".ers",     ".rsc", ".ovr.aux.xml", ".vat.dbf"};
+    static const char *const of_stem[] = {".aux.xml", ".hdr", ".prj", ".wld", ".tfw", ".rpb",
+                                          "_rpc.txt", ".sta", ".stx", ".ovr", ".clr", ".aux",
+                                          ".rrd",     ".imd", ".tab", ".ers", ".lbl"};
+    const size_t n = strlen(base);
+    int k = 0;
+    for (size_t i = 0; i < sizeof of_name / sizeof *of_name && k < max; i++, k++) {
+        out[k].keep = n;
+        snprintf(out[k].suffix, sizeof out[k].suffix, "%s", of_name[i]);
+    }
+    for (size_t i = 0; i < sizeof of_stem / sizeof *of_stem && stem < n && k < max; i++, k++) {
+        out[k].keep = stem;
+        snprintf(out[k].suffix, sizeof out[k].suffix, "%s", of_stem[i]);
+    }
+    if (stem < n && n - stem >= 3 && k + 2 <= max) {
+        /* World files: .tif -> .tfw and .tifw, .bil -> .blw and .bilw. */
+        const char *ext = base + stem + 1;
+        out[k].keep = stem;
+        snprintf(out[k++].suffix, sizeof out->suffix, ".%c%cw", ext[0], ext[strlen(ext) - 1]);
+        if (strlen(ext) < 10) {
+            out[k].keep = stem;
+            snprintf(out[k++].suffix, sizeof out->suffix, ".%sw", ext);
+        }
+    }
+    return k;
+}
+
+/* A folder's names, sorted without case, kept while the files read are
+ * in that folder (a VRT mosaic's thousands of sources in one folder are
+ * listed once, each file's names found by a binary search). */
+typedef struct folder_names {
+    char *dir;    /* owned: the folder listed ("" for none yet) */
+    char **names; /* owned, `n` of them */
+    size_t n;
+    int unlisted; /* the folder could not be listed */
+} folder_names;
+
+static void folder_names_clear(folder_names *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->names[i]);
+    free(f->names);
+    free(f->dir);
+    memset(f, 0, sizeof *f);
+}
+
+static int by_name_without_case(const void *a, const void *b)
+{
+    return strcasecmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* `f` the names of the folder `dir` (listed unless it is already): 0; -1
+ * out of memory; 1 where the folder cannot be listed. */
+static int folder_names_of(folder_names *f, const char *dir)
+{
+    if (f->dir && strcmp(f->dir, dir) == 0)
+        return f->unlisted;
+    folder_names_clear(f);
+    if ((f->dir = strdup(dir)) == NULL)
+        return -1;
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        f->unlisted = 1;
+        return 1;
+    }
+    size_t cap = 0;
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d)) != NULL;) {
+        if (f->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **names = realloc(f->names, sizeof *names * cap);
+            if (names == NULL) {
+                rc = -1;
+                break;
+            }
+            f->names = names;
+        }
+        if ((f->names[f->n] = strdup(e->d_name)) == NULL)
+            rc = -1;
+        else
+            f->n++;
+    }
+    closedir(d);
+    if (rc != 0) {
+        folder_names_clear(f);
+        return rc;
+    }
+    if (f->n > 0)
+        qsort(f->names, f->n, sizeof *f->names, by_name_without_case);
+    return 0;
+}
+
+/* The sidecars GDAL and other tools keep beside the file `path`, those
+ * that exist, recorded as read. GDAL finds a sidecar among the folder's
+ * names whatever their case (scene.Hdr for scene.bil, SCENE.HDR too), so
+ * every name of the folder (`folder`, listed once per folder) equal to a
+ * sidecar's but for case counts; where the folder cannot be listed, the
+ * names in lower and upper case. */
+static int add_sidecars(winent_source *s, const char *path, folder_names *folder)
+{
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0; /* a GDAL name or a folder: GDAL's own list says what it reads */
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
     const char *dot = strrchr(base, '.');
-    size_t n = strlen(path), stem = dot && dot != base ? (size_t)(dot - path) : n;
-    for (int upper = 0; upper < 2; upper++) {
-        for (size_t i = 0; i < sizeof of_name / sizeof *of_name; i++)
-            if (add_suffixed(s, path, n, of_name[i], upper) != 0)
-                return -1;
-        for (size_t i = 0; i < sizeof of_stem / sizeof *of_stem && stem < n; i++)
-            if (add_suffixed(s, path, stem, of_stem[i], upper) != 0)
-                return -1;
-        if (stem < n && n - stem >= 3) {
-            /* World files: .tif -> .tfw and .tifw, .bil -> .blw and .bilw. */
-            char w[16];
-            const char *ext = path + stem + 1;
-            snprintf(w, sizeof w, ".%c%cw", ext[0], ext[strlen(ext) - 1]);
-            if (add_suffixed(s, path, stem, w, upper) != 0)
-                return -1;
-            if (strlen(ext) < 10) {
-                snprintf(w, sizeof w, ".%sw", ext);
-                if (add_suffixed(s, path, stem, w, upper) != 0)
+    const size_t n = strlen(base), stem = dot && dot != base ? (size_t)(dot - base) : n;
+    sidecar_name names[40];
+    const int count = sidecar_names(base, stem, names, 40);
+    const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* with its '/' */
+    char *dir = malloc(dir_len + 2);
+    if (dir == NULL)
+        return -1;
+    memcpy(dir, path, dir_len);
+    strcpy(dir + dir_len, dir_len ? "" : ".");
+    int listed = folder_names_of(folder, dir);
+    free(dir);
+    if (listed < 0)
+        return -1;
+    if (listed > 0) {
+        for (int upper = 0; upper < 2; upper++)
+            for (int i = 0; i < count; i++)
+                if (add_suffixed(s, path, (size_t)(base - path) + names[i].keep, names[i].suffix,
+                                 upper) != 0)
                     return -1;
+        return 0;
+    }
+    /* The names starting with the stem, whatever the case: one run of the
+     * sorted list, from the first not below it. */
+    size_t lo = 0, hi = folder->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strncasecmp(folder->names[mid], base, stem) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int rc = 0;
+    for (size_t k = lo; rc == 0 && k < folder->n; k++) {
+        const char *name = folder->names[k];
+        if (strncasecmp(name, base, stem) != 0)
+            break;
+        const size_t len = strlen(name);
+        for (int i = 0; i < count; i++) {
+            const sidecar_name *c = &names[i];
+            if (len != c->keep + strlen(c->suffix) || strncasecmp(name, base, c->keep) != 0 ||
+                strcasecmp(name + c->keep, c->suffix) != 0)
+                continue;
+            char *f = malloc(dir_len + len + 1);
+            if (f == NULL) {
+                rc = -1;
+                break;
             }
+            memcpy(f, path, dir_len);
+            memcpy(f + dir_len, name, len + 1);
+            rc = stat(f, &st) == 0 ? winent_source_add_file(s, f) : 0;
+            free(f);
+            break;
         }
     }
-    return 0;
+    return rc;
 }
 
 /* The files the source reads (winent_source_files): the input itself, what
@@ -241,21 +382,22 @@ static int add_files(winent_source *s, const char *path)
         return -1;
     if (winent_source_add_file(s, strcmp(path, "-") == 0 ? "/proc/self/fd/0" : path) != 0)
         return -1;
-    for (int i = 0, n = s->nfiles; i < n; i++) { /* not the sidecars added here */
-        if (add_sidecars(s, s->files[i]) != 0)
-            return -1;
+    folder_names folder = {0};
+    int rc = 0;
+    for (int i = 0, n = s->nfiles; i < n && rc == 0; i++) { /* not the sidecars added here */
+        rc = add_sidecars(s, s->files[i], &folder);
         /* Beside the file itself too, where the name is a link to it
          * (/dev/fd/3, standard input's /proc/self/fd/0, a symlink). */
         struct stat ls;
-        char *real = lstat(s->files[i], &ls) == 0 && S_ISLNK(ls.st_mode)
+        char *real = rc == 0 && lstat(s->files[i], &ls) == 0 && S_ISLNK(ls.st_mode)
                          ? realpath(s->files[i], NULL)
                          : NULL;
-        int rc = real && strcmp(real, s->files[i]) != 0 ? add_sidecars(s, real) : 0;
+        if (real && strcmp(real, s->files[i]) != 0)
+            rc = add_sidecars(s, real, &folder);
         free(real);
-        if (rc != 0)
-            return -1;
     }
-    return 0;
+    folder_names_clear(&folder);
+    return rc != 0 ? -1 : 0;
 }
 
 const char *const *winent_source_files(const winent_source *s, int *n)

@@ -189,6 +189,10 @@ static void msgs_begin(gdal_msgs *m)
         gd()->H5Eset_auto2(0 /* H5E_DEFAULT: this thread's stack */, h5_on_error, NULL);
     gd()->CPLPushErrorHandlerEx(on_gdal_message, m);
     gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", "1");
+    /* No file but the outputs is written: /vsigzip/ would otherwise save
+     * its index as NAME.gz.properties beside the input when the handle
+     * closes, replacing any file of that name. */
+    gd()->CPLSetThreadLocalConfigOption("CPL_VSIL_GZIP_WRITE_PROPERTIES", "NO");
     if (!http_user_set()) {
         m->http_limits = 1;
         for (size_t i = 0; i < sizeof http_limits / sizeof *http_limits; i++)
@@ -207,6 +211,7 @@ static void msgs_end(void)
         for (size_t i = 0; i < sizeof http_limits / sizeof *http_limits; i++)
             gd()->CPLSetThreadLocalConfigOption(http_limits[i][0], NULL);
     gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
+    gd()->CPLSetThreadLocalConfigOption("CPL_VSIL_GZIP_WRITE_PROPERTIES", NULL);
     gd()->CPLPopErrorHandler();
 }
 
