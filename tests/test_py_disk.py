@@ -67,6 +67,13 @@ def test_run_windows():
     check("windows=[5, ('disk', 3)]: the 5x5 map", same_bits(m5, winent.entropy(img, 5, base=2)))
     check("windows=[5, ('disk', 3)]: the disk map",
           same_bits(md, winent.entropy(img, ("disk", 3), base=2)))
+    both = path("maps.zst")
+    winent.run(raw, both, size=(W, H), dtype="u8", base=2, windows=[5, ("disk", 3)],
+               device="cpu", mem="64M")
+    with winent.open_zst(both) as m:
+        check("open_zst labels the maps as the raw files are named: b1_w5, b1_disk3",
+              m.labels == ["b1_w5", "b1_disk3"], str(m.labels))
+        check("open_zst's disk map is the raw file's", same_bits(m.map(1)[:], md))
     one = path("one.zst")
     winent.run(raw, one, size=(W, H), dtype="u8", base=2, footprint="disk", radius=3)
     try:

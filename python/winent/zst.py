@@ -37,12 +37,15 @@ from ._lib import lib, message_of, winent_error
 from ._options import c_string
 
 
-def _label(band, window):
-    """The CLI's name of a map: b3_w9, w7x3 (as its raw files are named)."""
+def _label(band, window, disk=None):
+    """The CLI's name of a map: b3_w9, w7x3, b1_disk3 (as its raw files are
+    named)."""
     parts = []
     if isinstance(band, int) and not isinstance(band, bool):
         parts.append("b%d" % band)
-    if isinstance(window, (list, tuple)) and len(window) == 2:
+    if isinstance(disk, int) and not isinstance(disk, bool):
+        parts.append("disk%d" % disk)
+    elif isinstance(window, (list, tuple)) and len(window) == 2:
         kx, ky = (int(v) for v in window)
         parts.append("w%d" % kx if kx == ky else "w%dx%d" % (kx, ky))
     return "_".join(parts) or "map"
@@ -190,7 +193,7 @@ class ZstMap:
                           "range": hd.get("range"), "nodata": hd.get("nodata"),
                           "first_frame": 0, "frames": int(hd["frames"])}]
         self.frames = int(hd["frames"]) // len(self.maps)
-        self.labels = [_label(e.get("band"), e.get("window")) for e in self.maps]
+        self.labels = [_label(e.get("band"), e.get("window"), e.get("disk")) for e in self.maps]
         self.shape = (h, w) if len(self.maps) == 1 else (len(self.maps), h, w)
         self.dtype = np.dtype(np.float32)
 
