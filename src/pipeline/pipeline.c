@@ -689,6 +689,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     sync_ready = 1;
     winent_err_clear(&p->err);
     p->opts = o;
+    winent_switches_read(&p->sw);
     p->mem_auto = o->mem_bytes == 0;
     p->mem_budget = p->mem_auto ? WINENT_MEM_DEFAULT : o->mem_bytes;
     p->stage = stage;
@@ -844,8 +845,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         preview_opts(p, o, &co);
         /* Tests: every chunk to the preview after compute, as a GPU's
          * are, so that path runs on machines without one. */
-        const char *after = getenv("WINENT_PREVIEW_AFTER");
-        p->preview_after = after && *after == '1';
+        p->preview_after = p->sw.preview_after;
         /* The image is held whole: at most half the budget, the rest is
          * the pipeline's. */
         uint64_t img = winent_preview_fixed_bytes(&p->preview_opts);
@@ -895,6 +895,10 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         p->plane_bytes = (size_t)plane_bytes(p, (uint64_t)p->chunk_rows);
         p->map_plane = (size_t)p->width * (size_t)p->chunk_rows;
     }
+    WINENT_TRY_GOTO(st, winent_trace_create(p->sw.trace, WINENT_TRACE_LANES,
+                                            8 * p->nchunks + 256, &p->trace, &err));
+    winent_trace_name(p->trace, LANE_READER, "reader");
+    winent_trace_name(p->trace, LANE_WRITER, "writer");
     if (p->want_preview)
         /* Its file is opened now, as the output's: a folder that cannot
          * take it fails the job before any work. */
@@ -982,7 +986,10 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         winent_cuda_host_unregister((void *)p->mem_in);
         winent_cuda_host_unregister(p->mem_out);
     }
+    if (st == WINENT_OK)
+        st = winent_trace_finish(p->trace, t_start, &err);
 fail:
+    winent_trace_free(p->trace);
     if (p->sink && (st != WINENT_OK || stage != WINENT_STAGE_JOB))
         winent_sink_abort(p->sink);
     if (st != WINENT_OK)

@@ -33,6 +33,8 @@
 #include "kernels/range_count.h"
 #include "pipeline_bench.h"
 #include "clock.h"
+#include "switches.h"
+#include "trace.h"
 #include "tiles/sinks/preview.h"
 #include "tiles/sink.h"
 #include "tiles/source.h"
@@ -208,6 +210,8 @@ typedef struct par_loop {
 struct pipeline {
     /* Set up before the threads start, read-only afterwards. */
     const winent_job_opts *opts;
+    winent_switches sw;          /* the debug switches, read once */
+    winent_trace *trace;         /* owned; NULL without WINENT_TRACE */
     winent_stage stage;
     /* A memory job's buffers (winent_memory_io; NULL: from the source, to
      * the sink) and the steps between rows of every chunk's rows and map:
@@ -311,6 +315,12 @@ struct pipeline {
                                     other threads and the sources read and
                                     write it without the lock */
 };
+
+/* Trace lanes: the reader, the writer, then engine i's driver. */
+#define LANE_READER 0
+#define LANE_WRITER 1
+#define LANE_ENGINE(p, e) (2 + (int)((e) - (p)->engines))
+#define WINENT_TRACE_LANES (2 + WINENT_MAX_ENGINES)
 
 #define STOPPED(p)   (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) != 0)
 #define CANCELLED(p) (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) == WINENT_STOP_CANCEL)

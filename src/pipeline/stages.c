@@ -67,11 +67,13 @@ void *winent_stage_reader(void *arg)
     }
     for (int64_t seq = 0; seq < p->nchunks; seq++) {
         int fresh;
+        winent_trace_mark(p->trace, LANE_READER, "take", seq);
         pthread_mutex_lock(&p->lock);
         chunk *c = take_free(p, &fresh, &wait);
         pthread_mutex_unlock(&p->lock);
         if (c == NULL)
             break;
+        winent_trace_mark(p->trace, LANE_READER, "read", seq);
         double t1 = winent_now();
         if (fresh && winent_chunk_buffers(p, c, &err) != WINENT_OK) {
             pthread_mutex_lock(&p->lock);
@@ -143,6 +145,7 @@ void *winent_stage_reader(void *arg)
                 next = CHUNK_DONE;
         }
         busy += winent_now() - t1;
+        winent_trace_mark(p->trace, LANE_READER, "ready", seq);
         pthread_mutex_lock(&p->lock);
         c->state = next;
         if (seq == 0 && next == CHUNK_READY)
@@ -248,6 +251,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         }
         pthread_mutex_unlock(&p->lock);
         double t0 = winent_now();
+        winent_trace_mark(p->trace, LANE_WRITER, "write", c->seq);
         winent_status st = write_chunk(p, c, &err);
         if (st == WINENT_OK && p->preview)
             /* The preview rows complete so far, while the engines work:
@@ -261,6 +265,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
             break;
         }
         next++;
+        winent_trace_mark(p->trace, LANE_WRITER, "written", c->seq);
         if (p->opts->on_progress && (t1 - last_progress >= 0.25 || next == p->nchunks)) {
             winent_progress pr;
             pr.rows_done = c->y1;
