@@ -414,6 +414,45 @@ winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n
     return WINENT_OK;
 }
 
+int winent_outfile_positional(const winent_outfile *of)
+{
+    return !of->in_place && of->fd >= 0;
+}
+
+winent_status winent_outfile_settle(winent_outfile *of, winent_err *err)
+{
+    return reserve_join(of, err);
+}
+
+winent_status winent_outfile_pwrite(winent_outfile *of, const void *buf, size_t n, uint64_t offset,
+                                    winent_err *err)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = pwrite(of->fd, p, n, (off_t)offset);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", of->name,
+                              winent_outfile_reason(errno));
+        }
+        if (w == 0)
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed", of->name);
+        p += w;
+        n -= (size_t)w;
+        offset += (uint64_t)w;
+        uint64_t was = __atomic_fetch_add(&of->written, (uint64_t)w, __ATOMIC_RELAXED);
+#ifdef SYNC_FILE_RANGE_WRITE
+        /* As winent_outfile_wrote: writeback starts every step written. */
+        if (of->sync && was / WINENT_WRITEBACK_STEP != (was + (uint64_t)w) / WINENT_WRITEBACK_STEP)
+            (void)sync_file_range(of->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+        (void)was;
+#endif
+    }
+    return WINENT_OK;
+}
+
 void winent_outfile_wrote(winent_outfile *of, uint64_t n)
 {
     of->written += n;

@@ -93,6 +93,22 @@ winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n
  * (or to a range insertion, which writes back and waits first). */
 void winent_outfile_wrote(winent_outfile *of, uint64_t n);
 
+/* Positional writes by several threads (a raw map's rows at their known
+ * offsets): 1 when the output is a file written through a temporary name
+ * (not in place: a stream has no offsets). */
+int winent_outfile_positional(const winent_outfile *of);
+
+/* Before the first winent_outfile_pwrite, from one thread: wait for the
+ * space reservation's helper (its failure for want of room is reported). */
+winent_status winent_outfile_settle(winent_outfile *of, winent_err *err);
+
+/* Write all of `buf` at byte `offset` (pwrite): callable from several
+ * threads at once, on disjoint ranges, once settled, with no
+ * winent_outfile_write meanwhile. `written` counts the bytes (atomic);
+ * errors as winent_outfile_write's. */
+winent_status winent_outfile_pwrite(winent_outfile *of, const void *buf, size_t n, uint64_t offset,
+                                    winent_err *err);
+
 /* Finish: fsync, close, rename into place, fsync the directory (a file); or
  * fsync where it means something and close (in place). On failure the
  * temporary file is removed. */
