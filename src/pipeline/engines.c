@@ -164,34 +164,6 @@ static void pin_chunk(pipeline *p, const engine *e, chunk *c)
     pthread_mutex_unlock(&p->lock);
 }
 
-/* A memory job's own buffers, pinned once for the whole job when the first
- * GPU uses them (unpinned after the job). One GPU pins, outside the lock
- * (the caller's whole buffers: up to seconds); another that comes
- * meanwhile waits for it. */
-static void pin_user(pipeline *p, const engine *e)
-{
-    pthread_mutex_lock(&p->lock);
-    while (p->user_pinned == 2)
-        pthread_cond_wait(&p->state_cv, &p->lock);
-    int todo = p->user_pinned == 0;
-    if (todo)
-        p->user_pinned = 2;
-    pthread_mutex_unlock(&p->lock);
-    if (!todo)
-        return;
-    winent_trace_mark(p->trace, LANE_ENGINE(p, e), "pin-user", -1);
-    int ok = winent_cuda_host_register((void *)p->mem_in, p->mem_in_bytes) == 0;
-    if (ok && p->mem_out && winent_cuda_host_register(p->mem_out, p->mem_out_bytes) != 0) {
-        winent_cuda_host_unregister((void *)p->mem_in);
-        ok = 0;
-    }
-    pthread_mutex_lock(&p->lock);
-    p->user_pinned = ok ? 1 : -1;
-    winent_trace_mark(p->trace, LANE_ENGINE(p, e), "pinned-user", -1);
-    pthread_cond_broadcast(&p->state_cv);
-    pthread_mutex_unlock(&p->lock);
-}
-
 static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
 {
     pipeline *p = e->p;
@@ -202,8 +174,6 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     pthread_mutex_unlock(&p->lock);
     if (c->registered == 0)
         pin_chunk(p, e, c);
-    if (p->mem_in)
-        pin_user(p, e);
     gpu_maps *gm = e->state;
     const int y0 = c->tail_engine == e ? c->tail_y0 : c->y0;
     for (int m = 0; m < p->nmaps; m++) {
@@ -286,13 +256,6 @@ static void gpus_unpin_locked(pipeline *p)
         pthread_mutex_unlock(&p->lock);
         winent_cuda_host_unregister(c->rows_own);
         winent_cuda_host_unregister(c->map_own);
-        pthread_mutex_lock(&p->lock);
-    }
-    if (p->user_pinned == 1) {
-        p->user_pinned = 0;
-        pthread_mutex_unlock(&p->lock);
-        winent_cuda_host_unregister((void *)p->mem_in);
-        winent_cuda_host_unregister(p->mem_out);
         pthread_mutex_lock(&p->lock);
     }
     p->gpus_unpinned = 1;
@@ -555,12 +518,13 @@ void *winent_gpu_launcher(void *arg)
     pipeline *p = arg;
     int count = winent_cuda_device_count();
     pthread_mutex_lock(&p->lock);
-    engine *first = count > 0 ? start_gpu_within_mem(p, 0) : NULL;
+    engine *first = count > 0 ? start_gpu_within_mem(p, winent_cuda_host_device(0)) : NULL;
     if (first != NULL && count > 1) {
         while (!STOPPED(p) && !first->finished && first->chunks_done < 2)
             pthread_cond_wait(&p->state_cv, &p->lock);
         if (!STOPPED(p) && more_gpus_pay(p, first))
-            for (int d = 1; d < count && start_gpu_within_mem(p, d) != NULL; d++)
+            for (int d = 1; d < count && start_gpu_within_mem(p, winent_cuda_host_device(d)) != NULL;
+                 d++)
                 ;
     }
     p->launching = 0;

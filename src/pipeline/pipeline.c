@@ -74,6 +74,11 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_
     p->want_cpu = l.cpu;
     if (l.cpu && !l.all_gpus && l.ngpus == 0)
         return WINENT_OK;
+    /* A process that is this job's alone (the CLI) starts only the GPUs
+     * named: CUDA would start every one it sees at its first call (four
+     * H200s took 1.0 s, one 0.3 s; docs/PERFORMANCE.md). */
+    if (o->release_gpus && !l.all_gpus)
+        (void)winent_cuda_limit_devices(l.gpus, l.ngpus);
     int count = winent_cuda_device_count();
     if (l.all_gpus) {
         if (count == 0)
@@ -81,11 +86,11 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_
                               "--device gpu: no usable GPU (no CUDA device or driver%s)",
                               winent_gpu_count() == 0 ? ", or a build without CUDA" : "");
         for (int i = 0; i < count && i < WINENT_MAX_GPUS; i++)
-            p->gpu_ids[p->ngpus++] = i;
+            p->gpu_ids[p->ngpus++] = winent_cuda_host_device(i);
         return WINENT_OK;
     }
     for (int i = 0; i < l.ngpus; i++) {
-        if (l.gpus[i] >= count)
+        if (!winent_cuda_device_usable(l.gpus[i]))
             return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device: GPU %d is not usable (%d found)",
                               l.gpus[i], count);
         p->gpu_ids[p->ngpus++] = l.gpus[i];
@@ -106,12 +111,12 @@ static int default_frame_rows(int width)
 
 static int has_rows_own(const pipeline *p)
 {
-    return p->mem_in == NULL && p->stage != WINENT_STAGE_ENCODE && p->map_in == NULL;
+    return (p->mem_in == NULL || p->fill_in) && p->stage != WINENT_STAGE_ENCODE && p->map_in == NULL;
 }
 
 static int has_map_own(const pipeline *p)
 {
-    return p->mem_out == NULL && p->stage != WINENT_STAGE_ENCODE && p->stage != WINENT_STAGE_DECODE;
+    return (p->mem_out == NULL || p->store_mem) && p->stage != WINENT_STAGE_ENCODE && p->stage != WINENT_STAGE_DECODE;
 }
 
 static int has_units(const pipeline *p)
@@ -214,6 +219,8 @@ static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_c
         int pieces = units_per_chunk * p->parts * p->nmaps;
         n += (p->threads + pieces - 1) / pieces + 1;
     }
+    n += p->fill_in ? 2 : 0;   /* being copied in */
+    n += p->store_out ? 2 : 0; /* being stored */
     (void)bands_per_chunk;
     return n;
 }
@@ -493,6 +500,10 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     stats->compute.threads = p->threads;
     stats->encode.busy_s = p->encode_clock.busy_s;
     stats->encode.threads = p->threads;
+    if (p->store_out) { /* the pool's threads stored the rows */
+        stats->write.busy_s += p->store_s;
+        stats->write.threads += p->threads;
+    }
     stats->chunk_rows = p->chunk_rows;
     stats->chunks = p->nchunks;
     int k = 0, gpus = 0;
@@ -641,8 +652,9 @@ static winent_status set_memory(pipeline *p, const winent_job_opts *o, const win
                           "rows %zu bytes apart cannot hold %zu samples of %zu bytes, or rows "
                           "%zu floats apart %zu floats",
                           p->rows_stride, w, sample, p->map_stride, w);
-    p->mem_in_bytes = h ? p->rows_stride * (h - 1) + w * sample : 0;
-    p->mem_out_bytes = h ? (p->map_stride * (h - 1) + w) * sizeof(float) : 0;
+    p->mem_in_stride = p->rows_stride;
+    p->mem_out_stride = p->map_stride;
+    (void)h;
     return WINENT_OK;
 }
 
@@ -727,6 +739,11 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         p->ngpus = 0;
         p->auto_device = 0;
     }
+    if (p->mem_in && (p->ngpus > 0 || p->auto_device) &&
+        (stage == WINENT_STAGE_JOB || stage == WINENT_STAGE_COMPUTE)) {
+        p->fill_in = 1;
+        p->store_mem = p->mem_out != NULL;
+    }
     const int listed = o->nband_list > 0 || o->band_all || o->nwindow_list > 0;
     if (listed && (stage != WINENT_STAGE_JOB || p->mem_in || p->mem_out || decoding)) {
         st = WINENT_ERR(&err, WINENT_ERR_USAGE,
@@ -800,9 +817,9 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     plan = p->maps[0].plan;
     p->sample = winent_dtype_size(co.dtype);
     p->row_bytes = p->sample * (size_t)p->width;
-    if (p->mem_in == NULL)
+    if (p->mem_in == NULL || p->fill_in)
         p->rows_stride = p->row_bytes;
-    if (p->mem_out == NULL)
+    if (p->mem_out == NULL || p->store_mem)
         p->map_stride = (size_t)p->width;
     if (p->nmaps > 1) {
         p->sink_maps = calloc((size_t)p->nmaps, sizeof *p->sink_maps);
@@ -831,11 +848,20 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
             p->unit_rows = winent_sink_unit_rows(p->sink);
             p->parts = winent_sink_unit_parts(p->sink);
             p->raw_floats = stage == WINENT_STAGE_JOB && winent_sink_takes_floats(p->sink);
+            /* Raw floats to files: the pool's threads write them by
+             * offset (one writer thread tops out near 2-3 GB/s). */
+            p->store_out = p->raw_floats && !decoding && winent_sink_writes_at(p->sink);
         } else {
             p->unit_rows = winent_sink_unit_rows_for(&so);
         }
     }
     p->encodes = has_units(p);
+    p->store_out |= p->store_mem;
+    /* Copies in pieces of about 2 MiB (input rows) and 4 MiB (floats). */
+    p->fill_rows = (int)(((size_t)2 << 20) / (p->row_bytes ? p->row_bytes : 1));
+    p->fill_rows = p->fill_rows < 1 ? 1 : p->fill_rows;
+    p->store_rows = (int)(((size_t)1 << 20) / (p->width > 0 ? (size_t)p->width : 1));
+    p->store_rows = p->store_rows < 1 ? 1 : p->store_rows;
     for (int m = 0; m < p->nmaps; m++) {
         int rows = winent_cpu_band_rows(p->maps[m].plan, p->width);
         p->band_rows = rows > p->band_rows ? rows : p->band_rows;
@@ -982,10 +1008,6 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         fill_stats(p, stats, t_start);
     for (int b = 0; b < p->nbands && st == WINENT_OK; b++)
         warn_range(p, o, b);
-    if (p->user_pinned == 1) {
-        winent_cuda_host_unregister((void *)p->mem_in);
-        winent_cuda_host_unregister(p->mem_out);
-    }
     if (st == WINENT_OK)
         st = winent_trace_finish(p->trace, t_start, &err);
 fail:

@@ -84,6 +84,7 @@ typedef enum chunk_state {
     CHUNK_UNUSED = 0, /* no buffers yet */
     CHUNK_FREE,       /* buffers, no content */
     CHUNK_READING,    /* the reader fills it */
+    CHUNK_FILLING,    /* a staged memory job: the pool copies its input rows in */
     CHUNK_READY,      /* input rows in place, waiting for an engine */
     CHUNK_CLAIMED,    /* an engine computes it */
     CHUNK_ENCODING,   /* units handed to the workers */
@@ -149,6 +150,13 @@ typedef struct chunk {
      * posts only the tail's rows, from `count_y0` (the CPU's bands counted
      * theirs). */
     int count_n, count_next, count_left, count_y0;
+    /* A staged memory job (FILLING): `fill_n` pieces of fill_rows input
+     * rows the pool copies from the caller's buffer; handed out, not done. */
+    int fill_n, fill_next, fill_left;
+    /* ENCODING: after the `nenc` pieces to encode, `nstore` pieces that
+     * store store_rows output rows of a map at their place (the caller's
+     * buffer, or a raw file by offset), then the preview's. */
+    int nstore;
 } chunk;
 
 typedef struct stage_clock {
@@ -218,6 +226,19 @@ struct pipeline {
      * the caller's in a memory job, else the packed rows of our buffers. */
     const uint8_t *mem_in;
     float *mem_out;
+    size_t mem_in_stride;        /* the caller's steps between rows: bytes */
+    size_t mem_out_stride;       /* ... and floats */
+    /* Where GPUs may compute, a memory job is staged: its chunks own their
+     * buffers (pinned for the GPUs once, reused), the pool copies the
+     * caller's input rows in (fill_in, FILLING) and the output rows out
+     * (store_mem); the caller's buffers are never pinned (pinning 6 GB
+     * took 0.3-0.6 s, more than computing it; docs/PERFORMANCE.md). */
+    int fill_in, store_mem;
+    /* Computed rows are stored at their place by the pool, several pieces
+     * at once: store_mem, or a raw map to files (pwrite by offset). */
+    int store_out;
+    int fill_rows, store_rows;   /* rows per piece of those copies */
+    double store_s;              /* the pool's time storing (under lock) */
     uint64_t mem_budget;         /* --mem, or WINENT_MEM_DEFAULT (raised, when
                                     automatic, to what the threads need) */
     int mem_auto;                /* no --mem given: the budget may grow */
@@ -277,10 +298,6 @@ struct pipeline {
                                     again, pinned pages are being released */
     int gpus_unpinned;           /* ... and they are */
     int pinning;                 /* the reader is pinning a new chunk's buffers */
-    int user_pinned;             /* memory job: the caller's buffers pinned (1),
-                                    not pinnable (-1), not yet tried (0), being
-                                    pinned by a GPU's driver (2) */
-    size_t mem_in_bytes, mem_out_bytes; /* their extents, for pinning */
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
     int n_fit, n_need;           /* chunks --mem holds; fewest that can work */

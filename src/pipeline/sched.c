@@ -122,6 +122,8 @@ static int others_hold(const pipeline *p, const engine *e)
 {
     for (int i = 0; i < p->n_max; i++) {
         const chunk *c = &p->chunks[i];
+        if (c->state == CHUNK_FILLING) /* READY once the pool has copied it in */
+            return 1;
         if (c->state == CHUNK_CLAIMED &&
             (c->engine != e || (c->tail_engine != NULL && c->tail_engine != e)))
             return 1;
@@ -371,7 +373,8 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
     c->tail_engine = NULL;
     c->preview_y0 = from;
     c->nenc = p->encodes && p->stage == WINENT_STAGE_JOB ? c->npieces * p->nmaps : 0;
-    c->ntasks = c->nenc;
+    c->nstore = p->store_out ? p->nmaps * ((c->y1 - c->y0 + p->store_rows - 1) / p->store_rows) : 0;
+    c->ntasks = c->nenc + c->nstore;
     if (p->preview && from < c->y1)
         c->ntasks += (c->y1 - from + p->band_rows - 1) / p->band_rows;
     if (c->ntasks == 0) {
@@ -392,6 +395,7 @@ typedef enum task_kind {
     TASK_DECODE,
     TASK_ENCODE,
     TASK_COUNT,
+    TASK_FILL,
     TASK_BAND
 } task_kind;
 
@@ -444,9 +448,11 @@ void winent_sched_post_counts_locked(pipeline *p, chunk *c, int from)
 }
 
 /* The next task, most urgent first: decoding (the reader waits on it),
- * then the oldest chunk's pieces to encode (they free buffers and feed the
- * writer), then the oldest chunk's rows to count (small, and the writer
- * waits for them too), then the oldest CPU chunk's bands. Lock held. */
+ * then the oldest chunk's pieces to encode or store (they free buffers and
+ * feed the writer), then the oldest staged chunk's rows to copy in (the
+ * engines wait for them), then the oldest chunk's rows to count (small,
+ * and the writer waits for them too), then the oldest CPU chunk's bands.
+ * Lock held. */
 static task next_task(pipeline *p)
 {
     task t = {TASK_NONE, NULL, 0, 0, 0};
@@ -455,9 +461,12 @@ static task next_task(pipeline *p)
         t.index = p->par.next++;
         return t;
     }
-    chunk *enc = NULL, *band = NULL, *count = NULL;
+    chunk *enc = NULL, *band = NULL, *count = NULL, *fill = NULL;
     for (int i = 0; i < p->n_max; i++) {
         chunk *c = &p->chunks[i];
+        if (c->state == CHUNK_FILLING && c->fill_next < c->fill_n &&
+            (fill == NULL || c->seq < fill->seq))
+            fill = c;
         if (c->count_next < c->count_n && (count == NULL || c->seq < count->seq))
             count = c;
         if (c->state == CHUNK_ENCODING && c->next_piece < c->ntasks &&
@@ -471,6 +480,10 @@ static task next_task(pipeline *p)
         t.kind = TASK_ENCODE;
         t.c = enc;
         t.index = enc->next_piece++;
+    } else if (fill) {
+        t.kind = TASK_FILL;
+        t.c = fill;
+        t.index = fill->fill_next++;
     } else if (count) {
         t.kind = TASK_COUNT;
         t.c = count;
@@ -575,14 +588,54 @@ static winent_status add_to_preview(pipeline *p, winent_preview_scratch **pvs, c
                                    p->map_stride, ya, yb, err);
 }
 
+/* Piece k of a staged chunk's input rows: from the caller's buffer into
+ * the chunk's own (packed). */
+static void run_fill(pipeline *p, chunk *c, long k)
+{
+    int ya = c->in_y0 + (int)k * p->fill_rows;
+    int yb = ya + p->fill_rows < c->in_y0 + c->in_h ? ya + p->fill_rows : c->in_y0 + c->in_h;
+    const uint8_t *src = p->mem_in + p->mem_in_stride * (size_t)ya;
+    uint8_t *dst = c->rows_own + p->row_bytes * (size_t)(ya - c->in_y0);
+    if (p->mem_in_stride == p->row_bytes) {
+        memcpy(dst, src, p->row_bytes * (size_t)(yb - ya));
+        return;
+    }
+    for (int y = ya; y < yb; y++, src += p->mem_in_stride, dst += p->row_bytes)
+        memcpy(dst, src, p->row_bytes);
+}
+
+/* Store piece k of a computed chunk: store_rows rows of one map, to the
+ * caller's buffer or by offset into the raw map's file. */
+static winent_status run_store(pipeline *p, chunk *c, long k, winent_err *err)
+{
+    const int per_map = (c->y1 - c->y0 + p->store_rows - 1) / p->store_rows;
+    const int m = (int)(k / per_map), r0 = (int)(k % per_map) * p->store_rows;
+    const int nr = c->y1 - c->y0 - r0 < p->store_rows ? c->y1 - c->y0 - r0 : p->store_rows;
+    const float *src = c->map + (size_t)m * p->map_plane + (size_t)r0 * p->map_stride;
+    const size_t W = (size_t)p->width;
+    if (!p->store_mem)
+        return winent_sink_write_floats_at(p->sink, m, (uint64_t)(c->y0 + r0) * W, src,
+                                           W * (size_t)nr, err);
+    float *dst = p->mem_out + (size_t)(c->y0 + r0) * p->mem_out_stride;
+    if (p->mem_out_stride == W) {
+        memcpy(dst, src, W * (size_t)nr * sizeof *dst);
+        return WINENT_OK;
+    }
+    for (int y = 0; y < nr; y++, src += W, dst += p->mem_out_stride)
+        memcpy(dst, src, W * sizeof *dst);
+    return WINENT_OK;
+}
+
 /* Piece k of a computed chunk: a unit (or a tile of it) of a map to
- * encode (map k / npieces), or, from c->nenc on, a slice of band_rows rows
- * for the preview (the first map's). */
+ * encode (map k / npieces), from c->nenc on rows to store (run_store),
+ * then a slice of band_rows rows for the preview (the first map's). */
 static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_preview_scratch **pvs,
                                chunk *c, long k, winent_err *err)
 {
+    if (k >= c->nenc && k < c->nenc + c->nstore)
+        return run_store(p, c, k - c->nenc, err);
     if (k >= c->nenc) {
-        int ya = c->preview_y0 + (int)(k - c->nenc) * p->band_rows;
+        int ya = c->preview_y0 + (int)(k - c->nenc - c->nstore) * p->band_rows;
         int yb = ya + p->band_rows < c->y1 ? ya + p->band_rows : c->y1;
         return add_to_preview(p, pvs, c, ya, yb, err);
     }
@@ -634,6 +687,7 @@ void *winent_pool_worker(void *arg)
         case TASK_DECODE: p->par.fn(p->par.arg, t.index, a->index); break;
         case TASK_ENCODE: st = run_piece(p, &enc, &pvs, t.c, t.index, &err); break;
         case TASK_COUNT: run_count(p, t.c, t.index, counted); break;
+        case TASK_FILL: run_fill(p, t.c, t.index); break;
         default: st = run_band(p, a->index, &t, counted, &err); break;
         }
         double dt = winent_now() - t0;
@@ -653,16 +707,28 @@ void *winent_pool_worker(void *arg)
             band_s += dt; /* part of computing the map */
             if (--t.c->count_left == 0)
                 pthread_cond_broadcast(&p->state_cv);
+        } else if (t.kind == TASK_FILL) {
+            dec_s += dt;
+            if (--t.c->fill_left == 0) {
+                t.c->state = CHUNK_READY;
+                if (t.c->seq == 0)
+                    winent_sched_launch_early_locked(p, t.c);
+                pthread_cond_broadcast(&p->state_cv);
+            }
         } else if (t.kind == TASK_DECODE) {
             dec_s += dt;
             if (++p->par.done >= p->par.n)
                 pthread_cond_broadcast(&p->state_cv);
         } else if (t.kind == TASK_ENCODE) {
-            enc_s += dt;
-            /* The pool's encoding rate, for sharing compute (declines). */
-            p->enc_s += dt;
-            p->enc_px += (double)(t.c->y1 - t.c->y0) * (double)p->width /
-                         ((double)t.c->npieces * (double)p->nmaps);
+            if (t.index >= t.c->nenc && t.index < t.c->nenc + t.c->nstore) {
+                p->store_s += dt;
+            } else {
+                enc_s += dt;
+                /* The pool's encoding rate, for sharing compute (declines). */
+                p->enc_s += dt;
+                p->enc_px += (double)(t.c->y1 - t.c->y0) * (double)p->width /
+                             ((double)t.c->npieces * (double)p->nmaps);
+            }
             if (--t.c->pieces_left == 0) {
                 t.c->state = CHUNK_DONE;
                 pthread_cond_broadcast(&p->state_cv);

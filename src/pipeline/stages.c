@@ -90,7 +90,9 @@ void *winent_stage_reader(void *arg)
         c->engine = NULL;
         c->previewed_to = c->y0;
         winent_chunk_input_rows(c->y0, c->y1, ry, p->height, &c->in_y0, &c->in_h);
-        c->map = p->mem_out ? p->mem_out + (size_t)c->y0 * p->map_stride : c->map_own;
+        c->map = p->mem_out && !p->store_mem ? p->mem_out + (size_t)c->y0 * p->map_stride
+                                             : c->map_own;
+        c->nstore = 0;
         chunk_state next = CHUNK_READY;
         if (p->stage == WINENT_STAGE_ENCODE) {
             /* The map is the input: straight to the encoders. */
@@ -110,6 +112,13 @@ void *winent_stage_reader(void *arg)
                 break;
             }
             next = p->encodes && c->npieces > 0 ? CHUNK_ENCODING : CHUNK_DONE;
+        } else if (p->fill_in) {
+            /* Staged: the pool copies the rows in, several pieces at once. */
+            c->rows = c->rows_own;
+            c->fill_n = (c->in_h + p->fill_rows - 1) / p->fill_rows;
+            c->fill_next = 0;
+            c->fill_left = c->fill_n;
+            next = c->fill_n > 0 ? CHUNK_FILLING : CHUNK_READY;
         } else if (p->mem_in) {
             c->rows = (uint8_t *)p->mem_in + p->rows_stride * (size_t)c->in_y0;
         } else {
@@ -150,6 +159,8 @@ void *winent_stage_reader(void *arg)
         c->state = next;
         if (seq == 0 && next == CHUNK_READY)
             winent_sched_launch_early_locked(p, c);
+        if (next == CHUNK_FILLING)
+            pthread_cond_broadcast(&p->work_cv);
         if (next == CHUNK_ENCODING) {
             c->nenc = c->ntasks = c->npieces * p->nmaps;
             c->next_piece = 0;
@@ -214,6 +225,8 @@ static winent_status write_chunk(pipeline *p, const chunk *c, winent_err *err)
     }
     if (p->stage != WINENT_STAGE_JOB || p->mem_out)
         return WINENT_OK;
+    if (p->store_out)
+        return WINENT_OK; /* the pool wrote its rows at their place */
     if (p->raw_floats) {
         for (int m = 0; m < p->nmaps; m++)
             WINENT_TRY(winent_sink_write_floats(p->sink, m, c->map + (size_t)m * p->map_plane,
