@@ -99,7 +99,7 @@ for dev in $devices; do
     "$WS" --quiet --stats --device "$dev" --mem 64M $R31 "$T/in31.raw" "$T/gpu31.raw" 2>"$T/st31"
     check "raw map, device $dev: the CPU's bytes" cmp -s "$T/cpu31.raw" "$T/gpu31.raw"
     case "$dev" in
-    [0-9]*) check "device $dev: --stats names gpu$dev" grep -q "\"engine\":\"gpu$dev:" "$T/st31" ;;
+    [0-9] | [0-9][0-9]) check "device $dev: --stats names gpu$dev" grep -q "\"engine\":\"gpu$dev:" "$T/st31" ;;
     esac
 done
 finish
