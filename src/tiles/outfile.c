@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -412,6 +413,32 @@ winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n
         winent_outfile_wrote(of, (uint64_t)w);
     }
     return WINENT_OK;
+}
+
+void *winent_outfile_map(winent_outfile *of)
+{
+    if (of->in_place || of->fd < 0 || of->reserving || of->reserved == 0 ||
+        of->reserve_errno != 0 || of->written != 0 || of->reserved > (uint64_t)SIZE_MAX)
+        return NULL;
+    if (ftruncate(of->fd, (off_t)of->reserved) != 0)
+        return NULL;
+    void *m = mmap(NULL, (size_t)of->reserved, PROT_WRITE, MAP_SHARED, of->fd, 0);
+    if (m == MAP_FAILED) {
+        (void)ftruncate(of->fd, 0);
+        return NULL;
+    }
+    return m;
+}
+
+void winent_outfile_unmap(winent_outfile *of, void *map)
+{
+    if (map != NULL)
+        munmap(map, (size_t)of->reserved);
+}
+
+void winent_outfile_count(winent_outfile *of, uint64_t n)
+{
+    __atomic_fetch_add(&of->written, n, __ATOMIC_RELAXED);
 }
 
 int winent_outfile_positional(const winent_outfile *of)

@@ -25,6 +25,7 @@ typedef struct raw_file {
      * (winent_outfile_settle), once, under `settle`. */
     pthread_mutex_t settle;
     int settled;
+    uint8_t *map; /* the file mapped for writing (winent_outfile_map), or NULL */
 } raw_file;
 
 typedef struct raw_sink {
@@ -63,6 +64,8 @@ static winent_status raw_write(winent_sink *s, int map, int64_t index, const win
 
 static void abort_file(raw_file *f)
 {
+    winent_outfile_unmap(&f->file, f->map);
+    f->map = NULL;
     if (f->open)
         winent_outfile_abort(&f->file);
     if (f->hdr_open)
@@ -78,6 +81,8 @@ static winent_status raw_finish(winent_sink *s, winent_err *err)
     for (int m = 0; m < r->n; m++) {
         raw_file *f = &r->f[m];
         f->open = 0;
+        winent_outfile_unmap(&f->file, f->map);
+        f->map = NULL;
         winent_status st = winent_outfile_commit(&f->file, err);
         if (st == WINENT_OK && f->hdr_open) {
             f->hdr_open = 0;
@@ -152,11 +157,17 @@ static winent_status raw_write_floats_at(winent_sink *s, int map, uint64_t at, c
     if (!f->settled) {
         st = winent_outfile_settle(&f->file, err);
         f->settled = st == WINENT_OK;
+        if (f->settled)
+            f->map = winent_outfile_map(&f->file);
     }
     pthread_mutex_unlock(&f->settle);
     if (st != WINENT_OK)
         return st;
-    return winent_outfile_pwrite(&f->file, rows, n * 4, at * 4, err);
+    if (f->map == NULL)
+        return winent_outfile_pwrite(&f->file, rows, n * 4, at * 4, err);
+    memcpy(f->map + at * 4, rows, n * 4);
+    winent_outfile_count(&f->file, (uint64_t)n * 4);
+    return WINENT_OK;
 }
 #define RAW_WRITES_AT raw_writes_at
 #define RAW_WRITE_FLOATS_AT raw_write_floats_at
