@@ -28,6 +28,15 @@ expect_exit 4 "raw file over the size limit" sh -c 'ulimit -f 2048; exec "$@"' s
     --device cpu --threads 3 --mem 8M $IO "$T/in.raw" "$T/big.raw"
 check "the limit is named" grep -q 'ulimit -f' "$T/stderr"
 check "no file left after the failure" sh -c "! ls '$T' | grep -q big"
+# A write that fails in the pool stops the job before its chunk counts as
+# done: the writer never commits the map over an old file (one chunk, so
+# the failing piece is the last one's; several tries for the race).
+echo old >"$T/old.raw"
+for try in 1 2 3 4 5; do
+    expect_exit 4 "size limit, an old file ($try)" sh -c 'ulimit -f 4; exec "$@"' sh "$WS" --quiet \
+        --device cpu --threads 4 --size 300x200 --dtype u16 "$T/in.raw" "$T/old.raw"
+    check "the old file kept ($try)" grep -qx old "$T/old.raw"
+done
 # The timeline: a CSV with the reader, the writer and the CPU's lane, and
 # every chunk written once.
 WINENT_TRACE="$T/trace.csv" "$WS" --quiet --device cpu --threads 2 --mem 8M $IO "$T/in.raw" "$T/t.raw"

@@ -700,6 +700,12 @@ void *winent_pool_worker(void *arg)
                 st = add_to_preview(p, &pvs, t.c, ya, yb, &err);
             pv_s += winent_now() - t0 - dt;
         }
+        /* A failed piece stops the job before its chunk can count as done:
+         * else the writer could take the last chunk and commit the output
+         * before the failure is known (a raw map's rows stored by the
+         * pool, a write that hit the file size limit). */
+        if (st != WINENT_OK)
+            winent_pipeline_fail(p, &err);
         pthread_mutex_lock(&p->lock);
         if (t.kind == TASK_COUNT) {
             for (int b = 0; b < p->nbands; b++)
