@@ -436,9 +436,21 @@ void winent_outfile_unmap(winent_outfile *of, void *map)
         munmap(map, (size_t)of->reserved);
 }
 
-void winent_outfile_count(winent_outfile *of, uint64_t n)
+void winent_outfile_map_write(winent_outfile *of, void *map, uint64_t offset, const void *buf,
+                              size_t n)
 {
-    __atomic_fetch_add(&of->written, n, __ATOMIC_RELAXED);
+    memcpy((uint8_t *)map + offset, buf, n);
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t a = (offset + page - 1) / page * page, b = (offset + n) / page * page;
+    if (b > a) /* unmapped, not dropped: the pages stay in the file, dirty */
+        (void)madvise((uint8_t *)map + a, (size_t)(b - a), MADV_DONTNEED);
+    uint64_t was = __atomic_fetch_add(&of->written, (uint64_t)n, __ATOMIC_RELAXED);
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (of->sync && was / WINENT_WRITEBACK_STEP != (was + (uint64_t)n) / WINENT_WRITEBACK_STEP)
+        (void)sync_file_range(of->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)was;
+#endif
 }
 
 int winent_outfile_positional(const winent_outfile *of)

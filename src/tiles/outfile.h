@@ -116,12 +116,17 @@ winent_status winent_outfile_pwrite(winent_outfile *of, const void *buf, size_t 
  * /dev/shm, where 16 files written at once took 22 GB/s). Its blocks are
  * reserved, so the copies cannot fail for want of room; the fsync of
  * commit writes them. NULL where it cannot: use winent_outfile_pwrite.
- * Count what is copied with winent_outfile_count; unmap before commit or
+ * Write into it with winent_outfile_map_write; unmap before commit or
  * abort. */
 void *winent_outfile_map(winent_outfile *of);
 void winent_outfile_unmap(winent_outfile *of, void *map);
-/* `n` bytes more were copied into the map (atomic, any thread). */
-void winent_outfile_count(winent_outfile *of, uint64_t n);
+/* Copy `n` bytes to byte `offset` of the map (any thread, disjoint
+ * ranges), counted; the whole pages written are then unmapped (they stay
+ * in the file's page cache, dirty), so the process's resident memory does
+ * not grow with the map, and handed to writeback as winent_outfile_write
+ * does. */
+void winent_outfile_map_write(winent_outfile *of, void *map, uint64_t offset, const void *buf,
+                              size_t n);
 
 /* Finish: fsync, close, rename into place, fsync the directory (a file); or
  * fsync where it means something and close (in place). On failure the

@@ -165,8 +165,7 @@ static winent_status raw_write_floats_at(winent_sink *s, int map, uint64_t at, c
         return st;
     if (f->map == NULL)
         return winent_outfile_pwrite(&f->file, rows, n * 4, at * 4, err);
-    memcpy(f->map + at * 4, rows, n * 4);
-    winent_outfile_count(&f->file, (uint64_t)n * 4);
+    winent_outfile_map_write(&f->file, f->map, at * 4, rows, n * 4);
     return WINENT_OK;
 }
 #define RAW_WRITES_AT raw_writes_at
