@@ -27,3 +27,6 @@ if(WINENT_HAVE_CUDA)
   # The compare kernels: scalar, and 16-bit codes two to a word.
   winent_gpu_twin_test(test_gpu_cmp_twin 300)
 endif()
+# The CUDA_VISIBLE_DEVICES a --device list sets (issue 31), as a table; no
+# GPU needed.
+winent_unit_test(test_cuda_visible)

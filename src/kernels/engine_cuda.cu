@@ -28,6 +28,7 @@
 #include "engine_cuda_sparse.cuh"
 
 extern "C" {
+#include "cuda_visible.h"
 #include "engine_cuda.h"
 }
 
@@ -1285,51 +1286,13 @@ static int limit_checked = 0;
 
 extern "C" int winent_cuda_limit_devices(const int *gpus, int n)
 {
-    if (n < 1 || n > WINENT_CUDA_MAX_LIMIT || limit_n > 0)
+    int host[WINENT_CUDA_MAX_LIMIT];
+    char list[WINENT_CUDA_MAX_LIMIT * 64];
+    if (limit_n > 0)
         return 0;
-    int host[WINENT_CUDA_MAX_LIMIT], k = 0;
-    for (int i = 0; i < n; i++) { /* ascending, once each */
-        int j = k;
-        if (gpus[i] < 0)
-            return 0;
-        while (j > 0 && host[j - 1] > gpus[i])
-            j--;
-        if (j > 0 && host[j - 1] == gpus[i])
-            continue;
-        memmove(host + j + 1, host + j, sizeof *host * (size_t)(k - j));
-        host[j] = gpus[i];
-        k++;
-    }
-    /* Within a list the process was given: the host's GPU g is its g-th. */
-    const char *given = getenv("CUDA_VISIBLE_DEVICES");
-    char tok[WINENT_CUDA_MAX_LIMIT][64];
-    int ntok = 0;
-    if (given != NULL) {
-        const char *s = given;
-        while (*s && ntok < WINENT_CUDA_MAX_LIMIT) {
-            size_t len = strcspn(s, ",");
-            if (len == 0 || len >= sizeof tok[0])
-                return 0;
-            memcpy(tok[ntok], s, len);
-            tok[ntok++][len] = '\0';
-            s += len + (s[len] == ',');
-        }
-    }
-    char list[WINENT_CUDA_MAX_LIMIT * 65] = "";
-    size_t used = 0;
-    for (int i = 0; i < k; i++) {
-        char num[16];
-        const char *t = num;
-        if (given != NULL) {
-            if (host[i] >= ntok)
-                return 0; /* not one of the process's: the job says so */
-            t = tok[host[i]];
-        } else {
-            snprintf(num, sizeof num, "%d", host[i]);
-        }
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? "," : "", t);
-    }
-    if (setenv("CUDA_VISIBLE_DEVICES", list, 1) != 0)
+    int k = winent_cuda_visible_list(getenv("CUDA_VISIBLE_DEVICES"), gpus, n, host, list,
+                                     sizeof list);
+    if (k == 0 || setenv("CUDA_VISIBLE_DEVICES", list, 1) != 0)
         return 0;
     memcpy(limit_host, host, sizeof *host * (size_t)k);
     limit_n = k;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "chunk.h"
+#include "cuda_visible.h"
 #include "entropy_plan.h"
 
 #ifdef __cplusplus
@@ -48,7 +49,6 @@ int winent_cuda_device_count(void);
  * reports it). If CUDA had started before anyway, the first device count
  * finds every GPU and the numbers stay the host's. Process-wide, as
  * CUDA's device list is: one thread, before any other CUDA use. */
-#define WINENT_CUDA_MAX_LIMIT 64
 int winent_cuda_limit_devices(const int *gpus, int n);
 
 /* 1 when host GPU `device` is there and this process sees it. */
