@@ -24,28 +24,43 @@ PAIRS = {  # start event -> (end event, column)
     "take": ("read", "take"),
     "read": ("ready", "read"),
     "write": ("written", "write"),
+    "fill": ("filled", "fill"),
+    "store": ("stored", "store"),
+    "encode": ("encoded", "encode"),
+    "band": ("banded", "band"),
+    "count": ("counted", "count"),
+    "decode": ("decoded", "decode"),
 }
+COLS = ["claim", "submit", "sync", "pin", "take", "read", "write", "idle", "fill", "store",
+        "encode", "band", "count", "decode"]
 
 
 def summarise(path):
     lanes = defaultdict(list)
     names = {}
+    workers = set()
     for row in csv.DictReader(open(path)):
         lane = int(row["lane"])
+        if row["name"].startswith("pool"):
+            workers.add(lane)
+            lane = -1  # the pool's workers: one row
         names[lane] = row["name"]
-        lanes[lane].append((float(row["t_ms"]), row["event"], int(row["seq"])))
+        if row["event"] == "lost":
+            continue
+        lanes[lane].append((float(row["t_ms"]), row["event"], int(row["seq"]), int(row["lane"])))
+    if workers:
+        names[-1] = f"pool ({len(workers)} workers)"
     print(f"## {path}")
-    print("| lane | first ms | live ms | last ms | chunks | claim | submit | sync | pin "
-          "| take | read | write | idle |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for lane in sorted(lanes):
-        ev = sorted(lanes[lane])
+    print("| lane | first ms | live ms | last ms | chunks | " + " | ".join(COLS) + " |")
+    print("|---" * (5 + len(COLS)) + "|")
+    for lane in sorted(lanes, key=lambda k: (k < 0, k)):
+        ev = sorted(lanes[lane], key=lambda x: x[0])  # stable: a lane's own order kept
         tot = defaultdict(float)
         open_ = {}
         chunks = 0
         live = ""
         last_written = None
-        for t, e, seq in ev:
+        for t, e, seq, src in ev:
             if e == "live":
                 live = f"{t:.1f}"
             if e in ("done", "written"):
@@ -56,12 +71,11 @@ def summarise(path):
                 last_written = t
             for start, (end, col) in PAIRS.items():
                 if e == start:
-                    open_[end] = t
-                elif e == end and end in open_:
-                    tot[col] += t - open_.pop(end)
-        cols = ["claim", "submit", "sync", "pin", "take", "read", "write", "idle"]
+                    open_[(src, end)] = t
+                elif e == end and (src, end) in open_:
+                    tot[col] += t - open_.pop((src, end))
         print(f"| {names[lane]} | {ev[0][0]:.1f} | {live} | {ev[-1][0]:.1f} | {chunks} | "
-              + " | ".join(f"{tot[c]:.1f}" if tot[c] else "" for c in cols) + " |")
+              + " | ".join(f"{tot[c]:.1f}" if tot[c] else "" for c in COLS) + " |")
 
 
 for p in sys.argv[1:]:

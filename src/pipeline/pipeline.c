@@ -1058,10 +1058,15 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     if (p->count_rows < 1)
         p->count_rows = 1;
     WINENT_TRY_GOTO(st, size_job(p, o, &co, &err));
-    WINENT_TRY_GOTO(st, winent_trace_create(p->sw.trace, WINENT_TRACE_LANES,
-                                            8 * p->nchunks + 256, &p->trace, &err));
+    WINENT_TRY_GOTO(st, winent_trace_create(p->sw.trace, WINENT_TRACE_LANES(p),
+                                            32 * p->nchunks + 256, &p->trace, &err));
     winent_trace_name(p->trace, LANE_READER, "reader");
     winent_trace_name(p->trace, LANE_WRITER, "writer");
+    for (int w = 0; w < p->threads && p->trace; w++) {
+        char name[16];
+        snprintf(name, sizeof name, "pool%d", w);
+        winent_trace_name(p->trace, LANE_WORKER(w), name);
+    }
     if (p->want_preview)
         /* Its file is opened now, as the output's: a folder that cannot
          * take it fails the job before any work. */

@@ -333,11 +333,13 @@ struct pipeline {
                                     write it without the lock */
 };
 
-/* Trace lanes: the reader, the writer, then engine i's driver. */
+/* Trace lanes: the reader, the writer, engine i's driver, then pool
+ * worker w's. */
 #define LANE_READER 0
 #define LANE_WRITER 1
 #define LANE_ENGINE(p, e) (2 + (int)((e) - (p)->engines))
-#define WINENT_TRACE_LANES (2 + WINENT_MAX_ENGINES)
+#define LANE_WORKER(w) (2 + WINENT_MAX_ENGINES + (w))
+#define WINENT_TRACE_LANES(p) (2 + WINENT_MAX_ENGINES + (p)->threads)
 
 #define STOPPED(p)   (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) != 0)
 #define CANCELLED(p) (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) == WINENT_STOP_CANCEL)

@@ -407,6 +407,18 @@ typedef struct task {
     int held;   /* TASK_NONE: a band is waiting, held back while a GPU starts */
 } task;
 
+/* The trace's event for the start (end 0) or the end of task t: a store
+ * piece is one of ENCODE's. */
+static const char *task_event(const task *t, int end)
+{
+    static const char *const ev[][2] = {{"", ""},           {"decode", "decoded"},
+                                        {"encode", "encoded"}, {"count", "counted"},
+                                        {"fill", "filled"},   {"band", "banded"}};
+    if (t->kind == TASK_ENCODE && t->index >= t->c->nenc && t->index < t->c->nenc + t->c->nstore)
+        return end ? "stored" : "store";
+    return ev[t->kind][end];
+}
+
 /* auto: the first GPU is on its way (the driver's start, or a context
  * being made) and none is up yet. Lock held. */
 static int gpu_starting(const pipeline *p)
@@ -681,6 +693,8 @@ void *winent_pool_worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         double t0 = winent_now();
         winent_status st = WINENT_OK;
+        const int64_t tseq = t.c ? t.c->seq : -1;
+        winent_trace_mark(p->trace, LANE_WORKER(a->index), task_event(&t, 0), tseq);
         for (int b = 0; b < p->nbands; b++)
             winent_clamp_init(&counted[b]);
         switch (t.kind) {
@@ -690,6 +704,7 @@ void *winent_pool_worker(void *arg)
         case TASK_FILL: run_fill(p, t.c, t.index); break;
         default: st = run_band(p, a->index, &t, counted, &err); break;
         }
+        winent_trace_mark(p->trace, LANE_WORKER(a->index), task_event(&t, 1), tseq);
         double dt = winent_now() - t0;
         if (t.kind == TASK_BAND && st == WINENT_OK && p->preview && !p->preview_after) {
             /* The band's rows while they are in cache; timed apart, so the
