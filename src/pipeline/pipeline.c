@@ -77,8 +77,8 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_
     /* A process that is this job's alone (the CLI) starts only the GPUs
      * named: CUDA would start every one it sees at its first call (four
      * H200s took 1.0 s, one 0.3 s; docs/PERFORMANCE.md). */
-    if (o->release_gpus && !l.all_gpus)
-        (void)winent_cuda_limit_devices(l.gpus, l.ngpus);
+    const int limited =
+        o->release_gpus && !l.all_gpus && winent_cuda_limit_devices(l.gpus, l.ngpus);
     int count = winent_cuda_device_count();
     if (l.all_gpus) {
         if (count == 0)
@@ -90,6 +90,13 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_
         return WINENT_OK;
     }
     for (int i = 0; i < l.ngpus; i++) {
+        if (limited && !winent_cuda_device_usable(l.gpus[i]))
+            /* CUDA was shown only the GPUs named: how many the host has is
+             * not known here. */
+            return WINENT_ERR(err, WINENT_ERR_DEVICE,
+                              "--device: GPU %d is not usable (no such GPU on this host, or no "
+                              "driver)",
+                              l.gpus[i]);
         if (!winent_cuda_device_usable(l.gpus[i]))
             return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device: GPU %d is not usable (%d found)",
                               l.gpus[i], count);
