@@ -191,6 +191,11 @@ foreach(d LIBDIR INCLUDEDIR)
     set(WINENT_PC_${d} "\${prefix}/${CMAKE_INSTALL_${d}}")
   endif()
 endforeach()
+# pkg-config's URL field only where the project has a homepage.
+set(WINENT_PC_URL_LINE "")
+if(WINENT_HOMEPAGE)
+  set(WINENT_PC_URL_LINE "URL: ${WINENT_HOMEPAGE}")
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/winent.pc.in ${CMAKE_BINARY_DIR}/cmake/winent.pc.in
   @ONLY)
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")

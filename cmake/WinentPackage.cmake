@@ -14,14 +14,27 @@
 # GDAL and PROJ are opened at first use, not linked (src/tiles/dynlib.h), so
 # the runtime package Recommends the library packages the build compiled
 # against: without them, TIFF and raw still read, and the rest says why not.
-# Installed under /usr. Maintainer and homepage are placeholders until the
-# project has its own (WINENT_MAINTAINER, WINENT_HOMEPAGE).
+# Installed under /usr. Each package carries the Debian copyright file
+# (packaging/copyright: BSD-3-Clause, and the licences of what is linked) as
+# /usr/share/doc/PACKAGE/copyright. The Homepage field is written only where
+# WINENT_HOMEPAGE is set (the project has no public home yet).
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME winent-stream)
 set(CPACK_PACKAGE_VENDOR "winent-stream")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "${WINENT_MAINTAINER}")
-set(CPACK_PACKAGE_HOMEPAGE_URL "${WINENT_HOMEPAGE}")
+if(WINENT_HOMEPAGE)
+  set(CPACK_PACKAGE_HOMEPAGE_URL "${WINENT_HOMEPAGE}")
+  set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${WINENT_HOMEPAGE}")
+endif()
+set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
+foreach(winent_deb_comp runtime:winent-stream dev:libwinent-dev python:python3-winent)
+  string(REPLACE ":" ";" winent_deb_comp "${winent_deb_comp}")
+  list(GET winent_deb_comp 0 winent_comp)
+  list(GET winent_deb_comp 1 winent_pkg)
+  install(FILES ${PROJECT_SOURCE_DIR}/packaging/copyright
+          DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${winent_pkg} COMPONENT ${winent_comp})
+endforeach()
 set(CPACK_SOURCE_GENERATOR TGZ)
 set(CPACK_SOURCE_IGNORE_FILES "/\\\\.git/" "/\\\\.git$" "/build[^/]*/" "/_CPack_Packages/")
 

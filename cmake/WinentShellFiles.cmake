@@ -17,11 +17,15 @@ if(WINENT_HELP2MAN)
   set(winent_man ${CMAKE_BINARY_DIR}/man/winent-stream.1)
   add_custom_command(OUTPUT ${winent_man} ${winent_man}.gz
     COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
+    # DESCRIPTION, EXAMPLES, EXIT STATUS and SEE ALSO from cmake/winent-stream.h2m;
+    # the version given, not --version's lines about this build.
     COMMAND ${WINENT_HELP2MAN} --no-info --section=1 --name=${WINENT_SUMMARY}
+            --version-string=${PROJECT_VERSION}
+            --include=${PROJECT_SOURCE_DIR}/cmake/winent-stream.h2m
             --output=${winent_man} $<TARGET_FILE:winent-stream>
     # installed compressed, as Debian's policy has it (man reads either)
     COMMAND gzip -9nf -k ${winent_man}
-    DEPENDS winent-stream
+    DEPENDS winent-stream ${PROJECT_SOURCE_DIR}/cmake/winent-stream.h2m
     COMMENT "Generating the man page winent-stream.1 from --help (help2man)"
     VERBATIM)
   add_custom_target(winent-man ALL DEPENDS ${winent_man})

@@ -78,7 +78,7 @@ def parse(path):
         if lang not in RUNNABLE:
             continue
         ex = {"lang": RUNNABLE[lang], "text": text, "line": start, "needs": [], "file": None,
-              "skip": None, "name": "%s block at README.md:%d" % (lang, start), "marked": kind}
+              "skip": None, "name": "%s block at %s:%d" % (lang, os.path.basename(path), start), "marked": kind}
         if kind == "example":
             words = spec.split()
             if words and words[0] == "skip":
@@ -92,13 +92,13 @@ def parse(path):
                     elif key == "file":
                         ex["file"] = value
                     else:
-                        sys.exit("README.md:%d: unknown marker word %r" % (at, w))
+                        sys.exit("%s:%d: unknown marker word %r" % (os.path.basename(path), at, w))
         ex["needs"] += inferred_needs(ex)
         examples.append(ex)
     for ex in examples:
         ex["output"] = outputs.pop(ex["name"], None)
     if outputs:
-        sys.exit("README.md: output blocks of no example: %s" % ", ".join(outputs))
+        sys.exit("%s: output blocks of no example: %s" % (os.path.basename(path), ", ".join(outputs)))
     return examples
 
 
@@ -218,6 +218,7 @@ def same_output(got, want):
 
 def main():
     readme, work = sys.argv[1], sys.argv[2]
+    page = os.path.basename(readme)
     examples = parse(readme)
     env = Env(work)
     passed = failed = skipped = 0
@@ -249,12 +250,12 @@ def main():
             failed += 1
             continue
         if r.returncode != 0:
-            print("FAILED %s (README.md:%d): exit %d\n--- stderr:\n%s\n--- stdout:\n%s"
-                  % (name, ex["line"], r.returncode, r.stderr[-2000:], r.stdout[-1000:]))
+            print("FAILED %s (%s:%d): exit %d\n--- stderr:\n%s\n--- stdout:\n%s"
+                  % (name, page, ex["line"], r.returncode, r.stderr[-2000:], r.stdout[-1000:]))
             failed += 1
         elif ex["output"] is not None and not same_output(r.stdout, ex["output"]):
-            print("FAILED %s (README.md:%d): its output is not the README's\n--- got:\n%s"
-                  "--- the README says:\n%s" % (name, ex["line"], r.stdout, ex["output"]))
+            print("FAILED %s (%s:%d): its output is not the page's\n--- got:\n%s"
+                  "--- the page says:\n%s" % (name, page, ex["line"], r.stdout, ex["output"]))
             failed += 1
         else:
             print("ok   %s%s" % (name, " (output as shown)" if ex["output"] is not None else ""))

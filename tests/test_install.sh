@@ -288,10 +288,22 @@ if have dpkg-deb && have dpkg-shlibdeps; then
             check "the .deb does not depend on libgdal" sh -c "! echo '$depends' | grep -q libgdal"
         fi
         check "the .deb names a maintainer" test -n "$(dpkg-deb -f "$deb" Maintainer)"
+        # The licence: each package holds the Debian copyright file, and no
+        # field names a placeholder address.
+        for p in "$deb" "$dev" "$pydeb"; do
+            [ -f "$p" ] || continue
+            n=$(dpkg-deb -f "$p" Package)
+            check "$n .deb holds /usr/share/doc/$n/copyright" \
+                sh -c "dpkg-deb -c '$p' | awk '{ print \$6 }' | grep -qx './usr/share/doc/$n/copyright'"
+            check "$n .deb's fields name no placeholder" \
+                sh -c "! dpkg-deb -f '$p' | grep -Eqi 'example|invalid|placeholder'"
+        done
         check "libwinent-dev depends on winent-stream (= $WINENT_VERSION)" \
             sh -c "dpkg-deb -f '$dev' Depends | grep -qF 'winent-stream (= $WINENT_VERSION)'"
         R="$T/root"
         dpkg-deb -x "$deb" "$R"
+        check "the copyright file states BSD-3-Clause" \
+            grep -q '^License: BSD-3-Clause' "$R/usr/share/doc/winent-stream/copyright"
         dpkg-deb -x "$dev" "$R"
         [ -f "$pydeb" ] && dpkg-deb -x "$pydeb" "$R"
         case $WINENT_LIBDIR in

@@ -1,24 +1,37 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The README as a user reads it: every example block runs and prints what
-# the README shows (tests/readme_examples.py: blocks whose needs the build
-# lacks skip with the reason), the quick start's demo runs (tools/demo.sh:
-# a GeoTIFF from winent-mksample, its map as a GeoTIFF GDAL places where
-# the input was, the preview PNG), every option of --help is in the
-# README's options table, and nothing in the README points outside the
-# repository (../shared).
+# The README and the user pages of docs/ as a user reads them: every
+# example block runs and prints what the page shows (tests/readme_examples.py:
+# blocks whose needs the build lacks skip with the reason), the quick
+# start's demo runs (tools/demo.sh: a GeoTIFF from winent-mksample, its map
+# as a GeoTIFF GDAL places where the input was, the preview PNG), every
+# option of --help is in docs/CLI.md's options table, the README stays
+# within its word count, and nothing points outside the repository.
 . "$WINENT_SRC/tests/cli_lib.sh"
 need_python numpy
 README="$WINENT_SRC/README.md"
 
-mkdir "$T/examples"
-set +e
-"$PY" "$WINENT_SRC/tests/readme_examples.py" "$README" "$T/examples" >"$T/examples.log" 2>&1
-rc=$?
-set -e
-cat "$T/examples.log"
-check "the README's examples ($(tail -n 1 "$T/examples.log"))" sh -c "[ $rc -eq 0 ] || [ $rc -eq 77 ]"
-[ $rc -ne 77 ] || echo "no README example could run here"
+# The README, then each user page of docs/, each in a folder of its own.
+for page in README.md docs/CLI.md docs/FORMATS.md docs/PYTHON.md docs/SCALING.md docs/INSTALL.md; do
+    [ -f "$WINENT_SRC/$page" ] || continue
+    name=$(basename "$page" .md)
+    mkdir "$T/examples-$name"
+    set +e
+    "$PY" "$WINENT_SRC/tests/readme_examples.py" "$WINENT_SRC/$page" "$T/examples-$name" \
+        >"$T/examples-$name.log" 2>&1
+    rc=$?
+    set -e
+    cat "$T/examples-$name.log"
+    check "$page's examples ($(tail -n 1 "$T/examples-$name.log"))" sh -c "[ $rc -eq 0 ] || [ $rc -eq 77 ]"
+    [ $rc -ne 77 ] || echo "no example of $page could run here"
+done
+
+# The README starts with the answer and stays short (issue 30: at most
+# 1,500 words), and names texture in its first paragraph.
+words=$(wc -w <"$README")
+check "the README is at most 1500 words ($words)" [ "$words" -le 1500 ]
+check "the README's first paragraph says what the map is (texture)" sh -c \
+    "sed -n '3,6p' '$README' | grep -qi texture"
 
 # The quick start's demo, on this build.
 BUILD=$(dirname "$WINENT_BIN")
@@ -36,15 +49,15 @@ else
     bad "tools/demo.sh failed: $(tail -n 3 "$T/demo.err")"
 fi
 
-# Every option --help lists has a row in the README's options table.
+# Every option --help lists has a row in docs/CLI.md's options table.
 # (the lines that start with an option: prose such as "--name=VALUE" is not one)
 "$WS" --help | sed -n 's/^ *\(--[a-z][a-z-]*\).*/\1/p' | sort -u >"$T/help-options"
-sed -n '/^## Options/,/^## /p' "$README" | grep '^|' >"$T/table"
+sed -n '/^## Options/,/^## /p' "$WINENT_SRC/docs/CLI.md" | grep '^|' >"$T/table"
 missing=""
 while read -r opt; do
     grep -q -e "$opt\([^a-z-]\|\$\)" "$T/table" || missing="$missing $opt"
 done <"$T/help-options"
-check "every option of --help is in the README's table${missing:+ (missing:$missing)}" [ -z "$missing" ]
+check "every option of --help is in docs/CLI.md's table${missing:+ (missing:$missing)}" [ -z "$missing" ]
 
 # Users have the repository, not what lies beside it.
 check "the README and docs/ point nowhere outside the repository" sh -c \

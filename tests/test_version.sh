@@ -4,7 +4,7 @@
 # reference and (in a CUDA build) CUDA engines with the runtime's version
 # and the architectures built; the libraries line each library's own
 # answer at run time, which must be the version CMake configured against
-# (the same Debian packages). Arguments from tests/version.cmake: VERSION
+# (the same Debian packages); the fourth line the licence. Arguments from tests/version.cmake: VERSION
 # CUDA_VERSION|none CUDA_ARCHS|none ZSTD TIFF ZLIB PNG OPENMP_DATE [GDAL].
 . "$WINENT_SRC/tests/cli_lib.sh"
 version=$1 cuda=$2 archs=$3 zstd=$4 tiff=$5 zlib=$6 png=$7 omp=$8 gdal=${9:-}
@@ -12,7 +12,11 @@ version=$1 cuda=$2 archs=$3 zstd=$4 tiff=$5 zlib=$6 png=$7 omp=$8 gdal=${9:-}
 expect_exit 0 "--version" "$WS" --version
 cp "$T/stdout" "$T/v"
 cat "$T/v"
-check "three lines" test "$(wc -l <"$T/v")" -eq 3
+check "four lines" test "$(wc -l <"$T/v")" -eq 4
+case $(sed -n 4p "$T/v") in
+"licence: BSD-3-Clause "*) ok ;;
+*) bad "licence line: $(sed -n 4p "$T/v")" ;;
+esac
 check "first line: winent-stream $version" test "$(head -n 1 "$T/v")" = "winent-stream $version"
 engines=$(sed -n 2p "$T/v")
 libs=$(sed -n 3p "$T/v")

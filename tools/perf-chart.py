@@ -25,7 +25,7 @@ import re
 import sys
 from xml.sax.saxutils import escape
 
-DEFAULT_HEADING = "nvidia-h100-x1, session 10: the six jobs on the final tree"
+DEFAULT_HEADING = "The six jobs"
 DEFAULT_SERIES = "cpu,GPU 0,auto"
 # Okabe and Ito's colour-blind-safe palette: blue, orange, bluish green, ...
 COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]

@@ -68,6 +68,8 @@ winent_status winent_version_print(FILE *out)
     fprintf(out, ", OpenMP %s (%ld)", openmp_spec((long)_OPENMP), (long)_OPENMP);
 #endif
     fprintf(out, "\n");
+    fprintf(out, "licence: BSD-3-Clause (the libraries above: each under its own; see the "
+                 "copyright file of the package or LICENSE in the source)\n");
     if (fflush(out) != 0 || ferror(out))
         return WINENT_ERR_OUTPUT;
     return WINENT_OK;

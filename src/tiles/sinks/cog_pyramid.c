@@ -309,7 +309,7 @@ winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emi
         size_t w = (size_t)g->w[k];
         p->lv[k].building = -1;
         /* Huge pages: their first touch was 30 % of a COG job's page
-         * faults (docs/PERFORMANCE.md, "COG output"). */
+         * faults (docs/PERFORMANCE.md, "COG against the plain tiled GeoTIFF"). */
         if ((p->lv[k].rows[0] = winent_huge_alloc(side * w * sizeof(float))) == NULL ||
             (p->lv[k].rows[1] = winent_huge_alloc(side * w * sizeof(float))) == NULL)
             goto oom;
