@@ -153,4 +153,4 @@ echo "==== figures ===="
 cat "$FIG"
 [ -f "$OUT/jobs/bench-job.md" ] && { echo "==== jobs ===="; cat "$OUT/jobs/bench-job.md"; }
 echo "==== traces (short) ===="
-grep -E '^## |gpu|writer|reader' "$OUT/traces.md" | cut -c1-140 | head -80
+grep -E '^## |gpu|writer|reader|pool' "$OUT/traces.md" | cut -c1-200 | head -90
