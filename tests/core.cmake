@@ -32,3 +32,6 @@ endif()
 # one ordered writer, and the job's timeline (WINENT_TRACE).
 winent_sh_test(test_pipeline_writers test_pipeline_writers.sh)
 set_tests_properties(test_pipeline_writers PROPERTIES LABELS pipeline)
+# auto's launch decisions as tables of rate snapshots (decide.c).
+winent_unit_test(test_decide)
+set_tests_properties(test_decide PROPERTIES LABELS pipeline)

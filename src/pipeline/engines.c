@@ -472,16 +472,16 @@ static engine *start_gpu(pipeline *p, int d)
  * (which pays for loading the kernels). Lock held. */
 static int more_gpus_pay(const pipeline *p, const engine *first)
 {
-    if (first->failed)
-        return 1;
-    if (first->chunks_done < 2 || first->busy_s <= first->first_busy_s)
-        return 0; /* it ended with the job: nothing is left */
-    double rate = (double)(first->pixels_done - first->first_px) /
-                  (first->busy_s - first->first_busy_s);
-    double left = (double)p->width * (double)p->height;
+    winent_first_gpu g = {first->failed,
+                          first->chunks_done,
+                          (double)first->pixels_done,
+                          (double)first->first_px,
+                          first->busy_s,
+                          first->first_busy_s,
+                          (double)p->width * (double)p->height};
     for (int i = 0; i < p->nengines; i++)
-        left -= (double)p->engines[i].pixels_done + (double)p->engines[i].pixels_inflight;
-    return left / rate > WINENT_GPU_MORE_S;
+        g.px_left -= (double)p->engines[i].pixels_done + (double)p->engines[i].pixels_inflight;
+    return winent_more_gpus_pay(&g, WINENT_GPU_MORE_S);
 }
 
 int winent_gpu_room_locked(pipeline *p)

@@ -33,6 +33,7 @@
 #include "kernels/range_count.h"
 #include "pipeline_bench.h"
 #include "clock.h"
+#include "decide.h"
 #include "switches.h"
 #include "trace.h"
 #include "tiles/sinks/preview.h"

@@ -325,14 +325,12 @@ void winent_sched_maybe_launch_locked(pipeline *p)
      * beside a band's usual time (a worker may simply not have run yet). */
     if (p->bands_done < p->threads && winent_now() - p->first_band_s < WINENT_BAND_PATIENCE_S)
         return; /* a band per worker first: the first bands of a job run cold */
-    double rate = cpu_rate(p);
-    double total = rate > 0.0 ? (double)p->width * (double)p->height / rate : 0.0;
-    if (total <= WINENT_GPU_WORTH_S) {
-        if (p->bands_done >= p->threads)
-            p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
-        return;
-    }
-    launch_gpus_locked(p);
+    int worth = winent_gpus_worth(cpu_rate(p), (double)p->width * (double)p->height,
+                                  p->bands_done, p->threads, WINENT_GPU_WORTH_S);
+    if (worth < 0)
+        p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
+    else if (worth > 0)
+        launch_gpus_locked(p);
 }
 
 void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
