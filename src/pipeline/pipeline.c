@@ -118,12 +118,14 @@ static int default_frame_rows(int width)
 
 static int has_rows_own(const pipeline *p)
 {
-    return (p->mem_in == NULL || p->fill_in) && p->stage != WINENT_STAGE_ENCODE && p->map_in == NULL;
+    return (p->mem_in == NULL || p->fill_in) && p->stage != WINENT_STAGE_ENCODE &&
+           p->map_in == NULL;
 }
 
 static int has_map_own(const pipeline *p)
 {
-    return (p->mem_out == NULL || p->store_mem) && p->stage != WINENT_STAGE_ENCODE && p->stage != WINENT_STAGE_DECODE;
+    return (p->mem_out == NULL || p->store_mem) && p->stage != WINENT_STAGE_ENCODE &&
+           p->stage != WINENT_STAGE_DECODE;
 }
 
 static int has_units(const pipeline *p)
@@ -1049,6 +1051,9 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         p->rows_stride = p->row_bytes;
     if (p->mem_out == NULL || p->store_mem)
         p->map_stride = (size_t)p->width;
+    if (p->fill_in) /* a chunk in place has the caller's steps: they must be these */
+        p->stage_all = p->ngpus > 0 || p->sw.stage_memory || p->mem_in_stride != p->row_bytes ||
+                       (p->mem_out && p->mem_out_stride != (size_t)p->width);
     WINENT_TRY_GOTO(st, open_output(p, o, stage, decoding, &co, &err));
     for (int m = 0; m < p->nmaps; m++) {
         int rows = winent_cpu_band_rows(p->maps[m].plan, p->width);

@@ -154,6 +154,7 @@ typedef struct chunk {
     /* A staged memory job (FILLING): `fill_n` pieces of fill_rows input
      * rows the pool copies from the caller's buffer; handed out, not done. */
     int fill_n, fill_next, fill_left;
+    int staged; /* its rows and map are its own buffers, copied in and out */
     /* ENCODING: after the `nenc` pieces to encode, `nstore` pieces that
      * store store_rows output rows of a map at their place (the caller's
      * buffer, or a raw file by offset), then the preview's. */
@@ -235,6 +236,11 @@ struct pipeline {
      * (store_mem); the caller's buffers are never pinned (pinning 6 GB
      * took 0.3-0.6 s, more than computing it; docs/PERFORMANCE.md). */
     int fill_in, store_mem;
+    /* Every chunk staged: GPUs named, or the caller's rows not packed.
+     * Else (auto) only the chunks read once the GPUs are launched: the CPU
+     * computes the others in place, as --device cpu does (staging cost a
+     * CPU-only auto job 35-45 % on the 2-core machine). */
+    int stage_all;
     /* Computed rows are stored at their place by the pool, several pieces
      * at once: store_mem, or a raw map to files (pwrite by offset). */
     int store_out;

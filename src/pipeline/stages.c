@@ -106,6 +106,7 @@ void *winent_stage_reader(void *arg)
         winent_trace_mark(p->trace, LANE_READER, "take", seq);
         pthread_mutex_lock(&p->lock);
         chunk *c = take_free(p, &fresh, &wait);
+        const int launched = p->gpu_launch == 1;
         pthread_mutex_unlock(&p->lock);
         if (c == NULL)
             break;
@@ -126,8 +127,10 @@ void *winent_stage_reader(void *arg)
         c->engine = NULL;
         c->previewed_to = c->y0;
         winent_chunk_input_rows(c->y0, c->y1, ry, p->height, &c->in_y0, &c->in_h);
-        c->map = p->mem_out && !p->store_mem ? p->mem_out + (size_t)c->y0 * p->map_stride
-                                             : c->map_own;
+        c->staged = p->fill_in && (p->stage_all || launched);
+        c->map = p->mem_out && !(p->store_mem && c->staged)
+                     ? p->mem_out + (size_t)c->y0 * p->map_stride
+                     : c->map_own;
         c->nstore = 0;
         chunk_state next = CHUNK_READY;
         if (p->stage == WINENT_STAGE_ENCODE) {
@@ -148,7 +151,7 @@ void *winent_stage_reader(void *arg)
                 break;
             }
             next = p->encodes && c->npieces > 0 ? CHUNK_ENCODING : CHUNK_DONE;
-        } else if (p->fill_in) {
+        } else if (c->staged) {
             /* Staged: the pool copies the rows in, several pieces at once. */
             c->rows = c->rows_own;
             c->fill_n = (c->in_h + p->fill_rows - 1) / p->fill_rows;

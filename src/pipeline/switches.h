@@ -13,6 +13,9 @@ typedef struct winent_switches {
     /* WINENT_PREVIEW_AFTER=1: CPU chunks are added to the preview after
      * compute, as a GPU's are (tests of that path without a GPU). */
     int preview_after;
+    /* WINENT_STAGE_MEMORY=1: a memory job that is not --device cpu stages
+     * every chunk, as with GPUs named (tests of that path without a GPU). */
+    int stage_memory;
 } winent_switches;
 
 /* Read every switch now (getenv: call before the job's threads start). */
