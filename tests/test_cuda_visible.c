@@ -14,24 +14,24 @@ typedef struct row {
     const char *given; /* the process's CUDA_VISIBLE_DEVICES, NULL: none */
     int gpus[4];
     int n;
-    const char *want;  /* NULL: refused */
-    int host[4];       /* CUDA's ordinal k is the host's GPU host[k] */
+    const char *want; /* NULL: refused */
+    int host[4];      /* CUDA's ordinal k is the host's GPU host[k] */
 } row;
 
 static const row rows[] = {
     {NULL, {0}, 1, "0", {0}},
     {NULL, {2}, 1, "2", {2}},
     {NULL, {3, 1}, 2, "1,3", {1, 3}},
-    {NULL, {1, 3, 1}, 3, "1,3", {1, 3}},         /* named twice: once */
+    {NULL, {1, 3, 1}, 3, "1,3", {1, 3}}, /* named twice: once */
     {NULL, {12, 0, 7, 3}, 4, "0,3,7,12", {0, 3, 7, 12}},
-    {"4,5,6,7", {0}, 1, "4", {0}},               /* within the process's list */
+    {"4,5,6,7", {0}, 1, "4", {0}}, /* within the process's list */
     {"4,5,6,7", {3, 1}, 2, "5,7", {1, 3}},
     {"GPU-aaaa,GPU-bbbb", {1}, 1, "GPU-bbbb", {1}}, /* UUIDs kept as given */
-    {"4,5", {2}, 1, NULL, {0}},                  /* past the process's list */
-    {"", {0}, 1, NULL, {0}},                     /* the process sees none */
-    {"4,,6", {1}, 1, NULL, {0}},                 /* an empty entry */
+    {"4,5", {2}, 1, NULL, {0}},                     /* past the process's list */
+    {"", {0}, 1, NULL, {0}},                        /* the process sees none */
+    {"4,,6", {1}, 1, NULL, {0}},                    /* an empty entry */
     {NULL, {-1}, 1, NULL, {0}},
-    {NULL, {0}, 0, NULL, {0}},                   /* none named */
+    {NULL, {0}, 0, NULL, {0}}, /* none named */
 };
 
 int main(void)

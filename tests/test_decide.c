@@ -31,8 +31,8 @@ int main(void)
         double rate, total;
         int bands, want;
     } worth[] = {
-        {1e9, 801e6, 0, 1},  {1e9, 801e6, 16, 1}, {1e9, 799e6, 3, 0},
-        {1e9, 799e6, 16, -1}, {0.0, 1e12, 0, 0},  {0.0, 1e12, 16, -1},
+        {1e9, 801e6, 0, 1},   {1e9, 801e6, 16, 1}, {1e9, 799e6, 3, 0},
+        {1e9, 799e6, 16, -1}, {0.0, 1e12, 0, 0},   {0.0, 1e12, 16, -1},
     };
     for (size_t i = 0; i < sizeof worth / sizeof worth[0]; i++)
         CHECK(winent_gpus_worth(worth[i].rate, worth[i].total, worth[i].bands, 16, 0.8) ==

@@ -9,13 +9,13 @@
 
 /* The first GPU of an auto job, once it has computed two chunks or ended. */
 typedef struct winent_first_gpu {
-    int failed;            /* it failed: the others are the job's GPUs now */
+    int failed; /* it failed: the others are the job's GPUs now */
     int64_t chunks_done;
-    double px_done;        /* pixels it computed */
-    double first_px;       /* ... by the end of its first chunk */
-    double busy_s;         /* its time with a chunk in flight */
-    double first_busy_s;   /* ... by the end of its first chunk */
-    double px_left;        /* pixels no engine has claimed or computed */
+    double px_done;      /* pixels it computed */
+    double first_px;     /* ... by the end of its first chunk */
+    double busy_s;       /* its time with a chunk in flight */
+    double first_busy_s; /* ... by the end of its first chunk */
+    double px_left;      /* pixels no engine has claimed or computed */
 } winent_first_gpu;
 
 /* 1 when the other GPUs pay: the first failed, or what is left would keep
