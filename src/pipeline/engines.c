@@ -523,9 +523,9 @@ void *winent_gpu_launcher(void *arg)
         while (!STOPPED(p) && !first->finished && first->chunks_done < 2)
             pthread_cond_wait(&p->state_cv, &p->lock);
         if (!STOPPED(p) && more_gpus_pay(p, first))
-            for (int d = 1; d < count && start_gpu_within_mem(p, winent_cuda_host_device(d)) != NULL;
-                 d++)
-                ;
+            for (int d = 1; d < count; d++)
+                if (start_gpu_within_mem(p, winent_cuda_host_device(d)) == NULL)
+                    break;
     }
     p->launching = 0;
     if (first != NULL && gpus_all_finished(p))
