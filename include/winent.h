@@ -383,7 +383,10 @@ typedef struct winent_job_opts {
      * docs/PERFORMANCE.md). Leave it 0 in a process that runs other CUDA
      * work or several jobs at once: a reset ends every use of the device's
      * primary context in the process. Without it, the job's pinned pages
-     * are still released at that moment, and nothing else. */
+     * are still released at that moment, and nothing else. With a --device
+     * list of GPUs, such a process also starts only those (CUDA_VISIBLE_DEVICES
+     * set before its first CUDA call; the GPUs keep the host's numbers in
+     * messages and stats): four H200s' start took 1.0 s, one's 0.3 s. */
     int release_gpus;
     /* The output's sample type (--ot; default WINENT_OT_FLOAT32) for every
      * format: raw, .zst, GeoTIFF (overviews too), and --decode's output. */

@@ -22,3 +22,8 @@ set_tests_properties(test_api_zst PROPERTIES LABELS pipeline)
 # --level per codec, --nodata outside the type, --info on a TIFF, remote
 # outputs, the completion, --help without build details.
 winent_sh_test(test_rough_edges test_rough_edges.sh)
+# The same with every chunk of a memory job staged (copied into the
+# chunks' own buffers and back by the pool), as with GPUs named.
+add_test(NAME test_api_entropy_staged COMMAND test_api_entropy)
+set_tests_properties(test_api_entropy_staged PROPERTIES ENVIRONMENT WINENT_STAGE_MEMORY=1
+  LABELS pipeline)

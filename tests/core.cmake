@@ -28,3 +28,10 @@ if(WINENT_SANITIZE)
   # inflates on purpose (shadow memory, freed-memory quarantine).
   set_tests_properties(test_cli_valgrind test_cli_memory PROPERTIES DISABLED TRUE)
 endif()
+# Several writers of a raw map (pwrite by offset from the pool) against the
+# one ordered writer, and the job's timeline (WINENT_TRACE).
+winent_sh_test(test_pipeline_writers test_pipeline_writers.sh)
+set_tests_properties(test_pipeline_writers PROPERTIES LABELS pipeline)
+# auto's launch decisions as tables of rate snapshots (decide.c).
+winent_unit_test(test_decide)
+set_tests_properties(test_decide PROPERTIES LABELS pipeline)

@@ -29,3 +29,6 @@ if(WINENT_HAVE_CUDA)
   # The disk kernels' slide (--disk R), on both histograms.
   winent_gpu_twin_test(test_gpu_disk_twin 300)
 endif()
+# The CUDA_VISIBLE_DEVICES a --device list sets (issue 31), as a table; no
+# GPU needed.
+winent_unit_test(test_cuda_visible)

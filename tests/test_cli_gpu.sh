@@ -89,4 +89,17 @@ if [ -x /usr/bin/time ]; then
 else
     echo "note: no /usr/bin/time: auto within --mem not checked"
 fi
+# Issue 31: a raw map to a file, written by the pool's threads at their
+# offsets, holds the CPU's bytes on every GPU choice; a GPU list starts
+# only those GPUs (CUDA_VISIBLE_DEVICES) and they keep the host's numbers.
+"$MK" --size 2001x1703 --dtype u16 --values 65536 --seed 9 "$T/in31.raw"
+R31="--size 2001x1703 --dtype u16 --window 31"
+"$WS" --quiet --device cpu $R31 "$T/in31.raw" "$T/cpu31.raw"
+for dev in $devices; do
+    "$WS" --quiet --stats --device "$dev" --mem 64M $R31 "$T/in31.raw" "$T/gpu31.raw" 2>"$T/st31"
+    check "raw map, device $dev: the CPU's bytes" cmp -s "$T/cpu31.raw" "$T/gpu31.raw"
+    case "$dev" in
+    [0-9] | [0-9][0-9]) check "device $dev: --stats names gpu$dev" grep -q "\"engine\":\"gpu$dev:" "$T/st31" ;;
+    esac
+done
 finish

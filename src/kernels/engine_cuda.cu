@@ -29,6 +29,7 @@
 #include "engine_cuda_disk.cuh"
 
 extern "C" {
+#include "cuda_visible.h"
 #include "engine_cuda.h"
 }
 
@@ -99,7 +100,8 @@ typedef struct gpu_slot {
 
 struct winent_gpu_engine {
     const winent_plan *plan; /* borrowed */
-    int device;
+    int device;              /* the host's number (messages) */
+    int ordinal;             /* CUDA's (winent_cuda_limit_devices) */
     int sms;
     size_t smem_optin; /* shared memory a block may ask for */
     bool cmp_packed;   /* the compare kernel takes 16-bit codes two a word */
@@ -1324,6 +1326,46 @@ extern "C" int winent_cuda_build_info(int *runtime, const char **archs)
     return 1;
 }
 
+/* ---- The GPUs this process starts (winent_cuda_limit_devices) ---------- */
+
+/* Process-wide, as CUDA's own device list is: set once by the program
+ * before its first CUDA call (the CLI, from its one thread), read after.
+ * limit_n 0: CUDA sees the host's GPUs, numbered as the host numbers them. */
+static int limit_n = 0;
+static int limit_host[WINENT_CUDA_MAX_LIMIT]; /* CUDA's ordinal k is host GPU limit_host[k] */
+static int limit_checked = 0;
+
+extern "C" int winent_cuda_limit_devices(const int *gpus, int n)
+{
+    int host[WINENT_CUDA_MAX_LIMIT];
+    char list[WINENT_CUDA_MAX_LIMIT * 64];
+    if (limit_n > 0)
+        return 0;
+    int k = winent_cuda_visible_list(getenv("CUDA_VISIBLE_DEVICES"), gpus, n, host, list,
+                                     sizeof list);
+    if (k == 0 || setenv("CUDA_VISIBLE_DEVICES", list, 1) != 0)
+        return 0;
+    memcpy(limit_host, host, sizeof *host * (size_t)k);
+    limit_n = k;
+    return 1;
+}
+
+/* CUDA's ordinal of host GPU `device`; -1 when this process does not see it. */
+static int ordinal_of(int device)
+{
+    if (limit_n == 0)
+        return device;
+    for (int k = 0; k < limit_n; k++)
+        if (limit_host[k] == device)
+            return k;
+    return -1;
+}
+
+extern "C" int winent_cuda_host_device(int ordinal)
+{
+    return limit_n == 0 || ordinal < 0 || ordinal >= limit_n ? ordinal : limit_host[ordinal];
+}
+
 extern "C" int winent_cuda_device_count(void)
 {
     int n = 0;
@@ -1331,9 +1373,22 @@ extern "C" int winent_cuda_device_count(void)
         /* No driver gives cudaErrorInsufficientDriver, no device
          * cudaErrorNoDevice: either way there is no GPU to use. */
         (void)cudaGetLastError();
-        return 0;
+        n = 0;
+    }
+    if (limit_n > 0 && !limit_checked) {
+        /* CUDA had started before the limit was set (another library of
+         * the process): it sees every GPU, numbered as the host does. */
+        limit_checked = 1;
+        if (n != limit_n)
+            limit_n = 0;
     }
     return n;
+}
+
+extern "C" int winent_cuda_device_usable(int device)
+{
+    int n = winent_cuda_device_count(), k = ordinal_of(device);
+    return device >= 0 && k >= 0 && k < n;
 }
 
 extern "C" winent_status winent_cuda_device_name(int device, char *buf, size_t n, winent_err *err)
@@ -1342,10 +1397,10 @@ extern "C" winent_status winent_cuda_device_name(int device, char *buf, size_t n
     cudaDeviceProp prop;
     if (n)
         buf[0] = '\0';
-    if (device < 0 || device >= winent_cuda_device_count())
+    if (!winent_cuda_device_usable(device))
         return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: no such CUDA device (%d visible)",
                           device, winent_cuda_device_count());
-    CUDA_TRY(device, cudaGetDeviceProperties(&prop, device));
+    CUDA_TRY(device, cudaGetDeviceProperties(&prop, ordinal_of(device)));
     if (n)
         snprintf(buf, n, "%s", prop.name);
     return WINENT_OK;
@@ -1440,10 +1495,9 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     winent_gpu_engine *e = NULL;
     size_t npix, tab;
     *out = NULL;
-    int count = winent_cuda_device_count();
-    if (device < 0 || device >= count)
+    if (!winent_cuda_device_usable(device))
         return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: no such CUDA device (%d visible)",
-                          device, count);
+                          device, winent_cuda_device_count());
     if (max_width < 1 || max_in_rows < 1 || slots < 1)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "GPU engine: bad sizes %dx%d, %d slots",
                           max_width, max_in_rows, slots);
@@ -1456,6 +1510,7 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GPU engine");
     e->plan = p;
     e->device = device;
+    e->ordinal = ordinal_of(device);
     e->max_width = max_width;
     e->max_in_rows = max_in_rows;
     e->slot = (gpu_slot *)calloc((size_t)slots, sizeof *e->slot);
@@ -1464,12 +1519,12 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GPU engine");
     }
     e->nslots = slots;
-    CUDA_TRY(device, cudaSetDevice(device));
-    CUDA_TRY(device, cudaDeviceGetAttribute(&e->sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_TRY(device, cudaSetDevice(e->ordinal));
+    CUDA_TRY(device, cudaDeviceGetAttribute(&e->sms, cudaDevAttrMultiProcessorCount, e->ordinal));
     {
         int optin = 0;
         CUDA_TRY(device, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                                device));
+                                                e->ordinal));
         /* Less a margin for the kernels' static shared memory. */
         e->smem_optin = optin > 1024 ? (size_t)optin - 1024 : 0;
     }
@@ -1604,7 +1659,7 @@ extern "C" winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot
         return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: %s (injected: WINENT_FAULT_INJECT=%s)",
                           e->device, cudaGetErrorString(cudaErrorLaunchFailure),
                           getenv("WINENT_FAULT_INJECT"));
-    CUDA_TRY(e->device, cudaSetDevice(e->device));
+    CUDA_TRY(e->device, cudaSetDevice(e->ordinal));
     CUDA_TRY(e->device, cudaMemcpy2DAsync(s->d_in, (size_t)W * ss, c->rows, c->row_bytes,
                                           (size_t)W * ss, (size_t)c->in_h,
                                           cudaMemcpyHostToDevice, s->stream));
@@ -1625,7 +1680,7 @@ extern "C" winent_status winent_gpu_engine_wait(winent_gpu_engine *e, int slot, 
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "GPU %d: no slot %d", e->device, slot);
     gpu_slot *s = &e->slot[slot];
     s->busy = 0;
-    CUDA_TRY(e->device, cudaSetDevice(e->device));
+    CUDA_TRY(e->device, cudaSetDevice(e->ordinal));
     CUDA_TRY(e->device, cudaStreamSynchronize(s->stream));
     CUDA_TRY(e->device, cudaGetLastError());
     return WINENT_OK;
@@ -1646,7 +1701,7 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
         return;
     /* Freeing is best effort: a device that already failed must not stop
      * the host from releasing the rest. */
-    if (cudaSetDevice(e->device) == cudaSuccess) {
+    if (cudaSetDevice(e->ordinal) == cudaSuccess) {
         for (int i = 0; i < e->nslots; i++) {
             gpu_slot *s = &e->slot[i];
             if (s->stream)
@@ -1732,14 +1787,14 @@ extern "C" void winent_cuda_host_unregister(void *p)
 
 extern "C" void winent_cuda_device_release(int device)
 {
-    if (cudaSetDevice(device) != cudaSuccess || cudaDeviceReset() != cudaSuccess)
+    if (cudaSetDevice(ordinal_of(device)) != cudaSuccess || cudaDeviceReset() != cudaSuccess)
         (void)cudaGetLastError();
 }
 
 extern "C" winent_status winent_cuda_context_init(int device, winent_err *err)
 {
     winent_status st = WINENT_OK;
-    CUDA_TRY(device, cudaSetDevice(device));
+    CUDA_TRY(device, cudaSetDevice(ordinal_of(device)));
     CUDA_TRY(device, cudaFree(0));
     return WINENT_OK;
 fail:
@@ -1760,7 +1815,7 @@ extern "C" winent_status winent_gpu_engine_time_kernel(winent_gpu_engine *e,
     const size_t ss = winent_dtype_size(e->plan->opts.dtype);
     *median_ms = 0;
     WINENT_TRY(check_chunk(e, 0, c, err));
-    CUDA_TRY(e->device, cudaSetDevice(e->device));
+    CUDA_TRY(e->device, cudaSetDevice(e->ordinal));
     CUDA_TRY(e->device, cudaEventCreate(&a));
     CUDA_TRY(e->device, cudaEventCreate(&b));
     CUDA_TRY(e->device, cudaMemcpy2DAsync(s->d_in, (size_t)c->width * ss, c->rows, c->row_bytes,
@@ -1791,7 +1846,7 @@ extern "C" winent_status winent_gpu_engine_fetch_output(winent_gpu_engine *e, in
                                                         float *out, winent_err *err)
 {
     winent_status st = WINENT_OK;
-    CUDA_TRY(e->device, cudaSetDevice(e->device));
+    CUDA_TRY(e->device, cudaSetDevice(e->ordinal));
     CUDA_TRY(e->device, cudaMemcpy(out, e->slot[0].d_out,
                                    (size_t)width * (size_t)rows * sizeof(float),
                                    cudaMemcpyDeviceToHost));
@@ -1863,9 +1918,9 @@ extern "C" winent_status winent_cuda_measure_bandwidth(int device, size_t bytes,
     void *h_a = NULL, *h_b = NULL, *d_a = NULL, *d_b = NULL;
     cudaStream_t s1 = NULL, s2 = NULL;
     memset(bw, 0, sizeof *bw);
-    if (device < 0 || device >= winent_cuda_device_count())
+    if (!winent_cuda_device_usable(device))
         return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: no such CUDA device", device);
-    CUDA_TRY(device, cudaSetDevice(device));
+    CUDA_TRY(device, cudaSetDevice(ordinal_of(device)));
     CUDA_TRY(device, cudaHostAlloc(&h_a, bytes, cudaHostAllocPortable));
     CUDA_TRY(device, cudaHostAlloc(&h_b, bytes, cudaHostAllocPortable));
     CUDA_TRY(device, cudaMalloc(&d_a, bytes));

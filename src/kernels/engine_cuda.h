@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "chunk.h"
+#include "cuda_visible.h"
 #include "entropy_plan.h"
 
 #ifdef __cplusplus
@@ -35,6 +36,26 @@ int winent_cuda_build_info(int *runtime, const char **archs);
 /* Usable CUDA devices: 0 when cudaGetDeviceCount fails for any reason
  * (no driver, no device) or when built without CUDA. */
 int winent_cuda_device_count(void);
+
+/* ---- Starting only the GPUs a process uses ----------------------------
+ * CUDA starts every device it sees at its first call (about 1 s for four
+ * H200s against 0.2-0.3 s for one). A program that will use only the
+ * host's GPUs `gpus` (n of them; numbers as the host counts them, within
+ * any CUDA_VISIBLE_DEVICES the process was given) calls this before its
+ * first CUDA call: CUDA_VISIBLE_DEVICES is set to them. Every function
+ * here goes on taking and reporting the host's numbers (GPU 2 stays
+ * "GPU 2"), mapped to CUDA's own inside. Returns 1 when set; 0 when set
+ * already, or a GPU named is not the process's (nothing changes: the job
+ * reports it). If CUDA had started before anyway, the first device count
+ * finds every GPU and the numbers stay the host's. Process-wide, as
+ * CUDA's device list is: one thread, before any other CUDA use. */
+int winent_cuda_limit_devices(const int *gpus, int n);
+
+/* 1 when host GPU `device` is there and this process sees it. */
+int winent_cuda_device_usable(int device);
+
+/* The host's number of CUDA's device `ordinal` (0 .. count - 1). */
+int winent_cuda_host_device(int ordinal);
 
 /* "NVIDIA H100 80GB HBM3" or the like; WINENT_ERR_DEVICE when not usable. */
 winent_status winent_cuda_device_name(int device, char *buf, size_t n, winent_err *err);

@@ -11,6 +11,23 @@ int winent_cuda_build_info(int *runtime, const char **archs)
     return 0;
 }
 
+int winent_cuda_limit_devices(const int *gpus, int n)
+{
+    (void)gpus, (void)n;
+    return 0;
+}
+
+int winent_cuda_device_usable(int device)
+{
+    (void)device;
+    return 0;
+}
+
+int winent_cuda_host_device(int ordinal)
+{
+    return ordinal;
+}
+
 int winent_cuda_device_count(void)
 {
     return 0;

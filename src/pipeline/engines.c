@@ -142,7 +142,7 @@ static winent_status gpu_create(engine *e, winent_err *err)
  * itself (milliseconds a chunk: the pages are locked one by one) runs
  * outside the lock, which every other stage needs meanwhile: the chunk is
  * this engine's alone while it holds it. */
-static void pin_chunk(pipeline *p, chunk *c)
+static void pin_chunk(pipeline *p, const engine *e, chunk *c)
 {
     pthread_mutex_lock(&p->lock);
     p->gpus_registered = 1;
@@ -150,6 +150,7 @@ static void pin_chunk(pipeline *p, chunk *c)
     pthread_mutex_unlock(&p->lock);
     if (!todo)
         return;
+    winent_trace_mark(p->trace, LANE_ENGINE(p, e), "pin", c->seq);
     int ok = 1;
     if (c->rows_own && winent_cuda_host_register(c->rows_own, c->rows_bytes) != 0)
         ok = 0;
@@ -159,32 +160,7 @@ static void pin_chunk(pipeline *p, chunk *c)
     }
     pthread_mutex_lock(&p->lock);
     c->registered = ok ? 1 : -1; /* unpinned memory still works, with slower copies */
-    pthread_mutex_unlock(&p->lock);
-}
-
-/* A memory job's own buffers, pinned once for the whole job when the first
- * GPU uses them (unpinned after the job). One GPU pins, outside the lock
- * (the caller's whole buffers: up to seconds); another that comes
- * meanwhile waits for it. */
-static void pin_user(pipeline *p)
-{
-    pthread_mutex_lock(&p->lock);
-    while (p->user_pinned == 2)
-        pthread_cond_wait(&p->state_cv, &p->lock);
-    int todo = p->user_pinned == 0;
-    if (todo)
-        p->user_pinned = 2;
-    pthread_mutex_unlock(&p->lock);
-    if (!todo)
-        return;
-    int ok = winent_cuda_host_register((void *)p->mem_in, p->mem_in_bytes) == 0;
-    if (ok && p->mem_out && winent_cuda_host_register(p->mem_out, p->mem_out_bytes) != 0) {
-        winent_cuda_host_unregister((void *)p->mem_in);
-        ok = 0;
-    }
-    pthread_mutex_lock(&p->lock);
-    p->user_pinned = ok ? 1 : -1;
-    pthread_cond_broadcast(&p->state_cv);
+    winent_trace_mark(p->trace, LANE_ENGINE(p, e), "pinned", c->seq);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -197,9 +173,7 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     winent_sched_post_counts_locked(p, c, c->tail_engine == e ? c->tail_y0 : c->y0);
     pthread_mutex_unlock(&p->lock);
     if (c->registered == 0)
-        pin_chunk(p, c);
-    if (p->mem_in)
-        pin_user(p);
+        pin_chunk(p, e, c);
     gpu_maps *gm = e->state;
     const int y0 = c->tail_engine == e ? c->tail_y0 : c->y0;
     for (int m = 0; m < p->nmaps; m++) {
@@ -282,13 +256,6 @@ static void gpus_unpin_locked(pipeline *p)
         pthread_mutex_unlock(&p->lock);
         winent_cuda_host_unregister(c->rows_own);
         winent_cuda_host_unregister(c->map_own);
-        pthread_mutex_lock(&p->lock);
-    }
-    if (p->user_pinned == 1) {
-        p->user_pinned = 0;
-        pthread_mutex_unlock(&p->lock);
-        winent_cuda_host_unregister((void *)p->mem_in);
-        winent_cuda_host_unregister(p->mem_out);
         pthread_mutex_lock(&p->lock);
     }
     p->gpus_unpinned = 1;
@@ -379,12 +346,15 @@ void *winent_engine_driver(void *arg)
     winent_err_clear(&err);
     chunk *held[MAX_SLOTS];
     int head = 0, n = 0;
+    const int lane = LANE_ENGINE(p, e);
     if (e->slots > MAX_SLOTS)
         e->slots = MAX_SLOTS;
+    winent_trace_mark(p->trace, lane, "create", -1);
     if (e->ops->create(e, &err) != WINENT_OK) {
         give_up(e, held, 0, 0, &err);
         goto out;
     }
+    winent_trace_mark(p->trace, lane, "live", -1);
     pthread_mutex_lock(&p->lock);
     e->live = 1;
     if (p->auto_device && e->device >= 0) {
@@ -404,8 +374,10 @@ void *winent_engine_driver(void *arg)
         if (STOPPED(p))
             break;
         if (n < e->slots && (n == 0 || e->ops->wants_more(e))) {
+            winent_trace_mark(p->trace, lane, "claim", -1);
             chunk *c = winent_sched_claim_locked(p, e, n == 0);
             if (c != NULL) {
+                winent_trace_mark(p->trace, lane, "claimed", c->seq);
                 int slot = (head + n) % e->slots;
                 held[slot] = c;
                 n++;
@@ -416,6 +388,7 @@ void *winent_engine_driver(void *arg)
                     give_up(e, held, head, n, &err);
                     goto out;
                 }
+                winent_trace_mark(p->trace, lane, "submitted", c->seq);
                 pthread_mutex_lock(&p->lock);
                 continue;
             }
@@ -425,6 +398,7 @@ void *winent_engine_driver(void *arg)
         chunk *c = held[head];
         int done = 1;
         pthread_mutex_unlock(&p->lock);
+        winent_trace_mark(p->trace, lane, "wait", c->seq);
         if (e->ops->wait(e, head, c, n < e->slots, &done, &err) != WINENT_OK) {
             give_up(e, held, head, n, &err);
             goto out;
@@ -434,6 +408,7 @@ void *winent_engine_driver(void *arg)
             break;
         if (!done)
             continue; /* claim first, then wait again */
+        winent_trace_mark(p->trace, lane, "done", c->seq);
         if (c->engine == e || c->tail_engine == e) /* else a GPU took it over
                                                       before it started */
             winent_sched_computed_locked(p, c, e);
@@ -473,6 +448,7 @@ engine *winent_engine_add(pipeline *p, const engine_ops *ops, int device, int sl
         snprintf(e->name, sizeof e->name, "cpu");
     else
         snprintf(e->name, sizeof e->name, "gpu%d", device);
+    winent_trace_name(p->trace, LANE_ENGINE(p, e), e->name);
     return e;
 }
 
@@ -496,16 +472,16 @@ static engine *start_gpu(pipeline *p, int d)
  * (which pays for loading the kernels). Lock held. */
 static int more_gpus_pay(const pipeline *p, const engine *first)
 {
-    if (first->failed)
-        return 1;
-    if (first->chunks_done < 2 || first->busy_s <= first->first_busy_s)
-        return 0; /* it ended with the job: nothing is left */
-    double rate = (double)(first->pixels_done - first->first_px) /
-                  (first->busy_s - first->first_busy_s);
-    double left = (double)p->width * (double)p->height;
+    winent_first_gpu g = {first->failed,
+                          first->chunks_done,
+                          (double)first->pixels_done,
+                          (double)first->first_px,
+                          first->busy_s,
+                          first->first_busy_s,
+                          (double)p->width * (double)p->height};
     for (int i = 0; i < p->nengines; i++)
-        left -= (double)p->engines[i].pixels_done + (double)p->engines[i].pixels_inflight;
-    return left / rate > WINENT_GPU_MORE_S;
+        g.px_left -= (double)p->engines[i].pixels_done + (double)p->engines[i].pixels_inflight;
+    return winent_more_gpus_pay(&g, WINENT_GPU_MORE_S);
 }
 
 int winent_gpu_room_locked(pipeline *p)
@@ -542,13 +518,14 @@ void *winent_gpu_launcher(void *arg)
     pipeline *p = arg;
     int count = winent_cuda_device_count();
     pthread_mutex_lock(&p->lock);
-    engine *first = count > 0 ? start_gpu_within_mem(p, 0) : NULL;
+    engine *first = count > 0 ? start_gpu_within_mem(p, winent_cuda_host_device(0)) : NULL;
     if (first != NULL && count > 1) {
         while (!STOPPED(p) && !first->finished && first->chunks_done < 2)
             pthread_cond_wait(&p->state_cv, &p->lock);
         if (!STOPPED(p) && more_gpus_pay(p, first))
-            for (int d = 1; d < count && start_gpu_within_mem(p, d) != NULL; d++)
-                ;
+            for (int d = 1; d < count; d++)
+                if (start_gpu_within_mem(p, winent_cuda_host_device(d)) == NULL)
+                    break;
     }
     p->launching = 0;
     if (first != NULL && gpus_all_finished(p))

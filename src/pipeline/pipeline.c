@@ -77,6 +77,11 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_
     p->want_cpu = l.cpu;
     if (l.cpu && !l.all_gpus && l.ngpus == 0)
         return WINENT_OK;
+    /* A process that is this job's alone (the CLI) starts only the GPUs
+     * named: CUDA would start every one it sees at its first call (four
+     * H200s took 1.0 s, one 0.3 s; docs/PERFORMANCE.md). */
+    const int limited =
+        o->release_gpus && !l.all_gpus && winent_cuda_limit_devices(l.gpus, l.ngpus);
     int count = winent_cuda_device_count();
     if (l.all_gpus) {
         if (count == 0)
@@ -84,11 +89,18 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_
                               "--device gpu: no usable GPU (no CUDA device or driver%s)",
                               winent_gpu_count() == 0 ? ", or a build without CUDA" : "");
         for (int i = 0; i < count && i < WINENT_MAX_GPUS; i++)
-            p->gpu_ids[p->ngpus++] = i;
+            p->gpu_ids[p->ngpus++] = winent_cuda_host_device(i);
         return WINENT_OK;
     }
     for (int i = 0; i < l.ngpus; i++) {
-        if (l.gpus[i] >= count)
+        if (limited && !winent_cuda_device_usable(l.gpus[i]))
+            /* CUDA was shown only the GPUs named: how many the host has is
+             * not known here. */
+            return WINENT_ERR(err, WINENT_ERR_DEVICE,
+                              "--device: GPU %d is not usable (no such GPU on this host, or no "
+                              "driver)",
+                              l.gpus[i]);
+        if (!winent_cuda_device_usable(l.gpus[i]))
             return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device: GPU %d is not usable (%d found)",
                               l.gpus[i], count);
         p->gpu_ids[p->ngpus++] = l.gpus[i];
@@ -109,12 +121,14 @@ static int default_frame_rows(int width)
 
 static int has_rows_own(const pipeline *p)
 {
-    return p->mem_in == NULL && p->stage != WINENT_STAGE_ENCODE && p->map_in == NULL;
+    return (p->mem_in == NULL || p->fill_in) && p->stage != WINENT_STAGE_ENCODE &&
+           p->map_in == NULL;
 }
 
 static int has_map_own(const pipeline *p)
 {
-    return p->mem_out == NULL && p->stage != WINENT_STAGE_ENCODE && p->stage != WINENT_STAGE_DECODE;
+    return (p->mem_out == NULL || p->store_mem) && p->stage != WINENT_STAGE_ENCODE &&
+           p->stage != WINENT_STAGE_DECODE;
 }
 
 static int has_units(const pipeline *p)
@@ -217,6 +231,8 @@ static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_c
         int pieces = units_per_chunk * p->parts * p->nmaps;
         n += (p->threads + pieces - 1) / pieces + 1;
     }
+    n += p->fill_in ? 2 : 0;   /* being copied in */
+    n += p->store_out ? 2 : 0; /* being stored */
     (void)bands_per_chunk;
     return n;
 }
@@ -567,6 +583,10 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     stats->compute.threads = p->threads;
     stats->encode.busy_s = p->encode_clock.busy_s;
     stats->encode.threads = p->threads;
+    if (p->store_out) { /* the pool's threads stored the rows */
+        stats->write.busy_s += p->store_s;
+        stats->write.threads += p->threads;
+    }
     stats->chunk_rows = p->chunk_rows;
     stats->chunks = p->nchunks;
     int k = 0, gpus = 0;
@@ -785,44 +805,15 @@ static winent_status set_memory(pipeline *p, const winent_job_opts *o, const win
                           "rows %zu bytes apart cannot hold %zu samples of %zu bytes, or rows "
                           "%zu floats apart %zu floats",
                           p->rows_stride, w, sample, p->map_stride, w);
-    p->mem_in_bytes = h ? p->rows_stride * (h - 1) + w * sample : 0;
-    p->mem_out_bytes = h ? (p->map_stride * (h - 1) + w) * sizeof(float) : 0;
+    p->mem_in_stride = p->rows_stride;
+    p->mem_out_stride = p->map_stride;
+    (void)h;
     return WINENT_OK;
 }
 
-static winent_status run_job(const winent_job_opts *o, winent_stage stage,
-                             const winent_memory_io *mem, const float *map, volatile int *stop,
-                             winent_tempnames *temps, winent_job_stats *stats,
-                             winent_err *err_out)
+/* The run's locks and the fields every later step reads. */
+static void init_state(pipeline *p, const winent_job_opts *o, winent_stage stage, const float *map)
 {
-    winent_status st = WINENT_OK;
-    pipeline *p = calloc(1, sizeof *p);
-    winent_plan *plan = NULL;
-    volatile int own_stop = 0; /* outlives every thread of the run (all joined) */
-    winent_err err;
-    winent_compute_opts co = o->compute;
-    winent_compute_opts *cos = NULL; /* each band's */
-    int *win = NULL, nwin = 0;
-    pthread_t reader;
-    pthread_t *workers = NULL;
-    worker_arg *wargs = NULL;
-    int reader_started = 0, nworkers = 0, sync_ready = 0;
-    double t_start = winent_now();
-    winent_err_clear(&err);
-    if (stats)
-        memset(stats, 0, sizeof *stats);
-    if (stop == NULL)
-        stop = &own_stop;
-    if (p == NULL) {
-        st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
-        goto out;
-    }
-    p->stop = stop;
-    p->temps = temps;
-    if (CANCELLED(p)) { /* cancelled before the run: nothing is opened */
-        st = WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
-        goto out;
-    }
     pthread_mutex_init(&p->lock, NULL);
     {
         pthread_condattr_t a;
@@ -832,9 +823,9 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         pthread_cond_init(&p->state_cv, &a);
         pthread_condattr_destroy(&a);
     }
-    sync_ready = 1;
     winent_err_clear(&p->err);
     p->opts = o;
+    winent_switches_read(&p->sw);
     p->mem_auto = o->mem_bytes == 0;
     p->mem_budget = p->mem_auto ? WINENT_MEM_DEFAULT : o->mem_bytes;
     p->stage = stage;
@@ -845,119 +836,57 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     p->par_hook.run = winent_pool_parallel_run;
     p->par_hook.ctx = p;
     p->par_hook.workers = p->threads + 1; /* the pool and the reader */
-    if (stage == WINENT_STAGE_ENCODE && map == NULL) {
-        st = WINENT_ERR(&err, WINENT_ERR_USAGE, "the encode stage needs a map");
-        goto fail;
-    }
-    if (mem && stage != WINENT_STAGE_ENCODE)
-        WINENT_TRY_GOTO(st, set_memory(p, o, mem, &err));
+}
 
-    if ((stage == WINENT_STAGE_JOB && !p->mem_out) || stage == WINENT_STAGE_ENCODE)
-        /* Before anything is opened: an output that is the input, an
-         * unknown extension, a GeoTIFF to a stream. */
-        WINENT_TRY_GOTO(st, winent_output_check(p->mem_in ? NULL : o->input,
-                                                o->output ? o->output : "-", o->format, &err));
-    if (o->preview && stage == WINENT_STAGE_JOB)
-        WINENT_TRY_GOTO(st, winent_preview_check(o->preview, p->mem_in ? NULL : o->input,
-                                                 p->mem_out  ? NULL
-                                                 : o->output ? o->output
-                                                             : "-",
-                                                 &err));
-    WINENT_TRY_GOTO(st, pick_devices(p, o, &err));
-    const int decoding = o->decode && stage == WINENT_STAGE_JOB && !p->mem_in;
-    if (o->sidecar && stage == WINENT_STAGE_JOB && !p->mem_out)
-        WINENT_TRY_GOTO(st, winent_sidecar_check(o->output ? o->output : "-", o->format, &err));
-    if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE || decoding) {
-        p->want_cpu = 0;
-        p->ngpus = 0;
-        p->auto_device = 0;
-    }
-    const int listed = o->nband_list > 0 || o->band_all || o->nwindow_list > 0;
-    if (listed && (stage != WINENT_STAGE_JOB || p->mem_in || p->mem_out || decoding)) {
-        st = WINENT_ERR(&err, WINENT_ERR_USAGE,
-                        "several bands or windows go with a whole job from an input (not a "
-                        "stage alone, memory buffers or --decode)");
-        goto fail;
-    }
-    WINENT_TRY_GOTO(st, job_windows(o, &win, &nwin, &err));
-    if ((o->dtype_given || p->mem_in || stage == WINENT_STAGE_ENCODE) && !decoding) {
-        /* Usage errors in the options come before any look at the input
-         * (with --range auto, any range will do for the check). */
-        winent_compute_opts check = co;
-        if (o->range_auto) {
-            check.range_lo = 0.0;
-            check.range_hi = 1.0;
-        }
-        for (int w = 0; w < nwin; w++) {
-            check.kx = win[3 * w];
-            check.ky = win[3 * w + 1];
-            check.disk = win[3 * w + 2];
-            WINENT_TRY_GOTO(st, winent_plan_create(&check, &plan, &err));
-            winent_plan_free(plan);
-            plan = NULL;
-        }
-    }
+/* Open what the job reads: a .zst map (--decode), the caller's memory,
+ * or the source; the image's size and bands. With --decode, the windows
+ * become one 1 x 1 per map of the file. */
+static winent_status open_input(pipeline *p, const winent_job_opts *o, winent_stage stage,
+                                int decoding, winent_compute_opts *co, int **win, int *nwin,
+                                winent_err *err)
+{
     p->nbands = 1;
     if (decoding) {
         /* Nothing is computed: the plan only sizes the chunks (no halo). */
-        WINENT_TRY_GOTO(st, winent_zst_reader_open(o->input, &p->map_in, &err));
+        WINENT_TRY(winent_zst_reader_open(o->input, &p->map_in, err));
         const winent_zst_map *map = winent_zst_reader_map(p->map_in);
         p->width = map->width;
         p->height = map->height;
-        winent_compute_opts_default(&co);
-        co.kx = co.ky = 1;
+        winent_compute_opts_default(co);
+        co->kx = co->ky = 1;
         /* Each map of the file a plane of the chunks (one plan serves). */
-        free(win);
-        nwin = map->nmaps;
-        if ((win = malloc(sizeof *win * 3 * (size_t)nwin)) == NULL) {
-            st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
-            goto fail;
-        }
-        for (int k = 0; k < 3 * nwin; k++)
-            win[k] = k % 3 == 2 ? 0 : 1;
+        free(*win);
+        *nwin = map->nmaps;
+        if ((*win = malloc(sizeof **win * 3 * (size_t)*nwin)) == NULL)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        for (int k = 0; k < 3 * *nwin; k++)
+            (*win)[k] = k % 3 == 2 ? 0 : 1; /* 1 x 1, no disk */
     } else if (p->mem_in || stage == WINENT_STAGE_ENCODE) {
         p->width = o->width;
         p->height = o->height;
     } else {
-        WINENT_TRY_GOTO(st, open_source(p, o, &err));
+        WINENT_TRY(open_source(p, o, err));
         const winent_source_info *info = winent_source_get_info(p->source);
         /* --nodata in the type of the band as read (a TIFF's, GDAL's). */
         if (o->nodata_given && o->compute.has_nodata)
-            WINENT_TRY_GOTO(st, winent_nodata_check(info->dtype, o->compute.nodata, &err));
+            WINENT_TRY(winent_nodata_check(info->dtype, o->compute.nodata, err));
         p->width = info->width;
         p->height = info->height;
         p->nbands = info->nread;
     }
-    cos = calloc((size_t)p->nbands, sizeof *cos);
-    p->clamps = calloc((size_t)p->nbands, sizeof *p->clamps);
-    p->range_from = calloc((size_t)p->nbands, sizeof *p->range_from);
-    if (cos == NULL || p->clamps == NULL || p->range_from == NULL) {
-        st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
-        goto fail;
-    }
-    for (int b = 0; b < p->nbands; b++) {
-        cos[b] = co;
-        if (p->source)
-            band_opts(p, o, b, &cos[b]);
-        winent_clamp_init(&p->clamps[b]);
-        snprintf(p->range_from[b], sizeof p->range_from[b], "--range");
-    }
-    if (o->range_auto && !decoding && stage != WINENT_STAGE_ENCODE)
-        WINENT_TRY_GOTO(st, winent_range_auto(p, o, cos, p->nbands, &err));
-    WINENT_TRY_GOTO(st, make_maps(p, cos, win, nwin, &err));
-    co = p->maps[0].co;
-    plan = p->maps[0].plan;
-    p->sample = winent_dtype_size(co.dtype);
-    p->row_bytes = p->sample * (size_t)p->width;
-    if (p->mem_in == NULL)
-        p->rows_stride = p->row_bytes;
-    if (p->mem_out == NULL)
-        p->map_stride = (size_t)p->width;
+    return WINENT_OK;
+}
+
+/* The maps as the sink sees them, and the sink: its units, and whether the
+ * pool stores the rows at their place (raw floats to files, a staged
+ * memory job). */
+static winent_status open_output(pipeline *p, const winent_job_opts *o, winent_stage stage,
+                                 int decoding, const winent_compute_opts *co, winent_err *err)
+{
     if (p->nmaps > 1) {
         p->sink_maps = calloc((size_t)p->nmaps, sizeof *p->sink_maps);
         if (p->sink_maps == NULL) {
-            st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
-            goto fail;
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         }
         for (int m = 0; m < p->nmaps; m++) {
             if (p->map_in) { /* --decode: the file's own maps */
@@ -973,110 +902,160 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     }
     {
         winent_sink_opts so;
-        sink_opts(p, o, &co, &so);
+        sink_opts(p, o, co, &so);
         p->format = winent_sink_format_of(&so);
         const int sink =
             (stage == WINENT_STAGE_JOB && p->mem_out == NULL) || stage == WINENT_STAGE_ENCODE;
         if (sink || (o->preview && stage == WINENT_STAGE_JOB))
-            WINENT_TRY_GOTO(st, guard_files(p, o, &so, sink, &err));
+            WINENT_TRY(guard_files(p, o, &so, sink, err));
         if (sink) {
-            WINENT_TRY_GOTO(st, winent_sink_open(&so, &p->sink, &err));
+            WINENT_TRY(winent_sink_open(&so, &p->sink, err));
             p->unit_rows = winent_sink_unit_rows(p->sink);
             p->parts = winent_sink_unit_parts(p->sink);
             p->raw_floats = stage == WINENT_STAGE_JOB && winent_sink_takes_floats(p->sink);
+            /* Raw floats to files: the pool's threads write them by
+             * offset (one writer thread tops out near 2-3 GB/s). */
+            p->store_out = p->raw_floats && !decoding && winent_sink_writes_at(p->sink);
         } else {
             p->unit_rows = winent_sink_unit_rows_for(&so);
         }
     }
     if (stage == WINENT_STAGE_JOB && p->mem_out == NULL && p->map_in == NULL && o->on_notice &&
-        count_saturation(p) != WINENT_OK) {
-        st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
-        goto fail;
-    }
+        count_saturation(p) != WINENT_OK)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     p->encodes = has_units(p);
-    for (int m = 0; m < p->nmaps; m++) {
-        int rows = winent_cpu_band_rows(p->maps[m].plan, p->width);
-        p->band_rows = rows > p->band_rows ? rows : p->band_rows;
+    p->store_out |= p->store_mem;
+    /* Copies in pieces of about 2 MiB (input rows) and 4 MiB (floats). */
+    p->fill_rows = (int)(((size_t)2 << 20) / (p->row_bytes ? p->row_bytes : 1));
+    p->fill_rows = p->fill_rows < 1 ? 1 : p->fill_rows;
+    p->store_rows = (int)(((size_t)1 << 20) / (p->width > 0 ? (size_t)p->width : 1));
+    p->store_rows = p->store_rows < 1 ? 1 : p->store_rows;
+    return WINENT_OK;
+}
+
+/* --preview in a whole job: its options, and room for its image. */
+static winent_status plan_preview(pipeline *p, const winent_job_opts *o,
+                                  const winent_compute_opts *co, winent_err *err)
+{
+    p->want_preview = 1;
+    preview_opts(p, o, co);
+    /* Tests: every chunk to the preview after compute, as a GPU's
+     * are, so that path runs on machines without one. */
+    p->preview_after = p->sw.preview_after;
+    /* The image is held whole: at most half the budget, the rest is
+     * the pipeline's. */
+    uint64_t img = winent_preview_fixed_bytes(&p->preview_opts);
+    if (img > p->mem_budget / 2 && p->mem_auto)
+        p->mem_budget = 2 * img; /* no --mem given: room for it */
+    if (img > p->mem_budget / 2) {
+        int pw, ph;
+        winent_preview_dims(p->width, p->height, p->preview_opts.size, &pw, &ph);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                        "--mem: %llu MiB is too small for a %dx%d preview (%llu MiB): give "
+                        "a smaller --preview-size or at least --mem %lluM",
+                        (unsigned long long)(p->mem_budget >> 20), pw, ph,
+                        (unsigned long long)((img >> 20) + 1),
+                        (unsigned long long)(((2 * img) >> 20) + 1));
     }
-    if (o->preview && stage == WINENT_STAGE_JOB) {
-        p->want_preview = 1;
-        preview_opts(p, o, &co);
-        /* Tests: every chunk to the preview after compute, as a GPU's
-         * are, so that path runs on machines without one. */
-        const char *after = getenv("WINENT_PREVIEW_AFTER");
-        p->preview_after = after && *after == '1';
-        /* The image is held whole: at most half the budget, the rest is
-         * the pipeline's. */
-        uint64_t img = winent_preview_fixed_bytes(&p->preview_opts);
-        if (img > p->mem_budget / 2 && p->mem_auto)
-            p->mem_budget = 2 * img; /* no --mem given: room for it */
-        if (img > p->mem_budget / 2) {
-            int pw, ph;
-            winent_preview_dims(p->width, p->height, p->preview_opts.size, &pw, &ph);
-            st = WINENT_ERR(&err, WINENT_ERR_USAGE,
-                            "--mem: %llu MiB is too small for a %dx%d preview (%llu MiB): give "
-                            "a smaller --preview-size or at least --mem %lluM",
-                            (unsigned long long)(p->mem_budget >> 20), pw, ph,
-                            (unsigned long long)((img >> 20) + 1),
-                            (unsigned long long)(((2 * img) >> 20) + 1));
-            goto fail;
+    return WINENT_OK;
+}
+
+/* The chunks' height and how many, within --mem, once every thread's own
+ * state and what the source and the sink hold are counted. */
+static winent_status size_job(pipeline *p, const winent_job_opts *o, const winent_compute_opts *co,
+                              winent_err *err)
+{
+    winent_sink_opts so;
+    sink_opts(p, o, co, &so);
+    /* Every CPU engine has a scratch per worker. */
+    uint64_t scratch = 0;
+    for (int m = 0; m < p->nmaps && p->want_cpu; m++)
+        if (p->maps[m].owner)
+            scratch += winent_cpu_scratch_bytes(p->maps[m].plan, p->width);
+    uint64_t per_worker =
+        (p->encodes ? winent_sink_encoder_bytes_for(&so) : 0) + scratch +
+        (p->want_preview ? winent_preview_scratch_bytes(&p->preview_opts) : 0);
+    /* What the source holds (GDAL's block cache) comes out of --mem. */
+    uint64_t mem = p->mem_budget;
+    if (p->source) {
+        uint64_t held = winent_source_get_info(p->source)->mem_held;
+        mem -= held < mem / 4 ? held : mem / 4;
+    }
+    uint64_t writer = p->sink ? winent_sink_writer_bytes_for(&so) : 0;
+    if (p->encodes)
+        p->unit_extra = winent_sink_unit_extra_bytes_for(&so);
+    WINENT_TRY(size_chunks(p, mem, per_worker, writer, err));
+    p->plane_bytes = (size_t)plane_bytes(p, (uint64_t)p->chunk_rows);
+    p->map_plane = (size_t)p->width * (size_t)p->chunk_rows;
+    return WINENT_OK;
+}
+
+/* Before anything is read: the output's and the preview's names, the
+ * devices, the windows, and the options each window's plan would refuse.
+ * *decoding_out: a --decode job. */
+static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_stage stage,
+                               int *decoding_out, int **win, int *nwin, winent_err *err)
+{
+    if ((stage == WINENT_STAGE_JOB && !p->mem_out) || stage == WINENT_STAGE_ENCODE)
+        /* Before anything is opened: an output that is the input, an
+         * unknown extension, a GeoTIFF to a stream. */
+        WINENT_TRY(winent_output_check(p->mem_in ? NULL : o->input,
+                                                o->output ? o->output : "-", o->format, err));
+    if (o->preview && stage == WINENT_STAGE_JOB)
+        WINENT_TRY(winent_preview_check(o->preview, p->mem_in ? NULL : o->input,
+                                                 p->mem_out  ? NULL
+                                                 : o->output ? o->output
+                                                             : "-",
+                                                 err));
+    WINENT_TRY(pick_devices(p, o, err));
+    const int decoding = *decoding_out = o->decode && stage == WINENT_STAGE_JOB && !p->mem_in;
+    if (o->sidecar && stage == WINENT_STAGE_JOB && !p->mem_out)
+        WINENT_TRY(winent_sidecar_check(o->output ? o->output : "-", o->format, err));
+    if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE || decoding) {
+        p->want_cpu = 0;
+        p->ngpus = 0;
+        p->auto_device = 0;
+    }
+    if (p->mem_in && (p->ngpus > 0 || p->auto_device) &&
+        (stage == WINENT_STAGE_JOB || stage == WINENT_STAGE_COMPUTE)) {
+        p->fill_in = 1;
+        p->store_mem = p->mem_out != NULL;
+    }
+    const int listed = o->nband_list > 0 || o->band_all || o->nwindow_list > 0;
+    if (listed && (stage != WINENT_STAGE_JOB || p->mem_in || p->mem_out || decoding)) {
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "several bands or windows go with a whole job from an input (not a "
+                          "stage alone, memory buffers or --decode)");
+    }
+    WINENT_TRY(job_windows(o, win, nwin, err));
+    if ((o->dtype_given || p->mem_in || stage == WINENT_STAGE_ENCODE) && !decoding) {
+        /* Usage errors in the options come before any look at the input
+         * (with --range auto, any range will do for the check). */
+        winent_compute_opts check = o->compute;
+        if (o->range_auto) {
+            check.range_lo = 0.0;
+            check.range_hi = 1.0;
+        }
+        for (int w = 0; w < *nwin; w++) {
+            winent_plan *plan = NULL;
+            check.kx = (*win)[3 * w];
+            check.ky = (*win)[3 * w + 1];
+            check.disk = (*win)[3 * w + 2];
+            WINENT_TRY(winent_plan_create(&check, &plan, err));
+            winent_plan_free(plan);
         }
     }
-    /* Clamp counting: every quantized job that computes. The CPU's bands
-     * count their own rows; the pool counts a GPU's chunks in pieces of
-     * about 1 Mpixel of rows. */
-    p->count_clamps = plan->rule.quantize && !decoding &&
-                      (stage == WINENT_STAGE_JOB || stage == WINENT_STAGE_COMPUTE);
-    p->count_rows = (int)((1 << 20) / (p->width > 0 ? p->width : 1));
-    if (p->count_rows < 1)
-        p->count_rows = 1;
-    {
-        winent_sink_opts so;
-        sink_opts(p, o, &co, &so);
-        /* Every CPU engine has a scratch per worker. */
-        uint64_t scratch = 0;
-        for (int m = 0; m < p->nmaps && p->want_cpu; m++)
-            if (p->maps[m].owner)
-                scratch += winent_cpu_scratch_bytes(p->maps[m].plan, p->width);
-        uint64_t per_worker =
-            (p->encodes ? winent_sink_encoder_bytes_for(&so) : 0) + scratch +
-            (p->want_preview ? winent_preview_scratch_bytes(&p->preview_opts) : 0);
-        /* What the source holds (GDAL's block cache) comes out of --mem. */
-        uint64_t mem = p->mem_budget;
-        if (p->source) {
-            uint64_t held = winent_source_get_info(p->source)->mem_held;
-            mem -= held < mem / 4 ? held : mem / 4;
-        }
-        uint64_t writer = p->sink ? winent_sink_writer_bytes_for(&so) : 0;
-        if (p->encodes)
-            p->unit_extra = winent_sink_unit_extra_bytes_for(&so);
-        WINENT_TRY_GOTO(st, size_chunks(p, mem, per_worker, writer, &err));
-        p->plane_bytes = (size_t)plane_bytes(p, (uint64_t)p->chunk_rows);
-        p->map_plane = (size_t)p->width * (size_t)p->chunk_rows;
-    }
-    if (p->want_preview)
-        /* Its file is opened now, as the output's: a folder that cannot
-         * take it fails the job before any work. */
-        WINENT_TRY_GOTO(st, winent_preview_open(&p->preview_opts, (int64_t)p->n_max * p->chunk_rows,
-                                                &p->preview, &err));
-    for (int m = 0; m < p->nmaps && p->want_cpu; m++) {
-        job_map *jm = &p->maps[m];
-        if (jm->owner)
-            WINENT_TRY_GOTO(st, winent_cpu_engine_create(jm->plan, p->width,
-                                                         p->chunk_rows + 2 * p->ry, p->threads,
-                                                         &jm->cpu, &err));
-        else
-            for (int k = 0; k < m; k++)
-                if (p->maps[k].plan == jm->plan)
-                    jm->cpu = p->maps[k].cpu;
-    }
-    p->chunks = calloc((size_t)p->n_max, sizeof *p->chunks);
-    workers = calloc((size_t)p->threads, sizeof *workers);
-    wargs = calloc((size_t)p->threads, sizeof *wargs);
-    if (p->chunks == NULL || workers == NULL || wargs == NULL) {
-        st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
-        goto fail;
-    }
+    return WINENT_OK;
+}
+
+/* The engines, then the threads: the pool, the engines' drivers, the
+ * reader; the calling thread writes in order; then every thread joined.
+ * A failure is in p->err. */
+static void run_threads(pipeline *p, pthread_t *workers, worker_arg *wargs,
+                        winent_job_stats *stats, double t_start)
+{
+    pthread_t reader;
+    int reader_started = 0, nworkers = 0;
     if (p->want_cpu)
         (void)winent_engine_add(p, &winent_cpu_engine_ops, -1, p->cpu_slots);
     for (int i = 0; i < p->ngpus; i++)
@@ -1104,8 +1083,10 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     if (started_all && pthread_create(&reader, NULL, winent_stage_reader, p) == 0)
         reader_started = 1;
     if (!reader_started) {
-        WINENT_ERR(&err, WINENT_ERR_INTERNAL, "cannot start the pipeline's threads");
-        winent_pipeline_fail(p, &err);
+        winent_err e;
+        winent_err_clear(&e);
+        WINENT_ERR(&e, WINENT_ERR_INTERNAL, "cannot start the pipeline's threads");
+        winent_pipeline_fail(p, &e);
     } else {
         winent_stage_write_in_order(p, stats, t_start);
     }
@@ -1126,6 +1107,148 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < nworkers; i++)
         pthread_join(workers[i], NULL);
+}
+
+/* Each band's options (its nodata, its range: --range auto looks at the
+ * data now), then the maps: bands x windows, plans shared where equal. */
+static winent_status make_job_maps(pipeline *p, const winent_job_opts *o, winent_stage stage,
+                                   int decoding, const winent_compute_opts *co, const int *win,
+                                   int nwin, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    winent_compute_opts *cos = NULL; /* each band's */
+    cos = calloc((size_t)p->nbands, sizeof *cos);
+    p->clamps = calloc((size_t)p->nbands, sizeof *p->clamps);
+    p->range_from = calloc((size_t)p->nbands, sizeof *p->range_from);
+    if (cos == NULL || p->clamps == NULL || p->range_from == NULL) {
+        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
+    }
+    for (int b = 0; b < p->nbands; b++) {
+        cos[b] = *co;
+        if (p->source)
+            band_opts(p, o, b, &cos[b]);
+        winent_clamp_init(&p->clamps[b]);
+        snprintf(p->range_from[b], sizeof p->range_from[b], "--range");
+    }
+    if (o->range_auto && !decoding && stage != WINENT_STAGE_ENCODE)
+        WINENT_TRY_GOTO(st, winent_range_auto(p, o, cos, p->nbands, err));
+    WINENT_TRY_GOTO(st, make_maps(p, cos, win, nwin, err));
+fail:
+    free(cos);
+    return st;
+}
+
+/* The CPU engine of each plan (a map of the same plan shares it). */
+static winent_status make_cpu_engines(pipeline *p, winent_err *err)
+{
+    for (int m = 0; m < p->nmaps && p->want_cpu; m++) {
+        job_map *jm = &p->maps[m];
+        if (jm->owner)
+            WINENT_TRY(winent_cpu_engine_create(jm->plan, p->width, p->chunk_rows + 2 * p->ry,
+                                                p->threads, &jm->cpu, err));
+        else
+            for (int k = 0; k < m; k++)
+                if (p->maps[k].plan == jm->plan)
+                    jm->cpu = p->maps[k].cpu;
+    }
+    return WINENT_OK;
+}
+
+static winent_status run_job(const winent_job_opts *o, winent_stage stage,
+                             const winent_memory_io *mem, const float *map, volatile int *stop,
+                             winent_tempnames *temps, winent_job_stats *stats,
+                             winent_err *err_out)
+{
+    winent_status st = WINENT_OK;
+    pipeline *p = calloc(1, sizeof *p);
+    winent_plan *plan = NULL;
+    volatile int own_stop = 0; /* outlives every thread of the run (all joined) */
+    winent_err err;
+    winent_compute_opts co = o->compute;
+    int *win = NULL, nwin = 0;
+    pthread_t *workers = NULL;
+    worker_arg *wargs = NULL;
+    int sync_ready = 0;
+    double t_start = winent_now();
+    winent_err_clear(&err);
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    if (stop == NULL)
+        stop = &own_stop;
+    if (p == NULL) {
+        st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
+        goto out;
+    }
+    p->stop = stop;
+    p->temps = temps;
+    if (CANCELLED(p)) { /* cancelled before the run: nothing is opened */
+        st = WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
+        goto out;
+    }
+    init_state(p, o, stage, map);
+    sync_ready = 1;
+    if (stage == WINENT_STAGE_ENCODE && map == NULL) {
+        st = WINENT_ERR(&err, WINENT_ERR_USAGE, "the encode stage needs a map");
+        goto fail;
+    }
+    if (mem && stage != WINENT_STAGE_ENCODE)
+        WINENT_TRY_GOTO(st, set_memory(p, o, mem, &err));
+
+    int decoding = 0;
+    WINENT_TRY_GOTO(st, check_job(p, o, stage, &decoding, &win, &nwin, &err));
+    WINENT_TRY_GOTO(st, open_input(p, o, stage, decoding, &co, &win, &nwin, &err));
+    WINENT_TRY_GOTO(st, make_job_maps(p, o, stage, decoding, &co, win, nwin, &err));
+    co = p->maps[0].co;
+    plan = p->maps[0].plan;
+    p->sample = winent_dtype_size(co.dtype);
+    p->row_bytes = p->sample * (size_t)p->width;
+    if (p->mem_in == NULL || p->fill_in)
+        p->rows_stride = p->row_bytes;
+    if (p->mem_out == NULL || p->store_mem)
+        p->map_stride = (size_t)p->width;
+    if (p->fill_in) /* a chunk in place has the caller's steps: they must be these */
+        p->stage_all = p->ngpus > 0 || p->sw.stage_memory || p->mem_in_stride != p->row_bytes ||
+                       (p->mem_out && p->mem_out_stride != (size_t)p->width);
+    WINENT_TRY_GOTO(st, open_output(p, o, stage, decoding, &co, &err));
+    for (int m = 0; m < p->nmaps; m++) {
+        int rows = winent_cpu_band_rows(p->maps[m].plan, p->width);
+        p->band_rows = rows > p->band_rows ? rows : p->band_rows;
+    }
+    if (o->preview && stage == WINENT_STAGE_JOB)
+        WINENT_TRY_GOTO(st, plan_preview(p, o, &co, &err));
+    /* Clamp counting: every quantized job that computes. The CPU's bands
+     * count their own rows; the pool counts a GPU's chunks in pieces of
+     * about 1 Mpixel of rows. */
+    p->count_clamps = plan->rule.quantize && !decoding &&
+                      (stage == WINENT_STAGE_JOB || stage == WINENT_STAGE_COMPUTE);
+    p->count_rows = (int)((1 << 20) / (p->width > 0 ? p->width : 1));
+    if (p->count_rows < 1)
+        p->count_rows = 1;
+    WINENT_TRY_GOTO(st, size_job(p, o, &co, &err));
+    WINENT_TRY_GOTO(st, winent_trace_create(p->sw.trace, WINENT_TRACE_LANES(p),
+                                            32 * p->nchunks + 256, &p->trace, &err));
+    winent_trace_name(p->trace, LANE_READER, "reader");
+    winent_trace_name(p->trace, LANE_WRITER, "writer");
+    for (int w = 0; w < p->threads && p->trace; w++) {
+        char name[16];
+        snprintf(name, sizeof name, "pool%d", w);
+        winent_trace_name(p->trace, LANE_WORKER(w), name);
+    }
+    if (p->want_preview)
+        /* Its file is opened now, as the output's: a folder that cannot
+         * take it fails the job before any work. */
+        WINENT_TRY_GOTO(st, winent_preview_open(&p->preview_opts, (int64_t)p->n_max * p->chunk_rows,
+                                                &p->preview, &err));
+    WINENT_TRY_GOTO(st, make_cpu_engines(p, &err));
+    p->chunks = calloc((size_t)p->n_max, sizeof *p->chunks);
+    workers = calloc((size_t)p->threads, sizeof *workers);
+    wargs = calloc((size_t)p->threads, sizeof *wargs);
+    if (p->chunks == NULL || workers == NULL || wargs == NULL) {
+        st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
+        goto fail;
+    }
+    run_threads(p, workers, wargs, stats, t_start);
     if (p->err.status != WINENT_OK) {
         winent_err_clear(&err);
         winent_err_merge(&err, &p->err);
@@ -1139,11 +1262,10 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         warn_range(p, o, b);
     for (int m = 0; p->saturated && m < p->nmaps && st == WINENT_OK; m++)
         warn_saturated(p, o, m);
-    if (p->user_pinned == 1) {
-        winent_cuda_host_unregister((void *)p->mem_in);
-        winent_cuda_host_unregister(p->mem_out);
-    }
+    if (st == WINENT_OK)
+        st = winent_trace_finish(p->trace, t_start, &err);
 fail:
+    winent_trace_free(p->trace);
     if (p->sink && (st != WINENT_OK || stage != WINENT_STAGE_JOB))
         winent_sink_abort(p->sink);
     if (st != WINENT_OK)
@@ -1159,7 +1281,6 @@ fail:
     winent_source_free(p->source);
     winent_zst_reader_free(p->map_in);
     free_maps(p);
-    free(cos);
     free(win);
     if (sync_ready) {
         pthread_cond_destroy(&p->work_cv);

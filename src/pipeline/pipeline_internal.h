@@ -33,6 +33,9 @@
 #include "kernels/range_count.h"
 #include "pipeline_bench.h"
 #include "clock.h"
+#include "decide.h"
+#include "switches.h"
+#include "trace.h"
 #include "tiles/sinks/preview.h"
 #include "tiles/sink.h"
 #include "tiles/source.h"
@@ -82,6 +85,7 @@ typedef enum chunk_state {
     CHUNK_UNUSED = 0, /* no buffers yet */
     CHUNK_FREE,       /* buffers, no content */
     CHUNK_READING,    /* the reader fills it */
+    CHUNK_FILLING,    /* a staged memory job: the pool copies its input rows in */
     CHUNK_READY,      /* input rows in place, waiting for an engine */
     CHUNK_CLAIMED,    /* an engine computes it */
     CHUNK_ENCODING,   /* units handed to the workers */
@@ -156,6 +160,14 @@ typedef struct chunk {
      * posts only the tail's rows, from `count_y0` (the CPU's bands counted
      * theirs). */
     int count_n, count_next, count_left, count_y0;
+    /* A staged memory job (FILLING): `fill_n` pieces of fill_rows input
+     * rows the pool copies from the caller's buffer; handed out, not done. */
+    int fill_n, fill_next, fill_left;
+    int staged; /* its rows and map are its own buffers, copied in and out */
+    /* ENCODING: after the `nenc` pieces to encode, `nstore` pieces that
+     * store store_rows output rows of a map at their place (the caller's
+     * buffer, or a raw file by offset), then the preview's. */
+    int nstore;
 } chunk;
 
 typedef struct stage_clock {
@@ -217,12 +229,32 @@ typedef struct par_loop {
 struct pipeline {
     /* Set up before the threads start, read-only afterwards. */
     const winent_job_opts *opts;
+    winent_switches sw;          /* the debug switches, read once */
+    winent_trace *trace;         /* owned; NULL without WINENT_TRACE */
     winent_stage stage;
     /* A memory job's buffers (winent_memory_io; NULL: from the source, to
      * the sink) and the steps between rows of every chunk's rows and map:
      * the caller's in a memory job, else the packed rows of our buffers. */
     const uint8_t *mem_in;
     float *mem_out;
+    size_t mem_in_stride;        /* the caller's steps between rows: bytes */
+    size_t mem_out_stride;       /* ... and floats */
+    /* Where GPUs may compute, a memory job is staged: its chunks own their
+     * buffers (pinned for the GPUs once, reused), the pool copies the
+     * caller's input rows in (fill_in, FILLING) and the output rows out
+     * (store_mem); the caller's buffers are never pinned (pinning 6 GB
+     * took 0.3-0.6 s, more than computing it; docs/PERFORMANCE.md). */
+    int fill_in, store_mem;
+    /* Every chunk staged: GPUs named, or the caller's rows not packed.
+     * Else (auto) only the chunks read once the GPUs are launched: the CPU
+     * computes the others in place, as --device cpu does (staging cost a
+     * CPU-only auto job 35-45 % on the 2-core machine). */
+    int stage_all;
+    /* Computed rows are stored at their place by the pool, several pieces
+     * at once: store_mem, or a raw map to files (pwrite by offset). */
+    int store_out;
+    int fill_rows, store_rows;   /* rows per piece of those copies */
+    double store_s;              /* the pool's time storing (under lock) */
     uint64_t mem_budget;         /* --mem, or WINENT_MEM_DEFAULT (raised, when
                                     automatic, to what the threads need) */
     int mem_auto;                /* no --mem given: the budget may grow */
@@ -286,10 +318,6 @@ struct pipeline {
                                     again, pinned pages are being released */
     int gpus_unpinned;           /* ... and they are */
     int pinning;                 /* the reader is pinning a new chunk's buffers */
-    int user_pinned;             /* memory job: the caller's buffers pinned (1),
-                                    not pinnable (-1), not yet tried (0), being
-                                    pinned by a GPU's driver (2) */
-    size_t mem_in_bytes, mem_out_bytes; /* their extents, for pinning */
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
     int n_fit, n_need;           /* chunks --mem holds; fewest that can work */
@@ -325,6 +353,14 @@ struct pipeline {
                                     other threads and the sources read and
                                     write it without the lock */
 };
+
+/* Trace lanes: the reader, the writer, engine i's driver, then pool
+ * worker w's. */
+#define LANE_READER 0
+#define LANE_WRITER 1
+#define LANE_ENGINE(p, e) (2 + (int)((e) - (p)->engines))
+#define LANE_WORKER(w) (2 + WINENT_MAX_ENGINES + (w))
+#define WINENT_TRACE_LANES(p) (2 + WINENT_MAX_ENGINES + (p)->threads)
 
 #define STOPPED(p)   (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) != 0)
 #define CANCELLED(p) (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) == WINENT_STOP_CANCEL)

@@ -122,6 +122,8 @@ static int others_hold(const pipeline *p, const engine *e)
 {
     for (int i = 0; i < p->n_max; i++) {
         const chunk *c = &p->chunks[i];
+        if (c->state == CHUNK_FILLING) /* READY once the pool has copied it in */
+            return 1;
         if (c->state == CHUNK_CLAIMED &&
             (c->engine != e || (c->tail_engine != NULL && c->tail_engine != e)))
             return 1;
@@ -323,14 +325,12 @@ void winent_sched_maybe_launch_locked(pipeline *p)
      * beside a band's usual time (a worker may simply not have run yet). */
     if (p->bands_done < p->threads && winent_now() - p->first_band_s < WINENT_BAND_PATIENCE_S)
         return; /* a band per worker first: the first bands of a job run cold */
-    double rate = cpu_rate(p);
-    double total = rate > 0.0 ? (double)p->width * (double)p->height / rate : 0.0;
-    if (total <= WINENT_GPU_WORTH_S) {
-        if (p->bands_done >= p->threads)
-            p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
-        return;
-    }
-    launch_gpus_locked(p);
+    int worth = winent_gpus_worth(cpu_rate(p), (double)p->width * (double)p->height,
+                                  p->bands_done, p->threads, WINENT_GPU_WORTH_S);
+    if (worth < 0)
+        p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
+    else if (worth > 0)
+        launch_gpus_locked(p);
 }
 
 void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
@@ -371,7 +371,10 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
     c->tail_engine = NULL;
     c->preview_y0 = from;
     c->nenc = p->encodes && p->stage == WINENT_STAGE_JOB ? c->npieces * p->nmaps : 0;
-    c->ntasks = c->nenc;
+    c->nstore = p->store_out && (!p->store_mem || c->staged)
+                    ? p->nmaps * ((c->y1 - c->y0 + p->store_rows - 1) / p->store_rows)
+                    : 0;
+    c->ntasks = c->nenc + c->nstore;
     if (p->preview && from < c->y1)
         c->ntasks += (c->y1 - from + p->band_rows - 1) / p->band_rows;
     if (c->ntasks == 0) {
@@ -392,6 +395,7 @@ typedef enum task_kind {
     TASK_DECODE,
     TASK_ENCODE,
     TASK_COUNT,
+    TASK_FILL,
     TASK_BAND
 } task_kind;
 
@@ -402,6 +406,18 @@ typedef struct task {
     int count;  /* a band that counts its rows' clamped samples too */
     int held;   /* TASK_NONE: a band is waiting, held back while a GPU starts */
 } task;
+
+/* The trace's event for the start (end 0) or the end of task t: a store
+ * piece is one of ENCODE's. */
+static const char *task_event(const task *t, int end)
+{
+    static const char *const ev[][2] = {{"", ""},           {"decode", "decoded"},
+                                        {"encode", "encoded"}, {"count", "counted"},
+                                        {"fill", "filled"},   {"band", "banded"}};
+    if (t->kind == TASK_ENCODE && t->index >= t->c->nenc && t->index < t->c->nenc + t->c->nstore)
+        return end ? "stored" : "store";
+    return ev[t->kind][end];
+}
 
 /* auto: the first GPU is on its way (the driver's start, or a context
  * being made) and none is up yet. Lock held. */
@@ -444,9 +460,11 @@ void winent_sched_post_counts_locked(pipeline *p, chunk *c, int from)
 }
 
 /* The next task, most urgent first: decoding (the reader waits on it),
- * then the oldest chunk's pieces to encode (they free buffers and feed the
- * writer), then the oldest chunk's rows to count (small, and the writer
- * waits for them too), then the oldest CPU chunk's bands. Lock held. */
+ * then the oldest chunk's pieces to encode or store (they free buffers and
+ * feed the writer), then the oldest staged chunk's rows to copy in (the
+ * engines wait for them), then the oldest chunk's rows to count (small,
+ * and the writer waits for them too), then the oldest CPU chunk's bands.
+ * Lock held. */
 static task next_task(pipeline *p)
 {
     task t = {TASK_NONE, NULL, 0, 0, 0};
@@ -455,9 +473,12 @@ static task next_task(pipeline *p)
         t.index = p->par.next++;
         return t;
     }
-    chunk *enc = NULL, *band = NULL, *count = NULL;
+    chunk *enc = NULL, *band = NULL, *count = NULL, *fill = NULL;
     for (int i = 0; i < p->n_max; i++) {
         chunk *c = &p->chunks[i];
+        if (c->state == CHUNK_FILLING && c->fill_next < c->fill_n &&
+            (fill == NULL || c->seq < fill->seq))
+            fill = c;
         if (c->count_next < c->count_n && (count == NULL || c->seq < count->seq))
             count = c;
         if (c->state == CHUNK_ENCODING && c->next_piece < c->ntasks &&
@@ -471,6 +492,10 @@ static task next_task(pipeline *p)
         t.kind = TASK_ENCODE;
         t.c = enc;
         t.index = enc->next_piece++;
+    } else if (fill) {
+        t.kind = TASK_FILL;
+        t.c = fill;
+        t.index = fill->fill_next++;
     } else if (count) {
         t.kind = TASK_COUNT;
         t.c = count;
@@ -575,14 +600,54 @@ static winent_status add_to_preview(pipeline *p, winent_preview_scratch **pvs, c
                                    p->map_stride, ya, yb, err);
 }
 
+/* Piece k of a staged chunk's input rows: from the caller's buffer into
+ * the chunk's own (packed). */
+static void run_fill(pipeline *p, chunk *c, long k)
+{
+    int ya = c->in_y0 + (int)k * p->fill_rows;
+    int yb = ya + p->fill_rows < c->in_y0 + c->in_h ? ya + p->fill_rows : c->in_y0 + c->in_h;
+    const uint8_t *src = p->mem_in + p->mem_in_stride * (size_t)ya;
+    uint8_t *dst = c->rows_own + p->row_bytes * (size_t)(ya - c->in_y0);
+    if (p->mem_in_stride == p->row_bytes) {
+        memcpy(dst, src, p->row_bytes * (size_t)(yb - ya));
+        return;
+    }
+    for (int y = ya; y < yb; y++, src += p->mem_in_stride, dst += p->row_bytes)
+        memcpy(dst, src, p->row_bytes);
+}
+
+/* Store piece k of a computed chunk: store_rows rows of one map, to the
+ * caller's buffer or by offset into the raw map's file. */
+static winent_status run_store(pipeline *p, chunk *c, long k, winent_err *err)
+{
+    const int per_map = (c->y1 - c->y0 + p->store_rows - 1) / p->store_rows;
+    const int m = (int)(k / per_map), r0 = (int)(k % per_map) * p->store_rows;
+    const int nr = c->y1 - c->y0 - r0 < p->store_rows ? c->y1 - c->y0 - r0 : p->store_rows;
+    const float *src = c->map + (size_t)m * p->map_plane + (size_t)r0 * p->map_stride;
+    const size_t W = (size_t)p->width;
+    if (!p->store_mem)
+        return winent_sink_write_floats_at(p->sink, m, (uint64_t)(c->y0 + r0) * W, src,
+                                           W * (size_t)nr, err);
+    float *dst = p->mem_out + (size_t)(c->y0 + r0) * p->mem_out_stride;
+    if (p->mem_out_stride == W) {
+        memcpy(dst, src, W * (size_t)nr * sizeof *dst);
+        return WINENT_OK;
+    }
+    for (int y = 0; y < nr; y++, src += W, dst += p->mem_out_stride)
+        memcpy(dst, src, W * sizeof *dst);
+    return WINENT_OK;
+}
+
 /* Piece k of a computed chunk: a unit (or a tile of it) of a map to
- * encode (map k / npieces), or, from c->nenc on, a slice of band_rows rows
- * for the preview (the first map's). */
+ * encode (map k / npieces), from c->nenc on rows to store (run_store),
+ * then a slice of band_rows rows for the preview (the first map's). */
 static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_preview_scratch **pvs,
                                chunk *c, long k, winent_err *err)
 {
+    if (k >= c->nenc && k < c->nenc + c->nstore)
+        return run_store(p, c, k - c->nenc, err);
     if (k >= c->nenc) {
-        int ya = c->preview_y0 + (int)(k - c->nenc) * p->band_rows;
+        int ya = c->preview_y0 + (int)(k - c->nenc - c->nstore) * p->band_rows;
         int yb = ya + p->band_rows < c->y1 ? ya + p->band_rows : c->y1;
         return add_to_preview(p, pvs, c, ya, yb, err);
     }
@@ -628,14 +693,18 @@ void *winent_pool_worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         double t0 = winent_now();
         winent_status st = WINENT_OK;
+        const int64_t tseq = t.c ? t.c->seq : -1;
+        winent_trace_mark(p->trace, LANE_WORKER(a->index), task_event(&t, 0), tseq);
         for (int b = 0; b < p->nbands; b++)
             winent_clamp_init(&counted[b]);
         switch (t.kind) {
         case TASK_DECODE: p->par.fn(p->par.arg, t.index, a->index); break;
         case TASK_ENCODE: st = run_piece(p, &enc, &pvs, t.c, t.index, &err); break;
         case TASK_COUNT: run_count(p, t.c, t.index, counted); break;
+        case TASK_FILL: run_fill(p, t.c, t.index); break;
         default: st = run_band(p, a->index, &t, counted, &err); break;
         }
+        winent_trace_mark(p->trace, LANE_WORKER(a->index), task_event(&t, 1), tseq);
         double dt = winent_now() - t0;
         if (t.kind == TASK_BAND && st == WINENT_OK && p->preview && !p->preview_after) {
             /* The band's rows while they are in cache; timed apart, so the
@@ -646,6 +715,12 @@ void *winent_pool_worker(void *arg)
                 st = add_to_preview(p, &pvs, t.c, ya, yb, &err);
             pv_s += winent_now() - t0 - dt;
         }
+        /* A failed piece stops the job before its chunk can count as done:
+         * else the writer could take the last chunk and commit the output
+         * before the failure is known (a raw map's rows stored by the
+         * pool, a write that hit the file size limit). */
+        if (st != WINENT_OK)
+            winent_pipeline_fail(p, &err);
         pthread_mutex_lock(&p->lock);
         if (t.kind == TASK_COUNT) {
             for (int b = 0; b < p->nbands; b++)
@@ -653,16 +728,28 @@ void *winent_pool_worker(void *arg)
             band_s += dt; /* part of computing the map */
             if (--t.c->count_left == 0)
                 pthread_cond_broadcast(&p->state_cv);
+        } else if (t.kind == TASK_FILL) {
+            dec_s += dt;
+            if (--t.c->fill_left == 0) {
+                t.c->state = CHUNK_READY;
+                if (t.c->seq == 0)
+                    winent_sched_launch_early_locked(p, t.c);
+                pthread_cond_broadcast(&p->state_cv);
+            }
         } else if (t.kind == TASK_DECODE) {
             dec_s += dt;
             if (++p->par.done >= p->par.n)
                 pthread_cond_broadcast(&p->state_cv);
         } else if (t.kind == TASK_ENCODE) {
-            enc_s += dt;
-            /* The pool's encoding rate, for sharing compute (declines). */
-            p->enc_s += dt;
-            p->enc_px += (double)(t.c->y1 - t.c->y0) * (double)p->width /
-                         ((double)t.c->npieces * (double)p->nmaps);
+            if (t.index >= t.c->nenc && t.index < t.c->nenc + t.c->nstore) {
+                p->store_s += dt;
+            } else {
+                enc_s += dt;
+                /* The pool's encoding rate, for sharing compute (declines). */
+                p->enc_s += dt;
+                p->enc_px += (double)(t.c->y1 - t.c->y0) * (double)p->width /
+                             ((double)t.c->npieces * (double)p->nmaps);
+            }
             if (--t.c->pieces_left == 0) {
                 t.c->state = CHUNK_DONE;
                 pthread_cond_broadcast(&p->state_cv);

@@ -46,6 +46,40 @@ static chunk *take_free(pipeline *p, int *fresh, double *wait)
     }
 }
 
+/* Chunk i's buffers, made (and pinned) ahead by a pool worker. */
+static void make_ahead(void *arg, long i, int worker)
+{
+    pipeline *p = arg;
+    winent_err err;
+    (void)worker;
+    winent_err_clear(&err);
+    if (!STOPPED(p) && winent_chunk_buffers(p, &p->chunks[i], &err) != WINENT_OK)
+        winent_pipeline_fail(p, &err);
+}
+
+/* GPUs named: every chunk the job will use is made and pinned now, on the
+ * pool's threads at once, while the GPUs' contexts come up: made lazily,
+ * each chunk was pinned by the first GPU to take it, one registration
+ * after the other in the driver (47-66 ms a GPU of a 0.19 s job on four
+ * H200s; docs/PERFORMANCE.md). Lock not held. */
+static void make_chunks_ahead(pipeline *p)
+{
+    pthread_mutex_lock(&p->lock);
+    int n = p->n_limit < p->nchunks ? p->n_limit : p->nchunks;
+    p->gpus_registered = 1;
+    pthread_mutex_unlock(&p->lock);
+    winent_trace_mark(p->trace, LANE_READER, "ahead", n);
+    winent_pool_parallel_run(p, n, make_ahead, p);
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < n; i++)
+        if (p->chunks[i].state == CHUNK_UNUSED) {
+            p->chunks[i].state = CHUNK_FREE;
+            p->n_made++;
+        }
+    pthread_mutex_unlock(&p->lock);
+    winent_trace_mark(p->trace, LANE_READER, "made", n);
+}
+
 void *winent_stage_reader(void *arg)
 {
     pipeline *p = arg;
@@ -65,13 +99,18 @@ void *winent_stage_reader(void *arg)
         WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
         goto done;
     }
+    if (p->ngpus > 0 && p->stage == WINENT_STAGE_JOB)
+        make_chunks_ahead(p);
     for (int64_t seq = 0; seq < p->nchunks; seq++) {
         int fresh;
+        winent_trace_mark(p->trace, LANE_READER, "take", seq);
         pthread_mutex_lock(&p->lock);
         chunk *c = take_free(p, &fresh, &wait);
+        const int launched = p->gpu_launch == 1;
         pthread_mutex_unlock(&p->lock);
         if (c == NULL)
             break;
+        winent_trace_mark(p->trace, LANE_READER, "read", seq);
         double t1 = winent_now();
         if (fresh && winent_chunk_buffers(p, c, &err) != WINENT_OK) {
             pthread_mutex_lock(&p->lock);
@@ -88,7 +127,11 @@ void *winent_stage_reader(void *arg)
         c->engine = NULL;
         c->previewed_to = c->y0;
         winent_chunk_input_rows(c->y0, c->y1, ry, p->height, &c->in_y0, &c->in_h);
-        c->map = p->mem_out ? p->mem_out + (size_t)c->y0 * p->map_stride : c->map_own;
+        c->staged = p->fill_in && (p->stage_all || launched);
+        c->map = p->mem_out && !(p->store_mem && c->staged)
+                     ? p->mem_out + (size_t)c->y0 * p->map_stride
+                     : c->map_own;
+        c->nstore = 0;
         chunk_state next = CHUNK_READY;
         if (p->stage == WINENT_STAGE_ENCODE) {
             /* The map is the input: straight to the encoders. */
@@ -108,6 +151,13 @@ void *winent_stage_reader(void *arg)
                 break;
             }
             next = p->encodes && c->npieces > 0 ? CHUNK_ENCODING : CHUNK_DONE;
+        } else if (c->staged) {
+            /* Staged: the pool copies the rows in, several pieces at once. */
+            c->rows = c->rows_own;
+            c->fill_n = (c->in_h + p->fill_rows - 1) / p->fill_rows;
+            c->fill_next = 0;
+            c->fill_left = c->fill_n;
+            next = c->fill_n > 0 ? CHUNK_FILLING : CHUNK_READY;
         } else if (p->mem_in) {
             c->rows = (uint8_t *)p->mem_in + p->rows_stride * (size_t)c->in_y0;
         } else {
@@ -143,10 +193,13 @@ void *winent_stage_reader(void *arg)
                 next = CHUNK_DONE;
         }
         busy += winent_now() - t1;
+        winent_trace_mark(p->trace, LANE_READER, "ready", seq);
         pthread_mutex_lock(&p->lock);
         c->state = next;
         if (seq == 0 && next == CHUNK_READY)
             winent_sched_launch_early_locked(p, c);
+        if (next == CHUNK_FILLING)
+            pthread_cond_broadcast(&p->work_cv);
         if (next == CHUNK_ENCODING) {
             c->nenc = c->ntasks = c->npieces * p->nmaps;
             c->next_piece = 0;
@@ -229,6 +282,8 @@ static winent_status write_chunk(pipeline *p, const chunk *c, winent_err *err)
     }
     if (p->stage != WINENT_STAGE_JOB || p->mem_out)
         return WINENT_OK;
+    if (p->store_out)
+        return WINENT_OK; /* the pool wrote its rows at their place */
     if (p->raw_floats) {
         for (int m = 0; m < p->nmaps; m++)
             WINENT_TRY(winent_sink_write_floats(p->sink, m, c->map + (size_t)m * p->map_plane,
@@ -268,6 +323,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         double t0 = winent_now();
         if (p->saturated)
             count_saturated(p, c);
+        winent_trace_mark(p->trace, LANE_WRITER, "write", c->seq);
         winent_status st = write_chunk(p, c, &err);
         if (st == WINENT_OK && p->preview)
             /* The preview rows complete so far, while the engines work:
@@ -281,6 +337,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
             break;
         }
         next++;
+        winent_trace_mark(p->trace, LANE_WRITER, "written", c->seq);
         if (p->opts->on_progress && (t1 - last_progress >= 0.25 || next == p->nchunks)) {
             winent_progress pr;
             pr.rows_done = c->y1;

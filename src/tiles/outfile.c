@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -532,6 +533,83 @@ winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n
         p += w;
         n -= (size_t)w;
         winent_outfile_wrote(of, (uint64_t)w);
+    }
+    return WINENT_OK;
+}
+
+void *winent_outfile_map(winent_outfile *of)
+{
+    if (of->in_place || of->fd < 0 || of->reserving || of->reserved == 0 ||
+        of->reserve_errno != 0 || of->written != 0 || of->reserved > (uint64_t)SIZE_MAX)
+        return NULL;
+    if (ftruncate(of->fd, (off_t)of->reserved) != 0)
+        return NULL;
+    void *m = mmap(NULL, (size_t)of->reserved, PROT_WRITE, MAP_SHARED, of->fd, 0);
+    if (m == MAP_FAILED) {
+        (void)ftruncate(of->fd, 0);
+        return NULL;
+    }
+    return m;
+}
+
+void winent_outfile_unmap(winent_outfile *of, void *map)
+{
+    if (map != NULL)
+        munmap(map, (size_t)of->reserved);
+}
+
+void winent_outfile_map_write(winent_outfile *of, void *map, uint64_t offset, const void *buf,
+                              size_t n)
+{
+    memcpy((uint8_t *)map + offset, buf, n);
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t a = (offset + page - 1) / page * page, b = (offset + n) / page * page;
+    if (b > a) /* unmapped, not dropped: the pages stay in the file, dirty */
+        (void)madvise((uint8_t *)map + a, (size_t)(b - a), MADV_DONTNEED);
+    uint64_t was = __atomic_fetch_add(&of->written, (uint64_t)n, __ATOMIC_RELAXED);
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (of->sync && was / WINENT_WRITEBACK_STEP != (was + (uint64_t)n) / WINENT_WRITEBACK_STEP)
+        (void)sync_file_range(of->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)was;
+#endif
+}
+
+int winent_outfile_positional(const winent_outfile *of)
+{
+    return !of->in_place && of->fd >= 0;
+}
+
+winent_status winent_outfile_settle(winent_outfile *of, winent_err *err)
+{
+    return reserve_join(of, err);
+}
+
+winent_status winent_outfile_pwrite(winent_outfile *of, const void *buf, size_t n, uint64_t offset,
+                                    winent_err *err)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = pwrite(of->fd, p, n, (off_t)offset);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed: %s", of->name,
+                              winent_outfile_reason(errno));
+        }
+        if (w == 0)
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: write failed", of->name);
+        p += w;
+        n -= (size_t)w;
+        offset += (uint64_t)w;
+        uint64_t was = __atomic_fetch_add(&of->written, (uint64_t)w, __ATOMIC_RELAXED);
+#ifdef SYNC_FILE_RANGE_WRITE
+        /* As winent_outfile_wrote: writeback starts every step written. */
+        if (of->sync && was / WINENT_WRITEBACK_STEP != (was + (uint64_t)w) / WINENT_WRITEBACK_STEP)
+            (void)sync_file_range(of->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+        (void)was;
+#endif
     }
     return WINENT_OK;
 }

@@ -114,6 +114,41 @@ winent_status winent_outfile_write(winent_outfile *of, const void *buf, size_t n
  * (or to a range insertion, which writes back and waits first). */
 void winent_outfile_wrote(winent_outfile *of, uint64_t n);
 
+/* Positional writes by several threads (a raw map's rows at their known
+ * offsets): 1 when the output is a file written through a temporary name
+ * (not in place: a stream has no offsets). */
+int winent_outfile_positional(const winent_outfile *of);
+
+/* Before the first winent_outfile_pwrite, from one thread: wait for the
+ * space reservation's helper (its failure for want of room is reported). */
+winent_status winent_outfile_settle(winent_outfile *of, winent_err *err);
+
+/* Write all of `buf` at byte `offset` (pwrite): callable from several
+ * threads at once, on disjoint ranges, once settled, with no
+ * winent_outfile_write meanwhile. `written` counts the bytes (atomic);
+ * errors as winent_outfile_write's. */
+winent_status winent_outfile_pwrite(winent_outfile *of, const void *buf, size_t n, uint64_t offset,
+                                    winent_err *err);
+
+/* Once settled, where the space reservation succeeded: the file set to
+ * its reserved size and mapped for writing (MAP_SHARED), so that several
+ * threads copy into it at once (buffered writes to one file take its
+ * inode's lock one writer at a time: 2.1-2.4 GB/s on the 4 x H200 host's
+ * /dev/shm, where 16 files written at once took 22 GB/s). Its blocks are
+ * reserved, so the copies cannot fail for want of room; the fsync of
+ * commit writes them. NULL where it cannot: use winent_outfile_pwrite.
+ * Write into it with winent_outfile_map_write; unmap before commit or
+ * abort. */
+void *winent_outfile_map(winent_outfile *of);
+void winent_outfile_unmap(winent_outfile *of, void *map);
+/* Copy `n` bytes to byte `offset` of the map (any thread, disjoint
+ * ranges), counted; the whole pages written are then unmapped (they stay
+ * in the file's page cache, dirty), so the process's resident memory does
+ * not grow with the map, and handed to writeback as winent_outfile_write
+ * does. */
+void winent_outfile_map_write(winent_outfile *of, void *map, uint64_t offset, const void *buf,
+                              size_t n);
+
 /* Finish: fsync, close, rename into place, fsync the directory (a file); or
  * fsync where it means something and close (in place). On failure the
  * temporary file is removed. */

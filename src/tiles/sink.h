@@ -205,6 +205,16 @@ int winent_sink_takes_floats(const winent_sink *s);
 winent_status winent_sink_write_floats(winent_sink *s, int map, const float *rows, size_t n,
                                        winent_err *err);
 
+/* 1 when the sink takes floats at their place, from several threads
+ * (winent_sink_write_floats_at): a raw map to files, not to a stream. */
+int winent_sink_writes_at(const winent_sink *s);
+
+/* Any thread, on disjoint ranges, instead of winent_sink_write_floats:
+ * `n` floats of map `map` at float `at` of it (row y's first at y *
+ * width). The bytes are those write_floats gives in order. */
+winent_status winent_sink_write_floats_at(winent_sink *s, int map, uint64_t at, const float *rows,
+                                          size_t n, winent_err *err);
+
 /* Writer thread only, after the last unit: trailers, close, rename. A COG
  * lays its file out here and compresses its last overview tiles with the
  * encoders' state, idle by then, on o->par: free the encoders only after

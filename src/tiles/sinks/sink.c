@@ -436,3 +436,16 @@ winent_status winent_sink_write_floats(winent_sink *s, int map, const float *row
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "map %d of %d", map, s->nmaps);
     return s->ops->write_floats(s, map, rows, n, err);
 }
+
+int winent_sink_writes_at(const winent_sink *s)
+{
+    return s->ops->writes_at != NULL && s->ops->writes_at(s);
+}
+
+winent_status winent_sink_write_floats_at(winent_sink *s, int map, uint64_t at, const float *rows,
+                                          size_t n, winent_err *err)
+{
+    if (map < 0 || map >= s->nmaps)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "map %d of %d", map, s->nmaps);
+    return s->ops->write_floats_at(s, map, at, rows, n, err);
+}

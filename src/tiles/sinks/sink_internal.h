@@ -32,6 +32,12 @@ typedef struct sink_ops {
     /* Optional: the floats as they are, no encoding (raw, little-endian). */
     winent_status (*write_floats)(winent_sink *s, int map, const float *rows, size_t n,
                                   winent_err *err);
+    /* Optional: 1 when write_floats_at may be used (every map's file has
+     * offsets); then `n` floats of map `map` from float `at` on, from any
+     * thread, on disjoint ranges. */
+    int (*writes_at)(const winent_sink *s);
+    winent_status (*write_floats_at)(winent_sink *s, int map, uint64_t at, const float *rows,
+                                     size_t n, winent_err *err);
 } sink_ops;
 
 struct winent_sink {

@@ -7,6 +7,7 @@
  * Several maps: one file each, NAME_bB_wK.EXT beside the name given
  * (winent_sink_map_path), each with its own header when asked; a raw
  * stream holds one map only, so they need a file name. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,11 @@ typedef struct raw_file {
     winent_outfile hdr; /* --sidecar: OUTPUT.hdr, written at open, committed after the map */
     int hdr_open;
     char *path;         /* owned when several maps: the map's own name */
+    /* Positional writes: the first one waits for the space reservation
+     * (winent_outfile_settle), once, under `settle`. */
+    pthread_mutex_t settle;
+    int settled;
+    uint8_t *map; /* the file mapped for writing (winent_outfile_map), or NULL */
 } raw_file;
 
 typedef struct raw_sink {
@@ -65,6 +71,8 @@ static winent_status raw_write(winent_sink *s, int map, int64_t index, const win
 
 static void abort_file(raw_file *f)
 {
+    winent_outfile_unmap(&f->file, f->map);
+    f->map = NULL;
     if (f->open)
         winent_outfile_abort(&f->file);
     if (f->hdr_open)
@@ -80,6 +88,8 @@ static winent_status raw_finish(winent_sink *s, winent_err *err)
     for (int m = 0; m < r->n; m++) {
         raw_file *f = &r->f[m];
         f->open = 0;
+        winent_outfile_unmap(&f->file, f->map);
+        f->map = NULL;
         winent_status st = winent_outfile_commit(&f->file, err);
         if (st == WINENT_OK && f->hdr_open) {
             f->hdr_open = 0;
@@ -116,12 +126,15 @@ static void raw_free(void *impl)
     for (int m = 0; r && m < r->n; m++) {
         abort_file(&r->f[m]);
         free(r->f[m].path);
+        pthread_mutex_destroy(&r->f[m].settle);
     }
     free(r);
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define RAW_WRITE_FLOATS NULL /* each float is swapped by raw_encode */
+#define RAW_WRITES_AT NULL
+#define RAW_WRITE_FLOATS_AT NULL
 #else
 /* The floats are already the file's bytes: written as they are. */
 static winent_status raw_write_floats(winent_sink *s, int map, const float *rows, size_t n,
@@ -131,6 +144,39 @@ static winent_status raw_write_floats(winent_sink *s, int map, const float *rows
     return winent_outfile_write(&r->f[map].file, rows, n * 4, err);
 }
 #define RAW_WRITE_FLOATS raw_write_floats
+
+/* Several writers: every map's file is a file with offsets. */
+static int raw_writes_at(const winent_sink *s)
+{
+    const raw_sink *r = s->impl;
+    for (int m = 0; m < r->n; m++)
+        if (!r->f[m].open || !winent_outfile_positional(&r->f[m].file))
+            return 0;
+    return 1;
+}
+
+static winent_status raw_write_floats_at(winent_sink *s, int map, uint64_t at, const float *rows,
+                                         size_t n, winent_err *err)
+{
+    raw_file *f = &((raw_sink *)s->impl)->f[map];
+    winent_status st = WINENT_OK;
+    pthread_mutex_lock(&f->settle);
+    if (!f->settled) {
+        st = winent_outfile_settle(&f->file, err);
+        f->settled = st == WINENT_OK;
+        if (f->settled)
+            f->map = winent_outfile_map(&f->file);
+    }
+    pthread_mutex_unlock(&f->settle);
+    if (st != WINENT_OK)
+        return st;
+    if (f->map == NULL)
+        return winent_outfile_pwrite(&f->file, rows, n * 4, at * 4, err);
+    winent_outfile_map_write(&f->file, f->map, at * 4, rows, n * 4);
+    return WINENT_OK;
+}
+#define RAW_WRITES_AT raw_writes_at
+#define RAW_WRITE_FLOATS_AT raw_write_floats_at
 #endif
 
 static const sink_ops raw_sink_ops = {
@@ -141,6 +187,8 @@ static const sink_ops raw_sink_ops = {
     .free_impl = raw_free,
     .bytes_written = raw_bytes_written,
     .write_floats = RAW_WRITE_FLOATS,
+    .writes_at = RAW_WRITES_AT,
+    .write_floats_at = RAW_WRITE_FLOATS_AT,
 };
 
 /* Another sample type than float32: every unit is converted by raw_encode. */
@@ -207,7 +255,10 @@ winent_status winent_sink_raw_open(winent_sink *s, winent_err *err)
     if (r == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     r->n = n;
+    for (int m = 0; m < n; m++)
+        pthread_mutex_init(&r->f[m].settle, NULL);
     winent_sink_out_sample(&s->opts, &r->q);
+    /* --ot other than float32: encoded in order by the one writer. */
     s->ops = r->q.type == WINENT_OT_FLOAT32 ? &raw_sink_ops : &raw_typed_sink_ops;
     s->impl = r;
     s->unit_rows = WINENT_RAW_UNIT_ROWS;
