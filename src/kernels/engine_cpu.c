@@ -26,10 +26,12 @@
  * 8-bit codes that are all below 16 in a chunk (checked per chunk: the bits
  * do not depend on the path taken) go to the few-values path instead
  * (engine_cpu_simd.c): column histograms of 16 bins, SIMD where the CPU has
- * it, picked at run time.
+ * it, picked at run time. Other 8-bit chunks go to the column paths of 64
+ * or 256 bins (engine_cpu_cols.c), by the chunk's largest code.
  */
 #include "engine_cpu.h"
 #include "engine_cpu_simd.h"
+#include "engine_cpu_cols.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -63,7 +65,7 @@ typedef struct thread_scratch {
     uint32_t *vals;        /* remap: hash values (dense ids) */
     uint32_t *slots;       /* remap: slot of each dense id, to clear after use */
     unsigned hash_bits;
-    void *few;             /* owned: the few-values path's scratch, 64-aligned */
+    void *few;             /* owned: the few-values and column paths' scratch, 64-aligned */
     void *codes;           /* owned: codes of the band's input rows (all but CODES_SAMPLES*) */
     size_t codes_cap;      /* bytes of codes */
 } thread_scratch;
@@ -77,8 +79,10 @@ struct winent_cpu_engine {
     size_t hist_len;         /* bins of each histogram, sentinel included */
     size_t region_max;       /* remap: most pixels of a tile's region */
     winent_few_path few;     /* path for chunks of codes < 16, or NONE */
-    int last_few;            /* the last band took the few-values path (a hint
-                                for band heights; written by any worker) */
+    winent_few_path cols;    /* ISA of the column paths (8-bit codes >= 16), or NONE */
+    int last_few;            /* the last band took the few-values or a column
+                                path (a hint for band heights; written by any
+                                worker) */
     thread_scratch *scratch; /* owned: one per thread */
 };
 
@@ -355,8 +359,11 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
     /* 8-bit codes may all be below 16 in a chunk: then the few-values path.
      * WINENT_CPU_PATH (slide, portable, avx2, avx512) forces a path, for
      * tests and benchmarks; unset, the fastest this CPU has. */
-    if (e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8)
-        e->few = winent_few_choose(p->kx, p->ky, getenv("WINENT_CPU_PATH"));
+    if (e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8) {
+        const char *req = getenv("WINENT_CPU_PATH");
+        e->few = winent_few_choose(p->kx, p->ky, req);
+        e->cols = winent_cols_choose(p->kx, p->ky, req);
+    }
     e->scratch = calloc((size_t)e->threads, sizeof *e->scratch);
     if (e->scratch == NULL)
         goto nomem;
@@ -365,8 +372,10 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
         for (int g = 0; g < LANES; g++)
             if ((s->hist[g] = calloc(e->hist_len, sizeof *s->hist[g])) == NULL)
                 goto nomem;
-        if (e->few != WINENT_FEW_NONE) {
-            size_t b = (winent_few_scratch_bytes(e->max_width, p->rx) + 63) / 64 * 64;
+        if (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE) {
+            size_t b = winent_few_scratch_bytes(e->max_width, p->rx);
+            size_t bc = winent_cols_scratch_bytes(e->max_width, p->rx, WINENT_COLS_BINS_LARGE);
+            b = ((b > bc ? b : bc) + 63) / 64 * 64;
             if ((s->few = aligned_alloc(64, b)) == NULL)
                 goto nomem;
         }
@@ -539,7 +548,8 @@ int winent_cpu_band_rows(const winent_plan *p, int width)
 int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width)
 {
     int w = width > 0 ? width : 1;
-    int few = e->few != WINENT_FEW_NONE && __atomic_load_n(&e->last_few, __ATOMIC_RELAXED);
+    int few = (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE) &&
+              __atomic_load_n(&e->last_few, __ATOMIC_RELAXED);
     int rows = few ? tall_rows(e->plan, w) : short_rows(e->plan, w);
     return (rows + LANES - 1) / LANES * LANES;
 }
@@ -560,7 +570,9 @@ size_t winent_cpu_scratch_bytes(const winent_plan *p, int width)
                   : p->direct && p->ncodes < 65536 ? 2
                                                    : 4;
     b += W * in_rows * code;
-    b += winent_few_scratch_bytes((int)W, p->rx) + 64;
+    size_t few = winent_few_scratch_bytes((int)W, p->rx);
+    size_t cols = winent_cols_scratch_bytes((int)W, p->rx, WINENT_COLS_BINS_LARGE);
+    b += (few > cols ? few : cols) + 64;
     if (!p->direct) { /* remap tiles: ids, slots, and a hash table twice the region */
         size_t region = (size_t)(REMAP_TILE_W + 2 * p->rx) * (size_t)(REMAP_TILE_H + 2 * p->ry);
         b += region * (2 * sizeof(uint32_t) + LANES * sizeof(uint16_t)) + 4 * region * 8;
@@ -624,17 +636,26 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
         j.sent = (uint32_t)p->ncodes;
     }
 
-    if (e->few != WINENT_FEW_NONE &&
-        winent_few_scan((const uint8_t *)j.base, j.stride, W, rb - ra)) {
-        winent_few_job fj = {(const uint8_t *)j.base, j.stride, j.oy, W, j.H, j.rx, j.ry, j.t,
-                             j.has_sent && j.sent < WINENT_FEW_BINS ? (int)j.sent : -1,
-                             out, out_stride, c->y0};
-        winent_few_rows(&fj, e->few, ya, yb, s->few);
-        __atomic_store_n(&e->last_few, 1, __ATOMIC_RELAXED);
-        return WINENT_OK;
+    if (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE) {
+        /* 8-bit codes: the path by the band's largest code (the sentinel's
+         * bin too, where a pixel holds it). */
+        const int top = winent_cols_max_code((const uint8_t *)j.base, j.stride, W, rb - ra);
+        const int bins = top < WINENT_FEW_BINS && e->few != WINENT_FEW_NONE ? WINENT_FEW_BINS
+                         : e->cols == WINENT_FEW_NONE                       ? 0
+                         : top < WINENT_COLS_BINS_SMALL                     ? WINENT_COLS_BINS_SMALL
+                                                        : WINENT_COLS_BINS_LARGE;
+        __atomic_store_n(&e->last_few, bins > 0, __ATOMIC_RELAXED);
+        if (bins > 0) {
+            winent_few_job fj = {(const uint8_t *)j.base, j.stride, j.oy, W, j.H, j.rx, j.ry, j.t,
+                                 j.has_sent && j.sent < (uint32_t)bins ? (int)j.sent : -1,
+                                 out, out_stride, c->y0};
+            if (bins == WINENT_FEW_BINS)
+                winent_few_rows(&fj, e->few, ya, yb, s->few);
+            else
+                winent_cols_rows(&fj, bins, e->cols, ya, yb, s->few);
+            return WINENT_OK;
+        }
     }
-    if (e->few != WINENT_FEW_NONE)
-        __atomic_store_n(&e->last_few, 0, __ATOMIC_RELAXED);
     if (kind != CODES_REMAP) {
         slide(&j, code_size(kind), ya, yb, 0, W, s->hist);
         return WINENT_OK;
