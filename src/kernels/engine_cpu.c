@@ -45,6 +45,9 @@
 #define REMAP_TILE_W 256
 #define REMAP_TILE_H 64
 
+/* Windows sampled per band to guess a column path's changes per step. */
+#define COLS_SAMPLES 16
+
 /* Rows sliding in lockstep, each with its own histogram. */
 #define LANES 4
 
@@ -80,6 +83,9 @@ struct winent_cpu_engine {
     size_t region_max;       /* remap: most pixels of a tile's region */
     winent_few_path few;     /* path for chunks of codes < 16, or NONE */
     winent_few_path cols;    /* ISA of the column paths (8-bit codes >= 16), or NONE */
+    int cols_forced;         /* WINENT_CPU_PATH named the ISA: the column paths
+                                take every such chunk, not only those where
+                                they should beat the sliding engine */
     int last_few;            /* the last band took the few-values or a column
                                 path (a hint for band heights; written by any
                                 worker) */
@@ -363,6 +369,7 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
         const char *req = getenv("WINENT_CPU_PATH");
         e->few = winent_few_choose(p->kx, p->ky, req);
         e->cols = winent_cols_choose(p->kx, p->ky, req);
+        e->cols_forced = req != NULL && *req != '\0';
     }
     e->scratch = calloc((size_t)e->threads, sizeof *e->scratch);
     if (e->scratch == NULL)
@@ -640,15 +647,22 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
         /* 8-bit codes: the path by the band's largest code (the sentinel's
          * bin too, where a pixel holds it). */
         const int top = winent_cols_max_code((const uint8_t *)j.base, j.stride, W, rb - ra);
-        const int bins = top < WINENT_FEW_BINS && e->few != WINENT_FEW_NONE ? WINENT_FEW_BINS
-                         : e->cols == WINENT_FEW_NONE                       ? 0
-                         : top < WINENT_COLS_BINS_SMALL                     ? WINENT_COLS_BINS_SMALL
-                                                        : WINENT_COLS_BINS_LARGE;
+        int bins = top < WINENT_FEW_BINS && e->few != WINENT_FEW_NONE ? WINENT_FEW_BINS
+                   : e->cols == WINENT_FEW_NONE                       ? 0
+                   : top < WINENT_COLS_BINS_SMALL                     ? WINENT_COLS_BINS_SMALL
+                                                                      : WINENT_COLS_BINS_LARGE;
+        winent_few_job fj = {(const uint8_t *)j.base, j.stride, j.oy, W, j.H, j.rx, j.ry, j.t,
+                             j.has_sent && j.sent < (uint32_t)bins ? (int)j.sent : -1,
+                             out, out_stride, c->y0};
+        /* Left to itself, a column path only where its steps should change
+         * few enough bins to beat the sliding engine (any choice gives the
+         * same bits). */
+        if (bins > WINENT_FEW_BINS && !e->cols_forced &&
+            !winent_cols_pays(e->cols, bins, p->ky,
+                              winent_cols_changes(&fj, (ya + yb) / 2, COLS_SAMPLES), NULL))
+            bins = 0;
         __atomic_store_n(&e->last_few, bins > 0, __ATOMIC_RELAXED);
         if (bins > 0) {
-            winent_few_job fj = {(const uint8_t *)j.base, j.stride, j.oy, W, j.H, j.rx, j.ry, j.t,
-                                 j.has_sent && j.sent < (uint32_t)bins ? (int)j.sent : -1,
-                                 out, out_stride, c->y0};
             if (bins == WINENT_FEW_BINS)
                 winent_few_rows(&fj, e->few, ya, yb, s->few);
             else

@@ -65,6 +65,7 @@ static int strip_width(int bins, int rx)
 typedef struct cols_scratch {
     uint8_t *col;  /* (sw + 2 rx) columns of `bins` byte counts */
     uint16_t *win; /* the window's counts */
+    uint16_t *po, *pn; /* bins + 32 each: packed counts of a step's changed bins */
     int64_t *num;  /* per output column of the strip: D = T[n] - S */
     int64_t *nn;   /* per output column: n */
 } cols_scratch;
@@ -77,6 +78,10 @@ static cols_scratch carve(void *scratch, int sw, int rx, int bins)
     p += align64((size_t)(sw + 2 * rx) * (size_t)bins);
     c.win = (uint16_t *)p;
     p += align64((size_t)bins * sizeof(uint16_t));
+    c.po = (uint16_t *)p;
+    p += align64((size_t)(bins + 32) * sizeof(uint16_t));
+    c.pn = (uint16_t *)p;
+    p += align64((size_t)(bins + 32) * sizeof(uint16_t));
     c.num = (int64_t *)p;
     p += align64((size_t)(sw + PAD) * sizeof(int64_t));
     c.nn = (int64_t *)p;
@@ -88,6 +93,7 @@ size_t winent_cols_scratch_bytes(int max_width, int rx, int bins)
     int sw = imin(strip_width(bins, rx), imax(max_width, 1));
     return align64((size_t)(sw + 2 * rx) * (size_t)bins) +
            align64((size_t)bins * sizeof(uint16_t)) +
+           2 * align64((size_t)(bins + 32) * sizeof(uint16_t)) +
            2 * align64((size_t)(sw + PAD) * 8);
 }
 
@@ -116,6 +122,7 @@ static inline const uint8_t *code_row(const winent_few_job *j, int y)
 typedef struct sweep_job {
     const uint8_t *col; /* strip column 0: image column xs - rx */
     uint16_t *win;
+    uint16_t *po, *pn;  /* AVX-512: a step's packed old and new counts */
     const int64_t *t;
     int64_t *num, *nn;
     int xs, xe, rx, W, kh, sent;
@@ -245,7 +252,8 @@ static void finish_portable(const int64_t *num, const int64_t *nn, int count, fl
                 int64_t s = 0;                                                                     \
                 for (int v = 0; v < bins; v++)                                                     \
                     s += t[win[v]];                                                                \
-                const sweep_job sj_ = {col, win, t, cs_.num, cs_.nn, xs, xe, rx, W, kh, sent};     \
+                const sweep_job sj_ = {col, win, cs_.po, cs_.pn, t, cs_.num, cs_.nn,               \
+                                       xs, xe, rx, W, kh, sent};                                   \
                 SWEEP(&sj_, s, bins);                                                              \
                 float *o = j->out + (size_t)(y - j->out_y0) * j->out_stride + xs;                  \
                 FINISH(cs_.num, cs_.nn, xe - xs, o);                                               \
@@ -404,6 +412,10 @@ sweep_avx512(const sweep_job *sj, int64_t s, const int bins)
             break;
         const uint8_t *cin = sj->col + (size_t)(x - xs + 2 * rx + 1) * bins;
         const uint8_t *cout = sj->col + (size_t)(x - xs) * bins;
+        /* The old and new counts of the changed bins, packed one block after
+         * the other into po and pn (zeros after them), then looked up four at
+         * a time: one loop exit per step to predict, not one per block. */
+        int np = 0;
 #pragma GCC unroll 4
         for (int b = 0; b < bins; b += 64) {
             const __m512i a = _mm512_load_si512(cin + b), o = _mm512_load_si512(cout + b);
@@ -414,17 +426,23 @@ sweep_avx512(const sweep_job *sj, int64_t s, const int bins)
 #pragma GCC unroll 2
             for (int h = 0; h < 2; h++) {
                 const __mmask32 kh32 = (__mmask32)(k >> (32 * h));
-                if (kh32 == 0)
-                    continue;
                 const __m512i old = w[b / 32 + h];
                 const __m512i now = _mm512_add_epi16(
                     old, _mm512_cvtepi8_epi16(h ? _mm512_extracti64x4_epi64(d, 1)
                                                 : _mm512_castsi512_si256(d)));
                 w[b / 32 + h] = now;
-                s = sum_changes_avx512(_mm512_maskz_compress_epi16(kh32, old),
-                                       _mm512_maskz_compress_epi16(kh32, now),
-                                       (int)_mm_popcnt_u32(kh32), t, s);
+                _mm512_storeu_si512(sj->po + np, _mm512_maskz_compress_epi16(kh32, old));
+                _mm512_storeu_si512(sj->pn + np, _mm512_maskz_compress_epi16(kh32, now));
+                np += (int)_mm_popcnt_u32(kh32);
             }
+        }
+        for (int i = 0; i < np; i += 4) {
+            uint64_t qo, qn;
+            memcpy(&qo, sj->po + i, 8);
+            memcpy(&qn, sj->pn + i, 8);
+            s += ((t[qn & 0xFFFF] - t[qo & 0xFFFF]) +
+                  (t[(qn >> 16) & 0xFFFF] - t[(qo >> 16) & 0xFFFF])) +
+                 ((t[(qn >> 32) & 0xFFFF] - t[(qo >> 32) & 0xFFFF]) + (t[qn >> 48] - t[qo >> 48]));
         }
     }
 }
@@ -485,6 +503,66 @@ winent_few_path winent_cols_choose(int kx, int ky, const char *request)
         return WINENT_FEW_AVX2;
 #endif
     return WINENT_FEW_PORTABLE;
+}
+
+double winent_cols_changes(const winent_few_job *j, int y, int samples)
+{
+    const int W = j->W, rx = j->rx, steps = W - 2 * rx - 1;
+    if (steps < 1 || samples < 1)
+        return 0.0;
+    const int r0 = imax(0, y - j->ry), r1 = imin(j->H - 1, y + j->ry);
+    uint8_t ha[256] = {0}, hb[256] = {0};
+    long changed = 0;
+    for (int i = 0; i < samples; i++) {
+        /* The step from x to x + 1: column x - rx leaves, x + rx + 1 enters. */
+        const int xa = (int)(((int64_t)2 * i + 1) * steps / (2 * samples)), xb = xa + 2 * rx + 1;
+        for (int r = r0; r <= r1; r++) {
+            const uint8_t *p = code_row(j, r);
+            ha[p[xa]]++;
+            hb[p[xb]]++;
+        }
+        /* Each differing bin once: equal after it is counted. */
+        for (int r = r0; r <= r1; r++) {
+            const uint8_t *p = code_row(j, r);
+            const uint8_t va = p[xa], vb = p[xb];
+            changed += ha[va] != hb[va];
+            ha[va] = hb[va];
+            changed += ha[vb] != hb[vb];
+            ha[vb] = hb[vb];
+        }
+        for (int r = r0; r <= r1; r++) {
+            const uint8_t *p = code_row(j, r);
+            ha[p[xa]] = hb[p[xa]] = ha[p[xb]] = hb[p[xb]] = 0;
+        }
+    }
+    return (double)changed / samples;
+}
+
+/* The cost model, nanoseconds per pixel on one core of the development
+ * machine (AMD EPYC, AVX-512; issue 32's measurements, 2048 x 1024 maps of
+ * land cover, an 8-bit photograph and noise, windows 5 to 31): the sliding
+ * engine about SLIDE_NS per update (2 Ky updates a pixel); the column
+ * paths a fixed part per pixel (vertical updates, the compare, the emit,
+ * branches mispredicted on changing steps) and a part per changed bin. */
+#define SLIDE_NS 0.72
+typedef struct cols_cost {
+    double fixed64, fixed256, per_change;
+} cols_cost;
+static const cols_cost cost_avx512 = {8.0, 12.0, 0.55};
+static const cols_cost cost_avx2 = {9.0, 15.0, 1.1};
+static const cols_cost cost_portable = {12.0, 20.0, 1.6};
+
+int winent_cols_pays(winent_few_path isa, int bins, int ky, double changes, double *ratio)
+{
+    const cols_cost *c = isa == WINENT_FEW_AVX512 ? &cost_avx512
+                         : isa == WINENT_FEW_AVX2 ? &cost_avx2
+                                                  : &cost_portable;
+    const double cols = (bins <= WINENT_COLS_BINS_SMALL ? c->fixed64 : c->fixed256) +
+                        c->per_change * changes;
+    const double slide = SLIDE_NS * 2.0 * ky;
+    if (ratio)
+        *ratio = cols / slide;
+    return isa != WINENT_FEW_NONE && cols < slide;
 }
 
 void winent_cols_rows(const winent_few_job *j, int bins, winent_few_path isa, int ya, int yb,

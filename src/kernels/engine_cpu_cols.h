@@ -44,6 +44,20 @@ size_t winent_cols_scratch_bytes(int max_width, int rx, int bins);
 /* The largest code of `h` rows of `w` 8-bit codes (row stride `stride`). */
 int winent_cols_max_code(const uint8_t *codes, size_t stride, int w, int h);
 
+/* About how many bins of the window change per step along output row `y`
+ * of the job (its codes below 256): the entering and leaving columns of
+ * `samples` windows spread along the row, compared. 0 when the row has no
+ * full-width step (images narrower than the window plus one). */
+double winent_cols_changes(const winent_few_job *j, int y, int samples);
+
+/* Whether the column path through `isa` with `bins` bins beats the sliding
+ * engine (2 Ky updates per pixel) on `ky`-high windows whose steps change
+ * `changes` bins (winent_cols_changes): a cost model fitted on this
+ * project's measurements (docs/PERFORMANCE.md, issue 32). Writes the
+ * column path's estimated cost relative to the sliding engine's to
+ * `*ratio` (may be NULL). */
+int winent_cols_pays(winent_few_path isa, int bins, int ky, double changes, double *ratio);
+
 /* Output rows [ya, yb) of the job (every code below `bins`, 64 or 256; the
  * job's `sent` below `bins` or -1) through `isa` (not NONE), all columns.
  * `scratch` has winent_cols_scratch_bytes(W, rx, bins) bytes, 64-byte
