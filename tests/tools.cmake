@@ -2,6 +2,7 @@
 # tests of the tools area: test rasters (raw and tiled TIFF), the CPU engine against the
 # reference, scikit-image against the CLI.
 winent_unit_test(test_engine_random)
+winent_unit_test(test_engine_codes)
 winent_sh_test(test_mksample test_mksample.sh)
 winent_sh_test(test_skimage test_skimage.sh)
 winent_sh_test(test_mksample_tiff test_mksample_tiff.sh)

@@ -51,6 +51,9 @@
 /* Rows sliding in lockstep, each with its own histogram. */
 #define LANES 4
 
+/* The paths a band can take (winent_cpu_engine_last_path). */
+typedef enum cpu_path { PATH_SLIDE, PATH_FEW, PATH_COLS64, PATH_COLS256 } cpu_path;
+
 typedef enum code_kind {
     CODES_SAMPLES8,  /* the 8-bit samples, read in place */
     CODES_SAMPLES16, /* the 16-bit samples, read in place when aligned */
@@ -86,8 +89,8 @@ struct winent_cpu_engine {
     int cols_forced;         /* WINENT_CPU_PATH named the ISA: the column paths
                                 take every such chunk, not only those where
                                 they should beat the sliding engine */
-    int last_few;            /* the last band took the few-values or a column
-                                path (a hint for band heights; written by any
+    int last_path;           /* the last band's path, a cpu_path (a hint for
+                                band heights and reports; written by any
                                 worker) */
     thread_scratch *scratch; /* owned: one per thread */
 };
@@ -555,8 +558,7 @@ int winent_cpu_band_rows(const winent_plan *p, int width)
 int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width)
 {
     int w = width > 0 ? width : 1;
-    int few = (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE) &&
-              __atomic_load_n(&e->last_few, __ATOMIC_RELAXED);
+    int few = __atomic_load_n(&e->last_path, __ATOMIC_RELAXED) != PATH_SLIDE;
     int rows = few ? tall_rows(e->plan, w) : short_rows(e->plan, w);
     return (rows + LANES - 1) / LANES * LANES;
 }
@@ -661,7 +663,12 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
             !winent_cols_pays(e->cols, bins, p->ky,
                               winent_cols_changes(&fj, (ya + yb) / 2, COLS_SAMPLES), NULL))
             bins = 0;
-        __atomic_store_n(&e->last_few, bins > 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&e->last_path,
+                         bins == WINENT_FEW_BINS           ? PATH_FEW
+                         : bins == WINENT_COLS_BINS_SMALL ? PATH_COLS64
+                         : bins == WINENT_COLS_BINS_LARGE ? PATH_COLS256
+                                                          : PATH_SLIDE,
+                         __ATOMIC_RELAXED);
         if (bins > 0) {
             if (bins == WINENT_FEW_BINS)
                 winent_few_rows(&fj, e->few, ya, yb, s->few);
@@ -694,6 +701,12 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
         }
     }
     return WINENT_OK;
+}
+
+const char *winent_cpu_engine_last_path(const winent_cpu_engine *e)
+{
+    static const char *const names[] = {"slide", "few", "cols64", "cols256"};
+    return names[__atomic_load_n(&e->last_path, __ATOMIC_RELAXED)];
 }
 
 winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk *c, float *out,
