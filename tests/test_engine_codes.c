@@ -196,8 +196,51 @@ done:
     free(got);
 }
 
+/* The CPU's rate as the launch rule sees it (winent_cpu_engine_ns_per_update,
+ * per update): the few-values path's on 16 codes, below the sliding
+ * engine's on a smooth map at 31 x 31 (a column path pays), the sliding
+ * engine's on noise at 5 x 5 and wherever WINENT_CPU_PATH=slide. */
+static double rate_of(const ccase *cc, int k, const char *path)
+{
+    winent_compute_opts o;
+    winent_compute_opts_default(&o);
+    o.kx = o.ky = k;
+    o.dtype = cc->dtype;
+    winent_err err;
+    winent_err_clear(&err);
+    winent_plan *p = NULL;
+    winent_cpu_engine *e = NULL;
+    double ns = -1;
+    const int w = 300, h = 64;
+    uint8_t *in = make_input(cc, w, h);
+    setenv("WINENT_CPU_PATH", path, 1);
+    if (in && winent_plan_create(&o, &p, &err) == WINENT_OK &&
+        winent_cpu_engine_create(p, w, h, 1, &e, &err) == WINENT_OK)
+        ns = winent_cpu_engine_ns_per_update(e, in, (size_t)w, w, h);
+    CHECK(ns > 0, "%s: no engine: %s", cc->name, err.msg);
+    winent_cpu_engine_free(e);
+    winent_plan_free(p);
+    free(in);
+    return ns;
+}
+
+static void test_rates(void)
+{
+    const double slide = rate_of(&cases[0], 5, "slide");
+    const double none = rate_of(&cases[0], 9, ""); /* 9: every CPU has a few-values path */
+    CHECK(none < slide / 2, "16 codes at 9x9: %g ns per update, slide %g", none, slide);
+    const double smooth = rate_of(&cases[7], 31, "");
+    CHECK(smooth < slide, "smooth 64 codes at 31x31: %g ns per update, slide %g", smooth, slide);
+    CHECK(rate_of(&cases[7], 31, "slide") == slide, "forced slide: not the sliding rate");
+    const double noise = rate_of(&cases[4], 5, "");
+    CHECK(noise == slide, "noise of 256 codes at 5x5: %g ns per update, slide %g", noise, slide);
+    const double none0 = rate_of(&cases[5], 5, "");
+    CHECK(none0 == slide, "u16: %g ns per update, slide %g", none0, slide);
+}
+
 int main(void)
 {
+    test_rates();
     const int nc = (int)(sizeof cases / sizeof cases[0]);
     int turn = 0;
     for (int c = 0; c < nc; c++)

@@ -490,33 +490,67 @@ static void make_codes_row(const winent_cpu_engine *e, const void *src, size_t W
 /* Best cases per update and core (winent_cpu_engine_ns_per_update). */
 #define NS_PER_UPDATE_FEW 0.45
 #define NS_PER_UPDATE_SLIDE 2.0
-/* Rows of the data looked at to guess the path. */
-#define PATH_SAMPLE_ROWS 8
+
+/* The column paths' estimate for the rows given (8-bit codes >= 16): the
+ * sliding engine's cost scaled by the cost model's ratio where the column
+ * path would win on the middle row's changes (winent_cols_pays), else the
+ * sliding engine's. `codes` holds `nrows` rows of 8-bit codes, `stride`
+ * apart, the window's rows around the middle one at most. */
+static double cols_ns_per_update(const winent_cpu_engine *e, const uint8_t *codes, size_t stride,
+                                 int width, int nrows, int top)
+{
+    const winent_plan *p = e->plan;
+    const int bins = top < WINENT_COLS_BINS_SMALL ? WINENT_COLS_BINS_SMALL : WINENT_COLS_BINS_LARGE;
+    const winent_few_job fj = {codes, stride, 0, width, nrows, p->rx, p->ry, p->t, -1,
+                               NULL, 0, 0};
+    double ratio = 1.0;
+    if (!winent_cols_pays(e->cols, bins, p->ky,
+                          winent_cols_changes(&fj, nrows / 2, COLS_SAMPLES), &ratio))
+        return NS_PER_UPDATE_SLIDE;
+    return NS_PER_UPDATE_SLIDE * ratio;
+}
 
 double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *rows,
                                        size_t row_bytes, int width, int nrows)
 {
-    if (e->few == WINENT_FEW_NONE)
+    if (e->few == WINENT_FEW_NONE && e->cols == WINENT_FEW_NONE)
         return NS_PER_UPDATE_SLIDE;
     if (rows == NULL || nrows < 1 || width < 1)
-        return NS_PER_UPDATE_FEW;
-    uint32_t *codes = NULL;
-    if (e->kind == CODES_NARROW8 && (codes = malloc(sizeof *codes * (size_t)width)) == NULL)
-        return NS_PER_UPDATE_FEW;
-    int few = 1;
-    int step = nrows > PATH_SAMPLE_ROWS ? nrows / PATH_SAMPLE_ROWS : 1;
-    for (int y = 0; y < nrows && few; y += step) {
-        const uint8_t *row = (const uint8_t *)rows + row_bytes * (size_t)y;
-        if (codes == NULL) {
-            few = winent_few_scan(row, row_bytes, width, 1);
-            continue;
+        return e->few != WINENT_FEW_NONE ? NS_PER_UPDATE_FEW : NS_PER_UPDATE_SLIDE;
+    /* The window's rows around the middle of those given: their codes. */
+    const int take = nrows < e->plan->ky ? nrows : e->plan->ky;
+    const int y0 = (nrows - take) / 2;
+    const uint8_t *codes = (const uint8_t *)rows + row_bytes * (size_t)y0;
+    size_t stride = row_bytes;
+    uint8_t *narrow = NULL;
+    uint32_t *row = NULL;
+    if (e->kind == CODES_NARROW8) {
+        narrow = malloc((size_t)width * (size_t)take);
+        row = malloc(sizeof *row * (size_t)width);
+        if (narrow == NULL || row == NULL) {
+            free(narrow);
+            free(row);
+            return e->few != WINENT_FEW_NONE ? NS_PER_UPDATE_FEW : NS_PER_UPDATE_SLIDE;
         }
-        winent_plan_codes(e->plan, row, (size_t)width, codes);
-        for (int x = 0; x < width && few; x++)
-            few = codes[x] < WINENT_FEW_BINS;
+        const uint8_t sent = (uint8_t)e->plan->ncodes;
+        for (int y = 0; y < take; y++) {
+            winent_plan_codes(e->plan, codes + row_bytes * (size_t)y, (size_t)width, row);
+            for (int x = 0; x < width; x++)
+                narrow[(size_t)y * width + x] =
+                    row[x] == WINENT_NODATA_CODE ? sent : (uint8_t)row[x];
+        }
+        codes = narrow;
+        stride = (size_t)width;
     }
-    free(codes);
-    return few ? NS_PER_UPDATE_FEW : NS_PER_UPDATE_SLIDE;
+    const int top = winent_cols_max_code(codes, stride, width, take);
+    double ns = NS_PER_UPDATE_SLIDE;
+    if (top < WINENT_FEW_BINS && e->few != WINENT_FEW_NONE)
+        ns = NS_PER_UPDATE_FEW;
+    else if (e->cols != WINENT_FEW_NONE)
+        ns = cols_ns_per_update(e, codes, stride, width, take, top);
+    free(narrow);
+    free(row);
+    return ns;
 }
 
 /* Does the plan read its codes in place (no code rows to make per band)? */
