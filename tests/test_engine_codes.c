@@ -46,6 +46,9 @@ static const ccase cases[] = {
     {"u8 exactly 65 codes", WINENT_U8, 65, 0, 0, 0, 0, NOISE, "cols256"},
     {"u8 exactly 256 codes", WINENT_U8, 256, 0, 0, 0, 0, NOISE, "cols256"},
     {"u16 exactly 257 codes", WINENT_U16, 257, 0, 0, 0, 0, NOISE, "slide"},
+    {"u16 exactly 256 codes 1000..1255", WINENT_U16, 256, 1000, 0, 0, 0, NOISE, "cols256"},
+    {"u16 64 codes 60000.., nodata 65535", WINENT_U16, 64, 60000, 0, 1, 65535, SMOOTH, "cols256"},
+    {"i16 40 codes -20..19, nodata -20", WINENT_I16, 40, -20, 0, 1, -20, SMOOTH, "cols64"},
     {"u8 16 codes 100..115", WINENT_U8, 16, 100, 0, 0, 0, NOISE, "cols256"},
     {"u8 64 codes, smooth", WINENT_U8, 64, 0, 0, 0, 0, SMOOTH, "cols64"},
     {"u8 256 codes, smooth", WINENT_U8, 256, 0, 0, 0, 0, SMOOTH, "cols256"},
@@ -213,10 +216,13 @@ static double rate_of(const ccase *cc, int k, const char *path)
     double ns = -1;
     const int w = 300, h = 64;
     uint8_t *in = make_input(cc, w, h);
+    o.has_nodata = cc->has_nodata;
+    o.nodata = cc->nodata;
     setenv("WINENT_CPU_PATH", path, 1);
     if (in && winent_plan_create(&o, &p, &err) == WINENT_OK &&
         winent_cpu_engine_create(p, w, h, 1, &e, &err) == WINENT_OK)
-        ns = winent_cpu_engine_ns_per_update(e, in, (size_t)w, w, h);
+        ns = winent_cpu_engine_ns_per_update(e, in, (size_t)w * winent_dtype_size(cc->dtype), w,
+                                             h);
     CHECK(ns > 0, "%s: no engine: %s", cc->name, err.msg);
     winent_cpu_engine_free(e);
     winent_plan_free(p);
@@ -224,18 +230,32 @@ static double rate_of(const ccase *cc, int k, const char *path)
     return ns;
 }
 
+static const ccase *find_case(const char *name)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (!strcmp(cases[i].name, name))
+            return &cases[i];
+    return NULL;
+}
+
 static void test_rates(void)
 {
-    const double slide = rate_of(&cases[0], 5, "slide");
-    const double none = rate_of(&cases[0], 9, ""); /* 9: every CPU has a few-values path */
+    const ccase *c16 = find_case("u8 exactly 16 codes"), *smooth64 = find_case("u8 64 codes, smooth");
+    const ccase *noise256 = find_case("u8 exactly 256 codes"), *u16 = find_case("u16 exactly 257 codes");
+    const ccase *smooth16 = find_case("u16 64 codes 60000.., nodata 65535");
+    const double slide = rate_of(c16, 5, "slide");
+    const double none = rate_of(c16, 9, ""); /* 9: every CPU has a few-values path */
     CHECK(none < slide / 2, "16 codes at 9x9: %g ns per update, slide %g", none, slide);
-    const double smooth = rate_of(&cases[7], 31, "");
+    const double smooth = rate_of(smooth64, 31, "");
     CHECK(smooth < slide, "smooth 64 codes at 31x31: %g ns per update, slide %g", smooth, slide);
-    CHECK(rate_of(&cases[7], 31, "slide") == slide, "forced slide: not the sliding rate");
-    const double noise = rate_of(&cases[4], 5, "");
+    const double smooth_u16 = rate_of(smooth16, 31, "");
+    CHECK(smooth_u16 < slide, "smooth u16 64 codes at 31x31: %g ns per update, slide %g",
+          smooth_u16, slide);
+    CHECK(rate_of(smooth64, 31, "slide") == slide, "forced slide: not the sliding rate");
+    const double noise = rate_of(noise256, 5, "");
     CHECK(noise == slide, "noise of 256 codes at 5x5: %g ns per update, slide %g", noise, slide);
-    const double none0 = rate_of(&cases[5], 5, "");
-    CHECK(none0 == slide, "u16: %g ns per update, slide %g", none0, slide);
+    const double wide = rate_of(u16, 5, "");
+    CHECK(wide == slide, "u16 257 codes: %g ns per update, slide %g", wide, slide);
 }
 
 int main(void)

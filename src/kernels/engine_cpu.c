@@ -45,6 +45,11 @@
 #define REMAP_TILE_W 256
 #define REMAP_TILE_H 64
 
+/* 16-bit codes of a band are renumbered densely when it holds at most this
+ * many (the histograms' touched bins then sit together in the cache, and
+ * bands of at most 256 take the 8-bit paths). */
+#define DENSE_MAX 16384
+
 /* Windows sampled per band to guess a column path's changes per step. */
 #define COLS_SAMPLES 16
 
@@ -74,6 +79,11 @@ typedef struct thread_scratch {
     void *few;             /* owned: the few-values and column paths' scratch, 64-aligned */
     void *codes;           /* owned: codes of the band's input rows (all but CODES_SAMPLES*) */
     size_t codes_cap;      /* bytes of codes */
+    uint16_t *dense_of;    /* owned, 16-bit kinds: [65536] a band's dense id of each
+                              code, 0xFFFF (none) between bands */
+    uint16_t *dense_code;  /* owned: [DENSE_MAX] the code of each dense id */
+    void *dense;           /* owned: the band's dense ids, 16-bit then 8-bit rows */
+    size_t dense_cap;      /* bytes of dense */
 } thread_scratch;
 
 struct winent_cpu_engine {
@@ -316,6 +326,9 @@ static void free_scratch(thread_scratch *s)
     free(s->slots);
     free(s->few);
     free(s->codes);
+    free(s->dense_of);
+    free(s->dense_code);
+    free(s->dense);
 }
 
 static size_t code_size(code_kind k)
@@ -368,7 +381,8 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
     /* 8-bit codes may all be below 16 in a chunk: then the few-values path.
      * WINENT_CPU_PATH (slide, portable, avx2, avx512) forces a path, for
      * tests and benchmarks; unset, the fastest this CPU has. */
-    if (e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8) {
+    if (e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8 || e->kind == CODES_SAMPLES16 ||
+        e->kind == CODES_NARROW16) {
         const char *req = getenv("WINENT_CPU_PATH");
         e->few = winent_few_choose(p->kx, p->ky, req);
         e->cols = winent_cols_choose(p->kx, p->ky, req);
@@ -392,6 +406,13 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
         if (e->kind == CODES_NARROW8 || e->kind == CODES_NARROW16) {
             if ((s->row = malloc(sizeof *s->row * (size_t)e->max_width)) == NULL)
                 goto nomem;
+        }
+        if (e->kind == CODES_SAMPLES16 || e->kind == CODES_NARROW16) {
+            s->dense_of = malloc(sizeof *s->dense_of * 65536);
+            s->dense_code = malloc(sizeof *s->dense_code * DENSE_MAX);
+            if (s->dense_of == NULL || s->dense_code == NULL)
+                goto nomem;
+            memset(s->dense_of, 0xFF, sizeof *s->dense_of * 65536);
         }
         if (e->kind != CODES_REMAP)
             continue;
@@ -445,6 +466,54 @@ static int ensure_codes(thread_scratch *s, size_t bytes)
     s->codes = b;
     s->codes_cap = bytes;
     return 0;
+}
+
+/* Renumber the 16-bit codes of `rows` rows (`stride` apart, W each) densely
+ * in order of first sight, into s->dense (rows W apart); the sentinel `sent`
+ * (when `has_sent`) to its id, or to the first unused one when no pixel
+ * holds it. Returns the number of distinct codes, or 0 when there are more
+ * than DENSE_MAX or no memory (then nothing is renumbered). Where there are
+ * at most 256, the ids are also narrowed to bytes after the 16-bit rows. */
+static int dense16(thread_scratch *s, const uint16_t *src, size_t stride, int W, int rows,
+                   uint32_t sent, uint32_t *sent_id)
+{
+    const size_t n = (size_t)W * (size_t)rows;
+    if (n * 3 > s->dense_cap) {
+        void *b = realloc(s->dense, n * 3);
+        if (b == NULL)
+            return 0;
+        s->dense = b;
+        s->dense_cap = n * 3;
+    }
+    uint16_t *dst = s->dense;
+    int next = 0;
+    for (int y = 0; y < rows; y++) {
+        const uint16_t *r = src + (size_t)y * stride;
+        uint16_t *d = dst + (size_t)y * W;
+        for (int x = 0; x < W; x++) {
+            uint16_t id = s->dense_of[r[x]];
+            if (id == 0xFFFF) {
+                if (next == DENSE_MAX) {
+                    for (int i = 0; i < next; i++)
+                        s->dense_of[s->dense_code[i]] = 0xFFFF;
+                    return 0;
+                }
+                id = s->dense_of[r[x]] = (uint16_t)next;
+                s->dense_code[next++] = r[x];
+            }
+            d[x] = id;
+        }
+    }
+    const uint16_t sid = s->dense_of[sent & 0xFFFF];
+    *sent_id = sent <= 0xFFFF && sid != 0xFFFF ? sid : (uint32_t)next;
+    for (int i = 0; i < next; i++)
+        s->dense_of[s->dense_code[i]] = 0xFFFF;
+    if (next <= 256) {
+        uint8_t *d8 = (uint8_t *)(dst + n);
+        for (size_t i = 0; i < n; i++)
+            d8[i] = (uint8_t)dst[i];
+    }
+    return next;
 }
 
 /* Codes of input row `src` (W samples) into `dst` (narrowed as the kind says). */
@@ -524,7 +593,35 @@ double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *r
     size_t stride = row_bytes;
     uint8_t *narrow = NULL;
     uint32_t *row = NULL;
-    if (e->kind == CODES_NARROW8) {
+    if (e->kind == CODES_SAMPLES16 || e->kind == CODES_NARROW16) {
+        /* 16-bit codes: dense ids, as a band would get them; more than 256
+         * distinct codes take the sliding engine. */
+        uint16_t *of = malloc(sizeof *of * 65536);
+        uint32_t *row16 = malloc(sizeof *row16 * (size_t)width);
+        narrow = malloc((size_t)width * (size_t)take);
+        int next = 0;
+        if (of && row16 && narrow) {
+            memset(of, 0xFF, sizeof *of * 65536);
+            for (int y = 0; y < take && next <= 256; y++) {
+                winent_plan_codes(e->plan, codes + row_bytes * (size_t)y, (size_t)width, row16);
+                for (int x = 0; x < width && next <= 256; x++) {
+                    /* The plan's codes (samples relabelled, as the bits go). */
+                    const uint32_t v = row16[x] & 0xFFFFu;
+                    if (of[v] == 0xFFFF)
+                        of[v] = (uint16_t)next++;
+                    narrow[(size_t)y * width + x] = (uint8_t)of[v];
+                }
+            }
+        }
+        free(of);
+        free(row16);
+        if (next == 0 || next > 256) {
+            free(narrow);
+            return NS_PER_UPDATE_SLIDE;
+        }
+        codes = narrow;
+        stride = (size_t)width;
+    } else if (e->kind == CODES_NARROW8) {
         narrow = malloc((size_t)width * (size_t)take);
         row = malloc(sizeof *row * (size_t)width);
         if (narrow == NULL || row == NULL) {
@@ -679,7 +776,24 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
         j.sent = (uint32_t)p->ncodes;
     }
 
-    if (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE) {
+    /* 16-bit codes: dense ids where the band holds few enough, bytes (and
+     * the 8-bit paths) where at most 256. */
+    int code8 = code_size(kind) == 1;
+    if (code_size(kind) == 2) {
+        uint32_t sid = 0;
+        const int distinct =
+            dense16(s, (const uint16_t *)j.base, j.stride, W, rb - ra, j.sent, &sid);
+        if (distinct > 0) {
+            code8 = distinct <= 256;
+            j.base = code8 ? (const void *)((const uint16_t *)s->dense + (size_t)W * (rb - ra))
+                           : s->dense;
+            j.stride = (size_t)W;
+            j.sent = sid;
+            kind = code8 ? CODES_NARROW8 : CODES_NARROW16;
+        }
+    }
+
+    if (code8 && (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE)) {
         /* 8-bit codes: the path by the band's largest code (the sentinel's
          * bin too, where a pixel holds it). */
         const int top = winent_cols_max_code((const uint8_t *)j.base, j.stride, W, rb - ra);
@@ -711,6 +825,8 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
             return WINENT_OK;
         }
     }
+    if (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE)
+        __atomic_store_n(&e->last_path, PATH_SLIDE, __ATOMIC_RELAXED);
     if (kind != CODES_REMAP) {
         slide(&j, code_size(kind), ya, yb, 0, W, s->hist);
         return WINENT_OK;
