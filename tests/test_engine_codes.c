@@ -8,7 +8,8 @@
  * NaN with --bins, i8, windows wider and taller than the image, images
  * wider than a column strip, smooth maps (few bins change per step: the
  * path the engine picks for itself) and noise. Each case runs under every
- * forced path (WINENT_CPU_PATH unset, slide, portable, avx2, avx512; a path
+ * forced path (WINENT_CPU_PATH unset, slide, portable, avx2, avx512, cmp: the
+ * compare kernel of small windows, engine_cpu_cmp.c; a path
  * the CPU lacks is lowered to one it has), whole and in bands of 1, 5 and 16
  * rows with their halos, and checks which path the engine took where the
  * forced path fixes it.
@@ -20,6 +21,7 @@
 
 #include "harness.h"
 #include "kernels/engine_cpu.h"
+#include "kernels/engine_cpu_cmp.h"
 #include "kernels/engine_reference.h"
 
 typedef enum layout {
@@ -64,12 +66,12 @@ static const ccase cases[] = {
 };
 
 /* Windows wider and taller than the images, and square ones. */
-static const int windows[][2] = {{3, 3}, {5, 5}, {9, 3}, {1, 15}, {31, 31}, {63, 7}, {255, 3}};
+static const int windows[][2] = {{3, 3}, {5, 5}, {9, 3}, {1, 15}, {7, 3}, {31, 31}, {63, 7}, {255, 3}};
 /* Widths at least the codes (every row holds them all); one past a strip of
  * 256-bin columns (1024 columns less the halo). */
 static const int sizes[][2] = {{300, 23}, {257, 70}, {1100, 12}};
 
-static const char *const paths[] = {"", "slide", "portable", "avx2", "avx512"};
+static const char *const paths[] = {"", "slide", "portable", "avx2", "avx512", "cmp"};
 
 static unsigned long long seed = 0xc0de5u;
 
@@ -182,8 +184,15 @@ static void run_case(const ccase *cc, int kx, int ky, winent_base base, int w, i
               at % (size_t)w, at / (size_t)w, at < n ? ref[at] : 0.0, at < n ? got[at] : 0.0);
     }
     /* A forced ISA fixes the path by the codes alone; "slide" is always
-     * the sliding engine. */
+     * the sliding engine; "cmp" takes 3 x 3 and 5 x 5 windows of 8-bit
+     * codes without nodata where the CPU has it (else as unset). */
     const char *want = !strcmp(path, "slide") ? "slide" : *path ? cc->path : NULL;
+    if (!strcmp(path, "cmp"))
+        want = winent_cmp_available(kx, ky) && kx == ky && kx <= 5 && strcmp(cc->path, "slide") &&
+                       strcmp(cc->path, "few") && !cc->has_nodata &&
+                       !winent_dtype_is_float(cc->dtype)
+                   ? "cmp"
+                   : NULL;
     if (want)
         CHECK(!strcmp(winent_cpu_engine_last_path(e), want),
               "%s, %dx%d window, path '%s': took %s, expected %s", cc->name, kx, ky, path,

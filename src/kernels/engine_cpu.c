@@ -32,6 +32,7 @@
 #include "engine_cpu.h"
 #include "engine_cpu_simd.h"
 #include "engine_cpu_cols.h"
+#include "engine_cpu_cmp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -57,7 +58,7 @@
 #define LANES 4
 
 /* The paths a band can take (winent_cpu_engine_last_path). */
-typedef enum cpu_path { PATH_SLIDE, PATH_FEW, PATH_COLS64, PATH_COLS256 } cpu_path;
+typedef enum cpu_path { PATH_SLIDE, PATH_FEW, PATH_COLS64, PATH_COLS256, PATH_CMP } cpu_path;
 
 typedef enum code_kind {
     CODES_SAMPLES8,  /* the 8-bit samples, read in place */
@@ -96,6 +97,8 @@ struct winent_cpu_engine {
     size_t region_max;       /* remap: most pixels of a tile's region */
     winent_few_path few;     /* path for chunks of codes < 16, or NONE */
     winent_few_path cols;    /* ISA of the column paths (8-bit codes >= 16), or NONE */
+    int cmp;                 /* the compare kernel takes the full windows of 8-bit
+                                bands without nodata (small windows, AVX-512) */
     int cols_forced;         /* WINENT_CPU_PATH named the ISA: the column paths
                                 take every such chunk, not only those where
                                 they should beat the sliding engine */
@@ -386,7 +389,9 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
         const char *req = getenv("WINENT_CPU_PATH");
         e->few = winent_few_choose(p->kx, p->ky, req);
         e->cols = winent_cols_choose(p->kx, p->ky, req);
-        e->cols_forced = req != NULL && *req != '\0';
+        const int unset = req == NULL || *req == '\0', cmp = !unset && !strcmp(req, "cmp");
+        e->cols_forced = !unset && !cmp;
+        e->cmp = (unset || cmp) && winent_cmp_available(p->kx, p->ky);
     }
     e->scratch = calloc((size_t)e->threads, sizeof *e->scratch);
     if (e->scratch == NULL)
@@ -465,6 +470,17 @@ static int ensure_codes(thread_scratch *s, size_t bytes)
         return -1;
     s->codes = b;
     s->codes_cap = bytes;
+    return 0;
+}
+
+/* 1 when one of `h` rows of `w` 8-bit codes (`stride` apart) is `v`. */
+static int rows_hold(const uint8_t *codes, size_t stride, int w, int h, uint32_t v)
+{
+    if (v > 255)
+        return 0;
+    for (int y = 0; y < h; y++)
+        if (memchr(codes + (size_t)y * stride, (int)v, (size_t)w) != NULL)
+            return 1;
     return 0;
 }
 
@@ -804,6 +820,25 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
         winent_few_job fj = {(const uint8_t *)j.base, j.stride, j.oy, W, j.H, j.rx, j.ry, j.t,
                              j.has_sent && j.sent < (uint32_t)bins ? (int)j.sent : -1,
                              out, out_stride, c->y0};
+        /* Small windows: the compare kernel where no pixel is nodata, the
+         * sliding engine at the borders. */
+        if (bins != WINENT_FEW_BINS && e->cmp &&
+            !(j.has_sent && rows_hold((const uint8_t *)j.base, j.stride, W, rb - ra, j.sent))) {
+            const int xe = winent_cmp_rows(&fj, p->lq, ya, yb);
+            if (xe > p->rx) {
+                const int ia = imax(ya, p->ry), ib = imin(yb, c->height - p->ry);
+                __atomic_store_n(&e->last_path, PATH_CMP, __ATOMIC_RELAXED);
+                if (ya < ia)
+                    slide(&j, 1, ya, ia, 0, W, s->hist);
+                if (ib < yb)
+                    slide(&j, 1, ib, yb, 0, W, s->hist);
+                if (p->rx > 0) /* (the kernel builds a window even for no columns) */
+                    slide(&j, 1, ia, ib, 0, p->rx, s->hist);
+                if (xe < W)
+                    slide(&j, 1, ia, ib, xe, W, s->hist);
+                return WINENT_OK;
+            }
+        }
         /* Left to itself, a column path only where its steps should change
          * few enough bins to beat the sliding engine (any choice gives the
          * same bits). */
@@ -855,7 +890,7 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
 
 const char *winent_cpu_engine_last_path(const winent_cpu_engine *e)
 {
-    static const char *const names[] = {"slide", "few", "cols64", "cols256"};
+    static const char *const names[] = {"slide", "few", "cols64", "cols256", "cmp"};
     return names[__atomic_load_n(&e->last_path, __ATOMIC_RELAXED)];
 }
 
