@@ -58,9 +58,15 @@ pixels64(const uint8_t *const *src, int n, const __m512i *tab, int64_t tn, __m51
 {
     const __m512i one = _mm512_set1_epi8(1);
     __m512i c[WINENT_CMP_NMAX];
+    /* Per plane, the bytes of Lq[c_a] summed over a in 16-bit lanes. */
+    __m512i acc[CMP_PLANES][2];
+    for (int p = 0; p < CMP_PLANES; p++)
+        acc[p][0] = acc[p][1] = _mm512_setzero_si512();
 #pragma GCC unroll 25
     for (int a = 0; a < WINENT_CMP_NMAX; a++)
         c[a] = one;
+    /* Offset a's count is complete once it has met every b > a: its
+     * lookups then, so that fewer counts are live at once. */
 #pragma GCC unroll 25
     for (int a = 0; a < n; a++) {
         const __m512i va = _mm512_loadu_si512(src[a]);
@@ -70,13 +76,6 @@ pixels64(const uint8_t *const *src, int n, const __m512i *tab, int64_t tn, __m51
             c[a] = _mm512_mask_add_epi8(c[a], k, c[a], one);
             c[b] = _mm512_mask_add_epi8(c[b], k, c[b], one);
         }
-    }
-    /* Per plane, the bytes of Lq[c_a] summed over a in 16-bit lanes. */
-    __m512i acc[CMP_PLANES][2];
-    for (int p = 0; p < CMP_PLANES; p++)
-        acc[p][0] = acc[p][1] = _mm512_setzero_si512();
-#pragma GCC unroll 25
-    for (int a = 0; a < n; a++)
 #pragma GCC unroll 5
         for (int p = 0; p < CMP_PLANES; p++) {
             const __m512i e = _mm512_permutexvar_epi8(c[a], tab[p]);
@@ -84,6 +83,7 @@ pixels64(const uint8_t *const *src, int n, const __m512i *tab, int64_t tn, __m51
             acc[p][1] =
                 _mm512_add_epi16(acc[p][1], _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(e, 1)));
         }
+    }
     const __m512i vtn = _mm512_set1_epi64(tn);
     for (int g = 0; g < 8; g++) {
         /* Pixels 8g .. 8g + 7: lanes 8(g % 4) .. of the half g / 4. */
