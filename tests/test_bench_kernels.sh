@@ -24,10 +24,11 @@ check "nothing on stderr" [ ! -s "$T/err" ]
 "$WINENT_TOOLS/winent-mksample" --size 40x30 --dtype u16 --kind landscape --values 200 \
     "$T/in.u16" || bad "winent-mksample failed"
 "$B" kernels --cpu-only --size 128x64 --windows 5,31 --sets 64,real --input "$T/in.u16" \
-    --input-size 40x30 --input-dtype u16 --budget 0.01 >"$T/out2" 2>"$T/err2" ||
+    --input-size 40x30 --input-dtype u16 --budget 0.01 --cpu-time >"$T/out2" 2>"$T/err2" ||
     bad "exit $?: $(head -c 300 "$T/err2")"
 check "set 64: a row" grep -qx '| 64 | [0-9.]* | [0-9.]* |' "$T/out2"
 check "set real: a row" grep -qx '| real | [0-9.]* | [0-9.]* |' "$T/out2"
+check "--cpu-time said" grep -q "CPU timed by the process.s CPU time" "$T/out2"
 check "set real: the file named" grep -q '^# real: .*in.u16, 40x30 u16' "$T/out2"
 check "cells name the CPU path" \
     [ "$(grep -c '^cell set=\(64\|real\) k=\(5\|31\) variant=cpu path=cpu/t[0-9]*/\(slide\|few\|cols64\|cols256\) ' "$T/out2")" -eq 4 ]
