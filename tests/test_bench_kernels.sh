@@ -31,7 +31,7 @@ check "set real: a row" grep -qx '| real | [0-9.]* | [0-9.]* |' "$T/out2"
 check "--cpu-time said" grep -q "CPU timed by the process.s CPU time" "$T/out2"
 check "set real: the file named" grep -q '^# real: .*in.u16, 40x30 u16' "$T/out2"
 check "cells name the CPU path" \
-    [ "$(grep -c '^cell set=\(64\|real\) k=\(5\|31\) variant=cpu path=cpu/t[0-9]*/\(slide\|few\|cols64\|cols256\) ' "$T/out2")" -eq 4 ]
+    [ "$(grep -c '^cell set=\(64\|real\) k=\(5\|31\) variant=cpu path=cpu/t[0-9]*/\(slide\|few\|cols64\|cols256\|cmp\) ' "$T/out2")" -eq 4 ]
 
 EXPECT_PROG="winent-bench kernels"
 expect_exit 2 "set real without --input" "$B" kernels --cpu-only --sets real
