@@ -351,37 +351,10 @@ __attribute__((target(AVX2_TARGET))) static void rows_avx2(const winent_few_job 
 
 #define AVX512_TARGET "avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi2,popcnt,bmi,bmi2"
 
-/* S += sum of T[new] - T[old] over the first `cnt` 16-bit lanes of `pn`
- * and `po` (packed counts of the changed bins; lanes past them are 0 in
- * both, and T[0] - T[0] adds nothing). */
-__attribute__((target(AVX512_TARGET), always_inline)) static inline int64_t
-sum_changes_avx512(__m512i po, __m512i pn, int cnt, const int64_t *t, int64_t s)
-{
-#define QUAD(qo, qn)                                                                               \
-    do {                                                                                           \
-        const uint64_t o_ = (qo), n_ = (qn);                                                       \
-        s += ((t[n_ & 0xFFFF] - t[o_ & 0xFFFF]) + (t[(n_ >> 16) & 0xFFFF] - t[(o_ >> 16) & 0xFFFF])) + \
-             ((t[(n_ >> 32) & 0xFFFF] - t[(o_ >> 32) & 0xFFFF]) + (t[n_ >> 48] - t[o_ >> 48]));    \
-    } while (0)
-    const __m128i o0 = _mm512_castsi512_si128(po), n0 = _mm512_castsi512_si128(pn);
-    QUAD((uint64_t)_mm_cvtsi128_si64(o0), (uint64_t)_mm_cvtsi128_si64(n0));
-    if (cnt > 4)
-        QUAD((uint64_t)_mm_extract_epi64(o0, 1), (uint64_t)_mm_extract_epi64(n0, 1));
-    if (cnt > 8) {
-        uint64_t ro[8], rn[8];
-        _mm512_storeu_si512(ro, po);
-        _mm512_storeu_si512(rn, pn);
-        for (int i = 2; 4 * i < cnt; i++)
-            QUAD(ro[i], rn[i]);
-    }
-#undef QUAD
-    return s;
-}
-
 /* The window's counts stay in registers, 16-bit lanes, 32 bins a vector
- * (2 for 64 bins, 8 for 256): per step each block with a changed bin moves
- * by the sign-extended cin - cout, and the old and new counts of its
- * changed bins are packed (vpcompressw) for the lookups of only those. */
+ * (2 for 64 bins, 8 for 256): per step each 64 bins with a changed one move
+ * by the sign-extended cin - cout, and the old and new counts of the changed
+ * bins are packed (vpcompressw) into one list for the lookups of only those. */
 __attribute__((target(AVX512_TARGET), always_inline)) static inline void
 sweep_avx512(const sweep_job *sj, int64_t s, const int bins)
 {
