@@ -25,18 +25,18 @@
 #include "kernels/engine_reference.h"
 
 typedef enum layout {
-    NOISE,  /* each row a shuffle of the codes, repeated: every code in every row */
-    SMOOTH  /* patches of one code (every code still in every row) */
+    NOISE, /* each row a shuffle of the codes, repeated: every code in every row */
+    SMOOTH /* patches of one code (every code still in every row) */
 } layout;
 
 typedef struct ccase {
     const char *name;
     winent_dtype dtype;
-    int ncodes;      /* distinct values in every row */
-    int64_t first;   /* values first .. first + ncodes - 1 (integers) */
-    uint32_t bins;   /* --bins over --range 0:bins (floats, or integers quantized) */
+    int ncodes;    /* distinct values in every row */
+    int64_t first; /* values first .. first + ncodes - 1 (integers) */
+    uint32_t bins; /* --bins over --range 0:bins (floats, or integers quantized) */
     int has_nodata;
-    double nodata;   /* put on about 1 pixel in 20 (a NaN too for floats) */
+    double nodata; /* put on about 1 pixel in 20 (a NaN too for floats) */
     layout lay;
     const char *path; /* the path of a band where the ISA is forced */
 } ccase;
@@ -66,7 +66,8 @@ static const ccase cases[] = {
 };
 
 /* Windows wider and taller than the images, and square ones. */
-static const int windows[][2] = {{3, 3}, {5, 5}, {9, 3}, {1, 15}, {7, 3}, {31, 31}, {63, 7}, {255, 3}};
+static const int windows[][2] = {{3, 3}, {5, 5},   {9, 3},  {1, 15},
+                                 {7, 3}, {31, 31}, {63, 7}, {255, 3}};
 /* Widths at least the codes (every row holds them all); one past a strip of
  * 256-bin columns (1024 columns less the halo). */
 static const int sizes[][2] = {{300, 23}, {257, 70}, {1100, 12}};
@@ -101,7 +102,7 @@ static uint8_t *make_input(const ccase *cc, int w, int h)
          * pixels still hold every code. */
         int shift = y / 4;
         for (int x = 0; x < w; x++) {
-            int k = x < n ? perm[x]
+            int k = x < n               ? perm[x]
                     : cc->lay == SMOOTH ? perm[((x + shift) / 9) % n]
                                         : (int)(harness_rand(&seed) % (unsigned)n);
             const size_t i = (size_t)y * w + x;
@@ -157,48 +158,49 @@ static void run_case(const ccase *cc, int kx, int ky, winent_base base, int w, i
     winent_chunk whole = {in, row_bytes, w, h, 0, h, 0, h};
     CHECK(winent_reference_compute(p, &whole, ref, (size_t)w, &err) == WINENT_OK, "%s", err.msg);
     for (size_t pi = 0; pi < sizeof paths / sizeof paths[0]; pi++) {
-    const char *path = paths[pi];
-    setenv("WINENT_CPU_PATH", path, 1);
-    CHECK(winent_cpu_engine_create(p, w, h, 1, &e, &err) == WINENT_OK, "%s", err.msg);
-    if (e == NULL)
-        goto done;
-    static const int bands[] = {0, 1, 5, 16};
-    for (size_t bi = 0; bi < sizeof bands / sizeof bands[0]; bi++) {
-        const int bh = bands[bi] ? bands[bi] : h;
-        memset(got, 0xA5, n * sizeof *got);
-        for (int y0 = 0; y0 < h; y0 += bh) {
-            int y1 = y0 + bh < h ? y0 + bh : h, in_y0, in_h;
-            winent_chunk_input_rows(y0, y1, p->ry, h, &in_y0, &in_h);
-            winent_chunk c = {in + (size_t)in_y0 * row_bytes, row_bytes, w, h, in_y0, in_h, y0, y1};
-            CHECK(winent_cpu_engine_compute(e, &c, got + (size_t)y0 * w, (size_t)w, &err) ==
-                      WINENT_OK,
-                  "%s", err.msg);
+        const char *path = paths[pi];
+        setenv("WINENT_CPU_PATH", path, 1);
+        CHECK(winent_cpu_engine_create(p, w, h, 1, &e, &err) == WINENT_OK, "%s", err.msg);
+        if (e == NULL)
+            goto done;
+        static const int bands[] = {0, 1, 5, 16};
+        for (size_t bi = 0; bi < sizeof bands / sizeof bands[0]; bi++) {
+            const int bh = bands[bi] ? bands[bi] : h;
+            memset(got, 0xA5, n * sizeof *got);
+            for (int y0 = 0; y0 < h; y0 += bh) {
+                int y1 = y0 + bh < h ? y0 + bh : h, in_y0, in_h;
+                winent_chunk_input_rows(y0, y1, p->ry, h, &in_y0, &in_h);
+                winent_chunk c = {
+                    in + (size_t)in_y0 * row_bytes, row_bytes, w, h, in_y0, in_h, y0, y1};
+                CHECK(winent_cpu_engine_compute(e, &c, got + (size_t)y0 * w, (size_t)w, &err) ==
+                          WINENT_OK,
+                      "%s", err.msg);
+            }
+            size_t at = 0;
+            while (at < n && memcmp(&ref[at], &got[at], sizeof *ref) == 0)
+                at++;
+            CHECK(at == n,
+                  "%s, %dx%d window, base %d, %dx%d image, bands of %d, path '%s' (took %s): pixel "
+                  "(%zu, %zu) reference %.9g, cpu %.9g",
+                  cc->name, kx, ky, (int)base, w, h, bh, path, winent_cpu_engine_last_path(e),
+                  at % (size_t)w, at / (size_t)w, at < n ? ref[at] : 0.0, at < n ? got[at] : 0.0);
         }
-        size_t at = 0;
-        while (at < n && memcmp(&ref[at], &got[at], sizeof *ref) == 0)
-            at++;
-        CHECK(at == n,
-              "%s, %dx%d window, base %d, %dx%d image, bands of %d, path '%s' (took %s): pixel "
-              "(%zu, %zu) reference %.9g, cpu %.9g",
-              cc->name, kx, ky, (int)base, w, h, bh, path, winent_cpu_engine_last_path(e),
-              at % (size_t)w, at / (size_t)w, at < n ? ref[at] : 0.0, at < n ? got[at] : 0.0);
-    }
-    /* A forced ISA fixes the path by the codes alone; "slide" is always
-     * the sliding engine; "cmp" takes 3 x 3 and 5 x 5 windows of 8-bit
-     * codes without nodata where the CPU has it (else as unset). */
-    const char *want = !strcmp(path, "slide") ? "slide" : *path ? cc->path : NULL;
-    if (!strcmp(path, "cmp"))
-        want = winent_cmp_available(kx, ky) && kx == ky && kx <= 5 && strcmp(cc->path, "slide") &&
-                       strcmp(cc->path, "few") && !cc->has_nodata &&
-                       !winent_dtype_is_float(cc->dtype)
-                   ? "cmp"
-                   : NULL;
-    if (want)
-        CHECK(!strcmp(winent_cpu_engine_last_path(e), want),
-              "%s, %dx%d window, path '%s': took %s, expected %s", cc->name, kx, ky, path,
-              winent_cpu_engine_last_path(e), want);
-    winent_cpu_engine_free(e);
-    e = NULL;
+        /* A forced ISA fixes the path by the codes alone; "slide" is always
+         * the sliding engine; "cmp" takes 3 x 3 and 5 x 5 windows of 8-bit
+         * codes without nodata where the CPU has it (else as unset). */
+        const char *want = !strcmp(path, "slide") ? "slide" : *path ? cc->path : NULL;
+        if (!strcmp(path, "cmp"))
+            want = winent_cmp_available(kx, ky) && kx == ky && kx <= 5 &&
+                           strcmp(cc->path, "slide") && strcmp(cc->path, "few") &&
+                           !cc->has_nodata && !winent_dtype_is_float(cc->dtype)
+                       ? "cmp"
+                       : NULL;
+        if (want)
+            CHECK(!strcmp(winent_cpu_engine_last_path(e), want),
+                  "%s, %dx%d window, path '%s': took %s, expected %s", cc->name, kx, ky, path,
+                  winent_cpu_engine_last_path(e), want);
+        winent_cpu_engine_free(e);
+        e = NULL;
     }
 done:
     winent_cpu_engine_free(e);
@@ -230,8 +232,7 @@ static double rate_of(const ccase *cc, int k, const char *path)
     setenv("WINENT_CPU_PATH", path, 1);
     if (in && winent_plan_create(&o, &p, &err) == WINENT_OK &&
         winent_cpu_engine_create(p, w, h, 1, &e, &err) == WINENT_OK)
-        ns = winent_cpu_engine_ns_per_update(e, in, (size_t)w * winent_dtype_size(cc->dtype), w,
-                                             h);
+        ns = winent_cpu_engine_ns_per_update(e, in, (size_t)w * winent_dtype_size(cc->dtype), w, h);
     CHECK(ns > 0, "%s: no engine: %s", cc->name, err.msg);
     winent_cpu_engine_free(e);
     winent_plan_free(p);
@@ -249,8 +250,10 @@ static const ccase *find_case(const char *name)
 
 static void test_rates(void)
 {
-    const ccase *c16 = find_case("u8 exactly 16 codes"), *smooth64 = find_case("u8 64 codes, smooth");
-    const ccase *noise256 = find_case("u8 exactly 256 codes"), *u16 = find_case("u16 exactly 257 codes");
+    const ccase *c16 = find_case("u8 exactly 16 codes"),
+                *smooth64 = find_case("u8 64 codes, smooth");
+    const ccase *noise256 = find_case("u8 exactly 256 codes"),
+                *u16 = find_case("u16 exactly 257 codes");
     const ccase *smooth16 = find_case("u16 64 codes 60000.., nodata 65535");
     const double slide = rate_of(c16, 5, "slide");
     const double none = rate_of(c16, 9, ""); /* 9: every CPU has a few-values path */

@@ -65,8 +65,8 @@ pixels64(const uint8_t *const *src, int n, const __m512i *tab, int64_t tn, __m51
 #pragma GCC unroll 25
     for (int a = 0; a < WINENT_CMP_NMAX; a++)
         c[a] = one;
-    /* Offset a's count is complete once it has met every b > a: its
-     * lookups then, so that fewer counts are live at once. */
+        /* Offset a's count is complete once it has met every b > a: its
+         * lookups then, so that fewer counts are live at once. */
 #pragma GCC unroll 25
     for (int a = 0; a < n; a++) {
         const __m512i va = _mm512_loadu_si512(src[a]);
@@ -79,7 +79,8 @@ pixels64(const uint8_t *const *src, int n, const __m512i *tab, int64_t tn, __m51
 #pragma GCC unroll 5
         for (int p = 0; p < CMP_PLANES; p++) {
             const __m512i e = _mm512_permutexvar_epi8(c[a], tab[p]);
-            acc[p][0] = _mm512_add_epi16(acc[p][0], _mm512_cvtepu8_epi16(_mm512_castsi512_si256(e)));
+            acc[p][0] =
+                _mm512_add_epi16(acc[p][0], _mm512_cvtepu8_epi16(_mm512_castsi512_si256(e)));
             acc[p][1] =
                 _mm512_add_epi16(acc[p][1], _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(e, 1)));
         }
@@ -110,7 +111,7 @@ pixels64(const uint8_t *const *src, int n, const __m512i *tab, int64_t tn, __m51
 }
 
 __attribute__((target(CMP_TARGET))) int winent_cmp_rows(const winent_few_job *j, const int64_t *lq,
-                                                       int ya, int yb)
+                                                        int ya, int yb)
 {
     const int W = j->W, H = j->H, rx = j->rx, ry = j->ry, kx = 2 * rx + 1, ky = 2 * ry + 1;
     const int n = kx * ky;

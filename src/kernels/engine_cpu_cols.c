@@ -63,11 +63,11 @@ static int strip_width(int bins, int rx)
 
 /* The scratch of one strip: column histograms, the window, a row's D and n. */
 typedef struct cols_scratch {
-    uint8_t *col;  /* (sw + 2 rx) columns of `bins` byte counts */
-    uint16_t *win; /* the window's counts */
+    uint8_t *col;      /* (sw + 2 rx) columns of `bins` byte counts */
+    uint16_t *win;     /* the window's counts */
     uint16_t *po, *pn; /* bins + 32 each: packed counts of a step's changed bins */
-    int64_t *num;  /* per output column of the strip: D = T[n] - S */
-    int64_t *nn;   /* per output column: n */
+    int64_t *num;      /* per output column of the strip: D = T[n] - S */
+    int64_t *nn;       /* per output column: n */
 } cols_scratch;
 
 static cols_scratch carve(void *scratch, int sw, int rx, int bins)
@@ -122,7 +122,7 @@ static inline const uint8_t *code_row(const winent_few_job *j, int y)
 typedef struct sweep_job {
     const uint8_t *col; /* strip column 0: image column xs - rx */
     uint16_t *win;
-    uint16_t *po, *pn;  /* AVX-512: a step's packed old and new counts */
+    uint16_t *po, *pn; /* AVX-512: a step's packed old and new counts */
     const int64_t *t;
     int64_t *num, *nn;
     int xs, xe, rx, W, kh, sent;
@@ -151,11 +151,9 @@ typedef struct sweep_job {
 
 /* The changed bins of masks `m` (bit v: bin v changes), one at a time:
  * window count c -> c + cin[v] - cout[v], S += T[new] - T[old]. */
-static inline __attribute__((always_inline)) int64_t apply_bits(const uint64_t *m,
-                                                                const uint8_t *cin,
-                                                                const uint8_t *cout, uint16_t *win,
-                                                                const int64_t *t, int64_t s,
-                                                                const int bins)
+static inline __attribute__((always_inline)) int64_t
+apply_bits(const uint64_t *m, const uint8_t *cin, const uint8_t *cout, uint16_t *win,
+           const int64_t *t, int64_t s, const int bins)
 {
     for (int w = 0; w < bins / 64; w++)
         for (uint64_t b = m[w]; b; b &= b - 1) {
@@ -204,7 +202,7 @@ static void finish_portable(const int64_t *num, const int64_t *nn, int count, fl
 /* The body of every ISA's rows: strips of columns, rows within a strip.
  * SWEEP(job, s, bins) slides the window along a strip row;
  * FINISH(num, nn, count, o) writes a strip row's floats. */
-#define COLS_ROWS_BODY(SWEEP, FINISH)                                                               \
+#define COLS_ROWS_BODY(SWEEP, FINISH)                                                              \
     do {                                                                                           \
         const int W = j->W, H = j->H, rx = j->rx, ry = j->ry, sent = j->sent;                      \
         const int64_t *t = j->t;                                                                   \
@@ -214,33 +212,33 @@ static void finish_portable(const int64_t *num, const int64_t *nn, int count, fl
         uint16_t *const win = cs_.win;                                                             \
         for (int xs = 0; xs < W; xs += sw) {                                                       \
             const int xe = imin(W, xs + sw);                                                       \
-            /* Image column c is column c - xs + rx of the strip; those outside the image stay   \
+            /* Image column c is column c - xs + rx of the strip; those outside the image stay     \
              * zero. */                                                                            \
             const int ca = imax(0, xs - rx), cb = imin(W, xe + rx);                                \
-            const ptrdiff_t off = rx - xs; /* strip column of image column 0 */                      \
+            const ptrdiff_t off = rx - xs; /* strip column of image column 0 */                    \
             for (int y = ya; y < yb; y++) {                                                        \
-                const int wy0 = imax(0, y - ry), wy1 = imin(H - 1, y + ry), kh = wy1 - wy0 + 1;   \
+                const int wy0 = imax(0, y - ry), wy1 = imin(H - 1, y + ry), kh = wy1 - wy0 + 1;    \
                 if (y == ya) {                                                                     \
                     memset(col, 0, (size_t)(xe - xs + 2 * rx) * (size_t)bins);                     \
                     for (int r = wy0; r <= wy1; r++) {                                             \
                         const uint8_t *p = code_row(j, r);                                         \
                         for (int c = ca; c < cb; c++)                                              \
-                            col[(size_t)(c + off) * bins + p[c]]++;                                       \
+                            col[(size_t)(c + off) * bins + p[c]]++;                                \
                     }                                                                              \
                 } else {                                                                           \
                     const uint8_t *pout = y - 1 - ry >= 0 ? code_row(j, y - 1 - ry) : NULL;        \
                     const uint8_t *pin = y + ry < H ? code_row(j, y + ry) : NULL;                  \
                     if (pout && pin)                                                               \
                         for (int c = ca; c < cb; c++) {                                            \
-                            col[(size_t)(c + off) * bins + pout[c]]--;                                    \
-                            col[(size_t)(c + off) * bins + pin[c]]++;                                     \
+                            col[(size_t)(c + off) * bins + pout[c]]--;                             \
+                            col[(size_t)(c + off) * bins + pin[c]]++;                              \
                         }                                                                          \
                     else if (pout)                                                                 \
                         for (int c = ca; c < cb; c++)                                              \
-                            col[(size_t)(c + off) * bins + pout[c]]--;                                    \
+                            col[(size_t)(c + off) * bins + pout[c]]--;                             \
                     else if (pin)                                                                  \
                         for (int c = ca; c < cb; c++)                                              \
-                            col[(size_t)(c + off) * bins + pin[c]]++;                                     \
+                            col[(size_t)(c + off) * bins + pin[c]]++;                              \
                 }                                                                                  \
                 /* The window of x = xs: strip columns 0 .. 2 rx. */                               \
                 memset(win, 0, (size_t)bins * sizeof *win);                                        \
@@ -252,8 +250,8 @@ static void finish_portable(const int64_t *num, const int64_t *nn, int count, fl
                 int64_t s = 0;                                                                     \
                 for (int v = 0; v < bins; v++)                                                     \
                     s += t[win[v]];                                                                \
-                const sweep_job sj_ = {col, win, cs_.po, cs_.pn, t, cs_.num, cs_.nn,               \
-                                       xs, xe, rx, W, kh, sent};                                   \
+                const sweep_job sj_ = {col, win, cs_.po, cs_.pn, t,  cs_.num, cs_.nn,              \
+                                       xs,  xe,  rx,     W,      kh, sent};                        \
                 SWEEP(&sj_, s, bins);                                                              \
                 float *o = j->out + (size_t)(y - j->out_y0) * j->out_stride + xs;                  \
                 FINISH(cs_.num, cs_.nn, xe - xs, o);                                               \
@@ -310,8 +308,7 @@ sweep_avx2(const sweep_job *sj, int64_t s, const int bins)
 }
 
 /* Integers in [0, 2^52) to double, exactly: the 2^52 bias trick. */
-__attribute__((target(AVX2_TARGET), always_inline)) static inline __m256d
-u52_to_pd_avx2(__m256i v)
+__attribute__((target(AVX2_TARGET), always_inline)) static inline __m256d u52_to_pd_avx2(__m256i v)
 {
     const __m256i bias = _mm256_set1_epi64x(0x4330000000000000ll);
     const __m256d two52 = _mm256_set1_pd(4503599627370496.0);
@@ -400,9 +397,9 @@ sweep_avx512(const sweep_job *sj, int64_t s, const int bins)
             for (int h = 0; h < 2; h++) {
                 const __mmask32 kh32 = (__mmask32)(k >> (32 * h));
                 const __m512i old = w[b / 32 + h];
-                const __m512i now = _mm512_add_epi16(
-                    old, _mm512_cvtepi8_epi16(h ? _mm512_extracti64x4_epi64(d, 1)
-                                                : _mm512_castsi512_si256(d)));
+                const __m512i now =
+                    _mm512_add_epi16(old, _mm512_cvtepi8_epi16(h ? _mm512_extracti64x4_epi64(d, 1)
+                                                                 : _mm512_castsi512_si256(d)));
                 w[b / 32 + h] = now;
                 _mm512_storeu_si512(sj->po + np, _mm512_maskz_compress_epi16(kh32, old));
                 _mm512_storeu_si512(sj->pn + np, _mm512_maskz_compress_epi16(kh32, now));
@@ -530,8 +527,8 @@ int winent_cols_pays(winent_few_path isa, int bins, int ky, double changes, doub
     const cols_cost *c = isa == WINENT_FEW_AVX512 ? &cost_avx512
                          : isa == WINENT_FEW_AVX2 ? &cost_avx2
                                                   : &cost_portable;
-    const double cols = (bins <= WINENT_COLS_BINS_SMALL ? c->fixed64 : c->fixed256) +
-                        c->per_change * changes;
+    const double cols =
+        (bins <= WINENT_COLS_BINS_SMALL ? c->fixed64 : c->fixed256) + c->per_change * changes;
     const double slide = SLIDE_NS * 2.0 * ky;
     if (ratio)
         *ratio = cols / slide;
