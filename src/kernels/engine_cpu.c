@@ -726,6 +726,8 @@ size_t winent_cpu_scratch_bytes(const winent_plan *p, int width)
                   : p->direct && p->ncodes < 65536 ? 2
                                                    : 4;
     b += W * in_rows * code;
+    if (code == 2) /* dense renumbering: the code's id, the id's code, the ids' rows */
+        b += 65536 * sizeof(uint16_t) + DENSE_MAX * sizeof(uint16_t) + W * in_rows * 3;
     size_t few = winent_few_scratch_bytes((int)W, p->rx);
     size_t cols = winent_cols_scratch_bytes((int)W, p->rx, WINENT_COLS_BINS_LARGE);
     b += (few > cols ? few : cols) + 64;
