@@ -403,7 +403,7 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
                 goto nomem;
         if (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE) {
             size_t b = winent_few_scratch_bytes(e->max_width, p->rx);
-            size_t bc = winent_cols_scratch_bytes(e->max_width, p->rx, WINENT_COLS_BINS_LARGE);
+            size_t bc = winent_cols_scratch_bytes(e->max_width, p->rx);
             b = ((b > bc ? b : bc) + 63) / 64 * 64;
             if ((s->few = aligned_alloc(64, b)) == NULL)
                 goto nomem;
@@ -729,7 +729,7 @@ size_t winent_cpu_scratch_bytes(const winent_plan *p, int width)
     if (code == 2) /* dense renumbering: the code's id, the id's code, the ids' rows */
         b += 65536 * sizeof(uint16_t) + DENSE_MAX * sizeof(uint16_t) + W * in_rows * 3;
     size_t few = winent_few_scratch_bytes((int)W, p->rx);
-    size_t cols = winent_cols_scratch_bytes((int)W, p->rx, WINENT_COLS_BINS_LARGE);
+    size_t cols = winent_cols_scratch_bytes((int)W, p->rx);
     b += (few > cols ? few : cols) + 64;
     if (!p->direct) { /* remap tiles: ids, slots, and a hash table twice the region */
         size_t region = (size_t)(REMAP_TILE_W + 2 * p->rx) * (size_t)(REMAP_TILE_H + 2 * p->ry);

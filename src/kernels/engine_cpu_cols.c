@@ -88,13 +88,21 @@ static cols_scratch carve(void *scratch, int sw, int rx, int bins)
     return c;
 }
 
-size_t winent_cols_scratch_bytes(int max_width, int rx, int bins)
+static size_t scratch_bytes(int max_width, int rx, int bins)
 {
     int sw = imin(strip_width(bins, rx), imax(max_width, 1));
     return align64((size_t)(sw + 2 * rx) * (size_t)bins) +
            align64((size_t)bins * sizeof(uint16_t)) +
            2 * align64((size_t)(bins + 32) * sizeof(uint16_t)) +
            2 * align64((size_t)(sw + PAD) * 8);
+}
+
+size_t winent_cols_scratch_bytes(int max_width, int rx)
+{
+    /* 64 bins: wider strips, so longer rows of D and n. */
+    size_t small = scratch_bytes(max_width, rx, WINENT_COLS_BINS_SMALL);
+    size_t large = scratch_bytes(max_width, rx, WINENT_COLS_BINS_LARGE);
+    return small > large ? small : large;
 }
 
 int winent_cols_max_code(const uint8_t *codes, size_t stride, int w, int h)

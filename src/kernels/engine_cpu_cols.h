@@ -37,9 +37,9 @@
  * Thread-safe. */
 winent_few_path winent_cols_choose(int kx, int ky, const char *request);
 
-/* Bytes of scratch one thread needs for rows `max_width` wide with `bins`
- * (64 or 256) bins. */
-size_t winent_cols_scratch_bytes(int max_width, int rx, int bins);
+/* Bytes of scratch one thread needs for rows `max_width` wide, either
+ * histogram width. */
+size_t winent_cols_scratch_bytes(int max_width, int rx);
 
 /* The largest code of `h` rows of `w` 8-bit codes (row stride `stride`). */
 int winent_cols_max_code(const uint8_t *codes, size_t stride, int w, int h);
@@ -60,7 +60,7 @@ int winent_cols_pays(winent_few_path isa, int bins, int ky, double changes, doub
 
 /* Output rows [ya, yb) of the job (every code below `bins`, 64 or 256; the
  * job's `sent` below `bins` or -1) through `isa` (not NONE), all columns.
- * `scratch` has winent_cols_scratch_bytes(W, rx, bins) bytes, 64-byte
+ * `scratch` has winent_cols_scratch_bytes(W, rx) bytes, 64-byte
  * aligned. */
 void winent_cols_rows(const winent_few_job *j, int bins, winent_few_path isa, int ya, int yb,
                       void *scratch);
