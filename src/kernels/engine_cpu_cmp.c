@@ -76,24 +76,33 @@ pixels64(const uint8_t *const *src, int n, const __m512i *tab, int64_t tn, __m51
             c[a] = _mm512_mask_add_epi8(c[a], k, c[a], one);
             c[b] = _mm512_mask_add_epi8(c[b], k, c[b], one);
         }
+        /* Two offsets' plane bytes at a time, interleaved and summed in
+         * pairs (vpmaddubsw by ones) into 16-bit lanes: acc[p][0] holds
+         * pixels 16 L + 0..7 of each 128-bit lane L, acc[p][1] 16 L + 8..15. */
+        if (a % 2 == 1 || a == n - 1) {
+            const __m512i c1 = a % 2 == 1 ? c[a] : _mm512_setzero_si512();
+            const __m512i c0 = a % 2 == 1 ? c[a - 1] : c[a];
 #pragma GCC unroll 5
-        for (int p = 0; p < CMP_PLANES; p++) {
-            const __m512i e = _mm512_permutexvar_epi8(c[a], tab[p]);
-            acc[p][0] =
-                _mm512_add_epi16(acc[p][0], _mm512_cvtepu8_epi16(_mm512_castsi512_si256(e)));
-            acc[p][1] =
-                _mm512_add_epi16(acc[p][1], _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(e, 1)));
+            for (int p = 0; p < CMP_PLANES; p++) {
+                const __m512i e0 = _mm512_permutexvar_epi8(c0, tab[p]);
+                /* A zero count (the pad of an odd n) looks up Lq[0] = 0. */
+                const __m512i e1 = _mm512_permutexvar_epi8(c1, tab[p]);
+                acc[p][0] = _mm512_add_epi16(
+                    acc[p][0], _mm512_maddubs_epi16(_mm512_unpacklo_epi8(e0, e1), one));
+                acc[p][1] = _mm512_add_epi16(
+                    acc[p][1], _mm512_maddubs_epi16(_mm512_unpackhi_epi8(e0, e1), one));
+            }
         }
     }
     const __m512i vtn = _mm512_set1_epi64(tn);
     for (int g = 0; g < 8; g++) {
-        /* Pixels 8g .. 8g + 7: lanes 8(g % 4) .. of the half g / 4. */
+        /* Pixels 8g .. 8g + 7: 128-bit lane g / 2 of acc[p][g % 2]. */
         __m512i s = _mm512_setzero_si512();
         for (int p = 0; p < CMP_PLANES; p++) {
-            const __m512i h = acc[p][g / 4];
-            const __m128i part = (g % 4) == 0   ? _mm512_castsi512_si128(h)
-                                 : (g % 4) == 1 ? _mm512_extracti32x4_epi32(h, 1)
-                                 : (g % 4) == 2 ? _mm512_extracti32x4_epi32(h, 2)
+            const __m512i h = acc[p][g % 2];
+            const __m128i part = (g / 2) == 0   ? _mm512_castsi512_si128(h)
+                                 : (g / 2) == 1 ? _mm512_extracti32x4_epi32(h, 1)
+                                 : (g / 2) == 2 ? _mm512_extracti32x4_epi32(h, 2)
                                                 : _mm512_extracti32x4_epi32(h, 3);
             __m512i w = _mm512_cvtepu16_epi64(part);
             switch (p) { /* shifts by an immediate */
