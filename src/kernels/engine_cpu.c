@@ -485,8 +485,8 @@ static int rows_hold(const uint8_t *codes, size_t stride, int w, int h, uint32_t
 }
 
 /* Renumber the 16-bit codes of `rows` rows (`stride` apart, W each) densely
- * in order of first sight, into s->dense (rows W apart); the sentinel `sent`
- * (when `has_sent`) to its id, or to the first unused one when no pixel
+ * in order of first sight, into s->dense (rows W apart); the sentinel code
+ * `sent` to its id in *sent_id, or to the first unused one when no pixel
  * holds it. Returns the number of distinct codes, or 0 when there are more
  * than DENSE_MAX or no memory (then nothing is renumbered). Where there are
  * at most 256, the ids are also narrowed to bytes after the 16-bit rows. */
@@ -661,6 +661,12 @@ double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *r
         ns = NS_PER_UPDATE_FEW;
     else if (e->cols != WINENT_FEW_NONE)
         ns = cols_ns_per_update(e, codes, stride, width, take, top);
+    /* Small windows: the compare kernel, whatever the codes (a best case:
+     * bands holding nodata take another path). */
+    if (ns > NS_PER_UPDATE_FEW && e->cmp) {
+        const double cmp = NS_PER_UPDATE_SLIDE * winent_cmp_ratio(e->plan->kx, e->plan->ky);
+        ns = cmp < ns ? cmp : ns;
+    }
     free(narrow);
     free(row);
     return ns;

@@ -47,6 +47,21 @@ int winent_cmp_available(int kx, int ky)
 #endif
 }
 
+/* Nanoseconds per pixel on one core of the development machine (issue 32:
+ * 3x3 about 1.0, 5x5 about 3.3): a part per pair of offsets compared and
+ * one per offset looked up; the sliding engine about SLIDE_NS per update,
+ * 2 Ky updates a pixel. */
+#define CMP_NS_PER_PAIR 0.0026
+#define CMP_NS_PER_OFFSET 0.1
+#define SLIDE_NS 0.72
+
+double winent_cmp_ratio(int kx, int ky)
+{
+    const int n = kx * ky;
+    const double cmp = CMP_NS_PER_PAIR * n * (n - 1) / 2 + CMP_NS_PER_OFFSET * n;
+    return cmp / (SLIDE_NS * 2.0 * ky);
+}
+
 #if CMP_X86
 
 #define CMP_TARGET "avx512f,avx512bw,avx512dq,avx512vbmi"

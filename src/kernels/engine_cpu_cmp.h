@@ -29,6 +29,11 @@
  * Thread-safe. */
 int winent_cmp_available(int kx, int ky);
 
+/* The compare kernel's cost relative to the sliding engine's on `kx` x
+ * `ky` windows (below 1: it is faster), from a model fitted on this
+ * project's measurements (docs/PERFORMANCE.md, issue 32). Thread-safe. */
+double winent_cmp_ratio(int kx, int ky);
+
 /* The full windows of output rows [ya, yb) of the job: rows [max(ya, ry),
  * min(yb, H - ry)) x columns [rx, xe), xe = rx + 64 m as far as the image
  * allows; returns xe (rx when it computed nothing). `lq` is the plan's
