@@ -69,8 +69,8 @@ static const ccase cases[] = {
 static const int windows[][2] = {{3, 3}, {5, 5},   {9, 3},  {1, 15},
                                  {7, 3}, {31, 31}, {63, 7}, {255, 3}};
 /* Widths at least the codes (every row holds them all); one past a strip of
- * 64-bin columns (4096 columns less the halo), four of 256-bin ones. */
-static const int sizes[][2] = {{300, 23}, {257, 70}, {4200, 9}};
+ * 64-bin columns (8192 columns less the halo), four of 256-bin ones. */
+static const int sizes[][2] = {{300, 23}, {257, 70}, {8300, 5}};
 
 static const char *const paths[] = {"", "slide", "portable", "avx2", "avx512", "cmp"};
 
