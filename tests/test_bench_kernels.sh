@@ -19,7 +19,23 @@ check "no GPU table" sh -c "! grep -q '^## GPU' '$T/out'"
 check "CSV: a header and 4 rows" [ "$(wc -l <"$T/k.csv")" -eq 5 ]
 check "nothing on stderr" [ ! -s "$T/err" ]
 
+# The 64-class landscape and a real file (raw here: --input-size, --input-dtype),
+# with the path each cell's CPU engine took.
+"$WINENT_TOOLS/winent-mksample" --size 40x30 --dtype u16 --kind landscape --values 200 \
+    "$T/in.u16" || bad "winent-mksample failed"
+"$B" kernels --cpu-only --size 128x64 --windows 5,31 --sets 64,real --input "$T/in.u16" \
+    --input-size 40x30 --input-dtype u16 --budget 0.01 --cpu-time >"$T/out2" 2>"$T/err2" ||
+    bad "exit $?: $(head -c 300 "$T/err2")"
+check "set 64: a row" grep -qx '| 64 | [0-9.]* | [0-9.]* |' "$T/out2"
+check "set real: a row" grep -qx '| real | [0-9.]* | [0-9.]* |' "$T/out2"
+check "--cpu-time said" grep -q "CPU timed by the process.s CPU time" "$T/out2"
+check "set real: the file named" grep -q '^# real: .*in.u16, 40x30 u16' "$T/out2"
+check "cells name the CPU path" \
+    [ "$(grep -c '^cell set=\(64\|real\) k=\(5\|31\) variant=cpu path=cpu/t[0-9]*/\(slide\|few\|cols64\|cols256\|cmp\) ' "$T/out2")" -eq 4 ]
+
 EXPECT_PROG="winent-bench kernels"
+expect_exit 2 "set real without --input" "$B" kernels --cpu-only --sets real
+expect_exit 2 "bad --input-dtype" "$B" kernels --cpu-only --input x --input-dtype u12
 expect_exit 2 "even window" "$B" kernels --cpu-only --windows 3,4
 expect_exit 2 "unknown value set" "$B" kernels --cpu-only --sets 16,17
 expect_exit 2 "unknown variant" "$B" kernels --cpu-only --variants auto,bogus

@@ -4,6 +4,7 @@
 winent_unit_test(test_engine_random)
 # circular windows (--disk): their shape, the reference, the CPU engine against it
 winent_unit_test(test_engine_disk)
+winent_unit_test(test_engine_codes)
 winent_sh_test(test_mksample test_mksample.sh)
 winent_sh_test(test_skimage test_skimage.sh)
 winent_sh_test(test_skimage_disk test_skimage_disk.sh)

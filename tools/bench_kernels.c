@@ -25,6 +25,7 @@
  * per pixel the GPU kernel moves at least and the HBM bound they give at
  * the measured device-to-device bandwidth.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@
 #include "bench_kernels.h"
 #include "kernels/engine_cpu.h"
 #include "kernels/engine_cuda.h"
+#include "tiles/source.h"
 
 #define PROG        "winent-bench kernels"
 #define MAX_WINDOWS 32
@@ -42,18 +44,26 @@
 #define REPS        3   /* timed runs, the median is kept */
 #define PATH_LEN    128 /* room for any of the engine's path names */
 
+typedef enum set_kind {
+    SET_UNIFORM,   /* independent values */
+    SET_LANDSCAPE, /* a smooth random field in `values` classes (a land-cover map) */
+    SET_FILE       /* --input's samples */
+} set_kind;
+
 typedef struct value_set {
     const char *name;
-    winent_dtype dtype;
-    uint32_t values; /* integers: uniform in 0..values-1 */
-    uint32_t bins;   /* floats: uniform in [0, 1), --bins bins --range 0:1 */
+    winent_dtype dtype; /* SET_FILE: the file's */
+    uint32_t values;    /* integers: uniform in 0..values-1, or classes */
+    uint32_t bins;      /* floats: uniform in [0, 1), --bins bins --range 0:1 */
+    set_kind kind;
 } value_set;
 
 static const value_set all_sets[] = {
-    {"16", WINENT_U8, 16, 0},          {"256", WINENT_U8, 256, 0},
-    {"4096", WINENT_U16, 4096, 0},     {"65536", WINENT_U16, 65536, 0},
-    {"1e6", WINENT_I32, 1000000, 0},   {"f32-256", WINENT_F32, 0, 256},
-    {"f32-4096", WINENT_F32, 0, 4096},
+    {"16", WINENT_U8, 16, 0, SET_UNIFORM},          {"64", WINENT_U8, 64, 0, SET_LANDSCAPE},
+    {"256", WINENT_U8, 256, 0, SET_UNIFORM},        {"4096", WINENT_U16, 4096, 0, SET_UNIFORM},
+    {"65536", WINENT_U16, 65536, 0, SET_UNIFORM},   {"1e6", WINENT_I32, 1000000, 0, SET_UNIFORM},
+    {"f32-256", WINENT_F32, 0, 256, SET_UNIFORM},   {"f32-4096", WINENT_F32, 0, 4096, SET_UNIFORM},
+    {"real", WINENT_U8, 0, 0, SET_FILE},
 };
 #define NSETS (int)(sizeof all_sets / sizeof all_sets[0])
 
@@ -66,8 +76,12 @@ static const int default_windows[] = {3, 5, 9, 15, 31, 63, 127, 255};
 
 typedef struct kernels_opts {
     int device, width, height, threads, cpu_only;
+    int cpu_time;    /* --cpu-time */
     double budget;   /* seconds one timed run should take */
     const char *csv; /* borrowed from argv; NULL: none */
+    const char *input; /* --input: the `real` set's file; NULL: none */
+    int input_w, input_h, input_has_dtype; /* --input-size, --input-dtype (raw files) */
+    winent_dtype input_dtype;
     int windows[MAX_WINDOWS], nwindows;
     int sets[NSETS], nsets;             /* indices into all_sets */
     int variants[NVARIANTS], nvariants; /* indices into all_variants */
@@ -90,14 +104,132 @@ static inline uint64_t rng(void)
 }
 
 
+/* The `real` set: --input's first band, how to count its samples. */
+typedef struct file_set {
+    void *samples; /* owned: fw x fh samples of `dtype` */
+    int fw, fh;
+    winent_dtype dtype;
+    int has_nodata;
+    double nodata;
+    double lo, hi; /* floats: the finite samples' range (--bins 256 over it) */
+} file_set;
+
+/* Landscape octaves: lattice cell sizes in pixels and amplitudes, coarse
+ * to fine (patches of a few to a few hundred pixels, as in land cover). */
+#define LAND_OCTAVES 4
+static const int land_cell[LAND_OCTAVES] = {256, 96, 32, 11};
+static const double land_amp[LAND_OCTAVES] = {1.0, 0.5, 0.3, 0.15};
+
+/* The lattice value of octave `o` at (ix, iy), in [0, 1). */
+static double lattice(uint64_t seed, int o, int64_t ix, int64_t iy)
+{
+    uint64_t z = seed ^ ((uint64_t)o << 56) ^ ((uint64_t)ix * 0x9E3779B97F4A7C15ull) ^
+                 ((uint64_t)iy * 0xC2B2AE3D27D4EB4Full);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+static double land_field(uint64_t seed, int x, int y)
+{
+    double v = 0;
+    for (int o = 0; o < LAND_OCTAVES; o++) {
+        const int c = land_cell[o];
+        const int64_t ix = x / c, iy = y / c;
+        const double fx = (double)(x % c) / c, fy = (double)(y % c) / c;
+        const double sx = fx * fx * (3 - 2 * fx), sy = fy * fy * (3 - 2 * fy);
+        const double a = lattice(seed, o, ix, iy), b = lattice(seed, o, ix + 1, iy);
+        const double d = lattice(seed, o, ix, iy + 1), e = lattice(seed, o, ix + 1, iy + 1);
+        v += land_amp[o] * ((a + (b - a) * sx) + ((d + (e - d) * sx) - (a + (b - a) * sx)) * sy);
+    }
+    return v;
+}
+
+/* A land-cover-like map: the smooth field cut at its own quantiles into
+ * `classes` classes of about equal area, the class labels shuffled (a
+ * window sees a handful of classes, neighbours share most). */
+static int make_landscape(uint8_t *img, int w, int h, uint32_t classes, uint64_t seed)
+{
+    const size_t n = (size_t)w * (size_t)h, step = n / 65536 + 1;
+    double *field = malloc(n * sizeof *field), *sample = malloc((n / step + 1) * sizeof *sample);
+    if (field == NULL || sample == NULL) {
+        free(field);
+        free(sample);
+        return -1;
+    }
+    size_t ns = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            field[(size_t)y * w + x] = land_field(seed, x, y);
+    for (size_t i = 0; i < n; i += step)
+        sample[ns++] = field[i];
+    qsort(sample, ns, sizeof *sample, cmp_double);
+    double cut[256];
+    uint8_t label[256];
+    for (uint32_t c = 0; c < classes; c++) {
+        cut[c] = sample[(ns - 1) * (c + 1) / classes];
+        label[c] = (uint8_t)c;
+    }
+    rng_state = seed | 1;
+    for (uint32_t c = classes - 1; c > 0; c--) {
+        uint32_t k = (uint32_t)(rng() % (c + 1));
+        uint8_t t = label[c];
+        label[c] = label[k];
+        label[k] = t;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t lo = 0, hi = classes - 1; /* the first cut >= the value */
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (cut[mid] >= field[i])
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        img[i] = label[lo];
+    }
+    free(field);
+    free(sample);
+    return 0;
+}
+
+/* The file's samples mirrored to fill w x h (a small file still gives a
+ * full-size image whose windows see the file's own neighbourhoods). */
+static void fill_from_file(const file_set *f, void *img, int w, int h)
+{
+    const size_t ss = winent_dtype_size(f->dtype);
+    for (int y = 0; y < h; y++) {
+        int fy = y % (2 * f->fh);
+        fy = fy < f->fh ? fy : 2 * f->fh - 1 - fy;
+        for (int x = 0; x < w; x++) {
+            int fx = x % (2 * f->fw);
+            fx = fx < f->fw ? fx : 2 * f->fw - 1 - fx;
+            memcpy((char *)img + ((size_t)y * w + x) * ss,
+                   (const char *)f->samples + ((size_t)fy * f->fw + fx) * ss, ss);
+        }
+    }
+}
+
 /* The set's image, the same whatever else is measured (seed per set). */
-static void *make_image(const value_set *vs, int seed_index, int w, int h)
+static void *make_image(const value_set *vs, const file_set *f, int seed_index, int w, int h)
 {
     size_t n = (size_t)w * (size_t)h;
-    void *buf = winent_cuda_host_alloc(n * winent_dtype_size(vs->dtype));
+    const winent_dtype dtype = vs->kind == SET_FILE ? f->dtype : vs->dtype;
+    void *buf = winent_cuda_host_alloc(n * winent_dtype_size(dtype));
     if (buf == NULL)
         return NULL;
     rng_state = 0x243F6A8885A308D3ull + 0x9E3779B97F4A7C15ull * (uint64_t)seed_index;
+    if (vs->kind == SET_FILE) {
+        fill_from_file(f, buf, w, h);
+        return buf;
+    }
+    if (vs->kind == SET_LANDSCAPE) {
+        if (make_landscape(buf, w, h, vs->values, rng_state) != 0) {
+            winent_cuda_host_free(buf);
+            return NULL;
+        }
+        return buf;
+    }
     for (size_t i = 0; i < n; i++) {
         switch (vs->dtype) {
         case WINENT_U8: ((uint8_t *)buf)[i] = (uint8_t)(rng() % vs->values); break;
@@ -123,7 +255,8 @@ static const char *win_name(int w, char *buf, size_t n)
     return buf;
 }
 
-static void set_compute_opts(const value_set *vs, int k, winent_compute_opts *o)
+static void set_compute_opts(const value_set *vs, const file_set *f, int k,
+                             winent_compute_opts *o)
 {
     winent_compute_opts_default(o);
     o->kx = o->ky = win_side(k);
@@ -134,6 +267,75 @@ static void set_compute_opts(const value_set *vs, int k, winent_compute_opts *o)
         o->range_lo = 0.0;
         o->range_hi = 1.0;
     }
+    if (vs->kind == SET_FILE) {
+        o->dtype = f->dtype;
+        o->has_nodata = f->has_nodata;
+        o->nodata = f->nodata;
+        if (winent_dtype_is_float(f->dtype)) {
+            o->bins = 256;
+            o->range_lo = f->lo;
+            o->range_hi = f->hi;
+        }
+    }
+}
+
+/* --input's first band into `f` (floats: their finite range as well);
+ * 0, or -1 after a message. */
+static int load_file_set(const kernels_opts *o, file_set *f)
+{
+    winent_source_opts so;
+    winent_source *s = NULL;
+    winent_err err;
+    winent_err_clear(&err);
+    memset(&so, 0, sizeof so);
+    memset(f, 0, sizeof *f);
+    so.path = o->input;
+    so.width = o->input_w;
+    so.height = o->input_h;
+    so.has_dtype = o->input_has_dtype;
+    so.dtype = o->input_dtype;
+    so.bands = 1;
+    so.band = 1;
+    so.threads = 1;
+    if (winent_source_open(&so, &s, &err) != WINENT_OK) {
+        fprintf(stderr, PROG ": --input %s: %s\n", o->input, err.msg);
+        return -1;
+    }
+    const winent_source_info *info = winent_source_get_info(s);
+    f->fw = info->width;
+    f->fh = info->height;
+    f->dtype = info->dtype;
+    f->has_nodata = info->has_nodata;
+    f->nodata = info->nodata;
+    const size_t n = (size_t)f->fw * (size_t)f->fh;
+    f->samples = malloc(n * winent_dtype_size(f->dtype) + 1);
+    if (f->samples == NULL || winent_source_read(s, f->fh, f->samples, &err) != WINENT_OK) {
+        fprintf(stderr, PROG ": --input %s: %s\n", o->input, f->samples ? err.msg : "out of memory");
+        winent_source_free(s);
+        free(f->samples);
+        f->samples = NULL;
+        return -1;
+    }
+    winent_source_free(s);
+    if (winent_dtype_is_float(f->dtype)) {
+        f->lo = INFINITY;
+        f->hi = -INFINITY;
+        for (size_t i = 0; i < n; i++) {
+            double v = f->dtype == WINENT_F32 ? (double)((const float *)f->samples)[i]
+                                              : ((const double *)f->samples)[i];
+            if (isfinite(v) && !(f->has_nodata && v == f->nodata)) {
+                f->lo = v < f->lo ? v : f->lo;
+                f->hi = v > f->hi ? v : f->hi;
+            }
+        }
+        if (!(f->hi > f->lo)) { /* constant or empty: any valid range */
+            f->lo = isfinite(f->lo) ? f->lo : 0.0;
+            f->hi = f->lo + 1.0;
+        }
+    }
+    printf("# real: %s, %dx%d %s%s, mirrored to fill the image\n", o->input, f->fw, f->fh,
+           winent_dtype_name(f->dtype), winent_dtype_is_float(f->dtype) ? ", --bins 256 over its range" : "");
+    return 0;
 }
 
 /* Bytes per pixel of the GPU engine's code plane, 0 when the samples are
@@ -195,19 +397,28 @@ static winent_chunk top_chunk(const void *img, winent_dtype t, int w, int h, int
 
 typedef struct cpu_ctx {
     winent_cpu_engine *e;
+    int cpu_clock; /* --cpu-time: the process's CPU time, not the wall clock */
     const winent_plan *p;
     const void *img;
     int w, h;
     float *out; /* borrowed; w x h floats */
 } cpu_ctx;
 
+/* Seconds of CPU time this process has used (all its threads). */
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static winent_status cpu_run(void *ctx, int rows, double *seconds, winent_err *err)
 {
     cpu_ctx *x = ctx;
     winent_chunk c = top_chunk(x->img, x->p->opts.dtype, x->w, x->h, x->p->ry, rows);
-    double t0 = now_s();
+    double t0 = x->cpu_clock ? cpu_s() : now_s();
     WINENT_TRY(winent_cpu_engine_compute(x->e, &c, x->out, (size_t)x->w, err));
-    *seconds = now_s() - t0;
+    *seconds = (x->cpu_clock ? cpu_s() : now_s()) - t0;
     return WINENT_OK;
 }
 
@@ -340,8 +551,9 @@ fail:
 
 /* Every measurement of one cell into `r`; failures are printed and marked
  * in r->failed, differences counted in *differs. */
-static void run_cell(const kernels_opts *o, const value_set *vs, int k, const void *img,
-                     int use_gpu, float *got, float *ref, FILE *csv, cell_result *r, int *differs)
+static void run_cell(const kernels_opts *o, const value_set *vs, const file_set *f, int k,
+                     const void *img, int use_gpu, float *got, float *ref, FILE *csv,
+                     cell_result *r, int *differs)
 {
     winent_compute_opts co;
     winent_err err;
@@ -351,7 +563,7 @@ static void run_cell(const kernels_opts *o, const value_set *vs, int k, const vo
     memset(r, 0, sizeof *r);
     r->gpu_variant = -1;
     winent_err_clear(&err);
-    set_compute_opts(vs, k, &co);
+    set_compute_opts(vs, f, k, &co);
     snprintf(cpu_path, sizeof cpu_path, "cpu/t%d", o->threads);
     if (winent_plan_create(&co, &p, &err) != WINENT_OK ||
         winent_cpu_engine_create(p, o->width, o->height, o->threads, &cpu, &err) != WINENT_OK) {
@@ -360,7 +572,7 @@ static void run_cell(const kernels_opts *o, const value_set *vs, int k, const vo
         goto done;
     }
 
-    cpu_ctx cx = {cpu, p, img, o->width, o->height, ref};
+    cpu_ctx cx = {cpu, o->cpu_time, p, img, o->width, o->height, ref};
     int rows;
     double ms;
     if (time_cpu(&cx, o->threads, o->budget, &rows, &ms, &err) != WINENT_OK) {
@@ -368,6 +580,9 @@ static void run_cell(const kernels_opts *o, const value_set *vs, int k, const vo
         r->failed = 1;
     } else {
         r->cpu_gpix = (double)o->width * rows / (ms * 1e-3) / 1e9;
+        /* The path the engine's bands took (the last band's). */
+        snprintf(cpu_path, sizeof cpu_path, "cpu/t%d/%s", o->threads,
+                 winent_cpu_engine_last_path(cpu));
         report(csv, vs->name, k, "cpu", cpu_path, r->cpu_gpix, ms, rows, o->width, "skipped");
     }
 
@@ -469,7 +684,8 @@ static void print_table(const kernels_opts *o, cell_result (*res)[MAX_WINDOWS], 
     }
 }
 
-static void print_roofline(const kernels_opts *o, cell_result (*res)[MAX_WINDOWS], double d2d)
+static void print_roofline(const kernels_opts *o, const file_set *f,
+                           cell_result (*res)[MAX_WINDOWS], double d2d)
 {
     printf("\n## Roofline of the GPU kernel (HBM: device-to-device copy %.0f GB/s, read + "
            "write)\n\n",
@@ -483,19 +699,19 @@ static void print_roofline(const kernels_opts *o, cell_result (*res)[MAX_WINDOWS
         winent_plan *p = NULL;
         winent_err err;
         winent_err_clear(&err);
-        set_compute_opts(vs, 3, &co);
+        set_compute_opts(vs, f, 3, &co);
         if (winent_plan_create(&co, &p, &err) != WINENT_OK) {
             fprintf(stderr, PROG ": set=%s: %s\n", vs->name, err.msg);
             continue;
         }
-        const int in = (int)winent_dtype_size(vs->dtype), plane = code_plane_bytes(p);
+        const int in = (int)winent_dtype_size(co.dtype), plane = code_plane_bytes(p);
         const int total = in + 2 * plane + 4;
         const double bound = d2d / total;
         int best = -1;
         for (int j = 0; j < o->nwindows; j++)
             if (res[i][j].gpu_gpix > 0 && (best < 0 || res[i][j].gpu_gpix > res[i][best].gpu_gpix))
                 best = j;
-        printf("| %s | %s | %d | ", vs->name, winent_dtype_name(vs->dtype), in);
+        printf("| %s | %s | %d | ", vs->name, winent_dtype_name(co.dtype), in);
         if (plane)
             printf("%d + %d (%d-bit codes written, read) |", plane, plane, 8 * plane);
         else
@@ -523,7 +739,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: winent-bench kernels [--device N] [--size WxH] [--threads N]\n"
             "           [--windows 3,5,...] [--sets 16,256,...] [--variants auto,thread,warp,few,cmp,groups,colpack,dense,block,sparse]\n"
-            "           [--quick] [--cpu-only] [--csv FILE] [--budget S]\n"
+            "           [--quick] [--cpu-only] [--cpu-time] [--csv FILE] [--budget S]\n"
+            "           [--input FILE [--input-size WxH --input-dtype T]]\n"
             "  The GPU window kernels alone (device memory to device memory, each variant\n"
             "  forced through WINENT_GPU_KERNEL, checked bit for bit against the CPU engine\n"
             "  on the first, middle and last rows) and the CPU engine in memory, for every\n"
@@ -535,15 +752,24 @@ static void usage(FILE *f)
             "  --windows LIST   window sides, odd, 1..255 (default 3,5,9,15,31,63,127,255),\n"
             "                   or diskR for a circular window of radius R (--disk R):\n"
             "                   7,disk3 times a disk beside the square of its diameter\n"
-            "  --sets LIST      value sets (default all): 16, 256 (u8 0..15, 0..255),\n"
-            "                   4096, 65536 (u16 0..4095, 0..65535), 1e6 (i32 0..999999),\n"
-            "                   f32-256, f32-4096 (f32 in [0,1), --bins 256|4096 --range 0:1)\n"
+            "  --sets LIST      value sets (default all; real with --input): 16, 256\n"
+            "                   (u8 uniform 0..15, 0..255), 64 (u8 landscape of 64 classes,\n"
+            "                   like a land-cover map), 4096, 65536 (u16 0..4095, 0..65535),\n"
+            "                   1e6 (i32 0..999999), f32-256, f32-4096 (f32 in [0,1), --bins\n"
+            "                   256|4096 --range 0:1), real (--input's samples)\n"
             "  --variants LIST  GPU kernel variants (default auto,thread,warp,few,cmp,groups,colpack,\n"
             "                   dense,block,sparse)\n"
             "  --quick          1024x1024, windows 3,15,63, sets 16,65536,f32-4096\n"
             "                   (--size, --windows, --sets given as well win)\n"
             "  --cpu-only       the CPU table alone\n"
+            "  --cpu-time       time the CPU engine by the process's CPU time, not the wall\n"
+            "                   clock (Gpixel/s per core busy): on a machine shared with\n"
+            "                   other work, with --threads 1, the time our core really ran\n"
             "  --csv FILE       the measurements as CSV as well\n"
+            "  --input FILE     the `real` set: the file's first band (any input winent-stream\n"
+            "                   reads), mirrored to fill --size; its nodata counts as nodata;\n"
+            "                   integers by distinct value, floats --bins 256 over their range\n"
+            "  --input-size WxH, --input-dtype T  the layout of a raw --input\n"
             "  --budget S       seconds one timed run should take (default 0.25): each\n"
             "                   engine times output rows [0, R) of the image, R calibrated\n"
             "                   to the budget (at most the image), median of 3\n"
@@ -651,6 +877,8 @@ static int parse_opts(int argc, char **argv, kernels_opts *o, int *code)
             quick = 1;
         } else if (!strcmp(a, "--cpu-only")) {
             o->cpu_only = 1;
+        } else if (!strcmp(a, "--cpu-time")) {
+            o->cpu_time = 1;
         } else if (v == NULL) {
             fprintf(stderr, PROG ": bad option or missing value: %s (see --help)\n", a);
             return -1;
@@ -668,6 +896,22 @@ static int parse_opts(int argc, char **argv, kernels_opts *o, int *code)
             i++;
         } else if (!strcmp(a, "--csv")) {
             o->csv = v, i++;
+        } else if (!strcmp(a, "--input")) {
+            o->input = v, i++;
+        } else if (!strcmp(a, "--input-size") &&
+                   sscanf(v, "%dx%d%c", &o->input_w, &o->input_h, &end) == 2 && o->input_w > 0 &&
+                   o->input_h > 0) {
+            i++;
+        } else if (!strcmp(a, "--input-dtype")) {
+            int t = 0;
+            while (t < WINENT_DTYPE_COUNT && strcmp(v, winent_dtype_name((winent_dtype)t)))
+                t++;
+            if (t == WINENT_DTYPE_COUNT) {
+                fprintf(stderr, PROG ": --input-dtype %s: use u8, i8, u16, i16, u32, i32, f32 or "
+                                     "f64\n", v);
+                return -1;
+            }
+            o->input_dtype = (winent_dtype)t, o->input_has_dtype = 1, i++;
         } else if (!strcmp(a, "--windows")) {
             if (parse_list(a, v, o->windows, MAX_WINDOWS, &o->nwindows))
                 return -1;
@@ -703,9 +947,14 @@ static int parse_opts(int argc, char **argv, kernels_opts *o, int *code)
         o->nsets = 3;
     } else if (o->nsets == 0) {
         for (int i = 0; i < NSETS; i++)
-            o->sets[i] = i;
-        o->nsets = NSETS;
+            if (all_sets[i].kind != SET_FILE || o->input)
+                o->sets[o->nsets++] = i;
     }
+    for (int i = 0; i < o->nsets; i++)
+        if (all_sets[o->sets[i]].kind == SET_FILE && o->input == NULL) {
+            fprintf(stderr, PROG ": --sets real: needs --input FILE\n");
+            return -1;
+        }
     return 0;
 }
 
@@ -739,6 +988,8 @@ int bench_kernels_main(int argc, char **argv)
     float *got = malloc(npix * sizeof *got), *ref = malloc(npix * sizeof *ref);
     cell_result(*res)[MAX_WINDOWS] = calloc((size_t)o.nsets, sizeof *res);
     FILE *csv = NULL;
+    file_set fs;
+    memset(&fs, 0, sizeof fs);
     int rc = 0, differs = 0, failed = 0;
     if (got == NULL || ref == NULL || res == NULL) {
         fprintf(stderr, PROG ": out of memory for a %dx%d image\n", o.width, o.height);
@@ -754,24 +1005,29 @@ int bench_kernels_main(int argc, char **argv)
     }
     if (csv)
         fprintf(csv, "set,k,variant,path,gpix,ms,rows,width,check\n");
+    if (o.input && load_file_set(&o, &fs) != 0) {
+        rc = 1;
+        goto done;
+    }
 
     printf("# " PROG ": image %dx%d, CPU engine on %d threads, budget %.3g s per run, "
-           "median of %d\n",
-           o.width, o.height, o.threads, o.budget, REPS);
+           "median of %d%s\n",
+           o.width, o.height, o.threads, o.budget, REPS,
+           o.cpu_time ? ", CPU timed by the process's CPU time" : "");
     if (use_gpu)
         printf("# GPU %d %s: D2D %.0f GB/s\n", o.device, name, bw.d2d);
     fflush(stdout);
 
     for (int i = 0; i < o.nsets; i++) {
         const value_set *vs = &all_sets[o.sets[i]];
-        void *img = make_image(vs, o.sets[i], o.width, o.height);
+        void *img = make_image(vs, &fs, o.sets[i], o.width, o.height);
         if (img == NULL) {
             fprintf(stderr, PROG ": out of memory for a %dx%d image\n", o.width, o.height);
             rc = 1;
             goto done;
         }
         for (int j = 0; j < o.nwindows; j++) {
-            run_cell(&o, vs, o.windows[j], img, use_gpu, got, ref, csv, &res[i][j], &differs);
+            run_cell(&o, vs, &fs, o.windows[j], img, use_gpu, got, ref, csv, &res[i][j], &differs);
             failed |= res[i][j].failed;
         }
         winent_cuda_host_free(img);
@@ -785,7 +1041,7 @@ int bench_kernels_main(int argc, char **argv)
     print_table(&o, res, 2, "CPU engine in memory (Gpixel/s)");
     if (use_gpu) {
         print_table(&o, res, 3, "GPU / CPU");
-        print_roofline(&o, res, bw.d2d);
+        print_roofline(&o, &fs, res, bw.d2d);
     } else {
         printf("\nGPU tables skipped: %s.\n",
                o.cpu_only ? "--cpu-only" : "no CUDA device is visible");
@@ -801,6 +1057,7 @@ done:
         fprintf(stderr, PROG ": %s: write failed\n", o.csv);
         rc = 1;
     }
+    free(fs.samples);
     free(res);
     free(ref);
     free(got);

@@ -30,6 +30,11 @@
 #                  take minutes); its log in $OUT/kernels.log, its CSV in
 #                  $OUT/kernels.csv, its tables printed last; skips the tests
 #                  and the GPU benchmark unless WINENT_KERNELS_TESTS=1
+#   WINENT_SKIMAGE=1  issue 32's CPU engine against scikit-image on every core
+#                  (tools/bench-skimage-cpu.py: 8192^2, the whole job raw to
+#                  raw); WINENT_SKIMAGE_ARGS: its options; its log in
+#                  $OUT/skimage.log, its table printed last; skips the tests
+#                  and the GPU benchmark unless WINENT_SKIMAGE_TESTS=1
 set -u
 OUT=${OUT:-/tmp/winent-out}
 B=${WINENT_BUILD:-build-dev}
@@ -60,6 +65,7 @@ stamp "build rc=$BUILD_RC"
 SKIP_TESTS=${WINENT_ONLY_PIPELINE:-0}
 [ "${WINENT_JOBS:-0}" = 1 ] && [ "${WINENT_JOBS_TESTS:-0}" != 1 ] && SKIP_TESTS=1
 [ "${WINENT_KERNELS:-0}" = 1 ] && [ "${WINENT_KERNELS_TESTS:-0}" != 1 ] && SKIP_TESTS=1
+[ "${WINENT_SKIMAGE:-0}" = 1 ] && [ "${WINENT_SKIMAGE_TESTS:-0}" != 1 ] && SKIP_TESTS=1
 if [ "$SKIP_TESTS" = 1 ]; then GPU_RC=skipped; ALL_RC=skipped; BENCH_RC=skipped; else
 stamp "ctest -L gpu"
 (cd "$B" && ctest -L gpu --output-on-failure --timeout 600) > "$OUT/ctest-gpu.log" 2>&1
@@ -172,11 +178,20 @@ if [ "${WINENT_KERNELS:-0}" = 1 ]; then
     KERNELS_RC=$?
 fi
 
+SKIMAGE_RC=skipped
+if [ "${WINENT_SKIMAGE:-0}" = 1 ]; then
+    stamp "scikit-image side by side"
+    # shellcheck disable=SC2086
+    python3 tools/bench-skimage-cpu.py --winent "$B/src/winent-stream" ${WINENT_SKIMAGE_ARGS:-} \
+        > "$OUT/skimage.log" 2>&1
+    SKIMAGE_RC=$?
+fi
+
 stamp done
 echo
 echo "==== summary ===="
 cat "$OUT/ptxas.txt" 2>/dev/null | paste - - - | sed 's/ptxas info    : //g' | cut -c1-160
-echo "build rc=$BUILD_RC  ctest-gpu rc=$GPU_RC  ctest-all rc=$ALL_RC  bench rc=$BENCH_RC  jobs rc=$JOBS_RC  kernels rc=$KERNELS_RC"
+echo "build rc=$BUILD_RC  ctest-gpu rc=$GPU_RC  ctest-all rc=$ALL_RC  bench rc=$BENCH_RC  jobs rc=$JOBS_RC  kernels rc=$KERNELS_RC  skimage rc=$SKIMAGE_RC"
 grep -E "tests passed" "$OUT/ctest-gpu.log" "$OUT/ctest-all.log" 2>/dev/null
 sed -n '/^GPU /p;/^kernel/,$p' "$OUT/bench.log" 2>/dev/null
 if [ "${WINENT_JOBS:-0}" = 1 ]; then
@@ -193,4 +208,9 @@ if [ "${WINENT_KERNELS:-0}" = 1 ]; then
     else
         tail -20 "$OUT/kernels.log"
     fi
+fi
+if [ "${WINENT_SKIMAGE:-0}" = 1 ]; then
+    echo
+    echo "==== scikit-image side by side (tools/bench-skimage-cpu.py) ===="
+    tail -12 "$OUT/skimage.log"
 fi

@@ -26,11 +26,14 @@
  * 8-bit codes that are all below 16 in a chunk (checked per chunk: the bits
  * do not depend on the path taken) go to the few-values path instead
  * (engine_cpu_simd.c): column histograms of 16 bins, SIMD where the CPU has
- * it, picked at run time.
+ * it, picked at run time. Other 8-bit chunks go to the column paths of 64
+ * or 256 bins (engine_cpu_cols.c), by the chunk's largest code.
  */
 #include "engine_cpu.h"
 #include "engine_cpu_disk.h"
 #include "engine_cpu_simd.h"
+#include "engine_cpu_cols.h"
+#include "engine_cpu_cmp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,8 +47,19 @@
 #define REMAP_TILE_W 256
 #define REMAP_TILE_H 64
 
+/* 16-bit codes of a band are renumbered densely when it holds at most this
+ * many (the histograms' touched bins then sit together in the cache, and
+ * bands of at most 256 take the 8-bit paths). */
+#define DENSE_MAX 16384
+
+/* Windows sampled per band to guess a column path's changes per step. */
+#define COLS_SAMPLES 16
+
 /* Rows sliding in lockstep, each with its own histogram. */
 #define LANES 4
+
+/* The paths a band can take (winent_cpu_engine_last_path). */
+typedef enum cpu_path { PATH_SLIDE, PATH_FEW, PATH_COLS64, PATH_COLS256, PATH_CMP } cpu_path;
 
 typedef enum code_kind {
     CODES_SAMPLES8,  /* the 8-bit samples, read in place */
@@ -64,9 +78,14 @@ typedef struct thread_scratch {
     uint32_t *vals;        /* remap: hash values (dense ids) */
     uint32_t *slots;       /* remap: slot of each dense id, to clear after use */
     unsigned hash_bits;
-    void *few;             /* owned: the few-values path's scratch, 64-aligned */
+    void *few;             /* owned: the few-values and column paths' scratch, 64-aligned */
     void *codes;           /* owned: codes of the band's input rows (all but CODES_SAMPLES*) */
     size_t codes_cap;      /* bytes of codes */
+    uint16_t *dense_of;    /* owned, 16-bit kinds: [65536] a band's dense id of each
+                              code, 0xFFFF (none) between bands */
+    uint16_t *dense_code;  /* owned: [DENSE_MAX] the code of each dense id */
+    void *dense;           /* owned: the band's dense ids, 16-bit then 8-bit rows */
+    size_t dense_cap;      /* bytes of dense */
 } thread_scratch;
 
 struct winent_cpu_engine {
@@ -78,8 +97,15 @@ struct winent_cpu_engine {
     size_t hist_len;         /* bins of each histogram, sentinel included */
     size_t region_max;       /* remap: most pixels of a tile's region */
     winent_few_path few;     /* path for chunks of codes < 16, or NONE */
-    int last_few;            /* the last band took the few-values path (a hint
-                                for band heights; written by any worker) */
+    winent_few_path cols;    /* ISA of the column paths (8-bit codes >= 16), or NONE */
+    int cmp;                 /* the compare kernel takes the full windows of 8-bit
+                                bands without nodata (small windows, AVX-512) */
+    int cols_forced;         /* WINENT_CPU_PATH named the ISA: the column paths
+                                take every such chunk, not only those where
+                                they should beat the sliding engine */
+    int last_path;           /* the last band's path, a cpu_path (a hint for
+                                band heights and reports; written by any
+                                worker) */
     thread_scratch *scratch; /* owned: one per thread */
 };
 
@@ -313,6 +339,9 @@ static void free_scratch(thread_scratch *s)
     free(s->slots);
     free(s->few);
     free(s->codes);
+    free(s->dense_of);
+    free(s->dense_code);
+    free(s->dense);
 }
 
 static size_t code_size(code_kind k)
@@ -365,8 +394,18 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
     /* 8-bit codes may all be below 16 in a chunk: then the few-values path.
      * WINENT_CPU_PATH (slide, portable, avx2, avx512) forces a path, for
      * tests and benchmarks; unset, the fastest this CPU has. */
-    if ((e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8) && !p->disk)
-        e->few = winent_few_choose(p->kx, p->ky, getenv("WINENT_CPU_PATH"));
+    /* Disks take the slide (engine_cpu_disk.c): no few-values, column or
+     * compare path. */
+    if ((e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8 || e->kind == CODES_SAMPLES16 ||
+         e->kind == CODES_NARROW16) &&
+        !p->disk) {
+        const char *req = getenv("WINENT_CPU_PATH");
+        e->few = winent_few_choose(p->kx, p->ky, req);
+        e->cols = winent_cols_choose(p->kx, p->ky, req);
+        const int unset = req == NULL || *req == '\0', cmp = !unset && !strcmp(req, "cmp");
+        e->cols_forced = !unset && !cmp;
+        e->cmp = (unset || cmp) && winent_cmp_available(p->kx, p->ky);
+    }
     e->scratch = calloc((size_t)e->threads, sizeof *e->scratch);
     if (e->scratch == NULL)
         goto nomem;
@@ -375,14 +414,23 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
         for (int g = 0; g < LANES; g++)
             if ((s->hist[g] = calloc(e->hist_len, sizeof *s->hist[g])) == NULL)
                 goto nomem;
-        if (e->few != WINENT_FEW_NONE) {
-            size_t b = (winent_few_scratch_bytes(e->max_width, p->rx) + 63) / 64 * 64;
+        if (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE) {
+            size_t b = winent_few_scratch_bytes(e->max_width, p->rx);
+            size_t bc = winent_cols_scratch_bytes(e->max_width, p->rx);
+            b = ((b > bc ? b : bc) + 63) / 64 * 64;
             if ((s->few = aligned_alloc(64, b)) == NULL)
                 goto nomem;
         }
         if (e->kind == CODES_NARROW8 || e->kind == CODES_NARROW16) {
             if ((s->row = malloc(sizeof *s->row * (size_t)e->max_width)) == NULL)
                 goto nomem;
+        }
+        if (e->kind == CODES_SAMPLES16 || e->kind == CODES_NARROW16) {
+            s->dense_of = malloc(sizeof *s->dense_of * 65536);
+            s->dense_code = malloc(sizeof *s->dense_code * DENSE_MAX);
+            if (s->dense_of == NULL || s->dense_code == NULL)
+                goto nomem;
+            memset(s->dense_of, 0xFF, sizeof *s->dense_of * 65536);
         }
         if (e->kind != CODES_REMAP)
             continue;
@@ -438,6 +486,65 @@ static int ensure_codes(thread_scratch *s, size_t bytes)
     return 0;
 }
 
+/* 1 when one of `h` rows of `w` 8-bit codes (`stride` apart) is `v`. */
+static int rows_hold(const uint8_t *codes, size_t stride, int w, int h, uint32_t v)
+{
+    if (v > 255)
+        return 0;
+    for (int y = 0; y < h; y++)
+        if (memchr(codes + (size_t)y * stride, (int)v, (size_t)w) != NULL)
+            return 1;
+    return 0;
+}
+
+/* Renumber the 16-bit codes of `rows` rows (`stride` apart, W each) densely
+ * in order of first sight, into s->dense (rows W apart); the sentinel code
+ * `sent` to its id in *sent_id, or to the first unused one when no pixel
+ * holds it. Returns the number of distinct codes, or 0 when there are more
+ * than DENSE_MAX or no memory (then nothing is renumbered). Where there are
+ * at most 256, the ids are also narrowed to bytes after the 16-bit rows. */
+static int dense16(thread_scratch *s, const uint16_t *src, size_t stride, int W, int rows,
+                   uint32_t sent, uint32_t *sent_id)
+{
+    const size_t n = (size_t)W * (size_t)rows;
+    if (n * 3 > s->dense_cap) {
+        void *b = realloc(s->dense, n * 3);
+        if (b == NULL)
+            return 0;
+        s->dense = b;
+        s->dense_cap = n * 3;
+    }
+    uint16_t *dst = s->dense;
+    int next = 0;
+    for (int y = 0; y < rows; y++) {
+        const uint16_t *r = src + (size_t)y * stride;
+        uint16_t *d = dst + (size_t)y * W;
+        for (int x = 0; x < W; x++) {
+            uint16_t id = s->dense_of[r[x]];
+            if (id == 0xFFFF) {
+                if (next == DENSE_MAX) {
+                    for (int i = 0; i < next; i++)
+                        s->dense_of[s->dense_code[i]] = 0xFFFF;
+                    return 0;
+                }
+                id = s->dense_of[r[x]] = (uint16_t)next;
+                s->dense_code[next++] = r[x];
+            }
+            d[x] = id;
+        }
+    }
+    const uint16_t sid = s->dense_of[sent & 0xFFFF];
+    *sent_id = sent <= 0xFFFF && sid != 0xFFFF ? sid : (uint32_t)next;
+    for (int i = 0; i < next; i++)
+        s->dense_of[s->dense_code[i]] = 0xFFFF;
+    if (next <= 256) {
+        uint8_t *d8 = (uint8_t *)(dst + n);
+        for (size_t i = 0; i < n; i++)
+            d8[i] = (uint8_t)dst[i];
+    }
+    return next;
+}
+
 /* Codes of input row `src` (W samples) into `dst` (narrowed as the kind says). */
 static void make_codes_row(const winent_cpu_engine *e, const void *src, size_t W, void *dst,
                            thread_scratch *s)
@@ -481,33 +588,101 @@ static void make_codes_row(const winent_cpu_engine *e, const void *src, size_t W
 /* Best cases per update and core (winent_cpu_engine_ns_per_update). */
 #define NS_PER_UPDATE_FEW 0.45
 #define NS_PER_UPDATE_SLIDE 2.0
-/* Rows of the data looked at to guess the path. */
-#define PATH_SAMPLE_ROWS 8
+
+/* The column paths' estimate for the rows given (8-bit codes >= 16): the
+ * sliding engine's cost scaled by the cost model's ratio where the column
+ * path would win on the middle row's changes (winent_cols_pays), else the
+ * sliding engine's. `codes` holds `nrows` rows of 8-bit codes, `stride`
+ * apart, the window's rows around the middle one at most. */
+static double cols_ns_per_update(const winent_cpu_engine *e, const uint8_t *codes, size_t stride,
+                                 int width, int nrows, int top)
+{
+    const winent_plan *p = e->plan;
+    const int bins = top < WINENT_COLS_BINS_SMALL ? WINENT_COLS_BINS_SMALL : WINENT_COLS_BINS_LARGE;
+    const winent_few_job fj = {codes, stride, 0, width, nrows, p->rx, p->ry, p->t, -1,
+                               NULL, 0, 0};
+    double ratio = 1.0;
+    if (!winent_cols_pays(e->cols, bins, p->ky,
+                          winent_cols_changes(&fj, nrows / 2, COLS_SAMPLES), &ratio))
+        return NS_PER_UPDATE_SLIDE;
+    return NS_PER_UPDATE_SLIDE * ratio;
+}
 
 double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *rows,
                                        size_t row_bytes, int width, int nrows)
 {
-    if (e->few == WINENT_FEW_NONE)
+    if (e->few == WINENT_FEW_NONE && e->cols == WINENT_FEW_NONE)
         return NS_PER_UPDATE_SLIDE;
     if (rows == NULL || nrows < 1 || width < 1)
-        return NS_PER_UPDATE_FEW;
-    uint32_t *codes = NULL;
-    if (e->kind == CODES_NARROW8 && (codes = malloc(sizeof *codes * (size_t)width)) == NULL)
-        return NS_PER_UPDATE_FEW;
-    int few = 1;
-    int step = nrows > PATH_SAMPLE_ROWS ? nrows / PATH_SAMPLE_ROWS : 1;
-    for (int y = 0; y < nrows && few; y += step) {
-        const uint8_t *row = (const uint8_t *)rows + row_bytes * (size_t)y;
-        if (codes == NULL) {
-            few = winent_few_scan(row, row_bytes, width, 1);
-            continue;
+        return e->few != WINENT_FEW_NONE ? NS_PER_UPDATE_FEW : NS_PER_UPDATE_SLIDE;
+    /* The window's rows around the middle of those given: their codes. */
+    const int take = nrows < e->plan->ky ? nrows : e->plan->ky;
+    const int y0 = (nrows - take) / 2;
+    const uint8_t *codes = (const uint8_t *)rows + row_bytes * (size_t)y0;
+    size_t stride = row_bytes;
+    uint8_t *narrow = NULL;
+    uint32_t *row = NULL;
+    if (e->kind == CODES_SAMPLES16 || e->kind == CODES_NARROW16) {
+        /* 16-bit codes: dense ids, as a band would get them; more than 256
+         * distinct codes take the sliding engine. */
+        uint16_t *of = malloc(sizeof *of * 65536);
+        uint32_t *row16 = malloc(sizeof *row16 * (size_t)width);
+        narrow = malloc((size_t)width * (size_t)take);
+        int next = 0;
+        if (of && row16 && narrow) {
+            memset(of, 0xFF, sizeof *of * 65536);
+            for (int y = 0; y < take && next <= 256; y++) {
+                winent_plan_codes(e->plan, codes + row_bytes * (size_t)y, (size_t)width, row16);
+                for (int x = 0; x < width && next <= 256; x++) {
+                    /* The plan's codes (samples relabelled, as the bits go). */
+                    const uint32_t v = row16[x] & 0xFFFFu;
+                    if (of[v] == 0xFFFF)
+                        of[v] = (uint16_t)next++;
+                    narrow[(size_t)y * width + x] = (uint8_t)of[v];
+                }
+            }
         }
-        winent_plan_codes(e->plan, row, (size_t)width, codes);
-        for (int x = 0; x < width && few; x++)
-            few = codes[x] < WINENT_FEW_BINS;
+        free(of);
+        free(row16);
+        if (next == 0 || next > 256) {
+            free(narrow);
+            return NS_PER_UPDATE_SLIDE;
+        }
+        codes = narrow;
+        stride = (size_t)width;
+    } else if (e->kind == CODES_NARROW8) {
+        narrow = malloc((size_t)width * (size_t)take);
+        row = malloc(sizeof *row * (size_t)width);
+        if (narrow == NULL || row == NULL) {
+            free(narrow);
+            free(row);
+            return e->few != WINENT_FEW_NONE ? NS_PER_UPDATE_FEW : NS_PER_UPDATE_SLIDE;
+        }
+        const uint8_t sent = (uint8_t)e->plan->ncodes;
+        for (int y = 0; y < take; y++) {
+            winent_plan_codes(e->plan, codes + row_bytes * (size_t)y, (size_t)width, row);
+            for (int x = 0; x < width; x++)
+                narrow[(size_t)y * width + x] =
+                    row[x] == WINENT_NODATA_CODE ? sent : (uint8_t)row[x];
+        }
+        codes = narrow;
+        stride = (size_t)width;
     }
-    free(codes);
-    return few ? NS_PER_UPDATE_FEW : NS_PER_UPDATE_SLIDE;
+    const int top = winent_cols_max_code(codes, stride, width, take);
+    double ns = NS_PER_UPDATE_SLIDE;
+    if (top < WINENT_FEW_BINS && e->few != WINENT_FEW_NONE)
+        ns = NS_PER_UPDATE_FEW;
+    else if (e->cols != WINENT_FEW_NONE)
+        ns = cols_ns_per_update(e, codes, stride, width, take, top);
+    /* Small windows: the compare kernel, whatever the codes (a best case:
+     * bands holding nodata take another path). */
+    if (ns > NS_PER_UPDATE_FEW && e->cmp) {
+        const double cmp = NS_PER_UPDATE_SLIDE * winent_cmp_ratio(e->plan->kx, e->plan->ky);
+        ns = cmp < ns ? cmp : ns;
+    }
+    free(narrow);
+    free(row);
+    return ns;
 }
 
 /* Does the plan read its codes in place (no code rows to make per band)? */
@@ -549,7 +724,7 @@ int winent_cpu_band_rows(const winent_plan *p, int width)
 int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width)
 {
     int w = width > 0 ? width : 1;
-    int few = e->few != WINENT_FEW_NONE && __atomic_load_n(&e->last_few, __ATOMIC_RELAXED);
+    int few = __atomic_load_n(&e->last_path, __ATOMIC_RELAXED) != PATH_SLIDE;
     int rows = few ? tall_rows(e->plan, w) : short_rows(e->plan, w);
     return (rows + LANES - 1) / LANES * LANES;
 }
@@ -570,7 +745,11 @@ size_t winent_cpu_scratch_bytes(const winent_plan *p, int width)
                   : p->direct && p->ncodes < 65536 ? 2
                                                    : 4;
     b += W * in_rows * code;
-    b += winent_few_scratch_bytes((int)W, p->rx) + 64;
+    if (code == 2) /* dense renumbering: the code's id, the id's code, the ids' rows */
+        b += 65536 * sizeof(uint16_t) + DENSE_MAX * sizeof(uint16_t) + W * in_rows * 3;
+    size_t few = winent_few_scratch_bytes((int)W, p->rx);
+    size_t cols = winent_cols_scratch_bytes((int)W, p->rx);
+    b += (few > cols ? few : cols) + 64;
     if (!p->direct) { /* remap tiles: ids, slots, and a hash table twice the region */
         size_t region = (size_t)(REMAP_TILE_W + 2 * p->rx) * (size_t)(REMAP_TILE_H + 2 * p->ry);
         b += region * (2 * sizeof(uint32_t) + LANES * sizeof(uint16_t)) + 4 * region * 8;
@@ -635,17 +814,76 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
         j.sent = (uint32_t)p->ncodes;
     }
 
-    if (e->few != WINENT_FEW_NONE &&
-        winent_few_scan((const uint8_t *)j.base, j.stride, W, rb - ra)) {
-        winent_few_job fj = {(const uint8_t *)j.base, j.stride, j.oy, W, j.H, j.rx, j.ry, j.t,
-                             j.has_sent && j.sent < WINENT_FEW_BINS ? (int)j.sent : -1,
-                             out, out_stride, c->y0};
-        winent_few_rows(&fj, e->few, ya, yb, s->few);
-        __atomic_store_n(&e->last_few, 1, __ATOMIC_RELAXED);
-        return WINENT_OK;
+    /* 16-bit codes: dense ids where the band holds few enough, bytes (and
+     * the 8-bit paths) where at most 256. */
+    int code8 = code_size(kind) == 1;
+    if (code_size(kind) == 2) {
+        uint32_t sid = 0;
+        const int distinct =
+            dense16(s, (const uint16_t *)j.base, j.stride, W, rb - ra, j.sent, &sid);
+        if (distinct > 0) {
+            code8 = distinct <= 256;
+            j.base = code8 ? (const void *)((const uint16_t *)s->dense + (size_t)W * (rb - ra))
+                           : s->dense;
+            j.stride = (size_t)W;
+            j.sent = sid;
+            kind = code8 ? CODES_NARROW8 : CODES_NARROW16;
+        }
     }
-    if (e->few != WINENT_FEW_NONE)
-        __atomic_store_n(&e->last_few, 0, __ATOMIC_RELAXED);
+
+    if (code8 && (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE)) {
+        /* 8-bit codes: the path by the band's largest code (the sentinel's
+         * bin too, where a pixel holds it). */
+        const int top = winent_cols_max_code((const uint8_t *)j.base, j.stride, W, rb - ra);
+        int bins = top < WINENT_FEW_BINS && e->few != WINENT_FEW_NONE ? WINENT_FEW_BINS
+                   : e->cols == WINENT_FEW_NONE                       ? 0
+                   : top < WINENT_COLS_BINS_SMALL                     ? WINENT_COLS_BINS_SMALL
+                                                                      : WINENT_COLS_BINS_LARGE;
+        winent_few_job fj = {(const uint8_t *)j.base, j.stride, j.oy, W, j.H, j.rx, j.ry, j.t,
+                             j.has_sent && j.sent < (uint32_t)bins ? (int)j.sent : -1,
+                             out, out_stride, c->y0};
+        /* Small windows: the compare kernel where no pixel is nodata, the
+         * sliding engine at the borders. */
+        if (bins != WINENT_FEW_BINS && e->cmp &&
+            !(j.has_sent && rows_hold((const uint8_t *)j.base, j.stride, W, rb - ra, j.sent))) {
+            const int xe = winent_cmp_rows(&fj, p->lq, ya, yb);
+            if (xe > p->rx) {
+                const int ia = imax(ya, p->ry), ib = imin(yb, c->height - p->ry);
+                __atomic_store_n(&e->last_path, PATH_CMP, __ATOMIC_RELAXED);
+                if (ya < ia)
+                    slide(&j, 1, ya, ia, 0, W, s->hist);
+                if (ib < yb)
+                    slide(&j, 1, ib, yb, 0, W, s->hist);
+                if (p->rx > 0) /* (the kernel builds a window even for no columns) */
+                    slide(&j, 1, ia, ib, 0, p->rx, s->hist);
+                if (xe < W)
+                    slide(&j, 1, ia, ib, xe, W, s->hist);
+                return WINENT_OK;
+            }
+        }
+        /* Left to itself, a column path only where its steps should change
+         * few enough bins to beat the sliding engine (any choice gives the
+         * same bits). */
+        if (bins > WINENT_FEW_BINS && !e->cols_forced &&
+            !winent_cols_pays(e->cols, bins, p->ky,
+                              winent_cols_changes(&fj, (ya + yb) / 2, COLS_SAMPLES), NULL))
+            bins = 0;
+        __atomic_store_n(&e->last_path,
+                         bins == WINENT_FEW_BINS           ? PATH_FEW
+                         : bins == WINENT_COLS_BINS_SMALL ? PATH_COLS64
+                         : bins == WINENT_COLS_BINS_LARGE ? PATH_COLS256
+                                                          : PATH_SLIDE,
+                         __ATOMIC_RELAXED);
+        if (bins > 0) {
+            if (bins == WINENT_FEW_BINS)
+                winent_few_rows(&fj, e->few, ya, yb, s->few);
+            else
+                winent_cols_rows(&fj, bins, e->cols, ya, yb, s->few);
+            return WINENT_OK;
+        }
+    }
+    if (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE)
+        __atomic_store_n(&e->last_path, PATH_SLIDE, __ATOMIC_RELAXED);
     if (kind != CODES_REMAP) {
         slide(&j, code_size(kind), ya, yb, 0, W, s->hist);
         return WINENT_OK;
@@ -670,6 +908,12 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
         }
     }
     return WINENT_OK;
+}
+
+const char *winent_cpu_engine_last_path(const winent_cpu_engine *e)
+{
+    static const char *const names[] = {"slide", "few", "cols64", "cols256", "cmp"};
+    return names[__atomic_load_n(&e->last_path, __ATOMIC_RELAXED)];
 }
 
 winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk *c, float *out,

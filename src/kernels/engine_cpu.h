@@ -58,6 +58,12 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
 double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *rows,
                                        size_t row_bytes, int width, int nrows);
 
+/* The path the engine's last band took: "slide" (the sliding histogram),
+ * "few" (codes < 16), "cols64" or "cols256" (the column paths); "slide"
+ * before any. For reports and tests; with several workers, some band's.
+ * Thread-safe. */
+const char *winent_cpu_engine_last_path(const winent_cpu_engine *e);
+
 void winent_cpu_engine_free(winent_cpu_engine *e);
 
 #endif
