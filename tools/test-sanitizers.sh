@@ -7,9 +7,11 @@
 #   asan   clang, ASan + UBSan (every undefined behaviour fatal), CUDA off:
 #          the whole ctest (valgrind and peak-RSS tests disabled there),
 #          every report of every process collected (tests/sanitizers.cmake)
-#   fuzz   the libFuzzer harnesses, 30 s each (tests/fuzz/run.sh),
-#          from seed corpora made now; docs/FUZZING.md for longer runs;
-#          fuzz_zst_readers compares the three .zst readers' verdicts
+#   fuzz   the libFuzzer harnesses (tiff, raw, zst_info, options,
+#          zst_readers, and gdal where GDAL is built in), 30 s each
+#          (tests/fuzz/run.sh), from seed corpora made now; docs/FUZZING.md
+#          for longer runs; fuzz_zst_readers compares the three .zst
+#          readers' verdicts
 #   tsan   clang, TSan with libomp's Archer, CUDA off: the pipeline tests
 #          (ctest -L pipeline: CLI determinism, signals, errors, whole jobs
 #          on 1..4 threads) and the race canaries
@@ -66,7 +68,7 @@ for s in $STEPS; do
         fi
         ;;
     fuzz)
-        echo "== libFuzzer: tiff, raw, zst_info, options, zst_readers"
+        echo "== libFuzzer: tiff, raw, zst_info, options, zst_readers, gdal"
         if [ -x build-asan/tests/fuzz_tiff ] && [ -f build-asan/CMakeCache.txt ] &&
             grep -q '^WINENT_FUZZ:BOOL=ON' build-asan/CMakeCache.txt; then
             sh tests/fuzz/run.sh build-asan "${WINENT_FUZZ_SECONDS:-30}"
