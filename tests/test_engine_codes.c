@@ -70,7 +70,7 @@ static const int windows[][2] = {{3, 3}, {5, 5},   {9, 3},  {1, 15},
                                  {7, 3}, {31, 31}, {63, 7}, {255, 3}};
 /* Widths at least the codes (every row holds them all); one past a strip of
  * 64-bin columns (8192 columns less the halo), four of 256-bin ones. */
-static const int sizes[][2] = {{300, 23}, {257, 70}, {8300, 5}};
+static const int sizes[][2] = {{300, 23}, {257, 70}, {8300, 5}, {150, 260}};
 
 static const char *const paths[] = {"", "slide", "portable", "avx2", "avx512", "cmp"};
 
@@ -290,6 +290,10 @@ int main(void)
                 run_case(&cases[c], windows[wi][0], windows[wi][1], (winent_base)(turn % 3),
                          sizes[2][0], sizes[2][1]);
         }
+    /* Windows taller than 128 rows: a column's count then changes by more
+     * than a byte holds from one column to the next. */
+    for (int c = 0; c < nc; c++)
+        run_case(&cases[c], 9, 201, (winent_base)(c % 3), sizes[3][0], sizes[3][1]);
     unsetenv("WINENT_CPU_PATH");
     return harness_end();
 }

@@ -402,14 +402,17 @@ sweep_avx512(const sweep_job *sj, int64_t s, const int bins)
             const uint64_t k = _mm512_cmpneq_epi8_mask(a, o);
             if (k == 0)
                 continue;
-            const __m512i d = _mm512_sub_epi8(a, o);
 #pragma GCC unroll 2
             for (int h = 0; h < 2; h++) {
                 const __mmask32 kh32 = (__mmask32)(k >> (32 * h));
                 const __m512i old = w[b / 32 + h];
-                const __m512i now =
-                    _mm512_add_epi16(old, _mm512_cvtepi8_epi16(h ? _mm512_extracti64x4_epi64(d, 1)
-                                                                 : _mm512_castsi512_si256(d)));
+                /* cin - cout in 16 bits: column counts reach the window's
+                 * height (255), so their difference need not fit a byte. */
+                const __m512i now = _mm512_sub_epi16(
+                    _mm512_add_epi16(old, _mm512_cvtepu8_epi16(h ? _mm512_extracti64x4_epi64(a, 1)
+                                                                 : _mm512_castsi512_si256(a))),
+                    _mm512_cvtepu8_epi16(h ? _mm512_extracti64x4_epi64(o, 1)
+                                           : _mm512_castsi512_si256(o)));
                 w[b / 32 + h] = now;
                 /* Stored as two 256-bit halves: the 64-bit loads of the
                  * lookups below then get their bytes forwarded from the
@@ -426,6 +429,11 @@ sweep_avx512(const sweep_job *sj, int64_t s, const int bins)
                 np += (int)_mm_popcnt_u32(kh32);
             }
         }
+        /* The lookups read four at a time: the lanes past the last block's
+         * 32 may hold an earlier step's counts, so the three after np are
+         * made equal (zero: no change). */
+        memset(sj->po + np, 0, 3 * sizeof *sj->po);
+        memset(sj->pn + np, 0, 3 * sizeof *sj->pn);
         for (int i = 0; i < np; i += 4) {
             uint64_t qo, qn;
             memcpy(&qo, sj->po + i, 8);
