@@ -64,10 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* Lists of windows and bands: every item valid, none twice. */
         for (int i = 0; i < c.job.nwindow_list; i++) {
             int kx = c.job.window_list[2 * i], ky = c.job.window_list[2 * i + 1];
-            if (kx < 1 || kx > 255 || kx % 2 == 0 || ky < 1 || ky > 255 || ky % 2 == 0)
+            int disk = c.job.window_disk != NULL && c.job.window_disk[i];
+            if (kx < 1 || kx > 255 || kx % 2 == 0 || ky < 1 || ky > 255 || ky % 2 == 0 ||
+                (disk && kx != ky))
                 abort();
+            /* A disk and the square of its diameter are two windows. */
             for (int j = 0; j < i; j++)
-                if (c.job.window_list[2 * j] == kx && c.job.window_list[2 * j + 1] == ky)
+                if (c.job.window_list[2 * j] == kx && c.job.window_list[2 * j + 1] == ky &&
+                    (c.job.window_disk != NULL && c.job.window_disk[j]) == disk)
                     abort();
         }
         for (int i = 0; i < c.job.nband_list; i++) {
