@@ -26,7 +26,8 @@
 
 typedef enum layout {
     NOISE, /* each row a shuffle of the codes, repeated: every code in every row */
-    SMOOTH /* patches of one code (every code still in every row) */
+    SMOOTH, /* patches of one code (every code still in every row) */
+    CLEAN   /* as NOISE, with no NaN and no nodata pixel at all */
 } layout;
 
 typedef struct ccase {
@@ -43,6 +44,12 @@ typedef struct ccase {
 
 static const ccase cases[] = {
     {"u8 exactly 16 codes", WINENT_U8, 16, 0, 0, 0, 0, NOISE, "few"},
+    /* Every one of 256 bins in use and no NaN: no byte is left for the
+     * sentinel, so the codes stay 16-bit (they were narrowed, and bin 0
+     * read as nodata). */
+    {"f32 --bins 256, every bin, no NaN", WINENT_F32, 0, 0, 256, 0, 0, CLEAN, "slide"},
+    {"u16 256 codes, nodata 9 on no pixel", WINENT_U16, 256, 1000, 0, 1, 9, CLEAN, "slide"},
+    {"u16 256 codes, no nodata", WINENT_U16, 256, 1000, 0, 0, 0, CLEAN, "cols256"},
     {"u8 exactly 17 codes", WINENT_U8, 17, 0, 0, 0, 0, NOISE, "cols64"},
     {"u8 exactly 64 codes", WINENT_U8, 64, 0, 0, 0, 0, NOISE, "cols64"},
     {"u8 exactly 65 codes", WINENT_U8, 65, 0, 0, 0, 0, NOISE, "cols256"},
@@ -106,7 +113,7 @@ static uint8_t *make_input(const ccase *cc, int w, int h)
                     : cc->lay == SMOOTH ? perm[((x + shift) / 9) % n]
                                         : (int)(harness_rand(&seed) % (unsigned)n);
             const size_t i = (size_t)y * w + x;
-            int special = (int)(harness_rand(&seed) % 20) == 0 && x >= n;
+            int special = (int)(harness_rand(&seed) % 20) == 0 && x >= n && cc->lay != CLEAN;
             if (winent_dtype_is_float(cc->dtype)) {
                 double v = k + 0.5; /* --range 0:bins: bin k */
                 if (special)

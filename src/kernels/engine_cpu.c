@@ -497,14 +497,23 @@ static int rows_hold(const uint8_t *codes, size_t stride, int w, int h, uint32_t
     return 0;
 }
 
+/* Whether `distinct` dense ids, and the sentinel's id `sent_id` where the
+ * band has one (`has_sent`: nodata or NaN possible), all fit a byte: 256
+ * codes in use leave no id for a sentinel no pixel holds. */
+static int dense_fits_bytes(int distinct, uint32_t sent_id, int has_sent)
+{
+    return distinct <= 256 && (!has_sent || sent_id <= 255);
+}
+
 /* Renumber the 16-bit codes of `rows` rows (`stride` apart, W each) densely
  * in order of first sight, into s->dense (rows W apart); the sentinel code
  * `sent` to its id in *sent_id, or to the first unused one when no pixel
  * holds it. Returns the number of distinct codes, or 0 when there are more
- * than DENSE_MAX or no memory (then nothing is renumbered). Where there are
- * at most 256, the ids are also narrowed to bytes after the 16-bit rows. */
+ * than DENSE_MAX or no memory (then nothing is renumbered). Where the ids
+ * and the sentinel's fit a byte (dense_fits_bytes), they are also narrowed
+ * to bytes after the 16-bit rows. */
 static int dense16(thread_scratch *s, const uint16_t *src, size_t stride, int W, int rows,
-                   uint32_t sent, uint32_t *sent_id)
+                   int has_sent, uint32_t sent, uint32_t *sent_id)
 {
     const size_t n = (size_t)W * (size_t)rows;
     if (n * 3 > s->dense_cap) {
@@ -537,7 +546,7 @@ static int dense16(thread_scratch *s, const uint16_t *src, size_t stride, int W,
     *sent_id = sent <= 0xFFFF && sid != 0xFFFF ? sid : (uint32_t)next;
     for (int i = 0; i < next; i++)
         s->dense_of[s->dense_code[i]] = 0xFFFF;
-    if (next <= 256) {
+    if (dense_fits_bytes(next, *sent_id, has_sent)) {
         uint8_t *d8 = (uint8_t *)(dst + n);
         for (size_t i = 0; i < n; i++)
             d8[i] = (uint8_t)dst[i];
@@ -820,9 +829,9 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
     if (code_size(kind) == 2) {
         uint32_t sid = 0;
         const int distinct =
-            dense16(s, (const uint16_t *)j.base, j.stride, W, rb - ra, j.sent, &sid);
+            dense16(s, (const uint16_t *)j.base, j.stride, W, rb - ra, j.has_sent, j.sent, &sid);
         if (distinct > 0) {
-            code8 = distinct <= 256;
+            code8 = dense_fits_bytes(distinct, sid, j.has_sent);
             j.base = code8 ? (const void *)((const uint16_t *)s->dense + (size_t)W * (rb - ra))
                            : s->dense;
             j.stride = (size_t)W;
