@@ -15,7 +15,8 @@ set(san_logs ${CMAKE_BINARY_DIR}/sanitizer-logs)
 # others' common flags (a TSan build takes log_path from UBSAN_OPTIONS too).
 set(san_env "WINENT_SANITIZE=${WINENT_SANITIZE}")
 if("address" IN_LIST winent_san_list)
-  list(APPEND san_env "ASAN_OPTIONS=detect_leaks=1:log_path=${san_logs}/asan")
+  list(APPEND san_env "ASAN_OPTIONS=detect_leaks=1:log_path=${san_logs}/asan"
+                      "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
 endif()
 if("undefined" IN_LIST winent_san_list)
   list(APPEND san_env "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=${san_logs}/ubsan")

@@ -60,7 +60,12 @@ check "one line naming the input and its rows" sh -c \
 check "nothing written" no_temporary
 
 # 2. A signal ends the job blocked in GDAL's read within 1 s (an existing
-# output stays as it was).
+# output stays as it was). Under a sanitizer every step of the process runs
+# several times slower (its start, the watchdog, the exit): 5 s there; the
+# normal build holds the 1 s.
+limit_ms=1000
+[ -n "${WINENT_SANITIZE:-}" ] && limit_ms=5000
+limit_s=$((limit_ms / 1000))
 for sig in INT TERM HUP; do
     echo "the old map" >"$T/out/o.zst"
     "$WS" $R "/vsicurl/http://127.0.0.1:$PORT/cog.tif" "$T/out/o.zst" 2>"$T/err" &
@@ -80,7 +85,7 @@ for sig in INT TERM HUP; do
     set -e
     ms=$((($(date +%s%N) - t0) / 1000000))
     check "SIG$sig exits 130 (got $rc)" test "$rc" -eq 130
-    check "SIG$sig ends it within 1 s (took $ms ms)" test "$ms" -lt 1000
+    check "SIG$sig ends it within $limit_s s (took $ms ms)" test "$ms" -lt "$limit_ms"
     check "SIG$sig: one line 'interrupted'" sh -c \
         "[ \$(wc -l <'$T/err') -eq 1 ] && grep -qx 'winent-stream: interrupted' '$T/err'"
     check "SIG$sig: the temporary output is gone" sh -c "! ls '$T/out' | grep -q tmp-"
@@ -123,7 +128,7 @@ rc=$?
 set -e
 ms=$((($(date +%s%N) - t0) / 1000000))
 check "blocked in open: SIGINT exits 130 (got $rc)" test "$rc" -eq 130
-check "blocked in open: within 1 s (took $ms ms)" test "$ms" -lt 1000
+check "blocked in open: within $limit_s s (took $ms ms)" test "$ms" -lt "$limit_ms"
 check "blocked in open: nothing left" no_temporary
 stop_server
 finish
