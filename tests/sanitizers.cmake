@@ -16,7 +16,7 @@ set(san_logs ${CMAKE_BINARY_DIR}/sanitizer-logs)
 set(san_env "WINENT_SANITIZE=${WINENT_SANITIZE}")
 if("address" IN_LIST winent_san_list)
   list(APPEND san_env "ASAN_OPTIONS=detect_leaks=1:log_path=${san_logs}/asan"
-                      "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
+                      "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
 endif()
 if("undefined" IN_LIST winent_san_list)
   list(APPEND san_env "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=${san_logs}/ubsan")
