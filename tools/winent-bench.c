@@ -33,6 +33,7 @@
 
 #include "bench_common.h"
 #include "bench_gpu.h"
+#include "bench_hostpath.h"
 #include "bench_kernels.h"
 #include "bench_pipeline.h"
 #include "bench_stage.h"
@@ -164,7 +165,8 @@ static void cpu_usage(FILE *f)
                "  CPU engine (chunks with halos, via winent.h) against a naive per-pixel\n"
                "  baseline, u8 and u16 uniform images; default 10240x10240, all cores.\n"
                "       " PROG " gpu --help | " PROG " pipeline --help | " PROG
-               " kernels --help\n");
+               " kernels --help\n"
+               "       " PROG " hostpath --help\n");
 }
 
 static int bench_cpu_main(int argc, char **argv)
@@ -316,6 +318,8 @@ int main(int argc, char **argv)
         return bench_pipeline_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "gpu-init"))
         return bench_gpu_init_main();
+    if (argc > 1 && !strcmp(argv[1], "hostpath"))
+        return bench_hostpath_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "kernels"))
         return bench_kernels_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "stage"))
