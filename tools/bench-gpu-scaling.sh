@@ -20,6 +20,10 @@
 #   SCALE_JOBS=1    also the job harness: SCALE_JOBS_ARGS its options
 #                   (default "--engines cpu,0,gpu,auto --repeat 2")
 #   SCALE_TESTS=1   also test_cli_gpu and test_pipeline_writers before the figures
+#   SCALE_BOUNDS=0  skip the bounds: winent-bench hostpath (every GPU's copy
+#                   engines, the host's copies, both at once, the map stored
+#                   into one file in /dev/shm) and the raw-map jobs at 1 x 1,
+#                   whose kernel is next to nothing: the job's host path alone
 set -u
 OUT=${OUT:-/tmp/winent-out}
 B=${WINENT_BUILD:-build-dev}
@@ -115,6 +119,28 @@ if [ "${SCALE_RAW:-1}" = 1 ]; then
         rm -f /dev/shm/scale-dd*
     done
     rm -f /dev/shm/scale-out.raw
+fi
+
+if [ "${SCALE_BOUNDS:-1}" = 1 ]; then
+    stamp bounds
+    "$BENCH" hostpath --size "$SIZE" --repeat "$REP" --file /dev/shm/scale-hp.raw \
+        --threads "16,$NPROC" >> "$FIG" 2>&1
+    "$BENCH" hostpath --size "$SIZE" --repeat "$REP" --devices 0 --threads 16 >> "$FIG" 2>&1
+    if [ "${SCALE_RAW:-1}" = 1 ]; then
+        echo "### the raw-map job at 1 x 1 (the host path alone): median of $REP" >> "$FIG"
+        for d in 0 "$ALLG"; do
+            : > "$WK/one.tmp"
+            for r in $(seq "$REP"); do
+                rm -f /dev/shm/scale-out.raw
+                "$WS" --quiet --stats --device "$d" --window 1 --size "$SIZE" --dtype u16 \
+                    /dev/shm/scale-in.raw /dev/shm/scale-out.raw 2>> "$WK/one.tmp"
+            done
+            grep '^{' "$WK/one.tmp" | sed 's/.*"wall_s":\([0-9.]*\).*"setup_s":\([0-9.]*\).*/\1 \2/' > "$WK/one.t"
+            flow=$(awk '{print $1 - $2}' "$WK/one.t" | med)
+            echo "| raw /dev/shm | 1 x 1 | --device $d | after setup $flow s | $(awk "BEGIN{printf \"%.2f\", $W*$H/$flow/1e9}") Gpixel/s |" >> "$FIG"
+        done
+        rm -f /dev/shm/scale-out.raw
+    fi
 fi
 
 if [ "${SCALE_SETUP:-1}" = 1 ]; then
