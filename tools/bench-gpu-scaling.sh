@@ -37,6 +37,10 @@ NPROC=$(nproc)
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
 NG=$(grep -c . "$OUT/gpu.txt")
 ALLG=$(seq -s, 0 $((NG - 1)))
+# One GPU, two (where there are more than two), every one.
+DEVS="0"
+[ "$NG" -gt 2 ] && DEVS="$DEVS 0,1"
+[ "$NG" -gt 1 ] && DEVS="$DEVS $ALLG"
 echo "$NG GPUs ($ALLG), $NPROC cores: $(head -1 "$OUT/gpu.txt")"
 
 stamp build
@@ -72,7 +76,7 @@ med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 stamp "in memory"
 echo "### in memory: winent-bench pipeline --size $SIZE --dtype u16 --values 65536 --repeat $REP" >> "$FIG"
 for w in ${SCALE_WINDOWS:-31 63}; do
-    for d in 0 "$ALLG"; do
+    for d in $DEVS; do
         tag=$d; [ "$d" = "$ALLG" ] && tag=all
         WINENT_TRACE=$TR/mem-w$w-d$tag.csv "$BENCH" pipeline --size "$SIZE" --dtype u16 \
             --values 65536 --window "$w" --device "$d" --repeat "$REP" >> "$FIG" 2>&1
@@ -86,7 +90,7 @@ if [ "${SCALE_RAW:-1}" = 1 ]; then
     [ -f $IN ] || "$B/tools/winent-mksample" --size "$SIZE" --dtype u16 --values 65536 --seed 1 $IN
     echo "### to a raw map in /dev/shm: winent-stream --stats --device D --window K --size $SIZE --dtype u16 IN.raw /dev/shm/out.raw (median of $REP)" >> "$FIG"
     for w in ${SCALE_WINDOWS:-31 63}; do
-        for d in 0 "$ALLG"; do
+        for d in $DEVS; do
             tag=$d; [ "$d" = "$ALLG" ] && tag=all
             : > "$WK/raw.tmp"
             for r in $(seq "$REP"); do
@@ -128,7 +132,7 @@ if [ "${SCALE_BOUNDS:-1}" = 1 ]; then
     "$BENCH" hostpath --size "$SIZE" --repeat "$REP" --devices 0 --threads 16 >> "$FIG" 2>&1
     if [ "${SCALE_RAW:-1}" = 1 ]; then
         echo "### the raw-map job at 1 x 1 (the host path alone): median of $REP" >> "$FIG"
-        for d in 0 "$ALLG"; do
+        for d in $DEVS; do
             : > "$WK/one.tmp"
             for r in $(seq "$REP"); do
                 rm -f /dev/shm/scale-out.raw
