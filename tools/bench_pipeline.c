@@ -6,6 +6,11 @@
  *
  *   winent-bench pipeline [--size WxH] [--device D] [--window K | --disk R] [--values N]
  *                         [--dtype u8|u16] [--mem SIZE] [--threads N] [--repeat R]
+ *                         [--pinned]
+ *
+ * --pinned: the image and the map in page-locked memory (as a caller whose
+ * buffers are already pinned hands them), which the job copies to and from
+ * the GPUs directly instead of through its own pinned chunks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,18 +18,23 @@
 
 #include "bench_common.h"
 #include "bench_pipeline.h"
+#include "kernels/engine_cuda.h"
 #include "pipeline/pipeline_bench.h"
 
 
 int bench_pipeline_main(int argc, char **argv)
 {
     int width = 10240, height = 10240, kx = 5, ky = 5, values = 16, repeat = 3, threads = 0;
-    int disk = 0;
+    int disk = 0, pinned = 0;
     uint64_t mem = (uint64_t)4 << 30;
     const char *device = "auto";
     winent_dtype dtype = WINENT_U8;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--pinned")) {
+            pinned = 1;
+            continue;
+        }
         if (v == NULL) {
             fprintf(stderr, "winent-bench pipeline: %s needs a value\n", a);
             return 2;
@@ -50,7 +60,8 @@ int bench_pipeline_main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "usage: winent-bench pipeline [--size WxH] [--device D] [--window K | --disk R] "
-                    "[--values N] [--dtype u8|u16] [--mem MiB] [--threads N] [--repeat R]\n");
+                    "[--values N] [--dtype u8|u16] [--mem MiB] [--threads N] [--repeat R] "
+                    "[--pinned]\n");
             return 2;
         }
     }
@@ -59,8 +70,8 @@ int bench_pipeline_main(int argc, char **argv)
         return 2;
     }
     size_t n = (size_t)width * (size_t)height, ss = winent_dtype_size(dtype);
-    uint8_t *in = malloc(n * ss);
-    float *out = malloc(n * sizeof(float));
+    uint8_t *in = pinned ? winent_cuda_host_alloc(n * ss) : malloc(n * ss);
+    float *out = pinned ? winent_cuda_host_alloc(n * sizeof(float)) : malloc(n * sizeof(float));
     if (in == NULL || out == NULL) {
         fprintf(stderr, "winent-bench pipeline: out of memory\n");
         return 1;
@@ -126,12 +137,18 @@ int bench_pipeline_main(int argc, char **argv)
     else
         snprintf(win, sizeof win, "%dx%d", kx, ky);
     printf("| pipeline in memory | %s | %dx%d %s, %d values, %s | chunk rows %d | "
-           "whole job %.3f s (%.2f Gpixel/s) | after setup %.3f s | %.2f Gpixel/s |\n",
+           "whole job %.3f s (%.2f Gpixel/s) | after setup %.3f s | %.2f Gpixel/s |%s\n",
            st.engine, width, height, winent_dtype_name(dtype), values, win, st.chunk_rows, med,
-           (double)n / med / 1e9, flow, flow > 0 ? (double)n / flow / 1e9 : 0.0);
+           (double)n / med / 1e9, flow, flow > 0 ? (double)n / flow / 1e9 : 0.0,
+           pinned ? " pinned buffers |" : "");
     free(t);
     free(setup);
-    free(in);
-    free(out);
+    if (pinned) {
+        winent_cuda_host_free(in);
+        winent_cuda_host_free(out);
+    } else {
+        free(in);
+        free(out);
+    }
     return 0;
 }

@@ -133,3 +133,37 @@ extern "C" winent_status winent_cuda_time_copies(const winent_copy_part *parts, 
     *seconds = end - t0;
     return st;
 }
+
+/* Page-locked host memory all through: the attributes of its first and
+ * last byte and of a byte every 64 MiB between say host (page-locked) with
+ * one offset between host and device addresses (one registered range, or
+ * ranges laid out as one), else it is not taken as pinned. */
+extern "C" int winent_cuda_host_pinned(const void *p, size_t bytes)
+{
+    if (p == NULL || bytes == 0)
+        return 0;
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        cudaGetLastError();
+        return 0;
+    }
+    const char *first = (const char *)p;
+    const size_t step = (size_t)64 << 20;
+    ptrdiff_t offset = 0;
+    for (size_t at = 0;; at = at + step < bytes - 1 ? at + step : bytes - 1) {
+        cudaPointerAttributes a;
+        if (cudaPointerGetAttributes(&a, first + at) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+        if (a.type != cudaMemoryTypeHost || a.devicePointer == NULL)
+            return 0;
+        ptrdiff_t o = (const char *)a.devicePointer - (first + at);
+        if (at == 0)
+            offset = o;
+        else if (o != offset)
+            return 0;
+        if (at == bytes - 1)
+            return 1;
+    }
+}

@@ -32,6 +32,13 @@ typedef struct winent_copy_part {
 winent_status winent_cuda_time_copies(const winent_copy_part *parts, int nparts, size_t piece,
                                       double *seconds, winent_err *err);
 
+/* 1 when all of [p, p + bytes) is page-locked host memory the GPUs' copy
+ * engines reach (winent_cuda_host_alloc, cudaHostAlloc, cudaHostRegister),
+ * so a job may copy to and from it directly; 0 for pageable memory, in a
+ * build without CUDA, or where no GPU is usable.
+ * Brings up CUDA's driver: ask only in a job that runs on the GPUs. */
+int winent_cuda_host_pinned(const void *p, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,3 +9,9 @@ winent_status winent_cuda_time_copies(const winent_copy_part *parts, int nparts,
     *seconds = 0;
     return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
 }
+
+int winent_cuda_host_pinned(const void *p, size_t bytes)
+{
+    (void)p, (void)bytes;
+    return 0;
+}
