@@ -33,6 +33,7 @@
  * go to a handler pushed on the reading thread's own stack (never
  * printed). */
 #define _LARGEFILE64_SOURCE 1 /* GDAL's VSIStatBufL is struct stat64 */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -244,7 +245,11 @@ static const char *gdal_init(void)
     return NULL;
 }
 
-const char *winent_source_gdal_identify(const char *name, const uint8_t *head, size_t n)
+/* The short name of the GDAL raster driver that recognises the file
+ * `name`, or, when `name` is NULL, a file that starts with the `n` bytes
+ * at `head` (what a pipe holds before it is copied anywhere); NULL when
+ * none does. */
+static const char *identify_driver(const char *name, const uint8_t *head, size_t n)
 {
     if (gdal_init() != NULL)
         return NULL; /* no GDAL to ask: what libtiff and raw read, as without it */
@@ -1308,6 +1313,11 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
     s->info.is_tiff = tiff;
     s->info.reader = "gdal";
     s->info.driver = gd()->GDALGetDriverShortName(gd()->GDALGetDatasetDriver(ds));
+    if (tiff)
+        snprintf(s->what, sizeof s->what, "a TIFF");
+    else
+        snprintf(s->what, sizeof s->what, "a GDAL raster (%s)",
+                 s->info.driver ? s->info.driver : "?");
     s->info.name = o->path;
     s->info.georef = winent_georef_present(&g->georef) ? &g->georef : NULL;
     /* One dataset per decoding thread, opened on its first item. */
@@ -1317,3 +1327,57 @@ fail:
     /* The caller frees s, and with it the implementation. */
     return st;
 }
+
+/* ---- The GDAL format: whatever GDAL recognises ------------------------- */
+
+/* A name that GDAL may open although it is no local file: a virtual file
+ * system (/vsizip/, /vsicurl/, /vsis3/...), a URL, a driver prefix
+ * (NETCDF:f.nc:var, HDF5:...), or VRT XML given inline. */
+static int is_gdal_name(const char *p)
+{
+    if (strncmp(p, "/vsi", 4) == 0 || strstr(p, "://") != NULL || p[0] == '<')
+        return 1;
+    size_t k = 0;
+    while (isalnum((unsigned char)p[k]) || p[k] == '_')
+        k++;
+    return k >= 2 && p[k] == ':';
+}
+
+/* A pipe without a raw layout may hold a format GDAL knows by its header. */
+static size_t gdal_sniff_bytes(const winent_source_probe *p)
+{
+    return !p->seekable && !p->raw_layout ? WINENT_SNIFF_BYTES : 0;
+}
+
+/* A name only GDAL understands, taken without a look at the file system;
+ * a folder (Zarr, an ESRI grid, a .SAFE); else, unless --size and --dtype
+ * make it raw, a file or a pipe's head that a GDAL driver recognises. */
+static int gdal_identify(const winent_source_probe *p, char *what, size_t cap)
+{
+    if (p->not_local)
+        return is_gdal_name(p->path);
+    if (p->is_dir)
+        return !p->is_stdin;
+    if (p->raw_layout)
+        return 0;
+    if (p->seekable)
+        return identify_driver(p->is_stdin ? p->fd_name : p->path, NULL, 0) != NULL;
+    const char *driver = identify_driver(NULL, p->head, p->nhead);
+    if (driver != NULL)
+        snprintf(what, cap, "a GDAL raster (%s)", driver);
+    return driver != NULL;
+}
+
+static winent_status gdal_open_input(const winent_source_opts *o, const winent_source_input *in,
+                                     winent_source *s, winent_err *err)
+{
+    return winent_source_gdal_open(o, in->open_path, 0, s, err);
+}
+
+const winent_source_format winent_source_format_gdal = {
+    .name = "gdal",
+    .sniff_bytes = gdal_sniff_bytes,
+    .identify = gdal_identify,
+    .needs_file = 1,
+    .open = gdal_open_input,
+};

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1012,6 +1013,7 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
     s->info.bands = spp;
     s->info.is_tiff = 1;
     s->info.reader = "libtiff";
+    snprintf(s->what, sizeof s->what, "a TIFF");
     s->info.name = o->path;
     WINENT_TRY_GOTO(st, read_nodata(o, s, t, tif, err));
     set_fill(t, &s->info);
@@ -1058,3 +1060,38 @@ int winent_source_tiff_mask_hint(const char *open_path, const char *path)
     }
     return hint;
 }
+
+/* ---- The TIFF format, read by libtiff ---------------------------------- */
+
+static size_t tiff_sniff_bytes(const winent_source_probe *p)
+{
+    (void)p;
+    return 4;
+}
+
+/* Classic TIFF or BigTIFF, either byte order. */
+static int tiff_identify(const winent_source_probe *p, char *what, size_t cap)
+{
+    const uint8_t *b = p->head;
+    if (p->nhead < 4)
+        return 0;
+    if (!((b[0] == 'I' && b[1] == 'I' && (b[2] == 42 || b[2] == 43) && b[3] == 0) ||
+          (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && (b[3] == 42 || b[3] == 43))))
+        return 0;
+    snprintf(what, cap, "a TIFF");
+    return 1;
+}
+
+static winent_status tiff_open_input(const winent_source_opts *o, const winent_source_input *in,
+                                     winent_source *s, winent_err *err)
+{
+    return winent_source_tiff_open(o, in->open_path, s, err);
+}
+
+const winent_source_format winent_source_format_tiff = {
+    .name = "tiff",
+    .sniff_bytes = tiff_sniff_bytes,
+    .identify = tiff_identify,
+    .needs_file = 1,
+    .open = tiff_open_input,
+};
