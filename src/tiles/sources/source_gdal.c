@@ -47,6 +47,7 @@
 
 #include <omp.h>
 
+#include "batch_load.h"
 #include "gdal_api.h"
 #include "gdal_sizes.h"
 #include "source_internal.h"
@@ -280,15 +281,13 @@ typedef struct gdal_handle {
     gdal_msgs msgs;             /* GDAL's messages about the current call */
     uint8_t *scratch;           /* owned: an item's samples as stored (widened reads) */
     uint8_t *maskbuf;           /* owned: an item's mask bytes */
-    winent_err err;             /* first failure of this handle in a batch */
-    long fail_item;             /* its work item (lowest wins), -1 when none */
 } gdal_handle;
 
 typedef struct gdal_impl {
     const char *name;           /* borrowed: the input as given, for messages */
     char *open_path;            /* owned: what GDAL opens */
-    const winent_parallel *par; /* borrowed: the job's workers, or NULL */
     const volatile int *stop;   /* borrowed, may be NULL */
+    winent_batch_loader loader; /* owned: reads a batch on par (batch_load.h) */
     int nhandles;
     gdal_handle *h;             /* owned: h[0] is opened first */
     const winent_source_band *sel; /* borrowed: the bands delivered */
@@ -341,6 +340,7 @@ static void free_impl(void *p)
     for (int i = 0; i < g->nhandles; i++)
         close_handle(&g->h[i]);
     free(g->h);
+    winent_batch_loader_free(&g->loader);
     free(g->batch);
     free(g->open_path);
     free(g->band_map);
@@ -425,7 +425,7 @@ static void widen(const gdal_impl *g, const uint8_t *src, uint8_t *dst, size_t n
 
 /* Read work item `item` of the batch with handle `h`, into the batch: the
  * item's pixels of every delivered band. */
-static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
+static winent_status read_item(gdal_impl *g, gdal_handle *h, long item, winent_err *err)
 {
     const int r = (int)(item / g->items_across), c = (int)(item % g->items_across);
     const int y0 = g->batch_y0 + r * g->item_h, x0 = c * g->item_w;
@@ -488,9 +488,9 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
     msgs_end();
 
     if (g->stop != NULL && __atomic_load_n(g->stop, __ATOMIC_RELAXED))
-        return WINENT_ERR(&h->err, WINENT_ERR_INTERRUPTED, "interrupted");
+        return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
     if (e != CE_None || h->msgs.failures > 0 || h->msgs.warnings > 0)
-        return WINENT_ERR(&h->err, WINENT_ERR_INPUT,
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
                           "%s: cannot read band %d, rows %d-%d, columns %d-%d: %s", g->name,
                           failed_band, y0, y0 + rows - 1, x0, x0 + w - 1,
                           h->msgs.first[0] ? h->msgs.first : "GDAL's RasterIO failed");
@@ -498,61 +498,32 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
 }
 
 /* One work item on worker `worker`'s dataset, opened on its first item. */
-static void read_one(void *arg, long item, int worker)
+static winent_status read_one(void *arg, long item, int worker, winent_err *err)
 {
     gdal_impl *g = arg;
     gdal_handle *h = &g->h[worker];
-    if (h->fail_item >= 0)
-        return;
     const size_t px = (size_t)g->item_w * (size_t)g->item_h;
-    if ((h->ds == NULL && open_handle(g, h, &h->err) != WINENT_OK) ||
-        (g->dtype != g->stored && h->scratch == NULL &&
+    if (h->ds == NULL)
+        WINENT_TRY(open_handle(g, h, err));
+    if ((g->dtype != g->stored && h->scratch == NULL &&
          (h->scratch = malloc(px * g->stored_sample)) == NULL) ||
-        (g->any_mask && h->maskbuf == NULL && (h->maskbuf = malloc(px)) == NULL)) {
-        if (h->err.status == WINENT_OK)
-            WINENT_ERR(&h->err, WINENT_ERR_INTERNAL, "out of memory");
-        h->fail_item = item;
-        return;
-    }
-    if (read_item(g, h, item) != WINENT_OK)
-        h->fail_item = item;
+        (g->any_mask && h->maskbuf == NULL && (h->maskbuf = malloc(px)) == NULL))
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    return read_item(g, h, item, err);
 }
 
 /* Read the batch of rows that holds image row `y`: on the job's workers
- * when it lends them, else on an OpenMP team. */
+ * when it lends them, else on an OpenMP team (batch_load.h). */
 static winent_status load_batch(winent_source *s, gdal_impl *g, int y, winent_err *err)
 {
     g->batch_y0 = y - y % g->batch_rows;
     g->batch_h = g->batch_y0 + g->batch_rows > g->height ? g->height - g->batch_y0 : g->batch_rows;
     long items = (long)((g->batch_h + g->item_h - 1) / g->item_h) * g->items_across;
-    for (int i = 0; i < g->nhandles; i++) {
-        winent_err_clear(&g->h[i].err);
-        g->h[i].fail_item = -1;
-    }
-    if (g->sequential) {
-        for (long item = 0; item < items && g->h[0].fail_item < 0; item++)
-            read_one(g, item, 0);
-    } else if (g->par) {
-        if (g->par->run(g->par->ctx, items, read_one, g) != 0) {
-            g->batch_h = 0;
-            return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
-        }
-    } else {
-        int nthreads = g->nhandles < items ? g->nhandles : (int)items;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-        for (long item = 0; item < items; item++)
-            read_one(g, item, omp_get_thread_num());
-    }
-    /* The failure of the first item in file order, whatever thread met it,
-     * so the message does not depend on scheduling. */
-    gdal_handle *first = NULL;
-    for (int i = 0; i < g->nhandles; i++)
-        if (g->h[i].fail_item >= 0 && (first == NULL || g->h[i].fail_item < first->fail_item))
-            first = &g->h[i];
-    if (first) {
+    winent_status st =
+        winent_batch_run(&g->loader, items, g->sequential, g->nhandles, read_one, g, err);
+    if (st != WINENT_OK) {
         g->batch_h = 0;
-        winent_err_merge(err, &first->err);
-        return first->err.status;
+        return st;
     }
     /* GDAL does not say how many bytes it took: the files' share. */
     s->bytes_read = (uint64_t)((double)g->input_bytes * (g->batch_y0 + g->batch_h) / g->height);
@@ -1172,15 +1143,13 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
     s->ops = &gdal_ops;
     s->impl = g;
     g->name = strcmp(o->path, "-") == 0 ? "standard input" : o->path;
-    g->par = o->par;
     g->stop = o->stop;
     int want = o->par ? o->par->workers : o->threads > 0 ? o->threads : omp_get_num_procs();
     g->open_path = strdup(open_path);
     g->h = calloc((size_t)want, sizeof *g->h);
-    if (g->open_path == NULL || g->h == NULL)
+    if (g->open_path == NULL || g->h == NULL ||
+        winent_batch_loader_init(&g->loader, o->par, o->stop, want) != 0)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    for (int i = 0; i < want; i++)
-        g->h[i].fail_item = -1;
     g->nhandles = 1;
     gdal_handle *h0 = &g->h[0];
     struct stat local;
