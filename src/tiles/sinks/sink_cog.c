@@ -785,7 +785,7 @@ static winent_status make_dirs(const winent_sink *s, winent_tiff_dir **dirs, win
     const winent_cog_geom *g = &t->g;
     uint64_t most = (uint64_t)g->across[0] * g->down[0] * (uint64_t)t->nmaps;
     uint64_t *zeros = calloc(most, sizeof *zeros), *counts = malloc(most * sizeof *counts);
-    char *xml = winent_tiff_meta_main(o);
+    char *xml = winent_tiff_meta_main(o, &t->q);
     char *ovr_xml = g->levels > 0 ? winent_tiff_meta_overview(t->nmaps) : NULL;
     int bad = zeros == NULL || counts == NULL || xml == NULL || (g->levels > 0 && ovr_xml == NULL);
     for (int k = 0; k <= g->levels && !bad; k++) {

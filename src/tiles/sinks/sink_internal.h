@@ -8,9 +8,6 @@
 #include "outfile.h"
 #include "sink.h"
 
-/* Rows per unit of raw output (any value gives the same bytes). */
-#define WINENT_RAW_UNIT_ROWS 16
-
 typedef struct sink_ops {
     /* Per-thread encoder state: create returns an opaque pointer. */
     winent_status (*encoder_create)(winent_sink *s, void **enc, winent_err *err);
@@ -54,12 +51,81 @@ struct winent_sink_encoder {
     void *state;            /* owned by the sink's ops */
 };
 
-/* Each opener fills s->ops, s->impl and s->unit_rows. */
-winent_status winent_sink_raw_open(winent_sink *s, winent_err *err);
-winent_status winent_sink_zst_open(winent_sink *s, winent_err *err);
-winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err);
-/* The Cloud-Optimized layout of a GeoTIFF (sink_cog.c); tiff_open passes
- * the default layout on to it. */
+/* One output format: everything the dispatch (sink.c) needs to know of
+ * it, so that nothing outside the format's own file asks which format it
+ * is. Each format file defines one (winent_sink_format_zst in sink_zst.c,
+ * winent_sink_format_tif in sink_tiff.c, winent_sink_format_raw in
+ * sink_raw.c); sink_registry.c lists them. Adding a format is one
+ * descriptor and one line of the registry. */
+typedef struct winent_sink_format {
+    winent_format format;          /* the value of --format that picks it */
+    const char *name;              /* --format's word for it: "zst" */
+    const char *const *extensions; /* the output names' extensions it takes,
+                                      without the dot, any case; NULL-ended */
+    const char *hint;              /* its extensions as the message on an
+                                      unknown one lists them: ".raw (or .f32, .bin)" */
+    int unnamed;                   /* 1: the format of "-" and of a name
+                                      without an extension (one format only) */
+    int file_per_map;              /* 1: several maps go to one file each
+                                      (winent_sink_map_path) */
+    const char *no_sidecar;        /* NULL: --sidecar is its own; else the
+                                      usage error refusing it */
+    /* Optional: the format's own refusal of `output_path` once it is known
+     * not to be the input (`out`, its probe), a usage error. */
+    winent_status (*check_output)(const char *output_path, const winent_outfile_probe *out,
+                                  winent_err *err);
+    /* Fill s->ops, s->impl and s->unit_rows (s->opts is set). */
+    winent_status (*open)(winent_sink *s, winent_err *err);
+    /* The unit rows a sink opened with `o` would have (before the floor
+     * of 1 that sink.c applies). */
+    int (*unit_rows_for)(const winent_sink_opts *o);
+    /* Optional (NULL: 0): winent_sink_encoder_bytes_for,
+     * winent_sink_writer_bytes_for, winent_sink_unit_extra_bytes_for. */
+    size_t (*encoder_bytes_for)(const winent_sink_opts *o);
+    size_t (*writer_bytes_for)(const winent_sink_opts *o);
+    size_t (*unit_extra_bytes_for)(const winent_sink_opts *o);
+} winent_sink_format;
+
+extern const winent_sink_format winent_sink_format_raw;
+extern const winent_sink_format winent_sink_format_zst;
+extern const winent_sink_format winent_sink_format_tif;
+
+/* ---- The registry (sink_registry.c), above the formats ---------------- */
+
+/* Every output format, in the order the messages list them; NULL-ended. */
+extern const winent_sink_format *const winent_sink_formats[];
+
+/* The format --format `f` names; NULL for WINENT_FORMAT_AUTO or none. */
+const winent_sink_format *winent_sink_format_find(winent_format f);
+
+/* The format whose extension `path` has (case aside), the `unnamed` one
+ * for "-" and a name without an extension; NULL for an unknown one. */
+const winent_sink_format *winent_sink_format_of_name(const char *path);
+
+/* ---- Shared helpers (sink_base.c), below the formats ------------------ */
+
+/* The extension of `path`'s last component, without the dot; "" when
+ * there is none (a leading dot, as in ".out", starts no extension). */
+const char *winent_sink_extension_of(const char *path);
+
+/* The checks of an output name that know no format (winent_output_check's
+ * first): a name at all, and not a remote one (/vsis3/..., https://...). */
+winent_status winent_sink_check_name(const char *output_path, winent_err *err);
+
+/* Probe `output_path` into *out (WINENT_ERR_OUTPUT for a name that cannot
+ * be an output), and refuse it when it is the input's file (a usage
+ * error; `input_path` may be NULL: nothing to compare). */
+winent_status winent_sink_check_target(const char *input_path, const char *output_path,
+                                       winent_outfile_probe *out, winent_err *err);
+
+/* Memory of a zstd compression context at `level` with frames of a few
+ * MiB: its tables grow with the level's window and hash sizes. */
+size_t winent_sink_zstd_state_bytes(int level);
+
+/* ---- Between the GeoTIFF layouts (sink_tiff.c, sink_cog.c) ------------ */
+
+/* The Cloud-Optimized layout of a GeoTIFF (sink_cog.c); the GeoTIFF
+ * format's open passes the default layout on to it. */
 winent_status winent_sink_cog_open(winent_sink *s, winent_err *err);
 
 /* Overview tiles are means, whose low mantissa bits are noise: zstd's
@@ -69,7 +135,7 @@ winent_status winent_sink_cog_open(winent_sink *s, winent_err *err);
  * level -3, with a zstd context of their own: the COG's extra over the
  * tiled file fell from +23 % to +18.5 % (mean of six rounds,
  * docs/PERFORMANCE.md) for overviews 5 % larger. With --level they get
- * that level (sink_cog.c; sink.c counts the context's memory). */
+ * that level (sink_cog.c; sink_tiff.c counts the context's memory). */
 #define WINENT_COG_OVR_ZSTD_LEVEL (-3)
 
 /* Memory the COG writer holds beyond the encoders (overview rows, jobs,

@@ -14,6 +14,9 @@
 #include "envi_header.h"
 #include "sink_internal.h"
 
+/* Rows per unit of raw output (any value gives the same bytes). */
+#define WINENT_RAW_UNIT_ROWS 16
+
 /* One map's file and header. */
 typedef struct raw_file {
     winent_outfile file;
@@ -243,12 +246,15 @@ static winent_status check_names(const winent_sink_opts *o, raw_sink *r, winent_
         r->f[m].path = winent_sink_map_path(o->path, o->maps[m].source_band, c);
         if (r->f[m].path == NULL)
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-        WINENT_TRY(winent_output_check(o->input_path, r->f[m].path, WINENT_FORMAT_RAW, err));
+        /* winent_output_check of a raw output: no format of its own to ask. */
+        winent_outfile_probe out;
+        WINENT_TRY(winent_sink_check_name(r->f[m].path, err));
+        WINENT_TRY(winent_sink_check_target(o->input_path, r->f[m].path, &out, err));
     }
     return WINENT_OK;
 }
 
-winent_status winent_sink_raw_open(winent_sink *s, winent_err *err)
+static winent_status raw_open(winent_sink *s, winent_err *err)
 {
     const int n = s->nmaps;
     raw_sink *r = calloc(1, sizeof *r + (size_t)n * sizeof r->f[0]);
@@ -281,3 +287,22 @@ winent_status winent_sink_raw_open(winent_sink *s, winent_err *err)
     }
     return WINENT_OK;
 }
+
+static int raw_unit_rows_for(const winent_sink_opts *o)
+{
+    (void)o;
+    return WINENT_RAW_UNIT_ROWS;
+}
+
+static const char *const raw_extensions[] = {"raw", "f32", "bin", NULL};
+
+const winent_sink_format winent_sink_format_raw = {
+    .format = WINENT_FORMAT_RAW,
+    .name = "raw",
+    .extensions = raw_extensions,
+    .hint = ".raw (or .f32, .bin)",
+    .unnamed = 1,
+    .file_per_map = 1,
+    .open = raw_open,
+    .unit_rows_for = raw_unit_rows_for,
+};

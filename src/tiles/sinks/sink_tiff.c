@@ -306,7 +306,7 @@ static const sink_ops tiff_sink_ops = {
     .bytes_written = tiff_bytes_written,
 };
 
-winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
+static winent_status tiff_open(winent_sink *s, winent_err *err)
 {
     const winent_sink_opts *o = &s->opts;
     winent_status st = WINENT_OK;
@@ -384,7 +384,7 @@ winent_status winent_sink_tiff_open(winent_sink *s, winent_err *err)
     char software[64];
     snprintf(software, sizeof software, "winent-stream %s", WINENT_VERSION_STRING);
     ok &= TIFFSetField(tif, TIFFTAG_SOFTWARE, software);
-    char *xml = winent_tiff_meta_main(o);
+    char *xml = winent_tiff_meta_main(o, &t->q);
     ok &= xml != NULL && set_ascii(tif, WINENT_TAG_GDAL_METADATA, xml);
     free(xml);
     if (o->nodata_in_play) {
@@ -403,3 +403,76 @@ fail:
     /* s->impl is freed by the caller (winent_sink_free), removing the file. */
     return st;
 }
+
+/* ---- The GeoTIFF format: both layouts --------------------------------- */
+
+/* winent_output_check refuses outputs written in place: a GeoTIFF seeks. */
+static winent_status tif_check_output(const char *output_path, const winent_outfile_probe *out,
+                                      winent_err *err)
+{
+    if (!out->in_place)
+        return WINENT_OK;
+    if (strcmp(output_path, "-") == 0)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "a GeoTIFF cannot go to standard output: give a file name, or "
+                          "--format raw|zst");
+    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                      "output '%s' is %s: a GeoTIFF needs a seekable file of its own: give a "
+                      "file name, or --format raw|zst",
+                      output_path, out->what);
+}
+
+static int tif_unit_rows_for(const winent_sink_opts *o)
+{
+    return o->tile;
+}
+
+static size_t tif_encoder_bytes_for(const winent_sink_opts *o)
+{
+    size_t side = (size_t)(o->tile > 0 ? o->tile : 512);
+    size_t tile = side * side * sizeof(float) * 2; /* predicted tile + codec output */
+    /* A COG's encoder also reduces each tile for the overviews. */
+    size_t cog = o->tif_layout == WINENT_TIF_COG ? winent_sink_cog_encoder_extra(o) : 0;
+    if (o->compress == WINENT_COMPRESS_ZSTD) {
+        /* A COG at the default level has a second context for its
+         * overview tiles. */
+        size_t ovr = o->tif_layout == WINENT_TIF_COG && o->level == 0
+                         ? winent_sink_zstd_state_bytes(WINENT_COG_OVR_ZSTD_LEVEL)
+                         : 0;
+        return tile + cog + winent_sink_zstd_state_bytes(o->level > 0 ? o->level : 3) + ovr;
+    }
+    return tile + cog + ((size_t)1 << 20); /* deflate or LZW state */
+}
+
+static size_t tif_writer_bytes_for(const winent_sink_opts *o)
+{
+    if (o->tif_layout == WINENT_TIF_COG)
+        return winent_sink_cog_writer_bytes(o, tif_encoder_bytes_for(o));
+    /* libtiff's tile offsets and byte counts, of every map. */
+    uint64_t side = (uint64_t)(o->tile > 0 ? o->tile : 512);
+    uint64_t tiles =
+        ((uint64_t)o->width + side - 1) / side * (((uint64_t)o->height + side - 1) / side);
+    return (size_t)(tiles * 16 * (uint64_t)winent_sink_nmaps(o));
+}
+
+static size_t tif_unit_extra_bytes_for(const winent_sink_opts *o)
+{
+    return o->tif_layout == WINENT_TIF_COG ? winent_sink_cog_unit_extra(o) : 0;
+}
+
+static const char *const tif_extensions[] = {"tif", "tiff", NULL};
+
+const winent_sink_format winent_sink_format_tif = {
+    .format = WINENT_FORMAT_TIF,
+    .name = "tif",
+    .extensions = tif_extensions,
+    .hint = ".tif",
+    .no_sidecar = "--sidecar describes a raw output; a GeoTIFF carries its georeferencing "
+                  "itself: drop --sidecar",
+    .check_output = tif_check_output,
+    .open = tiff_open,
+    .unit_rows_for = tif_unit_rows_for,
+    .encoder_bytes_for = tif_encoder_bytes_for,
+    .writer_bytes_for = tif_writer_bytes_for,
+    .unit_extra_bytes_for = tif_unit_extra_bytes_for,
+};

@@ -421,7 +421,7 @@ static const sink_ops zst_sink_ops = {
     .bytes_written = zst_bytes_written,
 };
 
-winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
+static winent_status zst_open(winent_sink *s, winent_err *err)
 {
     const winent_sink_opts *o = &s->opts;
     zst_sink *z = calloc(1, sizeof *z);
@@ -504,3 +504,27 @@ winent_status winent_sink_zst_open(winent_sink *s, winent_err *err)
     }
     return write_header(s, z, err);
 }
+
+static int zst_unit_rows_for(const winent_sink_opts *o)
+{
+    return o->frame_rows;
+}
+
+static size_t zst_encoder_bytes_for(const winent_sink_opts *o)
+{
+    return winent_sink_zstd_state_bytes(o->level > 0 ? o->level : 2);
+}
+
+static const char *const zst_extensions[] = {"zst", NULL};
+
+const winent_sink_format winent_sink_format_zst = {
+    .format = WINENT_FORMAT_ZST,
+    .name = "zst",
+    .extensions = zst_extensions,
+    .hint = ".zst",
+    .no_sidecar = "--sidecar describes a raw output; a .zst carries its own header: drop "
+                  "--sidecar (winent-stream --decode MAP.zst MAP.tif makes a GeoTIFF of it)",
+    .open = zst_open,
+    .unit_rows_for = zst_unit_rows_for,
+    .encoder_bytes_for = zst_encoder_bytes_for,
+};

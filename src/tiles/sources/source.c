@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Source dispatch (docs/SPEC.md, "Inputs"): look at what the input is (a
- * file, a pipe, a name only GDAL understands), sniff its first bytes, and
- * open the libtiff, GDAL or raw reader. A TIFF or GDAL format on a pipe is
- * first copied to an unnamed temporary file, which the readers open again
- * as /proc/self/fd/N. */
+/* Source dispatch (docs/SPEC.md, "Inputs"), above the formats: look at
+ * what the input is (a name that is no local file, a folder, a file, a
+ * pipe), sniff its first bytes, and hand it to the first format of the
+ * registry (source_registry.c) that identifies it. A format read by name
+ * gets a stream copied to an unnamed temporary file first, which it opens
+ * again as /proc/self/fd/N. Nothing here knows which formats there are:
+ * what differs between them is in their descriptors (source_internal.h).
+ * Also the files a source reads (its sidecars) and the calls every
+ * source answers through its operations. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -19,14 +23,6 @@
 #include "outfile.h"
 #include "source_internal.h"
 
-static int is_tiff_magic(const uint8_t *b, size_t n)
-{
-    if (n < 4)
-        return 0;
-    return (b[0] == 'I' && b[1] == 'I' && (b[2] == 42 || b[2] == 43) && b[3] == 0) ||
-           (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && (b[3] == 42 || b[3] == 43));
-}
-
 /* The name under which libtiff and GDAL open descriptor `fd` again: a new
  * open file description of the same file, with an offset of its own. */
 static void fd_path(int fd, char *buf, size_t cap)
@@ -35,21 +31,6 @@ static void fd_path(int fd, char *buf, size_t cap)
     if (access(buf, R_OK) != 0)
         snprintf(buf, cap, "/dev/fd/%d", fd);
 }
-
-#ifdef WINENT_HAVE_GDAL
-/* A name that GDAL may open although it is no local file: a virtual file
- * system (/vsizip/, /vsicurl/, /vsis3/...), a URL, a driver prefix
- * (NETCDF:f.nc:var, HDF5:...), or VRT XML given inline. */
-static int is_gdal_name(const char *p)
-{
-    if (strncmp(p, "/vsi", 4) == 0 || strstr(p, "://") != NULL || p[0] == '<')
-        return 1;
-    size_t k = 0;
-    while (isalnum((unsigned char)p[k]) || p[k] == '_')
-        k++;
-    return k >= 2 && p[k] == ':';
-}
-#endif
 
 static winent_status write_all(int fd, const uint8_t *p, size_t n)
 {
@@ -119,61 +100,6 @@ static winent_status spool(const winent_source_opts *o, winent_source *s, int fd
                           name, dir, (unsigned long long)total, strerror(errno));
     fd_path(s->spool_fd, s->fd_name, sizeof s->fd_name);
     return WINENT_OK;
-}
-
-/* A TIFF by name (`open_path`; `path` when it is a file of that name):
- * libtiff, unless GDAL is built in and must or was asked to read it. */
-static winent_status open_tiff(const winent_source_opts *o, const char *open_path, const char *path,
-                               winent_source *s, winent_err *err)
-{
-#ifdef WINENT_HAVE_GDAL
-    /* Benchmarks and tests: WINENT_TIFF_READER=gdal|libtiff forces one. */
-    const char *force = getenv("WINENT_TIFF_READER");
-    int gdal = force != NULL && strcmp(force, "gdal") == 0;
-    if (!gdal && !(force != NULL && strcmp(force, "libtiff") == 0))
-        gdal = winent_source_tiff_mask_hint(open_path, path);
-    if (gdal) {
-        /* libtiff checks the file as strictly as ever (a block index that
-         * lost entries, blocks past the end, which GDAL would read as
-         * empty) and decodes every block too, before GDAL, so a block that
-         * libtiff refuses (a stream corrupt past its pixels, a bad
-         * checksum) is the same error through either reader; GDAL's
-         * decode, with its mask, makes the map. */
-        winent_source *check = calloc(1, sizeof *check);
-        if (check == NULL)
-            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-        check->spool_fd = -1;
-        winent_status st = winent_source_tiff_open(o, open_path, check, err);
-        if (st != WINENT_OK) {
-            winent_source_free(check);
-            return st;
-        }
-        s->verify = check;
-        return winent_source_gdal_open(o, open_path, 1, s, err);
-    }
-#else
-    (void)path;
-#endif
-    return winent_source_tiff_open(o, open_path, s, err);
-}
-
-int winent_source_add_file(winent_source *s, const char *name)
-{
-    for (int i = 0; i < s->nfiles; i++)
-        if (strcmp(s->files[i], name) == 0)
-            return 0;
-    if (s->nfiles == s->files_cap) {
-        int cap = s->files_cap ? 2 * s->files_cap : 16;
-        char **f = realloc(s->files, sizeof *f * (size_t)cap);
-        if (f == NULL)
-            return -1;
-        s->files = f;
-        s->files_cap = cap;
-    }
-    if ((s->files[s->nfiles] = strdup(name)) == NULL)
-        return -1;
-    s->nfiles++;
-    return 0;
 }
 
 /* `name` with `suffix` appended, its letters in upper case when `upper`
@@ -425,6 +351,46 @@ static const char *raw_option(const winent_source_opts *o)
     return NULL;
 }
 
+/* The first format of the registry that says the input is its own. */
+static const winent_source_format *identify(const winent_source_probe *p, char *what, size_t cap)
+{
+    for (const winent_source_format *const *f = winent_source_formats; *f; f++) {
+        what[0] = '\0';
+        if ((*f)->identify(p, what, cap))
+            return *f;
+    }
+    return NULL;
+}
+
+/* Open the input with format `f`: a format read by name gets the name,
+ * /proc/self/fd/0 for a file on standard input, or a stream's unnamed
+ * copy; a format that reads the descriptor takes *fd (and `head`). */
+static winent_status open_with(const winent_source_format *f, const winent_source_opts *o,
+                               const winent_source_probe *p, const char *what, int *fd,
+                               winent_source *s, winent_err *err)
+{
+    winent_source_input in = {o->path, o->path, -1, p->head, p->nhead};
+    if (!f->needs_file) {
+        in.fd = *fd;
+        *fd = -1; /* the opener owns it now, even when it fails */
+        in.open_path = in.file = NULL;
+    } else if (!p->not_local && !p->is_dir) {
+        if (!p->seekable) {
+            WINENT_TRY(spool(o, s, *fd, o->path, what, p->head, p->nhead, err));
+            in.open_path = s->fd_name;
+            in.file = NULL;
+        } else if (p->is_stdin) {
+            in.open_path = s->fd_name;
+            in.file = NULL;
+        }
+    }
+    if (*fd > STDIN_FILENO)
+        close(*fd);
+    if (f->needs_file)
+        *fd = -1;
+    return f->open(o, &in, s, err);
+}
+
 winent_status winent_source_open(const winent_source_opts *opts, winent_source **out,
                                  winent_err *err)
 {
@@ -435,11 +401,13 @@ winent_status winent_source_open(const winent_source_opts *opts, winent_source *
     winent_source_opts named = *opts;
     named.path = name;
     const winent_source_opts *o = &named;
-    const int raw_layout = o->width > 0 && o->height > 0 && o->has_dtype;
     int fd = -1;
     uint8_t head[WINENT_SNIFF_BYTES];
-    long nhead = 0;
+    char what[96];
     struct stat sb;
+    const winent_source_format *f = NULL;
+    winent_source_probe p = {.path = o->path, .is_stdin = is_stdin, .fd_name = ""};
+    p.raw_layout = o->width > 0 && o->height > 0 && o->has_dtype;
     winent_source *s = calloc(1, sizeof *s);
     *out = NULL;
     if (s == NULL)
@@ -450,13 +418,13 @@ winent_status winent_source_open(const winent_source_opts *opts, winent_source *
     } else {
         fd = open(o->path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
-#ifdef WINENT_HAVE_GDAL
-            if (is_gdal_name(o->path)) {
-                WINENT_TRY_GOTO(st, winent_source_gdal_open(o, o->path, 0, s, err));
+            int e = errno;
+            p.not_local = 1;
+            if ((f = identify(&p, what, sizeof what)) != NULL) {
+                WINENT_TRY_GOTO(st, open_with(f, o, &p, what, &fd, s, err));
                 goto opened;
             }
-#endif
-            st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot open: %s", o->path, strerror(errno));
+            st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot open: %s", o->path, strerror(e));
             goto fail;
         }
     }
@@ -466,22 +434,25 @@ winent_status winent_source_open(const winent_source_opts *opts, winent_source *
     }
     /* A file is opened again by name (libtiff, GDAL); anything else (a
      * pipe, a FIFO, a terminal) is read once, front to back. */
-    const int seekable = S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode);
-#ifdef WINENT_HAVE_GDAL
-    if (S_ISDIR(sb.st_mode) && !is_stdin) {
-        /* Some GDAL datasets are folders (Zarr, an ESRI grid, a .SAFE). */
-        close(fd);
-        fd = -1;
-        WINENT_TRY_GOTO(st, winent_source_gdal_open(o, o->path, 0, s, err));
+    p.seekable = S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode);
+    p.is_dir = S_ISDIR(sb.st_mode);
+    if (p.is_dir && (f = identify(&p, what, sizeof what)) != NULL) {
+        /* Some datasets are folders (Zarr, an ESRI grid, a .SAFE). */
+        WINENT_TRY_GOTO(st, open_with(f, o, &p, what, &fd, s, err));
         goto opened;
     }
-    /* A pipe without a raw layout may hold a format GDAL knows by its
-     * first bytes. */
-    size_t want = !seekable && !raw_layout ? WINENT_SNIFF_BYTES : 4;
-#else
-    size_t want = 4;
-#endif
-    nhead = winent_source_read_fd(fd, head, want, o->stop);
+    if (p.seekable && is_stdin) {
+        fd_path(STDIN_FILENO, s->fd_name, sizeof s->fd_name);
+        p.fd_name = s->fd_name;
+    }
+    /* As many first bytes as the formats look at (a pipe without a raw
+     * layout may hold a format known by its header). */
+    size_t want = 0;
+    for (const winent_source_format *const *g = winent_source_formats; *g; g++) {
+        size_t n = (*g)->sniff_bytes ? (*g)->sniff_bytes(&p) : 0;
+        want = n > want ? n : want;
+    }
+    long nhead = winent_source_read_fd(fd, head, want, o->stop);
     if (nhead == -2) {
         st = WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
         goto fail;
@@ -490,75 +461,22 @@ winent_status winent_source_open(const winent_source_opts *opts, winent_source *
         st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot read: %s", name, strerror(errno));
         goto fail;
     }
-    if (is_tiff_magic(head, (size_t)nhead)) {
-        /* A file given by name is opened by that name (so that a PATH.msk
-         * beside it is seen); standard input and pipes by descriptor. */
-        const char *tiff_path = o->path, *file = o->path;
-        if (!seekable) {
-            WINENT_TRY_GOTO(st, spool(o, s, fd, name, "a TIFF", head, (size_t)nhead, err));
-            tiff_path = s->fd_name;
-            file = NULL;
-        } else if (is_stdin) {
-            fd_path(STDIN_FILENO, s->fd_name, sizeof s->fd_name);
-            tiff_path = s->fd_name;
-            file = NULL;
-        }
-        if (fd > STDIN_FILENO)
-            close(fd);
-        fd = -1;
-        WINENT_TRY_GOTO(st, open_tiff(o, tiff_path, file, s, err));
-        goto opened;
+    p.head = head;
+    p.nhead = (size_t)nhead;
+    if ((f = identify(&p, what, sizeof what)) == NULL) {
+        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "%s: no reader takes it", name);
+        goto fail;
     }
-#ifdef WINENT_HAVE_GDAL
-    if (!raw_layout) {
-        if (seekable && !is_stdin && winent_source_gdal_identify(o->path, NULL, 0)) {
-            close(fd);
-            fd = -1;
-            WINENT_TRY_GOTO(st, winent_source_gdal_open(o, o->path, 0, s, err));
-            goto opened;
-        }
-        if (seekable && is_stdin) {
-            fd_path(STDIN_FILENO, s->fd_name, sizeof s->fd_name);
-            if (winent_source_gdal_identify(s->fd_name, NULL, 0)) {
-                WINENT_TRY_GOTO(st, winent_source_gdal_open(o, s->fd_name, 0, s, err));
-                goto opened;
-            }
-        }
-        const char *driver =
-            seekable ? NULL : winent_source_gdal_identify(NULL, head, (size_t)nhead);
-        if (driver != NULL) {
-            char what[64];
-            snprintf(what, sizeof what, "a GDAL raster (%s)", driver);
-            WINENT_TRY_GOTO(st, spool(o, s, fd, name, what, head, (size_t)nhead, err));
-            if (fd > STDIN_FILENO)
-                close(fd);
-            fd = -1;
-            WINENT_TRY_GOTO(st, winent_source_gdal_open(o, s->fd_name, 0, s, err));
-            goto opened;
-        }
-    }
-#endif
-    {
-        /* Raw: without --size and --dtype its opener says what is missing. */
-        int raw = fd;
-        fd = -1; /* the raw source owns it now, even when it fails */
-        WINENT_TRY_GOTO(st, winent_source_raw_open(o, raw, head, (size_t)nhead, s, err));
-    }
+    WINENT_TRY_GOTO(st, open_with(f, o, &p, what, &fd, s, err));
 opened:
-    if (s->info.reader && strcmp(s->info.reader, "raw") != 0 && raw_option(o)) {
+    if (!f->takes_raw_layout && raw_option(o)) {
         /* A TIFF or GDAL raster describes itself: a raw-input option would
          * be ignored, or half applied. */
-        char what[96];
-        if (s->info.is_tiff)
-            snprintf(what, sizeof what, "a TIFF");
-        else
-            snprintf(what, sizeof what, "a GDAL raster (%s)",
-                     s->info.driver ? s->info.driver : "?");
         st = WINENT_ERR(err, WINENT_ERR_USAGE,
                         "--%s: %s is %s, which describes its own size, type and layout: leave "
                         "out --%s (--size, --dtype, --bands, --interleave, --byteorder and "
                         "--header-bytes are for raw samples)",
-                        raw_option(o), name, what, raw_option(o));
+                        raw_option(o), name, s->what, raw_option(o));
         goto fail;
     }
     if (add_files(s, opts->path) != 0) {
@@ -585,58 +503,9 @@ fail:
     return st;
 }
 
-long winent_source_read_fd(int fd, void *dst, size_t n, const volatile int *stop)
-{
-    size_t got = 0;
-    char *d = dst;
-    while (got < n) {
-        if (stop != NULL) {
-            if (__atomic_load_n(stop, __ATOMIC_RELAXED))
-                return -2;
-            struct pollfd p = {fd, POLLIN, 0};
-            int r = poll(&p, 1, 100);
-            if (r == 0 || (r < 0 && errno == EINTR))
-                continue;
-        }
-        ssize_t k = read(fd, d + got, n - got);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (k == 0)
-            break;
-        got += (size_t)k;
-    }
-    return (long)got;
-}
-
 const winent_source_info *winent_source_get_info(const winent_source *s)
 {
     return &s->info;
-}
-
-winent_status winent_source_select(const winent_source_opts *o, int count, const char *name,
-                                   winent_source *s, winent_err *err)
-{
-    int n = o->band_all ? count : o->nband_list > 0 ? o->nband_list : 1;
-    free(s->bands);
-    s->nbands_read = 0;
-    s->bands = calloc((size_t)(n > 0 ? n : 1), sizeof *s->bands);
-    if (s->bands == NULL)
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    for (int k = 0; k < n; k++) {
-        int b = o->band_all         ? k + 1
-                : o->nband_list > 0 ? o->band_list[k]
-                : o->band > 0       ? o->band
-                                    : 1;
-        if (b < 1 || b > count)
-            return WINENT_ERR(err, WINENT_ERR_USAGE, "--band %d: %s has %d band%s", b, name, count,
-                              count == 1 ? "" : "s");
-        s->bands[k].band = b;
-    }
-    s->nbands_read = n;
-    return WINENT_OK;
 }
 
 winent_status winent_source_read_bands(winent_source *s, int rows, void *const *dst,
@@ -675,20 +544,4 @@ winent_status winent_source_stats(winent_source *s, int k, winent_band_stats *st
 uint64_t winent_source_bytes_read(const winent_source *s)
 {
     return s->bytes_read;
-}
-
-void winent_source_free(winent_source *s)
-{
-    if (s == NULL)
-        return;
-    if (s->ops && s->ops->free_impl)
-        s->ops->free_impl(s->impl);
-    winent_source_free(s->verify);
-    if (s->spool_fd >= 0)
-        close(s->spool_fd);
-    for (int i = 0; i < s->nfiles; i++)
-        free(s->files[i]);
-    free(s->files);
-    free(s->bands);
-    free(s);
 }

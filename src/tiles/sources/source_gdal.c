@@ -33,6 +33,7 @@
  * go to a handler pushed on the reading thread's own stack (never
  * printed). */
 #define _LARGEFILE64_SOURCE 1 /* GDAL's VSIStatBufL is struct stat64 */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -46,6 +47,7 @@
 
 #include <omp.h>
 
+#include "batch_load.h"
 #include "gdal_api.h"
 #include "gdal_sizes.h"
 #include "source_internal.h"
@@ -244,7 +246,11 @@ static const char *gdal_init(void)
     return NULL;
 }
 
-const char *winent_source_gdal_identify(const char *name, const uint8_t *head, size_t n)
+/* The short name of the GDAL raster driver that recognises the file
+ * `name`, or, when `name` is NULL, a file that starts with the `n` bytes
+ * at `head` (what a pipe holds before it is copied anywhere); NULL when
+ * none does. */
+static const char *identify_driver(const char *name, const uint8_t *head, size_t n)
 {
     if (gdal_init() != NULL)
         return NULL; /* no GDAL to ask: what libtiff and raw read, as without it */
@@ -275,15 +281,13 @@ typedef struct gdal_handle {
     gdal_msgs msgs;             /* GDAL's messages about the current call */
     uint8_t *scratch;           /* owned: an item's samples as stored (widened reads) */
     uint8_t *maskbuf;           /* owned: an item's mask bytes */
-    winent_err err;             /* first failure of this handle in a batch */
-    long fail_item;             /* its work item (lowest wins), -1 when none */
 } gdal_handle;
 
 typedef struct gdal_impl {
     const char *name;           /* borrowed: the input as given, for messages */
     char *open_path;            /* owned: what GDAL opens */
-    const winent_parallel *par; /* borrowed: the job's workers, or NULL */
     const volatile int *stop;   /* borrowed, may be NULL */
+    winent_batch_loader loader; /* owned: reads a batch on par (batch_load.h) */
     int nhandles;
     gdal_handle *h;             /* owned: h[0] is opened first */
     const winent_source_band *sel; /* borrowed: the bands delivered */
@@ -336,6 +340,7 @@ static void free_impl(void *p)
     for (int i = 0; i < g->nhandles; i++)
         close_handle(&g->h[i]);
     free(g->h);
+    winent_batch_loader_free(&g->loader);
     free(g->batch);
     free(g->open_path);
     free(g->band_map);
@@ -420,7 +425,7 @@ static void widen(const gdal_impl *g, const uint8_t *src, uint8_t *dst, size_t n
 
 /* Read work item `item` of the batch with handle `h`, into the batch: the
  * item's pixels of every delivered band. */
-static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
+static winent_status read_item(gdal_impl *g, gdal_handle *h, long item, winent_err *err)
 {
     const int r = (int)(item / g->items_across), c = (int)(item % g->items_across);
     const int y0 = g->batch_y0 + r * g->item_h, x0 = c * g->item_w;
@@ -483,9 +488,9 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
     msgs_end();
 
     if (g->stop != NULL && __atomic_load_n(g->stop, __ATOMIC_RELAXED))
-        return WINENT_ERR(&h->err, WINENT_ERR_INTERRUPTED, "interrupted");
+        return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
     if (e != CE_None || h->msgs.failures > 0 || h->msgs.warnings > 0)
-        return WINENT_ERR(&h->err, WINENT_ERR_INPUT,
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
                           "%s: cannot read band %d, rows %d-%d, columns %d-%d: %s", g->name,
                           failed_band, y0, y0 + rows - 1, x0, x0 + w - 1,
                           h->msgs.first[0] ? h->msgs.first : "GDAL's RasterIO failed");
@@ -493,61 +498,32 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item)
 }
 
 /* One work item on worker `worker`'s dataset, opened on its first item. */
-static void read_one(void *arg, long item, int worker)
+static winent_status read_one(void *arg, long item, int worker, winent_err *err)
 {
     gdal_impl *g = arg;
     gdal_handle *h = &g->h[worker];
-    if (h->fail_item >= 0)
-        return;
     const size_t px = (size_t)g->item_w * (size_t)g->item_h;
-    if ((h->ds == NULL && open_handle(g, h, &h->err) != WINENT_OK) ||
-        (g->dtype != g->stored && h->scratch == NULL &&
+    if (h->ds == NULL)
+        WINENT_TRY(open_handle(g, h, err));
+    if ((g->dtype != g->stored && h->scratch == NULL &&
          (h->scratch = malloc(px * g->stored_sample)) == NULL) ||
-        (g->any_mask && h->maskbuf == NULL && (h->maskbuf = malloc(px)) == NULL)) {
-        if (h->err.status == WINENT_OK)
-            WINENT_ERR(&h->err, WINENT_ERR_INTERNAL, "out of memory");
-        h->fail_item = item;
-        return;
-    }
-    if (read_item(g, h, item) != WINENT_OK)
-        h->fail_item = item;
+        (g->any_mask && h->maskbuf == NULL && (h->maskbuf = malloc(px)) == NULL))
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    return read_item(g, h, item, err);
 }
 
 /* Read the batch of rows that holds image row `y`: on the job's workers
- * when it lends them, else on an OpenMP team. */
+ * when it lends them, else on an OpenMP team (batch_load.h). */
 static winent_status load_batch(winent_source *s, gdal_impl *g, int y, winent_err *err)
 {
     g->batch_y0 = y - y % g->batch_rows;
     g->batch_h = g->batch_y0 + g->batch_rows > g->height ? g->height - g->batch_y0 : g->batch_rows;
     long items = (long)((g->batch_h + g->item_h - 1) / g->item_h) * g->items_across;
-    for (int i = 0; i < g->nhandles; i++) {
-        winent_err_clear(&g->h[i].err);
-        g->h[i].fail_item = -1;
-    }
-    if (g->sequential) {
-        for (long item = 0; item < items && g->h[0].fail_item < 0; item++)
-            read_one(g, item, 0);
-    } else if (g->par) {
-        if (g->par->run(g->par->ctx, items, read_one, g) != 0) {
-            g->batch_h = 0;
-            return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
-        }
-    } else {
-        int nthreads = g->nhandles < items ? g->nhandles : (int)items;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-        for (long item = 0; item < items; item++)
-            read_one(g, item, omp_get_thread_num());
-    }
-    /* The failure of the first item in file order, whatever thread met it,
-     * so the message does not depend on scheduling. */
-    gdal_handle *first = NULL;
-    for (int i = 0; i < g->nhandles; i++)
-        if (g->h[i].fail_item >= 0 && (first == NULL || g->h[i].fail_item < first->fail_item))
-            first = &g->h[i];
-    if (first) {
+    winent_status st =
+        winent_batch_run(&g->loader, items, g->sequential, g->nhandles, read_one, g, err);
+    if (st != WINENT_OK) {
         g->batch_h = 0;
-        winent_err_merge(err, &first->err);
-        return first->err.status;
+        return st;
     }
     /* GDAL does not say how many bytes it took: the files' share. */
     s->bytes_read = (uint64_t)((double)g->input_bytes * (g->batch_y0 + g->batch_h) / g->height);
@@ -1167,15 +1143,13 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
     s->ops = &gdal_ops;
     s->impl = g;
     g->name = strcmp(o->path, "-") == 0 ? "standard input" : o->path;
-    g->par = o->par;
     g->stop = o->stop;
     int want = o->par ? o->par->workers : o->threads > 0 ? o->threads : omp_get_num_procs();
     g->open_path = strdup(open_path);
     g->h = calloc((size_t)want, sizeof *g->h);
-    if (g->open_path == NULL || g->h == NULL)
+    if (g->open_path == NULL || g->h == NULL ||
+        winent_batch_loader_init(&g->loader, o->par, o->stop, want) != 0)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    for (int i = 0; i < want; i++)
-        g->h[i].fail_item = -1;
     g->nhandles = 1;
     gdal_handle *h0 = &g->h[0];
     struct stat local;
@@ -1308,6 +1282,11 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
     s->info.is_tiff = tiff;
     s->info.reader = "gdal";
     s->info.driver = gd()->GDALGetDriverShortName(gd()->GDALGetDatasetDriver(ds));
+    if (tiff)
+        snprintf(s->what, sizeof s->what, "a TIFF");
+    else
+        snprintf(s->what, sizeof s->what, "a GDAL raster (%s)",
+                 s->info.driver ? s->info.driver : "?");
     s->info.name = o->path;
     s->info.georef = winent_georef_present(&g->georef) ? &g->georef : NULL;
     /* One dataset per decoding thread, opened on its first item. */
@@ -1317,3 +1296,57 @@ fail:
     /* The caller frees s, and with it the implementation. */
     return st;
 }
+
+/* ---- The GDAL format: whatever GDAL recognises ------------------------- */
+
+/* A name that GDAL may open although it is no local file: a virtual file
+ * system (/vsizip/, /vsicurl/, /vsis3/...), a URL, a driver prefix
+ * (NETCDF:f.nc:var, HDF5:...), or VRT XML given inline. */
+static int is_gdal_name(const char *p)
+{
+    if (strncmp(p, "/vsi", 4) == 0 || strstr(p, "://") != NULL || p[0] == '<')
+        return 1;
+    size_t k = 0;
+    while (isalnum((unsigned char)p[k]) || p[k] == '_')
+        k++;
+    return k >= 2 && p[k] == ':';
+}
+
+/* A pipe without a raw layout may hold a format GDAL knows by its header. */
+static size_t gdal_sniff_bytes(const winent_source_probe *p)
+{
+    return !p->seekable && !p->raw_layout ? WINENT_SNIFF_BYTES : 0;
+}
+
+/* A name only GDAL understands, taken without a look at the file system;
+ * a folder (Zarr, an ESRI grid, a .SAFE); else, unless --size and --dtype
+ * make it raw, a file or a pipe's head that a GDAL driver recognises. */
+static int gdal_identify(const winent_source_probe *p, char *what, size_t cap)
+{
+    if (p->not_local)
+        return is_gdal_name(p->path);
+    if (p->is_dir)
+        return !p->is_stdin;
+    if (p->raw_layout)
+        return 0;
+    if (p->seekable)
+        return identify_driver(p->is_stdin ? p->fd_name : p->path, NULL, 0) != NULL;
+    const char *driver = identify_driver(NULL, p->head, p->nhead);
+    if (driver != NULL)
+        snprintf(what, cap, "a GDAL raster (%s)", driver);
+    return driver != NULL;
+}
+
+static winent_status gdal_open_input(const winent_source_opts *o, const winent_source_input *in,
+                                     winent_source *s, winent_err *err)
+{
+    return winent_source_gdal_open(o, in->open_path, 0, s, err);
+}
+
+const winent_source_format winent_source_format_gdal = {
+    .name = "gdal",
+    .sniff_bytes = gdal_sniff_bytes,
+    .identify = gdal_identify,
+    .needs_file = 1,
+    .open = gdal_open_input,
+};

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * source_internal.h - what each kind of source implements (tiles/ only).
+ * source_internal.h - what each kind of source implements (tiles/ only):
+ * its operations (source_ops), its descriptor (winent_source_format, listed
+ * by source_registry.c), and the helpers below every format (source_base.c).
  */
 #ifndef WINENT_SOURCE_INTERNAL_H
 #define WINENT_SOURCE_INTERNAL_H
@@ -44,7 +46,83 @@ struct winent_source {
                                  decoded by the libtiff source too, row for
                                  row before GDAL's, so that both readers of a
                                  TIFF fail alike (its `skip` op) */
+    char what[96];            /* set by the opener of a format that describes
+                                 itself: the input as messages name it ("a
+                                 TIFF", "a GDAL raster (ENVI)") */
 };
+
+/* ---- One input format ------------------------------------------------- */
+
+/* What the dispatch (source.c) knows of the input when it asks a format
+ * whether the input is its own. */
+typedef struct winent_source_probe {
+    const char *path;     /* the name as given ("-": standard input) */
+    int is_stdin;
+    int not_local;        /* no local file of that name opens: a name only a
+                             library may resolve (/vsizip/..., NETCDF:f.nc:v) */
+    int is_dir;           /* a folder */
+    int seekable;         /* a regular file or a block device; else a stream */
+    int raw_layout;       /* --size and --dtype are both given */
+    const char *fd_name;  /* a seekable standard input: the name it opens
+                             again by (/proc/self/fd/0); else "" */
+    const uint8_t *head;  /* the input's first bytes (nhead of them; none yet
+                             for a folder or a name that is no local file) */
+    size_t nhead;
+} winent_source_probe;
+
+/* The input as the dispatch hands it to the format that took it. */
+typedef struct winent_source_input {
+    const char *open_path; /* what the format's library opens: the name, or
+                              /proc/self/fd/N of standard input or of a
+                              pipe's unnamed copy (s->fd_name) */
+    const char *file;      /* the name when open_path is a file of that name
+                              (so a PATH.msk beside it counts); else NULL */
+    int fd;                /* formats that read a descriptor (no
+                              `needs_file`): the input's, owned by the opener
+                              from the call on (0, standard input, is never
+                              closed); else -1 */
+    const uint8_t *head;   /* bytes already taken from fd: delivered first */
+    size_t nhead;
+} winent_source_input;
+
+/* One input format: everything the dispatch needs to know of it, so that
+ * nothing outside the format's own file asks which format it is. Each
+ * format file defines one; source_registry.c lists them in the order they
+ * are asked (the first that identifies the input takes it). Adding a
+ * format is one descriptor and one line of the registry. */
+typedef struct winent_source_format {
+    const char *name;              /* "tiff", "gdal", "raw" */
+    const char *const *extensions; /* NULL: known by its content, whatever
+                                      the name (every format today) */
+    /* Bytes of the input's head that `identify` looks at (NULL: none). */
+    size_t (*sniff_bytes)(const winent_source_probe *p);
+    /* 1 when the input is this format's; `what` (cap bytes) then names it
+     * for the notice of a pipe's copy ("a TIFF"), when it needs one. */
+    int (*identify)(const winent_source_probe *p, char *what, size_t cap);
+    int needs_file;                /* read by name: a stream is copied to an
+                                      unnamed file first (a notice says so) */
+    int takes_raw_layout;          /* --size, --dtype, ... describe its input;
+                                      else they are refused (it describes itself) */
+    /* Fill s->ops, s->impl, s->info and s->bands (winent_source_select)
+     * from `in`; on failure the caller frees s, and the implementation. */
+    winent_status (*open)(const winent_source_opts *o, const winent_source_input *in,
+                          winent_source *s, winent_err *err);
+} winent_source_format;
+
+extern const winent_source_format winent_source_format_tiff;
+extern const winent_source_format winent_source_format_raw;
+#ifdef WINENT_HAVE_GDAL
+extern const winent_source_format winent_source_format_gdal;
+/* A TIFF read by libtiff, or by GDAL (with libtiff's check beside it)
+ * where the file may carry a mask: source_tiff_gdal.c. */
+extern const winent_source_format winent_source_format_tiff_gdal;
+#endif
+
+/* Every input format, in the order they are asked; NULL-ended
+ * (source_registry.c, above the formats). */
+extern const winent_source_format *const winent_source_formats[];
+
+/* ---- Shared helpers (source_base.c), below the formats ---------------- */
 
 /* Record `name` (copied) as a file the source reads: openers add what
  * their library reads besides the input (GDAL's file list); source.c adds
@@ -58,18 +136,13 @@ int winent_source_add_file(winent_source *s, const char *name);
 winent_status winent_source_select(const winent_source_opts *o, int count, const char *name,
                                    winent_source *s, winent_err *err);
 
-/* Raw source over an open descriptor (0 for standard input); `pushback`
- * holds bytes already taken from it (the sniffed magic, at most
- * WINENT_SNIFF_BYTES), delivered first.
- * Takes ownership of `fd` (standard input is not closed). */
-winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const uint8_t *pushback,
-                                     size_t npushback, winent_source *s, winent_err *err);
-
 /* read() that retries on EINTR and, when `stop` is given, waits in slices
  * so that a pipe that never delivers cannot hold the job once *stop is
  * set; returns bytes read (short only at end of input), -1 on error (errno),
  * -2 when stopped. */
 long winent_source_read_fd(int fd, void *dst, size_t n, const volatile int *stop);
+
+/* ---- Between the TIFF and GDAL readers (source_tiff_gdal.c) ----------- */
 
 /* TIFF source over the file `open_path` (a name libtiff can open: a
  * file, or /proc/self/fd/N for a spooled pipe), named `o->path` in
@@ -92,11 +165,6 @@ int winent_source_tiff_mask_hint(const char *open_path, const char *path);
 winent_status winent_source_gdal_open(const winent_source_opts *o, const char *open_path, int tiff,
                                       winent_source *s, winent_err *err);
 
-/* The short name of the GDAL raster driver that recognises the file
- * `name`, or, when `name` is NULL, a file that starts with the `n` bytes
- * at `head` (what a pipe holds before it is copied anywhere); NULL when
- * none does. */
-const char *winent_source_gdal_identify(const char *name, const uint8_t *head, size_t n);
 #endif
 
 #endif

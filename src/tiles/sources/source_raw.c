@@ -227,8 +227,12 @@ static winent_status raw_stats(winent_source *s, int k, winent_band_stats *st, w
 
 static const source_ops raw_ops = {raw_read, raw_free, raw_stats, NULL};
 
-winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const uint8_t *pushback,
-                                     size_t npushback, winent_source *s, winent_err *err)
+/* Raw source over an open descriptor (0 for standard input); `pushback`
+ * holds bytes already taken from it (the sniffed magic, at most
+ * WINENT_SNIFF_BYTES), delivered first.
+ * Takes ownership of `fd` (standard input is not closed). */
+static winent_status raw_open_fd(const winent_source_opts *o, int fd, const uint8_t *pushback,
+                                 size_t npushback, winent_source *s, winent_err *err)
 {
     raw_impl *r = calloc(1, sizeof *r);
     if (r == NULL) {
@@ -321,3 +325,27 @@ winent_status winent_source_raw_open(const winent_source_opts *o, int fd, const 
         skip = add_sat(skip, mul_sat(plane, (uint64_t)(r->sel[0].band - 1)));
     return skip_bytes(s, r, skip, err);
 }
+
+/* ---- The raw format ---------------------------------------------------- */
+
+/* Anything local that no other format took (the registry asks raw last):
+ * its opener says what is missing when --size and --dtype are not given. */
+static int raw_identify(const winent_source_probe *p, char *what, size_t cap)
+{
+    (void)what;
+    (void)cap;
+    return !p->not_local && !p->is_dir;
+}
+
+static winent_status raw_open(const winent_source_opts *o, const winent_source_input *in,
+                              winent_source *s, winent_err *err)
+{
+    return raw_open_fd(o, in->fd, in->head, in->nhead, s, err);
+}
+
+const winent_source_format winent_source_format_raw = {
+    .name = "raw",
+    .identify = raw_identify,
+    .takes_raw_layout = 1,
+    .open = raw_open,
+};

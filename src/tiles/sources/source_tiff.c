@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 
 #include <omp.h>
 
+#include "batch_load.h"
 #include "block_check.h"
 #include "source_internal.h"
 #include "tiff_common.h"
@@ -44,15 +46,13 @@ typedef struct tiff_handle {
     winent_block_checker *checker; /* owned: checks those blocks' streams */
     uint64_t bytes;        /* compressed bytes read through this handle */
     int64_t checked_strip; /* sliced: the strip whose stream was checked last, or -1 */
-    winent_err err;        /* first failure of this handle in a batch */
-    long fail_item;        /* its work item (lowest wins), -1 when none */
 } tiff_handle;
 
 typedef struct tiff_impl {
     const char *path;           /* borrowed: the name in messages */
     const char *open_path;      /* borrowed: what libtiff opens (path, or a spooled copy) */
-    const winent_parallel *par; /* borrowed: the job's workers, or NULL */
     const volatile int *stop;   /* borrowed, may be NULL: the job's stop flag */
+    winent_batch_loader loader; /* owned: decodes a batch on par (batch_load.h) */
     int nhandles;
     tiff_handle *h; /* owned: h[0] is opened first and holds the tags */
     int tiled, separate;
@@ -104,6 +104,7 @@ static void free_impl(void *p)
     }
     free(t->h);
     free(t->batch);
+    winent_batch_loader_free(&t->loader);
     winent_georef_clear(&t->georef);
     free(t);
 }
@@ -210,7 +211,7 @@ static tmsize_t read_checked(const tiff_impl *t, tiff_handle *h, uint32_t strile
  * or of one delivered band (separate planes: items of band k follow those
  * of band k - 1). */
 static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, long items_per_band,
-                                 long item)
+                                 long item, winent_err *err)
 {
     int k0 = 0, k1 = t->nsel;
     if (t->separate) {
@@ -234,7 +235,7 @@ static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, lon
     int err_flag = 0;
     uint64_t nbytes = TIFFGetStrileByteCountWithErr(h->tif, strile, &err_flag);
     if (err_flag)
-        return WINENT_ERR(&h->err, WINENT_ERR_INPUT, "%s: cannot read the size of %s %u: %s",
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot read the size of %s %u: %s",
                           t->path, t->tiled ? "tile" : "strip", strile,
                           h->msgs.first_error[0] ? h->msgs.first_error : "corrupt index");
     if (nbytes == 0) {
@@ -265,7 +266,7 @@ static winent_status decode_item(tiff_impl *t, tiff_handle *h, uint32_t br0, lon
                           : h->msgs.first_error[0] ? h->msgs.first_error
                           : got < 0                ? "read failed (truncated or corrupt file)"
                                                    : "short block (truncated or corrupt file)";
-        return WINENT_ERR(&h->err, WINENT_ERR_INPUT, "%s: cannot decode %s %u (rows %d-%d): %s",
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot decode %s %u (rows %d-%d): %s",
                           t->path, t->tiled ? "tile" : "strip", strile, y0, y0 + rows - 1, why);
     }
     for (int k = k0; k < k1; k++)
@@ -285,29 +286,24 @@ typedef struct batch_ctx {
 
 /* One work item of a batch on worker `worker`'s handle, opened on its first
  * item (a worker that never decodes opens nothing). */
-static void decode_one(void *arg, long item, int worker)
+static winent_status decode_one(void *arg, long item, int worker, winent_err *err)
 {
     batch_ctx *b = arg;
     tiff_impl *t = b->t;
     tiff_handle *h = &t->h[worker];
-    if (h->fail_item >= 0)
-        return;
-    if ((h->tif == NULL && open_handle(t, h, &h->err) != WINENT_OK) ||
-        (h->scratch == NULL && (h->scratch = malloc(t->block_bytes)) == NULL) ||
+    if (h->tif == NULL)
+        WINENT_TRY(open_handle(t, h, err));
+    if ((h->scratch == NULL && (h->scratch = malloc(t->block_bytes)) == NULL) ||
         (t->checked && h->checker == NULL &&
          (h->checker = winent_block_checker_create(t->comp, t->block_bytes,
-                                                   t->block_bytes > CHECK_WHOLE_MAX)) == NULL)) {
-        if (h->err.status == WINENT_OK)
-            WINENT_ERR(&h->err, WINENT_ERR_INTERNAL, "out of memory");
-        h->fail_item = item;
-        return;
-    }
-    if (decode_item(t, h, b->br0, b->items_per_band, item) != WINENT_OK)
-        h->fail_item = item;
+                                                   t->block_bytes > CHECK_WHOLE_MAX)) == NULL))
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    return decode_item(t, h, b->br0, b->items_per_band, item, err);
 }
 
 /* Decode the batch of block rows that holds image row `y`: on the job's
- * workers when it lends them (t->par), else on an OpenMP team. */
+ * workers when it lends them (o->par), else on an OpenMP team
+ * (batch_load.h). */
 static winent_status load_batch(winent_source *s, tiff_impl *t, int y, winent_err *err)
 {
     uint32_t br0 = (uint32_t)y / t->bh;
@@ -320,45 +316,16 @@ static winent_status load_batch(winent_source *s, tiff_impl *t, int y, winent_er
     t->batch_h = y1 - t->batch_y0;
     long per_band = (long)(br1 - br0) * (long)t->blocks_across;
     long items = t->separate ? per_band * t->nsel : per_band;
-    for (int i = 0; i < t->nhandles; i++) {
-        winent_err_clear(&t->h[i].err);
-        t->h[i].fail_item = -1;
-    }
     batch_ctx b = {t, br0, per_band};
-    if (t->sequential) {
-        for (long item = 0; item < items && t->h[0].fail_item < 0; item++) {
-            if (t->stop != NULL && __atomic_load_n(t->stop, __ATOMIC_RELAXED)) {
-                t->batch_h = 0;
-                return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
-            }
-            decode_one(&b, item, 0);
-        }
-    } else if (t->par) {
-        if (t->par->run(t->par->ctx, items, decode_one, &b) != 0) {
-            t->batch_h = 0;
-            return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
-        }
-    } else {
-        int nthreads = t->nhandles < items ? t->nhandles : (int)items;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-        for (long item = 0; item < items; item++)
-            decode_one(&b, item, omp_get_thread_num());
-    }
-    /* Report the failure of the first block in file order, whatever thread
-     * met it, so the message does not depend on scheduling. */
-    tiff_handle *first = NULL;
+    winent_status st =
+        winent_batch_run(&t->loader, items, t->sequential, t->nhandles, decode_one, &b, err);
     for (int i = 0; i < t->nhandles; i++) {
         s->bytes_read += t->h[i].bytes;
         t->h[i].bytes = 0;
-        if (t->h[i].fail_item >= 0 && (first == NULL || t->h[i].fail_item < first->fail_item))
-            first = &t->h[i];
     }
-    if (first) {
+    if (st != WINENT_OK)
         t->batch_h = 0;
-        winent_err_merge(err, &first->err);
-        return first->err.status;
-    }
-    return WINENT_OK;
+    return st;
 }
 
 /* Sliced strips: check the stream of strip `strip` (rows `rows`) to its
@@ -878,10 +845,9 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
     int want = o->par         ? o->par->workers
                : o->threads > 0 ? o->threads
                                 : omp_get_num_procs();
-    t->par = o->par;
     t->stop = o->stop;
     t->h = calloc((size_t)want, sizeof *t->h);
-    if (t->h == NULL) {
+    if (t->h == NULL || winent_batch_loader_init(&t->loader, o->par, o->stop, want) != 0) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;
     }
@@ -1012,6 +978,7 @@ winent_status winent_source_tiff_open(const winent_source_opts *o, const char *o
     s->info.bands = spp;
     s->info.is_tiff = 1;
     s->info.reader = "libtiff";
+    snprintf(s->what, sizeof s->what, "a TIFF");
     s->info.name = o->path;
     WINENT_TRY_GOTO(st, read_nodata(o, s, t, tif, err));
     set_fill(t, &s->info);
@@ -1058,3 +1025,38 @@ int winent_source_tiff_mask_hint(const char *open_path, const char *path)
     }
     return hint;
 }
+
+/* ---- The TIFF format, read by libtiff ---------------------------------- */
+
+static size_t tiff_sniff_bytes(const winent_source_probe *p)
+{
+    (void)p;
+    return 4;
+}
+
+/* Classic TIFF or BigTIFF, either byte order. */
+static int tiff_identify(const winent_source_probe *p, char *what, size_t cap)
+{
+    const uint8_t *b = p->head;
+    if (p->nhead < 4)
+        return 0;
+    if (!((b[0] == 'I' && b[1] == 'I' && (b[2] == 42 || b[2] == 43) && b[3] == 0) ||
+          (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && (b[3] == 42 || b[3] == 43))))
+        return 0;
+    snprintf(what, cap, "a TIFF");
+    return 1;
+}
+
+static winent_status tiff_open_input(const winent_source_opts *o, const winent_source_input *in,
+                                     winent_source *s, winent_err *err)
+{
+    return winent_source_tiff_open(o, in->open_path, s, err);
+}
+
+const winent_source_format winent_source_format_tiff = {
+    .name = "tiff",
+    .sniff_bytes = tiff_sniff_bytes,
+    .identify = tiff_identify,
+    .needs_file = 1,
+    .open = tiff_open_input,
+};

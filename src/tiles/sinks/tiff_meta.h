@@ -25,10 +25,11 @@
  * "entropy KxK of band B", without " of band B" when the band is unknown. */
 void winent_tiff_band_description(const winent_sink_opts *o, char *dst, size_t cap);
 
-/* The GDAL_METADATA XML of the full-resolution image for `o`, NUL-ended,
- * malloc'ed (the caller frees it); NULL when out of memory. Pure: any
- * thread. */
-char *winent_tiff_meta_main(const winent_sink_opts *o);
+/* The GDAL_METADATA XML of the full-resolution image for `o`, whose
+ * samples are stored as `q` (winent_sink_out_sample of `o`: the scale of an
+ * integer type), NUL-ended, malloc'ed (the caller frees it); NULL when out
+ * of memory. Pure: any thread. */
+char *winent_tiff_meta_main(const winent_sink_opts *o, const winent_out_sample *q);
 
 /* GDAL_NODATA's text for samples stored as `q`: "nan" for the float
  * types, the nodata code ("65535", "255") for the integer types. */

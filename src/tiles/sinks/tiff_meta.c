@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* GDAL metadata of our GeoTIFF outputs (tiff_meta.h). */
+/* GDAL metadata of our GeoTIFF outputs (tiff_meta.h), beside the two
+ * GeoTIFF sinks that write it; the maps' helpers come from sink_base.c. */
 #include "tiff_meta.h"
 
 #include <stdarg.h>
@@ -133,7 +134,7 @@ static void description_item(winent_bytes *b, int *bad, const winent_sink_opts *
             sample, units[o->compute->base]);
 }
 
-char *winent_tiff_meta_main(const winent_sink_opts *o)
+char *winent_tiff_meta_main(const winent_sink_opts *o, const winent_out_sample *q)
 {
     winent_bytes b = {0};
     int bad = 0;
@@ -177,11 +178,9 @@ char *winent_tiff_meta_main(const winent_sink_opts *o)
         add(&b, &bad, "</Item>\n");
     }
     add(&b, &bad, "  <Item name=\"compress\">%s</Item>\n", compress_name(o->compress));
-    winent_out_sample q;
-    winent_sink_out_sample(o, &q);
     if (nmaps == 1) {
         description_item(&b, &bad, o, 0);
-        scale_items(&b, &bad, &q, 0);
+        scale_items(&b, &bad, q, 0);
     } else {
         add(&b, &bad, "  <Item name=\"maps\">%d</Item>\n", nmaps);
         for (int m = 0; m < nmaps; m++) {
@@ -189,7 +188,7 @@ char *winent_tiff_meta_main(const winent_sink_opts *o)
             winent_sink_map_opts(o, m, &one);
             map_items(&b, &bad, &one, m);
             description_item(&b, &bad, &one, m);
-            scale_items(&b, &bad, &q, m);
+            scale_items(&b, &bad, q, m);
         }
     }
     add(&b, &bad, "</GDALMetadata>");
