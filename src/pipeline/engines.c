@@ -320,14 +320,14 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
             e->pixels_inflight -= (int64_t)(c->y1 - c->y0) * p->width;
             e->inflight--;
         }
-        winent_pipeline_notice_locked(p, "%s: %s: going on without it", e->name, why->msg);
+        winent_report_notice_locked(&p->report, "%s: %s: going on without it", e->name, why->msg);
     }
     e->live = 0;
     e->failed = 1;
     pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
     if (!go_on)
-        winent_pipeline_fail(p, why);
+        winent_report_fail(&p->report, why);
 }
 
 /* Chunks' worth of --mem a GPU's context takes (WINENT_GPU_HOST_BYTES),
@@ -502,7 +502,7 @@ static engine *start_gpu_within_mem(pipeline *p, int d)
 {
     if (winent_gpu_room_locked(p))
         return start_gpu(p, d);
-    winent_pipeline_notice_locked(p,
+    winent_report_notice_locked(&p->report,
                                   "--mem %lluM leaves no room beside the chunks for gpu%d's "
                                   "context (%llu MiB of host memory): going on without it",
                                   (unsigned long long)(p->mem_budget >> 20), d,

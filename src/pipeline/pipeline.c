@@ -5,7 +5,6 @@
  * alone (the benchmarks). Everything of a run lives in its `pipeline`: no
  * process-global state, so runs on different threads do not meet. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,31 +23,6 @@
  * chunks per engine stay in flight in little memory. A function of nothing
  * the machine has. */
 #define CHUNK_PIXELS ((int64_t)4 << 20)
-
-void winent_pipeline_fail(pipeline *p, const winent_err *e)
-{
-    pthread_mutex_lock(&p->lock);
-    winent_err_merge(&p->err, e);
-    /* Only from 0: a cancel already there stays (the job then ends
-     * interrupted, as the cancel asked). */
-    int running = 0;
-    __atomic_compare_exchange_n(p->stop, &running, WINENT_STOP_ERROR, 0, __ATOMIC_RELAXED,
-                                __ATOMIC_RELAXED);
-    pthread_cond_broadcast(&p->work_cv);
-    pthread_cond_broadcast(&p->state_cv);
-    pthread_mutex_unlock(&p->lock);
-}
-
-void winent_pipeline_notice_locked(pipeline *p, const char *fmt, ...)
-{
-    if (p->nnotices == WINENT_MAX_NOTICES)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->notices[p->nnotices], WINENT_MSG_LEN, fmt, ap);
-    va_end(ap);
-    winent_one_line(p->notices[p->nnotices++]);
-}
 
 static int all_cores(void)
 {
@@ -823,7 +797,11 @@ static void init_state(pipeline *p, const winent_job_opts *o, winent_stage stage
         pthread_cond_init(&p->state_cv, &a);
         pthread_condattr_destroy(&a);
     }
-    winent_err_clear(&p->err);
+    winent_err_clear(&p->report.err);
+    p->report.lock = &p->lock;
+    p->report.wake[0] = &p->work_cv;
+    p->report.wake[1] = &p->state_cv;
+    p->report.stop = p->stop;
     p->opts = o;
     winent_switches_read(&p->sw);
     p->mem_auto = o->mem_bytes == 0;
@@ -1050,7 +1028,7 @@ static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_sta
 
 /* The engines, then the threads: the pool, the engines' drivers, the
  * reader; the calling thread writes in order; then every thread joined.
- * A failure is in p->err. */
+ * A failure is in p->report. */
 static void run_threads(pipeline *p, pthread_t *workers, worker_arg *wargs,
                         winent_job_stats *stats, double t_start)
 {
@@ -1086,7 +1064,7 @@ static void run_threads(pipeline *p, pthread_t *workers, worker_arg *wargs,
         winent_err e;
         winent_err_clear(&e);
         WINENT_ERR(&e, WINENT_ERR_INTERNAL, "cannot start the pipeline's threads");
-        winent_pipeline_fail(p, &e);
+        winent_report_fail(&p->report, &e);
     } else {
         winent_stage_write_in_order(p, stats, t_start);
     }
@@ -1249,9 +1227,9 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         goto fail;
     }
     run_threads(p, workers, wargs, stats, t_start);
-    if (p->err.status != WINENT_OK) {
+    if (p->report.err.status != WINENT_OK) {
         winent_err_clear(&err);
-        winent_err_merge(&err, &p->err);
+        winent_err_merge(&err, &p->report.err);
         st = err.status;
     } else if (err.status != WINENT_OK) {
         st = err.status;

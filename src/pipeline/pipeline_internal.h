@@ -34,6 +34,7 @@
 #include "pipeline_bench.h"
 #include "clock.h"
 #include "decide.h"
+#include "report.h"
 #include "switches.h"
 #include "trace.h"
 #include "tiles/sinks/preview.h"
@@ -43,7 +44,6 @@
 
 #define WINENT_MAX_GPUS 64
 #define WINENT_MAX_ENGINES (WINENT_MAX_GPUS + 1)
-#define WINENT_MAX_NOTICES 8
 
 /* --device auto brings the GPUs in only when the CPU alone would need this
  * long (its best case at the start, then its measured rate). Asked for while
@@ -310,7 +310,7 @@ struct pipeline {
     pthread_mutex_t lock;
     pthread_cond_t work_cv;      /* pool workers: a task may be there */
     pthread_cond_t state_cv;     /* reader, drivers, writer: a chunk changed state */
-    winent_err err;              /* the first error */
+    winent_report report;        /* the first error, the notices (report.h; under `lock`) */
     int reader_done;
     int quit;                    /* the pool's workers leave */
     int gpus_registered;         /* new buffers must be pinned as they are made */
@@ -337,8 +337,6 @@ struct pipeline {
     int bands_done;
     int bands_running;           /* CPU bands handed to the pool, not yet done */
     double enc_px, enc_s;        /* pieces encoded: pixels, seconds (summed) */
-    char notices[WINENT_MAX_NOTICES][WINENT_MSG_LEN];
-    int nnotices;
     uint64_t stage_bytes;        /* WINENT_STAGE_ENCODE: bytes encoded */
     winent_clamp_counts *clamps; /* owned, per band: samples clamped so far (the
                                     workers add theirs) */
@@ -364,12 +362,6 @@ struct pipeline {
 
 #define STOPPED(p)   (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) != 0)
 #define CANCELLED(p) (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) == WINENT_STOP_CANCEL)
-
-/* Record the first error and stop every stage (any thread, lock not held). */
-void winent_pipeline_fail(pipeline *p, const winent_err *e);
-
-/* Queue a notice for the writer to pass on (lock held). */
-void winent_pipeline_notice_locked(pipeline *p, const char *fmt, ...);
 
 /* sched.c: the worker pool and the chunk queue. */
 void *winent_pool_worker(void *arg); /* arg: worker_arg */

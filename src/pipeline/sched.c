@@ -675,7 +675,7 @@ void *winent_pool_worker(void *arg)
     winent_clamp_counts *counted = malloc(sizeof *counted * (size_t)p->nbands);
     if (counted == NULL) {
         WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
-        winent_pipeline_fail(p, &err);
+        winent_report_fail(&p->report, &err);
         return NULL;
     }
     pthread_mutex_lock(&p->lock);
@@ -720,7 +720,7 @@ void *winent_pool_worker(void *arg)
          * before the failure is known (a raw map's rows stored by the
          * pool, a write that hit the file size limit). */
         if (st != WINENT_OK)
-            winent_pipeline_fail(p, &err);
+            winent_report_fail(&p->report, &err);
         pthread_mutex_lock(&p->lock);
         if (t.kind == TASK_COUNT) {
             for (int b = 0; b < p->nbands; b++)
@@ -780,7 +780,7 @@ void *winent_pool_worker(void *arg)
     winent_preview_scratch_free(pvs);
     free(counted);
     if (err.status != WINENT_OK)
-        winent_pipeline_fail(p, &err);
+        winent_report_fail(&p->report, &err);
     return NULL;
 }
 

@@ -54,7 +54,7 @@ static void make_ahead(void *arg, long i, int worker)
     (void)worker;
     winent_err_clear(&err);
     if (!STOPPED(p) && winent_chunk_buffers(p, &p->chunks[i], &err) != WINENT_OK)
-        winent_pipeline_fail(p, &err);
+        winent_report_fail(&p->report, &err);
 }
 
 /* GPUs named: every chunk the job will use is made and pinned now, on the
@@ -219,7 +219,7 @@ done:
     pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
     if (err.status != WINENT_OK)
-        winent_pipeline_fail(p, &err);
+        winent_report_fail(&p->report, &err);
     return NULL;
 }
 
@@ -233,22 +233,6 @@ static chunk *find_seq_done(pipeline *p, int64_t seq)
             p->chunks[i].count_left == 0)
             return &p->chunks[i];
     return NULL;
-}
-
-/* Pass queued notices on, from the calling thread. Lock held. */
-static void flush_notices(pipeline *p)
-{
-    while (p->nnotices > 0) {
-        char line[WINENT_MSG_LEN];
-        memcpy(line, p->notices[0], sizeof line);
-        memmove(p->notices[0], p->notices[1], sizeof p->notices[0] * (size_t)(p->nnotices - 1));
-        p->nnotices--;
-        if (p->opts->on_notice) {
-            pthread_mutex_unlock(&p->lock);
-            p->opts->on_notice(p->opts->user, line);
-            pthread_mutex_lock(&p->lock);
-        }
-    }
 }
 
 /* Add the chunk's maps to the saturation counts (writer thread). Branch
@@ -310,7 +294,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     double busy = 0.0, last_progress = t_start;
     pthread_mutex_lock(&p->lock);
     while (next < p->nchunks && !STOPPED(p)) {
-        flush_notices(p);
+        winent_report_flush_locked(&p->report, p->opts->on_notice, p->opts->user);
         winent_sched_maybe_launch_locked(p);
         chunk *c = find_seq_done(p, next);
         if (c == NULL) {
@@ -332,7 +316,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         double t1 = winent_now();
         busy += t1 - t0;
         if (st != WINENT_OK) {
-            winent_pipeline_fail(p, &err);
+            winent_report_fail(&p->report, &err);
             pthread_mutex_lock(&p->lock);
             break;
         }
@@ -351,12 +335,12 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         c->state = CHUNK_FREE;
         pthread_cond_broadcast(&p->state_cv);
     }
-    flush_notices(p);
+    winent_report_flush_locked(&p->report, p->opts->on_notice, p->opts->user);
     pthread_mutex_unlock(&p->lock);
     if (CANCELLED(p) && err.status == WINENT_OK) {
         /* Records why, and wakes every stage still waiting. */
         WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
-        winent_pipeline_fail(p, &err);
+        winent_report_fail(&p->report, &err);
     }
     if (!STOPPED(p) && next == p->nchunks && p->stage == WINENT_STAGE_JOB) {
         /* The preview's PNG is written before the output is put in place
@@ -372,7 +356,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         if (st == WINENT_OK && p->preview)
             st = winent_preview_commit(p->preview, &err);
         if (st != WINENT_OK)
-            winent_pipeline_fail(p, &err);
+            winent_report_fail(&p->report, &err);
         busy += winent_now() - t0;
     }
     if (stats) {
