@@ -36,10 +36,14 @@ static int all_cores(void)
 
 /* --device: auto, cpu, gpu, or a list of "cpu" and GPU numbers; the GPUs
  * named must be there (device errors). */
-static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_err *err)
+static winent_status pick_devices(pipeline *p, const winent_job_opts *o,
+                                  const winent_device_list *parsed, winent_err *err)
 {
     winent_device_list l;
-    WINENT_TRY(winent_device_list_parse(o->device, &l, err));
+    if (parsed)
+        l = *parsed;
+    else /* a stage alone (the benchmarks): not checked before */
+        WINENT_TRY(winent_device_list_parse(o->device, &l, err));
     p->ngpus = 0;
     if (l.automatic) {
         /* The CPU starts at once; GPUs come in later if the job is long
@@ -51,35 +55,7 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_
     p->want_cpu = l.cpu;
     if (l.cpu && !l.all_gpus && l.ngpus == 0)
         return WINENT_OK;
-    /* A process that is this job's alone (the CLI) starts only the GPUs
-     * named: CUDA would start every one it sees at its first call (four
-     * H200s took 1.0 s, one 0.3 s; docs/PERFORMANCE.md). */
-    const int limited =
-        o->release_gpus && !l.all_gpus && winent_cuda_limit_devices(l.gpus, l.ngpus);
-    int count = winent_cuda_device_count();
-    if (l.all_gpus) {
-        if (count == 0)
-            return WINENT_ERR(err, WINENT_ERR_DEVICE,
-                              "--device gpu: no usable GPU (no CUDA device or driver%s)",
-                              winent_gpu_count() == 0 ? ", or a build without CUDA" : "");
-        for (int i = 0; i < count && i < WINENT_MAX_GPUS; i++)
-            p->gpu_ids[p->ngpus++] = winent_cuda_host_device(i);
-        return WINENT_OK;
-    }
-    for (int i = 0; i < l.ngpus; i++) {
-        if (limited && !winent_cuda_device_usable(l.gpus[i]))
-            /* CUDA was shown only the GPUs named: how many the host has is
-             * not known here. */
-            return WINENT_ERR(err, WINENT_ERR_DEVICE,
-                              "--device: GPU %d is not usable (no such GPU on this host, or no "
-                              "driver)",
-                              l.gpus[i]);
-        if (!winent_cuda_device_usable(l.gpus[i]))
-            return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device: GPU %d is not usable (%d found)",
-                              l.gpus[i], count);
-        p->gpu_ids[p->ngpus++] = l.gpus[i];
-    }
-    return WINENT_OK;
+    return winent_devices_pick(&l, o->release_gpus, p->gpu_ids, &p->ngpus, err);
 }
 
 /* Default rows per .zst frame: about 4 MiB of floats, a multiple of 16
@@ -91,105 +67,7 @@ static int default_frame_rows(int width)
     return rows < 16 ? 16 : rows > 4096 ? 4096 : (int)rows;
 }
 
-/* ---- Chunk geometry and buffers ---------------------------------------- */
-
-static int has_rows_own(const pipeline *p)
-{
-    return (p->mem_in == NULL || p->fill_in) && p->stage != WINENT_STAGE_ENCODE &&
-           p->map_in == NULL;
-}
-
-static int has_map_own(const pipeline *p)
-{
-    return (p->mem_out == NULL || p->store_mem) && p->stage != WINENT_STAGE_ENCODE &&
-           p->stage != WINENT_STAGE_DECODE;
-}
-
-static int has_units(const pipeline *p)
-{
-    return (p->stage == WINENT_STAGE_JOB && p->mem_out == NULL && !p->raw_floats) ||
-           p->stage == WINENT_STAGE_ENCODE;
-}
-
-/* Bytes of one band's input rows for chunks of `rows` output rows: a
- * multiple of 64, so every plane is as aligned as the first. */
-static uint64_t plane_bytes(const pipeline *p, uint64_t rows)
-{
-    return ((uint64_t)p->row_bytes * (rows + 2 * (uint64_t)p->ry) + 63) / 64 * 64;
-}
-
-/* Bytes one chunk of `rows` output rows holds: input rows of every band,
- * float rows of every map, and the encoded units (counted half as large as
- * the floats, plus what the sink adds to each unit). */
-static uint64_t chunk_bytes(const pipeline *p, uint64_t rows)
-{
-    const uint64_t W = (uint64_t)p->width, maps = (uint64_t)p->nmaps;
-    uint64_t b = 0;
-    if (p->want_preview) /* the preview rows its map rows can keep open */
-        b += winent_preview_rows_bytes(&p->preview_opts, (int64_t)rows);
-    if (has_rows_own(p))
-        b += winent_huge_round(plane_bytes(p, rows) * (uint64_t)p->nbands);
-    if (has_map_own(p))
-        b += winent_huge_round(W * rows * 4 * maps);
-    if (has_units(p))
-        b += (W * rows * 2 + (rows + p->unit_rows - 1) / p->unit_rows * p->unit_extra) * maps;
-    return b;
-}
-
-winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
-{
-    int units = (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts * p->nmaps;
-    if (has_rows_own(p)) {
-        c->rows_bytes = winent_huge_round(p->plane_bytes * (size_t)p->nbands);
-        if ((c->rows_own = winent_huge_alloc(c->rows_bytes)) == NULL)
-            goto nomem;
-    }
-    if (has_map_own(p)) {
-        c->map_bytes = winent_huge_round(p->map_plane * sizeof(float) * (size_t)p->nmaps);
-        if ((c->map_own = winent_huge_alloc(c->map_bytes)) == NULL)
-            goto nomem;
-    }
-    if (has_units(p) && (c->units = calloc((size_t)units, sizeof *c->units)) == NULL)
-        goto nomem;
-    pthread_mutex_lock(&p->lock);
-    int pin = p->gpus_registered && !p->gpus_finished;
-    p->pinning += pin; /* the GPUs' release waits for it */
-    pthread_mutex_unlock(&p->lock);
-    if (pin) {
-        int ok = (!c->rows_own || winent_cuda_host_register(c->rows_own, c->rows_bytes) == 0);
-        if (ok && c->map_own && winent_cuda_host_register(c->map_own, c->map_bytes) != 0) {
-            winent_cuda_host_unregister(c->rows_own);
-            ok = 0;
-        }
-        pthread_mutex_lock(&p->lock);
-        c->registered = ok ? 1 : -1;
-        p->pinning--;
-        pthread_cond_broadcast(&p->state_cv);
-        pthread_mutex_unlock(&p->lock);
-    }
-    return WINENT_OK;
-nomem:
-    return WINENT_ERR(err, WINENT_ERR_INTERNAL,
-                      "out of memory for the pipeline's buffers (--mem %llu MiB)",
-                      (unsigned long long)(p->mem_budget >> 20));
-}
-
-static void free_chunk(pipeline *p, chunk *c)
-{
-    int units = p->unit_rows
-                    ? (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts * p->nmaps
-                    : 0;
-    if (c->registered == 1) {
-        winent_cuda_host_unregister(c->rows_own);
-        winent_cuda_host_unregister(c->map_own);
-    }
-    free(c->rows_own);
-    free(c->map_own);
-    if (c->units)
-        for (int u = 0; u < units; u++)
-            winent_bytes_free(&c->units[u]);
-    free(c->units);
-}
+/* ---- Chunk geometry -------------------------------------------------- */
 
 /* Chunks in flight that keep every engine and the encoders busy: each
  * engine's slots, the chunks whose units are being encoded, one being read
@@ -201,7 +79,7 @@ static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_c
         n += p->want_cpu ? p->cpu_slots : 0;
         n += p->ngpus * p->gpu_slots;
     }
-    if (has_units(p)) {
+    if (winent_ring_has_units(p)) {
         int pieces = units_per_chunk * p->parts * p->nmaps;
         n += (p->threads + pieces - 1) / pieces + 1;
     }
@@ -266,7 +144,7 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
             p->cpu_slots = 16;
         int want = chunks_wanted(p, bands, units);
         int need = 2 + (p->want_cpu ? 2 : 0) + (p->ngpus ? p->gpu_slots : 0);
-        uint64_t per = chunk_bytes(p, (uint64_t)rows);
+        uint64_t per = winent_ring_chunk_bytes(p, (uint64_t)rows);
         uint64_t fit = per ? mem / per : (uint64_t)want;
         if (fit < (uint64_t)need && rows <= U && p->mem_auto) {
             /* No --mem given: the default grows by what the smallest
@@ -312,32 +190,6 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
 }
 
 /* ---- Opening the job --------------------------------------------------- */
-
-void winent_job_source_opts(const winent_job_opts *o, winent_source_opts *so)
-{
-    memset(so, 0, sizeof *so);
-    so->path = o->input;
-    so->width = o->width;
-    so->height = o->height;
-    so->has_dtype = o->dtype_given;
-    so->dtype = o->compute.dtype;
-    so->bands = o->bands;
-    so->interleave = o->interleave;
-    so->big_endian = o->big_endian;
-    so->header_bytes = o->header_bytes;
-    so->band = o->band;
-    so->band_list = o->band_list;
-    so->nband_list = o->nband_list;
-    so->band_all = o->band_all;
-    so->nodata_given = o->nodata_given;
-    so->has_nodata = o->compute.has_nodata;
-    so->nodata = o->compute.nodata;
-    so->mem_bytes = o->mem_bytes ? o->mem_bytes : WINENT_MEM_DEFAULT;
-    so->mem_auto = o->mem_bytes == 0;
-    so->threads = o->threads;
-    so->on_notice = o->on_notice;
-    so->user = o->user;
-}
 
 static winent_status open_source(pipeline *p, const winent_job_opts *o, winent_err *err)
 {
@@ -811,6 +663,9 @@ static void init_state(pipeline *p, const winent_job_opts *o, winent_stage stage
     p->threads = o->threads > 0 ? o->threads : all_cores();
     p->gpu_slots = 3;
     p->parts = 1;
+    /* The GPUs' pinning, lent to the chunks' buffers (ring.c). */
+    p->pin.pin = winent_gpu_engine_ops.pin;
+    p->pin.unpin = winent_gpu_engine_ops.unpin;
     p->par_hook.run = winent_pool_parallel_run;
     p->par_hook.ctx = p;
     p->par_hook.workers = p->threads + 1; /* the pool and the reader */
@@ -901,7 +756,7 @@ static winent_status open_output(pipeline *p, const winent_job_opts *o, winent_s
     if (stage == WINENT_STAGE_JOB && p->mem_out == NULL && p->map_in == NULL && o->on_notice &&
         count_saturation(p) != WINENT_OK)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    p->encodes = has_units(p);
+    p->encodes = winent_ring_has_units(p);
     p->store_out |= p->store_mem;
     /* Copies in pieces of about 2 MiB (input rows) and 4 MiB (floats). */
     p->fill_rows = (int)(((size_t)2 << 20) / (p->row_bytes ? p->row_bytes : 1));
@@ -963,7 +818,7 @@ static winent_status size_job(pipeline *p, const winent_job_opts *o, const winen
     if (p->encodes)
         p->unit_extra = winent_sink_unit_extra_bytes_for(&so);
     WINENT_TRY(size_chunks(p, mem, per_worker, writer, err));
-    p->plane_bytes = (size_t)plane_bytes(p, (uint64_t)p->chunk_rows);
+    p->plane_bytes = (size_t)winent_ring_plane_bytes(p, (uint64_t)p->chunk_rows);
     p->map_plane = (size_t)p->width * (size_t)p->chunk_rows;
     return WINENT_OK;
 }
@@ -972,7 +827,8 @@ static winent_status size_job(pipeline *p, const winent_job_opts *o, const winen
  * devices, the windows, and the options each window's plan would refuse.
  * *decoding_out: a --decode job. */
 static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_stage stage,
-                               int *decoding_out, int **win, int *nwin, winent_err *err)
+                               const winent_device_list *devices, int *decoding_out, int **win,
+                               int *nwin, winent_err *err)
 {
     if ((stage == WINENT_STAGE_JOB && !p->mem_out) || stage == WINENT_STAGE_ENCODE)
         /* Before anything is opened: an output that is the input, an
@@ -985,7 +841,7 @@ static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_sta
                                                  : o->output ? o->output
                                                              : "-",
                                                  err));
-    WINENT_TRY(pick_devices(p, o, err));
+    WINENT_TRY(pick_devices(p, o, devices, err));
     const int decoding = *decoding_out = o->decode && stage == WINENT_STAGE_JOB && !p->mem_in;
     if (o->sidecar && stage == WINENT_STAGE_JOB && !p->mem_out)
         WINENT_TRY(winent_sidecar_check(o->output ? o->output : "-", o->format, err));
@@ -1056,7 +912,7 @@ static void run_threads(pipeline *p, pthread_t *workers, worker_arg *wargs,
             e->started = 1;
     }
     if (started_all)
-        winent_sched_launch_early_locked(p, NULL);
+        winent_gpus_launch_early_locked(p, NULL);
     pthread_mutex_unlock(&p->lock);
     if (started_all && pthread_create(&reader, NULL, winent_stage_reader, p) == 0)
         reader_started = 1;
@@ -1135,8 +991,8 @@ static winent_status make_cpu_engines(pipeline *p, winent_err *err)
 
 static winent_status run_job(const winent_job_opts *o, winent_stage stage,
                              const winent_memory_io *mem, const float *map, volatile int *stop,
-                             winent_tempnames *temps, winent_job_stats *stats,
-                             winent_err *err_out)
+                             winent_tempnames *temps, const winent_device_list *devices,
+                             winent_job_stats *stats, winent_err *err_out)
 {
     winent_status st = WINENT_OK;
     pipeline *p = calloc(1, sizeof *p);
@@ -1174,7 +1030,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         WINENT_TRY_GOTO(st, set_memory(p, o, mem, &err));
 
     int decoding = 0;
-    WINENT_TRY_GOTO(st, check_job(p, o, stage, &decoding, &win, &nwin, &err));
+    WINENT_TRY_GOTO(st, check_job(p, o, stage, devices, &decoding, &win, &nwin, &err));
     WINENT_TRY_GOTO(st, open_input(p, o, stage, decoding, &co, &win, &nwin, &err));
     WINENT_TRY_GOTO(st, make_job_maps(p, o, stage, decoding, &co, win, nwin, &err));
     co = p->maps[0].co;
@@ -1253,7 +1109,7 @@ fail:
     free(wargs);
     if (p->chunks)
         for (int i = 0; i < p->n_max; i++)
-            free_chunk(p, &p->chunks[i]);
+            winent_chunk_free(p, &p->chunks[i]);
     free(p->chunks);
     winent_sink_free(p->sink);
     winent_source_free(p->source);
@@ -1287,6 +1143,14 @@ winent_status winent_run_stage(const winent_job_opts *o, winent_stage stage,
                                const winent_memory_io *mem, const float *map, winent_run_ctl *ctl,
                                winent_job_stats *stats, winent_err *err)
 {
-    return run_job(o, stage, mem, map, ctl ? &ctl->stop : NULL, ctl ? &ctl->temps : NULL, stats,
-                   err);
+    return winent_run_job(o, stage, mem, map, ctl, NULL, stats, err);
+}
+
+winent_status winent_run_job(const winent_job_opts *o, winent_stage stage,
+                             const winent_memory_io *mem, const float *map, winent_run_ctl *ctl,
+                             const winent_device_list *devices, winent_job_stats *stats,
+                             winent_err *err)
+{
+    return run_job(o, stage, mem, map, ctl ? &ctl->stop : NULL, ctl ? &ctl->temps : NULL, devices,
+                   stats, err);
 }

@@ -34,6 +34,7 @@
 #include "pipeline_bench.h"
 #include "clock.h"
 #include "decide.h"
+#include "devices.h"
 #include "report.h"
 #include "switches.h"
 #include "trace.h"
@@ -42,7 +43,6 @@
 #include "tiles/source.h"
 #include "tiles/formats/zst_reader.h"
 
-#define WINENT_MAX_GPUS 64
 #define WINENT_MAX_ENGINES (WINENT_MAX_GPUS + 1)
 
 /* --device auto brings the GPUs in only when the CPU alone would need this
@@ -176,6 +176,13 @@ typedef struct stage_clock {
 
 typedef struct pipeline pipeline;
 
+/* Pinning host buffers for the GPUs' copies: the GPU engine's hooks
+ * (devices.c), lent to the chunks' buffers (ring.c). */
+typedef struct winent_host_pin {
+    int (*pin)(void *ptr, size_t bytes); /* 0: pinned */
+    void (*unpin)(void *ptr);            /* accepts NULL */
+} winent_host_pin;
+
 /* What every engine implements: the pipeline's one driver body calls them.
  * create runs on the engine's driver thread; submit starts a chunk on a
  * slot and returns; wait returns when that slot's chunk is computed (*done
@@ -192,6 +199,11 @@ typedef struct engine_ops {
     /* Lock held: 1 when another chunk in flight would keep it busier (the
      * CPU: fewer bands waiting than workers); slots bound it anyway. */
     int (*wants_more)(const struct engine *e);
+    /* Host buffers this engine copies from and into: pinned for it (0:
+     * pinned) and unpinned (NULL accepted). NULL where it needs none (the
+     * CPU). */
+    int (*pin)(void *ptr, size_t bytes);
+    void (*unpin)(void *ptr);
 } engine_ops;
 
 typedef struct engine {
@@ -318,6 +330,7 @@ struct pipeline {
                                     again, pinned pages are being released */
     int gpus_unpinned;           /* ... and they are */
     int pinning;                 /* the reader is pinning a new chunk's buffers */
+    winent_host_pin pin;         /* set up: the GPU engine's hooks */
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
     int n_fit, n_need;           /* chunks --mem holds; fewest that can work */
@@ -376,14 +389,9 @@ int winent_pool_parallel_run(void *ctx, long n, void (*fn)(void *arg, long i, in
  * A GPU with nothing READY takes over a chunk the CPU has claimed but not
  * started. NULL: none now (not blocking), or none will come. */
 chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
-/* auto: decide from the CPU's bands so far whether the GPUs should come in
- * (lock held; called as bands end and as the writer wakes). */
-void winent_sched_maybe_launch_locked(pipeline *p);
-/* auto: bring the GPUs up now when even the CPU engine's best case
- * (winent_cpu_engine_ns_per_update) says the CPU alone would need more than
- * WINENT_GPU_WORTH_S: at the start (`c` NULL) and again on the first chunk
- * read (`c`: its rows tell the CPU's path). Lock held. */
-void winent_sched_launch_early_locked(pipeline *p, const chunk *c);
+/* The CPU's rate on every worker, pixels a second (0: not known yet;
+ * lock held). */
+double winent_sched_cpu_rate(const pipeline *p);
 /* 1 when `e` would get a chunk from a claim now (lock held). */
 int winent_sched_can_claim_locked(pipeline *p, const engine *e);
 /* Engine `e` has computed its part of chunk `c`: the whole chunk, or the
@@ -413,6 +421,14 @@ void *winent_gpu_launcher(void *arg); /* arg: pipeline */
  * with; the CPU then makes no more chunks than leave it that room, so the
  * job's memory stays within --mem once the context comes. Lock held. */
 int winent_gpu_room_locked(pipeline *p);
+/* auto: decide from the CPU's bands so far whether the GPUs should come in
+ * (lock held; called as bands end and as the writer wakes). */
+void winent_gpus_maybe_launch_locked(pipeline *p);
+/* auto: bring the GPUs up now when even the CPU engine's best case
+ * (winent_cpu_engine_ns_per_update) says the CPU alone would need more than
+ * WINENT_GPU_WORTH_S: at the start (`c` NULL) and again on the first chunk
+ * read (`c`: its rows tell the CPU's path). Lock held. */
+void winent_gpus_launch_early_locked(pipeline *p, const chunk *c);
 
 /* stages.c: reader and writer. */
 void *winent_stage_reader(void *arg);
@@ -428,21 +444,35 @@ winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_co
                                 int nbands, winent_err *err);
 
 /* job_opts.c: --device ("auto", NULL too; "cpu"; "gpu"; a list of "cpu"
- * and GPU numbers) as `l`; usage errors for its syntax only (whether the
- * GPUs are there is the run's to find out). */
-typedef struct winent_device_list {
-    int automatic;              /* auto */
-    int all_gpus;               /* gpu: every GPU found */
-    int cpu;                    /* cpu, alone or in a list */
-    int ngpus;                  /* the list's GPUs, as named */
-    int gpus[WINENT_MAX_GPUS];
-} winent_device_list;
+ * and GPU numbers) as `l` (devices.h); usage errors for its syntax only
+ * (whether the GPUs are there is the run's to find out). */
 winent_status winent_device_list_parse(const char *d, winent_device_list *l, winent_err *err);
 
-/* job_opts.c: winent_job_opts_validate with an internal error. */
-winent_status winent_job_check(const winent_job_opts *o, winent_err *err);
+/* job_opts.c: winent_job_opts_validate with an internal error; `devices`
+ * (may be NULL): --device as parsed, for the run (parsed once). */
+winent_status winent_job_check(const winent_job_opts *o, winent_device_list *devices,
+                               winent_err *err);
 
-/* Buffers of chunk `c`, made on first use (lock not held). */
+/* pipeline.c: winent_run_stage with --device parsed already (`devices`,
+ * from winent_job_check; NULL: the run parses it). */
+winent_status winent_run_job(const winent_job_opts *o, winent_stage stage,
+                             const winent_memory_io *mem, const float *map, winent_run_ctl *ctl,
+                             const winent_device_list *devices, winent_job_stats *stats,
+                             winent_err *err);
+
+/* ring.c: the chunks' buffers. What a chunk owns in this job's mode: its
+ * input rows, its output rows, encoded units. */
+int winent_ring_has_rows_own(const pipeline *p);
+int winent_ring_has_map_own(const pipeline *p);
+int winent_ring_has_units(const pipeline *p);
+/* Bytes of one band's input rows, and of one chunk's buffers, for chunks
+ * of `rows` output rows (--mem's count). */
+uint64_t winent_ring_plane_bytes(const pipeline *p, uint64_t rows);
+uint64_t winent_ring_chunk_bytes(const pipeline *p, uint64_t rows);
+/* Buffers of chunk `c`, made on first use and pinned when the GPUs
+ * compute (p->pin; lock not held). */
 winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err);
+/* Its buffers freed (unpinned where pinned); after the threads. */
+void winent_chunk_free(pipeline *p, chunk *c);
 
 #endif

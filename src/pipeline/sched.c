@@ -24,7 +24,7 @@ static chunk *oldest(pipeline *p, chunk_state st)
 /* The CPU's rate on every worker: from the bands done, else, while the
  * first bands run, an upper bound from how long they have been running (so
  * a slow CPU is known to be slow before its first band ends). */
-static double cpu_rate(const pipeline *p)
+double winent_sched_cpu_rate(const pipeline *p)
 {
     const double workers = (double)p->threads;
     if (p->band_s > 0.0)
@@ -39,7 +39,7 @@ static double cpu_rate(const pipeline *p)
 static double engine_rate(const pipeline *p, const engine *e)
 {
     if (e->device < 0)
-        return cpu_rate(p);
+        return winent_sched_cpu_rate(p);
     return e->busy_s > 0.0 && e->chunks_done > 0 ? (double)e->pixels_done / e->busy_s : 0.0;
 }
 
@@ -181,7 +181,7 @@ static void take_tail(pipeline *p, engine *e, chunk *c)
 /* GPU `e` would end the tail of `c` before the CPU does. */
 static int tail_pays(const pipeline *p, const engine *e, const chunk *c)
 {
-    double mine = engine_rate(p, e), cpu = cpu_rate(p);
+    double mine = engine_rate(p, e), cpu = winent_sched_cpu_rate(p);
     if (mine <= 0.0 || cpu <= 0.0)
         return 1; /* not measured yet: a GPU with nothing to do tries */
     double px = (double)(c->y1 - (c->y0 + c->next_band * c->band_rows)) * (double)p->width;
@@ -278,59 +278,6 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
             pthread_cond_wait(&p->state_cv, &p->lock);
         }
     }
-}
-
-static void launch_gpus_locked(pipeline *p)
-{
-    p->gpu_launch = 1;
-    p->launching = 1;
-    /* From now on the CPU leaves the first GPU's context its room where it
-     * still can; the launcher checks it again once it has found a GPU. */
-    winent_gpu_room_locked(p);
-    if (pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
-        p->launcher_started = 1;
-    else
-        p->launching = 0;
-}
-
-void winent_sched_launch_early_locked(pipeline *p, const chunk *c)
-{
-    if (!p->auto_device || p->gpu_launch)
-        return;
-    /* The CPU's best case, for its kernel path on these data (before any
-     * data, the best of its paths): every core at that cost for each pixel
-     * that enters or leaves a window as it slides, in every map. */
-    double updates = 0.0;
-    for (int m = 0; m < p->nmaps; m++) {
-        const job_map *jm = &p->maps[m];
-        if (jm->cpu == NULL)
-            return;
-        const uint8_t *rows = c ? c->rows + (size_t)jm->band * p->plane_bytes : NULL;
-        double ns = winent_cpu_engine_ns_per_update(jm->cpu, rows, p->rows_stride, p->width,
-                                                    c ? c->in_h : 0);
-        updates += ns * (double)(jm->plan->kx + jm->plan->ky);
-    }
-    updates *= (double)p->width * (double)p->height;
-    if (updates * 1e-9 / (double)p->threads > WINENT_GPU_WORTH_S)
-        launch_gpus_locked(p);
-}
-
-void winent_sched_maybe_launch_locked(pipeline *p)
-{
-    if (!p->auto_device || p->gpu_launch || p->first_band_s <= 0.0)
-        return;
-    /* The CPU's rate so far tells how long it would take alone: bring the
-     * GPUs in once that is long enough for them to pay. Before a band has
-     * ended, only its running time says anything, and only once it is long
-     * beside a band's usual time (a worker may simply not have run yet). */
-    if (p->bands_done < p->threads && winent_now() - p->first_band_s < WINENT_BAND_PATIENCE_S)
-        return; /* a band per worker first: the first bands of a job run cold */
-    int worth = winent_gpus_worth(cpu_rate(p), (double)p->width * (double)p->height,
-                                  p->bands_done, p->threads, WINENT_GPU_WORTH_S);
-    if (worth < 0)
-        p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
-    else if (worth > 0)
-        launch_gpus_locked(p);
 }
 
 void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
@@ -733,7 +680,7 @@ void *winent_pool_worker(void *arg)
             if (--t.c->fill_left == 0) {
                 t.c->state = CHUNK_READY;
                 if (t.c->seq == 0)
-                    winent_sched_launch_early_locked(p, t.c);
+                    winent_gpus_launch_early_locked(p, t.c);
                 pthread_cond_broadcast(&p->state_cv);
             }
         } else if (t.kind == TASK_DECODE) {
@@ -765,7 +712,7 @@ void *winent_pool_worker(void *arg)
             p->band_px += (double)(yb - ya) * (double)p->width;
             p->bands_done++;
             p->band_s += dt;
-            winent_sched_maybe_launch_locked(p);
+            winent_gpus_maybe_launch_locked(p);
             if (--t.c->bands_left == 0)
                 pthread_cond_broadcast(&p->state_cv);
         }

@@ -197,7 +197,7 @@ void *winent_stage_reader(void *arg)
         pthread_mutex_lock(&p->lock);
         c->state = next;
         if (seq == 0 && next == CHUNK_READY)
-            winent_sched_launch_early_locked(p, c);
+            winent_gpus_launch_early_locked(p, c);
         if (next == CHUNK_FILLING)
             pthread_cond_broadcast(&p->work_cv);
         if (next == CHUNK_ENCODING) {
@@ -295,7 +295,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     pthread_mutex_lock(&p->lock);
     while (next < p->nchunks && !STOPPED(p)) {
         winent_report_flush_locked(&p->report, p->opts->on_notice, p->opts->user);
-        winent_sched_maybe_launch_locked(p);
+        winent_gpus_maybe_launch_locked(p);
         chunk *c = find_seq_done(p, next);
         if (c == NULL) {
             /* Timed: a cancel (a store into the job's flag, from a signal
