@@ -667,7 +667,7 @@ static void init_state(pipeline *p, const winent_job_opts *o, winent_stage stage
     p->pin.pin = winent_gpu_engine_ops.pin;
     p->pin.unpin = winent_gpu_engine_ops.unpin;
     p->par_hook.run = winent_pool_parallel_run;
-    p->par_hook.ctx = p;
+    p->par_hook.ctx = &p->pool;
     p->par_hook.workers = p->threads + 1; /* the pool and the reader */
 }
 
@@ -885,24 +885,20 @@ static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_sta
 /* The engines, then the threads: the pool, the engines' drivers, the
  * reader; the calling thread writes in order; then every thread joined.
  * A failure is in p->report. */
-static void run_threads(pipeline *p, pthread_t *workers, worker_arg *wargs,
-                        winent_job_stats *stats, double t_start)
+static void run_threads(pipeline *p, winent_job_stats *stats, double t_start)
 {
     pthread_t reader;
-    int reader_started = 0, nworkers = 0;
+    int reader_started = 0;
     if (p->want_cpu)
         (void)winent_engine_add(p, &winent_cpu_engine_ops, -1, p->cpu_slots);
     for (int i = 0; i < p->ngpus; i++)
         (void)winent_engine_add(p, &winent_gpu_engine_ops, p->gpu_ids[i], p->gpu_slots);
 
     /* Start the threads: the pool, the engines' drivers, the reader. */
-    for (; nworkers < p->threads; nworkers++) {
-        wargs[nworkers].p = p;
-        wargs[nworkers].index = nworkers;
-        if (pthread_create(&workers[nworkers], NULL, winent_pool_worker, &wargs[nworkers]) != 0)
-            break;
-    }
-    int started_all = nworkers == p->threads;
+    p->pool.work = winent_tasks_work(p);
+    p->pool.trace = p->trace;
+    p->pool.lane0 = LANE_WORKER(0);
+    int started_all = winent_pool_start(&p->pool);
     pthread_mutex_lock(&p->lock);
     for (int i = 0; i < p->nengines && started_all; i++) {
         engine *e = &p->engines[i];
@@ -935,12 +931,8 @@ static void run_threads(pipeline *p, pthread_t *workers, worker_arg *wargs,
     for (int i = 0; i < p->nengines; i++)
         if (p->engines[i].started)
             pthread_join(p->engines[i].thread, NULL);
-    pthread_mutex_lock(&p->lock);
-    p->quit = 1;
-    pthread_cond_broadcast(&p->work_cv);
-    pthread_mutex_unlock(&p->lock);
-    for (int i = 0; i < nworkers; i++)
-        pthread_join(workers[i], NULL);
+    winent_pool_join(&p->pool);
+    p->read_clock.busy_s += p->pool.par_s; /* the reader's decoding, on the pool */
 }
 
 /* Each band's options (its nodata, its range: --range auto looks at the
@@ -1001,8 +993,6 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     winent_err err;
     winent_compute_opts co = o->compute;
     int *win = NULL, nwin = 0;
-    pthread_t *workers = NULL;
-    worker_arg *wargs = NULL;
     int sync_ready = 0;
     double t_start = winent_now();
     winent_err_clear(&err);
@@ -1076,13 +1066,13 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
                                                 &p->preview, &err));
     WINENT_TRY_GOTO(st, make_cpu_engines(p, &err));
     p->chunks = calloc((size_t)p->n_max, sizeof *p->chunks);
-    workers = calloc((size_t)p->threads, sizeof *workers);
-    wargs = calloc((size_t)p->threads, sizeof *wargs);
-    if (p->chunks == NULL || workers == NULL || wargs == NULL) {
+    if (p->chunks == NULL) {
         st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;
     }
-    run_threads(p, workers, wargs, stats, t_start);
+    WINENT_TRY_GOTO(st, winent_pool_init(&p->pool, p->threads, &p->lock, &p->work_cv,
+                                         &p->state_cv, p->stop, &err));
+    run_threads(p, stats, t_start);
     if (p->report.err.status != WINENT_OK) {
         winent_err_clear(&err);
         winent_err_merge(&err, &p->report.err);
@@ -1105,8 +1095,7 @@ fail:
     if (st != WINENT_OK)
         winent_preview_abort(p->preview);
     winent_preview_free(p->preview);
-    free(workers);
-    free(wargs);
+    winent_pool_free(&p->pool);
     if (p->chunks)
         for (int i = 0; i < p->n_max; i++)
             winent_chunk_free(p, &p->chunks[i]);

@@ -34,6 +34,7 @@
 #include "pipeline_bench.h"
 #include "clock.h"
 #include "decide.h"
+#include "pool.h"
 #include "devices.h"
 #include "report.h"
 #include "switches.h"
@@ -229,15 +230,6 @@ typedef struct engine {
     double first_busy_s;
 } engine;
 
-/* The worker pool's parallel loop for the reader's decoding (a source's
- * winent_parallel). At most one at a time. Under p->lock. */
-typedef struct par_loop {
-    void (*fn)(void *arg, long i, int worker);
-    void *arg;
-    long n, next, done;
-    int active;
-} par_loop;
-
 struct pipeline {
     /* Set up before the threads start, read-only afterwards. */
     const winent_job_opts *opts;
@@ -323,8 +315,8 @@ struct pipeline {
     pthread_cond_t work_cv;      /* pool workers: a task may be there */
     pthread_cond_t state_cv;     /* reader, drivers, writer: a chunk changed state */
     winent_report report;        /* the first error, the notices (report.h; under `lock`) */
+    winent_pool pool;            /* the worker pool (pool.h), borrowing `lock` */
     int reader_done;
-    int quit;                    /* the pool's workers leave */
     int gpus_registered;         /* new buffers must be pinned as they are made */
     int gpus_finished;           /* no GPU computes any more: nothing is pinned
                                     again, pinned pages are being released */
@@ -341,7 +333,6 @@ struct pipeline {
     pthread_t launcher;
     int launcher_started;
     int launching;               /* auto: the launcher may still add GPUs */
-    par_loop par;
     stage_clock read_clock, compute_clock, encode_clock;
     double first_submit_s;       /* when the first chunk went to an engine */
     double first_band_s;         /* when the first CPU band started */
@@ -376,15 +367,7 @@ struct pipeline {
 #define STOPPED(p)   (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) != 0)
 #define CANCELLED(p) (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) == WINENT_STOP_CANCEL)
 
-/* sched.c: the worker pool and the chunk queue. */
-void *winent_pool_worker(void *arg); /* arg: worker_arg */
-typedef struct worker_arg {
-    pipeline *p;
-    int index;
-} worker_arg;
-/* The source's decoding loop on the pool (winent_parallel.run). */
-int winent_pool_parallel_run(void *ctx, long n, void (*fn)(void *arg, long i, int worker),
-                             void *arg);
+/* sched.c: the chunk queue: claims and the chunks' compute states. */
 /* Claim the next READY chunk for `e` (lock held). `block`: wait for one.
  * A GPU with nothing READY takes over a chunk the CPU has claimed but not
  * started. NULL: none now (not blocking), or none will come. */
@@ -429,6 +412,9 @@ void winent_gpus_maybe_launch_locked(pipeline *p);
  * WINENT_GPU_WORTH_S: at the start (`c` NULL) and again on the first chunk
  * read (`c`: its rows tell the CPU's path). Lock held. */
 void winent_gpus_launch_early_locked(pipeline *p, const chunk *c);
+
+/* tasks.c: the job's work on the pool (its callbacks, ctx p). */
+winent_pool_work winent_tasks_work(pipeline *p);
 
 /* stages.c: reader and writer. */
 void *winent_stage_reader(void *arg);

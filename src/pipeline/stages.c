@@ -69,7 +69,7 @@ static void make_chunks_ahead(pipeline *p)
     p->gpus_registered = 1;
     pthread_mutex_unlock(&p->lock);
     winent_trace_mark(p->trace, LANE_READER, "ahead", n);
-    winent_pool_parallel_run(p, n, make_ahead, p);
+    winent_pool_parallel_run(&p->pool, n, make_ahead, p);
     pthread_mutex_lock(&p->lock);
     for (int i = 0; i < n; i++)
         if (p->chunks[i].state == CHUNK_UNUSED) {
