@@ -68,3 +68,8 @@ void winent_devices_release(int device)
 {
     winent_cuda_device_release(device);
 }
+
+int winent_devices_build_info(int *runtime, const char **archs)
+{
+    return winent_cuda_build_info(runtime, archs);
+}

@@ -39,6 +39,10 @@ int winent_devices_host_id(int i);
 int winent_devices_pin(void *ptr, size_t bytes);
 void winent_devices_unpin(void *ptr);
 
+/* This build's CUDA (--version): 1 with CUDA, its runtime and the
+ * architectures built for. */
+int winent_devices_build_info(int *runtime, const char **archs);
+
 /* GPU `device` is done with (release_gpus): its context goes now. */
 void winent_devices_release(int device);
 
