@@ -79,7 +79,7 @@ static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_c
         n += p->want_cpu ? p->cpu_slots : 0;
         n += p->ngpus * p->gpu_slots;
     }
-    if (winent_ring_has_units(p)) {
+    if (p->out.units) {
         int pieces = units_per_chunk * p->parts * p->nmaps;
         n += (p->threads + pieces - 1) / pieces + 1;
     }
@@ -399,7 +399,7 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     stats->bytes_in = p->source ? winent_source_bytes_read(p->source)
                       : p->map_in ? winent_zst_reader_bytes_read(p->map_in)
                                   : 0;
-    stats->bytes_out = p->stage == WINENT_STAGE_ENCODE ? p->stage_bytes
+    stats->bytes_out = p->stage == WINENT_STAGE_ENCODE ? p->out.bytes
                        : p->sink                       ? winent_sink_bytes_written(p->sink)
                                                        : 0;
     stats->read.busy_s = p->read_clock.busy_s;
@@ -756,8 +756,10 @@ static winent_status open_output(pipeline *p, const winent_job_opts *o, winent_s
     if (stage == WINENT_STAGE_JOB && p->mem_out == NULL && p->map_in == NULL && o->on_notice &&
         count_saturation(p) != WINENT_OK)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    p->encodes = winent_ring_has_units(p);
     p->store_out |= p->store_mem;
+    /* Where the maps go, picked once (output.c). */
+    winent_output_open(p, &p->out);
+    p->encodes = p->out.units;
     /* Copies in pieces of about 2 MiB (input rows) and 4 MiB (floats). */
     p->fill_rows = (int)(((size_t)2 << 20) / (p->row_bytes ? p->row_bytes : 1));
     p->fill_rows = p->fill_rows < 1 ? 1 : p->fill_rows;
@@ -1035,6 +1037,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         p->stage_all = p->ngpus > 0 || p->sw.stage_memory || p->mem_in_stride != p->row_bytes ||
                        (p->mem_out && p->mem_out_stride != (size_t)p->width);
     WINENT_TRY_GOTO(st, open_output(p, o, stage, decoding, &co, &err));
+    /* What the job reads, picked once (input.c). */
+    WINENT_TRY_GOTO(st, winent_input_open(p, &p->in, &err));
     for (int m = 0; m < p->nmaps; m++) {
         int rows = winent_cpu_band_rows(p->maps[m].plan, p->width);
         p->band_rows = rows > p->band_rows ? rows : p->band_rows;
@@ -1101,6 +1105,7 @@ fail:
             winent_chunk_free(p, &p->chunks[i]);
     free(p->chunks);
     winent_sink_free(p->sink);
+    winent_input_close(&p->in);
     winent_source_free(p->source);
     winent_zst_reader_free(p->map_in);
     free_maps(p);

@@ -230,6 +230,54 @@ typedef struct engine {
     double first_busy_s;
 } engine;
 
+/* What the job reads, behind one interface (input.c), chosen once at
+ * setup (winent_input_open): the source, the caller's memory (in place or
+ * staged), a .zst map (--decode), or the map the encode stage is given.
+ * The reader (stages.c) and the pool (tasks.c) only call it. */
+typedef struct winent_job_input winent_job_input;
+struct winent_job_input {
+    const char *kind;
+    int own_rows; /* the chunks own buffers of input rows (ring.c) */
+    /* Reader thread, before the output places the chunk's map: 1 when
+     * chunk c is staged (its rows and map its own buffers, copied in and
+     * out by the pool). `launched`: the GPUs have been asked for. */
+    int (*stages)(const winent_job_input *in, int launched);
+    /* Reader thread: chunk c's input (its rows, or the rows of its maps),
+     * its geometry and map set; *next: its state once read (READY,
+     * FILLING, ENCODING or DONE). On failure *next is left alone. */
+    winent_status (*read)(winent_job_input *in, chunk *c, chunk_state *next, winent_err *err);
+    /* A pool worker: piece k of a FILLING chunk's input rows. */
+    void (*fill)(const winent_job_input *in, chunk *c, long k);
+    const pipeline *p; /* borrowed: the plan (read-only once threads run) */
+    void *state;       /* owned by its kind (input.c) */
+};
+
+/* Where the maps go, behind one interface (output.c), chosen once at
+ * setup (winent_output_open): a sink (units encoded by the pool, raw
+ * floats from the writer, or raw floats the pool stores by offset), the
+ * caller's memory, the encode stage's count of bytes, or nowhere (a stage
+ * alone). The reader, the queue (sched.c), the pool and the writer only
+ * call it. */
+typedef struct winent_job_output winent_job_output;
+struct winent_job_output {
+    const char *kind;
+    int own_map; /* the chunks own buffers of output rows (ring.c) */
+    int units;   /* the chunks' maps are encoded into units by the pool */
+    /* Reader thread: where chunk c's maps are computed (c->map). */
+    void (*place)(const winent_job_output *out, chunk *c);
+    /* Lock held, chunk c computed: its pieces for the pool, c->nenc
+     * units to encode and c->nstore pieces of rows to store. */
+    void (*pieces)(const winent_job_output *out, chunk *c);
+    /* A pool worker: store piece k of chunk c's rows at their place. */
+    winent_status (*store)(const winent_job_output *out, const chunk *c, long k,
+                           winent_err *err);
+    /* The writer thread: chunk c, in order; then, after the last, finish. */
+    winent_status (*write)(winent_job_output *out, const chunk *c, winent_err *err);
+    winent_status (*finish)(winent_job_output *out, winent_err *err);
+    const pipeline *p; /* borrowed: the plan (read-only once threads run) */
+    uint64_t bytes;    /* the encode stage: bytes encoded (writer thread) */
+};
+
 struct pipeline {
     /* Set up before the threads start, read-only afterwards. */
     const winent_job_opts *opts;
@@ -279,6 +327,8 @@ struct pipeline {
     int count_clamps;            /* count the samples clamped into the end bins */
     int count_rows;              /* rows per counting piece */
     winent_sink *sink;           /* encoders (encode) and writer (write) */
+    winent_job_input in;         /* what the job reads (input.c; set up once) */
+    winent_job_output out;       /* where its maps go (output.c; set up once) */
     winent_preview *preview;     /* owned; NULL without --preview. Rows added by
                                     pool workers (its own lock); its PNG written
                                     by the writer, between chunks and at the end */
@@ -341,7 +391,6 @@ struct pipeline {
     int bands_done;
     int bands_running;           /* CPU bands handed to the pool, not yet done */
     double enc_px, enc_s;        /* pieces encoded: pixels, seconds (summed) */
-    uint64_t stage_bytes;        /* WINENT_STAGE_ENCODE: bytes encoded */
     winent_clamp_counts *clamps; /* owned, per band: samples clamped so far (the
                                     workers add theirs) */
     char (*range_from)[160];     /* owned, per band: where its range came from (set
@@ -413,6 +462,17 @@ void winent_gpus_maybe_launch_locked(pipeline *p);
  * read (`c`: its rows tell the CPU's path). Lock held. */
 void winent_gpus_launch_early_locked(pipeline *p, const chunk *c);
 
+/* input.c: the job's input picked from the plan (the caller's memory, a
+ * .zst map, the encode stage's map, else the source); after the
+ * geometry. winent_input_close frees what it holds (accepts a zeroed
+ * one). */
+winent_status winent_input_open(const pipeline *p, winent_job_input *in, winent_err *err);
+void winent_input_close(winent_job_input *in);
+
+/* output.c: the job's output picked from the plan (the sink's kind, the
+ * caller's memory, the stage); after the sink is open. */
+void winent_output_open(const pipeline *p, winent_job_output *out);
+
 /* tasks.c: the job's work on the pool (its callbacks, ctx p). */
 winent_pool_work winent_tasks_work(pipeline *p);
 
@@ -446,11 +506,8 @@ winent_status winent_run_job(const winent_job_opts *o, winent_stage stage,
                              const winent_device_list *devices, winent_job_stats *stats,
                              winent_err *err);
 
-/* ring.c: the chunks' buffers. What a chunk owns in this job's mode: its
- * input rows, its output rows, encoded units. */
-int winent_ring_has_rows_own(const pipeline *p);
-int winent_ring_has_map_own(const pipeline *p);
-int winent_ring_has_units(const pipeline *p);
+/* ring.c: the chunks' buffers: what a chunk owns is the input's and the
+ * output's to say (own_rows, own_map, units). */
 /* Bytes of one band's input rows, and of one chunk's buffers, for chunks
  * of `rows` output rows (--mem's count). */
 uint64_t winent_ring_plane_bytes(const pipeline *p, uint64_t rows);

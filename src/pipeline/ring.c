@@ -8,24 +8,6 @@
 #include "base/mem.h"
 #include "pipeline_internal.h"
 
-int winent_ring_has_rows_own(const pipeline *p)
-{
-    return (p->mem_in == NULL || p->fill_in) && p->stage != WINENT_STAGE_ENCODE &&
-           p->map_in == NULL;
-}
-
-int winent_ring_has_map_own(const pipeline *p)
-{
-    return (p->mem_out == NULL || p->store_mem) && p->stage != WINENT_STAGE_ENCODE &&
-           p->stage != WINENT_STAGE_DECODE;
-}
-
-int winent_ring_has_units(const pipeline *p)
-{
-    return (p->stage == WINENT_STAGE_JOB && p->mem_out == NULL && !p->raw_floats) ||
-           p->stage == WINENT_STAGE_ENCODE;
-}
-
 /* Bytes of one band's input rows for chunks of `rows` output rows: a
  * multiple of 64, so every plane is as aligned as the first. */
 uint64_t winent_ring_plane_bytes(const pipeline *p, uint64_t rows)
@@ -42,11 +24,11 @@ uint64_t winent_ring_chunk_bytes(const pipeline *p, uint64_t rows)
     uint64_t b = 0;
     if (p->want_preview) /* the preview rows its map rows can keep open */
         b += winent_preview_rows_bytes(&p->preview_opts, (int64_t)rows);
-    if (winent_ring_has_rows_own(p))
+    if (p->in.own_rows)
         b += winent_huge_round(winent_ring_plane_bytes(p, rows) * (uint64_t)p->nbands);
-    if (winent_ring_has_map_own(p))
+    if (p->out.own_map)
         b += winent_huge_round(W * rows * 4 * maps);
-    if (winent_ring_has_units(p))
+    if (p->out.units)
         b += (W * rows * 2 + (rows + p->unit_rows - 1) / p->unit_rows * p->unit_extra) * maps;
     return b;
 }
@@ -54,17 +36,17 @@ uint64_t winent_ring_chunk_bytes(const pipeline *p, uint64_t rows)
 winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
 {
     int units = (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts * p->nmaps;
-    if (winent_ring_has_rows_own(p)) {
+    if (p->in.own_rows) {
         c->rows_bytes = winent_huge_round(p->plane_bytes * (size_t)p->nbands);
         if ((c->rows_own = winent_huge_alloc(c->rows_bytes)) == NULL)
             goto nomem;
     }
-    if (winent_ring_has_map_own(p)) {
+    if (p->out.own_map) {
         c->map_bytes = winent_huge_round(p->map_plane * sizeof(float) * (size_t)p->nmaps);
         if ((c->map_own = winent_huge_alloc(c->map_bytes)) == NULL)
             goto nomem;
     }
-    if (winent_ring_has_units(p) && (c->units = calloc((size_t)units, sizeof *c->units)) == NULL)
+    if (p->out.units && (c->units = calloc((size_t)units, sizeof *c->units)) == NULL)
         goto nomem;
     pthread_mutex_lock(&p->lock);
     int pin = p->gpus_registered && !p->gpus_finished && p->pin.pin != NULL;

@@ -317,10 +317,7 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
         from = c->previewed_to;
     c->tail_engine = NULL;
     c->preview_y0 = from;
-    c->nenc = p->encodes && p->stage == WINENT_STAGE_JOB ? c->npieces * p->nmaps : 0;
-    c->nstore = p->store_out && (!p->store_mem || c->staged)
-                    ? p->nmaps * ((c->y1 - c->y0 + p->store_rows - 1) / p->store_rows)
-                    : 0;
+    p->out.pieces(&p->out, c); /* nenc units to encode, nstore pieces to store */
     c->ntasks = c->nenc + c->nstore;
     if (p->preview && from < c->y1)
         c->ntasks += (c->y1 - from + p->band_rows - 1) / p->band_rows;

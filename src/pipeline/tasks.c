@@ -202,52 +202,14 @@ static winent_status add_to_preview(pipeline *p, winent_preview_scratch **pvs, c
                                    p->map_stride, ya, yb, err);
 }
 
-/* Piece k of a staged chunk's input rows: from the caller's buffer into
- * the chunk's own (packed). */
-static void run_fill(pipeline *p, chunk *c, long k)
-{
-    int ya = c->in_y0 + (int)k * p->fill_rows;
-    int yb = ya + p->fill_rows < c->in_y0 + c->in_h ? ya + p->fill_rows : c->in_y0 + c->in_h;
-    const uint8_t *src = p->mem_in + p->mem_in_stride * (size_t)ya;
-    uint8_t *dst = c->rows_own + p->row_bytes * (size_t)(ya - c->in_y0);
-    if (p->mem_in_stride == p->row_bytes) {
-        memcpy(dst, src, p->row_bytes * (size_t)(yb - ya));
-        return;
-    }
-    for (int y = ya; y < yb; y++, src += p->mem_in_stride, dst += p->row_bytes)
-        memcpy(dst, src, p->row_bytes);
-}
-
-/* Store piece k of a computed chunk: store_rows rows of one map, to the
- * caller's buffer or by offset into the raw map's file. */
-static winent_status run_store(pipeline *p, chunk *c, long k, winent_err *err)
-{
-    const int per_map = (c->y1 - c->y0 + p->store_rows - 1) / p->store_rows;
-    const int m = (int)(k / per_map), r0 = (int)(k % per_map) * p->store_rows;
-    const int nr = c->y1 - c->y0 - r0 < p->store_rows ? c->y1 - c->y0 - r0 : p->store_rows;
-    const float *src = c->map + (size_t)m * p->map_plane + (size_t)r0 * p->map_stride;
-    const size_t W = (size_t)p->width;
-    if (!p->store_mem)
-        return winent_sink_write_floats_at(p->sink, m, (uint64_t)(c->y0 + r0) * W, src,
-                                           W * (size_t)nr, err);
-    float *dst = p->mem_out + (size_t)(c->y0 + r0) * p->mem_out_stride;
-    if (p->mem_out_stride == W) {
-        memcpy(dst, src, W * (size_t)nr * sizeof *dst);
-        return WINENT_OK;
-    }
-    for (int y = 0; y < nr; y++, src += W, dst += p->mem_out_stride)
-        memcpy(dst, src, W * sizeof *dst);
-    return WINENT_OK;
-}
-
 /* Piece k of a computed chunk: a unit (or a tile of it) of a map to
- * encode (map k / npieces), from c->nenc on rows to store (run_store),
+ * encode (map k / npieces), from c->nenc on rows to store (the output's),
  * then a slice of band_rows rows for the preview (the first map's). */
 static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_preview_scratch **pvs,
                                chunk *c, long k, winent_err *err)
 {
     if (k >= c->nenc && k < c->nenc + c->nstore)
-        return run_store(p, c, k - c->nenc, err);
+        return p->out.store(&p->out, c, k - c->nenc, err);
     if (k >= c->nenc) {
         int ya = c->preview_y0 + (int)(k - c->nenc - c->nstore) * p->band_rows;
         int yb = ya + p->band_rows < c->y1 ? ya + p->band_rows : c->y1;
@@ -324,7 +286,7 @@ static int worker_run(void *ctx, void *wsv)
     switch (t->kind) {
     case TASK_ENCODE: st = run_piece(p, &ws->enc, &ws->pvs, t->c, t->index, &ws->err); break;
     case TASK_COUNT: run_count(p, t->c, t->index, ws->counted); break;
-    case TASK_FILL: run_fill(p, t->c, t->index); break;
+    case TASK_FILL: p->in.fill(&p->in, t->c, t->index); break;
     default: st = run_band(p, ws->index, t, ws->counted, &ws->err); break;
     }
     winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(t, 1), tseq);
