@@ -487,14 +487,9 @@ static int more_gpus_pay(const pipeline *p, const engine *first)
 
 int winent_gpu_room_locked(pipeline *p)
 {
-    if (p->mem_auto || p->chunk_bytes == 0)
-        return 1;
-    const int64_t room = (int64_t)p->n_fit - gpu_context_chunks(p);
-    if (room < p->n_made || room < p->n_need + p->gpu_slots)
-        return 0;
-    if (p->n_limit > room)
-        p->n_limit = (int)room;
-    return 1;
+    winent_mem_view m = {p->mem_auto, p->chunk_bytes, WINENT_GPU_HOST_BYTES, p->n_fit,
+                         p->n_made,   p->n_need,      p->gpu_slots};
+    return winent_gpu_room(&m, &p->n_limit);
 }
 
 /* auto: GPU `d` next, where --mem leaves room for its context; else a

@@ -43,75 +43,32 @@ static double engine_rate(const pipeline *p, const engine *e)
     return e->busy_s > 0.0 && e->chunks_done > 0 ? (double)e->pixels_done / e->busy_s : 0.0;
 }
 
-/* The CPU's fair share of the job's compute when the GPUs run beside it.
- * The pool's cores also encode every chunk, whoever computes it: a pixel the
- * CPU computes costs 1/C of the pool's time (C: its compute rate), a pixel
- * encoded 1/A (A: the pool's encoding rate, all cores). With the GPUs at G
- * together, the job ends soonest when the CPU computes the fraction
- * f = (1/G - 1/A) / (1/G + 1/C) of the pixels: none at all when the GPUs
- * compute faster than the pool can encode (then every band the CPU computes
- * delays the encoding the job waits for). 1 while the CPU is under its
- * share with `px` more. */
-static int cpu_share_left(const pipeline *p, const engine *cpu, double gpus, double cpu_rate,
-                          double px)
+/* The engines and the job as the claims see them (decide.h), taken now
+ * (lock held): `ev` holds p->nengines views. */
+static winent_claim_view claim_view(const pipeline *p, winent_engine_view *ev)
 {
-    double inv_a = 0.0; /* no encoding seen yet: as if free */
-    if (p->enc_px > 0.0 && p->enc_s > 0.0)
-        inv_a = p->enc_s / p->enc_px / (double)p->threads;
-    double f = (1.0 / gpus - inv_a) / (1.0 / gpus + 1.0 / cpu_rate);
-    if (f <= 0.0)
-        return 0;
-    double total = (double)p->width * (double)p->height;
-    double mine = (double)cpu->pixels_done + (double)cpu->pixels_inflight;
-    return mine + px <= f * total + px * 0.5;
+    const double now = winent_now();
+    for (int i = 0; i < p->nengines; i++) {
+        const engine *e = &p->engines[i];
+        ev[i].cpu = e->device < 0;
+        ev[i].live = e->live;
+        ev[i].inflight = e->inflight;
+        ev[i].rate = engine_rate(p, e);
+        ev[i].pixels_inflight = (double)e->pixels_inflight;
+        ev[i].pixels_done = (double)e->pixels_done;
+        ev[i].busy_for = now - e->busy_since;
+    }
+    winent_claim_view v = {ev, p->nengines, (double)p->width, (double)p->height, p->threads,
+                           p->enc_px, p->enc_s};
+    return v;
 }
 
-/* An engine leaves chunk `c` to the others when it would finish it later
- * than they finish everything that is left, itself excluded: so the slowest
- * engine never holds back the end of the job. Before its rates are known
- * every engine takes what comes. The engine that would end `c` first, its
- * own queue counted, never leaves it: else every engine could leave the
- * last chunk to the others together, which no one of them takes (three
- * engines, each slower than the other two together, waited forever). */
-static int declines(pipeline *p, const engine *e, const chunk *c)
+/* Engine `e` leaves chunk `c` to the others (winent_declines, decide.c). */
+static int declines(const pipeline *p, const engine *e, const chunk *c)
 {
-    double mine = engine_rate(p, e), others = 0.0;
-    int other_live = 0;
-    int64_t others_inflight = 0;
-    const double px = (double)(c->y1 - c->y0) * (double)p->width;
-    double t_first_other = -1.0; /* the soonest another engine would end c */
-    for (int i = 0; i < p->nengines; i++) {
-        const engine *o = &p->engines[i];
-        if (o == e || !o->live)
-            continue;
-        other_live = 1;
-        double r = engine_rate(p, o);
-        /* A GPU just up, on its first chunk: the CPU waits for its rate
-         * rather than hold a chunk it would take over anyway, but no longer
-         * than the CPU itself would take for the chunk (a GPU that slow is
-         * no faster). */
-        if (e->device < 0 && r <= 0.0 && o->inflight > 0 && mine > 0.0 &&
-            winent_now() - o->busy_since < px / mine)
-            return 1;
-        others += r;
-        others_inflight += o->pixels_inflight;
-        if (r > 0.0) {
-            double t = ((double)o->pixels_inflight + px) / r;
-            if (t_first_other < 0.0 || t < t_first_other)
-                t_first_other = t;
-        }
-    }
-    if (!other_live || mine <= 0.0 || others <= 0.0)
-        return 0;
-    if (((double)e->pixels_inflight + px) / mine <= t_first_other)
-        return 0;
-    const double W = (double)p->width;
-    if (e->device < 0 && !cpu_share_left(p, e, others, mine, px))
-        return 1;
-    double left = (double)(p->height - c->y0) * W; /* unclaimed rows from c on */
-    double t_mine = ((double)e->pixels_inflight + (double)(c->y1 - c->y0) * W) / mine;
-    double t_others = ((double)others_inflight + left) / others;
-    return t_mine > t_others;
+    winent_engine_view ev[WINENT_MAX_ENGINES];
+    winent_claim_view v = claim_view(p, ev);
+    return winent_declines(&v, (int)(e - p->engines), c->y0, c->y1);
 }
 
 /* Chunks claimed but not computed by engines other than `e`, a tail that
@@ -181,11 +138,9 @@ static void take_tail(pipeline *p, engine *e, chunk *c)
 /* GPU `e` would end the tail of `c` before the CPU does. */
 static int tail_pays(const pipeline *p, const engine *e, const chunk *c)
 {
-    double mine = engine_rate(p, e), cpu = winent_sched_cpu_rate(p);
-    if (mine <= 0.0 || cpu <= 0.0)
-        return 1; /* not measured yet: a GPU with nothing to do tries */
     double px = (double)(c->y1 - (c->y0 + c->next_band * c->band_rows)) * (double)p->width;
-    return ((double)e->pixels_inflight + px) / mine < px / cpu;
+    return winent_tail_pays(engine_rate(p, e), (double)e->pixels_inflight,
+                            winent_sched_cpu_rate(p), px);
 }
 
 void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e)
