@@ -382,8 +382,8 @@ void *winent_engine_driver(void *arg)
                 int slot = (head + n) % e->slots;
                 held[slot] = c;
                 n++;
-                if (p->first_submit_s == 0.0)
-                    p->first_submit_s = winent_now();
+                if (p->meter.first_submit_s == 0.0)
+                    p->meter.first_submit_s = winent_now();
                 pthread_mutex_unlock(&p->lock);
                 if (e->ops->submit(e, slot, c, &err) != WINENT_OK) {
                     give_up(e, held, head, n, &err);
@@ -570,16 +570,18 @@ void winent_gpus_launch_early_locked(pipeline *p, const chunk *c)
 
 void winent_gpus_maybe_launch_locked(pipeline *p)
 {
-    if (!p->auto_device || p->gpu_launch || p->first_band_s <= 0.0)
+    if (!p->auto_device || p->gpu_launch || p->meter.first_band_s <= 0.0)
         return;
     /* The CPU's rate so far tells how long it would take alone: bring the
      * GPUs in once that is long enough for them to pay. Before a band has
      * ended, only its running time says anything, and only once it is long
      * beside a band's usual time (a worker may simply not have run yet). */
-    if (p->bands_done < p->threads && winent_now() - p->first_band_s < WINENT_BAND_PATIENCE_S)
+    const job_meter *m = &p->meter;
+    if (m->bands_done < p->threads && winent_now() - m->first_band_s < WINENT_BAND_PATIENCE_S)
         return; /* a band per worker first: the first bands of a job run cold */
-    int worth = winent_gpus_worth(winent_sched_cpu_rate(p), (double)p->width * (double)p->height,
-                                  p->bands_done, p->threads, WINENT_GPU_WORTH_S);
+    int worth = winent_gpus_worth(winent_sched_cpu_rate(m, p->width, p->threads),
+                                  (double)p->width * (double)p->height, m->bands_done, p->threads,
+                                  WINENT_GPU_WORTH_S);
     if (worth < 0)
         p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
     else if (worth > 0)

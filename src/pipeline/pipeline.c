@@ -394,7 +394,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
 static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_start)
 {
     stats->wall_s = winent_now() - t_start;
-    stats->setup_s = p->first_submit_s > t_start ? p->first_submit_s - t_start : 0.0;
+    stats->setup_s = p->meter.first_submit_s > t_start ? p->meter.first_submit_s - t_start : 0.0;
     stats->pixels = (uint64_t)p->width * (uint64_t)p->height;
     stats->bytes_in = p->source ? winent_source_bytes_read(p->source)
                       : p->map_in ? winent_zst_reader_bytes_read(p->map_in)
@@ -402,15 +402,15 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     stats->bytes_out = p->stage == WINENT_STAGE_ENCODE ? p->out.bytes
                        : p->sink                       ? winent_sink_bytes_written(p->sink)
                                                        : 0;
-    stats->read.busy_s = p->read_clock.busy_s;
-    stats->read.wait_s = p->read_clock.wait_s;
+    stats->read.busy_s = p->meter.read_clock.busy_s;
+    stats->read.wait_s = p->meter.read_clock.wait_s;
     stats->read.threads = 1;
-    stats->compute.busy_s = p->compute_clock.busy_s;
+    stats->compute.busy_s = p->meter.compute_clock.busy_s;
     stats->compute.threads = p->threads;
-    stats->encode.busy_s = p->encode_clock.busy_s;
+    stats->encode.busy_s = p->meter.encode_clock.busy_s;
     stats->encode.threads = p->threads;
     if (p->store_out) { /* the pool's threads stored the rows */
-        stats->write.busy_s += p->store_s;
+        stats->write.busy_s += p->meter.store_s;
         stats->write.threads += p->threads;
     }
     stats->chunk_rows = p->chunk_rows;
@@ -934,7 +934,7 @@ static void run_threads(pipeline *p, winent_job_stats *stats, double t_start)
         if (p->engines[i].started)
             pthread_join(p->engines[i].thread, NULL);
     winent_pool_join(&p->pool);
-    p->read_clock.busy_s += p->pool.par_s; /* the reader's decoding, on the pool */
+    p->meter.read_clock.busy_s += p->pool.par_s; /* the reader's decoding, on the pool */
 }
 
 /* Each band's options (its nodata, its range: --range auto looks at the

@@ -175,6 +175,21 @@ typedef struct stage_clock {
     double busy_s, wait_s;
 } stage_clock;
 
+/* What the job measures as it runs: its stages' times, the CPU's and the
+ * pool's rates (the claims' and the launches' snapshots read them). Under
+ * the job's lock: the pool's workers add theirs as tasks end, the reader
+ * its times, the engines' drivers the first submit. */
+typedef struct job_meter {
+    stage_clock read_clock, compute_clock, encode_clock;
+    double first_submit_s;  /* when the first chunk went to an engine */
+    double first_band_s;    /* when the first CPU band started */
+    int first_band_rows;    /* its height */
+    double band_px, band_s; /* CPU bands done: pixels, seconds (summed) */
+    int bands_done;
+    double enc_px, enc_s;   /* pieces encoded: pixels, seconds (summed) */
+    double store_s;         /* the pool's time storing */
+} job_meter;
+
 typedef struct pipeline pipeline;
 
 /* Pinning host buffers for the GPUs' copies: the GPU engine's hooks
@@ -306,7 +321,6 @@ struct pipeline {
      * at once: store_mem, or a raw map to files (pwrite by offset). */
     int store_out;
     int fill_rows, store_rows;   /* rows per piece of those copies */
-    double store_s;              /* the pool's time storing (under lock) */
     uint64_t mem_budget;         /* --mem, or WINENT_MEM_DEFAULT (raised, when
                                     automatic, to what the threads need) */
     int mem_auto;                /* no --mem given: the budget may grow */
@@ -383,14 +397,8 @@ struct pipeline {
     pthread_t launcher;
     int launcher_started;
     int launching;               /* auto: the launcher may still add GPUs */
-    stage_clock read_clock, compute_clock, encode_clock;
-    double first_submit_s;       /* when the first chunk went to an engine */
-    double first_band_s;         /* when the first CPU band started */
-    int first_band_rows;         /* its height */
-    double band_px, band_s;      /* CPU bands done: pixels, seconds (summed) */
-    int bands_done;
+    job_meter meter;             /* rates and times measured (under `lock`) */
     int bands_running;           /* CPU bands handed to the pool, not yet done */
-    double enc_px, enc_s;        /* pieces encoded: pixels, seconds (summed) */
     winent_clamp_counts *clamps; /* owned, per band: samples clamped so far (the
                                     workers add theirs) */
     char (*range_from)[160];     /* owned, per band: where its range came from (set
@@ -421,9 +429,10 @@ struct pipeline {
  * A GPU with nothing READY takes over a chunk the CPU has claimed but not
  * started. NULL: none now (not blocking), or none will come. */
 chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
-/* The CPU's rate on every worker, pixels a second (0: not known yet;
- * lock held). */
-double winent_sched_cpu_rate(const pipeline *p);
+/* The CPU's rate on `threads` workers, pixels a second, from the meter's
+ * bands (0: not known yet; lock held): from the bands done, else, while
+ * the first bands run, an upper bound from how long they have run. */
+double winent_sched_cpu_rate(const job_meter *m, int width, int threads);
 /* 1 when `e` would get a chunk from a claim now (lock held). */
 int winent_sched_can_claim_locked(pipeline *p, const engine *e);
 /* Engine `e` has computed its part of chunk `c`: the whole chunk, or the

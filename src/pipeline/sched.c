@@ -24,14 +24,14 @@ static chunk *oldest(pipeline *p, chunk_state st)
 /* The CPU's rate on every worker: from the bands done, else, while the
  * first bands run, an upper bound from how long they have been running (so
  * a slow CPU is known to be slow before its first band ends). */
-double winent_sched_cpu_rate(const pipeline *p)
+double winent_sched_cpu_rate(const job_meter *m, int width, int threads)
 {
-    const double workers = (double)p->threads;
-    if (p->band_s > 0.0)
-        return p->band_px / p->band_s * workers;
-    if (p->first_band_s > 0.0) {
-        double t = winent_now() - p->first_band_s;
-        return (double)p->width * (double)p->first_band_rows * workers / (t > 1e-3 ? t : 1e-3);
+    const double workers = (double)threads;
+    if (m->band_s > 0.0)
+        return m->band_px / m->band_s * workers;
+    if (m->first_band_s > 0.0) {
+        double t = winent_now() - m->first_band_s;
+        return (double)width * (double)m->first_band_rows * workers / (t > 1e-3 ? t : 1e-3);
     }
     return 0.0;
 }
@@ -39,7 +39,7 @@ double winent_sched_cpu_rate(const pipeline *p)
 static double engine_rate(const pipeline *p, const engine *e)
 {
     if (e->device < 0)
-        return winent_sched_cpu_rate(p);
+        return winent_sched_cpu_rate(&p->meter, p->width, p->threads);
     return e->busy_s > 0.0 && e->chunks_done > 0 ? (double)e->pixels_done / e->busy_s : 0.0;
 }
 
@@ -59,7 +59,7 @@ static winent_claim_view claim_view(const pipeline *p, winent_engine_view *ev)
         ev[i].busy_for = now - e->busy_since;
     }
     winent_claim_view v = {ev, p->nengines, (double)p->width, (double)p->height, p->threads,
-                           p->enc_px, p->enc_s};
+                           p->meter.enc_px, p->meter.enc_s};
     return v;
 }
 
@@ -140,7 +140,7 @@ static int tail_pays(const pipeline *p, const engine *e, const chunk *c)
 {
     double px = (double)(c->y1 - (c->y0 + c->next_band * c->band_rows)) * (double)p->width;
     return winent_tail_pays(engine_rate(p, e), (double)e->pixels_inflight,
-                            winent_sched_cpu_rate(p), px);
+                            winent_sched_cpu_rate(&p->meter, p->width, p->threads), px);
 }
 
 void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e)

@@ -142,8 +142,8 @@ void *winent_stage_reader(void *arg)
     }
     pthread_mutex_lock(&p->lock);
     p->reader_done = 1;
-    p->read_clock.busy_s += busy;
-    p->read_clock.wait_s += wait;
+    p->meter.read_clock.busy_s += busy;
+    p->meter.read_clock.wait_s += wait;
     pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
     if (err.status != WINENT_OK)

@@ -115,9 +115,9 @@ static task next_task(pipeline *p)
          * unless the pool counts this chunk already (it came back from a
          * GPU that failed). */
         t.count = p->count_clamps && band->count_n == 0;
-        if (p->first_band_s == 0.0) {
-            p->first_band_s = winent_now();
-            p->first_band_rows = band->band_rows;
+        if (p->meter.first_band_s == 0.0) {
+            p->meter.first_band_s = winent_now();
+            p->meter.first_band_rows = band->band_rows;
         }
     }
     return t;
@@ -333,12 +333,12 @@ static void worker_done(void *ctx, void *wsv)
         }
     } else if (t->kind == TASK_ENCODE) {
         if (t->index >= t->c->nenc && t->index < t->c->nenc + t->c->nstore) {
-            p->store_s += dt;
+            p->meter.store_s += dt;
         } else {
             ws->enc_s += dt;
             /* The pool's encoding rate, for sharing compute (declines). */
-            p->enc_s += dt;
-            p->enc_px += (double)(t->c->y1 - t->c->y0) * (double)p->width /
+            p->meter.enc_s += dt;
+            p->meter.enc_px += (double)(t->c->y1 - t->c->y0) * (double)p->width /
                          ((double)t->c->npieces * (double)p->nmaps);
         }
         if (--t->c->pieces_left == 0) {
@@ -353,9 +353,9 @@ static void worker_done(void *ctx, void *wsv)
                 winent_clamp_merge(&p->clamps[b], &ws->counted[b]);
         int ya, yb;
         band_span(t->c, t->index, &ya, &yb);
-        p->band_px += (double)(yb - ya) * (double)p->width;
-        p->bands_done++;
-        p->band_s += dt;
+        p->meter.band_px += (double)(yb - ya) * (double)p->width;
+        p->meter.bands_done++;
+        p->meter.band_s += dt;
         winent_gpus_maybe_launch_locked(p);
         if (--t->c->bands_left == 0)
             pthread_cond_broadcast(&p->state_cv);
@@ -367,9 +367,9 @@ static void worker_end(void *ctx, void *wsv)
     pipeline *p = ctx;
     job_worker *ws = wsv;
     pthread_mutex_lock(&p->lock);
-    p->compute_clock.busy_s += ws->band_s + ws->pv_s;
-    p->encode_clock.busy_s += ws->enc_s;
-    p->read_clock.busy_s += ws->dec_s;
+    p->meter.compute_clock.busy_s += ws->band_s + ws->pv_s;
+    p->meter.encode_clock.busy_s += ws->enc_s;
+    p->meter.read_clock.busy_s += ws->dec_s;
     pthread_mutex_unlock(&p->lock);
     winent_sink_encoder_free(ws->enc);
     winent_preview_scratch_free(ws->pvs);
