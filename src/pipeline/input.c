@@ -47,6 +47,15 @@ static winent_status source_read(winent_job_input *in, chunk *c, chunk_state *ne
     source_carry *k = in->state;
     const int ry = p->ry;
     const size_t rb = p->row_bytes, carry_plane = rb * (size_t)(2 * ry);
+    if (k->rows == NULL) {
+        /* Made by the reader at its first chunk, once --mem has been
+         * checked against the rows (an absurd width is a usage error that
+         * names the --mem it needs, not an out of memory here). */
+        k->rows = malloc(carry_plane * (size_t)p->nbands + 1);
+        k->dst = malloc(sizeof *k->dst * (size_t)p->nbands);
+        if (k->rows == NULL || k->dst == NULL)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    }
     c->rows = c->rows_own;
     /* Rows before next_read come from the carry, the rest from the
      * source: every band's, each in its plane. */
@@ -168,10 +177,6 @@ winent_status winent_input_open(const pipeline *p, winent_job_input *in, winent_
         source_carry *k = calloc(1, sizeof *k);
         in->state = k;
         if (k == NULL)
-            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-        k->rows = malloc(p->row_bytes * (size_t)(2 * p->ry) * (size_t)p->nbands + 1);
-        k->dst = malloc(sizeof *k->dst * (size_t)p->nbands);
-        if (k->rows == NULL || k->dst == NULL)
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     }
     return WINENT_OK;
