@@ -22,11 +22,6 @@ struct winent_engine {
     winent_error pub;            /* its public form (winent_engine_error) */
 };
 
-int winent_gpu_count(void)
-{
-    return winent_cuda_device_count();
-}
-
 static int default_threads(void)
 {
 #ifdef _OPENMP

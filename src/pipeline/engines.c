@@ -98,8 +98,8 @@ static int cpu_wants_more(const engine *e)
     return waiting < p->threads;
 }
 
-const engine_ops winent_cpu_engine_ops = {"cpu",       cpu_create,  cpu_submit,    cpu_wait,
-                                          cpu_destroy, cpu_wants_more};
+const engine_ops winent_cpu_engine_ops = {"cpu",       cpu_create,     cpu_submit, cpu_wait,
+                                          cpu_destroy, cpu_wants_more, NULL,       NULL};
 
 /* ---- A GPU: one chunk per stream ---------------------------------------- */
 
@@ -152,10 +152,10 @@ static void pin_chunk(pipeline *p, const engine *e, chunk *c)
         return;
     winent_trace_mark(p->trace, LANE_ENGINE(p, e), "pin", c->seq);
     int ok = 1;
-    if (c->rows_own && winent_cuda_host_register(c->rows_own, c->rows_bytes) != 0)
+    if (c->rows_own && e->ops->pin(c->rows_own, c->rows_bytes) != 0)
         ok = 0;
-    if (ok && c->map_own && winent_cuda_host_register(c->map_own, c->map_bytes) != 0) {
-        winent_cuda_host_unregister(c->rows_own);
+    if (ok && c->map_own && e->ops->pin(c->map_own, c->map_bytes) != 0) {
+        e->ops->unpin(c->rows_own);
         ok = 0;
     }
     pthread_mutex_lock(&p->lock);
@@ -223,8 +223,9 @@ static int gpu_wants_more(const engine *e)
     return 1;
 }
 
-const engine_ops winent_gpu_engine_ops = {"gpu",       gpu_create,  gpu_submit,    gpu_wait,
-                                          gpu_destroy, gpu_wants_more};
+const engine_ops winent_gpu_engine_ops = {"gpu",           gpu_create,          gpu_submit,
+                                          gpu_wait,        gpu_destroy,         gpu_wants_more,
+                                          winent_devices_pin, winent_devices_unpin};
 
 /* ---- The GPUs' end ------------------------------------------------------ */
 
@@ -254,8 +255,8 @@ static void gpus_unpin_locked(pipeline *p)
             continue;
         c->registered = 0;
         pthread_mutex_unlock(&p->lock);
-        winent_cuda_host_unregister(c->rows_own);
-        winent_cuda_host_unregister(c->map_own);
+        p->pin.unpin(c->rows_own);
+        p->pin.unpin(c->map_own);
         pthread_mutex_lock(&p->lock);
     }
     p->gpus_unpinned = 1;
@@ -280,7 +281,7 @@ static void gpu_finished(engine *e)
         pthread_cond_wait(&p->state_cv, &p->lock);
     pthread_mutex_unlock(&p->lock);
     if (p->opts->release_gpus)
-        winent_cuda_device_release(e->device);
+        winent_devices_release(e->device);
 }
 
 /* ---- The driver body ---------------------------------------------------- */
@@ -320,14 +321,14 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
             e->pixels_inflight -= (int64_t)(c->y1 - c->y0) * p->width;
             e->inflight--;
         }
-        winent_pipeline_notice_locked(p, "%s: %s: going on without it", e->name, why->msg);
+        winent_report_notice_locked(&p->report, "%s: %s: going on without it", e->name, why->msg);
     }
     e->live = 0;
     e->failed = 1;
     pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
     if (!go_on)
-        winent_pipeline_fail(p, why);
+        winent_report_fail(&p->report, why);
 }
 
 /* Chunks' worth of --mem a GPU's context takes (WINENT_GPU_HOST_BYTES),
@@ -381,8 +382,8 @@ void *winent_engine_driver(void *arg)
                 int slot = (head + n) % e->slots;
                 held[slot] = c;
                 n++;
-                if (p->first_submit_s == 0.0)
-                    p->first_submit_s = winent_now();
+                if (p->meter.first_submit_s == 0.0)
+                    p->meter.first_submit_s = winent_now();
                 pthread_mutex_unlock(&p->lock);
                 if (e->ops->submit(e, slot, c, &err) != WINENT_OK) {
                     give_up(e, held, head, n, &err);
@@ -486,14 +487,9 @@ static int more_gpus_pay(const pipeline *p, const engine *first)
 
 int winent_gpu_room_locked(pipeline *p)
 {
-    if (p->mem_auto || p->chunk_bytes == 0)
-        return 1;
-    const int64_t room = (int64_t)p->n_fit - gpu_context_chunks(p);
-    if (room < p->n_made || room < p->n_need + p->gpu_slots)
-        return 0;
-    if (p->n_limit > room)
-        p->n_limit = (int)room;
-    return 1;
+    winent_mem_view m = {p->mem_auto, p->chunk_bytes, WINENT_GPU_HOST_BYTES, p->n_fit,
+                         p->n_made,   p->n_need,      p->gpu_slots};
+    return winent_gpu_room(&m, &p->n_limit);
 }
 
 /* auto: GPU `d` next, where --mem leaves room for its context; else a
@@ -502,7 +498,7 @@ static engine *start_gpu_within_mem(pipeline *p, int d)
 {
     if (winent_gpu_room_locked(p))
         return start_gpu(p, d);
-    winent_pipeline_notice_locked(p,
+    winent_report_notice_locked(&p->report,
                                   "--mem %lluM leaves no room beside the chunks for gpu%d's "
                                   "context (%llu MiB of host memory): going on without it",
                                   (unsigned long long)(p->mem_budget >> 20), d,
@@ -516,15 +512,15 @@ static engine *start_gpu_within_mem(pipeline *p, int d)
 void *winent_gpu_launcher(void *arg)
 {
     pipeline *p = arg;
-    int count = winent_cuda_device_count();
+    int count = winent_devices_count();
     pthread_mutex_lock(&p->lock);
-    engine *first = count > 0 ? start_gpu_within_mem(p, winent_cuda_host_device(0)) : NULL;
+    engine *first = count > 0 ? start_gpu_within_mem(p, winent_devices_host_id(0)) : NULL;
     if (first != NULL && count > 1) {
         while (!STOPPED(p) && !first->finished && first->chunks_done < 2)
             pthread_cond_wait(&p->state_cv, &p->lock);
         if (!STOPPED(p) && more_gpus_pay(p, first))
             for (int d = 1; d < count; d++)
-                if (start_gpu_within_mem(p, winent_cuda_host_device(d)) == NULL)
+                if (start_gpu_within_mem(p, winent_devices_host_id(d)) == NULL)
                     break;
     }
     p->launching = 0;
@@ -533,4 +529,61 @@ void *winent_gpu_launcher(void *arg)
     pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
     return NULL;
+}
+
+/* ---- When the GPUs come in (auto) -------------------------------------- */
+
+static void launch_gpus_locked(pipeline *p)
+{
+    p->gpu_launch = 1;
+    p->launching = 1;
+    /* From now on the CPU leaves the first GPU's context its room where it
+     * still can; the launcher checks it again once it has found a GPU. */
+    winent_gpu_room_locked(p);
+    if (pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
+        p->launcher_started = 1;
+    else
+        p->launching = 0;
+}
+
+void winent_gpus_launch_early_locked(pipeline *p, const chunk *c)
+{
+    if (!p->auto_device || p->gpu_launch)
+        return;
+    /* The CPU's best case, for its kernel path on these data (before any
+     * data, the best of its paths): every core at that cost for each pixel
+     * that enters or leaves a window as it slides, in every map. */
+    double updates = 0.0;
+    for (int m = 0; m < p->nmaps; m++) {
+        const job_map *jm = &p->maps[m];
+        if (jm->cpu == NULL)
+            return;
+        const uint8_t *rows = c ? c->rows + (size_t)jm->band * p->plane_bytes : NULL;
+        double ns = winent_cpu_engine_ns_per_update(jm->cpu, rows, p->rows_stride, p->width,
+                                                    c ? c->in_h : 0);
+        updates += ns * (double)(jm->plan->kx + jm->plan->ky);
+    }
+    updates *= (double)p->width * (double)p->height;
+    if (updates * 1e-9 / (double)p->threads > WINENT_GPU_WORTH_S)
+        launch_gpus_locked(p);
+}
+
+void winent_gpus_maybe_launch_locked(pipeline *p)
+{
+    if (!p->auto_device || p->gpu_launch || p->meter.first_band_s <= 0.0)
+        return;
+    /* The CPU's rate so far tells how long it would take alone: bring the
+     * GPUs in once that is long enough for them to pay. Before a band has
+     * ended, only its running time says anything, and only once it is long
+     * beside a band's usual time (a worker may simply not have run yet). */
+    const job_meter *m = &p->meter;
+    if (m->bands_done < p->threads && winent_now() - m->first_band_s < WINENT_BAND_PATIENCE_S)
+        return; /* a band per worker first: the first bands of a job run cold */
+    int worth = winent_gpus_worth(winent_sched_cpu_rate(m, p->width, p->threads),
+                                  (double)p->width * (double)p->height, m->bands_done, p->threads,
+                                  WINENT_GPU_WORTH_S);
+    if (worth < 0)
+        p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
+    else if (worth > 0)
+        launch_gpus_locked(p);
 }

@@ -22,6 +22,7 @@ struct winent_job {
     int ran;                /* winent_job_run was called (atomic exchange) */
     winent_error error;     /* of the last winent_job_run */
     winent_job_stats stats; /* of the run */
+    winent_device_list devices; /* --device, parsed by the check at create */
 };
 
 /* A copy of `s` into the job's strings (NULL stays NULL). 0, or -1 when
@@ -56,13 +57,15 @@ winent_status winent_job_create(const winent_job_opts *o, winent_job **job, wine
     winent_err e;
     winent_err_clear(&e);
     *job = NULL;
-    winent_status st = winent_job_check(o, &e);
+    winent_device_list devices;
+    winent_status st = winent_job_check(o, &devices, &e);
     if (st != WINENT_OK)
         return winent_err_export(&e, st, err);
     winent_job *j = calloc(1, sizeof *j);
     if (j == NULL)
         return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_INTERNAL, "out of memory"), err);
     j->opts = *o;
+    j->devices = devices;
     if (keep_string(j, 0, &j->opts.input) || keep_string(j, 1, &j->opts.output) ||
         keep_string(j, 2, &j->opts.preview) || keep_string(j, 3, &j->opts.device) ||
         keep_string(j, 4, &j->opts.command_line) ||
@@ -88,7 +91,8 @@ winent_status winent_job_run(winent_job *job)
                        "this job has run already: a job runs once (create another)"),
             &job->error);
     winent_status st =
-        winent_run_stage(&job->opts, WINENT_STAGE_JOB, NULL, NULL, &job->ctl, &job->stats, &e);
+        winent_run_job(&job->opts, WINENT_STAGE_JOB, NULL, NULL, &job->ctl, &job->devices,
+                       &job->stats, &e);
     return winent_err_export(&e, st, &job->error);
 }
 
@@ -187,10 +191,11 @@ winent_status winent_entropy(const winent_compute_opts *o, const void *in, size_
     jo.threads = threads;
     jo.input = "memory";
     /* The same checks of --device and --threads as a job's. */
-    st = winent_job_check(&jo, &e);
+    winent_device_list devices;
+    st = winent_job_check(&jo, &devices, &e);
     if (st != WINENT_OK)
         return winent_err_export(&e, st, err);
     const winent_memory_io mem = {in, in_row_bytes, out, out_row_floats};
-    st = winent_run_stage(&jo, WINENT_STAGE_JOB, &mem, NULL, NULL, NULL, &e);
+    st = winent_run_job(&jo, WINENT_STAGE_JOB, &mem, NULL, NULL, &devices, NULL, &e);
     return winent_err_export(&e, st, err);
 }

@@ -226,7 +226,8 @@ static winent_status check_level(const winent_job_opts *o, winent_err *err)
     return WINENT_OK;
 }
 
-winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
+winent_status winent_job_check(const winent_job_opts *o, winent_device_list *parsed,
+                               winent_err *err)
 {
     if (o->input == NULL)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
@@ -328,6 +329,8 @@ winent_status winent_job_check(const winent_job_opts *o, winent_err *err)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview-range goes with --preview FILE.png");
     winent_device_list devices;
     WINENT_TRY(winent_device_list_parse(o->device, &devices, err));
+    if (parsed)
+        *parsed = devices;
     if (o->threads < 0 || o->threads > THREADS_MAX)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--threads: '%d': give a number from 1 to %d",
                           o->threads, THREADS_MAX);
@@ -342,5 +345,33 @@ winent_status winent_job_opts_validate(const winent_job_opts *o, winent_error *e
 {
     winent_err e;
     winent_err_clear(&e);
-    return winent_err_export(&e, winent_job_check(o, &e), err);
+    return winent_err_export(&e, winent_job_check(o, NULL, &e), err);
+}
+
+/* The source's options of job `o` (pipeline_bench.h): the run's setup
+ * and --range auto's first pass open the input with them. */
+void winent_job_source_opts(const winent_job_opts *o, winent_source_opts *so)
+{
+    memset(so, 0, sizeof *so);
+    so->path = o->input;
+    so->width = o->width;
+    so->height = o->height;
+    so->has_dtype = o->dtype_given;
+    so->dtype = o->compute.dtype;
+    so->bands = o->bands;
+    so->interleave = o->interleave;
+    so->big_endian = o->big_endian;
+    so->header_bytes = o->header_bytes;
+    so->band = o->band;
+    so->band_list = o->band_list;
+    so->nband_list = o->nband_list;
+    so->band_all = o->band_all;
+    so->nodata_given = o->nodata_given;
+    so->has_nodata = o->compute.has_nodata;
+    so->nodata = o->compute.nodata;
+    so->mem_bytes = o->mem_bytes ? o->mem_bytes : WINENT_MEM_DEFAULT;
+    so->mem_auto = o->mem_bytes == 0;
+    so->threads = o->threads;
+    so->on_notice = o->on_notice;
+    so->user = o->user;
 }

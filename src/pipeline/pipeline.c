@@ -5,7 +5,6 @@
  * alone (the benchmarks). Everything of a run lives in its `pipeline`: no
  * process-global state, so runs on different threads do not meet. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,31 +24,6 @@
  * the machine has. */
 #define CHUNK_PIXELS ((int64_t)4 << 20)
 
-void winent_pipeline_fail(pipeline *p, const winent_err *e)
-{
-    pthread_mutex_lock(&p->lock);
-    winent_err_merge(&p->err, e);
-    /* Only from 0: a cancel already there stays (the job then ends
-     * interrupted, as the cancel asked). */
-    int running = 0;
-    __atomic_compare_exchange_n(p->stop, &running, WINENT_STOP_ERROR, 0, __ATOMIC_RELAXED,
-                                __ATOMIC_RELAXED);
-    pthread_cond_broadcast(&p->work_cv);
-    pthread_cond_broadcast(&p->state_cv);
-    pthread_mutex_unlock(&p->lock);
-}
-
-void winent_pipeline_notice_locked(pipeline *p, const char *fmt, ...)
-{
-    if (p->nnotices == WINENT_MAX_NOTICES)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->notices[p->nnotices], WINENT_MSG_LEN, fmt, ap);
-    va_end(ap);
-    winent_one_line(p->notices[p->nnotices++]);
-}
-
 static int all_cores(void)
 {
 #ifdef _OPENMP
@@ -62,10 +36,14 @@ static int all_cores(void)
 
 /* --device: auto, cpu, gpu, or a list of "cpu" and GPU numbers; the GPUs
  * named must be there (device errors). */
-static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_err *err)
+static winent_status pick_devices(pipeline *p, const winent_job_opts *o,
+                                  const winent_device_list *parsed, winent_err *err)
 {
     winent_device_list l;
-    WINENT_TRY(winent_device_list_parse(o->device, &l, err));
+    if (parsed)
+        l = *parsed;
+    else /* a stage alone (the benchmarks): not checked before */
+        WINENT_TRY(winent_device_list_parse(o->device, &l, err));
     p->ngpus = 0;
     if (l.automatic) {
         /* The CPU starts at once; GPUs come in later if the job is long
@@ -77,35 +55,7 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o, winent_
     p->want_cpu = l.cpu;
     if (l.cpu && !l.all_gpus && l.ngpus == 0)
         return WINENT_OK;
-    /* A process that is this job's alone (the CLI) starts only the GPUs
-     * named: CUDA would start every one it sees at its first call (four
-     * H200s took 1.0 s, one 0.3 s; docs/PERFORMANCE.md). */
-    const int limited =
-        o->release_gpus && !l.all_gpus && winent_cuda_limit_devices(l.gpus, l.ngpus);
-    int count = winent_cuda_device_count();
-    if (l.all_gpus) {
-        if (count == 0)
-            return WINENT_ERR(err, WINENT_ERR_DEVICE,
-                              "--device gpu: no usable GPU (no CUDA device or driver%s)",
-                              winent_gpu_count() == 0 ? ", or a build without CUDA" : "");
-        for (int i = 0; i < count && i < WINENT_MAX_GPUS; i++)
-            p->gpu_ids[p->ngpus++] = winent_cuda_host_device(i);
-        return WINENT_OK;
-    }
-    for (int i = 0; i < l.ngpus; i++) {
-        if (limited && !winent_cuda_device_usable(l.gpus[i]))
-            /* CUDA was shown only the GPUs named: how many the host has is
-             * not known here. */
-            return WINENT_ERR(err, WINENT_ERR_DEVICE,
-                              "--device: GPU %d is not usable (no such GPU on this host, or no "
-                              "driver)",
-                              l.gpus[i]);
-        if (!winent_cuda_device_usable(l.gpus[i]))
-            return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device: GPU %d is not usable (%d found)",
-                              l.gpus[i], count);
-        p->gpu_ids[p->ngpus++] = l.gpus[i];
-    }
-    return WINENT_OK;
+    return winent_devices_pick(&l, o->release_gpus, p->gpu_ids, &p->ngpus, err);
 }
 
 /* Default rows per .zst frame: about 4 MiB of floats, a multiple of 16
@@ -117,105 +67,7 @@ static int default_frame_rows(int width)
     return rows < 16 ? 16 : rows > 4096 ? 4096 : (int)rows;
 }
 
-/* ---- Chunk geometry and buffers ---------------------------------------- */
-
-static int has_rows_own(const pipeline *p)
-{
-    return (p->mem_in == NULL || p->fill_in) && p->stage != WINENT_STAGE_ENCODE &&
-           p->map_in == NULL;
-}
-
-static int has_map_own(const pipeline *p)
-{
-    return (p->mem_out == NULL || p->store_mem) && p->stage != WINENT_STAGE_ENCODE &&
-           p->stage != WINENT_STAGE_DECODE;
-}
-
-static int has_units(const pipeline *p)
-{
-    return (p->stage == WINENT_STAGE_JOB && p->mem_out == NULL && !p->raw_floats) ||
-           p->stage == WINENT_STAGE_ENCODE;
-}
-
-/* Bytes of one band's input rows for chunks of `rows` output rows: a
- * multiple of 64, so every plane is as aligned as the first. */
-static uint64_t plane_bytes(const pipeline *p, uint64_t rows)
-{
-    return ((uint64_t)p->row_bytes * (rows + 2 * (uint64_t)p->ry) + 63) / 64 * 64;
-}
-
-/* Bytes one chunk of `rows` output rows holds: input rows of every band,
- * float rows of every map, and the encoded units (counted half as large as
- * the floats, plus what the sink adds to each unit). */
-static uint64_t chunk_bytes(const pipeline *p, uint64_t rows)
-{
-    const uint64_t W = (uint64_t)p->width, maps = (uint64_t)p->nmaps;
-    uint64_t b = 0;
-    if (p->want_preview) /* the preview rows its map rows can keep open */
-        b += winent_preview_rows_bytes(&p->preview_opts, (int64_t)rows);
-    if (has_rows_own(p))
-        b += winent_huge_round(plane_bytes(p, rows) * (uint64_t)p->nbands);
-    if (has_map_own(p))
-        b += winent_huge_round(W * rows * 4 * maps);
-    if (has_units(p))
-        b += (W * rows * 2 + (rows + p->unit_rows - 1) / p->unit_rows * p->unit_extra) * maps;
-    return b;
-}
-
-winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
-{
-    int units = (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts * p->nmaps;
-    if (has_rows_own(p)) {
-        c->rows_bytes = winent_huge_round(p->plane_bytes * (size_t)p->nbands);
-        if ((c->rows_own = winent_huge_alloc(c->rows_bytes)) == NULL)
-            goto nomem;
-    }
-    if (has_map_own(p)) {
-        c->map_bytes = winent_huge_round(p->map_plane * sizeof(float) * (size_t)p->nmaps);
-        if ((c->map_own = winent_huge_alloc(c->map_bytes)) == NULL)
-            goto nomem;
-    }
-    if (has_units(p) && (c->units = calloc((size_t)units, sizeof *c->units)) == NULL)
-        goto nomem;
-    pthread_mutex_lock(&p->lock);
-    int pin = p->gpus_registered && !p->gpus_finished;
-    p->pinning += pin; /* the GPUs' release waits for it */
-    pthread_mutex_unlock(&p->lock);
-    if (pin) {
-        int ok = (!c->rows_own || winent_cuda_host_register(c->rows_own, c->rows_bytes) == 0);
-        if (ok && c->map_own && winent_cuda_host_register(c->map_own, c->map_bytes) != 0) {
-            winent_cuda_host_unregister(c->rows_own);
-            ok = 0;
-        }
-        pthread_mutex_lock(&p->lock);
-        c->registered = ok ? 1 : -1;
-        p->pinning--;
-        pthread_cond_broadcast(&p->state_cv);
-        pthread_mutex_unlock(&p->lock);
-    }
-    return WINENT_OK;
-nomem:
-    return WINENT_ERR(err, WINENT_ERR_INTERNAL,
-                      "out of memory for the pipeline's buffers (--mem %llu MiB)",
-                      (unsigned long long)(p->mem_budget >> 20));
-}
-
-static void free_chunk(pipeline *p, chunk *c)
-{
-    int units = p->unit_rows
-                    ? (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts * p->nmaps
-                    : 0;
-    if (c->registered == 1) {
-        winent_cuda_host_unregister(c->rows_own);
-        winent_cuda_host_unregister(c->map_own);
-    }
-    free(c->rows_own);
-    free(c->map_own);
-    if (c->units)
-        for (int u = 0; u < units; u++)
-            winent_bytes_free(&c->units[u]);
-    free(c->units);
-}
+/* ---- Chunk geometry -------------------------------------------------- */
 
 /* Chunks in flight that keep every engine and the encoders busy: each
  * engine's slots, the chunks whose units are being encoded, one being read
@@ -227,7 +79,7 @@ static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_c
         n += p->want_cpu ? p->cpu_slots : 0;
         n += p->ngpus * p->gpu_slots;
     }
-    if (has_units(p)) {
+    if (p->out.units) {
         int pieces = units_per_chunk * p->parts * p->nmaps;
         n += (p->threads + pieces - 1) / pieces + 1;
     }
@@ -292,7 +144,7 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
             p->cpu_slots = 16;
         int want = chunks_wanted(p, bands, units);
         int need = 2 + (p->want_cpu ? 2 : 0) + (p->ngpus ? p->gpu_slots : 0);
-        uint64_t per = chunk_bytes(p, (uint64_t)rows);
+        uint64_t per = winent_ring_chunk_bytes(p, (uint64_t)rows);
         uint64_t fit = per ? mem / per : (uint64_t)want;
         if (fit < (uint64_t)need && rows <= U && p->mem_auto) {
             /* No --mem given: the default grows by what the smallest
@@ -338,32 +190,6 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
 }
 
 /* ---- Opening the job --------------------------------------------------- */
-
-void winent_job_source_opts(const winent_job_opts *o, winent_source_opts *so)
-{
-    memset(so, 0, sizeof *so);
-    so->path = o->input;
-    so->width = o->width;
-    so->height = o->height;
-    so->has_dtype = o->dtype_given;
-    so->dtype = o->compute.dtype;
-    so->bands = o->bands;
-    so->interleave = o->interleave;
-    so->big_endian = o->big_endian;
-    so->header_bytes = o->header_bytes;
-    so->band = o->band;
-    so->band_list = o->band_list;
-    so->nband_list = o->nband_list;
-    so->band_all = o->band_all;
-    so->nodata_given = o->nodata_given;
-    so->has_nodata = o->compute.has_nodata;
-    so->nodata = o->compute.nodata;
-    so->mem_bytes = o->mem_bytes ? o->mem_bytes : WINENT_MEM_DEFAULT;
-    so->mem_auto = o->mem_bytes == 0;
-    so->threads = o->threads;
-    so->on_notice = o->on_notice;
-    so->user = o->user;
-}
 
 static winent_status open_source(pipeline *p, const winent_job_opts *o, winent_err *err)
 {
@@ -568,23 +394,23 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
 static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_start)
 {
     stats->wall_s = winent_now() - t_start;
-    stats->setup_s = p->first_submit_s > t_start ? p->first_submit_s - t_start : 0.0;
+    stats->setup_s = p->meter.first_submit_s > t_start ? p->meter.first_submit_s - t_start : 0.0;
     stats->pixels = (uint64_t)p->width * (uint64_t)p->height;
     stats->bytes_in = p->source ? winent_source_bytes_read(p->source)
                       : p->map_in ? winent_zst_reader_bytes_read(p->map_in)
                                   : 0;
-    stats->bytes_out = p->stage == WINENT_STAGE_ENCODE ? p->stage_bytes
+    stats->bytes_out = p->stage == WINENT_STAGE_ENCODE ? p->out.bytes
                        : p->sink                       ? winent_sink_bytes_written(p->sink)
                                                        : 0;
-    stats->read.busy_s = p->read_clock.busy_s;
-    stats->read.wait_s = p->read_clock.wait_s;
+    stats->read.busy_s = p->meter.read_clock.busy_s;
+    stats->read.wait_s = p->meter.read_clock.wait_s;
     stats->read.threads = 1;
-    stats->compute.busy_s = p->compute_clock.busy_s;
+    stats->compute.busy_s = p->meter.compute_clock.busy_s;
     stats->compute.threads = p->threads;
-    stats->encode.busy_s = p->encode_clock.busy_s;
+    stats->encode.busy_s = p->meter.encode_clock.busy_s;
     stats->encode.threads = p->threads;
     if (p->store_out) { /* the pool's threads stored the rows */
-        stats->write.busy_s += p->store_s;
+        stats->write.busy_s += p->meter.store_s;
         stats->write.threads += p->threads;
     }
     stats->chunk_rows = p->chunk_rows;
@@ -823,7 +649,11 @@ static void init_state(pipeline *p, const winent_job_opts *o, winent_stage stage
         pthread_cond_init(&p->state_cv, &a);
         pthread_condattr_destroy(&a);
     }
-    winent_err_clear(&p->err);
+    winent_err_clear(&p->report.err);
+    p->report.lock = &p->lock;
+    p->report.wake[0] = &p->work_cv;
+    p->report.wake[1] = &p->state_cv;
+    p->report.stop = p->stop;
     p->opts = o;
     winent_switches_read(&p->sw);
     p->mem_auto = o->mem_bytes == 0;
@@ -833,8 +663,11 @@ static void init_state(pipeline *p, const winent_job_opts *o, winent_stage stage
     p->threads = o->threads > 0 ? o->threads : all_cores();
     p->gpu_slots = 3;
     p->parts = 1;
+    /* The GPUs' pinning, lent to the chunks' buffers (ring.c). */
+    p->pin.pin = winent_gpu_engine_ops.pin;
+    p->pin.unpin = winent_gpu_engine_ops.unpin;
     p->par_hook.run = winent_pool_parallel_run;
-    p->par_hook.ctx = p;
+    p->par_hook.ctx = &p->pool;
     p->par_hook.workers = p->threads + 1; /* the pool and the reader */
 }
 
@@ -923,8 +756,10 @@ static winent_status open_output(pipeline *p, const winent_job_opts *o, winent_s
     if (stage == WINENT_STAGE_JOB && p->mem_out == NULL && p->map_in == NULL && o->on_notice &&
         count_saturation(p) != WINENT_OK)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    p->encodes = has_units(p);
     p->store_out |= p->store_mem;
+    /* Where the maps go, picked once (output.c). */
+    winent_output_open(p, &p->out);
+    p->encodes = p->out.units;
     /* Copies in pieces of about 2 MiB (input rows) and 4 MiB (floats). */
     p->fill_rows = (int)(((size_t)2 << 20) / (p->row_bytes ? p->row_bytes : 1));
     p->fill_rows = p->fill_rows < 1 ? 1 : p->fill_rows;
@@ -985,7 +820,7 @@ static winent_status size_job(pipeline *p, const winent_job_opts *o, const winen
     if (p->encodes)
         p->unit_extra = winent_sink_unit_extra_bytes_for(&so);
     WINENT_TRY(size_chunks(p, mem, per_worker, writer, err));
-    p->plane_bytes = (size_t)plane_bytes(p, (uint64_t)p->chunk_rows);
+    p->plane_bytes = (size_t)winent_ring_plane_bytes(p, (uint64_t)p->chunk_rows);
     p->map_plane = (size_t)p->width * (size_t)p->chunk_rows;
     return WINENT_OK;
 }
@@ -994,7 +829,8 @@ static winent_status size_job(pipeline *p, const winent_job_opts *o, const winen
  * devices, the windows, and the options each window's plan would refuse.
  * *decoding_out: a --decode job. */
 static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_stage stage,
-                               int *decoding_out, int **win, int *nwin, winent_err *err)
+                               const winent_device_list *devices, int *decoding_out, int **win,
+                               int *nwin, winent_err *err)
 {
     if ((stage == WINENT_STAGE_JOB && !p->mem_out) || stage == WINENT_STAGE_ENCODE)
         /* Before anything is opened: an output that is the input, an
@@ -1007,7 +843,7 @@ static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_sta
                                                  : o->output ? o->output
                                                              : "-",
                                                  err));
-    WINENT_TRY(pick_devices(p, o, err));
+    WINENT_TRY(pick_devices(p, o, devices, err));
     const int decoding = *decoding_out = o->decode && stage == WINENT_STAGE_JOB && !p->mem_in;
     if (o->sidecar && stage == WINENT_STAGE_JOB && !p->mem_out)
         WINENT_TRY(winent_sidecar_check(o->output ? o->output : "-", o->format, err));
@@ -1050,25 +886,21 @@ static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_sta
 
 /* The engines, then the threads: the pool, the engines' drivers, the
  * reader; the calling thread writes in order; then every thread joined.
- * A failure is in p->err. */
-static void run_threads(pipeline *p, pthread_t *workers, worker_arg *wargs,
-                        winent_job_stats *stats, double t_start)
+ * A failure is in p->report. */
+static void run_threads(pipeline *p, winent_job_stats *stats, double t_start)
 {
     pthread_t reader;
-    int reader_started = 0, nworkers = 0;
+    int reader_started = 0;
     if (p->want_cpu)
         (void)winent_engine_add(p, &winent_cpu_engine_ops, -1, p->cpu_slots);
     for (int i = 0; i < p->ngpus; i++)
         (void)winent_engine_add(p, &winent_gpu_engine_ops, p->gpu_ids[i], p->gpu_slots);
 
     /* Start the threads: the pool, the engines' drivers, the reader. */
-    for (; nworkers < p->threads; nworkers++) {
-        wargs[nworkers].p = p;
-        wargs[nworkers].index = nworkers;
-        if (pthread_create(&workers[nworkers], NULL, winent_pool_worker, &wargs[nworkers]) != 0)
-            break;
-    }
-    int started_all = nworkers == p->threads;
+    p->pool.work = winent_tasks_work(p);
+    p->pool.trace = p->trace;
+    p->pool.lane0 = LANE_WORKER(0);
+    int started_all = winent_pool_start(&p->pool);
     pthread_mutex_lock(&p->lock);
     for (int i = 0; i < p->nengines && started_all; i++) {
         engine *e = &p->engines[i];
@@ -1078,7 +910,7 @@ static void run_threads(pipeline *p, pthread_t *workers, worker_arg *wargs,
             e->started = 1;
     }
     if (started_all)
-        winent_sched_launch_early_locked(p, NULL);
+        winent_gpus_launch_early_locked(p, NULL);
     pthread_mutex_unlock(&p->lock);
     if (started_all && pthread_create(&reader, NULL, winent_stage_reader, p) == 0)
         reader_started = 1;
@@ -1086,7 +918,7 @@ static void run_threads(pipeline *p, pthread_t *workers, worker_arg *wargs,
         winent_err e;
         winent_err_clear(&e);
         WINENT_ERR(&e, WINENT_ERR_INTERNAL, "cannot start the pipeline's threads");
-        winent_pipeline_fail(p, &e);
+        winent_report_fail(&p->report, &e);
     } else {
         winent_stage_write_in_order(p, stats, t_start);
     }
@@ -1101,12 +933,8 @@ static void run_threads(pipeline *p, pthread_t *workers, worker_arg *wargs,
     for (int i = 0; i < p->nengines; i++)
         if (p->engines[i].started)
             pthread_join(p->engines[i].thread, NULL);
-    pthread_mutex_lock(&p->lock);
-    p->quit = 1;
-    pthread_cond_broadcast(&p->work_cv);
-    pthread_mutex_unlock(&p->lock);
-    for (int i = 0; i < nworkers; i++)
-        pthread_join(workers[i], NULL);
+    winent_pool_join(&p->pool);
+    p->meter.read_clock.busy_s += p->pool.par_s; /* the reader's decoding, on the pool */
 }
 
 /* Each band's options (its nodata, its range: --range auto looks at the
@@ -1157,8 +985,8 @@ static winent_status make_cpu_engines(pipeline *p, winent_err *err)
 
 static winent_status run_job(const winent_job_opts *o, winent_stage stage,
                              const winent_memory_io *mem, const float *map, volatile int *stop,
-                             winent_tempnames *temps, winent_job_stats *stats,
-                             winent_err *err_out)
+                             winent_tempnames *temps, const winent_device_list *devices,
+                             winent_job_stats *stats, winent_err *err_out)
 {
     winent_status st = WINENT_OK;
     pipeline *p = calloc(1, sizeof *p);
@@ -1167,8 +995,6 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     winent_err err;
     winent_compute_opts co = o->compute;
     int *win = NULL, nwin = 0;
-    pthread_t *workers = NULL;
-    worker_arg *wargs = NULL;
     int sync_ready = 0;
     double t_start = winent_now();
     winent_err_clear(&err);
@@ -1196,7 +1022,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         WINENT_TRY_GOTO(st, set_memory(p, o, mem, &err));
 
     int decoding = 0;
-    WINENT_TRY_GOTO(st, check_job(p, o, stage, &decoding, &win, &nwin, &err));
+    WINENT_TRY_GOTO(st, check_job(p, o, stage, devices, &decoding, &win, &nwin, &err));
     WINENT_TRY_GOTO(st, open_input(p, o, stage, decoding, &co, &win, &nwin, &err));
     WINENT_TRY_GOTO(st, make_job_maps(p, o, stage, decoding, &co, win, nwin, &err));
     co = p->maps[0].co;
@@ -1211,6 +1037,8 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         p->stage_all = p->ngpus > 0 || p->sw.stage_memory || p->mem_in_stride != p->row_bytes ||
                        (p->mem_out && p->mem_out_stride != (size_t)p->width);
     WINENT_TRY_GOTO(st, open_output(p, o, stage, decoding, &co, &err));
+    /* What the job reads, picked once (input.c). */
+    WINENT_TRY_GOTO(st, winent_input_open(p, &p->in, &err));
     for (int m = 0; m < p->nmaps; m++) {
         int rows = winent_cpu_band_rows(p->maps[m].plan, p->width);
         p->band_rows = rows > p->band_rows ? rows : p->band_rows;
@@ -1242,16 +1070,16 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
                                                 &p->preview, &err));
     WINENT_TRY_GOTO(st, make_cpu_engines(p, &err));
     p->chunks = calloc((size_t)p->n_max, sizeof *p->chunks);
-    workers = calloc((size_t)p->threads, sizeof *workers);
-    wargs = calloc((size_t)p->threads, sizeof *wargs);
-    if (p->chunks == NULL || workers == NULL || wargs == NULL) {
+    if (p->chunks == NULL) {
         st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;
     }
-    run_threads(p, workers, wargs, stats, t_start);
-    if (p->err.status != WINENT_OK) {
+    WINENT_TRY_GOTO(st, winent_pool_init(&p->pool, p->threads, &p->lock, &p->work_cv,
+                                         &p->state_cv, p->stop, &err));
+    run_threads(p, stats, t_start);
+    if (p->report.err.status != WINENT_OK) {
         winent_err_clear(&err);
-        winent_err_merge(&err, &p->err);
+        winent_err_merge(&err, &p->report.err);
         st = err.status;
     } else if (err.status != WINENT_OK) {
         st = err.status;
@@ -1271,13 +1099,13 @@ fail:
     if (st != WINENT_OK)
         winent_preview_abort(p->preview);
     winent_preview_free(p->preview);
-    free(workers);
-    free(wargs);
+    winent_pool_free(&p->pool);
     if (p->chunks)
         for (int i = 0; i < p->n_max; i++)
-            free_chunk(p, &p->chunks[i]);
+            winent_chunk_free(p, &p->chunks[i]);
     free(p->chunks);
     winent_sink_free(p->sink);
+    winent_input_close(&p->in);
     winent_source_free(p->source);
     winent_zst_reader_free(p->map_in);
     free_maps(p);
@@ -1309,6 +1137,14 @@ winent_status winent_run_stage(const winent_job_opts *o, winent_stage stage,
                                const winent_memory_io *mem, const float *map, winent_run_ctl *ctl,
                                winent_job_stats *stats, winent_err *err)
 {
-    return run_job(o, stage, mem, map, ctl ? &ctl->stop : NULL, ctl ? &ctl->temps : NULL, stats,
-                   err);
+    return winent_run_job(o, stage, mem, map, ctl, NULL, stats, err);
+}
+
+winent_status winent_run_job(const winent_job_opts *o, winent_stage stage,
+                             const winent_memory_io *mem, const float *map, winent_run_ctl *ctl,
+                             const winent_device_list *devices, winent_job_stats *stats,
+                             winent_err *err)
+{
+    return run_job(o, stage, mem, map, ctl ? &ctl->stop : NULL, ctl ? &ctl->temps : NULL, devices,
+                   stats, err);
 }

@@ -34,6 +34,9 @@
 #include "pipeline_bench.h"
 #include "clock.h"
 #include "decide.h"
+#include "pool.h"
+#include "devices.h"
+#include "report.h"
 #include "switches.h"
 #include "trace.h"
 #include "tiles/sinks/preview.h"
@@ -41,9 +44,7 @@
 #include "tiles/source.h"
 #include "tiles/formats/zst_reader.h"
 
-#define WINENT_MAX_GPUS 64
 #define WINENT_MAX_ENGINES (WINENT_MAX_GPUS + 1)
-#define WINENT_MAX_NOTICES 8
 
 /* --device auto brings the GPUs in only when the CPU alone would need this
  * long (its best case at the start, then its measured rate). Asked for while
@@ -174,7 +175,29 @@ typedef struct stage_clock {
     double busy_s, wait_s;
 } stage_clock;
 
+/* What the job measures as it runs: its stages' times, the CPU's and the
+ * pool's rates (the claims' and the launches' snapshots read them). Under
+ * the job's lock: the pool's workers add theirs as tasks end, the reader
+ * its times, the engines' drivers the first submit. */
+typedef struct job_meter {
+    stage_clock read_clock, compute_clock, encode_clock;
+    double first_submit_s;  /* when the first chunk went to an engine */
+    double first_band_s;    /* when the first CPU band started */
+    int first_band_rows;    /* its height */
+    double band_px, band_s; /* CPU bands done: pixels, seconds (summed) */
+    int bands_done;
+    double enc_px, enc_s;   /* pieces encoded: pixels, seconds (summed) */
+    double store_s;         /* the pool's time storing */
+} job_meter;
+
 typedef struct pipeline pipeline;
+
+/* Pinning host buffers for the GPUs' copies: the GPU engine's hooks
+ * (devices.c), lent to the chunks' buffers (ring.c). */
+typedef struct winent_host_pin {
+    int (*pin)(void *ptr, size_t bytes); /* 0: pinned */
+    void (*unpin)(void *ptr);            /* accepts NULL */
+} winent_host_pin;
 
 /* What every engine implements: the pipeline's one driver body calls them.
  * create runs on the engine's driver thread; submit starts a chunk on a
@@ -192,6 +215,11 @@ typedef struct engine_ops {
     /* Lock held: 1 when another chunk in flight would keep it busier (the
      * CPU: fewer bands waiting than workers); slots bound it anyway. */
     int (*wants_more)(const struct engine *e);
+    /* Host buffers this engine copies from and into: pinned for it (0:
+     * pinned) and unpinned (NULL accepted). NULL where it needs none (the
+     * CPU). */
+    int (*pin)(void *ptr, size_t bytes);
+    void (*unpin)(void *ptr);
 } engine_ops;
 
 typedef struct engine {
@@ -217,14 +245,53 @@ typedef struct engine {
     double first_busy_s;
 } engine;
 
-/* The worker pool's parallel loop for the reader's decoding (a source's
- * winent_parallel). At most one at a time. Under p->lock. */
-typedef struct par_loop {
-    void (*fn)(void *arg, long i, int worker);
-    void *arg;
-    long n, next, done;
-    int active;
-} par_loop;
+/* What the job reads, behind one interface (input.c), chosen once at
+ * setup (winent_input_open): the source, the caller's memory (in place or
+ * staged), a .zst map (--decode), or the map the encode stage is given.
+ * The reader (stages.c) and the pool (tasks.c) only call it. */
+typedef struct winent_job_input winent_job_input;
+struct winent_job_input {
+    const char *kind;
+    int own_rows; /* the chunks own buffers of input rows (ring.c) */
+    /* Reader thread, before the output places the chunk's map: 1 when
+     * chunk c is staged (its rows and map its own buffers, copied in and
+     * out by the pool). `launched`: the GPUs have been asked for. */
+    int (*stages)(const winent_job_input *in, int launched);
+    /* Reader thread: chunk c's input (its rows, or the rows of its maps),
+     * its geometry and map set; *next: its state once read (READY,
+     * FILLING, ENCODING or DONE). On failure *next is left alone. */
+    winent_status (*read)(winent_job_input *in, chunk *c, chunk_state *next, winent_err *err);
+    /* A pool worker: piece k of a FILLING chunk's input rows. */
+    void (*fill)(const winent_job_input *in, chunk *c, long k);
+    const pipeline *p; /* borrowed: the plan (read-only once threads run) */
+    void *state;       /* owned by its kind (input.c) */
+};
+
+/* Where the maps go, behind one interface (output.c), chosen once at
+ * setup (winent_output_open): a sink (units encoded by the pool, raw
+ * floats from the writer, or raw floats the pool stores by offset), the
+ * caller's memory, the encode stage's count of bytes, or nowhere (a stage
+ * alone). The reader, the queue (sched.c), the pool and the writer only
+ * call it. */
+typedef struct winent_job_output winent_job_output;
+struct winent_job_output {
+    const char *kind;
+    int own_map; /* the chunks own buffers of output rows (ring.c) */
+    int units;   /* the chunks' maps are encoded into units by the pool */
+    /* Reader thread: where chunk c's maps are computed (c->map). */
+    void (*place)(const winent_job_output *out, chunk *c);
+    /* Lock held, chunk c computed: its pieces for the pool, c->nenc
+     * units to encode and c->nstore pieces of rows to store. */
+    void (*pieces)(const winent_job_output *out, chunk *c);
+    /* A pool worker: store piece k of chunk c's rows at their place. */
+    winent_status (*store)(const winent_job_output *out, const chunk *c, long k,
+                           winent_err *err);
+    /* The writer thread: chunk c, in order; then, after the last, finish. */
+    winent_status (*write)(winent_job_output *out, const chunk *c, winent_err *err);
+    winent_status (*finish)(winent_job_output *out, winent_err *err);
+    const pipeline *p; /* borrowed: the plan (read-only once threads run) */
+    uint64_t bytes;    /* the encode stage: bytes encoded (writer thread) */
+};
 
 struct pipeline {
     /* Set up before the threads start, read-only afterwards. */
@@ -254,7 +321,6 @@ struct pipeline {
      * at once: store_mem, or a raw map to files (pwrite by offset). */
     int store_out;
     int fill_rows, store_rows;   /* rows per piece of those copies */
-    double store_s;              /* the pool's time storing (under lock) */
     uint64_t mem_budget;         /* --mem, or WINENT_MEM_DEFAULT (raised, when
                                     automatic, to what the threads need) */
     int mem_auto;                /* no --mem given: the budget may grow */
@@ -275,6 +341,8 @@ struct pipeline {
     int count_clamps;            /* count the samples clamped into the end bins */
     int count_rows;              /* rows per counting piece */
     winent_sink *sink;           /* encoders (encode) and writer (write) */
+    winent_job_input in;         /* what the job reads (input.c; set up once) */
+    winent_job_output out;       /* where its maps go (output.c; set up once) */
     winent_preview *preview;     /* owned; NULL without --preview. Rows added by
                                     pool workers (its own lock); its PNG written
                                     by the writer, between chunks and at the end */
@@ -310,14 +378,15 @@ struct pipeline {
     pthread_mutex_t lock;
     pthread_cond_t work_cv;      /* pool workers: a task may be there */
     pthread_cond_t state_cv;     /* reader, drivers, writer: a chunk changed state */
-    winent_err err;              /* the first error */
+    winent_report report;        /* the first error, the notices (report.h; under `lock`) */
+    winent_pool pool;            /* the worker pool (pool.h), borrowing `lock` */
     int reader_done;
-    int quit;                    /* the pool's workers leave */
     int gpus_registered;         /* new buffers must be pinned as they are made */
     int gpus_finished;           /* no GPU computes any more: nothing is pinned
                                     again, pinned pages are being released */
     int gpus_unpinned;           /* ... and they are */
     int pinning;                 /* the reader is pinning a new chunk's buffers */
+    winent_host_pin pin;         /* set up: the GPU engine's hooks */
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
     int n_fit, n_need;           /* chunks --mem holds; fewest that can work */
@@ -328,18 +397,8 @@ struct pipeline {
     pthread_t launcher;
     int launcher_started;
     int launching;               /* auto: the launcher may still add GPUs */
-    par_loop par;
-    stage_clock read_clock, compute_clock, encode_clock;
-    double first_submit_s;       /* when the first chunk went to an engine */
-    double first_band_s;         /* when the first CPU band started */
-    int first_band_rows;         /* its height */
-    double band_px, band_s;      /* CPU bands done: pixels, seconds (summed) */
-    int bands_done;
+    job_meter meter;             /* rates and times measured (under `lock`) */
     int bands_running;           /* CPU bands handed to the pool, not yet done */
-    double enc_px, enc_s;        /* pieces encoded: pixels, seconds (summed) */
-    char notices[WINENT_MAX_NOTICES][WINENT_MSG_LEN];
-    int nnotices;
-    uint64_t stage_bytes;        /* WINENT_STAGE_ENCODE: bytes encoded */
     winent_clamp_counts *clamps; /* owned, per band: samples clamped so far (the
                                     workers add theirs) */
     char (*range_from)[160];     /* owned, per band: where its range came from (set
@@ -365,33 +424,15 @@ struct pipeline {
 #define STOPPED(p)   (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) != 0)
 #define CANCELLED(p) (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) == WINENT_STOP_CANCEL)
 
-/* Record the first error and stop every stage (any thread, lock not held). */
-void winent_pipeline_fail(pipeline *p, const winent_err *e);
-
-/* Queue a notice for the writer to pass on (lock held). */
-void winent_pipeline_notice_locked(pipeline *p, const char *fmt, ...);
-
-/* sched.c: the worker pool and the chunk queue. */
-void *winent_pool_worker(void *arg); /* arg: worker_arg */
-typedef struct worker_arg {
-    pipeline *p;
-    int index;
-} worker_arg;
-/* The source's decoding loop on the pool (winent_parallel.run). */
-int winent_pool_parallel_run(void *ctx, long n, void (*fn)(void *arg, long i, int worker),
-                             void *arg);
+/* sched.c: the chunk queue: claims and the chunks' compute states. */
 /* Claim the next READY chunk for `e` (lock held). `block`: wait for one.
  * A GPU with nothing READY takes over a chunk the CPU has claimed but not
  * started. NULL: none now (not blocking), or none will come. */
 chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
-/* auto: decide from the CPU's bands so far whether the GPUs should come in
- * (lock held; called as bands end and as the writer wakes). */
-void winent_sched_maybe_launch_locked(pipeline *p);
-/* auto: bring the GPUs up now when even the CPU engine's best case
- * (winent_cpu_engine_ns_per_update) says the CPU alone would need more than
- * WINENT_GPU_WORTH_S: at the start (`c` NULL) and again on the first chunk
- * read (`c`: its rows tell the CPU's path). Lock held. */
-void winent_sched_launch_early_locked(pipeline *p, const chunk *c);
+/* The CPU's rate on `threads` workers, pixels a second, from the meter's
+ * bands (0: not known yet; lock held): from the bands done, else, while
+ * the first bands run, an upper bound from how long they have run. */
+double winent_sched_cpu_rate(const job_meter *m, int width, int threads);
 /* 1 when `e` would get a chunk from a claim now (lock held). */
 int winent_sched_can_claim_locked(pipeline *p, const engine *e);
 /* Engine `e` has computed its part of chunk `c`: the whole chunk, or the
@@ -421,6 +462,28 @@ void *winent_gpu_launcher(void *arg); /* arg: pipeline */
  * with; the CPU then makes no more chunks than leave it that room, so the
  * job's memory stays within --mem once the context comes. Lock held. */
 int winent_gpu_room_locked(pipeline *p);
+/* auto: decide from the CPU's bands so far whether the GPUs should come in
+ * (lock held; called as bands end and as the writer wakes). */
+void winent_gpus_maybe_launch_locked(pipeline *p);
+/* auto: bring the GPUs up now when even the CPU engine's best case
+ * (winent_cpu_engine_ns_per_update) says the CPU alone would need more than
+ * WINENT_GPU_WORTH_S: at the start (`c` NULL) and again on the first chunk
+ * read (`c`: its rows tell the CPU's path). Lock held. */
+void winent_gpus_launch_early_locked(pipeline *p, const chunk *c);
+
+/* input.c: the job's input picked from the plan (the caller's memory, a
+ * .zst map, the encode stage's map, else the source); after the
+ * geometry. winent_input_close frees what it holds (accepts a zeroed
+ * one). */
+winent_status winent_input_open(const pipeline *p, winent_job_input *in, winent_err *err);
+void winent_input_close(winent_job_input *in);
+
+/* output.c: the job's output picked from the plan (the sink's kind, the
+ * caller's memory, the stage); after the sink is open. */
+void winent_output_open(const pipeline *p, winent_job_output *out);
+
+/* tasks.c: the job's work on the pool (its callbacks, ctx p). */
+winent_pool_work winent_tasks_work(pipeline *p);
 
 /* stages.c: reader and writer. */
 void *winent_stage_reader(void *arg);
@@ -436,21 +499,32 @@ winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_co
                                 int nbands, winent_err *err);
 
 /* job_opts.c: --device ("auto", NULL too; "cpu"; "gpu"; a list of "cpu"
- * and GPU numbers) as `l`; usage errors for its syntax only (whether the
- * GPUs are there is the run's to find out). */
-typedef struct winent_device_list {
-    int automatic;              /* auto */
-    int all_gpus;               /* gpu: every GPU found */
-    int cpu;                    /* cpu, alone or in a list */
-    int ngpus;                  /* the list's GPUs, as named */
-    int gpus[WINENT_MAX_GPUS];
-} winent_device_list;
+ * and GPU numbers) as `l` (devices.h); usage errors for its syntax only
+ * (whether the GPUs are there is the run's to find out). */
 winent_status winent_device_list_parse(const char *d, winent_device_list *l, winent_err *err);
 
-/* job_opts.c: winent_job_opts_validate with an internal error. */
-winent_status winent_job_check(const winent_job_opts *o, winent_err *err);
+/* job_opts.c: winent_job_opts_validate with an internal error; `devices`
+ * (may be NULL): --device as parsed, for the run (parsed once). */
+winent_status winent_job_check(const winent_job_opts *o, winent_device_list *devices,
+                               winent_err *err);
 
-/* Buffers of chunk `c`, made on first use (lock not held). */
+/* pipeline.c: winent_run_stage with --device parsed already (`devices`,
+ * from winent_job_check; NULL: the run parses it). */
+winent_status winent_run_job(const winent_job_opts *o, winent_stage stage,
+                             const winent_memory_io *mem, const float *map, winent_run_ctl *ctl,
+                             const winent_device_list *devices, winent_job_stats *stats,
+                             winent_err *err);
+
+/* ring.c: the chunks' buffers: what a chunk owns is the input's and the
+ * output's to say (own_rows, own_map, units). */
+/* Bytes of one band's input rows, and of one chunk's buffers, for chunks
+ * of `rows` output rows (--mem's count). */
+uint64_t winent_ring_plane_bytes(const pipeline *p, uint64_t rows);
+uint64_t winent_ring_chunk_bytes(const pipeline *p, uint64_t rows);
+/* Buffers of chunk `c`, made on first use and pinned when the GPUs
+ * compute (p->pin; lock not held). */
 winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err);
+/* Its buffers freed (unpinned where pinned); after the threads. */
+void winent_chunk_free(pipeline *p, chunk *c);
 
 #endif

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The reader (one thread: sources are read front to back, once) and the
- * writer (the calling thread: chunks back in order, into the sink). */
-#include <stdlib.h>
-#include <string.h>
-
+/* The reader (one thread: chunks taken in order, their input read through
+ * the job's input, input.c) and the writer (the calling thread: chunks
+ * back in order, into the job's output, output.c). */
 #include "pipeline_internal.h"
 
 /* ---- reader -------------------------------------------------------- */
@@ -54,7 +52,7 @@ static void make_ahead(void *arg, long i, int worker)
     (void)worker;
     winent_err_clear(&err);
     if (!STOPPED(p) && winent_chunk_buffers(p, &p->chunks[i], &err) != WINENT_OK)
-        winent_pipeline_fail(p, &err);
+        winent_report_fail(&p->report, &err);
 }
 
 /* GPUs named: every chunk the job will use is made and pinned now, on the
@@ -69,7 +67,7 @@ static void make_chunks_ahead(pipeline *p)
     p->gpus_registered = 1;
     pthread_mutex_unlock(&p->lock);
     winent_trace_mark(p->trace, LANE_READER, "ahead", n);
-    winent_pool_parallel_run(p, n, make_ahead, p);
+    winent_pool_parallel_run(&p->pool, n, make_ahead, p);
     pthread_mutex_lock(&p->lock);
     for (int i = 0; i < n; i++)
         if (p->chunks[i].state == CHUNK_UNUSED) {
@@ -83,22 +81,10 @@ static void make_chunks_ahead(pipeline *p)
 void *winent_stage_reader(void *arg)
 {
     pipeline *p = arg;
+    winent_job_input *in = &p->in;
     winent_err err;
     winent_err_clear(&err);
-    const int ry = p->ry;
-    const size_t rb = p->row_bytes;
-    const int from_source =
-        p->stage != WINENT_STAGE_ENCODE && p->mem_in == NULL && p->map_in == NULL;
-    const size_t carry_plane = rb * (size_t)(2 * ry);
-    /* The last 2 ry rows read of each band: the next chunk's upper halo. */
-    uint8_t *carry = from_source ? malloc(carry_plane * (size_t)p->nbands + 1) : NULL;
-    void **dst = from_source ? malloc(sizeof *dst * (size_t)p->nbands) : NULL;
-    int carry_y0 = 0, next_read = 0;
     double busy = 0.0, wait = 0.0;
-    if (from_source && (carry == NULL || dst == NULL)) {
-        WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
-        goto done;
-    }
     if (p->ngpus > 0 && p->stage == WINENT_STAGE_JOB)
         make_chunks_ahead(p);
     for (int64_t seq = 0; seq < p->nchunks; seq++) {
@@ -126,78 +112,23 @@ void *winent_stage_reader(void *arg)
         c->npieces = c->nunits * p->parts;
         c->engine = NULL;
         c->previewed_to = c->y0;
-        winent_chunk_input_rows(c->y0, c->y1, ry, p->height, &c->in_y0, &c->in_h);
-        c->staged = p->fill_in && (p->stage_all || launched);
-        c->map = p->mem_out && !(p->store_mem && c->staged)
-                     ? p->mem_out + (size_t)c->y0 * p->map_stride
-                     : c->map_own;
+        winent_chunk_input_rows(c->y0, c->y1, p->ry, p->height, &c->in_y0, &c->in_h);
+        c->staged = in->stages(in, launched);
+        p->out.place(&p->out, c);
         c->nstore = 0;
         chunk_state next = CHUNK_READY;
-        if (p->stage == WINENT_STAGE_ENCODE) {
-            /* The map is the input: straight to the encoders. */
-            c->map = (float *)p->stage_map + (size_t)c->y0 * p->map_stride;
-            next = CHUNK_ENCODING;
-        } else if (p->map_in) {
-            /* --decode: the rows of every map, straight to the encoders
-             * (or, for raw output, to the writer). */
-            winent_status rst = WINENT_OK;
-            for (int m = 0; m < p->nmaps && rst == WINENT_OK; m++)
-                rst = winent_zst_reader_read_map(p->map_in, m, c->y1 - c->y0,
-                                                 c->map + (size_t)m * p->map_plane, &err);
-            if (rst != WINENT_OK) {
-                pthread_mutex_lock(&p->lock);
-                c->state = CHUNK_FREE;
-                pthread_mutex_unlock(&p->lock);
-                break;
-            }
-            next = p->encodes && c->npieces > 0 ? CHUNK_ENCODING : CHUNK_DONE;
-        } else if (c->staged) {
-            /* Staged: the pool copies the rows in, several pieces at once. */
-            c->rows = c->rows_own;
-            c->fill_n = (c->in_h + p->fill_rows - 1) / p->fill_rows;
-            c->fill_next = 0;
-            c->fill_left = c->fill_n;
-            next = c->fill_n > 0 ? CHUNK_FILLING : CHUNK_READY;
-        } else if (p->mem_in) {
-            c->rows = (uint8_t *)p->mem_in + p->rows_stride * (size_t)c->in_y0;
-        } else {
-            c->rows = c->rows_own;
-            /* Rows before next_read come from the carry, the rest from the
-             * source: every band's, each in its plane. */
-            int from_carry = next_read - c->in_y0;
-            if (from_carry < 0)
-                from_carry = 0;
-            for (int b = 0; b < p->nbands; b++) {
-                uint8_t *plane = c->rows + (size_t)b * p->plane_bytes;
-                const uint8_t *kept = carry + (size_t)b * carry_plane;
-                if (from_carry > 0)
-                    memcpy(plane, kept + rb * (size_t)(c->in_y0 - carry_y0),
-                           rb * (size_t)from_carry);
-                dst[b] = plane + rb * (size_t)from_carry;
-            }
-            int fresh_rows = c->in_h - from_carry;
-            if (winent_source_read_bands(p->source, fresh_rows, dst, &err) != WINENT_OK) {
-                pthread_mutex_lock(&p->lock);
-                c->state = CHUNK_FREE;
-                pthread_mutex_unlock(&p->lock);
-                break;
-            }
-            next_read = c->in_y0 + c->in_h;
-            int carry_n = c->in_h < 2 * ry ? c->in_h : 2 * ry;
-            carry_y0 = next_read - carry_n;
-            for (int b = 0; b < p->nbands; b++)
-                memcpy(carry + (size_t)b * carry_plane,
-                       c->rows + (size_t)b * p->plane_bytes + rb * (size_t)(carry_y0 - c->in_y0),
-                       rb * (size_t)carry_n);
-            if (p->stage == WINENT_STAGE_DECODE)
-                next = CHUNK_DONE;
+        if (in->read(in, c, &next, &err) != WINENT_OK) {
+            pthread_mutex_lock(&p->lock);
+            c->state = CHUNK_FREE;
+            pthread_mutex_unlock(&p->lock);
+            break;
         }
         busy += winent_now() - t1;
         winent_trace_mark(p->trace, LANE_READER, "ready", seq);
         pthread_mutex_lock(&p->lock);
         c->state = next;
         if (seq == 0 && next == CHUNK_READY)
-            winent_sched_launch_early_locked(p, c);
+            winent_gpus_launch_early_locked(p, c);
         if (next == CHUNK_FILLING)
             pthread_cond_broadcast(&p->work_cv);
         if (next == CHUNK_ENCODING) {
@@ -209,17 +140,14 @@ void *winent_stage_reader(void *arg)
         pthread_cond_broadcast(&p->state_cv);
         pthread_mutex_unlock(&p->lock);
     }
-done:
-    free(carry);
-    free(dst);
     pthread_mutex_lock(&p->lock);
     p->reader_done = 1;
-    p->read_clock.busy_s += busy;
-    p->read_clock.wait_s += wait;
+    p->meter.read_clock.busy_s += busy;
+    p->meter.read_clock.wait_s += wait;
     pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
     if (err.status != WINENT_OK)
-        winent_pipeline_fail(p, &err);
+        winent_report_fail(&p->report, &err);
     return NULL;
 }
 
@@ -233,22 +161,6 @@ static chunk *find_seq_done(pipeline *p, int64_t seq)
             p->chunks[i].count_left == 0)
             return &p->chunks[i];
     return NULL;
-}
-
-/* Pass queued notices on, from the calling thread. Lock held. */
-static void flush_notices(pipeline *p)
-{
-    while (p->nnotices > 0) {
-        char line[WINENT_MSG_LEN];
-        memcpy(line, p->notices[0], sizeof line);
-        memmove(p->notices[0], p->notices[1], sizeof p->notices[0] * (size_t)(p->nnotices - 1));
-        p->nnotices--;
-        if (p->opts->on_notice) {
-            pthread_mutex_unlock(&p->lock);
-            p->opts->on_notice(p->opts->user, line);
-            pthread_mutex_lock(&p->lock);
-        }
-    }
 }
 
 /* Add the chunk's maps to the saturation counts (writer thread). Branch
@@ -269,39 +181,6 @@ static void count_saturated(pipeline *p, const chunk *c)
     }
 }
 
-static winent_status write_chunk(pipeline *p, const chunk *c, winent_err *err)
-{
-    if (p->stage == WINENT_STAGE_ENCODE) {
-        uint64_t n = 0;
-        for (int k = 0; k < c->npieces * p->nmaps; k++)
-            n += c->units[k].size;
-        pthread_mutex_lock(&p->lock);
-        p->stage_bytes += n;
-        pthread_mutex_unlock(&p->lock);
-        return WINENT_OK;
-    }
-    if (p->stage != WINENT_STAGE_JOB || p->mem_out)
-        return WINENT_OK;
-    if (p->store_out)
-        return WINENT_OK; /* the pool wrote its rows at their place */
-    if (p->raw_floats) {
-        for (int m = 0; m < p->nmaps; m++)
-            WINENT_TRY(winent_sink_write_floats(p->sink, m, c->map + (size_t)m * p->map_plane,
-                                                (size_t)(c->y1 - c->y0) * (size_t)p->width, err));
-        return WINENT_OK;
-    }
-    /* Unit by unit, every map's in turn: the order does not depend on
-     * where the chunks were cut. */
-    int first = c->y0 / p->unit_rows;
-    for (int u = 0; u < c->nunits; u++)
-        for (int m = 0; m < p->nmaps; m++)
-            for (int k = 0; k < p->parts; k++)
-                WINENT_TRY(winent_sink_write_part(p->sink, m, first + u, k,
-                                                  &c->units[(m * c->nunits + u) * p->parts + k],
-                                                  err));
-    return WINENT_OK;
-}
-
 void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_start)
 {
     winent_err err;
@@ -310,8 +189,8 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     double busy = 0.0, last_progress = t_start;
     pthread_mutex_lock(&p->lock);
     while (next < p->nchunks && !STOPPED(p)) {
-        flush_notices(p);
-        winent_sched_maybe_launch_locked(p);
+        winent_report_flush_locked(&p->report, p->opts->on_notice, p->opts->user);
+        winent_gpus_maybe_launch_locked(p);
         chunk *c = find_seq_done(p, next);
         if (c == NULL) {
             /* Timed: a cancel (a store into the job's flag, from a signal
@@ -324,7 +203,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         if (p->saturated)
             count_saturated(p, c);
         winent_trace_mark(p->trace, LANE_WRITER, "write", c->seq);
-        winent_status st = write_chunk(p, c, &err);
+        winent_status st = p->out.write(&p->out, c, &err);
         if (st == WINENT_OK && p->preview)
             /* The preview rows complete so far, while the engines work:
              * little of the PNG is left for the end. */
@@ -332,7 +211,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         double t1 = winent_now();
         busy += t1 - t0;
         if (st != WINENT_OK) {
-            winent_pipeline_fail(p, &err);
+            winent_report_fail(&p->report, &err);
             pthread_mutex_lock(&p->lock);
             break;
         }
@@ -351,12 +230,12 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         c->state = CHUNK_FREE;
         pthread_cond_broadcast(&p->state_cv);
     }
-    flush_notices(p);
+    winent_report_flush_locked(&p->report, p->opts->on_notice, p->opts->user);
     pthread_mutex_unlock(&p->lock);
     if (CANCELLED(p) && err.status == WINENT_OK) {
         /* Records why, and wakes every stage still waiting. */
         WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
-        winent_pipeline_fail(p, &err);
+        winent_report_fail(&p->report, &err);
     }
     if (!STOPPED(p) && next == p->nchunks && p->stage == WINENT_STAGE_JOB) {
         /* The preview's PNG is written before the output is put in place
@@ -367,12 +246,12 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         winent_status st = WINENT_OK;
         if (p->preview)
             st = winent_preview_write(p->preview, &err);
-        if (st == WINENT_OK && !p->mem_out)
-            st = winent_sink_finish(p->sink, &err);
+        if (st == WINENT_OK)
+            st = p->out.finish(&p->out, &err);
         if (st == WINENT_OK && p->preview)
             st = winent_preview_commit(p->preview, &err);
         if (st != WINENT_OK)
-            winent_pipeline_fail(p, &err);
+            winent_report_fail(&p->report, &err);
         busy += winent_now() - t0;
     }
     if (stats) {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/engine_cuda.h"
+#include "devices.h"
 #include "tiles/libversions.h"
 #include "winent.h"
 
@@ -44,7 +44,7 @@ winent_status winent_version_print(FILE *out)
     fprintf(out, "winent-stream %s\n", WINENT_VERSION_STRING);
     int runtime = 0;
     const char *archs = "";
-    if (winent_cuda_build_info(&runtime, &archs)) {
+    if (winent_devices_build_info(&runtime, &archs)) {
         fprintf(out, "engines: cpu, reference, cuda (CUDA runtime ");
         if (runtime > 0)
             fprintf(out, "%d.%d", runtime / 1000, runtime % 1000 / 10);

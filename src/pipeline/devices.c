@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The pipeline's one door to CUDA (devices.h). */
+#include "devices.h"
+#include "kernels/engine_cuda.h"
+#include "winent.h"
+
+int winent_gpu_count(void)
+{
+    return winent_cuda_device_count();
+}
+
+winent_status winent_devices_pick(const winent_device_list *l, int release_gpus, int *ids, int *n,
+                                  winent_err *err)
+{
+    *n = 0;
+    /* A process that is this job's alone (the CLI) starts only the GPUs
+     * named: CUDA would start every one it sees at its first call (four
+     * H200s took 1.0 s, one 0.3 s; docs/PERFORMANCE.md). */
+    const int limited =
+        release_gpus && !l->all_gpus && winent_cuda_limit_devices(l->gpus, l->ngpus);
+    int count = winent_cuda_device_count();
+    if (l->all_gpus) {
+        if (count == 0)
+            return WINENT_ERR(err, WINENT_ERR_DEVICE,
+                              "--device gpu: no usable GPU (no CUDA device or driver%s)",
+                              winent_gpu_count() == 0 ? ", or a build without CUDA" : "");
+        for (int i = 0; i < count && i < WINENT_MAX_GPUS; i++)
+            ids[(*n)++] = winent_cuda_host_device(i);
+        return WINENT_OK;
+    }
+    for (int i = 0; i < l->ngpus; i++) {
+        if (limited && !winent_cuda_device_usable(l->gpus[i]))
+            /* CUDA was shown only the GPUs named: how many the host has is
+             * not known here. */
+            return WINENT_ERR(err, WINENT_ERR_DEVICE,
+                              "--device: GPU %d is not usable (no such GPU on this host, or no "
+                              "driver)",
+                              l->gpus[i]);
+        if (!winent_cuda_device_usable(l->gpus[i]))
+            return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device: GPU %d is not usable (%d found)",
+                              l->gpus[i], count);
+        ids[(*n)++] = l->gpus[i];
+    }
+    return WINENT_OK;
+}
+
+int winent_devices_count(void)
+{
+    return winent_cuda_device_count();
+}
+
+int winent_devices_host_id(int i)
+{
+    return winent_cuda_host_device(i);
+}
+
+int winent_devices_pin(void *ptr, size_t bytes)
+{
+    return winent_cuda_host_register(ptr, bytes);
+}
+
+void winent_devices_unpin(void *ptr)
+{
+    winent_cuda_host_unregister(ptr);
+}
+
+void winent_devices_release(int device)
+{
+    winent_cuda_device_release(device);
+}
+
+int winent_devices_build_info(int *runtime, const char **archs)
+{
+    return winent_cuda_build_info(runtime, archs);
+}

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Where a job's maps go, one kind behind one interface (winent_job_output):
+ *   units    a sink whose units the pool encodes (.zst frames, GeoTIFF
+ *            tiles); the writer writes them in order, unit by unit;
+ *   floats   a raw map the writer writes from the computed rows (a
+ *            stream: one ordered writer);
+ *   at       a raw map to files: the pool stores the rows by offset (one
+ *            writer thread tops out near 2-3 GB/s);
+ *   memory   the caller's buffer: computed in place, or, for a staged
+ *            chunk, stored into it by the pool;
+ *   encoded  the encode stage: units encoded, their bytes counted;
+ *   none     a stage alone (read, compute): nothing kept.
+ * Picked once at setup (winent_output_open); the reader, the queue, the
+ * pool and the writer only call it. */
+#include <string.h>
+
+#include "pipeline_internal.h"
+
+static void place_own(const winent_job_output *out, chunk *c)
+{
+    (void)out;
+    c->map = c->map_own;
+}
+
+static void no_pieces(const winent_job_output *out, chunk *c)
+{
+    (void)out;
+    c->nenc = c->nstore = 0;
+}
+
+/* Rows of the chunk stored in pieces of store_rows, map by map. */
+static int store_pieces(const pipeline *p, const chunk *c)
+{
+    return p->nmaps * ((c->y1 - c->y0 + p->store_rows - 1) / p->store_rows);
+}
+
+static winent_status no_store(const winent_job_output *out, const chunk *c, long k,
+                              winent_err *err)
+{
+    (void)out;
+    (void)c;
+    (void)k;
+    (void)err;
+    return WINENT_OK;
+}
+
+static winent_status no_write(winent_job_output *out, const chunk *c, winent_err *err)
+{
+    (void)out;
+    (void)c;
+    (void)err;
+    return WINENT_OK;
+}
+
+static winent_status no_finish(winent_job_output *out, winent_err *err)
+{
+    (void)out;
+    (void)err;
+    return WINENT_OK;
+}
+
+static winent_status sink_finish(winent_job_output *out, winent_err *err)
+{
+    return winent_sink_finish(out->p->sink, err);
+}
+
+/* ---- units ----------------------------------------------------------- */
+
+static void units_pieces(const winent_job_output *out, chunk *c)
+{
+    c->nenc = c->npieces * out->p->nmaps;
+    c->nstore = 0;
+}
+
+/* Unit by unit, every map's in turn: the order does not depend on where
+ * the chunks were cut. */
+static winent_status units_write(winent_job_output *out, const chunk *c, winent_err *err)
+{
+    const pipeline *p = out->p;
+    int first = c->y0 / p->unit_rows;
+    for (int u = 0; u < c->nunits; u++)
+        for (int m = 0; m < p->nmaps; m++)
+            for (int k = 0; k < p->parts; k++)
+                WINENT_TRY(winent_sink_write_part(p->sink, m, first + u, k,
+                                                  &c->units[(m * c->nunits + u) * p->parts + k],
+                                                  err));
+    return WINENT_OK;
+}
+
+/* ---- floats ---------------------------------------------------------- */
+
+static winent_status floats_write(winent_job_output *out, const chunk *c, winent_err *err)
+{
+    const pipeline *p = out->p;
+    for (int m = 0; m < p->nmaps; m++)
+        WINENT_TRY(winent_sink_write_floats(p->sink, m, c->map + (size_t)m * p->map_plane,
+                                            (size_t)(c->y1 - c->y0) * (size_t)p->width, err));
+    return WINENT_OK;
+}
+
+/* ---- at -------------------------------------------------------------- */
+
+static void at_pieces(const winent_job_output *out, chunk *c)
+{
+    c->nenc = 0;
+    c->nstore = store_pieces(out->p, c);
+}
+
+/* Piece k: store_rows rows of one map, by offset into the raw map's file. */
+static winent_status at_store(const winent_job_output *out, const chunk *c, long k,
+                              winent_err *err)
+{
+    const pipeline *p = out->p;
+    const int per_map = (c->y1 - c->y0 + p->store_rows - 1) / p->store_rows;
+    const int m = (int)(k / per_map), r0 = (int)(k % per_map) * p->store_rows;
+    const int nr = c->y1 - c->y0 - r0 < p->store_rows ? c->y1 - c->y0 - r0 : p->store_rows;
+    const float *src = c->map + (size_t)m * p->map_plane + (size_t)r0 * p->map_stride;
+    const size_t W = (size_t)p->width;
+    return winent_sink_write_floats_at(p->sink, m, (uint64_t)(c->y0 + r0) * W, src,
+                                       W * (size_t)nr, err);
+}
+
+/* ---- memory ---------------------------------------------------------- */
+
+/* In place, at the caller's row step; a staged chunk in its own map. */
+static void memory_place(const winent_job_output *out, chunk *c)
+{
+    const pipeline *p = out->p;
+    c->map = c->staged ? c->map_own : p->mem_out + (size_t)c->y0 * p->map_stride;
+}
+
+static void memory_pieces(const winent_job_output *out, chunk *c)
+{
+    c->nenc = 0;
+    c->nstore = c->staged ? store_pieces(out->p, c) : 0;
+}
+
+/* Piece k of a staged chunk: store_rows rows of one map into the caller's
+ * buffer. */
+static winent_status memory_store(const winent_job_output *out, const chunk *c, long k,
+                                  winent_err *err)
+{
+    const pipeline *p = out->p;
+    const int per_map = (c->y1 - c->y0 + p->store_rows - 1) / p->store_rows;
+    const int m = (int)(k / per_map), r0 = (int)(k % per_map) * p->store_rows;
+    const int nr = c->y1 - c->y0 - r0 < p->store_rows ? c->y1 - c->y0 - r0 : p->store_rows;
+    const float *src = c->map + (size_t)m * p->map_plane + (size_t)r0 * p->map_stride;
+    const size_t W = (size_t)p->width;
+    float *dst = p->mem_out + (size_t)(c->y0 + r0) * p->mem_out_stride;
+    (void)err;
+    if (p->mem_out_stride == W) {
+        memcpy(dst, src, W * (size_t)nr * sizeof *dst);
+        return WINENT_OK;
+    }
+    for (int y = 0; y < nr; y++, src += W, dst += p->mem_out_stride)
+        memcpy(dst, src, W * sizeof *dst);
+    return WINENT_OK;
+}
+
+/* ---- encoded (the encode stage) -------------------------------------- */
+
+static winent_status encoded_write(winent_job_output *out, const chunk *c, winent_err *err)
+{
+    (void)err;
+    for (int k = 0; k < c->npieces * out->p->nmaps; k++)
+        out->bytes += c->units[k].size;
+    return WINENT_OK;
+}
+
+/* ---- the pick -------------------------------------------------------- */
+
+void winent_output_open(const pipeline *p, winent_job_output *out)
+{
+    memset(out, 0, sizeof *out);
+    out->p = p;
+    out->kind = "none";
+    out->place = place_own;
+    out->pieces = no_pieces;
+    out->store = no_store;
+    out->write = no_write;
+    out->finish = no_finish;
+    out->own_map = p->stage != WINENT_STAGE_ENCODE && p->stage != WINENT_STAGE_DECODE;
+    if (p->stage == WINENT_STAGE_ENCODE) {
+        out->kind = "encoded";
+        out->units = 1;
+        out->write = encoded_write;
+    } else if (p->mem_out) {
+        out->kind = "memory";
+        out->own_map = p->store_mem;
+        out->place = memory_place;
+        out->pieces = memory_pieces;
+        out->store = memory_store;
+    } else if (p->stage == WINENT_STAGE_JOB) {
+        out->finish = sink_finish;
+        if (p->store_out) {
+            out->kind = "at";
+            out->pieces = at_pieces;
+            out->store = at_store;
+        } else if (p->raw_floats) {
+            out->kind = "floats";
+            out->write = floats_write;
+        } else {
+            out->kind = "units";
+            out->units = 1;
+            out->pieces = units_pieces;
+            out->write = units_write;
+        }
+    }
+}

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The job's work on the worker pool (pool.h's callbacks): which task of
+ * the chunks comes next and running it: CPU bands, units to encode, rows
+ * to store, preview slices, a staged memory job's rows to copy in, a GPU's
+ * rows to count. Picked under the job's lock, run outside it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline_internal.h"
+
+typedef enum task_kind {
+    TASK_NONE = 0,
+    TASK_DECODE, /* the pool's own (pool.c); its trace events stay first */
+    TASK_ENCODE,
+    TASK_COUNT,
+    TASK_FILL,
+    TASK_BAND
+} task_kind;
+
+typedef struct task {
+    task_kind kind;
+    chunk *c;
+    long index; /* decode item, unit or band */
+    int count;  /* a band that counts its rows' clamped samples too */
+    int held;   /* TASK_NONE: a band is waiting, held back while a GPU starts */
+} task;
+
+/* The trace's event for the start (end 0) or the end of task t: a store
+ * piece is one of ENCODE's. */
+static const char *task_event(const task *t, int end)
+{
+    static const char *const ev[][2] = {{"", ""},           {"decode", "decoded"},
+                                        {"encode", "encoded"}, {"count", "counted"},
+                                        {"fill", "filled"},   {"band", "banded"}};
+    if (t->kind == TASK_ENCODE && t->index >= t->c->nenc && t->index < t->c->nenc + t->c->nstore)
+        return end ? "stored" : "store";
+    return ev[t->kind][end];
+}
+
+/* auto: the first GPU is on its way (the driver's start, or a context
+ * being made) and none is up yet. Lock held. */
+static int gpu_starting(const pipeline *p)
+{
+    if (p->gpu_launch != 1)
+        return 0;
+    int added = 0;
+    for (int i = 0; i < p->nengines; i++) {
+        const engine *e = &p->engines[i];
+        if (e->device < 0)
+            continue;
+        added = 1;
+        if (e->live)
+            return 0;
+        if (e->started && !e->failed && !e->finished)
+            return 1;
+    }
+    return !added && p->launching; /* the launcher is finding the devices */
+}
+
+/* A CPU band waits: auto, an output the pool encodes, the first GPU
+ * starting, and the CPU already on its share of the threads
+ * (WINENT_GPU_START_SHARE). Lock held. */
+static int band_held(const pipeline *p)
+{
+    const int share = p->threads / WINENT_GPU_START_SHARE;
+    return p->encodes && gpu_starting(p) && p->bands_running >= (share > 0 ? share : 1);
+}
+
+/* The next task, most urgent first (after the pool's decoding, which the
+ * reader waits on): the oldest chunk's pieces to encode or store (they free buffers and
+ * feed the writer), then the oldest staged chunk's rows to copy in (the
+ * engines wait for them), then the oldest chunk's rows to count (small,
+ * and the writer waits for them too), then the oldest CPU chunk's bands.
+ * Lock held. */
+static task next_task(pipeline *p)
+{
+    task t = {TASK_NONE, NULL, 0, 0, 0};
+    chunk *enc = NULL, *band = NULL, *count = NULL, *fill = NULL;
+    for (int i = 0; i < p->n_max; i++) {
+        chunk *c = &p->chunks[i];
+        if (c->state == CHUNK_FILLING && c->fill_next < c->fill_n &&
+            (fill == NULL || c->seq < fill->seq))
+            fill = c;
+        if (c->count_next < c->count_n && (count == NULL || c->seq < count->seq))
+            count = c;
+        if (c->state == CHUNK_ENCODING && c->next_piece < c->ntasks &&
+            (enc == NULL || c->seq < enc->seq))
+            enc = c;
+        else if (c->state == CHUNK_CLAIMED && c->next_band < c->nbands &&
+                 (band == NULL || c->seq < band->seq))
+            band = c;
+    }
+    if (enc) {
+        t.kind = TASK_ENCODE;
+        t.c = enc;
+        t.index = enc->next_piece++;
+    } else if (fill) {
+        t.kind = TASK_FILL;
+        t.c = fill;
+        t.index = fill->fill_next++;
+    } else if (count) {
+        t.kind = TASK_COUNT;
+        t.c = count;
+        t.index = count->count_next++;
+    } else if (band && band_held(p)) {
+        t.held = 1; /* leave the GPU's start the cores */
+    } else if (band) {
+        p->bands_running++;
+        t.kind = TASK_BAND;
+        t.c = band;
+        t.index = band->next_band++;
+        if (band->next_band == 1)
+            pthread_cond_broadcast(&p->state_cv); /* an idle GPU may take its tail */
+        /* The CPU's bands count their own rows while they are in cache,
+         * unless the pool counts this chunk already (it came back from a
+         * GPU that failed). */
+        t.count = p->count_clamps && band->count_n == 0;
+        if (p->meter.first_band_s == 0.0) {
+            p->meter.first_band_s = winent_now();
+            p->meter.first_band_rows = band->band_rows;
+        }
+    }
+    return t;
+}
+
+/* Chunk c as the kernels see band `b` of it. */
+static void chunk_view(const pipeline *p, const chunk *c, int b, winent_chunk *v)
+{
+    v->rows = c->rows + (size_t)b * p->plane_bytes;
+    v->row_bytes = p->rows_stride;
+    v->width = p->width;
+    v->height = p->height;
+    v->in_y0 = c->in_y0;
+    v->in_h = c->in_h;
+    v->y0 = c->y0;
+    v->y1 = c->y1;
+}
+
+/* Output rows [*ya, *yb) of band b of chunk c. */
+static void band_span(const chunk *c, long b, int *ya, int *yb)
+{
+    *ya = c->y0 + (int)b * c->band_rows;
+    *yb = *ya + c->band_rows < c->y1 ? *ya + c->band_rows : c->y1;
+}
+
+/* Count the samples of input rows [ya, yb) of band `b` of chunk c that
+ * its range clamps. Every output row's own input row, so every input row
+ * of the image is counted exactly once whatever the halos. */
+static void count_rows(const pipeline *p, const chunk *c, int b, int ya, int yb,
+                       winent_clamp_counts *acc)
+{
+    const uint8_t *rows =
+        c->rows + (size_t)b * p->plane_bytes + p->rows_stride * (size_t)(ya - c->in_y0);
+    if (p->rows_stride == p->row_bytes) { /* packed: all at once */
+        winent_range_count(p->band_plan[b], rows, (size_t)p->width * (size_t)(yb - ya), acc);
+        return;
+    }
+    for (int y = ya; y < yb; y++, rows += p->rows_stride) /* a memory job's padded rows */
+        winent_range_count(p->band_plan[b], rows, (size_t)p->width, acc);
+}
+
+/* Output rows [ya, yb) of every map of the chunk, band by band (each
+ * band's input rows stay in cache for its windows). `acc`: one count per
+ * band. */
+static winent_status run_band(pipeline *p, int worker, const task *t, winent_clamp_counts *acc,
+                              winent_err *err)
+{
+    winent_chunk v;
+    int ya, yb;
+    band_span(t->c, t->index, &ya, &yb);
+    for (int m = 0; m < p->nmaps; m++) {
+        const job_map *jm = &p->maps[m];
+        chunk_view(p, t->c, jm->band, &v);
+        /* First: the rows it brings into cache are the ones the engine reads. */
+        if (t->count && (m == 0 || p->maps[m - 1].band != jm->band))
+            count_rows(p, t->c, jm->band, ya, yb, &acc[jm->band]);
+        WINENT_TRY(winent_cpu_engine_compute_rows(jm->cpu, worker, &v, ya, yb,
+                                                  t->c->map + (size_t)m * p->map_plane,
+                                                  p->map_stride, err));
+    }
+    return WINENT_OK;
+}
+
+/* Piece k of a chunk a GPU computes: its input rows stay in place until
+ * the writer frees the chunk. Every band's. */
+static void run_count(pipeline *p, chunk *c, long k, winent_clamp_counts *acc)
+{
+    int ya = c->count_y0 + (int)k * p->count_rows;
+    int yb = ya + p->count_rows < c->y1 ? ya + p->count_rows : c->y1;
+    for (int b = 0; b < p->nbands; b++)
+        count_rows(p, c, b, ya, yb, &acc[b]);
+}
+
+/* Output rows [ya, yb) of chunk c into the preview, with the worker's
+ * scratch (made on first use). */
+static winent_status add_to_preview(pipeline *p, winent_preview_scratch **pvs, const chunk *c,
+                                    int ya, int yb, winent_err *err)
+{
+    if (*pvs == NULL)
+        WINENT_TRY(winent_preview_scratch_create(p->preview, pvs, err));
+    return winent_preview_add_rows(p->preview, *pvs, c->map + (size_t)(ya - c->y0) * p->map_stride,
+                                   p->map_stride, ya, yb, err);
+}
+
+/* Piece k of a computed chunk: a unit (or a tile of it) of a map to
+ * encode (map k / npieces), from c->nenc on rows to store (the output's),
+ * then a slice of band_rows rows for the preview (the first map's). */
+static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_preview_scratch **pvs,
+                               chunk *c, long k, winent_err *err)
+{
+    if (k >= c->nenc && k < c->nenc + c->nstore)
+        return p->out.store(&p->out, c, k - c->nenc, err);
+    if (k >= c->nenc) {
+        int ya = c->preview_y0 + (int)(k - c->nenc - c->nstore) * p->band_rows;
+        int yb = ya + p->band_rows < c->y1 ? ya + p->band_rows : c->y1;
+        return add_to_preview(p, pvs, c, ya, yb, err);
+    }
+    if (*enc == NULL)
+        WINENT_TRY(winent_sink_encoder_create(p->sink, enc, err));
+    int m = (int)(k / c->npieces), kk = (int)(k % c->npieces);
+    int u = kk / p->parts, part = kk % p->parts;
+    int r0 = u * p->unit_rows;
+    int nr = c->y1 - c->y0 - r0 < p->unit_rows ? c->y1 - c->y0 - r0 : p->unit_rows;
+    return winent_sink_encode_part(*enc, m, c->y0 / p->unit_rows + u, part,
+                                   c->map + (size_t)m * p->map_plane + (size_t)r0 * p->map_stride,
+                                   nr, &c->units[k], err);
+}
+
+/* One worker's state: its encoder, preview scratch and clamp counts
+ * (made by the worker itself), its task, its times. */
+typedef struct job_worker {
+    pipeline *p;
+    int index;
+    winent_err err;
+    winent_sink_encoder *enc;
+    winent_preview_scratch *pvs;
+    double band_s, enc_s, dec_s, pv_s;
+    winent_clamp_counts *counted; /* a task's, one per band */
+    task t;
+    double dt;
+    winent_status st;
+} job_worker;
+
+static void *worker_start(void *ctx, int w)
+{
+    pipeline *p = ctx;
+    job_worker *ws = calloc(1, sizeof *ws);
+    winent_clamp_counts *counted = malloc(sizeof *counted * (size_t)p->nbands);
+    if (ws == NULL || counted == NULL) {
+        winent_err err;
+        winent_err_clear(&err);
+        WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
+        winent_report_fail(&p->report, &err);
+        free(ws);
+        free(counted);
+        return NULL;
+    }
+    ws->p = p;
+    ws->index = w;
+    ws->counted = counted;
+    winent_err_clear(&ws->err);
+    return ws;
+}
+
+static int worker_next(void *ctx, void *wsv, int *retry_ms)
+{
+    job_worker *ws = wsv;
+    ws->t = next_task(ctx);
+    /* A held band waits for the GPU's start, which signals nothing to the
+     * pool: look again every 5 ms until then. */
+    *retry_ms = ws->t.held ? 5 : 0;
+    return ws->t.kind != TASK_NONE;
+}
+
+static int worker_run(void *ctx, void *wsv)
+{
+    pipeline *p = ctx;
+    job_worker *ws = wsv;
+    const task *t = &ws->t;
+    double t0 = winent_now();
+    winent_status st = WINENT_OK;
+    const int64_t tseq = t->c ? t->c->seq : -1;
+    winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(t, 0), tseq);
+    for (int b = 0; b < p->nbands; b++)
+        winent_clamp_init(&ws->counted[b]);
+    switch (t->kind) {
+    case TASK_ENCODE: st = run_piece(p, &ws->enc, &ws->pvs, t->c, t->index, &ws->err); break;
+    case TASK_COUNT: run_count(p, t->c, t->index, ws->counted); break;
+    case TASK_FILL: p->in.fill(&p->in, t->c, t->index); break;
+    default: st = run_band(p, ws->index, t, ws->counted, &ws->err); break;
+    }
+    winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(t, 1), tseq);
+    double dt = winent_now() - t0;
+    if (t->kind == TASK_BAND && st == WINENT_OK && p->preview && !p->preview_after) {
+        /* The band's rows while they are in cache; timed apart, so the
+         * CPU's measured rate stays the engine's. */
+        int ya, yb;
+        band_span(t->c, t->index, &ya, &yb);
+        if (ya >= t->c->previewed_to)
+            st = add_to_preview(p, &ws->pvs, t->c, ya, yb, &ws->err);
+        ws->pv_s += winent_now() - t0 - dt;
+    }
+    /* A failed piece stops the job before its chunk can count as done:
+     * else the writer could take the last chunk and commit the output
+     * before the failure is known (a raw map's rows stored by the pool, a
+     * write that hit the file size limit). */
+    if (st != WINENT_OK)
+        winent_report_fail(&p->report, &ws->err);
+    ws->dt = dt;
+    ws->st = st;
+    return st != WINENT_OK;
+}
+
+static void worker_done(void *ctx, void *wsv)
+{
+    pipeline *p = ctx;
+    job_worker *ws = wsv;
+    const task *t = &ws->t;
+    const double dt = ws->dt;
+    if (t->kind == TASK_COUNT) {
+        for (int b = 0; b < p->nbands; b++)
+            winent_clamp_merge(&p->clamps[b], &ws->counted[b]);
+        ws->band_s += dt; /* part of computing the map */
+        if (--t->c->count_left == 0)
+            pthread_cond_broadcast(&p->state_cv);
+    } else if (t->kind == TASK_FILL) {
+        ws->dec_s += dt;
+        if (--t->c->fill_left == 0) {
+            t->c->state = CHUNK_READY;
+            if (t->c->seq == 0)
+                winent_gpus_launch_early_locked(p, t->c);
+            pthread_cond_broadcast(&p->state_cv);
+        }
+    } else if (t->kind == TASK_ENCODE) {
+        if (t->index >= t->c->nenc && t->index < t->c->nenc + t->c->nstore) {
+            p->meter.store_s += dt;
+        } else {
+            ws->enc_s += dt;
+            /* The pool's encoding rate, for sharing compute (declines). */
+            p->meter.enc_s += dt;
+            p->meter.enc_px += (double)(t->c->y1 - t->c->y0) * (double)p->width /
+                         ((double)t->c->npieces * (double)p->nmaps);
+        }
+        if (--t->c->pieces_left == 0) {
+            t->c->state = CHUNK_DONE;
+            pthread_cond_broadcast(&p->state_cv);
+        }
+    } else {
+        p->bands_running--;
+        ws->band_s += dt;
+        if (t->count)
+            for (int b = 0; b < p->nbands; b++)
+                winent_clamp_merge(&p->clamps[b], &ws->counted[b]);
+        int ya, yb;
+        band_span(t->c, t->index, &ya, &yb);
+        p->meter.band_px += (double)(yb - ya) * (double)p->width;
+        p->meter.bands_done++;
+        p->meter.band_s += dt;
+        winent_gpus_maybe_launch_locked(p);
+        if (--t->c->bands_left == 0)
+            pthread_cond_broadcast(&p->state_cv);
+    }
+}
+
+static void worker_end(void *ctx, void *wsv)
+{
+    pipeline *p = ctx;
+    job_worker *ws = wsv;
+    pthread_mutex_lock(&p->lock);
+    p->meter.compute_clock.busy_s += ws->band_s + ws->pv_s;
+    p->meter.encode_clock.busy_s += ws->enc_s;
+    p->meter.read_clock.busy_s += ws->dec_s;
+    pthread_mutex_unlock(&p->lock);
+    winent_sink_encoder_free(ws->enc);
+    winent_preview_scratch_free(ws->pvs);
+    free(ws->counted);
+    if (ws->err.status != WINENT_OK)
+        winent_report_fail(&p->report, &ws->err);
+    free(ws);
+}
+
+winent_pool_work winent_tasks_work(pipeline *p)
+{
+    winent_pool_work w = {p, worker_start, worker_next, worker_run, worker_done, worker_end};
+    return w;
+}
