@@ -225,8 +225,8 @@ static const void *codes_fn(const winent_gpu_engine *e)
 static const void *smem16_fn(int cnt_bytes, bool disk)
 {
     if (disk)
-        return cnt_bytes == 1 ? (const void *)disk_smem_kernel<uint8_t, false, uint8_t, 16>
-                              : (const void *)disk_smem_kernel<uint8_t, false, uint16_t, 16>;
+        return cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 16, slide_disk>
+                              : (const void *)smem_kernel<uint8_t, false, uint16_t, 16, slide_disk>;
     return cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 16>
                           : (const void *)smem_kernel<uint8_t, false, uint16_t, 16>;
 }
@@ -263,38 +263,39 @@ static const void *groups_fn(const winent_gpu_engine *e)
                  : (const void *)groups_kernel<uint32_t, false>;
 }
 
-/* The disk kernel of the thread-per-window path (engine_cuda_disk.cuh). */
-static const void *disk_fn(const winent_gpu_engine *e)
+/* The thread-per-window kernel of the path for the window's shape
+ * (slide_square or slide_disk: engine_cuda_disk.cuh). */
+template <typename SLIDE> static const void *thread_fn(const winent_gpu_engine *e)
 {
     if (e->path == PATH_SMEM) {
         if (e->plane_bytes == 1)
             return e->cnt_bytes == 1
-                       ? (const void *)disk_smem_kernel<uint8_t, false, uint8_t, 256>
-                       : (const void *)disk_smem_kernel<uint8_t, false, uint16_t, 256>;
-        return e->cnt_bytes == 1 ? (const void *)disk_smem_kernel<uint16_t, true, uint8_t, 256>
-                                 : (const void *)disk_smem_kernel<uint16_t, true, uint16_t, 256>;
+                       ? (const void *)smem_kernel<uint8_t, false, uint8_t, 256, SLIDE>
+                       : (const void *)smem_kernel<uint8_t, false, uint16_t, 256, SLIDE>;
+        return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint16_t, true, uint8_t, 256, SLIDE>
+                                 : (const void *)smem_kernel<uint16_t, true, uint16_t, 256, SLIDE>;
     }
     bool sh = e->path == PATH_HASH_SHARED;
     if (e->plane_bytes == 2) {
         if (e->nd)
-            return sh ? (const void *)disk_hash_kernel<uint16_t, true, true>
-                      : (const void *)disk_hash_kernel<uint16_t, true, false>;
-        return sh ? (const void *)disk_hash_kernel<uint16_t, false, true>
-                  : (const void *)disk_hash_kernel<uint16_t, false, false>;
+            return sh ? (const void *)hash_kernel<uint16_t, true, true, SLIDE>
+                      : (const void *)hash_kernel<uint16_t, true, false, SLIDE>;
+        return sh ? (const void *)hash_kernel<uint16_t, false, true, SLIDE>
+                  : (const void *)hash_kernel<uint16_t, false, false, SLIDE>;
     }
     if (e->nd)
-        return sh ? (const void *)disk_hash_kernel<uint32_t, true, true>
-                  : (const void *)disk_hash_kernel<uint32_t, true, false>;
-    return sh ? (const void *)disk_hash_kernel<uint32_t, false, true>
-              : (const void *)disk_hash_kernel<uint32_t, false, false>;
+        return sh ? (const void *)hash_kernel<uint32_t, true, true, SLIDE>
+                  : (const void *)hash_kernel<uint32_t, true, false, SLIDE>;
+    return sh ? (const void *)hash_kernel<uint32_t, false, true, SLIDE>
+              : (const void *)hash_kernel<uint32_t, false, false, SLIDE>;
 }
 
-/* The thread-per-window kernel of the path (and the groups and block
- * kernels; a disk's own family). */
+/* The window kernel of the path: the thread-per-window kernel of the
+ * window's shape, or the groups, block or compare kernel. */
 static const void *window_fn(const winent_gpu_engine *e)
 {
     if (e->plan->disk)
-        return disk_fn(e);
+        return thread_fn<slide_disk>(e);
     if (e->path == PATH_BLOCK && e->plane_bytes == 4)
         return e->nd ? (const void *)block_kernel<uint32_t, true>
                      : (const void *)block_kernel<uint32_t, false>;
@@ -305,27 +306,7 @@ static const void *window_fn(const winent_gpu_engine *e)
         return groups_fn(e);
     if (e->path == PATH_CMP)
         return cmp_fn(e);
-    if (e->path == PATH_SMEM) {
-        if (e->plane_bytes == 1) {
-            return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint8_t, false, uint8_t, 256>
-                                     : (const void *)smem_kernel<uint8_t, false, uint16_t, 256>;
-        }
-        return e->cnt_bytes == 1 ? (const void *)smem_kernel<uint16_t, true, uint8_t, 256>
-                                 : (const void *)smem_kernel<uint16_t, true, uint16_t, 256>;
-    }
-    bool sh = e->path == PATH_HASH_SHARED;
-    if (e->plane_bytes == 2) {
-        if (e->nd)
-            return sh ? (const void *)hash_kernel<uint16_t, true, true>
-                      : (const void *)hash_kernel<uint16_t, true, false>;
-        return sh ? (const void *)hash_kernel<uint16_t, false, true>
-                  : (const void *)hash_kernel<uint16_t, false, false>;
-    }
-    if (e->nd)
-        return sh ? (const void *)hash_kernel<uint32_t, true, true>
-                  : (const void *)hash_kernel<uint32_t, true, false>;
-    return sh ? (const void *)hash_kernel<uint32_t, false, true>
-              : (const void *)hash_kernel<uint32_t, false, false>;
+    return thread_fn<slide_square>(e);
 }
 
 /* Columns per lane of the warp kernels: ceil(kx / 32), rounded up to 1, 2,

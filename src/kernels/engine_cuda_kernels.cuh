@@ -200,6 +200,19 @@ KHD void slide_column(const win_params &p, Hist &h, int x, int ya, int yb)
     }
 }
 
+/* The window's shape, as a type the thread kernels (smem_kernel,
+ * hash_kernel) take: how one thread slides its column's window down a
+ * segment. The square's is slide_column; the disk's, slide_disk, is in
+ * engine_cuda_disk.cuh. A template argument, so each shape's kernel is
+ * compiled on its own with no branch on the shape. */
+struct slide_square {
+    template <typename C, bool ND, typename Hist>
+    static KHD void run(const win_params &p, Hist &h, int x, int ya, int yb)
+    {
+        slide_column<C, ND>(p, h, x, ya, yb);
+    }
+};
+
 /* ---- smem: direct histograms of codes < 256 ------------------------------ */
 
 template <typename CNT> struct smem_hist {
@@ -237,7 +250,7 @@ template <typename CNT> struct smem_hist {
  * maxcode_kernel on the same stream) says which one works, the other
  * returns at once. A 16-code histogram is 16x smaller, so many more
  * threads fit on an SM (the 256-code one is limited by shared memory). */
-template <typename C, bool ND, typename CNT, int NC>
+template <typename C, bool ND, typename CNT, int NC, typename SLIDE = slide_square>
 __global__ void smem_kernel(const win_params p, const unsigned *maxcode)
 {
     extern __shared__ uint32_t sh_words[];
@@ -257,7 +270,7 @@ __global__ void smem_kernel(const win_params p, const unsigned *maxcode)
         for (int i = 0; i < WORDS; i++)
             sh_words[i * nt + threadIdx.x] = 0;
         smem_hist<CNT> h = {sh_words + threadIdx.x, nt, p.du, 0, 0};
-        slide_column<C, ND>(p, h, x, ya, yb);
+        SLIDE::template run<C, ND>(p, h, x, ya, yb);
     }
 }
 
@@ -632,7 +645,9 @@ template <typename E> struct hash_table {
     }
 };
 
-template <typename C, bool ND, bool SHARED>
+/* Any code, any shape (SLIDE): an open-addressing table per thread, in
+ * shared memory when small (SHARED), else in the global workspace p.ws. */
+template <typename C, bool ND, bool SHARED, typename SLIDE = slide_square>
 __global__ void hash_kernel(const win_params p)
 {
     typedef typename std::conditional<sizeof(C) == 2, uint32_t, unsigned long long>::type E;
@@ -657,7 +672,7 @@ __global__ void hash_kernel(const win_params p)
         for (uint32_t i = 0; i < size; i++)
             base[i * stride] = 0;
         hash_table<E> h = {base, stride, size - 1, p.bits, p.du, 0, 0};
-        slide_column<C, ND>(p, h, x, ya, yb);
+        SLIDE::template run<C, ND>(p, h, x, ya, yb);
     }
 }
 
