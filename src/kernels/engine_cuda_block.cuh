@@ -32,10 +32,7 @@
 
 #include <stdint.h>
 
-#define BLOCK_THREADS 512
-#define BLOCK_WARPS (BLOCK_THREADS / 32)
-/* The table: 65536 16-bit counters two to a word. */
-#define BLOCK_WORDS 32768
+#include "engine_cuda_geom.cuh"
 
 /* C: uint16_t (a 16-bit plane, the table of BLOCK_WORDS words in shared
  * memory) or uint32_t (a 32-bit plane of chunk ranks, rank32 below: each

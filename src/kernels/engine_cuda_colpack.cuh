@@ -53,6 +53,8 @@
 
 #include <stdint.h>
 
+#include "engine_cuda_geom.cuh"
+
 /* A row step's change of a column pack when code `in` enters and `out`
  * leaves (16: no code), word by word mod 2^32: the same words as adding
  * one and taking the other away. */
@@ -321,10 +323,8 @@ __global__ void __launch_bounds__(128, M <= 2 ? 8 : 1) colpack_kernel(const win_
  * shuffle of four byte words from the lane the parity picks). At 31x31 a
  * step is 52 shuffles, not 72. The pair's bytes take the first prefix steps
  * while 2^B 2 ky <= 255; the sums stay below 64 x 127 in every 16-bit
- * field, so nothing wraps. */
-#define COLPAIR_RX_MAX 15
-#define COLPAIR_KY_MAX 127
-
+ * field, so nothing wraps: the engine gives it windows up to
+ * COLPAIR_RX_MAX and COLPAIR_KY_MAX (engine_cuda_geom.cuh). */
 template <bool TS>
 __global__ void __launch_bounds__(128, 8) colpair_kernel(const win_params p, const unsigned *maxcode)
 {

@@ -46,15 +46,11 @@
 
 #include <stdint.h>
 
+#include "engine_cuda_geom.cuh"
+
 #define SPARSE_MAX_PARTNERS 12  /* a member's subsets: at most 2^12 */
 #define SPARSE_MAX_SCAN     256 /* pixels of its code a member looks at */
 #define SPARSE_SEG          64  /* rows a thread sums down a column */
-/* The engine tries them on 32-bit planes whose windows count this many
- * pixels (63 x 63) or more, and after a chunk they could not take leaves
- * the next SPARSE_SKIP_AFTER_MISS to the path's kernel. */
-#define SPARSE_FROM_PIXELS     (63 * 63)
-#define SPARSE_SKIP_AFTER_MISS 4
-
 /* One chunk's view. The difference arrays have the chunk's output rows
  * [y0, y1) and W columns; corners past them are left out (they would only
  * reach outputs past the chunk). */
