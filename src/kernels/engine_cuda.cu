@@ -2,8 +2,10 @@
 /*
  * engine_cuda.cu - the CUDA engine (engine_cuda.h): per device, `slots`
  * streams with device buffers sized once; each chunk goes H2D -> codes ->
- * window kernel -> D2H on its slot's stream. The kernels are in
- * engine_cuda_kernels.cuh.
+ * the families' kernels -> D2H on its slot's stream. The families, their
+ * choice and layouts are in engine_cuda_choose.cu (the table
+ * gpu_families); their launches (gpu_launch_*) and the kernels' template
+ * instances are here, the kernels in engine_cuda_*.cuh.
  */
 #include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
@@ -27,10 +29,10 @@
 #include "engine_cuda_colpack.cuh"
 #include "engine_cuda_sparse.cuh"
 #include "engine_cuda_disk.cuh"
+#include "engine_cuda_internal.cuh"
 
 extern "C" {
 #include "cuda_visible.h"
-#include "engine_cuda.h"
 }
 
 /* Record the failing call and CUDA's words for it, then leave through the
@@ -44,107 +46,6 @@ extern "C" {
             goto fail;                                                                         \
         }                                                                                      \
     } while (0)
-
-/* Window kernel paths: a thread per window (engine_cuda_kernels.cuh, and
- * the compare kernel of engine_cuda_cmp.cuh), a warp per window
- * (engine_cuda_warp.cuh), a block per 32 x th tile (engine_cuda_groups.cuh)
- * or a block per window (engine_cuda_block.cuh). */
-enum win_path { PATH_SMEM, PATH_HASH_SHARED, PATH_HASH_GLOBAL, PATH_WARP_DIRECT, PATH_WARP_HASH,
-                PATH_CMP, PATH_GROUPS, PATH_BLOCK };
-
-/* 8-bit planes: the kernel for a chunk whose codes are all below 16 (found
- * on the device); the path's kernel takes the other chunks. */
-enum small_path { SMALL_NONE, SMALL_SMEM16, SMALL_PACK16, SMALL_FEW, SMALL_COLPACK };
-
-/* Kernel families WINENT_GPU_KERNEL can ask for (tests, the kernel
- * benchmark); one that does not apply to the plan leaves the choice to the
- * engine. */
-enum kernel_pref { PREF_AUTO, PREF_THREAD, PREF_WARP, PREF_FEW, PREF_CMP, PREF_GROUPS, PREF_COLPACK,
-                   PREF_DENSE, PREF_BLOCK, PREF_SPARSE };
-
-/* Ranks dense within a chunk (engine_cuda_dense.cuh): the direct warp
- * tables a 16-bit plane's chunk may take, smallest first; a chunk of more
- * codes than the last keeps the plan's kernel. */
-#define DENSE_TIERS 3
-static const unsigned dense_tier_codes[DENSE_TIERS] = {1024, 4096, WARP_DIRECT_CODES};
-
-/* Global hash tables get at most this much per slot; the grid shrinks to
- * fit (a grid-stride loop covers the rest). */
-#define HASH_GLOBAL_BYTES ((size_t)512 << 20)
-
-typedef struct gpu_slot {
-    cudaStream_t stream;
-    void *d_in;               /* owned: input samples, W * ssize apart */
-    void *d_codes;            /* owned: code plane (NULL when d_in is the plane) */
-    float *d_out;             /* owned: output rows, W apart */
-    unsigned long long *d_ws; /* owned: hash-global tables */
-    unsigned *d_max;          /* owned: largest code of the chunk (8-bit planes) */
-    uint32_t *d_bits;         /* owned: dense ranks: the codes present in the chunk */
-    unsigned *d_nrank;        /* owned: dense ranks: how many */
-    unsigned *d_small;        /* owned: dense ranks: 0 when at most 16, else 16 */
-    uint8_t *d_rank8;         /* owned: dense ranks as bytes, chunks of <= 16 codes */
-    uint32_t *d_keys;         /* owned: rank32: the chunk's codes, hashed */
-    uint32_t *d_ranks;        /* owned: rank32: each slot's rank */
-    unsigned *d_kinfo;        /* owned: rank32: ranks given, the all-ones code seen */
-    uint32_t *d_skeys;        /* owned: sparse: the chunk's codes, sorted */
-    uint32_t *d_spos;         /* owned: sparse: their pixel indices */
-    void *d_sort;             /* owned: sparse: the sort's scratch, sort_bytes */
-    size_t sort_bytes;
-    unsigned long long *d_diff; /* owned: sparse: the output rows' a_k corners */
-    int *d_ndiff;             /* owned: sparse: the output rows' nodata corners */
-    unsigned long long *d_seg; /* owned: sparse: column segments' sums */
-    int *d_nseg;              /* owned: sparse: and their nodata counts */
-    unsigned *d_sovf;         /* owned: sparse: the chunk's overflow flag */
-    int busy;                 /* a chunk was submitted and not yet waited for */
-} gpu_slot;
-
-struct winent_gpu_engine {
-    const winent_plan *plan; /* borrowed */
-    int device;              /* the host's number (messages) */
-    int ordinal;             /* CUDA's (winent_cuda_limit_devices) */
-    int sms;
-    size_t smem_optin; /* shared memory a block may ask for */
-    bool cmp_packed;   /* the compare kernel takes 16-bit codes two a word */
-    int max_width, max_in_rows;
-    int nslots;
-    gpu_slot *slot; /* owned: nslots */
-    long long *d_t, *d_du; /* owned: the plan's tables on the device */
-    short *d_hh;           /* owned: a disk's half-heights (the plan's hw), or NULL */
-    /* Layout, chosen once from the plan (choose_layout). */
-    int plane_bytes;  /* 1, 2 or 4 */
-    int nd;           /* the plane has a nodata sentinel */
-    int zero_copy;    /* the samples are the codes: no codes pass */
-    win_path path;
-    int cnt_bytes;    /* smem: 1 or 2 */
-    int hash_bits;    /* hash: log2 table size */
-    int entry_bytes;  /* hash: bytes of one entry */
-    int threads;      /* block size of the window kernel */
-    size_t smem;      /* dynamic shared memory of the window kernel */
-    int ws_threads;   /* hash-global: threads that have a table */
-    small_path small; /* 8-bit planes: the kernel for chunks of codes < 16 */
-    warp_geom wg;     /* warp paths: one warp's table and warps per block */
-    int warp_th;      /* warp paths: most rows per segment (warp-hash tables
-                         are sized for it) */
-    int ws_warps;     /* warp-hash in global memory: warps that have a table */
-    groups_geom gg;   /* groups: the block's shared-memory layout */
-    int dense;        /* 16-bit planes: ranks dense within each chunk, and a
-                         direct warp table per tier beside the plan's kernel */
-    warp_geom dense_wg[DENSE_TIERS];
-    size_t dense_smem[DENSE_TIERS];
-    int dense_small;  /* and chunks whose ranks fit codes < 16 (15 with the
-                         sentinel as code 15) as bytes for the column-pack kernel */
-    int rank32;         /* 32-bit planes: chunk ranks, then the block kernel with
-                           tables in global memory (d_ws) */
-    int rank32_bits;    /* log2 slots of the hash of the chunk's codes */
-    size_t rank32_ws;   /* bytes of d_ws: the blocks' tables */
-    int sparse;         /* 32-bit planes: equal-code cliques first
-                           (engine_cuda_sparse.cuh); a chunk they overflow
-                           takes the path's kernel */
-    int sparse_skip;    /* sparse: chunks to leave to the path's kernel */
-    uint32_t *d_iota;   /* owned: sparse: 0, 1, 2, ... (the sort's values) */
-    long long *d_a;     /* owned: sparse: a_k, k <= SPARSE_MAX_PARTNERS + 1 */
-    char path_name[96];
-};
 
 /* ---- Fault injection (tests) ---------------------------------------------
  *
@@ -220,7 +121,7 @@ static const void *codes_fn(const winent_gpu_engine *e)
     }
 }
 
-/* The 16-code smem kernel of 8-bit planes (the small kernel SMALL_SMEM16),
+/* The 16-code smem kernel of 8-bit planes (the small family FAM_SMEM16),
  * with counters of `cnt_bytes`; a disk's own. */
 static const void *smem16_fn(int cnt_bytes, bool disk)
 {
@@ -387,12 +288,6 @@ template <bool TS> static const void *colpack_fn_ts(int rx)
     }
 }
 
-/* Whether the column-pack kernel takes the window by column pairs. */
-static bool colpack_pairs(const winent_plan *p)
-{
-    return p->rx <= COLPAIR_RX_MAX && p->ky <= COLPAIR_KY_MAX;
-}
-
 /* The column-pack kernel for the plan's window: by column pairs where they
  * fit (H100, 16 values: 31x31 39.0 -> 50.9 Gpixel/s, 13x13 42.0 -> 54.8),
  * else by slots of 32 columns; ts: with T in shared memory. */
@@ -401,11 +296,6 @@ static const void *colpack_fn(const winent_plan *p, bool ts)
     if (colpack_pairs(p))
         return ts ? (const void *)colpair_kernel<true> : (const void *)colpair_kernel<false>;
     return ts ? colpack_fn_ts<true>(p->rx) : colpack_fn_ts<false>(p->rx);
-}
-
-static bool warp_path(win_path p)
-{
-    return p == PATH_WARP_DIRECT || p == PATH_WARP_HASH;
 }
 
 static const void *pack16_fn(int rx)
@@ -420,265 +310,6 @@ static const void *pack16_fn(int rx)
     case 6: return (const void *)pack16x2_kernel<6>;
     default: return (const void *)pack16x2_kernel<7>;
     }
-}
-
-static kernel_pref read_kernel_pref(void)
-{
-    const char *v = getenv("WINENT_GPU_KERNEL");
-    if (v == NULL)
-        return PREF_AUTO;
-    if (strcmp(v, "thread") == 0)
-        return PREF_THREAD;
-    if (strcmp(v, "warp") == 0)
-        return PREF_WARP;
-    if (strcmp(v, "few") == 0)
-        return PREF_FEW;
-    if (strcmp(v, "cmp") == 0)
-        return PREF_CMP;
-    if (strcmp(v, "groups") == 0)
-        return PREF_GROUPS;
-    if (strcmp(v, "colpack") == 0)
-        return PREF_COLPACK;
-    if (strcmp(v, "dense") == 0)
-        return PREF_DENSE;
-    if (strcmp(v, "block") == 0)
-        return PREF_BLOCK;
-    if (strcmp(v, "sparse") == 0)
-        return PREF_SPARSE;
-    return PREF_AUTO;
-}
-
-/* The thread-per-window layout: a direct shared histogram per thread for
- * codes < 256, else a hash table per thread in shared or global memory. */
-static void thread_layout(winent_gpu_engine *e)
-{
-    const winent_plan *p = e->plan;
-    if (p->ncodes <= 256) {
-        e->path = PATH_SMEM;
-        /* The most a counter holds: the window's pixels (a disk's area,
-         * below its square's kx * ky). */
-        e->cnt_bytes = p->area <= 255 ? 1 : 2;
-        e->threads = 128;
-        e->smem = (size_t)256 * (size_t)e->cnt_bytes * (size_t)e->threads;
-        return;
-    }
-    int bits = 4;
-    while ((1 << bits) < 2 * p->area)
-        bits++;
-    e->hash_bits = bits;
-    /* 16-bit planes pack (count, key) into 32 bits, wider ones into 64. */
-    e->entry_bytes = e->plane_bytes == 2 ? 4 : 8;
-    size_t entry_bytes = (size_t)e->entry_bytes << bits;
-    /* Shared tables when a block of at least 32 threads fits in 64 KB. */
-    if (entry_bytes * 32 <= ((size_t)64 << 10)) {
-        e->path = PATH_HASH_SHARED;
-        e->threads = (int)std::min<size_t>(128, ((size_t)64 << 10) / entry_bytes);
-        e->smem = entry_bytes * (size_t)e->threads;
-    } else {
-        e->path = PATH_HASH_GLOBAL;
-        e->threads = 64;
-        e->smem = 0;
-        size_t want = (size_t)e->max_width + 63;
-        want *= 64; /* generous: a few row segments per column */
-        size_t fit = HASH_GLOBAL_BYTES / entry_bytes;
-        size_t th = std::min(want, fit);
-        th = std::max<size_t>(64, th / 64 * 64);
-        e->ws_threads = (int)th;
-    }
-}
-
-static size_t warp_block_layout(const winent_gpu_engine *e, warp_geom *g);
-
-/* Rows of a warp segment (direct tables and the few kernel) per window
- * row: each segment first builds its window (ky rows), so longer segments
- * waste less; 16 against 4 on the H100: u8 16 values 255x255 1.94 -> 2.11
- * Gpixel/s, 256 values 127x127 1.82 -> 1.94, 255x255 0.81 -> 0.94. */
-#define WARP_SEG_MULT 16
-
-/* Shared memory one block may take (H100: 227 KB); larger warp tables go
- * to global memory. */
-#define WARP_SMEM_MAX ((size_t)200 << 10)
-
-/* The warp-per-window layout: a direct histogram of 16-bit counters when
- * the codes are few (or when it is no larger than the hash table), else a
- * hash table sized for every key a segment of warp_th rows can meet. */
-static void warp_layout(winent_gpu_engine *e)
-{
-    const winent_plan *p = e->plan;
-    uint64_t n = p->ncodes;
-    size_t direct_words = (size_t)((n + 1) / 2);
-    e->warp_th = std::max(32, WARP_SEG_MULT * p->ky);
-    e->wg.bits = 0;
-    e->wg.words = (int)direct_words;
-    e->path = PATH_WARP_DIRECT;
-    if (n > WARP_DIRECT_CODES) {
-        /* Hash: the largest segment in {64, 32, 16} rows whose table stays
-         * within 16 KB at load 1/2 (more warps per SM: these kernels wait
-         * on shared memory), else 16 rows at load up to 3/4. */
-        size_t eb = e->plane_bytes == 2 ? 4 : 8;
-        int th = 64, bits = 4;
-        for (;;) {
-            uint64_t keys = std::min<uint64_t>(n, (uint64_t)p->nmax + (uint64_t)(th - 1) * p->kx);
-            bits = 4;
-            while (((uint64_t)1 << bits) < 2 * keys)
-                bits++;
-            if ((eb << bits) <= ((size_t)16 << 10) || th == 16) {
-                if ((eb << bits) > ((size_t)16 << 10) && ((uint64_t)3 << (bits - 2)) > keys + 1)
-                    bits--; /* (3/4) * 2^bits: at least one slot stays empty */
-                break;
-            }
-            th /= 2;
-        }
-        size_t hash_words = (eb << bits) / 4;
-        if (e->plane_bytes == 4 || hash_words < direct_words) {
-            e->path = PATH_WARP_HASH;
-            e->warp_th = th;
-            e->wg.bits = bits;
-            e->wg.words = (int)hash_words;
-        }
-    }
-    e->smem = warp_block_layout(e, &e->wg);
-    if (e->wg.global) {
-        size_t fit = HASH_GLOBAL_BYTES / (((size_t)e->wg.words + 2) * 4);
-        e->ws_warps = (int)std::max<size_t>(1, std::min<size_t>(fit, (size_t)e->sms * 16));
-    }
-    e->threads = 32 * e->wg.per_block;
-}
-
-/* A block of warps with tables of g->words words each: warps a block, where
- * the tables and du go; returns the block's shared memory. */
-static size_t warp_block_layout(const winent_gpu_engine *e, warp_geom *g)
-{
-    size_t smem;
-    /* Two more words per warp: the hash's special counter, 8-byte alignment. */
-    size_t per_warp = ((size_t)g->words + 2) * 4;
-    /* du in shared memory (after the tables) when it is small beside the
-     * block's tables: a copy per block of one or two warps would cost more
-     * warps per SM than its loads save. */
-    size_t du_bytes = (size_t)(e->plan->nmax + 1) * 8;
-    /* A warp's table goes to global memory past WARP_SMEM_MAX or past what
-     * the device lets a block ask for (99 KB on compute capability 8.6 and
-     * 8.9, 64 KB on 7.5). */
-    g->global = per_warp > std::min(WARP_SMEM_MAX, e->smem_optin);
-    if (g->global) {
-        g->per_block = 1;
-        smem = 0;
-    } else {
-        g->per_block = (int)std::max<size_t>(1, std::min<size_t>(8, ((size_t)48 << 10) / per_warp));
-        smem = per_warp * (size_t)g->per_block;
-    }
-    g->du_shared = du_bytes <= ((size_t)16 << 10) && 4 * du_bytes <= smem;
-    g->du_off = (int)((smem / 4 + 1) & ~(size_t)1);
-    if (g->du_shared)
-        smem = (size_t)g->du_off * 4 + du_bytes;
-    return smem;
-}
-
-/* Ranks dense within a chunk pay for themselves where a direct warp table
- * of a few thousand codes beats the plan's kernel by far, from the kernel
- * benchmark on the H100 (docs/GPU-NOTES.md): 16-bit planes of more codes
- * than a direct table holds, from 31 x 31, where the plan took the groups
- * kernel or a 65536-code table (u16 of 4096 values: 0.61 Gpixel/s at 63 x
- * 63, 0.11 at 127 x 127; a 4096-code table on f32 of 4096 bins: 2.9, 1.6).
- * Below, the groups and compare kernels are as fast as any direct table.
- * WINENT_GPU_KERNEL=dense asks for them at any window (tests). */
-static bool dense_wins(const winent_gpu_engine *e, kernel_pref pref)
-{
-    const winent_plan *p = e->plan;
-    if (e->plane_bytes != 2 || p->ncodes <= WARP_DIRECT_CODES)
-        return false;
-    if (e->path != PATH_GROUPS && e->path != PATH_BLOCK && !warp_path(e->path))
-        return false;
-    return pref == PREF_DENSE || (pref == PREF_AUTO && p->nmax >= 31 * 31);
-}
-
-/* A block per window shares one direct table of 65536 16-bit counters (128
- * KB of shared memory a block) among BLOCK_THREADS threads: for 16-bit
- * planes where a warp would own that table alone, from the kernel
- * benchmark on the H100 (docs/GPU-NOTES.md): windows past what the groups
- * kernel fits (255 x 255). 32-bit planes there get ranks of the chunk's
- * codes first (rank32) and a table of one counter a rank in global memory
- * per block, in place of warp hash tables in global memory.
- * WINENT_GPU_KERNEL=block asks for it for any 16- or 32-bit plane (tests). */
-static bool block_wins(const winent_gpu_engine *e, kernel_pref pref)
-{
-    if (e->plane_bytes == 4)
-        return pref == PREF_BLOCK ||
-               (pref == PREF_AUTO && e->path != PATH_GROUPS && e->path != PATH_CMP &&
-                e->plan->nmax > 127 * 127);
-    if (e->plane_bytes != 2 || e->smem_optin < (size_t)BLOCK_WORDS * 4)
-        return false;
-    if (pref == PREF_BLOCK)
-        return true;
-    return pref == PREF_AUTO && e->path == PATH_WARP_DIRECT &&
-           e->plan->ncodes > WARP_DIRECT_CODES;
-}
-
-/* The dense ranks' direct tables, one layout per tier. */
-static void dense_layout(winent_gpu_engine *e)
-{
-    for (int t = 0; t < DENSE_TIERS; t++) {
-        warp_geom *g = &e->dense_wg[t];
-        memset(g, 0, sizeof *g);
-        g->words = (int)((dense_tier_codes[t] + 1) / 2);
-        e->dense_smem[t] = warp_block_layout(e, g);
-    }
-}
-
-/* When a warp per window beats a thread per window, from the kernel
- * benchmark on the H100 (winent-bench kernels, docs/GPU-NOTES.md): a
- * thread's histogram of codes < 256 holds out up to 63 x 63 (8-bit planes)
- * or 31 x 31 (16-bit ones); from 9 x 9 a warp's direct histogram of up to
- * 8192 codes wins, from 15 x 15 a warp's hash table; and a thread's table
- * that only fits in global memory always loses. */
-static bool warp_wins(const winent_gpu_engine *e)
-{
-    const winent_plan *p = e->plan;
-    if (e->path == PATH_HASH_GLOBAL)
-        return true;
-    if (p->ncodes <= 256)
-        return p->nmax > (e->plane_bytes == 1 ? 63 * 63 : 31 * 31);
-    if (p->ncodes <= WARP_DIRECT_CODES)
-        return p->nmax > 7 * 7;
-    return p->nmax > 11 * 11;
-}
-
-/* The compare kernel serves square windows of side 3 to 9 (its window in
- * registers) of planes wider than 8 bits (8-bit codes have their direct
- * histograms). */
-static bool cmp_fits(const winent_gpu_engine *e)
-{
-    const winent_plan *p = e->plan;
-    return e->plane_bytes >= 2 && p->kx == p->ky && p->kx >= 3 && p->kx <= 9 && (p->kx & 1);
-}
-
-/* When the compare kernel beats both the thread's hash table and a warp
- * per window, from the kernel benchmark on the H100 (docs/GPU-NOTES.md):
- * over 256 codes at 3x3 to 7x7 (twice the hash table's rate, more for
- * 32-bit codes), and at 9x9 unless the codes are few enough for a warp's
- * direct histogram (4096 bins: 4.3 against 3.6 Gpixel/s); 16-bit codes
- * two to a word also at 3x3 of at most 256 codes (f32 of 256 bins: 69.8
- * against the thread's histogram's 48.4; at 5x5 31.5 against 37.2). The groups
- * kernel, where it fits, takes every window past 5x5 first, and 5x5 of
- * 32-bit codes (groups_wins). */
-static bool cmp_wins(const winent_gpu_engine *e)
-{
-    const winent_plan *p = e->plan;
-    if (p->ncodes <= 256)
-        return e->cmp_packed && p->nmax <= 3 * 3;
-    return p->nmax <= 7 * 7 || p->ncodes > WARP_DIRECT_CODES;
-}
-
-/* The groups kernel serves planes wider than 8 bits when a block's region
- * (32 + 2 rx) x (th + 2 ry), for tiles of th = 32, 16 or 8 rows, and its
- * tables fit in the device's shared memory (on an H100 windows up to 127 x
- * 127; 255 x 255 needs more than 16-bit indices). */
-static bool groups_fits(const winent_gpu_engine *e)
-{
-    const winent_plan *p = e->plan;
-    if (e->plane_bytes < 2)
-        return false;
-    return groups_geom_for(p->rx, p->ry, e->plane_bytes, e->smem_optin).th > 0;
 }
 
 /* The groups kernel's layout: of the candidates with the tallest tile that
@@ -710,176 +341,6 @@ static groups_geom groups_layout(const winent_gpu_engine *e)
         }
     }
     return best;
-}
-
-/* When the groups kernel beats the others, from the kernel benchmark on
- * the H100 (docs/GPU-NOTES.md), over 256 codes:
- *   - 3x3: never (the compare kernel: 68 against 32 Gpixel/s);
- *   - up to 5x5: over 8192 codes, but not the square windows of 16-bit
- *     planes, where the compare kernel takes codes two to a word (session
- *     10: 33.2-33.5 Gpixel/s at 5x5 whatever the codes, against the
- *     groups kernel's 23.5-23.8 for u16 of 4096 values, whose codes
- *     repeat, and 38.3-38.8 for 65536 values; 31.1-31.3 against 19.1-19.2
- *     for f32 of 4096 bins);
- *   - from 31x31 with at most 8192 codes, a warp's direct histogram wins
- *     (codes repeat often within a region: f32 of 4096 bins, 3.9 against
- *     2.7);
- *   - past 63x63 too (u16 of 65536 values at 127x127: 0.51 against 0.11
- *     for a warp's direct table of 65536 codes): the chunks whose codes
- *     repeat a lot (u16 of 4096 values: groups 0.06) have at most 8192
- *     codes, and take the dense ranks' tables instead (dense_wins).
- */
-static bool groups_wins(const winent_gpu_engine *e)
-{
-    const winent_plan *p = e->plan;
-    if (p->ncodes <= 256 || p->nmax <= 3 * 3)
-        return false;
-    if (p->nmax <= 5 * 5)
-        return p->ncodes > WARP_DIRECT_CODES && !(e->cmp_packed && cmp_fits(e));
-    if (p->ncodes <= WARP_DIRECT_CODES)
-        return p->nmax < 31 * 31;
-    return true;
-}
-
-/* Pick the code plane and the window kernels from the plan alone, so every
- * chunk of a job runs the same code. */
-static void choose_layout(winent_gpu_engine *e)
-{
-    const winent_plan *p = e->plan;
-    const winent_code_rule *r = &p->rule;
-    winent_dtype t = p->opts.dtype;
-    kernel_pref pref = read_kernel_pref();
-    /* Cliques asked for: the engine's own choice behind them. */
-    const bool sparse_asked = pref == PREF_SPARSE;
-    if (sparse_asked)
-        pref = PREF_AUTO;
-    /* Can a pixel be "not counted"? Floats (NaN) and a nodata value the
-     * dtype can hold (the plan's can_skip). Without one, every 32-bit code
-     * is a value, the all-ones one too. */
-    int nd_possible = p->can_skip;
-    uint64_t n = p->ncodes;
-    if (!nd_possible && n <= 256)
-        e->plane_bytes = 1;
-    else if ((!nd_possible && n <= 65536) || (nd_possible && n <= 65535))
-        e->plane_bytes = 2;
-    else
-        e->plane_bytes = 4;
-    e->nd = nd_possible;
-    /* Samples that already are their codes cross PCIe and stay as they are. */
-    e->zero_copy = !r->quantize && !(r->has_nodata && r->nodata_int_ok) &&
-                   ((t == WINENT_U8 && e->plane_bytes == 1) ||
-                    (t == WINENT_U16 && e->plane_bytes == 2) || (t == WINENT_U32));
-
-    /* The compare kernel takes 16-bit codes two to a word (cmp16_slide);
-     * WINENT_GPU_CMP16=0 keeps the scalar one, for measuring. */
-    const char *c16 = getenv("WINENT_GPU_CMP16");
-    e->cmp_packed = e->plane_bytes == 2 && !(c16 && c16[0] == '0');
-    thread_layout(e);
-    if (p->disk) {
-        /* A disk has one family (engine_cuda_disk.cuh), on the thread
-         * path's histograms; WINENT_GPU_KERNEL does not apply. 8-bit planes
-         * also get its 16-code kernel for chunks of codes < 16. */
-        e->small = e->plane_bytes == 1 ? SMALL_SMEM16 : SMALL_NONE;
-        if (e->path == PATH_SMEM)
-            snprintf(e->path_name, sizeof e->path_name, "disk/smem-hist/code%d/cnt%d%s",
-                     8 * e->plane_bytes, 8 * e->cnt_bytes,
-                     e->small == SMALL_SMEM16 ? "|disk-smem16" : "");
-        else
-            snprintf(e->path_name, sizeof e->path_name, "disk/hash-%s/code%d/slots%d/e%d",
-                     e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes,
-                     1 << e->hash_bits, 8 * e->entry_bytes);
-        return;
-    }
-    if (groups_fits(e) &&
-        (pref == PREF_GROUPS || pref == PREF_DENSE || (pref == PREF_AUTO && groups_wins(e)))) {
-        e->path = PATH_GROUPS;
-        e->gg = groups_layout(e);
-        e->threads = e->gg.threads;
-        e->smem = (size_t)e->gg.bytes;
-    } else if (cmp_fits(e) && (pref == PREF_CMP || (pref == PREF_AUTO && cmp_wins(e)))) {
-        e->path = PATH_CMP;
-        e->threads = 128;
-        e->smem = 0;
-    } else if (pref == PREF_WARP || pref == PREF_DENSE ||
-               (pref != PREF_THREAD && pref != PREF_CMP && warp_wins(e))) {
-        warp_layout(e);
-    }
-    if (block_wins(e, pref)) {
-        e->path = PATH_BLOCK;
-        e->threads = BLOCK_THREADS;
-        e->rank32 = e->plane_bytes == 4;
-        e->smem = e->rank32 ? 0 : (size_t)BLOCK_WORDS * 4;
-    }
-    /* Equal-code cliques before the path's kernel, for 32-bit planes from
-     * 63x63 (the kernel benchmark, i32 of 10^6 values: 11.0 against the
-     * groups kernel's 4.3 Gpixel/s at 63x63, 10.1 against 0.65 at 127x127,
-     * 7.7 against the block kernel's 0.026 at 255x255; at 31x31 11.4
-     * against 10.5, too close to pay for a sort wasted where codes repeat). */
-    e->sparse = e->plane_bytes == 4 &&
-                (sparse_asked || (pref == PREF_AUTO && p->nmax >= SPARSE_FROM_PIXELS));
-    e->dense = dense_wins(e, pref);
-    if (e->dense)
-        dense_layout(e);
-    e->dense_small = e->dense;
-
-    e->small = SMALL_NONE;
-    if (e->plane_bytes == 1 && pref != PREF_WARP) {
-        bool pack16 = p->nmax <= 31 && p->ky <= 15 && p->kx <= 15;
-        /* From the kernel benchmark on the H100 (docs/GPU-NOTES.md): the
-         * column-pack kernel (by column pairs 55-56 Gpixel/s from 7 x 7 to
-         * 13 x 13, 50.9 at 31 x 31; 9.05 at 255 x 255) beats the 16-code
-         * smem one (2 kx updates a pixel: 54 at 7 x 7, 45 at 9 x 9, 38 at
-         * 11 x 11) from kx = 7 on, the 2-D packs (120 at 5 x 5: colpack
-         * 56) where they fit, and the few kernel (2.1 at 255 x 255)
-         * everywhere: the few kernel runs only when asked for. Column packs
-         * need ky <= 255 and rx <= 127, which every window the plan allows
-         * has. */
-        if (pref == PREF_FEW)
-            e->small = SMALL_FEW;
-        else if (pref == PREF_COLPACK ||
-                 (pref == PREF_AUTO && (p->kx > 11 || (p->kx > 5 && !pack16))))
-            e->small = SMALL_COLPACK;
-        else if (pack16 && !(getenv("WINENT_GPU_PACK16") && getenv("WINENT_GPU_PACK16")[0] == '0'))
-            e->small = SMALL_PACK16;
-        else
-            e->small = SMALL_SMEM16;
-    }
-    static const char *const small_name[] = {"", "|smem16", "|pack16x2", "|few", "|colpack",
-                                             "|colpack-pairs"};
-    const int small_shown = e->small == SMALL_COLPACK && colpack_pairs(p) ? 5 : (int)e->small;
-    if (warp_path(e->path))
-        snprintf(e->path_name, sizeof e->path_name, "warp-%s/code%d/%s%d%s%s",
-                 e->path == PATH_WARP_DIRECT ? "direct" : e->wg.global ? "hash-global" : "hash",
-                 8 * e->plane_bytes, e->path == PATH_WARP_DIRECT ? "codes" : "slots",
-                 e->path == PATH_WARP_DIRECT ? (int)n : 1 << e->wg.bits,
-                 e->path == PATH_WARP_HASH ? (e->plane_bytes == 4 ? "/e64" : "/e32") : "",
-                 small_name[small_shown]);
-    else if (e->path == PATH_CMP)
-        snprintf(e->path_name, sizeof e->path_name, "cmp/code%d%s/k%d", 8 * e->plane_bytes,
-                 e->cmp_packed ? "x2" : "", p->kx);
-    else if (e->path == PATH_BLOCK && e->rank32)
-        snprintf(e->path_name, sizeof e->path_name, "rank32/block-direct-global/code32");
-    else if (e->path == PATH_BLOCK)
-        snprintf(e->path_name, sizeof e->path_name, "block-direct/code16/codes65536");
-    else if (e->path == PATH_GROUPS)
-        snprintf(e->path_name, sizeof e->path_name, "groups/code%d/slots%dx%d/tile32x%d",
-                 8 * e->plane_bytes, 1 << e->gg.bits, 8 * e->gg.slot_bytes, e->gg.th);
-    else if (e->path == PATH_SMEM)
-        snprintf(e->path_name, sizeof e->path_name, "smem-hist/code%d/cnt%d%s",
-                 8 * e->plane_bytes, 8 * e->cnt_bytes, small_name[small_shown]);
-    else
-        snprintf(e->path_name, sizeof e->path_name, "hash-%s/code%d/slots%d/e%d",
-                 e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes,
-                 1 << e->hash_bits, 8 * e->entry_bytes);
-    if (e->dense) {
-        size_t len = strlen(e->path_name);
-        snprintf(e->path_name + len, sizeof e->path_name - len, "|dense:%swarp-direct/codes%u",
-                 e->dense_small ? "colpack," : "", dense_tier_codes[0]);
-        for (int t = 1; t < DENSE_TIERS; t++) {
-            len = strlen(e->path_name);
-            snprintf(e->path_name + len, sizeof e->path_name - len, ",%u", dense_tier_codes[t]);
-        }
-    }
 }
 
 /* Rows per thread segment: long enough that building the first window
@@ -1144,13 +605,206 @@ static winent_status launch_sparse(winent_gpu_engine *e, gpu_slot *s, const win_
     return WINENT_OK;
 }
 
-/* Codes pass and window kernels for the chunk whose samples are in the
- * slot's d_in (packed, W * ssize apart). */
+/* ---- The families' launches (gpu_families) ----------------------------------- */
+
+struct gpu_run {
+    win_params wp;          /* the chunk's window parameters (a prepass may gate them) */
+    const unsigned *d_max;  /* PREP_MAXCODE: the chunk's largest code; else NULL */
+    bool done;              /* a family wrote the chunk's output */
+};
+
+/* PREP_MAXCODE: the chunk's largest code into the slot's d_max, so the
+ * small-code kernel and the window kernel after it each take the chunks
+ * they fit (the other returns at once). */
+static winent_status launch_maxcode(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                    gpu_run *r, winent_err *err)
+{
+    size_t count = (size_t)c->width * (size_t)c->in_h;
+    const uint8_t *pl = (const uint8_t *)r->wp.plane;
+    unsigned *m = s->d_max;
+    int blocks = (int)std::min<size_t>((count / 16 + 255) / 256 + 1, (size_t)e->sms * 8);
+    cudaError_t ce = cudaMemsetAsync(m, 0, sizeof *m, s->stream);
+    if (ce != cudaSuccess)
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: cudaMemsetAsync: %s", e->device,
+                          cudaGetErrorString(ce));
+    LAUNCH((const void *)maxcode_kernel, blocks, 256, 0, &pl, &count, &m);
+    r->d_max = s->d_max;
+    return WINENT_OK;
+}
+
+winent_status gpu_launch_pack16(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                gpu_run *r, winent_err *err)
+{
+    /* Warp tiles: strips of 64 - 2 rx output columns. */
+    const winent_plan *p = e->plan;
+    const int W = c->width, rows = c->y1 - c->y0;
+    const unsigned *d_max = r->d_max;
+    win_params pp = r->wp;
+    int ow = 64 - 2 * p->rx;
+    pp.th = segment_rows(e, W, rows, 128);
+    pp.tiles_x = (W + ow - 1) / ow;
+    pp.tiles = pp.tiles_x * ((rows + pp.th - 1) / pp.th);
+    int pgrid = (int)std::min<long>(((long)pp.tiles + 3) / 4, (long)e->sms * 16);
+    size_t pt_bytes = (size_t)(PACK16_K * p->nmax + 1) * 8;
+    LAUNCH(pack16_fn(p->rx), pgrid, 128, pt_bytes, &pp, &d_max);
+    return WINENT_OK;
+}
+
+winent_status gpu_launch_colpack(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                 gpu_run *r, winent_err *err)
+{
+    (void)c;
+    return launch_colpack(e, s, r->wp, r->wp.plane, r->d_max, err);
+}
+
+winent_status gpu_launch_few(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c, gpu_run *r,
+                             winent_err *err)
+{
+    const winent_plan *p = e->plan;
+    const int W = c->width, rows = c->y1 - c->y0;
+    const unsigned *d_max = r->d_max;
+    win_params fp = r->wp;
+    fp.th = warp_segment_rows(e, W, rows, std::max(64, WARP_SEG_MULT * p->ky));
+    long tiles = (long)W * ((rows + fp.th - 1) / fp.th);
+    int fgrid = (int)std::min<long>((tiles + 7) / 8, (long)e->sms * 32);
+    LAUNCH(few_fn(p->kx), fgrid, 256, 0, &fp, &d_max);
+    return WINENT_OK;
+}
+
+winent_status gpu_launch_smem16(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                gpu_run *r, winent_err *err)
+{
+    /* The 16-code smem kernel, with the counters thread_layout chose
+     * (8-bit planes always get one), whatever the main path. */
+    const int W = c->width, rows = c->y1 - c->y0;
+    const unsigned *d_max = r->d_max;
+    win_params sp = r->wp;
+    int threads = 128;
+    sp.th = segment_rows(e, W, rows, threads);
+    sp.tiles_x = (W + threads - 1) / threads;
+    sp.tiles = sp.tiles_x * ((rows + sp.th - 1) / sp.th);
+    LAUNCH(smem16_fn(e->cnt_bytes, e->plan->disk != 0), sp.tiles, threads,
+           (size_t)16 * e->cnt_bytes * threads, &sp, &d_max);
+    return WINENT_OK;
+}
+
+winent_status gpu_launch_dense(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                               gpu_run *r, winent_err *err)
+{
+    return launch_dense(e, s, c, r->wp, &r->wp, err);
+}
+
+winent_status gpu_launch_sparse(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                gpu_run *r, winent_err *err)
+{
+    /* After a chunk the cliques could not take, the next few go straight
+     * to the path's kernel. */
+    if (e->sparse_skip > 0) {
+        e->sparse_skip--;
+        return WINENT_OK;
+    }
+    bool done = false;
+    WINENT_TRY(launch_sparse(e, s, r->wp, c->in_h, &done, err));
+    if (done)
+        r->done = true;
+    else
+        e->sparse_skip = SPARSE_SKIP_AFTER_MISS;
+    return WINENT_OK;
+}
+
+winent_status gpu_launch_block(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                               gpu_run *r, winent_err *err)
+{
+    /* A block a window column: segments as long as the chunk while there
+     * are columns enough for every SM. */
+    const int W = c->width, rows = c->y1 - c->y0;
+    win_params bp = r->wp;
+    bp.th = std::max(1, rows);
+    while (bp.th > 64 && (long)W * ((rows + bp.th - 1) / bp.th) < 2L * e->sms)
+        bp.th /= 2;
+    long tiles = (long)W * ((rows + bp.th - 1) / bp.th);
+    int grid = (int)std::max<long>(1, std::min(tiles, (long)e->sms * 64));
+    int words = BLOCK_WORDS;
+    if (e->rank32) {
+        unsigned k = 0;
+        WINENT_TRY(launch_rank32(e, s, c, (uint32_t *)r->wp.plane, &k, err));
+        words = (int)std::max<unsigned>(1u, (k + 1) / 2);
+        size_t fit = e->rank32_ws / ((size_t)words * 4);
+        grid = (int)std::max<long>(1, std::min({tiles, (long)e->sms * 4, (long)fit}));
+        bp.ws = (unsigned long long *)s->d_ws;
+    }
+    LAUNCH(window_fn(e), grid, BLOCK_THREADS, e->smem, &bp, &words);
+    return WINENT_OK;
+}
+
+winent_status gpu_launch_groups(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                gpu_run *r, winent_err *err)
+{
+    const int W = c->width, rows = c->y1 - c->y0;
+    win_params gp = r->wp;
+    gp.tiles_x = (W + GROUPS_TW - 1) / GROUPS_TW;
+    gp.tiles = gp.tiles_x * ((rows + e->gg.th - 1) / e->gg.th);
+    int grid = std::max(1, std::min(gp.tiles, e->sms * 8));
+    groups_geom g = e->gg;
+    LAUNCH(groups_fn(e), grid, g.threads, e->smem, &gp, &g);
+    return WINENT_OK;
+}
+
+winent_status gpu_launch_warp(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                              gpu_run *r, winent_err *err)
+{
+    (void)c;
+    win_params wq = r->wp;
+    if (r->d_max != NULL) {
+        /* The small-code kernel before it takes chunks of codes < 16. */
+        wq.gate = r->d_max;
+        wq.gate_lo = 16;
+        wq.gate_hi = ~0u;
+    }
+    return launch_warp(e, s, wq, warp_fn(e), e->wg, e->smem, e->warp_th, err);
+}
+
+/* A thread per window column segment, `threads` a block. */
+static void thread_tiles(const winent_gpu_engine *e, const winent_chunk *c, win_params *wp)
+{
+    const int W = c->width, rows = c->y1 - c->y0;
+    wp->th = segment_rows(e, W, rows, e->threads);
+    wp->tiles_x = (W + e->threads - 1) / e->threads;
+    wp->tiles = wp->tiles_x * ((rows + wp->th - 1) / wp->th);
+}
+
+winent_status gpu_launch_cmp(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c, gpu_run *r,
+                             winent_err *err)
+{
+    win_params wp = r->wp;
+    thread_tiles(e, c, &wp);
+    LAUNCH(window_fn(e), wp.tiles, e->threads, e->smem, &wp);
+    return WINENT_OK;
+}
+
+winent_status gpu_launch_thread(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                gpu_run *r, winent_err *err)
+{
+    const unsigned *d_max = r->d_max;
+    win_params wp = r->wp;
+    thread_tiles(e, c, &wp);
+    int grid = wp.tiles;
+    if (e->path == PATH_HASH_GLOBAL)
+        grid = std::min(grid, e->ws_threads / e->threads);
+    if (e->path == PATH_SMEM)
+        LAUNCH(window_fn(e), grid, e->threads, e->smem, &wp, &d_max);
+    else
+        LAUNCH(window_fn(e), grid, e->threads, e->smem, &wp);
+    return WINENT_OK;
+}
+
+/* Codes pass, then the families chosen in the table's order, for the
+ * chunk whose samples are in the slot's d_in (packed, W * ssize apart). */
 static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
                                   winent_err *err)
 {
     const winent_plan *p = e->plan;
-    const int W = c->width, rows = c->y1 - c->y0;
+    const int W = c->width;
     const void *plane = s->d_in;
     if (!e->zero_copy) {
         size_t count = (size_t)W * (size_t)c->in_h;
@@ -1161,8 +815,9 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
         LAUNCH(codes_fn(e), blocks, 256, 0, &in, &out, &count, &rule);
         plane = s->d_codes;
     }
-    win_params wp;
-    memset(&wp, 0, sizeof wp);
+    gpu_run r;
+    memset(&r, 0, sizeof r);
+    win_params &wp = r.wp;
     wp.plane = plane;
     wp.out = s->d_out;
     wp.du = e->d_du;
@@ -1177,111 +832,13 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
     wp.ws = s->d_ws;
     wp.bits = e->hash_bits;
     wp.hh = e->d_hh;
-    const unsigned *d_max = NULL;
-    if (e->small != SMALL_NONE) {
-        /* Largest code first, then both kernels; the one that does not fit
-         * the chunk returns at once. */
-        size_t count = (size_t)W * (size_t)c->in_h;
-        const uint8_t *pl = (const uint8_t *)plane;
-        unsigned *m = s->d_max;
-        int blocks = (int)std::min<size_t>((count / 16 + 255) / 256 + 1, (size_t)e->sms * 8);
-        cudaError_t ce = cudaMemsetAsync(m, 0, sizeof *m, s->stream);
-        if (ce != cudaSuccess)
-            return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: cudaMemsetAsync: %s", e->device,
-                              cudaGetErrorString(ce));
-        LAUNCH((const void *)maxcode_kernel, blocks, 256, 0, &pl, &count, &m);
-        d_max = s->d_max;
-        if (e->small == SMALL_PACK16) {
-            /* Warp tiles: strips of 64 - 2 rx output columns. */
-            win_params pp = wp;
-            int ow = 64 - 2 * p->rx;
-            pp.th = segment_rows(e, W, rows, 128);
-            pp.tiles_x = (W + ow - 1) / ow;
-            pp.tiles = pp.tiles_x * ((rows + pp.th - 1) / pp.th);
-            int pgrid = (int)std::min<long>(((long)pp.tiles + 3) / 4, (long)e->sms * 16);
-            size_t pt_bytes = (size_t)(PACK16_K * p->nmax + 1) * 8;
-            LAUNCH(pack16_fn(p->rx), pgrid, 128, pt_bytes, &pp, &d_max);
-        } else if (e->small == SMALL_COLPACK) {
-            WINENT_TRY(launch_colpack(e, s, wp, wp.plane, d_max, err));
-        } else if (e->small == SMALL_FEW) {
-            win_params fp = wp;
-            fp.th = warp_segment_rows(e, W, rows, std::max(64, WARP_SEG_MULT * p->ky));
-            long tiles = (long)W * ((rows + fp.th - 1) / fp.th);
-            int fgrid = (int)std::min<long>((tiles + 7) / 8, (long)e->sms * 32);
-            LAUNCH(few_fn(p->kx), fgrid, 256, 0, &fp, &d_max);
-        } else {
-            /* The 16-code smem kernel, with the counters thread_layout chose
-             * (8-bit planes always get one), whatever the main path. */
-            win_params sp = wp;
-            int threads = 128;
-            sp.th = segment_rows(e, W, rows, threads);
-            sp.tiles_x = (W + threads - 1) / threads;
-            sp.tiles = sp.tiles_x * ((rows + sp.th - 1) / sp.th);
-            LAUNCH(smem16_fn(e->cnt_bytes, p->disk != 0), sp.tiles, threads,
-                   (size_t)16 * e->cnt_bytes * threads, &sp, &d_max);
-        }
-    }
-    if (e->dense)
-        WINENT_TRY(launch_dense(e, s, c, wp, &wp, err));
-    if (e->sparse) {
-        /* After a chunk the cliques could not take, the next few go
-         * straight to the path's kernel. */
-        if (e->sparse_skip > 0) {
-            e->sparse_skip--;
-        } else {
-            bool done = false;
-            WINENT_TRY(launch_sparse(e, s, wp, c->in_h, &done, err));
-            if (done)
-                return WINENT_OK;
-            e->sparse_skip = SPARSE_SKIP_AFTER_MISS;
-        }
-    }
-    if (e->path == PATH_BLOCK) {
-        /* A block a window column: segments as long as the chunk while
-         * there are columns enough for every SM. */
-        win_params bp = wp;
-        bp.th = std::max(1, rows);
-        while (bp.th > 64 && (long)W * ((rows + bp.th - 1) / bp.th) < 2L * e->sms)
-            bp.th /= 2;
-        long tiles = (long)W * ((rows + bp.th - 1) / bp.th);
-        int grid = (int)std::max<long>(1, std::min(tiles, (long)e->sms * 64));
-        int words = BLOCK_WORDS;
-        if (e->rank32) {
-            unsigned k = 0;
-            WINENT_TRY(launch_rank32(e, s, c, (uint32_t *)wp.plane, &k, err));
-            words = (int)std::max<unsigned>(1u, (k + 1) / 2);
-            size_t fit = e->rank32_ws / ((size_t)words * 4);
-            grid = (int)std::max<long>(1, std::min({tiles, (long)e->sms * 4, (long)fit}));
-            bp.ws = (unsigned long long *)s->d_ws;
-        }
-        LAUNCH(window_fn(e), grid, BLOCK_THREADS, e->smem, &bp, &words);
-    } else if (e->path == PATH_GROUPS) {
-        win_params gp = wp;
-        gp.tiles_x = (W + GROUPS_TW - 1) / GROUPS_TW;
-        gp.tiles = gp.tiles_x * ((rows + e->gg.th - 1) / e->gg.th);
-        int grid = std::max(1, std::min(gp.tiles, e->sms * 8));
-        groups_geom g = e->gg;
-        LAUNCH(groups_fn(e), grid, g.threads, e->smem, &gp, &g);
-    } else if (warp_path(e->path)) {
-        win_params wq = wp;
-        if (d_max != NULL) {
-            /* The small-code kernel above takes chunks of codes < 16. */
-            wq.gate = d_max;
-            wq.gate_lo = 16;
-            wq.gate_hi = ~0u;
-        }
-        WINENT_TRY(launch_warp(e, s, wq, warp_fn(e), e->wg, e->smem, e->warp_th, err));
-    } else {
-        wp.th = segment_rows(e, W, rows, e->threads);
-        wp.tiles_x = (W + e->threads - 1) / e->threads;
-        wp.tiles = wp.tiles_x * ((rows + wp.th - 1) / wp.th);
-        int grid = wp.tiles;
-        if (e->path == PATH_HASH_GLOBAL)
-            grid = std::min(grid, e->ws_threads / e->threads);
-        if (e->path == PATH_SMEM)
-            LAUNCH(window_fn(e), grid, e->threads, e->smem, &wp, &d_max);
-        else
-            LAUNCH(window_fn(e), grid, e->threads, e->smem, &wp);
+    for (int i = 0; i < gpu_nfamilies && !r.done; i++) {
+        const gpu_family *f = &gpu_families[i];
+        if (!e->use[f->id])
+            continue;
+        if (f->prep & PREP_MAXCODE)
+            WINENT_TRY(launch_maxcode(e, s, c, &r, err));
+        WINENT_TRY(f->launch(e, s, c, &r, err));
     }
     return WINENT_OK;
 }
@@ -1452,20 +1009,7 @@ static void sparse_off(winent_gpu_engine *e)
 {
     sparse_free(e);
     (void)cudaGetLastError();
-    e->sparse = 0;
-}
-
-/* The path's name, once the engine knows whether it has the cliques:
- * they come first, before the plan's kernel. */
-static void name_sparse(winent_gpu_engine *e)
-{
-    static const char head[] = "sparse-cliques/code32|";
-    if (!e->sparse)
-        return;
-    const size_t len = strlen(e->path_name), room = sizeof e->path_name - sizeof head;
-    memmove(e->path_name + sizeof head - 1, e->path_name, std::min(len, room) + 1);
-    memcpy(e->path_name, head, sizeof head - 1);
-    e->path_name[sizeof e->path_name - 1] = '\0';
+    e->use[FAM_SPARSE] = false;
 }
 
 extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int device, int max_width,
@@ -1509,7 +1053,15 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         /* Less a margin for the kernels' static shared memory. */
         e->smem_optin = optin > 1024 ? (size_t)optin - 1024 : 0;
     }
-    choose_layout(e);
+    {
+        const gpu_asks asks = gpu_asks_read();
+        gpu_choose(e, &asks);
+    }
+    if (e->path == PATH_GROUPS) {
+        e->gg = groups_layout(e);
+        e->threads = e->gg.threads;
+        e->smem = (size_t)e->gg.bytes;
+    }
 
     tab = sizeof(long long) * (size_t)(p->nmax + 1);
     CUDA_TRY(device, cudaMalloc((void **)&e->d_t, tab));
@@ -1526,7 +1078,7 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         CUDA_TRY(device, cudaFuncSetAttribute(warp_path(e->path) ? warp_fn(e) : window_fn(e),
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               (int)e->smem));
-    if (e->dense) {
+    if (e->use[FAM_DENSE]) {
         /* The plan's warp kernel may be the same function: the larger ask. */
         size_t most = warp_path(e->path) && dense_fn(e) == warp_fn(e) ? e->smem : 0;
         for (int t = 0; t < DENSE_TIERS; t++)
@@ -1537,7 +1089,7 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     }
 
     npix = (size_t)max_width * (size_t)max_in_rows;
-    if (e->sparse && npix > (size_t)INT32_MAX)
+    if (e->use[FAM_SPARSE] && npix > (size_t)INT32_MAX)
         sparse_off(e); /* the sort counts items in an int */
     if (e->rank32) {
         /* The hash: at least twice the chunk's pixels. The blocks' tables:
@@ -1568,9 +1120,9 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         if (e->path == PATH_WARP_HASH && e->wg.global)
             CUDA_TRY(device, cudaMalloc((void **)&s->d_ws, ((size_t)e->wg.words + 2) * 4 *
                                                                (size_t)e->ws_warps));
-        if (e->small != SMALL_NONE)
+        if (e->small != FAM_AUTO)
             CUDA_TRY(device, cudaMalloc((void **)&s->d_max, sizeof(unsigned)));
-        if (e->dense) {
+        if (e->use[FAM_DENSE]) {
             CUDA_TRY(device, cudaMalloc((void **)&s->d_bits, DENSE_WORDS * sizeof(uint32_t)));
             CUDA_TRY(device, cudaMalloc((void **)&s->d_nrank, sizeof(unsigned)));
             CUDA_TRY(device, cudaMalloc((void **)&s->d_small, sizeof(unsigned)));
@@ -1585,9 +1137,9 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
             CUDA_TRY(device, cudaMalloc((void **)&s->d_ws, e->rank32_ws));
         }
     }
-    if (e->sparse && !sparse_alloc(e, npix))
+    if (e->use[FAM_SPARSE] && !sparse_alloc(e, npix))
         sparse_off(e);
-    name_sparse(e);
+    gpu_name_path(e);
     *out = e;
     return WINENT_OK;
 fail:
