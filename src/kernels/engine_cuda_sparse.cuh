@@ -46,6 +46,11 @@
 
 #include <stdint.h>
 
+#if defined(__CUDACC__)
+/* Before engine_cuda_geom.cuh: CUB names template parameters BLOCK_THREADS. */
+#include <cub/block/block_scan.cuh>
+#endif
+
 #include "engine_cuda_geom.cuh"
 
 #define SPARSE_MAX_PARTNERS 12  /* a member's subsets: at most 2^12 */
