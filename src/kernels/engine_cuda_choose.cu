@@ -325,7 +325,7 @@ static void cmp_layout(winent_gpu_engine *e)
 }
 
 /* The first groups layout that fits (the tallest tile); the engine tunes
- * it to the device (engine_cuda.cu, groups_layout). */
+ * it to the device (engine_cuda_launch.cu, gpu_groups_layout). */
 static void groups_first_layout(winent_gpu_engine *e)
 {
     e->path = PATH_GROUPS;

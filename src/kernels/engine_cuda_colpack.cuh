@@ -3,7 +3,7 @@
  * engine_cuda_colpack.cuh - the column-pack kernel of the GPU engine: 8-bit
  * planes whose codes are all below 16 (found on the device per chunk, as
  * for the other small-code kernels), windows past 5 x 5 up to 255 x 255
- * (included by engine_cuda.cu only, after engine_cuda_warp.cuh). Two
+ * (included by engine_cuda_launch.cu only, after engine_cuda_warp.cuh). Two
  * layouts of the same counts: slots (below) for any window, and column
  * pairs (colpair_kernel, at the end) where they fit, rx <= 15 and ky <=
  * 127, which save a prefix sum a step (H100, 16 values: 31x31 39.0 -> 50.9

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_disk.cuh - circular windows (--disk R) on the GPU (included
- * by engine_cuda.cu only, after engine_cuda_kernels.cuh): the one kernel
+ * by engine_cuda_launch.cu only, after engine_cuda_kernels.cuh): the one kernel
  * family the engine runs for a plan whose window is a disk, whatever the
  * codes.
  *

@@ -29,6 +29,11 @@ struct warp_geom {
     int du_off;
 };
 
+/* ---- Dense ranks (engine_cuda_dense.cuh) ---------------------------------- */
+
+/* The presence bitmap: 65536 codes, one bit each. */
+#define DENSE_WORDS 2048
+
 /* ---- Block per window (engine_cuda_block.cuh) ----------------------------- */
 
 #define BLOCK_THREADS 512

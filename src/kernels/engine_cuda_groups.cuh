@@ -3,7 +3,7 @@
  * engine_cuda_groups.cuh - the groups kernel of the GPU engine: windows of
  * 5x5 to 63x63 (127x127 for 32-bit codes) over many distinct codes (16- and
  * 32-bit planes), where a histogram per window is too large for shared
- * memory (included by engine_cuda.cu only, after engine_cuda_kernels.cuh).
+ * memory (included by engine_cuda_launch.cu only, after engine_cuda_kernels.cuh).
  *
  * A block computes a tile of 32 x th output pixels (th = 32, or 16 or 8
  * where 32 rows do not fit). Their windows read a region of (32 + 2 rx) x

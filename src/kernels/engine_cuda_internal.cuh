@@ -3,7 +3,11 @@
  * engine_cuda_internal.cuh - what the CUDA engine's files share (C++; not
  * included outside src/kernels, nor by the kernels' headers): the engine
  * and its slots, and the table of kernel families (gpu_families) that
- * engine_cuda_choose.cu chooses from and engine_cuda.cu launches.
+ * engine_cuda_choose.cu chooses from and engine_cuda.cu launches through
+ * engine_cuda_launch.cu. The files call one way: engine_cuda.cu (the
+ * engine) -> engine_cuda_choose.cu (the table, the choice) ->
+ * engine_cuda_launch.cu (the launches, the kernels), and engine_cuda.cu
+ * -> engine_cuda_launch.cu.
  *
  * A family is a window kernel, or a kernel queued beside it for some
  * chunks, with what it needs:
@@ -31,10 +35,23 @@
 #include <stdint.h>
 
 #include "engine_cuda_geom.cuh"
+#include "engine_cuda_params.cuh"
 
 extern "C" {
 #include "engine_cuda.h"
 }
+
+/* Record the failing call and CUDA's words for it, then leave through the
+ * function's fail: label with `st` set (never exit). */
+#define CUDA_TRY(dev, call)                                                                    \
+    do {                                                                                       \
+        cudaError_t ce_ = (call);                                                              \
+        if (ce_ != cudaSuccess) {                                                              \
+            st = WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: %s: %s", (dev), #call,           \
+                            cudaGetErrorString(ce_));                                          \
+            goto fail;                                                                         \
+        }                                                                                      \
+    } while (0)
 
 /* Window kernel paths: a thread per window (engine_cuda_kernels.cuh, and
  * the compare kernel of engine_cuda_cmp.cuh), a warp per window
@@ -188,7 +205,11 @@ enum gpu_role { ROLE_SMALL, ROLE_PREPASS, ROLE_WINDOW };
 /* One chunk's launches: the window parameters every family starts from
  * (a prepass may gate them), the largest code when PREP_MAXCODE ran, and
  * whether a family already wrote the chunk's output. */
-struct gpu_run;
+struct gpu_run {
+    win_params wp;          /* the chunk's window parameters (a prepass may gate them) */
+    const unsigned *d_max;  /* PREP_MAXCODE: the chunk's largest code; else NULL */
+    bool done;              /* a family wrote the chunk's output */
+};
 
 typedef winent_status (*gpu_launch_fn)(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
                                        gpu_run *r, winent_err *err);
@@ -224,13 +245,39 @@ gpu_asks gpu_asks_read(void);
  * alone (e->plan, e->smem_optin, e->sms, e->max_width), so every chunk of
  * a job runs the same code: no CUDA call. The groups family's layout is
  * the first that fits; engine_cuda.cu tunes it to the device's occupancy
- * before naming the path. */
+ * (gpu_groups_layout) before naming the path. */
 void gpu_choose(winent_gpu_engine *e, const gpu_asks *asks);
 
 /* The engine's path name (winent_gpu_engine_path) from its choice. */
 void gpu_name_path(winent_gpu_engine *e);
 
-/* The families' launches (engine_cuda.cu). */
+/* ---- The launches (engine_cuda_launch.cu) ------------------------------------ */
+
+/* Before the families, on the slot's stream: the codes pass (the samples
+ * in d_in to the code plane d_codes, unless they are the codes; *plane
+ * gets the plane the families read), and PREP_MAXCODE (the chunk's
+ * largest code into d_max, r->d_max set). */
+winent_status gpu_launch_codes(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                               const void **plane, winent_err *err);
+winent_status gpu_launch_maxcode(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                 gpu_run *r, winent_err *err);
+
+/* The groups family's layout tuned to the device: of the candidates with
+ * the tallest tile that fits, the one that keeps the most threads on an SM. */
+groups_geom gpu_groups_layout(const winent_gpu_engine *e);
+
+/* The dynamic shared memory the chosen window (or warp) kernel and the
+ * dense ranks' warp kernel need, set on the kernels (CUDA's words on
+ * failure). */
+winent_status gpu_kernels_smem(winent_gpu_engine *e, winent_err *err);
+
+/* The equal-code cliques' buffers for chunks of up to npix pixels: false
+ * when the device cannot give them (the engine then goes without the
+ * cliques); freeing is safe on a partial allocation and twice. */
+bool gpu_sparse_alloc(winent_gpu_engine *e, size_t npix);
+void gpu_sparse_free(winent_gpu_engine *e);
+
+/* The families' launches, one chunk each (gpu_family.launch). */
 winent_status gpu_launch_few(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c, gpu_run *r,
                              winent_err *err);
 winent_status gpu_launch_colpack(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,

@@ -3,7 +3,7 @@
  * engine_cuda_sparse.cuh - equal-code cliques: 32-bit planes whose codes
  * seldom repeat within a window (i32 of 10^6 values at 255 x 255, where a
  * window holds about 63000 distinct codes and no table per window fits
- * anywhere fast), included by engine_cuda.cu after engine_cuda_colpack.cuh.
+ * anywhere fast), included by engine_cuda_launch.cu after engine_cuda_colpack.cuh.
  *
  * No histogram at all. Binomial inversion, as the groups kernel uses it:
  * T[c] = sum over the subsets of two or more of a code's c members in a

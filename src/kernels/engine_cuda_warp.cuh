@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_warp.cuh - the window kernels where one warp owns one window
- * (included by engine_cuda.cu after engine_cuda_kernels.cuh): large windows
+ * (included by engine_cuda_launch.cu after engine_cuda_kernels.cuh): large windows
  * and many distinct values, where a histogram per thread no longer fits on
  * chip or a thread's 2 * kx updates per row are too many.
  *
