@@ -18,8 +18,8 @@
 #include <string.h>
 #include <vector>
 
-/* The shared arithmetic first, as C++ (device and host code); the C
- * headers after it, with C linkage. */
+/* The engine's internals first, as C++; the C headers after them, with C
+ * linkage. */
 #include "engine_cuda_internal.cuh"
 
 extern "C" {

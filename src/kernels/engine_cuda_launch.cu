@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "entropy_rule.h"
