@@ -28,6 +28,9 @@ if(WINENT_HAVE_CUDA)
   winent_gpu_twin_test(test_gpu_cmp_twin 300)
   # The disk kernels' slide (--disk R), on both histograms.
   winent_gpu_twin_test(test_gpu_disk_twin 300)
+  # The choice of kernel families (the table gpu_families), as a table of
+  # cases: plan and asks -> the engine's path name.
+  winent_gpu_twin_test(test_gpu_choose 60)
 endif()
 # The CUDA_VISIBLE_DEVICES a --device list sets (issue 31), as a table; no
 # GPU needed.

@@ -3,7 +3,7 @@
  * engine_cuda_block.cuh - a block per window: 16-bit code planes with more
  * codes than a warp's table holds, windows the groups kernel cannot take
  * (255 x 255: its region needs more than 16-bit indices), included by
- * engine_cuda.cu after engine_cuda_warp.cuh.
+ * engine_cuda_launch.cu after engine_cuda_warp.cuh.
  *
  * A direct table of 65536 16-bit counters is 128 KB: one per SM. The warp
  * kernel gives that table to one warp, which then waits on its own shared
@@ -32,10 +32,7 @@
 
 #include <stdint.h>
 
-#define BLOCK_THREADS 512
-#define BLOCK_WARPS (BLOCK_THREADS / 32)
-/* The table: 65536 16-bit counters two to a word. */
-#define BLOCK_WORDS 32768
+#include "engine_cuda_geom.cuh"
 
 /* C: uint16_t (a 16-bit plane, the table of BLOCK_WORDS words in shared
  * memory) or uint32_t (a 32-bit plane of chunk ranks, rank32 below: each

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_cmp.cuh - the compare kernel of the GPU engine: small square
- * windows (3x3 to 9x9) of many distinct codes (included by engine_cuda.cu,
+ * windows (3x3 to 9x9) of many distinct codes (included by engine_cuda_launch.cu,
  * and by tests/test_gpu_cmp_twin.cu to run the slides on the host, after
  * engine_cuda_kernels.cuh).
  *

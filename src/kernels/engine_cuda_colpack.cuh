@@ -3,7 +3,7 @@
  * engine_cuda_colpack.cuh - the column-pack kernel of the GPU engine: 8-bit
  * planes whose codes are all below 16 (found on the device per chunk, as
  * for the other small-code kernels), windows past 5 x 5 up to 255 x 255
- * (included by engine_cuda.cu only, after engine_cuda_warp.cuh). Two
+ * (included by engine_cuda_launch.cu only, after engine_cuda_warp.cuh). Two
  * layouts of the same counts: slots (below) for any window, and column
  * pairs (colpair_kernel, at the end) where they fit, rx <= 15 and ky <=
  * 127, which save a prefix sum a step (H100, 16 values: 31x31 39.0 -> 50.9
@@ -52,6 +52,8 @@
 #define WINENT_ENGINE_CUDA_COLPACK_CUH
 
 #include <stdint.h>
+
+#include "engine_cuda_geom.cuh"
 
 /* A row step's change of a column pack when code `in` enters and `out`
  * leaves (16: no code), word by word mod 2^32: the same words as adding
@@ -321,10 +323,8 @@ __global__ void __launch_bounds__(128, M <= 2 ? 8 : 1) colpack_kernel(const win_
  * shuffle of four byte words from the lane the parity picks). At 31x31 a
  * step is 52 shuffles, not 72. The pair's bytes take the first prefix steps
  * while 2^B 2 ky <= 255; the sums stay below 64 x 127 in every 16-bit
- * field, so nothing wraps. */
-#define COLPAIR_RX_MAX 15
-#define COLPAIR_KY_MAX 127
-
+ * field, so nothing wraps: the engine gives it windows up to
+ * COLPAIR_RX_MAX and COLPAIR_KY_MAX (engine_cuda_geom.cuh). */
 template <bool TS>
 __global__ void __launch_bounds__(128, 8) colpair_kernel(const win_params p, const unsigned *maxcode)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_dense.cuh - ranks dense within a chunk, for 16-bit code
- * planes (included by engine_cuda.cu after engine_cuda_warp.cuh; the rank
+ * planes (included by engine_cuda_launch.cu after engine_cuda_warp.cuh; the rank
  * arithmetic is host-and-device so tests/test_gpu_dense_twin runs it in CI
  * without a GPU).
  *
@@ -35,8 +35,8 @@
 
 #include <stdint.h>
 
-/* 65536 codes, one bit each. */
-#define DENSE_WORDS 2048
+#include "engine_cuda_geom.cuh"
+
 /* The remap kernel's block: two words of the bitmap a thread. */
 #define DENSE_REMAP_THREADS 1024
 

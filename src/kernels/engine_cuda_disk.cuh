@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_disk.cuh - circular windows (--disk R) on the GPU (included
- * by engine_cuda.cu only, after engine_cuda_kernels.cuh): the one kernel
+ * by engine_cuda_launch.cu only, after engine_cuda_kernels.cuh): the one kernel
  * family the engine runs for a plan whose window is a disk, whatever the
  * codes.
  *
- * As the thread-per-window kernels of engine_cuda_kernels.cuh: one thread
+ * The thread-per-window kernels of engine_cuda_kernels.cuh (smem_kernel,
+ * hash_kernel) with the disk's slide (slide_disk, below): one thread
  * owns one output column x and slides its window down a segment of `th`
  * output rows, threads of a warp on adjacent columns (coalesced loads and
  * stores), a private histogram per thread: the same smem_hist (codes <
@@ -26,8 +27,6 @@
 #define WINENT_ENGINE_CUDA_DISK_CUH
 
 #include <stdint.h>
-
-#include <type_traits>
 
 #include "engine_cuda_kernels.cuh"
 
@@ -84,65 +83,16 @@ KHD void slide_column_disk(const win_params &p, Hist &h, int x, int ya, int yb)
     }
 }
 
-/* Codes < NC (256, or 16): a direct histogram per thread in shared memory,
- * as smem_kernel (8-bit counters for windows of at most 255 pixels, else
- * 16-bit). On 8-bit planes both are launched for a chunk and `maxcode`
- * (the chunk's largest code, maxcode_kernel on the same stream) says which
- * one works, the other returns at once, as the square windows' pair: a
- * 16-code histogram is 16 times smaller, so many more threads fit on an
- * SM. NULL: no gate (16-bit planes). */
-template <typename C, bool ND, typename CNT, int NC>
-__global__ void disk_smem_kernel(const win_params p, const unsigned *maxcode)
-{
-    extern __shared__ uint32_t sh_words[];
-    constexpr int WORDS = NC / smem_hist<CNT>::PER;
-    if (maxcode != NULL) {
-        unsigned m = *maxcode;
-        if (NC == 16 ? m >= 16u : m < 16u)
-            return;
-    }
-    const int nt = blockDim.x;
-    for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
-        int x, ya, yb;
-        tile_rows(p, tile, nt, threadIdx.x, &x, &ya, &yb);
-        if (x >= p.W || ya >= yb)
-            continue;
-#pragma unroll 4
-        for (int i = 0; i < WORDS; i++)
-            sh_words[i * nt + threadIdx.x] = 0;
-        smem_hist<CNT> h = {sh_words + threadIdx.x, nt, p.du, 0, 0};
+/* The disk as the thread kernels' shape (slide_square's twin): the
+ * engine runs smem_kernel and hash_kernel (engine_cuda_kernels.cuh) with
+ * it. On 8-bit planes smem_kernel's 16-code histogram takes the chunks of
+ * codes < 16, as for squares (`maxcode`, found on the device). */
+struct slide_disk {
+    template <typename C, bool ND, typename Hist>
+    static KHD void run(const win_params &p, Hist &h, int x, int ya, int yb)
+    {
         slide_column_disk<C, ND>(p, h, x, ya, yb);
     }
-}
-
-/* Any code: an open-addressing table per thread, in shared memory when
- * small, else in the global workspace, as hash_kernel. */
-template <typename C, bool ND, bool SHARED> __global__ void disk_hash_kernel(const win_params p)
-{
-    typedef typename std::conditional<sizeof(C) == 2, uint32_t, unsigned long long>::type E;
-    extern __shared__ unsigned long long sh_entries[];
-    const uint32_t size = 1u << p.bits;
-    const int nt = blockDim.x;
-    E *base;
-    size_t stride;
-    if (SHARED) {
-        base = (E *)sh_entries + threadIdx.x;
-        stride = blockDim.x;
-    } else {
-        base = (E *)p.ws + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-        stride = (size_t)gridDim.x * blockDim.x;
-    }
-    for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
-        int x, ya, yb;
-        tile_rows(p, tile, nt, threadIdx.x, &x, &ya, &yb);
-        if (x >= p.W || ya >= yb)
-            continue;
-#pragma unroll 4
-        for (uint32_t i = 0; i < size; i++)
-            base[i * stride] = 0;
-        hash_table<E> h = {base, stride, size - 1, p.bits, p.du, 0, 0};
-        slide_column_disk<C, ND>(p, h, x, ya, yb);
-    }
-}
+};
 
 #endif

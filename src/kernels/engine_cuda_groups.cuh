@@ -3,7 +3,7 @@
  * engine_cuda_groups.cuh - the groups kernel of the GPU engine: windows of
  * 5x5 to 63x63 (127x127 for 32-bit codes) over many distinct codes (16- and
  * 32-bit planes), where a histogram per window is too large for shared
- * memory (included by engine_cuda.cu only, after engine_cuda_kernels.cuh).
+ * memory (included by engine_cuda_launch.cu only, after engine_cuda_kernels.cuh).
  *
  * A block computes a tile of 32 x th output pixels (th = 32, or 16 or 8
  * where 32 rows do not fit). Their windows read a region of (32 + 2 rx) x
@@ -62,109 +62,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GROUPS_TW 32                 /* tile width: output columns */
-#define GROUPS_TH_MAX 32             /* tile height: 32, else 16 or 8 rows */
-#define GROUPS_DW (GROUPS_TW + 1)    /* difference arrays: (th + 1) rows of DW */
-#define GROUPS_GMOB 6                /* groups up to this size: by subsets */
-#define GROUPS_THREADS_MAX 512
-#define GROUPS_EMPTY 0xFFFFu         /* no pixel (indices are 16-bit) */
-#define GROUPS_REGION_MAX 65535      /* region pixels: indices below GROUPS_EMPTY */
-
-typedef uint16_t groups_idx;
-
-/* Shared-memory layout of a block, from the region's size (host side:
- * groups_geom_for). Offsets in bytes from the start of dynamic shared
- * memory; 8-byte pieces first. */
-struct groups_geom {
-    int th;             /* tile height (output rows) */
-    int dcells;         /* cells of a difference array: GROUPS_DW * (th + 1) */
-    int rw, rh, region; /* the region: rw x rh input pixels */
-    int bits;           /* log2 of the hash table's slots */
-    int slot_bytes;     /* 4: 32-bit slots (native atomics), or 2 (less memory) */
-    int off_s, off_a, off_v, off_fields, off_link, off_slots, off_codes, off_big;
-    int big_cap;        /* room in the list of large groups */
-    int threads;        /* threads of a block */
-    int fields;         /* warps that count the larger groups */
-    int bytes;          /* dynamic shared memory of a block */
-};
-
-static inline size_t groups_align8(size_t n)
-{
-    return (n + 7) & ~(size_t)7;
-}
-
-/* The layout of tiles `th` rows high, for windows of radii rx, ry over
- * codes of `code_bytes`, with hash slots of `slot_bytes` filled at most
- * half (`half`) or three quarters. */
-static inline groups_geom groups_geom_th(int rx, int ry, int code_bytes, int th, int slot_bytes,
-                                         bool half)
-{
-    groups_geom g;
-    g.th = th;
-    g.slot_bytes = slot_bytes;
-    g.dcells = GROUPS_DW * (th + 1);
-    g.rw = GROUPS_TW + 2 * rx;
-    g.rh = th + 2 * ry;
-    g.region = g.rw * g.rh;
-    g.bits = 4;
-    /* Load at most 1/2 or 3/4 (probes get long past that), and always
-     * empty slots. */
-    while ((size_t)(half ? 1 : 3) << g.bits < (size_t)(half ? 2 : 4) * (size_t)g.region)
-        g.bits++;
-    g.big_cap = g.region / (GROUPS_GMOB + 1) + 1;
-    /* Regions past 64 x 64 leave room for one block an SM: give it more
-     * warps to hide the latency of its shared-memory steps. */
-    g.threads = g.region > 4096 ? 512 : 256;
-    g.fields = g.region > 4096 ? 8 : 4;
-    size_t o = 0;
-    g.off_s = (int)o;
-    o += (size_t)g.dcells * 8;
-    g.off_a = (int)o;
-    o += (size_t)(GROUPS_GMOB + 1) * 8;
-    g.off_v = (int)o;
-    o += (size_t)g.dcells * 4;
-    g.off_fields = (int)o;
-    o += (size_t)g.fields * (size_t)g.dcells * 4;
-    g.off_codes = (int)o;
-    o += groups_align8((size_t)g.region * (size_t)code_bytes);
-    g.off_link = (int)o;
-    o += (size_t)g.region * sizeof(groups_idx);
-    g.off_slots = (int)o;
-    o += (size_t)slot_bytes << g.bits;
-    g.off_big = (int)o;
-    o += (size_t)g.big_cap * sizeof(groups_idx);
-    g.bytes = (int)groups_align8(o);
-    return g;
-}
-
-/* Candidate layouts, best first where memory allows: 32-bit slots at load
- * 1/2, 16-bit slots at 1/2, then at 3/4; tiles of 32 rows, else 16 or 8.
- * Candidate k (0, 1, ...) for windows of radii rx, ry; th = 0 past the
- * last one or where the block does not fit in `max_bytes`. */
-#define GROUPS_CANDIDATES 9
-static inline groups_geom groups_geom_candidate(int rx, int ry, int code_bytes, size_t max_bytes,
-                                                int k)
-{
-    static const int slot_bytes[3] = {4, 2, 2};
-    static const bool half[3] = {true, true, false};
-    groups_geom g = groups_geom_th(rx, ry, code_bytes, GROUPS_TH_MAX >> (k / 3),
-                                   slot_bytes[k % 3], half[k % 3]);
-    if (k >= GROUPS_CANDIDATES || g.region > GROUPS_REGION_MAX || (size_t)g.bytes > max_bytes)
-        g.th = 0;
-    return g;
-}
-
-/* The first candidate that fits (th = 0 when none does). */
-static inline groups_geom groups_geom_for(int rx, int ry, int code_bytes, size_t max_bytes)
-{
-    groups_geom g;
-    for (int k = 0; k < GROUPS_CANDIDATES; k++) {
-        g = groups_geom_candidate(rx, ry, code_bytes, max_bytes, k);
-        if (g.th > 0)
-            return g;
-    }
-    return g;
-}
+#include "engine_cuda_geom.cuh"
 
 /* Atomics of shared memory on the device; plain operations in the host
  * twin, which runs one thread at a time. CUDA has a 16-bit atomicCAS

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_kernels.cuh - the CUDA kernels of the GPU engine (included by
- * engine_cuda.cu only).
+ * engine_cuda_launch.cu only).
  *
  * Every kernel gives the bits of the CPU engine: codes come from the shared
  * rule (entropy_rule.h), each window's D = T[n] - sum_v T[c_v] is an exact
@@ -37,30 +37,7 @@
 #include <type_traits>
 
 #include "entropy_rule.h"
-
-/* Everything a window kernel needs, by value. */
-struct win_params {
-    const void *plane;       /* codes of input rows [in_y0, in_y0 + in_h), W apart */
-    float *out;              /* output rows [y0, y1), W apart */
-    const long long *du;     /* du[c] = T[c + 1] - T[c] */
-    const long long *t;      /* T[c] = c * Lq[c] */
-    int W, H, in_y0, y0, y1; /* image width and height; chunk rows */
-    int th;                  /* output rows per thread segment */
-    int rx, ry;              /* window radii */
-    int tiles_x, tiles;      /* tile grid: blockDim.x columns x th rows */
-    unsigned long long *ws;  /* hash-global: the tables */
-    int bits;                /* hash: log2 of the table size */
-    /* Kernels queued side by side for one chunk, each for some chunks: the
-     * warp and groups kernels run only when *gate (a measure of the chunk
-     * found on the device before them: its largest code, its number of
-     * codes) is in [gate_lo, gate_hi); no gate: always. */
-    const unsigned *gate;
-    unsigned gate_lo, gate_hi;
-    int nd15; /* column-pack kernel: code 15 is nodata (dense ranks of a plane
-                 with a sentinel) */
-    const short *hh; /* disk kernels (engine_cuda_disk.cuh): column dx of the disk
-                        holds rows |dy| <= hh[dx + rx] */
-};
+#include "engine_cuda_params.cuh"
 
 /* A kernel whose gate is closed for this chunk returns at once. */
 __device__ __forceinline__ bool gate_closed(const win_params &p)
@@ -104,7 +81,7 @@ template <> __device__ __forceinline__ uint32_t code_of<double>(const winent_cod
 
 /* C is the plane's type; the NODATA code becomes its all-ones sentinel. A
  * plane narrower than 32 bits is only chosen when every code and the
- * sentinel fit (engine_cuda.cu, choose_layout). */
+ * sentinel fit (engine_cuda_choose.cu, gpu_choose). */
 template <typename S, typename C>
 __global__ void codes_kernel(const S *__restrict__ in, C *__restrict__ out, size_t count,
                              winent_code_rule r)
@@ -200,6 +177,19 @@ KHD void slide_column(const win_params &p, Hist &h, int x, int ya, int yb)
     }
 }
 
+/* The window's shape, as a type the thread kernels (smem_kernel,
+ * hash_kernel) take: how one thread slides its column's window down a
+ * segment. The square's is slide_column; the disk's, slide_disk, is in
+ * engine_cuda_disk.cuh. A template argument, so each shape's kernel is
+ * compiled on its own with no branch on the shape. */
+struct slide_square {
+    template <typename C, bool ND, typename Hist>
+    static KHD void run(const win_params &p, Hist &h, int x, int ya, int yb)
+    {
+        slide_column<C, ND>(p, h, x, ya, yb);
+    }
+};
+
 /* ---- smem: direct histograms of codes < 256 ------------------------------ */
 
 template <typename CNT> struct smem_hist {
@@ -237,7 +227,7 @@ template <typename CNT> struct smem_hist {
  * maxcode_kernel on the same stream) says which one works, the other
  * returns at once. A 16-code histogram is 16x smaller, so many more
  * threads fit on an SM (the 256-code one is limited by shared memory). */
-template <typename C, bool ND, typename CNT, int NC>
+template <typename C, bool ND, typename CNT, int NC, typename SLIDE = slide_square>
 __global__ void smem_kernel(const win_params p, const unsigned *maxcode)
 {
     extern __shared__ uint32_t sh_words[];
@@ -257,7 +247,7 @@ __global__ void smem_kernel(const win_params p, const unsigned *maxcode)
         for (int i = 0; i < WORDS; i++)
             sh_words[i * nt + threadIdx.x] = 0;
         smem_hist<CNT> h = {sh_words + threadIdx.x, nt, p.du, 0, 0};
-        slide_column<C, ND>(p, h, x, ya, yb);
+        SLIDE::template run<C, ND>(p, h, x, ya, yb);
     }
 }
 
@@ -632,7 +622,9 @@ template <typename E> struct hash_table {
     }
 };
 
-template <typename C, bool ND, bool SHARED>
+/* Any code, any shape (SLIDE): an open-addressing table per thread, in
+ * shared memory when small (SHARED), else in the global workspace p.ws. */
+template <typename C, bool ND, bool SHARED, typename SLIDE = slide_square>
 __global__ void hash_kernel(const win_params p)
 {
     typedef typename std::conditional<sizeof(C) == 2, uint32_t, unsigned long long>::type E;
@@ -657,7 +649,7 @@ __global__ void hash_kernel(const win_params p)
         for (uint32_t i = 0; i < size; i++)
             base[i * stride] = 0;
         hash_table<E> h = {base, stride, size - 1, p.bits, p.du, 0, 0};
-        slide_column<C, ND>(p, h, x, ya, yb);
+        SLIDE::template run<C, ND>(p, h, x, ya, yb);
     }
 }
 

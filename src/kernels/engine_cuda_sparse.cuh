@@ -3,7 +3,7 @@
  * engine_cuda_sparse.cuh - equal-code cliques: 32-bit planes whose codes
  * seldom repeat within a window (i32 of 10^6 values at 255 x 255, where a
  * window holds about 63000 distinct codes and no table per window fits
- * anywhere fast), included by engine_cuda.cu after engine_cuda_colpack.cuh.
+ * anywhere fast), included by engine_cuda_launch.cu after engine_cuda_colpack.cuh.
  *
  * No histogram at all. Binomial inversion, as the groups kernel uses it:
  * T[c] = sum over the subsets of two or more of a code's c members in a
@@ -46,15 +46,16 @@
 
 #include <stdint.h>
 
+#if defined(__CUDACC__)
+/* Before engine_cuda_geom.cuh: CUB names template parameters BLOCK_THREADS. */
+#include <cub/block/block_scan.cuh>
+#endif
+
+#include "engine_cuda_geom.cuh"
+
 #define SPARSE_MAX_PARTNERS 12  /* a member's subsets: at most 2^12 */
 #define SPARSE_MAX_SCAN     256 /* pixels of its code a member looks at */
 #define SPARSE_SEG          64  /* rows a thread sums down a column */
-/* The engine tries them on 32-bit planes whose windows count this many
- * pixels (63 x 63) or more, and after a chunk they could not take leaves
- * the next SPARSE_SKIP_AFTER_MISS to the path's kernel. */
-#define SPARSE_FROM_PIXELS     (63 * 63)
-#define SPARSE_SKIP_AFTER_MISS 4
-
 /* One chunk's view. The difference arrays have the chunk's output rows
  * [y0, y1) and W columns; corners past them are left out (they would only
  * reach outputs past the chunk). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_cuda_warp.cuh - the window kernels where one warp owns one window
- * (included by engine_cuda.cu after engine_cuda_kernels.cuh): large windows
+ * (included by engine_cuda_launch.cu after engine_cuda_kernels.cuh): large windows
  * and many distinct values, where a histogram per thread no longer fits on
  * chip or a thread's 2 * kx updates per row are too many.
  *
@@ -37,10 +37,9 @@
 
 #include <stdint.h>
 
-#define WARP_FULL 0xFFFFFFFFu
+#include "engine_cuda_geom.cuh"
 
-/* Direct warp histograms for codes below this (16 KB of counters). */
-#define WARP_DIRECT_CODES 8192u
+#define WARP_FULL 0xFFFFFFFFu
 
 /* ---- Warp sums ------------------------------------------------------------- */
 
@@ -170,19 +169,6 @@ struct warp_rows {
 };
 
 /* ---- warp-direct / warp-hash ------------------------------------------------ */
-
-/* Per-warp table geometry, by value. */
-struct warp_geom {
-    int words;     /* 32-bit words of one warp's histogram; its region holds
-                      two more (the hash's special counter, alignment) */
-    int bits;      /* hash: log2 slots */
-    int per_block; /* warps per block */
-    int global;    /* the tables are in the global workspace p.ws, one per
-                      warp of the grid, not in shared memory */
-    int du_shared; /* the block copies du (nmax + 1 entries) into shared
-                      memory, at word du_off (even: 8-byte aligned) */
-    int du_off;
-};
 
 /* A step's codes: the row leaving the window and the row entering it when
  * the window moves down to row `y`, this lane's columns x0 + lane + 32 j
