@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The pipeline's one door to CUDA (devices.h). */
 #include "devices.h"
+#include "kernels/cuda_copies.h"
 #include "kernels/engine_cuda.h"
 #include "winent.h"
 
@@ -57,6 +58,11 @@ int winent_devices_host_id(int i)
 int winent_devices_pin(void *ptr, size_t bytes)
 {
     return winent_cuda_host_register(ptr, bytes);
+}
+
+int winent_devices_pinned(const void *ptr, size_t bytes)
+{
+    return winent_cuda_host_pinned(ptr, bytes);
 }
 
 void winent_devices_unpin(void *ptr)

@@ -37,6 +37,11 @@ int winent_devices_host_id(int i);
 /* Pin `bytes` at `ptr` for every GPU's asynchronous copies: 0 when
  * pinned. Unpin accepts NULL. (The GPU engine's pin hooks.) */
 int winent_devices_pin(void *ptr, size_t bytes);
+
+/* 1 when `bytes` at `ptr` are page-locked already (the caller's own pinned
+ * buffers): the GPUs' copies reach them directly. Starts CUDA's driver:
+ * only for a job whose GPUs are named. */
+int winent_devices_pinned(const void *ptr, size_t bytes);
 void winent_devices_unpin(void *ptr);
 
 /* This build's CUDA (--version): 1 with CUDA, its runtime and the
