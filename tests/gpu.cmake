@@ -6,6 +6,10 @@ set_tests_properties(test_gpu_identity PROPERTIES LABELS gpu TIMEOUT 600)
 # winent-bench kernels --quick: every GPU kernel variant against the CPU
 # engine, bit for bit.
 winent_sh_test(test_bench_kernels_gpu test_bench_kernels_gpu.sh)
+# A memory job on the caller's pinned buffers (copied directly, not
+# staged) against the CPU, bit for bit.
+winent_unit_test(test_gpu_pinned)
+set_tests_properties(test_gpu_pinned PROPERTIES LABELS gpu TIMEOUT 300)
 set_tests_properties(test_bench_kernels_gpu PROPERTIES LABELS gpu TIMEOUT 600)
 # Host twins of CUDA code (no GPU needed: they run wherever the CUDA code
 # compiles), against the CPU engine.
