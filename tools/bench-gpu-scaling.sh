@@ -19,7 +19,9 @@
 #   SCALE_RAW=0     skip the raw-map runs;   SCALE_SETUP=0  skip the setup runs
 #   SCALE_JOBS=1    also the job harness: SCALE_JOBS_ARGS its options
 #                   (default "--engines cpu,0,gpu,auto --repeat 2")
-#   SCALE_TESTS=1   also test_cli_gpu and test_pipeline_writers before the figures
+#   SCALE_TESTS=1   also the GPU tests (SCALE_TESTS_RE, default test_cli_gpu,
+#                   test_pipeline_writers, test_gpu_pinned) before the figures
+#   SCALE_PINNED=0  skip the in-memory runs on pinned buffers (--pinned)
 #   SCALE_BOUNDS=0  skip the bounds: winent-bench hostpath (every GPU's copy
 #                   engines, the host's copies, both at once, the map stored
 #                   into one file in /dev/shm) and the raw-map jobs at 1 x 1,
@@ -46,7 +48,7 @@ echo "$NG GPUs ($ALLG), $NPROC cores: $(head -1 "$OUT/gpu.txt")"
 stamp build
 {
     cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DWINENT_CUDA_ARCHITECTURES=90 &&
-        if [ "${SCALE_JOBS:-0}" = 1 ]; then
+        if [ "${SCALE_JOBS:-0}" = 1 ] || [ "${SCALE_TESTS:-0}" = 1 ]; then
             cmake --build "$B" -j"$NPROC"
         else
             cmake --build "$B" -j"$NPROC" --target winent-stream winent-bench winent-mksample
@@ -66,9 +68,9 @@ if [ "${SCALE_TESTS:-0}" = 1 ]; then
     stamp tests
     # The pipeline's GPU test (every GPU choice against the CPU's bytes)
     # and the writers' test: what the binaries built above can run.
-    (cd "$B" && ctest -R 'test_cli_gpu|test_pipeline_writers' --output-on-failure \
-        --timeout 300) > "$OUT/ctest.log" 2>&1
-    echo "ctest test_cli_gpu test_pipeline_writers rc=$?: $(grep 'tests passed' "$OUT/ctest.log")" | tee -a "$FIG"
+    RE=${SCALE_TESTS_RE:-test_cli_gpu|test_pipeline_writers|test_gpu_pinned}
+    (cd "$B" && ctest -R "$RE" --output-on-failure --timeout 300) > "$OUT/ctest.log" 2>&1
+    echo "ctest $RE rc=$?: $(grep 'tests passed' "$OUT/ctest.log")" | tee -a "$FIG"
 fi
 
 med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -82,6 +84,17 @@ for w in ${SCALE_WINDOWS:-31 63}; do
             --values 65536 --window "$w" --device "$d" --repeat "$REP" >> "$FIG" 2>&1
     done
 done
+if [ "${SCALE_PINNED:-1}" = 1 ]; then
+    # The caller's buffers pinned already: copied directly, nothing staged.
+    echo "### in memory, the image and map in pinned memory: the same with --pinned" >> "$FIG"
+    for w in ${SCALE_WINDOWS:-31 63}; do
+        for d in $DEVS; do
+            tag=$d; [ "$d" = "$ALLG" ] && tag=all
+            WINENT_TRACE=$TR/pin-w$w-d$tag.csv "$BENCH" pipeline --size "$SIZE" --dtype u16 \
+                --values 65536 --window "$w" --device "$d" --repeat "$REP" --pinned >> "$FIG" 2>&1
+        done
+    done
+fi
 
 if [ "${SCALE_RAW:-1}" = 1 ]; then
     stamp "raw map to /dev/shm"
