@@ -29,10 +29,10 @@ static winent_status cpu_create(engine *e, winent_err *err)
 static int cpu_band_rows(const pipeline *p)
 {
     int rows = 0;
-    for (int m = 0; m < p->nmaps; m++) {
-        if (!p->maps[m].owner)
+    for (int m = 0; m < p->plan.nmaps; m++) {
+        if (!p->plan.maps[m].owner)
             continue;
-        int r = winent_cpu_engine_band_rows(p->maps[m].cpu, p->width);
+        int r = winent_cpu_engine_band_rows(p->plan.maps[m].cpu, p->plan.width);
         rows = rows == 0 || r < rows ? r : rows;
     }
     return rows;
@@ -95,7 +95,7 @@ static int cpu_wants_more(const engine *e)
         if (c->state == CHUNK_CLAIMED && c->engine == e)
             waiting += c->nbands - c->next_band;
     }
-    return waiting < p->threads;
+    return waiting < p->plan.threads;
 }
 
 const engine_ops winent_cpu_engine_ops = {"cpu",       cpu_create,     cpu_submit, cpu_wait,
@@ -120,13 +120,13 @@ static void gpu_maps_free(gpu_maps *gm)
 static winent_status gpu_create(engine *e, winent_err *err)
 {
     pipeline *p = e->p;
-    gpu_maps *gm = calloc(1, sizeof *gm + (size_t)p->nmaps * sizeof gm->g[0]);
+    gpu_maps *gm = calloc(1, sizeof *gm + (size_t)p->plan.nmaps * sizeof gm->g[0]);
     if (gm == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    for (int m = 0; m < p->nmaps; m++, gm->n++) {
+    for (int m = 0; m < p->plan.nmaps; m++, gm->n++) {
         winent_status st =
-            winent_gpu_engine_create(p->maps[m].plan, e->device, p->width,
-                                     p->chunk_rows + 2 * p->ry, e->slots, &gm->g[m], err);
+            winent_gpu_engine_create(p->plan.maps[m].plan, e->device, p->plan.width,
+                                     p->plan.chunk_rows + 2 * p->plan.ry, e->slots, &gm->g[m], err);
         if (st != WINENT_OK) {
             gpu_maps_free(gm);
             return st;
@@ -176,16 +176,19 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
         pin_chunk(p, e, c);
     gpu_maps *gm = e->state;
     const int y0 = c->tail_engine == e ? c->tail_y0 : c->y0;
-    for (int m = 0; m < p->nmaps; m++) {
+    for (int m = 0; m < p->plan.nmaps; m++) {
         /* Only its windows' input rows go over: for a tail (the rows the
          * CPU left) or a map of a smaller window than the chunk's halo, a
          * part of the chunk's own input rows. */
-        const uint8_t *plane = c->rows + (size_t)p->maps[m].band * p->plane_bytes;
-        winent_chunk v = {NULL, p->rows_stride, p->width, p->height, 0, 0, y0, c->y1};
-        winent_chunk_input_rows(y0, c->y1, p->maps[m].plan->ry, p->height, &v.in_y0, &v.in_h);
-        v.rows = plane + (size_t)(v.in_y0 - c->in_y0) * p->rows_stride;
-        float *out = c->map + (size_t)m * p->map_plane + (size_t)(y0 - c->y0) * p->map_stride;
-        WINENT_TRY(winent_gpu_engine_submit(gm->g[m], slot, &v, out, p->map_stride, err));
+        const uint8_t *plane = c->rows + (size_t)p->plan.maps[m].band * p->plan.plane_bytes;
+        winent_chunk v = {NULL, p->plan.rows_stride, p->plan.width, p->plan.height, 0, 0, y0,
+                          c->y1};
+        winent_chunk_input_rows(y0, c->y1, p->plan.maps[m].plan->ry, p->plan.height, &v.in_y0,
+                                &v.in_h);
+        v.rows = plane + (size_t)(v.in_y0 - c->in_y0) * p->plan.rows_stride;
+        float *out =
+            c->map + (size_t)m * p->plan.map_plane + (size_t)(y0 - c->y0) * p->plan.map_stride;
+        WINENT_TRY(winent_gpu_engine_submit(gm->g[m], slot, &v, out, p->plan.map_stride, err));
     }
     return WINENT_OK;
 }
@@ -280,7 +283,7 @@ static void gpu_finished(engine *e)
     while (!p->gpus_unpinned)
         pthread_cond_wait(&p->state_cv, &p->lock);
     pthread_mutex_unlock(&p->lock);
-    if (p->opts->release_gpus)
+    if (p->plan.opts->release_gpus)
         winent_devices_release(e->device);
 }
 
@@ -307,7 +310,7 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
         e->ops->wait(e, slot, held[slot], 0, &done, &ignore);
     }
     pthread_mutex_lock(&p->lock);
-    int go_on = p->auto_device && e->ops == &winent_gpu_engine_ops && !STOPPED(p) &&
+    int go_on = p->plan.auto_device && e->ops == &winent_gpu_engine_ops && !STOPPED(p) &&
                 other_engine_may_run(p, e);
     if (go_on) {
         for (int k = 0; k < n; k++) {
@@ -318,7 +321,7 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
             }
             c->state = CHUNK_READY;
             c->engine = NULL;
-            e->pixels_inflight -= (int64_t)(c->y1 - c->y0) * p->width;
+            e->pixels_inflight -= (int64_t)(c->y1 - c->y0) * p->plan.width;
             e->inflight--;
         }
         winent_report_notice_locked(&p->report, "%s: %s: going on without it", e->name, why->msg);
@@ -335,7 +338,7 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
  * rounded up. */
 static int64_t gpu_context_chunks(const pipeline *p)
 {
-    const uint64_t per = p->chunk_bytes ? p->chunk_bytes : 1;
+    const uint64_t per = p->plan.chunk_bytes ? p->plan.chunk_bytes : 1;
     return (int64_t)((WINENT_GPU_HOST_BYTES + per - 1) / per);
 }
 
@@ -358,7 +361,7 @@ void *winent_engine_driver(void *arg)
     winent_trace_mark(p->trace, lane, "live", -1);
     pthread_mutex_lock(&p->lock);
     e->live = 1;
-    if (p->auto_device && e->device >= 0) {
+    if (p->plan.auto_device && e->device >= 0) {
         /* Chunks for its slots, within what --mem allows. */
         int64_t ctx = gpu_context_chunks(p);
         p->n_fit -= (int)(ctx < p->n_fit ? ctx : p->n_fit);
@@ -458,7 +461,7 @@ static engine *start_gpu(pipeline *p, int d)
 {
     if (p->nengines >= WINENT_MAX_ENGINES || STOPPED(p))
         return NULL;
-    engine *e = winent_engine_add(p, &winent_gpu_engine_ops, d, p->gpu_slots);
+    engine *e = winent_engine_add(p, &winent_gpu_engine_ops, d, p->plan.gpu_slots);
     if (pthread_create(&e->thread, NULL, winent_engine_driver, e) != 0) {
         p->nengines--; /* never started: not one of the job's engines */
         return NULL;
@@ -479,7 +482,7 @@ static int more_gpus_pay(const pipeline *p, const engine *first)
                           (double)first->first_px,
                           first->busy_s,
                           first->first_busy_s,
-                          (double)p->width * (double)p->height};
+                          (double)p->plan.width * (double)p->plan.height};
     for (int i = 0; i < p->nengines; i++)
         g.px_left -= (double)p->engines[i].pixels_done + (double)p->engines[i].pixels_inflight;
     return winent_more_gpus_pay(&g, WINENT_GPU_MORE_S);
@@ -487,8 +490,8 @@ static int more_gpus_pay(const pipeline *p, const engine *first)
 
 int winent_gpu_room_locked(pipeline *p)
 {
-    winent_mem_view m = {p->mem_auto, p->chunk_bytes, WINENT_GPU_HOST_BYTES, p->n_fit,
-                         p->n_made,   p->n_need,      p->gpu_slots};
+    winent_mem_view m = {p->plan.mem_auto, p->plan.chunk_bytes, WINENT_GPU_HOST_BYTES, p->n_fit,
+                         p->n_made,        p->n_need,           p->plan.gpu_slots};
     return winent_gpu_room(&m, &p->n_limit);
 }
 
@@ -499,10 +502,10 @@ static engine *start_gpu_within_mem(pipeline *p, int d)
     if (winent_gpu_room_locked(p))
         return start_gpu(p, d);
     winent_report_notice_locked(&p->report,
-                                  "--mem %lluM leaves no room beside the chunks for gpu%d's "
-                                  "context (%llu MiB of host memory): going on without it",
-                                  (unsigned long long)(p->mem_budget >> 20), d,
-                                  (unsigned long long)(WINENT_GPU_HOST_BYTES >> 20));
+                                "--mem %lluM leaves no room beside the chunks for gpu%d's "
+                                "context (%llu MiB of host memory): going on without it",
+                                (unsigned long long)(p->plan.mem_budget >> 20), d,
+                                (unsigned long long)(WINENT_GPU_HOST_BYTES >> 20));
     return NULL;
 }
 
@@ -548,40 +551,40 @@ static void launch_gpus_locked(pipeline *p)
 
 void winent_gpus_launch_early_locked(pipeline *p, const chunk *c)
 {
-    if (!p->auto_device || p->gpu_launch)
+    if (!p->plan.auto_device || p->gpu_launch)
         return;
     /* The CPU's best case, for its kernel path on these data (before any
      * data, the best of its paths): every core at that cost for each pixel
      * that enters or leaves a window as it slides, in every map. */
     double updates = 0.0;
-    for (int m = 0; m < p->nmaps; m++) {
-        const job_map *jm = &p->maps[m];
+    for (int m = 0; m < p->plan.nmaps; m++) {
+        const job_map *jm = &p->plan.maps[m];
         if (jm->cpu == NULL)
             return;
-        const uint8_t *rows = c ? c->rows + (size_t)jm->band * p->plane_bytes : NULL;
-        double ns = winent_cpu_engine_ns_per_update(jm->cpu, rows, p->rows_stride, p->width,
-                                                    c ? c->in_h : 0);
+        const uint8_t *rows = c ? c->rows + (size_t)jm->band * p->plan.plane_bytes : NULL;
+        double ns = winent_cpu_engine_ns_per_update(jm->cpu, rows, p->plan.rows_stride,
+                                                    p->plan.width, c ? c->in_h : 0);
         updates += ns * (double)(jm->plan->kx + jm->plan->ky);
     }
-    updates *= (double)p->width * (double)p->height;
-    if (updates * 1e-9 / (double)p->threads > WINENT_GPU_WORTH_S)
+    updates *= (double)p->plan.width * (double)p->plan.height;
+    if (updates * 1e-9 / (double)p->plan.threads > WINENT_GPU_WORTH_S)
         launch_gpus_locked(p);
 }
 
 void winent_gpus_maybe_launch_locked(pipeline *p)
 {
-    if (!p->auto_device || p->gpu_launch || p->meter.first_band_s <= 0.0)
+    if (!p->plan.auto_device || p->gpu_launch || p->meter.first_band_s <= 0.0)
         return;
     /* The CPU's rate so far tells how long it would take alone: bring the
      * GPUs in once that is long enough for them to pay. Before a band has
      * ended, only its running time says anything, and only once it is long
      * beside a band's usual time (a worker may simply not have run yet). */
     const job_meter *m = &p->meter;
-    if (m->bands_done < p->threads && winent_now() - m->first_band_s < WINENT_BAND_PATIENCE_S)
+    if (m->bands_done < p->plan.threads && winent_now() - m->first_band_s < WINENT_BAND_PATIENCE_S)
         return; /* a band per worker first: the first bands of a job run cold */
-    int worth = winent_gpus_worth(winent_sched_cpu_rate(m, p->width, p->threads),
-                                  (double)p->width * (double)p->height, m->bands_done, p->threads,
-                                  WINENT_GPU_WORTH_S);
+    int worth = winent_gpus_worth(winent_sched_cpu_rate(m, p->plan.width, p->plan.threads),
+                                  (double)p->plan.width * (double)p->plan.height, m->bands_done,
+                                  p->plan.threads, WINENT_GPU_WORTH_S);
     if (worth < 0)
         p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
     else if (worth > 0)

@@ -43,16 +43,16 @@ typedef struct source_carry {
 static winent_status source_read(winent_job_input *in, chunk *c, chunk_state *next,
                                  winent_err *err)
 {
-    const pipeline *p = in->p;
+    const job_plan *pl = in->plan;
     source_carry *k = in->state;
-    const int ry = p->ry;
-    const size_t rb = p->row_bytes, carry_plane = rb * (size_t)(2 * ry);
+    const int ry = pl->ry;
+    const size_t rb = pl->row_bytes, carry_plane = rb * (size_t)(2 * ry);
     if (k->rows == NULL) {
         /* Made by the reader at its first chunk, once --mem has been
          * checked against the rows (an absurd width is a usage error that
          * names the --mem it needs, not an out of memory here). */
-        k->rows = malloc(carry_plane * (size_t)p->nbands + 1);
-        k->dst = malloc(sizeof *k->dst * (size_t)p->nbands);
+        k->rows = malloc(carry_plane * (size_t)pl->nbands + 1);
+        k->dst = malloc(sizeof *k->dst * (size_t)pl->nbands);
         if (k->rows == NULL || k->dst == NULL)
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     }
@@ -62,23 +62,23 @@ static winent_status source_read(winent_job_input *in, chunk *c, chunk_state *ne
     int from_carry = k->next_read - c->in_y0;
     if (from_carry < 0)
         from_carry = 0;
-    for (int b = 0; b < p->nbands; b++) {
-        uint8_t *plane = c->rows + (size_t)b * p->plane_bytes;
+    for (int b = 0; b < pl->nbands; b++) {
+        uint8_t *plane = c->rows + (size_t)b * pl->plane_bytes;
         const uint8_t *kept = k->rows + (size_t)b * carry_plane;
         if (from_carry > 0)
             memcpy(plane, kept + rb * (size_t)(c->in_y0 - k->y0), rb * (size_t)from_carry);
         k->dst[b] = plane + rb * (size_t)from_carry;
     }
-    WINENT_TRY(winent_source_read_bands(p->source, c->in_h - from_carry, k->dst, err));
+    WINENT_TRY(winent_source_read_bands(in->source, c->in_h - from_carry, k->dst, err));
     k->next_read = c->in_y0 + c->in_h;
     int carry_n = c->in_h < 2 * ry ? c->in_h : 2 * ry;
     k->y0 = k->next_read - carry_n;
-    for (int b = 0; b < p->nbands; b++)
+    for (int b = 0; b < pl->nbands; b++)
         memcpy(k->rows + (size_t)b * carry_plane,
-               c->rows + (size_t)b * p->plane_bytes + rb * (size_t)(k->y0 - c->in_y0),
+               c->rows + (size_t)b * pl->plane_bytes + rb * (size_t)(k->y0 - c->in_y0),
                rb * (size_t)carry_n);
     /* The decode stage alone: read, nothing computed. */
-    *next = p->stage == WINENT_STAGE_DECODE ? CHUNK_DONE : CHUNK_READY;
+    *next = pl->stage == WINENT_STAGE_DECODE ? CHUNK_DONE : CHUNK_READY;
     return WINENT_OK;
 }
 
@@ -88,22 +88,22 @@ static winent_status source_read(winent_job_input *in, chunk *c, chunk_state *ne
  * rows not packed), else those read once the GPUs are launched. */
 static int memory_stages(const winent_job_input *in, int launched)
 {
-    return in->p->fill_in && (in->p->stage_all || launched);
+    return in->plan->fill_in && (in->plan->stage_all || launched);
 }
 
 static winent_status memory_read(winent_job_input *in, chunk *c, chunk_state *next,
                                  winent_err *err)
 {
-    const pipeline *p = in->p;
+    const job_plan *pl = in->plan;
     (void)err;
     if (!c->staged) {
-        c->rows = (uint8_t *)p->mem_in + p->rows_stride * (size_t)c->in_y0;
+        c->rows = (uint8_t *)pl->mem_in + pl->rows_stride * (size_t)c->in_y0;
         *next = CHUNK_READY;
         return WINENT_OK;
     }
     /* Staged: the pool copies the rows in, several pieces at once. */
     c->rows = c->rows_own;
-    c->fill_n = (c->in_h + p->fill_rows - 1) / p->fill_rows;
+    c->fill_n = (c->in_h + pl->fill_rows - 1) / pl->fill_rows;
     c->fill_next = 0;
     c->fill_left = c->fill_n;
     *next = c->fill_n > 0 ? CHUNK_FILLING : CHUNK_READY;
@@ -114,28 +114,28 @@ static winent_status memory_read(winent_job_input *in, chunk *c, chunk_state *ne
  * the chunk's own (packed). */
 static void memory_fill(const winent_job_input *in, chunk *c, long k)
 {
-    const pipeline *p = in->p;
-    int ya = c->in_y0 + (int)k * p->fill_rows;
-    int yb = ya + p->fill_rows < c->in_y0 + c->in_h ? ya + p->fill_rows : c->in_y0 + c->in_h;
-    const uint8_t *src = p->mem_in + p->mem_in_stride * (size_t)ya;
-    uint8_t *dst = c->rows_own + p->row_bytes * (size_t)(ya - c->in_y0);
-    if (p->mem_in_stride == p->row_bytes) {
-        memcpy(dst, src, p->row_bytes * (size_t)(yb - ya));
+    const job_plan *pl = in->plan;
+    int ya = c->in_y0 + (int)k * pl->fill_rows;
+    int yb = ya + pl->fill_rows < c->in_y0 + c->in_h ? ya + pl->fill_rows : c->in_y0 + c->in_h;
+    const uint8_t *src = pl->mem_in + pl->mem_in_stride * (size_t)ya;
+    uint8_t *dst = c->rows_own + pl->row_bytes * (size_t)(ya - c->in_y0);
+    if (pl->mem_in_stride == pl->row_bytes) {
+        memcpy(dst, src, pl->row_bytes * (size_t)(yb - ya));
         return;
     }
-    for (int y = ya; y < yb; y++, src += p->mem_in_stride, dst += p->row_bytes)
-        memcpy(dst, src, p->row_bytes);
+    for (int y = ya; y < yb; y++, src += pl->mem_in_stride, dst += pl->row_bytes)
+        memcpy(dst, src, pl->row_bytes);
 }
 
 /* ---- zst (--decode) -------------------------------------------------- */
 
 static winent_status zst_read(winent_job_input *in, chunk *c, chunk_state *next, winent_err *err)
 {
-    const pipeline *p = in->p;
-    for (int m = 0; m < p->nmaps; m++)
-        WINENT_TRY(winent_zst_reader_read_map(p->map_in, m, c->y1 - c->y0,
-                                              c->map + (size_t)m * p->map_plane, err));
-    *next = p->encodes && c->npieces > 0 ? CHUNK_ENCODING : CHUNK_DONE;
+    const job_plan *pl = in->plan;
+    for (int m = 0; m < pl->nmaps; m++)
+        WINENT_TRY(winent_zst_reader_read_map(in->map_in, m, c->y1 - c->y0,
+                                              c->map + (size_t)m * pl->map_plane, err));
+    *next = pl->encodes && c->npieces > 0 ? CHUNK_ENCODING : CHUNK_DONE;
     return WINENT_OK;
 }
 
@@ -143,30 +143,33 @@ static winent_status zst_read(winent_job_input *in, chunk *c, chunk_state *next,
 
 static winent_status map_read(winent_job_input *in, chunk *c, chunk_state *next, winent_err *err)
 {
-    const pipeline *p = in->p;
+    const job_plan *pl = in->plan;
     (void)err;
-    c->map = (float *)p->stage_map + (size_t)c->y0 * p->map_stride;
+    c->map = (float *)pl->stage_map + (size_t)c->y0 * pl->map_stride;
     *next = CHUNK_ENCODING;
     return WINENT_OK;
 }
 
 /* ---- the pick -------------------------------------------------------- */
 
-winent_status winent_input_open(const pipeline *p, winent_job_input *in, winent_err *err)
+winent_status winent_input_open(const job_plan *pl, winent_source *source,
+                                winent_zst_reader *map_in, winent_job_input *in, winent_err *err)
 {
     memset(in, 0, sizeof *in);
-    in->p = p;
+    in->plan = pl;
+    in->source = source;
+    in->map_in = map_in;
     in->stages = never_stages;
     in->fill = no_fill;
-    if (p->stage == WINENT_STAGE_ENCODE) {
+    if (pl->stage == WINENT_STAGE_ENCODE) {
         in->kind = "map";
         in->read = map_read;
-    } else if (p->map_in) {
+    } else if (in->map_in) {
         in->kind = "zst";
         in->read = zst_read;
-    } else if (p->mem_in) {
+    } else if (pl->mem_in) {
         in->kind = "memory";
-        in->own_rows = p->fill_in;
+        in->own_rows = pl->fill_in;
         in->stages = memory_stages;
         in->read = memory_read;
         in->fill = memory_fill;

@@ -29,9 +29,9 @@ static void no_pieces(const winent_job_output *out, chunk *c)
 }
 
 /* Rows of the chunk stored in pieces of store_rows, map by map. */
-static int store_pieces(const pipeline *p, const chunk *c)
+static int store_pieces(const job_plan *pl, const chunk *c)
 {
-    return p->nmaps * ((c->y1 - c->y0 + p->store_rows - 1) / p->store_rows);
+    return pl->nmaps * ((c->y1 - c->y0 + pl->store_rows - 1) / pl->store_rows);
 }
 
 static winent_status no_store(const winent_job_output *out, const chunk *c, long k,
@@ -61,14 +61,14 @@ static winent_status no_finish(winent_job_output *out, winent_err *err)
 
 static winent_status sink_finish(winent_job_output *out, winent_err *err)
 {
-    return winent_sink_finish(out->p->sink, err);
+    return winent_sink_finish(out->sink, err);
 }
 
 /* ---- units ----------------------------------------------------------- */
 
 static void units_pieces(const winent_job_output *out, chunk *c)
 {
-    c->nenc = c->npieces * out->p->nmaps;
+    c->nenc = c->npieces * out->plan->nmaps;
     c->nstore = 0;
 }
 
@@ -76,13 +76,13 @@ static void units_pieces(const winent_job_output *out, chunk *c)
  * the chunks were cut. */
 static winent_status units_write(winent_job_output *out, const chunk *c, winent_err *err)
 {
-    const pipeline *p = out->p;
-    int first = c->y0 / p->unit_rows;
+    const job_plan *pl = out->plan;
+    int first = c->y0 / pl->unit_rows;
     for (int u = 0; u < c->nunits; u++)
-        for (int m = 0; m < p->nmaps; m++)
-            for (int k = 0; k < p->parts; k++)
-                WINENT_TRY(winent_sink_write_part(p->sink, m, first + u, k,
-                                                  &c->units[(m * c->nunits + u) * p->parts + k],
+        for (int m = 0; m < pl->nmaps; m++)
+            for (int k = 0; k < pl->parts; k++)
+                WINENT_TRY(winent_sink_write_part(out->sink, m, first + u, k,
+                                                  &c->units[(m * c->nunits + u) * pl->parts + k],
                                                   err));
     return WINENT_OK;
 }
@@ -91,10 +91,10 @@ static winent_status units_write(winent_job_output *out, const chunk *c, winent_
 
 static winent_status floats_write(winent_job_output *out, const chunk *c, winent_err *err)
 {
-    const pipeline *p = out->p;
-    for (int m = 0; m < p->nmaps; m++)
-        WINENT_TRY(winent_sink_write_floats(p->sink, m, c->map + (size_t)m * p->map_plane,
-                                            (size_t)(c->y1 - c->y0) * (size_t)p->width, err));
+    const job_plan *pl = out->plan;
+    for (int m = 0; m < pl->nmaps; m++)
+        WINENT_TRY(winent_sink_write_floats(out->sink, m, c->map + (size_t)m * pl->map_plane,
+                                            (size_t)(c->y1 - c->y0) * (size_t)pl->width, err));
     return WINENT_OK;
 }
 
@@ -103,20 +103,20 @@ static winent_status floats_write(winent_job_output *out, const chunk *c, winent
 static void at_pieces(const winent_job_output *out, chunk *c)
 {
     c->nenc = 0;
-    c->nstore = store_pieces(out->p, c);
+    c->nstore = store_pieces(out->plan, c);
 }
 
 /* Piece k: store_rows rows of one map, by offset into the raw map's file. */
 static winent_status at_store(const winent_job_output *out, const chunk *c, long k,
                               winent_err *err)
 {
-    const pipeline *p = out->p;
-    const int per_map = (c->y1 - c->y0 + p->store_rows - 1) / p->store_rows;
-    const int m = (int)(k / per_map), r0 = (int)(k % per_map) * p->store_rows;
-    const int nr = c->y1 - c->y0 - r0 < p->store_rows ? c->y1 - c->y0 - r0 : p->store_rows;
-    const float *src = c->map + (size_t)m * p->map_plane + (size_t)r0 * p->map_stride;
-    const size_t W = (size_t)p->width;
-    return winent_sink_write_floats_at(p->sink, m, (uint64_t)(c->y0 + r0) * W, src,
+    const job_plan *pl = out->plan;
+    const int per_map = (c->y1 - c->y0 + pl->store_rows - 1) / pl->store_rows;
+    const int m = (int)(k / per_map), r0 = (int)(k % per_map) * pl->store_rows;
+    const int nr = c->y1 - c->y0 - r0 < pl->store_rows ? c->y1 - c->y0 - r0 : pl->store_rows;
+    const float *src = c->map + (size_t)m * pl->map_plane + (size_t)r0 * pl->map_stride;
+    const size_t W = (size_t)pl->width;
+    return winent_sink_write_floats_at(out->sink, m, (uint64_t)(c->y0 + r0) * W, src,
                                        W * (size_t)nr, err);
 }
 
@@ -125,14 +125,14 @@ static winent_status at_store(const winent_job_output *out, const chunk *c, long
 /* In place, at the caller's row step; a staged chunk in its own map. */
 static void memory_place(const winent_job_output *out, chunk *c)
 {
-    const pipeline *p = out->p;
-    c->map = c->staged ? c->map_own : p->mem_out + (size_t)c->y0 * p->map_stride;
+    const job_plan *pl = out->plan;
+    c->map = c->staged ? c->map_own : pl->mem_out + (size_t)c->y0 * pl->map_stride;
 }
 
 static void memory_pieces(const winent_job_output *out, chunk *c)
 {
     c->nenc = 0;
-    c->nstore = c->staged ? store_pieces(out->p, c) : 0;
+    c->nstore = c->staged ? store_pieces(out->plan, c) : 0;
 }
 
 /* Piece k of a staged chunk: store_rows rows of one map into the caller's
@@ -140,19 +140,19 @@ static void memory_pieces(const winent_job_output *out, chunk *c)
 static winent_status memory_store(const winent_job_output *out, const chunk *c, long k,
                                   winent_err *err)
 {
-    const pipeline *p = out->p;
-    const int per_map = (c->y1 - c->y0 + p->store_rows - 1) / p->store_rows;
-    const int m = (int)(k / per_map), r0 = (int)(k % per_map) * p->store_rows;
-    const int nr = c->y1 - c->y0 - r0 < p->store_rows ? c->y1 - c->y0 - r0 : p->store_rows;
-    const float *src = c->map + (size_t)m * p->map_plane + (size_t)r0 * p->map_stride;
-    const size_t W = (size_t)p->width;
-    float *dst = p->mem_out + (size_t)(c->y0 + r0) * p->mem_out_stride;
+    const job_plan *pl = out->plan;
+    const int per_map = (c->y1 - c->y0 + pl->store_rows - 1) / pl->store_rows;
+    const int m = (int)(k / per_map), r0 = (int)(k % per_map) * pl->store_rows;
+    const int nr = c->y1 - c->y0 - r0 < pl->store_rows ? c->y1 - c->y0 - r0 : pl->store_rows;
+    const float *src = c->map + (size_t)m * pl->map_plane + (size_t)r0 * pl->map_stride;
+    const size_t W = (size_t)pl->width;
+    float *dst = pl->mem_out + (size_t)(c->y0 + r0) * pl->mem_out_stride;
     (void)err;
-    if (p->mem_out_stride == W) {
+    if (pl->mem_out_stride == W) {
         memcpy(dst, src, W * (size_t)nr * sizeof *dst);
         return WINENT_OK;
     }
-    for (int y = 0; y < nr; y++, src += W, dst += p->mem_out_stride)
+    for (int y = 0; y < nr; y++, src += W, dst += pl->mem_out_stride)
         memcpy(dst, src, W * sizeof *dst);
     return WINENT_OK;
 }
@@ -162,41 +162,42 @@ static winent_status memory_store(const winent_job_output *out, const chunk *c, 
 static winent_status encoded_write(winent_job_output *out, const chunk *c, winent_err *err)
 {
     (void)err;
-    for (int k = 0; k < c->npieces * out->p->nmaps; k++)
+    for (int k = 0; k < c->npieces * out->plan->nmaps; k++)
         out->bytes += c->units[k].size;
     return WINENT_OK;
 }
 
 /* ---- the pick -------------------------------------------------------- */
 
-void winent_output_open(const pipeline *p, winent_job_output *out)
+void winent_output_open(const job_plan *pl, winent_sink *sink, winent_job_output *out)
 {
     memset(out, 0, sizeof *out);
-    out->p = p;
+    out->plan = pl;
+    out->sink = sink;
     out->kind = "none";
     out->place = place_own;
     out->pieces = no_pieces;
     out->store = no_store;
     out->write = no_write;
     out->finish = no_finish;
-    out->own_map = p->stage != WINENT_STAGE_ENCODE && p->stage != WINENT_STAGE_DECODE;
-    if (p->stage == WINENT_STAGE_ENCODE) {
+    out->own_map = pl->stage != WINENT_STAGE_ENCODE && pl->stage != WINENT_STAGE_DECODE;
+    if (pl->stage == WINENT_STAGE_ENCODE) {
         out->kind = "encoded";
         out->units = 1;
         out->write = encoded_write;
-    } else if (p->mem_out) {
+    } else if (pl->mem_out) {
         out->kind = "memory";
-        out->own_map = p->store_mem;
+        out->own_map = pl->store_mem;
         out->place = memory_place;
         out->pieces = memory_pieces;
         out->store = memory_store;
-    } else if (p->stage == WINENT_STAGE_JOB) {
+    } else if (pl->stage == WINENT_STAGE_JOB) {
         out->finish = sink_finish;
-        if (p->store_out) {
+        if (pl->store_out) {
             out->kind = "at";
             out->pieces = at_pieces;
             out->store = at_store;
-        } else if (p->raw_floats) {
+        } else if (pl->raw_floats) {
             out->kind = "floats";
             out->write = floats_write;
         } else {

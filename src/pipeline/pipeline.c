@@ -44,18 +44,18 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o,
         l = *parsed;
     else /* a stage alone (the benchmarks): not checked before */
         WINENT_TRY(winent_device_list_parse(o->device, &l, err));
-    p->ngpus = 0;
+    p->plan.ngpus = 0;
     if (l.automatic) {
         /* The CPU starts at once; GPUs come in later if the job is long
          * enough to gain from them (winent_gpu_launcher). */
-        p->auto_device = 1;
-        p->want_cpu = 1;
+        p->plan.auto_device = 1;
+        p->plan.want_cpu = 1;
         return WINENT_OK;
     }
-    p->want_cpu = l.cpu;
+    p->plan.want_cpu = l.cpu;
     if (l.cpu && !l.all_gpus && l.ngpus == 0)
         return WINENT_OK;
-    return winent_devices_pick(&l, o->release_gpus, p->gpu_ids, &p->ngpus, err);
+    return winent_devices_pick(&l, o->release_gpus, p->plan.gpu_ids, &p->plan.ngpus, err);
 }
 
 /* Default rows per .zst frame: about 4 MiB of floats, a multiple of 16
@@ -75,16 +75,16 @@ static int default_frame_rows(int width)
 static int chunks_wanted(const pipeline *p, int bands_per_chunk, int units_per_chunk)
 {
     int n = 2;
-    if (p->stage == WINENT_STAGE_JOB || p->stage == WINENT_STAGE_COMPUTE) {
-        n += p->want_cpu ? p->cpu_slots : 0;
-        n += p->ngpus * p->gpu_slots;
+    if (p->plan.stage == WINENT_STAGE_JOB || p->plan.stage == WINENT_STAGE_COMPUTE) {
+        n += p->plan.want_cpu ? p->plan.cpu_slots : 0;
+        n += p->plan.ngpus * p->plan.gpu_slots;
     }
     if (p->out.units) {
-        int pieces = units_per_chunk * p->parts * p->nmaps;
-        n += (p->threads + pieces - 1) / pieces + 1;
+        int pieces = units_per_chunk * p->plan.parts * p->plan.nmaps;
+        n += (p->plan.threads + pieces - 1) / pieces + 1;
     }
-    n += p->fill_in ? 2 : 0;   /* being copied in */
-    n += p->store_out ? 2 : 0; /* being stored */
+    n += p->plan.fill_in ? 2 : 0;   /* being copied in */
+    n += p->plan.store_out ? 2 : 0; /* being stored */
     (void)bands_per_chunk;
     return n;
 }
@@ -108,59 +108,60 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
      * allowance comes out of the budget: with many threads it is no longer
      * small beside it. */
     const uint64_t given = mem, allowance = (uint64_t)32 << 20;
-    uint64_t fixed = per_worker * (uint64_t)p->threads;
+    uint64_t fixed = per_worker * (uint64_t)p->plan.threads;
     fixed = fixed > allowance ? fixed - allowance : 0;
-    if (p->want_preview) /* the preview's float image */
-        fixed += winent_preview_fixed_bytes(&p->preview_opts);
+    if (p->plan.want_preview) /* the preview's float image */
+        fixed += winent_preview_fixed_bytes(&p->plan.preview_opts);
     /* The sink's writer side (a COG's overview rows): once, whatever the
      * thread count. */
     fixed += writer;
     /* A GPU's context holds host memory of its own (about 100 MiB seen on
      * H100s): GPUs named up front are counted now, auto's when they come. */
-    fixed += WINENT_GPU_HOST_BYTES * (uint64_t)p->ngpus;
+    fixed += WINENT_GPU_HOST_BYTES * (uint64_t)p->plan.ngpus;
     mem = mem > fixed + mem / 4 ? mem - fixed : mem / 4;
     char maps[48] = "";
-    if (p->nmaps > 1)
-        snprintf(maps, sizeof maps, " (%d maps of %d bands)", p->nmaps, p->nbands);
-    const int64_t H = p->height, U = p->unit_rows, W = p->width > 0 ? p->width : 1;
+    if (p->plan.nmaps > 1)
+        snprintf(maps, sizeof maps, " (%d maps of %d bands)", p->plan.nmaps, p->plan.nbands);
+    const int64_t H = p->plan.height, U = p->plan.unit_rows,
+                  W = p->plan.width > 0 ? p->plan.width : 1;
     /* Several maps: the same work per chunk (a chunk's pixels are
      * computed once per map), and memory in proportion. */
-    int64_t rows = CHUNK_PIXELS / W / p->nmaps;
-    if (rows < p->band_rows)
-        rows = p->band_rows;
+    int64_t rows = CHUNK_PIXELS / W / p->plan.nmaps;
+    if (rows < p->plan.band_rows)
+        rows = p->plan.band_rows;
     rows -= rows % U;
     if (rows < U)
         rows = U;
     if (rows > H)
         rows = H > 0 ? H : 1;
     for (;;) {
-        int bands = (int)((rows + p->band_rows - 1) / p->band_rows);
+        int bands = (int)((rows + p->plan.band_rows - 1) / p->plan.band_rows);
         int units = (int)((rows + U - 1) / U);
         /* Enough CPU chunks in flight for two bands per worker. */
-        p->cpu_slots = (2 * p->threads + bands - 1) / bands;
-        if (p->cpu_slots < 2)
-            p->cpu_slots = 2;
-        if (p->cpu_slots > 16)
-            p->cpu_slots = 16;
+        p->plan.cpu_slots = (2 * p->plan.threads + bands - 1) / bands;
+        if (p->plan.cpu_slots < 2)
+            p->plan.cpu_slots = 2;
+        if (p->plan.cpu_slots > 16)
+            p->plan.cpu_slots = 16;
         int want = chunks_wanted(p, bands, units);
-        int need = 2 + (p->want_cpu ? 2 : 0) + (p->ngpus ? p->gpu_slots : 0);
+        int need = 2 + (p->plan.want_cpu ? 2 : 0) + (p->plan.ngpus ? p->plan.gpu_slots : 0);
         uint64_t per = winent_ring_chunk_bytes(p, (uint64_t)rows);
         uint64_t fit = per ? mem / per : (uint64_t)want;
-        if (fit < (uint64_t)need && rows <= U && p->mem_auto) {
+        if (fit < (uint64_t)need && rows <= U && p->plan.mem_auto) {
             /* No --mem given: the default grows by what the smallest
              * chunks still lack (the threads' own state took the rest). */
-            p->mem_budget += per * (uint64_t)need - mem;
+            p->plan.mem_budget += per * (uint64_t)need - mem;
             mem = per * (uint64_t)need;
             fit = (uint64_t)need;
         }
         if (fit >= (uint64_t)need || rows <= U) {
             const uint64_t least = per * (uint64_t)need + fixed;
-            if (p->mem_auto && least > machine_bytes() / 2)
+            if (p->plan.mem_auto && least > machine_bytes() / 2)
                 return WINENT_ERR(
                     err, WINENT_ERR_INPUT,
                     "rows of %d pixels%s need at least %llu MiB (%lld-row units and the "
                     "threads' own state), more than this machine's memory allows (%llu MiB)",
-                    p->width, maps, (unsigned long long)((least >> 20) + 1), (long long)rows,
+                    p->plan.width, maps, (unsigned long long)((least >> 20) + 1), (long long)rows,
                     (unsigned long long)(machine_bytes() >> 20));
             if (fit < (uint64_t)need)
                 return WINENT_ERR(
@@ -168,17 +169,17 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
                     "--mem: %llu MiB is too small for %lld-row units of a %d pixel "
                     "wide image%s%s: give at least --mem %lluM (or fewer --frame-rows / "
                     "a smaller --tile%s)",
-                    (unsigned long long)(given >> 20), (long long)rows, p->width, maps,
-                    p->want_preview ? " and its preview" : "",
+                    (unsigned long long)(given >> 20), (long long)rows, p->plan.width, maps,
+                    p->plan.want_preview ? " and its preview" : "",
                     (unsigned long long)(((per * (uint64_t)need + fixed) >> 20) + 1),
-                    p->want_preview ? " / --preview-size" : "");
-            p->chunk_rows = (int)rows;
+                    p->plan.want_preview ? " / --preview-size" : "");
+            p->plan.chunk_rows = (int)rows;
             p->n_limit = fit < (uint64_t)want ? (int)fit : want;
             p->n_fit = (int)(fit < (uint64_t)INT32_MAX ? fit : INT32_MAX);
             p->n_need = need;
-            p->chunk_bytes = per;
+            p->plan.chunk_bytes = per;
             /* auto: room for the GPUs' slots, used only if they come up. */
-            int extra = p->auto_device ? 4 * p->gpu_slots : 0;
+            int extra = p->plan.auto_device ? 4 * p->plan.gpu_slots : 0;
             p->n_max = fit < (uint64_t)(want + extra) ? (int)fit : want + extra;
             p->nchunks = H == 0 ? 0 : (int)((H + rows - 1) / rows);
             return WINENT_OK;
@@ -195,7 +196,7 @@ static winent_status open_source(pipeline *p, const winent_job_opts *o, winent_e
 {
     winent_source_opts so;
     winent_job_source_opts(o, &so);
-    so.threads = p->threads;
+    so.threads = p->plan.threads;
     so.par = &p->par_hook;
     so.stop = p->stop;
     return winent_source_open(&so, &p->source, err);
@@ -221,7 +222,7 @@ static winent_status guard_files(const pipeline *p, const winent_job_opts *o,
     }
     if (sink)
         WINENT_TRY_GOTO(st, winent_sink_guard_files(so, g, err));
-    if (o->preview && p->stage == WINENT_STAGE_JOB) {
+    if (o->preview && p->plan.stage == WINENT_STAGE_JOB) {
         WINENT_TRY_GOTO(st, winent_file_guard_write(g, o->preview, "--preview", err));
         /* Its world file and PAM file, written beside a georeferenced map's
          * preview (preview.h), are outputs as well. */
@@ -300,49 +301,49 @@ static winent_status job_windows(const winent_job_opts *o, int **win, int *n, wi
 
 /* The maps of the job: for each band read (its options in cos[b]), each
  * window; a plan (and, with the CPU engine, a CPU engine later) for each
- * set of options, shared by equal ones. Sets p->nmaps, p->maps, p->ry,
- * p->band_plan, p->plan. */
+ * set of options, shared by equal ones. Sets p->plan.nmaps, p->plan.maps, p->plan.ry,
+ * p->plan.band_plan, p->plan.first_plan. */
 static winent_status make_maps(pipeline *p, const winent_compute_opts *cos, const int *win,
                                int nwin, winent_err *err)
 {
-    p->nmaps = p->nbands * nwin;
-    p->maps = calloc((size_t)p->nmaps, sizeof *p->maps);
-    p->band_plan = calloc((size_t)p->nbands, sizeof *p->band_plan);
-    if (p->maps == NULL || p->band_plan == NULL)
+    p->plan.nmaps = p->plan.nbands * nwin;
+    p->plan.maps = calloc((size_t)p->plan.nmaps, sizeof *p->plan.maps);
+    p->plan.band_plan = calloc((size_t)p->plan.nbands, sizeof *p->plan.band_plan);
+    if (p->plan.maps == NULL || p->plan.band_plan == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    for (int m = 0; m < p->nmaps; m++) {
-        job_map *jm = &p->maps[m];
+    for (int m = 0; m < p->plan.nmaps; m++) {
+        job_map *jm = &p->plan.maps[m];
         jm->band = m / nwin;
         jm->co = cos[jm->band];
         jm->co.kx = win[3 * (m % nwin)];
         jm->co.ky = win[3 * (m % nwin) + 1];
         jm->co.disk = win[3 * (m % nwin) + 2];
         for (int k = 0; k < m && jm->plan == NULL; k++)
-            if (p->maps[k].owner && same_compute(&p->maps[k].co, &jm->co))
-                jm->plan = p->maps[k].plan;
+            if (p->plan.maps[k].owner && same_compute(&p->plan.maps[k].co, &jm->co))
+                jm->plan = p->plan.maps[k].plan;
         if (jm->plan == NULL) {
             WINENT_TRY(winent_plan_create(&jm->co, &jm->plan, err));
             jm->owner = 1;
         }
-        if (jm->plan->ry > p->ry)
-            p->ry = jm->plan->ry;
+        if (jm->plan->ry > p->plan.ry)
+            p->plan.ry = jm->plan->ry;
         if (m % nwin == 0)
-            p->band_plan[jm->band] = jm->plan;
+            p->plan.band_plan[jm->band] = jm->plan;
     }
-    p->plan = p->maps[0].plan;
+    p->plan.first_plan = p->plan.maps[0].plan;
     return WINENT_OK;
 }
 
 static void free_maps(pipeline *p)
 {
-    for (int m = 0; p->maps && m < p->nmaps; m++)
-        if (p->maps[m].owner) {
-            winent_cpu_engine_free(p->maps[m].cpu);
-            winent_plan_free(p->maps[m].plan);
+    for (int m = 0; p->plan.maps && m < p->plan.nmaps; m++)
+        if (p->plan.maps[m].owner) {
+            winent_cpu_engine_free(p->plan.maps[m].cpu);
+            winent_plan_free(p->plan.maps[m].plan);
         }
-    free(p->maps);
-    free(p->band_plan);
-    free(p->sink_maps);
+    free(p->plan.maps);
+    free(p->plan.band_plan);
+    free(p->plan.sink_maps);
     free(p->clamps);
     free(p->range_from);
     free(p->saturated);
@@ -355,12 +356,12 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     const winent_zst_map *map = p->map_in ? winent_zst_reader_map(p->map_in) : NULL;
     memset(so, 0, sizeof *so);
     so->path = o->output ? o->output : "-";
-    so->input_path = p->mem_in ? NULL : o->input;
+    so->input_path = p->plan.mem_in ? NULL : o->input;
     so->format = o->format;
-    so->width = p->width;
-    so->height = p->height;
+    so->width = p->plan.width;
+    so->height = p->plan.height;
     so->level = o->level;
-    so->frame_rows = o->frame_rows > 0 ? o->frame_rows : default_frame_rows(p->width);
+    so->frame_rows = o->frame_rows > 0 ? o->frame_rows : default_frame_rows(p->plan.width);
     so->tile = o->tile > 0 ? o->tile : 512;
     so->compress = o->compress;
     so->tif_layout = o->tif_layout;
@@ -368,18 +369,18 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const winent_
     so->out_type = o->out_type;
     so->compute = co;
     so->par = &p->par_hook;
-    so->source_name = o->input == NULL || p->mem_in ? "memory"
-                      : strcmp(o->input, "-") == 0  ? "standard input"
-                                                    : o->input;
+    so->source_name = o->input == NULL || p->plan.mem_in ? "memory"
+                      : strcmp(o->input, "-") == 0       ? "standard input"
+                                                         : o->input;
     so->georef = info ? info->georef : NULL;
     so->nodata_in_play = co->has_nodata || winent_dtype_is_float(co->dtype);
     so->command_line = o->command_line;
-    so->source_band = p->mem_in || info == NULL ? 0 : info->read[0].band;
+    so->source_band = p->plan.mem_in || info == NULL ? 0 : info->read[0].band;
     so->sidecar = o->sidecar;
     so->stop = p->stop;
     so->temps = p->temps;
-    so->nmaps = p->nmaps;
-    so->maps = p->sink_maps;
+    so->nmaps = p->plan.nmaps;
+    so->maps = p->plan.sink_maps;
     if (map) {
         /* --decode: the map's own facts, as its header recorded them. */
         so->compute = &map->compute;
@@ -395,25 +396,25 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
 {
     stats->wall_s = winent_now() - t_start;
     stats->setup_s = p->meter.first_submit_s > t_start ? p->meter.first_submit_s - t_start : 0.0;
-    stats->pixels = (uint64_t)p->width * (uint64_t)p->height;
+    stats->pixels = (uint64_t)p->plan.width * (uint64_t)p->plan.height;
     stats->bytes_in = p->source ? winent_source_bytes_read(p->source)
                       : p->map_in ? winent_zst_reader_bytes_read(p->map_in)
                                   : 0;
-    stats->bytes_out = p->stage == WINENT_STAGE_ENCODE ? p->out.bytes
-                       : p->sink                       ? winent_sink_bytes_written(p->sink)
-                                                       : 0;
+    stats->bytes_out = p->plan.stage == WINENT_STAGE_ENCODE ? p->out.bytes
+                       : p->sink                            ? winent_sink_bytes_written(p->sink)
+                                                            : 0;
     stats->read.busy_s = p->meter.read_clock.busy_s;
     stats->read.wait_s = p->meter.read_clock.wait_s;
     stats->read.threads = 1;
     stats->compute.busy_s = p->meter.compute_clock.busy_s;
-    stats->compute.threads = p->threads;
+    stats->compute.threads = p->plan.threads;
     stats->encode.busy_s = p->meter.encode_clock.busy_s;
-    stats->encode.threads = p->threads;
-    if (p->store_out) { /* the pool's threads stored the rows */
+    stats->encode.threads = p->plan.threads;
+    if (p->plan.store_out) { /* the pool's threads stored the rows */
         stats->write.busy_s += p->meter.store_s;
-        stats->write.threads += p->threads;
+        stats->write.threads += p->plan.threads;
     }
-    stats->chunk_rows = p->chunk_rows;
+    stats->chunk_rows = p->plan.chunk_rows;
     stats->chunks = p->nchunks;
     int k = 0, gpus = 0;
     stats->engine[0] = '\0';
@@ -430,17 +431,17 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     }
     stats->gpus = gpus;
     stats->compute.threads += gpus;
-    stats->maps = p->nmaps;
-    stats->nbands = p->nbands;
+    stats->maps = p->plan.nmaps;
+    stats->nbands = p->plan.nbands;
     const winent_source_info *info = p->source ? winent_source_get_info(p->source) : NULL;
-    for (int b = 0; b < p->nbands && b < WINENT_STATS_BANDS; b++) {
+    for (int b = 0; b < p->plan.nbands && b < WINENT_STATS_BANDS; b++) {
         winent_band_counts *bc = &stats->band[b];
         const winent_clamp_counts *c = &p->clamps[b];
         bc->band = info ? info->read[b].band : 0;
-        if (!p->count_clamps)
+        if (!p->plan.count_clamps)
             continue;
-        bc->range_lo = p->band_plan[b]->opts.range_lo;
-        bc->range_hi = p->band_plan[b]->opts.range_hi;
+        bc->range_lo = p->plan.band_plan[b]->opts.range_lo;
+        bc->range_hi = p->plan.band_plan[b]->opts.range_hi;
         snprintf(bc->range_from, sizeof bc->range_from, "%s", p->range_from[b]);
         bc->clamped_below = c->below;
         bc->clamped_above = c->above;
@@ -448,7 +449,7 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
         bc->samples_min = c->min <= c->max ? c->min : NAN;
         bc->samples_max = c->min <= c->max ? c->max : NAN;
     }
-    if (p->count_clamps) {
+    if (p->plan.count_clamps) {
         const winent_band_counts *bc = &stats->band[0];
         stats->range_counted = 1;
         stats->range_lo = bc->range_lo;
@@ -472,15 +473,15 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
 static void warn_range(const pipeline *p, const winent_job_opts *o, int k)
 {
     const winent_clamp_counts *c = &p->clamps[k];
-    const winent_plan *plan = p->band_plan[k];
+    const winent_plan *plan = p->plan.band_plan[k];
     const double lo = plan->opts.range_lo, hi = plan->opts.range_hi;
     const uint32_t bins = plan->rule.bins;
     uint64_t out = c->below + c->above;
-    if (!p->count_clamps || o->on_notice == NULL || c->valid == 0)
+    if (!p->plan.count_clamps || o->on_notice == NULL || c->valid == 0)
         return;
     char line[WINENT_MSG_LEN], range[256], band[32] = "";
     /* Several bands: each one's warning says which. */
-    if (p->nbands > 1)
+    if (p->plan.nbands > 1)
         snprintf(band, sizeof band, "band %d: ",
                  winent_source_get_info(p->source)->read[k].band);
     if (o->range_auto)
@@ -519,12 +520,12 @@ static void warn_range(const pipeline *p, const winent_job_opts *o, int k)
  * in one notice after the run (warn_saturated). */
 static winent_status count_saturation(pipeline *p)
 {
-    p->saturated = calloc((size_t)p->nmaps, sizeof *p->saturated);
+    p->saturated = calloc((size_t)p->plan.nmaps, sizeof *p->saturated);
     if (p->saturated == NULL)
         return WINENT_ERR_INTERNAL;
-    for (int m = 0; m < p->nmaps; m++) {
+    for (int m = 0; m < p->plan.nmaps; m++) {
         saturation *s = &p->saturated[m];
-        s->top = winent_compute_top(&p->maps[m].co);
+        s->top = winent_compute_top(&p->plan.maps[m].co);
         /* Below the top by less than the step to the next entropy a window
          * can have (2 log 2 / n, relative 2e-6 for 255 x 255) and more
          * than the engines' rounding; a 1 x 1 window (top 0) never is. */
@@ -538,16 +539,16 @@ static void warn_saturated(const pipeline *p, const winent_job_opts *o, int m)
     static const char *const logs[] = {"ln", "log2", "log10"};
     static const char *const units[] = {"nats", "bits", "bans"};
     const saturation *s = &p->saturated[m];
-    const winent_compute_opts *co = &p->maps[m].co;
+    const winent_compute_opts *co = &p->plan.maps[m].co;
     if (o->on_notice == NULL || s->valid == 0 || s->top_count * 4 <= s->valid)
         return;
     char line[WINENT_MSG_LEN], which[64] = "", fix[96];
-    const double n = (double)p->maps[m].plan->area; /* a disk's: fewer than kx * ky */
-    const uint32_t bins = p->maps[m].plan->rule.quantize ? p->maps[m].plan->rule.bins : 0;
-    const int band = winent_source_get_info(p->source)->read[p->maps[m].band].band;
-    if (p->nmaps > 1 && co->disk)
+    const double n = (double)p->plan.maps[m].plan->area; /* a disk's: fewer than kx * ky */
+    const uint32_t bins = p->plan.maps[m].plan->rule.quantize ? p->plan.maps[m].plan->rule.bins : 0;
+    const int band = winent_source_get_info(p->source)->read[p->plan.maps[m].band].band;
+    if (p->plan.nmaps > 1 && co->disk)
         snprintf(which, sizeof which, "band %d, window disk%d: ", band, co->kx / 2);
-    else if (p->nmaps > 1)
+    else if (p->plan.nmaps > 1)
         snprintf(which, sizeof which, "band %d, window %dx%d: ", band, co->kx, co->ky);
     if (bins > 0)
         snprintf(fix, sizeof fix, "give fewer bins, e.g. --bins %u", bins > 64 ? 16 : bins / 4 + 1);
@@ -572,19 +573,19 @@ static void warn_saturated(const pipeline *p, const winent_job_opts *o, int m)
  * geotransform and EPSG code, for the world file and PAM file. */
 static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_compute_opts *co)
 {
-    winent_preview_opts *v = &p->preview_opts;
+    winent_preview_opts *v = &p->plan.preview_opts;
     static const char *const units[] = {"nat", "bit", "ban"};
     static const char *const bases[] = {"e", "2", "10"};
     /* The window's pixels (a disk's: fewer), or the codes the data can
      * take, whichever is fewer: --bins, or 256 distinct values of 8-bit
      * samples (a u8 31x31 map holds at most 8 bits, not log2(961)). */
-    double n = (double)p->plan->area;
-    if ((double)p->plan->ncodes < n)
-        n = (double)p->plan->ncodes;
+    double n = (double)p->plan.first_plan->area;
+    if ((double)p->plan.first_plan->ncodes < n)
+        n = (double)p->plan.first_plan->ncodes;
     memset(v, 0, sizeof *v);
     v->path = o->preview;
-    v->map_width = p->width;
-    v->map_height = p->height;
+    v->map_width = p->plan.width;
+    v->map_height = p->plan.height;
     v->size = o->preview_size > 0 ? o->preview_size : WINENT_PREVIEW_SIZE_DEFAULT;
     v->vmax = co->base == WINENT_BASE_2 ? log2(n) : co->base == WINENT_BASE_10 ? log10(n) : log(n);
     v->unit = units[co->base];
@@ -600,18 +601,18 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
     v->temps = p->temps;
     int pw, ph;
     char win[32];
-    winent_preview_dims(p->width, p->height, v->size, &pw, &ph);
+    winent_preview_dims(p->plan.width, p->plan.height, v->size, &pw, &ph);
     winent_sink_window_name(co, win, sizeof win);
-    snprintf(p->preview_text, sizeof p->preview_text,
+    snprintf(p->plan.preview_text, sizeof p->plan.preview_text,
              "Local Shannon entropy (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
              "pixel the mean of the valid map pixels of its block (at most %.6g %s), "
              "transparent where no pixel is valid",
              bases[co->base], win,
-             o->input == NULL || p->mem_in ? "memory"
-             : strcmp(o->input, "-") == 0  ? "standard input"
-                                           : o->input,
-             p->width, p->height, pw, ph, v->vmax, v->unit);
-    v->description = p->preview_text;
+             o->input == NULL || p->plan.mem_in ? "memory"
+             : strcmp(o->input, "-") == 0       ? "standard input"
+                                                : o->input,
+             p->plan.width, p->plan.height, pw, ph, v->vmax, v->unit);
+    v->description = p->plan.preview_text;
 }
 
 /* A memory job's buffers into the pipeline: the rows' steps and extents. */
@@ -622,17 +623,17 @@ static winent_status set_memory(pipeline *p, const winent_job_opts *o, const win
     const size_t w = o->width > 0 ? (size_t)o->width : 0, h = o->height > 0 ? (size_t)o->height : 0;
     if (mem->in == NULL)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "a memory job needs its input buffer");
-    p->mem_in = mem->in;
-    p->mem_out = mem->out;
-    p->rows_stride = mem->in_row_bytes ? mem->in_row_bytes : w * sample;
-    p->map_stride = mem->out_row_floats ? mem->out_row_floats : w;
-    if (p->rows_stride < w * sample || p->map_stride < w)
+    p->plan.mem_in = mem->in;
+    p->plan.mem_out = mem->out;
+    p->plan.rows_stride = mem->in_row_bytes ? mem->in_row_bytes : w * sample;
+    p->plan.map_stride = mem->out_row_floats ? mem->out_row_floats : w;
+    if (p->plan.rows_stride < w * sample || p->plan.map_stride < w)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "rows %zu bytes apart cannot hold %zu samples of %zu bytes, or rows "
                           "%zu floats apart %zu floats",
-                          p->rows_stride, w, sample, p->map_stride, w);
-    p->mem_in_stride = p->rows_stride;
-    p->mem_out_stride = p->map_stride;
+                          p->plan.rows_stride, w, sample, p->plan.map_stride, w);
+    p->plan.mem_in_stride = p->plan.rows_stride;
+    p->plan.mem_out_stride = p->plan.map_stride;
     (void)h;
     return WINENT_OK;
 }
@@ -644,12 +645,14 @@ static winent_status set_memory(pipeline *p, const winent_job_opts *o, const win
  * docs/PERFORMANCE.md). */
 static int callers_pinned(const pipeline *p)
 {
-    const size_t h = (size_t)p->height, out = (size_t)p->width * sizeof(float);
-    if (p->ngpus == 0 || p->auto_device || p->want_cpu || p->sw.stage_memory ||
-        p->mem_in_stride != p->row_bytes || (p->mem_out && p->mem_out_stride != (size_t)p->width))
+    const size_t h = (size_t)p->plan.height, out = (size_t)p->plan.width * sizeof(float);
+    if (p->plan.ngpus == 0 || p->plan.auto_device || p->plan.want_cpu || p->plan.sw.stage_memory ||
+        p->plan.mem_in_stride != p->plan.row_bytes ||
+        (p->plan.mem_out && p->plan.mem_out_stride != (size_t)p->plan.width))
         return 0;
-    return winent_devices_pinned(p->mem_in, p->row_bytes * h * (size_t)p->nbands) &&
-           (p->mem_out == NULL || winent_devices_pinned(p->mem_out, out * h * (size_t)p->nmaps));
+    return winent_devices_pinned(p->plan.mem_in, p->plan.row_bytes * h * (size_t)p->plan.nbands) &&
+           (p->plan.mem_out == NULL ||
+            winent_devices_pinned(p->plan.mem_out, out * h * (size_t)p->plan.nmaps));
 }
 
 /* The run's locks and the fields every later step reads. */
@@ -669,21 +672,21 @@ static void init_state(pipeline *p, const winent_job_opts *o, winent_stage stage
     p->report.wake[0] = &p->work_cv;
     p->report.wake[1] = &p->state_cv;
     p->report.stop = p->stop;
-    p->opts = o;
-    winent_switches_read(&p->sw);
-    p->mem_auto = o->mem_bytes == 0;
-    p->mem_budget = p->mem_auto ? WINENT_MEM_DEFAULT : o->mem_bytes;
-    p->stage = stage;
-    p->stage_map = map;
-    p->threads = o->threads > 0 ? o->threads : all_cores();
-    p->gpu_slots = 3;
-    p->parts = 1;
+    p->plan.opts = o;
+    winent_switches_read(&p->plan.sw);
+    p->plan.mem_auto = o->mem_bytes == 0;
+    p->plan.mem_budget = p->plan.mem_auto ? WINENT_MEM_DEFAULT : o->mem_bytes;
+    p->plan.stage = stage;
+    p->plan.stage_map = map;
+    p->plan.threads = o->threads > 0 ? o->threads : all_cores();
+    p->plan.gpu_slots = 3;
+    p->plan.parts = 1;
     /* The GPUs' pinning, lent to the chunks' buffers (ring.c). */
     p->pin.pin = winent_gpu_engine_ops.pin;
     p->pin.unpin = winent_gpu_engine_ops.unpin;
     p->par_hook.run = winent_pool_parallel_run;
     p->par_hook.ctx = &p->pool;
-    p->par_hook.workers = p->threads + 1; /* the pool and the reader */
+    p->par_hook.workers = p->plan.threads + 1; /* the pool and the reader */
 }
 
 /* Open what the job reads: a .zst map (--decode), the caller's memory,
@@ -693,13 +696,13 @@ static winent_status open_input(pipeline *p, const winent_job_opts *o, winent_st
                                 int decoding, winent_compute_opts *co, int **win, int *nwin,
                                 winent_err *err)
 {
-    p->nbands = 1;
+    p->plan.nbands = 1;
     if (decoding) {
         /* Nothing is computed: the plan only sizes the chunks (no halo). */
         WINENT_TRY(winent_zst_reader_open(o->input, &p->map_in, err));
         const winent_zst_map *map = winent_zst_reader_map(p->map_in);
-        p->width = map->width;
-        p->height = map->height;
+        p->plan.width = map->width;
+        p->plan.height = map->height;
         winent_compute_opts_default(co);
         co->kx = co->ky = 1;
         /* Each map of the file a plane of the chunks (one plan serves). */
@@ -709,18 +712,18 @@ static winent_status open_input(pipeline *p, const winent_job_opts *o, winent_st
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         for (int k = 0; k < 3 * *nwin; k++)
             (*win)[k] = k % 3 == 2 ? 0 : 1; /* 1 x 1, no disk */
-    } else if (p->mem_in || stage == WINENT_STAGE_ENCODE) {
-        p->width = o->width;
-        p->height = o->height;
+    } else if (p->plan.mem_in || stage == WINENT_STAGE_ENCODE) {
+        p->plan.width = o->width;
+        p->plan.height = o->height;
     } else {
         WINENT_TRY(open_source(p, o, err));
         const winent_source_info *info = winent_source_get_info(p->source);
         /* --nodata in the type of the band as read (a TIFF's, GDAL's). */
         if (o->nodata_given && o->compute.has_nodata)
             WINENT_TRY(winent_nodata_check(info->dtype, o->compute.nodata, err));
-        p->width = info->width;
-        p->height = info->height;
-        p->nbands = info->nread;
+        p->plan.width = info->width;
+        p->plan.height = info->height;
+        p->plan.nbands = info->nread;
     }
     return WINENT_OK;
 }
@@ -731,55 +734,55 @@ static winent_status open_input(pipeline *p, const winent_job_opts *o, winent_st
 static winent_status open_output(pipeline *p, const winent_job_opts *o, winent_stage stage,
                                  int decoding, const winent_compute_opts *co, winent_err *err)
 {
-    if (p->nmaps > 1) {
-        p->sink_maps = calloc((size_t)p->nmaps, sizeof *p->sink_maps);
-        if (p->sink_maps == NULL) {
+    if (p->plan.nmaps > 1) {
+        p->plan.sink_maps = calloc((size_t)p->plan.nmaps, sizeof *p->plan.sink_maps);
+        if (p->plan.sink_maps == NULL) {
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         }
-        for (int m = 0; m < p->nmaps; m++) {
+        for (int m = 0; m < p->plan.nmaps; m++) {
             if (p->map_in) { /* --decode: the file's own maps */
                 const winent_zst_map_entry *e = &winent_zst_reader_map(p->map_in)->maps[m];
-                p->sink_maps[m].source_band = e->source_band;
-                p->sink_maps[m].compute = &e->compute;
+                p->plan.sink_maps[m].source_band = e->source_band;
+                p->plan.sink_maps[m].compute = &e->compute;
             } else {
                 const winent_source_info *info = winent_source_get_info(p->source);
-                p->sink_maps[m].source_band = info->read[p->maps[m].band].band;
-                p->sink_maps[m].compute = &p->maps[m].co;
+                p->plan.sink_maps[m].source_band = info->read[p->plan.maps[m].band].band;
+                p->plan.sink_maps[m].compute = &p->plan.maps[m].co;
             }
         }
     }
     {
         winent_sink_opts so;
         sink_opts(p, o, co, &so);
-        p->format = winent_sink_format_of(&so);
+        p->plan.format = winent_sink_format_of(&so);
         const int sink =
-            (stage == WINENT_STAGE_JOB && p->mem_out == NULL) || stage == WINENT_STAGE_ENCODE;
+            (stage == WINENT_STAGE_JOB && p->plan.mem_out == NULL) || stage == WINENT_STAGE_ENCODE;
         if (sink || (o->preview && stage == WINENT_STAGE_JOB))
             WINENT_TRY(guard_files(p, o, &so, sink, err));
         if (sink) {
             WINENT_TRY(winent_sink_open(&so, &p->sink, err));
-            p->unit_rows = winent_sink_unit_rows(p->sink);
-            p->parts = winent_sink_unit_parts(p->sink);
-            p->raw_floats = stage == WINENT_STAGE_JOB && winent_sink_takes_floats(p->sink);
+            p->plan.unit_rows = winent_sink_unit_rows(p->sink);
+            p->plan.parts = winent_sink_unit_parts(p->sink);
+            p->plan.raw_floats = stage == WINENT_STAGE_JOB && winent_sink_takes_floats(p->sink);
             /* Raw floats to files: the pool's threads write them by
              * offset (one writer thread tops out near 2-3 GB/s). */
-            p->store_out = p->raw_floats && !decoding && winent_sink_writes_at(p->sink);
+            p->plan.store_out = p->plan.raw_floats && !decoding && winent_sink_writes_at(p->sink);
         } else {
-            p->unit_rows = winent_sink_unit_rows_for(&so);
+            p->plan.unit_rows = winent_sink_unit_rows_for(&so);
         }
     }
-    if (stage == WINENT_STAGE_JOB && p->mem_out == NULL && p->map_in == NULL && o->on_notice &&
+    if (stage == WINENT_STAGE_JOB && p->plan.mem_out == NULL && p->map_in == NULL && o->on_notice &&
         count_saturation(p) != WINENT_OK)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    p->store_out |= p->store_mem;
+    p->plan.store_out |= p->plan.store_mem;
     /* Where the maps go, picked once (output.c). */
-    winent_output_open(p, &p->out);
-    p->encodes = p->out.units;
+    winent_output_open(&p->plan, p->sink, &p->out);
+    p->plan.encodes = p->out.units;
     /* Copies in pieces of about 2 MiB (input rows) and 4 MiB (floats). */
-    p->fill_rows = (int)(((size_t)2 << 20) / (p->row_bytes ? p->row_bytes : 1));
-    p->fill_rows = p->fill_rows < 1 ? 1 : p->fill_rows;
-    p->store_rows = (int)(((size_t)1 << 20) / (p->width > 0 ? (size_t)p->width : 1));
-    p->store_rows = p->store_rows < 1 ? 1 : p->store_rows;
+    p->plan.fill_rows = (int)(((size_t)2 << 20) / (p->plan.row_bytes ? p->plan.row_bytes : 1));
+    p->plan.fill_rows = p->plan.fill_rows < 1 ? 1 : p->plan.fill_rows;
+    p->plan.store_rows = (int)(((size_t)1 << 20) / (p->plan.width > 0 ? (size_t)p->plan.width : 1));
+    p->plan.store_rows = p->plan.store_rows < 1 ? 1 : p->plan.store_rows;
     return WINENT_OK;
 }
 
@@ -787,25 +790,25 @@ static winent_status open_output(pipeline *p, const winent_job_opts *o, winent_s
 static winent_status plan_preview(pipeline *p, const winent_job_opts *o,
                                   const winent_compute_opts *co, winent_err *err)
 {
-    p->want_preview = 1;
+    p->plan.want_preview = 1;
     preview_opts(p, o, co);
     /* Tests: every chunk to the preview after compute, as a GPU's
      * are, so that path runs on machines without one. */
-    p->preview_after = p->sw.preview_after;
+    p->plan.preview_after = p->plan.sw.preview_after;
     /* The image is held whole: at most half the budget, the rest is
      * the pipeline's. */
-    uint64_t img = winent_preview_fixed_bytes(&p->preview_opts);
-    if (img > p->mem_budget / 2 && p->mem_auto)
-        p->mem_budget = 2 * img; /* no --mem given: room for it */
-    if (img > p->mem_budget / 2) {
+    uint64_t img = winent_preview_fixed_bytes(&p->plan.preview_opts);
+    if (img > p->plan.mem_budget / 2 && p->plan.mem_auto)
+        p->plan.mem_budget = 2 * img; /* no --mem given: room for it */
+    if (img > p->plan.mem_budget / 2) {
         int pw, ph;
-        winent_preview_dims(p->width, p->height, p->preview_opts.size, &pw, &ph);
+        winent_preview_dims(p->plan.width, p->plan.height, p->plan.preview_opts.size, &pw, &ph);
         return WINENT_ERR(err, WINENT_ERR_USAGE,
-                        "--mem: %llu MiB is too small for a %dx%d preview (%llu MiB): give "
-                        "a smaller --preview-size or at least --mem %lluM",
-                        (unsigned long long)(p->mem_budget >> 20), pw, ph,
-                        (unsigned long long)((img >> 20) + 1),
-                        (unsigned long long)(((2 * img) >> 20) + 1));
+                          "--mem: %llu MiB is too small for a %dx%d preview (%llu MiB): give "
+                          "a smaller --preview-size or at least --mem %lluM",
+                          (unsigned long long)(p->plan.mem_budget >> 20), pw, ph,
+                          (unsigned long long)((img >> 20) + 1),
+                          (unsigned long long)(((2 * img) >> 20) + 1));
     }
     return WINENT_OK;
 }
@@ -819,24 +822,24 @@ static winent_status size_job(pipeline *p, const winent_job_opts *o, const winen
     sink_opts(p, o, co, &so);
     /* Every CPU engine has a scratch per worker. */
     uint64_t scratch = 0;
-    for (int m = 0; m < p->nmaps && p->want_cpu; m++)
-        if (p->maps[m].owner)
-            scratch += winent_cpu_scratch_bytes(p->maps[m].plan, p->width);
+    for (int m = 0; m < p->plan.nmaps && p->plan.want_cpu; m++)
+        if (p->plan.maps[m].owner)
+            scratch += winent_cpu_scratch_bytes(p->plan.maps[m].plan, p->plan.width);
     uint64_t per_worker =
-        (p->encodes ? winent_sink_encoder_bytes_for(&so) : 0) + scratch +
-        (p->want_preview ? winent_preview_scratch_bytes(&p->preview_opts) : 0);
+        (p->plan.encodes ? winent_sink_encoder_bytes_for(&so) : 0) + scratch +
+        (p->plan.want_preview ? winent_preview_scratch_bytes(&p->plan.preview_opts) : 0);
     /* What the source holds (GDAL's block cache) comes out of --mem. */
-    uint64_t mem = p->mem_budget;
+    uint64_t mem = p->plan.mem_budget;
     if (p->source) {
         uint64_t held = winent_source_get_info(p->source)->mem_held;
         mem -= held < mem / 4 ? held : mem / 4;
     }
     uint64_t writer = p->sink ? winent_sink_writer_bytes_for(&so) : 0;
-    if (p->encodes)
-        p->unit_extra = winent_sink_unit_extra_bytes_for(&so);
+    if (p->plan.encodes)
+        p->plan.unit_extra = winent_sink_unit_extra_bytes_for(&so);
     WINENT_TRY(size_chunks(p, mem, per_worker, writer, err));
-    p->plane_bytes = (size_t)winent_ring_plane_bytes(p, (uint64_t)p->chunk_rows);
-    p->map_plane = (size_t)p->width * (size_t)p->chunk_rows;
+    p->plan.plane_bytes = (size_t)winent_ring_plane_bytes(p, (uint64_t)p->plan.chunk_rows);
+    p->plan.map_plane = (size_t)p->plan.width * (size_t)p->plan.chunk_rows;
     return WINENT_OK;
 }
 
@@ -847,39 +850,39 @@ static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_sta
                                const winent_device_list *devices, int *decoding_out, int **win,
                                int *nwin, winent_err *err)
 {
-    if ((stage == WINENT_STAGE_JOB && !p->mem_out) || stage == WINENT_STAGE_ENCODE)
+    if ((stage == WINENT_STAGE_JOB && !p->plan.mem_out) || stage == WINENT_STAGE_ENCODE)
         /* Before anything is opened: an output that is the input, an
          * unknown extension, a GeoTIFF to a stream. */
-        WINENT_TRY(winent_output_check(p->mem_in ? NULL : o->input,
-                                                o->output ? o->output : "-", o->format, err));
+        WINENT_TRY(winent_output_check(p->plan.mem_in ? NULL : o->input,
+                                       o->output ? o->output : "-", o->format, err));
     if (o->preview && stage == WINENT_STAGE_JOB)
-        WINENT_TRY(winent_preview_check(o->preview, p->mem_in ? NULL : o->input,
-                                                 p->mem_out  ? NULL
-                                                 : o->output ? o->output
-                                                             : "-",
-                                                 err));
+        WINENT_TRY(winent_preview_check(o->preview, p->plan.mem_in ? NULL : o->input,
+                                        p->plan.mem_out ? NULL
+                                        : o->output     ? o->output
+                                                        : "-",
+                                        err));
     WINENT_TRY(pick_devices(p, o, devices, err));
-    const int decoding = *decoding_out = o->decode && stage == WINENT_STAGE_JOB && !p->mem_in;
-    if (o->sidecar && stage == WINENT_STAGE_JOB && !p->mem_out)
+    const int decoding = *decoding_out = o->decode && stage == WINENT_STAGE_JOB && !p->plan.mem_in;
+    if (o->sidecar && stage == WINENT_STAGE_JOB && !p->plan.mem_out)
         WINENT_TRY(winent_sidecar_check(o->output ? o->output : "-", o->format, err));
     if (stage == WINENT_STAGE_DECODE || stage == WINENT_STAGE_ENCODE || decoding) {
-        p->want_cpu = 0;
-        p->ngpus = 0;
-        p->auto_device = 0;
+        p->plan.want_cpu = 0;
+        p->plan.ngpus = 0;
+        p->plan.auto_device = 0;
     }
-    if (p->mem_in && (p->ngpus > 0 || p->auto_device) &&
+    if (p->plan.mem_in && (p->plan.ngpus > 0 || p->plan.auto_device) &&
         (stage == WINENT_STAGE_JOB || stage == WINENT_STAGE_COMPUTE)) {
-        p->fill_in = 1;
-        p->store_mem = p->mem_out != NULL;
+        p->plan.fill_in = 1;
+        p->plan.store_mem = p->plan.mem_out != NULL;
     }
     const int listed = o->nband_list > 0 || o->band_all || o->nwindow_list > 0;
-    if (listed && (stage != WINENT_STAGE_JOB || p->mem_in || p->mem_out || decoding)) {
+    if (listed && (stage != WINENT_STAGE_JOB || p->plan.mem_in || p->plan.mem_out || decoding)) {
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "several bands or windows go with a whole job from an input (not a "
                           "stage alone, memory buffers or --decode)");
     }
     WINENT_TRY(job_windows(o, win, nwin, err));
-    if ((o->dtype_given || p->mem_in || stage == WINENT_STAGE_ENCODE) && !decoding) {
+    if ((o->dtype_given || p->plan.mem_in || stage == WINENT_STAGE_ENCODE) && !decoding) {
         /* Usage errors in the options come before any look at the input
          * (with --range auto, any range will do for the check). */
         winent_compute_opts check = o->compute;
@@ -906,10 +909,10 @@ static void run_threads(pipeline *p, winent_job_stats *stats, double t_start)
 {
     pthread_t reader;
     int reader_started = 0;
-    if (p->want_cpu)
-        (void)winent_engine_add(p, &winent_cpu_engine_ops, -1, p->cpu_slots);
-    for (int i = 0; i < p->ngpus; i++)
-        (void)winent_engine_add(p, &winent_gpu_engine_ops, p->gpu_ids[i], p->gpu_slots);
+    if (p->plan.want_cpu)
+        (void)winent_engine_add(p, &winent_cpu_engine_ops, -1, p->plan.cpu_slots);
+    for (int i = 0; i < p->plan.ngpus; i++)
+        (void)winent_engine_add(p, &winent_gpu_engine_ops, p->plan.gpu_ids[i], p->plan.gpu_slots);
 
     /* Start the threads: the pool, the engines' drivers, the reader. */
     p->pool.work = winent_tasks_work(p);
@@ -960,14 +963,14 @@ static winent_status make_job_maps(pipeline *p, const winent_job_opts *o, winent
 {
     winent_status st = WINENT_OK;
     winent_compute_opts *cos = NULL; /* each band's */
-    cos = calloc((size_t)p->nbands, sizeof *cos);
-    p->clamps = calloc((size_t)p->nbands, sizeof *p->clamps);
-    p->range_from = calloc((size_t)p->nbands, sizeof *p->range_from);
+    cos = calloc((size_t)p->plan.nbands, sizeof *cos);
+    p->clamps = calloc((size_t)p->plan.nbands, sizeof *p->clamps);
+    p->range_from = calloc((size_t)p->plan.nbands, sizeof *p->range_from);
     if (cos == NULL || p->clamps == NULL || p->range_from == NULL) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;
     }
-    for (int b = 0; b < p->nbands; b++) {
+    for (int b = 0; b < p->plan.nbands; b++) {
         cos[b] = *co;
         if (p->source)
             band_opts(p, o, b, &cos[b]);
@@ -975,7 +978,7 @@ static winent_status make_job_maps(pipeline *p, const winent_job_opts *o, winent
         snprintf(p->range_from[b], sizeof p->range_from[b], "--range");
     }
     if (o->range_auto && !decoding && stage != WINENT_STAGE_ENCODE)
-        WINENT_TRY_GOTO(st, winent_range_auto(p, o, cos, p->nbands, err));
+        WINENT_TRY_GOTO(st, winent_range_auto(p, o, cos, p->plan.nbands, err));
     WINENT_TRY_GOTO(st, make_maps(p, cos, win, nwin, err));
 fail:
     free(cos);
@@ -985,15 +988,16 @@ fail:
 /* The CPU engine of each plan (a map of the same plan shares it). */
 static winent_status make_cpu_engines(pipeline *p, winent_err *err)
 {
-    for (int m = 0; m < p->nmaps && p->want_cpu; m++) {
-        job_map *jm = &p->maps[m];
+    for (int m = 0; m < p->plan.nmaps && p->plan.want_cpu; m++) {
+        job_map *jm = &p->plan.maps[m];
         if (jm->owner)
-            WINENT_TRY(winent_cpu_engine_create(jm->plan, p->width, p->chunk_rows + 2 * p->ry,
-                                                p->threads, &jm->cpu, err));
+            WINENT_TRY(winent_cpu_engine_create(jm->plan, p->plan.width,
+                                                p->plan.chunk_rows + 2 * p->plan.ry,
+                                                p->plan.threads, &jm->cpu, err));
         else
             for (int k = 0; k < m; k++)
-                if (p->maps[k].plan == jm->plan)
-                    jm->cpu = p->maps[k].cpu;
+                if (p->plan.maps[k].plan == jm->plan)
+                    jm->cpu = p->plan.maps[k].cpu;
     }
     return WINENT_OK;
 }
@@ -1040,58 +1044,61 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     WINENT_TRY_GOTO(st, check_job(p, o, stage, devices, &decoding, &win, &nwin, &err));
     WINENT_TRY_GOTO(st, open_input(p, o, stage, decoding, &co, &win, &nwin, &err));
     WINENT_TRY_GOTO(st, make_job_maps(p, o, stage, decoding, &co, win, nwin, &err));
-    co = p->maps[0].co;
-    plan = p->maps[0].plan;
-    p->sample = winent_dtype_size(co.dtype);
-    p->row_bytes = p->sample * (size_t)p->width;
-    if (p->fill_in && callers_pinned(p))
-        p->fill_in = p->store_mem = 0; /* the GPUs copy from and to the caller's buffers */
-    if (p->mem_in == NULL || p->fill_in)
-        p->rows_stride = p->row_bytes;
-    if (p->mem_out == NULL || p->store_mem)
-        p->map_stride = (size_t)p->width;
-    if (p->fill_in) /* a chunk in place has the caller's steps: they must be these */
-        p->stage_all = p->ngpus > 0 || p->sw.stage_memory || p->mem_in_stride != p->row_bytes ||
-                       (p->mem_out && p->mem_out_stride != (size_t)p->width);
+    co = p->plan.maps[0].co;
+    plan = p->plan.maps[0].plan;
+    p->plan.sample = winent_dtype_size(co.dtype);
+    p->plan.row_bytes = p->plan.sample * (size_t)p->plan.width;
+    if (p->plan.fill_in && callers_pinned(p))
+        p->plan.fill_in = p->plan.store_mem =
+            0; /* the GPUs copy from and to the caller's buffers */
+    if (p->plan.mem_in == NULL || p->plan.fill_in)
+        p->plan.rows_stride = p->plan.row_bytes;
+    if (p->plan.mem_out == NULL || p->plan.store_mem)
+        p->plan.map_stride = (size_t)p->plan.width;
+    if (p->plan.fill_in) /* a chunk in place has the caller's steps: they must be these */
+        p->plan.stage_all = p->plan.ngpus > 0 || p->plan.sw.stage_memory ||
+                            p->plan.mem_in_stride != p->plan.row_bytes ||
+                            (p->plan.mem_out && p->plan.mem_out_stride != (size_t)p->plan.width);
     WINENT_TRY_GOTO(st, open_output(p, o, stage, decoding, &co, &err));
     /* What the job reads, picked once (input.c). */
-    WINENT_TRY_GOTO(st, winent_input_open(p, &p->in, &err));
-    for (int m = 0; m < p->nmaps; m++) {
-        int rows = winent_cpu_band_rows(p->maps[m].plan, p->width);
-        p->band_rows = rows > p->band_rows ? rows : p->band_rows;
+    WINENT_TRY_GOTO(st, winent_input_open(&p->plan, p->source, p->map_in, &p->in, &err));
+    for (int m = 0; m < p->plan.nmaps; m++) {
+        int rows = winent_cpu_band_rows(p->plan.maps[m].plan, p->plan.width);
+        p->plan.band_rows = rows > p->plan.band_rows ? rows : p->plan.band_rows;
     }
     if (o->preview && stage == WINENT_STAGE_JOB)
         WINENT_TRY_GOTO(st, plan_preview(p, o, &co, &err));
     /* Clamp counting: every quantized job that computes. The CPU's bands
      * count their own rows; the pool counts a GPU's chunks in pieces of
      * about 1 Mpixel of rows. */
-    p->count_clamps = plan->rule.quantize && !decoding &&
-                      (stage == WINENT_STAGE_JOB || stage == WINENT_STAGE_COMPUTE);
-    p->count_rows = (int)((1 << 20) / (p->width > 0 ? p->width : 1));
-    if (p->count_rows < 1)
-        p->count_rows = 1;
+    p->plan.count_clamps = plan->rule.quantize && !decoding &&
+                           (stage == WINENT_STAGE_JOB || stage == WINENT_STAGE_COMPUTE);
+    p->plan.count_rows = (int)((1 << 20) / (p->plan.width > 0 ? p->plan.width : 1));
+    if (p->plan.count_rows < 1)
+        p->plan.count_rows = 1;
     WINENT_TRY_GOTO(st, size_job(p, o, &co, &err));
-    WINENT_TRY_GOTO(st, winent_trace_create(p->sw.trace, WINENT_TRACE_LANES(p),
+    WINENT_TRY_GOTO(st, winent_trace_create(p->plan.sw.trace, WINENT_TRACE_LANES(p),
                                             32 * p->nchunks + 256, &p->trace, &err));
     winent_trace_name(p->trace, LANE_READER, "reader");
     winent_trace_name(p->trace, LANE_WRITER, "writer");
-    for (int w = 0; w < p->threads && p->trace; w++) {
+    for (int w = 0; w < p->plan.threads && p->trace; w++) {
         char name[16];
         snprintf(name, sizeof name, "pool%d", w);
         winent_trace_name(p->trace, LANE_WORKER(w), name);
     }
-    if (p->want_preview)
+    if (p->plan.want_preview)
         /* Its file is opened now, as the output's: a folder that cannot
          * take it fails the job before any work. */
-        WINENT_TRY_GOTO(st, winent_preview_open(&p->preview_opts, (int64_t)p->n_max * p->chunk_rows,
-                                                &p->preview, &err));
+        WINENT_TRY_GOTO(st, winent_preview_open(&p->plan.preview_opts,
+                                                (int64_t)p->n_max * p->plan.chunk_rows, &p->preview,
+                                                &err));
     WINENT_TRY_GOTO(st, make_cpu_engines(p, &err));
     p->chunks = calloc((size_t)p->n_max, sizeof *p->chunks);
     if (p->chunks == NULL) {
         st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;
     }
-    WINENT_TRY_GOTO(st, winent_pool_init(&p->pool, p->threads, &p->lock, &p->work_cv,
+    WINENT_TRY_GOTO(st, winent_pool_init(&p->pool, p->plan.threads, &p->lock, &p->work_cv,
                                          &p->state_cv, p->stop, &err));
     run_threads(p, stats, t_start);
     if (p->report.err.status != WINENT_OK) {
@@ -1103,9 +1110,9 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     }
     if (stats)
         fill_stats(p, stats, t_start);
-    for (int b = 0; b < p->nbands && st == WINENT_OK; b++)
+    for (int b = 0; b < p->plan.nbands && st == WINENT_OK; b++)
         warn_range(p, o, b);
-    for (int m = 0; p->saturated && m < p->nmaps && st == WINENT_OK; m++)
+    for (int m = 0; p->saturated && m < p->plan.nmaps && st == WINENT_OK; m++)
         warn_saturated(p, o, m);
     if (st == WINENT_OK)
         st = winent_trace_finish(p->trace, t_start, &err);

@@ -263,8 +263,10 @@ struct winent_job_input {
     winent_status (*read)(winent_job_input *in, chunk *c, chunk_state *next, winent_err *err);
     /* A pool worker: piece k of a FILLING chunk's input rows. */
     void (*fill)(const winent_job_input *in, chunk *c, long k);
-    const pipeline *p; /* borrowed: the plan (read-only once threads run) */
-    void *state;       /* owned by its kind (input.c) */
+    const struct job_plan *plan; /* borrowed: the plan (read-only) */
+    winent_source *source;       /* borrowed: the source (reader thread only) */
+    winent_zst_reader *map_in;   /* borrowed: --decode's map (reader thread only) */
+    void *state;                 /* owned by its kind (input.c) */
 };
 
 /* Where the maps go, behind one interface (output.c), chosen once at
@@ -289,15 +291,18 @@ struct winent_job_output {
     /* The writer thread: chunk c, in order; then, after the last, finish. */
     winent_status (*write)(winent_job_output *out, const chunk *c, winent_err *err);
     winent_status (*finish)(winent_job_output *out, winent_err *err);
-    const pipeline *p; /* borrowed: the plan (read-only once threads run) */
-    uint64_t bytes;    /* the encode stage: bytes encoded (writer thread) */
+    const struct job_plan *plan; /* borrowed: the plan (read-only) */
+    winent_sink *sink;           /* borrowed: encoders (pool) and writer */
+    uint64_t bytes;              /* the encode stage: bytes encoded (writer thread) */
 };
 
-struct pipeline {
-    /* Set up before the threads start, read-only afterwards. */
+/* The job's plan: the options resolved once (geometry, maps, devices,
+ * memory budget, switches, stage, what the input and output are). Filled
+ * by setup (pipeline.c) before any thread starts and never written after:
+ * the rest of the room reads it as `const job_plan *`, without the lock. */
+typedef struct job_plan {
     const winent_job_opts *opts;
-    winent_switches sw;          /* the debug switches, read once */
-    winent_trace *trace;         /* owned; NULL without WINENT_TRACE */
+    winent_switches sw; /* the debug switches, read once */
     winent_stage stage;
     /* A memory job's buffers (winent_memory_io; NULL: from the source, to
      * the sink) and the steps between rows of every chunk's rows and map:
@@ -327,7 +332,7 @@ struct pipeline {
     size_t rows_stride;          /* bytes */
     size_t map_stride;           /* floats */
     const float *stage_map;      /* WINENT_STAGE_ENCODE's input */
-    const winent_plan *plan;     /* the first map's */
+    const winent_plan *first_plan; /* the first map's */
     int nbands;                  /* input bands read: planes of a chunk's rows */
     int nmaps;                   /* maps: nbands x windows, band-major */
     job_map *maps;               /* owned */
@@ -336,28 +341,16 @@ struct pipeline {
     int ry;                      /* the largest window's half height: the chunks' halo */
     size_t plane_bytes;          /* one band's input rows in a chunk */
     size_t map_plane;            /* floats of one map's output rows in a chunk */
-    winent_source *source;       /* reader thread only */
-    winent_zst_reader *map_in;   /* --decode: the .zst map read (reader thread only) */
     int count_clamps;            /* count the samples clamped into the end bins */
     int count_rows;              /* rows per counting piece */
-    winent_sink *sink;           /* encoders (encode) and writer (write) */
-    winent_job_input in;         /* what the job reads (input.c; set up once) */
-    winent_job_output out;       /* where its maps go (output.c; set up once) */
-    winent_preview *preview;     /* owned; NULL without --preview. Rows added by
-                                    pool workers (its own lock); its PNG written
-                                    by the writer, between chunks and at the end */
     int want_preview;            /* --preview in a whole job */
     int preview_after;           /* WINENT_PREVIEW_AFTER=1 (tests): CPU chunks
                                     too are added after compute, not by band */
     winent_preview_opts preview_opts;
     char preview_text[WINENT_MSG_LEN]; /* its PNG's Description */
-    saturation *saturated;             /* owned, one per map; NULL: not counted (no
-                                          notice callback, --decode, memory jobs).
-                                          The writer thread adds each chunk as it
-                                          retires; run_job reads it after the join */
     int width, height;
     size_t sample, row_bytes;
-    int chunk_rows, nchunks, unit_rows, band_rows;
+    int chunk_rows, unit_rows, band_rows;
     int parts;                   /* pieces of a unit that encode alone (GeoTIFF tiles) */
     uint64_t unit_extra;         /* bytes the sink adds to each encoded unit */
     winent_format format;
@@ -369,6 +362,25 @@ struct pipeline {
     int ngpus;                   /* GPUs named (list or gpu); auto: found later */
     int gpu_ids[WINENT_MAX_GPUS];
     int gpu_slots, cpu_slots;
+    uint64_t chunk_bytes; /* one chunk's buffers */
+} job_plan;
+
+struct pipeline {
+    job_plan plan;               /* setup's; read-only once the threads start */
+    winent_trace *trace;         /* owned; NULL without WINENT_TRACE */
+    winent_source *source;       /* reader thread only */
+    winent_zst_reader *map_in;   /* --decode: the .zst map read (reader thread only) */
+    winent_sink *sink;           /* encoders (encode) and writer (write) */
+    winent_job_input in;         /* what the job reads (input.c; set up once) */
+    winent_job_output out;       /* where its maps go (output.c; set up once) */
+    winent_preview *preview;     /* owned; NULL without --preview. Rows added by
+                                    pool workers (its own lock); its PNG written
+                                    by the writer, between chunks and at the end */
+    saturation *saturated;       /* owned, one per map; NULL: not counted (no
+                                    notice callback, --decode, memory jobs).
+                                    The writer thread adds each chunk as it
+                                    retires; run_job reads it after the join */
+    int nchunks;                 /* chunks of the job */
     winent_parallel par_hook;    /* the source's decoding runs on the pool */
 
     chunk *chunks;               /* owned: n_max descriptors */
@@ -390,7 +402,6 @@ struct pipeline {
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
     int n_fit, n_need;           /* chunks --mem holds; fewest that can work */
-    uint64_t chunk_bytes;        /* one chunk's buffers */
     int n_made;                  /* chunks with buffers */
     int n_limit;                 /* at most this many (grows as auto GPUs come up) */
     int gpu_launch;              /* auto: the GPU launcher has been asked for */
@@ -419,7 +430,7 @@ struct pipeline {
 #define LANE_WRITER 1
 #define LANE_ENGINE(p, e) (2 + (int)((e) - (p)->engines))
 #define LANE_WORKER(w) (2 + WINENT_MAX_ENGINES + (w))
-#define WINENT_TRACE_LANES(p) (2 + WINENT_MAX_ENGINES + (p)->threads)
+#define WINENT_TRACE_LANES(p) (2 + WINENT_MAX_ENGINES + (p)->plan.threads)
 
 #define STOPPED(p)   (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) != 0)
 #define CANCELLED(p) (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) == WINENT_STOP_CANCEL)
@@ -475,12 +486,13 @@ void winent_gpus_launch_early_locked(pipeline *p, const chunk *c);
  * .zst map, the encode stage's map, else the source); after the
  * geometry. winent_input_close frees what it holds (accepts a zeroed
  * one). */
-winent_status winent_input_open(const pipeline *p, winent_job_input *in, winent_err *err);
+winent_status winent_input_open(const job_plan *plan, winent_source *source,
+                                winent_zst_reader *map_in, winent_job_input *in, winent_err *err);
 void winent_input_close(winent_job_input *in);
 
 /* output.c: the job's output picked from the plan (the sink's kind, the
  * caller's memory, the stage); after the sink is open. */
-void winent_output_open(const pipeline *p, winent_job_output *out);
+void winent_output_open(const job_plan *plan, winent_sink *sink, winent_job_output *out);
 
 /* tasks.c: the job's work on the pool (its callbacks, ctx p). */
 winent_pool_work winent_tasks_work(pipeline *p);

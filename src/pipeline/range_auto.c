@@ -74,13 +74,14 @@ static winent_status scan_file(pipeline *p, const winent_job_opts *o,
     void **dst = NULL;
     winent_job_source_opts(o, &so);
     so.on_notice = NULL; /* the job's own source has said what there is to say */
-    so.threads = p->threads;
+    so.threads = p->plan.threads;
     so.stop = p->stop;
     WINENT_TRY(winent_source_open(&so, &s, err));
     const winent_source_info *info = winent_source_get_info(s);
     const int nb = info->nread;
     const size_t row_bytes = winent_dtype_size(info->dtype) * (size_t)info->width;
-    uint64_t budget = p->mem_budget / 4 < SCAN_BLOCK_BYTES ? p->mem_budget / 4 : SCAN_BLOCK_BYTES;
+    uint64_t budget =
+        p->plan.mem_budget / 4 < SCAN_BLOCK_BYTES ? p->plan.mem_budget / 4 : SCAN_BLOCK_BYTES;
     budget /= (uint64_t)nb; /* a block of every band */
     int64_t rows = row_bytes ? (int64_t)(budget / row_bytes) : 1;
     if (rows < 1)
@@ -105,7 +106,7 @@ static winent_status scan_file(pipeline *p, const winent_job_opts *o,
         for (int b = 0; b < nb; b++)
             if (need[b])
                 minmax_rows(dst[b], k, row_bytes, info->width, (int)info->dtype, &cos[b],
-                            p->threads, &acc[b]);
+                            p->plan.threads, &acc[b]);
     }
 fail:
     free(dst);
@@ -161,10 +162,10 @@ winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_co
     }
     for (int b = 0; b < nbands; b++)
         winent_minmax_init(&m[b]);
-    if (p->mem_in) {
+    if (p->plan.mem_in) {
         snprintf(p->range_from[0], sizeof p->range_from[0], "a first pass over the band");
-        minmax_rows(p->mem_in, o->height, p->rows_stride, o->width, (int)cos[0].dtype, &cos[0],
-                    p->threads, &m[0]);
+        minmax_rows(p->plan.mem_in, o->height, p->plan.rows_stride, o->width, (int)cos[0].dtype,
+                    &cos[0], p->plan.threads, &m[0]);
     } else {
         for (int b = 0; b < nbands; b++) {
             winent_band_stats bs;

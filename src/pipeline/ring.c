@@ -12,7 +12,7 @@
  * multiple of 64, so every plane is as aligned as the first. */
 uint64_t winent_ring_plane_bytes(const pipeline *p, uint64_t rows)
 {
-    return ((uint64_t)p->row_bytes * (rows + 2 * (uint64_t)p->ry) + 63) / 64 * 64;
+    return ((uint64_t)p->plan.row_bytes * (rows + 2 * (uint64_t)p->plan.ry) + 63) / 64 * 64;
 }
 
 /* Bytes one chunk of `rows` output rows holds: input rows of every band,
@@ -20,29 +20,32 @@ uint64_t winent_ring_plane_bytes(const pipeline *p, uint64_t rows)
  * the floats, plus what the sink adds to each unit). */
 uint64_t winent_ring_chunk_bytes(const pipeline *p, uint64_t rows)
 {
-    const uint64_t W = (uint64_t)p->width, maps = (uint64_t)p->nmaps;
+    const uint64_t W = (uint64_t)p->plan.width, maps = (uint64_t)p->plan.nmaps;
     uint64_t b = 0;
-    if (p->want_preview) /* the preview rows its map rows can keep open */
-        b += winent_preview_rows_bytes(&p->preview_opts, (int64_t)rows);
+    if (p->plan.want_preview) /* the preview rows its map rows can keep open */
+        b += winent_preview_rows_bytes(&p->plan.preview_opts, (int64_t)rows);
     if (p->in.own_rows)
-        b += winent_huge_round(winent_ring_plane_bytes(p, rows) * (uint64_t)p->nbands);
+        b += winent_huge_round(winent_ring_plane_bytes(p, rows) * (uint64_t)p->plan.nbands);
     if (p->out.own_map)
         b += winent_huge_round(W * rows * 4 * maps);
     if (p->out.units)
-        b += (W * rows * 2 + (rows + p->unit_rows - 1) / p->unit_rows * p->unit_extra) * maps;
+        b += (W * rows * 2 +
+              (rows + p->plan.unit_rows - 1) / p->plan.unit_rows * p->plan.unit_extra) *
+             maps;
     return b;
 }
 
 winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
 {
-    int units = (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts * p->nmaps;
+    int units = (p->plan.chunk_rows + p->plan.unit_rows - 1) / p->plan.unit_rows * p->plan.parts *
+                p->plan.nmaps;
     if (p->in.own_rows) {
-        c->rows_bytes = winent_huge_round(p->plane_bytes * (size_t)p->nbands);
+        c->rows_bytes = winent_huge_round(p->plan.plane_bytes * (size_t)p->plan.nbands);
         if ((c->rows_own = winent_huge_alloc(c->rows_bytes)) == NULL)
             goto nomem;
     }
     if (p->out.own_map) {
-        c->map_bytes = winent_huge_round(p->map_plane * sizeof(float) * (size_t)p->nmaps);
+        c->map_bytes = winent_huge_round(p->plan.map_plane * sizeof(float) * (size_t)p->plan.nmaps);
         if ((c->map_own = winent_huge_alloc(c->map_bytes)) == NULL)
             goto nomem;
     }
@@ -68,14 +71,14 @@ winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
 nomem:
     return WINENT_ERR(err, WINENT_ERR_INTERNAL,
                       "out of memory for the pipeline's buffers (--mem %llu MiB)",
-                      (unsigned long long)(p->mem_budget >> 20));
+                      (unsigned long long)(p->plan.mem_budget >> 20));
 }
 
 void winent_chunk_free(pipeline *p, chunk *c)
 {
-    int units = p->unit_rows
-                    ? (p->chunk_rows + p->unit_rows - 1) / p->unit_rows * p->parts * p->nmaps
-                    : 0;
+    int units = p->plan.unit_rows ? (p->plan.chunk_rows + p->plan.unit_rows - 1) /
+                                        p->plan.unit_rows * p->plan.parts * p->plan.nmaps
+                                  : 0;
     if (c->registered == 1 && p->pin.unpin) {
         p->pin.unpin(c->rows_own);
         p->pin.unpin(c->map_own);

@@ -39,7 +39,7 @@ double winent_sched_cpu_rate(const job_meter *m, int width, int threads)
 static double engine_rate(const pipeline *p, const engine *e)
 {
     if (e->device < 0)
-        return winent_sched_cpu_rate(&p->meter, p->width, p->threads);
+        return winent_sched_cpu_rate(&p->meter, p->plan.width, p->plan.threads);
     return e->busy_s > 0.0 && e->chunks_done > 0 ? (double)e->pixels_done / e->busy_s : 0.0;
 }
 
@@ -58,8 +58,13 @@ static winent_claim_view claim_view(const pipeline *p, winent_engine_view *ev)
         ev[i].pixels_done = (double)e->pixels_done;
         ev[i].busy_for = now - e->busy_since;
     }
-    winent_claim_view v = {ev, p->nengines, (double)p->width, (double)p->height, p->threads,
-                           p->meter.enc_px, p->meter.enc_s};
+    winent_claim_view v = {ev,
+                           p->nengines,
+                           (double)p->plan.width,
+                           (double)p->plan.height,
+                           p->plan.threads,
+                           p->meter.enc_px,
+                           p->meter.enc_s};
     return v;
 }
 
@@ -123,7 +128,7 @@ static void take_tail(pipeline *p, engine *e, chunk *c)
     engine *cpu = c->engine;
     int from = c->next_band;
     c->tail_y0 = c->y0 + from * c->band_rows;
-    int64_t px = (int64_t)(c->y1 - c->tail_y0) * p->width;
+    int64_t px = (int64_t)(c->y1 - c->tail_y0) * p->plan.width;
     c->bands_left -= c->nbands - from;
     c->nbands = from;
     c->tail_engine = e;
@@ -138,14 +143,14 @@ static void take_tail(pipeline *p, engine *e, chunk *c)
 /* GPU `e` would end the tail of `c` before the CPU does. */
 static int tail_pays(const pipeline *p, const engine *e, const chunk *c)
 {
-    double px = (double)(c->y1 - (c->y0 + c->next_band * c->band_rows)) * (double)p->width;
+    double px = (double)(c->y1 - (c->y0 + c->next_band * c->band_rows)) * (double)p->plan.width;
     return winent_tail_pays(engine_rate(p, e), (double)e->pixels_inflight,
-                            winent_sched_cpu_rate(&p->meter, p->width, p->threads), px);
+                            winent_sched_cpu_rate(&p->meter, p->plan.width, p->plan.threads), px);
 }
 
 void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e)
 {
-    int64_t px = (int64_t)(c->y1 - c->tail_y0) * p->width;
+    int64_t px = (int64_t)(c->y1 - c->tail_y0) * p->plan.width;
     e->pixels_inflight -= px;
     e->inflight--;
     c->tail_engine = NULL;
@@ -153,7 +158,7 @@ void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e)
     if (c->head_done) {
         /* The CPU has let go of it: the whole chunk goes back (computing
          * its first rows again gives the same bytes; the preview has them). */
-        if (c->engine->device < 0 && !p->preview_after && c->tail_y0 > c->previewed_to)
+        if (c->engine->device < 0 && !p->plan.preview_after && c->tail_y0 > c->previewed_to)
             c->previewed_to = c->tail_y0;
         c->state = CHUNK_READY;
         c->engine = NULL;
@@ -171,7 +176,7 @@ void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e)
 static void unclaim(pipeline *p, chunk *c)
 {
     engine *o = c->engine;
-    o->pixels_inflight -= (int64_t)(c->y1 - c->y0) * p->width;
+    o->pixels_inflight -= (int64_t)(c->y1 - c->y0) * p->plan.width;
     o->inflight--;
     /* Its driver finds the chunk gone when its wait returns. */
     c->nbands = c->next_band = c->bands_left = 0;
@@ -215,7 +220,7 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
             c->nbands = c->next_band = c->bands_left = 0;
             if (e->inflight++ == 0)
                 e->busy_since = winent_now();
-            e->pixels_inflight += (int64_t)(c->y1 - c->y0) * p->width;
+            e->pixels_inflight += (int64_t)(c->y1 - c->y0) * p->plan.width;
             pthread_cond_broadcast(&p->state_cv); /* the reader may make a chunk now */
             return c;
         }
@@ -240,9 +245,9 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
     double now = winent_now();
     int64_t px;
     if (e == c->tail_engine)
-        px = (int64_t)(c->y1 - c->tail_y0) * p->width;
+        px = (int64_t)(c->y1 - c->tail_y0) * p->plan.width;
     else
-        px = (int64_t)((c->tail_engine ? c->tail_y0 : c->y1) - c->y0) * p->width;
+        px = (int64_t)((c->tail_engine ? c->tail_y0 : c->y1) - c->y0) * p->plan.width;
     {
         e->pixels_inflight -= px;
         e->pixels_done += (uint64_t)px;
@@ -266,7 +271,7 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
      * added as it ended, still in cache): all of a CPU chunk, the head of
      * one whose tail a GPU took; a GPU's rows get slices of their own. */
     int from = c->previewed_to;
-    if (c->engine && c->engine->device < 0 && !p->preview_after)
+    if (c->engine && c->engine->device < 0 && !p->plan.preview_after)
         from = c->tail_engine ? c->tail_y0 : c->y1;
     if (from < c->previewed_to)
         from = c->previewed_to;
@@ -275,7 +280,7 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
     p->out.pieces(&p->out, c); /* nenc units to encode, nstore pieces to store */
     c->ntasks = c->nenc + c->nstore;
     if (p->preview && from < c->y1)
-        c->ntasks += (c->y1 - from + p->band_rows - 1) / p->band_rows;
+        c->ntasks += (c->y1 - from + p->plan.band_rows - 1) / p->plan.band_rows;
     if (c->ntasks == 0) {
         c->state = CHUNK_DONE;
     } else {
@@ -289,10 +294,10 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
 
 void winent_sched_post_counts_locked(pipeline *p, chunk *c, int from)
 {
-    if (!p->count_clamps || c->count_n > 0 || from >= c->y1)
+    if (!p->plan.count_clamps || c->count_n > 0 || from >= c->y1)
         return;
     c->count_y0 = from;
-    c->count_n = (c->y1 - from + p->count_rows - 1) / p->count_rows;
+    c->count_n = (c->y1 - from + p->plan.count_rows - 1) / p->plan.count_rows;
     c->count_next = 0;
     c->count_left = c->count_n;
     pthread_cond_broadcast(&p->work_cv);

@@ -85,7 +85,7 @@ void *winent_stage_reader(void *arg)
     winent_err err;
     winent_err_clear(&err);
     double busy = 0.0, wait = 0.0;
-    if (p->ngpus > 0 && p->stage == WINENT_STAGE_JOB)
+    if (p->plan.ngpus > 0 && p->plan.stage == WINENT_STAGE_JOB)
         make_chunks_ahead(p);
     for (int64_t seq = 0; seq < p->nchunks; seq++) {
         int fresh;
@@ -106,13 +106,14 @@ void *winent_stage_reader(void *arg)
             break;
         }
         c->seq = seq;
-        c->y0 = (int)(seq * p->chunk_rows);
-        c->y1 = c->y0 + p->chunk_rows > p->height ? p->height : c->y0 + p->chunk_rows;
-        c->nunits = (c->y1 - c->y0 + p->unit_rows - 1) / p->unit_rows;
-        c->npieces = c->nunits * p->parts;
+        c->y0 = (int)(seq * p->plan.chunk_rows);
+        c->y1 = c->y0 + p->plan.chunk_rows > p->plan.height ? p->plan.height
+                                                            : c->y0 + p->plan.chunk_rows;
+        c->nunits = (c->y1 - c->y0 + p->plan.unit_rows - 1) / p->plan.unit_rows;
+        c->npieces = c->nunits * p->plan.parts;
         c->engine = NULL;
         c->previewed_to = c->y0;
-        winent_chunk_input_rows(c->y0, c->y1, p->ry, p->height, &c->in_y0, &c->in_h);
+        winent_chunk_input_rows(c->y0, c->y1, p->plan.ry, p->plan.height, &c->in_y0, &c->in_h);
         c->staged = in->stages(in, launched);
         p->out.place(&p->out, c);
         c->nstore = 0;
@@ -132,7 +133,7 @@ void *winent_stage_reader(void *arg)
         if (next == CHUNK_FILLING)
             pthread_cond_broadcast(&p->work_cv);
         if (next == CHUNK_ENCODING) {
-            c->nenc = c->ntasks = c->npieces * p->nmaps;
+            c->nenc = c->ntasks = c->npieces * p->plan.nmaps;
             c->next_piece = 0;
             c->pieces_left = c->ntasks;
             pthread_cond_broadcast(&p->work_cv);
@@ -167,10 +168,10 @@ static chunk *find_seq_done(pipeline *p, int64_t seq)
  * free, so it vectorizes: NaN is neither valid nor at the top. */
 static void count_saturated(pipeline *p, const chunk *c)
 {
-    const size_t n = (size_t)(c->y1 - c->y0) * (size_t)p->width;
-    for (int m = 0; m < p->nmaps; m++) {
+    const size_t n = (size_t)(c->y1 - c->y0) * (size_t)p->plan.width;
+    for (int m = 0; m < p->plan.nmaps; m++) {
         saturation *s = &p->saturated[m];
-        const float *v = c->map + (size_t)m * p->map_plane, at = s->at_top;
+        const float *v = c->map + (size_t)m * p->plan.map_plane, at = s->at_top;
         uint64_t valid = 0, top = 0;
         for (size_t i = 0; i < n; i++) {
             valid += v[i] == v[i];
@@ -189,7 +190,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     double busy = 0.0, last_progress = t_start;
     pthread_mutex_lock(&p->lock);
     while (next < p->nchunks && !STOPPED(p)) {
-        winent_report_flush_locked(&p->report, p->opts->on_notice, p->opts->user);
+        winent_report_flush_locked(&p->report, p->plan.opts->on_notice, p->plan.opts->user);
         winent_gpus_maybe_launch_locked(p);
         chunk *c = find_seq_done(p, next);
         if (c == NULL) {
@@ -217,27 +218,27 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         }
         next++;
         winent_trace_mark(p->trace, LANE_WRITER, "written", c->seq);
-        if (p->opts->on_progress && (t1 - last_progress >= 0.25 || next == p->nchunks)) {
+        if (p->plan.opts->on_progress && (t1 - last_progress >= 0.25 || next == p->nchunks)) {
             winent_progress pr;
             pr.rows_done = c->y1;
-            pr.rows_total = p->height;
-            pr.width = p->width;
+            pr.rows_total = p->plan.height;
+            pr.width = p->plan.width;
             pr.seconds = t1 - t_start;
-            p->opts->on_progress(p->opts->user, &pr);
+            p->plan.opts->on_progress(p->plan.opts->user, &pr);
             last_progress = t1;
         }
         pthread_mutex_lock(&p->lock);
         c->state = CHUNK_FREE;
         pthread_cond_broadcast(&p->state_cv);
     }
-    winent_report_flush_locked(&p->report, p->opts->on_notice, p->opts->user);
+    winent_report_flush_locked(&p->report, p->plan.opts->on_notice, p->plan.opts->user);
     pthread_mutex_unlock(&p->lock);
     if (CANCELLED(p) && err.status == WINENT_OK) {
         /* Records why, and wakes every stage still waiting. */
         WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
         winent_report_fail(&p->report, &err);
     }
-    if (!STOPPED(p) && next == p->nchunks && p->stage == WINENT_STAGE_JOB) {
+    if (!STOPPED(p) && next == p->nchunks && p->plan.stage == WINENT_STAGE_JOB) {
         /* The preview's PNG is written before the output is put in place
          * and renamed after it: each appears only when the job succeeds
          * (only a failed rename of the PNG itself can come after the

@@ -62,8 +62,8 @@ static int gpu_starting(const pipeline *p)
  * (WINENT_GPU_START_SHARE). Lock held. */
 static int band_held(const pipeline *p)
 {
-    const int share = p->threads / WINENT_GPU_START_SHARE;
-    return p->encodes && gpu_starting(p) && p->bands_running >= (share > 0 ? share : 1);
+    const int share = p->plan.threads / WINENT_GPU_START_SHARE;
+    return p->plan.encodes && gpu_starting(p) && p->bands_running >= (share > 0 ? share : 1);
 }
 
 /* The next task, most urgent first (after the pool's decoding, which the
@@ -114,7 +114,7 @@ static task next_task(pipeline *p)
         /* The CPU's bands count their own rows while they are in cache,
          * unless the pool counts this chunk already (it came back from a
          * GPU that failed). */
-        t.count = p->count_clamps && band->count_n == 0;
+        t.count = p->plan.count_clamps && band->count_n == 0;
         if (p->meter.first_band_s == 0.0) {
             p->meter.first_band_s = winent_now();
             p->meter.first_band_rows = band->band_rows;
@@ -126,10 +126,10 @@ static task next_task(pipeline *p)
 /* Chunk c as the kernels see band `b` of it. */
 static void chunk_view(const pipeline *p, const chunk *c, int b, winent_chunk *v)
 {
-    v->rows = c->rows + (size_t)b * p->plane_bytes;
-    v->row_bytes = p->rows_stride;
-    v->width = p->width;
-    v->height = p->height;
+    v->rows = c->rows + (size_t)b * p->plan.plane_bytes;
+    v->row_bytes = p->plan.rows_stride;
+    v->width = p->plan.width;
+    v->height = p->plan.height;
     v->in_y0 = c->in_y0;
     v->in_h = c->in_h;
     v->y0 = c->y0;
@@ -150,13 +150,14 @@ static void count_rows(const pipeline *p, const chunk *c, int b, int ya, int yb,
                        winent_clamp_counts *acc)
 {
     const uint8_t *rows =
-        c->rows + (size_t)b * p->plane_bytes + p->rows_stride * (size_t)(ya - c->in_y0);
-    if (p->rows_stride == p->row_bytes) { /* packed: all at once */
-        winent_range_count(p->band_plan[b], rows, (size_t)p->width * (size_t)(yb - ya), acc);
+        c->rows + (size_t)b * p->plan.plane_bytes + p->plan.rows_stride * (size_t)(ya - c->in_y0);
+    if (p->plan.rows_stride == p->plan.row_bytes) { /* packed: all at once */
+        winent_range_count(p->plan.band_plan[b], rows, (size_t)p->plan.width * (size_t)(yb - ya),
+                           acc);
         return;
     }
-    for (int y = ya; y < yb; y++, rows += p->rows_stride) /* a memory job's padded rows */
-        winent_range_count(p->band_plan[b], rows, (size_t)p->width, acc);
+    for (int y = ya; y < yb; y++, rows += p->plan.rows_stride) /* a memory job's padded rows */
+        winent_range_count(p->plan.band_plan[b], rows, (size_t)p->plan.width, acc);
 }
 
 /* Output rows [ya, yb) of every map of the chunk, band by band (each
@@ -168,15 +169,15 @@ static winent_status run_band(pipeline *p, int worker, const task *t, winent_cla
     winent_chunk v;
     int ya, yb;
     band_span(t->c, t->index, &ya, &yb);
-    for (int m = 0; m < p->nmaps; m++) {
-        const job_map *jm = &p->maps[m];
+    for (int m = 0; m < p->plan.nmaps; m++) {
+        const job_map *jm = &p->plan.maps[m];
         chunk_view(p, t->c, jm->band, &v);
         /* First: the rows it brings into cache are the ones the engine reads. */
-        if (t->count && (m == 0 || p->maps[m - 1].band != jm->band))
+        if (t->count && (m == 0 || p->plan.maps[m - 1].band != jm->band))
             count_rows(p, t->c, jm->band, ya, yb, &acc[jm->band]);
         WINENT_TRY(winent_cpu_engine_compute_rows(jm->cpu, worker, &v, ya, yb,
-                                                  t->c->map + (size_t)m * p->map_plane,
-                                                  p->map_stride, err));
+                                                  t->c->map + (size_t)m * p->plan.map_plane,
+                                                  p->plan.map_stride, err));
     }
     return WINENT_OK;
 }
@@ -185,9 +186,9 @@ static winent_status run_band(pipeline *p, int worker, const task *t, winent_cla
  * the writer frees the chunk. Every band's. */
 static void run_count(pipeline *p, chunk *c, long k, winent_clamp_counts *acc)
 {
-    int ya = c->count_y0 + (int)k * p->count_rows;
-    int yb = ya + p->count_rows < c->y1 ? ya + p->count_rows : c->y1;
-    for (int b = 0; b < p->nbands; b++)
+    int ya = c->count_y0 + (int)k * p->plan.count_rows;
+    int yb = ya + p->plan.count_rows < c->y1 ? ya + p->plan.count_rows : c->y1;
+    for (int b = 0; b < p->plan.nbands; b++)
         count_rows(p, c, b, ya, yb, &acc[b]);
 }
 
@@ -198,8 +199,9 @@ static winent_status add_to_preview(pipeline *p, winent_preview_scratch **pvs, c
 {
     if (*pvs == NULL)
         WINENT_TRY(winent_preview_scratch_create(p->preview, pvs, err));
-    return winent_preview_add_rows(p->preview, *pvs, c->map + (size_t)(ya - c->y0) * p->map_stride,
-                                   p->map_stride, ya, yb, err);
+    return winent_preview_add_rows(p->preview, *pvs,
+                                   c->map + (size_t)(ya - c->y0) * p->plan.map_stride,
+                                   p->plan.map_stride, ya, yb, err);
 }
 
 /* Piece k of a computed chunk: a unit (or a tile of it) of a map to
@@ -211,18 +213,19 @@ static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_pr
     if (k >= c->nenc && k < c->nenc + c->nstore)
         return p->out.store(&p->out, c, k - c->nenc, err);
     if (k >= c->nenc) {
-        int ya = c->preview_y0 + (int)(k - c->nenc - c->nstore) * p->band_rows;
-        int yb = ya + p->band_rows < c->y1 ? ya + p->band_rows : c->y1;
+        int ya = c->preview_y0 + (int)(k - c->nenc - c->nstore) * p->plan.band_rows;
+        int yb = ya + p->plan.band_rows < c->y1 ? ya + p->plan.band_rows : c->y1;
         return add_to_preview(p, pvs, c, ya, yb, err);
     }
     if (*enc == NULL)
         WINENT_TRY(winent_sink_encoder_create(p->sink, enc, err));
     int m = (int)(k / c->npieces), kk = (int)(k % c->npieces);
-    int u = kk / p->parts, part = kk % p->parts;
-    int r0 = u * p->unit_rows;
-    int nr = c->y1 - c->y0 - r0 < p->unit_rows ? c->y1 - c->y0 - r0 : p->unit_rows;
-    return winent_sink_encode_part(*enc, m, c->y0 / p->unit_rows + u, part,
-                                   c->map + (size_t)m * p->map_plane + (size_t)r0 * p->map_stride,
+    int u = kk / p->plan.parts, part = kk % p->plan.parts;
+    int r0 = u * p->plan.unit_rows;
+    int nr = c->y1 - c->y0 - r0 < p->plan.unit_rows ? c->y1 - c->y0 - r0 : p->plan.unit_rows;
+    return winent_sink_encode_part(*enc, m, c->y0 / p->plan.unit_rows + u, part,
+                                   c->map + (size_t)m * p->plan.map_plane +
+                                       (size_t)r0 * p->plan.map_stride,
                                    nr, &c->units[k], err);
 }
 
@@ -245,7 +248,7 @@ static void *worker_start(void *ctx, int w)
 {
     pipeline *p = ctx;
     job_worker *ws = calloc(1, sizeof *ws);
-    winent_clamp_counts *counted = malloc(sizeof *counted * (size_t)p->nbands);
+    winent_clamp_counts *counted = malloc(sizeof *counted * (size_t)p->plan.nbands);
     if (ws == NULL || counted == NULL) {
         winent_err err;
         winent_err_clear(&err);
@@ -281,7 +284,7 @@ static int worker_run(void *ctx, void *wsv)
     winent_status st = WINENT_OK;
     const int64_t tseq = t->c ? t->c->seq : -1;
     winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(t, 0), tseq);
-    for (int b = 0; b < p->nbands; b++)
+    for (int b = 0; b < p->plan.nbands; b++)
         winent_clamp_init(&ws->counted[b]);
     switch (t->kind) {
     case TASK_ENCODE: st = run_piece(p, &ws->enc, &ws->pvs, t->c, t->index, &ws->err); break;
@@ -291,7 +294,7 @@ static int worker_run(void *ctx, void *wsv)
     }
     winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(t, 1), tseq);
     double dt = winent_now() - t0;
-    if (t->kind == TASK_BAND && st == WINENT_OK && p->preview && !p->preview_after) {
+    if (t->kind == TASK_BAND && st == WINENT_OK && p->preview && !p->plan.preview_after) {
         /* The band's rows while they are in cache; timed apart, so the
          * CPU's measured rate stays the engine's. */
         int ya, yb;
@@ -318,7 +321,7 @@ static void worker_done(void *ctx, void *wsv)
     const task *t = &ws->t;
     const double dt = ws->dt;
     if (t->kind == TASK_COUNT) {
-        for (int b = 0; b < p->nbands; b++)
+        for (int b = 0; b < p->plan.nbands; b++)
             winent_clamp_merge(&p->clamps[b], &ws->counted[b]);
         ws->band_s += dt; /* part of computing the map */
         if (--t->c->count_left == 0)
@@ -338,8 +341,8 @@ static void worker_done(void *ctx, void *wsv)
             ws->enc_s += dt;
             /* The pool's encoding rate, for sharing compute (declines). */
             p->meter.enc_s += dt;
-            p->meter.enc_px += (double)(t->c->y1 - t->c->y0) * (double)p->width /
-                         ((double)t->c->npieces * (double)p->nmaps);
+            p->meter.enc_px += (double)(t->c->y1 - t->c->y0) * (double)p->plan.width /
+                               ((double)t->c->npieces * (double)p->plan.nmaps);
         }
         if (--t->c->pieces_left == 0) {
             t->c->state = CHUNK_DONE;
@@ -349,11 +352,11 @@ static void worker_done(void *ctx, void *wsv)
         p->bands_running--;
         ws->band_s += dt;
         if (t->count)
-            for (int b = 0; b < p->nbands; b++)
+            for (int b = 0; b < p->plan.nbands; b++)
                 winent_clamp_merge(&p->clamps[b], &ws->counted[b]);
         int ya, yb;
         band_span(t->c, t->index, &ya, &yb);
-        p->meter.band_px += (double)(yb - ya) * (double)p->width;
+        p->meter.band_px += (double)(yb - ya) * (double)p->plan.width;
         p->meter.bands_done++;
         p->meter.band_s += dt;
         winent_gpus_maybe_launch_locked(p);
