@@ -90,8 +90,8 @@ static int cpu_wants_more(const engine *e)
 {
     const pipeline *p = e->p;
     int waiting = 0;
-    for (int i = 0; i < p->n_max; i++) {
-        const chunk *c = &p->chunks[i];
+    for (int i = 0; i < p->ring.n_max; i++) {
+        const chunk *c = &p->ring.chunks[i];
         if (c->state == CHUNK_CLAIMED && c->engine == e)
             waiting += c->nbands - c->next_band;
     }
@@ -145,7 +145,7 @@ static winent_status gpu_create(engine *e, winent_err *err)
 static void pin_chunk(pipeline *p, const engine *e, chunk *c)
 {
     pthread_mutex_lock(&p->lock);
-    p->gpus_registered = 1;
+    p->ring.gpus_registered = 1;
     int todo = c->registered == 0;
     pthread_mutex_unlock(&p->lock);
     if (!todo)
@@ -247,22 +247,22 @@ static int gpus_all_finished(const pipeline *p)
  * each unpinning), then wake the drivers waiting for it. Once only. */
 static void gpus_unpin_locked(pipeline *p)
 {
-    if (p->gpus_finished)
+    if (p->ring.gpus_finished)
         return;
-    p->gpus_finished = 1; /* no buffer is pinned from now on */
-    while (p->pinning > 0)
+    p->ring.gpus_finished = 1; /* no buffer is pinned from now on */
+    while (p->ring.pinning > 0)
         pthread_cond_wait(&p->state_cv, &p->lock);
-    for (int i = 0; i < p->n_max; i++) {
-        chunk *c = &p->chunks[i];
+    for (int i = 0; i < p->ring.n_max; i++) {
+        chunk *c = &p->ring.chunks[i];
         if (c->registered != 1)
             continue;
         c->registered = 0;
         pthread_mutex_unlock(&p->lock);
-        p->pin.unpin(c->rows_own);
-        p->pin.unpin(c->map_own);
+        p->ring.pin.unpin(c->rows_own);
+        p->ring.pin.unpin(c->map_own);
         pthread_mutex_lock(&p->lock);
     }
-    p->gpus_unpinned = 1;
+    p->ring.gpus_unpinned = 1;
     pthread_cond_broadcast(&p->state_cv);
 }
 
@@ -280,7 +280,7 @@ static void gpu_finished(engine *e)
     pthread_cond_broadcast(&p->state_cv); /* the launcher may wait for it */
     if (gpus_all_finished(p))
         gpus_unpin_locked(p);
-    while (!p->gpus_unpinned)
+    while (!p->ring.gpus_unpinned)
         pthread_cond_wait(&p->state_cv, &p->lock);
     pthread_mutex_unlock(&p->lock);
     if (p->plan.opts->release_gpus)
@@ -363,15 +363,7 @@ void *winent_engine_driver(void *arg)
     e->live = 1;
     if (p->plan.auto_device && e->device >= 0) {
         /* Chunks for its slots, within what --mem allows. */
-        int64_t ctx = gpu_context_chunks(p);
-        p->n_fit -= (int)(ctx < p->n_fit ? ctx : p->n_fit);
-        p->n_limit += e->slots;
-        if (p->n_limit > p->n_fit)
-            p->n_limit = p->n_fit;
-        if (p->n_limit > p->n_max)
-            p->n_limit = p->n_max;
-        if (p->n_limit < p->n_need)
-            p->n_limit = p->n_need;
+        winent_ring_gpu_context_locked(&p->ring, gpu_context_chunks(p), e->slots);
     }
     pthread_cond_broadcast(&p->state_cv);
     for (;;) {
@@ -490,9 +482,10 @@ static int more_gpus_pay(const pipeline *p, const engine *first)
 
 int winent_gpu_room_locked(pipeline *p)
 {
-    winent_mem_view m = {p->plan.mem_auto, p->plan.chunk_bytes, WINENT_GPU_HOST_BYTES, p->n_fit,
-                         p->n_made,        p->n_need,           p->plan.gpu_slots};
-    return winent_gpu_room(&m, &p->n_limit);
+    winent_mem_view m = {p->plan.mem_auto, p->plan.chunk_bytes, WINENT_GPU_HOST_BYTES,
+                         p->ring.n_fit,    p->ring.n_made,      p->ring.n_need,
+                         p->plan.gpu_slots};
+    return winent_gpu_room(&m, &p->ring.n_limit);
 }
 
 /* auto: GPU `d` next, where --mem leaves room for its context; else a

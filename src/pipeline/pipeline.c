@@ -145,7 +145,7 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
             p->plan.cpu_slots = 16;
         int want = chunks_wanted(p, bands, units);
         int need = 2 + (p->plan.want_cpu ? 2 : 0) + (p->plan.ngpus ? p->plan.gpu_slots : 0);
-        uint64_t per = winent_ring_chunk_bytes(p, (uint64_t)rows);
+        uint64_t per = winent_ring_chunk_bytes(&p->ring, (uint64_t)rows);
         uint64_t fit = per ? mem / per : (uint64_t)want;
         if (fit < (uint64_t)need && rows <= U && p->plan.mem_auto) {
             /* No --mem given: the default grows by what the smallest
@@ -174,14 +174,14 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
                     (unsigned long long)(((per * (uint64_t)need + fixed) >> 20) + 1),
                     p->plan.want_preview ? " / --preview-size" : "");
             p->plan.chunk_rows = (int)rows;
-            p->n_limit = fit < (uint64_t)want ? (int)fit : want;
-            p->n_fit = (int)(fit < (uint64_t)INT32_MAX ? fit : INT32_MAX);
-            p->n_need = need;
+            p->ring.n_limit = fit < (uint64_t)want ? (int)fit : want;
+            p->ring.n_fit = (int)(fit < (uint64_t)INT32_MAX ? fit : INT32_MAX);
+            p->ring.n_need = need;
             p->plan.chunk_bytes = per;
             /* auto: room for the GPUs' slots, used only if they come up. */
             int extra = p->plan.auto_device ? 4 * p->plan.gpu_slots : 0;
-            p->n_max = fit < (uint64_t)(want + extra) ? (int)fit : want + extra;
-            p->nchunks = H == 0 ? 0 : (int)((H + rows - 1) / rows);
+            p->ring.n_max = fit < (uint64_t)(want + extra) ? (int)fit : want + extra;
+            p->ring.nchunks = H == 0 ? 0 : (int)((H + rows - 1) / rows);
             return WINENT_OK;
         }
         int64_t half = rows / 2;
@@ -415,7 +415,7 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
         stats->write.threads += p->plan.threads;
     }
     stats->chunk_rows = p->plan.chunk_rows;
-    stats->chunks = p->nchunks;
+    stats->chunks = p->ring.nchunks;
     int k = 0, gpus = 0;
     stats->engine[0] = '\0';
     for (int i = 0; i < p->nengines; i++) {
@@ -681,9 +681,15 @@ static void init_state(pipeline *p, const winent_job_opts *o, winent_stage stage
     p->plan.threads = o->threads > 0 ? o->threads : all_cores();
     p->plan.gpu_slots = 3;
     p->plan.parts = 1;
-    /* The GPUs' pinning, lent to the chunks' buffers (ring.c). */
-    p->pin.pin = winent_gpu_engine_ops.pin;
-    p->pin.unpin = winent_gpu_engine_ops.unpin;
+    /* The chunks' ring: the plan, the input and output that say what a
+     * chunk owns, the lock; the GPUs' pinning, lent to its buffers. */
+    p->ring.plan = &p->plan;
+    p->ring.in = &p->in;
+    p->ring.out = &p->out;
+    p->ring.lock = &p->lock;
+    p->ring.state_cv = &p->state_cv;
+    p->ring.pin.pin = winent_gpu_engine_ops.pin;
+    p->ring.pin.unpin = winent_gpu_engine_ops.unpin;
     p->par_hook.run = winent_pool_parallel_run;
     p->par_hook.ctx = &p->pool;
     p->par_hook.workers = p->plan.threads + 1; /* the pool and the reader */
@@ -838,7 +844,7 @@ static winent_status size_job(pipeline *p, const winent_job_opts *o, const winen
     if (p->plan.encodes)
         p->plan.unit_extra = winent_sink_unit_extra_bytes_for(&so);
     WINENT_TRY(size_chunks(p, mem, per_worker, writer, err));
-    p->plan.plane_bytes = (size_t)winent_ring_plane_bytes(p, (uint64_t)p->plan.chunk_rows);
+    p->plan.plane_bytes = (size_t)winent_ring_plane_bytes(&p->plan, (uint64_t)p->plan.chunk_rows);
     p->plan.map_plane = (size_t)p->plan.width * (size_t)p->plan.chunk_rows;
     return WINENT_OK;
 }
@@ -1078,7 +1084,7 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         p->plan.count_rows = 1;
     WINENT_TRY_GOTO(st, size_job(p, o, &co, &err));
     WINENT_TRY_GOTO(st, winent_trace_create(p->plan.sw.trace, WINENT_TRACE_LANES(p),
-                                            32 * p->nchunks + 256, &p->trace, &err));
+                                            32 * p->ring.nchunks + 256, &p->trace, &err));
     winent_trace_name(p->trace, LANE_READER, "reader");
     winent_trace_name(p->trace, LANE_WRITER, "writer");
     for (int w = 0; w < p->plan.threads && p->trace; w++) {
@@ -1090,11 +1096,11 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         /* Its file is opened now, as the output's: a folder that cannot
          * take it fails the job before any work. */
         WINENT_TRY_GOTO(st, winent_preview_open(&p->plan.preview_opts,
-                                                (int64_t)p->n_max * p->plan.chunk_rows, &p->preview,
-                                                &err));
+                                                (int64_t)p->ring.n_max * p->plan.chunk_rows,
+                                                &p->preview, &err));
     WINENT_TRY_GOTO(st, make_cpu_engines(p, &err));
-    p->chunks = calloc((size_t)p->n_max, sizeof *p->chunks);
-    if (p->chunks == NULL) {
+    p->ring.chunks = calloc((size_t)p->ring.n_max, sizeof *p->ring.chunks);
+    if (p->ring.chunks == NULL) {
         st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;
     }
@@ -1124,10 +1130,10 @@ fail:
         winent_preview_abort(p->preview);
     winent_preview_free(p->preview);
     winent_pool_free(&p->pool);
-    if (p->chunks)
-        for (int i = 0; i < p->n_max; i++)
-            winent_chunk_free(p, &p->chunks[i]);
-    free(p->chunks);
+    if (p->ring.chunks)
+        for (int i = 0; i < p->ring.n_max; i++)
+            winent_chunk_free(&p->ring, &p->ring.chunks[i]);
+    free(p->ring.chunks);
     winent_sink_free(p->sink);
     winent_input_close(&p->in);
     winent_source_free(p->source);

@@ -18,7 +18,8 @@
  * sharing between engines:
  * the CPU and every GPU claim READY chunks from the same queue, each at its
  * own pace. All scheduling state lives under one lock (`lock`); buffers are
- * allocated when first needed, up to `n_max` chunks, and reused hot.
+ * allocated when first needed, up to the ring's `n_max` chunks (job_ring,
+ * ring.c), and reused hot.
  */
 #ifndef WINENT_PIPELINE_INTERNAL_H
 #define WINENT_PIPELINE_INTERNAL_H
@@ -365,8 +366,40 @@ typedef struct job_plan {
     uint64_t chunk_bytes; /* one chunk's buffers */
 } job_plan;
 
+/* The chunks' ring (ring.c): their descriptors (states, claims, each
+ * chunk's fields), how many have buffers and may have, and the pinning of
+ * those buffers for the GPUs. Its lock is the job's one lock (`lock`,
+ * borrowed, as the report and the pool hold it): every field below
+ * "Under *lock" and every chunk's state and claim change under it. The
+ * reader makes and fills chunks, the engines' drivers claim them
+ * (sched.c), the pool encodes them, the writer frees them. */
+typedef struct job_ring {
+    /* Set up before the threads start, read-only afterwards. */
+    chunk *chunks; /* owned: n_max descriptors */
+    int n_max;
+    int nchunks;                  /* chunks of the job */
+    int n_need;                   /* the fewest chunks that can work */
+    winent_host_pin pin;          /* the GPU engine's hooks */
+    const struct job_plan *plan;  /* borrowed */
+    const winent_job_input *in;   /* borrowed: what a chunk owns (own_rows) */
+    const winent_job_output *out; /* borrowed: ... (own_map, units) */
+    pthread_mutex_t *lock;        /* borrowed: the job's one lock */
+    pthread_cond_t *state_cv;     /* borrowed: a chunk changed state */
+    /* Under *lock. */
+    int n_fit;           /* chunks --mem holds (less the GPUs' contexts) */
+    int n_made;          /* chunks with buffers */
+    int n_limit;         /* at most this many (grows as auto GPUs come up) */
+    int reader_done;     /* no chunk will be read any more */
+    int gpus_registered; /* new buffers must be pinned as they are made */
+    int gpus_finished;   /* no GPU computes any more: nothing is pinned
+                            again, pinned pages are being released */
+    int gpus_unpinned;   /* ... and they are */
+    int pinning;         /* the reader is pinning a new chunk's buffers */
+} job_ring;
+
 struct pipeline {
     job_plan plan;               /* setup's; read-only once the threads start */
+    job_ring ring;               /* the chunks (ring.c; under `lock`) */
     winent_trace *trace;         /* owned; NULL without WINENT_TRACE */
     winent_source *source;       /* reader thread only */
     winent_zst_reader *map_in;   /* --decode: the .zst map read (reader thread only) */
@@ -380,11 +413,7 @@ struct pipeline {
                                     notice callback, --decode, memory jobs).
                                     The writer thread adds each chunk as it
                                     retires; run_job reads it after the join */
-    int nchunks;                 /* chunks of the job */
     winent_parallel par_hook;    /* the source's decoding runs on the pool */
-
-    chunk *chunks;               /* owned: n_max descriptors */
-    int n_max;
 
     /* Shared, under `lock`. */
     pthread_mutex_t lock;
@@ -392,18 +421,8 @@ struct pipeline {
     pthread_cond_t state_cv;     /* reader, drivers, writer: a chunk changed state */
     winent_report report;        /* the first error, the notices (report.h; under `lock`) */
     winent_pool pool;            /* the worker pool (pool.h), borrowing `lock` */
-    int reader_done;
-    int gpus_registered;         /* new buffers must be pinned as they are made */
-    int gpus_finished;           /* no GPU computes any more: nothing is pinned
-                                    again, pinned pages are being released */
-    int gpus_unpinned;           /* ... and they are */
-    int pinning;                 /* the reader is pinning a new chunk's buffers */
-    winent_host_pin pin;         /* set up: the GPU engine's hooks */
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
-    int n_fit, n_need;           /* chunks --mem holds; fewest that can work */
-    int n_made;                  /* chunks with buffers */
-    int n_limit;                 /* at most this many (grows as auto GPUs come up) */
     int gpu_launch;              /* auto: the GPU launcher has been asked for */
     pthread_t launcher;
     int launcher_started;
@@ -527,16 +546,33 @@ winent_status winent_run_job(const winent_job_opts *o, winent_stage stage,
                              const winent_device_list *devices, winent_job_stats *stats,
                              winent_err *err);
 
-/* ring.c: the chunks' buffers: what a chunk owns is the input's and the
- * output's to say (own_rows, own_map, units). */
+/* ring.c: the chunks' ring (job_ring) and their buffers: what a chunk
+ * owns is the input's and the output's to say (own_rows, own_map, units). */
 /* Bytes of one band's input rows, and of one chunk's buffers, for chunks
  * of `rows` output rows (--mem's count). */
-uint64_t winent_ring_plane_bytes(const pipeline *p, uint64_t rows);
-uint64_t winent_ring_chunk_bytes(const pipeline *p, uint64_t rows);
+uint64_t winent_ring_plane_bytes(const job_plan *plan, uint64_t rows);
+uint64_t winent_ring_chunk_bytes(const job_ring *r, uint64_t rows);
 /* Buffers of chunk `c`, made on first use and pinned when the GPUs
- * compute (p->pin; lock not held). */
-winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err);
+ * compute (r->pin; lock not held). */
+winent_status winent_chunk_buffers(job_ring *r, chunk *c, winent_err *err);
 /* Its buffers freed (unpinned where pinned); after the threads. */
-void winent_chunk_free(pipeline *p, chunk *c);
+void winent_chunk_free(const job_ring *r, chunk *c);
+/* Lock held from here on. The first chunk in state `st`; the oldest (by
+ * seq). NULL: none. */
+chunk *winent_ring_find_locked(job_ring *r, chunk_state st);
+chunk *winent_ring_oldest_locked(job_ring *r, chunk_state st);
+/* The reader: a FREE chunk, else a new one (UNUSED: *fresh = 1, its
+ * buffers still to make) while the counts allow, now READING; NULL: wait
+ * for the writer to free one. */
+chunk *winent_ring_take_locked(job_ring *r, int *fresh);
+/* A new chunk whose buffers could not be made: UNUSED again, uncounted. */
+void winent_ring_unmake_locked(job_ring *r, chunk *c);
+/* GPUs named: how many chunks to make ahead (new ones pinned from now
+ * on); then, once made, those chunks FREE and counted. */
+int winent_ring_ahead_locked(job_ring *r);
+void winent_ring_made_ahead_locked(job_ring *r, int n);
+/* auto: a GPU came up, its context taking `ctx` chunks' worth of --mem:
+ * room for its `slots` within what --mem allows. */
+void winent_ring_gpu_context_locked(job_ring *r, int64_t ctx, int slots);
 
 #endif

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The chunks' buffers: what each chunk owns for the job's mode (input
- * rows, output rows, encoded units), their sizes for --mem, made on first
- * use and pinned for the GPUs through the hook the engines lend
- * (p->pin: the pipeline itself never calls CUDA). */
+/* The chunks' ring (job_ring): the chunk descriptors and their buffers,
+ * what each chunk owns for the job's mode (input rows, output rows,
+ * encoded units), their sizes for --mem, made on first use and pinned for
+ * the GPUs through the hook the engines lend (r->pin: the pipeline itself
+ * never calls CUDA); how many chunks have buffers and may have. The
+ * fields that change do so under the job's lock (*r->lock). */
 #include <stdlib.h>
 
 #include "base/mem.h"
@@ -10,78 +12,78 @@
 
 /* Bytes of one band's input rows for chunks of `rows` output rows: a
  * multiple of 64, so every plane is as aligned as the first. */
-uint64_t winent_ring_plane_bytes(const pipeline *p, uint64_t rows)
+uint64_t winent_ring_plane_bytes(const job_plan *pl, uint64_t rows)
 {
-    return ((uint64_t)p->plan.row_bytes * (rows + 2 * (uint64_t)p->plan.ry) + 63) / 64 * 64;
+    return ((uint64_t)pl->row_bytes * (rows + 2 * (uint64_t)pl->ry) + 63) / 64 * 64;
 }
 
 /* Bytes one chunk of `rows` output rows holds: input rows of every band,
  * float rows of every map, and the encoded units (counted half as large as
  * the floats, plus what the sink adds to each unit). */
-uint64_t winent_ring_chunk_bytes(const pipeline *p, uint64_t rows)
+uint64_t winent_ring_chunk_bytes(const job_ring *r, uint64_t rows)
 {
-    const uint64_t W = (uint64_t)p->plan.width, maps = (uint64_t)p->plan.nmaps;
+    const job_plan *pl = r->plan;
+    const uint64_t W = (uint64_t)pl->width, maps = (uint64_t)pl->nmaps;
     uint64_t b = 0;
-    if (p->plan.want_preview) /* the preview rows its map rows can keep open */
-        b += winent_preview_rows_bytes(&p->plan.preview_opts, (int64_t)rows);
-    if (p->in.own_rows)
-        b += winent_huge_round(winent_ring_plane_bytes(p, rows) * (uint64_t)p->plan.nbands);
-    if (p->out.own_map)
+    if (pl->want_preview) /* the preview rows its map rows can keep open */
+        b += winent_preview_rows_bytes(&pl->preview_opts, (int64_t)rows);
+    if (r->in->own_rows)
+        b += winent_huge_round(winent_ring_plane_bytes(pl, rows) * (uint64_t)pl->nbands);
+    if (r->out->own_map)
         b += winent_huge_round(W * rows * 4 * maps);
-    if (p->out.units)
-        b += (W * rows * 2 +
-              (rows + p->plan.unit_rows - 1) / p->plan.unit_rows * p->plan.unit_extra) *
-             maps;
+    if (r->out->units)
+        b += (W * rows * 2 + (rows + pl->unit_rows - 1) / pl->unit_rows * pl->unit_extra) * maps;
     return b;
 }
 
-winent_status winent_chunk_buffers(pipeline *p, chunk *c, winent_err *err)
+winent_status winent_chunk_buffers(job_ring *r, chunk *c, winent_err *err)
 {
-    int units = (p->plan.chunk_rows + p->plan.unit_rows - 1) / p->plan.unit_rows * p->plan.parts *
-                p->plan.nmaps;
-    if (p->in.own_rows) {
-        c->rows_bytes = winent_huge_round(p->plan.plane_bytes * (size_t)p->plan.nbands);
+    const job_plan *pl = r->plan;
+    int units = (pl->chunk_rows + pl->unit_rows - 1) / pl->unit_rows * pl->parts * pl->nmaps;
+    if (r->in->own_rows) {
+        c->rows_bytes = winent_huge_round(pl->plane_bytes * (size_t)pl->nbands);
         if ((c->rows_own = winent_huge_alloc(c->rows_bytes)) == NULL)
             goto nomem;
     }
-    if (p->out.own_map) {
-        c->map_bytes = winent_huge_round(p->plan.map_plane * sizeof(float) * (size_t)p->plan.nmaps);
+    if (r->out->own_map) {
+        c->map_bytes = winent_huge_round(pl->map_plane * sizeof(float) * (size_t)pl->nmaps);
         if ((c->map_own = winent_huge_alloc(c->map_bytes)) == NULL)
             goto nomem;
     }
-    if (p->out.units && (c->units = calloc((size_t)units, sizeof *c->units)) == NULL)
+    if (r->out->units && (c->units = calloc((size_t)units, sizeof *c->units)) == NULL)
         goto nomem;
-    pthread_mutex_lock(&p->lock);
-    int pin = p->gpus_registered && !p->gpus_finished && p->pin.pin != NULL;
-    p->pinning += pin; /* the GPUs' release waits for it */
-    pthread_mutex_unlock(&p->lock);
+    pthread_mutex_lock(r->lock);
+    int pin = r->gpus_registered && !r->gpus_finished && r->pin.pin != NULL;
+    r->pinning += pin; /* the GPUs' release waits for it */
+    pthread_mutex_unlock(r->lock);
     if (pin) {
-        int ok = (!c->rows_own || p->pin.pin(c->rows_own, c->rows_bytes) == 0);
-        if (ok && c->map_own && p->pin.pin(c->map_own, c->map_bytes) != 0) {
-            p->pin.unpin(c->rows_own);
+        int ok = (!c->rows_own || r->pin.pin(c->rows_own, c->rows_bytes) == 0);
+        if (ok && c->map_own && r->pin.pin(c->map_own, c->map_bytes) != 0) {
+            r->pin.unpin(c->rows_own);
             ok = 0;
         }
-        pthread_mutex_lock(&p->lock);
+        pthread_mutex_lock(r->lock);
         c->registered = ok ? 1 : -1;
-        p->pinning--;
-        pthread_cond_broadcast(&p->state_cv);
-        pthread_mutex_unlock(&p->lock);
+        r->pinning--;
+        pthread_cond_broadcast(r->state_cv);
+        pthread_mutex_unlock(r->lock);
     }
     return WINENT_OK;
 nomem:
     return WINENT_ERR(err, WINENT_ERR_INTERNAL,
                       "out of memory for the pipeline's buffers (--mem %llu MiB)",
-                      (unsigned long long)(p->plan.mem_budget >> 20));
+                      (unsigned long long)(pl->mem_budget >> 20));
 }
 
-void winent_chunk_free(pipeline *p, chunk *c)
+void winent_chunk_free(const job_ring *r, chunk *c)
 {
-    int units = p->plan.unit_rows ? (p->plan.chunk_rows + p->plan.unit_rows - 1) /
-                                        p->plan.unit_rows * p->plan.parts * p->plan.nmaps
-                                  : 0;
-    if (c->registered == 1 && p->pin.unpin) {
-        p->pin.unpin(c->rows_own);
-        p->pin.unpin(c->map_own);
+    const job_plan *pl = r->plan;
+    int units = pl->unit_rows
+                    ? (pl->chunk_rows + pl->unit_rows - 1) / pl->unit_rows * pl->parts * pl->nmaps
+                    : 0;
+    if (c->registered == 1 && r->pin.unpin) {
+        r->pin.unpin(c->rows_own);
+        r->pin.unpin(c->map_own);
     }
     free(c->rows_own);
     free(c->map_own);
@@ -91,3 +93,78 @@ void winent_chunk_free(pipeline *p, chunk *c)
     free(c->units);
 }
 
+/* ---- States and counts (lock held) ------------------------------------- */
+
+chunk *winent_ring_find_locked(job_ring *r, chunk_state st)
+{
+    for (int i = 0; i < r->n_max; i++)
+        if (r->chunks[i].state == st)
+            return &r->chunks[i];
+    return NULL;
+}
+
+chunk *winent_ring_oldest_locked(job_ring *r, chunk_state st)
+{
+    chunk *best = NULL;
+    for (int i = 0; i < r->n_max; i++) {
+        chunk *c = &r->chunks[i];
+        if (c->state == st && (best == NULL || c->seq < best->seq))
+            best = c;
+    }
+    return best;
+}
+
+/* A free chunk, else a new one while fewer than n_limit exist. Past the
+ * fewest that can work (n_need), a new chunk is made only when no READY
+ * one is waiting for an engine: the engines' slots are then all taken, so
+ * the buffers made are those in flight, not all that --mem allows (fresh
+ * memory is time: 12 us a page on the 2-core VM; docs/PERFORMANCE.md). */
+chunk *winent_ring_take_locked(job_ring *r, int *fresh)
+{
+    chunk *c = winent_ring_find_locked(r, CHUNK_FREE);
+    *fresh = 0;
+    if (c == NULL && r->n_made < r->n_limit &&
+        (r->n_made < r->n_need || winent_ring_find_locked(r, CHUNK_READY) == NULL)) {
+        c = winent_ring_find_locked(r, CHUNK_UNUSED);
+        *fresh = c != NULL;
+        r->n_made += *fresh;
+    }
+    if (c != NULL) {
+        c->state = CHUNK_READING;
+        c->count_n = c->count_next = c->count_left = 0;
+    }
+    return c;
+}
+
+void winent_ring_unmake_locked(job_ring *r, chunk *c)
+{
+    c->state = CHUNK_UNUSED;
+    r->n_made--;
+}
+
+int winent_ring_ahead_locked(job_ring *r)
+{
+    r->gpus_registered = 1;
+    return r->n_limit < r->nchunks ? r->n_limit : r->nchunks;
+}
+
+void winent_ring_made_ahead_locked(job_ring *r, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (r->chunks[i].state == CHUNK_UNUSED) {
+            r->chunks[i].state = CHUNK_FREE;
+            r->n_made++;
+        }
+}
+
+void winent_ring_gpu_context_locked(job_ring *r, int64_t ctx, int slots)
+{
+    r->n_fit -= (int)(ctx < r->n_fit ? ctx : r->n_fit);
+    r->n_limit += slots;
+    if (r->n_limit > r->n_fit)
+        r->n_limit = r->n_fit;
+    if (r->n_limit > r->n_max)
+        r->n_limit = r->n_max;
+    if (r->n_limit < r->n_need)
+        r->n_limit = r->n_need;
+}

@@ -10,17 +10,6 @@
 
 /* ---- Claims ------------------------------------------------------------ */
 
-static chunk *oldest(pipeline *p, chunk_state st)
-{
-    chunk *best = NULL;
-    for (int i = 0; i < p->n_max; i++) {
-        chunk *c = &p->chunks[i];
-        if (c->state == st && (best == NULL || c->seq < best->seq))
-            best = c;
-    }
-    return best;
-}
-
 /* The CPU's rate on every worker: from the bands done, else, while the
  * first bands run, an upper bound from how long they have been running (so
  * a slow CPU is known to be slow before its first band ends). */
@@ -82,8 +71,8 @@ static int declines(const pipeline *p, const engine *e, const chunk *c)
  * there to take it). */
 static int others_hold(const pipeline *p, const engine *e)
 {
-    for (int i = 0; i < p->n_max; i++) {
-        const chunk *c = &p->chunks[i];
+    for (int i = 0; i < p->ring.n_max; i++) {
+        const chunk *c = &p->ring.chunks[i];
         if (c->state == CHUNK_FILLING) /* READY once the pool has copied it in */
             return 1;
         if (c->state == CHUNK_CLAIMED &&
@@ -97,8 +86,8 @@ static int others_hold(const pipeline *p, const engine *e)
 static chunk *unstarted_cpu_chunk(pipeline *p)
 {
     chunk *best = NULL;
-    for (int i = 0; i < p->n_max; i++) {
-        chunk *c = &p->chunks[i];
+    for (int i = 0; i < p->ring.n_max; i++) {
+        chunk *c = &p->ring.chunks[i];
         if (c->state == CHUNK_CLAIMED && c->engine && c->engine->device < 0 &&
             c->next_band == 0 && (best == NULL || c->seq < best->seq))
             best = c;
@@ -111,8 +100,8 @@ static chunk *unstarted_cpu_chunk(pipeline *p)
 static chunk *cpu_chunk_tail(pipeline *p)
 {
     chunk *best = NULL;
-    for (int i = 0; i < p->n_max; i++) {
-        chunk *c = &p->chunks[i];
+    for (int i = 0; i < p->ring.n_max; i++) {
+        chunk *c = &p->ring.chunks[i];
         if (c->state == CHUNK_CLAIMED && c->engine != NULL && c->engine->device < 0 &&
             c->tail_engine == NULL && c->next_band > 0 && c->nbands - c->next_band >= 2 &&
             (best == NULL || c->seq < best->seq))
@@ -185,7 +174,7 @@ static void unclaim(pipeline *p, chunk *c)
 
 int winent_sched_can_claim_locked(pipeline *p, const engine *e)
 {
-    chunk *c = oldest(p, CHUNK_READY);
+    chunk *c = winent_ring_oldest_locked(&p->ring, CHUNK_READY);
     return c != NULL && !declines(p, e, c);
 }
 
@@ -194,7 +183,7 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
     for (;;) {
         if (STOPPED(p))
             return NULL;
-        chunk *c = oldest(p, CHUNK_READY);
+        chunk *c = winent_ring_oldest_locked(&p->ring, CHUNK_READY);
         if (e->device >= 0) {
             /* The CPU's chunk holds the writer back when it is older than
              * any READY one: a GPU finishes its tail first. */
@@ -226,7 +215,7 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
         }
         /* The end: nothing to read and nothing another engine could give
          * back (a GPU that fails in an auto job returns its chunks). */
-        if (c == NULL && p->reader_done && !others_hold(p, e))
+        if (c == NULL && p->ring.reader_done && !others_hold(p, e))
             return NULL;
         if (!block)
             return NULL;

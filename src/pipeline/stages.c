@@ -6,38 +6,16 @@
 
 /* ---- reader -------------------------------------------------------- */
 
-static chunk *find_state(pipeline *p, chunk_state st)
-{
-    for (int i = 0; i < p->n_max; i++)
-        if (p->chunks[i].state == st)
-            return &p->chunks[i];
-    return NULL;
-}
-
-/* A chunk to fill: a free one, else a new one while fewer than n_limit
- * exist, else wait for the writer to free one. Lock held. Past the fewest
- * that can work (n_need), a new chunk is made only when no READY one is
- * waiting for an engine: the engines' slots are then all taken, so the
- * buffers made are those in flight, not all that --mem allows (fresh
- * memory is time: 12 us a page on the 2-core VM; docs/PERFORMANCE.md). */
+/* A chunk to fill (winent_ring_take_locked), else wait for the writer to
+ * free one. Lock held. */
 static chunk *take_free(pipeline *p, int *fresh, double *wait)
 {
     for (;;) {
         if (STOPPED(p))
             return NULL;
-        chunk *c = find_state(p, CHUNK_FREE);
-        *fresh = 0;
-        if (c == NULL && p->n_made < p->n_limit &&
-            (p->n_made < p->n_need || find_state(p, CHUNK_READY) == NULL)) {
-            c = find_state(p, CHUNK_UNUSED);
-            *fresh = c != NULL;
-            p->n_made += *fresh;
-        }
-        if (c != NULL) {
-            c->state = CHUNK_READING;
-            c->count_n = c->count_next = c->count_left = 0;
+        chunk *c = winent_ring_take_locked(&p->ring, fresh);
+        if (c != NULL)
             return c;
-        }
         double t0 = winent_now();
         pthread_cond_wait(&p->state_cv, &p->lock);
         *wait += winent_now() - t0;
@@ -51,7 +29,7 @@ static void make_ahead(void *arg, long i, int worker)
     winent_err err;
     (void)worker;
     winent_err_clear(&err);
-    if (!STOPPED(p) && winent_chunk_buffers(p, &p->chunks[i], &err) != WINENT_OK)
+    if (!STOPPED(p) && winent_chunk_buffers(&p->ring, &p->ring.chunks[i], &err) != WINENT_OK)
         winent_report_fail(&p->report, &err);
 }
 
@@ -63,17 +41,12 @@ static void make_ahead(void *arg, long i, int worker)
 static void make_chunks_ahead(pipeline *p)
 {
     pthread_mutex_lock(&p->lock);
-    int n = p->n_limit < p->nchunks ? p->n_limit : p->nchunks;
-    p->gpus_registered = 1;
+    int n = winent_ring_ahead_locked(&p->ring);
     pthread_mutex_unlock(&p->lock);
     winent_trace_mark(p->trace, LANE_READER, "ahead", n);
     winent_pool_parallel_run(&p->pool, n, make_ahead, p);
     pthread_mutex_lock(&p->lock);
-    for (int i = 0; i < n; i++)
-        if (p->chunks[i].state == CHUNK_UNUSED) {
-            p->chunks[i].state = CHUNK_FREE;
-            p->n_made++;
-        }
+    winent_ring_made_ahead_locked(&p->ring, n);
     pthread_mutex_unlock(&p->lock);
     winent_trace_mark(p->trace, LANE_READER, "made", n);
 }
@@ -87,7 +60,7 @@ void *winent_stage_reader(void *arg)
     double busy = 0.0, wait = 0.0;
     if (p->plan.ngpus > 0 && p->plan.stage == WINENT_STAGE_JOB)
         make_chunks_ahead(p);
-    for (int64_t seq = 0; seq < p->nchunks; seq++) {
+    for (int64_t seq = 0; seq < p->ring.nchunks; seq++) {
         int fresh;
         winent_trace_mark(p->trace, LANE_READER, "take", seq);
         pthread_mutex_lock(&p->lock);
@@ -98,10 +71,9 @@ void *winent_stage_reader(void *arg)
             break;
         winent_trace_mark(p->trace, LANE_READER, "read", seq);
         double t1 = winent_now();
-        if (fresh && winent_chunk_buffers(p, c, &err) != WINENT_OK) {
+        if (fresh && winent_chunk_buffers(&p->ring, c, &err) != WINENT_OK) {
             pthread_mutex_lock(&p->lock);
-            c->state = CHUNK_UNUSED;
-            p->n_made--;
+            winent_ring_unmake_locked(&p->ring, c);
             pthread_mutex_unlock(&p->lock);
             break;
         }
@@ -142,7 +114,7 @@ void *winent_stage_reader(void *arg)
         pthread_mutex_unlock(&p->lock);
     }
     pthread_mutex_lock(&p->lock);
-    p->reader_done = 1;
+    p->ring.reader_done = 1;
     p->meter.read_clock.busy_s += busy;
     p->meter.read_clock.wait_s += wait;
     pthread_cond_broadcast(&p->state_cv);
@@ -157,10 +129,10 @@ void *winent_stage_reader(void *arg)
 /* Chunk `seq` when it is computed, encoded and its rows counted. */
 static chunk *find_seq_done(pipeline *p, int64_t seq)
 {
-    for (int i = 0; i < p->n_max; i++)
-        if (p->chunks[i].state == CHUNK_DONE && p->chunks[i].seq == seq &&
-            p->chunks[i].count_left == 0)
-            return &p->chunks[i];
+    for (int i = 0; i < p->ring.n_max; i++)
+        if (p->ring.chunks[i].state == CHUNK_DONE && p->ring.chunks[i].seq == seq &&
+            p->ring.chunks[i].count_left == 0)
+            return &p->ring.chunks[i];
     return NULL;
 }
 
@@ -189,7 +161,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     int64_t next = 0;
     double busy = 0.0, last_progress = t_start;
     pthread_mutex_lock(&p->lock);
-    while (next < p->nchunks && !STOPPED(p)) {
+    while (next < p->ring.nchunks && !STOPPED(p)) {
         winent_report_flush_locked(&p->report, p->plan.opts->on_notice, p->plan.opts->user);
         winent_gpus_maybe_launch_locked(p);
         chunk *c = find_seq_done(p, next);
@@ -218,7 +190,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         }
         next++;
         winent_trace_mark(p->trace, LANE_WRITER, "written", c->seq);
-        if (p->plan.opts->on_progress && (t1 - last_progress >= 0.25 || next == p->nchunks)) {
+        if (p->plan.opts->on_progress && (t1 - last_progress >= 0.25 || next == p->ring.nchunks)) {
             winent_progress pr;
             pr.rows_done = c->y1;
             pr.rows_total = p->plan.height;
@@ -238,7 +210,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         WINENT_ERR(&err, WINENT_ERR_INTERRUPTED, "interrupted");
         winent_report_fail(&p->report, &err);
     }
-    if (!STOPPED(p) && next == p->nchunks && p->plan.stage == WINENT_STAGE_JOB) {
+    if (!STOPPED(p) && next == p->ring.nchunks && p->plan.stage == WINENT_STAGE_JOB) {
         /* The preview's PNG is written before the output is put in place
          * and renamed after it: each appears only when the job succeeds
          * (only a failed rename of the PNG itself can come after the

@@ -76,8 +76,8 @@ static task next_task(pipeline *p)
 {
     task t = {TASK_NONE, NULL, 0, 0, 0};
     chunk *enc = NULL, *band = NULL, *count = NULL, *fill = NULL;
-    for (int i = 0; i < p->n_max; i++) {
-        chunk *c = &p->chunks[i];
+    for (int i = 0; i < p->ring.n_max; i++) {
+        chunk *c = &p->ring.chunks[i];
         if (c->state == CHUNK_FILLING && c->fill_next < c->fill_n &&
             (fill == NULL || c->seq < fill->seq))
             fill = c;
