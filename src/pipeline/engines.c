@@ -69,7 +69,8 @@ static winent_status cpu_wait(engine *e, int slot, chunk *c, int may_claim, int 
         }
         /* The workers are about to run out of bands and a chunk is there:
          * go and claim it rather than let them idle. */
-        if (may_claim && cpu_wants_more(e) && winent_sched_can_claim_locked(p, e)) {
+        if (may_claim && cpu_wants_more(e) &&
+            winent_sched_can_claim_locked(&p->ring, &p->plan, &p->meter, &p->set, e)) {
             *done = 0;
             break;
         }
@@ -170,7 +171,8 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     /* The pool counts its clamped samples while the GPU computes (the
      * CPU's bands count their own). */
     pthread_mutex_lock(&p->lock);
-    winent_sched_post_counts_locked(p, c, c->tail_engine == e ? c->tail_y0 : c->y0);
+    winent_sched_post_counts_locked(&p->ring, &p->plan, c,
+                                    c->tail_engine == e ? c->tail_y0 : c->y0);
     pthread_mutex_unlock(&p->lock);
     if (c->registered == 0)
         pin_chunk(p, e, c);
@@ -235,10 +237,11 @@ const engine_ops winent_gpu_engine_ops = {"gpu",           gpu_create,          
 /* Every GPU driver started has ended, and no other can come (lock held). */
 static int gpus_all_finished(const pipeline *p)
 {
-    if (p->launching)
+    if (p->set.launching)
         return 0; /* auto: more may come */
-    for (int i = 0; i < p->nengines; i++)
-        if (p->engines[i].device >= 0 && p->engines[i].started && !p->engines[i].finished)
+    for (int i = 0; i < p->set.nengines; i++)
+        if (p->set.engines[i].device >= 0 && p->set.engines[i].started &&
+            !p->set.engines[i].finished)
             return 0;
     return 1;
 }
@@ -291,8 +294,9 @@ static void gpu_finished(engine *e)
 
 static int other_engine_may_run(const pipeline *p, const engine *e)
 {
-    for (int i = 0; i < p->nengines; i++)
-        if (&p->engines[i] != e && (p->engines[i].live || p->engines[i].ops == &winent_cpu_engine_ops))
+    for (int i = 0; i < p->set.nengines; i++)
+        if (&p->set.engines[i] != e &&
+            (p->set.engines[i].live || p->set.engines[i].ops == &winent_cpu_engine_ops))
             return 1;
     return 0;
 }
@@ -316,7 +320,7 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
         for (int k = 0; k < n; k++) {
             chunk *c = held[(head + k) % e->slots];
             if (c->tail_engine == e) {
-                winent_sched_return_tail_locked(p, c, e);
+                winent_sched_return_tail_locked(&p->ring, &p->plan, c, e);
                 continue;
             }
             c->state = CHUNK_READY;
@@ -371,7 +375,7 @@ void *winent_engine_driver(void *arg)
             break;
         if (n < e->slots && (n == 0 || e->ops->wants_more(e))) {
             winent_trace_mark(p->trace, lane, "claim", -1);
-            chunk *c = winent_sched_claim_locked(p, e, n == 0);
+            chunk *c = winent_sched_claim_locked(&p->ring, &p->plan, &p->meter, &p->set, e, n == 0);
             if (c != NULL) {
                 winent_trace_mark(p->trace, lane, "claimed", c->seq);
                 int slot = (head + n) % e->slots;
@@ -407,7 +411,7 @@ void *winent_engine_driver(void *arg)
         winent_trace_mark(p->trace, lane, "done", c->seq);
         if (c->engine == e || c->tail_engine == e) /* else a GPU took it over
                                                       before it started */
-            winent_sched_computed_locked(p, c, e);
+            winent_sched_computed_locked(&p->ring, &p->plan, c, e);
         head = (head + 1) % e->slots;
         n--;
     }
@@ -432,9 +436,9 @@ out:
 
 engine *winent_engine_add(pipeline *p, const engine_ops *ops, int device, int slots)
 {
-    if (p->nengines >= WINENT_MAX_ENGINES)
+    if (p->set.nengines >= WINENT_MAX_ENGINES)
         return NULL;
-    engine *e = &p->engines[p->nengines++];
+    engine *e = &p->set.engines[p->set.nengines++];
     memset(e, 0, sizeof *e);
     e->ops = ops;
     e->p = p;
@@ -451,11 +455,11 @@ engine *winent_engine_add(pipeline *p, const engine_ops *ops, int device, int sl
 /* Start the driver of GPU `d` (lock held). NULL when it could not. */
 static engine *start_gpu(pipeline *p, int d)
 {
-    if (p->nengines >= WINENT_MAX_ENGINES || STOPPED(p))
+    if (p->set.nengines >= WINENT_MAX_ENGINES || STOPPED(p))
         return NULL;
     engine *e = winent_engine_add(p, &winent_gpu_engine_ops, d, p->plan.gpu_slots);
     if (pthread_create(&e->thread, NULL, winent_engine_driver, e) != 0) {
-        p->nengines--; /* never started: not one of the job's engines */
+        p->set.nengines--; /* never started: not one of the job's engines */
         return NULL;
     }
     e->started = 1;
@@ -475,8 +479,9 @@ static int more_gpus_pay(const pipeline *p, const engine *first)
                           first->busy_s,
                           first->first_busy_s,
                           (double)p->plan.width * (double)p->plan.height};
-    for (int i = 0; i < p->nengines; i++)
-        g.px_left -= (double)p->engines[i].pixels_done + (double)p->engines[i].pixels_inflight;
+    for (int i = 0; i < p->set.nengines; i++)
+        g.px_left -=
+            (double)p->set.engines[i].pixels_done + (double)p->set.engines[i].pixels_inflight;
     return winent_more_gpus_pay(&g, WINENT_GPU_MORE_S);
 }
 
@@ -519,7 +524,7 @@ void *winent_gpu_launcher(void *arg)
                 if (start_gpu_within_mem(p, winent_devices_host_id(d)) == NULL)
                     break;
     }
-    p->launching = 0;
+    p->set.launching = 0;
     if (first != NULL && gpus_all_finished(p))
         gpus_unpin_locked(p); /* they ended while it decided */
     pthread_cond_broadcast(&p->state_cv);
@@ -531,20 +536,20 @@ void *winent_gpu_launcher(void *arg)
 
 static void launch_gpus_locked(pipeline *p)
 {
-    p->gpu_launch = 1;
-    p->launching = 1;
+    p->set.gpu_launch = 1;
+    p->set.launching = 1;
     /* From now on the CPU leaves the first GPU's context its room where it
      * still can; the launcher checks it again once it has found a GPU. */
     winent_gpu_room_locked(p);
-    if (pthread_create(&p->launcher, NULL, winent_gpu_launcher, p) == 0)
-        p->launcher_started = 1;
+    if (pthread_create(&p->set.launcher, NULL, winent_gpu_launcher, p) == 0)
+        p->set.launcher_started = 1;
     else
-        p->launching = 0;
+        p->set.launching = 0;
 }
 
 void winent_gpus_launch_early_locked(pipeline *p, const chunk *c)
 {
-    if (!p->plan.auto_device || p->gpu_launch)
+    if (!p->plan.auto_device || p->set.gpu_launch)
         return;
     /* The CPU's best case, for its kernel path on these data (before any
      * data, the best of its paths): every core at that cost for each pixel
@@ -566,7 +571,7 @@ void winent_gpus_launch_early_locked(pipeline *p, const chunk *c)
 
 void winent_gpus_maybe_launch_locked(pipeline *p)
 {
-    if (!p->plan.auto_device || p->gpu_launch || p->meter.first_band_s <= 0.0)
+    if (!p->plan.auto_device || p->set.gpu_launch || p->meter.first_band_s <= 0.0)
         return;
     /* The CPU's rate so far tells how long it would take alone: bring the
      * GPUs in once that is long enough for them to pay. Before a band has
@@ -579,7 +584,7 @@ void winent_gpus_maybe_launch_locked(pipeline *p)
                                   (double)p->plan.width * (double)p->plan.height, m->bands_done,
                                   p->plan.threads, WINENT_GPU_WORTH_S);
     if (worth < 0)
-        p->gpu_launch = -1; /* measured: the CPU alone is quick enough */
+        p->set.gpu_launch = -1; /* measured: the CPU alone is quick enough */
     else if (worth > 0)
         launch_gpus_locked(p);
 }

@@ -418,8 +418,8 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     stats->chunks = p->ring.nchunks;
     int k = 0, gpus = 0;
     stats->engine[0] = '\0';
-    for (int i = 0; i < p->nengines; i++) {
-        const engine *e = &p->engines[i];
+    for (int i = 0; i < p->set.nengines; i++) {
+        const engine *e = &p->set.engines[i];
         if (e->device >= 0) {
             gpus++;
             stats->compute.busy_s += e->busy_s;
@@ -688,6 +688,8 @@ static void init_state(pipeline *p, const winent_job_opts *o, winent_stage stage
     p->ring.out = &p->out;
     p->ring.lock = &p->lock;
     p->ring.state_cv = &p->state_cv;
+    p->ring.work_cv = &p->work_cv;
+    p->ring.stop = p->stop;
     p->ring.pin.pin = winent_gpu_engine_ops.pin;
     p->ring.pin.unpin = winent_gpu_engine_ops.unpin;
     p->par_hook.run = winent_pool_parallel_run;
@@ -926,8 +928,8 @@ static void run_threads(pipeline *p, winent_job_stats *stats, double t_start)
     p->pool.lane0 = LANE_WORKER(0);
     int started_all = winent_pool_start(&p->pool);
     pthread_mutex_lock(&p->lock);
-    for (int i = 0; i < p->nengines && started_all; i++) {
-        engine *e = &p->engines[i];
+    for (int i = 0; i < p->set.nengines && started_all; i++) {
+        engine *e = &p->set.engines[i];
         if (pthread_create(&e->thread, NULL, winent_engine_driver, e) != 0)
             started_all = 0;
         else
@@ -950,13 +952,13 @@ static void run_threads(pipeline *p, winent_job_stats *stats, double t_start)
         pthread_join(reader, NULL);
     /* The launcher adds engines: join it before the engines. */
     pthread_mutex_lock(&p->lock);
-    int launcher = p->launcher_started;
+    int launcher = p->set.launcher_started;
     pthread_mutex_unlock(&p->lock);
     if (launcher)
-        pthread_join(p->launcher, NULL);
-    for (int i = 0; i < p->nengines; i++)
-        if (p->engines[i].started)
-            pthread_join(p->engines[i].thread, NULL);
+        pthread_join(p->set.launcher, NULL);
+    for (int i = 0; i < p->set.nengines; i++)
+        if (p->set.engines[i].started)
+            pthread_join(p->set.engines[i].thread, NULL);
     winent_pool_join(&p->pool);
     p->meter.read_clock.busy_s += p->pool.par_s; /* the reader's decoding, on the pool */
 }

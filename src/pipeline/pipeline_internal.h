@@ -366,6 +366,20 @@ typedef struct job_plan {
     uint64_t chunk_bytes; /* one chunk's buffers */
 } job_plan;
 
+/* The engine set (engines.c): the engines, their drivers and auto's
+ * launcher. Under the job's lock once the threads run: setup and the
+ * launcher add engines (winent_engine_add), the drivers and the claims
+ * (sched.c) change each engine's counts. */
+typedef struct engine_set {
+    engine engines[WINENT_MAX_ENGINES];
+    int nengines;
+    int gpu_launch; /* auto: the GPU launcher has been asked for
+                       (1), or the CPU alone is quick enough (-1) */
+    pthread_t launcher;
+    int launcher_started;
+    int launching; /* auto: the launcher may still add GPUs */
+} engine_set;
+
 /* The chunks' ring (ring.c): their descriptors (states, claims, each
  * chunk's fields), how many have buffers and may have, and the pinning of
  * those buffers for the GPUs. Its lock is the job's one lock (`lock`,
@@ -385,6 +399,8 @@ typedef struct job_ring {
     const winent_job_output *out; /* borrowed: ... (own_map, units) */
     pthread_mutex_t *lock;        /* borrowed: the job's one lock */
     pthread_cond_t *state_cv;     /* borrowed: a chunk changed state */
+    pthread_cond_t *work_cv;      /* borrowed: a task for the pool */
+    volatile int *stop;           /* borrowed: the job's stop flag (STOPPED) */
     /* Under *lock. */
     int n_fit;           /* chunks --mem holds (less the GPUs' contexts) */
     int n_made;          /* chunks with buffers */
@@ -400,6 +416,7 @@ typedef struct job_ring {
 struct pipeline {
     job_plan plan;               /* setup's; read-only once the threads start */
     job_ring ring;               /* the chunks (ring.c; under `lock`) */
+    engine_set set;              /* the engines (engines.c; under `lock`) */
     winent_trace *trace;         /* owned; NULL without WINENT_TRACE */
     winent_source *source;       /* reader thread only */
     winent_zst_reader *map_in;   /* --decode: the .zst map read (reader thread only) */
@@ -421,12 +438,6 @@ struct pipeline {
     pthread_cond_t state_cv;     /* reader, drivers, writer: a chunk changed state */
     winent_report report;        /* the first error, the notices (report.h; under `lock`) */
     winent_pool pool;            /* the worker pool (pool.h), borrowing `lock` */
-    engine engines[WINENT_MAX_ENGINES];
-    int nengines;
-    int gpu_launch;              /* auto: the GPU launcher has been asked for */
-    pthread_t launcher;
-    int launcher_started;
-    int launching;               /* auto: the launcher may still add GPUs */
     job_meter meter;             /* rates and times measured (under `lock`) */
     int bands_running;           /* CPU bands handed to the pool, not yet done */
     winent_clamp_counts *clamps; /* owned, per band: samples clamped so far (the
@@ -447,40 +458,44 @@ struct pipeline {
  * worker w's. */
 #define LANE_READER 0
 #define LANE_WRITER 1
-#define LANE_ENGINE(p, e) (2 + (int)((e) - (p)->engines))
+#define LANE_ENGINE(p, e)     (2 + (int)((e) - (p)->set.engines))
 #define LANE_WORKER(w) (2 + WINENT_MAX_ENGINES + (w))
 #define WINENT_TRACE_LANES(p) (2 + WINENT_MAX_ENGINES + (p)->plan.threads)
 
 #define STOPPED(p)   (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) != 0)
 #define CANCELLED(p) (__atomic_load_n((p)->stop, __ATOMIC_RELAXED) == WINENT_STOP_CANCEL)
 
-/* sched.c: the chunk queue: claims and the chunks' compute states. */
+/* sched.c: the chunk queue: claims and the chunks' compute states, each
+ * call handed the ring, the plan and, for the claims, the meter and the
+ * engine set (`e` one of es's engines). */
 /* Claim the next READY chunk for `e` (lock held). `block`: wait for one.
  * A GPU with nothing READY takes over a chunk the CPU has claimed but not
  * started. NULL: none now (not blocking), or none will come. */
-chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block);
+chunk *winent_sched_claim_locked(job_ring *r, const job_plan *pl, const job_meter *m,
+                                 const engine_set *es, engine *e, int block);
 /* The CPU's rate on `threads` workers, pixels a second, from the meter's
  * bands (0: not known yet; lock held): from the bands done, else, while
  * the first bands run, an upper bound from how long they have run. */
 double winent_sched_cpu_rate(const job_meter *m, int width, int threads);
 /* 1 when `e` would get a chunk from a claim now (lock held). */
-int winent_sched_can_claim_locked(pipeline *p, const engine *e);
+int winent_sched_can_claim_locked(job_ring *r, const job_plan *pl, const job_meter *m,
+                                  const engine_set *es, const engine *e);
 /* Engine `e` has computed its part of chunk `c`: the whole chunk, or the
  * CPU's bands and a GPU's tail of a chunk shared that way (lock held). */
-void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e);
+void winent_sched_computed_locked(job_ring *r, const job_plan *pl, chunk *c, engine *e);
 /* A GPU gives back the tail of chunk `c` it took from the CPU (it failed
  * before computing it; lock held): the CPU's bands cover it again, or, when
  * the CPU is done with its own part, the whole chunk goes back to the queue. */
-void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e);
+void winent_sched_return_tail_locked(job_ring *r, const job_plan *pl, chunk *c, engine *e);
 /* Clamp counting: have the pool's workers count chunk c's rows from
  * `from` on (a GPU computes them), unless they are posted already (lock
  * held). */
-void winent_sched_post_counts_locked(pipeline *p, chunk *c, int from);
+void winent_sched_post_counts_locked(job_ring *r, const job_plan *pl, chunk *c, int from);
 
 /* engines.c: the engine table and the one driver body. */
 extern const engine_ops winent_cpu_engine_ops;
 extern const engine_ops winent_gpu_engine_ops;
-/* The next of p->engines (p->nengines grows by one) for `device` (-1: the
+/* The next of p->set's engines (nengines grows by one) for `device` (-1: the
  * CPU), cleared and named "cpu" or "gpuN"; the caller starts its driver.
  * NULL when the table is full. Under the lock once threads run. */
 engine *winent_engine_add(pipeline *p, const engine_ops *ops, int device, int slots);

@@ -2,7 +2,9 @@
 /* The chunk queue: engines claim READY chunks from one queue, each at its
  * own pace (declines: who leaves a chunk to whom), take over a CPU chunk's
  * tail, and mark their part computed, which hands the chunk to the pool's
- * encoding (tasks.c). Lock held throughout. */
+ * encoding (tasks.c). Lock held throughout (the ring's, *r->lock). Each
+ * function is handed what it uses: the ring (the chunks, the conditions,
+ * the stop flag), the plan, the meter, the engine set. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,54 +27,51 @@ double winent_sched_cpu_rate(const job_meter *m, int width, int threads)
     return 0.0;
 }
 
-static double engine_rate(const pipeline *p, const engine *e)
+static double engine_rate(const job_plan *pl, const job_meter *m, const engine *e)
 {
     if (e->device < 0)
-        return winent_sched_cpu_rate(&p->meter, p->plan.width, p->plan.threads);
+        return winent_sched_cpu_rate(m, pl->width, pl->threads);
     return e->busy_s > 0.0 && e->chunks_done > 0 ? (double)e->pixels_done / e->busy_s : 0.0;
 }
 
 /* The engines and the job as the claims see them (decide.h), taken now
- * (lock held): `ev` holds p->nengines views. */
-static winent_claim_view claim_view(const pipeline *p, winent_engine_view *ev)
+ * (lock held): `ev` holds es->nengines views. */
+static winent_claim_view claim_view(const job_plan *pl, const job_meter *m, const engine_set *es,
+                                    winent_engine_view *ev)
 {
     const double now = winent_now();
-    for (int i = 0; i < p->nengines; i++) {
-        const engine *e = &p->engines[i];
+    for (int i = 0; i < es->nengines; i++) {
+        const engine *e = &es->engines[i];
         ev[i].cpu = e->device < 0;
         ev[i].live = e->live;
         ev[i].inflight = e->inflight;
-        ev[i].rate = engine_rate(p, e);
+        ev[i].rate = engine_rate(pl, m, e);
         ev[i].pixels_inflight = (double)e->pixels_inflight;
         ev[i].pixels_done = (double)e->pixels_done;
         ev[i].busy_for = now - e->busy_since;
     }
-    winent_claim_view v = {ev,
-                           p->nengines,
-                           (double)p->plan.width,
-                           (double)p->plan.height,
-                           p->plan.threads,
-                           p->meter.enc_px,
-                           p->meter.enc_s};
+    winent_claim_view v = {ev,          es->nengines, (double)pl->width, (double)pl->height,
+                           pl->threads, m->enc_px,    m->enc_s};
     return v;
 }
 
 /* Engine `e` leaves chunk `c` to the others (winent_declines, decide.c). */
-static int declines(const pipeline *p, const engine *e, const chunk *c)
+static int declines(const job_plan *pl, const job_meter *m, const engine_set *es, const engine *e,
+                    const chunk *c)
 {
     winent_engine_view ev[WINENT_MAX_ENGINES];
-    winent_claim_view v = claim_view(p, ev);
-    return winent_declines(&v, (int)(e - p->engines), c->y0, c->y1);
+    winent_claim_view v = claim_view(pl, m, es, ev);
+    return winent_declines(&v, (int)(e - es->engines), c->y0, c->y1);
 }
 
 /* Chunks claimed but not computed by engines other than `e`, a tail that
  * another engine computes included (a GPU that fails on it gives the whole
  * chunk back when the CPU is done with its part: the CPU must still be
  * there to take it). */
-static int others_hold(const pipeline *p, const engine *e)
+static int others_hold(const job_ring *r, const engine *e)
 {
-    for (int i = 0; i < p->ring.n_max; i++) {
-        const chunk *c = &p->ring.chunks[i];
+    for (int i = 0; i < r->n_max; i++) {
+        const chunk *c = &r->chunks[i];
         if (c->state == CHUNK_FILLING) /* READY once the pool has copied it in */
             return 1;
         if (c->state == CHUNK_CLAIMED &&
@@ -83,11 +82,11 @@ static int others_hold(const pipeline *p, const engine *e)
 }
 
 /* The oldest chunk the CPU claimed but has not started (no band taken). */
-static chunk *unstarted_cpu_chunk(pipeline *p)
+static chunk *unstarted_cpu_chunk(job_ring *r)
 {
     chunk *best = NULL;
-    for (int i = 0; i < p->ring.n_max; i++) {
-        chunk *c = &p->ring.chunks[i];
+    for (int i = 0; i < r->n_max; i++) {
+        chunk *c = &r->chunks[i];
         if (c->state == CHUNK_CLAIMED && c->engine && c->engine->device < 0 &&
             c->next_band == 0 && (best == NULL || c->seq < best->seq))
             best = c;
@@ -97,11 +96,11 @@ static chunk *unstarted_cpu_chunk(pipeline *p)
 
 /* The oldest chunk the CPU has started with at least two bands not
  * started. */
-static chunk *cpu_chunk_tail(pipeline *p)
+static chunk *cpu_chunk_tail(job_ring *r)
 {
     chunk *best = NULL;
-    for (int i = 0; i < p->ring.n_max; i++) {
-        chunk *c = &p->ring.chunks[i];
+    for (int i = 0; i < r->n_max; i++) {
+        chunk *c = &r->chunks[i];
         if (c->state == CHUNK_CLAIMED && c->engine != NULL && c->engine->device < 0 &&
             c->tail_engine == NULL && c->next_band > 0 && c->nbands - c->next_band >= 2 &&
             (best == NULL || c->seq < best->seq))
@@ -112,12 +111,12 @@ static chunk *cpu_chunk_tail(pipeline *p)
 
 /* GPU `e` takes over the bands of CPU chunk `c` that no worker has started:
  * the CPU finishes those it started, `e` computes the rest of the rows. */
-static void take_tail(pipeline *p, engine *e, chunk *c)
+static void take_tail(job_ring *r, const job_plan *pl, engine *e, chunk *c)
 {
     engine *cpu = c->engine;
     int from = c->next_band;
     c->tail_y0 = c->y0 + from * c->band_rows;
-    int64_t px = (int64_t)(c->y1 - c->tail_y0) * p->plan.width;
+    int64_t px = (int64_t)(c->y1 - c->tail_y0) * pl->width;
     c->bands_left -= c->nbands - from;
     c->nbands = from;
     c->tail_engine = e;
@@ -126,20 +125,20 @@ static void take_tail(pipeline *p, engine *e, chunk *c)
     if (e->inflight++ == 0)
         e->busy_since = winent_now();
     e->pixels_inflight += px;
-    pthread_cond_broadcast(&p->state_cv); /* the CPU's part may be done now */
+    pthread_cond_broadcast(r->state_cv); /* the CPU's part may be done now */
 }
 
 /* GPU `e` would end the tail of `c` before the CPU does. */
-static int tail_pays(const pipeline *p, const engine *e, const chunk *c)
+static int tail_pays(const job_plan *pl, const job_meter *m, const engine *e, const chunk *c)
 {
-    double px = (double)(c->y1 - (c->y0 + c->next_band * c->band_rows)) * (double)p->plan.width;
-    return winent_tail_pays(engine_rate(p, e), (double)e->pixels_inflight,
-                            winent_sched_cpu_rate(&p->meter, p->plan.width, p->plan.threads), px);
+    double px = (double)(c->y1 - (c->y0 + c->next_band * c->band_rows)) * (double)pl->width;
+    return winent_tail_pays(engine_rate(pl, m, e), (double)e->pixels_inflight,
+                            winent_sched_cpu_rate(m, pl->width, pl->threads), px);
 }
 
-void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e)
+void winent_sched_return_tail_locked(job_ring *r, const job_plan *pl, chunk *c, engine *e)
 {
-    int64_t px = (int64_t)(c->y1 - c->tail_y0) * p->plan.width;
+    int64_t px = (int64_t)(c->y1 - c->tail_y0) * pl->width;
     e->pixels_inflight -= px;
     e->inflight--;
     c->tail_engine = NULL;
@@ -147,7 +146,7 @@ void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e)
     if (c->head_done) {
         /* The CPU has let go of it: the whole chunk goes back (computing
          * its first rows again gives the same bytes; the preview has them). */
-        if (c->engine->device < 0 && !p->plan.preview_after && c->tail_y0 > c->previewed_to)
+        if (c->engine->device < 0 && !pl->preview_after && c->tail_y0 > c->previewed_to)
             c->previewed_to = c->tail_y0;
         c->state = CHUNK_READY;
         c->engine = NULL;
@@ -157,50 +156,52 @@ void winent_sched_return_tail_locked(pipeline *p, chunk *c, engine *e)
         c->bands_left += all - c->nbands;
         c->nbands = all;
         c->engine->pixels_inflight += px;
-        pthread_cond_broadcast(&p->work_cv);
+        pthread_cond_broadcast(r->work_cv);
     }
-    pthread_cond_broadcast(&p->state_cv);
+    pthread_cond_broadcast(r->state_cv);
 }
 
-static void unclaim(pipeline *p, chunk *c)
+static void unclaim(const job_plan *pl, chunk *c)
 {
     engine *o = c->engine;
-    o->pixels_inflight -= (int64_t)(c->y1 - c->y0) * p->plan.width;
+    o->pixels_inflight -= (int64_t)(c->y1 - c->y0) * pl->width;
     o->inflight--;
     /* Its driver finds the chunk gone when its wait returns. */
     c->nbands = c->next_band = c->bands_left = 0;
     c->engine = NULL;
 }
 
-int winent_sched_can_claim_locked(pipeline *p, const engine *e)
+int winent_sched_can_claim_locked(job_ring *r, const job_plan *pl, const job_meter *m,
+                                  const engine_set *es, const engine *e)
 {
-    chunk *c = winent_ring_oldest_locked(&p->ring, CHUNK_READY);
-    return c != NULL && !declines(p, e, c);
+    chunk *c = winent_ring_oldest_locked(r, CHUNK_READY);
+    return c != NULL && !declines(pl, m, es, e, c);
 }
 
-chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
+chunk *winent_sched_claim_locked(job_ring *r, const job_plan *pl, const job_meter *m,
+                                 const engine_set *es, engine *e, int block)
 {
     for (;;) {
-        if (STOPPED(p))
+        if (STOPPED(r))
             return NULL;
-        chunk *c = winent_ring_oldest_locked(&p->ring, CHUNK_READY);
+        chunk *c = winent_ring_oldest_locked(r, CHUNK_READY);
         if (e->device >= 0) {
             /* The CPU's chunk holds the writer back when it is older than
              * any READY one: a GPU finishes its tail first. */
-            chunk *t = cpu_chunk_tail(p);
-            if (t != NULL && (c == NULL || t->seq < c->seq) && tail_pays(p, e, t)) {
-                take_tail(p, e, t);
+            chunk *t = cpu_chunk_tail(r);
+            if (t != NULL && (c == NULL || t->seq < c->seq) && tail_pays(pl, m, e, t)) {
+                take_tail(r, pl, e, t);
                 return t;
             }
         }
         if (c == NULL && e->device >= 0) {
-            chunk *s = unstarted_cpu_chunk(p);
-            if (s != NULL && !declines(p, e, s)) {
-                unclaim(p, s);
+            chunk *s = unstarted_cpu_chunk(r);
+            if (s != NULL && !declines(pl, m, es, e, s)) {
+                unclaim(pl, s);
                 c = s;
             }
         }
-        if (c != NULL && !declines(p, e, c)) {
+        if (c != NULL && !declines(pl, m, es, e, c)) {
             c->state = CHUNK_CLAIMED;
             c->engine = e;
             c->tail_engine = NULL;
@@ -209,34 +210,34 @@ chunk *winent_sched_claim_locked(pipeline *p, engine *e, int block)
             c->nbands = c->next_band = c->bands_left = 0;
             if (e->inflight++ == 0)
                 e->busy_since = winent_now();
-            e->pixels_inflight += (int64_t)(c->y1 - c->y0) * p->plan.width;
-            pthread_cond_broadcast(&p->state_cv); /* the reader may make a chunk now */
+            e->pixels_inflight += (int64_t)(c->y1 - c->y0) * pl->width;
+            pthread_cond_broadcast(r->state_cv); /* the reader may make a chunk now */
             return c;
         }
         /* The end: nothing to read and nothing another engine could give
          * back (a GPU that fails in an auto job returns its chunks). */
-        if (c == NULL && p->ring.reader_done && !others_hold(p, e))
+        if (c == NULL && r->reader_done && !others_hold(r, e))
             return NULL;
         if (!block)
             return NULL;
         if (e->device < 0) {
             /* The CPU's decision may change with time alone (declines:
              * waiting for a GPU's first chunk): look again every 20 ms. */
-            winent_cond_wait_ms(&p->state_cv, &p->lock, 20);
+            winent_cond_wait_ms(r->state_cv, r->lock, 20);
         } else {
-            pthread_cond_wait(&p->state_cv, &p->lock);
+            pthread_cond_wait(r->state_cv, r->lock);
         }
     }
 }
 
-void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
+void winent_sched_computed_locked(job_ring *r, const job_plan *pl, chunk *c, engine *e)
 {
     double now = winent_now();
     int64_t px;
     if (e == c->tail_engine)
-        px = (int64_t)(c->y1 - c->tail_y0) * p->plan.width;
+        px = (int64_t)(c->y1 - c->tail_y0) * pl->width;
     else
-        px = (int64_t)((c->tail_engine ? c->tail_y0 : c->y1) - c->y0) * p->plan.width;
+        px = (int64_t)((c->tail_engine ? c->tail_y0 : c->y1) - c->y0) * pl->width;
     {
         e->pixels_inflight -= px;
         e->pixels_done += (uint64_t)px;
@@ -253,41 +254,41 @@ void winent_sched_computed_locked(pipeline *p, chunk *c, engine *e)
     if (e != c->tail_engine)
         c->head_done = 1;
     if (--c->computing > 0) {
-        pthread_cond_broadcast(&p->state_cv); /* this engine's queue is shorter */
+        pthread_cond_broadcast(r->state_cv); /* this engine's queue is shorter */
         return; /* the other engine's part is still running */
     }
     /* The rows the CPU computed are in the preview already (each band was
      * added as it ended, still in cache): all of a CPU chunk, the head of
      * one whose tail a GPU took; a GPU's rows get slices of their own. */
     int from = c->previewed_to;
-    if (c->engine && c->engine->device < 0 && !p->plan.preview_after)
+    if (c->engine && c->engine->device < 0 && !pl->preview_after)
         from = c->tail_engine ? c->tail_y0 : c->y1;
     if (from < c->previewed_to)
         from = c->previewed_to;
     c->tail_engine = NULL;
     c->preview_y0 = from;
-    p->out.pieces(&p->out, c); /* nenc units to encode, nstore pieces to store */
+    r->out->pieces(r->out, c); /* nenc units to encode, nstore pieces to store */
     c->ntasks = c->nenc + c->nstore;
-    if (p->preview && from < c->y1)
-        c->ntasks += (c->y1 - from + p->plan.band_rows - 1) / p->plan.band_rows;
+    if (pl->want_preview && from < c->y1) /* the preview is open */
+        c->ntasks += (c->y1 - from + pl->band_rows - 1) / pl->band_rows;
     if (c->ntasks == 0) {
         c->state = CHUNK_DONE;
     } else {
         c->state = CHUNK_ENCODING;
         c->next_piece = 0;
         c->pieces_left = c->ntasks;
-        pthread_cond_broadcast(&p->work_cv);
+        pthread_cond_broadcast(r->work_cv);
     }
-    pthread_cond_broadcast(&p->state_cv);
+    pthread_cond_broadcast(r->state_cv);
 }
 
-void winent_sched_post_counts_locked(pipeline *p, chunk *c, int from)
+void winent_sched_post_counts_locked(job_ring *r, const job_plan *pl, chunk *c, int from)
 {
-    if (!p->plan.count_clamps || c->count_n > 0 || from >= c->y1)
+    if (!pl->count_clamps || c->count_n > 0 || from >= c->y1)
         return;
     c->count_y0 = from;
-    c->count_n = (c->y1 - from + p->plan.count_rows - 1) / p->plan.count_rows;
+    c->count_n = (c->y1 - from + pl->count_rows - 1) / pl->count_rows;
     c->count_next = 0;
     c->count_left = c->count_n;
-    pthread_cond_broadcast(&p->work_cv);
+    pthread_cond_broadcast(r->work_cv);
 }

@@ -65,7 +65,7 @@ void *winent_stage_reader(void *arg)
         winent_trace_mark(p->trace, LANE_READER, "take", seq);
         pthread_mutex_lock(&p->lock);
         chunk *c = take_free(p, &fresh, &wait);
-        const int launched = p->gpu_launch == 1;
+        const int launched = p->set.gpu_launch == 1;
         pthread_mutex_unlock(&p->lock);
         if (c == NULL)
             break;

@@ -41,11 +41,11 @@ static const char *task_event(const task *t, int end)
  * being made) and none is up yet. Lock held. */
 static int gpu_starting(const pipeline *p)
 {
-    if (p->gpu_launch != 1)
+    if (p->set.gpu_launch != 1)
         return 0;
     int added = 0;
-    for (int i = 0; i < p->nengines; i++) {
-        const engine *e = &p->engines[i];
+    for (int i = 0; i < p->set.nengines; i++) {
+        const engine *e = &p->set.engines[i];
         if (e->device < 0)
             continue;
         added = 1;
@@ -54,7 +54,7 @@ static int gpu_starting(const pipeline *p)
         if (e->started && !e->failed && !e->finished)
             return 1;
     }
-    return !added && p->launching; /* the launcher is finding the devices */
+    return !added && p->set.launching; /* the launcher is finding the devices */
 }
 
 /* A CPU band waits: auto, an output the pool encodes, the first GPU
