@@ -26,13 +26,13 @@ static winent_status cpu_create(engine *e, winent_err *err)
 /* Rows per band of the next chunk: the shortest any map's engine asks
  * for, as a band computes every map of its rows (any value gives the same
  * bits). */
-static int cpu_band_rows(const pipeline *p)
+static int cpu_band_rows(const job_plan *pl)
 {
     int rows = 0;
-    for (int m = 0; m < p->plan.nmaps; m++) {
-        if (!p->plan.maps[m].owner)
+    for (int m = 0; m < pl->nmaps; m++) {
+        if (!pl->maps[m].owner)
             continue;
-        int r = winent_cpu_engine_band_rows(p->plan.maps[m].cpu, p->plan.width);
+        int r = winent_cpu_engine_band_rows(pl->maps[m].cpu, pl->width);
         rows = rows == 0 || r < rows ? r : rows;
     }
     return rows;
@@ -44,7 +44,7 @@ static winent_status cpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     (void)slot, (void)err;
     pthread_mutex_lock(&p->lock);
     if (c->engine == e) { /* not taken over by a GPU meanwhile */
-        c->band_rows = cpu_band_rows(p);
+        c->band_rows = cpu_band_rows(&p->plan);
         c->nbands = (c->y1 - c->y0 + c->band_rows - 1) / c->band_rows;
         c->next_band = 0;
         c->bands_left = c->nbands;
@@ -235,38 +235,14 @@ const engine_ops winent_gpu_engine_ops = {"gpu",           gpu_create,          
 /* ---- The GPUs' end ------------------------------------------------------ */
 
 /* Every GPU driver started has ended, and no other can come (lock held). */
-static int gpus_all_finished(const pipeline *p)
+static int gpus_all_finished(const engine_set *es)
 {
-    if (p->set.launching)
+    if (es->launching)
         return 0; /* auto: more may come */
-    for (int i = 0; i < p->set.nengines; i++)
-        if (p->set.engines[i].device >= 0 && p->set.engines[i].started &&
-            !p->set.engines[i].finished)
+    for (int i = 0; i < es->nengines; i++)
+        if (es->engines[i].device >= 0 && es->engines[i].started && !es->engines[i].finished)
             return 0;
     return 1;
-}
-
-/* No GPU computes any more: unpin every buffer (lock held; dropped around
- * each unpinning), then wake the drivers waiting for it. Once only. */
-static void gpus_unpin_locked(pipeline *p)
-{
-    if (p->ring.gpus_finished)
-        return;
-    p->ring.gpus_finished = 1; /* no buffer is pinned from now on */
-    while (p->ring.pinning > 0)
-        pthread_cond_wait(&p->state_cv, &p->lock);
-    for (int i = 0; i < p->ring.n_max; i++) {
-        chunk *c = &p->ring.chunks[i];
-        if (c->registered != 1)
-            continue;
-        c->registered = 0;
-        pthread_mutex_unlock(&p->lock);
-        p->ring.pin.unpin(c->rows_own);
-        p->ring.pin.unpin(c->map_own);
-        pthread_mutex_lock(&p->lock);
-    }
-    p->ring.gpus_unpinned = 1;
-    pthread_cond_broadcast(&p->state_cv);
 }
 
 /* A GPU's driver is done with it (its state freed). The last one to end
@@ -281,8 +257,8 @@ static void gpu_finished(engine *e)
     pthread_mutex_lock(&p->lock);
     e->finished = 1;
     pthread_cond_broadcast(&p->state_cv); /* the launcher may wait for it */
-    if (gpus_all_finished(p))
-        gpus_unpin_locked(p);
+    if (gpus_all_finished(&p->set))
+        winent_ring_unpin_locked(&p->ring);
     while (!p->ring.gpus_unpinned)
         pthread_cond_wait(&p->state_cv, &p->lock);
     pthread_mutex_unlock(&p->lock);
@@ -292,11 +268,11 @@ static void gpu_finished(engine *e)
 
 /* ---- The driver body ---------------------------------------------------- */
 
-static int other_engine_may_run(const pipeline *p, const engine *e)
+static int other_engine_may_run(const engine_set *es, const engine *e)
 {
-    for (int i = 0; i < p->set.nengines; i++)
-        if (&p->set.engines[i] != e &&
-            (p->set.engines[i].live || p->set.engines[i].ops == &winent_cpu_engine_ops))
+    for (int i = 0; i < es->nengines; i++)
+        if (&es->engines[i] != e &&
+            (es->engines[i].live || es->engines[i].ops == &winent_cpu_engine_ops))
             return 1;
     return 0;
 }
@@ -315,7 +291,7 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
     }
     pthread_mutex_lock(&p->lock);
     int go_on = p->plan.auto_device && e->ops == &winent_gpu_engine_ops && !STOPPED(p) &&
-                other_engine_may_run(p, e);
+                other_engine_may_run(&p->set, e);
     if (go_on) {
         for (int k = 0; k < n; k++) {
             chunk *c = held[(head + k) % e->slots];
@@ -340,9 +316,9 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
 
 /* Chunks' worth of --mem a GPU's context takes (WINENT_GPU_HOST_BYTES),
  * rounded up. */
-static int64_t gpu_context_chunks(const pipeline *p)
+static int64_t gpu_context_chunks(const job_plan *pl)
 {
-    const uint64_t per = p->plan.chunk_bytes ? p->plan.chunk_bytes : 1;
+    const uint64_t per = pl->chunk_bytes ? pl->chunk_bytes : 1;
     return (int64_t)((WINENT_GPU_HOST_BYTES + per - 1) / per);
 }
 
@@ -367,7 +343,7 @@ void *winent_engine_driver(void *arg)
     e->live = 1;
     if (p->plan.auto_device && e->device >= 0) {
         /* Chunks for its slots, within what --mem allows. */
-        winent_ring_gpu_context_locked(&p->ring, gpu_context_chunks(p), e->slots);
+        winent_ring_gpu_context_locked(&p->ring, gpu_context_chunks(&p->plan), e->slots);
     }
     pthread_cond_broadcast(&p->state_cv);
     for (;;) {
@@ -470,7 +446,7 @@ static engine *start_gpu(pipeline *p, int d)
  * They do when it failed, or when the pixels nobody has claimed would keep
  * it busy for over WINENT_GPU_MORE_S at its rate after its first chunk
  * (which pays for loading the kernels). Lock held. */
-static int more_gpus_pay(const pipeline *p, const engine *first)
+static int more_gpus_pay(const job_plan *pl, const engine_set *es, const engine *first)
 {
     winent_first_gpu g = {first->failed,
                           first->chunks_done,
@@ -478,26 +454,24 @@ static int more_gpus_pay(const pipeline *p, const engine *first)
                           (double)first->first_px,
                           first->busy_s,
                           first->first_busy_s,
-                          (double)p->plan.width * (double)p->plan.height};
-    for (int i = 0; i < p->set.nengines; i++)
-        g.px_left -=
-            (double)p->set.engines[i].pixels_done + (double)p->set.engines[i].pixels_inflight;
+                          (double)pl->width * (double)pl->height};
+    for (int i = 0; i < es->nengines; i++)
+        g.px_left -= (double)es->engines[i].pixels_done + (double)es->engines[i].pixels_inflight;
     return winent_more_gpus_pay(&g, WINENT_GPU_MORE_S);
 }
 
-int winent_gpu_room_locked(pipeline *p)
+int winent_gpu_room_locked(job_ring *r, const job_plan *pl)
 {
-    winent_mem_view m = {p->plan.mem_auto, p->plan.chunk_bytes, WINENT_GPU_HOST_BYTES,
-                         p->ring.n_fit,    p->ring.n_made,      p->ring.n_need,
-                         p->plan.gpu_slots};
-    return winent_gpu_room(&m, &p->ring.n_limit);
+    winent_mem_view m = {pl->mem_auto, pl->chunk_bytes, WINENT_GPU_HOST_BYTES, r->n_fit,
+                         r->n_made,    r->n_need,       pl->gpu_slots};
+    return winent_gpu_room(&m, &r->n_limit);
 }
 
 /* auto: GPU `d` next, where --mem leaves room for its context; else a
  * notice (lock held). */
 static engine *start_gpu_within_mem(pipeline *p, int d)
 {
-    if (winent_gpu_room_locked(p))
+    if (winent_gpu_room_locked(&p->ring, &p->plan))
         return start_gpu(p, d);
     winent_report_notice_locked(&p->report,
                                 "--mem %lluM leaves no room beside the chunks for gpu%d's "
@@ -519,14 +493,14 @@ void *winent_gpu_launcher(void *arg)
     if (first != NULL && count > 1) {
         while (!STOPPED(p) && !first->finished && first->chunks_done < 2)
             pthread_cond_wait(&p->state_cv, &p->lock);
-        if (!STOPPED(p) && more_gpus_pay(p, first))
+        if (!STOPPED(p) && more_gpus_pay(&p->plan, &p->set, first))
             for (int d = 1; d < count; d++)
                 if (start_gpu_within_mem(p, winent_devices_host_id(d)) == NULL)
                     break;
     }
     p->set.launching = 0;
-    if (first != NULL && gpus_all_finished(p))
-        gpus_unpin_locked(p); /* they ended while it decided */
+    if (first != NULL && gpus_all_finished(&p->set))
+        winent_ring_unpin_locked(&p->ring); /* they ended while it decided */
     pthread_cond_broadcast(&p->state_cv);
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -540,7 +514,7 @@ static void launch_gpus_locked(pipeline *p)
     p->set.launching = 1;
     /* From now on the CPU leaves the first GPU's context its room where it
      * still can; the launcher checks it again once it has found a GPU. */
-    winent_gpu_room_locked(p);
+    winent_gpu_room_locked(&p->ring, &p->plan);
     if (pthread_create(&p->set.launcher, NULL, winent_gpu_launcher, p) == 0)
         p->set.launcher_started = 1;
     else

@@ -506,7 +506,7 @@ void *winent_gpu_launcher(void *arg); /* arg: pipeline */
  * of host memory) fits beside the chunks made and the fewest the GPU works
  * with; the CPU then makes no more chunks than leave it that room, so the
  * job's memory stays within --mem once the context comes. Lock held. */
-int winent_gpu_room_locked(pipeline *p);
+int winent_gpu_room_locked(job_ring *r, const job_plan *pl);
 /* auto: decide from the CPU's bands so far whether the GPUs should come in
  * (lock held; called as bands end and as the writer wakes). */
 void winent_gpus_maybe_launch_locked(pipeline *p);
@@ -576,6 +576,10 @@ void winent_chunk_free(const job_ring *r, chunk *c);
  * seq). NULL: none. */
 chunk *winent_ring_find_locked(job_ring *r, chunk_state st);
 chunk *winent_ring_oldest_locked(job_ring *r, chunk_state st);
+/* The writer: chunk `seq` once computed, encoded and its rows counted
+ * (NULL: not yet); then, written, FREE again for the reader. */
+chunk *winent_ring_done_locked(job_ring *r, int64_t seq);
+void winent_ring_release_locked(job_ring *r, chunk *c);
 /* The reader: a FREE chunk, else a new one (UNUSED: *fresh = 1, its
  * buffers still to make) while the counts allow, now READING; NULL: wait
  * for the writer to free one. */
@@ -586,6 +590,10 @@ void winent_ring_unmake_locked(job_ring *r, chunk *c);
  * on); then, once made, those chunks FREE and counted. */
 int winent_ring_ahead_locked(job_ring *r);
 void winent_ring_made_ahead_locked(job_ring *r, int n);
+/* No GPU computes any more: every pinned buffer unpinned (the lock
+ * dropped around each), then gpus_unpinned raised and the drivers
+ * waiting for it woken. Once only. */
+void winent_ring_unpin_locked(job_ring *r);
 /* auto: a GPU came up, its context taking `ctx` chunks' worth of --mem:
  * room for its `slots` within what --mem allows. */
 void winent_ring_gpu_context_locked(job_ring *r, int64_t ctx, int slots);

@@ -114,6 +114,21 @@ chunk *winent_ring_oldest_locked(job_ring *r, chunk_state st)
     return best;
 }
 
+chunk *winent_ring_done_locked(job_ring *r, int64_t seq)
+{
+    for (int i = 0; i < r->n_max; i++)
+        if (r->chunks[i].state == CHUNK_DONE && r->chunks[i].seq == seq &&
+            r->chunks[i].count_left == 0)
+            return &r->chunks[i];
+    return NULL;
+}
+
+void winent_ring_release_locked(job_ring *r, chunk *c)
+{
+    c->state = CHUNK_FREE;
+    pthread_cond_broadcast(r->state_cv);
+}
+
 /* A free chunk, else a new one while fewer than n_limit exist. Past the
  * fewest that can work (n_need), a new chunk is made only when no READY
  * one is waiting for an engine: the engines' slots are then all taken, so
@@ -167,4 +182,27 @@ void winent_ring_gpu_context_locked(job_ring *r, int64_t ctx, int slots)
         r->n_limit = r->n_max;
     if (r->n_limit < r->n_need)
         r->n_limit = r->n_need;
+}
+
+/* No GPU computes any more: unpin every buffer (lock held; dropped around
+ * each unpinning), then wake the drivers waiting for it. Once only. */
+void winent_ring_unpin_locked(job_ring *r)
+{
+    if (r->gpus_finished)
+        return;
+    r->gpus_finished = 1; /* no buffer is pinned from now on */
+    while (r->pinning > 0)
+        pthread_cond_wait(r->state_cv, r->lock);
+    for (int i = 0; i < r->n_max; i++) {
+        chunk *c = &r->chunks[i];
+        if (c->registered != 1)
+            continue;
+        c->registered = 0;
+        pthread_mutex_unlock(r->lock);
+        r->pin.unpin(c->rows_own);
+        r->pin.unpin(c->map_own);
+        pthread_mutex_lock(r->lock);
+    }
+    r->gpus_unpinned = 1;
+    pthread_cond_broadcast(r->state_cv);
 }

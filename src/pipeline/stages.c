@@ -126,24 +126,14 @@ void *winent_stage_reader(void *arg)
 
 /* ---- writer -------------------------------------------------------- */
 
-/* Chunk `seq` when it is computed, encoded and its rows counted. */
-static chunk *find_seq_done(pipeline *p, int64_t seq)
-{
-    for (int i = 0; i < p->ring.n_max; i++)
-        if (p->ring.chunks[i].state == CHUNK_DONE && p->ring.chunks[i].seq == seq &&
-            p->ring.chunks[i].count_left == 0)
-            return &p->ring.chunks[i];
-    return NULL;
-}
-
 /* Add the chunk's maps to the saturation counts (writer thread). Branch
  * free, so it vectorizes: NaN is neither valid nor at the top. */
-static void count_saturated(pipeline *p, const chunk *c)
+static void count_saturated(const job_plan *pl, saturation *saturated, const chunk *c)
 {
-    const size_t n = (size_t)(c->y1 - c->y0) * (size_t)p->plan.width;
-    for (int m = 0; m < p->plan.nmaps; m++) {
-        saturation *s = &p->saturated[m];
-        const float *v = c->map + (size_t)m * p->plan.map_plane, at = s->at_top;
+    const size_t n = (size_t)(c->y1 - c->y0) * (size_t)pl->width;
+    for (int m = 0; m < pl->nmaps; m++) {
+        saturation *s = &saturated[m];
+        const float *v = c->map + (size_t)m * pl->map_plane, at = s->at_top;
         uint64_t valid = 0, top = 0;
         for (size_t i = 0; i < n; i++) {
             valid += v[i] == v[i];
@@ -164,7 +154,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     while (next < p->ring.nchunks && !STOPPED(p)) {
         winent_report_flush_locked(&p->report, p->plan.opts->on_notice, p->plan.opts->user);
         winent_gpus_maybe_launch_locked(p);
-        chunk *c = find_seq_done(p, next);
+        chunk *c = winent_ring_done_locked(&p->ring, next);
         if (c == NULL) {
             /* Timed: a cancel (a store into the job's flag, from a signal
              * handler too) wakes nobody; the loop's test sees it. */
@@ -174,7 +164,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         pthread_mutex_unlock(&p->lock);
         double t0 = winent_now();
         if (p->saturated)
-            count_saturated(p, c);
+            count_saturated(&p->plan, p->saturated, c);
         winent_trace_mark(p->trace, LANE_WRITER, "write", c->seq);
         winent_status st = p->out.write(&p->out, c, &err);
         if (st == WINENT_OK && p->preview)
@@ -200,8 +190,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
             last_progress = t1;
         }
         pthread_mutex_lock(&p->lock);
-        c->state = CHUNK_FREE;
-        pthread_cond_broadcast(&p->state_cv);
+        winent_ring_release_locked(&p->ring, c);
     }
     winent_report_flush_locked(&p->report, p->plan.opts->on_notice, p->plan.opts->user);
     pthread_mutex_unlock(&p->lock);

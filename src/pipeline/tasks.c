@@ -39,13 +39,13 @@ static const char *task_event(const task *t, int end)
 
 /* auto: the first GPU is on its way (the driver's start, or a context
  * being made) and none is up yet. Lock held. */
-static int gpu_starting(const pipeline *p)
+static int gpu_starting(const engine_set *es)
 {
-    if (p->set.gpu_launch != 1)
+    if (es->gpu_launch != 1)
         return 0;
     int added = 0;
-    for (int i = 0; i < p->set.nengines; i++) {
-        const engine *e = &p->set.engines[i];
+    for (int i = 0; i < es->nengines; i++) {
+        const engine *e = &es->engines[i];
         if (e->device < 0)
             continue;
         added = 1;
@@ -54,16 +54,16 @@ static int gpu_starting(const pipeline *p)
         if (e->started && !e->failed && !e->finished)
             return 1;
     }
-    return !added && p->set.launching; /* the launcher is finding the devices */
+    return !added && es->launching; /* the launcher is finding the devices */
 }
 
 /* A CPU band waits: auto, an output the pool encodes, the first GPU
  * starting, and the CPU already on its share of the threads
  * (WINENT_GPU_START_SHARE). Lock held. */
-static int band_held(const pipeline *p)
+static int band_held(const job_plan *pl, const engine_set *es, int bands_running)
 {
-    const int share = p->plan.threads / WINENT_GPU_START_SHARE;
-    return p->plan.encodes && gpu_starting(p) && p->bands_running >= (share > 0 ? share : 1);
+    const int share = pl->threads / WINENT_GPU_START_SHARE;
+    return pl->encodes && gpu_starting(es) && bands_running >= (share > 0 ? share : 1);
 }
 
 /* The next task, most urgent first (after the pool's decoding, which the
@@ -102,7 +102,7 @@ static task next_task(pipeline *p)
         t.kind = TASK_COUNT;
         t.c = count;
         t.index = count->count_next++;
-    } else if (band && band_held(p)) {
+    } else if (band && band_held(&p->plan, &p->set, p->bands_running)) {
         t.held = 1; /* leave the GPU's start the cores */
     } else if (band) {
         p->bands_running++;
@@ -124,12 +124,12 @@ static task next_task(pipeline *p)
 }
 
 /* Chunk c as the kernels see band `b` of it. */
-static void chunk_view(const pipeline *p, const chunk *c, int b, winent_chunk *v)
+static void chunk_view(const job_plan *pl, const chunk *c, int b, winent_chunk *v)
 {
-    v->rows = c->rows + (size_t)b * p->plan.plane_bytes;
-    v->row_bytes = p->plan.rows_stride;
-    v->width = p->plan.width;
-    v->height = p->plan.height;
+    v->rows = c->rows + (size_t)b * pl->plane_bytes;
+    v->row_bytes = pl->rows_stride;
+    v->width = pl->width;
+    v->height = pl->height;
     v->in_y0 = c->in_y0;
     v->in_h = c->in_h;
     v->y0 = c->y0;
@@ -146,62 +146,61 @@ static void band_span(const chunk *c, long b, int *ya, int *yb)
 /* Count the samples of input rows [ya, yb) of band `b` of chunk c that
  * its range clamps. Every output row's own input row, so every input row
  * of the image is counted exactly once whatever the halos. */
-static void count_rows(const pipeline *p, const chunk *c, int b, int ya, int yb,
+static void count_rows(const job_plan *pl, const chunk *c, int b, int ya, int yb,
                        winent_clamp_counts *acc)
 {
     const uint8_t *rows =
-        c->rows + (size_t)b * p->plan.plane_bytes + p->plan.rows_stride * (size_t)(ya - c->in_y0);
-    if (p->plan.rows_stride == p->plan.row_bytes) { /* packed: all at once */
-        winent_range_count(p->plan.band_plan[b], rows, (size_t)p->plan.width * (size_t)(yb - ya),
-                           acc);
+        c->rows + (size_t)b * pl->plane_bytes + pl->rows_stride * (size_t)(ya - c->in_y0);
+    if (pl->rows_stride == pl->row_bytes) { /* packed: all at once */
+        winent_range_count(pl->band_plan[b], rows, (size_t)pl->width * (size_t)(yb - ya), acc);
         return;
     }
-    for (int y = ya; y < yb; y++, rows += p->plan.rows_stride) /* a memory job's padded rows */
-        winent_range_count(p->plan.band_plan[b], rows, (size_t)p->plan.width, acc);
+    for (int y = ya; y < yb; y++, rows += pl->rows_stride) /* a memory job's padded rows */
+        winent_range_count(pl->band_plan[b], rows, (size_t)pl->width, acc);
 }
 
 /* Output rows [ya, yb) of every map of the chunk, band by band (each
  * band's input rows stay in cache for its windows). `acc`: one count per
  * band. */
-static winent_status run_band(pipeline *p, int worker, const task *t, winent_clamp_counts *acc,
-                              winent_err *err)
+static winent_status run_band(const job_plan *pl, int worker, const task *t,
+                              winent_clamp_counts *acc, winent_err *err)
 {
     winent_chunk v;
     int ya, yb;
     band_span(t->c, t->index, &ya, &yb);
-    for (int m = 0; m < p->plan.nmaps; m++) {
-        const job_map *jm = &p->plan.maps[m];
-        chunk_view(p, t->c, jm->band, &v);
+    for (int m = 0; m < pl->nmaps; m++) {
+        const job_map *jm = &pl->maps[m];
+        chunk_view(pl, t->c, jm->band, &v);
         /* First: the rows it brings into cache are the ones the engine reads. */
-        if (t->count && (m == 0 || p->plan.maps[m - 1].band != jm->band))
-            count_rows(p, t->c, jm->band, ya, yb, &acc[jm->band]);
+        if (t->count && (m == 0 || pl->maps[m - 1].band != jm->band))
+            count_rows(pl, t->c, jm->band, ya, yb, &acc[jm->band]);
         WINENT_TRY(winent_cpu_engine_compute_rows(jm->cpu, worker, &v, ya, yb,
-                                                  t->c->map + (size_t)m * p->plan.map_plane,
-                                                  p->plan.map_stride, err));
+                                                  t->c->map + (size_t)m * pl->map_plane,
+                                                  pl->map_stride, err));
     }
     return WINENT_OK;
 }
 
 /* Piece k of a chunk a GPU computes: its input rows stay in place until
  * the writer frees the chunk. Every band's. */
-static void run_count(pipeline *p, chunk *c, long k, winent_clamp_counts *acc)
+static void run_count(const job_plan *pl, chunk *c, long k, winent_clamp_counts *acc)
 {
-    int ya = c->count_y0 + (int)k * p->plan.count_rows;
-    int yb = ya + p->plan.count_rows < c->y1 ? ya + p->plan.count_rows : c->y1;
-    for (int b = 0; b < p->plan.nbands; b++)
-        count_rows(p, c, b, ya, yb, &acc[b]);
+    int ya = c->count_y0 + (int)k * pl->count_rows;
+    int yb = ya + pl->count_rows < c->y1 ? ya + pl->count_rows : c->y1;
+    for (int b = 0; b < pl->nbands; b++)
+        count_rows(pl, c, b, ya, yb, &acc[b]);
 }
 
 /* Output rows [ya, yb) of chunk c into the preview, with the worker's
  * scratch (made on first use). */
-static winent_status add_to_preview(pipeline *p, winent_preview_scratch **pvs, const chunk *c,
-                                    int ya, int yb, winent_err *err)
+static winent_status add_to_preview(const job_plan *pl, winent_preview *pv,
+                                    winent_preview_scratch **pvs, const chunk *c, int ya, int yb,
+                                    winent_err *err)
 {
     if (*pvs == NULL)
-        WINENT_TRY(winent_preview_scratch_create(p->preview, pvs, err));
-    return winent_preview_add_rows(p->preview, *pvs,
-                                   c->map + (size_t)(ya - c->y0) * p->plan.map_stride,
-                                   p->plan.map_stride, ya, yb, err);
+        WINENT_TRY(winent_preview_scratch_create(pv, pvs, err));
+    return winent_preview_add_rows(pv, *pvs, c->map + (size_t)(ya - c->y0) * pl->map_stride,
+                                   pl->map_stride, ya, yb, err);
 }
 
 /* Piece k of a computed chunk: a unit (or a tile of it) of a map to
@@ -215,7 +214,7 @@ static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_pr
     if (k >= c->nenc) {
         int ya = c->preview_y0 + (int)(k - c->nenc - c->nstore) * p->plan.band_rows;
         int yb = ya + p->plan.band_rows < c->y1 ? ya + p->plan.band_rows : c->y1;
-        return add_to_preview(p, pvs, c, ya, yb, err);
+        return add_to_preview(&p->plan, p->preview, pvs, c, ya, yb, err);
     }
     if (*enc == NULL)
         WINENT_TRY(winent_sink_encoder_create(p->sink, enc, err));
@@ -288,9 +287,9 @@ static int worker_run(void *ctx, void *wsv)
         winent_clamp_init(&ws->counted[b]);
     switch (t->kind) {
     case TASK_ENCODE: st = run_piece(p, &ws->enc, &ws->pvs, t->c, t->index, &ws->err); break;
-    case TASK_COUNT: run_count(p, t->c, t->index, ws->counted); break;
+    case TASK_COUNT: run_count(&p->plan, t->c, t->index, ws->counted); break;
     case TASK_FILL: p->in.fill(&p->in, t->c, t->index); break;
-    default: st = run_band(p, ws->index, t, ws->counted, &ws->err); break;
+    default: st = run_band(&p->plan, ws->index, t, ws->counted, &ws->err); break;
     }
     winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(t, 1), tseq);
     double dt = winent_now() - t0;
@@ -300,7 +299,7 @@ static int worker_run(void *ctx, void *wsv)
         int ya, yb;
         band_span(t->c, t->index, &ya, &yb);
         if (ya >= t->c->previewed_to)
-            st = add_to_preview(p, &ws->pvs, t->c, ya, yb, &ws->err);
+            st = add_to_preview(&p->plan, p->preview, &ws->pvs, t->c, ya, yb, &ws->err);
         ws->pv_s += winent_now() - t0 - dt;
     }
     /* A failed piece stops the job before its chunk can count as done:
