@@ -413,10 +413,15 @@ typedef struct job_ring {
     int pinning;         /* the reader is pinning a new chunk's buffers */
 } job_ring;
 
+/* The job: its objects side by side, each with its owner (docs/
+ * ARCHITECTURE.md, "The pipeline room"). The thread entry points (reader,
+ * writer, the pool's callbacks, the drivers) are handed it; the claims
+ * (sched.c), the input, the output and the ring only the objects they use. */
 struct pipeline {
     job_plan plan;               /* setup's; read-only once the threads start */
     job_ring ring;               /* the chunks (ring.c; under `lock`) */
     engine_set set;              /* the engines (engines.c; under `lock`) */
+    /* Opened by setup; the pointers read-only once the threads start. */
     winent_trace *trace;         /* owned; NULL without WINENT_TRACE */
     winent_source *source;       /* reader thread only */
     winent_zst_reader *map_in;   /* --decode: the .zst map read (reader thread only) */
