@@ -38,5 +38,13 @@ int main(void)
         CHECK(winent_gpus_worth(worth[i].rate, worth[i].total, worth[i].bands, 16, 0.8) ==
                   worth[i].want,
               "worth[%zu]", i);
+    /* auto's GPUs shown to CUDA: every one only past all_s of the CPU
+     * alone (30 s), else the first. */
+    static const struct {
+        double cpu_alone_s;
+        int want;
+    } all[] = {{0.5, 0}, {8.0, 0}, {30.0, 0}, {30.1, 1}, {600.0, 1}};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        CHECK(winent_auto_all_gpus(all[i].cpu_alone_s, 30.0) == all[i].want, "all[%zu]", i);
     return harness_end();
 }

@@ -11,6 +11,11 @@ int winent_more_gpus_pay(const winent_first_gpu *g, double more_s)
     return g->px_left / rate > more_s; /* rate 0: infinite, unless nothing is left */
 }
 
+int winent_auto_all_gpus(double cpu_alone_s, double all_s)
+{
+    return cpu_alone_s > all_s;
+}
+
 int winent_gpus_worth(double cpu_px_s, double total_px, int bands_done, int workers, double worth_s)
 {
     double total = cpu_px_s > 0.0 ? total_px / cpu_px_s : 0.0;

@@ -31,6 +31,11 @@ int winent_more_gpus_pay(const winent_first_gpu *g, double more_s);
 int winent_gpus_worth(double cpu_px_s, double total_px, int bands_done, int workers,
                       double worth_s);
 
+/* auto, in a process that is the job's alone: 1 when CUDA is to be shown
+ * every GPU (the CPU alone would need over `all_s`, so GPUs beyond the
+ * first may pay for the driver starting each), 0 the first GPU alone. */
+int winent_auto_all_gpus(double cpu_alone_s, double all_s);
+
 /* One engine as the queue's claims see it (sched.c takes it under the
  * lock). */
 typedef struct winent_engine_view {

@@ -60,6 +60,12 @@ int winent_devices_pin(void *ptr, size_t bytes)
     return winent_cuda_host_register(ptr, bytes);
 }
 
+int winent_devices_first_only(void)
+{
+    const int first = 0;
+    return winent_cuda_limit_devices(&first, 1);
+}
+
 int winent_devices_pinned(const void *ptr, size_t bytes)
 {
     return winent_cuda_host_pinned(ptr, bytes);

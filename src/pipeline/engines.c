@@ -487,6 +487,10 @@ static engine *start_gpu_within_mem(pipeline *p, int d)
 void *winent_gpu_launcher(void *arg)
 {
     pipeline *p = arg;
+    /* CUDA's first call in this process (auto starts on the CPU): unless
+     * the job is long, the driver starts only the first GPU. */
+    if (p->plan.opts->release_gpus && !winent_auto_all_gpus(p->set.cpu_alone_s, WINENT_GPU_ALL_S))
+        winent_devices_first_only();
     int count = winent_devices_count();
     pthread_mutex_lock(&p->lock);
     engine *first = count > 0 ? start_gpu_within_mem(p, winent_devices_host_id(0)) : NULL;
@@ -508,9 +512,10 @@ void *winent_gpu_launcher(void *arg)
 
 /* ---- When the GPUs come in (auto) -------------------------------------- */
 
-static void launch_gpus_locked(pipeline *p)
+static void launch_gpus_locked(pipeline *p, double cpu_alone_s)
 {
     p->set.gpu_launch = 1;
+    p->set.cpu_alone_s = cpu_alone_s;
     p->set.launching = 1;
     /* From now on the CPU leaves the first GPU's context its room where it
      * still can; the launcher checks it again once it has found a GPU. */
@@ -539,8 +544,9 @@ void winent_gpus_launch_early_locked(pipeline *p, const chunk *c)
         updates += ns * (double)(jm->plan->kx + jm->plan->ky);
     }
     updates *= (double)p->plan.width * (double)p->plan.height;
-    if (updates * 1e-9 / (double)p->plan.threads > WINENT_GPU_WORTH_S)
-        launch_gpus_locked(p);
+    const double cpu_alone_s = updates * 1e-9 / (double)p->plan.threads;
+    if (cpu_alone_s > WINENT_GPU_WORTH_S)
+        launch_gpus_locked(p, cpu_alone_s);
 }
 
 void winent_gpus_maybe_launch_locked(pipeline *p)
@@ -554,11 +560,11 @@ void winent_gpus_maybe_launch_locked(pipeline *p)
     const job_meter *m = &p->meter;
     if (m->bands_done < p->plan.threads && winent_now() - m->first_band_s < WINENT_BAND_PATIENCE_S)
         return; /* a band per worker first: the first bands of a job run cold */
-    int worth = winent_gpus_worth(winent_sched_cpu_rate(m, p->plan.width, p->plan.threads),
-                                  (double)p->plan.width * (double)p->plan.height, m->bands_done,
-                                  p->plan.threads, WINENT_GPU_WORTH_S);
+    const double rate = winent_sched_cpu_rate(m, p->plan.width, p->plan.threads);
+    const double px = (double)p->plan.width * (double)p->plan.height;
+    int worth = winent_gpus_worth(rate, px, m->bands_done, p->plan.threads, WINENT_GPU_WORTH_S);
     if (worth < 0)
         p->set.gpu_launch = -1; /* measured: the CPU alone is quick enough */
     else if (worth > 0)
-        launch_gpus_locked(p);
+        launch_gpus_locked(p, rate > 0 ? px / rate : 0.0);
 }

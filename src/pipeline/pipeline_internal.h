@@ -61,6 +61,14 @@
  * and two H200s each given a few tenths of a second of work made a job
  * slower than one. */
 #define WINENT_GPU_MORE_S 0.4
+/* --device auto in a process that is the job's alone (the CLI): CUDA is
+ * shown every GPU only when the CPU alone would need this long, else the
+ * first GPU alone. CUDA's driver starts every GPU it sees at its first
+ * call (four H200s 1.05 s, one 0.3 s), so on that host every job of the
+ * harness (the CPU alone 0.1-1.7 s) and the 1 Gpixel in-memory job (8 s)
+ * ended sooner on one GPU than on four, whole job counted
+ * (docs/PERFORMANCE.md). */
+#define WINENT_GPU_ALL_S 30.0
 /* --device auto, an output the pool encodes (.zst, GeoTIFF): while the
  * first GPU comes up (the driver's start and its context), the CPU
  * computes at most threads / this many bands at once. Beside 16 busy cores
@@ -378,6 +386,8 @@ typedef struct engine_set {
     pthread_t launcher;
     int launcher_started;
     int launching; /* auto: the launcher may still add GPUs */
+    double cpu_alone_s; /* auto: the CPU alone's time for the job, as the
+                           launch saw it (its best case, or measured) */
 } engine_set;
 
 /* The chunks' ring (ring.c): their descriptors (states, claims, each
