@@ -4,7 +4,8 @@
 # docs/SCALING.md (test_py_docs.py); the performance chart and table made
 # from docs/PERFORMANCE.md by tools/perf-chart.py; the licence on every
 # source file (test_licence.sh); the .zst header's schema against
-# docs/FORMATS.md.
+# docs/FORMATS.md; every path under tests/ that the tree names exists
+# (test_doc_paths.sh).
 winent_sh_test(test_licence test_licence.sh)
 winent_sh_test(test_perf_chart test_perf_chart.sh)
 winent_sh_test(test_readme_examples test_readme_examples.sh)
@@ -18,3 +19,5 @@ winent_sh_test(test_zst_schema_doc test_zst_schema_doc.sh)
 # pages show (readme_examples.py).
 winent_py_test(test_py_docs test_py_docs.py)
 set_tests_properties(test_py_docs PROPERTIES TIMEOUT 900)
+# Every tests/ path the docs, tools, build files and tests name exists.
+winent_sh_test(test_doc_paths test_doc_paths.sh)
