@@ -34,7 +34,7 @@ extern "C" {
 
 /* WINENT_API marks each function of this header: libwinent is compiled with
  * hidden visibility, so these, and nothing else, are what libwinent.so
- * exports (tests/test_exports.sh holds the library to this header: a
+ * exports (tests/install/test_exports.sh holds the library to this header: a
  * declaration without it fails there). */
 #if defined(__GNUC__) && __GNUC__ >= 4
 #define WINENT_API __attribute__((visibility("default")))

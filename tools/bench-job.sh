@@ -119,7 +119,7 @@ awk "BEGIN { exit !($SCALE > 0) }" 2>/dev/null || die "--scale: a positive numbe
 
 WS=$B/src/winent-stream
 MK=$B/tools/winent-mksample
-SRC=$(cd "$(dirname "$0")/.." && pwd) # the tree: tests/zst_read.py
+SRC=$(cd "$(dirname "$0")/.." && pwd) # the tree: tests/lib/zst_read.py
 BENCH=$B/tools/winent-bench
 PY=${PYTHON:-python3}
 command -v "$PY" >/dev/null 2>&1 || PY=/usr/bin/python3
@@ -343,7 +343,7 @@ same_output() {
     if cmp -s "$1" "$2"; then echo yes; return; fi
     case $1 in
     *.zst)
-        if "$PY" "$SRC/tests/zst_read.py" same "$1" "$2" >/dev/null 2>&1; then
+        if "$PY" "$SRC/tests/lib/zst_read.py" same "$1" "$2" >/dev/null 2>&1; then
             echo yes
         elif zstd -q -dc "$1" >"$RUN/cmp-map" 2>/dev/null &&
             zstd -q -dc "$2" 2>/dev/null | cmp -s - "$RUN/cmp-map"; then

@@ -154,7 +154,7 @@ for b in 1 2 3 4; do
         zst)
             # The map through the header's list and the seek table.
             zstd -qdc "$WORK/out/s_b${b}_w$w.zst" >"$WORK/one.raw"
-            "$PY" "$(dirname "$0")/../tests/zst_read.py" map "$WORK/out/all.zst" $k |
+            "$PY" "$(dirname "$0")/../tests/lib/zst_read.py" map "$WORK/out/all.zst" $k |
                 cmp -s - "$WORK/one.raw" || same=no
             ;;
         tif)

@@ -12,7 +12,7 @@ For each: scikit-image's skimage.filters.rank.entropy on one thread times a
 slice of --slice output rows (with the window's halo rows) and is scaled to
 the whole image by rows; winent-stream computes the whole job, raw u8 file
 to a raw float32 map, base 2, best of --repeat; its rows of the slice are
-checked against scikit-image's (1e-5, as tests/skimage_compare.py). The
+checked against scikit-image's (1e-5, as tests/engine/skimage_compare.py). The
 files go to /dev/shm where it exists (--work to change): the job's floor
 there is writing the map, so the table also gives numpy's time to write the
 same float32 map to the same folder ("write alone") and the ratio that floor

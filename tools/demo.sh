@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The quick start's demo (tools/quickstart.sh; tests/test_readme_examples.sh
+# The quick start's demo (tools/quickstart.sh; tests/docs/test_readme_examples.sh
 # runs it too): a small GeoTIFF made by winent-mksample (512 x 384, 8-bit,
 # a landscape of 12 classes, UTM zone 33N with 30 m pixels), its 5 x 5
 # entropy map as a Cloud-Optimized GeoTIFF with the input's georeferencing,

@@ -12,7 +12,7 @@ series column (the column headers, as written, before any parenthesis), and
 writes a plain SVG 1.1 file: no matplotlib, only Debian's python3. A cell's
 value is the first number in it ("**0.61** (cpu:150)" is 0.61); an empty
 cell is drawn as "not run". The same table gives the same bytes, so the
-committed chart can be checked against the table (tests/test_perf_chart.sh).
+committed chart can be checked against the table (tests/docs/test_perf_chart.sh).
 
 --table prints instead the rows and series columns as a Markdown table,
 the one the README shows beside the chart (the test compares the two).

@@ -7,8 +7,8 @@ set -eu
 # TSan) and llvm-symbolizer: the checking builds of tools/test-sanitizers.sh.
 # libcjson-dev: JSON of the .zst header, --info and --stats.
 # python3-zstandard, python3-xxhash: the tests' own .zst reader
-# (tests/zst_read.py) and the README's numpy example; python3-pil: the
-# tests' PNG reader (tests/preview_check.py).
+# (tests/lib/zst_read.py) and the README's numpy example; python3-pil: the
+# tests' PNG reader (tests/preview/preview_check.py).
 # libgdal-dev: the GDAL source (optional at build time: WINENT_GDAL).
 # libproj-dev (and its proj-data): the CRS of --sidecar's ENVI headers.
 # help2man: the man page made at build time; dpkg-dev (dpkg-shlibdeps): the
@@ -18,7 +18,7 @@ set -eu
 # python3-xarray, -rioxarray, -rasterio, -distributed, -zarr: the xarray,
 # dask.distributed, Zarr and COG paths of the Python package and their
 # tests; python3-venv, -pip, -setuptools, -wheel: pip install . into a venv
-# (tests/test_py_venv.py).
+# (tests/python/test_py_venv.py).
 pkgs="cmake gcc g++ make pkg-config libtiff-dev libzstd-dev zstd zlib1g-dev libpng-dev libcjson-dev libgdal-dev libdeflate-dev liblzma-dev libproj-dev \
 python3 python3-numpy python3-skimage python3-pil python3-zstandard python3-xxhash python3-dask \
 python3-xarray python3-rioxarray python3-rasterio python3-distributed python3-zarr python3-venv python3-pip python3-setuptools python3-wheel gdal-bin python3-gdal time valgrind strace \

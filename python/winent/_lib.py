@@ -3,8 +3,8 @@
 declarations of include/winent.h that the package uses.
 
 The structures below mirror winent.h field for field; the test
-tests/test_py_layout.py compares their sizes and offsets with the C
-compiler's (tests/py_layout.c), so a change of the header cannot go
+tests/python/test_py_layout.py compares their sizes and offsets with the C
+compiler's (tests/python/py_layout.c), so a change of the header cannot go
 unnoticed here.
 
 Which library is loaded (the first that exists wins):

@@ -11,7 +11,7 @@
  * their block height (tile or strip rows) declares more than 2^26
  * samples (a 251-byte file declaring 2.7 G pixels in one strip, a
  * 345-byte one with tiles 65040 rows high: the source now reads them
- * within --mem, in slices or refused with what they need, tests/
+ * within --mem, in slices or refused with what they need, tests/tiff/
  * test_tiff_known_bugs.sh and test_tiff_mem_bound.sh, but decoding them
  * takes the fuzzer's time), and images of more than 16 MiB are opened
  * (the header parsed and checked) but not read.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The seed corpora of tests/fuzz/seeds.sh through each harness once (as
 # files: fuzz_* replays them, libFuzzer binaries run them and exit).
-. "$WINENT_SRC/tests/cli_lib.sh"
+. "$WINENT_SRC/tests/lib/cli_lib.sh"
 sh "$WINENT_SRC/tests/fuzz/seeds.sh" "$T/seeds"
 for f in tiff raw zst_info options zst_readers gdal; do
     if [ ! -x "$WINENT_FUZZ_BIN/fuzz_$f" ]; then

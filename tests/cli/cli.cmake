@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# tests of the command line: its options and their one validation with the
+# library, errors, known maps, the outputs and what is never written, the
+# inputs refused, honest notices, --version.
+winent_sh_test(test_cli_known test_cli_known.sh)
+winent_sh_test(test_cli_errors test_cli_errors.sh)
+set_tests_properties(test_cli_known test_cli_errors PROPERTIES LABELS pipeline)
+# One validation (and its messages) for the CLI and the library; the
+# command line's getopt_long behaviours.
+add_executable(test_api_validate ${CMAKE_CURRENT_LIST_DIR}/test_api_validate.c)
+target_link_libraries(test_api_validate PRIVATE winent_pipeline)
+target_include_directories(test_api_validate PRIVATE ${WINENT_TESTS_LIB})
+add_test(NAME test_api_validate COMMAND test_api_validate $<TARGET_FILE:winent-stream>)
+winent_sh_test(test_cli_options test_cli_options.sh)
+set_tests_properties(test_api_validate test_cli_options PROPERTIES LABELS pipeline)
+# The rough edges of a first hour (issue 30): raw options for a TIFF,
+# --level per codec, --nodata outside the type, --info on a TIFF, remote
+# outputs, the completion, --help without build details.
+winent_sh_test(test_rough_edges test_rough_edges.sh)
+
+# The outputs (issue 12): files through a temporary name, fsync and
+# rename; devices, FIFOs, pipes and /dev/fd/N in place; the input never
+# the output; signals and limits. One ctest test per group of cases, so a
+# group impossible here (mknod without CAP_MKNOD, strace without ptrace)
+# skips alone.
+foreach(group devices mknod streams same names failures tiff fsync)
+  winent_sh_test(outputs_${group} test_cli_outputs.sh ${group})
+endforeach()
+# --sidecar (issue 13): the ENVI header beside a raw map, opened by GDAL
+# with the input's georeferencing (the real files of ../shared too).
+winent_sh_test(test_sidecar test_sidecar.sh)
+# Nothing but the outputs is ever written (issue 28, items 1, 2 and 8): no
+# output is a file the job reads (the input's sidecars, GDAL's file list)
+# or another output; a descriptor is written only where it was opened for
+# writing; --help/--version/--info to a failing standard output and the
+# libraries' diagnostics each give one line.
+foreach(group guard descriptors oneline)
+  winent_sh_test(out_safety_${group} test_out_safety.sh ${group})
+endforeach()
+winent_unit_test(test_file_guard)
+# --ot float16|uint16|uint8 (issue 30): every format against the float32
+# map within the stated rounding, scale/offset/nodata read back by GDAL.
+winent_sh_test(test_out_type test_out_type.sh)
+
+# The inputs: malformed TIFFs (crafted by make_malformed.py), raw files and
+# standard input of the wrong length; what is refused, what is accepted,
+# and that a refusal leaves the output folder as it was.
+winent_sh_test(test_malformed test_malformed.sh)
+
+# --bins/--range (issue 13): the clamp counts and the span of the samples
+# against numpy, the warning, --range auto from GDAL's statistics
+# (.aux.xml, the TIFF's GDAL metadata) or a first pass.
+winent_sh_test(test_range test_range.sh)
+set_tests_properties(test_range PROPERTIES LABELS pipeline)
+# Honest warnings (issue 30): a saturated map, --range auto on GDAL's names
+# (NetCDF, /vsizip/), the float-without-range message, alpha bands.
+winent_sh_test(test_honest_notices test_honest_notices.sh)
+
+# --version (issue 14): the version, the engines built in, and each linked
+# library's version as the library reports it at run time, held against
+# what CMake found at configure time (pkg-config, FindOpenMP, the CUDA
+# toolkit).
+if(WINENT_HAVE_CUDA)
+  set(winent_cuda_ver "${CUDAToolkit_VERSION_MAJOR}.${CUDAToolkit_VERSION_MINOR}")
+  string(REPLACE ";" "," winent_cuda_archs "${CMAKE_CUDA_ARCHITECTURES}")
+else()
+  set(winent_cuda_ver "none")
+  set(winent_cuda_archs "none")
+endif()
+winent_sh_test(test_version test_version.sh
+  "${PROJECT_VERSION}" "${winent_cuda_ver}" "${winent_cuda_archs}" "${ZSTD_VERSION}"
+  "${TIFF_VERSION}" "${ZLIB_VERSION}" "${PNG_VERSION}" "${OpenMP_C_SPEC_DATE}"
+  "${GDAL_VERSION}")

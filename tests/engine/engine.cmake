@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# tests of the engines: the known answers, the CPU engine against the
+# reference, whole jobs against the reference, scikit-image against the CLI.
+winent_unit_test(test_known_answer)
+# Whole jobs (winent_run) against the reference engine on 200 random cases
+# (a fresh seed each run, printed first).
+winent_unit_test(test_differential)
+set_tests_properties(test_differential PROPERTIES LABELS pipeline)
+winent_unit_test(test_engine_random)
+# circular windows (--disk): their shape, the reference, the CPU engine against it
+winent_unit_test(test_engine_disk)
+winent_unit_test(test_engine_codes)
+# --bins/--range (issue 13): the clamp counts and the span of the samples
+# against plain restatements; the small parsers behind --range auto (band
+# statistics, ENVI map info, the .zst header's JSON values). The CLI's side
+# is test_range (cli/cli.cmake).
+winent_unit_test(test_range_count)
+winent_sh_test(test_skimage test_skimage.sh)
+winent_sh_test(test_skimage_disk test_skimage_disk.sh)

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# tests of the Python package (python/winent, issue 14 item 3): Debian's
+# /usr/bin/python3 ($WINENT_PYTHON) with the tree's package and the build's
+# libwinent.so.0 (winent_py_test, tests/CMakeLists.txt). Label "python".
+# Each skips (77, with the reason) where that Python lacks numpy,
+# zstandard, scikit-image or dask.
+
+# The C compiler's layout of winent.h's structures, for the ctypes mirror.
+add_executable(py_layout ${CMAKE_CURRENT_LIST_DIR}/py_layout.c)
+
+winent_py_test(test_py_layout test_py_layout.py $<TARGET_FILE:py_layout>)
+# Import, version, where the library is found, errors mapped.
+winent_py_test(test_py_basics test_py_basics.py)
+# entropy(): against the CLI and scikit-image; dtypes, strides, byte orders.
+winent_py_test(test_py_entropy test_py_entropy.py)
+# circular windows: footprint="disk", radius=R; window=("disk", R); windows lists
+winent_py_test(test_py_disk test_py_disk.py)
+# run() and Job: against the CLI; progress, cancel, Ctrl-C, two jobs at once.
+winent_py_test(test_py_job test_py_job.py)
+# read_zst and open_zst against zstd -d and the CLI's raw map; the README's
+# recipe with the zstandard module alone.
+winent_py_test(test_py_zst test_py_zst.py)
+# examples/dask_entropy.py (winent.entropy of a dask array) gives the CLI's bytes.
+winent_py_test(test_py_dask test_py_dask.py)
+# The three .zst readers (--info --check, --decode, read_zst) accept and
+# refuse the same files (issue 28 item 6); several maps; a file cut while
+# open; NUL bytes in paths.
+winent_py_test(test_py_zst_agree test_py_zst_agree.py)
+# The API validates as the CLI does (issue 28 item 7): the CLI's line for
+# each bad value; NUL bytes in string options.
+winent_py_test(test_py_validate test_py_validate.py)
+# winent.entropy on masked, dask and xarray (rioxarray) arrays against the
+# CLI (issue 29 item 3).
+winent_py_test(test_py_gis test_py_gis.py)
+set_tests_properties(test_py_gis PROPERTIES TIMEOUT 600)
+# A dask.distributed LocalCluster (3 worker processes, one thread each), the
+# threaded scheduler, numpy and the CLI give the same bytes; Zarr and a COG
+# from the cluster (issue 29 items 4 and 5).
+winent_py_test(test_py_distributed test_py_distributed.py)
+set_tests_properties(test_py_distributed PROPERTIES TIMEOUT 900)
+# pip install . into a fresh venv (CMake builds libwinent into the package),
+# the Python tests run from it; pip wheel into another venv (issue 29 item 2).
+winent_py_test(test_py_venv test_py_venv.py)
+set_tests_properties(test_py_venv PROPERTIES TIMEOUT 1200)
+# tools/bench-dask-gpu.py runs (small, on the CPU, 1 and 2 worker processes)
+# and its blocks have the same bits for both worker counts.
+winent_py_test(test_py_bench_dask_gpu ../../tools/bench-dask-gpu.py --size 700 --block 256
+  --window 11 --device cpu --gpus= --workers 1,2 --check)
+# (test_py_docs: docs/docs.cmake.)

@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# tests of the tools area: test rasters (raw and tiled TIFF) from
+# winent-mksample, winent-bench's job and kernels.
+winent_sh_test(test_mksample test_mksample.sh)
+winent_sh_test(test_mksample_tiff test_mksample_tiff.sh)
+winent_sh_test(test_bench_job test_bench_job.sh)
+# winent-bench kernels on the CPU alone, tiny (the GPU run is in gpu/gpu.cmake).
+winent_sh_test(test_bench_kernels test_bench_kernels.sh)
