@@ -5,7 +5,7 @@
  * and the choice among them for a plan (gpu_choose), with the layout of
  * the families chosen and the engine's path name. Host code only, no CUDA
  * call: the choice is a function of the plan, the device's shared memory
- * and the asks, and tests/test_gpu_choose.cu runs it without a GPU.
+ * and the asks, and tests/gpu/test_gpu_choose.cu runs it without a GPU.
  */
 #include <algorithm>
 #include <stdint.h>

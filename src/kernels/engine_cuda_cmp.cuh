@@ -2,7 +2,7 @@
 /*
  * engine_cuda_cmp.cuh - the compare kernel of the GPU engine: small square
  * windows (3x3 to 9x9) of many distinct codes (included by engine_cuda_launch.cu,
- * and by tests/test_gpu_cmp_twin.cu to run the slides on the host, after
+ * and by tests/gpu/test_gpu_cmp_twin.cu to run the slides on the host, after
  * engine_cuda_kernels.cuh).
  *
  * A window of K x K pixels holds at most 81 codes, so a thread can keep

@@ -2,7 +2,7 @@
 /*
  * engine_cuda_dense.cuh - ranks dense within a chunk, for 16-bit code
  * planes (included by engine_cuda_launch.cu after engine_cuda_warp.cuh; the rank
- * arithmetic is host-and-device so tests/test_gpu_dense_twin runs it in CI
+ * arithmetic is host-and-device so tests/gpu/test_gpu_dense_twin.cu runs it in CI
  * without a GPU).
  *
  * A u16 plane may hold any of 65536 codes, so the plan sizes a warp's

@@ -54,7 +54,7 @@
  *
  * The steps are functions of (thread, threads) and (lane) over a context
  * of shared-memory pointers, written for both host and device, so that the
- * host can run a tile as a twin of the block (tests/test_gpu_groups_twin).
+ * host can run a tile as a twin of the block (tests/gpu/test_gpu_groups_twin.cu).
  */
 #ifndef WINENT_ENGINE_CUDA_GROUPS_CUH
 #define WINENT_ENGINE_CUDA_GROUPS_CUH

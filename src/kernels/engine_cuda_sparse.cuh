@@ -38,7 +38,7 @@
  *
  * Every sum is exact int64 (mod 2^64: the result fits), so the bits are
  * the CPU engine's whatever the order. The per-member and per-pixel steps
- * are __host__ __device__ (tests/test_gpu_sparse_twin runs them on the
+ * are __host__ __device__ (tests/gpu/test_gpu_sparse_twin.cu runs them on the
  * host against the CPU engine).
  */
 #ifndef WINENT_ENGINE_CUDA_SPARSE_CUH

@@ -1,12 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Every path under tests/ that the tree names exists: the docs, README.md,
 # tools/, .ci/, packaging/, the build files, include/, python/, examples/
-# and the tests themselves. Tests live in folders by area (tests/AREA/), so
+# src/ and the tests themselves. Tests live in folders by area (tests/AREA/), so
 # a test moved leaves no stale name behind. A path with a glob
 # (tests/fuzz/*.dict) names at least one file; one with a placeholder in
 # capitals (tests/fuzz/regress/HARNESS/NAME) is checked up to it; a build
 # folder's path (build/tests/fuzz_tiff) is not the tree's.
-# (src/ is left out for now: its comments are its own room's.)
 . "$WINENT_SRC/tests/lib/cli_lib.sh"
 cd "$WINENT_SRC"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -15,7 +14,7 @@ else
     find . -path ./.git -prune -o -path './build*' -prune -o -type f -print |
         sed 's|^\./||' >"$T/files"
 fi
-grep -v -e '^src/' -e '^tests/fuzz/regress/' -e '^samples/' "$T/files" >"$T/scan"
+grep -v -e '^tests/fuzz/regress/' -e '^samples/' "$T/files" >"$T/scan"
 # FILE:TOKEN, each token the path and what stands before it on its word.
 while IFS= read -r f; do
     [ -f "$f" ] || continue

@@ -16,7 +16,7 @@
  * Each colour is converted to sRGB (IEC 61966-2-1) and rounded to 8 bits
  * per channel: of the 8 neighbours (each channel rounded down or up), the
  * one whose L* is nearest L*(t), so that the 8-bit entries still have
- * strictly increasing lightness (tests/test_preview.c checks it).
+ * strictly increasing lightness (tests/preview/test_preview.c checks it).
  */
 #ifndef WINENT_COLORMAP_H
 #define WINENT_COLORMAP_H
