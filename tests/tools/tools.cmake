@@ -6,3 +6,6 @@ winent_sh_test(test_mksample_tiff test_mksample_tiff.sh)
 winent_sh_test(test_bench_job test_bench_job.sh)
 # winent-bench kernels on the CPU alone, tiny (the GPU run is in gpu/gpu.cmake).
 winent_sh_test(test_bench_kernels test_bench_kernels.sh)
+# The library's structure from this build's objects: no circle of files,
+# no call against the layers, no long function in src/pipeline.
+winent_sh_test(test_structure test_structure.sh)
