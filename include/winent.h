@@ -143,9 +143,12 @@ WINENT_API const char *winent_status_name(winent_status s);
  * `device`: "auto" (NULL: the same), "cpu", "gpu" (every GPU) or a list
  * such as "0" or "0,1" or "cpu,0", as the CLI's --device; `threads`: the
  * CPU threads, 0 for all cores. The image goes through the same pipeline
- * and engines as a file job, in chunks, with no copy of the input: the map
- * has the same bits as every engine gives and as a file job with the same
- * options (docs/SPEC.md section 1).
+ * and engines as a file job, in chunks: the CPU reads `in` and writes
+ * `out` in place; where GPUs compute, the rows are staged through the
+ * job's pinned buffers, unless `in` and `out` are page-locked already
+ * (cudaHostAlloc, rows packed, GPUs named), which the GPUs then copy from
+ * and to directly. The map has the same bits as every engine gives and as
+ * a file job with the same options (docs/SPEC.md section 1).
  *
  * Returns WINENT_OK; WINENT_ERR_USAGE for bad options (the CLI's message,
  * winent_compute_opts_validate), a NULL buffer, a negative size or a row
