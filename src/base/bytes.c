@@ -71,3 +71,16 @@ void winent_bytes_free(winent_bytes *b)
     free(b->parts);
     memset(b, 0, sizeof *b);
 }
+
+void winent_copy_rows(void *dst, size_t dst_step, const void *src, size_t src_step,
+                      size_t row_bytes, size_t n)
+{
+    if (dst_step == row_bytes && src_step == row_bytes) {
+        memcpy(dst, src, row_bytes * n);
+        return;
+    }
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    for (size_t y = 0; y < n; y++, d += dst_step, s += src_step)
+        memcpy(d, s, row_bytes);
+}

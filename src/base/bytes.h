@@ -33,6 +33,11 @@ int winent_bytes_add_part(winent_bytes *b, size_t n);
 void winent_bytes_reset(winent_bytes *b);
 void winent_bytes_free(winent_bytes *b);
 
+/* Copy `n` rows of `row_bytes` from `src` (rows `src_step` bytes apart) to
+ * `dst` (rows `dst_step` apart): one memcpy where both are packed. */
+void winent_copy_rows(void *dst, size_t dst_step, const void *src, size_t src_step,
+                      size_t row_bytes, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -117,14 +117,9 @@ static void memory_fill(const winent_job_input *in, chunk *c, long k)
     const job_plan *pl = in->plan;
     int ya = c->in_y0 + (int)k * pl->fill_rows;
     int yb = ya + pl->fill_rows < c->in_y0 + c->in_h ? ya + pl->fill_rows : c->in_y0 + c->in_h;
-    const uint8_t *src = pl->mem_in + pl->mem_in_stride * (size_t)ya;
-    uint8_t *dst = c->rows_own + pl->row_bytes * (size_t)(ya - c->in_y0);
-    if (pl->mem_in_stride == pl->row_bytes) {
-        memcpy(dst, src, pl->row_bytes * (size_t)(yb - ya));
-        return;
-    }
-    for (int y = ya; y < yb; y++, src += pl->mem_in_stride, dst += pl->row_bytes)
-        memcpy(dst, src, pl->row_bytes);
+    winent_copy_rows(c->rows_own + pl->row_bytes * (size_t)(ya - c->in_y0), pl->row_bytes,
+                     pl->mem_in + pl->mem_in_stride * (size_t)ya, pl->mem_in_stride,
+                     pl->row_bytes, (size_t)(yb - ya));
 }
 
 /* ---- zst (--decode) -------------------------------------------------- */

@@ -34,6 +34,19 @@ static int store_pieces(const job_plan *pl, const chunk *c)
     return pl->nmaps * ((c->y1 - c->y0 + pl->store_rows - 1) / pl->store_rows);
 }
 
+/* Store piece k of chunk c (of store_pieces): map *m, its rows from *r0,
+ * *nr of them; the first of them in the chunk's map. */
+static const float *store_piece(const job_plan *pl, const chunk *c, long k, int *m, int *r0,
+                                int *nr)
+{
+    const int rows = c->y1 - c->y0;
+    const int per_map = (rows + pl->store_rows - 1) / pl->store_rows;
+    *m = (int)(k / per_map);
+    *r0 = (int)(k % per_map) * pl->store_rows;
+    *nr = rows - *r0 < pl->store_rows ? rows - *r0 : pl->store_rows;
+    return c->map + (size_t)*m * pl->map_plane + (size_t)*r0 * pl->map_stride;
+}
+
 static winent_status no_store(const winent_job_output *out, const chunk *c, long k,
                               winent_err *err)
 {
@@ -111,10 +124,8 @@ static winent_status at_store(const winent_job_output *out, const chunk *c, long
                               winent_err *err)
 {
     const job_plan *pl = out->plan;
-    const int per_map = (c->y1 - c->y0 + pl->store_rows - 1) / pl->store_rows;
-    const int m = (int)(k / per_map), r0 = (int)(k % per_map) * pl->store_rows;
-    const int nr = c->y1 - c->y0 - r0 < pl->store_rows ? c->y1 - c->y0 - r0 : pl->store_rows;
-    const float *src = c->map + (size_t)m * pl->map_plane + (size_t)r0 * pl->map_stride;
+    int m, r0, nr;
+    const float *src = store_piece(pl, c, k, &m, &r0, &nr);
     const size_t W = (size_t)pl->width;
     return winent_sink_write_floats_at(out->sink, m, (uint64_t)(c->y0 + r0) * W, src,
                                        W * (size_t)nr, err);
@@ -141,19 +152,14 @@ static winent_status memory_store(const winent_job_output *out, const chunk *c, 
                                   winent_err *err)
 {
     const job_plan *pl = out->plan;
-    const int per_map = (c->y1 - c->y0 + pl->store_rows - 1) / pl->store_rows;
-    const int m = (int)(k / per_map), r0 = (int)(k % per_map) * pl->store_rows;
-    const int nr = c->y1 - c->y0 - r0 < pl->store_rows ? c->y1 - c->y0 - r0 : pl->store_rows;
-    const float *src = c->map + (size_t)m * pl->map_plane + (size_t)r0 * pl->map_stride;
+    int m, r0, nr;
+    const float *src = store_piece(pl, c, k, &m, &r0, &nr);
     const size_t W = (size_t)pl->width;
-    float *dst = pl->mem_out + (size_t)(c->y0 + r0) * pl->mem_out_stride;
+    (void)m;
     (void)err;
-    if (pl->mem_out_stride == W) {
-        memcpy(dst, src, W * (size_t)nr * sizeof *dst);
-        return WINENT_OK;
-    }
-    for (int y = 0; y < nr; y++, src += W, dst += pl->mem_out_stride)
-        memcpy(dst, src, W * sizeof *dst);
+    winent_copy_rows(pl->mem_out + (size_t)(c->y0 + r0) * pl->mem_out_stride,
+                     pl->mem_out_stride * sizeof(float), src, W * sizeof(float),
+                     W * sizeof(float), (size_t)nr);
     return WINENT_OK;
 }
 
