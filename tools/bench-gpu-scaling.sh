@@ -96,27 +96,36 @@ if [ "${SCALE_PINNED:-1}" = 1 ]; then
     done
 fi
 
+# raw_job D K TRACE: the job to a raw map in /dev/shm, $REP times, on
+# --device D at K x K (TRACE: its timeline's file, or ""); sets wall and
+# flow (the medians of the whole job and of after setup) and eng (the
+# engines' chunks), and keeps the --stats lines in $WK/raw.log.
+raw_job() {
+    : > "$WK/raw.tmp"
+    for r in $(seq "$REP"); do
+        rm -f /dev/shm/scale-out.raw
+        WINENT_TRACE=$3 "$WS" --quiet --stats --device "$1" --window "$2" \
+            --size "$SIZE" --dtype u16 "$IN" /dev/shm/scale-out.raw 2>> "$WK/raw.tmp"
+    done
+    grep '^{' "$WK/raw.tmp" | sed 's/.*"wall_s":\([0-9.]*\).*"setup_s":\([0-9.]*\).*/\1 \2/' > "$WK/raw.t"
+    wall=$(awk '{print $1}' "$WK/raw.t" | med)
+    flow=$(awk '{print $1 - $2}' "$WK/raw.t" | med)
+    eng=$(grep -o '"engine":"[^"]*"' "$WK/raw.tmp" | tail -1)
+    cat "$WK/raw.tmp" >> "$WK/raw.log"
+}
+gpix() { awk "BEGIN{printf \"%.2f\", $W*$H/$1/1e9}"; }
+W=${SIZE%x*} H=${SIZE#*x}
+IN=/dev/shm/scale-in.raw
+
 if [ "${SCALE_RAW:-1}" = 1 ]; then
     stamp "raw map to /dev/shm"
-    W=${SIZE%x*} H=${SIZE#*x}
-    IN=/dev/shm/scale-in.raw
     [ -f $IN ] || "$B/tools/winent-mksample" --size "$SIZE" --dtype u16 --values 65536 --seed 1 $IN
     echo "### to a raw map in /dev/shm: winent-stream --stats --device D --window K --size $SIZE --dtype u16 IN.raw /dev/shm/out.raw (median of $REP)" >> "$FIG"
     for w in ${SCALE_WINDOWS:-31 63}; do
         for d in $DEVS; do
             tag=$d; [ "$d" = "$ALLG" ] && tag=all
-            : > "$WK/raw.tmp"
-            for r in $(seq "$REP"); do
-                rm -f /dev/shm/scale-out.raw
-                WINENT_TRACE=$TR/raw-w$w-d$tag.csv "$WS" --quiet --stats --device "$d" --window "$w" \
-                    --size "$SIZE" --dtype u16 $IN /dev/shm/scale-out.raw 2>> "$WK/raw.tmp"
-            done
-            grep '^{' "$WK/raw.tmp" | sed 's/.*"wall_s":\([0-9.]*\).*"setup_s":\([0-9.]*\).*/\1 \2/' > "$WK/raw.t"
-            wall=$(awk '{print $1}' "$WK/raw.t" | med)
-            flow=$(awk '{print $1 - $2}' "$WK/raw.t" | med)
-            eng=$(grep -o '"engine":"[^"]*"' "$WK/raw.tmp" | tail -1)
-            echo "| raw /dev/shm | $w x $w | --device $d | $eng | wall $wall s | after setup $flow s | $(awk "BEGIN{printf \"%.2f\", $W*$H/$flow/1e9}") Gpixel/s |" >> "$FIG"
-            cat "$WK/raw.tmp" >> "$WK/raw.log"
+            raw_job "$d" "$w" "$TR/raw-w$w-d$tag.csv"
+            echo "| raw /dev/shm | $w x $w | --device $d | $eng | wall $wall s | after setup $flow s | $(gpix "$flow") Gpixel/s |" >> "$FIG"
         done
     done
     # The host's write bound in /dev/shm: one cp, then N writers at once.
@@ -146,15 +155,8 @@ if [ "${SCALE_BOUNDS:-1}" = 1 ]; then
     if [ "${SCALE_RAW:-1}" = 1 ]; then
         echo "### the raw-map job at 1 x 1 (the host path alone): median of $REP" >> "$FIG"
         for d in $DEVS; do
-            : > "$WK/one.tmp"
-            for r in $(seq "$REP"); do
-                rm -f /dev/shm/scale-out.raw
-                "$WS" --quiet --stats --device "$d" --window 1 --size "$SIZE" --dtype u16 \
-                    /dev/shm/scale-in.raw /dev/shm/scale-out.raw 2>> "$WK/one.tmp"
-            done
-            grep '^{' "$WK/one.tmp" | sed 's/.*"wall_s":\([0-9.]*\).*"setup_s":\([0-9.]*\).*/\1 \2/' > "$WK/one.t"
-            flow=$(awk '{print $1 - $2}' "$WK/one.t" | med)
-            echo "| raw /dev/shm | 1 x 1 | --device $d | after setup $flow s | $(awk "BEGIN{printf \"%.2f\", $W*$H/$flow/1e9}") Gpixel/s |" >> "$FIG"
+            raw_job "$d" 1 ""
+            echo "| raw /dev/shm | 1 x 1 | --device $d | after setup $flow s | $(gpix "$flow") Gpixel/s |" >> "$FIG"
         done
         rm -f /dev/shm/scale-out.raw
     fi
