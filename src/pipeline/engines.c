@@ -152,13 +152,8 @@ static void pin_chunk(pipeline *p, const engine *e, chunk *c)
     if (!todo)
         return;
     winent_trace_mark(p->trace, LANE_ENGINE(p, e), "pin", c->seq);
-    int ok = 1;
-    if (c->rows_own && e->ops->pin(c->rows_own, c->rows_bytes) != 0)
-        ok = 0;
-    if (ok && c->map_own && e->ops->pin(c->map_own, c->map_bytes) != 0) {
-        e->ops->unpin(c->rows_own);
-        ok = 0;
-    }
+    const winent_host_pin hooks = {e->ops->pin, e->ops->unpin};
+    int ok = winent_chunk_pin(&hooks, c);
     pthread_mutex_lock(&p->lock);
     c->registered = ok ? 1 : -1; /* unpinned memory still works, with slower copies */
     winent_trace_mark(p->trace, LANE_ENGINE(p, e), "pinned", c->seq);

@@ -582,6 +582,11 @@ winent_status winent_run_job(const winent_job_opts *o, winent_stage stage,
  * of `rows` output rows (--mem's count). */
 uint64_t winent_ring_plane_bytes(const job_plan *plan, uint64_t rows);
 uint64_t winent_ring_chunk_bytes(const job_ring *r, uint64_t rows);
+/* Pin chunk `c`'s own buffers (rows, map) through `h`: 1 when both are
+ * pinned, 0 when they could not be (none is left pinned; unpinned memory
+ * still works, with slower copies). Lock not held. */
+int winent_chunk_pin(const winent_host_pin *h, const chunk *c);
+
 /* Buffers of chunk `c`, made on first use and pinned when the GPUs
  * compute (r->pin; lock not held). */
 winent_status winent_chunk_buffers(job_ring *r, chunk *c, winent_err *err);

@@ -36,6 +36,17 @@ uint64_t winent_ring_chunk_bytes(const job_ring *r, uint64_t rows)
     return b;
 }
 
+int winent_chunk_pin(const winent_host_pin *h, const chunk *c)
+{
+    if (c->rows_own && h->pin(c->rows_own, c->rows_bytes) != 0)
+        return 0;
+    if (c->map_own && h->pin(c->map_own, c->map_bytes) != 0) {
+        h->unpin(c->rows_own);
+        return 0;
+    }
+    return 1;
+}
+
 winent_status winent_chunk_buffers(job_ring *r, chunk *c, winent_err *err)
 {
     const job_plan *pl = r->plan;
@@ -57,11 +68,7 @@ winent_status winent_chunk_buffers(job_ring *r, chunk *c, winent_err *err)
     r->pinning += pin; /* the GPUs' release waits for it */
     pthread_mutex_unlock(r->lock);
     if (pin) {
-        int ok = (!c->rows_own || r->pin.pin(c->rows_own, c->rows_bytes) == 0);
-        if (ok && c->map_own && r->pin.pin(c->map_own, c->map_bytes) != 0) {
-            r->pin.unpin(c->rows_own);
-            ok = 0;
-        }
+        int ok = winent_chunk_pin(&r->pin, c);
         pthread_mutex_lock(r->lock);
         c->registered = ok ? 1 : -1;
         r->pinning--;
