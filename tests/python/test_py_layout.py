@@ -9,9 +9,11 @@ import ctypes
 import subprocess
 import sys
 
-from py_harness import CHILD_ENV, check, finish
+from py_harness import CHILD_ENV, check, finish, need
 
-from winent import _lib
+need("numpy")  # the package imports it
+
+from winent import _lib  # noqa: E402
 
 out = subprocess.run([sys.argv[1]], env=CHILD_ENV, stdout=subprocess.PIPE, check=True)
 c_sizes, c_fields = {}, {}

@@ -9,8 +9,17 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
 passed=0
 failed=0
+skipped=0
+# The value checks read the samples with numpy; without it they are counted
+# as skipped, and the test says so (77) unless another check failed.
+HAVE_NUMPY=0
+"$PY" -c "import numpy" 2>/dev/null && HAVE_NUMPY=1
 check() { # check DESCRIPTION COMMAND...
     d=$1; shift
+    if [ "$1" = pyrun ] || [ "$1" = "$PY" ] && [ $HAVE_NUMPY = 0 ]; then
+        skipped=$((skipped + 1))
+        return 0
+    fi
     if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $d" >&2; fi
 }
 bytes() { wc -c <"$1" | tr -d ' '; }
@@ -94,4 +103,8 @@ expect 4 "unwritable output" --size 4x4 --dtype u8 "$T/no/such/dir/x.raw"
 check "--help exits 0 and says usage" sh -c "'$MK' --help | grep -q usage"
 
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] || exit 1
+if [ "$skipped" -gt 0 ]; then
+    echo "SKIP: $skipped value checks need numpy for $PY (apt-get install python3-numpy)"
+    exit 77
+fi
