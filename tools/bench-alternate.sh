@@ -15,12 +15,13 @@
 #   --engines LIST  --device of each engine, comma-separated (default cpu,auto;
 #                   a device list inside one engine joins with +: 0+1)
 #
-# Before each run the output is removed and `sync` flushes what an earlier
-# run left dirty. Each run's line on standard error: round, engine, the
-# process's wall clock (ms, start to exit), and the job's --stats wall_s,
-# setup_s and engine split. Last, on standard output, a Markdown table:
-# each engine's fastest, median and slowest process wall, and the median
-# against the engine with the lowest median.
+# OUT `-` (standard output) goes to /dev/null. Before each run the output
+# is removed and `sync` flushes what an earlier run left dirty. Each run's
+# line on standard error: round, engine, the process's wall clock (ms,
+# start to exit), and the job's --stats wall_s, setup_s and engine split.
+# Last, on standard output, a Markdown table: each engine's fastest,
+# median and slowest process wall, and the median against the engine with
+# the lowest median.
 set -u
 B=build
 ROUNDS=5
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
     --build) B=${2:?}; shift ;;
     --rounds) ROUNDS=${2:?}; shift ;;
     --engines) ENGINES=${2:?}; shift ;;
-    --help | -h) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help | -h) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     *) echo "bench-alternate.sh: unknown option $1 (--help)" >&2; exit 2 ;;
     esac
