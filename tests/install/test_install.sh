@@ -23,8 +23,6 @@
 # A part whose tool is missing (pkg-config, groff or man, dpkg-deb and
 # dpkg-shlibdeps) is skipped with the reason; the test then exits 77.
 . "$WINENT_SRC/tests/lib/cli_lib.sh"
-skipped=""
-skip_part() { skipped="$skipped; $*"; echo "SKIP: $*"; }
 have() { command -v "$1" >/dev/null 2>&1; }
 # run LOG COMMAND...: quiet, the log's tail shown when it fails
 run() {
@@ -360,8 +358,4 @@ else
     skip_part "no dpkg-deb or dpkg-shlibdeps (apt-get install dpkg-dev): the .deb"
 fi
 
-if [ -n "$skipped" ] && [ "$failed" -eq 0 ]; then
-    echo "$passed passed, $failed failed; skipped parts${skipped}"
-    exit 77
-fi
 finish

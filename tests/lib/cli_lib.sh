@@ -41,13 +41,27 @@ expect_exit() {
 same_zst() {
     "$PY" "$WINENT_SRC/tests/lib/zst_read.py" same "$1" "$2" >/dev/null
 }
+# has_python MODULE...: the test's Python has every module named.
+has_python() {
+    for _m in "$@"; do
+        "$PY" -c "import $_m" 2>/dev/null || return 1
+    done
+}
 # need_python MODULE...: skip (77) where the test's Python lacks a module.
 need_python() {
     for m in "$@"; do
-        "$PY" -c "import $m" 2>/dev/null || { echo "no Python module $m: skipped"; exit 77; }
+        has_python "$m" || { echo "no Python module $m: skipped"; exit 77; }
     done
 }
+# skip_part REASON: a part of the test that cannot run here, said at once;
+# finish then exits 77 (skipped, with the reasons) unless a check failed.
+skipped=""
+skip_part() { skipped="$skipped; $*"; echo "SKIP: $*"; }
 finish() {
     echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
+    [ "$failed" -eq 0 ] || return 1
+    if [ -n "$skipped" ]; then
+        echo "skipped parts$skipped"
+        exit 77
+    fi
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * harness.h - a tiny unit-test harness: CHECK records a pass or a failure,
- * harness_end prints "N passed, N failed" and returns the exit code
- * (77 = skipped, for ctest's SKIP_RETURN_CODE).
+ * SKIP_PART records a part that cannot run here, harness_end prints
+ * "N passed, N failed" and returns the exit code (77 = skipped, for
+ * ctest's SKIP_RETURN_CODE).
  */
 #ifndef WINENT_TEST_HARNESS_H
 #define WINENT_TEST_HARNESS_H
@@ -13,7 +14,7 @@
 
 #include "winent.h"
 
-static int harness_passed, harness_failed;
+static int harness_passed, harness_failed, harness_skipped;
 
 #define CHECK(cond, ...)                                                   \
     do {                                                                   \
@@ -27,10 +28,22 @@ static int harness_passed, harness_failed;
         }                                                                  \
     } while (0)
 
+/* A part of the test that cannot run here (a tool or module missing):
+ * said at once; harness_end then returns 77 unless a check failed. */
+#define SKIP_PART(...)                                                     \
+    do {                                                                   \
+        harness_skipped++;                                                 \
+        printf("SKIP: ");                                                  \
+        printf(__VA_ARGS__);                                               \
+        putchar('\n');                                                     \
+    } while (0)
+
 static inline int harness_end(void)
 {
     printf("%d passed, %d failed\n", harness_passed, harness_failed);
-    return harness_failed ? 1 : 0;
+    if (harness_failed)
+        return 1;
+    return harness_skipped ? 77 : 0;
 }
 
 /* Store sample i of `buf` as type t: the integer `iv` for integer types,
