@@ -217,11 +217,12 @@ typedef enum winent_interleave {
 } winent_interleave;
 
 typedef enum winent_format {
-    WINENT_FORMAT_AUTO = 0, /* from the output name: .zst; .tif/.tiff; .raw/.f32/.bin,
+    WINENT_FORMAT_AUTO = 0, /* from the output name: .zst; .tif/.tiff; .zarr; .raw/.f32/.bin,
                                "-" or no extension raw; any other is a usage error */
     WINENT_FORMAT_RAW,
     WINENT_FORMAT_ZST,
-    WINENT_FORMAT_TIF
+    WINENT_FORMAT_TIF,
+    WINENT_FORMAT_ZARR      /* .zarr: a Zarr v2 store (a folder), xarray's layout */
 } winent_format;
 
 typedef enum winent_compress {

@@ -65,9 +65,10 @@ void cli_print_help(FILE *f)
         "  --header-bytes N    bytes to skip before the samples\n"
         "\n"
         "Output:\n"
-        "  --format F          zst, tif or raw (default: from the output name: .zst;\n"
-        "                      .tif, .tiff; .raw, .f32, .bin, '-' or no extension raw;\n"
-        "                      any other extension needs --format)\n"
+        "  --format F          zst, tif, raw or zarr (default: from the output name:\n"
+        "                      .zst; .tif, .tiff; .zarr, a Zarr v2 store (a folder,\n"
+        "                      xarray's layout); .raw, .f32, .bin, '-' or no\n"
+        "                      extension raw; any other extension needs --format)\n"
         "  --level L           compression level: zstd -7..22 (default 2 for .zst, 3 for\n"
         "                      GeoTIFF and -3 for its overview tiles), deflate 1..9\n"
         "                      (default 6)\n"
@@ -683,8 +684,10 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             j->format = WINENT_FORMAT_TIF;
         else if (!strcmp(val, "raw"))
             j->format = WINENT_FORMAT_RAW;
+        else if (!strcmp(val, "zarr"))
+            j->format = WINENT_FORMAT_ZARR;
         else
-            return usage(msg, n, "--format: '%s': use zst, tif or raw", val);
+            return usage(msg, n, "--format: '%s': use zst, tif, raw or zarr", val);
         break;
     /* The library reads 0 as "the default" for the next four: here it is
      * a mistake, refused with the words the library uses for the range. */

@@ -210,7 +210,8 @@ static winent_status check_level(const winent_job_opts *o, winent_err *err)
                           "--level: '%d': give a deflate level from %d to %d", o->level,
                           DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
     const int zstd =
-        f == WINENT_FORMAT_ZST || (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_ZSTD);
+        f == WINENT_FORMAT_ZST || f == WINENT_FORMAT_ZARR ||
+        (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_ZSTD);
     if (zstd && (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "--level: '%d': give a zstd level from %d to %d (not 0)", o->level,
@@ -287,8 +288,8 @@ winent_status winent_job_check(const winent_job_opts *o, winent_device_list *par
                               "the map is computed: give --preview to the run that makes the "
                               ".zst");
     }
-    if ((unsigned)o->format > WINENT_FORMAT_TIF)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--format: '%d': use zst, tif or raw",
+    if ((unsigned)o->format > WINENT_FORMAT_ZARR)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--format: '%d': use zst, tif, raw or zarr",
                           (int)o->format);
     /* 0 is the default of each of these. */
     WINENT_TRY(check_level(o, err));
