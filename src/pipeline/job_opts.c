@@ -25,6 +25,8 @@
 
 void winent_job_opts_default(winent_job_opts *o)
 {
+    if (o == NULL)
+        return;
     memset(o, 0, sizeof *o);
     winent_compute_opts_default(&o->compute);
     o->bands = 1;
@@ -344,6 +346,8 @@ winent_status winent_job_check(const winent_job_opts *o, winent_device_list *par
 
 winent_status winent_job_opts_validate(const winent_job_opts *o, winent_error *err)
 {
+    if (o == NULL)
+        return winent_err_null(err, "winent_job_opts_validate", "o");
     winent_err e;
     winent_err_clear(&e);
     return winent_err_export(&e, winent_job_check(o, NULL, &e), err);
