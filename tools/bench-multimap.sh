@@ -116,12 +116,9 @@ nwin=$(echo "$WINDOWS" | tr ',' '\n' | wc -l)
 maps=$((4 * nwin))
 echo "bench-multimap: $SIZE x 4 bands u8 ($INPUT) x windows $WINDOWS -> .$ext; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
+. "$(dirname "$0")/bench-lib.sh"
 # timed FILE CMD...: run CMD under GNU time, append "wall user sys rss_kib" to FILE.
-timed() {
-    _f=$1; shift
-    /usr/bin/time -f '%e %U %S %M' -o "$WORK/t" "$@" || { echo "bench-multimap: failed: $*" >&2; exit 1; }
-    cat "$WORK/t" >>"$_f"
-}
+timed() { time_into "$@" || { echo "bench-multimap: failed: $*" >&2; exit 1; }; }
 rm -f "$WORK/one.times" "$WORK/sep.times"
 i=1
 while [ "$i" -le "$REPEAT" ]; do
@@ -172,10 +169,9 @@ EOF
     done
 done
 
-best() { sort -n "$WORK/$1.times" | head -n 1; }
-set -- $(best one)
+set -- $(lowest <"$WORK/one.times")
 ow=$1 oc=$(awk "BEGIN { print $2 + $3 }") orss=$4
-set -- $(best sep)
+set -- $(lowest <"$WORK/sep.times")
 sw=$1 sc=$(awk "BEGIN { print $2 + $3 }") srss=$4
 gpu=none
 command -v nvidia-smi >/dev/null && gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')
