@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Benchmark of the Cloud-Optimized GeoTIFF output against the plain tiled
-# one (issue 13): the same job, `--tif-layout cog` and `--tif-layout tiled`,
+# one: the same job, `--tif-layout cog` and `--tif-layout tiled`,
 # run alternately REPEAT times in one run; the best wall time of each, the
 # user and system CPU of that run, the file sizes, and the COG's extra cost
 # as a share of the plain job. The COG is checked with GDAL's validator.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The GDAL source beside the libtiff one (issue 13): the decode stage alone
+# The GDAL source beside the libtiff one: the decode stage alone
 # (`winent-bench stage decode`, the job's pool and chunks, nothing
 # computed) of one large u8 image as a tiled deflate TIFF, a striped
 # deflate TIFF and a striped uncompressed one, each read through libtiff

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# bench-gpu-jobs.sh - issue 11's whole-job comparison: the CLI job on the
+# bench-gpu-jobs.sh - the whole-job comparison of large windows: the CLI job on the
 # CPU (all cores) against the same job on one GPU, for the five cases of
 # large windows and many values, each writing its raw map into memory
 # (a tmpfs), in one run on one machine; the bytes of both are compared.
@@ -17,7 +17,7 @@
 #                 a quick look on a small machine: --scale 8)
 #   --out FILE    also write the Markdown table there
 #
-# The cases (issue 11):
+# The cases:
 #   1 16384x16384 u16 uniform 65536 values, window 31
 #   2  8192x8192  u8 uniform 256 values, window 127
 #   3  8192x8192  f32 uniform [0, 1), --bins 4096 --range 0:1, window 63
@@ -31,7 +31,7 @@
 # folder alone (dd of zeros, 1 MiB a write, as the job writes from its
 # buffers; a cp would read the map too). "GPU floor" is the
 # larger of the read and the GPU's setup plus the write (no map is written
-# before the GPU is up); "5x needs" is the CPU job / 5 (issue 11's target).
+# before the GPU is up); "5x needs" is the CPU job / 5 (the GPU's target).
 set -u
 B=build
 R=2

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# bench-gpu-scaling.sh - issue 31's figures on a GPU machine, in one call:
+# bench-gpu-scaling.sh - the several-GPU figures on a GPU machine, in one call:
 # build, then in memory (winent-bench pipeline, 32768x32768 u16, 65536
 # values, 31x31 and 63x63) one GPU against every GPU; the same cells
 # through winent-stream to a raw map in /dev/shm, beside the host's

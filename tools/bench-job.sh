@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# bench-job.sh - the job harness of issue 10: for each job and each engine,
+# bench-job.sh - the job harness: for each job and each engine,
 # in one run on one machine, the whole CLI job beside each of its stages
 # alone on the same data and threads, the write alone, startup, and the
 # external tool a user would time alone; then efficiency = slowest stage

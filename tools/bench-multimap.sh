@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# bench-multimap.sh - several bands and windows in one pass (issue 13, item
-# 3) against the separate runs: 4 bands x 3 windows as one job
+# bench-multimap.sh - several bands and windows in one pass against
+# the separate runs: 4 bands x 3 windows as one job
 # (`--band all --window 3,5,9`) and as the 12 runs of one band and one
 # window each, alternately, REPEAT times in one run; the best wall time of
 # each side, its CPU time (user + sys) and peak RSS, the speedup; and

@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # What --preview costs: the same job with and without it, interleaved in
 # one run, best of N wall times (--stats) and best of N CPU times (user +
-# system, /usr/bin/time), for a .zst file and raw to /dev/null. docs/PERFORMANCE.md, "Preview
-# (issue 14)", has the figures this printed.
+# system, /usr/bin/time), for a .zst file and raw to /dev/null.
 #
 #   sh tools/bench-preview.sh [BUILD_DIR] [SIZE] [REPEAT] [KIND]
 #

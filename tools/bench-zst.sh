@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Benchmark of the .zst pipeline (issue 3): `winent-stream in.raw out.zst`
+# Benchmark of the .zst pipeline: `winent-stream in.raw out.zst`
 # against `zstd -T<threads> -<level>` compressing the same float32 map alone,
 # side by side in one run, on a landscape input and on random 0..15.
 #
