@@ -21,3 +21,7 @@ winent_sh_test(test_skimage_disk test_skimage_disk.sh)
 # (glcm_oracle.h), and its bits across bands, chunks and measure sets.
 winent_unit_test(test_glcm)
 set_tests_properties(test_glcm PROPERTIES TIMEOUT 600)
+# The same engine against scikit-image's graycomatrix/graycoprops, per
+# window, through tools/winent-glcm.
+winent_sh_test(test_glcm_skimage test_glcm_skimage.sh)
+set_tests_properties(test_glcm_skimage PROPERTIES TIMEOUT 600)
