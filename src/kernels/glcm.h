@@ -123,6 +123,16 @@ void winent_glcm_plan_free(winent_glcm_plan *p);
  * needs: the window's halo (ry) covers every pair, so this is
  * winent_chunk_input_rows with the plan's ry. */
 
+/* The slide's plain-data view of the plan (glcm_slide.h) for images
+ * W x H, with the plan's host tables. */
+struct winent_glcm_geom;
+void winent_glcm_geom_init(const winent_glcm_plan *p, int W, int H, struct winent_glcm_geom *g);
+
+/* Levels of `count` samples of the plan's dtype (native byte order, any
+ * address), WINENT_GLCM_SENT (0xFFFF) where not counted. */
+void winent_glcm_levels(const winent_glcm_plan *p, const void *samples, size_t count,
+                        uint16_t *levels);
+
 typedef struct winent_glcm_cpu winent_glcm_cpu;
 
 /* Scratch for `threads` workers on images at most `max_width` wide. The

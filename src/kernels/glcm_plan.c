@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* glcm_plan.c - the co-occurrence engine's options, names and tables. */
 #include "glcm.h"
+#include "glcm_slide.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -194,4 +195,70 @@ void winent_glcm_plan_free(winent_glcm_plan *p)
     free(p->du);
     free(p->hw);
     free(p);
+}
+
+void winent_glcm_geom_init(const winent_glcm_plan *p, int W, int H, winent_glcm_geom *g)
+{
+    memset(g, 0, sizeof *g);
+    g->W = W;
+    g->H = H;
+    g->L = p->levels;
+    g->rx = p->rx;
+    g->ry = p->ry;
+    g->symmetric = p->opts.symmetric;
+    g->need_hist = p->need_hist;
+    g->need_marg = p->need_marg;
+    g->need_mom = p->need_mom;
+    g->nangles = p->nangles;
+    for (int a = 0; a < 4; a++) {
+        g->dx[a] = p->dx[a];
+        g->dy[a] = p->dy[a];
+    }
+    g->nm = p->opts.nmeasures;
+    for (int k = 0; k < g->nm; k++)
+        g->measures[k] = (int)p->opts.measures[k];
+    g->lq = p->lq;
+    g->du = p->du;
+    g->hw = p->hw;
+}
+
+void winent_glcm_levels(const winent_glcm_plan *p, const void *samples, size_t count,
+                        uint16_t *levels)
+{
+    const winent_code_rule *r = &p->rule;
+    const unsigned char *src = samples;
+    const size_t sz = winent_dtype_size(p->opts.compute.dtype);
+    for (size_t i = 0; i < count; i++) {
+        const unsigned char *q = src + i * sz;
+        uint32_t c;
+        switch (p->opts.compute.dtype) {
+#define INT_CASE(E, T)                                                                             \
+    case E: {                                                                                      \
+        T v;                                                                                       \
+        memcpy(&v, q, sizeof v);                                                                   \
+        c = winent_code_int(r, (int64_t)v);                                                        \
+        break;                                                                                     \
+    }
+            INT_CASE(WINENT_U8, uint8_t)
+            INT_CASE(WINENT_I8, int8_t)
+            INT_CASE(WINENT_U16, uint16_t)
+            INT_CASE(WINENT_I16, int16_t)
+            INT_CASE(WINENT_U32, uint32_t)
+            INT_CASE(WINENT_I32, int32_t)
+#undef INT_CASE
+        case WINENT_F32: {
+            float v;
+            memcpy(&v, q, sizeof v);
+            c = winent_code_f32(r, v);
+            break;
+        }
+        default: {
+            double v;
+            memcpy(&v, q, sizeof v);
+            c = winent_code_f64(r, v);
+            break;
+        }
+        }
+        levels[i] = c == WINENT_NODATA_CODE ? (uint16_t)WINENT_GLCM_SENT : (uint16_t)c;
+    }
 }
