@@ -155,4 +155,25 @@ WINENT_HD float winent_glcm_out(unsigned centre, double sum, int cnt)
     return centre == WINENT_GLCM_SENT ? WINENT_FNAN : winent_glcm_average(sum, cnt);
 }
 
+/* One segment's work, as a GPU thread does it: output row y, columns
+ * [xa, xb) (at most `seg`), every angle, then the floats of plane k at
+ * out[k * plane_stride + x - xa]. sum: [nm * seg], cnt: [seg]. */
+WINENT_HD void winent_glcm_segment(const winent_glcm_geom *g, winent_glcm_state *st,
+                                   const uint16_t *codes, int y0, int y, int xa, int xb,
+                                   double *sum, int *cnt, int seg, float *out, size_t plane_stride)
+{
+    for (int x = 0; x < xb - xa; x++) {
+        cnt[x] = 0;
+        for (int k = 0; k < g->nm; k++)
+            sum[(size_t)k * seg + x] = 0.0;
+    }
+    for (int a = 0; a < g->nangles; a++)
+        winent_glcm_slide(g, st, codes, y0, a, y, xa, xb, sum, (size_t)seg, cnt);
+    const uint16_t *centre = codes + (size_t)(y - y0) * (size_t)g->W;
+    for (int k = 0; k < g->nm; k++)
+        for (int x = xa; x < xb; x++)
+            out[(size_t)k * plane_stride + (size_t)(x - xa)] =
+                winent_glcm_out(centre[x], sum[(size_t)k * seg + (size_t)(x - xa)], cnt[x - xa]);
+}
+
 #endif
