@@ -25,7 +25,7 @@ system's library path, in that order (winent.library_path() says which).
 Every failure raises a subclass of :class:`Error` with the library's
 status and one-line message.
 """
-from ._arrays import entropy
+from ._api import entropy
 from ._blocks import entropy_block
 from ._errors import (Cancelled, DeviceError, Error, InputError, InternalError, LibraryNotFound,
                       OutputError, UsageError)
@@ -33,10 +33,7 @@ from ._job import Job, Notice, Progress, run
 from ._lib import library_path
 from ._version import __version__
 from .zst import ZstMap, ZstMapPlane, open_zst, read_zst
-from ._xarray import register_accessor_when_imported as _register_accessor
-
-
-_register_accessor()
+from ._warnings import RangeWarning, SaturationWarning, Warning
 
 
 def gpu_count():
@@ -49,5 +46,6 @@ __all__ = [
     "entropy", "entropy_block", "run", "Job", "Progress", "Notice", "read_zst", "open_zst",
     "ZstMap", "ZstMapPlane", "library_path", "gpu_count", "Error", "UsageError", "InputError",
     "OutputError",
-    "DeviceError", "InternalError", "Cancelled", "LibraryNotFound", "__version__",
+    "DeviceError", "InternalError", "Cancelled", "LibraryNotFound", "Warning", "RangeWarning",
+    "SaturationWarning", "__version__",
 ]

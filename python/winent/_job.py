@@ -572,7 +572,7 @@ def run(input, output, **options):
         or ``format``. A file appears only when complete.
 
     Options (keywords, each as the CLI's ``--option``; None: the default):
-    window (K, (KX, KY), "7x3", or a disk: ("disk", R) or "diskR", as
+    window (K, (ROWS, COLUMNS) as entropy()'s, "7x3" as --window WxH, or a disk: ("disk", R) or "diskR", as
     ``--disk R``), footprint="disk" with radius=R (the same disk, as
     scikit-image's footprint=disk(R)), windows (a list: a map of each, as
     ``--window 5,9,disk3``: [5, 9, ("disk", 3)]), base,

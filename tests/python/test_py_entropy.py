@@ -74,12 +74,12 @@ def test_dtypes_against_cli():
                         base="e")
             against_cli(a, dtype, "7x3 base 2, 16 bins, nodata", rng_cli +
                         ["--window", "7x3", "--base", "2", "--bins", "16", "--nodata", "-1"],
-                        range=rng, window=(7, 3), base=2, bins=16, nodata=-1.0)
+                        range=rng, window=(3, 7), base=2, bins=16, nodata=-1.0)
         else:
             against_cli(a, dtype, "5x5 base e, distinct values", ["--base", "e"], base="e")
             against_cli(a, dtype, "the defaults (base 2)", [])
             against_cli(a, dtype, "3x9 base 10", ["--window", "3x9", "--base", "10"],
-                        window=(3, 9), base=10)
+                        window=(9, 3), base=10)
             nd = a[3, 4].item()
             against_cli(a, dtype, "9x9 base 2, nodata", ["--window", "9", "--base", "2",
                                                          "--nodata", str(nd)],
@@ -121,7 +121,7 @@ def test_skimage():
                                            ("u16", 4000, (120, 160), (9, 5)),
                                            ("u8", 16, (3, 4), (5, 5))]:
         a = RNG.integers(0, values, size=shape).astype(DTYPES[dtype])
-        ours = winent.entropy(a, window=(kx, ky), base=2)
+        ours = winent.entropy(a, window=(ky, kx), base=2)  # (rows, columns)
         ref = sk_entropy(a, np.ones((ky, kx), dtype=np.uint8)).astype(np.float32)
         diff = float(np.abs(ours.astype(np.float64) - ref.astype(np.float64)).max())
         what = "%s %dx%d window %dx%d" % (dtype, shape[1], shape[0], kx, ky)

@@ -32,7 +32,7 @@ CASES = [
     (dict(bins=2**40, range=(0, 1)), "--bins 1099511627776 --range 0:1"),
     (dict(bins=-1, range=(0, 1)), "--bins -1 --range 0:1"),
     (dict(window=2**40), "--window 1099511627776"),
-    (dict(window=(2**40, 3)), "--window 1099511627776x3"),
+    (dict(window=(3, 2**40)), "--window 1099511627776x3"),
     (dict(window=-2**40), "--window -1099511627776"),
     (dict(threads=2**64), "--threads 18446744073709551616"),
     (dict(threads=-1), "--threads -1"),
