@@ -9,6 +9,7 @@ import ctypes
 import math
 import threading
 import warnings
+from typing import Any, Dict, Tuple
 
 import numpy as np
 
@@ -156,7 +157,7 @@ def warn(c, spec, stacklevel=2):
 # Blocks of dask arrays whose last block is not computed yet, by the
 # graph's name: {name: {block location: counts}}. Per process: on a
 # distributed cluster each worker counts the blocks it computes.
-_pending = {}
+_pending: Dict[str, Dict[Tuple[int, ...], Any]] = {}
 _pending_lock = threading.Lock()
 
 

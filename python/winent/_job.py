@@ -498,14 +498,14 @@ class Job:
         if interrupt is not None:
             raise interrupt
         if self._callback_error is not None:
-            e, self._callback_error = self._callback_error, None
-            raise e
+            raised, self._callback_error = self._callback_error, None
+            raise raised
         st = result[0] if result else None
         if st != OK:
             if st == Cancelled.status and self._cancelled_by_callback:
                 raise Cancelled("cancelled: the progress callback returned False")
-            e = L.winent_job_error(handle)
-            msg = _lib.message_of(e.contents) if e else ""
+            failure = L.winent_job_error(handle)
+            msg = _lib.message_of(failure.contents) if failure else ""
             raise error_for(st if st is not None else 1, msg)
         return self.stats
 

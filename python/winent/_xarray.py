@@ -30,7 +30,7 @@ from ._version import __version__
 try:
     import xarray as xr
 except ImportError:  # numpy and dask arrays need no xarray
-    xr = None
+    xr = None  # type: ignore[assignment]
 
 # Attrs that describe the input's values, not the map's.
 _VALUE_ATTRS = ("_FillValue", "missing_value", "nodata", "nodatavals", "scale_factor",
