@@ -2,10 +2,13 @@
 """entropy() of an xarray.DataArray, and the accessor
 ``data_array.winent.entropy(...)``.
 
-The map keeps the input's dims (2-D y, x; or 3-D with a band dim, a map
-per band), coordinates (so rioxarray's CRS and transform, carried by the
-``spatial_ref`` coordinate) and attrs, minus those that describe the
-input's values (units, scale, nodata, statistics). Nodata is read from
+The rows and columns are the dims found by their names (spatial_dims),
+in any order; every other dim is mapped over (a map of each plane). The
+map keeps the input's dims in their order, every coordinate (so
+rioxarray's CRS and transform, carried by the ``spatial_ref`` coordinate)
+and the attrs, minus those that describe the input's values (units,
+scale, nodata, statistics), plus the provenance the CLI's GeoTIFF carries
+(map_attrs). A window may be a distance in map units (map_window). Nodata is read from
 rioxarray (``rio.nodata``, ``rio.encoded_nodata``), else ``_FillValue``,
 ``missing_value`` or ``nodata`` in the attrs or the encoding; the map's
 ``_FillValue`` is NaN where the map can hold NaN (a nodata value, or float
@@ -17,6 +20,7 @@ of a single band takes the statistics the raster records, where it
 records them, as the CLI does; else it is computed from the samples.
 numpy-backed in, numpy-backed out; dask-backed in, lazy out."""
 import math
+import numbers
 import re
 import sys
 
@@ -230,7 +234,7 @@ def _crs_in_metres(da, dims):
     return False if units - {""} else None
 
 
-def _odd_pixels(distance, step, what):
+def _odd_pixels(distance, step):
     p = distance / step
     n = 2 * math.floor((p - 1) / 2 + 0.5) + 1
     return max(n, 1)
@@ -262,14 +266,14 @@ def map_window(da, ydim, xdim, window, units):
                     "distance in its own units with units='map'"
                     % (window, "is not in metres" if ok is False else "is unknown"))
             dist.append(metres)
-        elif units == "map" and not isinstance(v, (str, bool)) and isinstance(v, (int, float)) \
-                and v > 0 and math.isfinite(v):
+        elif units == "map" and not isinstance(v, (str, bool)) and \
+                isinstance(v, numbers.Real) and v > 0 and math.isfinite(v):
             dist.append(float(v))
         else:
             raise UsageError("entropy: window=%r: give a distance such as '90m' or '1.5km', or "
                              "positive numbers with units='map'" % (window,))
-    rows = _odd_pixels(dist[0], _spacing(da, ydim), "rows")
-    cols = _odd_pixels(dist[1], _spacing(da, xdim), "columns")
+    rows = _odd_pixels(dist[0], _spacing(da, ydim))
+    cols = _odd_pixels(dist[1], _spacing(da, xdim))
     given = window if isinstance(window, str) else \
         ("%s" % list(window) if isinstance(window, (tuple, list)) else "%g" % window)
     if units == "map" and not any(texts):

@@ -139,7 +139,7 @@ def test_dask_against_cli():
     for dtype in DTYPES:
         a = sample(dtype)
         fopts, popts = float_opts(dtype)
-        for window, wopt, chunks in ((9, "9", (20, 33)), ((7, 3), "7x3", (16, 9)),
+        for window, wopt, chunks in ((9, "9", (20, 33)), ((3, 7), "7x3", (16, 9)),
                                      (15, "15", (71, 97))):
             ref = ref_map(a, dtype, "--window", wopt, *fopts)
             lazy = winent.entropy(da.from_array(a, chunks=chunks), window=window, **popts)
@@ -151,7 +151,8 @@ def test_dask_against_cli():
             check("dask %s %s chunks %s: the CLI's bits" % (dtype, wopt, chunks),
                   ref is not None and same_bits(got, ref))
             if chunks != (71, 97):
-                ry, rx = (window[1], window[0]) if isinstance(window, tuple) else (window,) * 2
+                # window=(rows, columns)
+                ry, rx = window if isinstance(window, tuple) else (window,) * 2
                 most = (chunks[0] + ry - 1) * (chunks[1] + rx - 1)
                 check("dask %s %s: no task holds more than a block and its halo (%d, %d)"
                       % (dtype, wopt, s.largest, most), s.largest <= most)
@@ -315,8 +316,10 @@ def test_xarray():
     fl = winent.entropy(xr.DataArray(a.astype(np.float32), dims=("y", "x")), window=3,
                         bins=8, range=(0, 60000))
     check("xarray floats: _FillValue NaN", math.isnan(fl.attrs["_FillValue"]))
-    expect_raises("a 4-D DataArray", winent.UsageError, winent.entropy,
-                  xr.DataArray(np.zeros((2, 2, 3, 3), np.uint8), dims=("t", "b", "y", "x")))
+    cube = RNG.integers(0, 9, (2, 2, 13, 17)).astype(np.uint8)
+    four = winent.entropy(xr.DataArray(cube, dims=("t", "b", "y", "x")), window=3)
+    check("a 4-D DataArray: a map of each (t, b) plane", four.dims == ("t", "b", "y", "x") and
+          same_bits(four.values, winent.entropy(cube, window=3)))
 
 
 def test_sample_mksample_raw():

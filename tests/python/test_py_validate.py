@@ -67,7 +67,7 @@ CASES = [
     (dict(windows=[4, 5]), "--window 4,5"),
     (dict(windows=[5, 3, (5, 5)]), "--window 5,3,5x5"),
     (dict(windows=[3, 2**40]), "--window 3,1099511627776"),
-    (dict(windows=[(7, 3), "9x4"]), "--window 7x3,9x4"),
+    (dict(windows=[(3, 7), "9x4"]), "--window 7x3,9x4"),
     (dict(band=[2, 2], bands=3), "--band 2,2 --bands 3"),
     (dict(band=[0, 1], bands=3), "--band 0,1 --bands 3"),
     (dict(band=[1, 70000], bands=3), "--band 1,70000 --bands 3"),
