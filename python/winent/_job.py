@@ -15,9 +15,10 @@ import warnings
 from . import _lib
 from ._errors import OK, Cancelled, UsageError, error_for
 from ._options import as_float, as_int, c_string, cli_words, fill_compute, window_spec
+from ._warnings import Warning
 
 
-class Notice(UserWarning):
+class Notice(Warning):
     """A notice of a job (a GPU that fell back to the CPU, samples clamped
     by ``range``, a pipe copied to a temporary file): the line the CLI
     prints on standard error, given as a warning when no ``notice``
