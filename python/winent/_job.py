@@ -45,7 +45,7 @@ def _path(name, value):
 # The CLI's words for a word option's value that is none of its words
 # (src/cli/options.c): the same line from Python.
 _CHOICE_WORDS = {"interleave": "use bsq, bip or bil", "byteorder": "use little or big",
-                 "format": "use zst, tif or raw", "compress": "use zstd, deflate, lzw or none",
+                 "format": "use zst, tif, raw or zarr", "compress": "use zstd, deflate, lzw or none",
                  "tif_layout": "use cog or tiled",
                  "ot": "use float32, float16, uint16 or uint8"}
 
@@ -568,8 +568,9 @@ def run(input, output, **options):
 
     input: a path (a TIFF, raw samples with ``size`` and ``dtype``, any
         raster GDAL opens in a build with GDAL), or "-" for standard input.
-    output: a path; the format from its name (``.zst``, ``.tif``, ``.raw``)
-        or ``format``. A file appears only when complete.
+    output: a path; the format from its name (``.zst``, ``.tif``,
+        ``.zarr``: a Zarr store ``xarray.open_zarr`` reads, ``.raw``) or
+        ``format``. An output appears only when complete.
 
     Options (keywords, each as the CLI's ``--option``; None: the default):
     window (K, (KX, KY), "7x3", or a disk: ("disk", R) or "diskR", as
@@ -581,7 +582,7 @@ def run(input, output, **options):
     height) or "WxH"), dtype ("u16" or a numpy dtype, whose byte order
     counts), bands, interleave ("bsq", "bip", "bil"),
     byteorder ("little", "big"), header_bytes; output: format ("zst",
-    "tif", "raw"), level, frame_rows, tile, compress, tif_layout ("cog",
+    "tif", "raw", "zarr"), level, frame_rows, tile, compress, tif_layout ("cog",
     "tiled"), bigtiff, ot (the map's sample type, as ``--ot``: "float32",
     the default, "float16", "uint16" or "uint8", or the numpy dtype;
     integers are round(H / scale) with GDAL's scale and offset recorded),

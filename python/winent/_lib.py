@@ -171,7 +171,7 @@ class winent_job_opts(ctypes.Structure):
 DTYPES = ("u8", "i8", "u16", "i16", "u32", "i32", "f32", "f64")  # winent_dtype order
 BASES = {"e": 0, "2": 1, "10": 2}
 INTERLEAVES = {"bsq": 0, "bip": 1, "bil": 2}
-FORMATS = {None: 0, "auto": 0, "raw": 1, "zst": 2, "tif": 3, "tiff": 3}
+FORMATS = {None: 0, "auto": 0, "raw": 1, "zst": 2, "tif": 3, "tiff": 3, "zarr": 4}
 COMPRESSIONS = {"zstd": 0, "deflate": 1, "lzw": 2, "none": 3}
 TIF_LAYOUTS = {"cog": 0, "tiled": 1}
 OUT_TYPES = {"float32": 0, "float16": 1, "uint16": 2, "uint8": 3}
