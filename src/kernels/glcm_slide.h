@@ -59,12 +59,11 @@ WINENT_HD void winent_glcm_pair(const winent_glcm_geom *g, winent_glcm_state *s,
         const unsigned c = sign > 0 ? *cell : (unsigned)(*cell - 1u);
         *cell = (uint16_t)(sign > 0 ? c + 1u : c);
         const int64_t dq = 2 * (int64_t)c + 1;
+        const int64_t on_diag = i == j; /* no branch: i == j is a coin toss in texture */
         a->tsum += sign * du[c];
         a->q += sign * dq;
-        if (i == j) {
-            a->diag += sign;
-            a->qdiag += sign * dq;
-        }
+        a->diag += sign * on_diag;
+        a->qdiag += sign * dq * on_diag;
         if (g->need_marg) {
             uint32_t *mj = g->symmetric ? s->mi : s->mj;
             int64_t *tj = g->symmetric ? &a->mi : &a->mj;
