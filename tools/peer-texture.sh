@@ -8,7 +8,7 @@
 #   tools/peer-texture.sh [BUILD_DIR] [IMAGE]
 #
 # IMAGE (any GDAL raster, band 1; default: scikit-image's astronaut, grey,
-# resized to 2048 x 2048) is quantized to 32 levels (floor(v * 32 / 256)
+# resized to SIZE x SIZE, SIZE=2048 unless set) is quantized to 32 levels (floor(v * 32 / 256)
 # of its 0..255 grey values), and each tool computes 15 x 15 windows:
 #   - glcm-entropy, symmetric, distance 1, mean of the angles 0/45/90/135,
 #     beside GRASS `r.texture method=entr` (the same definition);
@@ -31,12 +31,12 @@ now() { date +%s.%N; }
 elapsed() { echo "$2 - $1" | bc; }
 
 # The quantized image: q.raw (u8 0..31) and q.tif (the same, GeoTIFF).
-WH=$("$PY" - "$T" "$IMAGE" <<'EOF'
+WH=$("$PY" - "$T" "$IMAGE" "${SIZE:-2048}" <<'EOF'
 import sys
 import numpy as np
 import rasterio
 from rasterio.transform import from_origin
-out, image = sys.argv[1], sys.argv[2]
+out, image, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if image:
     with rasterio.open(image) as src:
         a = src.read(1).astype(np.float64)
@@ -44,7 +44,7 @@ if image:
     a = (a - lo) * 255.0 / max(hi - lo, 1e-12)
 else:
     from skimage import color, data, transform
-    a = transform.resize(color.rgb2gray(data.astronaut()), (2048, 2048), order=1) * 255.0
+    a = transform.resize(color.rgb2gray(data.astronaut()), (size, size), order=1) * 255.0
 q = np.clip(np.floor(a * 32 / 256), 0, 31).astype(np.uint8)
 q.tofile(out + "/q.raw")
 h, w = q.shape
