@@ -57,7 +57,6 @@ EOF
 )
 W=${WH% *}
 H=${WH#* }
-EOF2
 echo "image: ${W}x${H}, 32 levels, 15x15 windows, $THREADS threads"
 
 OTB8=glcm-asm,glcm-entropy,glcm-correlation,glcm-homogeneity,glcm-contrast,glcm-cluster-shade,glcm-cluster-prominence,glcm-variance
@@ -65,7 +64,7 @@ t0=$(now)
 "$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --measure glcm-entropy \
     --threads "$THREADS" "$T/q.raw" "$T/ent.f32"
 t1=$(now)
-"$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --angles 45 --base e \
+"$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --angles 45 --base 2 \
     --measure "$OTB8" --threads "$THREADS" "$T/q.raw" "$T/otb8.f32"
 t2=$(now)
 echo "winent-glcm glcm-entropy, 4 angles:     $(elapsed "$t0" "$t1") s"
@@ -133,7 +132,7 @@ if os.path.exists(t + "/otb.tif"):
     o8 = np.fromfile(t + "/otb8.f32", np.float32).reshape(8, h, w)
     with rasterio.open(t + "/otb.tif") as src:
         o = src.read().astype(np.float64)
-    names = ["Energy / glcm-asm", "Entropy / glcm-entropy (nats)",
+    names = ["Energy / glcm-asm", "Entropy / glcm-entropy (bits)",
              "Correlation / glcm-correlation", "IDM / glcm-homogeneity",
              "Inertia / glcm-contrast", "Cluster Shade / glcm-cluster-shade",
              "Cluster Prominence / ...-prominence", "Haralick Corr. / glcm-variance"]
