@@ -8,7 +8,7 @@
 #   tools/peer-texture.sh [BUILD_DIR] [IMAGE]
 #
 # IMAGE (any GDAL raster, band 1; default: scikit-image's astronaut, grey,
-# resized to 2048 x 2048) is quantized to 32 levels (floor(v * 32 / 256)
+# resized to SIZE x SIZE, SIZE=2048 unless set) is quantized to 32 levels (floor(v * 32 / 256)
 # of its 0..255 grey values), and each tool computes 15 x 15 windows:
 #   - glcm-entropy, symmetric, distance 1, mean of the angles 0/45/90/135,
 #     beside GRASS `r.texture method=entr` (the same definition);
@@ -31,12 +31,12 @@ now() { date +%s.%N; }
 elapsed() { echo "$2 - $1" | bc; }
 
 # The quantized image: q.raw (u8 0..31) and q.tif (the same, GeoTIFF).
-WH=$("$PY" - "$T" "$IMAGE" <<'EOF'
+WH=$("$PY" - "$T" "$IMAGE" "${SIZE:-2048}" <<'EOF'
 import sys
 import numpy as np
 import rasterio
 from rasterio.transform import from_origin
-out, image = sys.argv[1], sys.argv[2]
+out, image, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if image:
     with rasterio.open(image) as src:
         a = src.read(1).astype(np.float64)
@@ -44,7 +44,7 @@ if image:
     a = (a - lo) * 255.0 / max(hi - lo, 1e-12)
 else:
     from skimage import color, data, transform
-    a = transform.resize(color.rgb2gray(data.astronaut()), (2048, 2048), order=1) * 255.0
+    a = transform.resize(color.rgb2gray(data.astronaut()), (size, size), order=1) * 255.0
 q = np.clip(np.floor(a * 32 / 256), 0, 31).astype(np.uint8)
 q.tofile(out + "/q.raw")
 h, w = q.shape
@@ -57,7 +57,6 @@ EOF
 )
 W=${WH% *}
 H=${WH#* }
-EOF2
 echo "image: ${W}x${H}, 32 levels, 15x15 windows, $THREADS threads"
 
 OTB8=glcm-asm,glcm-entropy,glcm-correlation,glcm-homogeneity,glcm-contrast,glcm-cluster-shade,glcm-cluster-prominence,glcm-variance
@@ -65,7 +64,7 @@ t0=$(now)
 "$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --measure glcm-entropy \
     --threads "$THREADS" "$T/q.raw" "$T/ent.f32"
 t1=$(now)
-"$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --angles 45 --base e \
+"$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --angles 45 --base 2 \
     --measure "$OTB8" --threads "$THREADS" "$T/q.raw" "$T/otb8.f32"
 t2=$(now)
 echo "winent-glcm glcm-entropy, 4 angles:     $(elapsed "$t0" "$t1") s"
@@ -133,7 +132,7 @@ if os.path.exists(t + "/otb.tif"):
     o8 = np.fromfile(t + "/otb8.f32", np.float32).reshape(8, h, w)
     with rasterio.open(t + "/otb.tif") as src:
         o = src.read().astype(np.float64)
-    names = ["Energy / glcm-asm", "Entropy / glcm-entropy (nats)",
+    names = ["Energy / glcm-asm", "Entropy / glcm-entropy (bits)",
              "Correlation / glcm-correlation", "IDM / glcm-homogeneity",
              "Inertia / glcm-contrast", "Cluster Shade / glcm-cluster-shade",
              "Cluster Prominence / ...-prominence", "Haralick Corr. / glcm-variance"]

@@ -10,7 +10,8 @@
  * histogram left to right like the entropy engine's: a step removes the
  * anchor column leaving and adds the one entering (2 (ky - |dy|) pairs),
  * keeping the sums of glcm_rule.h exact in int64, so any order of updates
- * gives the same bits. The angles run one after the other over the row,
+ * gives the same bits. Four rows slide in lockstep, each with its own
+ * histograms (glcm_slide4). The angles run one after the other over the row,
  * each adding its value into a row of doubles in angle order; the map's
  * float is their mean, rounded once. The slide itself is glcm_slide.h,
  * shared with the CUDA engine.
@@ -24,10 +25,10 @@
 typedef struct glcm_scratch {
     uint16_t *codes;   /* levels of the band's input rows */
     size_t codes_cap;  /* in codes */
-    uint16_t *hist;    /* [L * L] pair counts, zero between rows */
-    uint32_t *marg;    /* [2 L] marginal counts (first ends, second ends) */
-    double *sum;       /* [nmeasures * width] the angles' values summed */
-    int *cnt;          /* [width] angles with a pair */
+    uint16_t *hist;    /* [LANES][L * L] pair counts, zero between rows */
+    uint32_t *marg;    /* [LANES][2 L] marginal counts (first ends, second ends) */
+    double *sum;       /* [LANES][nmeasures * width] the angles' values summed */
+    int *cnt;          /* [LANES][width] angles with a pair */
 } glcm_scratch;
 
 struct winent_glcm_cpu {
@@ -54,10 +55,11 @@ winent_status winent_glcm_cpu_create(const winent_glcm_plan *p, int max_width, i
     const size_t L = (size_t)p->levels, W = (size_t)(max_width > 0 ? max_width : 1);
     for (int t = 0; t < threads; t++) {
         glcm_scratch *s = &e->scratch[t];
-        s->hist = calloc(L * L, sizeof *s->hist);
-        s->marg = calloc(2 * L, sizeof *s->marg);
-        s->sum = malloc((size_t)p->opts.nmeasures * W * sizeof *s->sum);
-        s->cnt = malloc(W * sizeof *s->cnt);
+        const size_t nl = WINENT_GLCM_LANES;
+        s->hist = calloc(nl * L * L, sizeof *s->hist);
+        s->marg = calloc(nl * 2 * L, sizeof *s->marg);
+        s->sum = malloc(nl * (size_t)p->opts.nmeasures * W * sizeof *s->sum);
+        s->cnt = malloc(nl * W * sizeof *s->cnt);
         if (s->hist == NULL || s->marg == NULL || s->sum == NULL || s->cnt == NULL)
             goto nomem;
     }
@@ -83,22 +85,36 @@ void winent_glcm_cpu_free(winent_glcm_cpu *e)
     free(e);
 }
 
-/* One output row from the band's levels (image rows from y0). */
-static void compute_row(const winent_glcm_geom *g, glcm_scratch *s, int y, int y0,
-                        float *const *out, size_t row_off)
+/* Output rows [y, y + nl) from the band's levels (image rows from y0):
+ * LANES rows in lockstep, or one. */
+static void compute_rows(const winent_glcm_geom *g, glcm_scratch *s, int y, int nl, int y0,
+                         float *const *out, size_t row_off, size_t out_stride)
 {
-    const int W = g->W;
-    memset(s->sum, 0, (size_t)g->nm * W * sizeof *s->sum);
-    memset(s->cnt, 0, (size_t)W * sizeof *s->cnt);
-    winent_glcm_state st = {s->hist, s->marg, s->marg + g->L, {0}};
-    for (int a = 0; a < g->nangles; a++)
-        winent_glcm_slide(g, &st, s->codes, y0, a, y, 0, W, s->sum, (size_t)W, s->cnt);
-    const uint16_t *centre = s->codes + (size_t)(y - y0) * W;
-    for (int k = 0; k < g->nm; k++) {
-        float *o = out[k] + row_off;
-        const double *sum = s->sum + (size_t)k * W;
-        for (int x = 0; x < W; x++)
-            o[x] = winent_glcm_out(centre[x], sum[x], s->cnt[x]);
+    const int W = g->W, L = g->L;
+    const size_t lstride = (size_t)g->nm * W;
+    memset(s->sum, 0, (size_t)nl * lstride * sizeof *s->sum);
+    memset(s->cnt, 0, (size_t)nl * W * sizeof *s->cnt);
+    winent_glcm_state st[WINENT_GLCM_LANES];
+    for (int l = 0; l < WINENT_GLCM_LANES; l++) {
+        winent_glcm_state one = {s->hist + (size_t)l * L * L, s->marg + (size_t)l * 2 * L,
+                                 s->marg + (size_t)l * 2 * L + L, WINENT_GLCM_ACC_ZERO};
+        st[l] = one;
+    }
+    for (int a = 0; a < g->nangles; a++) {
+        if (nl == WINENT_GLCM_LANES)
+            winent_glcm_slide4(g, st, s->codes, y0, a, y, s->sum, lstride, s->cnt);
+        else
+            winent_glcm_slide(g, st, s->codes, y0, a, y, 0, W, s->sum, (size_t)W, s->cnt);
+    }
+    for (int l = 0; l < nl; l++) {
+        const uint16_t *centre = s->codes + (size_t)(y + l - y0) * W;
+        const int *cnt = s->cnt + (size_t)l * W;
+        for (int k = 0; k < g->nm; k++) {
+            float *o = out[k] + row_off + (size_t)l * out_stride;
+            const double *sum = s->sum + (size_t)l * lstride + (size_t)k * W;
+            for (int x = 0; x < W; x++)
+                o[x] = winent_glcm_out(centre[x], sum[x], cnt[x]);
+        }
     }
 }
 
@@ -132,8 +148,11 @@ winent_status winent_glcm_cpu_compute_rows(winent_glcm_cpu *e, int worker, const
                            (size_t)c->width, s->codes + (size_t)r * c->width);
     winent_glcm_geom g;
     winent_glcm_geom_init(p, c->width, c->height, &g);
-    for (int y = ya; y < yb; y++)
-        compute_row(&g, s, y, in0, out, (size_t)(y - c->y0) * out_stride);
+    for (int y = ya; y < yb;) {
+        const int nl = yb - y >= WINENT_GLCM_LANES ? WINENT_GLCM_LANES : 1;
+        compute_rows(&g, s, y, nl, in0, out, (size_t)(y - c->y0) * out_stride, out_stride);
+        y += nl;
+    }
     return WINENT_OK;
 }
 
