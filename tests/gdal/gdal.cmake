@@ -14,3 +14,8 @@ set_tests_properties(gdal_hang PROPERTIES LABELS pipeline TIMEOUT 300)
 # Files shorter than their headers (ENVI, EHdr, ISCE, GTX, PAux, NetCDF,
 # a VRT's sources and raw bands): input errors, never zeros.
 winent_sh_test(gdal_lost_data test_gdal_lost_data.sh)
+# Every door to a TIFF (GTIFF_DIR:, VRTs, /vsizip/, /vsigzip/, /vsitar/,
+# /vsisubfile/, /vsimem/): a corpus of mutated TIFFs gets the verdict and
+# the map of the file given directly.
+winent_sh_test(gdal_tiff_doors test_gdal_tiff_doors.sh)
+set_tests_properties(gdal_tiff_doors PROPERTIES TIMEOUT 900)
