@@ -30,7 +30,7 @@ WINENT_BIN="$B/src" sh "$SRC/tests/fuzz/seeds.sh" "$W/seeds" || {
 }
 passed=0
 failed=0
-for f in ${WINENT_FUZZ_ONLY:-tiff raw zst_info options zst_readers gdal}; do
+for f in ${WINENT_FUZZ_ONLY:-tiff raw zst_info options zst_readers gdal gdal_doors}; do
     if [ ! -x "$F/fuzz_$f" ]; then
         echo "fuzz_$f: not in this build (gdal: built without GDAL), skipped"
         continue
