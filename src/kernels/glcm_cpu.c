@@ -11,7 +11,9 @@
  * anchor column leaving and adds the one entering (2 (ky - |dy|) pairs),
  * keeping the sums of glcm_rule.h exact in int64, so any order of updates
  * gives the same bits. Four rows slide in lockstep, each with its own
- * histograms (glcm_slide4). The angles run one after the other over the row,
+ * histograms (glcm_slide4); their moment sums (the measures other than
+ * the entropies and ASM) come per column from prefix sums over the
+ * column's rows (slide4_pre), O(1) per column step. The angles run one after the other over the row,
  * each adding its value into a row of doubles in angle order; the map's
  * float is their mean, rounded once. The slide itself is glcm_slide.h,
  * shared with the CUDA engine.
