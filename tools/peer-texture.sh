@@ -8,15 +8,17 @@
 #   tools/peer-texture.sh [BUILD_DIR] [IMAGE]
 #
 # IMAGE (any GDAL raster, band 1; default: scikit-image's astronaut, grey,
-# resized to SIZE x SIZE, SIZE=2048 unless set) is quantized to 32 levels (floor(v * 32 / 256)
-# of its 0..255 grey values), and each tool computes 15 x 15 windows:
+# resized to SIZE x SIZE, SIZE=2048 unless set) is quantized to 32 levels
+# (floor(v * 32 / 256) of its 0..255 grey values), and each tool computes
+# 15 x 15 windows:
 #   - glcm-entropy, symmetric, distance 1, mean of the angles 0/45/90/135,
 #     beside GRASS `r.texture method=entr` (the same definition);
 #   - the 8 features of OTB's simple set at the offset (1, 1), beside
 #     OTB `-texture simple` (which bins [min, max] into nbbin bins itself).
-# It prints each tool's wall time on the same cores and, per feature, the
-# largest and mean absolute difference from this engine over the pixels
-# both tools define (GRASS leaves the border windows null).
+# It prints each tool's wall and CPU seconds on the same cores (THREADS,
+# default all) and, per feature, the largest and mean absolute difference
+# from this engine over the pixels both tools define (GRASS leaves the
+# border windows null).
 set -eu
 BUILD=${1:-build}
 IMAGE=${2:-}
@@ -27,8 +29,12 @@ THREADS=${THREADS:-$(nproc)}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
 
-now() { date +%s.%N; }
-elapsed() { echo "$2 - $1" | bc; }
+# Wall and CPU seconds of a command (the CPU seconds hold on a busy host).
+timed() {
+    out=$1
+    shift
+    /usr/bin/time -f '%e s wall, %U s user CPU' -o "$out" "$@"
+}
 
 # The quantized image: q.raw (u8 0..31) and q.tif (the same, GeoTIFF).
 WH=$("$PY" - "$T" "$IMAGE" "${SIZE:-2048}" <<'EOF'
@@ -60,15 +66,12 @@ H=${WH#* }
 echo "image: ${W}x${H}, 32 levels, 15x15 windows, $THREADS threads"
 
 OTB8=glcm-asm,glcm-entropy,glcm-correlation,glcm-homogeneity,glcm-contrast,glcm-cluster-shade,glcm-cluster-prominence,glcm-variance
-t0=$(now)
-"$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --measure glcm-entropy \
-    --threads "$THREADS" "$T/q.raw" "$T/ent.f32"
-t1=$(now)
-"$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --angles 45 --base 2 \
-    --measure "$OTB8" --threads "$THREADS" "$T/q.raw" "$T/otb8.f32"
-t2=$(now)
-echo "winent-glcm glcm-entropy, 4 angles:     $(elapsed "$t0" "$t1") s"
-echo "winent-glcm 8 features, offset (1, 1):   $(elapsed "$t1" "$t2") s"
+timed "$T/t.ent" "$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 \
+    --measure glcm-entropy --threads "$THREADS" "$T/q.raw" "$T/ent.f32"
+timed "$T/t.otb8" "$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --angles 45 \
+    --base 2 --measure "$OTB8" --threads "$THREADS" "$T/q.raw" "$T/otb8.f32"
+echo "winent-glcm glcm-entropy, 4 angles:    $(cat "$T/t.ent")"
+echo "winent-glcm 8 features, offset (1, 1): $(cat "$T/t.otb8")"
 
 if command -v grass >/dev/null 2>&1; then
     cat >"$T/grass.sh" <<EOF
@@ -76,29 +79,24 @@ set -e
 r.in.gdal -o input="$T/q.tif" output=q --quiet
 g.region raster=q
 export OMP_NUM_THREADS=$THREADS
-s=\$(date +%s.%N)
-r.texture input=q output=t size=15 distance=1 method=entr --quiet
-e=\$(date +%s.%N)
-echo "\$s \$e" > "$T/grass.time"
+/usr/bin/time -f '%e s wall, %U s user CPU' -o "$T/t.grass" \
+    r.texture input=q output=t size=15 distance=1 method=entr --quiet
 r.out.gdal -f input=t_Entr output="$T/grass.tif" type=Float32 format=GTiff --quiet
 EOF
     grass --tmp-location "$T/q.tif" --exec bash "$T/grass.sh" >"$T/grass.log" 2>&1 ||
         { echo "GRASS failed:"; tail -5 "$T/grass.log"; }
-    [ -f "$T/grass.time" ] && read -r gs ge <"$T/grass.time" &&
-        echo "GRASS r.texture method=entr:            $(elapsed "$gs" "$ge") s"
+    [ -f "$T/t.grass" ] && echo "GRASS r.texture method=entr:           $(cat "$T/t.grass")"
 else
     echo "GRASS: not installed (Debian: grass-core)"
 fi
 
 if command -v otbcli_HaralickTextureExtraction >/dev/null 2>&1; then
-    t0=$(now)
-    OTB_MAX_RAM_HINT=1024 otbcli_HaralickTextureExtraction -in "$T/q.tif" -channel 1 \
-        -parameters.xrad 7 -parameters.yrad 7 -parameters.xoff 1 -parameters.yoff 1 \
-        -parameters.min 0 -parameters.max 31 -parameters.nbbin 32 -texture simple \
-        -out "$T/otb.tif" float >"$T/otb.log" 2>&1 ||
+    timed "$T/t.otb" env OTB_MAX_RAM_HINT=1024 otbcli_HaralickTextureExtraction \
+        -in "$T/q.tif" -channel 1 -parameters.xrad 7 -parameters.yrad 7 -parameters.xoff 1 \
+        -parameters.yoff 1 -parameters.min 0 -parameters.max 31 -parameters.nbbin 32 \
+        -texture simple -out "$T/otb.tif" float >"$T/otb.log" 2>&1 ||
         { echo "OTB failed:"; tail -5 "$T/otb.log"; }
-    t1=$(now)
-    echo "OTB HaralickTextureExtraction simple:  $(elapsed "$t0" "$t1") s"
+    echo "OTB HaralickTextureExtraction simple: $(cat "$T/t.otb")"
 else
     echo "OTB: not installed (Debian: otb-bin)"
 fi
