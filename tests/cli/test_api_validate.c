@@ -338,6 +338,22 @@ int main(int argc, char **argv)
                   "%s: winent_compute_opts_validate says '%s'", cases[k].args, cerr.message);
         }
     }
+    /* A GPU named that is not there: one line from the CLI and from the
+     * library's in-memory door (Python's too: it calls it). */
+    if (winent_gpu_count() <= 7) {
+        char line[WINENT_MSG_LEN + 64];
+        int code;
+        cli_message("--device 7 --size 4x4 --dtype u8", line, sizeof line, &code);
+        winent_compute_opts co;
+        winent_compute_opts_default(&co);
+        uint8_t in[16] = {0};
+        float out[16];
+        winent_error derr;
+        winent_status st = winent_entropy(&co, in, 0, 4, 4, out, 0, "7", 1, &derr);
+        CHECK(code == 5 && st == WINENT_ERR_DEVICE && strcmp(line, derr.message) == 0,
+              "--device 7: the CLI says '%s' (exit %d), winent_entropy '%s' (%d)", line, code,
+              derr.message, (int)st);
+    }
     /* Good options: no message, and err cleared. */
     winent_job_opts o;
     winent_job_opts_default(&o);
