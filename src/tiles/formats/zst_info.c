@@ -244,10 +244,16 @@ static winent_status check_run(winent_zst_file *f, FILE *out)
         off += csize;
     }
     if (l.table == NULL) {
+        /* The last frame, named as frame_bad names one. */
+        char last[48];
+        if (l.h.maps > 1)
+            snprintf(last, sizeof last, "%lld of map %lld", (long long)per_map - 1,
+                     (long long)l.h.maps - 1);
+        else
+            snprintf(last, sizeof last, "%lld", l.h.frames - 1);
         snprintf(f->msg, f->msg_len,
-                 "%s: seek table after the last frame (at byte %llu): %s (the %lld frames "
-                 "are whole)",
-                 f->path, (unsigned long long)off, table_why, l.h.frames);
+                 "%s: seek table after frame %s (at byte %llu): %s (the %lld frames are whole)",
+                 f->path, last, (unsigned long long)off, table_why, l.h.frames);
         st = WINENT_ERR_INPUT;
         goto fail;
     }
