@@ -100,7 +100,8 @@ def entropy(array: Any, window: Window = 5, base: Union[int, str, None] = None,
     outside ``range`` or they span under 5 % of it; winent.SaturationWarning
     where over a quarter of the map's valid pixels are at the largest
     entropy the options allow. For a dask array they come when the last
-    block of the map is computed (in the process that computes it).
+    block of the map is computed, counted per process: whole with dask's
+    threaded scheduler, not given on a cluster of several worker processes.
 
     Raises UsageError (a ValueError) for a bad option or an unsupported
     array, DeviceError where a GPU asked for cannot be used. Thread-safe:
