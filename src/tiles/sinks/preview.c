@@ -1103,8 +1103,8 @@ static winent_status write_legend(winent_preview *pv, winent_err *err)
     make_layout(pv, &l);
     winent_png w;
     memset(&w, 0, sizeof w);
-    winent_status st = png_begin(pv, &w, &pv->side[SIDE_LEGEND], pv->side[SIDE_LEGEND].name,
-                                 l.cw, l.ch, "Legend of a local Shannon entropy preview", err);
+    winent_status st = png_begin(pv, &w, &pv->side[SIDE_LEGEND], pv->side[SIDE_LEGEND].name, l.cw,
+                                 l.ch, "Legend of a local Shannon entropy preview", err);
     if (st == WINENT_OK)
         st = png_rows(pv, &w, &l, 0, l.ch, err);
     if (st == WINENT_OK)

@@ -734,10 +734,10 @@ static int add_structure(winent_tiff_dir *d, const winent_sink_opts *o, const wi
     bad |= winent_tiff_dir_add_short(d, 277, (uint16_t)nmaps);
     bad |= winent_tiff_dir_add_short(d, 284, nmaps == 1 ? 1 : 2); /* contiguous, or separate */
     if (o->compress != WINENT_COMPRESS_NONE)
-        bad |= winent_tiff_dir_add_short(
-            d, 317,
-            (uint16_t)winent_tile_codec_tiff_predictor(o->compress, o->out_type,
-                                                       winent_sink_window_pixels(o)));
+        bad |=
+            winent_tiff_dir_add_short(d, 317,
+                                      (uint16_t)winent_tile_codec_tiff_predictor(
+                                          o->compress, o->out_type, winent_sink_window_pixels(o)));
     bad |= winent_tiff_dir_add_long(d, 322, (uint32_t)g->side);
     bad |= winent_tiff_dir_add_long(d, 323, (uint32_t)g->side);
     bad |= winent_tiff_dir_add(d, 324, WINENT_TIFF_OFFSETS, ntiles, zeros);
