@@ -15,9 +15,10 @@ import warnings
 from . import _lib
 from ._errors import OK, Cancelled, UsageError, error_for
 from ._options import as_float, as_int, c_string, cli_words, fill_compute, window_spec
+from ._warnings import Warning
 
 
-class Notice(UserWarning):
+class Notice(Warning):
     """A notice of a job (a GPU that fell back to the CPU, samples clamped
     by ``range``, a pipe copied to a temporary file): the line the CLI
     prints on standard error, given as a warning when no ``notice``
@@ -45,7 +46,7 @@ def _path(name, value):
 # The CLI's words for a word option's value that is none of its words
 # (src/cli/options.c): the same line from Python.
 _CHOICE_WORDS = {"interleave": "use bsq, bip or bil", "byteorder": "use little or big",
-                 "format": "use zst, tif or raw", "compress": "use zstd, deflate, lzw or none",
+                 "format": "use zst, tif, raw or zarr", "compress": "use zstd, deflate, lzw or none",
                  "tif_layout": "use cog or tiled",
                  "ot": "use float32, float16, uint16 or uint8"}
 
@@ -498,14 +499,14 @@ class Job:
         if interrupt is not None:
             raise interrupt
         if self._callback_error is not None:
-            e, self._callback_error = self._callback_error, None
-            raise e
+            raised, self._callback_error = self._callback_error, None
+            raise raised
         st = result[0] if result else None
         if st != OK:
             if st == Cancelled.status and self._cancelled_by_callback:
                 raise Cancelled("cancelled: the progress callback returned False")
-            e = L.winent_job_error(handle)
-            msg = _lib.message_of(e.contents) if e else ""
+            failure = L.winent_job_error(handle)
+            msg = _lib.message_of(failure.contents) if failure else ""
             raise error_for(st if st is not None else 1, msg)
         return self.stats
 
@@ -568,11 +569,12 @@ def run(input, output, **options):
 
     input: a path (a TIFF, raw samples with ``size`` and ``dtype``, any
         raster GDAL opens in a build with GDAL), or "-" for standard input.
-    output: a path; the format from its name (``.zst``, ``.tif``, ``.raw``)
-        or ``format``. A file appears only when complete.
+    output: a path; the format from its name (``.zst``, ``.tif``,
+        ``.zarr``: a Zarr store ``xarray.open_zarr`` reads, ``.raw``) or
+        ``format``. An output appears only when complete.
 
     Options (keywords, each as the CLI's ``--option``; None: the default):
-    window (K, (KX, KY), "7x3", or a disk: ("disk", R) or "diskR", as
+    window (K, (ROWS, COLUMNS) as entropy()'s, "7x3" as --window WxH, or a disk: ("disk", R) or "diskR", as
     ``--disk R``), footprint="disk" with radius=R (the same disk, as
     scikit-image's footprint=disk(R)), windows (a list: a map of each, as
     ``--window 5,9,disk3``: [5, 9, ("disk", 3)]), base,
@@ -581,7 +583,7 @@ def run(input, output, **options):
     height) or "WxH"), dtype ("u16" or a numpy dtype, whose byte order
     counts), bands, interleave ("bsq", "bip", "bil"),
     byteorder ("little", "big"), header_bytes; output: format ("zst",
-    "tif", "raw"), level, frame_rows, tile, compress, tif_layout ("cog",
+    "tif", "raw", "zarr"), level, frame_rows, tile, compress, tif_layout ("cog",
     "tiled"), bigtiff, ot (the map's sample type, as ``--ot``: "float32",
     the default, "float16", "uint16" or "uint8", or the numpy dtype;
     integers are round(H / scale) with GDAL's scale and offset recorded),

@@ -171,7 +171,7 @@ class winent_job_opts(ctypes.Structure):
 DTYPES = ("u8", "i8", "u16", "i16", "u32", "i32", "f32", "f64")  # winent_dtype order
 BASES = {"e": 0, "2": 1, "10": 2}
 INTERLEAVES = {"bsq": 0, "bip": 1, "bil": 2}
-FORMATS = {None: 0, "auto": 0, "raw": 1, "zst": 2, "tif": 3, "tiff": 3}
+FORMATS = {None: 0, "auto": 0, "raw": 1, "zst": 2, "tif": 3, "tiff": 3, "zarr": 4}
 COMPRESSIONS = {"zstd": 0, "deflate": 1, "lzw": 2, "none": 3}
 TIF_LAYOUTS = {"cog": 0, "tiled": 1}
 OUT_TYPES = {"float32": 0, "float16": 1, "uint16": 2, "uint8": 3}
@@ -182,6 +182,7 @@ c_job_p = ctypes.c_void_p  # winent_job *: opaque
 # without one of them is too old for it.
 _PROTOTYPES = {
     "winent_compute_opts_default": (None, [ctypes.POINTER(winent_compute_opts)]),
+    "winent_compute_top": (ctypes.c_double, [ctypes.POINTER(winent_compute_opts)]),
     "winent_compute_opts_validate": (
         c_status, [ctypes.POINTER(winent_compute_opts), ctypes.POINTER(winent_error)]),
     "winent_job_opts_default": (None, [ctypes.POINTER(winent_job_opts)]),

@@ -80,6 +80,8 @@ winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known
 
 winent_status winent_compute_opts_validate(const winent_compute_opts *o, winent_error *err)
 {
+    if (o == NULL)
+        return winent_err_null(err, "winent_compute_opts_validate", "o");
     winent_err e;
     winent_err_clear(&e);
     return winent_err_export(&e, winent_compute_check(o, 1, 0, &e), err);
@@ -130,6 +132,8 @@ static int window_area(const winent_compute_opts *o, int16_t *hw)
 
 double winent_compute_top(const winent_compute_opts *o)
 {
+    if (o == NULL)
+        return 0.0;
     double n = (double)window_area(o, NULL);
     /* A float band without --bins is quantized into 256 (make_rule). */
     uint32_t bins = o->bins > 0 ? o->bins : winent_dtype_is_float(o->dtype) ? 256 : 0;
