@@ -105,7 +105,7 @@ def _disk_radius(r, window_text=None):
 
 
 def window_spec(window, footprint=None, radius=None, over=None):
-    """The window as (kx, ky, disk): window=K, (KX, KY), "K" / "KXxKY" as
+    """The window as (kx, ky, disk): window=K, (ROWS, COLUMNS), "K" / "KXxKY" as
     the CLI's --window, or a disk: ("disk", R), "diskR", or footprint="disk"
     with radius=R (scikit-image's morphology.disk(R); kx = ky = 2R + 1); or
     scikit-image's footprint array itself (disk(R), or a rectangle of ones),
@@ -155,7 +155,8 @@ def _footprint_array(fp):
 
 
 def window_sides(window, over=None):
-    """window=K, (KX, KY), or "K" / "KXxKY" as the CLI's --window: (kx, ky).
+    """window=K, (ROWS, COLUMNS) as scipy.ndimage's size=, or "K" / "KXxKY"
+    as the CLI's --window (width first): (kx, ky).
     With `over` (as_int's), what is no window is quoted in the library's
     message as the CLI quotes its word."""
     square = False
@@ -169,10 +170,12 @@ def window_sides(window, over=None):
         square = len(sides) == 1
         kx, ky = sides[0], sides[-1]
     elif isinstance(window, (tuple, list)):
+        # (rows, columns), as scipy.ndimage's size= and a footprint's shape;
+        # the text "WxH" is the CLI's --window, width first.
         if len(window) != 2:
-            raise UsageError("window: %r: give K or (width, height), odd sides from 1 to 255"
+            raise UsageError("window: %r: give K or (rows, columns), odd sides from 1 to 255"
                              % (window,))
-        kx, ky = window
+        ky, kx = window
     else:
         kx = ky = window
         square = True

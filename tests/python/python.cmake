@@ -47,3 +47,13 @@ set_tests_properties(test_py_venv PROPERTIES TIMEOUT 1200)
 winent_py_test(test_py_bench_dask_gpu ../../tools/bench-dask-gpu.py --size 700 --block 256
   --window 11 --device cpu --gpus= --workers 1,2 --check)
 # (test_py_docs: docs/docs.cmake.)
+# How arrays are read: dims by name, channel_axis, window=(rows, columns) and
+# in map units, int64/uint64, the warnings, datacubes and their attrs, no
+# import circle.
+winent_py_test(test_py_arrays test_py_arrays.py)
+set_tests_properties(test_py_arrays PROPERTIES TIMEOUT 600)
+# python -m winent and the winent-stream command of a pip install run the
+# CLI.
+winent_py_test(test_py_tool test_py_tool.py)
+# The type hints (py.typed) pass Debian's mypy; skips where mypy is absent.
+winent_py_test(test_py_mypy test_py_mypy.py)

@@ -119,11 +119,11 @@ def test_against_cli():
     # Several maps in one pass: every band at two windows, one raw file per
     # map (NAME_bB_wK.raw), each the map of that band in memory.
     st = winent.run(path("bip.raw"), path("multi.raw"), size=(W, H), dtype=np.dtype(">u2"),
-                    bands=2, interleave="bip", band="all", windows=[3, (5, 3)])
-    check("band='all', windows=[3, (5, 3)]: 4 maps, 2 bands in the figures",
+                    bands=2, interleave="bip", band="all", windows=[3, (3, 5)])
+    check("band='all', windows=[3, (3, 5)] (3 rows, 5 columns): 4 maps, 2 bands in the figures",
           st.get("maps") == 4 and [b["band"] for b in st.get("bands", [])] == [1, 2])
     for b in (1, 2):
-        for name, win in (("w3", 3), ("w5x3", (5, 3))):
+        for name, win in (("w3", 3), ("w5x3", (3, 5))):
             f = path("multi_b%d_%s.raw" % (b, name))
             check("map of band %d at %s: the band's map in memory" % (b, name),
                   os.path.exists(f) and same_bits(read_map(f),
