@@ -10,8 +10,8 @@ import numpy as np
 
 from . import _lib
 from ._blocks import entropy_2d
-from ._errors import UsageError, error_for
-from ._options import base_code, cli_words, window_spec
+from ._errors import UsageError
+from ._options import base_code, check_compute, default_range, window_spec
 
 # winent_base value -> (the CLI's name, the unit a map is in)
 _UNITS = {"e": "nats", "2": "bits", "10": "bans"}
@@ -30,16 +30,11 @@ def resolve(window, base, footprint=None, radius=None):
     sides 2R + 1), and the base actually used, as the CLI's name ("e", "2",
     "10"; None: the library's default). A window the library refuses is a
     UsageError with the CLI's line."""
-    over = {}
-    kx, ky, disk = window_spec(window, footprint, radius, over)
+    kx, ky, disk = window_spec(window, footprint, radius)
     o = _lib.winent_compute_opts()
-    L = _lib.lib()
-    L.winent_compute_opts_default(ctypes.byref(o))
+    _lib.lib().winent_compute_opts_default(ctypes.byref(o))
     o.kx, o.ky, o.disk = kx, ky, disk
-    err = _lib.winent_error()
-    st = L.winent_compute_opts_validate(ctypes.byref(o), ctypes.byref(err))
-    if st != 0:
-        raise error_for(st, cli_words(_lib.message_of(err), over))
+    check_compute(o)
     base = default_base() if base is None else BASE_NAMES[base_code(base)][0]
     return kx, ky, disk, base
 
@@ -56,7 +51,7 @@ def describe(kx, ky, base, disk=0):
     return "entropy %s (%s)" % (shape, BASE_NAMES[base_code(base)][1])
 
 
-def entropy(array, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
+def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
             threads=None, out=None, footprint=None, radius=None):
     """The local Shannon entropy map of an image, as the kind of array given.
 
@@ -130,6 +125,7 @@ def entropy(array, window=5, base=None, bins=None, range=None, nodata=None, devi
                                nodata=nodata, device=device, threads=threads,
                                footprint=footprint, radius=radius)
     kx, ky, disk, base = resolve(window, base, footprint, radius)
+    range = default_range(getattr(array, "dtype", None), range)  # float: "auto" unless told
     options = dict(window=window_option(kx, ky, disk), base=base, bins=bins, range=range,
                    nodata=nodata, device=device)
     from . import _dask

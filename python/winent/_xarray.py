@@ -127,12 +127,12 @@ def recorded_range(da):
     return finish_range(lo - abs(lo) * 1e-13, hi + abs(hi) * 1e-13, True)
 
 
-def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
+def entropy(da, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
             threads=None, footprint=None, radius=None):
     """winent.entropy() of a DataArray (see there)."""
     import xarray as xr
 
-    from . import _arrays, _dask
+    from . import _arrays, _options, _dask
     ydim, xdim = spatial_dims(da)
     if ydim not in da.dims or xdim not in da.dims:
         raise UsageError("entropy: the DataArray has no dims %r and %r" % (ydim, xdim))
@@ -150,6 +150,7 @@ def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device=
             nodata = fill
         else:
             nodata = nodata_of(src)
+    range = _options.default_range(src.dtype, range)  # float samples: "auto" unless told
     bands = 1
     for d in others:
         bands *= src.sizes[d]
@@ -192,7 +193,7 @@ class EntropyAccessor:
     def __init__(self, data_array):
         self._da = data_array
 
-    def entropy(self, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
+    def entropy(self, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
                 threads=None, footprint=None, radius=None):
         """The entropy map of this DataArray: winent.entropy(data_array, ...)."""
         return entropy(self._da, window=window, base=base, bins=bins, range=range,
