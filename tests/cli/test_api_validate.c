@@ -154,11 +154,14 @@ static void band_list_zero(winent_job_opts *o)
     o->band_list = zero_band;
     o->nband_list = 2;
 }
-static void float_no_range(winent_job_opts *o)
+static void nodata_u16(winent_job_opts *o)
 {
     o->width = o->height = 5;
-    o->compute.dtype = WINENT_F32;
+    o->compute.dtype = WINENT_U16;
     o->dtype_given = 1;
+    o->compute.has_nodata = 1;
+    o->compute.nodata = 70000;
+    o->nodata_given = 1;
 }
 static void threads5000(winent_job_opts *o)
 {
@@ -256,7 +259,7 @@ static const struct {
     {"--bins 4 --range 5:1", range_inverted, 1},
     {"--range 1:inf", range_infinite, 1},
     {"--bins 2000000000 --range 0:1", bins_many, 1},
-    {"--size 5x5 --dtype f32", float_no_range, 1},
+    {"--size 5x5 --dtype u16 --nodata 70000", nodata_u16, 1},
     {"--window 4,5", window_list_even, 0},
     {"--window 5,3,5", window_list_twice, 0},
     {"--window 7x3,9x4", window_list_wide, 0},
@@ -318,6 +321,20 @@ int main(int argc, char **argv)
             CHECK(st == WINENT_ERR_USAGE && strcmp(line, cerr.message) == 0,
                   "%s: winent_compute_opts_validate says '%s'", cases[k].args, cerr.message);
         }
+    }
+    /* The same rule in Python's words: every case refused again, its
+     * line naming the option without the command line's "--". */
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        winent_job_opts o;
+        winent_job_opts_default(&o);
+        o.input = "in.raw";
+        o.output = "out.raw";
+        cases[k].set(&o);
+        o.words = WINENT_WORDS_PYTHON;
+        winent_error err;
+        winent_status st = winent_job_opts_validate(&o, &err);
+        CHECK(st == WINENT_ERR_USAGE && strstr(err.message, "--") == NULL,
+              "%s in Python's words: '%s' (%d)", cases[k].args, err.message, (int)st);
     }
     /* Good options: no message, and err cleared. */
     winent_job_opts o;
