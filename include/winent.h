@@ -11,7 +11,19 @@
  *   one-line message; a job keeps its own (winent_job_error). Nothing is
  *   printed, nothing exits, and there is no process-global state: no error
  *   buffer, no stop flag.
- * - Objects come in create/free pairs; free accepts NULL.
+ * - Objects come in create/free pairs; free (and winent_zst_close) accepts
+ *   NULL.
+ * - NULL pointers: every function checks its pointer arguments before
+ *   using them. A NULL where one is needed (said per function: `err`,
+ *   `stats`, `device` may be NULL) is WINENT_ERR_USAGE with the message
+ *   "FUNC: ARG is NULL" (e.g. "winent_entropy: in is NULL") in the
+ *   winent_error, when there is one to fill; functions without one
+ *   (winent_job_run, winent_engine_compute on a NULL object,
+ *   winent_version_print) return the status alone. Functions that return
+ *   a value give a safe one for NULL, said with each: winent_compute_top
+ *   0, winent_zst_header "", winent_job_error and winent_engine_error a
+ *   cleared error; the _default functions and winent_job_get_stats do
+ *   nothing to NULL (get_stats zeroes `stats` for a NULL job).
  * - Thread safety is said per function. Different objects (jobs, engines)
  *   may be used from different threads at once.
  */
@@ -103,7 +115,7 @@ typedef struct winent_compute_opts {
  * bins) (distinct values: the window's pixels), reached where every kept
  * pixel of a whole window is in a bin of its own. 0 for a 1 x 1 window.
  * It sets the scale of integer outputs (winent_out_type) and of the
- * preview. Thread-safe. */
+ * preview. 0 for NULL. Thread-safe. */
 WINENT_API double winent_compute_top(const winent_compute_opts *o);
 
 /* Fill `o` with the defaults: 5 x 5 window, base 2 (bits, as scikit-image,
@@ -266,11 +278,12 @@ typedef enum winent_interleave {
 } winent_interleave;
 
 typedef enum winent_format {
-    WINENT_FORMAT_AUTO = 0, /* from the output name: .zst; .tif/.tiff; .raw/.f32/.bin,
+    WINENT_FORMAT_AUTO = 0, /* from the output name: .zst; .tif/.tiff; .zarr; .raw/.f32/.bin,
                                "-" or no extension raw; any other is a usage error */
     WINENT_FORMAT_RAW,
     WINENT_FORMAT_ZST,
-    WINENT_FORMAT_TIF
+    WINENT_FORMAT_TIF,
+    WINENT_FORMAT_ZARR      /* .zarr: a Zarr v2 store (a folder), xarray's layout */
 } winent_format;
 
 typedef enum winent_compress {
@@ -515,12 +528,14 @@ WINENT_API void winent_job_cancel(winent_job *job);
  * outputs (exit the process). Not on a freed job. */
 WINENT_API void winent_job_discard_temporaries(winent_job *job);
 
-/* The job's error: WINENT_OK and "" before the run and after a success.
- * Valid until winent_job_free; read it when no run is in progress. */
+/* The job's error: WINENT_OK and "" before the run and after a success
+ * (and for NULL). Valid until winent_job_free; read it when no run is in
+ * progress. */
 WINENT_API const winent_error *winent_job_error(const winent_job *job);
 
-/* Copy the figures of the job's run into `stats` (all zeros before it).
- * Call it when no run is in progress. */
+/* Copy the figures of the job's run into `stats` (all zeros before it,
+ * and for a NULL job; nothing for a NULL `stats`). Call it when no run is
+ * in progress. */
 WINENT_API void winent_job_get_stats(const winent_job *job, winent_job_stats *stats);
 
 /* Free the job (NULL is fine). Not during its run, nor while another
@@ -541,7 +556,8 @@ WINENT_API winent_status winent_run(const winent_job_opts *o, winent_job_stats *
  * version and the GPU architectures built); the libraries linked (zstd,
  * libtiff, zlib, libpng, GDAL where built with it: each version asked of
  * the library at run time) and the OpenMP version compiled for. Needs no
- * GPU. WINENT_ERR_OUTPUT when `out` cannot be written. */
+ * GPU. WINENT_ERR_OUTPUT when `out` cannot be written, WINENT_ERR_USAGE
+ * when it is NULL. */
 WINENT_API winent_status winent_version_print(FILE *out);
 
 /* ---- Reading our own outputs ----------------------------------------- */
@@ -564,9 +580,12 @@ WINENT_API winent_status winent_info_print(const char *path, FILE *out, winent_e
  * On success prints one line, "OK: N frames, W x H", to `out` and returns
  * WINENT_OK. Otherwise returns WINENT_ERR_INPUT (WINENT_ERR_OUTPUT when
  * `out` cannot be written, WINENT_ERR_INTERNAL when out of memory) with
- * the first problem in `err` (may be NULL), a bad frame named by its index (0-based,
- * data frames only), rows and byte offset: "FILE: frame 3 (rows 48-63) at
- * byte 123456: checksum mismatch". Thread-safe: it shares no state. */
+ * the first problem in `err` (may be NULL), a bad frame named by its index
+ * within its map, rows and byte offset, and in a file of several maps by
+ * its map, counted from 0 as winent_zst_read_frame's `map` and `frame`
+ * are: "FILE: frame 3 (rows 48-63) at byte 123456: checksum mismatch",
+ * "FILE: frame 1 (rows 16-31 of map 2) at byte 4096: ...". Thread-safe:
+ * it shares no state. */
 WINENT_API winent_status winent_info_check(const char *path, FILE *out, winent_error *err);
 
 /* A .zst map of winent-stream opened for reading by frames (what the
@@ -585,7 +604,7 @@ typedef struct winent_zst winent_zst;
 WINENT_API winent_status winent_zst_open(const char *path, winent_zst **out, winent_error *err);
 
 /* The file's JSON header, as it is written (NUL-terminated, valid UTF-8,
- * checked against the schema). Valid until winent_zst_close. */
+ * checked against the schema); "" for NULL. Valid until winent_zst_close. */
 WINENT_API const char *winent_zst_header(const winent_zst *z);
 
 /* Decompress data frame `frame` (0-based, among the map's frames: rows
@@ -594,9 +613,10 @@ WINENT_API const char *winent_zst_header(const winent_zst *z);
  * of `width` float32 values, as --info --check checks it: the zstd content
  * size and XXH64 checksum, the seek table's sizes and checksum. Returns
  * WINENT_OK, WINENT_ERR_INPUT naming a bad frame ("FILE: frame 3 (rows
- * 48-63) at byte 123456: checksum mismatch") or a file cut since it was
- * opened ("truncated": the file is read with pread, never mapped),
- * WINENT_ERR_USAGE for a frame or map that is not there. Thread-safe:
+ * 48-63 of map 1) at byte 123456: checksum mismatch", with `frame` and
+ * `map` as given) or a file cut since it was opened ("truncated": the file
+ * is read with pread, never mapped), WINENT_ERR_USAGE for a frame or map
+ * that is not there (named as given). Thread-safe:
  * several threads may read frames of one open map at once. */
 WINENT_API winent_status winent_zst_read_frame(const winent_zst *z, int map, int64_t frame,
                                                float *dst, winent_error *err);

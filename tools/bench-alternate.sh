@@ -44,7 +44,7 @@ WS=$B/src/winent-stream
 for OUTF; do :; done # the last argument: the output
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+. "$(dirname "$0")/bench-lib.sh"
 
 r=1
 while [ "$r" -le "$ROUNDS" ]; do

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The tile sizes of real entropy maps by zstd level and TIFF predictor,
-and by --ot (issue 30): the tables of docs/PERFORMANCE.md, "Output
+and by --ot: the tables of docs/PERFORMANCE.md, "Output
 sizes".
 
     /usr/bin/python3 tools/bench-cog-predictor.py BUILD/src/winent-stream DIR

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Benchmark of the Cloud-Optimized GeoTIFF output against the plain tiled
-# one (issue 13): the same job, `--tif-layout cog` and `--tif-layout tiled`,
+# one: the same job, `--tif-layout cog` and `--tif-layout tiled`,
 # run alternately REPEAT times in one run; the best wall time of each, the
 # user and system CPU of that run, the file sizes, and the COG's extra cost
 # as a share of the plain job. The COG is checked with GDAL's validator.
@@ -21,31 +21,31 @@ PY=${PYTHON:-/usr/bin/python3}
 VALIDATE=/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_cloud_optimized_geotiff.py
 D=$(mktemp -d "${TMPDIR:-/tmp}/bench-cog.XXXXXX")
 trap 'rm -rf "$D"' EXIT INT TERM
+. "$(dirname "$0")/bench-lib.sh"
 
 "$MK" --size "$SIZE" --dtype u8 --kind landscape --values 40 --seed 5 "$D/in.raw"
 echo "bench-cog: $SIZE u8, options: --quiet $* ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 
-# run LAYOUT: one timed job; appends "wall user sys" to $D/LAYOUT.times.
+# run OPTIONS...: one timed job of layout $L; appends "wall user sys rss"
+# to $D/$L.times.
 run() {
-    /usr/bin/time -f '%e %U %S' -o "$D/t" "$WS" --quiet "$@" --tif-layout "$L" \
+    time_into "$D/$L.times" "$WS" --quiet "$@" --tif-layout "$L" \
         --size "$SIZE" --dtype u8 "$D/in.raw" "$D/$L.tif"
-    cat "$D/t" >>"$D/$L.times"
 }
 i=1
 while [ "$i" -le "$REPEAT" ]; do
     for L in cog tiled; do
         run "$@"
-        echo "bench-cog: $L run $i: $(tail -n 1 "$D/$L.times") (wall user sys, s)" >&2
+        echo "bench-cog: $L run $i: $(tail -n 1 "$D/$L.times") (wall user sys s, RSS KiB)" >&2
     done
     i=$((i + 1))
 done
 valid=no
 [ -f "$VALIDATE" ] && "$PY" "$VALIDATE" -q "$D/cog.tif" && valid=yes
 
-best() { sort -n "$D/$1.times" | head -n 1; }
-set -- $(best cog)
+set -- $(lowest <"$D/cog.times")
 cw=$1 cu=$2 cs=$3
-set -- $(best tiled)
+set -- $(lowest <"$D/tiled.times")
 tw=$1 tu=$2 ts=$3
 cb=$(wc -c <"$D/cog.tif")
 tb=$(wc -c <"$D/tiled.tif")

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """bench-dask-gpu.py - one worker process with one GPU against N worker
 processes with one GPU each, through the block function every dask task
-of winent.entropy calls (winent.entropy_block), without dask (issue 29,
-"Measure": the GPU machines have no dask): what a dask.distributed
+of winent.entropy calls (winent.entropy_block), without dask
+(the GPU machines need not have it): what a dask.distributed
 cluster of one worker per GPU does, minus the scheduler.
 
     python3 tools/bench-dask-gpu.py [--size 32768] [--window 31]

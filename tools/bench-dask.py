@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """bench-dask.py - the entropy map of a COG on a dask.distributed
-LocalCluster, to Zarr, against winent-stream on the same file (issue 29,
-"Measure"; docs/PERFORMANCE.md, "dask.distributed on this machine").
+LocalCluster, to Zarr, against winent-stream on the same file
+(docs/PERFORMANCE.md, "dask.distributed").
 
     WINENT_LIBRARY=build/lib/libwinent.so.0 PYTHONPATH=python \\
         /usr/bin/python3 tools/bench-dask.py [--size 8192] [--window 9]

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The GDAL source beside the libtiff one (issue 13): the decode stage alone
+# The GDAL source beside the libtiff one: the decode stage alone
 # (`winent-bench stage decode`, the job's pool and chunks, nothing
 # computed) of one large u8 image as a tiled deflate TIFF, a striped
 # deflate TIFF and a striped uncompressed one, each read through libtiff
@@ -23,21 +23,11 @@ D=$(mktemp -d "${TMPDIR:-/tmp}/bench-gdal.XXXXXX")
 trap 'rm -rf "$D"' EXIT INT TERM
 W=${SIZE%x*}
 H=${SIZE#*x}
+. "$(dirname "$0")/bench-lib.sh"
 
 # A landscape of 12 values, as tools/bench-tiff.sh.
-"$PY" - "$D/in.raw" "$W" "$H" <<'PY'
-import sys, numpy as np
-path, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-rng = np.random.default_rng(1)
-x = np.arange(w)
-with open(path, 'wb') as f:
-    for y0 in range(0, h, 1024):
-        y = np.arange(y0, min(h, y0 + 1024))[:, None]
-        v = (np.sin(x / 97.0) + np.cos(y / 53.0) + np.sin((x + y) / 31.0)) * 2 + 6
-        v = v + rng.integers(0, 2, v.shape)
-        f.write(np.clip(v, 0, 11).astype('u1').tobytes())
-PY
-printf 'ENVI\nsamples = %s\nlines = %s\nbands = 1\nheader offset = 0\nfile type = ENVI Standard\ndata type = 1\ninterleave = bsq\nbyte order = 0\n' "$W" "$H" >"$D/in.hdr"
+landscape_raw "$D/in.raw" "$W" "$H" "$PY"
+envi_hdr "$D/in.hdr" "$W" "$H" 1
 geo="-a_srs EPSG:32618 -a_ullr 0 $H $W 0"
 # shellcheck disable=SC2086
 gdal_translate -q -of GTiff $geo -co TILED=YES -co COMPRESS=DEFLATE "$D/in.raw" "$D/tiled.tif"
@@ -50,15 +40,13 @@ gdal_translate -q -of JP2OpenJPEG -co REVERSIBLE=YES -co QUALITY=100 -co BLOCKXS
     -co BLOCKYSIZE=1024 "$D/tiled.tif" "$D/in.jp2"
 rm -f "$D/in.raw"
 
-# field NAME: a number from the JSON line on stdin.
-field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
 # best_median CMD...: REPS runs of a command that prints a --stats line;
 # prints "best median" of wall_s.
 best_median() {
     _all=""
     _i=0
     while [ $_i -lt "$REPS" ]; do
-        _t=$("$@" | field wall_s)
+        _t=$("$@" | stats_num wall_s)
         _all="$_all $_t"
         _i=$((_i + 1))
     done
@@ -68,7 +56,7 @@ best_median() {
 job() { "$WS" --quiet --stats "$@" 2>&1 >/dev/null; }
 mpx() { awk "BEGIN { printf \"%.0f\", $W * $H / $1 / 1e6 }"; }
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); threads: $TH; best and median of $REPS"
+echo "machine: $(machine); threads: $TH; best and median of $REPS"
 echo "input: ${SIZE} u8 ($(awk "BEGIN { print $W * $H / 1e6 }") Mpixel)"
 echo
 echo "Decode stage alone (winent-bench stage decode --device cpu):"

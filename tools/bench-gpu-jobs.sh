@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# bench-gpu-jobs.sh - issue 11's whole-job comparison: the CLI job on the
+# bench-gpu-jobs.sh - the whole-job comparison of large windows: the CLI job on the
 # CPU (all cores) against the same job on one GPU, for the five cases of
 # large windows and many values, each writing its raw map into memory
 # (a tmpfs), in one run on one machine; the bytes of both are compared.
@@ -17,7 +17,7 @@
 #                 a quick look on a small machine: --scale 8)
 #   --out FILE    also write the Markdown table there
 #
-# The cases (issue 11):
+# The cases:
 #   1 16384x16384 u16 uniform 65536 values, window 31
 #   2  8192x8192  u8 uniform 256 values, window 127
 #   3  8192x8192  f32 uniform [0, 1), --bins 4096 --range 0:1, window 63
@@ -31,7 +31,7 @@
 # folder alone (dd of zeros, 1 MiB a write, as the job writes from its
 # buffers; a cp would read the map too). "GPU floor" is the
 # larger of the read and the GPU's setup plus the write (no map is written
-# before the GPU is up); "5x needs" is the CPU job / 5 (issue 11's target).
+# before the GPU is up); "5x needs" is the CPU job / 5 (the GPU's target).
 set -u
 B=build
 R=2
@@ -58,7 +58,7 @@ for f in "$WS" "$MK"; do
 done
 W=$(mktemp -d "$SHM/gpu-jobs.XXXXXX") || exit 2
 trap 'rm -rf "$W"' EXIT INT TERM
-json() { sed -n "s/.*\"$2\":\([0-9.e+-]*\).*/\1/p" "$1" | head -n 1; }
+. "$(dirname "$0")/bench-lib.sh"
 best() { # best wall and its setup over R runs of: best DEVICE LOGTAG ARGS...
     dev=$1; tag=$2; shift 2
     bw=; bs=
@@ -67,7 +67,7 @@ best() { # best wall and its setup over R runs of: best DEVICE LOGTAG ARGS...
         rm -f "$W/$tag.raw"
         "$WS" --stats --quiet --device "$dev" "$@" "$W/$tag.raw" 2>"$W/$tag.err" || {
             echo "FAILED: $dev $*: $(cat "$W/$tag.err")" >&2; return 1; }
-        w=$(json "$W/$tag.err" wall_s); s=$(json "$W/$tag.err" setup_s)
+        w=$(stats_num wall_s "$W/$tag.err"); s=$(stats_num setup_s "$W/$tag.err")
         if [ -z "$bw" ] || awk "BEGIN{exit !($w < $bw)}"; then bw=$w; bs=$s; fi
         i=$((i + 1))
     done
@@ -92,14 +92,14 @@ for c in $(echo "$CASES" | tr ',' ' '); do
     gpu=$(best 0 gpu $a) || exit 1
     same=identical
     cmp -s "$W/cpu.raw" "$W/gpu.raw" || same=DIFFER
-    t0=$(date +%s.%N)
+    t0=$(now)
     cat "$in" > /dev/null
-    t1=$(date +%s.%N)
+    t1=$(now)
     mb=$(( ($(wc -c < "$W/gpu.raw") + 1048575) / 1048576 ))
     dd if=/dev/zero of="$W/copy.raw" bs=1M count=$mb 2>/dev/null
-    t2=$(date +%s.%N)
-    rd=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b - a}')
-    wr=$(awk -v a="$t1" -v b="$t2" 'BEGIN{printf "%.3f", b - a}')
+    t2=$(now)
+    rd=$(secs "$t0" "$t1" %.3f)
+    wr=$(secs "$t1" "$t2" %.3f)
     rm -f "$W/copy.raw"
     rm -f "$in" "$W/cpu.raw" "$W/gpu.raw"
     set -- $cpu

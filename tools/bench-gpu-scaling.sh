@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# bench-gpu-scaling.sh - issue 31's figures on a GPU machine, in one call:
+# bench-gpu-scaling.sh - the several-GPU figures on a GPU machine, in one call:
 # build, then in memory (winent-bench pipeline, 32768x32768 u16, 65536
 # values, 31x31 and 63x63) one GPU against every GPU; the same cells
 # through winent-stream to a raw map in /dev/shm, beside the host's
@@ -35,6 +35,7 @@ mkdir -p "$OUT"
 T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 . tools/device-env.sh
+. tools/bench-lib.sh
 NPROC=$(nproc)
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
 NG=$(grep -c . "$OUT/gpu.txt")
@@ -73,8 +74,6 @@ if [ "${SCALE_TESTS:-0}" = 1 ]; then
     echo "ctest $RE rc=$?: $(grep 'tests passed' "$OUT/ctest.log")" | tee -a "$FIG"
 fi
 
-med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-
 stamp "in memory"
 echo "### in memory: winent-bench pipeline --size $SIZE --dtype u16 --values 65536 --repeat $REP" >> "$FIG"
 for w in ${SCALE_WINDOWS:-31 63}; do
@@ -108,8 +107,8 @@ raw_job() {
             --size "$SIZE" --dtype u16 "$IN" /dev/shm/scale-out.raw 2>> "$WK/raw.tmp"
     done
     grep '^{' "$WK/raw.tmp" | sed 's/.*"wall_s":\([0-9.]*\).*"setup_s":\([0-9.]*\).*/\1 \2/' > "$WK/raw.t"
-    wall=$(awk '{print $1}' "$WK/raw.t" | med)
-    flow=$(awk '{print $1 - $2}' "$WK/raw.t" | med)
+    wall=$(awk '{print $1}' "$WK/raw.t" | median)
+    flow=$(awk '{print $1 - $2}' "$WK/raw.t" | median)
     eng=$(grep -o '"engine":"[^"]*"' "$WK/raw.tmp" | tail -1)
     cat "$WK/raw.tmp" >> "$WK/raw.log"
 }
@@ -129,18 +128,18 @@ if [ "${SCALE_RAW:-1}" = 1 ]; then
         done
     done
     # The host's write bound in /dev/shm: one cp, then N writers at once.
-    t0=$(date +%s.%N); cp /dev/shm/scale-out.raw /dev/shm/scale-cp.raw; t1=$(date +%s.%N)
+    t0=$(now); cp /dev/shm/scale-out.raw /dev/shm/scale-cp.raw; t1=$(now)
     BYTES=$(stat -c %s /dev/shm/scale-out.raw)
     echo "| write bound | cp of the map | $(awk "BEGIN{printf \"%.2f GB/s\", $BYTES/($t1-$t0)/1e9}") |" >> "$FIG"
     rm -f /dev/shm/scale-cp.raw
     for n in 4 8 16; do
-        t0=$(date +%s.%N)
+        t0=$(now)
         for i in $(seq $n); do
             dd if=/dev/shm/scale-out.raw of=/dev/shm/scale-dd$i bs=4M skip=$(( (i - 1) * BYTES / n / 4194304 )) \
                 count=$(( BYTES / n / 4194304 )) status=none &
         done
         wait
-        t1=$(date +%s.%N)
+        t1=$(now)
         echo "| write bound | $n dd at once | $(awk "BEGIN{printf \"%.2f GB/s\", $BYTES/($t1-$t0)/1e9}") |" >> "$FIG"
         rm -f /dev/shm/scale-dd*
     done
@@ -176,7 +175,7 @@ if [ "${SCALE_SETUP:-1}" = 1 ]; then
                 "$WS" --quiet --stats --device 0 --size 1024x1024 --dtype u16 $SM /tmp/scale-small.out.raw 2>> "$WK/setup.tmp"
             fi
         done
-        s=$(grep -o '"setup_s":[0-9.]*' "$WK/setup.tmp" | cut -d: -f2 | med)
+        s=$(grep -o '"setup_s":[0-9.]*' "$WK/setup.tmp" | cut -d: -f2 | median)
         echo "| --device 0 | $how GPUs visible to the process | setup $s s |" >> "$FIG"
     done
 fi

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# bench-job.sh - the job harness of issue 10: for each job and each engine,
+# bench-job.sh - the job harness: for each job and each engine,
 # in one run on one machine, the whole CLI job beside each of its stages
 # alone on the same data and threads, the write alone, startup, and the
 # external tool a user would time alone; then efficiency = slowest stage
@@ -173,8 +173,7 @@ LOG=$RESULTS/log.txt
 : >"$REC"
 : >"$LOG"
 say() { echo "bench-job: $*" >&2; echo "$*" >>"$LOG"; }
-now() { date +%s.%N; }
-secs() { awk "BEGIN { printf \"%.4f\", $2 - $1 }"; }
+. "$(dirname "$0")/bench-lib.sh"
 # record JOB ENGINE KIND REP RC WALL RSS_KB JSON
 record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$REC"; }
 # last_json FILE: the last line of FILE that looks like a JSON object, or null.
@@ -208,7 +207,7 @@ fi
 HAVE_GDAL=0
 command -v gdal_translate >/dev/null 2>&1 && HAVE_GDAL=1
 
-say "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $NG GPU(s)"
+say "machine: $(machine), $NG GPU(s)"
 say "command: $CMDLINE"
 say "threads $THREADS, repeat $REPEAT ($PICK), scale $SCALE, work $WORK, results $RESULTS"
 
@@ -527,7 +526,7 @@ done
 
 # --- Report --------------------------------------------------------------
 "$PY" - "$REC" "$RESULTS" "$PICK" "$THREADS" "${MEM:-1G}" "$HAVE_STAGES" "$CMDLINE" \
-    "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $NG GPU(s)" <<'PY'
+    "$(machine), $NG GPU(s)" <<'PY'
 import csv, json, statistics, sys
 rec, outdir, pick, threads, mem, have_stages, cmdline, machine = sys.argv[1:9]
 

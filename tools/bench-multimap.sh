@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# bench-multimap.sh - several bands and windows in one pass (issue 13, item
-# 3) against the separate runs: 4 bands x 3 windows as one job
+# bench-multimap.sh - several bands and windows in one pass against
+# the separate runs: 4 bands x 3 windows as one job
 # (`--band all --window 3,5,9`) and as the 12 runs of one band and one
 # window each, alternately, REPEAT times in one run; the best wall time of
 # each side, its CPU time (user + sys) and peak RSS, the speedup; and
@@ -116,12 +116,9 @@ nwin=$(echo "$WINDOWS" | tr ',' '\n' | wc -l)
 maps=$((4 * nwin))
 echo "bench-multimap: $SIZE x 4 bands u8 ($INPUT) x windows $WINDOWS -> .$ext; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
+. "$(dirname "$0")/bench-lib.sh"
 # timed FILE CMD...: run CMD under GNU time, append "wall user sys rss_kib" to FILE.
-timed() {
-    _f=$1; shift
-    /usr/bin/time -f '%e %U %S %M' -o "$WORK/t" "$@" || { echo "bench-multimap: failed: $*" >&2; exit 1; }
-    cat "$WORK/t" >>"$_f"
-}
+timed() { time_into "$@" || { echo "bench-multimap: failed: $*" >&2; exit 1; }; }
 rm -f "$WORK/one.times" "$WORK/sep.times"
 i=1
 while [ "$i" -le "$REPEAT" ]; do
@@ -172,10 +169,9 @@ EOF
     done
 done
 
-best() { sort -n "$WORK/$1.times" | head -n 1; }
-set -- $(best one)
+set -- $(lowest <"$WORK/one.times")
 ow=$1 oc=$(awk "BEGIN { print $2 + $3 }") orss=$4
-set -- $(best sep)
+set -- $(lowest <"$WORK/sep.times")
 sw=$1 sc=$(awk "BEGIN { print $2 + $3 }") srss=$4
 gpu=none
 command -v nvidia-smi >/dev/null && gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')

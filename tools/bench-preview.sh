@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # What --preview costs: the same job with and without it, interleaved in
 # one run, best of N wall times (--stats) and best of N CPU times (user +
-# system, /usr/bin/time), for a .zst file and raw to /dev/null. docs/PERFORMANCE.md, "Preview
-# (issue 14)", has the figures this printed.
+# system, /usr/bin/time), for a .zst file and raw to /dev/null.
 #
 #   sh tools/bench-preview.sh [BUILD_DIR] [SIZE] [REPEAT] [KIND]
 #
@@ -21,6 +20,7 @@ WS="$B/src/winent-stream"
 MK="$B/tools/winent-mksample"
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT INT TERM
+. "$(dirname "$0")/bench-lib.sh"
 if [ "$KIND" = landscape ]; then
     "$MK" --size "${N}x$N" --dtype u8 --kind landscape --holes 0.1 --nodata 0 "$D/in.u8"
     NODATA="--nodata 0"
@@ -31,11 +31,10 @@ fi
 wall() { # "WALL CPU" seconds of one job: its --stats wall time, user + system
     /usr/bin/time -f "cpu %U %S" -o "$D/time" \
         "$WS" --quiet --stats --size "${N}x$N" --dtype u8 $NODATA "$@" 2>"$D/stats" >/dev/null
-    w=$(sed -n 's/.*"wall_s":\([0-9.]*\).*/\1/p' "$D/stats")
+    w=$(stats_num wall_s "$D/stats")
     c=$(awk '/^cpu/ { print $2 + $3 }' "$D/time")
     echo "$w $c"
 }
-best() { sort -n | head -n 1; } # the best wall time (and its run's CPU time)
 echo "| job | wall s | with --preview | wall cost | CPU s | with --preview | CPU cost |"
 echo "|---|---|---|---|---|---|---|"
 for out in zst raw; do
@@ -50,10 +49,10 @@ for out in zst raw; do
             wall --preview "$D/p.png" "$D/in.u8" /dev/null >>"$D/b"
         fi
     done
-    a=$(best <"$D/a")
-    b=$(best <"$D/b")
-    ca=$(awk '{ print $2 }' "$D/a" | sort -n | head -n 1)
-    cb=$(awk '{ print $2 }' "$D/b" | sort -n | head -n 1)
+    a=$(lowest <"$D/a")
+    b=$(lowest <"$D/b")
+    ca=$(awk '{ print $2 }' "$D/a" | lowest)
+    cb=$(awk '{ print $2 }' "$D/b" | lowest)
     awk -v o="$out" -v a="${a%% *}" -v b="${b%% *}" -v ca="$ca" -v cb="$cb" -v n="$N" \
         -v k="$KIND" 'BEGIN {
         printf "| %dx%d u8 %s -> %s | %.3f | %.3f | %+.1f %% | %.2f | %.2f | %+.1f %% |\n",

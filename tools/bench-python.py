@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """What the Python package costs beside the command (docs/PERFORMANCE.md,
-"Python (issue 14)"): best of N wall times of
+"The Python package"): best of N wall times of
 
   1. the map of a W x H u8 image: winent-stream (raw file to a raw file,
      and to /dev/null) against winent.entropy() on the array in memory,

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The CPU engine against scikit-image, side by side (issue 32's targets):
+"""The CPU engine against scikit-image, side by side, against its targets:
 
   1. an 8192 x 8192 u8 land-cover-like map of 64 classes, 31 x 31 windows
      (target: winent-stream --device cpu at least 50x an ideal all-core

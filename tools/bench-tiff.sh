@@ -21,33 +21,17 @@ trap 'rm -rf "$D"' EXIT INT TERM
 W=${SIZE%x*}
 H=${SIZE#*x}
 
-now() { date +%s.%N; }
-secs() { awk "BEGIN { print $2 - $1 }"; }
-calc() { awk "BEGIN { print $1 }"; }
-envi() { # envi FILE.hdr W H GDAL_ENVI_TYPE
-    printf 'ENVI\nsamples = %s\nlines = %s\nbands = 1\nheader offset = 0\nfile type = ENVI Standard\ndata type = %s\ninterleave = bsq\nbyte order = 0\n' "$2" "$3" "$4" >"$1"
-}
+. "$(dirname "$0")/bench-lib.sh"
 
 # A landscape of 12 values (smooth fields plus noise), streamed in bands of rows.
-"$PY" - "$D/in.raw" "$W" "$H" <<'PY'
-import sys, numpy as np
-path, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-rng = np.random.default_rng(1)
-x = np.arange(w)
-with open(path, 'wb') as f:
-    for y0 in range(0, h, 1024):
-        y = np.arange(y0, min(h, y0 + 1024))[:, None]
-        v = (np.sin(x / 97.0) + np.cos(y / 53.0) + np.sin((x + y) / 31.0)) * 2 + 6
-        v = v + rng.integers(0, 2, v.shape)
-        f.write(np.clip(v, 0, 11).astype('u1').tobytes())
-PY
-envi "$D/in.hdr" "$W" "$H" 1
+landscape_raw "$D/in.raw" "$W" "$H" "$PY"
+envi_hdr "$D/in.hdr" "$W" "$H" 1
 gdal_translate -q -of GTiff -co TILED=YES -co COMPRESS=ZSTD -co NUM_THREADS=ALL_CPUS \
     -co BIGTIFF=IF_SAFER -a_srs EPSG:32618 -a_ullr 0 "$H" "$W" 0 "$D/in.raw" "$D/big.tif"
 rm -f "$D/in.raw"
 inbytes=$(wc -c <"$D/big.tif")
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "machine: $(machine)"
 echo "input: ${SIZE} u8, tiled 256x256 ZSTD GeoTIFF of $(calc "$inbytes / 1e6") MB; threads: $TH"
 echo
 
@@ -57,7 +41,7 @@ t0=$(now)
 t1=$(now)
 "$WS" --quiet --device cpu --threads "$TH" "$D/big.tif" "$D/out.tif"
 t2=$(now)
-envi "$D/map.hdr" "$W" "$H" 4
+envi_hdr "$D/map.hdr" "$W" "$H" 4
 gdal_translate -q -of GTiff -co TILED=YES -co COMPRESS=ZSTD -co PREDICTOR=3 \
     -co NUM_THREADS=ALL_CPUS -co BIGTIFF=IF_SAFER "$D/map.raw" "$D/copy.tif"
 t3=$(now)

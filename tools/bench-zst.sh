@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Benchmark of the .zst pipeline (issue 3): `winent-stream in.raw out.zst`
+# Benchmark of the .zst pipeline: `winent-stream in.raw out.zst`
 # against `zstd -T<threads> -<level>` compressing the same float32 map alone,
 # side by side in one run, on a landscape input and on random 0..15.
 #
@@ -20,11 +20,9 @@ trap 'rm -rf "$D"' EXIT INT TERM
 W=${SIZE%x*}
 H=${SIZE#*x}
 
-now() { date +%s.%N; }
-secs() { awk "BEGIN { print $2 - $1 }"; }
-calc() { awk "BEGIN { print $1 }"; }
+. "$(dirname "$0")/bench-lib.sh"
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "machine: $(machine)"
 echo "size: $SIZE u8, threads: $TH, levels: $LEVELS"
 echo
 echo "| input | level | frame rows | winent-stream in.raw out.zst (s) | zstd -T$TH alone (s) | ours / zstd | MB/s of map (ours) | ratio (ours) | ratio (zstd) |"

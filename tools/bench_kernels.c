@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_kernels.c - `winent-bench kernels`: the GPU window kernels and the
- * CPU engine over a grid of cells, value set x window (issue 11 item 1):
- * square windows K, and disks diskR (issue 30: a disk is stored as the
- * negated side -(2R + 1) in the list of windows).
+ * CPU engine over a grid of cells, value set x window:
+ * square windows K, and disks diskR (a disk is stored as the negated
+ * side -(2R + 1) in the list of windows).
  *
  * In each cell:
  *   - every GPU kernel variant asked for (WINENT_GPU_KERNEL, which the

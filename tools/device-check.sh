@@ -14,7 +14,7 @@
 #   WINENT_PIPELINE=1  also time the whole pipeline: in memory on the CPU, one
 #                  GPU and every GPU (winent-bench pipeline), and the .zst
 #                  output against zstd alone on all cores (tools/bench-zst.sh)
-#   WINENT_JOBS=1  the job harness of issue 10 (tools/bench-job.sh), full size,
+#   WINENT_JOBS=1  the job harness (tools/bench-job.sh), full size,
 #                  every engine, results under $OUT/jobs, its Markdown table
 #                  printed last; skips the tests and the GPU benchmark (as
 #                  WINENT_ONLY_PIPELINE=1) unless WINENT_JOBS_TESTS=1.
@@ -24,13 +24,13 @@
 #                  WINENT_JOBS_LIMIT (default 600) - 90 s have passed since this
 #                  script began, so the table comes back inside the device's
 #                  10-minute limit; what was left is listed as skipped
-#   WINENT_KERNELS=1  the kernel tables of issue 11 (winent-bench kernels):
+#   WINENT_KERNELS=1  the kernel tables (winent-bench kernels):
 #                  WINENT_KERNELS_ARGS: its options (e.g. "--quick", or
 #                  "--sets 16,256 --budget 0.1": the whole default grid can
 #                  take minutes); its log in $OUT/kernels.log, its CSV in
 #                  $OUT/kernels.csv, its tables printed last; skips the tests
 #                  and the GPU benchmark unless WINENT_KERNELS_TESTS=1
-#   WINENT_SKIMAGE=1  issue 32's CPU engine against scikit-image on every core
+#   WINENT_SKIMAGE=1  the CPU engine against scikit-image on every core
 #                  (tools/bench-skimage-cpu.py: 8192^2, the whole job raw to
 #                  raw); WINENT_SKIMAGE_ARGS: its options; its log in
 #                  $OUT/skimage.log, its table printed last; skips the tests
@@ -134,7 +134,7 @@ if [ "${WINENT_PIPELINE:-0}" = 1 ]; then
 fi
 
 if [ "${WINENT_E2E:-0}" = 1 ]; then
-    # End to end on a large input (issue 6): WINENT_E2E_SIZE (default
+    # End to end on a large input: WINENT_E2E_SIZE (default
     # 92000x92000 u8, 8.5 GB), every GPU then one, .zst output with --stats.
     stamp "end to end"
     SZ=${WINENT_E2E_SIZE:-92000x92000}
@@ -155,7 +155,7 @@ fi
 
 JOBS_RC=skipped
 if [ "${WINENT_JOBS:-0}" = 1 ]; then
-    # The job harness, full size (issue 10); progress lines on stderr and in
+    # The job harness, full size; progress lines on stderr and in
     # $OUT/jobs/log.txt; the table in $OUT/jobs/bench-job.md, printed last.
     stamp "job harness"
     mkdir -p "$OUT/jobs"
@@ -170,7 +170,7 @@ fi
 KERNELS_RC=skipped
 if [ "${WINENT_KERNELS:-0}" = 1 ]; then
     # GPU kernel variants and the CPU engine over value sets x windows
-    # (issue 11); the cell lines and the tables in $OUT/kernels.log.
+    # (winent-bench kernels); the cell lines and the tables in $OUT/kernels.log.
     stamp "kernel tables"
     # shellcheck disable=SC2086
     "$B/tools/winent-bench" kernels --csv "$OUT/kernels.csv" ${WINENT_KERNELS_ARGS:-} \

@@ -552,8 +552,9 @@ def run(input, output, **options):
 
     input: a path (a TIFF, raw samples with ``size`` and ``dtype``, any
         raster GDAL opens in a build with GDAL), or "-" for standard input.
-    output: a path; the format from its name (``.zst``, ``.tif``, ``.raw``)
-        or ``format``. A file appears only when complete.
+    output: a path; the format from its name (``.zst``, ``.tif``,
+        ``.zarr``: a Zarr store ``xarray.open_zarr`` reads, ``.raw``) or
+        ``format``. An output appears only when complete.
 
     Options (keywords, each as the CLI's ``--option``; None: the default):
     window (K, (KX, KY), "7x3", or a disk: ("disk", R) or "diskR", as
@@ -565,7 +566,7 @@ def run(input, output, **options):
     height) or "WxH"), dtype ("u16" or a numpy dtype, whose byte order
     counts), bands, interleave ("bsq", "bip", "bil"),
     byteorder ("little", "big"), header_bytes; output: format ("zst",
-    "tif", "raw"), level, frame_rows, tile, compress, tif_layout ("cog",
+    "tif", "raw", "zarr"), level, frame_rows, tile, compress, tif_layout ("cog",
     "tiled"), bigtiff, ot (the map's sample type, as ``--ot``: "float32",
     the default, "float16", "uint16" or "uint8", or the numpy dtype;
     integers are round(H / scale) with GDAL's scale and offset recorded),

@@ -43,6 +43,8 @@ const char *winent_status_name(winent_status s)
 
 void winent_compute_opts_default(winent_compute_opts *o)
 {
+    if (o == NULL)
+        return;
     o->kx = 5;
     o->ky = 5;
     o->base = WINENT_BASE_2;

@@ -94,10 +94,11 @@ static const winent_option TABLE[] = {
      "give a byte count below 2^63", "give a byte count below 2^63", NULL},
     /* Output */
     {"format", "format", "F", G_OUTPUT,
-     "zst, tif or raw (default: from the output name: .zst;" IND
-     ".tif, .tiff; .raw, .f32, .bin, '-' or no extension raw;" IND
-     "any other extension needs --format)",
-     "use zst, tif or raw", "use 'zst', 'tif' or 'raw'", "zst|tif|raw"},
+     "zst, tif, raw or zarr (default: from the output name:" IND
+     ".zst; .tif, .tiff; .zarr, a Zarr v2 store (a folder," IND
+     "xarray's layout); .raw, .f32, .bin, '-' or no" IND
+     "extension raw; any other extension needs --format)",
+     "use zst, tif, raw or zarr", "use 'zst', 'tif', 'raw' or 'zarr'", "zst|tif|raw|zarr"},
     {"level", "level", "L", G_OUTPUT,
      "compression level: zstd -7..22 (default 2 for .zst, 3 for" IND
      "GeoTIFF and -3 for its overview tiles), deflate 1..9" IND "(default 6)",

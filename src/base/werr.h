@@ -41,6 +41,13 @@ void winent_err_merge(winent_err *dst, const winent_err *src);
  * Every error message and notice line goes through it. */
 void winent_one_line(char *msg);
 
+/* Text from a file or a user (a tag's value, a name) for a message:
+ * valid UTF-8 as it is, in any script; each control character (C0, DEL,
+ * C1), Unicode line break (U+2028, U+2029) and byte that is not valid
+ * UTF-8 as \xNN; at most `max` bytes of `s` (then "..."), cut between
+ * characters. Into `out` (`cap` bytes, NUL-terminated, cut there too). */
+void winent_quote_text(const char *s, size_t max, char *out, size_t cap);
+
 /* The public form (winent.h) of an internal error, for a function of the
  * API returning `st`: WINENT_OK clears `out`; a failure copies `e`'s
  * message (or names the status when `e` holds none). `out` may be NULL.
@@ -49,6 +56,11 @@ winent_status winent_err_export(const winent_err *e, winent_status st, winent_er
 
 /* Clear a public error (NULL is fine). */
 void winent_error_clear(winent_error *out);
+
+/* A function of the API given NULL for a pointer it needs (winent.h's
+ * conventions): WINENT_ERR_USAGE, "FUNC: ARG is NULL" into `out` (may be
+ * NULL). Returns WINENT_ERR_USAGE. */
+winent_status winent_err_null(winent_error *out, const char *func, const char *arg);
 
 #define WINENT_ERR(e, st, ...) winent_err_set_at((e), __FILE__, __LINE__, (st), __VA_ARGS__)
 

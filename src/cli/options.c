@@ -211,14 +211,45 @@ static int parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+static const char *long_name(int code);
+
+/* The library quotes a value as it holds it ("--window: '5,5': ...", the
+ * numbers parsed); the CLI quotes what the user typed ('5,5x5', '3x04', or
+ * --disk's '2,2'), the rest of the line the library's. */
+static void quote_typed(const cli_opts *c, char *msg, size_t n)
+{
+    if (strncmp(msg, "--", 2) != 0)
+        return;
+    const int len = (int)strcspn(msg + 2, ":");
+    const char *open = msg + 2 + len, *close = strstr(open, "': ");
+    if (strncmp(open, ": '", 3) != 0 || close == NULL)
+        return;
+    int code = 0;
+    for (int k = 0; k < 96 && code == 0; k++)
+        if (c->typed[k] && (int)strlen(long_name(k + 256)) == len &&
+            strncmp(long_name(k + 256), msg + 2, (size_t)len) == 0)
+            code = k + 256;
+    const char *typed = code ? c->typed[code - 256] : NULL;
+    if (typed == NULL || (strlen(typed) == (size_t)(close - open - 3) &&
+                          strncmp(typed, open + 3, (size_t)(close - open - 3)) == 0))
+        return;
+    char out[WINENT_MSG_LEN];
+    const int disk = !strcmp(long_name(code), "window") && c->window_by_disk;
+    snprintf(out, sizeof out, "--%s: '%s%s", disk ? "disk" : long_name(code), typed, close);
+    snprintf(msg, n, "%s", out);
+}
+
 /* The library's checks of the values (winent_job_opts_validate): the
- * same message from the CLI, the library and Python. */
-static winent_status validate(const winent_job_opts *j, char *msg, size_t n)
+ * same message from the CLI, the library and Python, quoting what was
+ * typed. */
+static winent_status validate(const cli_opts *c, char *msg, size_t n)
 {
     winent_error err;
-    winent_status st = winent_job_opts_validate(j, &err);
-    if (st != WINENT_OK)
+    winent_status st = winent_job_opts_validate(&c->job, &err);
+    if (st != WINENT_OK) {
         snprintf(msg, n, "%s", err.message);
+        quote_typed(c, msg, n);
+    }
     return st;
 }
 
@@ -422,6 +453,12 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
 {
     winent_job_opts *j = &c->job;
     long a1, a2;
+    if (code == OPT_WINDOW || code == OPT_DISK) {
+        c->window_by_disk = code == OPT_DISK;
+        c->typed[OPT_WINDOW - 256] = val;
+    } else if (code >= 256 && code < 256 + 96) {
+        c->typed[code - 256] = val;
+    }
     switch (code) {
     case 'h':
     case OPT_HELP: c->help = 1; break;
@@ -623,6 +660,8 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             j->format = WINENT_FORMAT_TIF;
         else if (!strcmp(val, "raw"))
             j->format = WINENT_FORMAT_RAW;
+        else if (!strcmp(val, "zarr"))
+            j->format = WINENT_FORMAT_ZARR;
         else
             return refuse("format", val, msg, n);
         break;
@@ -755,7 +794,7 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
                          c->compute_option);
         j->input = pos[0];
         j->output = pos[1];
-        return validate(j, msg, n);
+        return validate(c, msg, n);
     }
     if (npos != 2)
         return usage(msg, n, "give an INPUT and an OUTPUT (see --help)");
@@ -765,7 +804,7 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
      * range without bins as unused for integer samples). */
     if ((c->range_given || j->range_auto) && j->compute.bins == 0)
         j->compute.bins = 256;
-    return validate(j, msg, n);
+    return validate(c, msg, n);
 }
 
 /* `w` quoted for a POSIX shell where needed ('it'\''s', '' for an empty

@@ -257,8 +257,8 @@ static bool groups_fits(const winent_gpu_engine *e)
  * the H100 (docs/GPU-NOTES.md), over 256 codes:
  *   - 3x3: never (the compare kernel: 68 against 32 Gpixel/s);
  *   - up to 5x5: over 8192 codes, but not the square windows of 16-bit
- *     planes, where the compare kernel takes codes two to a word (session
- *     10: 33.2-33.5 Gpixel/s at 5x5 whatever the codes, against the
+ *     planes, where the compare kernel takes codes two to a word
+ *     (33.2-33.5 Gpixel/s at 5x5 whatever the codes, against the
  *     groups kernel's 23.5-23.8 for u16 of 4096 values, whose codes
  *     repeat, and 38.3-38.8 for 65536 values; 31.1-31.3 against 19.1-19.2
  *     for f32 of 4096 bins);

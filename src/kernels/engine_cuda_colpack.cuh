@@ -199,8 +199,8 @@ __device__ __forceinline__ void colpack_store(const win_params &p, const long lo
 
 /* M: slots a lane holds, (32 + 2 rx) / 32 rounded up (1 to 9 for rx <= 127).
  * Strips of one or two slots are held to 64 registers (eight blocks an SM):
- * with the byte steps they no longer spill, +1-2 % at 13x13 to 31x31 on
- * the H100 (docs/PERFORMANCE.md, session 6). */
+ * with the byte steps they do not spill, +1-2 % at 13x13 to 31x31 on the
+ * H100 (docs/GPU-NOTES.md, colpack). */
 template <int M, bool TS>
 __global__ void __launch_bounds__(128, M <= 2 ? 8 : 1) colpack_kernel(const win_params p,
                                                                       const unsigned *maxcode)

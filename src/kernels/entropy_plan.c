@@ -123,16 +123,18 @@ winent_status winent_compute_check(const winent_compute_opts *o, unsigned flags,
 winent_status winent_compute_opts_check(const winent_compute_opts *o, winent_words words,
                                         winent_error *err)
 {
+    if (o == NULL)
+        return winent_err_null(err, "winent_compute_opts_check", "o");
     winent_err e;
     winent_err_clear(&e);
-    if (o == NULL)
-        return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_USAGE, "no options (NULL)"), err);
     return winent_err_export(
         &e, winent_compute_check(o, WINENT_CHECK_DTYPE | WINENT_CHECK_NODATA, words, &e), err);
 }
 
 winent_status winent_compute_opts_validate(const winent_compute_opts *o, winent_error *err)
 {
+    if (o == NULL)
+        return winent_err_null(err, "winent_compute_opts_validate", "o");
     return winent_compute_opts_check(o, WINENT_WORDS_CLI, err);
 }
 
@@ -185,6 +187,8 @@ static int window_area(const winent_compute_opts *o, int16_t *hw)
 
 double winent_compute_top(const winent_compute_opts *o)
 {
+    if (o == NULL)
+        return 0.0;
     double n = (double)window_area(o, NULL);
     /* A float band without --bins is quantized into 256 (make_rule). */
     uint32_t bins = o->bins > 0 ? o->bins : winent_dtype_is_float(o->dtype) ? 256 : 0;

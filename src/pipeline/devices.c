@@ -17,29 +17,28 @@ winent_status winent_devices_pick(const winent_device_list *l, int release_gpus,
     /* A process that is this job's alone (the CLI) starts only the GPUs
      * named: CUDA would start every one it sees at its first call (four
      * H200s took 1.0 s, one 0.3 s; docs/PERFORMANCE.md). */
-    const int limited =
-        release_gpus && !l->all_gpus && winent_cuda_limit_devices(l->gpus, l->ngpus);
-    int count = winent_cuda_device_count();
+    if (release_gpus && !l->all_gpus)
+        winent_cuda_limit_devices(l->gpus, l->ngpus);
+    int count = winent_cuda_device_count(), runtime;
+    const char *archs;
+    const int cuda = winent_devices_build_info(&runtime, &archs);
     if (l->all_gpus) {
         if (count == 0)
-            return WINENT_ERR(err, WINENT_ERR_DEVICE,
-                              "--device gpu: no usable GPU (no CUDA device or driver%s)",
-                              winent_gpu_count() == 0 ? ", or a build without CUDA" : "");
+            return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device gpu: no usable GPU (%s)",
+                              cuda ? "no CUDA device or driver" : "this build has no CUDA engine");
         for (int i = 0; i < count && i < WINENT_MAX_GPUS; i++)
             ids[(*n)++] = winent_cuda_host_device(i);
         return WINENT_OK;
     }
     for (int i = 0; i < l->ngpus; i++) {
-        if (limited && !winent_cuda_device_usable(l->gpus[i]))
-            /* CUDA was shown only the GPUs named: how many the host has is
-             * not known here. */
-            return WINENT_ERR(err, WINENT_ERR_DEVICE,
-                              "--device: GPU %d is not usable (no such GPU on this host, or no "
-                              "driver)",
-                              l->gpus[i]);
+        /* One message whichever door named the GPU: where CUDA was shown
+         * only the GPUs named (the CLI), how many the host has is not
+         * known, so no door says it. */
         if (!winent_cuda_device_usable(l->gpus[i]))
-            return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device: GPU %d is not usable (%d found)",
-                              l->gpus[i], count);
+            return WINENT_ERR(err, WINENT_ERR_DEVICE, "--device: GPU %d is not usable (%s)",
+                              l->gpus[i],
+                              cuda ? "no such GPU on this host, or no driver"
+                                   : "this build has no CUDA engine");
         ids[(*n)++] = l->gpus[i];
     }
     return WINENT_OK;

@@ -35,9 +35,13 @@ winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_k
                                    int device, int max_width, int max_in_rows, int threads,
                                    winent_engine **out, winent_error *err)
 {
+    if (out == NULL)
+        return winent_err_null(err, "winent_engine_create", "out");
+    *out = NULL;
+    if (o == NULL)
+        return winent_err_null(err, "winent_engine_create", "o");
     winent_status st = WINENT_OK;
     winent_engine *e = calloc(1, sizeof *e);
-    *out = NULL;
     if (e == NULL) {
         winent_err oom;
         winent_err_clear(&oom);
@@ -65,12 +69,17 @@ winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t r
                                     int height, int in_y0, int in_h, int y0, int y1, float *out,
                                     size_t out_stride)
 {
+    if (e == NULL)
+        return WINENT_ERR_USAGE; /* no engine to hold the message */
     const winent_chunk c = {rows, row_bytes, width, height, in_y0, in_h, y0, y1};
     int need_y0, need_h;
     winent_chunk_input_rows(y0, y1, e->plan->ry, height, &need_y0, &need_h);
     winent_status st;
     winent_err_clear(&e->err);
-    if (y0 < 0 || y1 > height || y0 > y1 || need_y0 < in_y0 || need_y0 + need_h > in_y0 + in_h)
+    if (y0 < y1 && (rows == NULL || out == NULL))
+        st = WINENT_ERR(&e->err, WINENT_ERR_USAGE, "winent_engine_compute: %s is NULL",
+                        rows == NULL ? "rows" : "out");
+    else if (y0 < 0 || y1 > height || y0 > y1 || need_y0 < in_y0 || need_y0 + need_h > in_y0 + in_h)
         st = WINENT_ERR(&e->err, WINENT_ERR_USAGE,
                         "rows [%d, %d) need input rows [%d, %d), got [%d, %d)", y0, y1, need_y0,
                         need_y0 + need_h, in_y0, in_y0 + in_h);

@@ -54,9 +54,13 @@ static int keep_list(winent_job *j, int k, const int **v, int n)
 
 winent_status winent_job_create(const winent_job_opts *o, winent_job **job, winent_error *err)
 {
+    if (job == NULL)
+        return winent_err_null(err, "winent_job_create", "job");
+    *job = NULL;
+    if (o == NULL)
+        return winent_err_null(err, "winent_job_create", "o");
     winent_err e;
     winent_err_clear(&e);
-    *job = NULL;
     winent_device_list devices;
     winent_status st = winent_job_check(o, &devices, &e);
     if (st != WINENT_OK)
@@ -82,6 +86,8 @@ winent_status winent_job_create(const winent_job_opts *o, winent_job **job, wine
 
 winent_status winent_job_run(winent_job *job)
 {
+    if (job == NULL)
+        return WINENT_ERR_USAGE; /* no job to hold the message */
     winent_err e;
     winent_err_clear(&e);
     if (__atomic_exchange_n(&job->ran, 1, __ATOMIC_ACQ_REL))
@@ -113,12 +119,18 @@ void winent_job_discard_temporaries(winent_job *job)
 
 const winent_error *winent_job_error(const winent_job *job)
 {
-    return &job->error;
+    static const winent_error none = {WINENT_OK, ""}; /* constant: no shared state */
+    return job ? &job->error : &none;
 }
 
 void winent_job_get_stats(const winent_job *job, winent_job_stats *stats)
 {
-    *stats = job->stats;
+    if (stats == NULL)
+        return;
+    if (job == NULL)
+        memset(stats, 0, sizeof *stats);
+    else
+        *stats = job->stats;
 }
 
 void winent_job_free(winent_job *job)
@@ -138,6 +150,8 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, wine
     winent_job *job = NULL;
     if (stats)
         memset(stats, 0, sizeof *stats);
+    if (o == NULL)
+        return winent_err_null(err, "winent_run", "o");
     winent_status st = winent_job_create(o, &job, err);
     if (st != WINENT_OK)
         return st;
@@ -156,6 +170,8 @@ winent_status winent_entropy(const winent_compute_opts *o, const void *in, size_
                              int width, int height, float *out, size_t out_row_floats,
                              const char *device, int threads, winent_error *err)
 {
+    if (o == NULL)
+        return winent_err_null(err, "winent_entropy", "o");
     winent_err e;
     winent_err_clear(&e);
     if (o == NULL)
@@ -179,7 +195,8 @@ winent_status winent_entropy(const winent_compute_opts *o, const void *in, size_
     else if (width == 0 || height == 0)
         return winent_err_export(&e, WINENT_OK, err); /* nothing to compute */
     else if (in == NULL || out == NULL)
-        st = WINENT_ERR(&e, WINENT_ERR_USAGE, "no %s buffer", in == NULL ? "input" : "output");
+        st = WINENT_ERR(&e, WINENT_ERR_USAGE, "winent_entropy: %s is NULL",
+                        in == NULL ? "in" : "out");
     else if (in_row_bytes != 0 && in_row_bytes < row)
         st = WINENT_ERR(&e, WINENT_ERR_USAGE,
                         "input rows %zu bytes apart cannot hold a row of %d %s samples (%zu "

@@ -26,6 +26,8 @@
 
 void winent_job_opts_default(winent_job_opts *o)
 {
+    if (o == NULL)
+        return;
     memset(o, 0, sizeof *o);
     winent_compute_opts_default(&o->compute);
     o->bands = 1;
@@ -234,7 +236,8 @@ static winent_status check_level(const winent_job_opts *o, winent_words w, winen
                               "level=%d: give a deflate level from %d to %d", o->level,
                               DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
     const int zstd =
-        f == WINENT_FORMAT_ZST || (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_ZSTD);
+        f == WINENT_FORMAT_ZST || f == WINENT_FORMAT_ZARR ||
+        (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_ZSTD);
     if (zstd && (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
         return winent_opt_say(err, w, "--level: '%d': give a zstd level from %d to %d (not 0)",
                               "level=%d: give a zstd level from %d to %d (not 0)", o->level,
@@ -344,7 +347,7 @@ static winent_status check_decode(const winent_job_opts *o, winent_words w, wine
 
 static winent_status check_output(const winent_job_opts *o, winent_words w, winent_err *err)
 {
-    if ((unsigned)o->format > WINENT_FORMAT_TIF)
+    if ((unsigned)o->format > WINENT_FORMAT_ZARR)
         return refuse_enum(err, w, "format", (int)o->format);
     /* 0 is the default of each of these. */
     WINENT_TRY(check_level(o, w, err));
@@ -419,6 +422,8 @@ winent_status winent_job_check(const winent_job_opts *o, winent_device_list *par
 
 winent_status winent_job_opts_validate(const winent_job_opts *o, winent_error *err)
 {
+    if (o == NULL)
+        return winent_err_null(err, "winent_job_opts_validate", "o");
     winent_err e;
     winent_err_clear(&e);
     return winent_err_export(&e, winent_job_check(o, NULL, &e), err);

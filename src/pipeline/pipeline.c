@@ -98,30 +98,103 @@ static uint64_t machine_bytes(void)
     return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
 }
 
-/* Chunk height: about CHUNK_PIXELS, whole units and at least one CPU band;
- * then as many chunks as the engines and encoders want, within --mem,
- * smaller chunks (never below one unit) where the budget is tight. */
-static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker, uint64_t writer,
-                                 winent_err *err)
+/* What the chunks may take of a budget of `budget` bytes: the budget less
+ * what the source holds (at most a quarter of it) and less `fixed` (what
+ * the workers, the preview's image, the sink's writer and GPUs' contexts
+ * hold), but never below a quarter of what the source left. The check and
+ * the advice of size_chunks both ask this function. */
+static uint64_t chunk_room(uint64_t budget, uint64_t held, uint64_t fixed)
 {
-    /* What the workers hold (encoder state, CPU scratch) beyond a fixed
-     * allowance comes out of the budget: with many threads it is no longer
-     * small beside it. */
-    const uint64_t given = mem, allowance = (uint64_t)32 << 20;
-    uint64_t fixed = per_worker * (uint64_t)p->plan.threads;
-    fixed = fixed > allowance ? fixed - allowance : 0;
-    if (p->plan.want_preview) /* the preview's float image */
-        fixed += winent_preview_fixed_bytes(&p->plan.preview_opts);
-    /* The sink's writer side (a COG's overview rows): once, whatever the
-     * thread count. */
-    fixed += writer;
-    /* A GPU's context holds host memory of its own (about 100 MiB seen on
-     * H100s): GPUs named up front are counted now, auto's when they come. */
-    fixed += WINENT_GPU_HOST_BYTES * (uint64_t)p->plan.ngpus;
-    mem = mem > fixed + mem / 4 ? mem - fixed : mem / 4;
+    const uint64_t mem = budget - (held < budget / 4 ? held : budget / 4);
+    return mem > fixed + mem / 4 ? mem - fixed : mem / 4;
+}
+
+/* The memory plan's terms at one chunk height, for chunk_room. */
+typedef struct mem_terms {
+    uint64_t held, fixed; /* chunk_room's */
+    uint64_t per;         /* bytes per chunk */
+    int need;             /* chunks needed at least */
+    uint64_t preview;     /* the preview's image (at most half the budget), or 0 */
+} mem_terms;
+
+/* 1 when a budget of `budget` bytes holds the terms `t`. */
+static int budget_fits(const mem_terms *t, uint64_t budget)
+{
+    if (t->preview > budget / 2)
+        return 0;
+    const uint64_t room = chunk_room(budget, t->held, t->fixed);
+    return t->per == 0 || room / t->per >= (uint64_t)t->need;
+}
+
+/* The smallest whole number of MiB that holds `t` (budget_fits is
+ * monotonic in the budget): what "give at least --mem XM" names. */
+static uint64_t least_mib(const mem_terms *t)
+{
+    uint64_t lo = 1, hi = 1;
+    while (!budget_fits(t, hi << 20) && hi < ((uint64_t)1 << 40))
+        hi *= 2;
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (budget_fits(t, mid << 20))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* A budget that cannot hold the smallest chunks (`t`, `rows` high): the
+ * message, naming the smallest --mem that does. */
+static winent_status too_small(const pipeline *p, const mem_terms *t, int64_t rows,
+                               uint64_t given, winent_err *err)
+{
+    const unsigned long long least = (unsigned long long)least_mib(t);
     char maps[48] = "";
     if (p->plan.nmaps > 1)
         snprintf(maps, sizeof maps, " (%d maps of %d bands)", p->plan.nmaps, p->plan.nbands);
+    if (p->plan.mem_auto)
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "rows of %d pixels%s need at least %llu MiB (%lld-row units and the "
+                          "threads' own state), more than this machine's memory allows (%llu MiB)",
+                          p->plan.width, maps, least, (long long)rows,
+                          (unsigned long long)(machine_bytes() >> 20));
+    if (t->preview > given / 2) {
+        int pw, ph;
+        winent_preview_dims(p->plan.width, p->plan.height, p->plan.preview_opts.size, &pw, &ph);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--mem: %llu MiB is too small for a %dx%d preview (%llu MiB): give "
+                          "a smaller --preview-size or at least --mem %lluM",
+                          (unsigned long long)(given >> 20), pw, ph,
+                          (unsigned long long)((t->preview + (1 << 20) - 1) >> 20), least);
+    }
+    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                      "--mem: %llu MiB is too small for %lld-row units of a %d pixel "
+                      "wide image%s%s: give at least --mem %lluM (or fewer --frame-rows / "
+                      "a smaller --tile%s)",
+                      (unsigned long long)(given >> 20), (long long)rows, p->plan.width, maps,
+                      p->plan.want_preview ? " and its preview" : "", least,
+                      p->plan.want_preview ? " / --preview-size" : "");
+}
+
+/* What the workers (encoder state, CPU scratch beyond a fixed allowance:
+ * with many threads it is no longer small beside the budget), the
+ * preview's image, the sink's writer side (a COG's overview rows, once)
+ * and the GPUs named (a GPU's context holds host memory of its own, about
+ * 100 MiB seen on H100s; auto's are counted when they come) hold. */
+static uint64_t fixed_bytes(const pipeline *p, uint64_t per_worker, uint64_t writer)
+{
+    const uint64_t allowance = (uint64_t)32 << 20;
+    uint64_t fixed = per_worker * (uint64_t)p->plan.threads;
+    fixed = fixed > allowance ? fixed - allowance : 0;
+    if (p->plan.want_preview)
+        fixed += winent_preview_fixed_bytes(&p->plan.preview_opts);
+    return fixed + writer + WINENT_GPU_HOST_BYTES * (uint64_t)p->plan.ngpus;
+}
+
+/* The first chunk height to try: about CHUNK_PIXELS of all maps, whole
+ * units, at least one CPU band, at most the image. */
+static int64_t first_rows(const pipeline *p)
+{
     const int64_t H = p->plan.height, U = p->plan.unit_rows,
                   W = p->plan.width > 0 ? p->plan.width : 1;
     /* Several maps: the same work per chunk (a chunk's pixels are
@@ -134,6 +207,40 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
         rows = U;
     if (rows > H)
         rows = H > 0 ? H : 1;
+    return rows;
+}
+
+/* The ring's sizes once chunks of `rows` rows (`per` bytes each) fit
+ * `fit` at once, `need` at least, `want` for full speed. */
+static void set_ring(pipeline *p, int64_t rows, uint64_t per, uint64_t fit, int need, int want)
+{
+    const int64_t H = p->plan.height;
+    p->plan.chunk_rows = (int)rows;
+    p->ring.n_limit = fit < (uint64_t)want ? (int)fit : want;
+    p->ring.n_fit = (int)(fit < (uint64_t)INT32_MAX ? fit : INT32_MAX);
+    p->ring.n_need = need;
+    p->plan.chunk_bytes = per;
+    /* auto: room for the GPUs' slots, used only if they come up. */
+    int extra = p->plan.auto_device ? 4 * p->plan.gpu_slots : 0;
+    p->ring.n_max = fit < (uint64_t)(want + extra) ? (int)fit : want + extra;
+    p->ring.nchunks = H == 0 ? 0 : (int)((H + rows - 1) / rows);
+}
+
+/* Chunk height: about CHUNK_PIXELS, whole units and at least one CPU band;
+ * then as many chunks as the engines and encoders want, within the budget
+ * (--mem, less what the source holds: `held`), smaller chunks (never below
+ * one unit) where the budget is tight. */
+static winent_status size_chunks(pipeline *p, uint64_t held, uint64_t per_worker, uint64_t writer,
+                                 winent_err *err)
+{
+    const uint64_t given = p->plan.mem_budget;
+    mem_terms t = {held, fixed_bytes(p, per_worker, writer), 0, 0,
+                   p->plan.want_preview && !p->plan.mem_auto
+                       ? winent_preview_fixed_bytes(&p->plan.preview_opts)
+                       : 0};
+    uint64_t mem = chunk_room(given, held, t.fixed);
+    const int64_t U = p->plan.unit_rows;
+    int64_t rows = first_rows(p);
     for (;;) {
         int bands = (int)((rows + p->plan.band_rows - 1) / p->plan.band_rows);
         int units = (int)((rows + U - 1) / U);
@@ -144,44 +251,23 @@ static winent_status size_chunks(pipeline *p, uint64_t mem, uint64_t per_worker,
         if (p->plan.cpu_slots > 16)
             p->plan.cpu_slots = 16;
         int want = chunks_wanted(p, bands, units);
-        int need = 2 + (p->plan.want_cpu ? 2 : 0) + (p->plan.ngpus ? p->plan.gpu_slots : 0);
-        uint64_t per = winent_ring_chunk_bytes(&p->ring, (uint64_t)rows);
-        uint64_t fit = per ? mem / per : (uint64_t)want;
-        if (fit < (uint64_t)need && rows <= U && p->plan.mem_auto) {
+        t.need = 2 + (p->plan.want_cpu ? 2 : 0) + (p->plan.ngpus ? p->plan.gpu_slots : 0);
+        t.per = winent_ring_chunk_bytes(&p->ring, (uint64_t)rows);
+        uint64_t fit = t.per ? mem / t.per : (uint64_t)want;
+        if (fit < (uint64_t)t.need && rows <= U && p->plan.mem_auto) {
             /* No --mem given: the default grows by what the smallest
              * chunks still lack (the threads' own state took the rest). */
-            p->plan.mem_budget += per * (uint64_t)need - mem;
-            mem = per * (uint64_t)need;
-            fit = (uint64_t)need;
+            p->plan.mem_budget += t.per * (uint64_t)t.need - mem;
+            mem = t.per * (uint64_t)t.need;
+            fit = (uint64_t)t.need;
         }
-        if (fit >= (uint64_t)need || rows <= U) {
-            const uint64_t least = per * (uint64_t)need + fixed;
-            if (p->plan.mem_auto && least > machine_bytes() / 2)
-                return WINENT_ERR(
-                    err, WINENT_ERR_INPUT,
-                    "rows of %d pixels%s need at least %llu MiB (%lld-row units and the "
-                    "threads' own state), more than this machine's memory allows (%llu MiB)",
-                    p->plan.width, maps, (unsigned long long)((least >> 20) + 1), (long long)rows,
-                    (unsigned long long)(machine_bytes() >> 20));
-            if (fit < (uint64_t)need)
-                return WINENT_ERR(
-                    err, WINENT_ERR_USAGE,
-                    "--mem: %llu MiB is too small for %lld-row units of a %d pixel "
-                    "wide image%s%s: give at least --mem %lluM (or fewer --frame-rows / "
-                    "a smaller --tile%s)",
-                    (unsigned long long)(given >> 20), (long long)rows, p->plan.width, maps,
-                    p->plan.want_preview ? " and its preview" : "",
-                    (unsigned long long)(((per * (uint64_t)need + fixed) >> 20) + 1),
-                    p->plan.want_preview ? " / --preview-size" : "");
-            p->plan.chunk_rows = (int)rows;
-            p->ring.n_limit = fit < (uint64_t)want ? (int)fit : want;
-            p->ring.n_fit = (int)(fit < (uint64_t)INT32_MAX ? fit : INT32_MAX);
-            p->ring.n_need = need;
-            p->plan.chunk_bytes = per;
-            /* auto: room for the GPUs' slots, used only if they come up. */
-            int extra = p->plan.auto_device ? 4 * p->plan.gpu_slots : 0;
-            p->ring.n_max = fit < (uint64_t)(want + extra) ? (int)fit : want + extra;
-            p->ring.nchunks = H == 0 ? 0 : (int)((H + rows - 1) / rows);
+        const int fits = fit >= (uint64_t)t.need && (p->plan.mem_auto || budget_fits(&t, given));
+        if (fits || rows <= U) {
+            if (p->plan.mem_auto && (least_mib(&t) << 20) > machine_bytes() / 2)
+                return too_small(p, &t, rows, given, err);
+            if (!p->plan.mem_auto && !budget_fits(&t, given))
+                return too_small(p, &t, rows, given, err);
+            set_ring(p, rows, t.per, fit, t.need, want);
             return WINENT_OK;
         }
         int64_t half = rows / 2;
@@ -729,7 +815,7 @@ static winent_status open_input(pipeline *p, const winent_job_opts *o, winent_st
         /* --nodata in the type of the band as read (a TIFF's, GDAL's). */
         if (o->nodata_given && o->compute.has_nodata)
             WINENT_TRY(winent_nodata_check(info->dtype, o->compute.nodata, o->words, err));
-        winent_other_bands_notice(o, info->bands, info->name);
+        winent_other_bands_notice(o, info->bands, info->nodata_is_mask, info->name);
         p->plan.width = info->width;
         p->plan.height = info->height;
         p->plan.nbands = info->nread;
@@ -805,20 +891,12 @@ static winent_status plan_preview(pipeline *p, const winent_job_opts *o,
      * are, so that path runs on machines without one. */
     p->plan.preview_after = p->plan.sw.preview_after;
     /* The image is held whole: at most half the budget, the rest is
-     * the pipeline's. */
+     * the pipeline's (a --mem given too small is told by size_chunks,
+     * with the least budget that holds the image and the chunks). */
     uint64_t img = winent_preview_fixed_bytes(&p->plan.preview_opts);
     if (img > p->plan.mem_budget / 2 && p->plan.mem_auto)
         p->plan.mem_budget = 2 * img; /* no --mem given: room for it */
-    if (img > p->plan.mem_budget / 2) {
-        int pw, ph;
-        winent_preview_dims(p->plan.width, p->plan.height, p->plan.preview_opts.size, &pw, &ph);
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--mem: %llu MiB is too small for a %dx%d preview (%llu MiB): give "
-                          "a smaller --preview-size or at least --mem %lluM",
-                          (unsigned long long)(p->plan.mem_budget >> 20), pw, ph,
-                          (unsigned long long)((img >> 20) + 1),
-                          (unsigned long long)(((2 * img) >> 20) + 1));
-    }
+    (void)err;
     return WINENT_OK;
 }
 
@@ -838,15 +916,11 @@ static winent_status size_job(pipeline *p, const winent_job_opts *o, const winen
         (p->plan.encodes ? winent_sink_encoder_bytes_for(&so) : 0) + scratch +
         (p->plan.want_preview ? winent_preview_scratch_bytes(&p->plan.preview_opts) : 0);
     /* What the source holds (GDAL's block cache) comes out of --mem. */
-    uint64_t mem = p->plan.mem_budget;
-    if (p->source) {
-        uint64_t held = winent_source_get_info(p->source)->mem_held;
-        mem -= held < mem / 4 ? held : mem / 4;
-    }
+    const uint64_t held = p->source ? winent_source_get_info(p->source)->mem_held : 0;
     uint64_t writer = p->sink ? winent_sink_writer_bytes_for(&so) : 0;
     if (p->plan.encodes)
         p->plan.unit_extra = winent_sink_unit_extra_bytes_for(&so);
-    WINENT_TRY(size_chunks(p, mem, per_worker, writer, err));
+    WINENT_TRY(size_chunks(p, held, per_worker, writer, err));
     p->plan.plane_bytes = (size_t)winent_ring_plane_bytes(&p->plan, (uint64_t)p->plan.chunk_rows);
     p->plan.map_plane = (size_t)p->plan.width * (size_t)p->plan.chunk_rows;
     return WINENT_OK;

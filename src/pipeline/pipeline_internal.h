@@ -564,8 +564,10 @@ void winent_range_default_notice(const pipeline *p, const winent_job_opts *o,
                                  const winent_compute_opts *cos);
 
 /* The notice of an input of several bands read for band 1 alone (no
- * --band given): the others are named, never dropped silently. */
-void winent_other_bands_notice(const winent_job_opts *o, int bands, const char *name);
+ * --band given; `mask_band`: one of them is GDAL's mask, not data): what
+ * maps the others is said, never are they dropped silently. */
+void winent_other_bands_notice(const winent_job_opts *o, int bands, int mask_band,
+                               const char *name);
 
 /* job_opts.c: --device ("auto", NULL too; "cpu"; "gpu"; a list of "cpu"
  * and GPU numbers) as `l` (devices.h); usage errors for its syntax only

@@ -222,18 +222,21 @@ void winent_range_default_notice(const pipeline *p, const winent_job_opts *o,
     o->on_notice(o->user, line);
 }
 
-void winent_other_bands_notice(const winent_job_opts *o, int bands, const char *name)
+void winent_other_bands_notice(const winent_job_opts *o, int bands, int mask_band,
+                               const char *name)
 {
-    if (o->on_notice == NULL || bands < 2 || o->band != 1 || o->nband_list > 0 || o->band_all)
+    /* A band GDAL applies as the mask (an alpha band) is no data of its own. */
+    if (o->on_notice == NULL || bands - (mask_band ? 1 : 0) < 2 || o->band != 1 ||
+        o->nband_list > 0 || o->band_all)
         return;
     char line[WINENT_MSG_LEN];
     const int py = o->words == WINENT_WORDS_PYTHON;
     snprintf(line, sizeof line,
-             py ? "%s has %d bands: the map is of band 1 only; band='all' (or a list such as "
+             py ? "%s has several bands: the map is of band 1 only; band='all' (or a list such as "
                   "band=[1, 2]) maps the others too"
-                : "%s has %d bands: the map is of band 1 only; --band all (or a list such as "
+                : "%s has several bands: the map is of band 1 only; --band all (or a list such as "
                   "--band 1,2) maps the others too",
-             name ? name : o->input, bands);
+             name ? name : o->input);
     winent_one_line(line);
     o->on_notice(o->user, line);
 }

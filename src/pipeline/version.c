@@ -41,6 +41,8 @@ static void print_archs(FILE *out, const char *list)
 
 winent_status winent_version_print(FILE *out)
 {
+    if (out == NULL)
+        return WINENT_ERR_USAGE; /* no winent_error to name it in */
     fprintf(out, "winent-stream %s\n", WINENT_VERSION_STRING);
     int runtime = 0;
     const char *archs = "";

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "outfile.h"
+#include "sidecar_names.h"
 
 typedef struct guard_file {
     char *name;     /* owned: as given, for messages */
@@ -24,9 +25,21 @@ typedef struct guard_list {
     int n, cap;
 } guard_list;
 
+/* A folder and name where a file read lives (a file reached through a
+ * symbolic link lives beside the link and beside its target): GDAL looks
+ * up the file's sidecars there (sidecar_names.h). */
+typedef struct guard_home {
+    char *path;      /* owned: the file's name there, for messages */
+    const char *base; /* in `path`: the name without folder */
+    struct stat dir; /* the folder */
+    int read;        /* the file read: an index into reads */
+} guard_home;
+
 struct winent_file_guard {
     const char *input; /* borrowed: the input as the user named it */
     guard_list reads, writes;
+    guard_home *homes; /* owned, nhomes of them */
+    int nhomes, homes_cap;
 };
 
 static char *dup_n(const char *s, size_t n)
@@ -79,12 +92,67 @@ void winent_file_guard_free(winent_file_guard *g)
         return;
     list_free(&g->reads);
     list_free(&g->writes);
+    for (int i = 0; i < g->nhomes; i++)
+        free(g->homes[i].path);
+    free(g->homes);
     free(g);
 }
 
 static int same_inode(const struct stat *a, const struct stat *b)
 {
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* The folder of `path` (".": none named), stat'ed into `dir`; its name
+ * without folder in *base (borrowed from `path`). 0, or -1 where the
+ * folder cannot be stat'ed. */
+static int folder_of(const char *path, struct stat *dir, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    char *d = slash ? dup_n(path, slash == path ? 1 : (size_t)(slash - path)) : dup_n(".", 1);
+    int r = d && stat(d, dir) == 0 ? 0 : -1;
+    free(d);
+    return r;
+}
+
+static int add_home(winent_file_guard *g, const char *path, int read)
+{
+    struct stat dir;
+    const char *base;
+    if (folder_of(path, &dir, &base) != 0 || *base == '\0')
+        return 0;
+    for (int i = 0; i < g->nhomes; i++)
+        if (same_inode(&g->homes[i].dir, &dir) && strcmp(g->homes[i].base, base) == 0)
+            return 0;
+    if (g->nhomes == g->homes_cap) {
+        int cap = g->homes_cap ? 2 * g->homes_cap : 8;
+        guard_home *h = realloc(g->homes, sizeof *h * (size_t)cap);
+        if (h == NULL)
+            return -1;
+        g->homes = h;
+        g->homes_cap = cap;
+    }
+    guard_home *h = &g->homes[g->nhomes];
+    if ((h->path = dup_n(path, strlen(path))) == NULL)
+        return -1;
+    h->base = h->path + (base - path);
+    h->dir = dir;
+    h->read = read;
+    g->nhomes++;
+    return 0;
+}
+
+/* The homes of the regular file `path` read (reads.f[read]): beside the
+ * name, and beside what a symbolic link on the way leads to. */
+static int add_homes(winent_file_guard *g, const char *path, int read)
+{
+    if (add_home(g, path, read) != 0)
+        return -1;
+    char *real = realpath(path, NULL);
+    int r = real && strcmp(real, path) != 0 ? add_home(g, real, read) : 0;
+    free(real);
+    return r;
 }
 
 /* Add the existing file `name` (its first `n` bytes) as read, once per
@@ -100,20 +168,23 @@ static int add_read(winent_file_guard *g, const char *name, size_t n, int no_fol
         free(copy);
         return 0;
     }
-    for (int i = 0; i < g->reads.n; i++)
-        if (same_inode(&g->reads.f[i].st, &st)) {
-            free(copy);
-            return 1;
-        }
-    guard_file *f = list_add(&g->reads);
-    if (f == NULL) {
+    int at = 0;
+    while (at < g->reads.n && !same_inode(&g->reads.f[at].st, &st))
+        at++;
+    guard_file *f = at < g->reads.n ? NULL : list_add(&g->reads);
+    if (at == g->reads.n && f == NULL) {
         free(copy);
         return -1;
+    }
+    int r = S_ISREG(st.st_mode) ? add_homes(g, copy, at) : 0;
+    if (f == NULL) {
+        free(copy);
+        return r < 0 ? -1 : 1;
     }
     f->name = copy;
     f->exists = 1;
     f->st = st;
-    return 1;
+    return r < 0 ? -1 : 1;
 }
 
 /* GDAL's virtual file systems that read another file of this machine
@@ -371,6 +442,42 @@ static winent_status refuse_read(const winent_file_guard *g, const guard_file *w
                       w->what, w->name, r->name, input);
 }
 
+/* WINENT_ERR_USAGE where the new output `path` (of `w`) would be, in
+ * GDAL's eyes, a sidecar of a file read: a name GDAL looks up beside it,
+ * whatever its letter case (sidecar_names.h). Once written, GDAL would
+ * take it for the file's header, PAM, world file or overviews, and the
+ * user's dataset would read differently or not at all. */
+static winent_status refuse_shadow(const winent_file_guard *g, const guard_file *w,
+                                   const char *path, winent_err *err)
+{
+    struct stat dir;
+    const char *base;
+    if (path == NULL || folder_of(path, &dir, &base) != 0)
+        return WINENT_OK;
+    for (int i = 0; i < g->nhomes; i++) {
+        const guard_home *h = &g->homes[i];
+        int which;
+        if (!same_inode(&h->dir, &dir) || !winent_sidecar_match(h->base, base, &which))
+            continue;
+        winent_sidecar_name names[WINENT_SIDECAR_NAMES_MAX];
+        winent_sidecar_names(h->base, names, WINENT_SIDECAR_NAMES_MAX);
+        const guard_file *r = &g->reads.f[h->read];
+        const char *input = strcmp(g->input, "-") == 0 ? "standard input" : g->input;
+        if (h->read == 0 && strcmp(r->name, g->input) == 0 && strcmp(h->path, g->input) == 0)
+            return WINENT_ERR(err, WINENT_ERR_USAGE,
+                              "%s '%s' would be GDAL's '%.*s%s', a sidecar of the input '%s' "
+                              "(GDAL looks it up in any letter case): give another name",
+                              w->what, w->name, (int)names[which].keep, h->base,
+                              names[which].suffix, h->path);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s '%s' would be GDAL's '%.*s%s', a sidecar of '%s', read with the "
+                          "input '%s' (GDAL looks it up in any letter case): give another name",
+                          w->what, w->name, (int)names[which].keep, h->base, names[which].suffix,
+                          h->path, input);
+    }
+    return WINENT_OK;
+}
+
 winent_status winent_file_guard_write(winent_file_guard *g, const char *path, const char *what,
                                       winent_err *err)
 {
@@ -389,8 +496,8 @@ winent_status winent_file_guard_write(winent_file_guard *g, const char *path, co
     if (!probe.exists && !probe.in_place)
         w->canon = canonical_new_name(final ? final : path);
     const guard_file *folder = probe.in_place ? NULL : inside_folder_read(g, final ? final : path);
-    free(final);
     if (w->name == NULL || w->what == NULL) {
+        free(final);
         g->writes.n--;
         free(w->name);
         free(w->what);
@@ -411,6 +518,11 @@ winent_status winent_file_guard_write(winent_file_guard *g, const char *path, co
     for (int i = 0; i < g->reads.n && st == WINENT_OK && w->exists && !harmless; i++)
         if (same_inode(&g->reads.f[i].st, &w->st))
             st = refuse_read(g, w, &g->reads.f[i], err);
+    if (st == WINENT_OK && !probe.in_place)
+        st = refuse_shadow(g, w, path, err);
+    if (st == WINENT_OK && !probe.in_place && final && strcmp(final, path) != 0)
+        st = refuse_shadow(g, w, final, err);
+    free(final);
     for (int i = 0; i + 1 < g->writes.n && st == WINENT_OK; i++) {
         const guard_file *o = &g->writes.f[i];
         int same = w->exists && o->exists ? same_inode(&o->st, &w->st) && !S_ISCHR(w->st.st_mode)

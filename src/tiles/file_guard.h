@@ -6,7 +6,10 @@
  * /vsizip/ name), nor another output of the same job. Compared by device
  * and inode (so by name, hard link, symbolic link, /proc/self/fd/N or bind
  * mount alike) and, for names that do not exist yet, by their canonical
- * name. The job fills one guard before anything is created.
+ * name. Nor may a new output take a name GDAL looks up beside a file read
+ * (sidecar_names.h: E.HDR beside e.bil, e.TFW beside e.tif, in any
+ * letter case), which would change how the dataset reads from then on.
+ * The job fills one guard before anything is created.
  *
  * A guard has one owner thread.
  */
@@ -35,7 +38,8 @@ winent_status winent_file_guard_read(winent_file_guard *g, const char *path, win
  * (outfile.h), `what` says which output in messages ("output", "--sidecar
  * header", "--preview"; copied). WINENT_ERR_USAGE, one line saying what to
  * do, when it is a file read (a character device or a socket both read
- * and written is no harm) or an output added before (the same file, pipe
+ * and written is no harm), a sidecar name of a file read (by the name
+ * given and the name after symbolic links), or an output added before (the same file, pipe
  * or disk, or the same new name after following links); WINENT_ERR_OUTPUT
  * for a name that cannot be an output at all (outfile.h). Call it after
  * every winent_file_guard_read. */

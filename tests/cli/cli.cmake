@@ -71,3 +71,13 @@ winent_sh_test(test_version test_version.sh
   "${PROJECT_VERSION}" "${winent_cuda_ver}" "${winent_cuda_archs}" "${ZSTD_VERSION}"
   "${TIFF_VERSION}" "${ZLIB_VERSION}" "${PNG_VERSION}" "${OpenMP_C_SPEC_DATE}"
   "${GDAL_VERSION}")
+# Every function of winent.h given NULL for each pointer argument: a usage
+# error naming it, never a crash (winent.h's conventions).
+winent_unit_test(test_api_null)
+# No new output takes a name GDAL looks up beside a file read (a sidecar
+# in any letter case): E.HDR beside e.bil, T.TFW beside t.tif, a VRT's
+# sources' sidecars, --sidecar's and --preview's own files.
+winent_sh_test(test_shadow test_shadow.sh)
+# Every "give at least --mem XM" runs at X and fails at X - 1 MiB, for
+# each kind of output, several maps, a preview and a TIFF input.
+winent_sh_test(test_mem_advice test_mem_advice.sh)

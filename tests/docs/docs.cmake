@@ -13,7 +13,7 @@ set_property(TEST test_readme_examples APPEND PROPERTY ENVIRONMENT
   "WINENT_BUILD=${CMAKE_BINARY_DIR}" "CMAKE=${CMAKE_COMMAND}" "CC=${CMAKE_C_COMPILER}"
   "WINENT_SAN_FLAGS=${winent_san_flags_for_users}")
 # The header's schema: zst_schema.c and docs/FORMATS.md name the same
-# members, required and nullable alike (issue 28 item 6).
+# members, required and nullable alike.
 winent_sh_test(test_zst_schema_doc test_zst_schema_doc.sh)
 # The examples of docs/PYTHON.md and docs/SCALING.md run and print what the
 # pages show (readme_examples.py).

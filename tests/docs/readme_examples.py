@@ -26,8 +26,8 @@ skips it with the reason. Needs:
     python:MOD      Debian's python3 imports MOD
     winent-python   the Python package of the tree (python/winent) loads
                     the build's libwinent (not in sanitizer builds)
-    c-api           include/winent.h has the C API of issue 14 item 1
-                    (winent_entropy, winent_error)
+    c-api           include/winent.h has the C API (winent_entropy,
+                    winent_error)
     install         the build installed into a temporary prefix, with
                     PKG_CONFIG_PATH and LD_LIBRARY_PATH set to it
 
@@ -166,8 +166,7 @@ class Env:
         if need == "c-api":
             header = open(os.path.join(self.src, "include", "winent.h")).read()
             if "winent_entropy" not in header or "winent_error" not in header:
-                return ("include/winent.h has no winent_entropy/winent_error yet (the C API of "
-                        "issue 14 item 1, branch api)")
+                return "include/winent.h has no winent_entropy/winent_error (the C API)"
             return None
         if need == "winent-python":
             if not os.path.exists(os.path.join(self.src, "python", "winent", "__init__.py")):

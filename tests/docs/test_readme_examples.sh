@@ -27,8 +27,8 @@ for page in README.md docs/CLI.md docs/FORMATS.md docs/INSTALL.md; do
     [ $rc -ne 77 ] || echo "no example of $page could run here"
 done
 
-# The README starts with the answer and stays short (issue 30: at most
-# 1,500 words), and names texture in its first paragraph.
+# The README starts with the answer and stays short (at most 1,500
+# words), and names texture in its first paragraph.
 words=$(wc -w <"$README")
 check "the README is at most 1500 words ($words)" [ "$words" -le 1500 ]
 check "the README's first paragraph says what the map is (texture)" sh -c \

@@ -17,3 +17,11 @@ winent_unit_test(test_engine_codes)
 winent_unit_test(test_range_count)
 winent_sh_test(test_skimage test_skimage.sh)
 winent_sh_test(test_skimage_disk test_skimage_disk.sh)
+# The co-occurrence (GLCM) engine against its brute-force oracle
+# (glcm_oracle.h), and its bits across bands, chunks and measure sets.
+winent_unit_test(test_glcm)
+set_tests_properties(test_glcm PROPERTIES TIMEOUT 600)
+# The same engine against scikit-image's graycomatrix/graycoprops, per
+# window, through tools/winent-glcm.
+winent_sh_test(test_glcm_skimage test_glcm_skimage.sh)
+set_tests_properties(test_glcm_skimage PROPERTIES TIMEOUT 600)

@@ -38,6 +38,9 @@ if(WINENT_HAVE_CUDA)
   # The choice of kernel families (the table gpu_families), as a table of
   # cases: plan and asks -> the engine's path name.
   winent_gpu_twin_test(test_gpu_choose 60)
+  # The GLCM engine's thread work (glcm_slide.h) segment by segment, and
+  # where a GPU is usable the device engine, against the CPU, bit for bit.
+  winent_gpu_twin_test(test_gpu_glcm_twin 300)
 endif()
 # The CUDA_VISIBLE_DEVICES a --device list sets (issue 31), as a table; no
 # GPU needed.

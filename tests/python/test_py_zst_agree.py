@@ -279,13 +279,14 @@ def test_several_maps():
     # A map's damaged frame: named with its map by all readers alike.
     data = open(path("m.zst"), "rb").read()
     text, frames, entries = parse(data)
-    i = 2 * 3 + 1  # map 3, frame 1
+    i = 2 * 3 + 1  # map 2 (counted from 0, as read_frame's map), its frame 1
     off = sum(e[0] for e in entries[:i]) + entries[i][0] // 2
     dam = bytearray(frames)
     dam[off] ^= 0x10
     c, d, p, _ = verdicts("m-damaged", build(text, bytes(dam), entries))
-    check("a damaged frame of map 3: refused by all, named as of map 3",
-          c and d and p and all("of map 3" in v[1] for v in (c, d, p)), (c, d, p))
+    check("a damaged frame 1 of map 2: refused by all, named so",
+          c and d and p and all("frame 1 (rows 8-15 of map 2)" in v[1] for v in (c, d, p)),
+          (c, d, p))
 
 
 def test_cut_while_open():

@@ -4,7 +4,8 @@ through every door that takes its options -- the CLI; from C, winent_entropy
 and winent_run (validate_door, the options set as C fields); from Python,
 winent.entropy on a numpy array, an xarray DataArray and a dask array, and
 winent.run -- and every door must give the same verdict. The doors that
-speak the CLI's words (the CLI and C) give the very same line; Python's
+speak the CLI's words (the CLI and C) give the very same line (the CLI
+quoting a value as typed: the cases type each as the library writes it); Python's
 doors give one line among them, naming the option by its keyword, and for
 a refused value the advice of the same row of the library's table of
 options (winent_options) as the CLI's line.
@@ -51,7 +52,7 @@ CASES = [
      dict(nodata=-32769)),
     ("nodata 4294967296, u32", "u32", "usage", COMPUTE, "--nodata 4294967296",
      "nodata=4294967296", dict(nodata=4294967296)),
-    ("nodata 1e39, f32", "f32", "usage", COMPUTE, "--nodata 1e39 --range 0:10",
+    ("nodata 1e39, f32", "f32", "usage", COMPUTE, "--nodata 1e+39 --range 0:10",
      "nodata=1e39 lo=0 hi=10 bins=256", dict(nodata=1e39, range=(0, 10))),
     ("nodata 0, u16", "u16", "ok", COMPUTE, "--nodata 0", "nodata=0", dict(nodata=0)),
     ("nodata 65535, u16", "u16", "ok", COMPUTE, "--nodata 65535", "nodata=65535",
@@ -95,7 +96,7 @@ CASES = [
      dict(range=(NAN, 1))),
     ("range 0:inf", "u8", "usage", COMPUTE, "--range 0:inf", "bins=256 lo=0 hi=inf",
      dict(range=(0, INF))),
-    ("range -1e308:1e308", "f32", "usage", COMPUTE, "--range -1e308:1e308",
+    ("range -1e308:1e308", "f32", "usage", COMPUTE, "--range -1e+308:1e+308",
      "bins=256 lo=-1e308 hi=1e308", dict(range=(-1e308, 1e308))),
     ("range 0:10", "u8", "ok", COMPUTE, "--range 0:10", "bins=256 lo=0 hi=10",
      dict(range=(0, 10))),

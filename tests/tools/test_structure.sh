@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The library's structure, drawn from this build's objects
 # (tools/check-structure.py): no circle of source files calling each other,
-# no call against the layers (base <- kernels <- tiles <- pipeline <- cli),
-# no function in src/pipeline over 150 lines (issue 31).
+# no call or #include against the rooms' order (base <- kernels <- tiles
+# <- tiles/formats <- tiles/sources, tiles/sinks <- pipeline <- cli, the
+# CLI on include/ alone), no circle of rooms, no function in src/pipeline
+# over 150 lines. Then the check itself on a made-up tree: each rule it
+# enforces is reported when broken.
 set -u
 command -v nm >/dev/null 2>&1 || { echo "no nm (binutils) to read the objects' symbols: skipped"; exit 77; }
 PY=${PYTHON:-}
@@ -17,3 +20,32 @@ case $out in
 *) echo "FAILED: tools/check-structure.py: the structure is broken (above)"; exit 1 ;;
 esac
 [ $rc = 0 ] || { echo "FAILED: tools/check-structure.py exited $rc"; exit 1; }
+
+# A made-up source tree against this build's objects: a base file that
+# includes a kernels header, the CLI that includes a pipeline header, two
+# sibling rooms that include each other (a circle of rooms), and a long
+# pipeline function.
+F=$(mktemp -d)
+trap 'rm -rf "$F"' EXIT
+mkdir -p "$F/src/base" "$F/src/kernels" "$F/src/cli" "$F/src/pipeline" "$F/src/tiles/sources" \
+    "$F/src/tiles/sinks" "$F/include"
+echo '#include "kernels/k.h"' >"$F/src/base/b.c"
+: >"$F/src/kernels/k.h"
+echo '#include "pipeline/p.h"' >"$F/src/cli/c.c"
+: >"$F/src/pipeline/p.h"
+echo '#include "s.h"' >"$F/src/tiles/sources/r.h"
+echo '#include "r.h"' >"$F/src/tiles/sinks/s.h"
+{ echo 'static void long_one(void)'; echo '{'; i=0
+  while [ $i -lt 160 ]; do echo '    ;'; i=$((i + 1)); done; echo '}'; } >"$F/src/pipeline/l.c"
+bad=$("$PY" "$WINENT_SRC/tools/check-structure.py" "$BUILD" "$F" 2>&1)
+[ $? = 1 ] || { echo "$bad"; echo "FAILED: a broken tree did not exit 1"; exit 1; }
+for want in "room: base/b.c includes kernels/k.h, of room kernels, which room base may not use" \
+    "room: cli/c.c includes pipeline/p.h" \
+    "room: tiles/sinks/s.h includes tiles/sources/r.h" \
+    "circle of rooms: tiles/sinks tiles/sources" \
+    "pipeline/l.c:1: static void long_one(void) is 162 lines (at most 150)"; do
+    case $bad in
+    *"$want"*) echo "reported: $want" ;;
+    *) echo "$bad"; echo "FAILED: not reported: $want"; exit 1 ;;
+    esac
+done

@@ -89,7 +89,10 @@ typedef struct checker {
     size_t in_cap, out_cap;
 } checker;
 
-/* "PATH: frame I (rows A-B) at byte OFF: WHY"; WINENT_ERR_INPUT. */
+/* "PATH: frame I (rows A-B[ of map M]) at byte OFF: WHY", for data frame
+ * `i` of the file: I the frame within its map and M the map, counted from
+ * 0 as rows are (and as winent_zst_read_frame's caller counts them);
+ * WINENT_ERR_INPUT. */
 static winent_status frame_bad(const checker *c, uint32_t i, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static winent_status frame_bad(const checker *c, uint32_t i, uint64_t off, const char *fmt, ...)
@@ -106,9 +109,10 @@ static winent_status frame_bad(const checker *c, uint32_t i, uint64_t off, const
     if (y1 > c->l->h.height)
         y1 = c->l->h.height;
     if (c->l->h.maps > 1)
-        snprintf(of_map, sizeof of_map, " of map %lld", (long long)i / per_map + 1);
-    snprintf(c->f->msg, c->f->msg_len, "%s: frame %u (rows %lld-%lld%s) at byte %llu: %s",
-             c->f->path, i, y0, y1 - 1, of_map, (unsigned long long)off, why);
+        snprintf(of_map, sizeof of_map, " of map %lld", (long long)i / per_map);
+    snprintf(c->f->msg, c->f->msg_len, "%s: frame %lld (rows %lld-%lld%s) at byte %llu: %s",
+             c->f->path, (long long)i % per_map, y0, y1 - 1, of_map, (unsigned long long)off,
+             why);
     return WINENT_ERR_INPUT;
 }
 
@@ -241,9 +245,9 @@ static winent_status check_run(winent_zst_file *f, FILE *out)
     }
     if (l.table == NULL) {
         snprintf(f->msg, f->msg_len,
-                 "%s: seek table after frame %lld (at byte %llu): %s (the %lld frames are "
-                 "whole)",
-                 f->path, l.h.frames - 1, (unsigned long long)off, table_why, l.h.frames);
+                 "%s: seek table after the last frame (at byte %llu): %s (the %lld frames "
+                 "are whole)",
+                 f->path, (unsigned long long)off, table_why, l.h.frames);
         st = WINENT_ERR_INPUT;
         goto fail;
     }
@@ -321,12 +325,16 @@ static winent_status export_msg(winent_status st, const char *msg, winent_error 
 
 winent_status winent_info_print(const char *path, FILE *out, winent_error *err)
 {
+    if (path == NULL || out == NULL)
+        return winent_err_null(err, "winent_info_print", path == NULL ? "path" : "out");
     char msg[WINENT_MSG_LEN];
     return export_msg(with_file(path, "--info", out, msg, sizeof msg, info_run), msg, err);
 }
 
 winent_status winent_info_check(const char *path, FILE *out, winent_error *err)
 {
+    if (path == NULL || out == NULL)
+        return winent_err_null(err, "winent_info_check", path == NULL ? "path" : "out");
     char msg[WINENT_MSG_LEN];
     return export_msg(with_file(path, "--info --check", out, msg, sizeof msg, check_run), msg,
                       err);

@@ -380,7 +380,9 @@ static const uint8_t *entry(const winent_zst_reader *r, uint32_t frame)
     return r->l.table + WINENT_ZST_SKIP_HEADER + (size_t)(frame + 1) * WINENT_ZST_ENTRY;
 }
 
-/* "PATH: frame I (rows A-B) at byte OFF: WHY" as --info --check says it. */
+/* "PATH: frame I (rows A-B[ of map M]) at byte OFF: WHY" as --info --check
+ * says it: I the frame within its map and M the map, counted from 0 as
+ * rows are and as winent_zst_read_frame's caller counts them. */
 static winent_status frame_bad(const winent_zst_reader *r, const zst_cursor *c, winent_err *err,
                                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static winent_status frame_bad(const winent_zst_reader *r, const zst_cursor *c, winent_err *err,
@@ -391,15 +393,15 @@ static winent_status frame_bad(const winent_zst_reader *r, const zst_cursor *c, 
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    long long y0 =
-        (long long)(c->frame - (uint32_t)c->map * (uint32_t)r->map.frames) * r->map.rows_per_frame;
+    const long long in_map = (long long)(c->frame - (uint32_t)c->map * (uint32_t)r->map.frames);
+    long long y0 = in_map * r->map.rows_per_frame;
     long long y1 = y0 + r->map.rows_per_frame;
     if (y1 > r->map.height)
         y1 = r->map.height;
     if (r->map.nmaps > 1)
-        snprintf(of_map, sizeof of_map, " of map %d", c->map + 1);
-    return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: frame %u (rows %lld-%lld%s) at byte %llu: %s",
-                      r->f.path, c->frame, y0, y1 - 1, of_map, (unsigned long long)c->off, why);
+        snprintf(of_map, sizeof of_map, " of map %d", c->map);
+    return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: frame %lld (rows %lld-%lld%s) at byte %llu: %s",
+                      r->f.path, in_map, y0, y1 - 1, of_map, (unsigned long long)c->off, why);
 }
 
 /* Decompress from the cursor's current frame into [dst, dst + cap):
@@ -539,7 +541,7 @@ winent_status winent_zst_reader_read_map(winent_zst_reader *r, int map, int rows
                                          winent_err *err)
 {
     if (map < 0 || map >= r->map.nmaps)
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%s: no map %d", r->f.path, map + 1);
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%s: no map %d", r->f.path, map);
     return cursor_read_samples(r, &r->cur[map], (size_t)rows * (size_t)r->map.width, dst, err);
 }
 
@@ -548,9 +550,9 @@ winent_status winent_zst_reader_read_frame(const winent_zst_reader *r, int map, 
 {
     if (map < 0 || map >= r->map.nmaps || frame < 0 || frame >= r->map.frames)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "%s: no frame %lld of map %d (%d maps of %d "
-                          "frames)",
-                          r->f.path, (long long)frame, map + 1, r->map.nmaps, r->map.frames);
+                          "%s: no frame %lld of map %d (maps 0-%d, frames 0-%d of each)",
+                          r->f.path, (long long)frame, map, r->map.nmaps - 1,
+                          r->map.frames - 1);
     const uint32_t first = (uint32_t)map * (uint32_t)r->map.frames + (uint32_t)frame;
     zst_cursor c;
     winent_status st = cursor_init(r, &c, map, first, first + 1);
@@ -580,9 +582,11 @@ winent_status winent_zst_open(const char *path, winent_zst **out, winent_error *
     winent_err e;
     winent_err_clear(&e);
     winent_status st = WINENT_OK;
-    if (out == NULL || path == NULL)
-        return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_USAGE, "no path or no result"), err);
+    if (out == NULL)
+        return winent_err_null(err, "winent_zst_open", "out");
     *out = NULL;
+    if (path == NULL)
+        return winent_err_null(err, "winent_zst_open", "path");
     winent_zst *z = calloc(1, sizeof *z);
     if (z == NULL)
         st = WINENT_ERR(&e, WINENT_ERR_INTERNAL, "out of memory");
@@ -597,12 +601,16 @@ winent_status winent_zst_open(const char *path, winent_zst **out, winent_error *
 
 const char *winent_zst_header(const winent_zst *z)
 {
-    return z->r->l.json;
+    return z ? z->r->l.json : "";
 }
 
 winent_status winent_zst_read_frame(const winent_zst *z, int map, int64_t frame, float *dst,
                                     winent_error *err)
 {
+    if (z == NULL)
+        return winent_err_null(err, "winent_zst_read_frame", "z");
+    if (dst == NULL)
+        return winent_err_null(err, "winent_zst_read_frame", "dst");
     winent_err e;
     winent_err_clear(&e);
     return winent_err_export(&e, winent_zst_reader_read_frame(z->r, map, frame, dst, &e), err);

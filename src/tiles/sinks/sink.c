@@ -4,9 +4,11 @@
  * sink, then forward every call to its operations. Nothing here knows
  * which formats there are: what differs between them is in their
  * descriptors (sink_internal.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sink_internal.h"
 
@@ -37,7 +39,7 @@ static const winent_sink_format *format_for(const char *output_path, winent_form
                                         : winent_sink_format_of_name(output_path);
 }
 
-/* "name it .zst, .tif, .raw (or .f32, .bin), or say --format zst|tif|raw":
+/* "name it .zst, .tif, .raw (or .f32, .bin), or say --format zst|tif|raw|zarr":
  * the formats' hints and names, in the registry's order. */
 static void unknown_extension_advice(char *buf, size_t cap)
 {
@@ -48,6 +50,33 @@ static void unknown_extension_advice(char *buf, size_t cap)
     sep = ", or say --format ";
     for (const winent_sink_format *const *d = winent_sink_formats; *d && n < cap; d++, sep = "|")
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", sep, (*d)->name);
+}
+
+/* An output that is a folder: what is at its name (the format's
+ * check_output decides whether it may be replaced), never the input. */
+static winent_status probe_folder(const char *input_path, const char *output_path,
+                                  winent_outfile_probe *out, winent_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->what = "a folder";
+    if (strcmp(output_path, "-") == 0) {
+        out->in_place = 1;
+        out->what = "standard output";
+        return WINENT_OK;
+    }
+    if (stat(output_path, &out->st) != 0) {
+        if (errno != ENOENT)
+            return WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: %s", output_path, strerror(errno));
+        return WINENT_OK;
+    }
+    out->exists = 1;
+    struct stat in;
+    if (input_path != NULL && strcmp(input_path, "-") != 0 && stat(input_path, &in) == 0 &&
+        in.st_dev == out->st.st_dev && in.st_ino == out->st.st_ino)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "output '%s' is the input '%s': give another output name", output_path,
+                          input_path);
+    return WINENT_OK;
 }
 
 winent_status winent_output_check(const char *input_path, const char *output_path,
@@ -62,7 +91,10 @@ winent_status winent_output_check(const char *input_path, const char *output_pat
                           output_path, winent_sink_extension_of(output_path), advice);
     }
     winent_outfile_probe out;
-    WINENT_TRY(winent_sink_check_target(input_path, output_path, &out, err));
+    if (f != NULL && f->folder)
+        WINENT_TRY(probe_folder(input_path, output_path, &out, err));
+    else
+        WINENT_TRY(winent_sink_check_target(input_path, output_path, &out, err));
     if (f != NULL && f->check_output != NULL)
         WINENT_TRY(f->check_output(output_path, &out, err));
     return WINENT_OK;
@@ -106,6 +138,20 @@ winent_status winent_sink_guard_files(const winent_sink_opts *o, winent_file_gua
 {
     const int n = winent_sink_nmaps(o);
     const winent_sink_format *f = winent_sink_format_find(winent_sink_format_of(o));
+    if (f != NULL && f->folder) {
+        /* A store replaces the folder whole: its group file stands for it,
+         * so that an input inside the folder (or the store read as the
+         * input) is refused as for any file. */
+        size_t len = strlen(o->path);
+        char *mark = malloc(len + sizeof "/.zgroup");
+        if (mark == NULL)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        memcpy(mark, o->path, len);
+        memcpy(mark + len, "/.zgroup", sizeof "/.zgroup");
+        winent_status st = winent_file_guard_write(g, mark, "output", err);
+        free(mark);
+        return st;
+    }
     if (n == 1 || f == NULL || !f->file_per_map)
         return guard_map(o, o->path, g, err);
     for (int m = 0; m < n; m++) {

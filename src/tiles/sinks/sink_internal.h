@@ -68,6 +68,8 @@ typedef struct winent_sink_format {
                                       without an extension (one format only) */
     int file_per_map;              /* 1: several maps go to one file each
                                       (winent_sink_map_path) */
+    int folder;                    /* 1: the output is a folder (a Zarr
+                                      store), not a file: never a stream */
     const char *no_sidecar;        /* NULL: --sidecar is its own; else the
                                       usage error refusing it */
     /* Optional: the format's own refusal of `output_path` once it is known
@@ -89,6 +91,7 @@ typedef struct winent_sink_format {
 extern const winent_sink_format winent_sink_format_raw;
 extern const winent_sink_format winent_sink_format_zst;
 extern const winent_sink_format winent_sink_format_tif;
+extern const winent_sink_format winent_sink_format_zarr;
 
 /* ---- The registry (sink_registry.c), above the formats ---------------- */
 

@@ -11,6 +11,7 @@ const winent_sink_format *const winent_sink_formats[] = {
     &winent_sink_format_zst,
     &winent_sink_format_tif,
     &winent_sink_format_raw,
+    &winent_sink_format_zarr,
     NULL,
 };
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "sidecar_names.h"
 #include "source_internal.h"
 
 /* The name under which libtiff and GDAL open descriptor `fd` again: a new
@@ -120,48 +121,6 @@ static int add_suffixed(winent_source *s, const char *name, size_t n, const char
     return r;
 }
 
-/* One sidecar name: the first `keep` bytes of the file's name (all of it,
- * or its stem) and a suffix. */
-typedef struct sidecar_name {
-    size_t keep;
-    char suffix[16];
-} sidecar_name;
-
-/* The sidecars beside `base` (a file name without folder, `stem` bytes
- * before its extension, or all of it): up to `max` into `out`. */
-static int sidecar_names(const char *base, size_t stem, sidecar_name *out, int max)
-{
-    /* Headers of raw formats too: ER Mapper's NAME.ers or STEM.ers,
-     * ROI_PAC's NAME.rsc, PDS and ISIS labels STEM.lbl. */
-    static const char *const of_name[] = {".aux.xml", ".msk", ".ovr",         ".hdr",
-                                          ".xml",     ".prj", ".wld",         ".rpb",
-                                          ".ers",     ".rsc", ".ovr.aux.xml", ".vat.dbf"};
-    static const char *const of_stem[] = {".aux.xml", ".hdr", ".prj", ".wld", ".tfw", ".rpb",
-                                          "_rpc.txt", ".sta", ".stx", ".ovr", ".clr", ".aux",
-                                          ".rrd",     ".imd", ".tab", ".ers", ".lbl"};
-    const size_t n = strlen(base);
-    int k = 0;
-    for (size_t i = 0; i < sizeof of_name / sizeof *of_name && k < max; i++, k++) {
-        out[k].keep = n;
-        snprintf(out[k].suffix, sizeof out[k].suffix, "%s", of_name[i]);
-    }
-    for (size_t i = 0; i < sizeof of_stem / sizeof *of_stem && stem < n && k < max; i++, k++) {
-        out[k].keep = stem;
-        snprintf(out[k].suffix, sizeof out[k].suffix, "%s", of_stem[i]);
-    }
-    if (stem < n && n - stem >= 3 && k + 2 <= max) {
-        /* World files: .tif -> .tfw and .tifw, .bil -> .blw and .bilw. */
-        const char *ext = base + stem + 1;
-        out[k].keep = stem;
-        snprintf(out[k++].suffix, sizeof out->suffix, ".%c%cw", ext[0], ext[strlen(ext) - 1]);
-        if (strlen(ext) < 10) {
-            out[k].keep = stem;
-            snprintf(out[k++].suffix, sizeof out->suffix, ".%sw", ext);
-        }
-    }
-    return k;
-}
-
 /* A folder's names, sorted without case, kept while the files read are
  * in that folder (a VRT mosaic's thousands of sources in one folder are
  * listed once, each file's names found by a binary search). */
@@ -240,10 +199,9 @@ static int add_sidecars(winent_source *s, const char *path, folder_names *folder
         return 0; /* a GDAL name or a folder: GDAL's own list says what it reads */
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    const char *dot = strrchr(base, '.');
-    const size_t n = strlen(base), stem = dot && dot != base ? (size_t)(dot - base) : n;
-    sidecar_name names[40];
-    const int count = sidecar_names(base, stem, names, 40);
+    const size_t stem = winent_sidecar_stem(base);
+    winent_sidecar_name names[WINENT_SIDECAR_NAMES_MAX];
+    const int count = winent_sidecar_names(base, names, WINENT_SIDECAR_NAMES_MAX);
     const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* with its '/' */
     char *dir = malloc(dir_len + 2);
     if (dir == NULL)
@@ -279,7 +237,7 @@ static int add_sidecars(winent_source *s, const char *path, folder_names *folder
             break;
         const size_t len = strlen(name);
         for (int i = 0; i < count; i++) {
-            const sidecar_name *c = &names[i];
+            const winent_sidecar_name *c = &names[i];
             if (len != c->keep + strlen(c->suffix) || strncasecmp(name, base, c->keep) != 0 ||
                 strcasecmp(name + c->keep, c->suffix) != 0)
                 continue;

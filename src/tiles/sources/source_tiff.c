@@ -592,12 +592,8 @@ static winent_status read_nodata(const winent_source_opts *o, winent_source *s, 
     if (end == v || *end != '\0') {
         if (o->nodata_given)
             return WINENT_OK; /* --nodata beats the tag */
-        char shown[64];
-        size_t n = strlen(v);
-        snprintf(shown, sizeof shown, "%.*s%s", n > 40 ? 40 : (int)n, v, n > 40 ? "..." : "");
-        for (char *c = shown; *c; c++)
-            if ((unsigned char)*c < ' ' || (unsigned char)*c > '~')
-                *c = '?';
+        char shown[200];
+        winent_quote_text(v, 40, shown, sizeof shown);
         return WINENT_ERR(err, WINENT_ERR_INPUT,
                           "%s: its GDAL_NODATA tag '%s' is not a number: give --nodata V (or "
                           "--nodata nan for none) to say which value is nodata",

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * glcm_cuda.cu - the co-occurrence measures on one GPU.
+ *
+ * The host turns the chunk's input rows into 16-bit levels (the CPU's
+ * winent_glcm_levels) and copies them over; one thread per segment of SEG
+ * columns of an output row runs winent_glcm_segment (glcm_slide.h, the
+ * CPU engine's slide, compiled here as device code) with its own pair
+ * histogram, marginals and sums in a global workspace of `slots` slots
+ * (a grid-stride loop hands the segments out), and writes its floats.
+ * Every sum is an exact integer and every division the rule's, so the map
+ * has the CPU's bits.
+ */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "glcm_cuda.h"
+}
+#include "glcm_slide.h"
+
+/* Columns per thread: long enough that building the matrix (a window's
+ * area) costs little beside the slide (2 ky per column). */
+#define SEG 64
+/* The workspace's most bytes. */
+#define WS_BYTES ((size_t)1 << 30)
+
+struct winent_glcm_cuda {
+    const winent_glcm_plan *plan;
+    int device, max_width, max_in_rows;
+    int slots;
+    int64_t *d_tabs;    /* lq, du, hw */
+    uint16_t *d_codes;  /* [max_width * max_in_rows] */
+    uint16_t *d_hist;   /* [slots * L * L], zero between segments */
+    uint32_t *d_marg;   /* [slots * 2 L], zero between segments */
+    double *d_sum;      /* [slots * nm * SEG] */
+    int *d_cnt;         /* [slots * SEG] */
+    float *d_out;       /* [nm * max_in_rows * max_width] */
+    uint16_t *h_codes;
+    float *h_out;
+};
+
+__global__ void glcm_kernel(winent_glcm_geom g, const uint16_t *codes, int code_y0, int ya,
+                            int yb, uint16_t *hist, uint32_t *marg, double *sum, int *cnt,
+                            float *out)
+{
+    const int nseg = (g.W + SEG - 1) / SEG;
+    const long long ntasks = (long long)(yb - ya) * nseg;
+    const long long slot = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const size_t L = (size_t)g.L;
+    winent_glcm_state st;
+    st.hist = hist + (size_t)slot * L * L;
+    st.mi = marg + (size_t)slot * 2 * L;
+    st.mj = st.mi + L;
+    double *s = sum + (size_t)slot * g.nm * SEG;
+    int *c = cnt + (size_t)slot * SEG;
+    const size_t plane = (size_t)(yb - ya) * (size_t)g.W;
+    for (long long t = slot; t < ntasks; t += stride) {
+        const int y = ya + (int)(t / nseg), xa = (int)(t % nseg) * SEG;
+        const int xb = xa + SEG < g.W ? xa + SEG : g.W;
+        winent_glcm_segment(&g, &st, codes, code_y0, y, xa, xb, s, c, SEG,
+                            out + (size_t)(y - ya) * g.W + xa, plane);
+    }
+}
+
+static winent_status cuda_fail(cudaError_t e, const char *what, winent_err *err)
+{
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "CUDA: %s: %s", what, cudaGetErrorString(e));
+}
+
+#define CU(call, what)                                                                             \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess)                                                                     \
+            return cuda_fail(e_, what, err);                                                       \
+    } while (0)
+
+static winent_status alloc_all(winent_glcm_cuda *e, winent_err *err)
+{
+    const winent_glcm_plan *p = e->plan;
+    const size_t L = (size_t)p->levels, nm = (size_t)p->opts.nmeasures;
+    const size_t slot_bytes = L * L * 2 + 2 * L * 4 + nm * SEG * 8 + SEG * 4;
+    size_t slots = WS_BYTES / slot_bytes;
+    const size_t tasks = (size_t)e->max_in_rows * (size_t)((e->max_width + SEG - 1) / SEG);
+    if (slots > tasks)
+        slots = tasks;
+    if (slots > 65536)
+        slots = 65536;
+    slots = slots / 128 * 128; /* whole blocks of 128 threads */
+    if (slots < 128)
+        slots = 128;
+    e->slots = (int)slots;
+    const size_t tmax = (size_t)p->tmax + 1, pix = (size_t)e->max_width * e->max_in_rows;
+    CU(cudaMalloc(&e->d_tabs, (2 * tmax + L) * sizeof(int64_t)), "tables");
+    CU(cudaMemcpy(e->d_tabs, p->lq, tmax * sizeof(int64_t), cudaMemcpyHostToDevice), "tables");
+    CU(cudaMemcpy(e->d_tabs + tmax, p->du, tmax * sizeof(int64_t), cudaMemcpyHostToDevice),
+       "tables");
+    CU(cudaMemcpy(e->d_tabs + 2 * tmax, p->hw, L * sizeof(int64_t), cudaMemcpyHostToDevice),
+       "tables");
+    CU(cudaMalloc(&e->d_codes, pix * sizeof(uint16_t)), "levels");
+    CU(cudaMalloc(&e->d_hist, slots * L * L * sizeof(uint16_t)), "histograms");
+    CU(cudaMemset(e->d_hist, 0, slots * L * L * sizeof(uint16_t)), "histograms");
+    CU(cudaMalloc(&e->d_marg, slots * 2 * L * sizeof(uint32_t)), "marginals");
+    CU(cudaMemset(e->d_marg, 0, slots * 2 * L * sizeof(uint32_t)), "marginals");
+    CU(cudaMalloc(&e->d_sum, slots * nm * SEG * sizeof(double)), "sums");
+    CU(cudaMalloc(&e->d_cnt, slots * SEG * sizeof(int)), "counts");
+    CU(cudaMalloc(&e->d_out, nm * pix * sizeof(float)), "output");
+    e->h_codes = (uint16_t *)malloc(pix * sizeof(uint16_t));
+    e->h_out = (float *)malloc(nm * pix * sizeof(float));
+    if (e->h_codes == NULL || e->h_out == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GLCM GPU engine");
+    return WINENT_OK;
+}
+
+extern "C" winent_status winent_glcm_cuda_create(const winent_glcm_plan *p, int device,
+                                                 int max_width, int max_in_rows,
+                                                 winent_glcm_cuda **out, winent_err *err)
+{
+    *out = NULL;
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || device < 0 || device >= n)
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "no CUDA device %d for the GLCM measures",
+                          device);
+    CU(cudaSetDevice(device), "set device");
+    winent_glcm_cuda *e = (winent_glcm_cuda *)calloc(1, sizeof *e);
+    if (e == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GLCM GPU engine");
+    e->plan = p;
+    e->device = device;
+    e->max_width = max_width > 0 ? max_width : 1;
+    e->max_in_rows = max_in_rows > 0 ? max_in_rows : 1;
+    winent_status st = alloc_all(e, err);
+    if (st != WINENT_OK) {
+        winent_glcm_cuda_free(e);
+        return st;
+    }
+    *out = e;
+    return WINENT_OK;
+}
+
+extern "C" winent_status winent_glcm_cuda_compute(winent_glcm_cuda *e, const winent_chunk *c,
+                                                  float *const *out, size_t out_stride,
+                                                  winent_err *err)
+{
+    const winent_glcm_plan *p = e->plan;
+    const int W = c->width, nm = p->opts.nmeasures, rows = c->y1 - c->y0;
+    if (rows <= 0)
+        return WINENT_OK;
+    int in0, nin;
+    winent_chunk_input_rows(c->y0, c->y1, p->ry, c->height, &in0, &nin);
+    if (W > e->max_width || nin > e->max_in_rows || in0 < c->in_y0 ||
+        in0 + nin > c->in_y0 + c->in_h)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "GLCM GPU engine: a chunk it cannot hold");
+    CU(cudaSetDevice(e->device), "set device");
+    for (int r = 0; r < nin; r++)
+        winent_glcm_levels(p, (const char *)c->rows + (size_t)(in0 - c->in_y0 + r) * c->row_bytes,
+                           (size_t)W, e->h_codes + (size_t)r * W);
+    CU(cudaMemcpy(e->d_codes, e->h_codes, (size_t)nin * W * sizeof(uint16_t),
+                  cudaMemcpyHostToDevice),
+       "levels to the GPU");
+    winent_glcm_geom g;
+    winent_glcm_geom_init(p, W, c->height, &g);
+    const size_t tmax = (size_t)p->tmax + 1;
+    g.lq = e->d_tabs;
+    g.du = e->d_tabs + tmax;
+    g.hw = e->d_tabs + 2 * tmax;
+    const long long tasks = (long long)rows * ((W + SEG - 1) / SEG);
+    const int threads = 128;
+    long long blocks = (tasks + threads - 1) / threads;
+    if (blocks > e->slots / threads)
+        blocks = e->slots / threads;
+    glcm_kernel<<<(unsigned)blocks, threads>>>(g, e->d_codes, in0, c->y0, c->y1, e->d_hist, e->d_marg,
+                                     e->d_sum, e->d_cnt, e->d_out);
+    CU(cudaGetLastError(), "GLCM kernel launch");
+    const size_t plane = (size_t)rows * W;
+    CU(cudaMemcpy(e->h_out, e->d_out, (size_t)nm * plane * sizeof(float), cudaMemcpyDeviceToHost),
+       "GLCM kernel");
+    for (int k = 0; k < nm; k++)
+        for (int y = 0; y < rows; y++)
+            memcpy(out[k] + (size_t)y * out_stride, e->h_out + (size_t)k * plane + (size_t)y * W,
+                   (size_t)W * sizeof(float));
+    return WINENT_OK;
+}
+
+extern "C" void winent_glcm_cuda_free(winent_glcm_cuda *e)
+{
+    if (e == NULL)
+        return;
+    cudaFree(e->d_tabs);
+    cudaFree(e->d_codes);
+    cudaFree(e->d_hist);
+    cudaFree(e->d_marg);
+    cudaFree(e->d_sum);
+    cudaFree(e->d_cnt);
+    cudaFree(e->d_out);
+    free(e->h_codes);
+    free(e->h_out);
+    free(e);
+}

@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Advice that works (docs/SPEC.md section 3, "Memory"): every "give at
+# least --mem XM" names the smallest --mem that runs the job, within
+# 1 MiB. For each kind of job (raw, .zst, GeoTIFF/COG outputs, a preview,
+# several maps, a TIFF read by libtiff, --sidecar), a --mem far too small
+# gives the advice X; X runs the job and gives the map of a run without
+# --mem; X - 1 MiB is refused with the same advice. The threads are fixed,
+# so the figures are the same on every machine.
+. "$WINENT_SRC/tests/lib/cli_lib.sh"
+W=20000
+H=40
+C="--quiet --device cpu --threads 2"
+R="$C --size ${W}x$H --dtype u8"
+"$MK" --size ${W}x$H --dtype u8 --values 200 --seed 5 "$T/in.raw"
+"$MK" --size ${W}x$H --dtype u8 --values 200 --seed 5 --tiff "$T/in.tif"
+# advice: the X of "give at least --mem XM" in the last message, or "".
+advice() { sed -n 's/.*give at least --mem \([0-9][0-9]*\)M.*/\1/p' "$T/stderr"; }
+# same OUT REF: the maps agree (a .zst compared by its maps).
+same() {
+    case $1 in
+    *.zst) same_zst "$1" "$2" ;;
+    *.tif) "$PY" -c "
+import sys
+from osgeo import gdal
+a = gdal.Open(sys.argv[1]).ReadAsArray(); b = gdal.Open(sys.argv[2]).ReadAsArray()
+sys.exit(0 if a.tobytes() == b.tobytes() else 1)" "$1" "$2" ;;
+    *) cmp -s "$1" "$2" ;;
+    esac
+}
+# case NAME OUT ARGS...: the advice at --mem 2M, then X and X - 1 MiB.
+case_() {
+    _name=$1 _out=$2
+    shift 2
+    rm -rf "$T/o" && mkdir "$T/o"
+    "$WS" "$@" "$T/o/ref.$_out" 2>"$T/stderr" || { bad "$_name: the run without --mem: $(cat "$T/stderr")"; return; }
+    expect_exit 2 "$_name: --mem 2M is too small" "$WS" --mem 2M "$@" "$T/o/a.$_out"
+    _x=$(advice)
+    if [ -z "$_x" ]; then
+        bad "$_name: no 'give at least --mem XM' in: $(cat "$T/stderr")"
+        return
+    fi
+    expect_exit 0 "$_name: the advised --mem ${_x}M runs" "$WS" --mem "${_x}M" "$@" "$T/o/x.$_out"
+    if [ "$_got" -eq 0 ]; then
+        for _r in "$T"/o/ref*."$_out"; do
+            _m=$(basename "$_r")
+            check "$_name: --mem ${_x}M gives the map ($_m)" same "$T/o/x${_m#ref}" "$_r"
+        done
+    fi
+    _less=$((_x - 1))
+    expect_exit 2 "$_name: --mem ${_less}M is too small" "$WS" --mem "${_less}M" "$@" "$T/o/y.$_out"
+    check "$_name: --mem ${_less}M advises ${_x}M again (got $(advice))" test "$(advice)" = "$_x"
+    check "$_name: nothing left of the refused runs" sh -c "! ls '$T/o' | grep -q '^[ay][._]'"
+}
+case_ "raw" raw $R "$T/in.raw"
+case_ "raw, --sidecar" raw $R --sidecar "$T/in.raw"
+case_ ".zst" zst $R "$T/in.raw"
+case_ ".zst, --frame-rows 16" zst $R --frame-rows 16 "$T/in.raw"
+case_ "several maps to a .zst" zst $R --window 3,7x5,disk2 "$T/in.raw"
+case_ "several maps to raw files" raw $R --window 3,5 "$T/in.raw"
+case_ "a TIFF read by libtiff, to raw" raw $C "$T/in.tif"
+case_ "a TIFF read by libtiff, to .zst" zst $C "$T/in.tif"
+case_ "a preview" raw $R --preview "$T/o/p.png" "$T/in.raw"
+case_ "a large preview" raw $R --preview "$T/o/p.png" --preview-size 16384 "$T/in.raw"
+if [ "${WINENT_HAVE_GDAL:-OFF}" = ON ] && has_python osgeo.gdal; then
+    case_ "a GeoTIFF" tif $R "$T/in.raw"
+    case_ "a GeoTIFF of several maps" tif $R --window 3,5 "$T/in.raw"
+else
+    skip_part "no GDAL in Python: the GeoTIFF outputs are not read back"
+fi
+# --mem's own floor: 1M is a size it takes (the job's advice follows),
+# anything less is refused with "at least 1M".
+expect_exit 2 "--mem 1023K" "$WS" --mem 1023K $R "$T/in.raw" "$T/o/z.raw"
+check "--mem 1023K: at least 1M" grep -q "give a size of at least 1M" "$T/stderr"
+expect_exit 2 "--mem 1M" "$WS" --mem 1M $R "$T/in.raw" "$T/o/z.raw"
+check "--mem 1M is taken (the job's own advice follows)" test -n "$(advice)"
+finish
