@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Build hooks of the Python package (metadata: pyproject.toml).
 
-``pip install .`` and ``pip wheel .`` build libwinent.so.0 with CMake from
-this tree and put it inside the package (winent/libwinent.so.0, which
-winent._lib loads first), so the install needs no .deb and no
+``pip install .`` and ``pip wheel .`` build libwinent.so.0 and the
+winent-stream program with CMake from this tree and put them inside the
+package (winent/libwinent.so.0, which winent._lib loads first, and
+winent/bin/winent-stream, which the ``winent-stream`` command pip writes
+and ``python -m winent`` run), so the install needs no .deb and no
 LD_LIBRARY_PATH. The library links the system's libtiff, libzstd, ... (the
 build's -dev packages: tools/setup-debian.sh), so a wheel is for the
 system it was built on.
@@ -13,6 +15,10 @@ Environment variables:
 WINENT_PREBUILT_LIBRARY
     the path of a libwinent.so.0 built already (cmake --build build): it is
     copied into the package and CMake does not run (CI reuses its build).
+WINENT_PREBUILT_CLI
+    with WINENT_PREBUILT_LIBRARY, the winent-stream program built with it
+    (default: src/winent-stream of the same build folder, where it exists;
+    without one, the installed command runs a winent-stream found on PATH).
 WINENT_CUDA
     OFF (or 0) builds the CPU engine alone.
 WINENT_CUDA_ARCHITECTURES
@@ -40,6 +46,7 @@ except ImportError:  # no wheel module: pip install still works through setuptoo
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 SONAME = "libwinent.so.0"
+CLI = "winent-stream"
 # Not build/: that is the developer's own CMake build folder.
 BUILD_BASE = "build-python"
 
@@ -76,7 +83,8 @@ def cuda_args():
 
 
 def build_library(build_temp):
-    """Configure and build the target winent; the path of libwinent.so.0."""
+    """Configure and build the targets winent and winent-stream; the paths of
+    libwinent.so.0 and of the program."""
     cmake = shutil.which("cmake")
     if cmake is None:
         raise SystemExit("winent setup: cmake is needed to build libwinent (Debian: "
@@ -87,12 +95,28 @@ def build_library(build_temp):
     _log(" ".join(args))
     subprocess.run(args, check=True)
     jobs = str(os.cpu_count() or 1)
-    subprocess.run([cmake, "--build", build_temp, "--target", "winent", "-j", jobs], check=True)
-    for sub in ("lib", "src", "."):
-        p = os.path.join(build_temp, sub, SONAME)
+    subprocess.run([cmake, "--build", build_temp, "--target", "winent", CLI, "-j", jobs],
+                   check=True)
+    lib = _built(build_temp, SONAME)
+    if lib is None:
+        raise SystemExit("winent setup: CMake built no %s under %s" % (SONAME, build_temp))
+    return lib, _built(build_temp, CLI)
+
+
+def _built(build_dir, name):
+    """Where CMake put `name` in a build folder, or None."""
+    for sub in ("lib", "src", "bin", "."):
+        p = os.path.join(build_dir, sub, name)
         if os.path.exists(p):
             return p
-    raise SystemExit("winent setup: CMake built no %s under %s" % (SONAME, build_temp))
+    return None
+
+
+def _install_file(src, dest):
+    """The file itself (not a link to it), executable."""
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    shutil.copyfile(os.path.realpath(src), dest)
+    os.chmod(dest, 0o755)
 
 
 class BuildPyWithLibrary(build_py):
@@ -105,13 +129,15 @@ class BuildPyWithLibrary(build_py):
             if not os.path.isfile(lib):
                 raise SystemExit("winent setup: WINENT_PREBUILT_LIBRARY=%s: no such file" % lib)
             _log("using the prebuilt %s" % lib)
+            cli = os.environ.get("WINENT_PREBUILT_CLI") or _built(
+                os.path.dirname(os.path.dirname(os.path.abspath(lib))), CLI)
         else:
-            lib = build_library(os.path.abspath(os.path.join(BUILD_BASE, "cmake")))
-        dest = os.path.join(self.build_lib, "winent", SONAME)
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
-        # The file itself, not a link to it.
-        shutil.copyfile(os.path.realpath(lib), dest)
-        os.chmod(dest, 0o755)
+            lib, cli = build_library(os.path.abspath(os.path.join(BUILD_BASE, "cmake")))
+        _install_file(lib, os.path.join(self.build_lib, "winent", SONAME))
+        if cli and os.path.isfile(cli):
+            _install_file(cli, os.path.join(self.build_lib, "winent", "bin", CLI))
+        else:
+            _log("no %s program to package: the winent-stream command will look on PATH" % CLI)
 
 
 cmdclass = {"build_py": BuildPyWithLibrary}

@@ -49,7 +49,7 @@ if(WINENT_PYTHON_INSTALL)
   message(STATUS "winent-stream: Python package to <prefix>/${WINENT_PYTHON_INSTALL_DIR}/winent")
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/winent
     DESTINATION ${WINENT_PYTHON_INSTALL_DIR} COMPONENT python
-    FILES_MATCHING PATTERN "*.py"
+    FILES_MATCHING PATTERN "*.py" PATTERN "py.typed"
     PATTERN "__pycache__" EXCLUDE PATTERN "_install.py" EXCLUDE)
   # _install.py, with the prefix actually installed to (cmake --install
   # --prefix, or /usr in the .deb), as winent.pc is written.

@@ -56,7 +56,8 @@ def main(argv):
     p.add_argument("output")
     a = p.parse_args(argv)
     width, height = pair(a.size)
-    options = {"window": pair(a.window), "base": a.base, "bins": a.bins, "nodata": a.nodata,
+    # --window K or WxH as the CLI reads it: entropy() takes that text as it is.
+    options = {"window": a.window, "base": a.base, "bins": a.bins, "nodata": a.nodata,
                "threads": a.threads}
     if a.range == "auto":
         options["range"] = "auto"

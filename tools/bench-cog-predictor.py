@@ -15,7 +15,11 @@ predictor (1) and with the floating-point one (3), so the comparison is
 GDAL's own; the same for the samples of --ot float16 (GDAL's NBITS=16),
 uint16 and uint8 (codes by docs/SPEC.md's rule), without a predictor and
 with their own (3 for float16, 2 for the integers); then winent-stream's
-COG of each --ot. Prints markdown.
+COG of each --ot; then the uint16 codes of each map at windows 5, 7, 9
+and 31 (and of Rasterio's RGB.byte.tif, a Landsat band, where the test
+data has it), as winent-stream writes them, again by GDAL with zstd 3,
+deflate 6 and LZW, without and with the horizontal predictor: the rule
+tile_codec.c follows (the predictor from 81 pixels on). Prints markdown.
 Needs numpy, GDAL's Python bindings, scikit-image and matplotlib.
 """
 import os
@@ -107,7 +111,45 @@ def main(argv):
     print("|---|---|---|---|---|")
     for name, row in ot_rows:
         print("| %s | %s |" % (name, " | ".join("%d" % s for s in row)))
+    print()
+    uint16_by_window(ws, d)
     return 0
+
+
+def uint16_by_window(ws, d):
+    """uint16 codes by window: bytes without / with PREDICTOR=2, by codec."""
+    from osgeo import gdal
+    codecs = (("ZSTD", ["ZSTD_LEVEL=3"]), ("DEFLATE", ["ZLEVEL=6"]), ("LZW", []))
+    maps = inputs(d)
+    landsat = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
+                           "data", "tiff", "RGB.byte.tif")
+    if os.path.exists(landsat):
+        maps.append(("RGB.byte.tif band 1 (u8 791x718)", [landsat]))
+    print("| map, uint16 | window | " + " | ".join("%s p1 / p2" % c for c, _ in codecs) + " |")
+    print("|---|---|" + "---|" * len(codecs))
+    for name, args in maps:
+        for w in ("5", "7", "9", "31"):
+            out = os.path.join(d, "w.tif")
+            subprocess.run([ws, "--quiet", "--ot", "uint16", "--window", w] + args + [out],
+                           check=True)
+            src = gdal.Open(out)  # held: its band dies with it
+            a = src.GetRasterBand(1).ReadAsArray()
+            src = None
+            cells = []
+            for c, extra in codecs:
+                sizes = []
+                for pred in (1, 2):
+                    t = os.path.join(d, "t.tif")
+                    ds = gdal.GetDriverByName("GTiff").Create(
+                        t, a.shape[1], a.shape[0], 1, gdal.GDT_UInt16,
+                        ["TILED=YES", "BLOCKXSIZE=512", "BLOCKYSIZE=512", "COMPRESS=" + c,
+                         "PREDICTOR=%d" % pred] + extra)
+                    ds.GetRasterBand(1).WriteArray(a)
+                    ds = None
+                    sizes.append(os.path.getsize(t))
+                cells.append("%d / %d (%+.0f %%)" % (sizes[0], sizes[1],
+                                                      100.0 * (sizes[1] - sizes[0]) / sizes[0]))
+            print("| %s | %sx%s | %s |" % (name, w, w, " | ".join(cells)), flush=True)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ time_into() {
     shift
     /usr/bin/time -f '%e %U %S %M' -o "$_ti_f.t" "$@"
     _ti_rc=$?
-    cat "$_ti_f.t" >>"$_ti_f"
+    tail -n 1 "$_ti_f.t" >>"$_ti_f" # GNU time may first say the exit status
     rm -f "$_ti_f.t"
     return $_ti_rc
 }

@@ -33,7 +33,8 @@ import sys
 # sibling of the same rank.
 RANKS = {"include": 0, "base": 1, "kernels": 2, "tiles": 3, "tiles/formats": 4,
          "tiles/sources": 5, "tiles/sinks": 5, "pipeline": 6, "cli": 7}
-# Rooms that may use only the rooms named (besides themselves).
+# Rooms that may include only the rooms named (besides themselves) and call
+# only the public API (the functions include/winent.h declares WINENT_API).
 ONLY = {"cli": {"include"}}
 # Where a quoted #include is looked for after the including file's folder:
 # the compiler's -I folders, in order (CMakeLists.txt, src/CMakeLists.txt).
@@ -84,11 +85,11 @@ def graph(defined, used):
     edges = collections.defaultdict(set)
     why = {}
     for name, syms in used.items():
-        for s in syms:
+        for s in sorted(syms):
             o = owner.get(s)
             if o and o != name:
                 edges[name].add(o)
-                why.setdefault((name, o), s)
+                why.setdefault((name, o), []).append(s)
     return edges, why
 
 
@@ -158,6 +159,17 @@ def may_use(a, b):
     return RANKS[b] < RANKS[a]
 
 
+def public_api(source):
+    """The function names include/winent.h declares with WINENT_API."""
+    path = os.path.join(source, "include", "winent.h")
+    if not os.path.isfile(path):
+        return set()
+    text = open(path, encoding="utf-8").read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"(?m)^\s*#.*$", "", text)
+    return set(re.findall(r"WINENT_API\s+[^;(]*?\b(\w+)\s*\(", text))
+
+
 def rel_to_src(source, path):
     r = os.path.relpath(path, os.path.join(source, "src"))
     return r if not r.startswith("..") else os.path.relpath(path, source)
@@ -183,7 +195,7 @@ def includes(source):
     return found
 
 
-def room_problems(edges, why, incs):
+def room_problems(edges, why, incs, public):
     """Calls and includes against the rooms' order, and circles of rooms."""
     problems, allowed, room_edges = [], [], collections.defaultdict(set)
     kinds = [("call", a, b, why[(a, b)]) for a in sorted(edges) for b in sorted(edges[a])]
@@ -196,8 +208,14 @@ def room_problems(edges, why, incs):
             allowed.append("allowed for now: %s %s %s (EXCEPTIONS)" % (a, kind + "s", b))
             continue
         room_edges[ra].add(rb)
+        if kind == "call" and ra in ONLY:
+            for name in sym:
+                if name not in public:
+                    problems.append("room: %s calls %s (%s), which is not in include/winent.h"
+                                    % (a, b, name))
+            continue
         if not may_use(ra, rb):
-            what = "calls %s (%s)" % (b, sym) if kind == "call" else "includes %s" % b
+            what = "calls %s (%s)" % (b, sym[0]) if kind == "call" else "includes %s" % b
             problems.append("room: %s %s, of room %s, which room %s may not use"
                             % (a, what, rb, ra))
     for scc in circles(set(RANKS), room_edges):
@@ -242,9 +260,9 @@ def main(argv):
         for a in scc:
             for b in sorted(edges[a]):
                 if b in scc:
-                    problems.append("    %s -> %s (%s)" % (a, b, why[(a, b)]))
+                    problems.append("    %s -> %s (%s)" % (a, b, why[(a, b)][0]))
     incs = includes(source)
-    room_found, allowed = room_problems(edges, why, incs)
+    room_found, allowed = room_problems(edges, why, incs, public_api(source))
     problems += room_found
     problems += long_functions(source)
     used = {(a, b) for a in edges for b in edges[a]} | incs

@@ -8,15 +8,17 @@
 #   tools/peer-texture.sh [BUILD_DIR] [IMAGE]
 #
 # IMAGE (any GDAL raster, band 1; default: scikit-image's astronaut, grey,
-# resized to 2048 x 2048) is quantized to 32 levels (floor(v * 32 / 256)
-# of its 0..255 grey values), and each tool computes 15 x 15 windows:
+# resized to SIZE x SIZE, SIZE=2048 unless set) is quantized to 32 levels
+# (floor(v * 32 / 256) of its 0..255 grey values), and each tool computes
+# 15 x 15 windows:
 #   - glcm-entropy, symmetric, distance 1, mean of the angles 0/45/90/135,
 #     beside GRASS `r.texture method=entr` (the same definition);
 #   - the 8 features of OTB's simple set at the offset (1, 1), beside
 #     OTB `-texture simple` (which bins [min, max] into nbbin bins itself).
-# It prints each tool's wall time on the same cores and, per feature, the
-# largest and mean absolute difference from this engine over the pixels
-# both tools define (GRASS leaves the border windows null).
+# It prints each tool's wall and CPU seconds on the same cores (THREADS,
+# default all) and, per feature, the largest and mean absolute difference
+# from this engine over the pixels both tools define (GRASS leaves the
+# border windows null).
 set -eu
 BUILD=${1:-build}
 IMAGE=${2:-}
@@ -27,16 +29,20 @@ THREADS=${THREADS:-$(nproc)}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
 
-now() { date +%s.%N; }
-elapsed() { echo "$2 - $1" | bc; }
+# Wall and CPU seconds of a command (the CPU seconds hold on a busy host).
+timed() {
+    out=$1
+    shift
+    /usr/bin/time -f '%e s wall, %U s user CPU' -o "$out" "$@"
+}
 
 # The quantized image: q.raw (u8 0..31) and q.tif (the same, GeoTIFF).
-WH=$("$PY" - "$T" "$IMAGE" <<'EOF'
+WH=$("$PY" - "$T" "$IMAGE" "${SIZE:-2048}" <<'EOF'
 import sys
 import numpy as np
 import rasterio
 from rasterio.transform import from_origin
-out, image = sys.argv[1], sys.argv[2]
+out, image, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if image:
     with rasterio.open(image) as src:
         a = src.read(1).astype(np.float64)
@@ -44,7 +50,7 @@ if image:
     a = (a - lo) * 255.0 / max(hi - lo, 1e-12)
 else:
     from skimage import color, data, transform
-    a = transform.resize(color.rgb2gray(data.astronaut()), (2048, 2048), order=1) * 255.0
+    a = transform.resize(color.rgb2gray(data.astronaut()), (size, size), order=1) * 255.0
 q = np.clip(np.floor(a * 32 / 256), 0, 31).astype(np.uint8)
 q.tofile(out + "/q.raw")
 h, w = q.shape
@@ -57,19 +63,15 @@ EOF
 )
 W=${WH% *}
 H=${WH#* }
-EOF2
 echo "image: ${W}x${H}, 32 levels, 15x15 windows, $THREADS threads"
 
 OTB8=glcm-asm,glcm-entropy,glcm-correlation,glcm-homogeneity,glcm-contrast,glcm-cluster-shade,glcm-cluster-prominence,glcm-variance
-t0=$(now)
-"$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --measure glcm-entropy \
-    --threads "$THREADS" "$T/q.raw" "$T/ent.f32"
-t1=$(now)
-"$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --angles 45 --base e \
-    --measure "$OTB8" --threads "$THREADS" "$T/q.raw" "$T/otb8.f32"
-t2=$(now)
-echo "winent-glcm glcm-entropy, 4 angles:     $(elapsed "$t0" "$t1") s"
-echo "winent-glcm 8 features, offset (1, 1):   $(elapsed "$t1" "$t2") s"
+timed "$T/t.ent" "$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 \
+    --measure glcm-entropy --threads "$THREADS" "$T/q.raw" "$T/ent.f32"
+timed "$T/t.otb8" "$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --angles 45 \
+    --base 2 --measure "$OTB8" --threads "$THREADS" "$T/q.raw" "$T/otb8.f32"
+echo "winent-glcm glcm-entropy, 4 angles:    $(cat "$T/t.ent")"
+echo "winent-glcm 8 features, offset (1, 1): $(cat "$T/t.otb8")"
 
 if command -v grass >/dev/null 2>&1; then
     cat >"$T/grass.sh" <<EOF
@@ -77,29 +79,24 @@ set -e
 r.in.gdal -o input="$T/q.tif" output=q --quiet
 g.region raster=q
 export OMP_NUM_THREADS=$THREADS
-s=\$(date +%s.%N)
-r.texture input=q output=t size=15 distance=1 method=entr --quiet
-e=\$(date +%s.%N)
-echo "\$s \$e" > "$T/grass.time"
+/usr/bin/time -f '%e s wall, %U s user CPU' -o "$T/t.grass" \
+    r.texture input=q output=t size=15 distance=1 method=entr --quiet
 r.out.gdal -f input=t_Entr output="$T/grass.tif" type=Float32 format=GTiff --quiet
 EOF
     grass --tmp-location "$T/q.tif" --exec bash "$T/grass.sh" >"$T/grass.log" 2>&1 ||
         { echo "GRASS failed:"; tail -5 "$T/grass.log"; }
-    [ -f "$T/grass.time" ] && read -r gs ge <"$T/grass.time" &&
-        echo "GRASS r.texture method=entr:            $(elapsed "$gs" "$ge") s"
+    [ -f "$T/t.grass" ] && echo "GRASS r.texture method=entr:           $(cat "$T/t.grass")"
 else
     echo "GRASS: not installed (Debian: grass-core)"
 fi
 
 if command -v otbcli_HaralickTextureExtraction >/dev/null 2>&1; then
-    t0=$(now)
-    OTB_MAX_RAM_HINT=1024 otbcli_HaralickTextureExtraction -in "$T/q.tif" -channel 1 \
-        -parameters.xrad 7 -parameters.yrad 7 -parameters.xoff 1 -parameters.yoff 1 \
-        -parameters.min 0 -parameters.max 31 -parameters.nbbin 32 -texture simple \
-        -out "$T/otb.tif" float >"$T/otb.log" 2>&1 ||
+    timed "$T/t.otb" env OTB_MAX_RAM_HINT=1024 otbcli_HaralickTextureExtraction \
+        -in "$T/q.tif" -channel 1 -parameters.xrad 7 -parameters.yrad 7 -parameters.xoff 1 \
+        -parameters.yoff 1 -parameters.min 0 -parameters.max 31 -parameters.nbbin 32 \
+        -texture simple -out "$T/otb.tif" float >"$T/otb.log" 2>&1 ||
         { echo "OTB failed:"; tail -5 "$T/otb.log"; }
-    t1=$(now)
-    echo "OTB HaralickTextureExtraction simple:  $(elapsed "$t0" "$t1") s"
+    echo "OTB HaralickTextureExtraction simple: $(cat "$T/t.otb")"
 else
     echo "OTB: not installed (Debian: otb-bin)"
 fi
@@ -133,7 +130,7 @@ if os.path.exists(t + "/otb.tif"):
     o8 = np.fromfile(t + "/otb8.f32", np.float32).reshape(8, h, w)
     with rasterio.open(t + "/otb.tif") as src:
         o = src.read().astype(np.float64)
-    names = ["Energy / glcm-asm", "Entropy / glcm-entropy (nats)",
+    names = ["Energy / glcm-asm", "Entropy / glcm-entropy (bits)",
              "Correlation / glcm-correlation", "IDM / glcm-homogeneity",
              "Inertia / glcm-contrast", "Cluster Shade / glcm-cluster-shade",
              "Cluster Prominence / ...-prominence", "Haralick Corr. / glcm-variance"]

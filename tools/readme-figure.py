@@ -30,11 +30,16 @@ def main():
                         "--base", "2", "--size", "%dx%d" % (w, h), "--dtype", "u8",
                         "--preview", png, raw, os.path.join(tmp, "map.zst")], check=True)
         preview = Image.open(png).convert("RGB")
+        # The legend, a PNG of its own beside the preview, under it here.
+        legend = Image.open(os.path.join(tmp, "map.legend.png")).convert("RGB")
     gap = 8
     left = Image.fromarray(image).convert("RGB")
-    canvas = Image.new("RGB", (w + gap + preview.width, max(h, preview.height)), "white")
+    right_h = preview.height + legend.height
+    canvas = Image.new("RGB", (w + gap + max(preview.width, legend.width), max(h, right_h)),
+                       "white")
     canvas.paste(left, (0, 0))
     canvas.paste(preview, (w + gap, 0))
+    canvas.paste(legend, (w + gap, preview.height))
     canvas = canvas.resize((canvas.width // 2, canvas.height // 2), Image.LANCZOS)
     canvas.quantize(colors=192, method=Image.Quantize.MEDIANCUT).save(out, optimize=True)
 

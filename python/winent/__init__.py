@@ -8,8 +8,10 @@
 
 - :func:`entropy`: the map of an array, as the kind of array given: numpy,
   numpy masked, dask (lazy, block by block, on any dask scheduler or
-  cluster), xarray.DataArray (coordinates, CRS and attrs kept; also as
-  ``data_array.winent.entropy(window=9)``); libwinent's winent_entropy.
+  cluster), xarray.DataArray of any dims (spatial dims by name, the others
+  mapped over; coordinates, CRS and attrs kept; also as
+  ``data_array.winent.entropy(window=9)``, registered when winent is
+  imported); libwinent's winent_entropy. ``window=(rows, columns)``.
 - :func:`entropy_block`: the map of one block that carries a halo of its
   neighbours (the function each dask task runs), for schedulers of your own.
 - :func:`run` and :class:`Job`: file and stream jobs as the CLI runs them,
@@ -23,9 +25,12 @@ library is found through the environment variable WINENT_LIBRARY, beside
 the package (where pip installs it), in the library folder of the install it came with, or the
 system's library path, in that order (winent.library_path() says which).
 Every failure raises a subclass of :class:`Error` with the library's
-status and one-line message.
+status and one-line message; the CLI's notices about a map are warnings
+of their own categories (:class:`SaturationWarning`, :class:`RangeWarning`,
+:class:`Notice`, all :class:`Warning`). ``python -m winent ARGS`` runs the
+winent-stream program.
 """
-from ._arrays import entropy
+from ._api import entropy
 from ._blocks import entropy_block
 from ._errors import (Cancelled, DeviceError, Error, InputError, InternalError, LibraryNotFound,
                       OutputError, UsageError)
@@ -33,10 +38,7 @@ from ._job import Job, Notice, Progress, run
 from ._lib import library_path
 from ._version import __version__
 from .zst import ZstMap, ZstMapPlane, open_zst, read_zst
-from ._xarray import register_accessor_when_imported as _register_accessor
-
-
-_register_accessor()
+from ._warnings import RangeWarning, SaturationWarning, Warning
 
 
 def gpu_count():
@@ -49,5 +51,6 @@ __all__ = [
     "entropy", "entropy_block", "run", "Job", "Progress", "Notice", "read_zst", "open_zst",
     "ZstMap", "ZstMapPlane", "library_path", "gpu_count", "Error", "UsageError", "InputError",
     "OutputError",
-    "DeviceError", "InternalError", "Cancelled", "LibraryNotFound", "__version__",
+    "DeviceError", "InternalError", "Cancelled", "LibraryNotFound", "Warning", "RangeWarning",
+    "SaturationWarning", "__version__",
 ]

@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""winent.entropy(): the map of the user's own kind of array, returned as
-that kind: numpy, numpy masked, dask, xarray (numpy- or dask-backed).
-The arithmetic is always libwinent's winent_entropy (winent._compute);
-this module only routes, resolves the options once and shapes the
-result."""
+"""The options of winent.entropy() resolved once, how an array's axes are
+read (channel_axis), and the map of a numpy (or masked) array. The
+arithmetic is always libwinent's winent_entropy (winent._compute);
+winent._api routes each kind of array here, to winent._dask or to
+winent._xarray."""
 import ctypes
+import operator
 
 import numpy as np
 
-from . import _lib
+from . import _checks, _lib
 from ._blocks import entropy_2d
 from ._errors import UsageError
-from ._options import base_code, check_compute, default_range, window_spec
+from ._options import base_code, check_compute, window_spec
 
 # winent_base value -> (the CLI's name, the unit a map is in)
 _UNITS = {"e": "nats", "2": "bits", "10": "bans"}
@@ -40,8 +41,9 @@ def resolve(window, base, footprint=None, radius=None):
 
 
 def window_option(kx, ky, disk):
-    """The window as entropy()'s lower layers take it: (KX, KY) or ("disk", R)."""
-    return ("disk", kx // 2) if disk else (kx, ky)
+    """The window as entropy()'s lower layers take it: (ROWS, COLUMNS) or
+    ("disk", R)."""
+    return ("disk", kx // 2) if disk else (ky, kx)
 
 
 def describe(kx, ky, base, disk=0):
@@ -51,114 +53,72 @@ def describe(kx, ky, base, disk=0):
     return "entropy %s (%s)" % (shape, BASE_NAMES[base_code(base)][1])
 
 
-def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
-            threads=None, out=None, footprint=None, radius=None):
-    """The local Shannon entropy map of an image, as the kind of array given.
-
-    For every pixel, the entropy of the values in the window centred on it:
-    border windows cropped (never padded), nodata, masked and NaN samples
-    not counted, NaN where the centre is one of them (docs/SPEC.md, section
-    1). The same bits as ``winent-stream`` with the same options, on every
-    engine, whatever the array kind, chunking or scheduler.
-
-    array:
-        - a numpy array (rows, columns), or (bands, rows, columns) for a map
-          per band: uint8, int8, uint16, int16, uint32, int32, float32 or
-          float64 (bool is read as uint8), either byte order, any strides
-          (rows sliced from a bigger array are read in place). Returns a
-          float32 numpy array of the same shape (``out`` if given).
-        - a numpy masked array: masked pixels are nodata (not counted, NaN
-          in the map); returns a masked array, masked where the map is NaN.
-        - a dask array (2-D, or 3-D with bands first; dask.array.ma masked
-          arrays too): returns a lazy dask array of float32 with the same
-          chunks (masked where the input is), computed block by block
-          with a halo of window // 2 rows and columns from the neighbouring
-          blocks and nothing beyond the image's edges; nothing is loaded
-          whole. A chunk smaller than the window's reach can lend no halo:
-          UsageError, saying what to rechunk (a last chunk that small is
-          merged into the one before it).
-        - an xarray.DataArray, 2-D (y, x) or 3-D with a band dimension,
-          numpy- or dask-backed: returns a DataArray of the same kind with
-          the same dims, coordinates (the rioxarray CRS and transform) and
-          attrs, nodata from ``nodata``, else ``rio.nodata``, else
-          ``_FillValue`` (attrs or encoding); the map's ``_FillValue`` is
-          NaN where it can hold NaN (a nodata value, or float samples: the
-          CLI's GDAL_NODATA rule) and its ``long_name`` says what it is
-          ("entropy 9x9 (bits)").
-          Also as ``data_array.winent.entropy(...)``.
-    window: K, (KX, KY) (width first, as ``--window 7x3``), or "7x3";
-        odd sides 1..255. A circular window: ``("disk", R)`` or "diskR"
-        (as ``--disk R``): the pixels with dx^2 + dy^2 <= R^2, R 0..127.
-    footprint, radius: ``footprint="disk", radius=R`` is the same disk,
-        scikit-image's ``footprint=morphology.disk(R)``; scikit-image's
-        footprint arrays are taken too: ``footprint=disk(3)``, or a
-        rectangle of ones ``np.ones((3, 7))`` (7 wide, 3 high).
-    base: 2 (bits: scikit-image's filters.rank.entropy), "e" (nats) or 10;
-        None (the default): libwinent's default, base 2, as the CLI's.
-    bins, range: quantize ``bin = floor((v - lo) * bins / (hi - lo))``,
-        clamped; ``range=(lo, hi)`` or ``"auto"``: the valid samples' min
-        and max over the whole array (per band for 3-D), found before any
-        block is computed (a dask reduction for dask arrays). A range
-        without bins means 256 bins. Integer arrays without them: each
-        distinct value is a bin. Float arrays need a range.
-    nodata: samples equal to it are not counted (NaN never is).
-    device: "auto", "cpu", "gpu", or a list of GPUs such as "0,1". On a
-        dask cluster each worker uses its own GPUs (set CUDA_VISIBLE_DEVICES
-        per worker, one worker per GPU).
-    threads: CPU threads per call: None means all cores for an array in
-        memory, and 1 per block for a dask array (dask's own threads, one
-        block each, keep the cores busy; a worker with N threads computes N
-        blocks at once).
-    out: numpy input only: a float32 array of the same shape for the map
-        (columns contiguous).
-
-    Raises UsageError (a ValueError) for a bad option or an unsupported
-    array, DeviceError where a GPU asked for cannot be used. Thread-safe:
-    calls on different arrays may run at once (the GIL is released during
-    the computation).
-    """
-    from . import _xarray
-    if _xarray.is_data_array(array):
-        if out is not None:
-            raise UsageError("entropy: out is for numpy arrays only")
-        return _xarray.entropy(array, window=window, base=base, bins=bins, range=range,
-                               nodata=nodata, device=device, threads=threads,
-                               footprint=footprint, radius=radius)
-    kx, ky, disk, base = resolve(window, base, footprint, radius)
-    range = default_range(getattr(array, "dtype", None), range)  # float: "auto" unless told
-    options = dict(window=window_option(kx, ky, disk), base=base, bins=bins, range=range,
-                   nodata=nodata, device=device)
-    from . import _dask
-    if _dask.is_dask_array(array):
-        if out is not None:
-            raise UsageError("entropy: out is for numpy arrays only")
-        options["threads"] = 1 if threads is None else threads
-        return _dask.entropy(array, kx, ky, **options)
-    options["threads"] = 0 if threads is None else threads
-    return entropy_numpy(array, out=out, **options)
+def check_layout(shape, channel_axis, what="array"):
+    """The axis holding the bands (`channel_axis`, scikit-image's argument)
+    as a non-negative index, or None: the planes are the last two axes and
+    any leading axes are mapped over. A 3-D array that looks like an image
+    with its colours last (H x W x 3 or 4, scikit-image's and PIL's layout)
+    is refused without channel_axis: read bands first, it would be 512
+    maps of 512 x 3."""
+    ndim = len(shape)
+    if ndim < 2:
+        raise UsageError("entropy: the %s must be 2-D (rows, columns) or more, not %d-D"
+                         % (what, ndim))
+    if channel_axis is not None:
+        try:
+            ax = operator.index(channel_axis)
+        except TypeError:
+            raise UsageError("entropy: channel_axis=%r: give an axis number, e.g. -1"
+                             % (channel_axis,)) from None
+        if ndim < 3 or not -ndim <= ax < ndim:
+            raise UsageError("entropy: channel_axis=%d: the %s of shape %r has no such axis "
+                             "besides its rows and columns" % (ax, what, tuple(shape)))
+        return ax % ndim
+    if ndim == 3 and shape[2] in (3, 4) and shape[0] > shape[2] and shape[1] > shape[2]:
+        raise UsageError(
+            "entropy: a %s of shape %r looks like an image with its %d channels last "
+            "(scikit-image's layout): give channel_axis=-1 for a map per channel, or "
+            "channel_axis=0 if it really is %d bands of %d x %d"
+            % (what, tuple(shape), shape[2], shape[0], shape[1], shape[2]))
+    return None
 
 
-def entropy_numpy(array, out=None, **options):
-    """entropy() of a numpy (or masked) array, 2-D or 3-D, options resolved."""
+def entropy_numpy(array, out=None, checks=None, **options):
+    """entropy() of a numpy (or masked) array, options resolved: 2-D, or a
+    map per plane of the last two axes (leading axes mapped over; range
+    "auto": one range per plane, as the CLI's --band all). `checks`: a
+    _checks.Spec to count the map against and warn (None: no warnings)."""
     masked = isinstance(array, np.ma.MaskedArray)
     a = array if masked else np.asarray(array)
+    if a.ndim < 2:
+        raise UsageError("entropy: the array must be 2-D (rows, columns) or more, not %d-D"
+                         % a.ndim)
     if a.ndim == 2:
         if out is not None:
             options["out"] = out
         m = entropy_2d(a, **options)
-    elif a.ndim == 3:
+    else:
         if out is not None:
             raise UsageError("entropy: out is for 2-D arrays only")
-        # A map per band (the CLI's --band all; range "auto": one range per band).
-        m = np.empty(a.shape, np.float32)
-        for b in builtin_range(a.shape[0]):
-            m[b] = entropy_2d(a[b], **dict(options))
-    else:
-        raise UsageError("entropy: the array must be 2-D (rows, columns) or 3-D (bands, rows, "
-                         "columns), not %d-D" % a.ndim)
+        planes = a.reshape((-1,) + a.shape[-2:])
+        m = np.empty(planes.shape, np.float32)
+        for b in builtin_range(planes.shape[0]):
+            m[b] = entropy_2d(planes[b], **dict(options))
+        m = m.reshape(a.shape)
+    if checks is not None:
+        _checks.warn(_checks.counts(a, m, checks), checks, stacklevel=3)
     if masked:
         return np.ma.masked_invalid(m, copy=False)
     return m
+
+
+def spec_for(kx, ky, disk, base, options):
+    """The _checks.Spec of resolved options (the range the caller gave)."""
+    bins = options.get("bins")
+    rng = options.get("range")
+    if bins is None and rng is not None:
+        bins = 256
+    return _checks.Spec(kx, ky, disk, base, bins, rng, options.get("nodata"))
 
 
 builtin_range = range

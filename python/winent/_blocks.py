@@ -13,6 +13,7 @@ cropped exactly where the image ends, as the CLI crops them (docs/SPEC.md
 section 1). Padding the image (dask's boundary "reflect" or a constant)
 would count pixels that are not in the image."""
 import math
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -95,15 +96,19 @@ def entropy_2d(a, **options):
     return _entropy_2d(a, **options)
 
 
-def entropy_block(block, halo=(0, 0, 0, 0), band_ranges=None, band0=0, **options):
+def entropy_block(block: Any, halo: Tuple[int, int, int, int] = (0, 0, 0, 0),
+                  band_ranges: Optional[Sequence[Tuple[float, float]]] = None, band0: int = 0,
+                  **options: Any) -> np.ndarray:
     """The map of one block of a bigger image, without its halo.
 
-    block: (rows, columns) or (bands, rows, columns): a numpy (or masked)
+    block: (rows, columns), or with leading dims (bands, ..., rows,
+        columns), a map per plane: a numpy (or masked)
         array of the block with `halo` = (top, bottom, left, right) rows
         and columns of its neighbours around it (0 on a side where the
         block touches the image's edge).
-    band_ranges: None, or one (lo, hi) per band of the whole image (range
-        "auto" per band); `band0` is the block's first band in it.
+    band_ranges: None, or one (lo, hi) per plane of the whole image (range
+        "auto" per band), the leading dims flattened in C order; `band0` is
+        the block's first plane in it.
     options: winent.entropy's (window, base, bins, range, nodata, device,
         threads).
 
@@ -114,17 +119,20 @@ def entropy_block(block, halo=(0, 0, 0, 0), band_ranges=None, band0=0, **options
     if block.ndim == 2:
         m = entropy_2d(block, **options)
         return m[top:m.shape[0] - bottom, left:m.shape[1] - right]
-    if block.ndim != 3:
-        raise UsageError("entropy: a block must be 2-D or 3-D (bands, rows, columns)")
-    h, w = block.shape[1] - top - bottom, block.shape[2] - left - right
-    out = np.empty((block.shape[0], h, w), np.float32)
-    for b in range(block.shape[0]):
+    if block.ndim < 2:
+        raise UsageError("entropy: a block must be 2-D (rows, columns), or have leading dims "
+                         "(bands, ..., rows, columns)")
+    lead = block.shape[:-2]
+    planes = block.reshape((-1,) + block.shape[-2:])
+    h, w = block.shape[-2] - top - bottom, block.shape[-1] - left - right
+    out = np.empty((planes.shape[0], h, w), np.float32)
+    for b in range(planes.shape[0]):
         o = dict(options)
         if band_ranges is not None:
             o["range"] = tuple(band_ranges[band0 + b])
-        m = entropy_2d(block[b], **o)
+        m = entropy_2d(planes[b], **o)
         out[b] = m[top:top + h, left:left + w]
-    return out
+    return out.reshape(lead + (h, w))
 
 
 def valid_mask(a, nodata):

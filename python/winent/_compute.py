@@ -14,9 +14,36 @@ _DTYPES = {np.dtype(t): i for i, t in enumerate(
     (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32, np.float64))}
 
 
-def _winent_dtype(a):
+# The integer types the library reads, narrowest first: an integer array
+# of another type (int64, numpy's default; uint64; ...) is read as the
+# first of them that holds its values (and nodata), never wrapped.
+_NARROW = tuple(np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16, np.uint32,
+                                      np.int32))
+
+
+def _narrowed(a, nodata):
+    """An integer array the library has no type for, as the narrowest of its
+    types that holds every value (and a whole `nodata`); a UsageError
+    naming the values' range where none does."""
+    lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
+    if nodata is not None:
+        v = float(nodata)
+        if math.isfinite(v) and v == math.floor(v):
+            lo, hi = min(lo, int(v)), max(hi, int(v))
+    for t in _NARROW:
+        info = np.iinfo(t)
+        if info.min <= lo and hi <= info.max:
+            return a.astype(t), _DTYPES[t]
+    raise UsageError(
+        "entropy: %s values from %d to %d%s do not fit the library's integer types: they must "
+        "lie within int32 (-2147483648 to 2147483647) or uint32 (0 to 4294967295)"
+        % (a.dtype, lo, hi, " (nodata included)" if nodata is not None else ""))
+
+
+def _winent_dtype(a, nodata=None):
     """(array as the library can read it, winent_dtype): native byte order,
-    booleans as u8."""
+    booleans as u8, float16 as float32, other integers narrowed where
+    their values fit (_narrowed)."""
     dt = a.dtype
     if dt == np.bool_:
         return a.view(np.uint8), 0
@@ -24,12 +51,17 @@ def _winent_dtype(a):
         native = dt.newbyteorder("=")
         if native in _DTYPES:
             return a.astype(native), _DTYPES[native]
-    if dt not in _DTYPES:
-        raise UsageError(
-            "entropy: arrays of %s are not supported: use uint8, int8, uint16, int16, uint32, "
-            "int32, float32 or float64 (e.g. array.astype(numpy.int32) where the values fit)"
-            % dt)
-    return a, _DTYPES[dt]
+        dt = native
+        a = a.astype(native)
+    if dt in _DTYPES:
+        return a, _DTYPES[dt]
+    if dt.kind in "iu":
+        return _narrowed(a, nodata)
+    if dt == np.float16:
+        return a.astype(np.float32), _DTYPES[np.dtype(np.float32)]
+    raise UsageError(
+        "entropy: arrays of %s are not supported: give integers, bool, float16, float32 or "
+        "float64" % dt)
 
 
 def _readable_rows(a):
@@ -122,11 +154,13 @@ def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, d
     The same bits as ``winent-stream`` with the same options, on every
     engine.
 
-    array: uint8, int8, uint16, int16, uint32, int32, float32 or float64
-        (bool is read as uint8), either byte order, any strides: rows that
+    array: any integer type whose values fit int32 or uint32 (int64 and
+        uint64 too, read as the narrowest type that holds them; never
+        wrapped), bool (read as uint8), float16, float32 or float64, either
+        byte order, any strides: rows that
         are a slice of a bigger array are read in place, anything else
         (non-native byte order, columns not contiguous) is copied first.
-    window: K, (KX, KY) (width first, as ``--window 7x3``), or "7x3";
+    window: K, (ROWS, COLUMNS) as scipy.ndimage's size=, or "7x3" (the CLI's WxH, width first);
         odd sides 1..255. A circular window: ``("disk", R)`` or "diskR"
         (as ``--disk R``): the pixels with dx^2 + dy^2 <= R^2, R 0..127.
     footprint, radius: ``footprint="disk", radius=R`` is the same disk,
@@ -154,7 +188,7 @@ def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, d
     a = np.asarray(array)
     if a.ndim != 2:
         raise UsageError("entropy: the array must be 2-D (rows, columns), not %d-D" % a.ndim)
-    a, dtype = _winent_dtype(a)
+    a, dtype = _winent_dtype(a, nodata)
     h, w = a.shape
     if h > _INT_MAX or w > _INT_MAX:
         raise UsageError("entropy: %d x %d is larger than the library takes" % (w, h))

@@ -11,14 +11,15 @@ computes the map and drops the halo. It runs on any scheduler: threads,
 processes, dask.distributed (the ctypes library loads in each worker the
 first time a task there calls it).
 
-range="auto" is one range for the whole array (one per band of a 3-D
-array, as the CLI's --band all), a dask reduction computed at once when
+range="auto" is one range for the whole array (one per plane of an
+array with leading axes, as the CLI's --band all), a dask reduction computed at once when
 entropy() is called, before any block runs: the input is read twice, as
 the CLI's first pass reads a file twice, and never held whole."""
 import functools
 
 import numpy as np
 
+from . import _checks
 from ._blocks import entropy_block, finish_range, sample_limits, valid_mask
 from ._errors import UsageError
 
@@ -31,7 +32,7 @@ def is_dask_array(x):
 
 def auto_range(x, nodata):
     """range="auto" of a dask array, computed now: one (lo, hi) for a 2-D
-    array, a list of one per band (the first axis) for a 3-D one."""
+    array, a list of one per plane (leading axes in C order) otherwise."""
     import dask
     import dask.array as da
     masked = isinstance(getattr(x, "_meta", None), np.ma.MaskedArray)
@@ -75,35 +76,51 @@ def _fit_chunks(chunks, reach, axis):
     return tuple(chunks)
 
 
-def _block(block, block_info=None, reach=(0, 0), ndim=2, nchunks=None, **options):
-    """One task: the block's location says which sides carry a halo."""
-    loc = block_info[0]["chunk-location"]
-    n = block_info[0]["num-chunks"]
+def _block(block, block_info=None, reach=(0, 0), band_ranges=None, checks=None, name=None,
+           **options):
+    """One task: the block's location says which sides carry a halo; its
+    planes' ranges (range "auto") are sliced from `band_ranges` (one per
+    plane of the whole array, in its leading shape); `checks` counts its
+    own pixels for the warnings (winent._checks), said once all blocks are."""
+    info = block_info[0]
+    loc = info["chunk-location"]
+    n = info["num-chunks"]
     i, j = loc[-2], loc[-1]
     ry, rx = reach
     halo = (ry if i > 0 else 0, ry if i < n[-2] - 1 else 0,
             rx if j > 0 else 0, rx if j < n[-1] - 1 else 0)
-    band0 = block_info[0]["array-location"][0][0] if ndim == 3 else 0
-    m = entropy_block(block, halo, band0=band0, **options)
+    ranges = None
+    if band_ranges is not None:
+        where = tuple(slice(a, b) for a, b in info["array-location"][:-2])
+        ranges = band_ranges[where].reshape(-1, 2)
+    m = entropy_block(block, halo, band_ranges=ranges, **options)
     want = block_info[None]["chunk-shape"]
     if m.shape != tuple(want):
         raise AssertionError("winent: block %r: map %r, want %r" % (loc, m.shape, want))
+    if checks is not None:
+        top, bottom, left, right = halo
+        own = block[..., top:block.shape[-2] - bottom, left:block.shape[-1] - right]
+        _checks.add_block(name, int(np.prod(n)), loc, _checks.counts(own, m, checks), checks)
     return m
 
 
 def entropy(x, kx, ky, axes=(("axis -2 (rows)", "array.rechunk({-2: 1024})"),
-                             ("axis -1 (columns)", "array.rechunk({-1: 1024})")), **options):
-    """The lazy map of a 2-D or 3-D (bands, rows, columns) dask array.
-    `options` are winent.entropy's, resolved (an explicit base); range
-    "auto" is computed here. `axes` (name, rechunk example) word the
-    error where chunks are too small for the window (a DataArray's dims).
-    Returns a dask array of float32 with the chunks of `x` (a last chunk
-    smaller than the halo merged); masked (dask.array.ma) where `x` is."""
+                             ("axis -1 (columns)", "array.rechunk({-1: 1024})")), checks=None,
+            **options):
+    """The lazy map of a dask array: 2-D (rows, columns), or a map per
+    plane of the last two axes (leading axes mapped over, chunked as they
+    are). `options` are winent.entropy's, resolved (an explicit base);
+    range "auto" is computed here, one per plane. `axes` (name, rechunk
+    example) word the error where chunks are too small for the window (a
+    DataArray's dims). `checks`: a winent._checks.Spec for the warnings
+    (None: none). Returns a dask array of float32 with the chunks of `x`
+    (a last chunk smaller than the halo merged); masked (dask.array.ma)
+    where `x` is."""
     import dask.array as da
     from dask.array.overlap import overlap
-    if x.ndim not in (2, 3):
-        raise UsageError("entropy: the array must be 2-D (rows, columns) or 3-D (bands, rows, "
-                         "columns), not %d-D" % x.ndim)
+    if x.ndim < 2:
+        raise UsageError("entropy: the array must be 2-D (rows, columns) or more, not %d-D"
+                         % x.ndim)
     if x.dtype.kind not in "biuf":
         raise UsageError("entropy: arrays of %s are not supported" % x.dtype)
     ry, rx = ky // 2, kx // 2
@@ -119,20 +136,20 @@ def entropy(x, kx, ky, axes=(("axis -2 (rows)", "array.rechunk({-2: 1024})"),
         if x.ndim == 2:
             options["range"] = r
         else:
-            band_ranges = r
-            options["range"] = r[0] if r else None
-    depth = {x.ndim - 2: ry if len(x.chunks[-2]) > 1 else 0,
-             x.ndim - 1: rx if len(x.chunks[-1]) > 1 else 0}
-    if x.ndim == 3:
-        depth[0] = 0
+            band_ranges = np.array(r, np.float64).reshape(x.shape[:-2] + (2,))
+            options["range"] = tuple(band_ranges.reshape(-1, 2)[0]) if band_ranges.size \
+                else None
+    depth = {d: 0 for d in range(x.ndim - 2)}
+    depth[x.ndim - 2] = ry if len(x.chunks[-2]) > 1 else 0
+    depth[x.ndim - 1] = rx if len(x.chunks[-1]) > 1 else 0
     xo = overlap(x, depth=depth, boundary="none", allow_rechunk=False) \
         if any(depth.values()) else x
-    fn = functools.partial(_block, reach=(depth[x.ndim - 2], depth[x.ndim - 1]), ndim=x.ndim,
-                           band_ranges=band_ranges, **options)
     masked = isinstance(getattr(x, "_meta", None), np.ma.MaskedArray)
+    name = "winent-entropy-" + _token(x, kx, ky, options, band_ranges, masked)
+    fn = functools.partial(_block, reach=(depth[x.ndim - 2], depth[x.ndim - 1]),
+                           band_ranges=band_ranges, checks=checks, name=name, **options)
     m = da.map_blocks(fn, xo, chunks=x.chunks, dtype=np.float32,
-                      meta=np.empty((0,) * x.ndim, np.float32),
-                      name="winent-entropy-" + _token(x, kx, ky, options, band_ranges, masked))
+                      meta=np.empty((0,) * x.ndim, np.float32), name=name)
     # A masked array in, a masked array out (masked where the map is NaN).
     return da.ma.masked_invalid(m) if masked else m
 

@@ -15,9 +15,10 @@ import warnings
 from . import _lib
 from ._errors import OK, Cancelled, UsageError, error_for
 from ._options import as_float, as_int, c_string, fill_compute, refuse, window_spec
+from ._warnings import Warning
 
 
-class Notice(UserWarning):
+class Notice(Warning):
     """A notice of a job (a GPU that fell back to the CPU, samples clamped
     by ``range``, a pipe copied to a temporary file): the line the CLI
     prints on standard error, given as a warning when no ``notice``
@@ -482,14 +483,14 @@ class Job:
         if interrupt is not None:
             raise interrupt
         if self._callback_error is not None:
-            e, self._callback_error = self._callback_error, None
-            raise e
+            raised, self._callback_error = self._callback_error, None
+            raise raised
         st = result[0] if result else None
         if st != OK:
             if st == Cancelled.status and self._cancelled_by_callback:
                 raise Cancelled("cancelled: the progress callback returned False")
-            e = L.winent_job_error(handle)
-            msg = _lib.message_of(e.contents) if e else ""
+            failure = L.winent_job_error(handle)
+            msg = _lib.message_of(failure.contents) if failure else ""
             raise error_for(st if st is not None else 1, msg)
         return self.stats
 
@@ -557,7 +558,7 @@ def run(input, output, **options):
         ``format``. An output appears only when complete.
 
     Options (keywords, each as the CLI's ``--option``; None: the default):
-    window (K, (KX, KY), "7x3", or a disk: ("disk", R) or "diskR", as
+    window (K, (ROWS, COLUMNS) as entropy()'s, "7x3" as --window WxH, or a disk: ("disk", R) or "diskR", as
     ``--disk R``), footprint="disk" with radius=R (the same disk, as
     scikit-image's footprint=disk(R)), windows (a list: a map of each, as
     ``--window 5,9,disk3``: [5, 9, ("disk", 3)]), base,

@@ -194,6 +194,7 @@ c_job_p = ctypes.c_void_p  # winent_job *: opaque
 # without one of them is too old for it.
 _PROTOTYPES = {
     "winent_compute_opts_default": (None, [ctypes.POINTER(winent_compute_opts)]),
+    "winent_compute_top": (ctypes.c_double, [ctypes.POINTER(winent_compute_opts)]),
     "winent_compute_opts_validate": (
         c_status, [ctypes.POINTER(winent_compute_opts), ctypes.POINTER(winent_error)]),
     "winent_compute_opts_check": (

@@ -193,6 +193,8 @@ def window_sides(window):
             refuse("window", window)
         kx, ky = int(parts[0]), int(parts[-1])
     elif isinstance(window, (tuple, list)):
+        # (rows, columns), as scipy.ndimage's size= and a footprint's shape;
+        # the text "WxH" is the CLI's --window, width first.
         if len(window) != 2:
             refuse("window", window)
         ky, kx = window

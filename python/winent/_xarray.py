@@ -2,10 +2,13 @@
 """entropy() of an xarray.DataArray, and the accessor
 ``data_array.winent.entropy(...)``.
 
-The map keeps the input's dims (2-D y, x; or 3-D with a band dim, a map
-per band), coordinates (so rioxarray's CRS and transform, carried by the
-``spatial_ref`` coordinate) and attrs, minus those that describe the
-input's values (units, scale, nodata, statistics). Nodata is read from
+The rows and columns are the dims found by their names (spatial_dims),
+in any order; every other dim is mapped over (a map of each plane). The
+map keeps the input's dims in their order, every coordinate (so
+rioxarray's CRS and transform, carried by the ``spatial_ref`` coordinate)
+and the attrs, minus those that describe the input's values (units,
+scale, nodata, statistics), plus the provenance the CLI's GeoTIFF carries
+(map_attrs). A window may be a distance in map units (map_window). Nodata is read from
 rioxarray (``rio.nodata``, ``rio.encoded_nodata``), else ``_FillValue``,
 ``missing_value`` or ``nodata`` in the attrs or the encoding; the map's
 ``_FillValue`` is NaN where the map can hold NaN (a nodata value, or float
@@ -17,11 +20,21 @@ of a single band takes the statistics the raster records, where it
 records them, as the CLI does; else it is computed from the samples.
 numpy-backed in, numpy-backed out; dask-backed in, lazy out."""
 import math
+import numbers
+import re
 import sys
 
 import numpy as np
 
+from . import _arrays, _dask, _options
+from ._blocks import finish_range, nodata_fits
 from ._errors import UsageError
+from ._version import __version__
+
+try:
+    import xarray as xr
+except ImportError:  # numpy and dask arrays need no xarray
+    xr = None  # type: ignore[assignment]
 
 # Attrs that describe the input's values, not the map's.
 _VALUE_ATTRS = ("_FillValue", "missing_value", "nodata", "nodatavals", "scale_factor",
@@ -45,18 +58,67 @@ def _rio(da):
         return None
 
 
+# The names spatial dims go by (lower case), y's then x's: xarray's and
+# rioxarray's, CF's, GDAL's and numpy's habits.
+_Y_NAMES = ("y", "lat", "latitude", "rows", "row", "northing")
+_X_NAMES = ("x", "lon", "long", "longitude", "cols", "col", "columns", "easting")
+_CF_AXES = {"Y": ("projection_y_coordinate", "latitude", "grid_latitude"),
+            "X": ("projection_x_coordinate", "longitude", "grid_longitude")}
+
+
+def _by_cf(da, axis):
+    """The dims whose coordinate says it is the `axis` ("X"/"Y") in CF's
+    attrs (axis, standard_name)."""
+    found = []
+    for d in da.dims:
+        c = da.coords.get(d)
+        if c is None:
+            continue
+        a = c.attrs
+        if str(a.get("axis", "")).upper() == axis or a.get("standard_name") in _CF_AXES[axis]:
+            found.append(d)
+    return found
+
+
+def _one(da, names, axis, what):
+    """The one dim of `da` named as in `names` (else CF's attrs say so)."""
+    found = [d for d in da.dims if str(d).lower() in names]
+    if not found:
+        found = _by_cf(da, axis)
+    if len(found) > 1:
+        raise UsageError("entropy: the DataArray's dims %r are all %s: keep one (rename the "
+                         "others), or select along them" % (tuple(found), what))
+    return found[0] if found else None
+
+
 def spatial_dims(da):
-    """(y, x) dims: rioxarray's where it knows them, else the last two."""
+    """(y dim, x dim) of a DataArray, by their names whatever their order:
+    y/x, lat/lon, latitude/longitude, rows/cols and the like, else the
+    coordinates CF's attrs call Y and X; dims of other names that
+    rioxarray was told are spatial (rio.set_spatial_dims) where it is
+    imported. The same answer with and without rioxarray for the usual
+    names; a DataArray whose spatial dims cannot be told is refused, its
+    dims named."""
     rio = _rio(da)
     if rio is not None:
         try:
-            return rio.y_dim, rio.x_dim
+            y, x = rio.y_dim, rio.x_dim
         except Exception:  # rioxarray raises its own MissingSpatialDimensionError
-            pass
-    if da.ndim < 2:
-        raise UsageError("entropy: the DataArray must be 2-D (y, x) or 3-D (band, y, x), "
-                         "not %d-D" % da.ndim)
-    return da.dims[-2], da.dims[-1]
+            y = x = None
+        named = set(_Y_NAMES) | set(_X_NAMES)
+        if y in da.dims and x in da.dims and y != x and \
+                not (str(y).lower() in named and str(x).lower() in named):
+            return y, x
+    y = _one(da, _Y_NAMES, "Y", "rows (y)")
+    x = _one(da, _X_NAMES, "X", "columns (x)")
+    if y is None or x is None or y == x:
+        raise UsageError(
+            "entropy: which dims of the DataArray %r are its rows and columns? None is named "
+            "y/x, lat/lon, latitude/longitude or rows/cols: rename them, e.g. "
+            "data_array.rename({%r: 'y', %r: 'x'}), or rio.set_spatial_dims(...)"
+            % (tuple(da.dims), da.dims[-2] if da.ndim >= 2 else "dim_0",
+               da.dims[-1] if da.ndim >= 2 else "dim_1"))
+    return y, x
 
 
 def _first(*dicts, keys=("_FillValue", "missing_value", "nodata")):
@@ -89,7 +151,6 @@ def _decoded_integers(da):
         fill = rio.encoded_nodata
     if fill is None or np.isnan(float(fill)):
         return None
-    from ._blocks import nodata_fits
     if not nodata_fits(dt, fill):
         return None
     return dt, fill
@@ -123,24 +184,153 @@ def recorded_range(da):
         return None
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return None
-    from ._blocks import finish_range
     return finish_range(lo - abs(lo) * 1e-13, hi + abs(hi) * 1e-13, True)
 
 
-def entropy(da, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
-            threads=None, footprint=None, radius=None):
-    """winent.entropy() of a DataArray (see there)."""
-    import xarray as xr
+# A distance: a number and metres or kilometres ("90m", "1.5 km").
+_DISTANCE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(m|km)\s*", re.IGNORECASE)
+_METRES = ("m", "metre", "meter", "metres", "meters")
 
-    from . import _arrays, _options, _dask
+
+def _spacing(da, dim):
+    """The step of a regular coordinate along `dim`, as a positive number."""
+    c = da.coords.get(dim)
+    if c is not None and c.ndim == 1 and c.size >= 2 and c.dtype.kind in "iuf":
+        v = np.asarray(c.values, np.float64)
+        d = np.diff(v)
+        if np.all(np.abs(d - d[0]) <= 1e-6 * abs(d[0])) and d[0] != 0:
+            return abs(float(d[0]))
+        raise UsageError("entropy: a window in map units needs regular coordinates, and "
+                         "those of dim %r are not evenly spaced" % (dim,))
+    rio = _rio(da)
+    if rio is not None:
+        try:
+            rx, ry = rio.resolution()
+            return abs(float(ry if dim == rio.y_dim else rx))
+        except Exception:
+            pass
+    raise UsageError("entropy: a window in map units needs the pixel size: dim %r has no "
+                     "regular coordinate (and rioxarray knows no transform)" % (dim,))
+
+
+def _crs_in_metres(da, dims):
+    """Whether the DataArray's CRS (rioxarray's) or its spatial
+    coordinates' units are metres; None when nothing says."""
+    rio = _rio(da)
+    crs = None
+    if rio is not None:
+        try:
+            crs = rio.crs
+        except Exception:
+            crs = None
+    if crs is not None:
+        if crs.is_geographic:
+            return False
+        unit = (getattr(crs, "linear_units", "") or "").lower()
+        return unit in _METRES
+    units = {str(da.coords[d].attrs.get("units", "")).lower() for d in dims if d in da.coords}
+    if units and units <= set(_METRES):
+        return True
+    return False if units - {""} else None
+
+
+def _odd_pixels(distance, step):
+    p = distance / step
+    n = 2 * math.floor((p - 1) / 2 + 0.5) + 1
+    return max(n, 1)
+
+
+def map_window(da, ydim, xdim, window, units):
+    """The window in pixels (rows, columns) and the distance as given, for a
+    window in map units ("90m", "1.5km", or numbers with units="map"); the
+    window unchanged and None for one in pixels. Each side is the nearest
+    odd number of pixels to the distance over the pixel's size."""
+    if units not in ("pixels", "map"):
+        raise UsageError("entropy: units=%r: use 'pixels' or 'map'" % (units,))
+    sides = window if isinstance(window, (tuple, list)) and len(window) == 2 else (window,
+                                                                                   window)
+    texts = [isinstance(v, str) and _DISTANCE.fullmatch(v) for v in sides]
+    if units == "pixels" and not any(texts):
+        return window, None
+    if any(isinstance(v, str) and v.startswith("disk") for v in sides) or \
+            (isinstance(window, (tuple, list)) and len(window) == 2 and window[0] == "disk"):
+        raise UsageError("entropy: a disk's radius is in pixels: give window=('disk', R)")
+    dist = []
+    for v, t in zip(sides, texts):
+        if t:
+            metres = float(t.group(1)) * (1000.0 if t.group(2).lower() == "km" else 1.0)
+            ok = _crs_in_metres(da, (ydim, xdim))
+            if not ok:
+                raise UsageError(
+                    "entropy: window=%r is in metres, but the DataArray's CRS %s: give the "
+                    "distance in its own units with units='map'"
+                    % (window, "is not in metres" if ok is False else "is unknown"))
+            dist.append(metres)
+        elif units == "map" and not isinstance(v, (str, bool)) and \
+                isinstance(v, numbers.Real) and v > 0 and math.isfinite(v):
+            dist.append(float(v))
+        else:
+            raise UsageError("entropy: window=%r: give a distance such as '90m' or '1.5km', or "
+                             "positive numbers with units='map'" % (window,))
+    rows = _odd_pixels(dist[0], _spacing(da, ydim))
+    cols = _odd_pixels(dist[1], _spacing(da, xdim))
+    given = window if isinstance(window, str) else \
+        ("%s" % list(window) if isinstance(window, (tuple, list)) else "%g" % window)
+    if units == "map" and not any(texts):
+        given += " (map units)"
+    return (rows, cols), given
+
+
+def _single_range(data, nodata):
+    """range="auto" of one plane (numpy or dask), as the library finds it."""
+    if _dask.is_dask_array(data):
+        return _dask.auto_range(data.reshape(data.shape[-2:]), nodata)
+    from ._compute import _auto_range
+    return _auto_range(np.asarray(data).reshape(data.shape[-2:]), nodata)
+
+
+# The map's provenance, as the CLI's GeoTIFF carries it (docs/SPEC.md
+# section 4): replaced, never inherited from the input.
+_MAP_ATTRS = ("software", "version", "window", "window_size", "window_distance", "base",
+              "bins", "range", "units")
+
+
+def map_attrs(da, kx, ky, disk, base, bins, rng, nodata, distance, float_input):
+    """The map's attrs: the input's less those about its values, with the
+    CLI's provenance items."""
+    attrs = {k: v for k, v in da.attrs.items()
+             if k not in _VALUE_ATTRS and k not in _MAP_ATTRS
+             and not str(k).startswith("STATISTICS_")}
+    # As the CLI's GDAL_NODATA: NaN where some pixel of the map can be NaN
+    # (a nodata value, or float samples).
+    if (nodata is not None and not math.isnan(float(nodata))) or float_input:
+        attrs["_FillValue"] = np.float32(np.nan)
+    attrs["long_name"] = _arrays.describe(kx, ky, base, disk)
+    attrs["units"] = _arrays.BASE_NAMES[_arrays.base_code(base)][1]
+    attrs["software"] = "winent %s" % __version__
+    attrs["version"] = __version__
+    attrs["window"] = "disk%d" % (kx // 2) if disk else "%dx%d" % (kx, ky)  # the CLI's WxH
+    attrs["window_size"] = [ky, kx]  # (rows, columns), as scipy.ndimage's size=
+    if distance is not None:
+        attrs["window_distance"] = distance
+    attrs["base"] = base
+    if bins is None and rng is not None:
+        bins = 256
+    attrs["bins"] = int(bins) if bins is not None else "distinct values"
+    if rng is not None and not isinstance(rng, str):
+        attrs["range"] = "%.17g:%.17g" % (float(rng[0]), float(rng[1]))
+    if nodata is not None and not math.isnan(float(nodata)):
+        attrs["nodata"] = float(nodata)
+    return attrs
+
+
+def entropy(da, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
+            threads=None, footprint=None, radius=None, units="pixels"):
+    """winent.entropy() of a DataArray (see there)."""
     ydim, xdim = spatial_dims(da)
-    if ydim not in da.dims or xdim not in da.dims:
-        raise UsageError("entropy: the DataArray has no dims %r and %r" % (ydim, xdim))
     others = [d for d in da.dims if d not in (ydim, xdim)]
-    if len(others) > 1:
-        raise UsageError("entropy: the DataArray must be 2-D (y, x) or 3-D (band, y, x); it "
-                         "has dims %r: select or stack the others first" % (da.dims,))
     src = da.transpose(*others, ydim, xdim)
+    window, distance = map_window(src, ydim, xdim, window, units)
     kx, ky, disk, base = _arrays.resolve(window, base, footprint, radius)
     if nodata is None:
         back = _decoded_integers(src)
@@ -151,30 +341,27 @@ def entropy(da, window=None, base=None, bins=None, range=None, nodata=None, devi
         else:
             nodata = nodata_of(src)
     range = _options.default_range(src.dtype, range)  # float samples: "auto" unless told
-    bands = 1
+    planes = 1
     for d in others:
-        bands *= src.sizes[d]
-    if isinstance(range, str) and range == "auto" and bands == 1:
-        range = recorded_range(src) or range
-        if not isinstance(range, str) and bins is None:
-            bins = 256  # as --range auto
+        planes *= src.sizes[d]
     data = src.data
     options = dict(window=_arrays.window_option(kx, ky, disk), base=base, bins=bins,
                    range=range, nodata=nodata, device=device)
+    spec = _arrays.spec_for(kx, ky, disk, base, options)
+    if isinstance(range, str) and range == "auto" and planes == 1:
+        # One range, found here so that the attrs can state it.
+        options["range"] = recorded_range(src) or _single_range(data, nodata)
+        if bins is None:
+            options["bins"] = 256  # as --range auto
     if _dask.is_dask_array(data):
         options["threads"] = 1 if threads is None else threads
         axes = tuple(("dim %r" % d, "data_array.chunk({%r: 1024})" % d) for d in (ydim, xdim))
-        m = _dask.entropy(data, kx, ky, axes=axes, **options)
+        m = _dask.entropy(data, kx, ky, axes=axes, checks=spec, **options)
     else:
         options["threads"] = 0 if threads is None else threads
-        m = _arrays.entropy_numpy(np.asarray(data), **options)
-    attrs = {k: v for k, v in da.attrs.items()
-             if k not in _VALUE_ATTRS and not str(k).startswith("STATISTICS_")}
-    # As the CLI's GDAL_NODATA: NaN where some pixel of the map can be NaN
-    # (a nodata value, or float samples).
-    if (nodata is not None and not math.isnan(float(nodata))) or data.dtype.kind == "f":
-        attrs["_FillValue"] = np.float32(np.nan)
-    attrs["long_name"] = _arrays.describe(kx, ky, base, disk)
+        m = _arrays.entropy_numpy(np.asarray(data), checks=spec, **options)
+    attrs = map_attrs(da, kx, ky, disk, base, options["bins"], options["range"], nodata,
+                      distance, data.dtype.kind == "f")
     out = xr.DataArray(m, dims=src.dims, coords=src.coords, attrs=attrs,
                        name="entropy").transpose(*da.dims)
     if "_FillValue" not in attrs:
@@ -194,53 +381,13 @@ class EntropyAccessor:
         self._da = data_array
 
     def entropy(self, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
-                threads=None, footprint=None, radius=None):
+                threads=None, footprint=None, radius=None, units="pixels"):
         """The entropy map of this DataArray: winent.entropy(data_array, ...)."""
         return entropy(self._da, window=window, base=base, bins=bins, range=range,
                        nodata=nodata, device=device, threads=threads, footprint=footprint,
-                       radius=radius)
+                       radius=radius, units=units)
 
 
-def register_accessor():
-    """Register ``DataArray.winent`` where xarray is installed."""
-    try:
-        import xarray as xr
-    except ImportError:
-        return
-    if not hasattr(xr.DataArray, "winent"):
-        xr.register_dataarray_accessor("winent")(EntropyAccessor)
-
-
-class _RegisterWhenImported:
-    """A finder on sys.meta_path that, when xarray is first imported, lets
-    the usual finders find it and registers the accessor once its module
-    has run: ``import winent`` does not pay for importing xarray (and
-    pandas), and the accessor is there whichever of the two comes first."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "xarray":
-            return None
-        import importlib.util
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)  # one shot; and find the real one below
-        spec = importlib.util.find_spec(name)
-        loader = getattr(spec, "loader", None)
-        run = getattr(loader, "exec_module", None)
-        if run is None:
-            return spec
-
-        def exec_module(module):
-            run(module)
-            register_accessor()
-
-        loader.exec_module = exec_module
-        return spec
-
-
-def register_accessor_when_imported():
-    """The accessor now where xarray is imported already, else as soon as
-    it is."""
-    if "xarray" in sys.modules:
-        register_accessor()
-    elif not any(isinstance(f, _RegisterWhenImported) for f in sys.meta_path):
-        sys.meta_path.insert(0, _RegisterWhenImported())
+# The accessor, as rioxarray registers its own: at import, where xarray is.
+if xr is not None and not hasattr(xr.DataArray, "winent"):
+    xr.register_dataarray_accessor("winent")(EntropyAccessor)

@@ -54,6 +54,9 @@ typedef struct winent_glcm_acc {
     int64_t si, sj, sii, sjj, sij, sad, sh, s3, s4;
 } winent_glcm_acc;
 
+/* An empty matrix's sums (every field named: C++ warns on a bare {0}). */
+#define WINENT_GLCM_ACC_ZERO {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
 /* The tables a finish needs (device or host pointers alike). */
 typedef struct winent_glcm_tabs {
     const int64_t *lq; /* [0..2 kx ky] */

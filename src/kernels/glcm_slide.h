@@ -59,12 +59,11 @@ WINENT_HD void winent_glcm_pair(const winent_glcm_geom *g, winent_glcm_state *s,
         const unsigned c = sign > 0 ? *cell : (unsigned)(*cell - 1u);
         *cell = (uint16_t)(sign > 0 ? c + 1u : c);
         const int64_t dq = 2 * (int64_t)c + 1;
+        const int64_t on_diag = i == j; /* no branch: i == j is a coin toss in texture */
         a->tsum += sign * du[c];
         a->q += sign * dq;
-        if (i == j) {
-            a->diag += sign;
-            a->qdiag += sign * dq;
-        }
+        a->diag += sign * on_diag;
+        a->qdiag += sign * dq * on_diag;
         if (g->need_marg) {
             uint32_t *mj = g->symmetric ? s->mi : s->mj;
             int64_t *tj = g->symmetric ? &a->mi : &a->mj;
@@ -123,7 +122,7 @@ WINENT_HD void winent_glcm_slide(const winent_glcm_geom *g, winent_glcm_state *s
     if (rlo > rhi)
         return;
     const winent_glcm_tabs tabs = {g->lq, g->symmetric};
-    winent_glcm_acc zero = {0};
+    winent_glcm_acc zero = WINENT_GLCM_ACC_ZERO;
     s->acc = zero;
     int lo = 0, hi = -1; /* the anchor columns in the matrix */
     for (int x = xa; x < xb; x++) {
@@ -146,6 +145,77 @@ WINENT_HD void winent_glcm_slide(const winent_glcm_geom *g, winent_glcm_state *s
     }
     for (int c = lo; c <= hi; c++)
         winent_glcm_column(g, s, codes, y0, dx, dy, rlo, rhi, c, -1);
+}
+
+/* Rows sliding in lockstep on the CPU, each with its own state: their
+ * updates are independent, which hides the latency of one histogram's
+ * read-modify-write of a cell behind the others' (texture repeats pairs,
+ * so consecutive updates of one histogram often hit the same cell). */
+#define WINENT_GLCM_LANES 4
+
+/* winent_glcm_column for the LANES rows at once: lane l's anchor rows are
+ * [rlo[l], rhi[l]]. */
+WINENT_HD void winent_glcm_column4(const winent_glcm_geom *g, winent_glcm_state *st,
+                                   const uint16_t *codes, int y0, int dx, int dy, const int *rlo,
+                                   const int *rhi, int x, int sign)
+{
+    const int W = g->W;
+    const ptrdiff_t off = (ptrdiff_t)dy * W + dx;
+    int kmax = 0;
+    for (int l = 0; l < WINENT_GLCM_LANES; l++)
+        kmax = winent_glcm_imax(kmax, rhi[l] - rlo[l] + 1);
+    for (int k = 0; k < kmax; k++)
+        for (int l = 0; l < WINENT_GLCM_LANES; l++) {
+            const int b = rlo[l] + k;
+            if (b > rhi[l])
+                continue;
+            const uint16_t *p = codes + (size_t)(b - y0) * (size_t)W + (size_t)x;
+            const unsigned i = p[0], j = p[off];
+            if (i == WINENT_GLCM_SENT || j == WINENT_GLCM_SENT)
+                continue;
+            winent_glcm_pair(g, &st[l], i, j, sign);
+        }
+}
+
+/* winent_glcm_slide for the LANES output rows y .. y + LANES - 1 over
+ * columns [0, W): lane l adds into sum[l * lstride + k * W + x] and
+ * cnt[l * W + x]. The same sums, so the same bits, as one row at a time. */
+WINENT_HD void winent_glcm_slide4(const winent_glcm_geom *g, winent_glcm_state *st,
+                                  const uint16_t *codes, int y0, int ang, int y, double *sum,
+                                  size_t lstride, int *cnt)
+{
+    const int dx = g->dx[ang], dy = g->dy[ang], rx = g->rx, W = g->W;
+    int rlo[WINENT_GLCM_LANES], rhi[WINENT_GLCM_LANES];
+    const winent_glcm_tabs tabs = {g->lq, g->symmetric};
+    winent_glcm_acc zero = WINENT_GLCM_ACC_ZERO;
+    for (int l = 0; l < WINENT_GLCM_LANES; l++) {
+        rlo[l] = winent_glcm_imax(0, y + l - g->ry) + winent_glcm_imax(0, -dy);
+        rhi[l] = winent_glcm_imin(g->H - 1, y + l + g->ry) - winent_glcm_imax(0, dy);
+        st[l].acc = zero;
+    }
+    int lo = 0, hi = -1;
+    for (int x = 0; x < W; x++) {
+        const int nlo = winent_glcm_imax(0, x - rx) + winent_glcm_imax(0, -dx);
+        const int nhi = winent_glcm_imin(W - 1, x + rx) - winent_glcm_imax(0, dx);
+        if (x == 0)
+            lo = nlo, hi = nlo - 1;
+        for (int c = lo; c <= winent_glcm_imin(hi, nlo - 1); c++)
+            winent_glcm_column4(g, st, codes, y0, dx, dy, rlo, rhi, c, -1);
+        for (int c = winent_glcm_imax(nlo, hi + 1); c <= nhi; c++)
+            winent_glcm_column4(g, st, codes, y0, dx, dy, rlo, rhi, c, 1);
+        lo = nlo;
+        hi = nhi;
+        for (int l = 0; l < WINENT_GLCM_LANES; l++) {
+            if (st[l].acc.n == 0)
+                continue;
+            for (int k = 0; k < g->nm; k++)
+                sum[(size_t)l * lstride + (size_t)k * W + (size_t)x] +=
+                    winent_glcm_value(g->measures[k], &st[l].acc, &tabs);
+            cnt[(size_t)l * W + (size_t)x]++;
+        }
+    }
+    for (int c = lo; c <= hi; c++)
+        winent_glcm_column4(g, st, codes, y0, dx, dy, rlo, rhi, c, -1);
 }
 
 /* The map's float at a pixel from its angles' sum and count: NaN where

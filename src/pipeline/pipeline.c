@@ -310,14 +310,16 @@ static winent_status guard_files(const pipeline *p, const winent_job_opts *o,
         WINENT_TRY_GOTO(st, winent_sink_guard_files(so, g, err));
     if (o->preview && p->plan.stage == WINENT_STAGE_JOB) {
         WINENT_TRY_GOTO(st, winent_file_guard_write(g, o->preview, "--preview", err));
-        /* Its world file and PAM file, written beside a georeferenced map's
-         * preview (preview.h), are outputs as well. */
-        char side[2][4096];
+        /* Its legend, world file and PAM file, written beside it
+         * (preview.h), are outputs as well. */
+        char side[3][4096];
         winent_outfile_probe pp;
         if (winent_outfile_probe_path(o->preview, &pp, err) == WINENT_OK && !pp.in_place &&
-            winent_preview_sidecar_names(o->preview, side[0], side[1], sizeof side[0]) == 0) {
+            winent_preview_sidecar_names(o->preview, side[0], side[1], sizeof side[0]) == 0 &&
+            winent_preview_legend_name(o->preview, side[2], sizeof side[2]) == 0) {
             WINENT_TRY_GOTO(st, winent_file_guard_write(g, side[0], "--preview world file", err));
             WINENT_TRY_GOTO(st, winent_file_guard_write(g, side[1], "--preview PAM file", err));
+            WINENT_TRY_GOTO(st, winent_file_guard_write(g, side[2], "--preview legend", err));
         }
     }
     st = WINENT_OK;
@@ -815,7 +817,6 @@ static winent_status open_input(pipeline *p, const winent_job_opts *o, winent_st
         /* --nodata in the type of the band as read (a TIFF's, GDAL's). */
         if (o->nodata_given && o->compute.has_nodata)
             WINENT_TRY(winent_nodata_check(info->dtype, o->compute.nodata, o->words, err));
-        winent_other_bands_notice(o, info->bands, info->nodata_is_mask, info->name);
         p->plan.width = info->width;
         p->plan.height = info->height;
         p->plan.nbands = info->nread;
@@ -1202,6 +1203,10 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         warn_range(p, o, b);
     for (int m = 0; p->saturated && m < p->plan.nmaps && st == WINENT_OK; m++)
         warn_saturated(p, o, m);
+    if (st == WINENT_OK && p->source) {
+        const winent_source_info *info = winent_source_get_info(p->source);
+        winent_other_bands_notice(o, info->bands, info->nodata_is_mask, info->name);
+    }
     if (st == WINENT_OK)
         st = winent_trace_finish(p->trace, t_start, &err);
 fail:

@@ -156,9 +156,11 @@ static int add_homes(winent_file_guard *g, const char *path, int read)
 }
 
 /* Add the existing file `name` (its first `n` bytes) as read, once per
- * inode (a folder too, unless `no_folder`); 1 when it exists, 0 when not,
- * -1 out of memory. */
-static int add_read(winent_file_guard *g, const char *name, size_t n, int no_folder)
+ * inode (a folder too, unless `no_folder`), and where GDAL opens it as a
+ * dataset (`dataset`: not a source of bytes behind /vsizip/, /vsisparse/,
+ * ...) the places of its sidecars; 1 when it exists, 0 when not, -1 out
+ * of memory. */
+static int add_read(winent_file_guard *g, const char *name, size_t n, int no_folder, int dataset)
 {
     char *copy = dup_n(name, n);
     if (copy == NULL)
@@ -176,7 +178,7 @@ static int add_read(winent_file_guard *g, const char *name, size_t n, int no_fol
         free(copy);
         return -1;
     }
-    int r = S_ISREG(st.st_mode) ? add_homes(g, copy, at) : 0;
+    int r = dataset && S_ISREG(st.st_mode) ? add_homes(g, copy, at) : 0;
     if (f == NULL) {
         free(copy);
         return r < 0 ? -1 : 1;
@@ -247,7 +249,7 @@ static int add_gdal_name(winent_file_guard *g, const char *name)
                 continue;
             const int whole = (k == len || c[k] == '"' || c[k] == ':' || c[k] == '}') &&
                               !(k == 1 && c[0] == '/') && strncmp(c, "//", 2) != 0;
-            int r = add_read(g, c, k, !whole);
+            int r = add_read(g, c, k, !whole, p == name);
             if (r < 0)
                 return -1;
             if (r > 0)
@@ -335,7 +337,7 @@ static int add_gzip_index(winent_file_guard *g, const char *path)
         return -1;
     memcpy(index, p, n);
     memcpy(index + n, ".properties", sizeof ".properties");
-    int r = add_read(g, index, strlen(index), 1);
+    int r = add_read(g, index, strlen(index), 1, 0);
     free(index);
     return r < 0 ? -1 : 0;
 }
@@ -348,8 +350,8 @@ static int add_name(winent_file_guard *g, const char *path, int depth)
         return 0;
     /* /vsistdin/ (with its ?options) reads standard input, whatever it is. */
     if (strncmp(path, "/vsistdin", 9) == 0 && (path[9] == '/' || path[9] == '?'))
-        return add_read(g, "/proc/self/fd/0", strlen("/proc/self/fd/0"), 0) < 0 ? -1 : 0;
-    int r = add_read(g, path, strlen(path), 0);
+        return add_read(g, "/proc/self/fd/0", strlen("/proc/self/fd/0"), 0, 0) < 0 ? -1 : 0;
+    int r = add_read(g, path, strlen(path), 0, depth == 0);
     if (r == 0 && (strncmp(path, "/vsi", 4) == 0 || strchr(path, ':') != NULL))
         r = add_gdal_name(g, path);
     if (r >= 0)

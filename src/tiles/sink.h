@@ -82,6 +82,10 @@ void winent_sink_out_sample(const winent_sink_opts *o, winent_out_sample *q);
 /* Maps in the output `o` describes: nmaps, at least 1. */
 int winent_sink_nmaps(const winent_sink_opts *o);
 
+/* Pixels of the smallest window of the output's maps (a disk's own
+ * count): the GeoTIFF sinks' predictor depends on it. Pure. */
+int winent_sink_window_pixels(const winent_sink_opts *o);
+
 /* `o` narrowed to its map `m` alone (nmaps 0, compute and source_band
  * those of the map), into `one`; the path and every borrowed pointer stay
  * as they are. Pure. */

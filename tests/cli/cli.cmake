@@ -81,3 +81,6 @@ winent_sh_test(test_shadow test_shadow.sh)
 # Every "give at least --mem XM" runs at X and fails at X - 1 MiB, for
 # each kind of output, several maps, a preview and a TIFF input.
 winent_sh_test(test_mem_advice test_mem_advice.sh)
+# Messages quote what was typed (--window 5,5x5, --disk 2,2, --band 1,01)
+# and print a file's UTF-8 text as UTF-8.
+winent_sh_test(test_messages test_messages.sh)

@@ -122,6 +122,15 @@ int main(void)
     CASE(NO, "a sidecar through a ./ path", at("%s", "in.hdr"), at("%s", "./in.hdr"));
     CASE(OK, "another name", at("%s", "in.hdr"), at("%s", "out.raw"));
     CASE(OK, "a sidecar that does not exist", at("%s", "in.aux.xml"), at("%s", "in.aux.xml"));
+    /* A name GDAL looks up beside a dataset read, in any case, existing
+     * or not: never a new output (sidecar_names.h). */
+    CASE(NO, "the header's name in upper case", at("%s", "in.bil"), at("%s", "IN.HDR"));
+    CASE(NO, "a PAM file not there yet", at("%s", "in.bil"), at("%s", "In.Bil.Aux.Xml"));
+    CASE(NO, "a world file not there yet", at("%s", "in.bil"), at("%s", "in.BLW"));
+    CASE(NO, "a sidecar of NETCDF:f:v's file", at("NETCDF:%s:v", "f.nc"), at("%s", "F.NC.AUX.XML"));
+    CASE(OK, "no sidecar of a zip's member's archive", at("/vsizip/%s/x.tif", "a.zip"),
+         at("%s", "a.hdr"));
+    CASE(OK, "a name that is no sidecar", at("%s", "in.bil"), at("%s", "in.bil.raw"));
     /* GDAL names: the local file behind them, never a folder. */
     CASE(NO, "/vsizip/", at("/vsizip/%s/x.tif", "a.zip"), at("%s", "a.zip"));
     CASE(NO, "/vsizip/{...}", at("/vsizip/{%s}/x.tif", "a.zip"), at("%s", "a.zip"));

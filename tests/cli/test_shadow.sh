@@ -92,7 +92,7 @@ if gdal_ok; then
         "$D/e.bil" "$D/E.HDR"
     check "gdalinfo still opens e.bil" sh -c "gdalinfo '$D/e.bil' >/dev/null 2>&1"
     # The sources of a VRT: their sidecars are GDAL's look-ups too.
-    gdalbuildvrt -q "$D/m.vrt" "$D/t.tif"
+    gdal_translate -q -of VRT "$D/t.tif" "$D/m.vrt"
     for out in T.TFW t.tif.aux.xml T.TIF.OVR; do
         expect_exit 2 "output $out beside the VRT's source" "$WS" --quiet --device cpu \
             --format raw "$D/m.vrt" "$D/$out"

@@ -8,6 +8,9 @@ foreach(group layout values tiled spill memory)
   winent_sh_test(cog_${group} test_cog.sh ${group})
 endforeach()
 set_tests_properties(cog_values PROPERTIES LABELS pipeline)
+# Integer maps with GDAL's horizontal predictor where it makes them
+# smaller; GDAL reads the same codes back.
+winent_sh_test(test_cog_predictor test_cog_predictor.sh)
 if(WINENT_SANITIZE)
   # The peak-RSS bound measures the allocator, which ASan inflates on
   # purpose (as test_cli_memory, pipeline/pipeline.cmake).

@@ -30,6 +30,12 @@ skips it with the reason. Needs:
                     winent_error)
     install         the build installed into a temporary prefix, with
                     PKG_CONFIG_PATH and LD_LIBRARY_PATH set to it
+    venv            the quick start's Python: a venv made by
+                    tools/install-venv.sh (Debian's /usr/bin/python3,
+                    --system-site-packages, pip install
+                    --no-build-isolation of a clean copy of the tree), and
+                    a python block runs with that venv's python, nothing
+                    pointing at the build (no PYTHONPATH, WINENT_LIBRARY)
 
 Environment (tests/docs/docs.cmake): PYTHON, WINENT_BIN, WINENT_TOOLS,
 WINENT_SRC, WINENT_BUILD, CMAKE, CC, WINENT_SAN_FLAGS. Prints a line per
@@ -183,6 +189,8 @@ class Env:
             if r.returncode != 0:
                 return "import winent failed: %s" % (r.stderr.strip().splitlines() or ["?"])[-1]
             return None
+        if need == "venv":
+            return self._make_venv()
         if need == "install":
             if not shutil.which("pkg-config"):
                 return "no pkg-config command"
@@ -201,12 +209,59 @@ class Env:
             return None
         return "unknown need %r (tests/docs/readme_examples.py)" % need
 
+    def _user_env(self):
+        """The environment of a user's shell: nothing pointing at the build."""
+        env = dict(self.env)
+        for k in ("PYTHONPATH", "WINENT_LIBRARY", "LD_LIBRARY_PATH", "PYTHONHOME"):
+            env.pop(k, None)
+        return env
+
+    def _make_venv(self):
+        """The quick start's venv step, on a clean copy of the tree (pip
+        builds in the tree it installs)."""
+        if self.san:
+            return "a sanitizer build's libwinent loads into python3 only with its runtime"
+        for mod in ("venv", "ensurepip", "pip", "setuptools", "wheel"):
+            r = subprocess.run(["/usr/bin/python3", "-c",
+                                "import importlib.util, sys; "
+                                "sys.exit(importlib.util.find_spec(%r) is None)" % mod])
+            if r.returncode != 0:
+                return ("/usr/bin/python3 has no module %s (Debian: python3-venv python3-pip "
+                        "python3-setuptools python3-wheel)" % mod)
+        lib = os.path.join(self.build, "lib", "libwinent.so.0")
+        if not os.path.exists(lib):
+            return "no %s in the build" % lib
+        src = os.path.join(self.work, ".src")
+        shutil.copytree(self.src, src, ignore=shutil.ignore_patterns(
+            ".git", "build*", "Testing", "__pycache__", "*.egg-info", "libwinent.so*",
+            "_install.py", ".devdebs", ".whl", "demo", "venv"))
+        venv = os.path.join(self.work, "venv")
+        r = subprocess.run(["sh", os.path.join(src, "tools", "install-venv.sh"), self.build, venv],
+                           env=self._user_env(), capture_output=True, text=True)
+        if r.returncode != 0:
+            # A failure of the quick start's own step is a failure, not a skip.
+            sys.exit("FAILED tools/install-venv.sh: exit %d\n%s%s" %
+                     (r.returncode, r.stdout[-1500:], r.stderr[-1500:]))
+        self.venv_py = os.path.join(venv, "bin", "python")
+        # The package and its library are the venv's, not the tree's.
+        r = subprocess.run([self.venv_py, "-c", "import winent; print(winent.__file__); "
+                            "print(winent.library_path())"], env=self._user_env(),
+                           capture_output=True, text=True, cwd=self.work)
+        where = r.stdout.split()
+        if r.returncode != 0 or len(where) < 2 or not all(w.startswith(venv) for w in where[:2]):
+            sys.exit("FAILED tools/install-venv.sh: winent in the venv is %r (%s)" %
+                     (where, r.stderr.strip()[-500:]))
+        return None
+
     def run(self, ex):
-        if ex["lang"] == "python":
+        env = self.env
+        if ex["lang"] == "python" and "venv" in ex["needs"]:
+            cmd, env = [self.venv_py, "-"], self._user_env()
+        elif ex["lang"] == "python":
             cmd = [self.py, "-"]
         else:
             cmd = ["sh", "-e", "-"]
-        return subprocess.run(cmd, input=ex["text"], cwd=self.work, env=self.env,
+        return subprocess.run(cmd, input=ex["text"], cwd=self.work, env=env,
                               capture_output=True, text=True, timeout=600)
 
 

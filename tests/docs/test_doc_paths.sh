@@ -11,7 +11,7 @@ cd "$WINENT_SRC"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     git ls-files >"$T/files"
 else
-    find . -path ./.git -prune -o -path './build*' -prune -o -type f -print |
+    find . -path ./.git -prune -o -path './build*' -prune -o -path ./venv -prune -o -type f -print |
         sed 's|^\./||' >"$T/files"
 fi
 grep -v -e '^tests/fuzz/regress/' -e '^samples/' "$T/files" >"$T/scan"

@@ -15,7 +15,7 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     files=$(git ls-files)
 else
     # A source tree without git (a tarball): every file under it.
-    files=$(find . -path ./.git -prune -o -path './build*' -prune -o -type f -print | sed 's|^\./||')
+    files=$(find . -path ./.git -prune -o -path './build*' -prune -o -path ./venv -prune -o -type f -print | sed 's|^\./||')
 fi
 n=0 missing=0
 for f in $files; do

@@ -6,9 +6,11 @@
 # regression inputs below run in every build (under ASan and UBSan in the
 # sanitizer build). run.sh runs the fuzzers themselves.
 set(WINENT_FUZZERS tiff raw zst_info options zst_readers)
-# The GDAL source (VRT, ENVI header + samples, NetCDF, ...) where GDAL is built in.
+# The GDAL source (VRT, ENVI header + samples, NetCDF, ...) where GDAL is
+# built in, and a TIFF through each of GDAL's doors (GTIFF_DIR:, VRT,
+# /vsizip/, /vsigzip/, /vsisubfile/).
 if(WINENT_HAVE_GDAL)
-  list(APPEND WINENT_FUZZERS gdal)
+  list(APPEND WINENT_FUZZERS gdal gdal_doors)
 endif()
 foreach(f ${WINENT_FUZZERS})
   set(srcs ${CMAKE_CURRENT_LIST_DIR}/fuzz_${f}.c)

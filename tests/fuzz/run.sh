@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # run.sh BUILD [SECONDS]: run the libFuzzer harnesses (tiff, raw, zst_info,
-# options, zst_readers, and gdal where GDAL is built in) of a WINENT_FUZZ
+# options, zst_readers, and gdal and gdal_doors where GDAL is built in) of a WINENT_FUZZ
 # build one after the other, SECONDS each (default 30, or WINENT_FUZZ_SECONDS),
 # from the seed corpora (seeds.sh) in a temporary folder: nothing grown by
 # fuzzing lands in the tree. Ends with "fuzz: N passed, M failed".
@@ -30,9 +30,9 @@ WINENT_BIN="$B/src" sh "$SRC/tests/fuzz/seeds.sh" "$W/seeds" || {
 }
 passed=0
 failed=0
-for f in ${WINENT_FUZZ_ONLY:-tiff raw zst_info options zst_readers gdal}; do
+for f in ${WINENT_FUZZ_ONLY:-tiff raw zst_info options zst_readers gdal gdal_doors}; do
     if [ ! -x "$F/fuzz_$f" ]; then
-        echo "fuzz_$f: not in this build (gdal: built without GDAL), skipped"
+        echo "fuzz_$f: not in this build (gdal, gdal_doors: built without GDAL), skipped"
         continue
     fi
     if [ -n "${WINENT_FUZZ_CORPUS:-}" ]; then
@@ -43,7 +43,9 @@ for f in ${WINENT_FUZZ_ONLY:-tiff raw zst_info options zst_readers gdal}; do
     mkdir -p "$c"
     cp "$W/seeds/$f"/* "$c/"
     dict=""
-    [ -f "$SRC/tests/fuzz/$f.dict" ] && dict="-dict=$SRC/tests/fuzz/$f.dict"
+    d=$f
+    [ "$f" = gdal_doors ] && d=tiff # a TIFF after the door's byte: TIFF's words
+    [ -f "$SRC/tests/fuzz/$d.dict" ] && dict="-dict=$SRC/tests/fuzz/$d.dict"
     log="$LOGS/$f.log"
     # shellcheck disable=SC2086
     "$F/fuzz_$f" -max_total_time="$S" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \

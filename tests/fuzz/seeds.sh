@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # seeds.sh OUT: seed corpora for the fuzz harnesses, made now from the
 # build's own tools (never copied from elsewhere), one folder per harness:
-# OUT/tiff, OUT/raw, OUT/zst_info, OUT/options, OUT/zst_readers, OUT/gdal. Small
+# OUT/tiff, OUT/raw, OUT/zst_info, OUT/options, OUT/zst_readers, OUT/gdal,
+# OUT/gdal_doors (a door byte, then a TIFF). Small
 # files: the fuzzers grow them.
 #
 # Needs WINENT_BIN (the folder of winent-stream); GDAL's Python bindings
@@ -12,7 +13,7 @@ set -eu
 O=$1
 WS="$WINENT_BIN/winent-stream"
 PY="${PYTHON:-/usr/bin/python3}"
-mkdir -p "$O/tiff" "$O/raw" "$O/zst_info" "$O/options" "$O/zst_readers" "$O/gdal"
+mkdir -p "$O/tiff" "$O/raw" "$O/zst_info" "$O/options" "$O/zst_readers" "$O/gdal" "$O/gdal_doors"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT INT TERM
 
@@ -118,6 +119,22 @@ for fmt in ('NC', 'NC2'):
     ds = None
 PY
 fi
+
+# GDAL's doors to a TIFF: each door (the first byte, 0..6: GTIFF_DIR:1:,
+# GTIFF_DIR:2:, vrt://, a VRT file, /vsizip/, /vsigzip/, /vsisubfile/)
+# before two of the TIFFs, and a deflate TIFF with a byte near its end
+# flipped (inside its last tile's stream: refused directly, so through
+# every door).
+for t in cli-deflate cli-lzw; do
+    for door in 0 1 2 3 4 5 6; do
+        { printf "\\$(printf %o $door)"; cat "$O/tiff/$t.tif"; } >"$O/gdal_doors/$t-door$door"
+    done
+done
+for door in 0 2 4 5 6; do
+    { printf "\\$(printf %o $door)"; cat "$O/tiff/cli-deflate.tif"; } >"$W/flip"
+    "$PY" -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[-40] ^= 0x5a; open(sys.argv[2], 'wb').write(d)" \
+        "$W/flip" "$O/gdal_doors/flipped-door$door" 2>/dev/null || cp "$W/flip" "$O/gdal_doors/flipped-door$door"
+done
 
 # options: arguments separated by NUL bytes.
 seed_opts() { # NAME ARG...

@@ -4,9 +4,9 @@
 # files: fuzz_* replays them, libFuzzer binaries run them and exit).
 . "$WINENT_SRC/tests/lib/cli_lib.sh"
 sh "$WINENT_SRC/tests/fuzz/seeds.sh" "$T/seeds"
-for f in tiff raw zst_info options zst_readers gdal; do
+for f in tiff raw zst_info options zst_readers gdal gdal_doors; do
     if [ ! -x "$WINENT_FUZZ_BIN/fuzz_$f" ]; then
-        echo "no fuzz_$f in this build (gdal: built without GDAL): skipped"
+        echo "no fuzz_$f in this build (gdal, gdal_doors: built without GDAL): skipped"
         continue
     fi
     n=$(ls "$T/seeds/$f" | wc -l)

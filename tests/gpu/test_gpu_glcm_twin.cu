@@ -110,7 +110,7 @@ static std::vector<float> twin_map(const winent_glcm_plan *p, const tcase *tc, c
     winent_glcm_levels(p, in, n, codes.data());
     winent_glcm_geom g;
     winent_glcm_geom_init(p, W, H, &g);
-    winent_glcm_state st = {hist.data(), marg.data(), marg.data() + L, {0}};
+    winent_glcm_state st = {hist.data(), marg.data(), marg.data() + L, WINENT_GLCM_ACC_ZERO};
     for (int y0 = 0; y0 < H; y0 += chunk_rows) {
         int y1 = y0 + chunk_rows < H ? y0 + chunk_rows : H, in0, nin;
         winent_chunk_input_rows(y0, y1, p->ry, H, &in0, &nin);

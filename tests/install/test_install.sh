@@ -218,6 +218,15 @@ else
         done
         skip_part "no groff or man to render the man page (apt-get install groff-base)"
     fi
+    # `man winent-stream` by name, as after the quick start's install under
+    # /usr/local: man-db finds PREFIX/share/man from PREFIX/bin on PATH.
+    if have man; then
+        found=$(env -u MANPATH PATH="$P/bin:$PATH" man -w winent-stream 2>/dev/null || true)
+        check "man -w winent-stream finds the installed page from PATH ($found)" \
+            test "$found" = "$man1"
+    else
+        skip_part "no man command (apt-get install man-db): man winent-stream by name"
+    fi
 fi
 
 # ---- The bash completion ---------------------------------------------------

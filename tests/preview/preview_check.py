@@ -9,8 +9,10 @@ same job.
     preview_check.py colormap                  the construction's lightness is
                                                strictly increasing (8-bit)
     preview_check.py image PNG MAP.raw W H SIZE STRETCH UNIT
-                                               size, every pixel's colour or
-                                               transparency, the legend;
+                                               size (exactly the image's),
+                                               every pixel's colour or
+                                               transparency, the legend
+                                               beside it (NAME.legend.png);
                                                STRETCH is LO:HI
                                                (--preview-range), or auto:
                                                the 2nd and 98th percentiles
@@ -132,8 +134,8 @@ def check_size(png, W, H, size):
     short = ph if W >= H else pw
     check(abs(short - short_exact) <= 0.5 or (short == 1 and short_exact < 1),
           "aspect: %dx%d for a %dx%d map" % (pw, ph, W, H))
-    check(w >= pw and h > ph, "PNG %dx%d cannot hold a %dx%d image and its legend" %
-          (w, h, pw, ph))
+    # Exactly the image: a world file then places every pixel on the map.
+    check(w == pw and h == ph, "PNG %dx%d, want exactly the %dx%d image" % (w, h, pw, ph))
     desc = text.get("Description", "")
     check(("at %dx%d" % (pw, ph)) in desc, "Description names the size %dx%d: %r" %
           (pw, ph, desc))
@@ -195,9 +197,12 @@ def check_image(png, raw, W, H, size, stretch, unit):
           (int(bad.sum()), int(full.sum()), tuple(np.argwhere(bad)[0]) if bad.any() else ""))
     if not stretch.startswith("full:"):
         check(len(np.unique(want[full])) > 20, "the test map uses too few colours")
-    # The legend: rows below the image, opaque; a bar from entry 0 to the
-    # last; text in dark ink below it, at both ends.
-    leg = rgba[ph:].astype(np.int32)
+    # The legend, in its own PNG beside the image: opaque; a bar from
+    # entry 0 to the last; text in dark ink below it, at both ends.
+    legend = png[:-len(".png")] + ".legend" + png[-len(".png"):]
+    w, lh, leg, ltext = read_png(legend)
+    leg = leg.astype(np.int32)
+    check(w >= pw, "legend %d wide, narrower than the image (%d)" % (w, pw))
     check((leg[..., 3] == 255).all(), "legend not opaque")
     row_is_bar = [((np.abs(r[:, :3] - cmap[0]) <= 1).all(axis=1).any() and
                    (np.abs(r[:, :3] - cmap[255]) <= 1).all(axis=1).any()) for r in leg]
@@ -221,17 +226,20 @@ def check_image(png, raw, W, H, size, stretch, unit):
         below = ink[row_is_bar.index(True):]
         check(below[:, :w // 4].any() and below[:, 3 * w // 4:].any(),
               "legend labels missing at the ends of the bar")
-    desc = read_png(png)[3].get("Description", "")
-    # The stretch as the Description states it (6 digits; the C side's
+    # The stretch as the Descriptions state it (6 digits; the C side's
     # means are float32, numpy's float64: the last digit may differ).
     import re
-    m = re.search(r"colours from (\S+) %s .* to (\S+) %s " % (unit, unit), desc)
-    check(m is not None, "Description does not give the stretch in %s: %r" % (unit, desc))
-    if m:
-        dlo, dhi = float(m.group(1)), float(m.group(2))
-        tol = 1e-5 * max(1.0, abs(hi))
-        check(abs(dlo - lo) <= tol and abs(dhi - hi) <= tol,
-              "Description's stretch %g..%g, want %.6g..%.6g: %r" % (dlo, dhi, lo, hi, desc))
+    for what, desc in (("PNG", read_png(png)[3].get("Description", "")),
+                       ("legend", ltext.get("Description", ""))):
+        m = re.search(r"colours from (\S+) %s .* to (\S+) %s " % (unit, unit), desc)
+        check(m is not None, "%s: Description does not give the stretch in %s: %r" %
+              (what, unit, desc))
+        if m:
+            dlo, dhi = float(m.group(1)), float(m.group(2))
+            tol = 1e-5 * max(1.0, abs(hi))
+            check(abs(dlo - lo) <= tol and abs(dhi - hi) <= tol,
+                  "%s: Description's stretch %g..%g, want %.6g..%.6g: %r" %
+                  (what, dlo, dhi, lo, hi, desc))
 
 
 def main():

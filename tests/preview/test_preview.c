@@ -93,6 +93,15 @@ static void opts_for(winent_preview_opts *o, const char *path)
     o->unit = "nat";
 }
 
+/* Remove a committed preview and the legend beside it. */
+static void unlink_png(const char *path)
+{
+    char leg[600];
+    unlink(path);
+    if (winent_preview_legend_name(path, leg, sizeof leg) == 0)
+        unlink(leg);
+}
+
 /* Add the map's rows in pieces cut by `cuts` (a list of row heights used
  * in turn), in the order given by `order` (piece numbers, NULL: in order). */
 static winent_status add_in_pieces(winent_preview *pv, const float *m, const int *cuts, int ncuts,
@@ -248,7 +257,7 @@ static void test_threads_and_file(const char *dir)
           "a PNG at the name after the commit");
     if (f)
         fclose(f);
-    unlink(path);
+    unlink_png(path);
 out:
     winent_preview_free(ref);
     winent_preview_free(pv);
@@ -312,8 +321,8 @@ static void test_flush(const char *dir)
           "flushed as rows come: the same %zu bytes as at the end (%zu)", na, nb);
     free(da);
     free(db);
-    unlink(pa);
-    unlink(pb);
+    unlink_png(pa);
+    unlink_png(pb);
 out:
     winent_preview_scratch_free(s);
     winent_preview_free(a);
@@ -470,13 +479,21 @@ static char *slurp_text(const char *path)
     return t;
 }
 
-/* A georeferenced map's world file and PAM file: their names, their
- * contents (the preview's geotransform: the map's pixels W / pw and H / ph
- * as large), committed after the PNG, and gone with it on an abort; none
- * without a geotransform, no PAM file without an EPSG code. */
+/* A georeferenced map's world file and PAM file, and the legend: their
+ * names, their contents (the preview's geotransform: the map's pixels
+ * W / pw and H / ph as large), committed after the PNG, and gone with it
+ * on an abort; none without a geotransform, no PAM file without an EPSG
+ * code. */
 static void test_sidecars(const char *dir)
 {
-    char pgw[600], aux[600];
+    char pgw[600], aux[600], leg[600];
+    CHECK(winent_preview_legend_name("a/map.png", leg, sizeof leg) == 0 &&
+              !strcmp(leg, "a/map.legend.png"),
+          "legend name: %s", leg);
+    CHECK(winent_preview_legend_name("a.b/x.PNG", leg, sizeof leg) == 0 &&
+              !strcmp(leg, "a.b/x.legend.PNG"),
+          "legend name: %s", leg);
+    CHECK(winent_preview_legend_name("a/map.png", leg, 10) == -1, "legend name too long");
     CHECK(winent_preview_sidecar_names("a/map.png", pgw, aux, sizeof pgw) == 0 &&
               !strcmp(pgw, "a/map.pgw") && !strcmp(aux, "a/map.png.aux.xml"),
           "names: %s %s", pgw, aux);
@@ -491,6 +508,7 @@ static void test_sidecars(const char *dir)
     char path[512];
     snprintf(path, sizeof path, "%s/geo.png", dir);
     winent_preview_sidecar_names(path, pgw, aux, sizeof pgw);
+    winent_preview_legend_name(path, leg, sizeof leg);
     static const int one[] = {MH};
     for (int pass = 0; pass < 3; pass++) {
         winent_preview_opts o;
@@ -507,14 +525,17 @@ static void test_sidecars(const char *dir)
             continue;
         CHECK(add_in_pieces(pv, m, one, 1, 0, &err) == WINENT_OK, "%s", err.msg);
         CHECK(winent_preview_write(pv, &err) == WINENT_OK, "%s", err.msg);
-        CHECK(access(pgw, F_OK) != 0 && access(aux, F_OK) != 0, "sidecars before the commit");
-        if (pass == 1) { /* a failed job: none of the three */
+        CHECK(access(pgw, F_OK) != 0 && access(aux, F_OK) != 0 && access(leg, F_OK) != 0,
+              "sidecars before the commit");
+        if (pass == 1) { /* a failed job: none of the four */
             winent_preview_free(pv);
-            CHECK(access(path, F_OK) != 0 && access(pgw, F_OK) != 0 && access(aux, F_OK) != 0,
+            CHECK(access(path, F_OK) != 0 && access(pgw, F_OK) != 0 && access(aux, F_OK) != 0 &&
+                      access(leg, F_OK) != 0,
                   "files left after an abort");
             continue;
         }
         CHECK(winent_preview_commit(pv, &err) == WINENT_OK, "%s", err.msg);
+        CHECK(access(leg, F_OK) == 0, "no legend beside the PNG");
         int pw, ph;
         winent_preview_size(pv, &pw, &ph);
         winent_preview_free(pv);
@@ -539,6 +560,7 @@ static void test_sidecars(const char *dir)
         unlink(path);
         unlink(pgw);
         unlink(aux);
+        unlink(leg);
     }
     /* The sidecars are outputs: one that is the input is refused. */
     FILE *f = fopen(pgw, "wb");
@@ -550,6 +572,10 @@ static void test_sidecars(const char *dir)
               strstr(err.msg, "world file") != NULL,
           "world file that is the input: %s", err.msg);
     unlink(pgw);
+    winent_err_clear(&err);
+    CHECK(winent_preview_check(path, "in.tif", leg, &err) == WINENT_ERR_USAGE &&
+              strstr(err.msg, "legend") != NULL,
+          "legend that is the output: %s", err.msg);
 }
 
 static void test_limits(const char *dir)

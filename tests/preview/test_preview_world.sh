@@ -3,10 +3,12 @@
 # The preview placed by GIS tools: a georeferenced map's PNG gets NAME.pgw
 # (world file) and NAME.png.aux.xml (CRS) beside it, and GDAL (osgeo.gdal,
 # the PNG driver) reads the PNG's geotransform and CRS back: the map's, its
-# pixels W / pw and H / ph as large; EPSG:4326 in GIS axis order. None for
-# a map without georeferencing or a preview on a pipe; none of the three
-# files (nor a temporary one) after a failed job; a world file that is the
-# input is refused. --preview-range: its checks.
+# pixels W / pw and H / ph as large, the PNG's extent exactly the map's
+# (the legend is a PNG of its own, NAME.legend.png); EPSG:4326 in GIS axis
+# order. No world file for a map without georeferencing, nothing beside a
+# preview on a pipe; none of the files (nor a temporary one) after a failed
+# job; a world file that is the input is refused. --preview-range: its
+# checks.
 . "$WINENT_SRC/tests/lib/cli_lib.sh"
 need_python numpy osgeo.gdal
 
@@ -49,7 +51,17 @@ pw = m.RasterXSize if m.RasterXSize >= m.RasterYSize else None
 import re
 pw, ph = (int(v) for v in re.search(r" at (\d+)x(\d+),", text["Description"]).groups())
 sx, sy = m.RasterXSize / pw, m.RasterYSize / ph
+if (p.RasterXSize, p.RasterYSize) != (pw, ph):
+    sys.exit("PNG %dx%d, want exactly the %dx%d image" % (p.RasterXSize, p.RasterYSize, pw, ph))
 g, want = p.GetGeoTransform(), m.GetGeoTransform()
+# The extent GDAL gives the PNG (its corners) is the map's.
+def corners(t, w, h):
+    return [(t[0] + x * t[1] + y * t[2], t[3] + x * t[4] + y * t[5])
+            for x, y in ((0, 0), (w, 0), (0, h), (w, h))]
+for (px, py), (mx, my) in zip(corners(g, p.RasterXSize, p.RasterYSize),
+                              corners(want, m.RasterXSize, m.RasterYSize)):
+    if abs(px - mx) > 1e-9 * max(1.0, abs(mx)) or abs(py - my) > 1e-9 * max(1.0, abs(my)):
+        sys.exit("PNG corner (%r, %r), the map's (%r, %r)" % (px, py, mx, my))
 want = (want[0], want[1] * sx, want[2] * sy, want[3], want[4] * sx, want[5] * sy)
 bad = [i for i in range(6) if abs(g[i] - want[i]) > 1e-9 * max(1.0, abs(want[i]))]
 if bad:
@@ -74,6 +86,7 @@ for name in utm geo; do
         --preview "$T/$name.png" --preview-size 200 "$T/$name.tif" "$T/$name-map.tif"
     check "$name: world file beside the PNG" test -s "$T/$name.pgw"
     check "$name: PAM file beside the PNG" test -s "$T/$name.png.aux.xml"
+    check "$name: legend beside the PNG" test -s "$T/$name.legend.png"
     check "$name: GDAL places the PNG where the map is, with its CRS" \
         placed "$T/$name.png" "$T/$name-map.tif"
 done
@@ -81,12 +94,16 @@ check "no temporary left" no_temp "$T"
 
 # The world file alone places it too (GDAL without the PAM file).
 mv "$T/utm.png.aux.xml" "$T/aux.keep"
-check "the world file alone: GDAL's geotransform" "$PY" -c '
+check "the world file alone: GDAL's geotransform, the PNG's extent the map's" "$PY" -c '
 import sys
 from osgeo import gdal
-g = gdal.Open(sys.argv[1]).GetGeoTransform()
+d = gdal.Open(sys.argv[1])
+g = d.GetGeoTransform()
+east, south = g[0] + d.RasterXSize * g[1], g[3] + d.RasterYSize * g[5]
 sys.exit(0 if abs(g[0] - 500000.0) < 1e-6 and abs(g[3] - 4600000.0) < 1e-6 and
-         abs(g[1] - 30.0 * 700 / 200) < 1e-9 else "%r" % (g,))' "$T/utm.png"
+         abs(g[1] - 30.0 * 700 / 200) < 1e-9 and abs(east - (500000.0 + 700 * 30)) < 1e-6 and
+         abs(south - (4600000.0 - 450 * 30)) < 1e-6 else "%r %dx%d" % (g, d.RasterXSize,
+                                                                     d.RasterYSize))' "$T/utm.png"
 mv "$T/aux.keep" "$T/utm.png.aux.xml"
 
 # No georeferencing (raw samples): the PNG alone.
@@ -95,6 +112,7 @@ expect_exit 0 "raw input with a preview" "$WS" --quiet --size 90x60 --dtype u8 \
     --preview "$T/raw.png" "$T/raw.u8" "$T/raw.zst"
 check "raw input: no world file" test ! -e "$T/raw.pgw"
 check "raw input: no PAM file" test ! -e "$T/raw.png.aux.xml"
+check "raw input: the legend beside the PNG" test -s "$T/raw.legend.png"
 
 # A preview on a pipe: no files beside anything.
 mkdir "$T/pipe"
@@ -110,6 +128,7 @@ expect_exit 4 "output folder missing" "$WS" --quiet --preview "$T/f.png" "$T/utm
 check "failed job: no PNG" test ! -e "$T/f.png"
 check "failed job: no world file" test ! -e "$T/f.pgw"
 check "failed job: no PAM file" test ! -e "$T/f.png.aux.xml"
+check "failed job: no legend" test ! -e "$T/f.legend.png"
 check "failed job: no temporary" no_temp "$T"
 
 # The world file is an output: the input there is refused before any work.

@@ -55,3 +55,13 @@ add_executable(validate_door ${CMAKE_CURRENT_LIST_DIR}/validate_door.c)
 target_link_libraries(validate_door PRIVATE winent m)
 winent_py_test(test_validator_doors test_validator_doors.py $<TARGET_FILE:validate_door>)
 set_tests_properties(test_validator_doors PROPERTIES TIMEOUT 600)
+# How arrays are read: dims by name, channel_axis, window=(rows, columns) and
+# in map units, int64/uint64, the warnings, datacubes and their attrs, no
+# import circle.
+winent_py_test(test_py_arrays test_py_arrays.py)
+set_tests_properties(test_py_arrays PROPERTIES TIMEOUT 600)
+# python -m winent and the winent-stream command of a pip install run the
+# CLI.
+winent_py_test(test_py_tool test_py_tool.py)
+# The type hints (py.typed) pass Debian's mypy; skips where mypy is absent.
+winent_py_test(test_py_mypy test_py_mypy.py)

@@ -98,10 +98,10 @@ def test_errors():
     expect_raises("'diskx'", winent.UsageError, winent.entropy, img, window="diskx")
     expect_raises("a footprint neither disk nor rectangle", winent.UsageError, winent.entropy,
                   img, footprint=np.eye(3, dtype=np.uint8))
-    check("footprint=np.ones((3, 7)) is window (7, 3)",
+    check("footprint=np.ones((3, 7)) is window (3, 7)",
           same_bits(winent.entropy(np.arange(99, dtype=np.uint8).reshape(9, 11),
                                    footprint=np.ones((3, 7), np.uint8)),
-                    winent.entropy(np.arange(99, dtype=np.uint8).reshape(9, 11), window=(7, 3))))
+                    winent.entropy(np.arange(99, dtype=np.uint8).reshape(9, 11), window=(3, 7))))
 
 
 def test_preview_range():

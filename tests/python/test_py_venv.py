@@ -6,7 +6,9 @@ system's build tools, as a user of a venv runs it:
    system), ``pip install --no-build-isolation .`` of a copy of the tree:
    CMake builds libwinent into the package by itself; ``import winent``
    then works with no PYTHONPATH, WINENT_LIBRARY or LD_LIBRARY_PATH, the
-   library loaded from inside the venv, and the Python tests
+   library loaded from inside the venv, the ``winent-stream`` command on
+   the venv's PATH and ``python -m winent`` run the packaged program, and
+   the Python tests
    (test_py_entropy, test_py_gis) pass when run from that venv;
 2. ``pip wheel`` (reusing the build's library, WINENT_PREBUILT_LIBRARY)
    gives a wheel holding the package, libwinent.so.0 and LICENSE, tagged
@@ -95,6 +97,20 @@ def test_install_and_tests():
     check("the package and its library are the venv's: %s" % " ".join(lines[:2]),
           ok and len(lines) >= 2 and lines[0].startswith(venv_dir) and
           lines[1] == os.path.join(os.path.dirname(lines[0]), "libwinent.so.0"))
+    # The whole tool: the winent-stream command on the venv's PATH and
+    # python -m winent run the packaged program, as the build's does.
+    pkg = os.path.dirname(lines[0]) if lines else ""
+    check("the package holds py.typed and bin/winent-stream",
+          os.path.isfile(os.path.join(pkg, "py.typed")) and
+          os.access(os.path.join(pkg, "bin", "winent-stream"), os.X_OK), pkg)
+    want = subprocess.run([os.path.join(os.environ.get("WINENT_BIN", ""), "winent-stream"),
+                           "--version"], env=CHILD_ENV, stdout=subprocess.PIPE).stdout
+    for cmd in ([os.path.join(venv_dir, "bin", "winent-stream"), "--version"],
+                [py, "-m", "winent", "--version"]):
+        env = clean_env(PATH="/usr/bin:/bin")  # not the build's, nor the venv's bin
+        r = subprocess.run(cmd, env=env, cwd=T, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        check("%s: the program's version line" % " ".join(cmd[-2:]),
+              r.returncode == 0 and r.stdout == want and want, (r.stdout, r.stderr, want))
     # The Python tests, from the venv (the harness of tests/lib; the CLI of the build).
     for test in ("test_py_entropy.py", "test_py_gis.py"):
         env = clean_env(PYTHONPATH=TESTS_LIB)
@@ -125,8 +141,9 @@ def test_wheel():
     names = zipfile.ZipFile(whl).namelist()
     check("the wheel %s is for this platform, any Python 3" % os.path.basename(whl),
           "-py3-none-linux_" in os.path.basename(whl))
-    check("the wheel holds the package, libwinent.so.0 and LICENSE",
+    check("the wheel holds the package, libwinent.so.0, the program, py.typed and LICENSE",
           "winent/__init__.py" in names and "winent/libwinent.so.0" in names and
+          "winent/bin/winent-stream" in names and "winent/py.typed" in names and
           any(n.endswith(".dist-info/LICENSE") for n in names), names)
     py3 = venv("v3")
     if py3 is None:

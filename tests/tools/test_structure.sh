@@ -29,6 +29,7 @@ F=$(mktemp -d)
 trap 'rm -rf "$F"' EXIT
 mkdir -p "$F/src/base" "$F/src/kernels" "$F/src/cli" "$F/src/pipeline" "$F/src/tiles/sources" \
     "$F/src/tiles/sinks" "$F/include"
+cp "$WINENT_SRC/include/winent.h" "$F/include/"
 echo '#include "kernels/k.h"' >"$F/src/base/b.c"
 : >"$F/src/kernels/k.h"
 echo '#include "pipeline/p.h"' >"$F/src/cli/c.c"

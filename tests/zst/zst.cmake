@@ -11,6 +11,8 @@ winent_sh_test(test_zst_cli test_zst_cli.sh)
 # --info --check / --test: every frame decompressed and held against the
 # seek table; damaged files name their first bad frame.
 winent_sh_test(test_zst_check test_zst_check.sh)
+# --info's JSON: numbers as JSON numbers (the base too), and the unit.
+winent_sh_test(test_info_numbers test_info_numbers.sh)
 set_tests_properties(test_zst_cli PROPERTIES LABELS pipeline)
 # --decode (issue 13): .zst maps back to GeoTIFF and raw, checked frame by
 # frame; old headers without the provenance keys.

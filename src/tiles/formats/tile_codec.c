@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Tile compression for the GeoTIFF sink: the samples of --ot (horizontal
- * differencing for uint8, no predictor otherwise), then zstd, deflate
+ * differencing for uint8, and for uint16 of windows of 81 pixels or more;
+ * no predictor otherwise), then zstd, deflate
  * or an LZW coder of our own (TIFF 6.0 section 13, with libtiff's
  * code-width timing so that every TIFF reader decodes it). Deflate goes
  * through libdeflate where the build has it: the same zlib streams, 2.5x
@@ -23,6 +24,7 @@ struct winent_tile_codec {
     int level;
     int side;
     winent_out_sample q; /* the samples written */
+    int predictor;       /* TIFF Predictor: PREDICTOR_NONE or PREDICTOR_HORIZONTAL */
     size_t raw_bytes;    /* side * side * q.bytes */
     uint8_t *typed;      /* owned: the tile in q's samples, predicted (not for float32) */
     ZSTD_CCtx *zstd;  /* owned, zstd only */
@@ -44,18 +46,26 @@ int winent_tile_codec_tiff_compression(winent_compress c)
     }
 }
 
-int winent_tile_codec_tiff_predictor(winent_compress c, winent_out_type t)
+int winent_tile_codec_tiff_predictor(winent_compress c, winent_out_type t, int window_pixels)
 {
     /* Measured on real maps (docs/PERFORMANCE.md, "Output sizes"): an
-     * entropy map holds few distinct values, which zstd, deflate and LZW
-     * find repeated as they are; the floating-point predictor's byte
-     * planes of differences hide them (float32 tiles 1.8 to 2.1 times
-     * larger with it at every zstd level, float16 and uint16 larger at all
-     * but zstd 1), while uint8 codes gain from horizontal differencing
-     * (camera -20 %, geoid -16 %; the DEM +2 %). */
+     * entropy map of a small window holds few distinct values, which zstd,
+     * deflate and LZW find repeated as they are; the floating-point
+     * predictor's byte planes of differences hide them (float32 tiles 1.8
+     * to 2.1 times larger with it at every zstd level, float16 larger at
+     * all but zstd 1). uint8 codes gain from horizontal differencing
+     * (camera -20 %, geoid -16 %; the DEM +2 %). uint16 codes keep more of
+     * the map's values: horizontal differencing makes 5 x 5 maps larger
+     * (camera, geoid, a DEM with 16 bins, a Landsat band: +0 to +27 % with
+     * zstd 3, +7 to +40 % deflate, +19 to +57 % LZW), 7 x 7 maps about even
+     * (-9 to +22 %), and from 9 x 9 (81 pixels) on smaller with every codec
+     * (9 x 9: -5 to -14 % zstd 3, one LZW map +1 %; 31 x 31: -18 to -35 %),
+     * as more distinct values make a smoother surface. */
     if (c == WINENT_COMPRESS_NONE)
         return PREDICTOR_NONE;
-    return t == WINENT_OT_UINT8 ? PREDICTOR_HORIZONTAL : PREDICTOR_NONE;
+    if (t == WINENT_OT_UINT8 || (t == WINENT_OT_UINT16 && window_pixels >= 81))
+        return PREDICTOR_HORIZONTAL;
+    return PREDICTOR_NONE;
 }
 
 int winent_tile_codec_tiff_bits(winent_out_type t)
@@ -189,8 +199,8 @@ flush:
 /* ---- The codec ------------------------------------------------------------ */
 
 winent_status winent_tile_codec_create(winent_compress c, int level, int side,
-                                       const winent_out_sample *q, winent_tile_codec **out,
-                                       winent_err *err)
+                                       const winent_out_sample *q, int window_pixels,
+                                       winent_tile_codec **out, winent_err *err)
 {
     winent_tile_codec *tc = calloc(1, sizeof *tc);
     *out = NULL;
@@ -203,6 +213,7 @@ winent_status winent_tile_codec_create(winent_compress c, int level, int side,
     else
         winent_out_sample_init(&tc->q, WINENT_OT_FLOAT32, 0.0);
     tc->raw_bytes = (size_t)side * (size_t)side * (size_t)tc->q.bytes;
+    tc->predictor = winent_tile_codec_tiff_predictor(c, tc->q.type, window_pixels);
     tc->level = level;
     if (tc->q.type != WINENT_OT_FLOAT32 && (tc->typed = malloc(tc->raw_bytes)) == NULL)
         goto oom;
@@ -254,7 +265,7 @@ winent_status winent_tile_codec_encode(winent_tile_codec *tc, const float *tile,
     const uint8_t *src = (const uint8_t *)tile;
     if (tc->q.type != WINENT_OT_FLOAT32) {
         winent_out_encode(&tc->q, tile, (size_t)tc->side * (size_t)tc->side, tc->typed);
-        if (winent_tile_codec_tiff_predictor(tc->kind, tc->q.type) == PREDICTOR_HORIZONTAL)
+        if (tc->predictor == PREDICTOR_HORIZONTAL)
             winent_hdiff_predict(tc->typed, tc->side, tc->side, tc->q.bytes);
         src = tc->typed;
     }

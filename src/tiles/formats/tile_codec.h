@@ -24,11 +24,13 @@ typedef struct winent_tile_codec winent_tile_codec;
 
 /* A codec for tiles of `side` x `side` floats written as `q` says (NULL:
  * float32; copied); `level` is the zstd level (0: the library default) or,
- * for deflate, a zlib level (clamped to 1..9, 0: 6). Errors:
+ * for deflate, a zlib level (clamped to 1..9, 0: 6); `window_pixels` the
+ * pixels of the file's smallest window (winent_sink_window_pixels), which
+ * picks the predictor (winent_tile_codec_tiff_predictor). Errors:
  * WINENT_ERR_INTERNAL (out of memory). */
 winent_status winent_tile_codec_create(winent_compress c, int level, int side,
-                                       const winent_out_sample *q, winent_tile_codec **out,
-                                       winent_err *err);
+                                       const winent_out_sample *q, int window_pixels,
+                                       winent_tile_codec **out, winent_err *err);
 void winent_tile_codec_free(winent_tile_codec *tc);
 
 /* Compress the tile `tile` (side x side floats, native little-endian order)
@@ -37,9 +39,11 @@ winent_status winent_tile_codec_encode(winent_tile_codec *tc, const float *tile,
                                        winent_err *err);
 
 /* The TIFF Compression tag value of `c`; the Predictor of `c` for samples
- * of type `t`; BitsPerSample and SampleFormat of `t`. */
+ * of type `t` in maps whose smallest window has `window_pixels` pixels
+ * (horizontal differencing where it makes the file smaller: uint8, and
+ * uint16 from 81 pixels on); BitsPerSample and SampleFormat of `t`. */
 int winent_tile_codec_tiff_compression(winent_compress c);
-int winent_tile_codec_tiff_predictor(winent_compress c, winent_out_type t);
+int winent_tile_codec_tiff_predictor(winent_compress c, winent_out_type t, int window_pixels);
 int winent_tile_codec_tiff_bits(winent_out_type t);
 int winent_tile_codec_tiff_sample_format(winent_out_type t);
 

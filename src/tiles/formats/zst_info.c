@@ -28,6 +28,35 @@
  * exposes only to static linking). */
 #define FRAME_HEADER_MAX 18
 
+/* The header's "base", a word in the file ("e", "2", "10": the file's
+ * format keeps it so), as the number it names, for a description whose
+ * numbers are all JSON numbers; its unit into `unit` (a header without
+ * one is in bits, as the readers take it). 0, or -1 when out of memory. */
+static int base_as_number(cJSON *header, const char **unit)
+{
+    cJSON *b = cJSON_GetObjectItemCaseSensitive(header, "base");
+    double v = 2.718281828459045; /* e, to the last digit of a double */
+    *unit = "bit";
+    if (b == NULL)
+        return 0;
+    *unit = "nat";
+    if (winent_json_is_text(b, "2")) {
+        v = 2.0;
+        *unit = "bit";
+    } else if (winent_json_is_text(b, "10")) {
+        v = 10.0;
+        *unit = "ban";
+    }
+    cJSON *n = winent_json_number(v);
+    if (n == NULL)
+        return -1;
+    if (!cJSON_ReplaceItemInObjectCaseSensitive(header, "base", n)) { /* keeps the key */
+        cJSON_Delete(n);
+        return -1;
+    }
+    return 0;
+}
+
 static winent_status info_run(winent_zst_file *f, FILE *out)
 {
     winent_status st;
@@ -39,18 +68,22 @@ static winent_status info_run(winent_zst_file *f, FILE *out)
     const uint64_t csum = f->size - l.header_end - l.tsize;
     const uint64_t dsum = (uint64_t)l.h.width * (uint64_t)l.h.height * 4 * (uint64_t)l.h.maps;
 
-    /* The description: the header (its numbers as they read, exactly),
-     * then the figures of the seek table. */
+    /* The description: the header (its numbers as they read, exactly,
+     * and its base as a number), the unit, then the figures of the seek
+     * table. */
     char seek[96];
     snprintf(seek, sizeof seek, "zstd seekable format, %u entries (header frame first)",
              l.nentries);
     d = cJSON_CreateObject();
+    const char *unit = "nat";
     int e = d == NULL || winent_json_exact_numbers(l.root) != 0;
+    e = e || base_as_number(l.root, &unit) != 0;
     e = e || winent_json_put(d, "file", winent_json_text(f->path));
     if (!e) {
         e = winent_json_put(d, "header", l.root);
         l.root = NULL; /* d owns it now (or it is freed) */
     }
+    e = e || winent_json_put(d, "unit", cJSON_CreateString(unit));
     e = e || winent_json_put(d, "frames", winent_json_integer(l.nentries - 1));
     e = e || winent_json_put(d, "file_bytes", winent_json_integer((long long)f->size));
     e = e || winent_json_put(d, "compressed_bytes", winent_json_integer((long long)csum));
@@ -244,10 +277,16 @@ static winent_status check_run(winent_zst_file *f, FILE *out)
         off += csize;
     }
     if (l.table == NULL) {
+        /* The last frame, named as frame_bad names one. */
+        char last[48];
+        if (l.h.maps > 1)
+            snprintf(last, sizeof last, "%lld of map %lld", (long long)per_map - 1,
+                     (long long)l.h.maps - 1);
+        else
+            snprintf(last, sizeof last, "%lld", l.h.frames - 1);
         snprintf(f->msg, f->msg_len,
-                 "%s: seek table after the last frame (at byte %llu): %s (the %lld frames "
-                 "are whole)",
-                 f->path, (unsigned long long)off, table_why, l.h.frames);
+                 "%s: seek table after frame %s (at byte %llu): %s (the %lld frames are whole)",
+                 f->path, last, (unsigned long long)off, table_why, l.h.frames);
         st = WINENT_ERR_INPUT;
         goto fail;
     }

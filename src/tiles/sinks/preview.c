@@ -40,10 +40,10 @@ typedef struct row_acc {
     uint32_t *cnt; /* pw counts of valid values (in the same buffer) */
 } row_acc;
 
-/* How the legend is laid out (make_layout). */
+/* How the legend is laid out (make_layout), in its own PNG. */
 typedef struct layout {
     int s;              /* pixels per font pixel */
-    int cw, ch;         /* the PNG: canvas width and height */
+    int cw, ch;         /* the legend's width and height */
     int bar_x0, bar_x1; /* the bar's columns [x0, x1) */
     int bar_y0, text_y0;
     char lo[32], mid[32], hi[48];
@@ -52,15 +52,16 @@ typedef struct layout {
 
 struct png_sink;
 
-/* The PNG being written, rows as they complete. */
+/* A PNG being written (the preview, rows as they complete, or its
+ * legend). */
 typedef struct winent_png {
     png_structp png; /* owned (with info): libpng's state, NULL before the start */
     png_infop info;
     struct png_sink *ps; /* owned: what libpng's callbacks see */
     uint8_t (*cmap)[3];  /* owned: the colour map */
-    uint8_t *row;        /* owned: one canvas row, RGBA */
+    uint8_t *row;        /* owned: one row, RGBA */
     char *text;          /* owned: the Description, with the stretch */
-    layout l;
+    int width, height;
     int started;          /* header written */
     int next;             /* next image row to write */
     winent_status failed; /* a failure: nothing more is written */
@@ -89,13 +90,17 @@ struct winent_preview {
      * from the image (stretch_of) before the first row is coloured. */
     double lo, hi;
     int stretched;
-    /* A georeferenced map's world file and PAM file (SIDE_PGW, SIDE_AUX),
-     * through temporary files like the PNG; none for a PNG in place. */
-    winent_outfile side[2];
-    int side_open[2];
+    /* The files beside the PNG, through temporary files like it; none
+     * for a PNG in place: the legend (SIDE_LEGEND), and a georeferenced
+     * map's world file and PAM file (SIDE_PGW, SIDE_AUX). */
+    winent_outfile side[3];
+    int side_open[3];
 };
 
-enum { SIDE_PGW, SIDE_AUX };
+enum { SIDE_PGW, SIDE_AUX, SIDE_LEGEND, SIDE_COUNT };
+
+/* What each file beside the PNG is, for messages. */
+static const char *const SIDE_WHAT[SIDE_COUNT] = {"world file", "PAM file", "legend"};
 
 struct winent_preview_scratch {
     int32_t *col_sum;  /* owned, W: one segment's column sums */
@@ -320,6 +325,24 @@ int winent_preview_sidecar_names(const char *path, char *pgw, char *aux, size_t 
     return a < 0 || (size_t)a >= cap || b < 0 || (size_t)b >= cap ? -1 : 0;
 }
 
+int winent_preview_legend_name(const char *path, char *legend, size_t cap)
+{
+    const char *ext = extension_of(path);
+    int n = *ext ? snprintf(legend, cap, "%.*slegend.%s", (int)(ext - path), path, ext)
+                 : snprintf(legend, cap, "%s.legend.png", path);
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* The names of the files beside `path` (SIDE_PGW .. SIDE_LEGEND), or -1
+ * when one does not fit. */
+static int side_names(const char *path, char side[SIDE_COUNT][4096])
+{
+    return winent_preview_sidecar_names(path, side[SIDE_PGW], side[SIDE_AUX], sizeof side[0]) ||
+                   winent_preview_legend_name(path, side[SIDE_LEGEND], sizeof side[0])
+               ? -1
+               : 0;
+}
+
 /* 1 when `name` is the file `in` (same device and inode; only a file or a
  * disk can be overwritten while it is read). */
 static int is_input(const char *name, int in_ok, const struct stat *in)
@@ -351,23 +374,23 @@ winent_status winent_preview_check(const char *preview, const char *input, const
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "--preview '%s' is the output '%s': give another preview name", preview,
                           output);
-    /* The world file and PAM file beside it are outputs too. */
-    char side[2][4096];
-    if (!pp.in_place && winent_preview_sidecar_names(preview, side[0], side[1], sizeof side[0]))
+    /* The legend, world file and PAM file beside it are outputs too. */
+    char side[SIDE_COUNT][4096];
+    if (!pp.in_place && side_names(preview, side))
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview '%s': the name is too long", preview);
-    for (int k = 0; !pp.in_place && k < 2; k++) {
+    for (int k = 0; !pp.in_place && k < SIDE_COUNT; k++) {
         if (is_input(side[k], in_ok, &in))
             return WINENT_ERR(err, WINENT_ERR_USAGE,
                               "--preview '%s': its %s '%s' is the input: give another preview "
                               "name",
-                              preview, k == SIDE_PGW ? "world file" : "PAM file", side[k]);
+                              preview, SIDE_WHAT[k], side[k]);
         winent_outfile_probe sp;
         if (output && winent_outfile_probe_path(side[k], &sp, err) == WINENT_OK &&
             same_destination(side[k], &sp, output))
             return WINENT_ERR(err, WINENT_ERR_USAGE,
                               "--preview '%s': its %s '%s' is the output: give another preview "
                               "name",
-                              preview, k == SIDE_PGW ? "world file" : "PAM file", side[k]);
+                              preview, SIDE_WHAT[k], side[k]);
     }
     winent_err_clear(err);
     return WINENT_OK;
@@ -409,23 +432,26 @@ winent_status winent_preview_open(const winent_preview_opts *o, int64_t map_rows
     for (int k = 0; k < pv->nacc; k++) {
         pv->acc[k].py = -1;
     }
-    pv->side[SIDE_PGW].fd = pv->side[SIDE_AUX].fd = -1;
+    for (int k = 0; k < SIDE_COUNT; k++)
+        pv->side[k].fd = -1;
     pv->lo = o->range_given ? o->lo : 0.0;
     pv->hi = o->range_given ? o->hi : o->vmax;
     pv->stretched = o->range_given;
     WINENT_TRY_GOTO(st, winent_outfile_open(&pv->file, o->path, o->stop, err));
     winent_outfile_track(&pv->file, o->temps);
     pv->file_open = 1;
-    if (!pv->file.in_place && o->has_geotransform) {
+    if (!pv->file.in_place) {
         /* Their temporary files exist from now on, like the PNG's. */
-        char side[2][4096];
-        if (winent_preview_sidecar_names(o->path, side[0], side[1], sizeof side[0])) {
+        char side[SIDE_COUNT][4096];
+        if (side_names(o->path, side)) {
             st = WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: the name is too long", o->path);
             goto fail;
         }
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < SIDE_COUNT; k++) {
+            if (k != SIDE_LEGEND && !o->has_geotransform)
+                continue; /* nowhere to place it: the legend alone */
             if (k == SIDE_AUX && o->epsg <= 0)
-                continue; /* no CRS to tell: the world file alone */
+                continue; /* no CRS to tell: the world file and the legend */
             WINENT_TRY_GOTO(st, winent_outfile_open(&pv->side[k], side[k], o->stop, err));
             winent_outfile_track(&pv->side[k], o->temps); /* the signal watchdog's to remove */
             pv->side_open[k] = 1;
@@ -741,11 +767,11 @@ static void make_layout(const winent_preview *pv, layout *l)
     format_value(l->mid, sizeof l->mid, (pv->lo + pv->hi) / 2);
     int m = LEG_MARGIN * s;
     int need = 2 * m + text_width(l->lo, s) + text_width(l->hi, s) + 4 * GLYPH_ADVANCE * s;
-    l->cw = pv->pw > need ? pv->pw : need;
-    l->ch = pv->ph + LEG_HEIGHT * s;
+    l->cw = pv->pw > need ? pv->pw : need; /* the map's width, where the labels fit */
+    l->ch = LEG_HEIGHT * s;
     l->bar_x0 = m;
     l->bar_x1 = l->cw - m;
-    l->bar_y0 = pv->ph + m;
+    l->bar_y0 = m;
     l->text_y0 = l->bar_y0 + (LEG_BAR + LEG_GAP) * s;
     l->lo_x = m;
     l->hi_x = l->cw - m - text_width(l->hi, s);
@@ -795,19 +821,22 @@ static void draw_text_row(uint8_t *row, int cw, const char *text, int x0, int y_
     }
 }
 
-/* Canvas row y of the PNG into `row` (cw x 4 bytes). */
-static void render_row(const winent_preview *pv, const layout *l,
-                       const uint8_t cmap[WINENT_COLORMAP_SIZE][3], int y, uint8_t *row)
+/* Row y of the image into `row` (pw x 4 bytes). */
+static void render_row(const winent_preview *pv, const uint8_t cmap[WINENT_COLORMAP_SIZE][3], int y,
+                       uint8_t *row)
+{
+    const float *img = pv->image + (size_t)y * (size_t)pv->pw;
+    memset(row, 0, 4 * (size_t)pv->pw); /* transparent: no data */
+    for (int x = 0; x < pv->pw; x++)
+        if (img[x] == img[x])
+            put(row + 4 * (size_t)x, cmap[entry_of(img[x], pv->lo, pv->hi)], 255);
+}
+
+/* Row y of the legend into `row` (cw x 4 bytes). */
+static void render_legend_row(const layout *l, const uint8_t cmap[WINENT_COLORMAP_SIZE][3], int y,
+                              uint8_t *row)
 {
     static const uint8_t paper[3] = {255, 255, 255};
-    if (y < pv->ph) {
-        const float *img = pv->image + (size_t)y * (size_t)pv->pw;
-        memset(row, 0, 4 * (size_t)l->cw); /* transparent: no data, or past the image */
-        for (int x = 0; x < pv->pw; x++)
-            if (img[x] == img[x])
-                put(row + 4 * (size_t)x, cmap[entry_of(img[x], pv->lo, pv->hi)], 255);
-        return;
-    }
     for (int x = 0; x < l->cw; x++)
         put(row + 4 * (size_t)x, paper, 255);
     int s = l->s;
@@ -832,7 +861,8 @@ static void render_row(const winent_preview *pv, const layout *l,
 /* ---- Writing ------------------------------------------------------------- */
 
 typedef struct png_sink {
-    winent_preview *pv;
+    winent_outfile *of; /* borrowed: where the bytes go */
+    const char *path;   /* borrowed: its name, for messages */
     winent_err *err;
     winent_status st;
 } png_sink;
@@ -841,7 +871,7 @@ static void png_write_cb(png_structp png, png_bytep data, size_t n)
 {
     png_sink *ps = png_get_io_ptr(png);
     if (ps->st == WINENT_OK) {
-        ps->st = winent_outfile_write(&ps->pv->file, data, n, ps->err);
+        ps->st = winent_outfile_write(ps->of, data, n, ps->err);
         if (ps->st != WINENT_OK)
             png_error(png, "write failed");
     }
@@ -857,7 +887,7 @@ static void png_error_cb(png_structp png, png_const_charp msg)
 {
     png_sink *ps = png_get_error_ptr(png);
     if (ps->st == WINENT_OK)
-        ps->st = WINENT_ERR(ps->err, WINENT_ERR_OUTPUT, "%s: libpng: %s", ps->pv->o.path, msg);
+        ps->st = WINENT_ERR(ps->err, WINENT_ERR_OUTPUT, "%s: libpng: %s", ps->path, msg);
     png_longjmp(png, 1);
 }
 
@@ -866,19 +896,42 @@ static void png_warning_cb(png_structp png, png_const_charp msg)
     (void)png, (void)msg; /* nothing is printed from the library */
 }
 
-/* Start the PNG: libpng's state, the header and text chunks. */
-static winent_status png_begin(winent_preview *pv, winent_err *err)
+/* The Description: `what`, then the stretch the colours span. */
+static char *describe(const winent_preview *pv, const char *what)
 {
-    winent_png *w = &pv->out;
-    make_layout(pv, &w->l);
+    const char *unit = pv->o.unit ? pv->o.unit : "";
+    size_t tn = strlen(what) + 320;
+    char *text = malloc(tn);
+    if (text)
+        snprintf(text, tn,
+                 "%s; colours from %.6g %s (the first, and below) to %.6g %s (the last, and "
+                 "above): %s",
+                 what, pv->lo, unit, pv->hi, unit,
+                 pv->o.range_given ? "--preview-range"
+                 : pv->hi == pv->o.vmax && pv->lo == 0.0
+                     ? "the largest entropy the options allow (no spread to stretch)"
+                     : "the 2nd and 98th percentiles of the preview's pixels");
+    return text;
+}
+
+/* Start a PNG of width x height into `of`: libpng's state, the header and
+ * text chunks (Software, and the Description `what` with the stretch). */
+static winent_status png_begin(winent_preview *pv, winent_png *w, winent_outfile *of,
+                               const char *path, int width, int height, const char *what,
+                               winent_err *err)
+{
+    w->width = width;
+    w->height = height;
     w->cmap = malloc(sizeof(uint8_t[WINENT_COLORMAP_SIZE][3]));
-    w->row = malloc(4 * (size_t)w->l.cw);
+    w->row = malloc(4 * (size_t)width);
     /* On the heap: what the callbacks change between setjmp and longjmp
      * must not be a local of a frame. */
     w->ps = calloc(1, sizeof *w->ps);
-    if (w->cmap == NULL || w->row == NULL || w->ps == NULL)
+    w->text = describe(pv, what);
+    if (w->cmap == NULL || w->row == NULL || w->ps == NULL || w->text == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the preview");
-    w->ps->pv = pv;
+    w->ps->of = of;
+    w->ps->path = path;
     w->ps->err = err;
     w->ps->st = WINENT_OK;
     winent_colormap_build(w->cmap);
@@ -890,37 +943,22 @@ static winent_status png_begin(winent_preview *pv, winent_err *err)
     if (setjmp(png_jmpbuf(w->png)))
         return w->ps->st != WINENT_OK
                    ? w->ps->st
-                   : WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: libpng failed", pv->o.path);
+                   : WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: libpng failed", path);
     png_set_write_fn(w->png, w->ps, png_write_cb, png_flush_cb);
-    png_set_IHDR(w->png, w->info, (png_uint_32)w->l.cw, (png_uint_32)w->l.ch, 8,
+    png_set_IHDR(w->png, w->info, (png_uint_32)width, (png_uint_32)height, 8,
                  PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
     /* sRGB: the colour map's values are sRGB by construction. */
     png_set_sRGB_gAMA_and_cHRM(w->png, w->info, PNG_sRGB_INTENT_PERCEPTUAL);
     png_text text[2];
     memset(text, 0, sizeof text);
-    int ntext = 0;
-    text[ntext].compression = PNG_TEXT_COMPRESSION_NONE;
-    text[ntext].key = (char *)"Software";
-    text[ntext++].text = (char *)"winent-stream " WINENT_VERSION_STRING;
-    /* The description, and the stretch the colours span. */
-    const char *unit = pv->o.unit ? pv->o.unit : "";
-    const char *d = pv->o.description ? pv->o.description : "Local Shannon entropy";
-    size_t tn = strlen(d) + 320;
-    if ((w->text = malloc(tn)) == NULL)
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the preview");
-    snprintf(w->text, tn,
-             "%s; colours from %.6g %s (the first, and below) to %.6g %s (the last, and above): "
-             "%s",
-             d, pv->lo, unit, pv->hi, unit,
-             pv->o.range_given ? "--preview-range"
-             : pv->hi == pv->o.vmax && pv->lo == 0.0
-                 ? "the largest entropy the options allow (no spread to stretch)"
-                 : "the 2nd and 98th percentiles of the preview's pixels");
-    text[ntext].compression = PNG_TEXT_COMPRESSION_NONE;
-    text[ntext].key = (char *)"Description";
-    text[ntext++].text = w->text;
-    png_set_text(w->png, w->info, text, ntext);
+    text[0].compression = PNG_TEXT_COMPRESSION_NONE;
+    text[0].key = (char *)"Software";
+    text[0].text = (char *)"winent-stream " WINENT_VERSION_STRING;
+    text[1].compression = PNG_TEXT_COMPRESSION_NONE;
+    text[1].key = (char *)"Description";
+    text[1].text = w->text;
+    png_set_text(w->png, w->info, text, 2);
     /* A quicklook: deflate's fastest level and no filter. Measured on
      * 1024-pixel previews, 3-8x faster than libpng's defaults (level 6,
      * adaptive filters) and the file smaller too: colour-mapped pixels
@@ -932,32 +970,43 @@ static winent_status png_begin(winent_preview *pv, winent_err *err)
     return WINENT_OK;
 }
 
-/* Canvas rows [y0, y1) into the PNG. */
-static winent_status png_rows(winent_preview *pv, int y0, int y1, winent_err *err)
+/* The preview's own PNG started: exactly the image, so that its world
+ * file places every pixel. */
+static winent_status png_begin_image(winent_preview *pv, winent_err *err)
 {
-    winent_png *w = &pv->out;
+    const char *d = pv->o.description ? pv->o.description : "Local Shannon entropy";
+    return png_begin(pv, &pv->out, &pv->file, pv->o.path, pv->pw, pv->ph, d, err);
+}
+
+/* Rows [y0, y1) into the PNG w: of the image, or of the legend laid out
+ * as `l` (when not NULL). */
+static winent_status png_rows(winent_preview *pv, winent_png *w, const layout *l, int y0, int y1,
+                              winent_err *err)
+{
     w->ps->err = err;
     if (setjmp(png_jmpbuf(w->png)))
         return w->ps->st != WINENT_OK
                    ? w->ps->st
-                   : WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: libpng failed", pv->o.path);
+                   : WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: libpng failed", w->ps->path);
     for (int y = y0; y < y1; y++) {
         if (pv->o.stop && __atomic_load_n(pv->o.stop, __ATOMIC_RELAXED))
             return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
-        render_row(pv, &w->l, (const uint8_t(*)[3])w->cmap, y, w->row);
+        if (l)
+            render_legend_row(l, (const uint8_t(*)[3])w->cmap, y, w->row);
+        else
+            render_row(pv, (const uint8_t(*)[3])w->cmap, y, w->row);
         png_write_row(w->png, w->row);
     }
     return WINENT_OK;
 }
 
-static winent_status png_end(winent_preview *pv, winent_err *err)
+static winent_status png_end(winent_png *w, winent_err *err)
 {
-    winent_png *w = &pv->out;
     w->ps->err = err;
     if (setjmp(png_jmpbuf(w->png)))
         return w->ps->st != WINENT_OK
                    ? w->ps->st
-                   : WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: libpng failed", pv->o.path);
+                   : WINENT_ERR(err, WINENT_ERR_OUTPUT, "%s: libpng failed", w->ps->path);
     png_write_end(w->png, w->info);
     return WINENT_OK;
 }
@@ -1043,6 +1092,27 @@ fail:
     return st;
 }
 
+/* The legend in its own PNG (NAME.legend.png): the colour bar with the
+ * stretch's ends and middle. Beside the image rather than below it, so
+ * that the image is exactly the map's extent. */
+static winent_status write_legend(winent_preview *pv, winent_err *err)
+{
+    if (!pv->side_open[SIDE_LEGEND])
+        return WINENT_OK;
+    layout l;
+    make_layout(pv, &l);
+    winent_png w;
+    memset(&w, 0, sizeof w);
+    winent_status st = png_begin(pv, &w, &pv->side[SIDE_LEGEND], pv->side[SIDE_LEGEND].name, l.cw,
+                                 l.ch, "Legend of a local Shannon entropy preview", err);
+    if (st == WINENT_OK)
+        st = png_rows(pv, &w, &l, 0, l.ch, err);
+    if (st == WINENT_OK)
+        st = png_end(&w, err);
+    png_release(&w);
+    return st;
+}
+
 winent_status winent_preview_flush(winent_preview *pv, winent_err *err)
 {
     winent_png *w = &pv->out;
@@ -1057,9 +1127,9 @@ winent_status winent_preview_flush(winent_preview *pv, winent_err *err)
     pthread_mutex_unlock(&pv->lock);
     if (n == w->next)
         return WINENT_OK;
-    winent_status st = w->started ? WINENT_OK : png_begin(pv, err);
+    winent_status st = w->started ? WINENT_OK : png_begin_image(pv, err);
     if (st == WINENT_OK)
-        st = png_rows(pv, w->next, n, err);
+        st = png_rows(pv, w, NULL, w->next, n, err);
     if (st != WINENT_OK)
         w->failed = st;
     else
@@ -1076,11 +1146,11 @@ winent_status winent_preview_write(winent_preview *pv, winent_err *err)
     winent_status st = w->failed != WINENT_OK ? winent_preview_flush(pv, err) : stretch_of(pv, err);
     if (st == WINENT_OK)
         st = winent_preview_flush(pv, err);
-    if (st == WINENT_OK) /* the legend, below the image */
-        st = png_rows(pv, pv->ph, w->l.ch, err);
     if (st == WINENT_OK)
-        st = png_end(pv, err);
+        st = png_end(w, err);
     png_release(w);
+    if (st == WINENT_OK)
+        st = write_legend(pv, err);
     if (st == WINENT_OK)
         st = write_sidecars(pv, err);
     if (st != WINENT_OK)
@@ -1092,8 +1162,8 @@ winent_status winent_preview_commit(winent_preview *pv, winent_err *err)
 {
     pv->file_open = 0;
     winent_status st = winent_outfile_commit(&pv->file, err);
-    /* The world file and PAM file after the PNG they describe. */
-    for (int k = 0; k < 2; k++) {
+    /* The files beside it after the PNG they describe. */
+    for (int k = 0; k < SIDE_COUNT; k++) {
         if (!pv->side_open[k])
             continue;
         pv->side_open[k] = 0;
@@ -1111,7 +1181,7 @@ void winent_preview_abort(winent_preview *pv)
         winent_outfile_abort(&pv->file);
         pv->file_open = 0;
     }
-    for (int k = 0; pv && k < 2; k++)
+    for (int k = 0; pv && k < SIDE_COUNT; k++)
         if (pv->side_open[k]) {
             winent_outfile_abort(&pv->side[k]);
             pv->side_open[k] = 0;

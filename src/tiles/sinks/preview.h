@@ -14,12 +14,14 @@
  * the caller's (--preview-range), else the 2nd and 98th percentiles of the
  * image's valid means (numpy's default, linear interpolation between
  * ranks), found once every row is in: the image is a reduced-resolution
- * overview of the map, gathered in the same pass. A legend bar below the
- * image shows the colour map with the stretch's ends and middle labelled
- * in the map's unit ("lo", "mid", "hi unit"). Written as 8-bit RGBA with
- * libpng. A georeferenced map's preview gets a world file (NAME.pgw for
- * NAME.png) and a GDAL PAM file (NAME.png.aux.xml: the CRS and the
- * geotransform) beside it, so that GIS tools place the image.
+ * overview of the map, gathered in the same pass. The PNG is exactly the
+ * image (pw x ph), so that a world file places every pixel of it on the
+ * map. Written as 8-bit RGBA with libpng. Beside a PNG written to a file:
+ * its legend, NAME.legend.png for NAME.png (the colour map as a bar, the
+ * stretch's ends and middle labelled in the map's unit: "lo", "mid",
+ * "hi unit"); and, for a georeferenced map, a world file (NAME.pgw) and a
+ * GDAL PAM file (NAME.png.aux.xml: the CRS and the geotransform), so that
+ * GIS tools place the image.
  *
  * Rows arrive in any order, from any thread, in pieces of any height:
  * each piece is summed by its thread into a scratch of its own (values in
@@ -34,8 +36,8 @@
  *
  * The files go through outfiles (outfile.h): temporary files beside the
  * targets from winent_preview_open on, renamed only by
- * winent_preview_commit (the PNG first, then the world file and the PAM
- * file); winent_preview_abort removes them.
+ * winent_preview_commit (the PNG first, then the world file, the PAM
+ * file and the legend); winent_preview_abort removes them.
  */
 #ifndef WINENT_PREVIEW_H
 #define WINENT_PREVIEW_H
@@ -88,12 +90,18 @@ uint64_t winent_preview_rows_bytes(const winent_preview_opts *o, int64_t map_row
  * 0, or -1 when a name does not fit its `cap` bytes. Pure. */
 int winent_preview_sidecar_names(const char *path, char *pgw, char *aux, size_t cap);
 
+/* The name of the legend beside a preview `path` written through a
+ * temporary file: NAME.legend.png for NAME.png (the extension kept as
+ * given). Returns 0, or -1 when it does not fit `cap` bytes. Pure. */
+int winent_preview_legend_name(const char *path, char *legend, size_t cap);
+
 /* The checks due before any work, usage errors (WINENT_ERR_USAGE) with a
  * one-line message: the name must end in .png (any case) unless it is
  * written in place (a device, a pipe, /dev/fd/N, "-"); it must not be the
  * input (as winent_output_check decides for the output) nor the job's
  * output (the same file, device or pipe, or the same new name), and
- * neither may its world file or PAM file (winent_preview_sidecar_names).
+ * neither may its legend, world file or PAM file
+ * (winent_preview_legend_name, winent_preview_sidecar_names).
  * `input` and `output` may be NULL (none to compare). A name that cannot be
  * an output at all is WINENT_ERR_OUTPUT. Reads metadata only.
  * Thread-safe. */
@@ -128,14 +136,14 @@ winent_status winent_preview_add_rows(winent_preview *pv, winent_preview_scratch
  * WINENT_ERR_INTERNAL; after one, every later call fails. */
 winent_status winent_preview_flush(winent_preview *pv, winent_err *err);
 
-/* Every row added: the rows not yet written, the legend, the PNG's end.
+/* Every row added: the rows not yet written, the PNG's end, the legend.
  * The thread of winent_preview_flush, after the last add. Errors:
  * WINENT_ERR_OUTPUT, WINENT_ERR_INTERRUPTED, WINENT_ERR_INTERNAL (rows
  * missing). */
 winent_status winent_preview_write(winent_preview *pv, winent_err *err);
 
 /* After winent_preview_write: fsync, rename into place (outfile.h): the
- * PNG, then its world file and PAM file. */
+ * PNG, then its world file, PAM file and legend. */
 winent_status winent_preview_commit(winent_preview *pv, winent_err *err);
 
 /* Remove the temporary file (a failed job). Safe after commit or twice. */

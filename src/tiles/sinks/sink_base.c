@@ -24,6 +24,31 @@ int winent_sink_nmaps(const winent_sink_opts *o)
     return o->nmaps > 1 && o->maps ? o->nmaps : 1;
 }
 
+/* Pixels of the window of `c`: KX x KY, or the disk's (scikit-image's
+ * morphology.disk: dx^2 + dy^2 <= r^2). */
+static int window_pixels(const winent_compute_opts *c)
+{
+    if (!c->disk)
+        return c->kx * c->ky;
+    int r = c->kx / 2, n = 0;
+    for (int dy = -r; dy <= r; dy++)
+        for (int dx = -r; dx <= r; dx++)
+            n += dx * dx + dy * dy <= r * r;
+    return n;
+}
+
+int winent_sink_window_pixels(const winent_sink_opts *o)
+{
+    winent_compute_opts dflt;
+    winent_compute_opts_default(&dflt);
+    int least = window_pixels(o->compute ? o->compute : &dflt);
+    for (int m = 0; o->nmaps > 1 && o->maps && m < o->nmaps; m++) {
+        int n = o->maps[m].compute ? window_pixels(o->maps[m].compute) : least;
+        least = n < least ? n : least;
+    }
+    return least;
+}
+
 void winent_sink_out_sample(const winent_sink_opts *o, winent_out_sample *q)
 {
     double top = 0.0;

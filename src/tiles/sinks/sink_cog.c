@@ -240,10 +240,11 @@ static winent_status state_create(winent_sink *s, int sink_owned, cog_state **ou
                            ? WINENT_OK
                            : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     if (st == WINENT_OK && (!sink_owned || !own_ovr))
-        st = winent_tile_codec_create(o->compress, o->level, t->g.side, &t->q, &e->codec, err);
+        st = winent_tile_codec_create(o->compress, o->level, t->g.side, &t->q,
+                                      winent_sink_window_pixels(o), &e->codec, err);
     if (st == WINENT_OK && own_ovr)
         st = winent_tile_codec_create(WINENT_COMPRESS_ZSTD, WINENT_COG_OVR_ZSTD_LEVEL, t->g.side,
-                                      &t->q, &e->ovr, err);
+                                      &t->q, winent_sink_window_pixels(o), &e->ovr, err);
     if (st != WINENT_OK) {
         state_free(e);
         return st;
@@ -733,8 +734,10 @@ static int add_structure(winent_tiff_dir *d, const winent_sink_opts *o, const wi
     bad |= winent_tiff_dir_add_short(d, 277, (uint16_t)nmaps);
     bad |= winent_tiff_dir_add_short(d, 284, nmaps == 1 ? 1 : 2); /* contiguous, or separate */
     if (o->compress != WINENT_COMPRESS_NONE)
-        bad |= winent_tiff_dir_add_short(
-            d, 317, (uint16_t)winent_tile_codec_tiff_predictor(o->compress, o->out_type));
+        bad |=
+            winent_tiff_dir_add_short(d, 317,
+                                      (uint16_t)winent_tile_codec_tiff_predictor(
+                                          o->compress, o->out_type, winent_sink_window_pixels(o)));
     bad |= winent_tiff_dir_add_long(d, 322, (uint32_t)g->side);
     bad |= winent_tiff_dir_add_long(d, 323, (uint32_t)g->side);
     bad |= winent_tiff_dir_add(d, 324, WINENT_TIFF_OFFSETS, ntiles, zeros);

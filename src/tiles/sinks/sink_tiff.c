@@ -135,9 +135,10 @@ static winent_status tiff_encoder_create(winent_sink *s, void **enc, winent_err 
     if (e == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     e->tile = malloc((size_t)t->side * (size_t)t->side * sizeof(float));
-    winent_status st = e->tile ? winent_tile_codec_create(s->opts.compress, s->opts.level, t->side,
-                                                          &t->q, &e->codec, err)
-                               : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    winent_status st =
+        e->tile ? winent_tile_codec_create(s->opts.compress, s->opts.level, t->side, &t->q,
+                                           winent_sink_window_pixels(&s->opts), &e->codec, err)
+                : WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     if (st != WINENT_OK) {
         free(e->tile);
         free(e);
@@ -380,7 +381,8 @@ static winent_status tiff_open(winent_sink *s, winent_err *err)
     ok &= TIFFSetField(tif, TIFFTAG_COMPRESSION, winent_tile_codec_tiff_compression(o->compress));
     if (o->compress != WINENT_COMPRESS_NONE)
         ok &= TIFFSetField(tif, TIFFTAG_PREDICTOR,
-                           winent_tile_codec_tiff_predictor(o->compress, o->out_type));
+                           winent_tile_codec_tiff_predictor(o->compress, o->out_type,
+                                                            winent_sink_window_pixels(o)));
     char software[64];
     snprintf(software, sizeof software, "winent-stream %s", WINENT_VERSION_STRING);
     ok &= TIFFSetField(tif, TIFFTAG_SOFTWARE, software);

@@ -74,6 +74,7 @@
     X(VSIFOpenL) \
     X(VSIFReadL) \
     X(VSIFSeekL) \
+    X(VSIFTellL) \
     X(VSIGetMemFileBuffer) \
     X(VSIRmdirRecursive) \
     X(VSIStatL) \

@@ -140,6 +140,47 @@ static winent_status check_raw(GDALDatasetH ds, const char *driver, const char *
                       band, (long long)row);
 }
 
+/* ---- Text grids ------------------------------------------------------------ */
+
+/* Grids written as numbers in text: a file cut inside its last number
+ * reads that number as another one (1234 as 12), without a word. */
+static const char *const text_drivers[] = {"AAIGrid", "GSAG", "XYZ", "ZMap", "USGSDEM"};
+
+static int is_text_driver(const char *d)
+{
+    for (size_t i = 0; d != NULL && i < sizeof text_drivers / sizeof *text_drivers; i++)
+        if (strcmp(d, text_drivers[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Every writer of these grids ends the file with a line end (USGS DEM
+ * with the blanks that pad its records): a file whose last byte is not
+ * white space ends inside a value, so it is cut short. */
+static winent_status check_text(const char *name, char **files, winent_err *err)
+{
+    if (files == NULL || files[0] == NULL)
+        return WINENT_OK;
+    VSILFILE *fp = gd()->VSIFOpenL(files[0], "rb");
+    if (fp == NULL)
+        return WINENT_OK; /* reading it fails, and says why */
+    unsigned char last = ' ';
+    if (gd()->VSIFSeekL(fp, 0, SEEK_END) == 0) {
+        vsi_l_offset size = gd()->VSIFTellL(fp);
+        if (size > 0 && gd()->VSIFSeekL(fp, size - 1, SEEK_SET) == 0 &&
+            gd()->VSIFReadL(&last, 1, 1, fp) != 1)
+            last = ' ';
+    }
+    gd()->VSIFCloseL(fp);
+    if (last == ' ' || last == '\t' || last == '\r' || last == '\n')
+        return WINENT_OK;
+    return WINENT_ERR(err, WINENT_ERR_INPUT,
+                      "%s: %s%s ends inside a value (a whole grid ends with a line end): the "
+                      "file is cut short, and its last value would read as another number",
+                      name, strcmp(name, files[0]) == 0 ? "it" : "its file ",
+                      strcmp(name, files[0]) == 0 ? "" : files[0]);
+}
+
 /* ---- Classic NetCDF (CDF-1, CDF-2, CDF-5) ---------------------------------- */
 
 typedef struct cdf {
@@ -483,7 +524,7 @@ static winent_status check_sources(char **files, const char *name, int depth, wi
         const char *dn = d != NULL ? gd()->GDALGetDriverShortName(d) : NULL;
         if (f == files && dn != NULL && strcmp(dn, "VRT") == 0)
             continue; /* the VRT itself */
-        int wanted = is_raw_driver(dn);
+        int wanted = is_raw_driver(dn) || is_text_driver(dn);
         for (size_t i = 0; dn != NULL && i < sizeof checked / sizeof *checked; i++)
             wanted |= strcmp(dn, checked[i]) == 0;
         if (!wanted)
@@ -511,6 +552,8 @@ static winent_status check_dataset(GDALDatasetH ds, const char *name, int depth,
         st = check_raw(ds, driver, name, files, err);
     else if (strcmp(driver, "netCDF") == 0)
         st = check_netcdf(name, files, err);
+    else if (is_text_driver(driver))
+        st = check_text(name, files, err);
     else if (strcmp(driver, "VRT") == 0) {
         st = check_vrt_raw(ds, name, files, err);
         if (st == WINENT_OK && files != NULL)

@@ -49,7 +49,9 @@
 
 #include "batch_load.h"
 #include "gdal_api.h"
+#include "gdal_msgs.h"
 #include "gdal_sizes.h"
+#include "gdal_tiff.h"
 #include "source_internal.h"
 #include "tiff_common.h"
 
@@ -71,151 +73,7 @@ static inline const winent_gdal_api *gd(void)
     return winent_gdal_api_get(NULL);
 }
 
-/* ---- GDAL's messages, per thread --------------------------------------- */
-
-/* GDAL's messages about one handle's calls. Written by GDAL's error
- * handler on the thread that made the call (the handler is pushed on that
- * thread's own stack), so by one thread. */
-typedef struct gdal_msgs {
-    unsigned magic;             /* MSGS_MAGIC: the handler's user data is ours */
-    char first[WINENT_MSG_MAX]; /* the first failure, else the first warning */
-    int failures, warnings;
-    char below[160];            /* what HDF5 said under GDAL's next message, if any */
-    int http_limits; /* msgs_begin set the HTTP time limits on this thread */
-} gdal_msgs;
-
-#define MSGS_MAGIC 0x57474d53u
-
-static void keep_message(gdal_msgs *m, const char *msg)
-{
-    snprintf(m->first, sizeof m->first, "%s", msg ? msg : "");
-    /* One line: GDAL's messages may hold newlines. */
-    for (char *c = m->first; *c; c++)
-        if (*c == '\n' || *c == '\r')
-            *c = ' ';
-}
-
-static void CPL_STDCALL on_gdal_message(CPLErr cls, CPLErrorNum num, const char *msg)
-{
-    (void)num;
-    gdal_msgs *m = gd()->CPLGetErrorHandlerUserData();
-    if (m == NULL || cls == CE_None || cls == CE_Debug)
-        return;
-    if (cls >= CE_Failure) {
-        if (m->failures++ == 0) {
-            keep_message(m, msg);
-            if (m->below[0]) /* the cause, as HDF5 gave it */
-                snprintf(m->first + strlen(m->first), sizeof m->first - strlen(m->first),
-                         " (HDF5: %s)", m->below);
-        }
-        m->below[0] = '\0';
-        return;
-    }
-    m->below[0] = '\0';
-    /* A network read that GDAL retries (/vsicurl/, /vsis3/: "HTTP error
-     * code: 503 ... Retrying again in 2.0 secs") loses nothing: a retry
-     * that fails in the end is an error of its own. */
-    if (msg != NULL && (strstr(msg, "Retrying") != NULL || strstr(msg, "retrying") != NULL))
-        return;
-    if (m->warnings++ == 0 && m->failures == 0)
-        keep_message(m, msg);
-}
-
-/* HDF5's error stack, instead of being printed: its innermost entry (the
- * cause: "incorrect metadata checksum after all read attempts") kept for
- * GDAL's next failure message on this thread, whose handler's user data
- * is the gdal_msgs (HDF5 calls come from GDAL, under our handler). */
-typedef struct h5_error { /* H5E_error2_t, HDF5 1.10 and later */
-    int64_t cls_id, maj_num, min_num;
-    unsigned line;
-    const char *func_name, *file_name, *desc;
-} h5_error;
-
-static int h5_innermost(unsigned n, const void *desc, void *client)
-{
-    const h5_error *e = desc;
-    gdal_msgs *m = client;
-    if (n == 0 && e->desc != NULL) {
-        snprintf(m->below, sizeof m->below, "%s", e->desc);
-        for (char *c = m->below; *c; c++)
-            if (*c == '\n' || *c == '\r')
-                *c = ' ';
-    }
-    return 0;
-}
-
-static int h5_on_error(int64_t estack, void *client)
-{
-    (void)client;
-    gdal_msgs *m = gd()->CPLGetErrorHandlerUserData();
-    if (m != NULL && m->magic == MSGS_MAGIC && gd()->H5Ewalk2 != NULL)
-        gd()->H5Ewalk2(estack, 0 /* H5E_WALK_UPWARD: the innermost first */, h5_innermost, m);
-    return 0;
-}
-
-/* GDAL's HTTP reads (/vsicurl/, /vsis3/, a URL) have no time limit of
- * their own: a server that accepts and never answers holds a read forever.
- * Unless the user set any of GDAL's own options for it (environment,
- * GDAL's configuration file, CPLSetConfigOption), a connection must open
- * within 30 s and a transfer must not stay under 1 byte/s for 60 s; a
- * failed read is then an input error like any other. */
-static const char *const http_user_options[] = {
-    "GDAL_HTTP_CONNECTTIMEOUT", "GDAL_HTTP_TIMEOUT",   "GDAL_HTTP_LOW_SPEED_TIME",
-    "GDAL_HTTP_LOW_SPEED_LIMIT", "GDAL_HTTP_MAX_RETRY",
-};
-static const char *const http_limits[][2] = {
-    {"GDAL_HTTP_CONNECTTIMEOUT", "30"},
-    {"GDAL_HTTP_LOW_SPEED_TIME", "60"},
-    {"GDAL_HTTP_LOW_SPEED_LIMIT", "1"},
-};
-
-static int http_user_set(void)
-{
-    for (size_t i = 0; i < sizeof http_user_options / sizeof *http_user_options; i++)
-        if (gd()->CPLGetConfigOption(http_user_options[i], NULL) != NULL)
-            return 1;
-    return 0;
-}
-
-/* Calls into GDAL on this thread report to `m` from here to msgs_end,
- * and decode on this thread alone (GDAL_NUM_THREADS, a thread-local
- * setting): the job's workers are the one thread budget. The HTTP time
- * limits above are thread-local settings too (GDAL reads them when it
- * opens a connection, on the calling thread): nothing changes for other
- * users of GDAL in the process. */
-static void msgs_begin(gdal_msgs *m)
-{
-    memset(m, 0, sizeof *m);
-    m->magic = MSGS_MAGIC;
-    if (gd()->h5_per_thread && gd()->H5Eset_auto2)
-        gd()->H5Eset_auto2(0 /* H5E_DEFAULT: this thread's stack */, h5_on_error, NULL);
-    gd()->CPLPushErrorHandlerEx(on_gdal_message, m);
-    gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", "1");
-    /* No file but the outputs is written: /vsigzip/ would otherwise save
-     * its index as NAME.gz.properties beside the input when the handle
-     * closes, replacing any file of that name. */
-    gd()->CPLSetThreadLocalConfigOption("CPL_VSIL_GZIP_WRITE_PROPERTIES", "NO");
-    if (!http_user_set()) {
-        m->http_limits = 1;
-        for (size_t i = 0; i < sizeof http_limits / sizeof *http_limits; i++)
-            gd()->CPLSetThreadLocalConfigOption(http_limits[i][0], http_limits[i][1]);
-    }
-}
-
-static void msgs_end(void)
-{
-    /* Silent again, not ours: HDF5 prints "infinite loop closing library"
-     * at exit wherever a function is set. */
-    if (gd()->h5_per_thread && gd()->H5Eset_auto2)
-        gd()->H5Eset_auto2(0, NULL, NULL);
-    const gdal_msgs *m = gd()->CPLGetErrorHandlerUserData();
-    if (m != NULL && m->http_limits)
-        for (size_t i = 0; i < sizeof http_limits / sizeof *http_limits; i++)
-            gd()->CPLSetThreadLocalConfigOption(http_limits[i][0], NULL);
-    gd()->CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
-    gd()->CPLSetThreadLocalConfigOption("CPL_VSIL_GZIP_WRITE_PROPERTIES", NULL);
-    gd()->CPLPopErrorHandler();
-}
+typedef winent_gdal_msgs gdal_msgs;
 
 static pthread_once_t gdal_once = PTHREAD_ONCE_INIT;
 
@@ -230,9 +88,9 @@ static void gdal_init_once(void)
     if (gd()->H5Eset_auto2)
         gd()->H5Eset_auto2(0 /* H5E_DEFAULT */, NULL, NULL);
     gdal_msgs m;
-    msgs_begin(&m);
+    winent_gdal_msgs_begin(&m);
     gd()->GDALAllRegister();
-    msgs_end();
+    winent_gdal_msgs_end();
 }
 
 /* Load GDAL and register its drivers, once: NULL when done, else why it
@@ -264,9 +122,9 @@ static const char *identify_driver(const char *name, const uint8_t *head, size_t
             return NULL;
         gd()->VSIFCloseL(f);
     }
-    msgs_begin(&m);
+    winent_gdal_msgs_begin(&m);
     GDALDriverH d = gd()->GDALIdentifyDriverEx(name ? name : mem, GDAL_OF_RASTER, NULL, NULL);
-    msgs_end();
+    winent_gdal_msgs_end();
     if (name == NULL)
         gd()->VSIUnlink(mem);
     return d != NULL ? gd()->GDALGetDriverShortName(d) : NULL;
@@ -320,9 +178,9 @@ static void close_handle(gdal_handle *h)
 {
     if (h->ds) {
         gdal_msgs m;
-        msgs_begin(&m);
+        winent_gdal_msgs_begin(&m);
         gd()->GDALClose(h->ds);
-        msgs_end();
+        winent_gdal_msgs_end();
     }
     h->ds = NULL;
     free(h->band);
@@ -385,17 +243,17 @@ static winent_status handle_bands(gdal_impl *g, gdal_handle *h, winent_err *err)
 
 static winent_status open_handle(gdal_impl *g, gdal_handle *h, winent_err *err)
 {
-    msgs_begin(&h->msgs);
+    winent_gdal_msgs_begin(&h->msgs);
     h->ds = gd()->GDALOpenEx(
         g->open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, NULL, NULL, NULL);
-    msgs_end();
+    winent_gdal_msgs_end();
     if (h->ds == NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL cannot open it: %s", g->name,
                           h->msgs.first[0] ? h->msgs.first : "unknown error");
     gdal_msgs m; /* the band and mask getters' messages: never printed */
-    msgs_begin(&m);
+    winent_gdal_msgs_begin(&m);
     winent_status st = handle_bands(g, h, err);
-    msgs_end();
+    winent_gdal_msgs_end();
     return st;
 }
 
@@ -440,7 +298,7 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item, winent_e
     ex.pfnProgress = stop_progress;
     ex.pProgressData = (void *)g->stop;
 
-    msgs_begin(&h->msgs);
+    winent_gdal_msgs_begin(&h->msgs);
     CPLErr e = CE_None;
     int failed_band = g->band;
     if (g->nsel > 1 && !widened) {
@@ -485,7 +343,7 @@ static winent_status read_item(gdal_impl *g, gdal_handle *h, long item, winent_e
      * rather than leave them for its LRU to evict under its lock. */
     if ((y0 + rows) % g->block_h == 0 || y0 + rows == g->height)
         gd()->GDALFlushCache(h->ds);
-    msgs_end();
+    winent_gdal_msgs_end();
 
     if (g->stop != NULL && __atomic_load_n(g->stop, __ATOMIC_RELAXED))
         return WINENT_ERR(err, WINENT_ERR_INTERRUPTED, "interrupted");
@@ -564,10 +422,10 @@ static winent_status gdal_stats(winent_source *s, int k, winent_band_stats *st, 
     if (g->nhandles < 1 || g->h[0].band == NULL || g->h[0].band[k] == NULL)
         return WINENT_OK;
     gdal_msgs m;
-    msgs_begin(&m);
+    winent_gdal_msgs_begin(&m);
     CPLErr e = gd()->GDALGetRasterStatistics(g->h[0].band[k], FALSE, FALSE, &mn, &mx, &mean, &sd);
     const char *approx = gd()->GDALGetMetadataItem(g->h[0].band[k], "STATISTICS_APPROXIMATE", NULL);
-    msgs_end();
+    winent_gdal_msgs_end();
     if (e == CE_None && !(approx && gd()->CPLTestBool(approx)) && isfinite(mn) && isfinite(mx) &&
         mn <= mx) {
         st->found = 1;
@@ -795,7 +653,7 @@ static winent_status georef_from_gdal(gdal_impl *g, GDALDatasetH ds, winent_err 
     snprintf(name, sizeof name, "%s/g.tif", dir);
     winent_status st = WINENT_OK;
     gdal_msgs msgs;
-    msgs_begin(&msgs);
+    winent_gdal_msgs_begin(&msgs);
     GDALDatasetH t = gd()->GDALCreate(gtiff, name, 1, 1, 1, GDT_Byte, NULL);
     if (t != NULL) {
         if (has_gt)
@@ -809,7 +667,7 @@ static winent_status georef_from_gdal(gdal_impl *g, GDALDatasetH ds, winent_err 
             gd()->GDALSetMetadataItem(t, GDALMD_AREA_OR_POINT, aop, NULL);
         gd()->GDALClose(t);
     }
-    msgs_end();
+    winent_gdal_msgs_end();
     vsi_l_offset len = 0;
     GByte *buf = gd()->VSIGetMemFileBuffer(name, &len, FALSE);
     if (buf != NULL && len > 0) {
@@ -985,7 +843,7 @@ static winent_status files_read(winent_source *s, GDALDatasetH ds, uint64_t *byt
     uint64_t total = 0;
     gdal_msgs m;
     int oom = 0;
-    msgs_begin(&m);
+    winent_gdal_msgs_begin(&m);
     char **files = gd()->GDALGetFileList(ds);
     for (char **f = files; f != NULL && *f != NULL; f++) {
         VSIStatBufL st;
@@ -996,7 +854,7 @@ static winent_status files_read(winent_source *s, GDALDatasetH ds, uint64_t *byt
             oom = nested_vrt_files(s, *f, 1) != 0;
     }
     gd()->CSLDestroy(files);
-    msgs_end();
+    winent_gdal_msgs_end();
     *bytes = total;
     if (oom)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
@@ -1127,9 +985,9 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: %s",
                           strcmp(o->path, "-") == 0 ? "standard input" : o->path, no_gdal);
     gdal_msgs m;
-    msgs_begin(&m);
+    winent_gdal_msgs_begin(&m);
     winent_status st = gdal_open(o, open_path, tiff, s, err);
-    msgs_end();
+    winent_gdal_msgs_end();
     return st;
 }
 
@@ -1157,15 +1015,15 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
         /* A local file only: a name GDAL resolves (a URL, /vsizip/) is
          * left to GDAL, which reports on it in its own words. */
         gdal_msgs m;
-        msgs_begin(&m);
+        winent_gdal_msgs_begin(&m);
         st = winent_gdal_check_netcdf_header(open_path, g->name, err);
-        msgs_end();
+        winent_gdal_msgs_end();
         WINENT_TRY(st);
     }
-    msgs_begin(&h0->msgs);
+    winent_gdal_msgs_begin(&h0->msgs);
     h0->ds = gd()->GDALOpenEx(open_path, GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
                               NULL, NULL, NULL);
-    msgs_end();
+    winent_gdal_msgs_end();
     if (h0->ds == NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL cannot open it: %s", g->name,
                           h0->msgs.first[0] ? h0->msgs.first : "not a raster GDAL knows");
@@ -1219,9 +1077,21 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
         /* A file shorter than its header: an input error before any read
          * (GDAL would read zeros in some drivers). */
         gdal_msgs m;
-        msgs_begin(&m);
+        winent_gdal_msgs_begin(&m);
         st = winent_gdal_check_sizes(ds, g->name, err);
-        msgs_end();
+        winent_gdal_msgs_end();
+        if (st != WINENT_OK)
+            goto fail;
+    }
+    if (!tiff) {
+        /* Every TIFF it reads as strictly as a TIFF given directly, and
+         * every driver one known to report a file cut short (gdal_tiff.h).
+         * A TIFF file given directly (`tiff`) has its libtiff check
+         * beside it already. */
+        gdal_msgs m;
+        winent_gdal_msgs_begin(&m);
+        st = winent_gdal_check_tiffs(o, ds, open_path, &s->verify, err);
+        winent_gdal_msgs_end();
         if (st != WINENT_OK)
             goto fail;
     }

@@ -150,6 +150,26 @@ long winent_source_read_fd(int fd, void *dst, size_t n, const volatile int *stop
 winent_status winent_source_tiff_open(const winent_source_opts *o, const char *open_path,
                                       winent_source *s, winent_err *err);
 
+/* Where a TIFF source's libtiff handles come from when libtiff cannot open
+ * the file by name: a TIFF that GDAL reaches through its own names
+ * (/vsizip/..., GTIFF_DIR:2:f.tif, a VRT's source), read through GDAL's
+ * VSI layer (gdal_tiff.c). `open` gives a handle at the image's directory,
+ * its messages into `m` (NULL with m->first_error on failure); it is
+ * called once per decoding thread, from that thread. The source owns `ctx`
+ * once opened (free_ctx, may be NULL, frees it). */
+struct tiff;
+struct winent_tiff_msgs;
+typedef struct winent_tiff_io {
+    struct tiff *(*open)(void *ctx, struct winent_tiff_msgs *m);
+    void (*free_ctx)(void *ctx);
+    void *ctx;
+} winent_tiff_io;
+
+/* winent_source_tiff_open over handles that `io` opens (`io->ctx` is the
+ * source's from the call on, freed with it even on failure). */
+winent_status winent_source_tiff_open_io(const winent_source_opts *o, const winent_tiff_io *io,
+                                         winent_source *s, winent_err *err);
+
 /* 1 when the TIFF at `open_path` may carry a mask that GDAL applies to its
  * bands: an alpha ExtraSample, an internal mask IFD (NewSubfileType bit 2),
  * or, when `path` is a file name, a PATH.msk beside it. A cheap look at the

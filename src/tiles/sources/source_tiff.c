@@ -51,6 +51,7 @@ typedef struct tiff_handle {
 typedef struct tiff_impl {
     const char *path;           /* borrowed: the name in messages */
     const char *open_path;      /* borrowed: what libtiff opens (path, or a spooled copy) */
+    winent_tiff_io io;          /* owned ctx: where handles come from instead (io.open) */
     const volatile int *stop;   /* borrowed, may be NULL: the job's stop flag */
     winent_batch_loader loader; /* owned: decodes a batch on par (batch_load.h) */
     int nhandles;
@@ -105,6 +106,8 @@ static void free_impl(void *p)
     free(t->h);
     free(t->batch);
     winent_batch_loader_free(&t->loader);
+    if (t->io.free_ctx != NULL)
+        t->io.free_ctx(t->io.ctx);
     winent_georef_clear(&t->georef);
     free(t);
 }
@@ -328,6 +331,30 @@ static winent_status load_batch(winent_source *s, tiff_impl *t, int y, winent_er
     return st;
 }
 
+/* `n` bytes at byte `off` of the file under `tif`: pread on a file libtiff
+ * opened by name (the descriptor's offset is left alone); through the
+ * handle's own procedures for one opened by t->io (libtiff seeks before
+ * each read of its own, so moving the position here is harmless). */
+static long read_at(const tiff_impl *t, TIFF *tif, void *buf, size_t n, uint64_t off)
+{
+    if (t->io.open == NULL)
+        return (long)pread(TIFFFileno(tif), buf, n, (off_t)off);
+    thandle_t fh = TIFFClientdata(tif);
+    if (TIFFGetSeekProc(tif)(fh, (toff_t)off, SEEK_SET) != (toff_t)off)
+        return -1;
+    return (long)TIFFGetReadProc(tif)(fh, buf, (tmsize_t)n);
+}
+
+/* The size of the file under `tif`, or -1. */
+static int64_t file_bytes(const tiff_impl *t, TIFF *tif)
+{
+    if (t->io.open == NULL) {
+        struct stat sb;
+        return fstat(TIFFFileno(tif), &sb) == 0 ? (int64_t)sb.st_size : -1;
+    }
+    return (int64_t)TIFFGetSizeProc(tif)(TIFFClientdata(tif));
+}
+
 /* Sliced strips: check the stream of strip `strip` (rows `rows`) to its
  * end, its raw bytes read a piece at a time (block_check.h). */
 static winent_status check_strip_stream(tiff_impl *t, tiff_handle *h, uint32_t strip, int rows,
@@ -335,12 +362,12 @@ static winent_status check_strip_stream(tiff_impl *t, tiff_handle *h, uint32_t s
 {
     const uint64_t off = TIFFGetStrileOffset(h->tif, strip);
     const uint64_t count = TIFFGetStrileByteCount(h->tif, strip);
-    const int fd = TIFFFileno(h->tif);
     const char *why = NULL;
     winent_block_check_begin(h->checker);
     for (uint64_t done = 0; done < count && why == NULL;) {
         size_t k = count - done < CHECK_CHUNK_BYTES ? (size_t)(count - done) : CHECK_CHUNK_BYTES;
-        ssize_t r = pread(fd, h->raw, k, (off_t)(off + done));
+        errno = EIO;
+        long r = read_at(t, h->tif, h->raw, k, off + done);
         if (r <= 0) {
             why = r < 0 ? strerror(errno) : "read failed (truncated file)";
             break;
@@ -546,7 +573,8 @@ static void setup_handle(TIFF *tif)
 static winent_status open_handle(tiff_impl *t, tiff_handle *h, winent_err *err)
 {
     /* "m": no memory mapping, which would hide read errors of truncated files. */
-    h->tif = winent_tiff_open(t->open_path, "rm", &h->msgs);
+    h->tif = t->io.open != NULL ? t->io.open(t->io.ctx, &h->msgs)
+                                : winent_tiff_open(t->open_path, "rm", &h->msgs);
     if (h->tif == NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: not a readable TIFF: %s", t->path,
                           h->msgs.first_error);
@@ -786,11 +814,11 @@ static winent_status plan_memory(tiff_impl *t, const winent_source_opts *o, TIFF
  * are checked, not only the band's: the file is whole or it is not. */
 static winent_status check_blocks(tiff_impl *t, tiff_handle *h, winent_err *err)
 {
-    struct stat sb;
     const char *kind = t->tiled ? "tile" : "strip";
-    if (fstat(TIFFFileno(h->tif), &sb) != 0)
+    const int64_t bytes = file_bytes(t, h->tif);
+    if (bytes < 0)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: cannot stat: %s", t->path, strerror(errno));
-    const uint64_t size = (uint64_t)sb.st_size;
+    const uint64_t size = (uint64_t)bytes;
     const uint32_t n = t->tiled ? TIFFNumberOfTiles(h->tif) : TIFFNumberOfStrips(h->tif);
     for (uint32_t i = 0; i < n; i++) {
         int bad_count = 0, bad_offset = 0;
@@ -827,15 +855,35 @@ static winent_status check_blocks(tiff_impl *t, tiff_handle *h, winent_err *err)
     return WINENT_OK;
 }
 
+static winent_status tiff_open(const winent_source_opts *o, const char *open_path,
+                               const winent_tiff_io *io, winent_source *s, winent_err *err);
+
 winent_status winent_source_tiff_open(const winent_source_opts *o, const char *open_path,
                                       winent_source *s, winent_err *err)
 {
+    return tiff_open(o, open_path, NULL, s, err);
+}
+
+winent_status winent_source_tiff_open_io(const winent_source_opts *o, const winent_tiff_io *io,
+                                         winent_source *s, winent_err *err)
+{
+    return tiff_open(o, NULL, io, s, err);
+}
+
+static winent_status tiff_open(const winent_source_opts *o, const char *open_path,
+                               const winent_tiff_io *io, winent_source *s, winent_err *err)
+{
     winent_status st = WINENT_OK;
     tiff_impl *t = calloc(1, sizeof *t);
-    if (t == NULL)
+    if (t == NULL) {
+        if (io != NULL && io->free_ctx != NULL)
+            io->free_ctx(io->ctx);
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    }
     t->path = o->path;
     t->open_path = open_path;
+    if (io != NULL)
+        t->io = *io;
     s->ops = &tiff_ops;
     s->impl = t;
     int want = o->par         ? o->par->workers

@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The CLI's two warnings about a map (docs/SPEC.md section 2), for
+arrays: samples that ``range`` clamps or squeezes into few bins
+(RangeWarning), and a saturated map (SaturationWarning). Counted over the
+whole array and said once: for an array in memory after its map is made,
+for a dask array when the last of its blocks is computed (each block
+adds the counts of its own pixels, never of its halo)."""
+import ctypes
+import math
+import threading
+import warnings
+from typing import Any, Dict, Tuple
+
+import numpy as np
+
+from . import _lib
+from ._blocks import valid_mask
+from ._warnings import RangeWarning, SaturationWarning
+
+# valid samples, below LO, above HI, smallest and largest valid finite
+# sample, valid map pixels, map pixels at the top.
+_FIELDS = 7
+
+
+def top_of(kx, ky, disk, base_name, bins):
+    """The largest entropy the options allow (winent_compute_top)."""
+    o = _lib.winent_compute_opts()
+    L = _lib.lib()
+    L.winent_compute_opts_default(ctypes.byref(o))
+    o.kx, o.ky, o.disk = kx, ky, disk
+    o.base = _lib.BASES[base_name]
+    o.bins = bins or 0
+    return float(L.winent_compute_top(ctypes.byref(o)))
+
+
+def window_area(kx, ky, disk):
+    """The pixels of a whole window: kx * ky, or a disk's."""
+    if not disk:
+        return kx * ky
+    r = kx // 2
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    return int((xx * xx + yy * yy <= r * r).sum())
+
+
+class Spec:
+    """What the counts are held against: the options of one call."""
+
+    def __init__(self, kx, ky, disk, base_name, bins, rng, nodata):
+        self.bins = bins or 0
+        # Only a range the caller gave can be wrong (range="auto" holds every sample).
+        self.range = tuple(rng) if self.bins and not isinstance(rng, str) and rng is not None \
+            else None
+        self.nodata = nodata
+        self.top = top_of(kx, ky, disk, base_name, self.bins)
+        self.at_top = np.float32(self.top * (1.0 - 5e-7)) if self.top > 0 else np.float32(np.inf)
+        self.area = window_area(kx, ky, disk)
+        self.base_name = base_name
+
+
+def counts(samples, emap, spec):
+    """The counts of one piece: `samples` (its input, numpy or masked) and
+    `emap` (its map, the same pixels)."""
+    c = np.zeros(_FIELDS)
+    c[3], c[4] = np.inf, -np.inf
+    m = np.asarray(emap)
+    c[5] = np.count_nonzero(~np.isnan(m))
+    c[6] = np.count_nonzero(m >= spec.at_top)
+    if spec.range is None:
+        return c
+    data = np.ma.getdata(samples)
+    valid = valid_mask(data, spec.nodata)
+    if isinstance(samples, np.ma.MaskedArray):
+        keep = ~np.ma.getmaskarray(samples)
+        valid = keep if valid is None else valid & keep
+    if valid is None:
+        valid = np.ones(data.shape, bool)
+    elif data.dtype.kind == "f":
+        valid = valid | np.isinf(data)  # infinities are clamped samples (valid_mask drops them)
+        if spec.nodata is not None and not math.isnan(float(spec.nodata)):
+            valid &= data != data.dtype.type(spec.nodata)
+    lo, hi = spec.range
+    c[0] = np.count_nonzero(valid)
+    c[1] = np.count_nonzero(valid & (data < lo))
+    c[2] = np.count_nonzero(valid & (data > hi))
+    finite = valid & np.isfinite(data) if data.dtype.kind == "f" else valid
+    if finite.any():
+        c[3] = float(data.min(where=finite, initial=np.inf if data.dtype.kind == "f"
+                              else np.iinfo(data.dtype).max))
+        c[4] = float(data.max(where=finite, initial=-np.inf if data.dtype.kind == "f"
+                              else np.iinfo(data.dtype).min))
+    return c
+
+
+def merge(parts):
+    c = np.zeros(_FIELDS)
+    c[3], c[4] = np.inf, -np.inf
+    for p in parts:
+        c[[0, 1, 2, 5, 6]] += p[[0, 1, 2, 5, 6]]
+        c[3], c[4] = min(c[3], p[3]), max(c[4], p[4])
+    return c
+
+
+def _range_text(rng):
+    return "range=(%.6g, %.6g)" % rng
+
+
+def range_message(c, spec):
+    """RangeWarning's line for the counts, or None."""
+    if spec.range is None or c[0] == 0:
+        return None
+    lo, hi = spec.range
+    valid, below, above = int(c[0]), int(c[1]), int(c[2])
+    if (below + above) * 100 > valid:
+        return ("%.1f %% of the samples (%d of %d) lie outside %s and were put in the end "
+                "bins (%d below, %d above): check the range, or use range='auto'"
+                % (100.0 * (below + above) / valid, below + above, valid, _range_text(spec.range),
+                   below, above))
+    smin, smax = c[3], c[4]
+    if not smax > smin or (smax - smin) >= 0.05 * (hi - lo):
+        return None
+    bins = spec.bins
+    a = min(max(math.floor((smin - lo) * bins / (hi - lo)), 0), bins - 1)
+    b = min(max(math.floor((smax - lo) * bins / (hi - lo)), 0), bins - 1)
+    return ("the samples (%.6g to %.6g) span only %.2f %% of %s and fall in %d of its %d bins: "
+            "check the range, or use range='auto'"
+            % (smin, smax, 100.0 * (smax - smin) / (hi - lo), _range_text(spec.range), b - a + 1,
+               bins))
+
+
+def saturation_message(c, spec):
+    """SaturationWarning's line for the counts, or None."""
+    valid, top = int(c[5]), int(c[6])
+    if spec.top <= 0 or valid == 0 or top * 4 <= valid:
+        return None
+    logs = {"e": "ln", "2": "log2", "10": "log10"}
+    units = {"e": "nats", "2": "bits", "10": "bans"}
+    n = spec.bins if 0 < spec.bins < spec.area else spec.area
+    fix = ("give fewer bins, e.g. bins=%d" % (16 if spec.bins > 64 else spec.bins // 4 + 1)
+           if spec.bins else "quantize the values, e.g. bins=16, range='auto'")
+    return ("the map is saturated: %.1f %% of its valid pixels (%d of %d) are at the largest "
+            "entropy, %s(%d) = %.4g %s, each pixel of their window in a bin of its own, so it "
+            "shows where values differ, not how much; %s"
+            % (100.0 * top / valid, top, valid, logs[spec.base_name], n, spec.top,
+               units[spec.base_name], fix))
+
+
+def warn(c, spec, stacklevel=2):
+    """Give the warnings the counts call for (each at most once)."""
+    line = range_message(c, spec)
+    if line is not None:
+        warnings.warn(line, RangeWarning, stacklevel=stacklevel + 1)
+    line = saturation_message(c, spec)
+    if line is not None:
+        warnings.warn(line, SaturationWarning, stacklevel=stacklevel + 1)
+
+
+# Blocks of dask arrays whose last block is not computed yet, by the
+# graph's name: {name: {block location: counts}}. Per process: on a
+# distributed cluster each worker counts the blocks it computes.
+_pending: Dict[str, Dict[Tuple[int, ...], Any]] = {}
+_pending_lock = threading.Lock()
+
+
+def add_block(name, nblocks, location, c, spec):
+    """A block's counts; the warnings once every block of `name` is in (a
+    block computed twice counts once). Computing the array again counts
+    again."""
+    with _pending_lock:
+        seen = _pending.setdefault(name, {})
+        seen[tuple(location)] = c
+        if len(seen) < nblocks:
+            return
+        del _pending[name]
+    warn(merge(seen.values()), spec, stacklevel=2)
