@@ -283,6 +283,8 @@ const char *winent_dtype_word(winent_words w, winent_dtype t)
 winent_status winent_option_refuse(const char *name, const char *value, winent_words words,
                                    winent_error *err)
 {
+    if (name == NULL)
+        return winent_err_null(err, "winent_option_refuse", "name");
     winent_err e;
     winent_err_clear(&e);
     winent_status st = winent_opt_refuse(&e, words, name, value ? value : "");
@@ -293,6 +295,8 @@ winent_status winent_option_refuse(const char *name, const char *value, winent_w
 winent_status winent_option_conflict(const char *name, const char *other, winent_words words,
                                      winent_error *err)
 {
+    if (name == NULL || other == NULL)
+        return winent_err_null(err, "winent_option_conflict", name == NULL ? "name" : "other");
     winent_err e;
     winent_err_clear(&e);
     const int py = words == WINENT_WORDS_PYTHON;
