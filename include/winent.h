@@ -133,6 +133,55 @@ WINENT_API void winent_compute_opts_default(winent_compute_opts *o);
 WINENT_API winent_status winent_compute_opts_validate(const winent_compute_opts *o,
                                                       winent_error *err);
 
+/* ---- Options: one table, two doors' words --------------------------- */
+
+/* Whose words a usage message is in: the command line's ("--window: '7x3':
+ * give K or WxH, ...") or Python's ("window=(3, 7): give K or (rows, cols),
+ * ..."), naming the option and quoting the value as that door takes them.
+ * The rule behind a message is the same whatever its words. */
+typedef enum winent_words { WINENT_WORDS_CLI = 0, WINENT_WORDS_PYTHON = 1 } winent_words;
+
+/* One option of winent-stream, as every door knows it: the CLI's long
+ * option, the keyword of Python's winent.run / Job / entropy, its --help
+ * lines and what a value it refuses is told to give. */
+typedef struct winent_option {
+    const char *cli;           /* long option without "--" ("frame-rows"); NULL: Python only */
+    const char *python;        /* Python keyword ("frame_rows"); NULL: CLI only */
+    const char *metavar;       /* its value in --help ("N", "LO:HI"); NULL: a flag */
+    const char *group;         /* its --help section ("What is computed") */
+    const char *help;          /* its --help text after the name (further lines
+                                  indented as printed); NULL: not in --help */
+    const char *cli_advice;    /* what a refused value is told: "give a number from 1 to
+                                  4096"; NULL: no value to refuse */
+    const char *python_advice; /* the same in Python's words */
+    const char *words;         /* an enumeration's words, "|" between them
+                                  ("bsq|bip|bil"); NULL for others */
+} winent_option;
+
+/* The table of every option, in --help's order; its length in *count (may
+ * be NULL). A static table. Thread-safe. */
+WINENT_API const winent_option *winent_options(int *count);
+
+/* A usage error for a value of option `name` (CLI word or Python keyword)
+ * that the door could not read as one at all ("abc" for a number, a word
+ * that is none of the enumeration's): "--NAME: 'VALUE': ADVICE" or
+ * "KEYWORD=VALUE: ADVICE" by `words`, `value` quoted as given (Python:
+ * its repr). Returns WINENT_ERR_USAGE (WINENT_ERR_INTERNAL for an unknown
+ * option); `err` may be NULL. Thread-safe. */
+WINENT_API winent_status winent_option_refuse(const char *name, const char *value,
+                                              winent_words words, winent_error *err);
+
+/* Two options given together that say the same thing two ways (--window
+ * and --disk; Python's window= and footprint=/radius=): the one usage
+ * error every door gives for it, naming both in `words`. Thread-safe. */
+WINENT_API winent_status winent_option_conflict(const char *name, const char *other,
+                                                winent_words words, winent_error *err);
+
+/* winent_compute_opts_validate in the words `words` (Python's: the
+ * package calls it before winent_entropy). Thread-safe. */
+WINENT_API winent_status winent_compute_opts_check(const winent_compute_opts *o,
+                                                   winent_words words, winent_error *err);
+
 /* Size of one sample of `t` in bytes (0 for an unknown type). Thread-safe. */
 WINENT_API size_t winent_dtype_size(winent_dtype t);
 /* The name of `t` as in the CLI ("u8", "f32", ...; "?" for an unknown
@@ -407,6 +456,10 @@ typedef struct winent_job_opts {
     /* The output's sample type (--ot; default WINENT_OT_FLOAT32) for every
      * format: raw, .zst, GeoTIFF (overviews too), and --decode's output. */
     winent_out_type out_type;
+    /* Whose words the job's usage errors are in (winent_job_opts_validate,
+     * winent_job_create, the run's checks): WINENT_WORDS_CLI (the
+     * default) or WINENT_WORDS_PYTHON (the Python package sets it). */
+    winent_words words;
 } winent_job_opts;
 
 /* Defaults: 5x5, base 2, auto device, all cores, 1 GiB, zstd level and frame

@@ -7,6 +7,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from ._options import default_range
 from . import _arrays, _dask, _xarray
 from ._errors import UsageError
 
@@ -15,7 +16,7 @@ Window = Union[int, str, Tuple[Any, Any], Sequence[Any]]
 Range = Union[str, Tuple[float, float], Sequence[float], None]
 
 
-def entropy(array: Any, window: Window = 5, base: Union[int, str, None] = None,
+def entropy(array: Any, window: Optional[Window] = None, base: Union[int, str, None] = None,
             bins: Optional[int] = None, range: Range = None, nodata: Optional[float] = None,
             device: Union[str, int, None] = "auto", threads: Optional[int] = None,
             out: Optional[np.ndarray] = None, footprint: Any = None,
@@ -128,6 +129,7 @@ def entropy(array: Any, window: Window = 5, base: Union[int, str, None] = None,
     if out is not None and (is_dask or ax is not None):
         raise UsageError("entropy: out is for numpy arrays of (rows, columns) only")
     kx, ky, disk, base = _arrays.resolve(window, base, footprint, radius)
+    range = default_range(array.dtype, range)  # float samples: "auto" unless told
     options = dict(window=_arrays.window_option(kx, ky, disk), base=base, bins=bins,
                    range=range, nodata=nodata, device=device)
     spec = _arrays.spec_for(kx, ky, disk, base, options)

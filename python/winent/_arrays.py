@@ -11,8 +11,8 @@ import numpy as np
 
 from . import _checks, _lib
 from ._blocks import entropy_2d
-from ._errors import UsageError, error_for
-from ._options import base_code, cli_words, window_spec
+from ._errors import UsageError
+from ._options import base_code, check_compute, window_spec
 
 # winent_base value -> (the CLI's name, the unit a map is in)
 _UNITS = {"e": "nats", "2": "bits", "10": "bans"}
@@ -31,16 +31,11 @@ def resolve(window, base, footprint=None, radius=None):
     sides 2R + 1), and the base actually used, as the CLI's name ("e", "2",
     "10"; None: the library's default). A window the library refuses is a
     UsageError with the CLI's line."""
-    over = {}
-    kx, ky, disk = window_spec(window, footprint, radius, over)
+    kx, ky, disk = window_spec(window, footprint, radius)
     o = _lib.winent_compute_opts()
-    L = _lib.lib()
-    L.winent_compute_opts_default(ctypes.byref(o))
+    _lib.lib().winent_compute_opts_default(ctypes.byref(o))
     o.kx, o.ky, o.disk = kx, ky, disk
-    err = _lib.winent_error()
-    st = L.winent_compute_opts_validate(ctypes.byref(o), ctypes.byref(err))
-    if st != 0:
-        raise error_for(st, cli_words(_lib.message_of(err), over))
+    check_compute(o)
     base = default_base() if base is None else BASE_NAMES[base_code(base)][0]
     return kx, ky, disk, base
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _lib
 from ._errors import OK, UsageError, error_for
-from ._options import as_int, c_string, cli_words, fill_compute
+from ._options import as_int, c_string, default_range, fill_compute, raise_for
 
 # numpy type -> winent_dtype (native byte order; the order of winent.h).
 _DTYPES = {np.dtype(t): i for i, t in enumerate(
@@ -110,6 +110,27 @@ def _auto_range(a, nodata):
     return lo, hi
 
 
+def _validate(o, device, threads, rng):
+    """winent_entropy's checks of `o`, the device and the threads (a job's
+    options, winent_job_opts_validate) in Python's words."""
+    jo = _lib.winent_job_opts()
+    L = _lib.lib()
+    L.winent_job_opts_default(ctypes.byref(jo))
+    jo.words = _lib.WORDS_PYTHON
+    jo.input = b"memory"
+    jo.compute = o
+    jo.dtype_given = 1
+    jo.nodata_given = o.has_nodata
+    jo.range_auto = int(isinstance(rng, str) and rng == "auto")
+    if jo.range_auto:
+        jo.compute.range_lo = jo.compute.range_hi = 0.0
+    if device is not None:
+        jo.device = device
+    jo.threads = threads
+    err = _lib.winent_error()
+    raise_for(L.winent_job_opts_validate(ctypes.byref(jo), ctypes.byref(err)), err)
+
+
 def _check_out(out, h, w):
     if not isinstance(out, np.ndarray) or out.dtype != np.float32 or not out.dtype.isnative:
         raise UsageError("entropy: out must be a numpy array of native float32")
@@ -123,7 +144,7 @@ def _check_out(out, h, w):
     return (s0 // 4) if h > 1 else w
 
 
-def entropy(array, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
+def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
             threads=0, out=None, footprint=None, radius=None):
     """The local Shannon entropy map of a 2-D array (rows, columns).
 
@@ -171,30 +192,29 @@ def entropy(array, window=5, base=None, bins=None, range=None, nodata=None, devi
     h, w = a.shape
     if h > _INT_MAX or w > _INT_MAX:
         raise UsageError("entropy: %d x %d is larger than the library takes" % (w, h))
-    over = {}  # numbers past a C int's range (as_int), put back in messages
-    threads = as_int("threads", threads, over=over)
+    threads = as_int("threads", threads)
     L = _lib.lib()
     o = _lib.winent_compute_opts()
     L.winent_compute_opts_default(ctypes.byref(o))
-    fill_compute(o, window, base, bins, range, nodata, footprint, radius, over)
+    range = default_range(a.dtype, range)  # float samples: "auto" unless told
+    fill_compute(o, window, base, bins, range, nodata, footprint, radius)
     o.dtype = dtype
+    dev = None if device is None else c_string("device", str(device))
+    # Every check winent_entropy makes, in Python's words, before it runs.
+    _validate(o, dev, threads, range)
     if isinstance(range, str) and range == "auto":
         o.range_lo, o.range_hi = _auto_range(a, nodata)
     err = _lib.winent_error()
     if h == 0 or w == 0:
-        st = L.winent_compute_opts_validate(ctypes.byref(o), ctypes.byref(err))
-        if st != OK:
-            raise error_for(st, cli_words(_lib.message_of(err), over))
         return np.empty((h, w), np.float32) if out is None else out
     a, row_bytes = _readable_rows(a)
     if out is None:
         out = np.empty((h, w), np.float32)
     out_row_floats = _check_out(out, h, w)
-    dev = None if device is None else c_string("device", str(device))
     st = L.winent_entropy(ctypes.byref(o), a.ctypes.data, row_bytes, w, h, out.ctypes.data,
                           out_row_floats, dev, threads, ctypes.byref(err))
     if st != OK:
-        raise error_for(st, cli_words(_lib.message_of(err), over))
+        raise error_for(st, _lib.message_of(err))
     return out
 
 

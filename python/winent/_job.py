@@ -14,7 +14,7 @@ import warnings
 
 from . import _lib
 from ._errors import OK, Cancelled, UsageError, error_for
-from ._options import as_float, as_int, c_string, cli_words, fill_compute, window_spec
+from ._options import as_float, as_int, c_string, fill_compute, refuse, window_spec
 from ._warnings import Warning
 
 
@@ -43,17 +43,10 @@ def _path(name, value):
     return c_string(name, value)
 
 
-# The CLI's words for a word option's value that is none of its words
-# (src/cli/options.c): the same line from Python.
-_CHOICE_WORDS = {"interleave": "use bsq, bip or bil", "byteorder": "use little or big",
-                 "format": "use zst, tif, raw or zarr", "compress": "use zstd, deflate, lzw or none",
-                 "tif_layout": "use cog or tiled",
-                 "ot": "use float32, float16, uint16 or uint8"}
-
-
 def _choice(name, value, table):
+    """A word option's value: one of `table`'s words, else the library's line."""
     if not isinstance(value, str) or value not in table:
-        raise UsageError("--%s: '%s': %s" % (name.replace("_", "-"), value, _CHOICE_WORDS[name]))
+        refuse(name, value)
     return table[value]
 
 
@@ -85,37 +78,30 @@ def _number(text):
     return -v if text.startswith("-") else v
 
 
-# The CLI's words for a size that is no size (src/cli/options.c): the
-# library never sees such a word, so the CLI's line is repeated here.
-_SIZE_WORDS = {"mem": ("--mem", "give a size of at least 1M, e.g. 512M or 4G"),
-               "header_bytes": ("--header-bytes", "give a byte count")}
-
-
 def parse_size(name, value):
     """A byte count: an int, or a string as the CLI's --mem takes ("512M",
     "4G", "1.5G": binary units). What the CLI would refuse as no size (not
-    a number, not above 0, 1.8e19 or more) is refused with its line."""
-    option, words = _SIZE_WORDS[name]
-    refused = UsageError("%s: '%s': %s" % (option, value, words))
+    a number, not above 0, 1.8e19 or more) is refused with the library's
+    line for the option."""
     if isinstance(value, bool):
-        raise refused
+        refuse(name, value)
     if isinstance(value, str):
         if name == "header_bytes" and value == "0":
             return 0  # as the CLI's --header-bytes 0
         m = _SIZE.fullmatch(value)
         if not m:
-            raise refused
+            refuse(name, value)
         v = _number(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " ")
     elif isinstance(value, numbers.Integral):
         v = int(value)
     elif isinstance(value, numbers.Real):
         v = float(value)
     else:
-        raise UsageError("%s: %r: give a size such as 512M or 4G" % (name, value))
+        refuse(name, value)
     # Less than a byte would be 0, the library's "automatic": no size, as
     # the CLI says (mem=0 too: None asks for the default).
     if not 1 <= v < 1.8e19:  # NaN too
-        raise refused
+        refuse(name, value)
     return int(v)
 
 
@@ -133,7 +119,7 @@ def _dtype_name(value):
              "f4": "f32", "f8": "f64"}
     key = None if dt is None else names.get("%s%d" % (dt.kind, dt.itemsize))
     if key is None:
-        raise UsageError("--dtype: '%s': use u8, i8, u16, i16, u32, i32, f32 or f64" % (value,))
+        refuse("dtype", value)
     big = None
     if dt.byteorder in "<>" and dt.itemsize > 1:
         big = dt.byteorder == ">"
@@ -255,8 +241,8 @@ class Job:
 
         o = _lib.winent_job_opts()
         L.winent_job_opts_default(ctypes.byref(o))
+        o.words = _lib.WORDS_PYTHON  # the library's messages name the keywords
         keep = []  # the bytes the options point at, until winent_job_create copied them
-        over = {}  # numbers past a C int's range: as_int's stand-ins, put back in messages
 
         def cstr(v):
             keep.append(v)
@@ -269,18 +255,24 @@ class Job:
         if decode:
             # What the CLI refuses with --decode, by its name, in its order:
             # a value given is refused even where it is the default.
-            for cli_name, v in (("window", window), ("window", windows), ("disk", footprint),
-                                ("disk", radius), ("base", base),
-                                ("bins", bins), ("range", range), ("nodata", nodata),
-                                ("size", size), ("dtype", dtype), ("bands", bands),
-                                ("band", band), ("interleave", interleave),
-                                ("byteorder", byteorder), ("header-bytes", header_bytes)):
+            # (The library's line for such an option: it cannot tell a
+            # default given from one left out.)
+            for name, v in (("window", window), ("windows", windows), ("footprint", footprint),
+                            ("radius", radius), ("base", base),
+                            ("bins", bins), ("range", range), ("nodata", nodata),
+                            ("size", size), ("dtype", dtype), ("bands", bands),
+                            ("band", band), ("interleave", interleave),
+                            ("byteorder", byteorder), ("header_bytes", header_bytes)):
                 if v is not None:
-                    raise UsageError("--%s does not go with --decode: the map is computed "
+                    raise UsageError("%s does not go with decode=True: the map is computed "
                                      "already (only the output and running options apply)"
-                                     % cli_name)
-        fill_compute(o.compute, 5 if window is None else window, base, bins, range, nodata,
-                     footprint, radius, over)
+                                     % name)
+        if windows is not None and (window is not None or footprint is not None or
+                                    radius is not None):
+            from ._options import conflict
+            conflict("windows", "window" if window is not None else
+                     "footprint" if footprint is not None else "radius")
+        fill_compute(o.compute, window, base, bins, range, nodata, footprint, radius)
         if isinstance(range, str) and range == "auto":
             o.range_auto = 1
         if nodata is not None:
@@ -292,14 +284,13 @@ class Job:
                 m = re.fullmatch(r"([ \t\n\v\f\r]*[+-]?[0-9]+)[xX]([ \t\n\v\f\r]*[+-]?[0-9]+)",
                                  size)
                 if not m:
-                    raise UsageError("--size: '%s': give WxH, e.g. 10240x10240" % size)
+                    refuse("size", size)
                 size = (int(m.group(1)), int(m.group(2)))
             if not isinstance(size, (tuple, list)) or len(size) != 2:
-                raise UsageError("size: %r: give (width, height) or 'WxH'" % (size,))
-            # Stand-ins the library refuses (it takes any width up to
-            # INT_MAX; 0 is its "no size"): the CLI's line, quoting them.
-            o.width = as_int("size", size[0], lo=1, over=over, sentinel=-2**31)
-            o.height = as_int("size", size[1], lo=1, over=over, sentinel=-2**31 + 1)
+                refuse("size", size)
+            # 0 is the C fields' "no size": given, it is no size.
+            o.width = as_int("size", size[0], lo=1, shown=repr(tuple(size)))
+            o.height = as_int("size", size[1], lo=1, shown=repr(tuple(size)))
         big = None
         if dtype is not None:
             o.compute.dtype, big = _dtype_name(dtype)
@@ -309,13 +300,13 @@ class Job:
         if big is not None:
             o.big_endian = int(big)
         if bands is not None:
-            o.bands = as_int("bands", bands, over=over)
+            o.bands = as_int("bands", bands)
         if isinstance(band, str) and band == "all":
             o.band_all = 1
         elif isinstance(band, (list, tuple)):
-            items = [as_int("band", b, over=over) for b in band]
+            items = [as_int("band", b, shown=repr(band)) for b in band]
             if not items:
-                raise UsageError("band: give a band number, a list of them, or 'all'")
+                refuse("band", band)
             o.band = items[0]
             if len(items) > 1:
                 arr = (ctypes.c_int * len(items))(*items)
@@ -323,14 +314,14 @@ class Job:
                 o.band_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
                 o.nband_list = len(items)
         elif band is not None:
-            o.band = as_int("band", band, over=over)
+            o.band = as_int("band", band)
         if windows is not None:
             if isinstance(windows, (str, bytes)) or not hasattr(windows, "__iter__") or \
                     (isinstance(windows, tuple) and len(windows) == 2 and windows[0] == "disk"):
                 windows = [windows]  # windows=9 (or "7x3", ("disk", 3)): one window, as [9]
-            sides = [window_spec(w, over=over) for w in windows]
+            sides = [window_spec(5 if w is None else w) for w in windows]
             if not sides:
-                raise UsageError("windows: give a list of windows, e.g. [5, 9, ('disk', 3)]")
+                refuse("windows", windows)
             o.compute.kx, o.compute.ky, o.compute.disk = sides[0]
             if len(sides) > 1:
                 arr = (ctypes.c_int * (2 * len(sides)))(*[v for w in sides for v in w[:2]])
@@ -350,18 +341,11 @@ class Job:
         if format is not None:
             o.format = _choice("format", format, _lib.FORMATS)
         if level is not None:
-            # What the CLI refuses before it knows the codec (0, no whole
-            # number, past a C int) gets its line; the rest, the library's
-            # for the codec.
-            stand_in = {}
-            o.level = as_int("level", level, over=stand_in, nonzero=True)
-            if stand_in:
-                raise UsageError("--level: '%s': give a compression level: zstd -7 to 22 (not "
-                                 "0), deflate 1 to 9" % stand_in[str(o.level)])
+            o.level = as_int("level", level, nonzero=True)
         if frame_rows is not None:
-            o.frame_rows = as_int("frame_rows", frame_rows, over=over, nonzero=True)
+            o.frame_rows = as_int("frame_rows", frame_rows, nonzero=True)
         if tile is not None:
-            o.tile = as_int("tile", tile, over=over, nonzero=True)
+            o.tile = as_int("tile", tile, nonzero=True)
         if compress is not None:
             o.compress = _choice("compress", compress, _lib.COMPRESSIONS)
         if tif_layout is not None:
@@ -371,19 +355,19 @@ class Job:
             o.out_type = _choice("ot", _out_type_name(ot), _lib.OUT_TYPES)
         o.preview = cstr(_path("preview", preview))
         if preview_size is not None:
-            o.preview_size = as_int("preview_size", preview_size, over=over, nonzero=True)
+            o.preview_size = as_int("preview_size", preview_size, nonzero=True)
         if preview_range is not None:
             if isinstance(preview_range, (str, bytes)) or not hasattr(preview_range, "__len__") \
                     or len(preview_range) != 2:
-                raise UsageError("preview_range: %r: give (lo, hi)" % (preview_range,))
+                refuse("preview_range", preview_range)
             o.preview_range = 1
-            o.preview_lo = as_float("preview_range", preview_range[0])
-            o.preview_hi = as_float("preview_range", preview_range[1])
+            o.preview_lo = as_float("preview_range", preview_range[0], preview_range)
+            o.preview_hi = as_float("preview_range", preview_range[1], preview_range)
         o.sidecar = int(bool(sidecar))
         o.decode = int(bool(decode))
         if device is not None:
             o.device = cstr(c_string("device", str(device)))
-        o.threads = as_int("threads", threads, over=over)
+        o.threads = as_int("threads", threads)
         if mem is not None:
             o.mem_bytes = parse_size("mem", mem)
         if command_line is not None:
@@ -399,7 +383,7 @@ class Job:
         handle = _lib.c_job_p()
         st = L.winent_job_create(ctypes.byref(o), ctypes.byref(handle), ctypes.byref(err))
         if st != OK:
-            raise error_for(st, cli_words(_lib.message_of(err), over))
+            raise error_for(st, _lib.message_of(err))
         self._handle = handle.value
         self._lib = L
 

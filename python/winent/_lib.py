@@ -164,7 +164,19 @@ class winent_job_opts(ctypes.Structure):
         ("window_disk", ctypes.POINTER(ctypes.c_int)),
         ("release_gpus", ctypes.c_int),  # 0: a Python process may use CUDA otherwise
         ("out_type", ctypes.c_int),      # winent_out_type (--ot)
+        ("words", ctypes.c_int),         # winent_words: WORDS_PYTHON from this package
     ]
+
+
+class winent_option(ctypes.Structure):
+    """One row of the library's table of options (winent_options)."""
+    _fields_ = [(name, ctypes.c_char_p) for name in (
+        "cli", "python", "metavar", "group", "help", "cli_advice", "python_advice", "words")]
+
+
+# winent_words: whose words a usage message is in.
+WORDS_CLI = 0
+WORDS_PYTHON = 1
 
 
 # Enumerations (values as in winent.h).
@@ -185,6 +197,14 @@ _PROTOTYPES = {
     "winent_compute_top": (ctypes.c_double, [ctypes.POINTER(winent_compute_opts)]),
     "winent_compute_opts_validate": (
         c_status, [ctypes.POINTER(winent_compute_opts), ctypes.POINTER(winent_error)]),
+    "winent_compute_opts_check": (
+        c_status, [ctypes.POINTER(winent_compute_opts), ctypes.c_int,
+                   ctypes.POINTER(winent_error)]),
+    "winent_options": (ctypes.POINTER(winent_option), [ctypes.POINTER(ctypes.c_int)]),
+    "winent_option_refuse": (
+        c_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(winent_error)]),
+    "winent_option_conflict": (
+        c_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(winent_error)]),
     "winent_job_opts_default": (None, [ctypes.POINTER(winent_job_opts)]),
     "winent_job_opts_validate": (
         c_status, [ctypes.POINTER(winent_job_opts), ctypes.POINTER(winent_error)]),

@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from . import _arrays, _dask
+from . import _arrays, _dask, _options
 from ._blocks import finish_range, nodata_fits
 from ._errors import UsageError
 from ._version import __version__
@@ -324,7 +324,7 @@ def map_attrs(da, kx, ky, disk, base, bins, rng, nodata, distance, float_input):
     return attrs
 
 
-def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
+def entropy(da, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
             threads=None, footprint=None, radius=None, units="pixels"):
     """winent.entropy() of a DataArray (see there)."""
     ydim, xdim = spatial_dims(da)
@@ -340,6 +340,7 @@ def entropy(da, window=5, base=None, bins=None, range=None, nodata=None, device=
             nodata = fill
         else:
             nodata = nodata_of(src)
+    range = _options.default_range(src.dtype, range)  # float samples: "auto" unless told
     planes = 1
     for d in others:
         planes *= src.sizes[d]
@@ -379,7 +380,7 @@ class EntropyAccessor:
     def __init__(self, data_array):
         self._da = data_array
 
-    def entropy(self, window=5, base=None, bins=None, range=None, nodata=None, device="auto",
+    def entropy(self, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
                 threads=None, footprint=None, radius=None, units="pixels"):
         """The entropy map of this DataArray: winent.entropy(data_array, ...)."""
         return entropy(self._da, window=window, base=base, bins=bins, range=range,

@@ -10,8 +10,24 @@
 #include <string.h>
 #include <strings.h>
 
+/* One option's --help lines, from the library's table: "  --name META",
+ * its text from column 23 (or after two spaces when the name is longer). */
+static void print_option(FILE *f, const winent_option *r)
+{
+    char head[64];
+    int len = snprintf(head, sizeof head, "  --%s%s%s", r->cli, r->metavar ? " " : "",
+                       r->metavar ? r->metavar : "");
+    if (r->help[0] == '\0' || r->help[0] == '\n')
+        fprintf(f, "%s%s\n", head, r->help);
+    else
+        fprintf(f, "%s%*s%s\n", head, len < 22 ? 22 - len : 2, "", r->help);
+}
+
 void cli_print_help(FILE *f)
 {
+    int count;
+    const winent_option *t = winent_options(&count);
+    static const char *const groups[] = {"What is computed", "Raw input", "Output", "Running"};
     fputs(
         "Usage: winent-stream [options] INPUT OUTPUT\n"
         "  or:  winent-stream --info [--check] FILE.zst\n"
@@ -32,104 +48,21 @@ void cli_print_help(FILE *f)
         "complete; a pipe, device or /dev/fd/N is written in place.\n"
         "\n"
         "Options take their value as --name VALUE or --name=VALUE, and may be shortened\n"
-        "to any unambiguous prefix (--win 7); -- ends the options (-- -x names a file).\n"
-        "\n"
-        "What is computed:\n"
-        "  --window K|WxH      window size, odd sides 1..255 (default 5; 7x3 = 7 wide, 3 high);\n"
-        "                      a list (5,9,15) makes a map of each in the same pass; an item\n"
-        "                      diskR is a circular window (5,9,disk3)\n"
-        "  --disk R            circular window: the pixels within distance R of the centre\n"
-        "                      (dx^2 + dy^2 <= R^2, scikit-image's disk(R)), R 0..127;\n"
-        "                      cropped at the borders like the square ones\n"
-        "  --base 2|e|10       base of the logarithm (default 2: bits, as scikit-image; e: nats)\n"
-        "  --bins N            quantize into N bins over --range (float input: default 256)\n"
-        "  --range LO:HI       bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1;\n"
-        "                      more than 1 % of the samples clamped gives a warning\n"
-        "  --range auto        LO:HI from the band's statistics (a .aux.xml beside the file,\n"
-        "                      the TIFF's GDAL metadata), else from a first pass over the\n"
-        "                      band (files and GDAL names: a pipe needs --range LO:HI)\n"
-        "  --nodata V          pixels equal to V are not counted (default: the file's\n"
-        "                      GDAL_NODATA or GDAL nodata value)\n"
-        "\n"
-        "Raw input:\n"
-        "  --size WxH          width and height in pixels\n"
-        "  --dtype T           u8, i8, u16, i16, u32, i32, f32 or f64\n"
-        "  --bands N           bands in the file (default 1)\n"
-        "  --interleave I      bsq, bip or bil (default bsq)\n"
-        "  --band B            band to use, 1-based (default 1; TIFF and GDAL inputs too);\n"
-        "                      a list (1,3,5) or 'all' (alpha bands left out) reads them in\n"
-        "                      one pass: a map of each band at each window, band by band\n"
-        "                      (.tif: a band each; .zst: one after another; raw:\n"
-        "                      NAME_b3_w9.raw each)\n"
-        "  --byteorder O       little or big (default little)\n"
-        "  --header-bytes N    bytes to skip before the samples\n"
-        "\n"
-        "Output:\n"
-        "  --format F          zst, tif, raw or zarr (default: from the output name:\n"
-        "                      .zst; .tif, .tiff; .zarr, a Zarr v2 store (a folder,\n"
-        "                      xarray's layout); .raw, .f32, .bin, '-' or no\n"
-        "                      extension raw; any other extension needs --format)\n"
-        "  --level L           compression level: zstd -7..22 (default 2 for .zst, 3 for\n"
-        "                      GeoTIFF and -3 for its overview tiles), deflate 1..9\n"
-        "                      (default 6)\n"
-        "  --frame-rows N      rows per .zst frame (default: about 4 MiB of floats)\n"
-        "  --tile N            GeoTIFF tile side, multiple of 16 (default 512)\n"
-        "  --compress C        GeoTIFF compression: zstd, deflate, lzw or none (default zstd)\n"
-        "  --preview FILE.png  also write a quicklook of the map while it streams: each pixel\n"
-        "                      the mean of the valid map pixels of its block, the colours\n"
-        "                      stretched over the 2nd to 98th percentiles of those means,\n"
-        "                      transparent where none is valid, a legend bar below with the\n"
-        "                      values and the unit; a georeferenced map also gets\n"
-        "                      FILE.pgw (world file) and FILE.png.aux.xml (CRS) beside it\n"
-        "  --preview-range LO:HI  the colours' stretch instead, in the map's unit (2:6)\n"
-        "  --preview-size N    its longest side in pixels (default 1024; never more than\n"
-        "                      the map's)\n"
-        "  --tif-layout cog|tiled\n"
-        "                      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the\n"
-        "                      mean of the valid pixels of each 2x2, 4x4, ... block) until one\n"
-        "                      tile holds the image; tiled: plain tiled GeoTIFF, no overviews\n"
-        "  --ot T              sample type of the map, every format: float32 (default),\n"
-        "                      float16 (relative error at most 2^-11; not with --sidecar),\n"
-        "                      uint16 or uint8: round(H / scale), scale = the job's largest\n"
-        "                      entropy / 65534 or / 254 (error at most scale / 2), recorded\n"
-        "                      as GDAL's scale and offset; 65535 or 255 is nodata (NaN)\n"
-        "  --bigtiff           write a BigTIFF even when the file would fit a classic TIFF\n"
-        "                      (by default only past 4 GiB)\n"
-        "  --sidecar           raw output: also write OUTPUT.hdr (ENVI header: size, NaN\n"
-        "                      nodata, georeferencing, provenance) so GDAL opens the map\n"
-        "  --decode            MAP.zst OUTPUT: write a .zst map as a GeoTIFF or raw (with\n"
-        "                      its georeferencing, nodata and provenance), checking every\n"
-        "                      frame's checksum\n"
-        "\n"
-        "Running:\n"
-        "  --device D          auto (default: the CPU at once, and the GPUs too when the job is\n"
-        "                      long enough to gain from them, one first and the others if\n"
-        "                      what is left pays for them, all taking chunks from one\n"
-        "                      queue), cpu, gpu (every GPU), or a list such as 0,2 or cpu,0\n"
-        "  --threads N         the one thread budget for decoding, computing and encoding\n"
-        "                      (default: all cores)\n"
-        "  --mem SIZE          host memory budget for buffers, e.g. 512M, 4G (default 1G,\n"
-        "                      more where many threads' encoders leave too little of it;\n"
-        "                      a job takes only what its chunks in flight need; a GPU's\n"
-        "                      context counts 128M: auto leaves a GPU out where it won't fit)\n"
-        "  --progress          progress line on stderr (default when stderr is a terminal)\n"
-        "  --no-progress       no progress line\n"
-        "  --quiet             no progress line and no notices\n"
-        "  --stats             one JSON line of figures on stderr at the end\n"
-        "  --info FILE.zst     print the header and frame count of a .zst output\n"
-        "  --check             with --info: decompress every frame, verify its size and\n"
-        "                      checksum and the seek table; print OK, or the first bad\n"
-        "                      frame (exit 3)\n"
-        "  --test FILE.zst     the same as --info --check (like zstd -t)\n"
-        "  --help\n"
-        "  --version           the version, the engines built in and the libraries' versions\n"
-        "\n"
-        "GDAL's network reads time out (30 s to connect, 60 s under 1 byte/s) unless\n"
-        "one of GDAL_HTTP_CONNECTTIMEOUT, GDAL_HTTP_TIMEOUT, GDAL_HTTP_LOW_SPEED_TIME,\n"
-        "GDAL_HTTP_LOW_SPEED_LIMIT, GDAL_HTTP_MAX_RETRY is set (then GDAL's own apply).\n"
-        "\n"
-        "Exit codes: 0 success, 2 usage, 3 input, 4 output, 5 device, 130 interrupted.\n",
+        "to any unambiguous prefix (--win 7); -- ends the options (-- -x names a file).\n",
         f);
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+        fprintf(f, "\n%s:\n", groups[g]);
+        for (int i = 0; i < count; i++)
+            if (t[i].cli && t[i].help && strcmp(t[i].group, groups[g]) == 0)
+                print_option(f, &t[i]);
+    }
+    fputs("\n"
+          "GDAL's network reads time out (30 s to connect, 60 s under 1 byte/s) unless\n"
+          "one of GDAL_HTTP_CONNECTTIMEOUT, GDAL_HTTP_TIMEOUT, GDAL_HTTP_LOW_SPEED_TIME,\n"
+          "GDAL_HTTP_LOW_SPEED_LIMIT, GDAL_HTTP_MAX_RETRY is set (then GDAL's own apply).\n"
+          "\n"
+          "Exit codes: 0 success, 2 usage, 3 input, 4 output, 5 device, 130 interrupted.\n",
+          f);
 }
 
 static winent_status usage(char *msg, size_t n, const char *fmt, ...)
@@ -174,6 +107,37 @@ static winent_status usage(char *msg, size_t n, const char *fmt, ...)
     va_end(ap);
     one_line(msg);
     return WINENT_ERR_USAGE;
+}
+
+/* A value the command line cannot read as one: the library's line for
+ * option `name` (winent_option_refuse), the value quoted as typed. */
+static winent_status refuse(const char *name, const char *val, char *msg, size_t n)
+{
+    winent_error err;
+    winent_status st = winent_option_refuse(name, val, WINENT_WORDS_CLI, &err);
+    snprintf(msg, n, "%s", err.message);
+    return st;
+}
+
+/* The index of `val` among the '|'-separated words of option `name` in
+ * the library's table (their order is the enumeration's), or -1. */
+static int table_word(const char *name, const char *val)
+{
+    int count;
+    const winent_option *t = winent_options(&count);
+    for (int i = 0; i < count; i++) {
+        if (t[i].cli == NULL || strcmp(t[i].cli, name) != 0 || t[i].words == NULL)
+            continue;
+        const char *w = t[i].words;
+        for (int k = 0; *w; k++) {
+            size_t len = strcspn(w, "|");
+            if (strlen(val) == len && strncmp(w, val, len) == 0)
+                return k;
+            w += len + (w[len] == '|');
+        }
+        return -1;
+    }
+    return -1;
 }
 
 /* Whole-string integer in [lo, hi]. */
@@ -245,16 +209,6 @@ static int parse_size(const char *s, uint64_t *out)
         return -1;
     *out = (uint64_t)(v * mult);
     return 0;
-}
-
-static int parse_dtype(const char *s, winent_dtype *t)
-{
-    for (int i = 0; i < WINENT_DTYPE_COUNT; i++)
-        if (strcmp(s, winent_dtype_name((winent_dtype)i)) == 0) {
-            *t = (winent_dtype)i;
-            return 0;
-        }
-    return -1;
 }
 
 static const char *long_name(int code);
@@ -534,6 +488,16 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
          * --window diskR (a list of radii too). One window's sides are the
          * library's to check (winent_job_opts_validate). */
         const int disk_opt = code == OPT_DISK;
+        /* --window diskR and --disk R say one thing two ways: both given
+         * is a conflict (the library's line), not the last one winning. */
+        if (c->window_code && c->window_code != code) {
+            winent_error err;
+            winent_status st = winent_option_conflict(long_name(code), long_name(c->window_code),
+                                                      WINENT_WORDS_CLI, &err);
+            snprintf(msg, n, "%s", err.message);
+            return st;
+        }
+        c->window_code = code;
         int k = list_items(val);
         char item[32];
         free(c->window_list);
@@ -555,23 +519,14 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
                 radius = item + 4;
             }
             if (!bad && disk) {
-                bad = parse_long(radius, 0, 127, &a1) != 0;
+                /* Its range is the library's to check, as a window's. */
+                bad = parse_long(radius, -(1L << 20), 1L << 20, &a1) != 0;
                 a1 = a2 = 2 * a1 + 1;
             } else if (!bad) {
                 bad = parse_pair(item, INT_MIN, INT_MAX, 1, &a1, &a2) != 0;
             }
-            if (bad && disk_opt)
-                return usage(msg, n,
-                             "--disk: '%s': give a radius R from 0 to 127 (the pixels within "
-                             "distance R), or a list of them (3,5)",
-                             val);
             if (bad)
-                return usage(msg, n,
-                             k > 1 ? "--window: '%s': give K or WxH, odd sides from 1 to 255, "
-                                     "diskR (R from 0 to 127), or a list of them (5,9,disk3)"
-                                   : "--window: '%s': give K or WxH, odd sides from 1 to 255, "
-                                     "or diskR with R from 0 to 127",
-                             val);
+                return refuse(disk_opt ? "disk" : k > 1 ? "windows" : "window", val, msg, n);
             c->window_list[2 * w] = (int)a1;
             c->window_list[2 * w + 1] = (int)a2;
             c->window_disk[w] = disk;
@@ -587,18 +542,13 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
         break;
     }
     case OPT_BASE:
-        if (!strcmp(val, "e"))
-            j->compute.base = WINENT_BASE_E;
-        else if (!strcmp(val, "2"))
-            j->compute.base = WINENT_BASE_2;
-        else if (!strcmp(val, "10"))
-            j->compute.base = WINENT_BASE_10;
-        else
-            return usage(msg, n, "--base: '%s': use e, 2 or 10", val);
+        if ((a1 = table_word("base", val)) < 0)
+            return refuse("base", val, msg, n);
+        j->compute.base = (winent_base)a1;
         break;
     case OPT_BINS: /* 0 would be the library's "distinct values" */
         if (parse_long(val, 1, UINT32_MAX, &a1) != 0)
-            return usage(msg, n, "--bins: '%s': give a whole number from 1 to 1073741824", val);
+            return refuse("bins", val, msg, n);
         j->compute.bins = (uint32_t)a1;
         break;
     case OPT_RANGE: {
@@ -615,14 +565,13 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
         }
         j->range_auto = 0;
         if (colon == NULL || (size_t)(colon - val) >= sizeof lo)
-            return usage(msg, n, "--range: '%s': give LO:HI, or auto", val);
+            return refuse("range", val, msg, n);
         memcpy(lo, val, (size_t)(colon - val));
         lo[colon - val] = '\0';
         /* Finite, LO < HI: the library's check. 0:0 is its "no range", so
          * it is refused here, with the library's words. */
         if (parse_double(lo, &vlo) || parse_double(colon + 1, &vhi) || (vlo == 0.0 && vhi == 0.0))
-            return usage(msg, n, "--range: '%s': give finite numbers LO:HI with LO < HI, or auto",
-                         val);
+            return refuse("range", val, msg, n);
         j->compute.range_lo = vlo;
         j->compute.range_hi = vhi;
         c->range_given = 1;
@@ -631,7 +580,7 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
     case OPT_NODATA: {
         double v;
         if (parse_double(val, &v) != 0)
-            return usage(msg, n, "--nodata: '%s': not a number", val);
+            return refuse("nodata", val, msg, n);
         /* NaN is always nodata; --nodata nan only says so. */
         j->compute.has_nodata = !isnan(v);
         j->compute.nodata = v;
@@ -640,18 +589,19 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
     }
     case OPT_SIZE:
         if (parse_pair(val, 1, INT_MAX, 0, &a1, &a2) != 0)
-            return usage(msg, n, "--size: '%s': give WxH, e.g. 10240x10240", val);
+            return refuse("size", val, msg, n);
         j->width = (int)a1;
         j->height = (int)a2;
         break;
     case OPT_DTYPE:
-        if (parse_dtype(val, &j->compute.dtype) != 0)
-            return usage(msg, n, "--dtype: '%s': use u8, i8, u16, i16, u32, i32, f32 or f64", val);
+        if ((a1 = table_word("dtype", val)) < 0)
+            return refuse("dtype", val, msg, n);
+        j->compute.dtype = (winent_dtype)a1;
         j->dtype_given = 1;
         break;
     case OPT_BANDS:
         if (parse_int(val, &a1) != 0)
-            return usage(msg, n, "--bands: '%s': give a number from 1 to 65535", val);
+            return refuse("bands", val, msg, n);
         j->bands = (int)a1;
         break;
     case OPT_BAND: {
@@ -667,16 +617,13 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             return usage(msg, n, "out of memory");
         if (k == 1) { /* one band: its range is the library's to check */
             if (parse_int(val, &a1) != 0)
-                return usage(msg, n, "--band: '%s': give a band number from 1", val);
+                return refuse("band", val, msg, n);
             c->band_list[0] = (int)a1;
         }
         /* Each band's range and repeats: the library's to check. */
         for (int b = 0; k > 1 ? b < k : k < 0; b++) {
             if (k < 0 || list_item(val, b, item, sizeof item) != 0 || parse_int(item, &a1) != 0)
-                return usage(msg, n,
-                             "--band: '%s': give a band number from 1, a list of them (1,3,5), "
-                             "or all",
-                             val);
+                return refuse("band", val, msg, n);
             c->band_list[b] = (int)a1;
         }
         if (k > 0)
@@ -688,29 +635,21 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
         break;
     }
     case OPT_INTERLEAVE:
-        if (!strcmp(val, "bsq"))
-            j->interleave = WINENT_INTERLEAVE_BSQ;
-        else if (!strcmp(val, "bip"))
-            j->interleave = WINENT_INTERLEAVE_BIP;
-        else if (!strcmp(val, "bil"))
-            j->interleave = WINENT_INTERLEAVE_BIL;
-        else
-            return usage(msg, n, "--interleave: '%s': use bsq, bip or bil", val);
+        if ((a1 = table_word("interleave", val)) < 0)
+            return refuse("interleave", val, msg, n);
+        j->interleave = (winent_interleave)a1;
         break;
     case OPT_BYTEORDER:
-        if (!strcmp(val, "little"))
-            j->big_endian = 0;
-        else if (!strcmp(val, "big"))
-            j->big_endian = 1;
-        else
-            return usage(msg, n, "--byteorder: '%s': use little or big", val);
+        if ((a1 = table_word("byteorder", val)) < 0)
+            return refuse("byteorder", val, msg, n);
+        j->big_endian = (int)a1;
         break;
     case OPT_HEADER_BYTES: {
         uint64_t v;
         if (strcmp(val, "0") == 0)
             v = 0;
         else if (parse_size(val, &v) != 0)
-            return usage(msg, n, "--header-bytes: '%s': give a byte count", val);
+            return refuse("header-bytes", val, msg, n);
         j->header_bytes = v;
         break;
     }
@@ -724,45 +663,34 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
         else if (!strcmp(val, "zarr"))
             j->format = WINENT_FORMAT_ZARR;
         else
-            return usage(msg, n, "--format: '%s': use zst, tif, raw or zarr", val);
+            return refuse("format", val, msg, n);
         break;
     /* The library reads 0 as "the default" for the next four: here it is
      * a mistake, refused with the words the library uses for the range. */
     case OPT_LEVEL:
         if (parse_int(val, &a1) != 0 || a1 == 0)
-            return usage(msg, n,
-                         "--level: '%s': give a compression level: zstd -7 to 22 (not 0), "
-                         "deflate 1 to 9",
-                         val);
+            return refuse("level", val, msg, n);
         j->level = (int)a1;
         break;
     case OPT_FRAME_ROWS:
         if (parse_int(val, &a1) != 0 || a1 == 0)
-            return usage(msg, n, "--frame-rows: '%s': give a row count from 1", val);
+            return refuse("frame-rows", val, msg, n);
         j->frame_rows = (int)a1;
         break;
     case OPT_TILE:
         if (parse_int(val, &a1) != 0 || a1 == 0)
-            return usage(msg, n, "--tile: '%s': give a multiple of 16 from 16 to 65536", val);
+            return refuse("tile", val, msg, n);
         j->tile = (int)a1;
         break;
     case OPT_PREVIEW_SIZE:
         if (parse_int(val, &a1) != 0 || a1 == 0)
-            return usage(msg, n, "--preview-size: '%s': give a side in pixels from 1 to %d", val,
-                         WINENT_PREVIEW_SIZE_MAX);
+            return refuse("preview-size", val, msg, n);
         j->preview_size = (int)a1;
         break;
     case OPT_COMPRESS:
-        if (!strcmp(val, "zstd"))
-            j->compress = WINENT_COMPRESS_ZSTD;
-        else if (!strcmp(val, "deflate"))
-            j->compress = WINENT_COMPRESS_DEFLATE;
-        else if (!strcmp(val, "lzw"))
-            j->compress = WINENT_COMPRESS_LZW;
-        else if (!strcmp(val, "none"))
-            j->compress = WINENT_COMPRESS_NONE;
-        else
-            return usage(msg, n, "--compress: '%s': use zstd, deflate, lzw or none", val);
+        if ((a1 = table_word("compress", val)) < 0)
+            return refuse("compress", val, msg, n);
+        j->compress = (winent_compress)a1;
         break;
     case OPT_PREVIEW: j->preview = val; break;
     case OPT_PREVIEW_RANGE: {
@@ -772,47 +700,36 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
         char lo[64];
         double vlo, vhi;
         if (colon == NULL || (size_t)(colon - val) >= sizeof lo)
-            return usage(msg, n, "--preview-range: '%s': give LO:HI, e.g. 2:6", val);
+            return refuse("preview-range", val, msg, n);
         memcpy(lo, val, (size_t)(colon - val));
         lo[colon - val] = '\0';
         if (parse_double(lo, &vlo) || parse_double(colon + 1, &vhi))
-            return usage(msg, n, "--preview-range: '%s': give finite numbers LO:HI with LO < HI",
-                         val);
+            return refuse("preview-range", val, msg, n);
         j->preview_range = 1;
         j->preview_lo = vlo;
         j->preview_hi = vhi;
         break;
     }
     case OPT_TIF_LAYOUT:
-        if (!strcmp(val, "cog"))
-            j->tif_layout = WINENT_TIF_COG;
-        else if (!strcmp(val, "tiled"))
-            j->tif_layout = WINENT_TIF_TILED;
-        else
-            return usage(msg, n, "--tif-layout: '%s': use cog or tiled", val);
+        if ((a1 = table_word("tif-layout", val)) < 0)
+            return refuse("tif-layout", val, msg, n);
+        j->tif_layout = (winent_tif_layout)a1;
         break;
     case OPT_OT:
-        if (!strcmp(val, "float32"))
-            j->out_type = WINENT_OT_FLOAT32;
-        else if (!strcmp(val, "float16"))
-            j->out_type = WINENT_OT_FLOAT16;
-        else if (!strcmp(val, "uint16"))
-            j->out_type = WINENT_OT_UINT16;
-        else if (!strcmp(val, "uint8"))
-            j->out_type = WINENT_OT_UINT8;
-        else
-            return usage(msg, n, "--ot: '%s': use float32, float16, uint16 or uint8", val);
+        if ((a1 = table_word("ot", val)) < 0)
+            return refuse("ot", val, msg, n);
+        j->out_type = (winent_out_type)a1;
         break;
     case OPT_DEVICE: j->device = val; break;
     case OPT_THREADS: /* 0 would be the library's "all cores" */
         if (parse_int(val, &a1) != 0 || a1 == 0)
-            return usage(msg, n, "--threads: '%s': give a number from 1 to 4096", val);
+            return refuse("threads", val, msg, n);
         j->threads = (int)a1;
         break;
     case OPT_MEM: {
         uint64_t v;
         if (parse_size(val, &v) != 0)
-            return usage(msg, n, "--mem: '%s': give a size of at least 1M, e.g. 512M or 4G", val);
+            return refuse("mem", val, msg, n);
         j->mem_bytes = v;
         break;
     }

@@ -19,6 +19,7 @@ typedef struct cli_opts {
     const char *compute_option; /* the first option of what is computed or of
                                    the raw input, without its "--" (--decode
                                    refuses them) */
+    int window_code;        /* the option that gave the window (--window or --disk), or 0 */
     int range_given;        /* --range LO:HI (the last --range was not auto) */
     char *command_line;     /* owned (cli_free): argv shell-quoted, for provenance */
     int *band_list;         /* owned (cli_free): --band B1,B2,... (job.band_list) */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "entropy_plan.h"
 
+#include "../base/opttable.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,105 +12,158 @@
  * already 4 GiB per thread). */
 #define BINS_MAX (1u << 30)
 
-winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known, int range_auto,
-                                   winent_err *err)
+/* The window of `o` as door `w` quotes it: "7x3", "5", "disk3" (CLI:
+ * width x height) or "(3, 7)", "5", "('disk', 3)" (Python: rows, cols). */
+static void window_text(const winent_compute_opts *o, winent_words w, char *buf, size_t n)
 {
-    if (o->disk && (o->kx != o->ky || o->kx < 1 || o->kx > 255 || o->kx % 2 == 0)) {
-        /* The disk as the CLI's --disk takes it: its radius. */
-        if (o->kx == o->ky && o->kx % 2 != 0)
-            return WINENT_ERR(err, WINENT_ERR_USAGE, "--disk: '%d': give a radius from 0 to 127",
-                              o->kx / 2);
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--disk: a %dx%d window: a disk's window is 2R+1 square, R from 0 "
-                          "to 127",
-                          o->kx, o->ky);
-    }
-    if (o->kx < 1 || o->kx > 255 || o->ky < 1 || o->ky > 255 || o->kx % 2 == 0 || o->ky % 2 == 0) {
-        /* The window as the CLI's --window takes it: K for a square one. */
-        char w[32];
-        if (o->kx == o->ky)
-            snprintf(w, sizeof w, "%d", o->kx);
-        else
-            snprintf(w, sizeof w, "%dx%d", o->kx, o->ky);
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--window: '%s': give K or WxH, odd sides from 1 to 255, or diskR with R "
-                          "from 0 to 127",
-                          w);
-    }
-    if ((unsigned)o->base > WINENT_BASE_10)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--base: '%d': use e, 2 or 10", (int)o->base);
-    if (dtype_known && (unsigned)o->dtype >= WINENT_DTYPE_COUNT)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--dtype: '%d': use u8, i8, u16, i16, u32, i32, f32 or f64",
-                          (int)o->dtype);
-    if (o->bins > BINS_MAX)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--bins: '%u': give a whole number from 1 to 1073741824", o->bins);
+    const int py = w == WINENT_WORDS_PYTHON;
+    if (o->disk && o->kx == o->ky && o->kx % 2 != 0)
+        snprintf(buf, n, py ? "('disk', %d)" : "disk%d", (o->kx - 1) / 2);
+    else if (o->kx == o->ky)
+        snprintf(buf, n, "%d", o->kx);
+    else if (py)
+        snprintf(buf, n, "(%d, %d)", o->ky, o->kx);
+    else
+        snprintf(buf, n, "%dx%d", o->kx, o->ky);
+}
+
+static winent_status check_window(const winent_compute_opts *o, winent_words w, winent_err *err)
+{
+    char t[48];
+    window_text(o, w, t, sizeof t);
+    if (o->disk && (o->kx != o->ky || o->kx % 2 == 0))
+        return winent_opt_say(err, w,
+                              "--disk: a %dx%d window: a disk's window is 2R+1 square, R from 0 "
+                              "to 127",
+                              "radius: a %dx%d window: a disk's window is 2R+1 square, R from 0 "
+                              "to 127",
+                              o->kx, o->ky);
+    if (o->kx < 1 || o->kx > 255 || o->ky < 1 || o->ky > 255 || o->kx % 2 == 0 || o->ky % 2 == 0)
+        return winent_opt_refuse(err, w, "window", t);
+    return WINENT_OK;
+}
+
+/* A range LO:HI as door `w` quotes it: "0:1" or "(0, 1)". */
+static void range_text(double lo, double hi, winent_words w, char *buf, size_t n)
+{
+    char a[32], b[32];
+    winent_num_text(lo, a, sizeof a);
+    winent_num_text(hi, b, sizeof b);
+    snprintf(buf, n, w == WINENT_WORDS_PYTHON ? "(%s, %s)" : "%s:%s", a, b);
+}
+
+static winent_status check_range(const winent_compute_opts *o, unsigned flags, winent_words w,
+                                 winent_err *err)
+{
     const int unset = o->range_lo == 0.0 && o->range_hi == 0.0;
+    const int range_auto = (flags & WINENT_CHECK_RANGE_AUTO) != 0;
+    const int dtype_known = (flags & WINENT_CHECK_DTYPE) != 0;
+    char t[80];
+    range_text(o->range_lo, o->range_hi, w, t, sizeof t);
     /* 0 bins is "each distinct value": with a range it means nothing, as
      * --bins 0 does on the command line. */
     if (o->bins == 0 && (range_auto || !unset))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--bins: '0': give a whole number from 1 to 1073741824");
+        return winent_opt_refuse(err, w, "bins", "0");
     if (range_auto)
         return WINENT_OK; /* the range comes from the data */
     if (unset && dtype_known && winent_dtype_is_float(o->dtype))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--range: %s input needs a range: give --range auto (the band's "
-                          "minimum and maximum) or --range LO:HI (and optionally --bins N)",
-                          winent_dtype_name(o->dtype));
+        return winent_opt_say(err, w,
+                              "--range: %s input needs a range: give --range auto (the band's "
+                              "minimum and maximum) or --range LO:HI (and optionally --bins N)",
+                              "range: %s input needs a range: give range='auto' (the band's "
+                              "minimum and maximum) or range=(lo, hi) (and optionally bins=N)",
+                              winent_dtype_word(w, o->dtype));
     if (unset && o->bins > 0)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--bins: needs --range LO:HI (or --range auto)");
+        return winent_opt_say(err, w, "--bins: needs --range LO:HI (or --range auto)",
+                              "bins: needs range=(lo, hi) (or range='auto')");
     /* A range given is checked even where it goes unused (an integer input
-     * without bins): it is a mistake either way. */
+     * without bins): it is a mistake either way. 0:0 is the fields' "no
+     * range": a door that was given it refuses it with this same line. */
     if (!unset &&
         (!isfinite(o->range_lo) || !isfinite(o->range_hi) || !(o->range_hi > o->range_lo)))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--range: '%.15g:%.15g': give finite numbers LO:HI with LO < HI, or "
-                          "auto",
-                          o->range_lo, o->range_hi);
+        return winent_opt_refuse(err, w, "range", t);
     /* The bin of v is (v - LO) * bins / (HI - LO) in doubles: a width, or
      * a width times the bins, past the largest double would make every
      * pixel's bin 0 or the last (a wrong map, not an error). */
     if (!unset && o->bins > 0 && !isfinite((o->range_hi - o->range_lo) * (double)o->bins))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--range: '%.15g:%.15g': its width times the %u bins overflows a "
-                          "double: give a narrower range",
-                          o->range_lo, o->range_hi, o->bins);
+        return winent_opt_say(err, w,
+                              "--range: '%s': its width times the %u bins overflows a double: "
+                              "give a narrower range",
+                              "range=%s: its width times the %u bins overflows a double: give a "
+                              "narrower range",
+                              t, o->bins);
     return WINENT_OK;
+}
+
+winent_status winent_compute_check(const winent_compute_opts *o, unsigned flags, winent_words w,
+                                   winent_err *err)
+{
+    WINENT_TRY(check_window(o, w, err));
+    if ((unsigned)o->base > WINENT_BASE_10) {
+        char t[16];
+        snprintf(t, sizeof t, "%d", (int)o->base);
+        return winent_opt_refuse(err, w, "base", t);
+    }
+    if ((flags & WINENT_CHECK_DTYPE) && (unsigned)o->dtype >= WINENT_DTYPE_COUNT) {
+        char t[16];
+        snprintf(t, sizeof t, "%d", (int)o->dtype);
+        return winent_opt_refuse(err, w, "dtype", t);
+    }
+    if (o->bins > BINS_MAX) {
+        char t[16];
+        snprintf(t, sizeof t, "%u", o->bins);
+        return winent_opt_refuse(err, w, "bins", t);
+    }
+    WINENT_TRY(check_range(o, flags, w, err));
+    if ((flags & WINENT_CHECK_DTYPE) && (flags & WINENT_CHECK_NODATA) && o->has_nodata)
+        WINENT_TRY(winent_nodata_check(o->dtype, o->nodata, w, err));
+    return WINENT_OK;
+}
+
+winent_status winent_compute_opts_check(const winent_compute_opts *o, winent_words words,
+                                        winent_error *err)
+{
+    if (o == NULL)
+        return winent_err_null(err, "winent_compute_opts_check", "o");
+    winent_err e;
+    winent_err_clear(&e);
+    return winent_err_export(
+        &e, winent_compute_check(o, WINENT_CHECK_DTYPE | WINENT_CHECK_NODATA, words, &e), err);
 }
 
 winent_status winent_compute_opts_validate(const winent_compute_opts *o, winent_error *err)
 {
     if (o == NULL)
         return winent_err_null(err, "winent_compute_opts_validate", "o");
-    winent_err e;
-    winent_err_clear(&e);
-    return winent_err_export(&e, winent_compute_check(o, 1, 0, &e), err);
+    return winent_compute_opts_check(o, WINENT_WORDS_CLI, err);
 }
 
-winent_status winent_nodata_check(winent_dtype t, double v, winent_err *err)
+winent_status winent_nodata_check(winent_dtype t, double v, winent_words w, winent_err *err)
 {
     static const double lo[] = {0, -128, 0, -32768, 0, -2147483648.0};
     static const double hi[] = {255, 127, 65535, 32767, 4294967295.0, 2147483647.0};
-    if (t == WINENT_F64 || isnan(v))
+    char num[32];
+    if (t == WINENT_F64 || isnan(v) || (unsigned)t >= WINENT_DTYPE_COUNT)
         return WINENT_OK;
+    winent_num_text(v, num, sizeof num);
     if (t == WINENT_F32) {
         if (isinf(v) || fabs(v) <= 3.4028234663852886e38)
             return WINENT_OK;
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--nodata: '%.17g': an f32 band holds values up to +-3.4028235e38, so "
-                          "no pixel can equal it: give a value the band can hold",
-                          v);
+        return winent_opt_say(err, w,
+                              "--nodata: '%s': a %s band holds values up to +-3.4028235e38, so "
+                              "no pixel can equal it: give a value the band can hold",
+                              "nodata=%s: a %s band holds values up to +-3.4028235e38, so no "
+                              "pixel can equal it: give a value the band can hold",
+                              num, winent_dtype_word(w, t));
     }
-    if ((unsigned)t < WINENT_F32 && v == floor(v) && v >= lo[t] && v <= hi[t])
+    if (v == floor(v) && v >= lo[t] && v <= hi[t])
         return WINENT_OK;
-    if ((unsigned)t >= WINENT_F32)
-        return WINENT_OK;
-    return WINENT_ERR(err, WINENT_ERR_USAGE,
-                      "--nodata: '%.17g': a %s band holds whole numbers from %.0f to %.0f, so no "
-                      "pixel can equal it: give a value the band can hold",
-                      v, winent_dtype_name(t), lo[t], hi[t]);
+    return winent_opt_say(err, w,
+                          "--nodata: '%s': a %s band holds whole numbers from %.0f to %.0f, so "
+                          "no pixel can equal it: give a value the band can hold",
+                          "nodata=%s: a %s band holds whole numbers from %.0f to %.0f, so no "
+                          "pixel can equal it: give a value the band can hold",
+                          num, winent_dtype_word(w, t), lo[t], hi[t]);
 }
 
 /* The pixels of a full window: kx * ky, or a disk's (its half-widths in
@@ -186,7 +241,7 @@ winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out
 {
     winent_plan *p = NULL;
     *out = NULL;
-    WINENT_TRY(winent_compute_check(o, 1, 0, err));
+    WINENT_TRY(winent_compute_check(o, WINENT_CHECK_DTYPE, WINENT_WORDS_CLI, err));
     p = calloc(1, sizeof *p);
     if (p == NULL)
         goto nomem;

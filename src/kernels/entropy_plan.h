@@ -41,18 +41,23 @@ typedef struct winent_plan {
     int64_t *du;              /* owned; [0..nmax-1]: t[c+1] - t[c] */
 } winent_plan;
 
-/* winent_compute_opts_validate's checks (usage errors naming the CLI's
- * option), as a job needs them: `dtype_known` 0 leaves out those that
- * depend on the dtype (a file's is known once it is opened), `range_auto`
- * 1 those of the range (it comes from the data). */
-winent_status winent_compute_check(const winent_compute_opts *o, int dtype_known, int range_auto,
+/* What winent_compute_check checks beyond the window, base and bins. */
+#define WINENT_CHECK_DTYPE 1u      /* the dtype is known (a file's is once it is opened) */
+#define WINENT_CHECK_RANGE_AUTO 2u /* the range comes from the data: not checked */
+#define WINENT_CHECK_NODATA 4u     /* a nodata the dtype cannot hold is refused (one the
+                                      user gave; a file's own matches nothing, harmlessly) */
+
+/* The checks of what is computed, with usage errors in door `w`'s words
+ * (winent_compute_opts_check is it with DTYPE | NODATA). */
+winent_status winent_compute_check(const winent_compute_opts *o, unsigned flags, winent_words w,
                                    winent_err *err);
 
-/* A --nodata value `v` a band of type `t` can hold: a whole number in the
- * type's range, any value within float32's for f32 (NaN and infinities
- * too), anything for f64. Else WINENT_ERR_USAGE: no pixel could equal it,
- * so it would mask nothing (a typo, or the value of another band). */
-winent_status winent_nodata_check(winent_dtype t, double v, winent_err *err);
+/* A nodata value `v` a band of type `t` can hold: a whole number in the
+ * type's range (-0 is 0), any value within float32's for f32 (NaN and
+ * infinities too; compared as float32), anything for f64. Else
+ * WINENT_ERR_USAGE in `w`'s words: no pixel could equal it, so it would
+ * mask nothing (a typo, or the value of another band). */
+winent_status winent_nodata_check(winent_dtype t, double v, winent_words w, winent_err *err);
 
 /* Check the options (SPEC 1-2, winent_compute_check) and build the tables.
  * Errors are usage errors naming the option. */

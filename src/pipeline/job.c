@@ -174,7 +174,18 @@ winent_status winent_entropy(const winent_compute_opts *o, const void *in, size_
         return winent_err_null(err, "winent_entropy", "o");
     winent_err e;
     winent_err_clear(&e);
-    winent_status st = winent_compute_check(o, 1, 0, &e);
+    if (o == NULL)
+        return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_USAGE, "no options (NULL)"), err);
+    /* A float image given no range takes it from its samples, as a job's
+     * float band does (--range auto, 256 bins unless told). */
+    winent_compute_opts co = *o;
+    const int range_auto = winent_dtype_is_float(co.dtype) && co.range_lo == 0.0 &&
+                           co.range_hi == 0.0;
+    if (range_auto && co.bins == 0)
+        co.bins = 256;
+    winent_status st = winent_compute_check(
+        &co, WINENT_CHECK_DTYPE | WINENT_CHECK_NODATA | (range_auto ? WINENT_CHECK_RANGE_AUTO : 0),
+        WINENT_WORDS_CLI, &e);
     if (st != WINENT_OK)
         return winent_err_export(&e, st, err);
     const size_t row = winent_dtype_size(o->dtype) * (size_t)(width > 0 ? width : 0);
@@ -200,7 +211,9 @@ winent_status winent_entropy(const winent_compute_opts *o, const void *in, size_
 
     winent_job_opts jo;
     winent_job_opts_default(&jo);
-    jo.compute = *o;
+    jo.compute = co;
+    jo.range_auto = range_auto;
+    jo.nodata_given = co.has_nodata;
     jo.dtype_given = 1;
     jo.width = width;
     jo.height = height;

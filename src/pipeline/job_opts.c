@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pipeline_internal.h"
+#include "../base/opttable.h"
 
 /* The CLI's limits, the library's too. */
 #define BANDS_MAX      65535
@@ -37,16 +38,16 @@ void winent_job_opts_default(winent_job_opts *o)
     o->mem_bytes = 0; /* automatic: WINENT_MEM_DEFAULT, or more for many threads */
 }
 
-winent_status winent_device_list_parse(const char *d, winent_device_list *l, winent_err *err)
+/* --device's value `d` into `l`, refusals in door `w`'s words. */
+static winent_status device_list_parse(const char *d, winent_words w, winent_device_list *l,
+                                       winent_err *err)
 {
+    const int py = w == WINENT_WORDS_PYTHON;
     memset(l, 0, sizeof *l);
     if (d == NULL || strcmp(d, "auto") == 0) {
         l->automatic = 1;
         return WINENT_OK;
     }
-    if (*d == '\0')
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--device: empty: use auto, cpu, gpu or a list like 0,2");
     if (strcmp(d, "cpu") == 0) {
         l->cpu = 1;
         return WINENT_OK;
@@ -61,104 +62,127 @@ winent_status winent_device_list_parse(const char *d, winent_device_list *l, win
         char *end;
         if (strncmp(s, "cpu", 3) == 0 && (s[3] == ',' || s[3] == '\0')) {
             if (l->cpu)
-                return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: cpu named twice");
+                return winent_opt_say(err, w, "--device: '%s': cpu named twice",
+                                      "device='%s': cpu named twice", d);
             l->cpu = 1;
             s += s[3] == ',' ? 4 : 3;
             continue;
         }
         long id = *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : -1;
         if (id < 0 || id > 1000000 || (*end != ',' && *end != '\0'))
-            return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--device: '%s': use auto, cpu, gpu or a list like 0,2 or cpu,0", d);
+            break;
         for (int i = 0; i < l->ngpus; i++)
             if (l->gpus[i] == id)
-                return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: GPU %ld named twice", id);
+                return winent_opt_say(err, w, "--device: '%s': GPU %ld named twice",
+                                      "device='%s': GPU %ld named twice", d, id);
         if (l->ngpus == WINENT_MAX_GPUS)
-            return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: too many GPUs");
+            return winent_opt_say(err, w, "--device: '%s': more than %d GPUs",
+                                  "device='%s': more than %d GPUs", d, WINENT_MAX_GPUS);
         l->gpus[l->ngpus++] = (int)id;
         s = *end == ',' ? end + 1 : end;
     }
-    if (l->ngpus == 0 && !l->cpu)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--device: empty list");
+    if (*s != '\0' || (l->ngpus == 0 && !l->cpu)) {
+        char q[WINENT_MSG_LEN / 2];
+        snprintf(q, sizeof q, py ? "'%s'" : "%s", d);
+        return winent_opt_refuse(err, w, "device", q);
+    }
     return WINENT_OK;
 }
 
-/* A list as the CLI's --band or --window takes it ("1,3,5", "5,7x3,disk3"),
- * cut with "..." to fit `n` bytes: what the messages quote. `disk` (or
- * NULL): which window items are disks. */
-static void list_text(const int *v, const int *disk, int count, int pairs, char *buf, size_t n)
+winent_status winent_device_list_parse(const char *d, winent_device_list *l, winent_err *err)
 {
-    size_t len = 0;
-    buf[0] = '\0';
+    return device_list_parse(d, WINENT_WORDS_CLI, l, err);
+}
+
+/* A list as door `w` takes it, cut with "..." to fit `n` bytes: what the
+ * messages quote. CLI: "1,3,5", "5,7x3,disk3"; Python: "[1, 3, 5]",
+ * "[5, (3, 7), ('disk', 3)]". `disk` (or NULL): which window items are
+ * disks; `pairs`: windows (kx, ky pairs) rather than bands. */
+static void list_text(const int *v, const int *disk, int count, int pairs, winent_words w,
+                      char *buf, size_t n)
+{
+    const int py = w == WINENT_WORDS_PYTHON;
+    size_t len = (size_t)snprintf(buf, n, "%s", py ? "[" : "");
     for (int i = 0; i < count; i++) {
-        char item[32];
+        char item[48];
+        const char *sep = i ? (py ? ", " : ",") : "";
         const int a = v[pairs ? 2 * i : i], b = pairs ? v[2 * i + 1] : a;
         if (disk != NULL && disk[i])
-            snprintf(item, sizeof item, "%sdisk%d", i ? "," : "", (a - 1) / 2);
+            snprintf(item, sizeof item, py ? "%s('disk', %d)" : "%sdisk%d", sep, (a - 1) / 2);
         else if (a == b)
-            snprintf(item, sizeof item, "%s%d", i ? "," : "", a);
+            snprintf(item, sizeof item, "%s%d", sep, a);
+        else if (py)
+            snprintf(item, sizeof item, "%s(%d, %d)", sep, b, a);
         else
-            snprintf(item, sizeof item, "%s%dx%d", i ? "," : "", a, b);
-        if (len + strlen(item) + 4 >= n) {
-            snprintf(buf + len, n - len, ",...");
+            snprintf(item, sizeof item, "%s%dx%d", sep, a, b);
+        if (len + strlen(item) + 6 >= n) {
+            snprintf(buf + len, n - len, "%s", py ? ", ...]" : ",...");
             return;
         }
         len += (size_t)snprintf(buf + len, n - len, "%s", item);
     }
+    if (py)
+        snprintf(buf + len, n - len, "]");
 }
 
-/* --band B1,B2,... and --window K1,K2,... (band_list, window_list): each
- * item in its range, none twice, with the CLI's words for its list. */
-static winent_status check_lists(const winent_job_opts *o, winent_err *err)
+static winent_status check_band_list(const winent_job_opts *o, winent_words w, winent_err *err)
 {
     char text[192];
     if (o->nband_list < 0 || (o->nband_list > 0 && o->band_list == NULL))
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--band: a list of %d bands at %p", o->nband_list,
-                          (const void *)o->band_list);
-    if (o->nwindow_list < 0 || (o->nwindow_list > 0 && o->window_list == NULL))
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--window: a list of %d windows at %p",
-                          o->nwindow_list, (const void *)o->window_list);
+        return winent_opt_say(err, w, "--band: a list of %d bands at %p",
+                              "band: a list of %d bands at %p", o->nband_list,
+                              (const void *)o->band_list);
     for (int i = 0; i < o->nband_list; i++) {
         const int b = o->band_list[i];
-        list_text(o->band_list, NULL, o->nband_list, 0, text, sizeof text);
+        list_text(o->band_list, NULL, o->nband_list, 0, w, text, sizeof text);
         if (b < 1 || b > BANDS_MAX)
-            return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--band: '%s': give a band number from 1, a list of them (1,3,5), "
-                              "or all",
-                              text);
+            return winent_opt_refuse(err, w, "band", text);
         for (int j = 0; j < i; j++)
             if (o->band_list[j] == b)
-                return WINENT_ERR(err, WINENT_ERR_USAGE,
-                                  "--band: '%s': band %d given twice: give each band once", text,
-                                  b);
+                return winent_opt_say(err, w,
+                                      "--band: '%s': band %d given twice: give each band once",
+                                      "band=%s: band %d given twice: give each band once", text,
+                                      b);
     }
+    return WINENT_OK;
+}
+
+static winent_status check_window_list(const winent_job_opts *o, winent_words w, winent_err *err)
+{
+    char text[192];
+    if (o->nwindow_list < 0 || (o->nwindow_list > 0 && o->window_list == NULL))
+        return winent_opt_say(err, w, "--window: a list of %d windows at %p",
+                              "windows: a list of %d windows at %p", o->nwindow_list,
+                              (const void *)o->window_list);
     for (int i = 0; i < o->nwindow_list; i++) {
         const int kx = o->window_list[2 * i], ky = o->window_list[2 * i + 1];
         const int disk = o->window_disk != NULL && o->window_disk[i];
-        list_text(o->window_list, o->window_disk, o->nwindow_list, 1, text, sizeof text);
+        list_text(o->window_list, o->window_disk, o->nwindow_list, 1, w, text, sizeof text);
         if (kx < 1 || kx > 255 || ky < 1 || ky > 255 || kx % 2 == 0 || ky % 2 == 0 ||
             (disk && kx != ky))
-            return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--window: '%s': give K or WxH, odd sides from 1 to 255, diskR (R "
-                              "from 0 to 127), or a list of them (5,9,disk3)",
-                              text);
+            return winent_opt_refuse(err, w, "windows", text);
         for (int j = 0; j < i; j++)
             if (o->window_list[2 * j] == kx && o->window_list[2 * j + 1] == ky &&
                 (o->window_disk != NULL && o->window_disk[j]) == disk) {
-                char item[32];
-                list_text(o->window_list + 2 * i, disk ? o->window_disk + i : NULL, 1, 1, item,
+                char item[48];
+                list_text(o->window_list + 2 * i, disk ? o->window_disk + i : NULL, 1, 1, w, item,
                           sizeof item);
-                return WINENT_ERR(err, WINENT_ERR_USAGE,
-                                  "--window: '%s': %s given twice: give each window once", text,
-                                  item);
+                if (w == WINENT_WORDS_PYTHON) { /* the item, not a list of one */
+                    memmove(item, item + 1, strlen(item));
+                    item[strlen(item) - 1] = '\0';
+                }
+                return winent_opt_say(err, w,
+                                      "--window: '%s': %s given twice: give each window once",
+                                      "windows=%s: %s given twice: give each window once", text,
+                                      item);
             }
     }
     return WINENT_OK;
 }
 
-/* The first compute or raw-input option set away from its default, by the
- * CLI's name (the CLI's order), or NULL: --decode computes nothing, and a
- * value given for it would be silently dropped. */
+/* The first compute or raw-input option set away from its default, by its
+ * name in the table (the CLI's order), or NULL: --decode computes nothing,
+ * and a value given for it would be silently dropped. */
 static const char *decode_misfit(const winent_job_opts *o)
 {
     winent_compute_opts d;
@@ -197,7 +221,7 @@ static const char *decode_misfit(const winent_job_opts *o)
  * GeoTIFF with --compress zstd) or deflate. Where nothing takes a level
  * (raw, LZW, no compression) it goes unused, as --compress does for a
  * .zst; an output name whose format is unknown is the run's to refuse. */
-static winent_status check_level(const winent_job_opts *o, winent_err *err)
+static winent_status check_level(const winent_job_opts *o, winent_words w, winent_err *err)
 {
     if (o->level == 0)
         return WINENT_OK;
@@ -208,139 +232,191 @@ static winent_status check_level(const winent_job_opts *o, winent_err *err)
     const winent_format f = winent_sink_format_of(&so);
     if (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_DEFLATE &&
         (o->level < DEFLATE_LEVEL_MIN || o->level > DEFLATE_LEVEL_MAX))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--level: '%d': give a deflate level from %d to %d", o->level,
-                          DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
+        return winent_opt_say(err, w, "--level: '%d': give a deflate level from %d to %d",
+                              "level=%d: give a deflate level from %d to %d", o->level,
+                              DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
     const int zstd =
         f == WINENT_FORMAT_ZST || f == WINENT_FORMAT_ZARR ||
         (f == WINENT_FORMAT_TIF && o->compress == WINENT_COMPRESS_ZSTD);
     if (zstd && (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--level: '%d': give a zstd level from %d to %d (not 0)", o->level,
-                          LEVEL_MIN, LEVEL_MAX);
-    /* No codec known yet (an unknown extension, raw): the widest range,
-     * in the command line's words. */
+        return winent_opt_say(err, w, "--level: '%d': give a zstd level from %d to %d (not 0)",
+                              "level=%d: give a zstd level from %d to %d (not 0)", o->level,
+                              LEVEL_MIN, LEVEL_MAX);
+    /* No codec known yet (an unknown extension, raw): the widest range. */
     if ((f == WINENT_FORMAT_AUTO || f == WINENT_FORMAT_RAW) &&
-        (o->level < LEVEL_MIN || o->level > LEVEL_MAX))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--level: '%d': give a compression level: zstd %d to %d (not 0), "
-                          "deflate %d to %d",
-                          o->level, LEVEL_MIN, LEVEL_MAX, DEFLATE_LEVEL_MIN, DEFLATE_LEVEL_MAX);
+        (o->level < LEVEL_MIN || o->level > LEVEL_MAX)) {
+        char t[16];
+        snprintf(t, sizeof t, "%d", o->level);
+        return winent_opt_refuse(err, w, "level", t);
+    }
     return WINENT_OK;
+}
+
+/* An int option's value refused with the table's advice. */
+static winent_status refuse_int(winent_err *err, winent_words w, const char *name, long long v)
+{
+    char t[32];
+    snprintf(t, sizeof t, "%lld", v);
+    return winent_opt_refuse(err, w, name, t);
+}
+
+/* A word option whose C value is none of its words (a caller's bad cast). */
+static winent_status refuse_enum(winent_err *err, winent_words w, const char *name, int v)
+{
+    return refuse_int(err, w, name, v);
+}
+
+/* What is computed and the raw input's layout (not with --decode). */
+static winent_status check_compute_and_layout(const winent_job_opts *o, winent_words w,
+                                              winent_err *err)
+{
+    /* The lists first: their first items are also compute.kx/ky and band. */
+    WINENT_TRY(check_band_list(o, w, err));
+    WINENT_TRY(check_window_list(o, w, err));
+    winent_compute_opts c = o->compute;
+    unsigned flags = 0;
+    if (o->dtype_given)
+        flags |= WINENT_CHECK_DTYPE;
+    /* --nodata in the type --dtype names (a file's type: the run). */
+    if (o->nodata_given)
+        flags |= WINENT_CHECK_NODATA;
+    if (winent_job_range_auto(o, o->compute.dtype)) {
+        flags |= WINENT_CHECK_RANGE_AUTO;
+        if (!o->range_auto && c.bins == 0)
+            c.bins = 256; /* a float band's default: --range auto, 256 bins */
+    }
+    WINENT_TRY(winent_compute_check(&c, flags, w, err));
+    if (o->width < 0 || o->height < 0) {
+        char t[48];
+        snprintf(t, sizeof t, w == WINENT_WORDS_PYTHON ? "(%d, %d)" : "%dx%d", o->width,
+                 o->height);
+        return winent_opt_refuse(err, w, "size", t);
+    }
+    if (o->bands < 1 || o->bands > BANDS_MAX)
+        return refuse_int(err, w, "bands", o->bands);
+    if (o->band < 1 || o->band > BANDS_MAX)
+        return refuse_int(err, w, "band", o->band);
+    if ((unsigned)o->interleave > WINENT_INTERLEAVE_BIL)
+        return refuse_enum(err, w, "interleave", (int)o->interleave);
+    /* Offsets are off_t: a layout past 2^63 bytes names no file, and
+     * its byte count would wrap where it is added up. */
+    if (o->header_bytes > (uint64_t)INT64_MAX) {
+        char t[32];
+        snprintf(t, sizeof t, "%llu", (unsigned long long)o->header_bytes);
+        return winent_opt_refuse(err, w, "header-bytes", t);
+    }
+    uint64_t bytes;
+    if (o->dtype_given && o->width > 0 && o->height > 0 &&
+        (__builtin_mul_overflow((uint64_t)o->width, (uint64_t)o->height, &bytes) ||
+         __builtin_mul_overflow(bytes, (uint64_t)o->bands, &bytes) ||
+         __builtin_mul_overflow(bytes, (uint64_t)winent_dtype_size(o->compute.dtype), &bytes) ||
+         __builtin_add_overflow(bytes, o->header_bytes, &bytes) || bytes > (uint64_t)INT64_MAX))
+        return winent_opt_say(err, w,
+                              "--size: '%dx%d': %d band%s of %s (and --header-bytes %llu) pass "
+                              "2^63 bytes, the largest file",
+                              "size=(%d, %d): %d band%s of %s (and header_bytes=%llu) pass 2^63 "
+                              "bytes, the largest file",
+                              o->width, o->height, o->bands, o->bands == 1 ? "" : "s",
+                              winent_dtype_word(w, o->compute.dtype),
+                              (unsigned long long)o->header_bytes);
+    return WINENT_OK;
+}
+
+static winent_status check_decode(const winent_job_opts *o, winent_words w, winent_err *err)
+{
+    const char *given = decode_misfit(o);
+    if (given)
+        return winent_opt_say(err, w,
+                              "--%s does not go with --decode: the map is computed already (only "
+                              "the output and running options apply)",
+                              "%s does not go with decode=True: the map is computed already "
+                              "(only the output and running options apply)",
+                              winent_opt_name(w, given));
+    /* The preview is drawn from the map's rows as they are computed;
+     * a decode computes none. */
+    if (o->preview)
+        return winent_opt_say(err, w,
+                              "--preview does not go with --decode: the preview is drawn while "
+                              "the map is computed: give --preview to the run that makes the "
+                              ".zst",
+                              "preview does not go with decode=True: the preview is drawn while "
+                              "the map is computed: give preview= to the run that makes the "
+                              ".zst");
+    return WINENT_OK;
+}
+
+static winent_status check_output(const winent_job_opts *o, winent_words w, winent_err *err)
+{
+    if ((unsigned)o->format > WINENT_FORMAT_ZARR)
+        return refuse_enum(err, w, "format", (int)o->format);
+    /* 0 is the default of each of these. */
+    WINENT_TRY(check_level(o, w, err));
+    if (o->frame_rows < 0 || o->frame_rows > FRAME_ROWS_MAX)
+        return refuse_int(err, w, "frame-rows", o->frame_rows);
+    if (o->tile != 0 && (o->tile < TILE_MIN || o->tile > TILE_MAX || o->tile % 16 != 0))
+        return refuse_int(err, w, "tile", o->tile);
+    if ((unsigned)o->compress > WINENT_COMPRESS_NONE)
+        return refuse_enum(err, w, "compress", (int)o->compress);
+    if ((unsigned)o->out_type > WINENT_OT_UINT8)
+        return refuse_enum(err, w, "ot", (int)o->out_type);
+    if (o->sidecar && o->out_type == WINENT_OT_FLOAT16)
+        return winent_opt_say(err, w,
+                              "--sidecar: ENVI has no float16 type: give --ot float32, uint16 or "
+                              "uint8, or write a .tif",
+                              "sidecar: ENVI has no float16 type: give ot='float32', 'uint16' or "
+                              "'uint8', or write a .tif");
+    if ((unsigned)o->tif_layout > WINENT_TIF_TILED)
+        return refuse_enum(err, w, "tif-layout", (int)o->tif_layout);
+    if (o->preview && o->preview[0] == '\0')
+        return winent_opt_refuse(err, w, "preview", w == WINENT_WORDS_PYTHON ? "''" : "");
+    if (o->preview_size < 0 || o->preview_size > WINENT_PREVIEW_SIZE_MAX)
+        return refuse_int(err, w, "preview-size", o->preview_size);
+    if (o->preview_size && !o->preview)
+        return winent_opt_say(err, w, "--preview-size goes with --preview FILE.png",
+                              "preview_size goes with preview='FILE.png'");
+    if (o->preview_range &&
+        (!isfinite(o->preview_lo) || !isfinite(o->preview_hi) || !(o->preview_lo < o->preview_hi))) {
+        char a[32], b[32], t[80];
+        winent_num_text(o->preview_lo, a, sizeof a);
+        winent_num_text(o->preview_hi, b, sizeof b);
+        snprintf(t, sizeof t, w == WINENT_WORDS_PYTHON ? "(%s, %s)" : "%s:%s", a, b);
+        return winent_opt_refuse(err, w, "preview-range", t);
+    }
+    if (o->preview_range && !o->preview)
+        return winent_opt_say(err, w, "--preview-range goes with --preview FILE.png",
+                              "preview_range goes with preview='FILE.png'");
+    return WINENT_OK;
+}
+
+int winent_job_range_auto(const winent_job_opts *o, winent_dtype t)
+{
+    return o->range_auto || (winent_dtype_is_float(t) && o->compute.range_lo == 0.0 &&
+                             o->compute.range_hi == 0.0);
 }
 
 winent_status winent_job_check(const winent_job_opts *o, winent_device_list *parsed,
                                winent_err *err)
 {
+    const winent_words w = o->words == WINENT_WORDS_PYTHON ? WINENT_WORDS_PYTHON : WINENT_WORDS_CLI;
     if (o->input == NULL)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "no INPUT: give a file, a GDAL name or - for standard input");
+        return winent_opt_say(err, w, "no INPUT: give a file, a GDAL name or - for standard input",
+                              "no input: give a file, a GDAL name or '-' for standard input");
     /* --decode computes nothing: the compute and raw-input options are
-     * refused below where set (decode_misfit), as the CLI refuses them. */
-    if (!o->decode) {
-        /* The lists first: their first items are also compute.kx/ky and band. */
-        WINENT_TRY(check_lists(o, err));
-        WINENT_TRY(winent_compute_check(&o->compute, o->dtype_given, o->range_auto, err));
-        /* --nodata in the type --dtype names (a file's type: the run). */
-        if (o->nodata_given && o->compute.has_nodata && o->dtype_given)
-            WINENT_TRY(winent_nodata_check(o->compute.dtype, o->compute.nodata, err));
-        if (o->width < 0 || o->height < 0)
-            return WINENT_ERR(err, WINENT_ERR_USAGE, "--size: '%dx%d': give WxH, e.g. 10240x10240",
-                              o->width, o->height);
-        if (o->bands < 1 || o->bands > BANDS_MAX)
-            return WINENT_ERR(err, WINENT_ERR_USAGE, "--bands: '%d': give a number from 1 to %d",
-                              o->bands, BANDS_MAX);
-        if (o->band < 1 || o->band > BANDS_MAX)
-            return WINENT_ERR(err, WINENT_ERR_USAGE, "--band: '%d': give a band number from 1",
-                              o->band);
-        if ((unsigned)o->interleave > WINENT_INTERLEAVE_BIL)
-            return WINENT_ERR(err, WINENT_ERR_USAGE, "--interleave: '%d': use bsq, bip or bil",
-                              (int)o->interleave);
-        /* Offsets are off_t: a layout past 2^63 bytes names no file, and
-         * its byte count would wrap where it is added up. */
-        if (o->header_bytes > (uint64_t)INT64_MAX)
-            return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--header-bytes: '%llu': give a byte count below 2^63",
-                              (unsigned long long)o->header_bytes);
-        uint64_t bytes;
-        if (o->dtype_given && o->width > 0 && o->height > 0 &&
-            (__builtin_mul_overflow((uint64_t)o->width, (uint64_t)o->height, &bytes) ||
-             __builtin_mul_overflow(bytes, (uint64_t)o->bands, &bytes) ||
-             __builtin_mul_overflow(bytes, (uint64_t)winent_dtype_size(o->compute.dtype), &bytes) ||
-             __builtin_add_overflow(bytes, o->header_bytes, &bytes) || bytes > (uint64_t)INT64_MAX))
-            return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--size: '%dx%d': %d band%s of %s (and --header-bytes %llu) pass "
-                              "2^63 bytes, the largest file",
-                              o->width, o->height, o->bands, o->bands == 1 ? "" : "s",
-                              winent_dtype_name(o->compute.dtype),
-                              (unsigned long long)o->header_bytes);
-    }
-    if (o->decode) {
-        const char *given = decode_misfit(o);
-        if (given)
-            return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--%s does not go with --decode: the map is computed already (only "
-                              "the output and running options apply)",
-                              given);
-        /* The preview is drawn from the map's rows as they are computed;
-         * a decode computes none (it ended in an internal error). */
-        if (o->preview)
-            return WINENT_ERR(err, WINENT_ERR_USAGE,
-                              "--preview does not go with --decode: the preview is drawn while "
-                              "the map is computed: give --preview to the run that makes the "
-                              ".zst");
-    }
-    if ((unsigned)o->format > WINENT_FORMAT_ZARR)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--format: '%d': use zst, tif, raw or zarr",
-                          (int)o->format);
-    /* 0 is the default of each of these. */
-    WINENT_TRY(check_level(o, err));
-    if (o->frame_rows < 0 || o->frame_rows > FRAME_ROWS_MAX)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--frame-rows: '%d': give a row count from 1",
-                          o->frame_rows);
-    if (o->tile != 0 && (o->tile < TILE_MIN || o->tile > TILE_MAX || o->tile % 16 != 0))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--tile: '%d': give a multiple of 16 from %d to %d", o->tile, TILE_MIN,
-                          TILE_MAX);
-    if ((unsigned)o->compress > WINENT_COMPRESS_NONE)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--compress: '%d': use zstd, deflate, lzw or none",
-                          (int)o->compress);
-    if ((unsigned)o->out_type > WINENT_OT_UINT8)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--ot: '%d': use float32, float16, uint16 or uint8", (int)o->out_type);
-    if (o->sidecar && o->out_type == WINENT_OT_FLOAT16)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--sidecar: ENVI has no float16 type: give --ot float32, uint16 or "
-                          "uint8, or write a .tif");
-    if ((unsigned)o->tif_layout > WINENT_TIF_TILED)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--tif-layout: '%d': use cog or tiled",
-                          (int)o->tif_layout);
-    if (o->preview && o->preview[0] == '\0')
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview: give a FILE.png");
-    if (o->preview_size < 0 || o->preview_size > WINENT_PREVIEW_SIZE_MAX)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--preview-size: '%d': give a side in pixels from 1 to %d",
-                          o->preview_size, WINENT_PREVIEW_SIZE_MAX);
-    if (o->preview_size && !o->preview)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview-size goes with --preview FILE.png");
-    if (o->preview_range &&
-        (!isfinite(o->preview_lo) || !isfinite(o->preview_hi) || !(o->preview_lo < o->preview_hi)))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--preview-range: '%.17g:%.17g': give finite numbers LO:HI with LO < HI",
-                          o->preview_lo, o->preview_hi);
-    if (o->preview_range && !o->preview)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--preview-range goes with --preview FILE.png");
+     * refused where set (decode_misfit), as the CLI refuses them. */
+    WINENT_TRY(o->decode ? check_decode(o, w, err) : check_compute_and_layout(o, w, err));
+    WINENT_TRY(check_output(o, w, err));
     winent_device_list devices;
-    WINENT_TRY(winent_device_list_parse(o->device, &devices, err));
+    WINENT_TRY(device_list_parse(o->device, w, &devices, err));
     if (parsed)
         *parsed = devices;
     if (o->threads < 0 || o->threads > THREADS_MAX)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--threads: '%d': give a number from 1 to %d",
-                          o->threads, THREADS_MAX);
+        return refuse_int(err, w, "threads", o->threads);
     if (o->mem_bytes != 0 && o->mem_bytes < MEM_MIN)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--mem: %llu bytes: give a size of at least 1M, e.g. 512M or 4G",
-                          (unsigned long long)o->mem_bytes);
+        return winent_opt_say(err, w,
+                              "--mem: %llu bytes: give a size of at least 1M, e.g. 512M or 4G",
+                              "mem=%llu: give a size of at least 1M: a byte count, or '512M', "
+                              "'4G'",
+                              (unsigned long long)o->mem_bytes);
     return WINENT_OK;
 }
 

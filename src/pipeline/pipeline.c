@@ -572,7 +572,7 @@ static void warn_range(const pipeline *p, const winent_job_opts *o, int k)
     if (p->plan.nbands > 1)
         snprintf(band, sizeof band, "band %d: ",
                  winent_source_get_info(p->source)->read[k].band);
-    if (o->range_auto)
+    if (winent_job_range_auto(o, plan->opts.dtype))
         snprintf(range, sizeof range, "--range auto (%.9g:%.9g from %s)", lo, hi,
                  p->range_from[k]);
     else
@@ -816,7 +816,7 @@ static winent_status open_input(pipeline *p, const winent_job_opts *o, winent_st
         const winent_source_info *info = winent_source_get_info(p->source);
         /* --nodata in the type of the band as read (a TIFF's, GDAL's). */
         if (o->nodata_given && o->compute.has_nodata)
-            WINENT_TRY(winent_nodata_check(info->dtype, o->compute.nodata, err));
+            WINENT_TRY(winent_nodata_check(info->dtype, o->compute.nodata, o->words, err));
         p->plan.width = info->width;
         p->plan.height = info->height;
         p->plan.nbands = info->nread;
@@ -970,9 +970,11 @@ static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_sta
         /* Usage errors in the options come before any look at the input
          * (with --range auto, any range will do for the check). */
         winent_compute_opts check = o->compute;
-        if (o->range_auto) {
+        if (winent_job_range_auto(o, o->compute.dtype)) {
             check.range_lo = 0.0;
             check.range_hi = 1.0;
+            if (check.bins == 0)
+                check.bins = 256;
         }
         for (int w = 0; w < *nwin; w++) {
             winent_plan *plan = NULL;
@@ -1061,8 +1063,11 @@ static winent_status make_job_maps(pipeline *p, const winent_job_opts *o, winent
         winent_clamp_init(&p->clamps[b]);
         snprintf(p->range_from[b], sizeof p->range_from[b], "--range");
     }
-    if (o->range_auto && !decoding && stage != WINENT_STAGE_ENCODE)
+    if (winent_job_range_auto(o, cos[0].dtype) && !decoding && stage != WINENT_STAGE_ENCODE) {
         WINENT_TRY_GOTO(st, winent_range_auto(p, o, cos, p->plan.nbands, err));
+        if (!o->range_auto)
+            winent_range_default_notice(p, o, cos);
+    }
     WINENT_TRY_GOTO(st, make_maps(p, cos, win, nwin, err));
 fail:
     free(cos);
@@ -1198,6 +1203,10 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
         warn_range(p, o, b);
     for (int m = 0; p->saturated && m < p->plan.nmaps && st == WINENT_OK; m++)
         warn_saturated(p, o, m);
+    if (st == WINENT_OK && p->source) {
+        const winent_source_info *info = winent_source_get_info(p->source);
+        winent_other_bands_notice(o, info->bands, info->nodata_is_mask, info->name);
+    }
     if (st == WINENT_OK)
         st = winent_trace_finish(p->trace, t_start, &err);
 fail:

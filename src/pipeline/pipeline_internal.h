@@ -558,11 +558,26 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
  * WINENT_ERR_USAGE. */
 winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_compute_opts *cos,
                                 int nbands, winent_err *err);
+/* The notice of a float band that took --range auto by default: the range
+ * found and where from (the output's metadata records it too). */
+void winent_range_default_notice(const pipeline *p, const winent_job_opts *o,
+                                 const winent_compute_opts *cos);
+
+/* The notice of an input of several bands read for band 1 alone (no
+ * --band given; `mask_band`: one of them is GDAL's mask, not data): what
+ * maps the others is said, never are they dropped silently. */
+void winent_other_bands_notice(const winent_job_opts *o, int bands, int mask_band,
+                               const char *name);
 
 /* job_opts.c: --device ("auto", NULL too; "cpu"; "gpu"; a list of "cpu"
  * and GPU numbers) as `l` (devices.h); usage errors for its syntax only
  * (whether the GPUs are there is the run's to find out). */
 winent_status winent_device_list_parse(const char *d, winent_device_list *l, winent_err *err);
+
+/* 1 when job `o` takes a band of type `t`'s range from the data: --range
+ * auto, or a float band given no range (float input's default, with 256
+ * bins unless --bins says). */
+int winent_job_range_auto(const winent_job_opts *o, winent_dtype t);
 
 /* job_opts.c: winent_job_opts_validate with an internal error; `devices`
  * (may be NULL): --device as parsed, for the run (parsed once). */

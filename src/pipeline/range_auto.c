@@ -16,6 +16,7 @@
 
 #include "kernels/range_count.h"
 #include "pipeline_internal.h"
+#include "../base/opttable.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -199,4 +200,43 @@ fail:
     free(m);
     free(need);
     return st;
+}
+
+void winent_range_default_notice(const pipeline *p, const winent_job_opts *o,
+                                 const winent_compute_opts *cos)
+{
+    if (o->on_notice == NULL)
+        return;
+    char line[WINENT_MSG_LEN], lo[32], hi[32];
+    const int py = o->words == WINENT_WORDS_PYTHON;
+    winent_num_text(cos[0].range_lo, lo, sizeof lo);
+    winent_num_text(cos[0].range_hi, hi, sizeof hi);
+    snprintf(line, sizeof line,
+             py ? "%s input without range=: range='auto' took (%s, %s) from %s%s, in %u bins; "
+                  "give range=(lo, hi) to choose"
+                : "%s input without --range: --range auto took %s:%s from %s%s, in %u bins; "
+                  "give --range LO:HI to choose",
+             winent_dtype_word(o->words, cos[0].dtype), lo, hi, p->range_from[0],
+             p->plan.nbands > 1 ? " (each band its own)" : "", cos[0].bins);
+    winent_one_line(line);
+    o->on_notice(o->user, line);
+}
+
+void winent_other_bands_notice(const winent_job_opts *o, int bands, int mask_band,
+                               const char *name)
+{
+    /* A band GDAL applies as the mask (an alpha band) is no data of its own. */
+    if (o->on_notice == NULL || bands - (mask_band ? 1 : 0) < 2 || o->band != 1 ||
+        o->nband_list > 0 || o->band_all)
+        return;
+    char line[WINENT_MSG_LEN];
+    const int py = o->words == WINENT_WORDS_PYTHON;
+    snprintf(line, sizeof line,
+             py ? "%s has several bands: the map is of band 1 only; band='all' (or a list such as "
+                  "band=[1, 2]) maps the others too"
+                : "%s has several bands: the map is of band 1 only; --band all (or a list such as "
+                  "--band 1,2) maps the others too",
+             name ? name : o->input);
+    winent_one_line(line);
+    o->on_notice(o->user, line);
 }

@@ -91,6 +91,21 @@ static int compute_validate(void)
     return bad + (winent_compute_opts_validate(NULL, NULL) != WINENT_ERR_USAGE);
 }
 
+/* The options' table and its messages. */
+static int options(void)
+{
+    winent_error e;
+    int count = -1;
+    int bad = winent_options(NULL) == NULL || winent_options(&count) == NULL || count < 1;
+    bad += usage(winent_compute_opts_check(NULL, WINENT_WORDS_PYTHON, &e), &e,
+                 "winent_compute_opts_check", "o");
+    bad += usage(winent_option_refuse(NULL, "4", WINENT_WORDS_CLI, &e), &e,
+                 "winent_option_refuse", "name");
+    bad += usage(winent_option_conflict("disk", NULL, WINENT_WORDS_CLI, &e), &e,
+                 "winent_option_conflict", "other");
+    return bad + (winent_option_refuse("window", NULL, WINENT_WORDS_CLI, NULL) != WINENT_ERR_USAGE);
+}
+
 static int job_validate(void)
 {
     winent_error e;
@@ -223,6 +238,7 @@ int main(void)
         {"winent_compute_opts_default, winent_job_opts_default", opts_defaults},
         {"winent_compute_opts_validate", compute_validate},
         {"winent_job_opts_validate", job_validate},
+        {"winent_options, winent_option_*, winent_compute_opts_check", options},
         {"winent_entropy", entropy},
         {"winent_engine_*", engine},
         {"winent_job_*, winent_run", jobs},

@@ -154,11 +154,14 @@ static void band_list_zero(winent_job_opts *o)
     o->band_list = zero_band;
     o->nband_list = 2;
 }
-static void float_no_range(winent_job_opts *o)
+static void nodata_u16(winent_job_opts *o)
 {
     o->width = o->height = 5;
-    o->compute.dtype = WINENT_F32;
+    o->compute.dtype = WINENT_U16;
     o->dtype_given = 1;
+    o->compute.has_nodata = 1;
+    o->compute.nodata = 70000;
+    o->nodata_given = 1;
 }
 static void threads5000(winent_job_opts *o)
 {
@@ -256,7 +259,7 @@ static const struct {
     {"--bins 4 --range 5:1", range_inverted, 1},
     {"--range 1:inf", range_infinite, 1},
     {"--bins 2000000000 --range 0:1", bins_many, 1},
-    {"--size 5x5 --dtype f32", float_no_range, 1},
+    {"--size 5x5 --dtype u16 --nodata 70000", nodata_u16, 1},
     {"--window 4,5", window_list_even, 0},
     {"--window 5,3,5", window_list_twice, 0},
     {"--window 7x3,9x4", window_list_wide, 0},
@@ -264,11 +267,11 @@ static const struct {
     {"--bands 3 --band 0,1", band_list_zero, 0},
     {"--bins 0 --range 0:1", bins0_range, 1},
     {"--bins 0 --range auto", bins0_range_auto, 0},
-    {"--range -1e308:1e308", range_width_overflows, 1},
-    {"--bins 1073741824 --range 0:1e300", range_bins_overflow, 1},
+    {"--range -1e+308:1e+308", range_width_overflows, 1},
+    {"--bins 1073741824 --range 0:1e+300", range_bins_overflow, 1},
     {"--range nan:1", range_nan, 1},
     {"--bins 8 --range -inf:0", range_minus_inf, 1},
-    {"--size 4x4 --dtype u8 --header-bytes 9.3e18", header_huge, 0},
+    {"--size 4x4 --dtype u8 --header-bytes 9300000000000000000", header_huge, 0},
     {"--size 2147483647x2147483647 --bands 65535 --dtype u16", layout_huge, 0},
     {"--threads 5000", threads5000, 0},
     {"--threads -2", threads_neg, 0},
@@ -337,6 +340,20 @@ int main(int argc, char **argv)
             CHECK(st == WINENT_ERR_USAGE && one_message(line, cerr.message, cases[k].args),
                   "%s: winent_compute_opts_validate says '%s'", cases[k].args, cerr.message);
         }
+    }
+    /* The same rule in Python's words: every case refused again, its
+     * line naming the option without the command line's "--". */
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        winent_job_opts o;
+        winent_job_opts_default(&o);
+        o.input = "in.raw";
+        o.output = "out.raw";
+        cases[k].set(&o);
+        o.words = WINENT_WORDS_PYTHON;
+        winent_error err;
+        winent_status st = winent_job_opts_validate(&o, &err);
+        CHECK(st == WINENT_ERR_USAGE && strstr(err.message, "--") == NULL,
+              "%s in Python's words: '%s' (%d)", cases[k].args, err.message, (int)st);
     }
     /* A GPU named that is not there: one line from the CLI and from the
      * library's in-memory door (Python's too: it calls it). */

@@ -44,10 +44,20 @@ check "imagery of 12 values: no notice" sh -c "[ ! -s '$T/err' ]"
 check "several maps: the saturated one named, alone" sh -c \
     "[ \$(wc -l <'$T/err') -eq 1 ] && grep -q '^winent-stream: band 1, window 3x3: the map is saturated' '$T/err'"
 
-# A float band without a range: the message names --range auto.
+# A float band without a range takes --range auto (256 bins), and says so.
 "$PY" -c "import numpy as np; np.linspace(0, 1, 6000, dtype='<f4').tofile('$T/f.f32')"
-expect_exit 2 "f32 without a range" "$WS" --size 100x60 --dtype f32 "$T/f.f32" "$T/o.raw"
-check "... the message names --range auto" grep -q "give --range auto" "$T/stderr"
+"$WS" --size 100x60 --dtype f32 "$T/f.f32" "$T/o.raw" 2>"$T/err"
+check "f32 without a range: the notice names the range taken" grep -q \
+    "^winent-stream: f32 input without --range: --range auto took 0:1 from a first pass over the band, in 256 bins" "$T/err"
+"$WS" --size 100x60 --dtype f32 --range auto "$T/f.f32" "$T/auto.raw" 2>/dev/null
+check "... the map of --range auto" cmp -s "$T/o.raw" "$T/auto.raw"
+# An input of several bands read for band 1: a notice names what maps the others.
+"$PY" -c "import numpy as np; (np.arange(3 * 6000) % 11).astype('u1').tofile('$T/rgb.u8')"
+"$WS" --size 100x60 --dtype u8 --bands 3 "$T/rgb.u8" "$T/b1.raw" 2>"$T/err"
+check "3 bands, no --band: the notice" grep -q \
+    "rgb.u8 has several bands: the map is of band 1 only; --band all" "$T/err"
+"$WS" --size 100x60 --dtype u8 --bands 3 --band all "$T/rgb.u8" "$T/ball.tif" 2>"$T/err"
+check "... --band all: none" sh -c "[ ! -s '$T/err' ]"
 
 # --range auto on GDAL's names: a first pass, as for a file.
 if ! "$PY" -c "from osgeo import gdal; assert gdal.GetDriverByName('netCDF')" 2>/dev/null; then

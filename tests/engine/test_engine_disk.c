@@ -116,8 +116,8 @@ static void test_shape(void)
         }
         winent_plan_free(p);
     }
-    /* A disk is square: kx != ky, or a radius past 127, is a usage error
-     * naming --disk. */
+    /* A disk is square: kx != ky is a usage error naming --disk; a radius
+     * past 127 one quoting the window as --window diskR takes it. */
     winent_compute_opts o = disk_opts(&cases[0], 2, WINENT_BASE_2);
     o.ky = 3;
     winent_error e;
@@ -126,7 +126,7 @@ static void test_shape(void)
           "5x3 disk: '%s'", e.message);
     o = disk_opts(&cases[0], 128, WINENT_BASE_2);
     CHECK(winent_compute_opts_validate(&o, &e) == WINENT_ERR_USAGE &&
-              strstr(e.message, "'128'") != NULL,
+              strstr(e.message, "'disk128'") != NULL,
           "disk 128: '%s'", e.message);
 }
 

@@ -156,10 +156,21 @@ static void test_refusals(void)
               strcmp(err.message, want.message) == 0 && strstr(err.message, "--window"),
           "even window: '%s' vs validate's '%s'", err.message, want.message);
     winent_compute_opts_default(&co);
-    co.dtype = WINENT_F32; /* no range */
-    CHECK(winent_entropy(&co, in, 0, 4, 4, out, 0, NULL, 0, &err) == WINENT_ERR_USAGE &&
-              strstr(err.message, "--range"),
+    co.dtype = WINENT_F32; /* no range: its own samples' (--range auto) */
+    CHECK(winent_entropy(&co, in, 0, 4, 4, out, 0, NULL, 0, &err) == WINENT_OK,
           "f32 without a range: %s", err.message);
+    winent_compute_opts_default(&co);
+    co.has_nodata = 1;
+    co.nodata = 300; /* no u8 sample can be 300: refused, as by the CLI */
+    CHECK(winent_entropy(&co, in, 0, 4, 4, out, 0, NULL, 0, &err) == WINENT_ERR_USAGE &&
+              strncmp(err.message, "--nodata: '300': a u8 band", 26) == 0,
+          "nodata 300 for u8: %s", err.message);
+    co.nodata = 2.5;
+    CHECK(winent_entropy(&co, in, 0, 4, 4, out, 0, NULL, 0, &err) == WINENT_ERR_USAGE,
+          "nodata 2.5 for u8 accepted");
+    co.nodata = -0.0; /* is 0 */
+    CHECK(winent_entropy(&co, in, 0, 4, 4, out, 0, NULL, 0, &err) == WINENT_OK,
+          "nodata -0 for u8: %s", err.message);
     winent_compute_opts_default(&co);
     CHECK(winent_entropy(&co, NULL, 0, 4, 4, out, 0, NULL, 0, &err) == WINENT_ERR_USAGE,
           "NULL input accepted");

@@ -120,5 +120,6 @@ int main(void)
     FIELD(winent_job_opts, window_disk);
     FIELD(winent_job_opts, release_gpus);
     FIELD(winent_job_opts, out_type);
+    FIELD(winent_job_opts, words);
     return 0;
 }

@@ -47,6 +47,14 @@ set_tests_properties(test_py_venv PROPERTIES TIMEOUT 1200)
 winent_py_test(test_py_bench_dask_gpu ../../tools/bench-dask-gpu.py --size 700 --block 256
   --window 11 --device cpu --gpus= --workers 1,2 --check)
 # (test_py_docs: docs/docs.cmake.)
+# One validator, one message (docs/SPEC.md section 6): each case through
+# every door (the CLI; winent_entropy and winent_run from C; winent.entropy
+# on numpy, xarray and dask; winent.run), the same verdict everywhere and
+# the same line in each door's words.
+add_executable(validate_door ${CMAKE_CURRENT_LIST_DIR}/validate_door.c)
+target_link_libraries(validate_door PRIVATE winent m)
+winent_py_test(test_validator_doors test_validator_doors.py $<TARGET_FILE:validate_door>)
+set_tests_properties(test_validator_doors PROPERTIES TIMEOUT 600)
 # How arrays are read: dims by name, channel_axis, window=(rows, columns) and
 # in map units, int64/uint64, the warnings, datacubes and their attrs, no
 # import circle.

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * opttable.c - every option of winent-stream in one table: its CLI word,
+ * its Python keyword, its --help lines and what a refused value is told,
+ * in each door's words. The CLI's parser and --help (hence the man page),
+ * the library's checks and the Python package all read it
+ * (winent_options). Adding an option: a row here, its field in
+ * winent_job_opts, its check in job_opts.c, its case in the CLI's parser.
+ */
+#include "opttable.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IND "\n                      " /* a --help continuation line */
+
+#define G_COMPUTE "What is computed"
+#define G_RAW "Raw input"
+#define G_OUTPUT "Output"
+#define G_RUN "Running"
+
+static const winent_option TABLE[] = {
+    /* What is computed */
+    {"window", "window", "K|WxH", G_COMPUTE,
+     "window size, odd sides 1..255 (default 5; 7x3 = 7 wide, 3 high);" IND
+     "a list (5,9,15) makes a map of each in the same pass; an item" IND
+     "diskR is a circular window (5,9,disk3)",
+     "give K or WxH, odd sides from 1 to 255, or diskR with R from 0 to 127",
+     "give K or (rows, cols), odd sides from 1 to 255, or ('disk', R) with R from 0 to 127",
+     NULL},
+    /* A list of windows: the CLI's --window 5,9,disk3, Python's windows=. */
+    {"window", "windows", NULL, G_COMPUTE, NULL,
+     "give K or WxH, odd sides from 1 to 255, diskR (R from 0 to 127), or a list of them "
+     "(5,9,disk3)",
+     "give a list of windows: K or (rows, cols), odd sides from 1 to 255, or ('disk', R) "
+     "with R from 0 to 127, e.g. [5, 9, ('disk', 3)]",
+     NULL},
+    {"disk", "radius", "R", G_COMPUTE,
+     "circular window: the pixels within distance R of the centre" IND
+     "(dx^2 + dy^2 <= R^2, scikit-image's disk(R)), R 0..127;" IND
+     "cropped at the borders like the square ones",
+     "give a radius R from 0 to 127 (the pixels within distance R), or a list of them (3,5)",
+     "give a radius R from 0 to 127 (the pixels within distance R), with footprint='disk'",
+     NULL},
+    {NULL, "footprint", NULL, G_COMPUTE, NULL, NULL,
+     "use 'disk' (with radius=R), morphology.disk(R) or a rectangle of ones", NULL},
+    {"base", "base", "2|e|10", G_COMPUTE,
+     "base of the logarithm (default 2: bits, as scikit-image; e: nats)", "use e, 2 or 10",
+     "use 'e', 2 or 10", "e|2|10"},
+    {"bins", "bins", "N", G_COMPUTE,
+     "quantize into N bins over --range (float input: default 256)",
+     "give a whole number from 1 to 1073741824", "give a whole number from 1 to 1073741824",
+     NULL},
+    {"range", "range", "LO:HI", G_COMPUTE,
+     "bin = floor((v - LO) * N / (HI - LO)), clamped to 0..N-1;" IND
+     "more than 1 % of the samples clamped gives a warning\n"
+     "  --range auto        LO:HI from the band's statistics (a .aux.xml beside the file," IND
+     "the TIFF's GDAL metadata), else from a first pass over the" IND
+     "band (files and GDAL names: a pipe needs --range LO:HI);" IND
+     "the default for float input (f32, f64), with 256 bins",
+     "give finite numbers LO:HI with LO < HI, or auto",
+     "give finite numbers (lo, hi) with lo < hi, or 'auto'", NULL},
+    {"nodata", "nodata", "V", G_COMPUTE,
+     "pixels equal to V are not counted (default: the file's" IND
+     "GDAL_NODATA or GDAL nodata value); for integer samples a" IND
+     "whole number the band's type holds",
+     "not a number", "give a number", NULL},
+    /* Raw input */
+    {"size", "size", "WxH", G_RAW, "width and height in pixels",
+     "give WxH, e.g. 10240x10240", "give (width, height), e.g. (10240, 10240)", NULL},
+    {"dtype", "dtype", "T", G_RAW, "u8, i8, u16, i16, u32, i32, f32 or f64",
+     "use u8, i8, u16, i16, u32, i32, f32 or f64",
+     "use 'uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32', 'float32', 'float64' (or "
+     "'u8' ... 'f64', or a numpy dtype)",
+     "u8|i8|u16|i16|u32|i32|f32|f64"},
+    {"bands", "bands", "N", G_RAW, "bands in the file (default 1)", "give a number from 1 to 65535",
+     "give a number from 1 to 65535", NULL},
+    {"interleave", "interleave", "I", G_RAW, "bsq, bip or bil (default bsq)", "use bsq, bip or bil",
+     "use 'bsq', 'bip' or 'bil'", "bsq|bip|bil"},
+    {"band", "band", "B", G_RAW,
+     "band to use, 1-based (default 1; TIFF and GDAL inputs too);" IND
+     "a list (1,3,5) or 'all' (alpha bands left out) reads them in" IND
+     "one pass: a map of each band at each window, band by band" IND
+     "(.tif: a band each; .zst: one after another; raw:" IND
+     "NAME_b3_w9.raw each); an input of several bands read for one" IND
+     "says so in a notice, naming the others",
+     "give a band number from 1, a list of them (1,3,5), or all",
+     "give a band number from 1, a list of them [1, 3, 5], or 'all'", NULL},
+    {"byteorder", "byteorder", "O", G_RAW, "little or big (default little)",
+     "use little or big", "use 'little' or 'big'", "little|big"},
+    {"header-bytes", "header_bytes", "N", G_RAW, "bytes to skip before the samples",
+     "give a byte count below 2^63", "give a byte count below 2^63", NULL},
+    /* Output */
+    {"format", "format", "F", G_OUTPUT,
+     "zst, tif, raw or zarr (default: from the output name:" IND
+     ".zst; .tif, .tiff; .zarr, a Zarr v2 store (a folder," IND
+     "xarray's layout); .raw, .f32, .bin, '-' or no" IND
+     "extension raw; any other extension needs --format)",
+     "use zst, tif, raw or zarr", "use 'zst', 'tif', 'raw' or 'zarr'", "zst|tif|raw|zarr"},
+    {"level", "level", "L", G_OUTPUT,
+     "compression level: zstd -7..22 (default 2 for .zst, 3 for" IND
+     "GeoTIFF and -3 for its overview tiles), deflate 1..9" IND "(default 6)",
+     "give a compression level: zstd -7 to 22 (not 0), deflate 1 to 9",
+     "give a compression level: zstd -7 to 22 (not 0), deflate 1 to 9", NULL},
+    {"frame-rows", "frame_rows", "N", G_OUTPUT,
+     "rows per .zst frame (default: about 4 MiB of floats)", "give a row count from 1 to 1048576",
+     "give a row count from 1 to 1048576", NULL},
+    {"tile", "tile", "N", G_OUTPUT, "GeoTIFF tile side, multiple of 16 (default 512)",
+     "give a multiple of 16 from 16 to 65536", "give a multiple of 16 from 16 to 65536", NULL},
+    {"compress", "compress", "C", G_OUTPUT,
+     "GeoTIFF compression: zstd, deflate, lzw or none (default zstd)",
+     "use zstd, deflate, lzw or none", "use 'zstd', 'deflate', 'lzw' or 'none'",
+     "zstd|deflate|lzw|none"},
+    {"preview", "preview", "FILE.png", G_OUTPUT,
+     "also write a quicklook of the map while it streams: each pixel" IND
+     "the mean of the valid map pixels of its block, the colours" IND
+     "stretched over the 2nd to 98th percentiles of those means," IND
+     "transparent where none is valid, a legend bar below with the" IND
+     "values and the unit; a georeferenced map also gets" IND
+     "FILE.pgw (world file) and FILE.png.aux.xml (CRS) beside it",
+     "give a FILE.png", "give a path to a .png file", NULL},
+    {"preview-range", "preview_range", "LO:HI", G_OUTPUT,
+     "the colours' stretch instead, in the map's unit (2:6)",
+     "give finite numbers LO:HI with LO < HI", "give finite numbers (lo, hi) with lo < hi", NULL},
+    {"preview-size", "preview_size", "N", G_OUTPUT,
+     "its longest side in pixels (default 1024; never more than" IND "the map's)",
+     "give a side in pixels from 1 to 16384", "give a side in pixels from 1 to 16384", NULL},
+    {"tif-layout", "tif_layout", "cog|tiled", G_OUTPUT,
+     "\n                      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the" IND
+     "mean of the valid pixels of each 2x2, 4x4, ... block) until one" IND
+     "tile holds the image; tiled: plain tiled GeoTIFF, no overviews",
+     "use cog or tiled", "use 'cog' or 'tiled'", "cog|tiled"},
+    {"ot", "ot", "T", G_OUTPUT,
+     "sample type of the map, every format: float32 (default)," IND
+     "float16 (relative error at most 2^-11; not with --sidecar)," IND
+     "uint16 or uint8: round(H / scale), scale = the job's largest" IND
+     "entropy / 65534 or / 254 (error at most scale / 2), recorded" IND
+     "as GDAL's scale and offset; 65535 or 255 is nodata (NaN)",
+     "use float32, float16, uint16 or uint8",
+     "use 'float32', 'float16', 'uint16' or 'uint8' (or the numpy dtype)",
+     "float32|float16|uint16|uint8"},
+    {"bigtiff", "bigtiff", NULL, G_OUTPUT,
+     "write a BigTIFF even when the file would fit a classic TIFF" IND "(by default only past 4 GiB)",
+     NULL, NULL, NULL},
+    {"sidecar", "sidecar", NULL, G_OUTPUT,
+     "raw output: also write OUTPUT.hdr (ENVI header: size, NaN" IND
+     "nodata, georeferencing, provenance) so GDAL opens the map",
+     NULL, NULL, NULL},
+    {"decode", "decode", NULL, G_OUTPUT,
+     "MAP.zst OUTPUT: write a .zst map as a GeoTIFF or raw (with" IND
+     "its georeferencing, nodata and provenance), checking every" IND "frame's checksum",
+     NULL, NULL, NULL},
+    /* Running */
+    {"device", "device", "D", G_RUN,
+     "auto (default: the CPU at once, and the GPUs too when the job is" IND
+     "long enough to gain from them, one first and the others if" IND
+     "what is left pays for them, all taking chunks from one" IND
+     "queue), cpu, gpu (every GPU), or a list such as 0,2 or cpu,0",
+     "use auto, cpu, gpu or a list like 0,2 or cpu,0",
+     "use 'auto', 'cpu', 'gpu' or a list like '0,2' or 'cpu,0'", NULL},
+    {"threads", "threads", "N", G_RUN,
+     "the one thread budget for decoding, computing and encoding" IND "(default: all cores)",
+     "give a number from 1 to 4096", "give a number from 1 to 4096 (0: all cores)", NULL},
+    {"mem", "mem", "SIZE", G_RUN,
+     "host memory budget for buffers, e.g. 512M, 4G (default 1G," IND
+     "more where many threads' encoders leave too little of it;" IND
+     "a job takes only what its chunks in flight need; a GPU's" IND
+     "context counts 128M: auto leaves a GPU out where it won't fit)",
+     "give a size of at least 1M, e.g. 512M or 4G",
+     "give a size of at least 1M: a byte count, or '512M', '4G'", NULL},
+    {"progress", "progress", NULL, G_RUN,
+     "progress line on stderr (default when stderr is a terminal)", NULL, NULL, NULL},
+    {"no-progress", NULL, NULL, G_RUN, "no progress line", NULL, NULL, NULL},
+    {"quiet", NULL, NULL, G_RUN, "no progress line and no notices", NULL, NULL, NULL},
+    {"stats", NULL, NULL, G_RUN, "one JSON line of figures on stderr at the end", NULL, NULL, NULL},
+    {"info", NULL, "FILE.zst", G_RUN, "print the header and frame count of a .zst output",
+     "give one FILE.zst", NULL, NULL},
+    {"check", NULL, NULL, G_RUN,
+     "with --info: decompress every frame, verify its size and" IND
+     "checksum and the seek table; print OK, or the first bad" IND "frame (exit 3)",
+     NULL, NULL, NULL},
+    {"test", NULL, "FILE.zst", G_RUN, "the same as --info --check (like zstd -t)",
+     "give one FILE.zst", NULL, NULL},
+    {"help", NULL, NULL, G_RUN, "", NULL, NULL, NULL},
+    {"version", NULL, NULL, G_RUN, "the version, the engines built in and the libraries' versions",
+     NULL, NULL, NULL},
+    /* Python's own: a job's provenance line, the callbacks. */
+    {NULL, "command_line", NULL, G_RUN, NULL, NULL, "give a str", NULL},
+};
+
+#define NOPTS ((int)(sizeof TABLE / sizeof TABLE[0]))
+
+const winent_option *winent_options(int *count)
+{
+    if (count)
+        *count = NOPTS;
+    return TABLE;
+}
+
+const winent_option *winent_opt_row(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (int i = 0; i < NOPTS; i++)
+        if ((TABLE[i].cli && strcmp(TABLE[i].cli, name) == 0) ||
+            (TABLE[i].python && strcmp(TABLE[i].python, name) == 0))
+            return &TABLE[i];
+    return NULL;
+}
+
+const char *winent_opt_name(winent_words w, const char *name)
+{
+    const winent_option *r = winent_opt_row(name);
+    if (r == NULL)
+        return name;
+    if (w == WINENT_WORDS_PYTHON && r->python)
+        return r->python;
+    return r->cli ? r->cli : r->python;
+}
+
+winent_status winent_opt_refuse(winent_err *err, winent_words w, const char *name,
+                                const char *value)
+{
+    const winent_option *r = winent_opt_row(name);
+    if (r == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "no option '%s'", name);
+    if (w == WINENT_WORDS_PYTHON && r->python)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "%s=%s: %s", r->python, value,
+                          r->python_advice ? r->python_advice : "not a value it takes");
+    return WINENT_ERR(err, WINENT_ERR_USAGE, "--%s: '%s': %s", r->cli ? r->cli : r->python, value,
+                      r->cli_advice ? r->cli_advice : "not a value it takes");
+}
+
+winent_status winent_opt_say(winent_err *err, winent_words w, const char *cli_fmt,
+                             const char *py_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, py_fmt);
+    winent_status st = winent_err_vset_at(err, __FILE__, __LINE__, WINENT_ERR_USAGE,
+                                          w == WINENT_WORDS_PYTHON ? py_fmt : cli_fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void winent_num_text(double v, char *buf, size_t n)
+{
+    if (isnan(v)) {
+        snprintf(buf, n, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, n, v < 0 ? "-inf" : "inf");
+        return;
+    }
+    /* The fewest digits that read back as v; then Python's repr's layout:
+     * plain from 1e-4 up to 1e16, else an exponent ("1e+16", "2.5e-05"). */
+    char e[40];
+    int p = 1;
+    for (; p < 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, v);
+        if (strtod(e, NULL) == v)
+            break;
+    }
+    snprintf(e, sizeof e, "%.*e", p - 1, v);
+    const int exp10 = atoi(strchr(e, 'e') + 1);
+    if (exp10 >= -4 && exp10 < 16)
+        snprintf(buf, n, "%.*f", p - 1 - exp10 > 0 ? p - 1 - exp10 : 0, v);
+    else
+        snprintf(buf, n, "%s", e);
+}
+
+const char *winent_dtype_word(winent_words w, winent_dtype t)
+{
+    static const char *const numpy[] = {"uint8", "int8", "uint16", "int16",
+                                        "uint32", "int32", "float32", "float64"};
+    if (w == WINENT_WORDS_PYTHON && (unsigned)t < WINENT_DTYPE_COUNT)
+        return numpy[t];
+    return winent_dtype_name(t);
+}
+
+winent_status winent_option_refuse(const char *name, const char *value, winent_words words,
+                                   winent_error *err)
+{
+    if (name == NULL)
+        return winent_err_null(err, "winent_option_refuse", "name");
+    winent_err e;
+    winent_err_clear(&e);
+    winent_status st = winent_opt_refuse(&e, words, name, value ? value : "");
+    winent_one_line(e.msg);
+    return winent_err_export(&e, st, err);
+}
+
+winent_status winent_option_conflict(const char *name, const char *other, winent_words words,
+                                     winent_error *err)
+{
+    if (name == NULL || other == NULL)
+        return winent_err_null(err, "winent_option_conflict", name == NULL ? "name" : "other");
+    winent_err e;
+    winent_err_clear(&e);
+    const int py = words == WINENT_WORDS_PYTHON;
+    winent_status st = WINENT_ERR(&e, WINENT_ERR_USAGE,
+                                  py ? "%s= does not go with %s=: give the window one way"
+                                     : "--%s does not go with --%s: give the window one way",
+                                  winent_opt_name(words, name), winent_opt_name(words, other));
+    return winent_err_export(&e, st, err);
+}
