@@ -117,9 +117,10 @@ static const winent_option TABLE[] = {
      "also write a quicklook of the map while it streams: each pixel" IND
      "the mean of the valid map pixels of its block, the colours" IND
      "stretched over the 2nd to 98th percentiles of those means," IND
-     "transparent where none is valid, a legend bar below with the" IND
-     "values and the unit; a georeferenced map also gets" IND
-     "FILE.pgw (world file) and FILE.png.aux.xml (CRS) beside it",
+     "transparent where none is valid, exactly the map's extent;" IND
+     "its legend (values and unit) in FILE.legend.png beside it, and" IND
+     "for a georeferenced map FILE.pgw (world file) and" IND
+     "FILE.png.aux.xml (CRS)",
      "give a FILE.png", "give a path to a .png file", NULL},
     {"preview-range", "preview_range", "LO:HI", G_OUTPUT,
      "the colours' stretch instead, in the map's unit (2:6)",

@@ -65,7 +65,7 @@ def source_copy():
     dst = os.path.join(T, "src")
     shutil.copytree(SRC, dst, ignore=shutil.ignore_patterns(
         ".git", "build*", "Testing", "__pycache__", "*.egg-info", "libwinent.so*",
-        "_install.py", ".devdebs", ".whl", "demo"))
+        "_install.py", ".devdebs", ".whl", "demo", "venv"))
     return dst
 
 
