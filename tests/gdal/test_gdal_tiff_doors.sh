@@ -130,10 +130,11 @@ gdal.Translate('ov.tif', 'deflate_tiles.tif', creationOptions=[
 ds = gdal.Open('ov.tif', gdal.GA_Update)
 ds.BuildOverviews('NEAREST', [2])
 ds = None
-b = gdal.Open('GTIFF_DIR:2:ov.tif').GetRasterBand(1)
+ds = gdal.Open('GTIFF_DIR:2:ov.tif')  # kept: a band outlived by its dataset crashes
+b = ds.GetRasterBand(1)
 off = int(b.GetMetadataItem('BLOCK_OFFSET_0_0', 'TIFF'))
 n = int(b.GetMetadataItem('BLOCK_SIZE_0_0', 'TIFF'))
-b = None
+b = ds = None
 d = bytearray(open('ov.tif', 'rb').read())
 d[off + n - 2] ^= 0x5A
 open('ovbad.tif', 'wb').write(d)

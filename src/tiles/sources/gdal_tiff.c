@@ -192,7 +192,8 @@ static void vsi_free(void *ctx)
 
 /* The file and directory the GTiff driver reads for the name `name`:
  * GTIFF_DIR:N:file (directory N, 1-based), GTIFF_DIR:off:B:file (the IFD
- * at byte B), GTIFF_RAW:file, or the file itself. NULL when out of memory
+ * at byte B), GTIFF_RAW:file, or the file itself (a URL through
+ * /vsicurl/, as GDAL reads it). NULL when out of memory
  * or not a name GDAL's GTiff driver takes. */
 static vsi_tiff *gtiff_target(const char *name)
 {
@@ -219,10 +220,15 @@ static vsi_tiff *gtiff_target(const char *name)
         else
             t->dir = (long)(v - 1);
     }
-    if ((t->file = strdup(file)) == NULL) {
+    /* GDAL reads a URL through /vsicurl/ (GDALOpenInfo). */
+    const int url = strncmp(file, "http://", 7) == 0 || strncmp(file, "https://", 8) == 0 ||
+                    strncmp(file, "ftp://", 6) == 0;
+    const size_t n = strlen(file) + (url ? 10 : 1);
+    if ((t->file = malloc(n)) == NULL) {
         free(t);
         return NULL;
     }
+    snprintf(t->file, n, "%s%s", url ? "/vsicurl/" : "", file);
     return t;
 }
 
