@@ -24,7 +24,7 @@ static inline const winent_gdal_api *gd(void)
  * against their header before reading (gdal_sizes.c), or whose bytes are
  * all TIFF read by the libtiff reader (GTiff; COG writes GTiff), or that
  * read nothing but other datasets, each held to this list in turn (VRT).
- * Made of the truncation sweep's results (tests/gdal/driver_sweep.py cuts
+ * Made of the truncation sweep's results (tests/gdal/test_gdal_truncation.py cuts
  * a file of every driver GDAL can write here to half, by a block and by a
  * few bytes) and of the drivers the sizes check covers. A driver not
  * listed, whether it zero-fills a short file or was never tried, is

@@ -35,7 +35,7 @@ winent_status winent_gdal_check_tiffs(const winent_source_opts *o, GDALDatasetH 
 
 /* 1 when GDAL's driver `driver` (a short name) is read: it reports a file
  * cut short (an error, or a size check of ours before reading), as the
- * truncation sweep (tests/gdal/test_gdal_truncation.sh) shows. */
+ * truncation sweep (tests/gdal/test_gdal_truncation.py) shows. */
 int winent_gdal_driver_checked(const char *driver);
 
 #endif
