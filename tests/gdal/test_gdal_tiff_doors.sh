@@ -120,6 +120,39 @@ check "GTIFF_DIR:2: names the stream ($(cat "$T/stderr"))" grep -q "deflate stre
 read_door GTIFF_DIR:3:two.tif "$T/door"
 check "GTIFF_DIR:3: of a file of two pages: exit 3 (got $_rc)" test "$_rc" -eq 3
 
+# A VRT that resamples its source may read the source's overview: a
+# corrupt overview refuses the VRT, though the image itself reads.
+"$PY" - <<'PY'
+from osgeo import gdal
+gdal.UseExceptions()
+gdal.Translate('ov.tif', 'deflate_tiles.tif', creationOptions=[
+    'TILED=YES', 'BLOCKXSIZE=32', 'BLOCKYSIZE=32', 'COMPRESS=DEFLATE'])
+ds = gdal.Open('ov.tif', gdal.GA_Update)
+ds.BuildOverviews('NEAREST', [2])
+ds = None
+ds = gdal.Open('GTIFF_DIR:2:ov.tif')  # kept: a band outlived by its dataset crashes
+b = ds.GetRasterBand(1)
+off = int(b.GetMetadataItem('BLOCK_OFFSET_0_0', 'TIFF'))
+n = int(b.GetMetadataItem('BLOCK_SIZE_0_0', 'TIFF'))
+b = ds = None
+d = bytearray(open('ov.tif', 'rb').read())
+d[off + n - 2] ^= 0x5A
+open('ovbad.tif', 'wb').write(d)
+w, h = 96 // 2, 72 // 2
+open('ovsrc.vrt', 'w').write(
+    '<VRTDataset rasterXSize="%d" rasterYSize="%d"><VRTRasterBand dataType="Byte" band="1">'
+    '<SimpleSource><SourceFilename relativeToVRT="1">ovbad.tif</SourceFilename>'
+    '<SourceBand>1</SourceBand><SrcRect xOff="0" yOff="0" xSize="96" ySize="72"/>'
+    '<DstRect xOff="0" yOff="0" xSize="%d" ySize="%d"/></SimpleSource></VRTRasterBand>'
+    '</VRTDataset>\n' % (w, h, w, h))
+PY
+read_door ovbad.tif "$T/direct"
+check "a TIFF whose overview is corrupt reads itself (exit $_rc)" test "$_rc" -eq 0
+read_door ovsrc.vrt "$T/door"
+check "a VRT resampling it: exit 3 (got $_rc)" test "$_rc" -eq 3
+check "a VRT resampling it: the overview is named ($(cat "$T/stderr"))" \
+    grep -q "ovsrc.vrt: its source .*ovbad.tif (its directory 2): cannot decode tile 0" "$T/stderr"
+
 # /vsimem/ from Python: a TIFF in GDAL's memory, read in the same process.
 LIB="$WINENT_BIN/../lib/libwinent.so.0"
 if [ -f "$LIB" ] && WINENT_LIBRARY="$LIB" PYTHONPATH="$WINENT_SRC/python" "$PY" -c 'import winent' 2>/dev/null; then

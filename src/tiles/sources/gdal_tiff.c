@@ -192,7 +192,8 @@ static void vsi_free(void *ctx)
 
 /* The file and directory the GTiff driver reads for the name `name`:
  * GTIFF_DIR:N:file (directory N, 1-based), GTIFF_DIR:off:B:file (the IFD
- * at byte B), GTIFF_RAW:file, or the file itself. NULL when out of memory
+ * at byte B), GTIFF_RAW:file, or the file itself (a URL through
+ * /vsicurl/, as GDAL reads it). NULL when out of memory
  * or not a name GDAL's GTiff driver takes. */
 static vsi_tiff *gtiff_target(const char *name)
 {
@@ -219,10 +220,15 @@ static vsi_tiff *gtiff_target(const char *name)
         else
             t->dir = (long)(v - 1);
     }
-    if ((t->file = strdup(file)) == NULL) {
+    /* GDAL reads a URL through /vsicurl/ (GDALOpenInfo). */
+    const int url = strncmp(file, "http://", 7) == 0 || strncmp(file, "https://", 8) == 0 ||
+                    strncmp(file, "ftp://", 6) == 0;
+    const size_t n = strlen(file) + (url ? 10 : 1);
+    if ((t->file = malloc(n)) == NULL) {
         free(t);
         return NULL;
     }
+    snprintf(t->file, n, "%s%s", url ? "/vsicurl/" : "", file);
     return t;
 }
 
@@ -311,6 +317,76 @@ static winent_status read_whole(tiff_walk *w, vsi_tiff *t, const char *label, wi
 static winent_status walk(tiff_walk *w, GDALDatasetH ds, const char *dsname, const char *via,
                           int depth, winent_err *err);
 
+static int is_tiff_file(const char *f);
+
+/* Directories of a file read whole at most (a COG has a few overviews). */
+#define DIRS_MAX 64
+
+/* The directories in the IFD chain of the TIFF file `file`, or 0. */
+static long count_dirs(const char *file)
+{
+    vsi_tiff t = {(char *)file, 0, 0};
+    winent_tiff_msgs m;
+    TIFF *tif = vsi_open(&t, &m);
+    if (tif == NULL)
+        return 0;
+    long n = (long)TIFFNumberOfDirectories(tif);
+    TIFFClose(tif);
+    return n;
+}
+
+/* Every directory of the TIFF file `file` but `skip` (-1: none), each
+ * read whole: the overviews and masks GDAL may read for a source it
+ * resamples or masks. */
+static winent_status read_other_dirs(tiff_walk *w, const char *file, long skip,
+                                     const char *label, winent_err *err)
+{
+    const long n = count_dirs(file);
+    for (long d = 0; d < n && d < DIRS_MAX; d++) {
+        if (d == skip)
+            continue;
+        vsi_tiff *o = calloc(1, sizeof *o);
+        if (o == NULL || (o->file = strdup(file)) == NULL) {
+            free(o);
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+        }
+        o->dir = d;
+        char dlabel[4300];
+        snprintf(dlabel, sizeof dlabel, "%s (its directory %ld)", label, d + 1);
+        WINENT_TRY(read_whole(w, o, dlabel, err));
+    }
+    return WINENT_OK;
+}
+
+/* A TIFF that a VRT reads (`t`, owned): its image read whole, and every
+ * other directory of its file and of the TIFFs beside it that GDAL lists
+ * (an external .ovr, a .msk), since GDAL may read an overview or a mask
+ * of a source instead of its image. */
+static winent_status read_source_tiff(tiff_walk *w, GDALDatasetH ds, vsi_tiff *t,
+                                      const char *label, winent_err *err)
+{
+    char *file = strdup(t->file);
+    const long dir = t->off != 0 ? -1 : t->dir;
+    if (file == NULL) {
+        vsi_free(t);
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    }
+    winent_status st = read_whole(w, t, label, err);
+    if (st == WINENT_OK && dir >= 0)
+        st = read_other_dirs(w, file, dir, label, err);
+    char **files = gd()->GDALGetFileList(ds);
+    for (char **f = files; st == WINENT_OK && f != NULL && *f != NULL; f++) {
+        if (strcmp(*f, file) == 0 || !is_tiff_file(*f))
+            continue;
+        char flabel[4300];
+        snprintf(flabel, sizeof flabel, "%s: its file %s", w->name, *f);
+        st = read_other_dirs(w, *f, -1, flabel, err);
+    }
+    gd()->CSLDestroy(files);
+    free(file);
+    return st;
+}
+
 /* `name` relative to the folder of the VRT `vrt` where `relative` says so
  * (GDAL's relativeToVRT), into `out`. */
 static void source_path(const char *vrt, const char *name, int relative, char *out, size_t cap)
@@ -395,7 +471,7 @@ static winent_status walk(tiff_walk *w, GDALDatasetH ds, const char *dsname, con
         if (t == NULL)
             return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: not a TIFF name the check can follow",
                               label);
-        return read_whole(w, t, label, err);
+        return read_source_tiff(w, ds, t, label, err);
     }
     if (driver != NULL && strcmp(driver, "VRT") == 0) {
         char **xml = gd()->GDALGetMetadata(ds, "xml:VRT");
