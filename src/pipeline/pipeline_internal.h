@@ -53,7 +53,8 @@
  * context each, slower beside busy cores than alone), and each costs
  * 0.06-0.1 s at the end (its context's teardown): a job the CPU alone ends
  * within about twice their arrival gains nothing from them and pays that
- * teardown (docs/PERFORMANCE.md, "nvidia-h200-x2, session 7"). */
+ * teardown (docs/PERFORMANCE.md, "nvidia-h100-x2": the setup and end
+ * columns). */
 #define WINENT_GPU_WORTH_S 0.8
 /* --device auto brings one GPU in first, and the others only when, at the
  * first one's measured rate, what is left would keep it busy this long: a
@@ -78,8 +79,7 @@
  * encodes faster than the CPU computes, so the CPU's early chunks are
  * worth little there. Not for raw floats (a file, a pipe): there the
  * writer is the bound and the CPU's early chunks feed it (two H100s, 32
- * cores: J5 1.03 s capped against the CPU's 0.82). docs/PERFORMANCE.md,
- * "nvidia-h100-x1, session 10". */
+ * cores: J5 1.03 s capped against the CPU's 0.82). */
 #define WINENT_GPU_START_SHARE 4
 
 /* The host memory budget when none is given (mem_bytes 0). */

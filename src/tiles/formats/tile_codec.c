@@ -5,8 +5,8 @@
  * or an LZW coder of our own (TIFF 6.0 section 13, with libtiff's
  * code-width timing so that every TIFF reader decodes it). Deflate goes
  * through libdeflate where the build has it: the same zlib streams, 2.5x
- * faster than zlib at the same level and never larger (docs/PERFORMANCE.md,
- * "COG output (issue 13)"); through zlib otherwise. */
+ * faster than zlib at the same level and never larger; through zlib
+ * otherwise. */
 #include "tile_codec.h"
 
 #include <stdlib.h>
