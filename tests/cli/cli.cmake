@@ -13,12 +13,12 @@ target_include_directories(test_api_validate PRIVATE ${WINENT_TESTS_LIB})
 add_test(NAME test_api_validate COMMAND test_api_validate $<TARGET_FILE:winent-stream>)
 winent_sh_test(test_cli_options test_cli_options.sh)
 set_tests_properties(test_api_validate test_cli_options PROPERTIES LABELS pipeline)
-# The rough edges of a first hour (issue 30): raw options for a TIFF,
+# The rough edges of a first hour: raw options for a TIFF,
 # --level per codec, --nodata outside the type, --info on a TIFF, remote
 # outputs, the completion, --help without build details.
 winent_sh_test(test_rough_edges test_rough_edges.sh)
 
-# The outputs (issue 12): files through a temporary name, fsync and
+# The outputs: files through a temporary name, fsync and
 # rename; devices, FIFOs, pipes and /dev/fd/N in place; the input never
 # the output; signals and limits. One ctest test per group of cases, so a
 # group impossible here (mknod without CAP_MKNOD, strace without ptrace)
@@ -26,10 +26,10 @@ winent_sh_test(test_rough_edges test_rough_edges.sh)
 foreach(group devices mknod streams same names failures tiff fsync)
   winent_sh_test(outputs_${group} test_cli_outputs.sh ${group})
 endforeach()
-# --sidecar (issue 13): the ENVI header beside a raw map, opened by GDAL
+# --sidecar: the ENVI header beside a raw map, opened by GDAL
 # with the input's georeferencing (the real files of ../shared too).
 winent_sh_test(test_sidecar test_sidecar.sh)
-# Nothing but the outputs is ever written (issue 28, items 1, 2 and 8): no
+# Nothing but the outputs is ever written: no
 # output is a file the job reads (the input's sidecars, GDAL's file list)
 # or another output; a descriptor is written only where it was opened for
 # writing; --help/--version/--info to a failing standard output and the
@@ -38,7 +38,7 @@ foreach(group guard descriptors oneline)
   winent_sh_test(out_safety_${group} test_out_safety.sh ${group})
 endforeach()
 winent_unit_test(test_file_guard)
-# --ot float16|uint16|uint8 (issue 30): every format against the float32
+# --ot float16|uint16|uint8: every format against the float32
 # map within the stated rounding, scale/offset/nodata read back by GDAL.
 winent_sh_test(test_out_type test_out_type.sh)
 
@@ -47,16 +47,16 @@ winent_sh_test(test_out_type test_out_type.sh)
 # and that a refusal leaves the output folder as it was.
 winent_sh_test(test_malformed test_malformed.sh)
 
-# --bins/--range (issue 13): the clamp counts and the span of the samples
+# --bins/--range: the clamp counts and the span of the samples
 # against numpy, the warning, --range auto from GDAL's statistics
 # (.aux.xml, the TIFF's GDAL metadata) or a first pass.
 winent_sh_test(test_range test_range.sh)
 set_tests_properties(test_range PROPERTIES LABELS pipeline)
-# Honest warnings (issue 30): a saturated map, --range auto on GDAL's names
+# Honest warnings: a saturated map, --range auto on GDAL's names
 # (NetCDF, /vsizip/), the float-without-range message, alpha bands.
 winent_sh_test(test_honest_notices test_honest_notices.sh)
 
-# --version (issue 14): the version, the engines built in, and each linked
+# --version: the version, the engines built in, and each linked
 # library's version as the library reports it at run time, held against
 # what CMake found at configure time (pkg-config, FindOpenMP, the CUDA
 # toolkit).

@@ -69,7 +69,7 @@ static void bins_many(winent_job_opts *o)
     o->compute.range_lo = 0;
     o->compute.range_hi = 1;
 }
-/* Issue 28 item 7: each a member of a class the CLI and the library refuse
+/* Each a member of a class the CLI and the library refuse
  * alike (a range without bins, a range whose bins overflow a double, a
  * range end that is no number, a layout past any file). */
 static void bins0_range(winent_job_opts *o)

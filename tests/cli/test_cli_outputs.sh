@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Nothing lost, wherever the output points (issue 12; docs/SPEC.md
+# Nothing lost, wherever the output points (docs/SPEC.md
 # "Outputs" and "Errors"): a file appears whole or not at all, through its
 # symlinks; devices, FIFOs, pipes and /dev/fd/N are written in place, never
 # replaced; the input is never the output; signals and limits leave no

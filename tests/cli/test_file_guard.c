@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_file_guard.c - the guard that keeps a job's outputs off the files
- * it reads and off each other (src/tiles/file_guard.h, issue 28 item 1),
+ * it reads and off each other (src/tiles/file_guard.h),
  * as a table of cases: what is read (files, links, GDAL names, folders,
  * devices, FIFOs), what is written, and the verdict.
  */

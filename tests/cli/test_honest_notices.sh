@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Honest warnings (issue 30, item 3): the notice of a saturated map (the
+# Honest warnings: the notice of a saturated map (the
 # count held to numpy's own of the windows whose values are all distinct);
 # --range auto on GDAL's names (NETCDF:..., a NetCDF file, /vsizip/) by a
 # first pass, the same map as the range numpy finds; the float-without-
@@ -10,7 +10,7 @@
 need_python numpy
 
 # A u16 DEM-like band: smooth relief plus noise, so that most 3 x 3
-# windows hold 9 distinct values (the issue's "67 % at log(25)").
+# windows hold 9 distinct values: a saturated map.
 "$PY" -c "
 import numpy as np
 rng = np.random.default_rng(4)

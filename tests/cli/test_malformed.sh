@@ -42,7 +42,7 @@ refused() {
 accepted() {
     _name=$1; _snip=$2; _same=$3
     expect_exit 0 "$_name" env OUT="$T/new/got.raw" sh -c "$_snip"
-    # (Random samples saturate the map: that notice, issue 30, is no word
+    # (Random samples saturate the map: that notice is no word
     # about the file.)
     check "$_name: nothing on stderr" sh -c "! grep -v 'the map is saturated' '$T/stderr' | grep -q ."
     # shellcheck disable=SC2086

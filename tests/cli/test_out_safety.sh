@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Nothing but the outputs is ever written, and one line on failure (issue
-# 28, items 1, 2 and 8; docs/SPEC.md section 6). One group per ctest test
+# Nothing but the outputs is ever written, and one line on failure
+# (docs/SPEC.md section 6). One group per ctest test
 # (tests/cli/cli.cmake):
 #     sh test_out_safety.sh guard|descriptors|oneline
 # guard: no output (the map, each map of several, --sidecar's headers,
@@ -49,7 +49,7 @@ gdal_ok() {
 case $group in
 guard)
     keep scene.bil scene.hdr
-    # The issue's example: an ENVI scene's header replaced by --sidecar on
+    # An ENVI scene's header replaced by --sidecar on
     # an output named after the scene (here read as raw samples; the same
     # through GDAL below).
     expect_exit 2 "--sidecar header = the input's ENVI header" \
@@ -240,7 +240,7 @@ guard)
 descriptors)
     cp "$D/scene.bil" "$D/in.raw"
     keep in.raw scene.bil
-    # The issue's example: standard input redirected from a file, the
+    # Standard input redirected from a file, the
     # output /dev/fd/0 (as root, the reopen for writing would succeed).
     expect_exit 4 "/dev/fd/0 open for reading" env F="$D/in.raw" \
         sh -c 'exec "$0" "$@" <"$F"' "$WS" $R "$D/scene.bil" /dev/fd/0

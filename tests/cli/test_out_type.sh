@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# --ot float16|uint16|uint8 (issue 30): every output format against the
+# --ot float16|uint16|uint8: every output format against the
 # float32 map of the same job, within the rounding docs/SPEC.md states
 # ("Output sample types"), read back by numpy, zstandard, GDAL and rasterio
 # (tests/cli/out_type_check.py): scale, offset and nodata where GDAL reads

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# --bins/--range that cannot silently go wrong (issue 13): the samples put
+# --bins/--range that cannot silently go wrong: the samples put
 # in the end bins are counted (numpy counts them too) and reported in
 # --stats; more than 1 % of them, or samples spanning a sliver of the
 # range, give one warning line; a good range gives none. --range auto takes
@@ -33,7 +33,7 @@ stats_field() {
     "$PY" -c "import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(json.dumps(d$2))" "$1"
 }
 
-# The issue's case: --range 0:100 on 0..1 data. Nothing is clamped, but the
+# A range far wider than the data: --range 0:100 on 0..1 data. Nothing is clamped, but the
 # samples fill 3 of the 256 bins (with --bins 16 all of them bin 0, a map
 # of zeros): a warning, exit 0.
 expect_exit 0 "--range 0:100 on 0..1 data" "$WS" --device cpu --size ${W}x$H --dtype f32 \
@@ -50,7 +50,7 @@ import numpy as np, sys
 sys.exit(0 if (np.fromfile('$T/z.raw', '<f4') == 0).all() else 1)"
 
 # The good case: no warning about the range. (Uniform noise in 256 bins
-# puts most 5 x 5 windows at the top: the saturation notice, issue 30, is
+# puts most 5 x 5 windows at the top: the saturation notice is
 # right to come, and is not a range warning.)
 expect_exit 0 "--range 0:1" "$WS" --device cpu --size ${W}x$H --dtype f32 --range 0:1 "$T/u01.raw" "$T/g.raw"
 check "a good range: nothing on stderr but the saturation notice" sh -c \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The rough edges of a first hour (issue 30, item 7), each refused with a
+# The rough edges of a first hour, each refused with a
 # message that says what to do: raw-input options given for a TIFF or
 # GDAL input; --level out of its codec's range (zstd, deflate), named;
 # --nodata outside the input type; --info on a TIFF; a remote

@@ -36,7 +36,7 @@ refused() {
     check "names '$_out' and '$_side' of e.bil" grep -q \
         "'$D/$_out' would be GDAL's '$_side', a sidecar of the input '$D/e.bil'" "$T/stderr"
 }
-# The example, and every other case of the header's name.
+# The header's name in every case.
 for out in E.HDR E.hdr e.HDR e.Hdr; do
     refused "$out" "e.hdr" --format raw
 done

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# --sidecar (issue 13): an ENVI header beside a raw map, OUT.raw.hdr, that
+# --sidecar: an ENVI header beside a raw map, OUT.raw.hdr, that
 # GDAL opens: `gdalinfo OUT.raw` gives the map's pixels, NaN as nodata,
 # the band's name, and the input GeoTIFF's own geotransform and CRS, for
 # every real georeferenced file of ../shared/data/tiff that ENVI can
