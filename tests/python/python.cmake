@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests of the Python package (python/winent, issue 14 item 3): Debian's
+# tests of the Python package (python/winent): Debian's
 # /usr/bin/python3 ($WINENT_PYTHON) with the tree's package and the build's
 # libwinent.so.0 (winent_py_test, tests/CMakeLists.txt). Label "python".
 # Each skips (77, with the reason) where that Python lacks numpy,
@@ -23,23 +23,23 @@ winent_py_test(test_py_zst test_py_zst.py)
 # examples/dask_entropy.py (winent.entropy of a dask array) gives the CLI's bytes.
 winent_py_test(test_py_dask test_py_dask.py)
 # The three .zst readers (--info --check, --decode, read_zst) accept and
-# refuse the same files (issue 28 item 6); several maps; a file cut while
+# refuse the same files; several maps; a file cut while
 # open; NUL bytes in paths.
 winent_py_test(test_py_zst_agree test_py_zst_agree.py)
-# The API validates as the CLI does (issue 28 item 7): the CLI's line for
+# The API validates as the CLI does: the CLI's line for
 # each bad value; NUL bytes in string options.
 winent_py_test(test_py_validate test_py_validate.py)
 # winent.entropy on masked, dask and xarray (rioxarray) arrays against the
-# CLI (issue 29 item 3).
+# CLI.
 winent_py_test(test_py_gis test_py_gis.py)
 set_tests_properties(test_py_gis PROPERTIES TIMEOUT 600)
 # A dask.distributed LocalCluster (3 worker processes, one thread each), the
 # threaded scheduler, numpy and the CLI give the same bytes; Zarr and a COG
-# from the cluster (issue 29 items 4 and 5).
+# from the cluster.
 winent_py_test(test_py_distributed test_py_distributed.py)
 set_tests_properties(test_py_distributed PROPERTIES TIMEOUT 900)
 # pip install . into a fresh venv (CMake builds libwinent into the package),
-# the Python tests run from it; pip wheel into another venv (issue 29 item 2).
+# the Python tests run from it; pip wheel into another venv.
 winent_py_test(test_py_venv test_py_venv.py)
 set_tests_properties(test_py_venv PROPERTIES TIMEOUT 1200)
 # tools/bench-dask-gpu.py runs (small, on the CPU, 1 and 2 worker processes)

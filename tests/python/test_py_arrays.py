@@ -85,7 +85,7 @@ def test_bands_last_numpy_and_dask():
                   channel_axis=3, contains="channel_axis=3")
     expect_raises("channel_axis of a 2-D array", winent.UsageError, winent.entropy,
                   ASTRO[..., 0], channel_axis=0, contains="channel_axis")
-    # Bands first and few of them: read as before.
+    # Bands first and few of them: read bands first without channel_axis.
     cube = RNG.integers(0, 9, (3, 40, 50), dtype=np.uint8)
     check("(3, 40, 50): a map per band", same_bits(winent.entropy(cube), plane_maps(cube)))
     d = da.from_array(ASTRO, chunks=(128, 200, 3))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The same bytes everywhere (issue 29 items 4 and 5): the map of a
+"""The same bytes everywhere: the map of a
 dask.distributed LocalCluster (worker processes, one thread each), of the
 threaded scheduler, of winent.entropy on the whole numpy array and of
 winent-stream on the same file are byte-identical, for every dtype, with

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""winent.entropy() on the user's own kind of array (issue 29 item 3), each
+"""winent.entropy() on the user's own kind of array, each
 held to the CLI's map of the same samples bit for bit:
 
 - numpy masked arrays (masked = nodata) for every dtype, with and without

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""pip install from the source tree (issue 29 item 2), offline with the
+"""pip install from the source tree, offline with the
 system's build tools, as a user of a venv runs it:
 
 1. a fresh venv (--system-site-packages: numpy, dask, xarray from the

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The three .zst readers agree (issue 28, item 6): `winent-stream --info
+"""The three .zst readers agree: `winent-stream --info
 --check`, `--decode` and winent.read_zst refuse a damaged or foreign file
 all together or accept it all together, on crafted members of each class
 (a header against its schema, the seek table and its checksums, the
