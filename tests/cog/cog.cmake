@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tests of the Cloud-Optimized GeoTIFF output (issue 13): the overview rule
+# tests of the Cloud-Optimized GeoTIFF output: the overview rule
 # against brute force, then whole jobs read back by GDAL and checked by
 # GDAL's COG validator. One ctest test per group of cases (test_cog.sh).
 

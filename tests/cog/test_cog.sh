@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The Cloud-Optimized GeoTIFF output (issue 13; docs/SPEC.md section 4):
+# The Cloud-Optimized GeoTIFF output (docs/SPEC.md section 4):
 # GDAL's COG validator (--full-check=yes) passes on every shape; the
 # overviews hold the promised block means (numpy on the full resolution
 # GDAL reads back); the full resolution is the raw map bit for bit;
@@ -127,7 +127,7 @@ values)
     ;;
 
 tiled)
-    # The plain layout on request: libtiff's, as before issue 13.
+    # The plain layout on request: a tiled GeoTIFF without overviews, no COG.
     "$WS" $RUN --tile 256 $MED "$T/cog.tif"
     "$WS" $RUN --tile 256 --tif-layout tiled $MED "$T/plain.tif"
     "$WS" $RUN $MED "$T/want.raw"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_gdal - the GDAL source on any bytes (issue 28): the input is
+ * fuzz_gdal - the GDAL source on any bytes: the input is
  * written to a file and opened as a source, which GDAL reads (one decoding
  * thread); every row is read, in batches as the pipeline's reader takes
  * them. Any outcome but a crash, a leak or undefined behaviour is fine: a

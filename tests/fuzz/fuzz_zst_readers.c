@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_zst_readers - the three readers of a .zst on the same bytes, and
- * their verdicts compared (issue 28 item 6): each input is written to a
+ * their verdicts compared: each input is written to a
  * file, then
  *
  *   --info --check  winent_info_check (every frame decompressed, held

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Every read of the network ends, and every signal is heard (issue 28,
-# item 3; docs/SPEC.md section 6). A loopback server (127.0.0.1 only,
+# Every read of the network ends, and every signal is heard
+# (docs/SPEC.md section 6). A loopback server (127.0.0.1 only,
 # tests/gdal/hang_server.py) serves the first bytes of a COG through /vsicurl/
 # and then accepts and never answers:
 # - with GDAL's own time limit set short (GDAL_HTTP_TIMEOUT), the job ends

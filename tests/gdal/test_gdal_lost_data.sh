@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Lost data is an input error on every GDAL reader, never zeros (issue 28,
-# item 4; docs/SPEC.md sections 3 and 6). Each layout is made whole by GDAL
+# Lost data is an input error on every GDAL reader, never zeros
+# (docs/SPEC.md sections 3 and 6). Each layout is made whole by GDAL
 # and read (exit 0), then cut short and read again: exit 3, one line that
 # names the input, the short file and the band and row (raw layouts) or
 # the variable (NetCDF) from which data are lost. GDAL reads the missing

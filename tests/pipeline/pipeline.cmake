@@ -41,7 +41,7 @@ endif()
 # one ordered writer, and the job's timeline (WINENT_TRACE).
 winent_sh_test(test_pipeline_writers test_pipeline_writers.sh)
 set_tests_properties(test_pipeline_writers PROPERTIES LABELS pipeline)
-# Several bands and windows in one pass (issue 13): each map of one run
+# Several bands and windows in one pass: each map of one run
 # equals the single run of its band and window, in every output and from
 # every input layout; the errors.
 foreach(group raw zst tif errors stats memory)

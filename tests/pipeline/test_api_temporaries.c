@@ -2,7 +2,7 @@
 /*
  * test_api_temporaries - winent_job_discard_temporaries (include/winent.h):
  * the last resort of a program that gives up on a run a cancel cannot end
- * (the CLI's signal watchdog, issue 28 item 3).
+ * (the CLI's signal watchdog).
  *
  * A job reads u8 samples from a FIFO into a raw map with a --sidecar
  * header and a --preview PNG, over an output that already exists. Fed half

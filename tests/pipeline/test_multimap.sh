@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Several bands and windows in one pass (issue 13, item 3): every map of
+# Several bands and windows in one pass: every map of
 # `--band all --window 3,5,9` on a 4-band input equals, byte for byte, the
 # single run of that band and window, whatever the input (raw BSQ, BIL, BIP,
 # a pipe; TIFF contiguous and separate planes; GDAL), in every output: raw

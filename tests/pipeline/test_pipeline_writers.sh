@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Several writers (issue 31): a raw map to a file is written by the pool's
+# Several writers: a raw map to a file is written by the pool's
 # threads at the rows' offsets, in any order; the bytes are those of the
 # one ordered writer (a pipe) and of one thread, across many chunks (small
 # --mem), one map or several. A memory job's staging is covered by the API

@@ -6,7 +6,7 @@
 # reason (WINENT_KNOWN_BUGS=1 runs it: it fails while the bug is there); a
 # fixed one runs always, as a regression test.
 #
-#   tiff-sparse-strip   FIXED, runs always (a regression test now): a TIFF
+#   tiff-sparse-strip   FIXED, runs always: a TIFF
 #                       with no StripByteCounts whose one strip
 #                       starts past the end of the file (110 bytes): libtiff
 #                       warns and estimates 0 bytes, the source takes the
@@ -16,16 +16,15 @@
 #                       layout are input errors (exit 3). (The fuzzer's
 #                       251-byte file declared 42112 x 64273 pixels: exit
 #                       0 after 147 s and a 10.8 GB map.)
-#   tiff-strip-memory   FIXED, runs always (a regression test now; issue 28,
-#                       item 5: strips too big for --mem are read in slices
-#                       of rows): a valid 20000 x 20000 u8 TIFF stored as one deflate
-#                       strip (1.7 MB): the source decodes the whole strip
+#   tiff-strip-memory   FIXED, runs always (strips too big for --mem are
+#                       read in slices of rows): a valid 20000 x 20000 u8
+#                       TIFF stored as one deflate strip (1.7 MB): the source decodes the whole strip
 #                       and keeps a batch copy of it, 825 MiB resident with
 #                       --mem 64M. SPEC 5: peak memory under --mem plus a
 #                       fixed overhead (64 MiB in test_cli_memory), whatever
 #                       the layout. (source_tiff.c sizes t->batch and the
 #                       block scratch from the declared strip, not --mem.)
-#   tiff-tall-tile      FIXED, runs always (a regression test now): a valid
+#   tiff-tall-tile      FIXED, runs always: a valid
 #                       36637 x 1 u8 TIFF in 16 x 65040 tiles (19 KB; GDAL
 #                       reads it): the batch was width x tile height, not
 #                       clipped to the image, 2.4 GB for one row; under a

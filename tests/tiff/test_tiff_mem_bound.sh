@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Memory is bounded by --mem whatever a file claims (issue 28, item 5;
-# docs/SPEC.md sections 3 and 5). Small files that declare big blocks:
+# Memory is bounded by --mem whatever a file claims
+# (docs/SPEC.md sections 3 and 5). Small files that declare big blocks:
 # - one 4096 x 4096 deflate tile (16 MiB decoded, a few KiB stored) under
 #   --mem 16M: refused at once (exit 2, one line naming the --mem that
 #   would do), well under 64 MiB resident; with that --mem, read (exit 0)

@@ -3,7 +3,7 @@
 # Compressed TIFF blocks are checked to the end of their stream, checksum
 # included, and both readers of a TIFF (libtiff, and GDAL as for a masked
 # file: WINENT_TIFF_READER=gdal) give the same map or the same error
-# (issue 28, item 4; docs/SPEC.md sections 3 and 6).
+# (docs/SPEC.md sections 3 and 6).
 # make_tiff_streams.py (beside this script) writes one-block TIFFs byte by byte: whole deflate,
 # LZW, zstd, PackBits and LZMA streams (exit 0, the same map through both
 # readers), and
@@ -14,7 +14,7 @@
 # block and its rows. A GDAL_NODATA tag that is not one number is the same
 # input error through both (GDAL alone would read 'abc' as 0), unless
 # --nodata says what nodata is. The big-* files hold one strip of 8 MB
-# decoded: under --mem 24M it is read in slices of rows (issue 28, item 5)
+# decoded: under --mem 24M it is read in slices of rows
 # and its stream checked a piece at a time, with the same verdicts and the
 # same map as when it is read whole.
 . "$WINENT_SRC/tests/lib/cli_lib.sh"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# --decode MAP.zst OUT (issue 13): a .zst map back to a GeoTIFF that GDAL
+# --decode MAP.zst OUT: a .zst map back to a GeoTIFF that GDAL
 # reads as the direct .tif job's (pixels, geotransform, CRS, nodata), or to
 # raw (zstd -dc's bytes); frames that do not line up with the output's
 # units; every frame's checksum checked (a damaged one: exit 3, nothing

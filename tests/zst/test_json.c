@@ -149,7 +149,7 @@ static void test_reading(void)
                          "{\"a\": NaN}",
                          "{\"a\": 'x'}",
                          /* cJSON's looser reading, refused as RFC 8259 does
-                          * (and Python's json, issue 28 item 6) */
+                          * (and Python's json) */
                          "{\"a\": 037}",
                          "{\"a\": 1.}",
                          "{\"a\": +1}",

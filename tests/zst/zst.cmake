@@ -14,11 +14,11 @@ winent_sh_test(test_zst_check test_zst_check.sh)
 # --info's JSON: numbers as JSON numbers (the base too), and the unit.
 winent_sh_test(test_info_numbers test_info_numbers.sh)
 set_tests_properties(test_zst_cli PROPERTIES LABELS pipeline)
-# --decode (issue 13): .zst maps back to GeoTIFF and raw, checked frame by
+# --decode: .zst maps back to GeoTIFF and raw, checked frame by
 # frame; old headers without the provenance keys.
 winent_sh_test(test_decode test_decode.sh)
 set_tests_properties(test_decode PROPERTIES LABELS pipeline)
-# The public .zst reader (winent_zst_open/read_frame, issue 28 item 6): a
+# The public .zst reader (winent_zst_open/read_frame): a
 # file of several maps read back from four threads at once, cut while open.
 winent_unit_test(test_api_zst Threads::Threads)
 set_tests_properties(test_api_zst PROPERTIES LABELS pipeline)
