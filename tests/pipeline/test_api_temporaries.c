@@ -127,9 +127,9 @@ int main(void)
         half[i] = (unsigned char)(i * 7 % 13);
     CHECK(write(fd, half, sizeof half) == (ssize_t)sizeof half, "write: %s", strerror(errno));
     int n = 0;
-    for (int i = 0; i < 1000 && (n = temporaries()) < 3; i++)
+    for (int i = 0; i < 1000 && (n = temporaries()) < 4; i++)
         nap();
-    CHECK(n == 3, "%d temporary files mid-run, want 3 (map, sidecar, preview)", n);
+    CHECK(n == 4, "%d temporary files mid-run, want 4 (map, sidecar, preview, its legend)", n);
 
     winent_job_discard_temporaries(job);
     CHECK(temporaries() == 0, "%d temporary files left after discard", temporaries());
