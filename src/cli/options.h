@@ -24,6 +24,8 @@ typedef struct cli_opts {
     int *band_list;         /* owned (cli_free): --band B1,B2,... (job.band_list) */
     int *window_list;       /* owned (cli_free): --window K1,K2,... (job.window_list) */
     int *window_disk;       /* owned (cli_free): 1 for each diskR item (job.window_disk) */
+    winent_measure *measure_list; /* owned (cli_free): --measure M1,M2,... (job.measure_list) */
+    double *measure_q;      /* owned (cli_free): their renyi orders (job.measure_q) */
 } cli_opts;
 
 /* Parse argv into `c` with getopt_long (GNU: --name VALUE or --name=VALUE,

@@ -35,12 +35,13 @@ static inline int imin(int a, int b)
 
 /* The pixel's value from the window's S, its pixel count and the
  * sentinel's count. */
-static inline float emit(const int64_t *t, int64_t s, int cnt, unsigned cs, int centre_is_sent)
+static inline float emit(const winent_measure_rule *m, const int64_t *t, int64_t s, int cnt,
+                         unsigned cs, int centre_is_sent)
 {
     if (centre_is_sent)
         return NAN;
     int n = cnt - (int)cs;
-    return winent_finish(t[n] - (s - t[cs]), n);
+    return winent_measure_finish(m, s - t[cs], n, t);
 }
 
 #define DEFINE_DISK(NAME, T)                                                                       \
@@ -97,7 +98,7 @@ static inline float emit(const int64_t *t, int64_t s, int cnt, unsigned cs, int 
                 for (; x < xe; x++) {                                                              \
                     for (int g = 0; g < lanes; g++) {                                              \
                         uint16_t *h = hist[g];                                                     \
-                        orow[g][x] = emit(t, s[g], cnt[g], has_sent ? h[sent] : 0u,                \
+                        orow[g][x] = emit(&p->measure, t, s[g], cnt[g], has_sent ? h[sent] : 0u,                \
                                           has_sent && crow[g][x] == sent);                         \
                         if (x + 1 >= xb)                                                           \
                             continue;                                                              \
@@ -129,7 +130,7 @@ static inline float emit(const int64_t *t, int64_t s, int cnt, unsigned cs, int 
                 for (; x < xr; x++) {                                                              \
                     for (int g = 0; g < lanes; g++) {                                              \
                         uint16_t *h = hist[g];                                                     \
-                        orow[g][x] = emit(t, s[g], cnt[g], has_sent ? h[sent] : 0u,                \
+                        orow[g][x] = emit(&p->measure, t, s[g], cnt[g], has_sent ? h[sent] : 0u,                \
                                           has_sent && crow[g][x] == sent);                         \
                     }                                                                              \
                     for (int g = 0; g < lanes; g++) {                                              \

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pipeline_internal.h"
+#include "kernels/measure.h"
 
 /* The CLI's limits, the library's too. */
 #define BANDS_MAX      65535
@@ -116,6 +117,23 @@ static winent_status check_lists(const winent_job_opts *o, winent_err *err)
     if (o->nwindow_list < 0 || (o->nwindow_list > 0 && o->window_list == NULL))
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--window: a list of %d windows at %p",
                           o->nwindow_list, (const void *)o->window_list);
+    if (o->nmeasure_list < 0 || (o->nmeasure_list > 0 && o->measure_list == NULL))
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--measure: a list of %d measures at %p",
+                          o->nmeasure_list, (const void *)o->measure_list);
+    for (int i = 0; i < o->nmeasure_list; i++) {
+        winent_compute_opts c = o->compute;
+        c.measure = o->measure_list[i];
+        c.renyi_q = o->measure_q ? o->measure_q[i] : 0.0;
+        WINENT_TRY(winent_measure_check(&c, err));
+        for (int j = 0; j < i; j++)
+            if (o->measure_list[j] == c.measure &&
+                (c.measure != WINENT_MEASURE_RENYI || o->measure_q[j] == c.renyi_q)) {
+                char item[64];
+                winent_measure_text(&c, item, sizeof item);
+                return WINENT_ERR(err, WINENT_ERR_USAGE,
+                                  "--measure: %s given twice: give each measure once", item);
+            }
+    }
     for (int i = 0; i < o->nband_list; i++) {
         const int b = o->band_list[i];
         list_text(o->band_list, NULL, o->nband_list, 0, text, sizeof text);
@@ -166,6 +184,8 @@ static const char *decode_misfit(const winent_job_opts *o)
         return "disk"; /* its kx, ky are the disk's */
     if (c->kx != d.kx || c->ky != d.ky || o->nwindow_list > 0)
         return "window";
+    if (c->measure != d.measure || o->nmeasure_list > 0)
+        return "measure";
     if (c->base != d.base)
         return "base";
     if (c->bins != 0)
