@@ -96,7 +96,8 @@ winent_status winent_measure_check(const winent_compute_opts *o, winent_err *err
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "--measure: 'renyi:%g': a %dx%d window's sums of c^Q would overflow "
                           "64-bit integers: give Q at most %.4g there (a whole Q up to %.0f)",
-                          o->renyi_q, o->kx, o->ky, floor(qmax * 1e4) / 1e4,
+                          o->renyi_q, o->kx, o->ky,
+                          floor(37.0 / log2((double)(o->kx * o->ky)) * 1e4) / 1e4,
                           floor(61.0 / log2((double)(o->kx * o->ky))));
     return WINENT_OK;
 }

@@ -22,3 +22,4 @@ set_tests_properties(test_engine_measures PROPERTIES ENVIRONMENT "OMP_WAIT_POLIC
 winent_unit_test(test_range_count)
 winent_sh_test(test_skimage test_skimage.sh)
 winent_sh_test(test_skimage_disk test_skimage_disk.sh)
+winent_sh_test(test_measures_numpy test_measures_numpy.sh)
