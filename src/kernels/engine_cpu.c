@@ -23,6 +23,11 @@
  *  - more codes (32-bit integers, huge --bins): tiles whose codes are
  *    renumbered densely through a hash table, sentinel = region size.
  *
+ * The measures other than the entropy (--measure) slide the same way with
+ * their own table T (measure.c) and last step (winent_measure_finish); the
+ * majority, which keeps no sum, has its own kernel (engine_cpu_majority.c).
+ * The paths below finish the entropy only and are not chosen for them.
+ *
  * 8-bit codes that are all below 16 in a chunk (checked per chunk: the bits
  * do not depend on the path taken) go to the few-values path instead
  * (engine_cpu_simd.c): column histograms of 16 bins, SIMD where the CPU has

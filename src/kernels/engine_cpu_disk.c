@@ -15,8 +15,10 @@
  * Windows are cropped at the image's borders: the rows of the disk outside
  * the image are left out of the row's list, and near the left and right
  * edges each update checks its column. The count of pixels in the window
- * is kept as it goes (`cnt`); n = cnt - count[sentinel], and the entropy is
- * winent_finish(T[n] - (S - T[count[sentinel]]), n), as everywhere.
+ * is kept as it goes (`cnt`); n = cnt - count[sentinel], and the pixel's
+ * value is winent_measure_finish(S - T[count[sentinel]], n) with the plan's
+ * measure and table (the entropy: winent_finish(T[n] - that, n)), as
+ * everywhere.
  */
 #include "engine_cpu_disk.h"
 
