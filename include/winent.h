@@ -95,6 +95,18 @@ typedef enum winent_dtype {
 /* Base of the logarithm. */
 typedef enum winent_base { WINENT_BASE_E = 0, WINENT_BASE_2, WINENT_BASE_10 } winent_base;
 
+/* The measure of each window's histogram (docs/SPEC.md section 1). Every
+ * one is exact on every engine: its running sums are integers. */
+typedef enum winent_measure {
+    WINENT_MEASURE_ENTROPY = 0, /* Shannon entropy in the base (the default) */
+    WINENT_MEASURE_RENYI,       /* Renyi entropy of order renyi_q >= 0 in the base */
+    WINENT_MEASURE_SIMPSON,     /* Gini-Simpson index 1 - sum p^2, in [0, 1) */
+    WINENT_MEASURE_RICHNESS,    /* distinct values (bins) counted in the window */
+    WINENT_MEASURE_EVENNESS,    /* Pielou's J = H / log(richness); 0 at richness 1 */
+    WINENT_MEASURE_MAJORITY,    /* the most frequent value, ties to the smallest */
+    WINENT_MEASURE_COUNT
+} winent_measure;
+
 /* What is computed for each pixel (SPEC sections 1 and 2). Two runs with
  * equal compute options give bit-identical maps on every engine. */
 typedef struct winent_compute_opts {
@@ -109,7 +121,24 @@ typedef struct winent_compute_opts {
     int disk;            /* 0: the kx x ky rectangle; 1: the disk of radius R = kx / 2
                             (kx == ky; the CLI's --disk R gives kx = ky = 2R + 1): the
                             pixels with dx^2 + dy^2 <= R^2, scikit-image's disk(R) */
+    winent_measure measure; /* default (0) WINENT_MEASURE_ENTROPY */
+    double renyi_q;      /* WINENT_MEASURE_RENYI's order Q >= 0 (else unused) */
 } winent_compute_opts;
+
+/* The measure's name as the CLI's --measure takes it ("entropy", "renyi",
+ * "simpson", "richness", "evenness", "majority"; "?" if unknown). A static
+ * string. Thread-safe. */
+WINENT_API const char *winent_measure_name(winent_measure m);
+
+/* Parse one --measure item ("simpson", "renyi:2", "renyi:0.5") into *m and
+ * *q (q is 0 but for renyi). Returns WINENT_OK or WINENT_ERR_USAGE with the
+ * CLI's message. `err` may be NULL. Thread-safe. */
+WINENT_API winent_status winent_measure_parse(const char *text, winent_measure *m, double *q,
+                                              winent_error *err);
+
+/* The measure of `o` as text, "entropy", "renyi:2", ... (snprintf's
+ * contract: the length it needed). Thread-safe. */
+WINENT_API int winent_measure_text(const winent_compute_opts *o, char *buf, size_t size);
 
 /* The largest entropy `o` allows: log, in o's base, of min(window pixels,
  * bins) (distinct values: the window's pixels), reached where every kept
@@ -460,6 +489,14 @@ typedef struct winent_job_opts {
      * winent_job_create, the run's checks): WINENT_WORDS_CLI (the
      * default) or WINENT_WORDS_PYTHON (the Python package sets it). */
     winent_words words;
+    /* Several measures in one pass (docs/SPEC.md, "Several bands and
+     * windows in one pass"): measure_list[0 .. nmeasure_list), with the
+     * order of each renyi in measure_q (NULL: none), compute.measure and
+     * renyi_q then unused. Each window's maps are its measures in the
+     * order given: band, then window, then measure. */
+    const winent_measure *measure_list;
+    const double *measure_q;
+    int nmeasure_list;
 } winent_job_opts;
 
 /* Defaults: 5x5, base 2, auto device, all cores, 1 GiB, zstd level and frame

@@ -76,6 +76,8 @@ static const int default_windows[] = {3, 5, 9, 15, 31, 63, 127, 255};
 
 typedef struct kernels_opts {
     int device, width, height, threads, cpu_only;
+    winent_measure measure; /* --measure (the CPU alone for any but the entropy) */
+    double renyi_q;
     int cpu_time;    /* --cpu-time */
     double budget;   /* seconds one timed run should take */
     const char *csv; /* borrowed from argv; NULL: none */
@@ -564,6 +566,8 @@ static void run_cell(const kernels_opts *o, const value_set *vs, const file_set 
     r->gpu_variant = -1;
     winent_err_clear(&err);
     set_compute_opts(vs, f, k, &co);
+    co.measure = o->measure;
+    co.renyi_q = o->renyi_q;
     snprintf(cpu_path, sizeof cpu_path, "cpu/t%d", o->threads);
     if (winent_plan_create(&co, &p, &err) != WINENT_OK ||
         winent_cpu_engine_create(p, o->width, o->height, o->threads, &cpu, &err) != WINENT_OK) {
@@ -739,7 +743,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: winent-bench kernels [--device N] [--size WxH] [--threads N]\n"
             "           [--windows 3,5,...] [--sets 16,256,...] [--variants auto,thread,warp,few,cmp,groups,colpack,dense,block,sparse]\n"
-            "           [--quick] [--cpu-only] [--cpu-time] [--csv FILE] [--budget S]\n"
+            "           [--quick] [--cpu-only] [--measure M] [--cpu-time] [--csv FILE] [--budget S]\n"
             "           [--input FILE [--input-size WxH --input-dtype T]]\n"
             "  The GPU window kernels alone (device memory to device memory, each variant\n"
             "  forced through WINENT_GPU_KERNEL, checked bit for bit against the CPU engine\n"
@@ -762,6 +766,8 @@ static void usage(FILE *f)
             "  --quick          1024x1024, windows 3,15,63, sets 16,65536,f32-4096\n"
             "                   (--size, --windows, --sets given as well win)\n"
             "  --cpu-only       the CPU table alone\n"
+            "  --measure M      the measure (winent-stream's --measure; default entropy):\n"
+            "                   any other is timed on the CPU alone\n"
             "  --cpu-time       time the CPU engine by the process's CPU time, not the wall\n"
             "                   clock (Gpixel/s per core busy): on a machine shared with\n"
             "                   other work, with --threads 1, the time our core really ran\n"
@@ -912,6 +918,17 @@ static int parse_opts(int argc, char **argv, kernels_opts *o, int *code)
                 return -1;
             }
             o->input_dtype = (winent_dtype)t, o->input_has_dtype = 1, i++;
+        } else if (!strcmp(a, "--measure")) {
+            winent_error e;
+            if (winent_measure_parse(v, &o->measure, &o->renyi_q, &e) != WINENT_OK) {
+                fprintf(stderr, PROG ": %s\n", e.message);
+                return -1;
+            }
+            /* The GPU kernels compute the entropy only. */
+            if (o->measure != WINENT_MEASURE_ENTROPY &&
+                !(o->measure == WINENT_MEASURE_RENYI && o->renyi_q == 1.0))
+                o->cpu_only = 1;
+            i++;
         } else if (!strcmp(a, "--windows")) {
             if (parse_list(a, v, o->windows, MAX_WINDOWS, &o->nwindows))
                 return -1;

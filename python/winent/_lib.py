@@ -53,6 +53,8 @@ class winent_compute_opts(ctypes.Structure):
         ("has_nodata", ctypes.c_int),
         ("nodata", ctypes.c_double),
         ("disk", ctypes.c_int),
+        ("measure", ctypes.c_int),       # winent_measure (MEASURES' order)
+        ("renyi_q", ctypes.c_double),    # the order of renyi
     ]
 
 
@@ -165,6 +167,9 @@ class winent_job_opts(ctypes.Structure):
         ("release_gpus", ctypes.c_int),  # 0: a Python process may use CUDA otherwise
         ("out_type", ctypes.c_int),      # winent_out_type (--ot)
         ("words", ctypes.c_int),         # winent_words: WORDS_PYTHON from this package
+        ("measure_list", ctypes.POINTER(ctypes.c_int)),
+        ("measure_q", ctypes.POINTER(ctypes.c_double)),
+        ("nmeasure_list", ctypes.c_int),
     ]
 
 
@@ -182,6 +187,7 @@ WORDS_PYTHON = 1
 # Enumerations (values as in winent.h).
 DTYPES = ("u8", "i8", "u16", "i16", "u32", "i32", "f32", "f64")  # winent_dtype order
 BASES = {"e": 0, "2": 1, "10": 2}
+MEASURES = ("entropy", "renyi", "simpson", "richness", "evenness", "majority")  # winent_measure
 INTERLEAVES = {"bsq": 0, "bip": 1, "bil": 2}
 FORMATS = {None: 0, "auto": 0, "raw": 1, "zst": 2, "tif": 3, "tiff": 3, "zarr": 4}
 COMPRESSIONS = {"zstd": 0, "deflate": 1, "lzw": 2, "none": 3}

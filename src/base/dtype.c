@@ -55,4 +55,6 @@ void winent_compute_opts_default(winent_compute_opts *o)
     o->has_nodata = 0;
     o->nodata = 0.0;
     o->disk = 0;
+    o->measure = WINENT_MEASURE_ENTROPY;
+    o->renyi_q = 0.0;
 }

@@ -44,6 +44,15 @@ static const winent_option TABLE[] = {
      "give a radius R from 0 to 127 (the pixels within distance R), or a list of them (3,5)",
      "give a radius R from 0 to 127 (the pixels within distance R), with footprint='disk'",
      NULL},
+    {"measure", NULL, "M", G_COMPUTE,
+     "what each window gives (default entropy): entropy, renyi:Q" IND
+     "(Renyi entropy of order Q >= 0), simpson (1 - sum p^2)," IND
+     "richness (distinct values), evenness (Pielou: H / log" IND
+     "richness), majority (the most frequent value, ties to the" IND
+     "smallest; a bin's centre with --bins); a list" IND
+     "(entropy,simpson) makes a map of each at each window",
+     "give a measure (entropy, renyi:Q, simpson, richness, evenness, majority) or a list of them",
+     NULL, NULL},
     {NULL, "footprint", NULL, G_COMPUTE, NULL, NULL,
      "use 'disk' (with radius=R), morphology.disk(R) or a rectangle of ones", NULL},
     {"base", "base", "2|e|10", G_COMPUTE,

@@ -263,6 +263,13 @@ void cli_free(cli_opts *c)
     free(c->window_disk);
     c->band_list = c->window_list = c->window_disk = NULL;
     c->job.band_list = c->job.window_list = c->job.window_disk = NULL;
+    free(c->measure_list);
+    free(c->measure_q);
+    c->measure_list = NULL;
+    c->measure_q = NULL;
+    c->job.measure_list = NULL;
+    c->job.measure_q = NULL;
+    c->job.nmeasure_list = 0;
 }
 
 /* The items of a comma-separated list `val` (none empty), or -1. */
@@ -307,6 +314,7 @@ enum {
     OPT_CHECK,
     OPT_WINDOW,
     OPT_DISK,
+    OPT_MEASURE,
     OPT_BASE,
     OPT_BINS,
     OPT_RANGE,
@@ -351,6 +359,7 @@ static const struct option long_opts[] = {
     {"check", no_argument, NULL, OPT_CHECK},
     {"window", required_argument, NULL, OPT_WINDOW},
     {"disk", required_argument, NULL, OPT_DISK},
+    {"measure", required_argument, NULL, OPT_MEASURE},
     {"base", required_argument, NULL, OPT_BASE},
     {"bins", required_argument, NULL, OPT_BINS},
     {"range", required_argument, NULL, OPT_RANGE},
@@ -538,6 +547,44 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
             j->window_list = c->window_list;
             j->window_disk = c->window_disk;
             j->nwindow_list = k;
+        }
+        break;
+    }
+    case OPT_MEASURE: {
+        /* NAME or a list of them: a map of each (at each window), in the
+         * order given; each name and order the library's to check. */
+        const int k = list_items(val);
+        char item[64];
+        free(c->measure_list);
+        free(c->measure_q);
+        c->measure_list = k > 0 ? malloc(sizeof *c->measure_list * (size_t)k) : NULL;
+        c->measure_q = k > 0 ? malloc(sizeof *c->measure_q * (size_t)k) : NULL;
+        j->measure_list = NULL;
+        j->measure_q = NULL;
+        j->nmeasure_list = 0;
+        if (k < 0)
+            return usage(msg, n,
+                         "--measure: '%s': give a measure (entropy, renyi:Q, simpson, richness, "
+                         "evenness, majority) or a list of them (entropy,simpson)",
+                         val);
+        if (c->measure_list == NULL || c->measure_q == NULL)
+            return usage(msg, n, "out of memory");
+        for (int i = 0; i < k; i++) {
+            winent_error e;
+            if (list_item(val, i, item, sizeof item) != 0 ||
+                winent_measure_parse(item, &c->measure_list[i], &c->measure_q[i], &e) !=
+                    WINENT_OK)
+                return usage(msg, n, "%s",
+                             list_item(val, i, item, sizeof item) != 0
+                                 ? "--measure: an item too long"
+                                 : e.message);
+        }
+        j->compute.measure = c->measure_list[0];
+        j->compute.renyi_q = c->measure_q[0];
+        if (k > 1) {
+            j->measure_list = c->measure_list;
+            j->measure_q = c->measure_q;
+            j->nmeasure_list = k;
         }
         break;
     }

@@ -28,6 +28,8 @@ typedef struct cli_opts {
     const char *typed[96];  /* each long option's value as typed (by its code - 256),
                                for the library's messages to quote */
     int window_by_disk;     /* the windows came from --disk (typed[--window's]) */
+    winent_measure *measure_list; /* owned (cli_free): --measure M1,M2,... (job.measure_list) */
+    double *measure_q;      /* owned (cli_free): their renyi orders (job.measure_q) */
 } cli_opts;
 
 /* Parse argv into `c` with getopt_long (GNU: --name VALUE or --name=VALUE,

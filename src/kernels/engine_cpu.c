@@ -23,6 +23,11 @@
  *  - more codes (32-bit integers, huge --bins): tiles whose codes are
  *    renumbered densely through a hash table, sentinel = region size.
  *
+ * The measures other than the entropy (--measure) slide the same way with
+ * their own table T (measure.c) and last step (winent_measure_finish); the
+ * majority, which keeps no sum, has its own kernel (engine_cpu_majority.c).
+ * The paths below finish the entropy only and are not chosen for them.
+ *
  * 8-bit codes that are all below 16 in a chunk (checked per chunk: the bits
  * do not depend on the path taken) go to the few-values path instead
  * (engine_cpu_simd.c): column histograms of 16 bins, SIMD where the CPU has
@@ -34,6 +39,7 @@
 #include "engine_cpu_simd.h"
 #include "engine_cpu_cols.h"
 #include "engine_cpu_cmp.h"
+#include "engine_cpu_majority.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -123,6 +129,7 @@ typedef struct slide_job {
     size_t out_stride;
     int out_y0;
     const winent_plan *plan; /* its disk, when the window is one */
+    const winent_measure_rule *m; /* the plan's measure: the last step from S */
 } slide_job;
 
 static inline int imax(int a, int b) { return a > b ? a : b; }
@@ -134,7 +141,7 @@ static inline float emit(const slide_job *j, int64_t s, uint16_t cs, int area, i
     if (centre_is_sent)
         return NAN;
     int n = area - cs;
-    return winent_finish(j->t[n] - (s - j->t[cs]), n);
+    return winent_measure_finish(j->m, s - j->t[cs], n, j->t);
 }
 
 /* Emit column x of every lane, then step each lane's window to x + 1 with
@@ -396,9 +403,11 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
      * tests and benchmarks; unset, the fastest this CPU has. */
     /* Disks take the slide (engine_cpu_disk.c): no few-values, column or
      * compare path. */
+    /* The few-values, column and compare paths finish the entropy only:
+     * the other measures take the sliding histogram. */
     if ((e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8 || e->kind == CODES_SAMPLES16 ||
          e->kind == CODES_NARROW16) &&
-        !p->disk) {
+        !p->disk && p->measure.kind == WINENT_MEASURE_ENTROPY) {
         const char *req = getenv("WINENT_CPU_PATH");
         e->few = winent_few_choose(p->kx, p->ky, req);
         e->cols = winent_cols_choose(p->kx, p->ky, req);
@@ -782,6 +791,8 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
     const int ra = imax(0, ya - p->ry), rb = imin(c->height, yb + p->ry);
     if (ya < c->y0 || yb > c->y1 || ra < c->in_y0 || rb > c->in_y0 + c->in_h)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "band [%d, %d) outside its chunk", ya, yb);
+    if (p->opts.measure == WINENT_MEASURE_MAJORITY) /* no running sum: its own kernel */
+        return winent_cpu_majority_rows(p, c, ya, yb, out, out_stride, err);
 
     slide_job j;
     memset(&j, 0, sizeof j);
@@ -796,6 +807,7 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
     j.out_y0 = c->y0;
     j.has_sent = e->can_nodata;
     j.plan = p;
+    j.m = &p->measure;
 
     code_kind kind = e->kind;
     const size_t ss = winent_dtype_size(p->opts.dtype);

@@ -15,8 +15,10 @@
  * Windows are cropped at the image's borders: the rows of the disk outside
  * the image are left out of the row's list, and near the left and right
  * edges each update checks its column. The count of pixels in the window
- * is kept as it goes (`cnt`); n = cnt - count[sentinel], and the entropy is
- * winent_finish(T[n] - (S - T[count[sentinel]]), n), as everywhere.
+ * is kept as it goes (`cnt`); n = cnt - count[sentinel], and the pixel's
+ * value is winent_measure_finish(S - T[count[sentinel]], n) with the plan's
+ * measure and table (the entropy: winent_finish(T[n] - that, n)), as
+ * everywhere.
  */
 #include "engine_cpu_disk.h"
 
@@ -35,12 +37,13 @@ static inline int imin(int a, int b)
 
 /* The pixel's value from the window's S, its pixel count and the
  * sentinel's count. */
-static inline float emit(const int64_t *t, int64_t s, int cnt, unsigned cs, int centre_is_sent)
+static inline float emit(const winent_measure_rule *m, const int64_t *t, int64_t s, int cnt,
+                         unsigned cs, int centre_is_sent)
 {
     if (centre_is_sent)
         return NAN;
     int n = cnt - (int)cs;
-    return winent_finish(t[n] - (s - t[cs]), n);
+    return winent_measure_finish(m, s - t[cs], n, t);
 }
 
 #define DEFINE_DISK(NAME, T)                                                                       \
@@ -97,7 +100,7 @@ static inline float emit(const int64_t *t, int64_t s, int cnt, unsigned cs, int 
                 for (; x < xe; x++) {                                                              \
                     for (int g = 0; g < lanes; g++) {                                              \
                         uint16_t *h = hist[g];                                                     \
-                        orow[g][x] = emit(t, s[g], cnt[g], has_sent ? h[sent] : 0u,                \
+                        orow[g][x] = emit(&p->measure, t, s[g], cnt[g], has_sent ? h[sent] : 0u,                \
                                           has_sent && crow[g][x] == sent);                         \
                         if (x + 1 >= xb)                                                           \
                             continue;                                                              \
@@ -129,7 +132,7 @@ static inline float emit(const int64_t *t, int64_t s, int cnt, unsigned cs, int 
                 for (; x < xr; x++) {                                                              \
                     for (int g = 0; g < lanes; g++) {                                              \
                         uint16_t *h = hist[g];                                                     \
-                        orow[g][x] = emit(t, s[g], cnt[g], has_sent ? h[sent] : 0u,                \
+                        orow[g][x] = emit(&p->measure, t, s[g], cnt[g], has_sent ? h[sent] : 0u,                \
                                           has_sent && crow[g][x] == sent);                         \
                     }                                                                              \
                     for (int g = 0; g < lanes; g++) {                                              \

@@ -228,6 +228,12 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     winent_gpu_engine *e = NULL;
     size_t npix, tab;
     *out = NULL;
+    /* The kernels finish the entropy only: another measure is refused, never
+     * computed as something else (the pipeline keeps such jobs on the CPU). */
+    if (p->measure.kind != WINENT_MEASURE_ENTROPY)
+        return WINENT_ERR(err, WINENT_ERR_DEVICE,
+                          "GPU %d: the GPU engine computes the entropy only, not --measure %s",
+                          device, winent_measure_name(p->opts.measure));
     if (!winent_cuda_device_usable(device))
         return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: no such CUDA device (%d visible)",
                           device, winent_cuda_device_count());

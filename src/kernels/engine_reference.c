@@ -49,20 +49,86 @@ static uint32_t *chunk_codes(const winent_plan *p, const winent_chunk *c)
     return codes;
 }
 
-static double log_base(double v, winent_base b)
+/* The window's distinct codes and counts from its sorted codes; returns
+ * how many distinct. */
+static int group_counts(const uint32_t *win, int n, uint32_t *code, int *cnt)
 {
-    return b == WINENT_BASE_2 ? log2(v) : b == WINENT_BASE_10 ? log10(v) : log(v);
+    int g = 0;
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && win[j] == win[i])
+            j++;
+        code[g] = win[i];
+        cnt[g++] = j - i;
+        i = j;
+    }
+    return g;
 }
 
-/* Both formulas share the window walk; `exact` picks which one is stored. */
+/* The exact value every engine gives: S = sum T[count] from the plan's
+ * table, then the measure's last step; the majority by a scan. */
+static float exact_value(const winent_plan *p, const uint32_t *code, const int *cnt, int g, int n)
+{
+    if (p->opts.measure == WINENT_MEASURE_MAJORITY) {
+        int best = 0; /* the largest count, ties to the smallest value */
+        for (int i = 1; i < g; i++)
+            if (cnt[i] > cnt[best] ||
+                (cnt[i] == cnt[best] && winent_code_order(&p->rule, code[i]) <
+                                            winent_code_order(&p->rule, code[best])))
+                best = i;
+        return winent_code_value(&p->rule, code[best]);
+    }
+    int64_t sum = 0;
+    for (int i = 0; i < g; i++)
+        sum += p->t[cnt[i]];
+    return winent_measure_finish(&p->measure, sum, n, p->t);
+}
+
+/* The plain float64 formulas of SPEC section 1, from the counts. */
+static double plain_value(const winent_plan *p, const uint32_t *code, const int *cnt, int g, int n)
+{
+    const winent_compute_opts *o = &p->opts;
+    double h = 0.0, sq = 0.0, pq = 0.0;
+    int best = 0;
+    for (int i = 0; i < g; i++) {
+        const double pr = (double)cnt[i] / n;
+        h -= pr * log(pr);
+        sq += pr * pr;
+        if (o->measure == WINENT_MEASURE_RENYI)
+            pq += pow(pr, o->renyi_q);
+        if (cnt[i] > cnt[best] ||
+            (cnt[i] == cnt[best] &&
+             winent_code_order(&p->rule, code[i]) < winent_code_order(&p->rule, code[best])))
+            best = i;
+    }
+    const double lnb = o->base == WINENT_BASE_2 ? log(2.0) : o->base == WINENT_BASE_10 ? log(10.0) : 1.0;
+    switch (o->measure) {
+    case WINENT_MEASURE_RENYI:
+        if (o->renyi_q == 1.0)
+            return h / lnb;
+        return log(pq) / (1.0 - o->renyi_q) / lnb;
+    case WINENT_MEASURE_SIMPSON: return 1.0 - sq;
+    case WINENT_MEASURE_RICHNESS: return g;
+    case WINENT_MEASURE_EVENNESS: return g <= 1 ? 0.0 : h / log(g);
+    case WINENT_MEASURE_MAJORITY: return winent_code_value(&p->rule, code[best]);
+    default: return h / lnb;
+    }
+}
+
+/* Both formulas share the window walk; `out_f` or `out_d` picks which one
+ * is stored. */
 static winent_status compute(const winent_plan *p, const winent_chunk *c, float *out_f,
                              double *out_d, size_t out_stride, winent_err *err)
 {
     uint32_t *codes = chunk_codes(p, c);
     uint32_t *win = malloc(sizeof *win * (size_t)p->nmax);
-    if (codes == NULL || win == NULL) {
+    uint32_t *code = malloc(sizeof *code * (size_t)p->nmax);
+    int *cnt = malloc(sizeof *cnt * (size_t)p->nmax);
+    if (codes == NULL || win == NULL || code == NULL || cnt == NULL) {
         free(codes);
         free(win);
+        free(code);
+        free(cnt);
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory in the reference engine");
     }
     for (int y = c->y0; y < c->y1; y++) {
@@ -76,23 +142,15 @@ static winent_status compute(const winent_plan *p, const winent_chunk *c, float 
                     out_d[o] = NAN;
                 continue;
             }
-            int64_t sum = 0;
-            double sum_f = 0.0;
-            for (int i = 0; i < n;) {
-                int j = i;
-                while (j < n && win[j] == win[i])
-                    j++;
-                int cnt = j - i;
-                sum += (int64_t)cnt * p->lq[cnt];
-                sum_f += cnt * log_base(cnt, p->opts.base);
-                i = j;
-            }
+            const int g = group_counts(win, n, code, cnt);
             if (out_f)
-                out_f[o] = winent_finish((int64_t)n * p->lq[n] - sum, n);
+                out_f[o] = exact_value(p, code, cnt, g, n);
             else
-                out_d[o] = log_base(n, p->opts.base) - sum_f / n;
+                out_d[o] = plain_value(p, code, cnt, g, n);
         }
     }
+    free(cnt);
+    free(code);
     free(win);
     free(codes);
     return WINENT_OK;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "entropy_plan.h"
+#include "measure.h"
 
 #include "../base/opttable.h"
 
@@ -99,6 +100,7 @@ winent_status winent_compute_check(const winent_compute_opts *o, unsigned flags,
                                    winent_err *err)
 {
     WINENT_TRY(check_window(o, w, err));
+    WINENT_TRY(winent_measure_check(o, err));
     if ((unsigned)o->base > WINENT_BASE_10) {
         char t[16];
         snprintf(t, sizeof t, "%d", (int)o->base);
@@ -192,11 +194,7 @@ double winent_compute_top(const winent_compute_opts *o)
     double n = (double)window_area(o, NULL);
     /* A float band without --bins is quantized into 256 (make_rule). */
     uint32_t bins = o->bins > 0 ? o->bins : winent_dtype_is_float(o->dtype) ? 256 : 0;
-    if (bins > 0 && (double)bins < n)
-        n = (double)bins;
-    if (!(n > 1.0))
-        return 0.0;
-    return o->base == WINENT_BASE_2 ? log2(n) : o->base == WINENT_BASE_10 ? log10(n) : log(n);
+    return winent_measure_top(o, n, bins);
 }
 
 static void make_rule(const winent_compute_opts *o, winent_code_rule *r)
@@ -266,11 +264,9 @@ winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out
     if (p->lq == NULL || p->t == NULL || p->du == NULL)
         goto nomem;
     p->lq[0] = 0;
-    p->t[0] = 0;
-    for (int c = 1; c <= p->nmax; c++) {
+    for (int c = 1; c <= p->nmax; c++)
         p->lq[c] = llround(log_base((double)c, o->base) * WINENT_LQ_SCALE);
-        p->t[c] = (int64_t)c * p->lq[c];
-    }
+    winent_measure_tables(o, p->nmax, p->lq, p->t, &p->measure);
     for (int c = 0; c < p->nmax; c++)
         p->du[c] = p->t[c + 1] - p->t[c];
     p->du[p->nmax] = 0;

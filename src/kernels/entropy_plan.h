@@ -37,8 +37,10 @@ typedef struct winent_plan {
                                  WINENT_NODATA_CODE is an ordinary value (a
                                  32-bit integer's all-ones code) */
     int64_t *lq;              /* owned; [0..nmax]: round(log_b(c) * 2^32) */
-    int64_t *t;               /* owned; [0..nmax]: c * lq[c] */
+    int64_t *t;               /* owned; [0..nmax]: the measure's T[c] (entropy:
+                                 c * lq[c]; measure.c) */
     int64_t *du;              /* owned; [0..nmax-1]: t[c+1] - t[c] */
+    winent_measure_rule measure; /* the last step from S = sum T[count] */
 } winent_plan;
 
 /* What winent_compute_check checks beyond the window, base and bins. */

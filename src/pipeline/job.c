@@ -14,6 +14,8 @@ struct winent_job {
     char *strings[5];       /* owned copies: input, output, preview, device,
                                command_line (NULL where not given) */
     int *lists[3];          /* owned copies: band_list, window_list, window_disk */
+    winent_measure *measures; /* owned copies: measure_list, measure_q */
+    double *measure_q;
     winent_run_ctl ctl;     /* stop: WINENT_STOP_* (pipeline_bench.h), written by
                                winent_job_cancel (any thread, a signal handler)
                                and the run's threads; temps: the run's
@@ -52,6 +54,25 @@ static int keep_list(winent_job *j, int k, const int **v, int n)
     return 0;
 }
 
+/* Copies of the measure list and its orders. 0, or -1 when out of memory. */
+static int keep_measures(winent_job *j)
+{
+    const int n = j->opts.nmeasure_list;
+    if (j->opts.measure_list == NULL || n <= 0)
+        return 0;
+    j->measures = malloc(sizeof *j->measures * (size_t)n);
+    j->measure_q = malloc(sizeof *j->measure_q * (size_t)n);
+    if (j->measures == NULL || j->measure_q == NULL)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        j->measures[i] = j->opts.measure_list[i];
+        j->measure_q[i] = j->opts.measure_q ? j->opts.measure_q[i] : 0.0;
+    }
+    j->opts.measure_list = j->measures;
+    j->opts.measure_q = j->measure_q;
+    return 0;
+}
+
 winent_status winent_job_create(const winent_job_opts *o, winent_job **job, winent_error *err)
 {
     if (job == NULL)
@@ -75,7 +96,7 @@ winent_status winent_job_create(const winent_job_opts *o, winent_job **job, wine
         keep_string(j, 4, &j->opts.command_line) ||
         keep_list(j, 0, &j->opts.band_list, j->opts.nband_list) ||
         keep_list(j, 1, &j->opts.window_list, 2 * j->opts.nwindow_list) ||
-        keep_list(j, 2, &j->opts.window_disk, j->opts.nwindow_list)) {
+        keep_list(j, 2, &j->opts.window_disk, j->opts.nwindow_list) || keep_measures(j)) {
         winent_job_free(j);
         return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_INTERNAL, "out of memory"), err);
     }
@@ -142,6 +163,8 @@ void winent_job_free(winent_job *job)
     free(job->lists[0]);
     free(job->lists[1]);
     free(job->lists[2]);
+    free(job->measures);
+    free(job->measure_q);
     free(job);
 }
 

@@ -11,6 +11,7 @@
 
 #include "pipeline_internal.h"
 #include "../base/opttable.h"
+#include "kernels/measure.h"
 
 /* The CLI's limits, the library's too. */
 #define BANDS_MAX      65535
@@ -147,6 +148,29 @@ static winent_status check_band_list(const winent_job_opts *o, winent_words w, w
     return WINENT_OK;
 }
 
+/* --measure M1,M2,...: each a measure the library computes, none twice. */
+static winent_status check_measure_list(const winent_job_opts *o, winent_err *err)
+{
+    if (o->nmeasure_list < 0 || (o->nmeasure_list > 0 && o->measure_list == NULL))
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--measure: a list of %d measures at %p",
+                          o->nmeasure_list, (const void *)o->measure_list);
+    for (int i = 0; i < o->nmeasure_list; i++) {
+        winent_compute_opts c = o->compute;
+        c.measure = o->measure_list[i];
+        c.renyi_q = o->measure_q ? o->measure_q[i] : 0.0;
+        WINENT_TRY(winent_measure_check(&c, err));
+        for (int j = 0; j < i; j++)
+            if (o->measure_list[j] == c.measure &&
+                (c.measure != WINENT_MEASURE_RENYI || o->measure_q[j] == c.renyi_q)) {
+                char item[64];
+                winent_measure_text(&c, item, sizeof item);
+                return WINENT_ERR(err, WINENT_ERR_USAGE,
+                                  "--measure: %s given twice: give each measure once", item);
+            }
+    }
+    return WINENT_OK;
+}
+
 static winent_status check_window_list(const winent_job_opts *o, winent_words w, winent_err *err)
 {
     char text[192];
@@ -192,6 +216,8 @@ static const char *decode_misfit(const winent_job_opts *o)
         return "disk"; /* its kx, ky are the disk's */
     if (c->kx != d.kx || c->ky != d.ky || o->nwindow_list > 0)
         return "window";
+    if (c->measure != d.measure || o->nmeasure_list > 0)
+        return "measure";
     if (c->base != d.base)
         return "base";
     if (c->bins != 0)
@@ -273,6 +299,7 @@ static winent_status check_compute_and_layout(const winent_job_opts *o, winent_w
     /* The lists first: their first items are also compute.kx/ky and band. */
     WINENT_TRY(check_band_list(o, w, err));
     WINENT_TRY(check_window_list(o, w, err));
+    WINENT_TRY(check_measure_list(o, err));
     winent_compute_opts c = o->compute;
     unsigned flags = 0;
     if (o->dtype_given)

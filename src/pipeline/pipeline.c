@@ -34,6 +34,23 @@ static int all_cores(void)
 #endif
 }
 
+/* Ints of one map entry of job_windows. */
+#define WIN_FIELDS 4
+
+/* The name of a measure of the job's that only the CPU computes, or NULL
+ * when every map is the entropy. */
+static const char *winent_job_cpu_measure(const winent_job_opts *o)
+{
+    for (int i = 0; i < (o->nmeasure_list > 0 ? o->nmeasure_list : 1); i++) {
+        const winent_measure m = o->nmeasure_list > 0 ? o->measure_list[i] : o->compute.measure;
+        const double q = o->nmeasure_list > 0 ? (o->measure_q ? o->measure_q[i] : 0.0)
+                                              : o->compute.renyi_q;
+        if (m != WINENT_MEASURE_ENTROPY && !(m == WINENT_MEASURE_RENYI && q == 1.0))
+            return winent_measure_name(m);
+    }
+    return NULL;
+}
+
 /* --device: auto, cpu, gpu, or a list of "cpu" and GPU numbers; the GPUs
  * named must be there (device errors). */
 static winent_status pick_devices(pipeline *p, const winent_job_opts *o,
@@ -45,6 +62,17 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o,
     else /* a stage alone (the benchmarks): not checked before */
         WINENT_TRY(winent_device_list_parse(o->device, &l, err));
     p->plan.ngpus = 0;
+    /* The GPUs compute the entropy only: other measures stay on the CPU. */
+    const char *cpu_only = winent_job_cpu_measure(o);
+    if (cpu_only != NULL && !l.automatic && (l.all_gpus || l.ngpus > 0))
+        return WINENT_ERR(err, WINENT_ERR_DEVICE,
+                          "--device: the GPUs compute the entropy only: --measure %s runs on "
+                          "the CPU (--device cpu or auto)",
+                          cpu_only);
+    if (l.automatic && cpu_only != NULL) {
+        p->plan.want_cpu = 1;
+        return WINENT_OK;
+    }
     if (l.automatic) {
         /* The CPU starts at once; GPUs come in later if the job is long
          * enough to gain from them (winent_gpu_launcher). */
@@ -348,6 +376,8 @@ static void band_opts(const pipeline *p, const winent_job_opts *o, int b, winent
 static int same_compute(const winent_compute_opts *a, const winent_compute_opts *b)
 {
     return a->kx == b->kx && a->ky == b->ky && a->disk == b->disk && a->base == b->base &&
+           a->measure == b->measure &&
+           memcmp(&a->renyi_q, &b->renyi_q, sizeof a->renyi_q) == 0 &&
            a->dtype == b->dtype &&
            a->bins == b->bins && memcmp(&a->range_lo, &b->range_lo, sizeof a->range_lo) == 0 &&
            memcmp(&a->range_hi, &b->range_hi, sizeof a->range_hi) == 0 &&
@@ -355,23 +385,26 @@ static int same_compute(const winent_compute_opts *a, const winent_compute_opts 
            (!a->has_nodata || memcmp(&a->nodata, &b->nodata, sizeof a->nodata) == 0);
 }
 
-/* The windows of job `o`, as kx, ky, disk triples into `win`: its list,
- * else compute.kx/ky/disk. Returns how many; usage errors for a window
- * given twice. */
+/* The maps of one band of job `o`, as WIN_FIELDS ints each into `win`:
+ * kx, ky, disk, and the index of the measure in o->measure_list (-1:
+ * compute.measure): its windows (its list, else compute.kx/ky/disk), each
+ * with every measure in the order given. Returns how many; usage errors
+ * for a window given twice. */
 static winent_status job_windows(const winent_job_opts *o, int **win, int *n, winent_err *err)
 {
     int k = o->nwindow_list > 0 ? o->nwindow_list : 1;
-    *win = malloc(sizeof **win * 3 * (size_t)k);
+    const int nm = o->nmeasure_list > 0 ? o->nmeasure_list : 1;
+    *win = malloc(sizeof **win * WIN_FIELDS * (size_t)k * (size_t)nm);
     if (*win == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     for (int i = 0; i < k; i++) {
-        int *wi = *win + 3 * i;
+        int wi[3];
         wi[0] = o->nwindow_list > 0 ? o->window_list[2 * i] : o->compute.kx;
         wi[1] = o->nwindow_list > 0 ? o->window_list[2 * i + 1] : o->compute.ky;
         wi[2] = o->nwindow_list > 0 ? (o->window_disk && o->window_disk[i] ? 1 : 0)
                                     : (o->compute.disk ? 1 : 0);
         for (int j = 0; j < i; j++) {
-            const int *wj = *win + 3 * j;
+            const int *wj = *win + WIN_FIELDS * nm * j;
             if (wj[0] == wi[0] && wj[1] == wi[1] && wj[2] == wi[2]) {
                 if (wi[2])
                     return WINENT_ERR(err, WINENT_ERR_USAGE,
@@ -382,17 +415,37 @@ static winent_status job_windows(const winent_job_opts *o, int **win, int *n, wi
                                   wi[1]);
             }
         }
+        for (int m = 0; m < nm; m++) {
+            int *e = *win + WIN_FIELDS * (nm * i + m);
+            e[0] = wi[0];
+            e[1] = wi[1];
+            e[2] = wi[2];
+            e[3] = o->nmeasure_list > 0 ? m : -1;
+        }
     }
-    *n = k;
+    *n = k * nm;
     return WINENT_OK;
+}
+
+/* Map entry `e` of job_windows into the options `co`. */
+static void map_entry_opts(const winent_job_opts *o, const int *e, winent_compute_opts *co)
+{
+    co->kx = e[0];
+    co->ky = e[1];
+    co->disk = e[2];
+    if (e[3] >= 0) {
+        co->measure = o->measure_list[e[3]];
+        co->renyi_q = o->measure_q ? o->measure_q[e[3]] : 0.0;
+    }
 }
 
 /* The maps of the job: for each band read (its options in cos[b]), each
  * window; a plan (and, with the CPU engine, a CPU engine later) for each
  * set of options, shared by equal ones. Sets p->plan.nmaps, p->plan.maps, p->plan.ry,
  * p->plan.band_plan, p->plan.first_plan. */
-static winent_status make_maps(pipeline *p, const winent_compute_opts *cos, const int *win,
-                               int nwin, winent_err *err)
+static winent_status make_maps(pipeline *p, const winent_job_opts *o,
+                               const winent_compute_opts *cos, const int *win, int nwin,
+                               winent_err *err)
 {
     p->plan.nmaps = p->plan.nbands * nwin;
     p->plan.maps = calloc((size_t)p->plan.nmaps, sizeof *p->plan.maps);
@@ -403,9 +456,7 @@ static winent_status make_maps(pipeline *p, const winent_compute_opts *cos, cons
         job_map *jm = &p->plan.maps[m];
         jm->band = m / nwin;
         jm->co = cos[jm->band];
-        jm->co.kx = win[3 * (m % nwin)];
-        jm->co.ky = win[3 * (m % nwin) + 1];
-        jm->co.disk = win[3 * (m % nwin) + 2];
+        map_entry_opts(o, win + WIN_FIELDS * (m % nwin), &jm->co);
         for (int k = 0; k < m && jm->plan == NULL; k++)
             if (p->plan.maps[k].owner && same_compute(&p->plan.maps[k].co, &jm->co))
                 jm->plan = p->plan.maps[k].plan;
@@ -618,6 +669,10 @@ static winent_status count_saturation(pipeline *p)
          * can have (2 log 2 / n, relative 2e-6 for 255 x 255) and more
          * than the engines' rounding; a 1 x 1 window (top 0) never is. */
         s->at_top = s->top > 0.0 ? (float)(s->top * (1.0 - 5e-7)) : INFINITY;
+        /* The notice speaks of the entropy: other measures are not counted
+         * (the majority's top is a value, evenness 1 is any even window). */
+        if (p->plan.maps[m].plan->measure.kind != WINENT_MEASURE_ENTROPY)
+            s->at_top = INFINITY;
     }
     return WINENT_OK;
 }
@@ -677,6 +732,10 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
     v->size = o->preview_size > 0 ? o->preview_size : WINENT_PREVIEW_SIZE_DEFAULT;
     v->vmax = co->base == WINENT_BASE_2 ? log2(n) : co->base == WINENT_BASE_10 ? log10(n) : log(n);
     v->unit = units[co->base];
+    if (co->measure != WINENT_MEASURE_ENTROPY && co->measure != WINENT_MEASURE_RENYI) {
+        v->vmax = winent_compute_top(co); /* simpson, evenness: 0..1; richness: a count */
+        v->unit = "";
+    }
     v->stop = p->stop;
     v->range_given = o->preview_range;
     v->lo = o->preview_lo;
@@ -690,12 +749,17 @@ static void preview_opts(pipeline *p, const winent_job_opts *o, const winent_com
     int pw, ph;
     char win[32];
     winent_preview_dims(p->plan.width, p->plan.height, v->size, &pw, &ph);
+    char what[64];
     winent_sink_window_name(co, win, sizeof win);
+    if (co->measure == WINENT_MEASURE_ENTROPY)
+        snprintf(what, sizeof what, "Local Shannon entropy");
+    else
+        winent_measure_text(co, what, sizeof what);
     snprintf(p->plan.preview_text, sizeof p->plan.preview_text,
-             "Local Shannon entropy (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
+             "%s (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
              "pixel the mean of the valid map pixels of its block (at most %.6g %s), "
              "transparent where no pixel is valid",
-             bases[co->base], win,
+             what, bases[co->base], win,
              o->input == NULL || p->plan.mem_in ? "memory"
              : strcmp(o->input, "-") == 0       ? "standard input"
                                                 : o->input,
@@ -804,10 +868,14 @@ static winent_status open_input(pipeline *p, const winent_job_opts *o, winent_st
         /* Each map of the file a plane of the chunks (one plan serves). */
         free(*win);
         *nwin = map->nmaps;
-        if ((*win = malloc(sizeof **win * 3 * (size_t)*nwin)) == NULL)
+        if ((*win = malloc(sizeof **win * WIN_FIELDS * (size_t)*nwin)) == NULL)
             return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-        for (int k = 0; k < 3 * *nwin; k++)
-            (*win)[k] = k % 3 == 2 ? 0 : 1; /* 1 x 1, no disk */
+        for (int k = 0; k < *nwin; k++) { /* 1 x 1, no disk, the job's measure */
+            int *e = *win + WIN_FIELDS * k;
+            e[0] = e[1] = 1;
+            e[2] = 0;
+            e[3] = -1;
+        }
     } else if (p->plan.mem_in || stage == WINENT_STAGE_ENCODE) {
         p->plan.width = o->width;
         p->plan.height = o->height;
@@ -959,7 +1027,8 @@ static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_sta
         p->plan.fill_in = 1;
         p->plan.store_mem = p->plan.mem_out != NULL;
     }
-    const int listed = o->nband_list > 0 || o->band_all || o->nwindow_list > 0;
+    const int listed =
+        o->nband_list > 0 || o->band_all || o->nwindow_list > 0 || o->nmeasure_list > 0;
     if (listed && (stage != WINENT_STAGE_JOB || p->plan.mem_in || p->plan.mem_out || decoding)) {
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "several bands or windows go with a whole job from an input (not a "
@@ -978,9 +1047,7 @@ static winent_status check_job(pipeline *p, const winent_job_opts *o, winent_sta
         }
         for (int w = 0; w < *nwin; w++) {
             winent_plan *plan = NULL;
-            check.kx = (*win)[3 * w];
-            check.ky = (*win)[3 * w + 1];
-            check.disk = (*win)[3 * w + 2];
+            map_entry_opts(o, *win + WIN_FIELDS * w, &check);
             WINENT_TRY(winent_plan_create(&check, &plan, err));
             winent_plan_free(plan);
         }
@@ -1068,7 +1135,7 @@ static winent_status make_job_maps(pipeline *p, const winent_job_opts *o, winent
         if (!o->range_auto)
             winent_range_default_notice(p, o, cos);
     }
-    WINENT_TRY_GOTO(st, make_maps(p, cos, win, nwin, err));
+    WINENT_TRY_GOTO(st, make_maps(p, o, cos, win, nwin, err));
 fail:
     free(cos);
     return st;

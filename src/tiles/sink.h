@@ -96,11 +96,16 @@ void winent_sink_map_opts(const winent_sink_opts *o, int m, winent_sink_opts *on
  * CLI's --window item). Pure. */
 void winent_sink_window_name(const winent_compute_opts *c, char *buf, size_t cap);
 
+/* The map of `c` as the outputs describe it: its measure and window,
+ * "entropy 5x5", "simpson disk3", "renyi:2 15x15". Pure. */
+void winent_sink_map_name(const winent_compute_opts *c, char *buf, size_t cap);
+
 /* The file of map (band, window of `c`) of a raw output named `path`
  * with several maps: NAME_bB_wK.EXT for NAME.EXT (a square window),
  * NAME_bB_wKXxKY.EXT, or NAME_bB_diskR.EXT for a disk, the extension that
- * of the last path component (none: NAME_bB_wK). malloc'ed (the caller
- * frees it); NULL when out of memory. */
+ * of the last path component (none: NAME_bB_wK); a measure other than the
+ * entropy is added, NAME_bB_wK_simpson.EXT (renyi:Q as renyiQ). malloc'ed
+ * (the caller frees it); NULL when out of memory. */
 char *winent_sink_map_path(const char *path, int band, const winent_compute_opts *c);
 
 /* The format `o` resolves to: o->format unless AUTO, else from the name's

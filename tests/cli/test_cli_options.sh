@@ -63,6 +63,6 @@ expect_exit 0 "--tes=FILE" "$WS" --tes="$T/m.zst"
 # the same map has the same bytes (run in two folders: the same names).
 mkdir "$T/r1" "$T/r2"
 (cd "$T/r1" && "$WS" -q $R --threads 1 --device cpu --mem 64M "$S" m.zst)
-(cd "$T/r2" && "$WS" $R --thr=2 --dev=cpu --me 128M --no-prog --stat "$S" m.zst 2>/dev/null)
+(cd "$T/r2" && "$WS" $R --thr=2 --dev=cpu --mem 128M --no-prog --stat "$S" m.zst 2>/dev/null)
 check "abbreviated run-only options are not recorded" cmp -s "$T/r1/m.zst" "$T/r2/m.zst"
 finish

@@ -10,6 +10,11 @@ winent_unit_test(test_engine_random)
 # circular windows (--disk): their shape, the reference, the CPU engine against it
 winent_unit_test(test_engine_disk)
 winent_unit_test(test_engine_codes)
+# the measures (--measure) against the reference and a brute-force oracle
+winent_unit_test(test_engine_measures)
+# thousands of small two-thread computes: OpenMP's spinning waits would
+# crawl on a loaded machine
+set_tests_properties(test_engine_measures PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=passive")
 # --bins/--range (issue 13): the clamp counts and the span of the samples
 # against plain restatements; the small parsers behind --range auto (band
 # statistics, ENVI map info, the .zst header's JSON values). The CLI's side
@@ -25,3 +30,4 @@ set_tests_properties(test_glcm PROPERTIES TIMEOUT 600)
 # window, through tools/winent-glcm.
 winent_sh_test(test_glcm_skimage test_glcm_skimage.sh)
 set_tests_properties(test_glcm_skimage PROPERTIES TIMEOUT 600)
+winent_sh_test(test_measures_numpy test_measures_numpy.sh)

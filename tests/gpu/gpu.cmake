@@ -5,6 +5,9 @@
 winent_sh_test(test_cli_gpu test_cli_gpu.sh)
 set_tests_properties(test_cli_gpu PROPERTIES LABELS gpu)
 winent_unit_test(test_gpu_identity)
+# other measures than the entropy: the GPU engine refuses them, auto keeps
+# them on the CPU (runs without a GPU)
+winent_unit_test(test_gpu_measures)
 set_tests_properties(test_gpu_identity PROPERTIES LABELS gpu TIMEOUT 600)
 # winent-bench kernels --quick: every GPU kernel variant against the CPU
 # engine, bit for bit.

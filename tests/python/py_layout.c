@@ -28,6 +28,8 @@ int main(void)
     FIELD(winent_compute_opts, has_nodata);
     FIELD(winent_compute_opts, nodata);
     FIELD(winent_compute_opts, disk);
+    FIELD(winent_compute_opts, measure);
+    FIELD(winent_compute_opts, renyi_q);
 
     STRUCT(winent_progress);
     FIELD(winent_progress, rows_done);
@@ -121,5 +123,8 @@ int main(void)
     FIELD(winent_job_opts, release_gpus);
     FIELD(winent_job_opts, out_type);
     FIELD(winent_job_opts, words);
+    FIELD(winent_job_opts, measure_list);
+    FIELD(winent_job_opts, measure_q);
+    FIELD(winent_job_opts, nmeasure_list);
     return 0;
 }

@@ -126,7 +126,9 @@ int winent_envi_header_text(const winent_sink_opts *o, winent_bytes *b)
     if (c)
         winent_sink_window_name(c, win, sizeof win);
     if (c) {
-        int k = snprintf(what, sizeof what, "window %s, base %s", win,
+        char mt[48];
+        winent_measure_text(c, mt, sizeof mt);
+        int k = snprintf(what, sizeof what, "%s, window %s, base %s", mt, win,
                          bases[(unsigned)c->base <= WINENT_BASE_10 ? c->base : 0]);
         if (c->bins > 0 && k > 0 && (size_t)k < sizeof what)
             k += snprintf(what + k, sizeof what - (size_t)k, ", %u bins over %.17g:%.17g",
@@ -138,8 +140,9 @@ int winent_envi_header_text(const winent_sink_opts *o, winent_bytes *b)
     }
     if (o->source_band > 0)
         snprintf(band, sizeof band, " of band %d", o->source_band);
-    int bad = winent_bytes_printf(b, "ENVI\ndescription = {winent-stream %s local entropy map (%s)%s",
-                                WINENT_VERSION_STRING, what, band);
+    int bad = winent_bytes_printf(b, "ENVI\ndescription = {winent-stream %s local %s map (%s)%s",
+                                WINENT_VERSION_STRING,
+                                c ? winent_measure_name(c->measure) : "entropy", what, band);
     if (o->source_name)
         bad = bad || winent_bytes_printf(b, " of ") || free_text(b, o->source_name);
     if (o->command_line)
@@ -157,8 +160,11 @@ int winent_envi_header_text(const winent_sink_opts *o, winent_bytes *b)
                                      "file type = ENVI Standard\ndata type = %d\ninterleave = bsq\n"
                                      "byte order = 0\n",
                                      o->width, o->height, envi_type);
+    char name[96] = "";
     if (c)
-        bad = bad || winent_bytes_printf(b, "band names = {entropy %s%s}\n", win, band);
+        winent_sink_map_name(c, name, sizeof name);
+    if (c)
+        bad = bad || winent_bytes_printf(b, "band names = {%s%s}\n", name, band);
     else
         bad = bad || winent_bytes_printf(b, "band names = {entropy%s}\n", band);
     if (q.is_int)

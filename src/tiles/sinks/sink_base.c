@@ -79,17 +79,35 @@ void winent_sink_window_name(const winent_compute_opts *c, char *buf, size_t cap
         snprintf(buf, cap, "%dx%d", c->kx, c->ky);
 }
 
+void winent_sink_map_name(const winent_compute_opts *c, char *buf, size_t cap)
+{
+    char m[48], w[32];
+    winent_measure_text(c, m, sizeof m);
+    winent_sink_window_name(c, w, sizeof w);
+    snprintf(buf, cap, "%s %s", m, w);
+}
+
 char *winent_sink_map_path(const char *path, int band, const winent_compute_opts *c)
 {
     const char *ext = winent_sink_extension_of(path);
     size_t stem = *ext ? (size_t)(ext - 1 - path) : strlen(path);
-    char tag[64];
+    char tag[128], m[48] = "";
+    if (c->measure != WINENT_MEASURE_ENTROPY) { /* renyi:2 -> _renyi2 */
+        char t[48];
+        size_t k = 1;
+        winent_measure_text(c, t, sizeof t);
+        m[0] = '_';
+        for (const char *q = t; *q && k + 1 < sizeof m; q++)
+            if (*q != ':')
+                m[k++] = *q;
+        m[k] = '\0';
+    }
     if (c->disk)
-        snprintf(tag, sizeof tag, "_b%d_disk%d", band, c->kx / 2);
+        snprintf(tag, sizeof tag, "_b%d_disk%d%s", band, c->kx / 2, m);
     else if (c->kx == c->ky)
-        snprintf(tag, sizeof tag, "_b%d_w%d", band, c->kx);
+        snprintf(tag, sizeof tag, "_b%d_w%d%s", band, c->kx, m);
     else
-        snprintf(tag, sizeof tag, "_b%d_w%dx%d", band, c->kx, c->ky);
+        snprintf(tag, sizeof tag, "_b%d_w%dx%d%s", band, c->kx, c->ky, m);
     size_t n = stem + strlen(tag) + (*ext ? strlen(ext) + 1 : 0) + 1;
     char *out = malloc(n);
     if (out == NULL)

@@ -284,6 +284,9 @@ static cJSON *json_maps(const winent_sink *s, const zst_sink *z)
                                                ? winent_json_integer(map->source_band)
                                                : cJSON_CreateNull());
         ebad |= winent_json_put(e, "window", winent_json_numbers(window, 2));
+        char mt[48];
+        winent_measure_text(c, mt, sizeof mt);
+        ebad |= winent_json_put(e, "measure", cJSON_CreateString(mt));
         if (c->disk) /* a disk: its radius; "window" is its square */
             ebad |= winent_json_put(e, "disk", winent_json_integer(c->kx / 2));
         if (c->bins > 0) {
@@ -331,6 +334,9 @@ static char *json_header(const winent_sink *s, const zst_sink *z)
     bad |= winent_json_put(h, "dtype", cJSON_CreateString(winent_out_type_name(z->q.type)));
     bad |= winent_json_put(h, "byteorder", cJSON_CreateString("little"));
     bad |= winent_json_put(h, "window", winent_json_numbers(window, 2));
+    char mt[48];
+    winent_measure_text(c, mt, sizeof mt);
+    bad |= winent_json_put(h, "measure", cJSON_CreateString(mt));
     if (c->disk) /* a disk: its radius; "window" is its square */
         bad |= winent_json_put(h, "disk", winent_json_integer(c->kx / 2));
     bad |= winent_json_put(h, "base",

@@ -77,13 +77,13 @@ void winent_tiff_nodata_text(const winent_out_sample *q, char *dst, size_t cap)
 void winent_tiff_band_description(const winent_sink_opts *o, char *dst, size_t cap)
 {
     const winent_compute_opts *c = o->compute;
-    char w[32] = "0x0";
+    char w[96] = "entropy 0x0";
     if (c)
-        winent_sink_window_name(c, w, sizeof w);
+        winent_sink_map_name(c, w, sizeof w);
     if (o->source_band > 0)
-        snprintf(dst, cap, "entropy %s of band %d", w, o->source_band);
+        snprintf(dst, cap, "%s of band %d", w, o->source_band);
     else
-        snprintf(dst, cap, "entropy %s", w);
+        snprintf(dst, cap, "%s", w);
 }
 
 /* The items of one map: dataset items for a single map, items of band
@@ -98,6 +98,9 @@ static void map_items(winent_bytes *b, int *bad, const winent_sink_opts *o, int 
         char w[32];
         winent_sink_window_name(c, w, sizeof w);
         add(b, bad, "  <Item name=\"window\"%s>%s</Item>\n", at, w);
+        char m[48];
+        winent_measure_text(c, m, sizeof m);
+        add(b, bad, "  <Item name=\"measure\"%s>%s</Item>\n", at, m);
         if (c->bins)
             add(b, bad, "  <Item name=\"range\"%s>%.17g:%.17g</Item>\n", at, c->range_lo,
                 c->range_hi);

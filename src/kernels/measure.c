@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * measure.c - the measures of a window's histogram: their names, their
+ * checks, and the table T each one's running sum S = sum T[count] uses
+ * (entropy_rule.h gives the formulas; docs/SPEC.md section 1 the ranges).
+ *
+ * Every table keeps S below 2^62 for the largest window (255 x 255, 65025
+ * pixels), so S, T[n] - S and their conversions to double stay exact or
+ * rounded once, the same on every engine.
+ */
+#include "measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[WINENT_MEASURE_COUNT] = {"entropy",  "renyi",    "simpson",
+                                                        "richness", "evenness", "majority"};
+
+const char *winent_measure_name(winent_measure m)
+{
+    return (unsigned)m < WINENT_MEASURE_COUNT ? names[m] : "?";
+}
+
+int winent_measure_text(const winent_compute_opts *o, char *buf, size_t size)
+{
+    if (o->measure == WINENT_MEASURE_RENYI)
+        return snprintf(buf, size, "renyi:%.17g", o->renyi_q);
+    return snprintf(buf, size, "%s", winent_measure_name(o->measure));
+}
+
+winent_status winent_measure_parse(const char *text, winent_measure *m, double *q,
+                                   winent_error *err)
+{
+    winent_err e;
+    winent_err_clear(&e);
+    winent_status st = WINENT_OK;
+    *m = WINENT_MEASURE_ENTROPY;
+    *q = 0.0;
+    if (text == NULL)
+        text = "";
+    if (strncmp(text, "renyi:", 6) == 0) {
+        char *end = NULL;
+        double v = strtod(text + 6, &end);
+        if (end == text + 6 || *end != '\0' || !isfinite(v) || v < 0.0)
+            st = WINENT_ERR(&e, WINENT_ERR_USAGE,
+                            "--measure: '%s': renyi's order is a number Q >= 0, e.g. renyi:2",
+                            text);
+        *m = WINENT_MEASURE_RENYI;
+        *q = v;
+        return winent_err_export(&e, st, err);
+    }
+    for (int i = 0; i < WINENT_MEASURE_COUNT; i++)
+        if (i != WINENT_MEASURE_RENYI && strcmp(text, names[i]) == 0) {
+            *m = (winent_measure)i;
+            return winent_err_export(&e, WINENT_OK, err);
+        }
+    st = WINENT_ERR(&e, WINENT_ERR_USAGE,
+                    "--measure: '%s': use entropy, renyi:Q, simpson, richness, evenness or "
+                    "majority",
+                    text);
+    return winent_err_export(&e, st, err);
+}
+
+/* Renyi's table scale: T[c] = round(c^Q 2^s) with S <= max(n, n^Q) 2^s
+ * below 2^61; a Q that is not whole needs s >= 24 (T rounded to 2^-25 of
+ * its value or better), a whole Q is exact with any s >= 0. Returns s, or
+ * -1 when the window is too large for Q (*qmax: the largest Q it takes). */
+static int renyi_scale(double q, int nmax, double *qmax)
+{
+    const double lb = log2((double)nmax);
+    const int whole = q == floor(q);
+    const int need = whole ? 0 : 24;
+    const double bits = (q > 1.0 ? q : 1.0) * lb;
+    const int s = 61 - (int)ceil(bits);
+    *qmax = lb > 0.0 ? (61.0 - need) / lb : INFINITY;
+    return s >= need ? s : -1;
+}
+
+winent_status winent_measure_check(const winent_compute_opts *o, winent_err *err)
+{
+    if ((unsigned)o->measure >= WINENT_MEASURE_COUNT)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--measure: '%d': use entropy, renyi:Q, simpson, richness, evenness "
+                          "or majority",
+                          (int)o->measure);
+    if (o->measure != WINENT_MEASURE_RENYI)
+        return WINENT_OK;
+    if (!isfinite(o->renyi_q) || o->renyi_q < 0.0)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--measure: 'renyi:%g': renyi's order is a number Q >= 0, e.g. renyi:2",
+                          o->renyi_q);
+    double qmax = 0.0;
+    if (o->renyi_q != 1.0 && renyi_scale(o->renyi_q, o->kx * o->ky, &qmax) < 0)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--measure: 'renyi:%g': a %dx%d window's sums of c^Q would overflow "
+                          "64-bit integers: give Q at most %.4g there (a whole Q up to %.0f)",
+                          o->renyi_q, o->kx, o->ky,
+                          floor(37.0 / log2((double)(o->kx * o->ky)) * 1e4) / 1e4,
+                          floor(61.0 / log2((double)(o->kx * o->ky))));
+    return WINENT_OK;
+}
+
+static double log_base(double c, winent_base b)
+{
+    switch (b) {
+    case WINENT_BASE_2: return log2(c);
+    case WINENT_BASE_10: return log10(c);
+    default: return log(c);
+    }
+}
+
+/* c^q exactly, for a whole q and c^q below 2^61 (renyi_scale's bound). */
+static int64_t ipow(int64_t c, int q)
+{
+    int64_t r = 1;
+    for (int i = 0; i < q; i++)
+        r *= c;
+    return r;
+}
+
+void winent_measure_tables(const winent_compute_opts *o, int nmax, const int64_t *lq, int64_t *t,
+                           winent_measure_rule *rule)
+{
+    memset(rule, 0, sizeof *rule);
+    rule->kind = (int)o->measure;
+    if (o->measure == WINENT_MEASURE_RENYI && o->renyi_q == 1.0)
+        rule->kind = WINENT_MEASURE_ENTROPY; /* Shannon's, with its bits */
+    t[0] = 0;
+    switch ((winent_measure)rule->kind) {
+    case WINENT_MEASURE_SIMPSON:
+        for (int c = 1; c <= nmax; c++)
+            t[c] = (int64_t)c * c;
+        break;
+    case WINENT_MEASURE_RICHNESS:
+        for (int c = 1; c <= nmax; c++)
+            t[c] = 1;
+        break;
+    case WINENT_MEASURE_RENYI: {
+        const double q = o->renyi_q;
+        double qmax;
+        const int s = renyi_scale(q, nmax, &qmax); /* >= 0: checked */
+        rule->renyi_den = (1.0 - q) * (o->base == WINENT_BASE_2    ? log(2.0)
+                                       : o->base == WINENT_BASE_10 ? log(10.0)
+                                                                   : 1.0);
+        for (int c = 1; c <= nmax; c++)
+            t[c] = q == floor(q) ? ipow(c, (int)q) << s : llround(ldexp(pow((double)c, q), s));
+        break;
+    }
+    case WINENT_MEASURE_EVENNESS:
+        for (int c = 1; c <= nmax; c++) {
+            const int64_t le = llround(log_base((double)c, o->base) * WINENT_EVEN_LQ_SCALE);
+            t[c] = (((int64_t)c * le) << WINENT_EVEN_RICH_BITS) | 1;
+        }
+        break;
+    default: /* entropy; the majority keeps no sum */
+        for (int c = 1; c <= nmax; c++)
+            t[c] = (int64_t)c * lq[c];
+        break;
+    }
+}
+
+double winent_majority_top(const winent_compute_opts *o)
+{
+    static const double hi[] = {255, 127, 65535, 32767, 4294967295.0, 2147483647.0};
+    if (o->bins > 0 || winent_dtype_is_float(o->dtype))
+        return fmax(fabs(o->range_lo), fabs(o->range_hi));
+    if ((unsigned)o->dtype < WINENT_F32)
+        return o->dtype == WINENT_I8 ? 128 : o->dtype == WINENT_I16 ? 32768
+                                         : o->dtype == WINENT_I32 ? 2147483648.0
+                                                                  : hi[o->dtype];
+    return 0.0;
+}
+
+double winent_measure_top(const winent_compute_opts *o, double n, uint32_t bins)
+{
+    if (bins > 0 && (double)bins < n)
+        n = (double)bins;
+    switch (o->measure) {
+    case WINENT_MEASURE_SIMPSON: return n > 1.0 ? 1.0 - 1.0 / n : 0.0;
+    case WINENT_MEASURE_RICHNESS: return n;
+    case WINENT_MEASURE_EVENNESS: return n > 1.0 ? 1.0 : 0.0;
+    case WINENT_MEASURE_MAJORITY: return winent_majority_top(o);
+    default: break;
+    }
+    if (!(n > 1.0))
+        return 0.0;
+    return log_base(n, o->base);
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * measure.h - the measures of a window's histogram (measure.c): checks,
+ * the per-measure table T of the running sum, and the largest value.
+ */
+#ifndef WINENT_MEASURE_H
+#define WINENT_MEASURE_H
+
+#include <stdint.h>
+
+#include "entropy_rule.h"
+#include "winent.h"
+#include "../base/werr.h"
+
+/* The measure's options (a known measure; renyi's Q >= 0 and small enough
+ * for the window: usage errors naming --measure). */
+winent_status winent_measure_check(const winent_compute_opts *o, winent_err *err);
+
+/* T[0 .. nmax] of o's measure into `t` (`lq`: the entropy's log table,
+ * [0 .. nmax]) and the rule of its last step. o must pass the check. */
+void winent_measure_tables(const winent_compute_opts *o, int nmax, const int64_t *lq, int64_t *t,
+                           winent_measure_rule *rule);
+
+/* The largest value o's measure takes on windows of `n` pixels with
+ * `bins` bins (0: distinct values): the scale of integer outputs. */
+double winent_measure_top(const winent_compute_opts *o, double n, uint32_t bins);
+
+/* The majority map's largest magnitude: the dtype's for distinct values,
+ * the range's for bins. */
+double winent_majority_top(const winent_compute_opts *o);
+
+#endif
