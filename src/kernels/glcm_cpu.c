@@ -92,10 +92,16 @@ static void pair_codes(const winent_glcm_geom *g, const uint16_t *codes, int y0,
     }
 }
 
+/* A lane's changes to its sums over one column step, held in registers
+ * (the lanes' winent_glcm_acc live in memory) and added at the end. */
+typedef struct lane_sums {
+    int64_t n, tsum, diag, q, qdiag;
+} lane_sums;
+
 /* One pair in or out of a lane (sign a constant where inlined): the
  * histogram cell and the sums glcm_rule.h's entropy and ASM read. */
-static inline void pair_update(uint16_t *hist, winent_glcm_acc *a, const int64_t *du,
-                               uint32_t pc, int sign, int need_q)
+static inline void pair_update(uint16_t *hist, lane_sums *a, const int64_t *du, uint32_t pc,
+                               int sign, int need_q)
 {
     if (pc == PC_SENT)
         return;
@@ -113,15 +119,53 @@ static inline void pair_update(uint16_t *hist, winent_glcm_acc *a, const int64_t
     }
 }
 
+static inline void lane_add(winent_glcm_acc *a, const lane_sums *s)
+{
+    a->n += s->n;
+    a->tsum += s->tsum;
+    a->diag += s->diag;
+    a->q += s->q;
+    a->qdiag += s->qdiag;
+}
+
 /* Add (sign 1) or remove (-1) anchor column c's pairs in every lane, from
  * its pair codes pcc (lane l's rows [b[l], e[l]) relative to r0). */
 static inline void hist_column(winent_glcm_state *st, const int64_t *du, const uint32_t *pcc,
                                const int *b, const int *e, int kmax, int sign, int need_q)
 {
+    lane_sums s[WINENT_GLCM_LANES] = {{0, 0, 0, 0, 0}};
     for (int k = 0; k < kmax; k++)
         for (int l = 0; l < WINENT_GLCM_LANES; l++)
             if (b[l] + k < e[l])
-                pair_update(st[l].hist, &st[l].acc, du, pcc[b[l] + k], sign, need_q);
+                pair_update(st[l].hist, &s[l], du, pcc[b[l] + k], sign, need_q);
+    for (int l = 0; l < WINENT_GLCM_LANES; l++)
+        lane_add(&st[l].acc, &s[l]);
+}
+
+/* The common step: every lane's run of K pairs, the column `out` leaving
+ * and `in` entering (pair codes from row r0), each lane's pair out then
+ * its pair in, the four lanes interleaved, their sums in registers. */
+static inline void hist_swap(winent_glcm_state *st, const int64_t *du, const uint32_t *out,
+                             const uint32_t *in, const int *b, int K, int need_q)
+{
+    lane_sums s0 = {0, 0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
+    uint16_t *h0 = st[0].hist, *h1 = st[1].hist, *h2 = st[2].hist, *h3 = st[3].hist;
+    const uint32_t *o0 = out + b[0], *o1 = out + b[1], *o2 = out + b[2], *o3 = out + b[3];
+    const uint32_t *i0 = in + b[0], *i1 = in + b[1], *i2 = in + b[2], *i3 = in + b[3];
+    for (int k = 0; k < K; k++) {
+        pair_update(h0, &s0, du, o0[k], -1, need_q);
+        pair_update(h1, &s1, du, o1[k], -1, need_q);
+        pair_update(h2, &s2, du, o2[k], -1, need_q);
+        pair_update(h3, &s3, du, o3[k], -1, need_q);
+        pair_update(h0, &s0, du, i0[k], 1, need_q);
+        pair_update(h1, &s1, du, i1[k], 1, need_q);
+        pair_update(h2, &s2, du, i2[k], 1, need_q);
+        pair_update(h3, &s3, du, i3[k], 1, need_q);
+    }
+    lane_add(&st[0].acc, &s0);
+    lane_add(&st[1].acc, &s1);
+    lane_add(&st[2].acc, &s2);
+    lane_add(&st[3].acc, &s3);
 }
 
 /* Add (sign 1) or remove (-1) the moments of anchor row r's pairs into
@@ -203,6 +247,7 @@ typedef struct fast_ctx {
     const winent_glcm_geom *gp; /* the geometry without moments (marginals' path) */
     const uint16_t *codes;
     int y0, dx, dy, R, kmax, need_q;
+    int even;            /* every lane has kmax pairs per column */
     const int *rlo, *rhi;
     int b[WINENT_GLCM_LANES], e[WINENT_GLCM_LANES];
     const uint32_t *pc;  /* pair codes, or NULL: the marginals' pair by pair path */
@@ -227,6 +272,26 @@ static inline void fast_column(const fast_ctx *f, winent_glcm_state *st, int c, 
         moment_column(st, f->cs, c, sign, !f->gp->need_hist);
 }
 
+/* A step that removes column co and adds column ci: fused where every
+ * lane has the same run of pair codes. */
+static inline void fast_swap(const fast_ctx *f, winent_glcm_state *st, int co, int ci)
+{
+    if (f->pc == NULL || !f->even) {
+        fast_column(f, st, co, -1);
+        fast_column(f, st, ci, 1);
+        return;
+    }
+    const uint32_t *out = f->pc + (size_t)co * f->R, *in = f->pc + (size_t)ci * f->R;
+    if (f->need_q)
+        hist_swap(st, f->gp->du, out, in, f->b, f->kmax, 1);
+    else
+        hist_swap(st, f->gp->du, out, in, f->b, f->kmax, 0);
+    if (f->cs != NULL) {
+        moment_column(st, f->cs, co, -1, 0);
+        moment_column(st, f->cs, ci, 1, 0);
+    }
+}
+
 /* winent_glcm_slide4 for the CPU: the pairs from precomputed pair codes
  * (the marginals, where asked, pair by pair), the moments from column
  * sums (O(1) per column step instead of a pass over its pairs); only the
@@ -240,7 +305,7 @@ static void slide4_fast(const winent_glcm_cpu *e, const winent_glcm_geom *g, glc
     const winent_glcm_acc zero = WINENT_GLCM_ACC_ZERO;
     winent_glcm_geom gp = *g;
     gp.need_mom = 0;
-    fast_ctx f = {&gp, s->codes, y0, dx, dy, 0, 0, e->need_q, rlo, rhi, {0}, {0}, NULL, NULL};
+    fast_ctx f = {&gp, s->codes, y0, dx, dy, 0, 0, e->need_q, 1, rlo, rhi, {0}, {0}, NULL, NULL};
     for (int l = 0; l < WINENT_GLCM_LANES; l++) {
         rlo[l] = winent_glcm_imax(0, y + l - g->ry) + winent_glcm_imax(0, -dy);
         rhi[l] = winent_glcm_imin(g->H - 1, y + l + g->ry) - winent_glcm_imax(0, dy);
@@ -258,6 +323,8 @@ static void slide4_fast(const winent_glcm_cpu *e, const winent_glcm_geom *g, glc
         f.e[l] = winent_glcm_imax(rhi[l] + 1 - r0, f.b[l]);
         f.kmax = winent_glcm_imax(f.kmax, f.e[l] - f.b[l]);
     }
+    for (int l = 0; l < WINENT_GLCM_LANES; l++)
+        f.even &= f.e[l] - f.b[l] == f.kmax;
     if (g->need_hist && !g->need_marg && s->pc != NULL) {
         pair_codes(g, s->codes, y0, dx, dy, r0, f.R, s->pc);
         f.pc = s->pc;
@@ -272,10 +339,16 @@ static void slide4_fast(const winent_glcm_cpu *e, const winent_glcm_geom *g, glc
         const int nhi = winent_glcm_imin(W - 1, x + rx) - winent_glcm_imax(0, dx);
         if (x == 0)
             lo = nlo, hi = nlo - 1;
-        for (int c = lo; c <= winent_glcm_imin(hi, nlo - 1); c++)
-            fast_column(&f, st, c, -1);
-        for (int c = winent_glcm_imax(nlo, hi + 1); c <= nhi; c++)
-            fast_column(&f, st, c, 1);
+        const int olo = lo, ohi = winent_glcm_imin(hi, nlo - 1);
+        const int ilo = winent_glcm_imax(nlo, hi + 1);
+        if (ohi == olo && nhi == ilo) {
+            fast_swap(&f, st, olo, ilo);
+        } else {
+            for (int c = olo; c <= ohi; c++)
+                fast_column(&f, st, c, -1);
+            for (int c = ilo; c <= nhi; c++)
+                fast_column(&f, st, c, 1);
+        }
         lo = nlo;
         hi = nhi;
         for (int l = 0; l < WINENT_GLCM_LANES; l++) {
