@@ -144,7 +144,10 @@ static inline void hist_column(winent_glcm_state *st, const int64_t *du, const u
 
 /* The common step: every lane's run of K pairs, the column `out` leaving
  * and `in` entering (pair codes from row r0), each lane's pair out then
- * its pair in, the four lanes interleaved, their sums in registers. */
+ * its pair in, the four lanes interleaved, their sums in registers. A
+ * pair that leaves and enters with the same code changes nothing and is
+ * skipped: in flat texture most are, and their updates would chain
+ * through one cell's store and load. */
 static inline void hist_swap(winent_glcm_state *st, const int64_t *du, const uint32_t *out,
                              const uint32_t *in, const int *b, int K, int need_q)
 {
@@ -153,14 +156,22 @@ static inline void hist_swap(winent_glcm_state *st, const int64_t *du, const uin
     const uint32_t *o0 = out + b[0], *o1 = out + b[1], *o2 = out + b[2], *o3 = out + b[3];
     const uint32_t *i0 = in + b[0], *i1 = in + b[1], *i2 = in + b[2], *i3 = in + b[3];
     for (int k = 0; k < K; k++) {
-        pair_update(h0, &s0, du, o0[k], -1, need_q);
-        pair_update(h1, &s1, du, o1[k], -1, need_q);
-        pair_update(h2, &s2, du, o2[k], -1, need_q);
-        pair_update(h3, &s3, du, o3[k], -1, need_q);
-        pair_update(h0, &s0, du, i0[k], 1, need_q);
-        pair_update(h1, &s1, du, i1[k], 1, need_q);
-        pair_update(h2, &s2, du, i2[k], 1, need_q);
-        pair_update(h3, &s3, du, i3[k], 1, need_q);
+        if (o0[k] != i0[k]) {
+            pair_update(h0, &s0, du, o0[k], -1, need_q);
+            pair_update(h0, &s0, du, i0[k], 1, need_q);
+        }
+        if (o1[k] != i1[k]) {
+            pair_update(h1, &s1, du, o1[k], -1, need_q);
+            pair_update(h1, &s1, du, i1[k], 1, need_q);
+        }
+        if (o2[k] != i2[k]) {
+            pair_update(h2, &s2, du, o2[k], -1, need_q);
+            pair_update(h2, &s2, du, i2[k], 1, need_q);
+        }
+        if (o3[k] != i3[k]) {
+            pair_update(h3, &s3, du, o3[k], -1, need_q);
+            pair_update(h3, &s3, du, i3[k], 1, need_q);
+        }
     }
     lane_add(&st[0].acc, &s0);
     lane_add(&st[1].acc, &s1);
