@@ -142,6 +142,31 @@ static inline void hist_column(winent_glcm_state *st, const int64_t *du, const u
         lane_add(&st[l].acc, &s[l]);
 }
 
+/* Code o leaving a lane and code i entering it (equal: nothing). Both counted (the
+ * common case; a valid code is below 2^20 plus the diagonal flag, so bit
+ * 30 is set only in PC_SENT): the pair count is unchanged and only the
+ * cells, their T differences and the diagonal change. */
+static inline void pair_swap(uint16_t *hist, lane_sums *a, const int64_t *du, uint32_t o,
+                             uint32_t i, int need_q)
+{
+    if (o == i)
+        return;
+    if (need_q || ((o | i) & 0x40000000u) != 0) {
+        pair_update(hist, a, du, o, -1, need_q);
+        pair_update(hist, a, du, i, 1, need_q);
+        return;
+    }
+    uint16_t *co = &hist[o & ~PC_DIAG];
+    const unsigned c = (unsigned)(*co - 1u);
+    *co = (uint16_t)c;
+    a->tsum -= du[c];
+    uint16_t *ci = &hist[i & ~PC_DIAG];
+    const unsigned d = *ci;
+    *ci = (uint16_t)(d + 1u);
+    a->tsum += du[d];
+    a->diag += (int64_t)(i >> 31) - (int64_t)(o >> 31);
+}
+
 /* The common step: every lane's run of K pairs, the column `out` leaving
  * and `in` entering (pair codes from row r0), each lane's pair out then
  * its pair in, the four lanes interleaved, their sums in registers. A
@@ -156,22 +181,10 @@ static inline void hist_swap(winent_glcm_state *st, const int64_t *du, const uin
     const uint32_t *o0 = out + b[0], *o1 = out + b[1], *o2 = out + b[2], *o3 = out + b[3];
     const uint32_t *i0 = in + b[0], *i1 = in + b[1], *i2 = in + b[2], *i3 = in + b[3];
     for (int k = 0; k < K; k++) {
-        if (o0[k] != i0[k]) {
-            pair_update(h0, &s0, du, o0[k], -1, need_q);
-            pair_update(h0, &s0, du, i0[k], 1, need_q);
-        }
-        if (o1[k] != i1[k]) {
-            pair_update(h1, &s1, du, o1[k], -1, need_q);
-            pair_update(h1, &s1, du, i1[k], 1, need_q);
-        }
-        if (o2[k] != i2[k]) {
-            pair_update(h2, &s2, du, o2[k], -1, need_q);
-            pair_update(h2, &s2, du, i2[k], 1, need_q);
-        }
-        if (o3[k] != i3[k]) {
-            pair_update(h3, &s3, du, o3[k], -1, need_q);
-            pair_update(h3, &s3, du, i3[k], 1, need_q);
-        }
+        pair_swap(h0, &s0, du, o0[k], i0[k], need_q);
+        pair_swap(h1, &s1, du, o1[k], i1[k], need_q);
+        pair_swap(h2, &s2, du, o2[k], i2[k], need_q);
+        pair_swap(h3, &s3, du, o3[k], i3[k], need_q);
     }
     lane_add(&st[0].acc, &s0);
     lane_add(&st[1].acc, &s1);
