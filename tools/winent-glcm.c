@@ -3,7 +3,9 @@
  * winent-glcm: the co-occurrence engine (src/kernels/glcm.h) on a raw
  * raster, for tests and peer comparisons until the CLI's --measure takes
  * the glcm-* names. Reads a raw band, writes the measures' float32 planes
- * one after the other, reports the time on stderr with --time.
+ * one after the other (computed and written in blocks of rows, so its
+ * memory is the input's and a block's), reports the time spent computing
+ * on stderr with --time.
  *
  *   winent-glcm --size WxH --dtype T [--window K|WxH] [--levels N --range LO:HI]
  *               [--distance D] [--angles 0,45,90,135] [--asymmetric]
@@ -136,13 +138,14 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The whole image, its rows in bands of 16 spread over the threads. */
-static int compute(const args *a, winent_glcm_cpu *e, const void *in, float *const *planes,
-                   winent_err *err)
+/* Output rows [y0, y1) into planes of (y1 - y0) rows, in bands of 16
+ * spread over the threads. */
+static int compute(const args *a, winent_glcm_cpu *e, const void *in, int y0, int y1,
+                   float *const *planes, winent_err *err)
 {
     winent_chunk ch = {in, (size_t)a->w * winent_dtype_size(a->o.compute.dtype), a->w, a->h, 0,
-                       a->h, 0, a->h};
-    const int nb = (a->h + 15) / 16;
+                       a->h, y0, y1};
+    const int nb = (y1 - y0 + 15) / 16;
     int bad = 0;
 #pragma omp parallel for schedule(dynamic) num_threads(a->threads) reduction(| : bad)
     for (int b = 0; b < nb; b++) {
@@ -150,10 +153,51 @@ static int compute(const args *a, winent_glcm_cpu *e, const void *in, float *con
 #ifdef _OPENMP
         worker = omp_get_thread_num();
 #endif
-        int yb = 16 * b + 16 < a->h ? 16 * b + 16 : a->h;
-        bad |= winent_glcm_cpu_compute_rows(e, worker, &ch, 16 * b, yb, planes, (size_t)a->w,
+        const int ya = y0 + 16 * b, yb = ya + 16 < y1 ? ya + 16 : y1;
+        bad |= winent_glcm_cpu_compute_rows(e, worker, &ch, ya, yb, planes, (size_t)a->w,
                                             err) != WINENT_OK;
     }
+    return bad;
+}
+
+/* Rows [y0, y0 + rows) of every plane into their places in the output
+ * file (plane k's rows start at float k w h). */
+static int write_rows(const args *a, FILE *f, const float *buf, int y0, int rows, int brows)
+{
+    const size_t n = (size_t)a->w * a->h, row = (size_t)a->w;
+    for (int k = 0; k < a->o.nmeasures; k++) {
+        const size_t at = ((size_t)k * n + (size_t)y0 * row) * sizeof *buf;
+        if (fseeko(f, (off_t)at, SEEK_SET) != 0 ||
+            fwrite(buf + (size_t)k * brows * row, sizeof *buf, (size_t)rows * row, f) !=
+                (size_t)rows * row)
+            return 1;
+    }
+    return 0;
+}
+
+/* The image in blocks of rows, each computed into one reused buffer and
+ * written out: the memory of a block, not of the whole map. */
+static int run(const args *a, winent_glcm_cpu *e, const void *in, FILE *f, double *secs,
+               winent_err *err)
+{
+    const int brows = 64 * (a->threads > 0 ? a->threads : 1);
+    float *buf = malloc((size_t)brows * a->w * sizeof *buf * (size_t)a->o.nmeasures);
+    if (buf == NULL)
+        return 1;
+    float *planes[WINENT_GLCM_MEASURES_MAX];
+    for (int k = 0; k < a->o.nmeasures; k++)
+        planes[k] = buf + (size_t)k * brows * a->w;
+    int bad = 0;
+    *secs = 0;
+    for (int y0 = 0; y0 < a->h && !bad; y0 += brows) {
+        const int y1 = y0 + brows < a->h ? y0 + brows : a->h;
+        const double t0 = now();
+        bad = compute(a, e, in, y0, y1, planes, err) ? 2 : 0;
+        *secs += now() - t0;
+        if (!bad && write_rows(a, f, buf, y0, y1 - y0, brows))
+            bad = 1;
+    }
+    free(buf);
     return bad;
 }
 
@@ -166,9 +210,8 @@ int main(int argc, char **argv)
         return r;
     const size_t n = (size_t)a.w * a.h, sz = winent_dtype_size(a.o.compute.dtype);
     void *in = malloc(n * sz);
-    float *out = malloc(n * sizeof *out * (size_t)a.o.nmeasures);
     FILE *f = fopen(a.in, "rb");
-    if (in == NULL || out == NULL || f == NULL || fread(in, sz, n, f) != n) {
+    if (in == NULL || f == NULL || fread(in, sz, n, f) != n) {
         fprintf(stderr, "winent-glcm: cannot read %s\n", a.in);
         return 1;
     }
@@ -182,26 +225,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "winent-glcm: %s\n", err.msg);
         return err.status == WINENT_ERR_USAGE ? 2 : 1;
     }
-    float *planes[WINENT_GLCM_MEASURES_MAX];
-    for (int k = 0; k < a.o.nmeasures; k++)
-        planes[k] = out + (size_t)k * n;
-    double t0 = now();
-    if (compute(&a, e, in, planes, &err)) {
-        fprintf(stderr, "winent-glcm: %s\n", err.msg);
-        return 1;
-    }
-    double t1 = now();
-    if (a.time)
-        fprintf(stderr, "winent-glcm: %.3f s (%d threads)\n", t1 - t0, a.threads);
     f = fopen(a.out, "wb");
-    if (f == NULL || fwrite(out, sizeof *out, n * (size_t)a.o.nmeasures, f) != n * (size_t)a.o.nmeasures ||
-        fclose(f) != 0) {
-        fprintf(stderr, "winent-glcm: cannot write %s\n", a.out);
+    double secs = 0;
+    const int bad = f == NULL ? 1 : run(&a, e, in, f, &secs, &err);
+    if ((f != NULL && fclose(f) != 0) || bad) {
+        if (bad == 2)
+            fprintf(stderr, "winent-glcm: %s\n", err.msg);
+        else
+            fprintf(stderr, "winent-glcm: cannot write %s\n", a.out);
         return 1;
     }
+    if (a.time)
+        fprintf(stderr, "winent-glcm: %.3f s computing (%d threads)\n", secs, a.threads);
     winent_glcm_cpu_free(e);
     winent_glcm_plan_free(p);
     free(in);
-    free(out);
     return 0;
 }

@@ -11,12 +11,17 @@
  * anchor column leaving and adds the one entering (2 (ky - |dy|) pairs),
  * keeping the sums of glcm_rule.h exact in int64, so any order of updates
  * gives the same bits. Four rows slide in lockstep, each with its own
- * histograms (glcm_slide4); their moment sums (the measures other than
- * the entropies and ASM) come per column from prefix sums over the
- * column's rows (slide4_pre), O(1) per column step. The angles run one after the other over the row,
- * each adding its value into a row of doubles in angle order; the map's
- * float is their mean, rounded once. The slide itself is glcm_slide.h,
- * shared with the CUDA engine.
+ * histograms: their updates are independent, which hides one cell's
+ * read-modify-write latency behind the others'. Per angle and four rows,
+ * each pair's histogram cell is computed once (pair_codes: 2 x 4 column
+ * steps read it), and each column's moment sums (the measures other than
+ * the entropies and ASM) once per row (column_moments), so a column step
+ * costs one read per moment, not a pass over its pairs. Only the sums the
+ * asked measures read are kept. The angles run one after the other over
+ * the row, each adding its value into a row of doubles in angle order;
+ * the map's float is their mean, rounded once. The one-row slide and the
+ * marginals' pair-by-pair updates are glcm_slide.h, shared with the CUDA
+ * engine: the same sums, so the same bits.
  */
 #include "glcm.h"
 #include "glcm_slide.h"
@@ -24,12 +29,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The moment sums of the pairs anchored in one column, per anchor row
- * prefix: n, si, sj, sii, sjj, sij, sad, sh, s3, s4. */
+/* The moment sums of a column's pairs: n, si, sj, sii, sjj, sij, sad, sh,
+ * s3, s4. */
 #define NQ 10
-/* The largest prefix buffer a worker takes; wider rows or taller windows
- * slide the moments pair by pair instead (the same sums). */
-#define PRE_BYTES_MAX ((size_t)48 << 20)
+/* The largest buffer of column moments or of pair codes a worker takes;
+ * wider rows or taller windows slide pair by pair instead (the same
+ * sums). */
+#define BUF_BYTES_MAX ((size_t)48 << 20)
+/* A pair code that is not counted (an end is nodata). */
+#define PC_SENT 0xFFFFFFFFu
+/* The pair code's flag of a diagonal cell (i == j). */
+#define PC_DIAG 0x80000000u
 
 typedef struct glcm_scratch {
     uint16_t *codes;   /* levels of the band's input rows */
@@ -38,97 +48,280 @@ typedef struct glcm_scratch {
     uint32_t *marg;    /* [LANES][2 L] marginal counts (first ends, second ends) */
     double *sum;       /* [LANES][nmeasures * width] the angles' values summed */
     int *cnt;          /* [LANES][width] angles with a pair */
-    int64_t *pre;      /* [PRE_ROWS][width][NQ] moment prefix sums, or NULL */
+    int64_t *cs;       /* [width][LANES][NQ] each lane's column moments, or NULL */
+    uint32_t *pc;      /* [width][pc_rows] one angle's pair codes, column-major, or NULL */
 } glcm_scratch;
 
 struct winent_glcm_cpu {
     const winent_glcm_plan *plan;
     int threads, max_width;
+    int need_q;        /* a measure needs sum u^2 (ASM, energy) */
     glcm_scratch *scratch;
 };
 
-/* Rows of the moment prefix: the anchor rows of LANES output rows, plus one. */
-static size_t pre_rows(const winent_glcm_plan *p)
+/* Anchor rows of LANES output rows at any angle. */
+static size_t pc_rows(const winent_glcm_plan *p)
 {
-    return (size_t)WINENT_GLCM_LANES + 2 * (size_t)p->ry + 2;
+    return (size_t)WINENT_GLCM_LANES + 2 * (size_t)p->ry;
 }
 
-/* pre row (r - r0), r in [r0, r1 + 1], column a: the sums over the pairs
- * anchored at (a, b), r0 <= b < r, of angle (dx, dy). */
-static void moment_prefix(const winent_glcm_geom *g, const uint16_t *codes, int y0, int dx,
-                          int dy, int r0, int r1, int64_t *pre)
+/* The pair codes of anchor rows [r0, r0 + R) at offset (dx, dy), column
+ * a's at pc[a R .. a R + R): the histogram cell (symmetric: the cell of
+ * the unordered pair) with PC_DIAG on the diagonal, PC_SENT where an end
+ * is not counted. Computed once per angle and LANES rows, read by the
+ * 2 LANES column steps of every pair. */
+static void pair_codes(const winent_glcm_geom *g, const uint16_t *codes, int y0, int dx, int dy,
+                       int r0, int R, uint32_t *pc)
 {
     const int W = g->W;
-    const size_t rs = (size_t)W * NQ;
+    const unsigned L = (unsigned)g->L;
     const int alo = dx < 0 ? -dx : 0, ahi = W - 1 - (dx > 0 ? dx : 0);
-    memset(pre, 0, rs * sizeof *pre);
-    for (int r = r0; r <= r1; r++) {
-        const int64_t *prev = pre + (size_t)(r - r0) * rs;
-        int64_t *cur = pre + (size_t)(r - r0 + 1) * rs;
-        memcpy(cur, prev, rs * sizeof *cur);
-        const uint16_t *first = codes + (size_t)(r - y0) * W;
+    for (int k = 0; k < R; k++) {
+        const uint16_t *first = codes + (size_t)(r0 + k - y0) * W;
         const uint16_t *second = first + (ptrdiff_t)dy * W + dx;
         for (int a = alo; a <= ahi; a++) {
-            const unsigned i = first[a], j = second[a];
-            if (i == WINENT_GLCM_SENT || j == WINENT_GLCM_SENT)
-                continue;
-            const int64_t I = i, J = j, d = I > J ? I - J : J - I, t = I + J, t2 = t * t;
-            int64_t *q = cur + (size_t)a * NQ;
-            q[0] += 1;
-            q[1] += I;
-            q[2] += J;
-            q[3] += I * I;
-            q[4] += J * J;
-            q[5] += I * J;
-            q[6] += d;
-            q[7] += g->hw[d];
-            q[8] += t2 * t;
-            q[9] += t2 * t2;
+            unsigned i = first[a], j = second[a];
+            uint32_t v = PC_SENT;
+            if (i != WINENT_GLCM_SENT && j != WINENT_GLCM_SENT) {
+                const unsigned lo = g->symmetric && i > j ? j : i;
+                const unsigned hi = g->symmetric && i > j ? i : j;
+                v = (lo * L + hi) | (i == j ? PC_DIAG : 0u);
+            }
+            pc[(size_t)a * R + k] = v;
         }
     }
 }
 
-/* Add (sign 1) or remove (-1) the moments of column c's pairs in anchor
- * rows [rlo, rhi] (n too when `with_n`: no histogram counts it). */
-static inline void moment_column(winent_glcm_acc *a, const int64_t *pre, int W, int r0, int rlo,
-                                 int rhi, int c, int sign, int with_n)
+/* A lane's changes to its sums over one column step, held in registers
+ * (the lanes' winent_glcm_acc live in memory) and added at the end. */
+typedef struct lane_sums {
+    int64_t n, tsum, diag, q, qdiag;
+} lane_sums;
+
+/* One pair in or out of a lane (sign a constant where inlined): the
+ * histogram cell and the sums glcm_rule.h's entropy and ASM read. */
+static inline void pair_update(uint16_t *hist, lane_sums *a, const int64_t *du, uint32_t pc,
+                               int sign, int need_q)
 {
-    if (rhi < rlo)
+    if (pc == PC_SENT)
         return;
-    const int64_t *hi = pre + ((size_t)(rhi + 1 - r0) * W + (size_t)c) * NQ;
-    const int64_t *lo = pre + ((size_t)(rlo - r0) * W + (size_t)c) * NQ;
-    if (with_n)
-        a->n += sign * (hi[0] - lo[0]);
-    a->si += sign * (hi[1] - lo[1]);
-    a->sj += sign * (hi[2] - lo[2]);
-    a->sii += sign * (hi[3] - lo[3]);
-    a->sjj += sign * (hi[4] - lo[4]);
-    a->sij += sign * (hi[5] - lo[5]);
-    a->sad += sign * (hi[6] - lo[6]);
-    a->sh += sign * (hi[7] - lo[7]);
-    a->s3 += sign * (hi[8] - lo[8]);
-    a->s4 += sign * (hi[9] - lo[9]);
+    uint16_t *cell = &hist[pc & ~PC_DIAG];
+    const int64_t diag = pc >> 31;
+    const unsigned c = sign > 0 ? *cell : (unsigned)(*cell - 1u);
+    *cell = (uint16_t)(sign > 0 ? c + 1u : c);
+    a->n += sign;
+    a->tsum += sign * du[c];
+    a->diag += sign * diag;
+    if (need_q) {
+        const int64_t dq = 2 * (int64_t)c + 1;
+        a->q += sign * dq;
+        a->qdiag += sign * dq * diag;
+    }
 }
 
-/* Add or remove anchor column c in every lane: the pairs into the
- * histograms (gp: the geometry without moments), the moments from the
- * prefix. */
-static inline void column_pre(const winent_glcm_geom *gp, winent_glcm_state *st,
-                              const uint16_t *codes, int y0, int dx, int dy, const int *rlo,
-                              const int *rhi, int c, int sign, const int64_t *pre, int r0)
+static inline void lane_add(winent_glcm_acc *a, const lane_sums *s)
 {
-    if (gp->need_hist)
-        winent_glcm_column4(gp, st, codes, y0, dx, dy, rlo, rhi, c, sign);
-    for (int l = 0; l < WINENT_GLCM_LANES; l++)
-        moment_column(&st[l].acc, pre, gp->W, r0, rlo[l], rhi[l], c, sign, !gp->need_hist);
+    a->n += s->n;
+    a->tsum += s->tsum;
+    a->diag += s->diag;
+    a->q += s->q;
+    a->qdiag += s->qdiag;
 }
 
-/* winent_glcm_slide4 with the moments from column prefix sums (O(1) per
- * column instead of a pass over its pairs): the same exact sums, so the
- * same bits. */
-static void slide4_pre(const winent_glcm_geom *g, winent_glcm_state *st, const uint16_t *codes,
-                       int y0, int ang, int y, double *sum, size_t lstride, int *cnt,
-                       int64_t *pre)
+/* Add (sign 1) or remove (-1) anchor column c's pairs in every lane, from
+ * its pair codes pcc (lane l's rows [b[l], e[l]) relative to r0). */
+static inline void hist_column(winent_glcm_state *st, const int64_t *du, const uint32_t *pcc,
+                               const int *b, const int *e, int kmax, int sign, int need_q)
+{
+    lane_sums s[WINENT_GLCM_LANES] = {{0, 0, 0, 0, 0}};
+    for (int k = 0; k < kmax; k++)
+        for (int l = 0; l < WINENT_GLCM_LANES; l++)
+            if (b[l] + k < e[l])
+                pair_update(st[l].hist, &s[l], du, pcc[b[l] + k], sign, need_q);
+    for (int l = 0; l < WINENT_GLCM_LANES; l++)
+        lane_add(&st[l].acc, &s[l]);
+}
+
+/* Code o leaving a lane and code i entering it (equal: nothing). Both counted (the
+ * common case; a valid code is below 2^20 plus the diagonal flag, so bit
+ * 30 is set only in PC_SENT): the pair count is unchanged and only the
+ * cells, their T differences and the diagonal change. */
+static inline void pair_swap(uint16_t *hist, lane_sums *a, const int64_t *du, uint32_t o,
+                             uint32_t i, int need_q)
+{
+    if (o == i)
+        return;
+    if (need_q || ((o | i) & 0x40000000u) != 0) {
+        pair_update(hist, a, du, o, -1, need_q);
+        pair_update(hist, a, du, i, 1, need_q);
+        return;
+    }
+    uint16_t *co = &hist[o & ~PC_DIAG];
+    const unsigned c = (unsigned)(*co - 1u);
+    *co = (uint16_t)c;
+    a->tsum -= du[c];
+    uint16_t *ci = &hist[i & ~PC_DIAG];
+    const unsigned d = *ci;
+    *ci = (uint16_t)(d + 1u);
+    a->tsum += du[d];
+    a->diag += (int64_t)(i >> 31) - (int64_t)(o >> 31);
+}
+
+/* The common step: every lane's run of K pairs, the column `out` leaving
+ * and `in` entering (pair codes from row r0), each lane's pair out then
+ * its pair in, the four lanes interleaved, their sums in registers. A
+ * pair that leaves and enters with the same code changes nothing and is
+ * skipped: in flat texture most are, and their updates would chain
+ * through one cell's store and load. */
+static inline void hist_swap(winent_glcm_state *st, const int64_t *du, const uint32_t *out,
+                             const uint32_t *in, const int *b, int K, int need_q)
+{
+    lane_sums s0 = {0, 0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
+    uint16_t *h0 = st[0].hist, *h1 = st[1].hist, *h2 = st[2].hist, *h3 = st[3].hist;
+    const uint32_t *o0 = out + b[0], *o1 = out + b[1], *o2 = out + b[2], *o3 = out + b[3];
+    const uint32_t *i0 = in + b[0], *i1 = in + b[1], *i2 = in + b[2], *i3 = in + b[3];
+    for (int k = 0; k < K; k++) {
+        pair_swap(h0, &s0, du, o0[k], i0[k], need_q);
+        pair_swap(h1, &s1, du, o1[k], i1[k], need_q);
+        pair_swap(h2, &s2, du, o2[k], i2[k], need_q);
+        pair_swap(h3, &s3, du, o3[k], i3[k], need_q);
+    }
+    lane_add(&st[0].acc, &s0);
+    lane_add(&st[1].acc, &s1);
+    lane_add(&st[2].acc, &s2);
+    lane_add(&st[3].acc, &s3);
+}
+
+/* Add (sign 1) or remove (-1) the moments of anchor row r's pairs into
+ * the column sums cs (lane l). */
+static void moment_row(const winent_glcm_geom *g, const uint16_t *codes, int y0, int dx, int dy,
+                       int r, int l, int sign, int64_t *cs)
+{
+    const int W = g->W;
+    const int alo = dx < 0 ? -dx : 0, ahi = W - 1 - (dx > 0 ? dx : 0);
+    const uint16_t *first = codes + (size_t)(r - y0) * W;
+    const uint16_t *second = first + (ptrdiff_t)dy * W + dx;
+    for (int a = alo; a <= ahi; a++) {
+        const unsigned i = first[a], j = second[a];
+        if (i == WINENT_GLCM_SENT || j == WINENT_GLCM_SENT)
+            continue;
+        const int64_t I = i, J = j, d = I > J ? I - J : J - I, t = I + J, t2 = t * t;
+        int64_t *q = cs + ((size_t)a * WINENT_GLCM_LANES + (size_t)l) * NQ;
+        q[0] += sign;
+        q[1] += sign * I;
+        q[2] += sign * J;
+        q[3] += sign * I * I;
+        q[4] += sign * J * J;
+        q[5] += sign * I * J;
+        q[6] += sign * d;
+        q[7] += sign * g->hw[d];
+        q[8] += sign * t2 * t;
+        q[9] += sign * t2 * t2;
+    }
+}
+
+/* Each lane's column moments over its anchor rows [rlo[l], rhi[l]]: lane
+ * 0 summed, each next lane from the one before by the rows that leave and
+ * enter (exact integers: the same sums in any order). */
+static void column_moments(const winent_glcm_geom *g, const uint16_t *codes, int y0, int dx,
+                           int dy, const int *rlo, const int *rhi, int64_t *cs)
+{
+    const size_t per = (size_t)WINENT_GLCM_LANES * NQ;
+    memset(cs, 0, (size_t)g->W * per * sizeof *cs);
+    for (int r = rlo[0]; r <= rhi[0]; r++)
+        moment_row(g, codes, y0, dx, dy, r, 0, 1, cs);
+    for (int l = 1; l < WINENT_GLCM_LANES; l++) {
+        for (size_t a = 0; a < (size_t)g->W; a++)
+            memcpy(cs + a * per + (size_t)l * NQ, cs + a * per + (size_t)(l - 1) * NQ,
+                   NQ * sizeof *cs);
+        const int plo = rlo[l - 1], phi = rhi[l - 1];
+        for (int r = plo; r <= phi; r++)
+            if (r < rlo[l] || r > rhi[l])
+                moment_row(g, codes, y0, dx, dy, r, l, -1, cs);
+        for (int r = rlo[l]; r <= rhi[l]; r++)
+            if (r < plo || r > phi)
+                moment_row(g, codes, y0, dx, dy, r, l, 1, cs);
+    }
+}
+
+/* Add (sign 1) or remove (-1) column c's moments in every lane (n too
+ * when `with_n`: no histogram counts it). */
+static inline void moment_column(winent_glcm_state *st, const int64_t *cs, int c, int sign,
+                                 int with_n)
+{
+    for (int l = 0; l < WINENT_GLCM_LANES; l++) {
+        const int64_t *q = cs + ((size_t)c * WINENT_GLCM_LANES + (size_t)l) * NQ;
+        winent_glcm_acc *a = &st[l].acc;
+        if (with_n)
+            a->n += sign * q[0];
+        a->si += sign * q[1];
+        a->sj += sign * q[2];
+        a->sii += sign * q[3];
+        a->sjj += sign * q[4];
+        a->sij += sign * q[5];
+        a->sad += sign * q[6];
+        a->sh += sign * q[7];
+        a->s3 += sign * q[8];
+        a->s4 += sign * q[9];
+    }
+}
+
+/* What the fast slide keeps per column step. */
+typedef struct fast_ctx {
+    const winent_glcm_geom *gp; /* the geometry without moments (marginals' path) */
+    const uint16_t *codes;
+    int y0, dx, dy, R, kmax, need_q;
+    int even;            /* every lane has kmax pairs per column */
+    const int *rlo, *rhi;
+    int b[WINENT_GLCM_LANES], e[WINENT_GLCM_LANES];
+    const uint32_t *pc;  /* pair codes, or NULL: the marginals' pair by pair path */
+    const int64_t *cs;   /* column moments, or NULL */
+} fast_ctx;
+
+static inline void fast_column(const fast_ctx *f, winent_glcm_state *st, int c, int sign)
+{
+    if (f->pc != NULL) {
+        const uint32_t *pcc = f->pc + (size_t)c * f->R;
+        const int64_t *du = f->gp->du;
+        if (f->need_q)
+            hist_column(st, du, pcc, f->b, f->e, f->kmax, sign > 0 ? 1 : -1, 1);
+        else if (sign > 0)
+            hist_column(st, du, pcc, f->b, f->e, f->kmax, 1, 0);
+        else
+            hist_column(st, du, pcc, f->b, f->e, f->kmax, -1, 0);
+    } else if (f->gp->need_hist) {
+        winent_glcm_column4(f->gp, st, f->codes, f->y0, f->dx, f->dy, f->rlo, f->rhi, c, sign);
+    }
+    if (f->cs != NULL)
+        moment_column(st, f->cs, c, sign, !f->gp->need_hist);
+}
+
+/* A step that removes column co and adds column ci: fused where every
+ * lane has the same run of pair codes. */
+static inline void fast_swap(const fast_ctx *f, winent_glcm_state *st, int co, int ci)
+{
+    if (f->pc == NULL || !f->even) {
+        fast_column(f, st, co, -1);
+        fast_column(f, st, ci, 1);
+        return;
+    }
+    const uint32_t *out = f->pc + (size_t)co * f->R, *in = f->pc + (size_t)ci * f->R;
+    if (f->need_q)
+        hist_swap(st, f->gp->du, out, in, f->b, f->kmax, 1);
+    else
+        hist_swap(st, f->gp->du, out, in, f->b, f->kmax, 0);
+    if (f->cs != NULL) {
+        moment_column(st, f->cs, co, -1, 0);
+        moment_column(st, f->cs, ci, 1, 0);
+    }
+}
+
+/* winent_glcm_slide4 for the CPU: the pairs from precomputed pair codes
+ * (the marginals, where asked, pair by pair), the moments from column
+ * sums (O(1) per column step instead of a pass over its pairs); only the
+ * sums the measures read. The same exact sums, so the same bits. */
+static void slide4_fast(const winent_glcm_cpu *e, const winent_glcm_geom *g, glcm_scratch *s,
+                        winent_glcm_state *st, int y0, int ang, int y, size_t lstride)
 {
     const int dx = g->dx[ang], dy = g->dy[ang], rx = g->rx, W = g->W;
     int rlo[WINENT_GLCM_LANES], rhi[WINENT_GLCM_LANES], r0 = g->H, r1 = -1;
@@ -136,6 +329,7 @@ static void slide4_pre(const winent_glcm_geom *g, winent_glcm_state *st, const u
     const winent_glcm_acc zero = WINENT_GLCM_ACC_ZERO;
     winent_glcm_geom gp = *g;
     gp.need_mom = 0;
+    fast_ctx f = {&gp, s->codes, y0, dx, dy, 0, 0, e->need_q, 1, rlo, rhi, {0}, {0}, NULL, NULL};
     for (int l = 0; l < WINENT_GLCM_LANES; l++) {
         rlo[l] = winent_glcm_imax(0, y + l - g->ry) + winent_glcm_imax(0, -dy);
         rhi[l] = winent_glcm_imin(g->H - 1, y + l + g->ry) - winent_glcm_imax(0, dy);
@@ -147,31 +341,52 @@ static void slide4_pre(const winent_glcm_geom *g, winent_glcm_state *st, const u
     }
     if (r1 < r0)
         return; /* no lane has a pair at this angle */
-    moment_prefix(g, codes, y0, dx, dy, r0, r1, pre);
+    f.R = r1 - r0 + 1;
+    for (int l = 0; l < WINENT_GLCM_LANES; l++) {
+        f.b[l] = rlo[l] - r0;
+        f.e[l] = winent_glcm_imax(rhi[l] + 1 - r0, f.b[l]);
+        f.kmax = winent_glcm_imax(f.kmax, f.e[l] - f.b[l]);
+    }
+    for (int l = 0; l < WINENT_GLCM_LANES; l++)
+        f.even &= f.e[l] - f.b[l] == f.kmax;
+    if (g->need_hist && !g->need_marg && s->pc != NULL) {
+        pair_codes(g, s->codes, y0, dx, dy, r0, f.R, s->pc);
+        f.pc = s->pc;
+    }
+    if (g->need_mom) {
+        column_moments(g, s->codes, y0, dx, dy, rlo, rhi, s->cs);
+        f.cs = s->cs;
+    }
     int lo = 0, hi = -1;
     for (int x = 0; x < W; x++) {
         const int nlo = winent_glcm_imax(0, x - rx) + winent_glcm_imax(0, -dx);
         const int nhi = winent_glcm_imin(W - 1, x + rx) - winent_glcm_imax(0, dx);
         if (x == 0)
             lo = nlo, hi = nlo - 1;
-        for (int c = lo; c <= winent_glcm_imin(hi, nlo - 1); c++)
-            column_pre(&gp, st, codes, y0, dx, dy, rlo, rhi, c, -1, pre, r0);
-        for (int c = winent_glcm_imax(nlo, hi + 1); c <= nhi; c++)
-            column_pre(&gp, st, codes, y0, dx, dy, rlo, rhi, c, 1, pre, r0);
+        const int olo = lo, ohi = winent_glcm_imin(hi, nlo - 1);
+        const int ilo = winent_glcm_imax(nlo, hi + 1);
+        if (ohi == olo && nhi == ilo) {
+            fast_swap(&f, st, olo, ilo);
+        } else {
+            for (int c = olo; c <= ohi; c++)
+                fast_column(&f, st, c, -1);
+            for (int c = ilo; c <= nhi; c++)
+                fast_column(&f, st, c, 1);
+        }
         lo = nlo;
         hi = nhi;
         for (int l = 0; l < WINENT_GLCM_LANES; l++) {
             if (st[l].acc.n == 0)
                 continue;
             for (int k = 0; k < g->nm; k++)
-                sum[(size_t)l * lstride + (size_t)k * W + (size_t)x] +=
+                s->sum[(size_t)l * lstride + (size_t)k * W + (size_t)x] +=
                     winent_glcm_value(g->measures[k], &st[l].acc, &tabs);
-            cnt[(size_t)l * W + (size_t)x]++;
+            s->cnt[(size_t)l * W + (size_t)x]++;
         }
     }
-    if (gp.need_hist)
+    if (g->need_hist) /* leave the histograms zero */
         for (int c = lo; c <= hi; c++)
-            winent_glcm_column4(&gp, st, codes, y0, dx, dy, rlo, rhi, c, -1);
+            fast_column(&f, st, c, -1);
 }
 
 winent_status winent_glcm_cpu_create(const winent_glcm_plan *p, int max_width, int threads,
@@ -186,6 +401,8 @@ winent_status winent_glcm_cpu_create(const winent_glcm_plan *p, int max_width, i
     e->plan = p;
     e->threads = threads;
     e->max_width = max_width;
+    for (int k = 0; k < p->opts.nmeasures; k++)
+        e->need_q |= p->opts.measures[k] == WINENT_GLCM_ASM || p->opts.measures[k] == WINENT_GLCM_ENERGY;
     e->scratch = calloc((size_t)threads, sizeof *e->scratch);
     if (e->scratch == NULL)
         goto nomem;
@@ -199,8 +416,10 @@ winent_status winent_glcm_cpu_create(const winent_glcm_plan *p, int max_width, i
         s->cnt = malloc(nl * W * sizeof *s->cnt);
         if (s->hist == NULL || s->marg == NULL || s->sum == NULL || s->cnt == NULL)
             goto nomem;
-        const size_t pre = pre_rows(p) * W * NQ * sizeof(int64_t);
-        if (p->need_mom && pre <= PRE_BYTES_MAX && (s->pre = malloc(pre)) == NULL)
+        const size_t cs = W * nl * NQ * sizeof(int64_t), pc = W * pc_rows(p) * sizeof(uint32_t);
+        if (p->need_mom && cs <= BUF_BYTES_MAX && (s->cs = malloc(cs)) == NULL)
+            goto nomem;
+        if (p->need_hist && !p->need_marg && pc <= BUF_BYTES_MAX && (s->pc = malloc(pc)) == NULL)
             goto nomem;
     }
     *out = e;
@@ -220,7 +439,8 @@ void winent_glcm_cpu_free(winent_glcm_cpu *e)
         free(e->scratch[t].marg);
         free(e->scratch[t].sum);
         free(e->scratch[t].cnt);
-        free(e->scratch[t].pre);
+        free(e->scratch[t].cs);
+        free(e->scratch[t].pc);
     }
     free(e->scratch);
     free(e);
@@ -228,7 +448,7 @@ void winent_glcm_cpu_free(winent_glcm_cpu *e)
 
 /* Output rows [y, y + nl) from the band's levels (image rows from y0):
  * LANES rows in lockstep, or one. */
-static void compute_rows(const winent_glcm_geom *g, glcm_scratch *s, int y, int nl, int y0,
+static void compute_rows(const winent_glcm_cpu *e, const winent_glcm_geom *g, glcm_scratch *s, int y, int nl, int y0,
                          float *const *out, size_t row_off, size_t out_stride)
 {
     const int W = g->W, L = g->L;
@@ -242,8 +462,8 @@ static void compute_rows(const winent_glcm_geom *g, glcm_scratch *s, int y, int 
         st[l] = one;
     }
     for (int a = 0; a < g->nangles; a++) {
-        if (nl == WINENT_GLCM_LANES && g->need_mom && s->pre != NULL)
-            slide4_pre(g, st, s->codes, y0, a, y, s->sum, lstride, s->cnt, s->pre);
+        if (nl == WINENT_GLCM_LANES && (!g->need_mom || s->cs != NULL))
+            slide4_fast(e, g, s, st, y0, a, y, lstride);
         else if (nl == WINENT_GLCM_LANES)
             winent_glcm_slide4(g, st, s->codes, y0, a, y, s->sum, lstride, s->cnt);
         else
@@ -293,7 +513,7 @@ winent_status winent_glcm_cpu_compute_rows(winent_glcm_cpu *e, int worker, const
     winent_glcm_geom_init(p, c->width, c->height, &g);
     for (int y = ya; y < yb;) {
         const int nl = yb - y >= WINENT_GLCM_LANES ? WINENT_GLCM_LANES : 1;
-        compute_rows(&g, s, y, nl, in0, out, (size_t)(y - c->y0) * out_stride, out_stride);
+        compute_rows(e, &g, s, y, nl, in0, out, (size_t)(y - c->y0) * out_stride, out_stride);
         y += nl;
     }
     return WINENT_OK;

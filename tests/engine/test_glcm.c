@@ -213,6 +213,20 @@ static void bits(const gcase *c, const winent_glcm_opts *o, const void *in, cons
               winent_glcm_measure_name((winent_glcm_measure)m));
         free(alone);
     }
+    /* The measures without marginals in one pass: the CPU engine's pair
+     * code and column moment paths together, ASM's sums included. */
+    winent_glcm_opts nm = *o;
+    nm.nmeasures = 0;
+    for (int m = 0; m < o->nmeasures; m++)
+        if (o->measures[m] != WINENT_GLCM_COND_ENTROPY && o->measures[m] != WINENT_GLCM_MUTUAL_INFO)
+            nm.measures[nm.nmeasures++] = o->measures[m];
+    float *some = engine_map(&nm, in, w, h);
+    for (int k = 0, m = 0; m < o->nmeasures; m++)
+        if (o->measures[m] != WINENT_GLCM_COND_ENTROPY && o->measures[m] != WINENT_GLCM_MUTUAL_INFO)
+            CHECK(same_bits(some + (size_t)k++ * n, whole + (size_t)m * n, n),
+                  "%s: %s without the marginals differs", c->name,
+                  winent_glcm_measure_name(o->measures[m]));
+    free(some);
 }
 
 static void run_case(const gcase *c, int deep)
