@@ -115,12 +115,13 @@ typedef struct mem_terms {
     uint64_t per;         /* bytes per chunk */
     int need;             /* chunks needed at least */
     uint64_t preview;     /* the preview's image (at most half the budget), or 0 */
+    uint64_t reader;      /* what the reader needs in its quarter (its mem_short), or 0 */
 } mem_terms;
 
 /* 1 when a budget of `budget` bytes holds the terms `t`. */
 static int budget_fits(const mem_terms *t, uint64_t budget)
 {
-    if (t->preview > budget / 2)
+    if (t->preview > budget / 2 || t->reader > budget / 4)
         return 0;
     const uint64_t room = chunk_room(budget, t->held, t->fixed);
     return t->per == 0 || room / t->per >= (uint64_t)t->need;
@@ -158,6 +159,15 @@ static winent_status too_small(const pipeline *p, const mem_terms *t, int64_t ro
                           "threads' own state), more than this machine's memory allows (%llu MiB)",
                           p->plan.width, maps, least, (long long)rows,
                           (unsigned long long)(machine_bytes() >> 20));
+    if (t->reader > given / 4) {
+        const winent_source_info *info = winent_source_get_info(p->source);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s: reading it takes %llu MiB, more than the quarter of --mem %lluM "
+                          "that the reader may hold: give at least --mem %lluM (for the reader "
+                          "and the chunks beside it)",
+                          info->mem_what, (unsigned long long)((t->reader + (1 << 20) - 1) >> 20),
+                          (unsigned long long)(given >> 20), least);
+    }
     if (t->preview > given / 2) {
         int pw, ph;
         winent_preview_dims(p->plan.width, p->plan.height, p->plan.preview_opts.size, &pw, &ph);
@@ -234,10 +244,14 @@ static winent_status size_chunks(pipeline *p, uint64_t held, uint64_t per_worker
                                  winent_err *err)
 {
     const uint64_t given = p->plan.mem_budget;
-    mem_terms t = {held, fixed_bytes(p, per_worker, writer), 0, 0,
+    const uint64_t reader = p->source ? winent_source_get_info(p->source)->mem_short : 0;
+    /* A reader short of its quarter takes all of it at the budget that
+     * holds it (the advice must hold whatever it then plans). */
+    mem_terms t = {reader ? UINT64_MAX : held, fixed_bytes(p, per_worker, writer), 0, 0,
                    p->plan.want_preview && !p->plan.mem_auto
                        ? winent_preview_fixed_bytes(&p->plan.preview_opts)
-                       : 0};
+                       : 0,
+                   reader};
     uint64_t mem = chunk_room(given, held, t.fixed);
     const int64_t U = p->plan.unit_rows;
     int64_t rows = first_rows(p);

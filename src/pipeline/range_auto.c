@@ -151,6 +151,12 @@ static void set_range(winent_minmax m, winent_compute_opts *co)
         co->bins = 256;
 }
 
+/* 1 when the job's reader needs more than its quarter of --mem. */
+static int reader_short(const pipeline *p)
+{
+    return p->source != NULL && winent_source_get_info(p->source)->mem_short != 0;
+}
+
 winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_compute_opts *cos,
                                 int nbands, winent_err *err)
 {
@@ -191,7 +197,12 @@ winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_co
                             strcmp(o->input, "-") == 0 ? "standard input" : o->input);
             goto fail;
         }
-        if (scan)
+        /* A reader short of its quarter of --mem: the job's memory check
+         * refuses it before anything is read, naming the --mem that
+         * holds the reader and the chunks (pipeline.c); a first pass
+         * would read the whole file first, outside that budget. The
+         * range stays a placeholder the job never uses. */
+        if (scan && !reader_short(p))
             WINENT_TRY_GOTO(st, scan_file(p, o, cos, need, m, err));
     }
     for (int b = 0; b < nbands; b++)
@@ -205,8 +216,8 @@ fail:
 void winent_range_default_notice(const pipeline *p, const winent_job_opts *o,
                                  const winent_compute_opts *cos)
 {
-    if (o->on_notice == NULL)
-        return;
+    if (o->on_notice == NULL || reader_short(p))
+        return; /* the job is refused: no range was taken */
     char line[WINENT_MSG_LEN], lo[32], hi[32];
     const int py = o->words == WINENT_WORDS_PYTHON;
     winent_num_text(cos[0].range_lo, lo, sizeof lo);

@@ -88,6 +88,14 @@ typedef struct winent_source_info {
     int nodata_is_mask;
     uint64_t mem_held;         /* bytes the source may hold beyond its rows
                                   (GDAL's block cache), out of --mem */
+    /* --mem given and a quarter of it too small for the reader (one
+     * block row, one strip row, one block GDAL holds whole): the bytes
+     * it needs in that quarter, and why ("NAME: one row of ... decodes to
+     * N bytes"). The reader is open, planned as if its quarter were
+     * mem_short; the job refuses before reading, naming the --mem that
+     * holds both this and its chunks (pipeline.c). 0 and "": it fits. */
+    uint64_t mem_short;
+    char mem_what[320];
     int is_tiff;
     const char *reader;        /* "raw", "libtiff" or "gdal" (and the GDAL
                                   driver's short name in `driver`) */
