@@ -121,7 +121,7 @@ fail:
  * every name GDAL resolves itself (NETCDF:f.nc:v, /vsizip/..., /vsicurl/,
  * inline VRT), which it opens again. Standard input (also as
  * /vsistdin/), pipes, FIFOs and sockets cannot. */
-static int can_read_twice(const char *path, const winent_source_info *info)
+int winent_can_read_twice(const char *path, const winent_source_info *info)
 {
     struct stat sb;
     const int gdal = info && info->reader && strcmp(info->reader, "gdal") == 0;
@@ -190,7 +190,7 @@ winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_co
                 need[b] = scan = 1;
             }
         }
-        if (scan && !can_read_twice(o->input, winent_source_get_info(p->source))) {
+        if (scan && !winent_can_read_twice(o->input, winent_source_get_info(p->source))) {
             st = WINENT_ERR(err, WINENT_ERR_USAGE,
                             "--range auto: %s is read once and records no statistics, so no "
                             "first pass can find its range: give --range LO:HI",

@@ -890,11 +890,17 @@ static void cap_cache(gdal_impl *g, const winent_source_opts *o, winent_source_i
         cap = CACHE_MIN_BYTES;
     if (cap > CACHE_MAX_BYTES)
         cap = CACHE_MAX_BYTES;
-    GIntBig now = gd()->GDALGetCacheMax64();
+    const GIntBig cur = gd()->GDALGetCacheMax64();
+    const GIntBig now = o->gdal_cache_seen && o->gdal_cache_seen <= (uint64_t)INT64_MAX
+                            ? (GIntBig)o->gdal_cache_seen
+                            : cur;
+    info->gdal_cache_seen = (uint64_t)now;
     if (cap < now) {
-        g->cache_before = now;
-        g->cache_set = 1;
-        gd()->GDALSetCacheMax64(cap);
+        if (cap != cur) {
+            g->cache_before = cur;
+            g->cache_set = 1;
+            gd()->GDALSetCacheMax64(cap);
+        }
     } else {
         cap = now;
     }
