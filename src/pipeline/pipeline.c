@@ -190,8 +190,12 @@ static winent_status too_small(const pipeline *p, const mem_terms *t, int64_t ro
      * advice asks it under each --mem tried, where the input can be
      * opened again (else its quarter counts whole when it is short). */
     if (!p->plan.mem_auto && src != NULL && src->reader != NULL &&
-        strcmp(src->reader, "raw") != 0 && winent_can_read_twice(p->plan.opts->input, src))
-        exact.reopen = p;
+        strcmp(src->reader, "raw") != 0) {
+        if (winent_can_read_twice(p->plan.opts->input, src))
+            exact.reopen = p;
+        else
+            exact.held = UINT64_MAX; /* the whole quarter: X runs, if not the least */
+    }
     const unsigned long long least = (unsigned long long)least_mib(&exact);
     char maps[48] = "";
     if (p->plan.nmaps > 1)

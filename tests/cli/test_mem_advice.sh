@@ -72,6 +72,19 @@ case_ "a large preview" raw $R --preview "$T/o/p.png" --preview-size 16384 "$T/i
 "$MK" --size ${W}x300 --dtype u8 --values 200 --seed 7 --tiff "$T/wide.tif"
 case_ "a wide tiled TIFF read by libtiff" raw $C "$T/wide.tif"
 case_ "a wide tiled TIFF read by libtiff, to .zst" zst $C "$T/wide.tif"
+# Standard input cannot be opened again to ask the reader what it holds
+# under each --mem tried: its whole quarter is counted, so the advice runs
+# the job (the least or above it).
+set +e
+"$WS" $C --mem 2M - "$T/o/s.raw" <"$T/wide.tif" 2>"$T/stderr"
+set -e
+_x=$(advice)
+check "standard input: the advice given ($(cat "$T/stderr"))" test -n "$_x"
+if [ -n "$_x" ]; then
+    "$WS" $C - "$T/o/sref.raw" <"$T/wide.tif"
+    check "standard input: the advised --mem ${_x}M runs, the same map" sh -c \
+        "'$WS' $C --mem ${_x}M - '$T/o/s.raw' <'$T/wide.tif' && cmp -s '$T/o/s.raw' '$T/o/sref.raw'"
+fi
 # --range auto: a float TIFF without statistics takes a first pass, which
 # must not read past --mem either; the advice is the job's.
 "$MK" --size ${W}x300 --dtype f32 --values 50 --seed 8 --tiff "$T/wide_f32.tif"
