@@ -120,6 +120,22 @@ for name, src, rows, comp in (('strips.tif', 'wide.tif', 300, 'NONE'),
         "'$WS' $C --mem 2M '$T/wide.tif' '$T/o/z.raw' 2>&1 | grep -q 'a row of its 256 x 256 tiles decodes to 5120000 bytes (one tile 65536 bytes): reading it takes 6 MiB'"
     export WINENT_TIFF_READER=gdal
     case_ "a TIFF of one 300-row strip read by GDAL" raw $C "$T/strips.tif"
+    unset WINENT_TIFF_READER
+    # A driver other than GTiff: a VRT of 4096 x 256 blocks (1 MiB, which
+    # GDAL holds whole) over the small-tiled TIFF.
+    "$PY" -c "
+import sys
+from osgeo import gdal
+gdal.Translate(sys.argv[1] + '/v.vrt', sys.argv[1] + '/in.tif', format='VRT')
+with open(sys.argv[1] + '/v.vrt') as f:
+    x = f.read().replace('band=\"1\"', 'band=\"1\" blockXSize=\"4096\" blockYSize=\"256\"', 1)
+with open(sys.argv[1] + '/v.vrt', 'w') as f:
+    f.write(x)
+" "$T"
+    check "a VRT of 4096 x 256 blocks: the reader's need named at --mem 2M" sh -c \
+        "'$WS' $C --mem 2M '$T/v.vrt' '$T/o/z.raw' 2>&1 | grep -q 'one 4096 x 256 block of band 1 decodes to 1048576 bytes, which GDAL holds whole: reading it takes 1 MiB'"
+    case_ "a VRT of big blocks" raw $C "$T/v.vrt"
+    export WINENT_TIFF_READER=gdal
     case_ "a TIFF of 500000-pixel rows in one strip read by GDAL" raw $C "$T/rows.tif"
     unset WINENT_TIFF_READER
     case_ "a GeoTIFF" tif $R "$T/in.raw"
