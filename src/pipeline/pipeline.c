@@ -294,11 +294,12 @@ static winent_status size_chunks(pipeline *p, uint64_t held, uint64_t per_worker
     const uint64_t reader = p->source ? winent_source_get_info(p->source)->mem_short : 0;
     /* A reader short of its quarter takes all of it at the budget that
      * holds it (the advice must hold whatever it then plans). */
-    mem_terms t = {reader ? UINT64_MAX : held, fixed_bytes(p, per_worker, writer), 0, 0,
-                   p->plan.want_preview && !p->plan.mem_auto
-                       ? winent_preview_fixed_bytes(&p->plan.preview_opts)
-                       : 0,
-                   reader, NULL};
+    mem_terms t = {.held = reader ? UINT64_MAX : held,
+                   .fixed = fixed_bytes(p, per_worker, writer),
+                   .preview = p->plan.want_preview && !p->plan.mem_auto
+                                  ? winent_preview_fixed_bytes(&p->plan.preview_opts)
+                                  : 0,
+                   .reader = reader};
     uint64_t mem = chunk_room(given, held, t.fixed);
     const int64_t U = p->plan.unit_rows;
     int64_t rows = first_rows(p);

@@ -99,9 +99,9 @@ typedef struct winent_source_info {
      * mem_short; the job refuses before reading, naming the --mem that
      * holds both this and its chunks (pipeline.c). 0 and "": it fits. */
     uint64_t mem_short;
-    uint64_t gdal_cache_seen;  /* GDAL's cache size this source found (its
-                                  opts' gdal_cache_seen, else GDAL's); 0
-                                  for readers without GDAL */
+    uint64_t gdal_cache_seen; /* GDAL's cache size this source found (its
+                                 opts' gdal_cache_seen, else GDAL's); 0
+                                 for readers without GDAL */
     char mem_what[320];
     int is_tiff;
     const char *reader;        /* "raw", "libtiff" or "gdal" (and the GDAL
