@@ -143,27 +143,63 @@ typedef struct mem_terms {
     uint64_t per;         /* bytes per chunk */
     int need;             /* chunks needed at least */
     uint64_t preview;     /* the preview's image (at most half the budget), or 0 */
+    uint64_t reader;      /* what the reader needs in its quarter (its mem_short), or 0 */
+    /* Set: `held` and `reader` are asked of the job's input opened again
+     * under each budget tried (what a reader holds grows with its
+     * quarter); NULL: they stay as they are. */
+    const pipeline *reopen;
 } mem_terms;
 
 /* 1 when a budget of `budget` bytes holds the terms `t`. */
 static int budget_fits(const mem_terms *t, uint64_t budget)
 {
-    if (t->preview > budget / 2)
+    if (t->preview > budget / 2 || t->reader > budget / 4)
         return 0;
     const uint64_t room = chunk_room(budget, t->held, t->fixed);
     return t->per == 0 || room / t->per >= (uint64_t)t->need;
 }
 
-/* The smallest whole number of MiB that holds `t` (budget_fits is
- * monotonic in the budget): what "give at least --mem XM" names. */
+/* budget_fits, where t->reopen is set with what the job's reader holds
+ * and lacks under a --mem of `budget`: the input opened again with it
+ * (quietly), as the job run with that --mem would open it. */
+static int fits_at(const mem_terms *t, uint64_t budget)
+{
+    if (t->reopen == NULL)
+        return budget_fits(t, budget);
+    const pipeline *p = t->reopen;
+    winent_source_opts so;
+    winent_source *s = NULL;
+    winent_err e;
+    winent_job_source_opts(p->plan.opts, &so);
+    so.on_notice = NULL;
+    so.threads = p->plan.threads;
+    so.par = &p->par_hook; /* the job's workers: the readers plan by them */
+    so.stop = p->stop;
+    so.mem_bytes = budget;
+    so.mem_auto = 0;
+    so.gdal_cache_seen = winent_source_get_info(p->source)->gdal_cache_seen;
+    if (winent_source_open(&so, &s, &e) != WINENT_OK)
+        return budget_fits(t, budget);
+    mem_terms at = *t;
+    at.held = winent_source_get_info(s)->mem_held;
+    at.reader = winent_source_get_info(s)->mem_short;
+    if (at.reader)
+        at.held = UINT64_MAX;
+    winent_source_free(s);
+    return budget_fits(&at, budget);
+}
+
+/* The smallest whole number of MiB that holds `t` (found by bisection:
+ * X holds it and X - 1 MiB does not): what "give at least --mem XM"
+ * names. */
 static uint64_t least_mib(const mem_terms *t)
 {
     uint64_t lo = 1, hi = 1;
-    while (!budget_fits(t, hi << 20) && hi < ((uint64_t)1 << 40))
+    while (!fits_at(t, hi << 20) && hi < ((uint64_t)1 << 40))
         hi *= 2;
     while (lo < hi) {
         const uint64_t mid = lo + (hi - lo) / 2;
-        if (budget_fits(t, mid << 20))
+        if (fits_at(t, mid << 20))
             hi = mid;
         else
             lo = mid + 1;
@@ -176,7 +212,19 @@ static uint64_t least_mib(const mem_terms *t)
 static winent_status too_small(const pipeline *p, const mem_terms *t, int64_t rows,
                                uint64_t given, winent_err *err)
 {
-    const unsigned long long least = (unsigned long long)least_mib(t);
+    mem_terms exact = *t;
+    const winent_source_info *src = p->source ? winent_source_get_info(p->source) : NULL;
+    /* A reader other than raw's plans by its quarter of --mem: the
+     * advice asks it under each --mem tried, where the input can be
+     * opened again (else its quarter counts whole when it is short). */
+    if (!p->plan.mem_auto && src != NULL && src->reader != NULL &&
+        strcmp(src->reader, "raw") != 0) {
+        if (winent_can_read_twice(p->plan.opts->input, src))
+            exact.reopen = p;
+        else
+            exact.held = UINT64_MAX; /* the whole quarter: X runs, if not the least */
+    }
+    const unsigned long long least = (unsigned long long)least_mib(&exact);
     char maps[48] = "";
     if (p->plan.nmaps > 1)
         snprintf(maps, sizeof maps, " (%d maps of %d bands)", p->plan.nmaps, p->plan.nbands);
@@ -186,6 +234,15 @@ static winent_status too_small(const pipeline *p, const mem_terms *t, int64_t ro
                           "threads' own state), more than this machine's memory allows (%llu MiB)",
                           p->plan.width, maps, least, (long long)rows,
                           (unsigned long long)(machine_bytes() >> 20));
+    if (t->reader > given / 4) {
+        const winent_source_info *info = winent_source_get_info(p->source);
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "%s: reading it takes %llu MiB, more than the quarter of --mem %lluM "
+                          "that the reader may hold: give at least --mem %lluM (for the reader "
+                          "and the chunks beside it)",
+                          info->mem_what, (unsigned long long)((t->reader + (1 << 20) - 1) >> 20),
+                          (unsigned long long)(given >> 20), least);
+    }
     if (t->preview > given / 2) {
         int pw, ph;
         winent_preview_dims(p->plan.width, p->plan.height, p->plan.preview_opts.size, &pw, &ph);
@@ -262,10 +319,15 @@ static winent_status size_chunks(pipeline *p, uint64_t held, uint64_t per_worker
                                  winent_err *err)
 {
     const uint64_t given = p->plan.mem_budget;
-    mem_terms t = {held, fixed_bytes(p, per_worker, writer), 0, 0,
-                   p->plan.want_preview && !p->plan.mem_auto
-                       ? winent_preview_fixed_bytes(&p->plan.preview_opts)
-                       : 0};
+    const uint64_t reader = p->source ? winent_source_get_info(p->source)->mem_short : 0;
+    /* A reader short of its quarter takes all of it at the budget that
+     * holds it (the advice must hold whatever it then plans). */
+    mem_terms t = {.held = reader ? UINT64_MAX : held,
+                   .fixed = fixed_bytes(p, per_worker, writer),
+                   .preview = p->plan.want_preview && !p->plan.mem_auto
+                                  ? winent_preview_fixed_bytes(&p->plan.preview_opts)
+                                  : 0,
+                   .reader = reader};
     uint64_t mem = chunk_room(given, held, t.fixed);
     const int64_t U = p->plan.unit_rows;
     int64_t rows = first_rows(p);

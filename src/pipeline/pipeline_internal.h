@@ -558,6 +558,9 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
  * WINENT_ERR_USAGE. */
 winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_compute_opts *cos,
                                 int nbands, winent_err *err);
+/* 1 when the input `path` (read by the source of `info`) can be opened a
+ * second time: a regular file, never a pipe or standard input. */
+int winent_can_read_twice(const char *path, const winent_source_info *info);
 /* The notice of a float band that took --range auto by default: the range
  * found and where from (the output's metadata records it too). */
 void winent_range_default_notice(const pipeline *p, const winent_job_opts *o,

@@ -121,7 +121,7 @@ fail:
  * every name GDAL resolves itself (NETCDF:f.nc:v, /vsizip/..., /vsicurl/,
  * inline VRT), which it opens again. Standard input (also as
  * /vsistdin/), pipes, FIFOs and sockets cannot. */
-static int can_read_twice(const char *path, const winent_source_info *info)
+int winent_can_read_twice(const char *path, const winent_source_info *info)
 {
     struct stat sb;
     const int gdal = info && info->reader && strcmp(info->reader, "gdal") == 0;
@@ -149,6 +149,12 @@ static void set_range(winent_minmax m, winent_compute_opts *co)
     }
     if (co->bins == 0)
         co->bins = 256;
+}
+
+/* 1 when the job's reader needs more than its quarter of --mem. */
+static int reader_short(const pipeline *p)
+{
+    return p->source != NULL && winent_source_get_info(p->source)->mem_short != 0;
 }
 
 winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_compute_opts *cos,
@@ -184,14 +190,19 @@ winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_co
                 need[b] = scan = 1;
             }
         }
-        if (scan && !can_read_twice(o->input, winent_source_get_info(p->source))) {
+        if (scan && !winent_can_read_twice(o->input, winent_source_get_info(p->source))) {
             st = WINENT_ERR(err, WINENT_ERR_USAGE,
                             "--range auto: %s is read once and records no statistics, so no "
                             "first pass can find its range: give --range LO:HI",
                             strcmp(o->input, "-") == 0 ? "standard input" : o->input);
             goto fail;
         }
-        if (scan)
+        /* A reader short of its quarter of --mem: the job's memory check
+         * refuses it before anything is read, naming the --mem that
+         * holds the reader and the chunks (pipeline.c); a first pass
+         * would read the whole file first, outside that budget. The
+         * range stays a placeholder the job never uses. */
+        if (scan && !reader_short(p))
             WINENT_TRY_GOTO(st, scan_file(p, o, cos, need, m, err));
     }
     for (int b = 0; b < nbands; b++)
@@ -205,8 +216,8 @@ fail:
 void winent_range_default_notice(const pipeline *p, const winent_job_opts *o,
                                  const winent_compute_opts *cos)
 {
-    if (o->on_notice == NULL)
-        return;
+    if (o->on_notice == NULL || reader_short(p))
+        return; /* the job is refused: no range was taken */
     char line[WINENT_MSG_LEN], lo[32], hi[32];
     const int py = o->words == WINENT_WORDS_PYTHON;
     winent_num_text(cos[0].range_lo, lo, sizeof lo);

@@ -55,6 +55,10 @@ typedef struct winent_source_opts {
     int mem_auto;              /* no --mem was given: a reader may take more than
                                   the quarter of mem_bytes where a block needs it,
                                   up to half the machine's memory */
+    /* GDAL's block cache size (bytes) as it was before any source of the
+     * job lowered it (0: GDAL's current one): a second source opened to
+     * plan by another --mem (the job's advice) plans as a run would. */
+    uint64_t gdal_cache_seen;
     int threads;               /* decoding threads (without `par`) */
     const winent_parallel *par;/* may be NULL: decode on the source's own threads */
     const volatile int *stop;  /* may be NULL: a blocking read of a pipe gives
@@ -88,6 +92,17 @@ typedef struct winent_source_info {
     int nodata_is_mask;
     uint64_t mem_held;         /* bytes the source may hold beyond its rows
                                   (GDAL's block cache), out of --mem */
+    /* --mem given and a quarter of it too small for the reader (one
+     * block row, one strip row, one block GDAL holds whole): the bytes
+     * it needs in that quarter, and why ("NAME: one row of ... decodes to
+     * N bytes"). The reader is open, planned as if its quarter were
+     * mem_short; the job refuses before reading, naming the --mem that
+     * holds both this and its chunks (pipeline.c). 0 and "": it fits. */
+    uint64_t mem_short;
+    uint64_t gdal_cache_seen; /* GDAL's cache size this source found (its
+                                 opts' gdal_cache_seen, else GDAL's); 0
+                                 for readers without GDAL */
+    char mem_what[320];
     int is_tiff;
     const char *reader;        /* "raw", "libtiff" or "gdal" (and the GDAL
                                   driver's short name in `driver`) */

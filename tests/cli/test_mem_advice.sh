@@ -3,7 +3,8 @@
 # Advice that works (docs/SPEC.md section 3, "Memory"): every "give at
 # least --mem XM" names the smallest --mem that runs the job, within
 # 1 MiB. For each kind of job (raw, .zst, GeoTIFF/COG outputs, a preview,
-# several maps, a TIFF read by libtiff, --sidecar), a --mem far too small
+# several maps, TIFFs read by libtiff and by GDAL whose readers need more
+# than their quarter of --mem, --range auto, --sidecar), a --mem far too small
 # gives the advice X; X runs the job and gives the map of a run without
 # --mem; X - 1 MiB is refused with the same advice. The threads are fixed,
 # so the figures are the same on every machine.
@@ -64,7 +65,79 @@ case_ "a TIFF read by libtiff, to raw" raw $C "$T/in.tif"
 case_ "a TIFF read by libtiff, to .zst" zst $C "$T/in.tif"
 case_ "a preview" raw $R --preview "$T/o/p.png" "$T/in.raw"
 case_ "a large preview" raw $R --preview "$T/o/p.png" --preview-size 16384 "$T/in.raw"
+# The readers' own need (docs/SPEC.md section 3): a row of 256-row tiles
+# 20000 pixels wide is more than the quarter of --mem 2M (and of the
+# --mem the chunks alone would take) that the reader may hold; the advice
+# holds the reader's quarter and the chunks beside it.
+"$MK" --size ${W}x300 --dtype u8 --values 200 --seed 7 --tiff "$T/wide.tif"
+case_ "a wide tiled TIFF read by libtiff" raw $C "$T/wide.tif"
+case_ "a wide tiled TIFF read by libtiff, to .zst" zst $C "$T/wide.tif"
+# Standard input cannot be opened again to ask the reader what it holds
+# under each --mem tried: its whole quarter is counted, so the advice runs
+# the job (the least or above it).
+set +e
+"$WS" $C --mem 2M - "$T/o/s.raw" <"$T/wide.tif" 2>"$T/stderr"
+set -e
+_x=$(advice)
+check "standard input: the advice given ($(cat "$T/stderr"))" test -n "$_x"
+if [ -n "$_x" ]; then
+    "$WS" $C - "$T/o/sref.raw" <"$T/wide.tif"
+    check "standard input: the advised --mem ${_x}M runs, the same map" sh -c \
+        "'$WS' $C --mem ${_x}M - '$T/o/s.raw' <'$T/wide.tif' && cmp -s '$T/o/s.raw' '$T/o/sref.raw'"
+fi
+# --range auto: a float TIFF without statistics takes a first pass, which
+# must not read past --mem either; the advice is the job's.
+"$MK" --size ${W}x300 --dtype f32 --values 50 --seed 8 --tiff "$T/wide_f32.tif"
+case_ "--range auto over a wide tiled TIFF" raw $C "$T/wide_f32.tif"
 if [ "${WINENT_HAVE_GDAL:-OFF}" = ON ] && has_python osgeo.gdal; then
+    # The same files read by GDAL (libtiff checks them beside it): the
+    # same advice, and it works.
+    export WINENT_TIFF_READER=gdal
+    case_ "a wide tiled TIFF read by GDAL" raw $C "$T/wide.tif"
+    case_ "--range auto over a wide tiled TIFF read by GDAL" raw $C "$T/wide_f32.tif"
+    unset WINENT_TIFF_READER
+    # Strips of 300 rows, uncompressed and deflate: the reader holds
+    # slices of rows (what it holds grows with --mem); and one deflate
+    # strip of rows of 500000 pixels, a row of which (with the strip's
+    # stream it decodes) is more than the reader's quarter of --mem 2M.
+    "$MK" --size 500000x20 --dtype u8 --values 200 --seed 9 --tiff "$T/w500k.tif"
+    "$PY" -c "
+import sys
+from osgeo import gdal
+for name, src, rows, comp in (('strips.tif', 'wide.tif', 300, 'NONE'),
+                              ('strips_z.tif', 'wide.tif', 300, 'DEFLATE'),
+                              ('rows.tif', 'w500k.tif', 20, 'DEFLATE')):
+    gdal.Translate(sys.argv[1] + '/' + name, sys.argv[1] + '/' + src,
+                   creationOptions=['TILED=NO', 'BLOCKYSIZE=%d' % rows, 'COMPRESS=' + comp])
+" "$T"
+    rm -f "$T/w500k.tif"
+    case_ "a TIFF of one 300-row strip" raw $C "$T/strips.tif"
+    case_ "a TIFF of one 300-row deflate strip" raw $C "$T/strips_z.tif"
+    case_ "a TIFF of 500000-pixel rows in one strip" raw $C "$T/rows.tif"
+    check "rows of 500000 pixels: the reader's need named at --mem 2M" sh -c \
+        "'$WS' $C --mem 2M '$T/rows.tif' '$T/o/z.raw' 2>&1 | grep -q 'one row of 500000 pixels decodes to 500000 bytes: reading it takes [0-9]* MiB, more than the quarter of --mem 2M that the reader may hold: give at least --mem [0-9]*M'"
+    check "a wide tiled TIFF: the reader's need named at --mem 2M" sh -c \
+        "'$WS' $C --mem 2M '$T/wide.tif' '$T/o/z.raw' 2>&1 | grep -q 'a row of its 256 x 256 tiles decodes to 5120000 bytes (one tile 65536 bytes): reading it takes 6 MiB'"
+    export WINENT_TIFF_READER=gdal
+    case_ "a TIFF of one 300-row strip read by GDAL" raw $C "$T/strips.tif"
+    unset WINENT_TIFF_READER
+    # A driver other than GTiff: a VRT of 4096 x 256 blocks (1 MiB, which
+    # GDAL holds whole) over the small-tiled TIFF.
+    "$PY" -c "
+import sys
+from osgeo import gdal
+gdal.Translate(sys.argv[1] + '/v.vrt', sys.argv[1] + '/in.tif', format='VRT')
+with open(sys.argv[1] + '/v.vrt') as f:
+    x = f.read().replace('band=\"1\"', 'band=\"1\" blockXSize=\"4096\" blockYSize=\"256\"', 1)
+with open(sys.argv[1] + '/v.vrt', 'w') as f:
+    f.write(x)
+" "$T"
+    check "a VRT of 4096 x 256 blocks: the reader's need named at --mem 2M" sh -c \
+        "'$WS' $C --mem 2M '$T/v.vrt' '$T/o/z.raw' 2>&1 | grep -q 'one 4096 x 256 block of band 1 decodes to 1048576 bytes, which GDAL holds whole: reading it takes 1 MiB'"
+    case_ "a VRT of big blocks" raw $C "$T/v.vrt"
+    export WINENT_TIFF_READER=gdal
+    case_ "a TIFF of 500000-pixel rows in one strip read by GDAL" raw $C "$T/rows.tif"
+    unset WINENT_TIFF_READER
     case_ "a GeoTIFF" tif $R "$T/in.raw"
     case_ "a GeoTIFF of several maps" tif $R --window 3,5 "$T/in.raw"
 else

@@ -757,11 +757,13 @@ static void plan_items(gdal_impl *g, GDALRasterBandH b, int workers)
 
 /* GDAL decodes a whole block into its cache whatever part of it is read:
  * a block bigger than what --mem leaves the reader (a quarter; without
- * --mem, up to half the machine's memory) is refused with what it needs,
- * a usage error naming the --mem that would do, or an input error past
- * the machine. */
+ * --mem, up to half the machine's memory). Without --mem, or past the
+ * machine, an input error with the amount; with --mem, what it needs is
+ * recorded in info (mem_short, mem_what) for the job's memory check,
+ * which names the --mem that holds it and the chunks (pipeline.c). */
 static winent_status check_block_memory(const gdal_impl *g, const winent_source_opts *o,
-                                        GDALRasterBandH b, winent_err *err)
+                                        GDALRasterBandH b, winent_source_info *info,
+                                        winent_err *err)
 {
     int bw = 0, bh = 0;
     gd()->GDALGetBlockSize(b, &bw, &bh);
@@ -787,13 +789,26 @@ static winent_status check_block_memory(const gdal_impl *g, const winent_source_
                           "holds whole: more than this machine's memory allows (%llu MiB)",
                           g->name, bw, bh, g->band, (unsigned long long)block,
                           (unsigned long long)(machine / mib));
-    return WINENT_ERR(err, WINENT_ERR_USAGE,
-                      "%s: one %d x %d block of band %d decodes to %llu bytes, which GDAL holds "
-                      "whole: more than the quarter of --mem %lluM that the reader may hold: "
-                      "give --mem %lluM or more",
-                      g->name, bw, bh, g->band, (unsigned long long)block,
-                      (unsigned long long)(mem / mib),
-                      (unsigned long long)((4 * block + mib - 1) / mib));
+    if (block > info->mem_short) {
+        info->mem_short = block;
+        snprintf(info->mem_what, sizeof info->mem_what,
+                 "%s: one %d x %d block of band %d decodes to %llu bytes, which GDAL holds whole",
+                 g->name, bw, bh, g->band, (unsigned long long)block);
+    }
+    return WINENT_OK;
+}
+
+/* A libtiff source beside GDAL's that needs more than the reader's
+ * quarter of --mem: its need is the job's (the larger one counts, the
+ * libtiff one on a tie), so a TIFF gets the same line through either
+ * reader. */
+static void take_verify_short(winent_source *s)
+{
+    const winent_source_info *v = s->verify ? &s->verify->info : NULL;
+    if (v != NULL && v->mem_short && v->mem_short >= s->info.mem_short) {
+        s->info.mem_short = v->mem_short;
+        snprintf(s->info.mem_what, sizeof s->info.mem_what, "%s", v->mem_what);
+    }
 }
 
 /* VRTs within VRTs read so deep at most, for the file list. */
@@ -875,11 +890,17 @@ static void cap_cache(gdal_impl *g, const winent_source_opts *o, winent_source_i
         cap = CACHE_MIN_BYTES;
     if (cap > CACHE_MAX_BYTES)
         cap = CACHE_MAX_BYTES;
-    GIntBig now = gd()->GDALGetCacheMax64();
+    const GIntBig cur = gd()->GDALGetCacheMax64();
+    const GIntBig now = o->gdal_cache_seen && o->gdal_cache_seen <= (uint64_t)INT64_MAX
+                            ? (GIntBig)o->gdal_cache_seen
+                            : cur;
+    info->gdal_cache_seen = (uint64_t)now;
     if (cap < now) {
-        g->cache_before = now;
-        g->cache_set = 1;
-        gd()->GDALSetCacheMax64(cap);
+        if (cap != cur) {
+            g->cache_before = cur;
+            g->cache_set = 1;
+            gd()->GDALSetCacheMax64(cap);
+        }
     } else {
         cap = now;
     }
@@ -1127,7 +1148,8 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
     s->info.nodata_is_mask = s->bands[0].nodata_is_mask;
     WINENT_TRY_GOTO(st, handle_bands(g, h0, err));
     g->sequential = sequential_format(ds, open_path);
-    WINENT_TRY_GOTO(st, check_block_memory(g, o, b, err));
+    WINENT_TRY_GOTO(st, check_block_memory(g, o, b, &s->info, err));
+    take_verify_short(s);
     plan_items(g, b, want);
     g->plane_bytes = (size_t)g->width * (size_t)g->batch_rows * g->out_sample;
     g->batch = malloc(g->plane_bytes * (size_t)g->nsel);

@@ -678,27 +678,29 @@ static uint64_t machine_bytes(void)
 }
 
 /* A layout the reader cannot read within what it may hold (`what` says
- * why, `need` is the least it takes): a usage error naming the --mem that
- * would do, or an input error where that is more than the machine has. */
-static winent_status refuse_memory(const tiff_impl *t, const winent_source_opts *o,
-                                   const char *what, uint64_t need, winent_err *err)
+ * why, `need` is the least it takes). Without --mem, or past the
+ * machine's memory, an input error with the amount. With --mem, the need
+ * is recorded in info (mem_short, mem_what) and the reader goes on,
+ * planned within `need`: the job's memory check (pipeline.c) refuses
+ * with the --mem that holds both the reader and the chunks, a figure
+ * only the job can work out. */
+static winent_status short_of(const tiff_impl *t, const winent_source_opts *o, const char *what,
+                              uint64_t need, winent_source_info *info, winent_err *err)
 {
     const uint64_t mib = (uint64_t)1 << 20;
-    const uint64_t mem = o->mem_bytes ? o->mem_bytes : (uint64_t)1 << 30;
-    const uint64_t mem_need = need > UINT64_MAX / 4 ? UINT64_MAX : 4 * need;
     const uint64_t machine = machine_bytes();
+    const uint64_t mem_need = need > UINT64_MAX / 4 ? UINT64_MAX : 4 * need;
     if (o->mem_auto || mem_need / 2 > machine)
         return WINENT_ERR(err, WINENT_ERR_INPUT,
                           "%s: %s: reading it takes %llu MiB at least, more than this machine's "
                           "memory allows (%llu MiB)",
                           t->path, what, (unsigned long long)((need + mib - 1) / mib),
                           (unsigned long long)(machine / mib));
-    return WINENT_ERR(err, WINENT_ERR_USAGE,
-                      "%s: %s: reading it takes %llu MiB, more than the quarter of --mem %lluM "
-                      "that the reader may hold: give --mem %lluM or more",
-                      t->path, what, (unsigned long long)((need + mib - 1) / mib),
-                      (unsigned long long)(mem / mib),
-                      (unsigned long long)((mem_need + mib - 1) / mib));
+    if (need > info->mem_short) {
+        info->mem_short = need;
+        snprintf(info->mem_what, sizeof info->mem_what, "%s: %s", t->path, what);
+    }
+    return WINENT_OK;
 }
 
 /* How the blocks are read (see tiff_impl: parallel, sequential or sliced),
@@ -729,6 +731,13 @@ static winent_status plan_memory(tiff_impl *t, const winent_source_opts *o, TIFF
         else if (batch_one + per_thread <= half && batch_one + per_thread > budget)
             budget = batch_one + per_thread;
     }
+    if (t->tiled && batch_one + per_thread > budget) {
+        snprintf(what, sizeof what,
+                 "a row of its %u x %u tiles decodes to %llu bytes (one tile %llu bytes)", t->bw,
+                 t->bh, (unsigned long long)batch_one, (unsigned long long)t->block_bytes);
+        WINENT_TRY(short_of(t, o, what, batch_one + per_thread, info, err));
+        budget = batch_one + per_thread; /* read one block row at a time */
+    }
     uint64_t room;
     if (batch_one + (uint64_t)want * per_thread <= budget) {
         t->nhandles = want;
@@ -737,7 +746,7 @@ static winent_status plan_memory(tiff_impl *t, const winent_source_opts *o, TIFF
         t->sequential = 1;
         t->nhandles = 1;
         room = budget - per_thread;
-    } else if (!t->tiled) {
+    } else {
         /* Strips too big to hold decoded: slices of rows. */
         const int nh = t->separate ? t->nsel : 1;
         const uint64_t per_handle = (uint64_t)TIFFScanlineSize64(tif) + t->max_count +
@@ -749,7 +758,8 @@ static winent_status plan_memory(tiff_impl *t, const winent_source_opts *o, TIFF
             snprintf(what, sizeof what, "one row of %d pixels%s decodes to %llu bytes",
                      t->width, t->nsel > 1 ? " of each band" : "",
                      (unsigned long long)(row_bytes / (uint64_t)t->nsel));
-            return refuse_memory(t, o, what, least, err);
+            WINENT_TRY(short_of(t, o, what, least, info, err));
+            budget = least;
         }
         uint64_t rows = (budget - (uint64_t)nh * per_handle) / row_bytes;
         if (rows > BATCH_TARGET_BYTES / row_bytes)
@@ -775,11 +785,6 @@ static winent_status plan_memory(tiff_impl *t, const winent_source_opts *o, TIFF
         t->plane_bytes = (size_t)((uint64_t)t->width * t->out_sample * rows);
         info->mem_held = (uint64_t)nh * per_handle + row_bytes * rows;
         return WINENT_OK;
-    } else {
-        snprintf(what, sizeof what,
-                 "a row of its %u x %u tiles decodes to %llu bytes (one tile %llu bytes)", t->bw,
-                 t->bh, (unsigned long long)batch_one, (unsigned long long)t->block_bytes);
-        return refuse_memory(t, o, what, batch_one + per_thread, err);
     }
     /* Block rows per batch: enough for every thread when strips are thin,
      * within the room left. */
