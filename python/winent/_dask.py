@@ -139,6 +139,15 @@ def entropy(x, kx, ky, axes=(("axis -2 (rows)", "array.rechunk({-2: 1024})"),
             band_ranges = np.array(r, np.float64).reshape(x.shape[:-2] + (2,))
             options["range"] = tuple(band_ranges.reshape(-1, 2)[0]) if band_ranges.size \
                 else None
+    # What the library refuses is refused here, when the lazy array is
+    # made, as for the other array kinds: one pixel of the array's type
+    # through the block function every task calls (its values are checked
+    # block by block, at compute time; the device, on the worker that
+    # computes: a client may have no GPU where its workers do).
+    probe = np.zeros((1, 1), np.dtype(x.dtype))
+    if isinstance(getattr(x, "_meta", None), np.ma.MaskedArray):
+        probe = np.ma.masked_array(probe, mask=False)
+    entropy_block(probe, **dict(options, threads=1, device="cpu"))
     depth = {d: 0 for d in range(x.ndim - 2)}
     depth[x.ndim - 2] = ry if len(x.chunks[-2]) > 1 else 0
     depth[x.ndim - 1] = rx if len(x.chunks[-1]) > 1 else 0

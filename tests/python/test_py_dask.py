@@ -59,5 +59,30 @@ def test_against_cli():
             ["--window", "5", "--range", "auto", "--bins", "64"], "20x25")
 
 
+
+def test_refused_when_made():
+    """A value the library refuses is refused when the lazy array is made,
+    with the numpy path's line, before any block is computed."""
+    sys.path.insert(0, os.path.join(SRC, "python"))
+    import dask.array as da
+    import winent
+    a = (np.arange(120 * 90) % 251).astype(np.uint16).reshape(90, 120)
+    x = da.from_array(a, chunks=40)
+    for kw in ({"nodata": -1}, {"nodata": 2.5}, {"range": (1, 0)}, {"bins": 0},
+               {"footprint": "disk", "radius": 3}):
+        want = got = None
+        try:
+            winent.entropy(a, window=5, **kw)
+        except winent.UsageError as e:
+            want = str(e)
+        try:
+            winent.entropy(x, window=5, **kw)  # no compute()
+        except winent.UsageError as e:
+            got = str(e)
+        check("dask %r: refused as numpy is, before computing" % (kw,),
+              want is not None and got == want, "numpy %r, dask %r" % (want, got))
+
+
 run_test(test_against_cli)
+run_test(test_refused_when_made)
 finish()
