@@ -213,6 +213,18 @@ static int parse_size(const char *s, uint64_t *out)
 
 static const char *long_name(int code);
 
+/* What a refused --disk is told (the options table's words): the library
+ * checks the windows --disk made as windows. */
+static const char *disk_advice(void)
+{
+    int n = 0;
+    const winent_option *t = winent_options(&n);
+    for (int i = 0; t != NULL && i < n; i++)
+        if (t[i].cli != NULL && strcmp(t[i].cli, "disk") == 0)
+            return t[i].cli_advice;
+    return NULL;
+}
+
 /* The library quotes a value as it holds it ("--window: '5,5': ...", the
  * numbers parsed); the CLI quotes what the user typed ('5,5x5', '3x04', or
  * --disk's '2,2'), the rest of the line the library's. */
@@ -235,7 +247,13 @@ static void quote_typed(const cli_opts *c, char *msg, size_t n)
         return;
     char out[WINENT_MSG_LEN];
     const int disk = !strcmp(long_name(code), "window") && c->window_by_disk;
-    snprintf(out, sizeof out, "--%s: '%s%s", disk ? "disk" : long_name(code), typed, close);
+    /* The window's range refused: a radius's words, not a window's. */
+    const char *advice =
+        disk && strncmp(close + 3, "give K or WxH", 13) == 0 ? disk_advice() : NULL;
+    if (advice != NULL)
+        snprintf(out, sizeof out, "--disk: '%s': %s", typed, advice);
+    else
+        snprintf(out, sizeof out, "--%s: '%s%s", disk ? "disk" : long_name(code), typed, close);
     snprintf(msg, n, "%s", out);
 }
 
