@@ -104,6 +104,24 @@ typedef enum winent_measure {
     WINENT_MEASURE_RICHNESS,    /* distinct values (bins) counted in the window */
     WINENT_MEASURE_EVENNESS,    /* Pielou's J = H / log(richness); 0 at richness 1 */
     WINENT_MEASURE_MAJORITY,    /* the most frequent value, ties to the smallest */
+    /* Of the window's co-occurrence matrix (GLCM, docs/SPEC.md "Co-occurrence
+     * measures"): pairs at glcm_distance along each of glcm_angles, both ends
+     * in the cropped window and neither nodata; symmetric unless
+     * glcm_asymmetric; each angle's value averaged. The levels are the bins
+     * (8-bit values as they are without bins). */
+    WINENT_MEASURE_GLCM_ENTROPY,
+    WINENT_MEASURE_GLCM_ASM,
+    WINENT_MEASURE_GLCM_ENERGY,
+    WINENT_MEASURE_GLCM_CONTRAST,
+    WINENT_MEASURE_GLCM_DISSIMILARITY,
+    WINENT_MEASURE_GLCM_HOMOGENEITY,
+    WINENT_MEASURE_GLCM_CORRELATION,
+    WINENT_MEASURE_GLCM_MEAN,
+    WINENT_MEASURE_GLCM_VARIANCE,
+    WINENT_MEASURE_GLCM_CLUSTER_SHADE,
+    WINENT_MEASURE_GLCM_CLUSTER_PROMINENCE,
+    WINENT_MEASURE_GLCM_COND_ENTROPY,
+    WINENT_MEASURE_GLCM_MUTUAL_INFO,
     WINENT_MEASURE_COUNT
 } winent_measure;
 
@@ -123,6 +141,9 @@ typedef struct winent_compute_opts {
                             pixels with dx^2 + dy^2 <= R^2, scikit-image's disk(R) */
     winent_measure measure; /* default (0) WINENT_MEASURE_ENTROPY */
     double renyi_q;      /* WINENT_MEASURE_RENYI's order Q >= 0 (else unused) */
+    int glcm_distance;   /* the GLCM measures' pair distance, 1..127 (0: 1) */
+    unsigned glcm_angles;/* their angles: bits 1 (0 deg), 2 (45), 4 (90), 8 (135); 0: all */
+    int glcm_asymmetric; /* 1: the matrix as counted, not made symmetric */
 } winent_compute_opts;
 
 /* The measure's name as the CLI's --measure takes it ("entropy", "renyi",

@@ -55,6 +55,9 @@ class winent_compute_opts(ctypes.Structure):
         ("disk", ctypes.c_int),
         ("measure", ctypes.c_int),       # winent_measure (MEASURES' order)
         ("renyi_q", ctypes.c_double),    # the order of renyi
+        ("glcm_distance", ctypes.c_int),
+        ("glcm_angles", ctypes.c_uint),
+        ("glcm_asymmetric", ctypes.c_int),
     ]
 
 
@@ -187,7 +190,11 @@ WORDS_PYTHON = 1
 # Enumerations (values as in winent.h).
 DTYPES = ("u8", "i8", "u16", "i16", "u32", "i32", "f32", "f64")  # winent_dtype order
 BASES = {"e": 0, "2": 1, "10": 2}
-MEASURES = ("entropy", "renyi", "simpson", "richness", "evenness", "majority")  # winent_measure
+MEASURES = ("entropy", "renyi", "simpson", "richness", "evenness", "majority",  # winent_measure
+            "glcm-entropy", "glcm-asm", "glcm-energy", "glcm-contrast", "glcm-dissimilarity",
+            "glcm-homogeneity", "glcm-correlation", "glcm-mean", "glcm-variance",
+            "glcm-cluster-shade", "glcm-cluster-prominence", "glcm-cond-entropy",
+            "glcm-mutual-info")
 INTERLEAVES = {"bsq": 0, "bip": 1, "bil": 2}
 FORMATS = {None: 0, "auto": 0, "raw": 1, "zst": 2, "tif": 3, "tiff": 3, "zarr": 4}
 COMPRESSIONS = {"zstd": 0, "deflate": 1, "lzw": 2, "none": 3}

@@ -57,4 +57,7 @@ void winent_compute_opts_default(winent_compute_opts *o)
     o->disk = 0;
     o->measure = WINENT_MEASURE_ENTROPY;
     o->renyi_q = 0.0;
+    o->glcm_distance = 1;
+    o->glcm_angles = 0; /* all four */
+    o->glcm_asymmetric = 0;
 }

@@ -50,7 +50,11 @@ static const winent_option TABLE[] = {
      "richness (distinct values), evenness (Pielou: H / log" IND
      "richness), majority (the most frequent value, ties to the" IND
      "smallest; a bin's centre with --bins); a list" IND
-     "(entropy,simpson) makes a map of each at each window",
+     "(entropy,simpson) makes a map of each at each window;" IND
+     "co-occurrence (GLCM): glcm-entropy, glcm-asm, glcm-energy," IND
+     "glcm-contrast, glcm-dissimilarity, glcm-homogeneity," IND
+     "glcm-correlation, glcm-mean, glcm-variance, glcm-cluster-shade," IND
+     "glcm-cluster-prominence, glcm-cond-entropy, glcm-mutual-info",
      "give a measure (entropy, renyi:Q, simpson, richness, evenness, majority) or a list of them",
      NULL, NULL},
     {NULL, "footprint", NULL, G_COMPUTE, NULL, NULL,
@@ -58,6 +62,21 @@ static const winent_option TABLE[] = {
     {"base", "base", "2|e|10", G_COMPUTE,
      "base of the logarithm (default 2: bits, as scikit-image; e: nats)", "use e, 2 or 10",
      "use 'e', 2 or 10", "e|2|10"},
+    {"levels", NULL, "N", G_COMPUTE,
+     "the co-occurrence measures' levels: --bins N, over --range" IND
+     "(default auto); 8-bit values are their own levels without it",
+     "give a whole number of levels from 1 to 1024", NULL, NULL},
+    {"distance", NULL, "D", G_COMPUTE,
+     "the co-occurrence pairs' distance in pixels (default 1)",
+     "give a distance from 1 to 127", NULL, NULL},
+    {"angles", NULL, "A,...", G_COMPUTE,
+     "their directions, degrees from 0, 45, 90, 135 (default all" IND
+     "four: the measure of each, averaged, as GRASS r.texture)",
+     "give degrees from 0, 45, 90 and 135, e.g. 0,90", NULL, NULL},
+    {"asymmetric", NULL, NULL, G_COMPUTE,
+     "count each pair once, (i, j) only (default: symmetric, as" IND
+     "Haralick, GRASS and scikit-image's symmetric=True)",
+     NULL, NULL, NULL},
     {"bins", "bins", "N", G_COMPUTE,
      "quantize into N bins over --range (float input: default 256)",
      "give a whole number from 1 to 1073741824", "give a whole number from 1 to 1073741824",

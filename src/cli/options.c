@@ -333,6 +333,10 @@ enum {
     OPT_WINDOW,
     OPT_DISK,
     OPT_MEASURE,
+    OPT_LEVELS,
+    OPT_DISTANCE,
+    OPT_ANGLES,
+    OPT_ASYMMETRIC,
     OPT_BASE,
     OPT_BINS,
     OPT_RANGE,
@@ -378,6 +382,10 @@ static const struct option long_opts[] = {
     {"window", required_argument, NULL, OPT_WINDOW},
     {"disk", required_argument, NULL, OPT_DISK},
     {"measure", required_argument, NULL, OPT_MEASURE},
+    {"levels", required_argument, NULL, OPT_LEVELS},
+    {"distance", required_argument, NULL, OPT_DISTANCE},
+    {"angles", required_argument, NULL, OPT_ANGLES},
+    {"asymmetric", no_argument, NULL, OPT_ASYMMETRIC},
     {"base", required_argument, NULL, OPT_BASE},
     {"bins", required_argument, NULL, OPT_BINS},
     {"range", required_argument, NULL, OPT_RANGE},
@@ -610,6 +618,36 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
         if ((a1 = table_word("base", val)) < 0)
             return refuse("base", val, msg, n);
         j->compute.base = (winent_base)a1;
+        break;
+    case OPT_LEVELS: /* the co-occurrence measures' levels: bins, by default over --range auto */
+        if (parse_long(val, 1, UINT32_MAX, &a1) != 0)
+            return refuse("levels", val, msg, n);
+        j->compute.bins = (uint32_t)a1;
+        c->levels_given = 1;
+        break;
+    case OPT_DISTANCE:
+        if (parse_long(val, 1, 127, &a1) != 0)
+            return refuse("distance", val, msg, n);
+        j->compute.glcm_distance = (int)a1;
+        break;
+    case OPT_ANGLES: {
+        unsigned bits = 0;
+        const char *s = val;
+        while (*s) {
+            char *end = NULL;
+            long deg = strtol(s, &end, 10);
+            if (end == s || (*end != ',' && *end != '\0') || deg < 0 || deg > 135 || deg % 45)
+                return refuse("angles", val, msg, n);
+            bits |= 1u << (deg / 45);
+            s = *end ? end + 1 : end;
+        }
+        if (bits == 0)
+            return refuse("angles", val, msg, n);
+        j->compute.glcm_angles = bits;
+        break;
+    }
+    case OPT_ASYMMETRIC:
+        j->compute.glcm_asymmetric = 1;
         break;
     case OPT_BINS: /* 0 would be the library's "distinct values" */
         if (parse_long(val, 1, UINT32_MAX, &a1) != 0)
@@ -869,6 +907,9 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
      * range without bins as unused for integer samples). */
     if ((c->range_given || j->range_auto) && j->compute.bins == 0)
         j->compute.bins = 256;
+    /* --levels N without --range: N levels over the band's own range. */
+    if (c->levels_given && !c->range_given)
+        j->range_auto = 1;
     return validate(c, msg, n);
 }
 

@@ -21,6 +21,7 @@ typedef struct cli_opts {
                                    refuses them) */
     int window_code;        /* the option that gave the window (--window or --disk), or 0 */
     int range_given;        /* --range LO:HI (the last --range was not auto) */
+    int levels_given;       /* --levels N (then --range is auto unless given) */
     char *command_line;     /* owned (cli_free): argv shell-quoted, for provenance */
     int *band_list;         /* owned (cli_free): --band B1,B2,... (job.band_list) */
     int *window_list;       /* owned (cli_free): --window K1,K2,... (job.window_list) */

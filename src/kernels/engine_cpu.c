@@ -40,6 +40,8 @@
 #include "engine_cpu_cols.h"
 #include "engine_cpu_cmp.h"
 #include "engine_cpu_majority.h"
+#include "glcm.h"
+#include "measure.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -113,6 +115,9 @@ struct winent_cpu_engine {
                                 band heights and reports; written by any
                                 worker) */
     thread_scratch *scratch; /* owned: one per thread */
+    /* A co-occurrence measure: the GLCM engine computes the bands. */
+    winent_glcm_plan *glcm_plan; /* owned, or NULL */
+    winent_glcm_cpu *glcm;       /* owned, or NULL */
 };
 
 /* Where a kernel finds its codes and puts its floats. Image coordinates:
@@ -362,6 +367,8 @@ static size_t code_size(code_kind k)
     }
 }
 
+static winent_status glcm_create(winent_cpu_engine *e, winent_err *err);
+
 winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int max_in_rows,
                                        int threads, winent_cpu_engine **out, winent_err *err)
 {
@@ -375,6 +382,15 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
     e->max_width = max_width < 1 ? 1 : max_width;
     e->max_in_rows = max_in_rows < 1 ? 1 : max_in_rows;
     e->can_nodata = winent_dtype_is_float(p->opts.dtype) || (r->has_nodata && r->nodata_int_ok);
+    if (winent_measure_is_glcm(p->opts.measure)) {
+        winent_status st = glcm_create(e, err);
+        if (st != WINENT_OK) {
+            winent_cpu_engine_free(e);
+            return st;
+        }
+        *out = e;
+        return WINENT_OK;
+    }
     const size_t ss = winent_dtype_size(p->opts.dtype);
     if (!r->quantize && ss == 1) {
         e->kind = CODES_SAMPLES8;
@@ -470,7 +486,28 @@ void winent_cpu_engine_free(winent_cpu_engine *e)
         for (int i = 0; i < e->threads; i++)
             free_scratch(&e->scratch[i]);
     free(e->scratch);
+    winent_glcm_cpu_free(e->glcm);
+    winent_glcm_plan_free(e->glcm_plan);
     free(e);
+}
+
+/* The GLCM engine for a plan whose measure is a co-occurrence one: the
+ * compute options with that one measure, its distance, angles and
+ * symmetry. */
+static winent_status glcm_create(winent_cpu_engine *e, winent_err *err)
+{
+    const winent_compute_opts *c = &e->plan->opts;
+    winent_glcm_opts g;
+    winent_glcm_opts_default(&g);
+    g.compute = *c;
+    g.compute.measure = WINENT_MEASURE_ENTROPY;
+    g.distance = c->glcm_distance > 0 ? c->glcm_distance : 1;
+    g.angles = c->glcm_angles;
+    g.symmetric = !c->glcm_asymmetric;
+    g.nmeasures = 1;
+    g.measures[0] = (winent_glcm_measure)(c->measure - WINENT_MEASURE_GLCM_ENTROPY);
+    WINENT_TRY(winent_glcm_plan_create(&g, &e->glcm_plan, err));
+    return winent_glcm_cpu_create(e->glcm_plan, e->max_width, e->threads, &e->glcm, err);
 }
 
 static int thread_id(void)
@@ -629,6 +666,8 @@ static double cols_ns_per_update(const winent_cpu_engine *e, const uint8_t *code
 double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *rows,
                                        size_t row_bytes, int width, int nrows)
 {
+    if (e->glcm != NULL) /* a pair histogram per angle, slid as the entropy's */
+        return NS_PER_UPDATE_SLIDE * e->glcm_plan->nangles;
     if (e->few == WINENT_FEW_NONE && e->cols == WINENT_FEW_NONE)
         return NS_PER_UPDATE_SLIDE;
     if (rows == NULL || nrows < 1 || width < 1)
@@ -750,6 +789,16 @@ int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width)
 size_t winent_cpu_scratch_bytes(const winent_plan *p, int width)
 {
     const size_t W = (size_t)(width > 0 ? width : 1);
+    if (winent_measure_is_glcm(p->opts.measure)) {
+        /* The GLCM engine's (glcm_cpu.c): four lanes' pair and marginal
+         * histograms, their sums per column, each capped buffer of column
+         * moments and pair codes, a code row per input row. */
+        const size_t L = p->opts.bins > 0 ? p->opts.bins : 256;
+        const size_t capped = (size_t)48 << 20;
+        const size_t mom = W * 4 * 10 * 8, pc = W * (size_t)(p->ky + 8) * 4 * 4;
+        return 4 * L * L * 4 + 4 * 2 * L * 4 + W * 4 * 12 + (mom < capped ? mom : capped) +
+               (pc < capped ? pc : capped) + W * (size_t)(p->ky + 64) * 2 + 4096;
+    }
     const size_t in_rows = (size_t)(winent_cpu_band_rows(p, width) + 2 * p->ry);
     size_t hist = p->direct && p->ncodes < 65536 ? (size_t)p->ncodes + 1 : 65536;
     size_t b = LANES * hist * sizeof(uint16_t) + W * sizeof(uint32_t); /* histograms, one row */
@@ -791,6 +840,10 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
     const int ra = imax(0, ya - p->ry), rb = imin(c->height, yb + p->ry);
     if (ya < c->y0 || yb > c->y1 || ra < c->in_y0 || rb > c->in_y0 + c->in_h)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "band [%d, %d) outside its chunk", ya, yb);
+    if (e->glcm != NULL) { /* a co-occurrence measure: its own engine */
+        float *planes[1] = {out};
+        return winent_glcm_cpu_compute_rows(e->glcm, worker, c, ya, yb, planes, out_stride, err);
+    }
     if (p->opts.measure == WINENT_MEASURE_MAJORITY) /* no running sum: its own kernel */
         return winent_cpu_majority_rows(p, c, ya, yb, out, out_stride, err);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "engine_reference.h"
+#include "measure.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -120,6 +121,11 @@ static double plain_value(const winent_plan *p, const uint32_t *code, const int 
 static winent_status compute(const winent_plan *p, const winent_chunk *c, float *out_f,
                              double *out_d, size_t out_stride, winent_err *err)
 {
+    /* The co-occurrence measures' oracle is their own (tests/engine/glcm_oracle.h). */
+    if (winent_measure_is_glcm(p->opts.measure))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "the reference engine computes the histogram measures only, not %s",
+                          winent_measure_name(p->opts.measure));
     uint32_t *codes = chunk_codes(p, c);
     uint32_t *win = malloc(sizeof *win * (size_t)p->nmax);
     uint32_t *code = malloc(sizeof *code * (size_t)p->nmax);

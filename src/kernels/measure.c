@@ -15,8 +15,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[WINENT_MEASURE_COUNT] = {"entropy",  "renyi",    "simpson",
-                                                        "richness", "evenness", "majority"};
+static const char *const names[WINENT_MEASURE_COUNT] = {
+    "entropy",          "renyi",
+    "simpson",          "richness",
+    "evenness",         "majority",
+    "glcm-entropy",     "glcm-asm",
+    "glcm-energy",      "glcm-contrast",
+    "glcm-dissimilarity", "glcm-homogeneity",
+    "glcm-correlation", "glcm-mean",
+    "glcm-variance",    "glcm-cluster-shade",
+    "glcm-cluster-prominence", "glcm-cond-entropy",
+    "glcm-mutual-info"};
+
+#define MEASURE_WORDS                                                                            \
+    "use entropy, renyi:Q, simpson, richness, evenness, majority, or a co-occurrence measure: "  \
+    "glcm-entropy, glcm-asm, glcm-energy, glcm-contrast, glcm-dissimilarity, "                 \
+    "glcm-homogeneity, glcm-correlation, glcm-mean, glcm-variance, glcm-cluster-shade, "       \
+    "glcm-cluster-prominence, glcm-cond-entropy, glcm-mutual-info"
+
+int winent_measure_is_glcm(winent_measure m)
+{
+    return m >= WINENT_MEASURE_GLCM_ENTROPY && m < WINENT_MEASURE_COUNT;
+}
 
 const char *winent_measure_name(winent_measure m)
 {
@@ -27,6 +47,20 @@ int winent_measure_text(const winent_compute_opts *o, char *buf, size_t size)
 {
     if (o->measure == WINENT_MEASURE_RENYI)
         return snprintf(buf, size, "renyi:%.17g", o->renyi_q);
+    if (winent_measure_is_glcm(o->measure)) {
+        /* The pairs' distance and angles where they are not the defaults
+         * (1; all four, symmetric): they name different maps. */
+        char a[32] = "";
+        size_t n = 0;
+        const unsigned angles = o->glcm_angles;
+        for (int k = 0; angles != 0 && angles != 15u && k < 4; k++)
+            if (angles & (1u << k))
+                n += (size_t)snprintf(a + n, sizeof a - n, "%s%d", n ? "+" : ":a", 45 * k);
+        return snprintf(buf, size, "%s%s%.0d%s%s", winent_measure_name(o->measure),
+                        o->glcm_distance > 1 ? ":d" : "",
+                        o->glcm_distance > 1 ? o->glcm_distance : 0, a,
+                        o->glcm_asymmetric ? ":asym" : "");
+    }
     return snprintf(buf, size, "%s", winent_measure_name(o->measure));
 }
 
@@ -56,10 +90,7 @@ winent_status winent_measure_parse(const char *text, winent_measure *m, double *
             *m = (winent_measure)i;
             return winent_err_export(&e, WINENT_OK, err);
         }
-    st = WINENT_ERR(&e, WINENT_ERR_USAGE,
-                    "--measure: '%s': use entropy, renyi:Q, simpson, richness, evenness or "
-                    "majority",
-                    text);
+    st = WINENT_ERR(&e, WINENT_ERR_USAGE, "--measure: '%s': " MEASURE_WORDS, text);
     return winent_err_export(&e, st, err);
 }
 
@@ -81,10 +112,21 @@ static int renyi_scale(double q, int nmax, double *qmax)
 winent_status winent_measure_check(const winent_compute_opts *o, winent_err *err)
 {
     if ((unsigned)o->measure >= WINENT_MEASURE_COUNT)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--measure: '%d': use entropy, renyi:Q, simpson, richness, evenness "
-                          "or majority",
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--measure: '%d': " MEASURE_WORDS,
                           (int)o->measure);
+    /* The pairs' options mean something to the co-occurrence measures
+     * alone (and a caller of the others may leave them unset). */
+    if (winent_measure_is_glcm(o->measure) && (o->glcm_distance < 0 || o->glcm_distance > 127))
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "--distance: '%d': give 1 to 127",
+                          o->glcm_distance);
+    if (winent_measure_is_glcm(o->measure) && o->glcm_angles > 15u)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--angles: give degrees from 0, 45, 90 and 135, e.g. 0,90");
+    if (winent_measure_is_glcm(o->measure) && o->disk)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--measure %s: the co-occurrence measures take rectangular windows "
+                          "only: give --window K or WxH",
+                          winent_measure_name(o->measure));
     if (o->measure != WINENT_MEASURE_RENYI)
         return WINENT_OK;
     if (!isfinite(o->renyi_q) || o->renyi_q < 0.0)
@@ -173,6 +215,29 @@ double winent_majority_top(const winent_compute_opts *o)
     return 0.0;
 }
 
+/* The largest value of a co-occurrence measure with L levels (the scale
+ * of integer outputs; correlation and cluster shade may be negative, and
+ * job_opts.c keeps them to float outputs). */
+static double glcm_top(const winent_compute_opts *o)
+{
+    const double L = o->bins > 0 ? (double)o->bins : o->dtype == WINENT_U8 || o->dtype == WINENT_I8
+                                                         ? 256.0
+                                                         : 65536.0;
+    const double m = L - 1.0;
+    switch (o->measure) {
+    case WINENT_MEASURE_GLCM_ENTROPY: return log_base(L * L, o->base);
+    case WINENT_MEASURE_GLCM_COND_ENTROPY:
+    case WINENT_MEASURE_GLCM_MUTUAL_INFO: return log_base(L, o->base);
+    case WINENT_MEASURE_GLCM_CONTRAST: return m * m;
+    case WINENT_MEASURE_GLCM_DISSIMILARITY:
+    case WINENT_MEASURE_GLCM_MEAN: return m;
+    case WINENT_MEASURE_GLCM_VARIANCE: return m * m;
+    case WINENT_MEASURE_GLCM_CLUSTER_SHADE: return 8.0 * m * m * m;
+    case WINENT_MEASURE_GLCM_CLUSTER_PROMINENCE: return 16.0 * m * m * m * m;
+    default: return 1.0; /* asm, energy, homogeneity, correlation */
+    }
+}
+
 double winent_measure_top(const winent_compute_opts *o, double n, uint32_t bins)
 {
     if (bins > 0 && (double)bins < n)
@@ -184,6 +249,8 @@ double winent_measure_top(const winent_compute_opts *o, double n, uint32_t bins)
     case WINENT_MEASURE_MAJORITY: return winent_majority_top(o);
     default: break;
     }
+    if (winent_measure_is_glcm(o->measure))
+        return glcm_top(o);
     if (!(n > 1.0))
         return 0.0;
     return log_base(n, o->base);

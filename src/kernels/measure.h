@@ -12,6 +12,9 @@
 #include "winent.h"
 #include "../base/werr.h"
 
+/* 1 for a co-occurrence (GLCM) measure, which the GLCM engine computes. */
+int winent_measure_is_glcm(winent_measure m);
+
 /* The measure's options (a known measure; renyi's Q >= 0 and small enough
  * for the window: usage errors naming --measure). */
 winent_status winent_measure_check(const winent_compute_opts *o, winent_err *err);

@@ -148,9 +148,26 @@ static winent_status check_band_list(const winent_job_opts *o, winent_words w, w
     return WINENT_OK;
 }
 
+/* A measure that can be negative (a correlation, a cluster shade) has no
+ * unsigned integer sample: --ot uint8|uint16 would clamp it. */
+static winent_status check_measure_type(const winent_job_opts *o, winent_measure m,
+                                        winent_err *err)
+{
+    const int is_int = o->out_type == WINENT_OT_UINT8 || o->out_type == WINENT_OT_UINT16;
+    if (is_int &&
+        (m == WINENT_MEASURE_GLCM_CORRELATION || m == WINENT_MEASURE_GLCM_CLUSTER_SHADE))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "--ot: %s can be negative, which unsigned samples cannot hold: give "
+                          "--ot float32 or float16 for it",
+                          winent_measure_name(m));
+    return WINENT_OK;
+}
+
 /* --measure M1,M2,...: each a measure the library computes, none twice. */
 static winent_status check_measure_list(const winent_job_opts *o, winent_err *err)
 {
+    if (o->nmeasure_list <= 0)
+        WINENT_TRY(check_measure_type(o, o->compute.measure, err));
     if (o->nmeasure_list < 0 || (o->nmeasure_list > 0 && o->measure_list == NULL))
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--measure: a list of %d measures at %p",
                           o->nmeasure_list, (const void *)o->measure_list);
@@ -159,6 +176,7 @@ static winent_status check_measure_list(const winent_job_opts *o, winent_err *er
         c.measure = o->measure_list[i];
         c.renyi_q = o->measure_q ? o->measure_q[i] : 0.0;
         WINENT_TRY(winent_measure_check(&c, err));
+        WINENT_TRY(check_measure_type(o, c.measure, err));
         for (int j = 0; j < i; j++)
             if (o->measure_list[j] == c.measure &&
                 (c.measure != WINENT_MEASURE_RENYI || o->measure_q[j] == c.renyi_q)) {

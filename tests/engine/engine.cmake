@@ -31,3 +31,6 @@ set_tests_properties(test_glcm PROPERTIES TIMEOUT 600)
 winent_sh_test(test_glcm_skimage test_glcm_skimage.sh)
 set_tests_properties(test_glcm_skimage PROPERTIES TIMEOUT 600)
 winent_sh_test(test_measures_numpy test_measures_numpy.sh)
+# The co-occurrence measures through the CLI: the engine's bits on every
+# pipeline path (test_glcm_cli.sh).
+winent_sh_test(test_glcm_cli test_glcm_cli.sh)

@@ -30,6 +30,9 @@ int main(void)
     FIELD(winent_compute_opts, disk);
     FIELD(winent_compute_opts, measure);
     FIELD(winent_compute_opts, renyi_q);
+    FIELD(winent_compute_opts, glcm_distance);
+    FIELD(winent_compute_opts, glcm_angles);
+    FIELD(winent_compute_opts, glcm_asymmetric);
 
     STRUCT(winent_progress);
     FIELD(winent_progress, rows_done);
