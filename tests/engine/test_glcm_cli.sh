@@ -17,16 +17,13 @@ W=301 H=233
     --seed 5 "$T/b.u16"
 # same_maps NAME TOOL.f32 K RAW...: the tool's K planes, in order, = the raw maps' bits.
 same_maps() {
-    "$PY" - "$@" <<'PY'
-import sys
-import numpy as np
-name, tool, k, maps = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-t = np.fromfile(tool, "<u4").reshape(k, -1)
-for i, m in enumerate(maps):
-    a = np.fromfile(m, "<u4")
-    if a.shape != t[i].shape or not np.array_equal(a, t[i]):
-        sys.exit("%s: %s differs from the engine's plane %d" % (name, m, i))
-PY
+    _sn=$1 _tool=$2; shift 3
+    _i=0
+    for _m in "$@"; do
+        dd if="$_tool" of="$T/plane" bs=$((W * H * 4)) skip=$_i count=1 2>/dev/null
+        cmp -s "$T/plane" "$_m" || { echo "$_sn: $_m differs from the engine's plane $_i" >&2; return 1; }
+        _i=$((_i + 1))
+    done
 }
 # case NAME MEASURES CLI-OPTIONS -- TOOL-OPTIONS: one pass of the CLI with
 # --measure MEASURES, raw maps (NAME_b1_wK_MEASURE...raw), against the tool.
