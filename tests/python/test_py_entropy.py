@@ -4,6 +4,7 @@ same samples as a raw file bit for bit (every dtype, windows, bases, bins
 and ranges, nodata and NaN, range="auto"), to scikit-image's
 filters.rank.entropy (base 2, as tests/engine/skimage_compare.py compares), and
 to itself through strides, byte orders and threads; its errors mapped."""
+import os
 import threading
 
 from py_harness import (check, cli_map, cli_message, expect_raises, finish, need, path,
@@ -275,9 +276,14 @@ def test_errors():
                           winent.entropy, a, device="gpu", status=5)
         code, msg = cli_message("--device", "gpu", "--size", size, "--dtype", "u8", raw,
                                 path("err.f32"))
-        if e is not None:
+        if e is not None and os.environ.get("WINENT_LIBRARY"):
             check("device='gpu' without a GPU: the CLI's message %r (got %r)" % (msg, str(e)),
                   code == 5 and str(e) == msg)
+        elif e is not None:
+            # A package's own library (pip's build) may be built without
+            # CUDA where the CLI has it: the same line but for the reason.
+            check("device='gpu' without a GPU: the CLI's line %r, its reason aside (got %r)"
+                  % (msg, str(e)), code == 5 and str(e).split("(")[0] == msg.split("(")[0])
     else:
         print("SKIP part: a GPU is usable here: device='gpu' works")
     expect_raises("device='cpu,x'", winent.UsageError, winent.entropy, a, device="cpu,x")
