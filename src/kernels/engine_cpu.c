@@ -835,17 +835,17 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "chunk larger than the CPU engine was sized for");
     if (yb <= ya || W == 0)
         return WINENT_OK;
-    thread_scratch *s = &e->scratch[worker];
     /* Input rows this band's windows need. */
     const int ra = imax(0, ya - p->ry), rb = imin(c->height, yb + p->ry);
     if (ya < c->y0 || yb > c->y1 || ra < c->in_y0 || rb > c->in_y0 + c->in_h)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "band [%d, %d) outside its chunk", ya, yb);
-    if (e->glcm != NULL) { /* a co-occurrence measure: its own engine */
+    if (e->glcm != NULL) { /* a co-occurrence measure: its own engine and scratch */
         float *planes[1] = {out};
         return winent_glcm_cpu_compute_rows(e->glcm, worker, c, ya, yb, planes, out_stride, err);
     }
     if (p->opts.measure == WINENT_MEASURE_MAJORITY) /* no running sum: its own kernel */
         return winent_cpu_majority_rows(p, c, ya, yb, out, out_stride, err);
+    thread_scratch *s = &e->scratch[worker];
 
     slide_job j;
     memset(&j, 0, sizeof j);
