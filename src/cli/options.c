@@ -119,23 +119,30 @@ static winent_status refuse(const char *name, const char *val, char *msg, size_t
     return st;
 }
 
+/* The row of the CLI's option `name` in the library's table, or NULL. */
+static const winent_option *table_row(const char *name)
+{
+    int count = 0;
+    const winent_option *t = winent_options(&count);
+    for (int i = 0; t != NULL && i < count; i++)
+        if (t[i].cli != NULL && strcmp(t[i].cli, name) == 0)
+            return &t[i];
+    return NULL;
+}
+
 /* The index of `val` among the '|'-separated words of option `name` in
  * the library's table (their order is the enumeration's), or -1. */
 static int table_word(const char *name, const char *val)
 {
-    int count;
-    const winent_option *t = winent_options(&count);
-    for (int i = 0; i < count; i++) {
-        if (t[i].cli == NULL || strcmp(t[i].cli, name) != 0 || t[i].words == NULL)
-            continue;
-        const char *w = t[i].words;
-        for (int k = 0; *w; k++) {
-            size_t len = strcspn(w, "|");
-            if (strlen(val) == len && strncmp(w, val, len) == 0)
-                return k;
-            w += len + (w[len] == '|');
-        }
+    const winent_option *row = table_row(name);
+    if (row == NULL || row->words == NULL)
         return -1;
+    const char *w = row->words;
+    for (int k = 0; *w; k++) {
+        size_t len = strcspn(w, "|");
+        if (strlen(val) == len && strncmp(w, val, len) == 0)
+            return k;
+        w += len + (w[len] == '|');
     }
     return -1;
 }
@@ -213,18 +220,6 @@ static int parse_size(const char *s, uint64_t *out)
 
 static const char *long_name(int code);
 
-/* What a refused --disk is told (the options table's words): the library
- * checks the windows --disk made as windows. */
-static const char *disk_advice(void)
-{
-    int n = 0;
-    const winent_option *t = winent_options(&n);
-    for (int i = 0; t != NULL && i < n; i++)
-        if (t[i].cli != NULL && strcmp(t[i].cli, "disk") == 0)
-            return t[i].cli_advice;
-    return NULL;
-}
-
 /* The library quotes a value as it holds it ("--window: '5,5': ...", the
  * numbers parsed); the CLI quotes what the user typed ('5,5x5', '3x04', or
  * --disk's '2,2'), the rest of the line the library's. */
@@ -248,8 +243,9 @@ static void quote_typed(const cli_opts *c, char *msg, size_t n)
     char out[WINENT_MSG_LEN];
     const int disk = !strcmp(long_name(code), "window") && c->window_by_disk;
     /* The window's range refused: a radius's words, not a window's. */
-    const char *advice =
-        disk && strncmp(close + 3, "give K or WxH", 13) == 0 ? disk_advice() : NULL;
+    const winent_option *disk_row =
+        disk && strncmp(close + 3, "give K or WxH", 13) == 0 ? table_row("disk") : NULL;
+    const char *advice = disk_row ? disk_row->cli_advice : NULL;
     if (advice != NULL)
         snprintf(out, sizeof out, "--disk: '%s': %s", typed, advice);
     else
