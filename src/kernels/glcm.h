@@ -135,8 +135,9 @@ void winent_glcm_levels(const winent_glcm_plan *p, const void *samples, size_t c
 
 typedef struct winent_glcm_cpu winent_glcm_cpu;
 
-/* Scratch for `threads` workers on images at most `max_width` wide. The
- * plan is borrowed. */
+/* An engine for `threads` workers on images at most `max_width` wide; a
+ * worker's scratch is made on its first band (an engine that never
+ * computes holds none). The plan is borrowed. */
 winent_status winent_glcm_cpu_create(const winent_glcm_plan *p, int max_width, int threads,
                                      winent_glcm_cpu **out, winent_err *err);
 

@@ -406,22 +406,6 @@ winent_status winent_glcm_cpu_create(const winent_glcm_plan *p, int max_width, i
     e->scratch = calloc((size_t)threads, sizeof *e->scratch);
     if (e->scratch == NULL)
         goto nomem;
-    const size_t L = (size_t)p->levels, W = (size_t)(max_width > 0 ? max_width : 1);
-    for (int t = 0; t < threads; t++) {
-        glcm_scratch *s = &e->scratch[t];
-        const size_t nl = WINENT_GLCM_LANES;
-        s->hist = calloc(nl * L * L, sizeof *s->hist);
-        s->marg = calloc(nl * 2 * L, sizeof *s->marg);
-        s->sum = malloc(nl * (size_t)p->opts.nmeasures * W * sizeof *s->sum);
-        s->cnt = malloc(nl * W * sizeof *s->cnt);
-        if (s->hist == NULL || s->marg == NULL || s->sum == NULL || s->cnt == NULL)
-            goto nomem;
-        const size_t cs = W * nl * NQ * sizeof(int64_t), pc = W * pc_rows(p) * sizeof(uint32_t);
-        if (p->need_mom && cs <= BUF_BYTES_MAX && (s->cs = malloc(cs)) == NULL)
-            goto nomem;
-        if (p->need_hist && !p->need_marg && pc <= BUF_BYTES_MAX && (s->pc = malloc(pc)) == NULL)
-            goto nomem;
-    }
     *out = e;
     return WINENT_OK;
 nomem:
@@ -481,6 +465,36 @@ static void compute_rows(const winent_glcm_cpu *e, const winent_glcm_geom *g, gl
     }
 }
 
+/* A worker's buffers, made on its first band: an engine that never
+ * computes (a map computed in its group's pass, or a worker the pool never
+ * runs) holds none. */
+static winent_status scratch_ready(const winent_glcm_cpu *e, glcm_scratch *s, winent_err *err)
+{
+    if (s->hist != NULL)
+        return WINENT_OK;
+    const winent_glcm_plan *p = e->plan;
+    const size_t L = (size_t)p->levels, W = (size_t)(e->max_width > 0 ? e->max_width : 1);
+    const size_t nl = WINENT_GLCM_LANES;
+    s->marg = calloc(nl * 2 * L, sizeof *s->marg);
+    s->sum = malloc(nl * (size_t)p->opts.nmeasures * W * sizeof *s->sum);
+    s->cnt = malloc(nl * W * sizeof *s->cnt);
+    const size_t cs = W * nl * NQ * sizeof(int64_t), pc = W * pc_rows(p) * sizeof(uint32_t);
+    if (p->need_mom && cs <= BUF_BYTES_MAX)
+        s->cs = malloc(cs);
+    if (p->need_hist && !p->need_marg && pc <= BUF_BYTES_MAX)
+        s->pc = malloc(pc);
+    /* hist last: its presence says the rest is there */
+    if (s->marg != NULL && s->sum != NULL && s->cnt != NULL &&
+        (s->cs != NULL || !p->need_mom || cs > BUF_BYTES_MAX) &&
+        (s->pc != NULL || !p->need_hist || p->need_marg || pc > BUF_BYTES_MAX))
+        s->hist = calloc(nl * L * L, sizeof *s->hist);
+    if (s->hist != NULL)
+        return WINENT_OK;
+    free(s->marg), free(s->sum), free(s->cnt), free(s->cs), free(s->pc);
+    s->marg = NULL, s->sum = NULL, s->cnt = NULL, s->cs = NULL, s->pc = NULL;
+    return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GLCM engine");
+}
+
 winent_status winent_glcm_cpu_compute_rows(winent_glcm_cpu *e, int worker, const winent_chunk *c,
                                            int ya, int yb, float *const *out, size_t out_stride,
                                            winent_err *err)
@@ -498,6 +512,7 @@ winent_status winent_glcm_cpu_compute_rows(winent_glcm_cpu *e, int worker, const
         return WINENT_ERR(err, WINENT_ERR_INTERNAL,
                           "GLCM engine: the chunk lacks input rows %d..%d", in0, in0 + nin);
     glcm_scratch *s = &e->scratch[worker];
+    WINENT_TRY(scratch_ready(e, s, err));
     const size_t need = (size_t)nin * (size_t)c->width;
     if (need > s->codes_cap) {
         uint16_t *nc = realloc(s->codes, need * sizeof *nc);

@@ -120,6 +120,11 @@ typedef struct job_map {
     winent_plan *plan;       /* shared by maps of equal options; owned where `owner` */
     winent_cpu_engine *cpu;  /* the same (NULL without the CPU engine) */
     int owner;
+    /* Maps [m, m + group) computed in one pass by `shared` (group > 1,
+     * owned), this map's own engine (1), or by an earlier map's pass (0):
+     * see map_groups. */
+    int group;
+    winent_cpu_engine *shared;
 } job_map;
 
 /* One chunk: output rows [y0, y1) and the input rows their windows need
