@@ -111,6 +111,7 @@ typedef struct winent_glcm_plan {
     int64_t *t;          /* owned: [0..tmax] c lq[c] */
     int64_t *du;         /* owned: [0..tmax] t[c + 1] - t[c] (du[tmax] = 0) */
     int64_t *hw;         /* owned: [0..L-1] round(2^32 / (1 + d^2)) */
+    uint16_t lut8[256];  /* 8-bit dtypes: each sample value's level */
 } winent_glcm_plan;
 
 /* Check the options (usage errors naming the CLI's options) and build the

@@ -135,6 +135,14 @@ WINENT_HD double winent_glcm_correlation(const winent_glcm_acc *a, int symmetric
     return WINENT_DDIV(WINENT_I2D(n * a->sij - a->si * a->sj), den);
 }
 
+/* The entropy of one angle's matrix; a->n > 0. */
+WINENT_HD double winent_glcm_entropy_value(const winent_glcm_acc *a, const winent_glcm_tabs *t)
+{
+    const int64_t N = t->symmetric ? 2 * a->n : a->n;
+    return WINENT_DDIV(WINENT_I2D(winent_glcm_hjoint(a, t)),
+                       WINENT_DMUL(WINENT_I2D(N), WINENT_LQ_SCALE));
+}
+
 /* Measure `m` (a winent_glcm_measure) of one angle's matrix; a->n > 0. */
 WINENT_HD double winent_glcm_value(int m, const winent_glcm_acc *a, const winent_glcm_tabs *t)
 {
@@ -142,9 +150,7 @@ WINENT_HD double winent_glcm_value(int m, const winent_glcm_acc *a, const winent
     const int sym = t->symmetric;
     const int64_t N = sym ? 2 * n : n;
     switch (m) {
-    case 0: /* entropy */
-        return WINENT_DDIV(WINENT_I2D(winent_glcm_hjoint(a, t)),
-                           WINENT_DMUL(WINENT_I2D(N), WINENT_LQ_SCALE));
+    case 0: return winent_glcm_entropy_value(a, t);
     case 1: /* ASM */
     case 2: /* energy */ {
         const double asm_ = sym ? winent_glcm_ratio(a->q + a->qdiag, 2 * n * n)
