@@ -76,7 +76,8 @@ static const int default_windows[] = {3, 5, 9, 15, 31, 63, 127, 255};
 
 typedef struct kernels_opts {
     int device, width, height, threads, cpu_only;
-    winent_measure measure; /* --measure (the CPU alone for any but the entropy) */
+    winent_measure measure; /* --measure (the CPU alone for the majority) */
+    int levels;             /* --levels N: the values quantized into N bins (0: none) */
     double renyi_q;
     int cpu_time;    /* --cpu-time */
     double budget;   /* seconds one timed run should take */
@@ -568,6 +569,11 @@ static void run_cell(const kernels_opts *o, const value_set *vs, const file_set 
     set_compute_opts(vs, f, k, &co);
     co.measure = o->measure;
     co.renyi_q = o->renyi_q;
+    if (o->levels > 0) { /* N bins over the set's values (the co-occurrence measures' levels) */
+        co.bins = (uint32_t)o->levels;
+        co.range_lo = 0.0;
+        co.range_hi = vs->bins ? 1.0 : vs->values ? (double)vs->values : 256.0;
+    }
     snprintf(cpu_path, sizeof cpu_path, "cpu/t%d", o->threads);
     if (winent_plan_create(&co, &p, &err) != WINENT_OK ||
         winent_cpu_engine_create(p, o->width, o->height, o->threads, &cpu, &err) != WINENT_OK) {
@@ -743,7 +749,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: winent-bench kernels [--device N] [--size WxH] [--threads N]\n"
             "           [--windows 3,5,...] [--sets 16,256,...] [--variants auto,thread,warp,few,cmp,groups,colpack,dense,block,sparse]\n"
-            "           [--quick] [--cpu-only] [--measure M] [--cpu-time] [--csv FILE] [--budget S]\n"
+            "           [--quick] [--cpu-only] [--measure M] [--levels N] [--cpu-time] [--csv FILE] [--budget S]\n"
             "           [--input FILE [--input-size WxH --input-dtype T]]\n"
             "  The GPU window kernels alone (device memory to device memory, each variant\n"
             "  forced through WINENT_GPU_KERNEL, checked bit for bit against the CPU engine\n"
@@ -767,7 +773,9 @@ static void usage(FILE *f)
             "                   (--size, --windows, --sets given as well win)\n"
             "  --cpu-only       the CPU table alone\n"
             "  --measure M      the measure (winent-stream's --measure; default entropy):\n"
-            "                   any other is timed on the CPU alone\n"
+            "                   the majority is timed on the CPU alone\n"
+            "  --levels N       the set's values quantized into N bins (the co-occurrence\n"
+            "                   measures' levels: --levels 32 --sets 256 is 32 levels)\n"
             "  --cpu-time       time the CPU engine by the process's CPU time, not the wall\n"
             "                   clock (Gpixel/s per core busy): on a machine shared with\n"
             "                   other work, with --threads 1, the time our core really ran\n"
@@ -924,10 +932,12 @@ static int parse_opts(int argc, char **argv, kernels_opts *o, int *code)
                 fprintf(stderr, PROG ": %s\n", e.message);
                 return -1;
             }
-            /* The GPU kernels compute the entropy only. */
-            if (o->measure != WINENT_MEASURE_ENTROPY &&
-                !(o->measure == WINENT_MEASURE_RENYI && o->renyi_q == 1.0))
+            /* The GPU engine computes every measure but the majority. */
+            if (o->measure == WINENT_MEASURE_MAJORITY)
                 o->cpu_only = 1;
+            i++;
+        } else if (!strcmp(a, "--levels") && sscanf(v, "%d%c", &o->levels, &end) == 1 &&
+                   o->levels >= 1) {
             i++;
         } else if (!strcmp(a, "--windows")) {
             if (parse_list(a, v, o->windows, MAX_WINDOWS, &o->nwindows))

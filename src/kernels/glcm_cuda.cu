@@ -140,26 +140,34 @@ extern "C" winent_status winent_glcm_cuda_create(const winent_glcm_plan *p, int 
     return WINENT_OK;
 }
 
-extern "C" winent_status winent_glcm_cuda_compute(winent_glcm_cuda *e, const winent_chunk *c,
-                                                  float *const *out, size_t out_stride,
-                                                  winent_err *err)
+/* The chunk's levels of the input rows its output rows need, to the GPU
+ * (*in0: the first of those rows). */
+static winent_status upload_levels(winent_glcm_cuda *e, const winent_chunk *c, int *in0,
+                                   winent_err *err)
 {
     const winent_glcm_plan *p = e->plan;
-    const int W = c->width, nm = p->opts.nmeasures, rows = c->y1 - c->y0;
-    if (rows <= 0)
-        return WINENT_OK;
-    int in0, nin;
-    winent_chunk_input_rows(c->y0, c->y1, p->ry, c->height, &in0, &nin);
-    if (W > e->max_width || nin > e->max_in_rows || in0 < c->in_y0 ||
-        in0 + nin > c->in_y0 + c->in_h)
+    const int W = c->width;
+    int nin;
+    winent_chunk_input_rows(c->y0, c->y1, p->ry, c->height, in0, &nin);
+    if (W > e->max_width || nin > e->max_in_rows || *in0 < c->in_y0 ||
+        *in0 + nin > c->in_y0 + c->in_h)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "GLCM GPU engine: a chunk it cannot hold");
     CU(cudaSetDevice(e->device), "set device");
     for (int r = 0; r < nin; r++)
-        winent_glcm_levels(p, (const char *)c->rows + (size_t)(in0 - c->in_y0 + r) * c->row_bytes,
+        winent_glcm_levels(p, (const char *)c->rows + (size_t)(*in0 - c->in_y0 + r) * c->row_bytes,
                            (size_t)W, e->h_codes + (size_t)r * W);
     CU(cudaMemcpy(e->d_codes, e->h_codes, (size_t)nin * W * sizeof(uint16_t),
                   cudaMemcpyHostToDevice),
        "levels to the GPU");
+    return WINENT_OK;
+}
+
+/* The kernel over the chunk's output rows, into d_out (plane k of rows
+ * (y1 - y0) x W at k (y1 - y0) W). */
+static winent_status launch(winent_glcm_cuda *e, const winent_chunk *c, int in0, winent_err *err)
+{
+    const winent_glcm_plan *p = e->plan;
+    const int W = c->width, rows = c->y1 - c->y0;
     winent_glcm_geom g;
     winent_glcm_geom_init(p, W, c->height, &g);
     const size_t tmax = (size_t)p->tmax + 1;
@@ -171,9 +179,23 @@ extern "C" winent_status winent_glcm_cuda_compute(winent_glcm_cuda *e, const win
     long long blocks = (tasks + threads - 1) / threads;
     if (blocks > e->slots / threads)
         blocks = e->slots / threads;
-    glcm_kernel<<<(unsigned)blocks, threads>>>(g, e->d_codes, in0, c->y0, c->y1, e->d_hist, e->d_marg,
-                                     e->d_sum, e->d_cnt, e->d_out);
+    glcm_kernel<<<(unsigned)blocks, threads>>>(g, e->d_codes, in0, c->y0, c->y1, e->d_hist,
+                                               e->d_marg, e->d_sum, e->d_cnt, e->d_out);
     CU(cudaGetLastError(), "GLCM kernel launch");
+    return WINENT_OK;
+}
+
+extern "C" winent_status winent_glcm_cuda_compute(winent_glcm_cuda *e, const winent_chunk *c,
+                                                  float *const *out, size_t out_stride,
+                                                  winent_err *err)
+{
+    const winent_glcm_plan *p = e->plan;
+    const int W = c->width, nm = p->opts.nmeasures, rows = c->y1 - c->y0;
+    if (rows <= 0)
+        return WINENT_OK;
+    int in0;
+    WINENT_TRY(upload_levels(e, c, &in0, err));
+    WINENT_TRY(launch(e, c, in0, err));
     const size_t plane = (size_t)rows * W;
     CU(cudaMemcpy(e->h_out, e->d_out, (size_t)nm * plane * sizeof(float), cudaMemcpyDeviceToHost),
        "GLCM kernel");
@@ -181,6 +203,59 @@ extern "C" winent_status winent_glcm_cuda_compute(winent_glcm_cuda *e, const win
         for (int y = 0; y < rows; y++)
             memcpy(out[k] + (size_t)y * out_stride, e->h_out + (size_t)k * plane + (size_t)y * W,
                    (size_t)W * sizeof(float));
+    return WINENT_OK;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" winent_status winent_glcm_cuda_time_kernel(winent_glcm_cuda *e, const winent_chunk *c,
+                                                      int warmup, int reps, double *median_ms,
+                                                      winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    cudaEvent_t a = NULL, b = NULL;
+    float ms[64];
+    int n = 0, in0;
+    *median_ms = 0.0;
+    if (reps > 64)
+        reps = 64;
+    WINENT_TRY(upload_levels(e, c, &in0, err));
+    CU(cudaEventCreate(&a), "events");
+    if (cudaEventCreate(&b) != cudaSuccess) {
+        cudaEventDestroy(a);
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "CUDA: events");
+    }
+    for (int i = 0; i < warmup + reps && st == WINENT_OK; i++) {
+        float t = 0.0f;
+        cudaEventRecord(a, 0);
+        st = launch(e, c, in0, err);
+        cudaEventRecord(b, 0);
+        const cudaError_t ce = cudaEventSynchronize(b);
+        if (st == WINENT_OK && (ce != cudaSuccess || cudaEventElapsedTime(&t, a, b) != cudaSuccess))
+            st = cuda_fail(ce != cudaSuccess ? ce : cudaGetLastError(), "GLCM kernel", err);
+        if (st == WINENT_OK && i >= warmup)
+            ms[n++] = t;
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    if (st == WINENT_OK && n > 0) {
+        qsort(ms, (size_t)n, sizeof ms[0], cmp_float);
+        *median_ms = ms[n / 2];
+    }
+    return st;
+}
+
+extern "C" winent_status winent_glcm_cuda_fetch(winent_glcm_cuda *e, int width, int rows,
+                                                float *out, winent_err *err)
+{
+    CU(cudaSetDevice(e->device), "set device");
+    CU(cudaMemcpy(out, e->d_out, (size_t)width * (size_t)rows * sizeof(float),
+                  cudaMemcpyDeviceToHost),
+       "GLCM output");
     return WINENT_OK;
 }
 
