@@ -13,13 +13,15 @@
 [ -x "$MK" ] || { echo "no winent-mksample: skipped"; exit 77; }
 mkdir -p "$T/cpu" "$T/gpu"
 # same NAME INPUT winent-stream-args...: the map of each device, byte for
-# byte (the .zst header records the command line but --device and --mem).
+# byte (the .zst header records the command line but --device and --mem);
+# small frames, so that --mem 8M cuts the image into many chunks.
 same() {
     name=$1 in=$2
     shift 2
-    (cd "$T/cpu" && "$WS" --quiet --device cpu "$@" "$in" out.zst)
+    (cd "$T/cpu" && "$WS" --quiet --device cpu --frame-rows 16 "$@" "$in" out.zst)
     for mem in 8M 1G; do
-        if (cd "$T/gpu" && "$WS" --quiet --device gpu --mem $mem "$@" "$in" out.zst); then
+        if (cd "$T/gpu" && "$WS" --quiet --device gpu --mem $mem --frame-rows 16 "$@" "$in" \
+            out.zst); then
             check "$name, mem $mem" cmp -s "$T/cpu/out.zst" "$T/gpu/out.zst"
         else
             bad "$name, mem $mem: the GPU job failed"
