@@ -7,8 +7,8 @@
 # simpson / richness beside the entropy (kernels alone).
 #
 # Run from the repository root there, carrying .devdebs (DEVICE.md); logs
-# under $OUT. WINENT_MEASURES_PARTS: any of "build tests glcm job hist"
-# (default all of them).
+# under $OUT. WINENT_MEASURES_PARTS: any of "build glcm job tests glcm8
+# hist" (default all but glcm8, the 8 features' kernels one by one).
 set -u
 OUT=${OUT:-/tmp/winent-out}
 B=${WINENT_BUILD:-build-dev}
@@ -30,9 +30,9 @@ fi
 WB="$B/tools/winent-bench"
 WS="$B/src/winent-stream"
 if has glcm; then
-    for h in shared global; do
-        stamp "glcm-entropy kernel, histograms in $h memory"
-        WINENT_GLCM_HIST=$h "$WB" kernels --size 16384x16384 --sets 256 --levels 32 \
+    for h in warp thread; do
+        stamp "glcm-entropy kernel, $h per segment"
+        WINENT_GLCM_KERNEL=$h "$WB" kernels --size 16384x16384 --sets 256 --levels 32 \
             --windows 15 --angles 0 --measure glcm-entropy --variants auto --threads "$NPROC" \
             --budget 0.3 >"$OUT/glcm-$h.log" 2>&1
         grep -E "^cell|DIFFERS|rror" "$OUT/glcm-$h.log"
@@ -46,7 +46,8 @@ if has job; then
         stamp "8 features, 8192^2 u8, 32 levels, 15x15, angle 0, --device $d"
         s=$(date +%s%N)
         "$WS" --quiet --device $d --size 8192x8192 --dtype u8 --levels 32 --range 0:256 \
-            --window 15 --angles 0 --measure $F8 /dev/shm/in8.raw /dev/null || echo "rc $?"
+            --window 15 --angles 0 --measure $F8 /dev/shm/in8.raw /dev/shm/job.raw || echo "rc $?"
+        rm -f /dev/shm/job*
         echo "  $d: $((($(date +%s%N) - s) / 1000000)) ms"
     done
 fi
@@ -56,6 +57,15 @@ if has tests; then
         "${WINENT_MEASURES_TESTS:-test_measures_cli_gpu|test_gpu_measures|test_gpu_glcm_twin}") \
         >"$OUT/ctest.log" 2>&1
     grep -E "FAILED|DIFFERS|Test +#|tests passed" "$OUT/ctest.log" | tail -20
+fi
+if has glcm8; then
+    for m in asm entropy correlation homogeneity contrast cluster-shade cluster-prominence variance; do
+        stamp "glcm-$m kernel, 8192^2"
+        "$WB" kernels --size 8192x8192 --sets 256 --levels 32 --windows 15 --angles 0 \
+            --measure glcm-$m --variants auto --threads "$NPROC" --budget 0.2 \
+            >"$OUT/glcm8.log" 2>&1
+        grep -E "^cell|DIFFERS|rror" "$OUT/glcm8.log"
+    done
 fi
 if has hist; then
     for m in ${WINENT_MEASURES_HIST:-entropy simpson richness}; do

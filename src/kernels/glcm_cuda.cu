@@ -3,7 +3,9 @@
  * glcm_cuda.cu - the co-occurrence measures on one GPU.
  *
  * The chunk's input rows go over as samples and a kernel turns them into
- * 16-bit levels (the rule of the CPU's winent_glcm_levels); one thread per
+ * 16-bit levels (the rule of the CPU's winent_glcm_levels). Where a block
+ * of them fits in shared memory, a warp per segment of an output row
+ * shares one histogram (glcm_cuda_warp.cuh); else one thread per
  * segment of SEG columns of an output row runs winent_glcm_segment
  * (glcm_slide.h, the CPU engine's slide, compiled here as device code)
  * with its own pair histogram and marginals, in shared memory where a
@@ -20,6 +22,7 @@ extern "C" {
 #include "glcm_cuda.h"
 }
 #include "glcm_slide.h"
+#include "glcm_cuda_warp.cuh"
 
 /* Columns per thread: long enough that building the matrix (a window's
  * area) costs little beside the slide (2 ky per column). */
@@ -31,6 +34,10 @@ struct winent_glcm_cuda {
     const winent_glcm_plan *plan;
     int device, max_width, max_in_rows;
     int slots;
+    int warp_need;      /* > 0: the warp kernel (glcm_cuda_warp.cuh), its NEED */
+    int warp_per_block; /* ... its warps a block */
+    unsigned warp_words; /* ... and one warp's words of shared memory */
+    int warps;          /* ... and its grid's warps */
     int smem_threads;   /* > 0: histograms in shared memory, blocks of this many */
     size_t smem_bytes;  /* ... and one thread's bytes of them */
     int64_t *d_tabs;    /* lq, du, hw */
@@ -146,12 +153,66 @@ static void smem_layout(winent_glcm_cuda *e)
     }
 }
 
+/* The warp kernel's instance for the plan's sums. */
+static const void *warp_kernel_of(int need)
+{
+    switch (need) {
+    case GLCM_NEED_HIST: return (const void *)glcm_warp_kernel<GLCM_NEED_HIST>;
+    case GLCM_NEED_HIST | GLCM_NEED_MARG:
+        return (const void *)glcm_warp_kernel<GLCM_NEED_HIST | GLCM_NEED_MARG>;
+    case GLCM_NEED_MOM: return (const void *)glcm_warp_kernel<GLCM_NEED_MOM>;
+    case GLCM_NEED_HIST | GLCM_NEED_MOM:
+        return (const void *)glcm_warp_kernel<GLCM_NEED_HIST | GLCM_NEED_MOM>;
+    default:
+        return (const void *)glcm_warp_kernel<GLCM_NEED_HIST | GLCM_NEED_MARG | GLCM_NEED_MOM>;
+    }
+}
+
+/* A warp per segment where a block of warps' histograms fits in shared
+ * memory (WINENT_GLCM_KERNEL=thread asks for a thread per segment: tests,
+ * the benchmark). Its grid: up to 64 warps an SM, and no more than the
+ * scratch of `slots` threads holds (4 threads' SEG columns a warp's
+ * GLCM_WSEG). */
+static void warp_layout(winent_glcm_cuda *e)
+{
+    const winent_glcm_plan *p = e->plan;
+    const unsigned L = (unsigned)p->levels;
+    const char *ask = getenv("WINENT_GLCM_KERNEL");
+    int optin = 0, sms = 0;
+    e->warp_need = 0;
+    if ((ask != NULL && strcmp(ask, "thread") == 0) ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, e->device) !=
+            cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, e->device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    const int need = (p->need_hist ? GLCM_NEED_HIST : 0) | (p->need_marg ? GLCM_NEED_MARG : 0) |
+                     (p->need_mom ? GLCM_NEED_MOM : 0);
+    e->warp_words = (p->need_marg ? 2 * L : 0) + (p->need_hist ? (L * L + 1) / 2 : 0);
+    const size_t per = (size_t)(e->warp_words > 0 ? e->warp_words : 1) * 4;
+    const size_t fit = ((size_t)optin - 1024) / per;
+    if (fit < 1)
+        return;
+    e->warp_per_block = (int)(fit < 4 ? fit : 4);
+    const void *k = warp_kernel_of(need);
+    if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)(per * (size_t)e->warp_per_block)) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    e->warps = sms * 64;
+    e->warp_need = need;
+}
+
 static winent_status alloc_all(winent_glcm_cuda *e, winent_err *err)
 {
     const winent_glcm_plan *p = e->plan;
     const size_t L = (size_t)p->levels, nm = (size_t)p->opts.nmeasures;
+    warp_layout(e);
     smem_layout(e);
-    const size_t hist_bytes = e->smem_threads > 0 ? 0 : L * L * 2 + 2 * L * 4;
+    const int global_hist = e->smem_threads == 0 && e->warp_need == 0;
+    const size_t hist_bytes = global_hist ? L * L * 2 + 2 * L * 4 : 0;
     const size_t slot_bytes = hist_bytes + nm * SEG * 8 + SEG * 4;
     size_t slots = WS_BYTES / slot_bytes;
     const size_t tasks = (size_t)e->max_in_rows * (size_t)((e->max_width + SEG - 1) / SEG);
@@ -163,6 +224,10 @@ static winent_status alloc_all(winent_glcm_cuda *e, winent_err *err)
     if (slots < 128)
         slots = 128;
     e->slots = (int)slots;
+    if (e->warps > e->slots / 4)
+        e->warps = e->slots / 4;
+    if (e->warp_need > 0) /* whole blocks */
+        e->warps = e->warps / e->warp_per_block * e->warp_per_block;
     const size_t tmax = (size_t)p->tmax + 1, pix = (size_t)e->max_width * e->max_in_rows;
     const size_t ss = winent_dtype_size(p->opts.compute.dtype);
     CU(cudaMalloc(&e->d_tabs, (2 * tmax + L) * sizeof(int64_t)), "tables");
@@ -173,7 +238,7 @@ static winent_status alloc_all(winent_glcm_cuda *e, winent_err *err)
        "tables");
     CU(cudaMalloc(&e->d_in, pix * ss), "samples");
     CU(cudaMalloc(&e->d_codes, pix * sizeof(uint16_t)), "levels");
-    if (e->smem_threads == 0) {
+    if (global_hist) {
         CU(cudaMalloc(&e->d_hist, slots * L * L * sizeof(uint16_t)), "histograms");
         CU(cudaMemset(e->d_hist, 0, slots * L * L * sizeof(uint16_t)), "histograms");
         CU(cudaMalloc(&e->d_marg, slots * 2 * L * sizeof(uint32_t)), "marginals");
@@ -260,6 +325,23 @@ static winent_status launch(winent_glcm_cuda *e, const winent_chunk *c, int in0,
     g.lq = e->d_tabs;
     g.du = e->d_tabs + tmax;
     g.hw = e->d_tabs + 2 * tmax;
+    if (e->warp_need > 0) {
+        const long long wtasks = (long long)rows * ((W + GLCM_WSEG - 1) / GLCM_WSEG);
+        const int wpb = e->warp_per_block;
+        long long warps = wtasks < e->warps ? wtasks : e->warps;
+        const unsigned blocks = (unsigned)((warps + wpb - 1) / wpb);
+        const uint16_t *codes = e->d_codes;
+        int ya = c->y0, yb = c->y1;
+        double *sum = e->d_sum;
+        int *cnt = e->d_cnt;
+        float *out = e->d_out;
+        unsigned words = e->warp_words;
+        void *args[] = {&g, &codes, &in0, &ya, &yb, &sum, &cnt, &out, &words};
+        CU(cudaLaunchKernel(warp_kernel_of(e->warp_need), dim3(blocks), dim3(32 * wpb), args,
+                            (size_t)words * 4 * (size_t)wpb, 0),
+           "GLCM warp kernel launch");
+        return WINENT_OK;
+    }
     const long long tasks = (long long)rows * ((W + SEG - 1) / SEG);
     const int threads = e->smem_threads > 0 ? e->smem_threads : 128;
     long long blocks = (tasks + threads - 1) / threads;
