@@ -51,7 +51,7 @@ KHD void slide_column_disk(const win_params &p, Hist &h, int x, int ya, int yb)
     }
     for (int y = ya;;) {
         uint32_t centre = load_code(plane + (size_t)(y - p.in_y0) * W + x);
-        float r = (ND && centre == sent) ? nan_px() : finish_px(h.s, h.n, p.t);
+        float r = (ND && centre == sent) ? nan_px() : finish_px(h.s, h.n, p.t, p.m);
         p.out[(size_t)(y - p.y0) * W + x] = r;
         if (++y >= yb)
             break;
