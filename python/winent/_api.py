@@ -181,6 +181,8 @@ def texture(array: Any, measures: Any, window: Optional[Window] = None,
     """
     d, bits, asym = _options.pair_options(distances, angles, symmetric)
     ms = _options.measure_list("measures", measures, (d, bits, asym))
+    if levels is not None:
+        levels = _options.as_int("levels", levels, 1, 2**32 - 1)  # the library says how many
     if levels is not None and range is None:
         range = "auto"  # as the CLI's --levels N alone: N levels over the samples' range
     return _map(array, window, base, levels, range, nodata, device, threads, None, None, None,

@@ -346,12 +346,12 @@ def _angle_bit(a, shown):
     """An angle in degrees (0, 45, 90, 135) or in radians as
     scikit-image's graycomatrix takes it (0, pi/4, pi/2, 3*pi/4): its bit."""
     if isinstance(a, bool) or not isinstance(a, numbers.Real):
-        refuse("angles", shown)
+        refuse("angles", None, shown)
     v = float(a)
     for k in builtin_range(4):
         if v == 45 * k or abs(v - k * _RIGHT) <= 1e-9:
             return 1 << k
-    refuse("angles", shown)
+    refuse("angles", None, shown)
 
 
 builtin_range = range
@@ -377,7 +377,7 @@ def pair_options(distances, angles, symmetric):
         for a in items:
             bits |= _angle_bit(a, repr(angles))
         if bits == 0:
-            refuse("angles", repr(angles))
+            refuse("angles", None, repr(angles))
     if not isinstance(symmetric, (bool, np_bool())):
         raise UsageError("symmetric=%r: give True or False" % (symmetric,))
     return d, (0 if bits == 15 else bits), 0 if symmetric else 1
