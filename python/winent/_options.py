@@ -279,6 +279,9 @@ class Measure(tuple):
     def __new__(cls, code, q=0.0, distance=1, angles=0, asymmetric=0):
         return tuple.__new__(cls, (code, float(q), distance, angles, asymmetric))
 
+    def __getnewargs__(self):
+        return tuple(self)  # pickled to dask's worker processes as its fields
+
     def fill(self, o):
         """Set the measure's fields of winent_compute_opts `o`."""
         o.measure, o.renyi_q, o.glcm_distance, o.glcm_angles, o.glcm_asymmetric = self
@@ -369,7 +372,8 @@ def pair_options(distances, angles, symmetric):
                 "distances=%r: the co-occurrence measures take one distance per call: give "
                 "distances=D (or [D]) and call again for another" % (distances,))
         d = d[0]
-    d = as_int("distances", d, lo=-2**20, hi=2**20, shown=repr(distances))
+    # 0 is the C field's "default" (1): refused as the CLI refuses --distance 0.
+    d = as_int("distances", d, lo=1, hi=2**20, shown=repr(distances))
     bits = 0
     if angles is not None:
         items = angles if hasattr(angles, "__iter__") and not isinstance(angles, str) \
