@@ -13,7 +13,7 @@
 #   --size N      an N x N u8 landscape GeoTIFF, 512-pixel tiles, deflate
 #                 (default 8192)
 #   --window K    (default 9)
-#   --rounds R    rounds, each the CLI then dask (default 3)
+#   --rounds R    rounds, each the CLI, dask, then dask without the map (default 3)
 #   --workers W   LocalCluster worker processes of one thread each (default 2)
 #   --chunk C     dask chunks of C x C (default 2048: the file's tiles, 16 blocks
 #                 of an 8192 raster, 8 per worker)
@@ -22,7 +22,9 @@
 # The cluster is started once, before the rounds (a user's cluster is up
 # already); its start-up is reported apart. Each run's line on standard
 # error; last, on standard output, a Markdown table of the median seconds
-# and Mpixel/s of each path and the dask path's throughput over the CLI's.
+# and Mpixel/s of each path and the dask path's throughput over the CLI's;
+# each round also times the dask path without the map (the GeoTIFF's
+# samples read and written to Zarr), the part of it that is not winent's.
 # Debian's /usr/bin/python3 with numpy, rasterio, rioxarray, dask,
 # distributed and zarr (PYTHON= to change).
 set -u

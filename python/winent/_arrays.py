@@ -144,7 +144,7 @@ def entropy_numpy(array, out=None, checks=None, **options):
             m[..., b, :, :] = entropy_2d(planes[b], **dict(options))
         m = m.reshape(nm + a.shape)
     if checks is not None:
-        _checks.warn(_checks.counts(a, m, checks), checks, stacklevel=3)
+        _checks.warn(_checks.counts(a, m, checks), checks)  # at the caller outside the package
     if masked:
         return np.ma.masked_invalid(m, copy=False)
     return m
