@@ -145,7 +145,7 @@ def _check_out(out, h, w):
 
 
 def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
-            threads=0, out=None, footprint=None, radius=None):
+            threads=0, out=None, footprint=None, radius=None, measure=None):
     """The local Shannon entropy map of a 2-D array (rows, columns).
 
     For every pixel, the entropy of the values in the window centred on it:
@@ -178,6 +178,7 @@ def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, d
     threads: CPU threads (0: all cores).
     out: optional float32 array of the same shape for the map (columns
         contiguous).
+    measure: None (the entropy) or a winent._options.Measure.
 
     Returns the map, a float32 array of the same shape (``out`` if given).
     Raises UsageError (a ValueError) for a bad option or an unsupported
@@ -198,6 +199,8 @@ def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, d
     L.winent_compute_opts_default(ctypes.byref(o))
     range = default_range(a.dtype, range)  # float samples: "auto" unless told
     fill_compute(o, window, base, bins, range, nodata, footprint, radius)
+    if measure is not None:
+        measure.fill(o)
     o.dtype = dtype
     dev = None if device is None else c_string("device", str(device))
     # Every check winent_entropy makes, in Python's words, before it runs.

@@ -235,6 +235,8 @@ _PROTOTYPES = {
     "winent_status_name": (ctypes.c_char_p, [c_status]),
     "winent_dtype_name": (ctypes.c_char_p, [ctypes.c_int]),
     "winent_gpu_count": (ctypes.c_int, []),
+    "winent_measure_text": (ctypes.c_int, [
+        ctypes.POINTER(winent_compute_opts), ctypes.c_char_p, ctypes.c_size_t]),
     # .zst maps (zst.py): the readers' one definition of a valid file.
     "winent_zst_open": (c_status, [
         ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(winent_error)]),

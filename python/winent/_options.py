@@ -266,3 +266,154 @@ def check_compute(o):
     err = L.winent_error()
     raise_for(L.lib().winent_compute_opts_check(ctypes.byref(o), L.WORDS_PYTHON,
                                                 ctypes.byref(err)), err)
+
+
+# ---- Measures (texture(measures=...), entropy(measure=...)) ---------------
+
+class Measure(tuple):
+    """One measure resolved: (code, renyi order, pair distance, angle bits,
+    asymmetric), the winent_compute_opts fields it sets."""
+
+    __slots__ = ()
+
+    def __new__(cls, code, q=0.0, distance=1, angles=0, asymmetric=0):
+        return tuple.__new__(cls, (code, float(q), distance, angles, asymmetric))
+
+    def __getnewargs__(self):
+        return tuple(self)  # pickled to dask's worker processes as its fields
+
+    def fill(self, o):
+        """Set the measure's fields of winent_compute_opts `o`."""
+        o.measure, o.renyi_q, o.glcm_distance, o.glcm_angles, o.glcm_asymmetric = self
+
+    @property
+    def is_glcm(self):
+        return self[0] >= _lib().MEASURES.index("glcm-entropy")
+
+    def text(self):
+        """The measure as the CLI names its map: "simpson", "renyi:2",
+        "glcm-entropy:d2:a0+90:asym" (winent_measure_text)."""
+        L = _lib()
+        o = L.winent_compute_opts()
+        L.lib().winent_compute_opts_default(ctypes.byref(o))
+        self.fill(o)
+        buf = ctypes.create_string_buffer(96)
+        L.lib().winent_measure_text(ctypes.byref(o), buf, len(buf))
+        return buf.value.decode()
+
+
+def _one_measure(name, value, pairs):
+    """A measure's name ("simpson", "renyi:2", "glcm-contrast") or
+    ("renyi", Q) as a Measure with the pair options `pairs`; what the
+    library has no measure for is refused with the table's line."""
+    L = _lib()
+    q = 0.0
+    if isinstance(value, (tuple, list)) and len(value) == 2 and value[0] == "renyi":
+        q = as_float(name, value[1], repr(value))
+        text = "renyi"
+    elif isinstance(value, str) and value.startswith("renyi:"):
+        try:
+            q = float(value[6:])
+        except ValueError:
+            refuse(name, value)
+        text = "renyi"
+    elif isinstance(value, str) and value != "renyi":
+        text = value
+    else:
+        refuse(name, value)
+    if text not in L.MEASURES:
+        refuse(name, value)
+    code = L.MEASURES.index(text)
+    if code < L.MEASURES.index("glcm-entropy"):
+        return Measure(code, q)
+    return Measure(code, q, *pairs)
+
+
+def measure_list(name, measures, pairs):
+    """measures=: one name or a sequence of them, as Measures, in order."""
+    if isinstance(measures, str) or (isinstance(measures, tuple) and len(measures) == 2 and
+                                     measures[0] == "renyi"):
+        measures = [measures]
+    if measures is None or not hasattr(measures, "__iter__"):
+        refuse(name, measures)
+    out = [_one_measure(name, m, pairs) for m in measures]
+    if not out:
+        refuse(name, measures)
+    return out
+
+
+_RIGHT = math.pi / 4  # 45 degrees in radians
+
+
+def _angle_bit(a, shown):
+    """An angle in degrees (0, 45, 90, 135) or in radians as
+    scikit-image's graycomatrix takes it (0, pi/4, pi/2, 3*pi/4): its bit."""
+    if isinstance(a, bool) or not isinstance(a, numbers.Real):
+        refuse("angles", None, shown)
+    v = float(a)
+    for k in builtin_range(4):
+        if v == 45 * k or abs(v - k * _RIGHT) <= 1e-9:
+            return 1 << k
+    refuse("angles", None, shown)
+
+
+builtin_range = range
+
+
+def pair_options(distances, angles, symmetric):
+    """(distance, angle bits, asymmetric) of the co-occurrence measures from
+    scikit-image's graycomatrix arguments: one distance (an int, or a
+    sequence of one), the angles in degrees or radians (None: all four),
+    symmetric True or False."""
+    d = distances
+    if not isinstance(d, (str, bytes)) and hasattr(d, "__len__"):
+        if len(d) != 1:
+            raise UsageError(
+                "distances=%r: the co-occurrence measures take one distance per call: give "
+                "distances=D (or [D]) and call again for another" % (distances,))
+        d = d[0]
+    # 0 is the C field's "default" (1): refused as the CLI refuses --distance 0.
+    d = as_int("distances", d, lo=1, hi=2**20, shown=repr(distances))
+    bits = 0
+    if angles is not None:
+        items = angles if hasattr(angles, "__iter__") and not isinstance(angles, str) \
+            else [angles]
+        for a in items:
+            bits |= _angle_bit(a, repr(angles))
+        if bits == 0:
+            refuse("angles", None, repr(angles))
+    if not isinstance(symmetric, (bool, np_bool())):
+        raise UsageError("symmetric=%r: give True or False" % (symmetric,))
+    return d, (0 if bits == 15 else bits), 0 if symmetric else 1
+
+
+def np_bool():
+    try:
+        import numpy as np
+        return np.bool_
+    except ImportError:  # pragma: no cover
+        return bool
+
+
+def check_measures(o, measures, range_auto=False):
+    """The library's checks of a measure list with the compute options `o`
+    (a copy is made): each measure's, none twice, in Python's words
+    (winent_job_opts_validate)."""
+    L = _lib()
+    jo = L.winent_job_opts()
+    L.lib().winent_job_opts_default(ctypes.byref(jo))
+    jo.words = L.WORDS_PYTHON
+    jo.input = b"memory"
+    jo.compute = o  # a copy
+    measures[0].fill(jo.compute)
+    codes = (ctypes.c_int * len(measures))(*[m[0] for m in measures])
+    qs = (ctypes.c_double * len(measures))(*[m[1] for m in measures])
+    if len(measures) > 1:
+        jo.measure_list = ctypes.cast(codes, ctypes.POINTER(ctypes.c_int))
+        jo.measure_q = ctypes.cast(qs, ctypes.POINTER(ctypes.c_double))
+        jo.nmeasure_list = len(measures)
+    jo.range_auto = int(range_auto)
+    if range_auto:
+        jo.compute.range_lo = jo.compute.range_hi = 0.0
+    err = L.winent_error()
+    raise_for(L.lib().winent_job_opts_validate(ctypes.byref(jo), ctypes.byref(err)), err)

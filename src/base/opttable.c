@@ -44,7 +44,7 @@ static const winent_option TABLE[] = {
      "give a radius R from 0 to 127 (the pixels within distance R), or a list of them (3,5)",
      "give a radius R from 0 to 127 (the pixels within distance R), with footprint='disk'",
      NULL},
-    {"measure", NULL, "M", G_COMPUTE,
+    {"measure", "measures", "M", G_COMPUTE,
      "what each window gives (default entropy): entropy, renyi:Q" IND
      "(Renyi entropy of order Q >= 0), simpson (1 - sum p^2)," IND
      "richness (distinct values), evenness (Pielou: H / log" IND
@@ -56,23 +56,32 @@ static const winent_option TABLE[] = {
      "glcm-correlation, glcm-mean, glcm-variance, glcm-cluster-shade," IND
      "glcm-cluster-prominence, glcm-cond-entropy, glcm-mutual-info",
      "give a measure (entropy, renyi:Q, simpson, richness, evenness, majority) or a list of them",
-     NULL, NULL},
+     "give a measure ('entropy', 'renyi:Q' with Q >= 0, 'simpson', 'richness', 'evenness', "
+     "'majority', 'glcm-entropy', 'glcm-contrast', ...: winent.texture's docstring lists them) "
+     "or a list of them", NULL},
+    /* winent.entropy's one measure= (winent.texture takes measures=). */
+    {NULL, "measure", NULL, G_COMPUTE, NULL, NULL,
+     "give one measure: 'entropy', 'renyi:Q' with Q >= 0, 'simpson', 'richness', 'evenness', "
+     "'majority', or a co-occurrence measure such as 'glcm-contrast'", NULL},
     {NULL, "footprint", NULL, G_COMPUTE, NULL, NULL,
      "use 'disk' (with radius=R), morphology.disk(R) or a rectangle of ones", NULL},
     {"base", "base", "2|e|10", G_COMPUTE,
      "base of the logarithm (default 2: bits, as scikit-image; e: nats)", "use e, 2 or 10",
      "use 'e', 2 or 10", "e|2|10"},
-    {"levels", NULL, "N", G_COMPUTE,
+    {"levels", "levels", "N", G_COMPUTE,
      "the co-occurrence measures' levels: --bins N, over --range" IND
      "(default auto); 8-bit values are their own levels without it",
-     "give a whole number of levels from 1 to 1024", NULL, NULL},
-    {"distance", NULL, "D", G_COMPUTE,
+     "give a whole number of levels from 1 to 1024",
+     "give a whole number of levels from 1 to 1024", NULL},
+    {"distance", "distances", "D", G_COMPUTE,
      "the co-occurrence pairs' distance in pixels (default 1)",
-     "give a distance from 1 to 127", NULL, NULL},
-    {"angles", NULL, "A,...", G_COMPUTE,
+     "give a distance from 1 to 127", "give one distance from 1 to 127 (an int, or [D])", NULL},
+    {"angles", "angles", "A,...", G_COMPUTE,
      "their directions, degrees from 0, 45, 90, 135 (default all" IND
      "four: the measure of each, averaged, as GRASS r.texture)",
-     "give degrees from 0, 45, 90 and 135, e.g. 0,90", NULL, NULL},
+     "give degrees from 0, 45, 90 and 135, e.g. 0,90",
+     "give angles in radians as graycomatrix takes them (0, pi/4, pi/2, 3*pi/4) or in "
+     "degrees (0, 45, 90, 135), e.g. [0, np.pi/2]", NULL},
     {"asymmetric", NULL, NULL, G_COMPUTE,
      "count each pair once, (i, j) only (default: symmetric, as" IND
      "Haralick, GRASS and scikit-image's symmetric=True)",
@@ -249,10 +258,21 @@ const char *winent_opt_name(winent_words w, const char *name)
     return r->cli ? r->cli : r->python;
 }
 
+/* The row of `name` for door `w`: in Python's words a keyword first (the
+ * CLI's --measure is texture's measures=; entropy's measure= is a row of
+ * its own), then a CLI word. */
+static const winent_option *row_for(winent_words w, const char *name)
+{
+    for (int i = 0; w == WINENT_WORDS_PYTHON && i < NOPTS; i++)
+        if (TABLE[i].python && strcmp(TABLE[i].python, name) == 0)
+            return &TABLE[i];
+    return winent_opt_row(name);
+}
+
 winent_status winent_opt_refuse(winent_err *err, winent_words w, const char *name,
                                 const char *value)
 {
-    const winent_option *r = winent_opt_row(name);
+    const winent_option *r = row_for(w, name);
     if (r == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "no option '%s'", name);
     if (w == WINENT_WORDS_PYTHON && r->python)

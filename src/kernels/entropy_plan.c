@@ -100,7 +100,7 @@ winent_status winent_compute_check(const winent_compute_opts *o, unsigned flags,
                                    winent_err *err)
 {
     WINENT_TRY(check_window(o, w, err));
-    WINENT_TRY(winent_measure_check(o, err));
+    WINENT_TRY(winent_measure_check(o, (flags & WINENT_CHECK_DTYPE) != 0, w, err));
     if ((unsigned)o->base > WINENT_BASE_10) {
         char t[16];
         snprintf(t, sizeof t, "%d", (int)o->base);

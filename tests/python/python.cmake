@@ -63,5 +63,10 @@ set_tests_properties(test_py_arrays PROPERTIES TIMEOUT 600)
 # python -m winent and the winent-stream command of a pip install run the
 # CLI.
 winent_py_test(test_py_tool test_py_tool.py)
+# winent.texture and entropy(measure=): every measure the CLI's bytes on
+# numpy, masked, xarray, dask and a LocalCluster; numpy and scikit-image
+# oracles per window; errors naming Python's arguments.
+winent_py_test(test_py_texture test_py_texture.py)
+set_tests_properties(test_py_texture PROPERTIES TIMEOUT 900)
 # The type hints (py.typed) pass Debian's mypy; skips where mypy is absent.
 winent_py_test(test_py_mypy test_py_mypy.py)
