@@ -496,6 +496,13 @@ static winent_status take_int(cli_opts *c, const winent_option *r, const char *v
     return WINENT_OK;
 }
 
+/* The enumerations a word goes to are stored as ints. */
+_Static_assert(sizeof(winent_base) == sizeof(int) && sizeof(winent_interleave) == sizeof(int) &&
+                   sizeof(winent_format) == sizeof(int) && sizeof(winent_compress) == sizeof(int) &&
+                   sizeof(winent_tif_layout) == sizeof(int) &&
+                   sizeof(winent_out_type) == sizeof(int),
+               "an enumeration of winent_job_opts is not an int");
+
 static winent_status take_word(cli_opts *c, const winent_option *r, const char *val, char *msg,
                                size_t n)
 {
