@@ -32,7 +32,9 @@
  * do not depend on the path taken) go to the few-values path instead
  * (engine_cpu_simd.c): column histograms of 16 bins, SIMD where the CPU has
  * it, picked at run time. Other 8-bit chunks go to the column paths of 64
- * or 256 bins (engine_cpu_cols.c), by the chunk's largest code.
+ * or 256 bins (engine_cpu_cols.c), by the chunk's largest code. Which
+ * path a band takes, and what it costs for auto's estimate, is one table
+ * (engine_cpu_choose.c).
  */
 #include "engine_cpu.h"
 #include "engine_cpu_choose.h"
