@@ -191,9 +191,26 @@ WINENT_API winent_status winent_compute_opts_validate(const winent_compute_opts 
  * The rule behind a message is the same whatever its words. */
 typedef enum winent_words { WINENT_WORDS_CLI = 0, WINENT_WORDS_PYTHON = 1 } winent_words;
 
+/* How a door reads an option's value (winent_option.type). The plain
+ * types go straight to their field of winent_job_opts (winent_option.field);
+ * WINENT_OPT_OWN values have a grammar of their own (a list, a pair, a
+ * range), read by each door's own code. */
+typedef enum winent_opt_type {
+    WINENT_OPT_OWN = 0, /* its own grammar (--window 5,9, --range LO:HI) */
+    WINENT_OPT_FLAG,    /* no value: the int field is set to 1 */
+    WINENT_OPT_INT,     /* a whole number in [lo, hi] (both 0: any an int holds) */
+    WINENT_OPT_INT_SET, /* the same, 0 refused: the field's 0 means "the default" */
+    WINENT_OPT_U32,     /* a whole number in [lo, hi] into a uint32_t field */
+    WINENT_OPT_WORD,    /* one of `words`: its index into the enumeration field */
+    WINENT_OPT_SIZE,    /* bytes, 512M or 4G (binary units), at least lo (lo 0:
+                           "0" too), into a uint64_t field */
+    WINENT_OPT_TEXT     /* a string (a path, a device list), kept as given */
+} winent_opt_type;
+
 /* One option of winent-stream, as every door knows it: the CLI's long
  * option, the keyword of Python's winent.run / Job / entropy, its --help
- * lines and what a value it refuses is told to give. */
+ * lines, what a value it refuses is told to give, and how its value is
+ * read and where it goes. */
 typedef struct winent_option {
     const char *cli;           /* long option without "--" ("frame-rows"); NULL: Python only */
     const char *python;        /* Python keyword ("frame_rows"); NULL: CLI only */
@@ -204,8 +221,16 @@ typedef struct winent_option {
     const char *cli_advice;    /* what a refused value is told: "give a number from 1 to
                                   4096"; NULL: no value to refuse */
     const char *python_advice; /* the same in Python's words */
-    const char *words;         /* an enumeration's words, "|" between them
-                                  ("bsq|bip|bil"); NULL for others */
+    const char *words;         /* an enumeration's words in the enumeration's order,
+                                  "|" between them ("bsq|bip|bil"), a word's other
+                                  spellings after a comma ("tif,tiff"); NULL for
+                                  others */
+    int type;                  /* a winent_opt_type */
+    long field;                /* offsetof(winent_job_opts, its field) for the plain
+                                  types; -1: none (WINENT_OPT_OWN, a door's own) */
+    double lo, hi;             /* the numbers a door reads (WINENT_OPT_INT, _INT_SET,
+                                  _U32, _SIZE); the library checks the option's own
+                                  range after (winent_job_opts_validate) */
 } winent_option;
 
 /* The table of every option, in --help's order; its length in *count (may

@@ -179,7 +179,11 @@ class winent_job_opts(ctypes.Structure):
 class winent_option(ctypes.Structure):
     """One row of the library's table of options (winent_options)."""
     _fields_ = [(name, ctypes.c_char_p) for name in (
-        "cli", "python", "metavar", "group", "help", "cli_advice", "python_advice", "words")]
+        "cli", "python", "metavar", "group", "help", "cli_advice", "python_advice", "words")] + [
+        ("type", ctypes.c_int),     # winent_opt_type
+        ("field", ctypes.c_long),   # offsetof(winent_job_opts, its field), or -1
+        ("lo", ctypes.c_double),
+        ("hi", ctypes.c_double)]
 
 
 # winent_words: whose words a usage message is in.

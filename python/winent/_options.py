@@ -59,14 +59,16 @@ def conflict(name, other):
 
 def options_table():
     """The library's table of options: a list of dicts (cli, python,
-    metavar, group, help, cli_advice, python_advice, words)."""
+    metavar, group, help, cli_advice, python_advice, words as str or None;
+    type, field, lo, hi as numbers)."""
     L = _lib()
     n = ctypes.c_int()
     rows = L.lib().winent_options(ctypes.byref(n))
     out = []
     for i in range(n.value):
         r = rows[i]
-        out.append({k: (None if getattr(r, k) is None else getattr(r, k).decode())
+        out.append({k: (getattr(r, k).decode() if isinstance(getattr(r, k), bytes)
+                        else getattr(r, k))
                     for k, _ in L.winent_option._fields_})
     return out
 

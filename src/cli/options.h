@@ -26,8 +26,9 @@ typedef struct cli_opts {
     int *band_list;         /* owned (cli_free): --band B1,B2,... (job.band_list) */
     int *window_list;       /* owned (cli_free): --window K1,K2,... (job.window_list) */
     int *window_disk;       /* owned (cli_free): 1 for each diskR item (job.window_disk) */
-    const char *typed[96];  /* each long option's value as typed (by its code - 256),
-                               for the library's messages to quote */
+    const char *typed[96];  /* each long option's value as typed (by its row in the
+                               library's table, winent_options), for the library's
+                               messages to quote */
     int window_by_disk;     /* the windows came from --disk (typed[--window's]) */
     winent_measure *measure_list; /* owned (cli_free): --measure M1,M2,... (job.measure_list) */
     double *measure_q;      /* owned (cli_free): their renyi orders (job.measure_q) */

@@ -10,6 +10,8 @@ winent_unit_test(test_engine_random)
 # circular windows (--disk): their shape, the reference, the CPU engine against it
 winent_unit_test(test_engine_disk)
 winent_unit_test(test_engine_codes)
+# the CPU path choice as a table (engine_cpu_choose.c), no kernel run
+winent_unit_test(test_cpu_choose)
 # the measures (--measure) against the reference and a brute-force oracle
 winent_unit_test(test_engine_measures)
 # thousands of small two-thread computes: OpenMP's spinning waits would
