@@ -18,7 +18,10 @@ header, then reports:
   - every header included against it: a header belongs to the room of its
     folder, and only that room and the rooms above it include it;
   - every circle of rooms, calls and includes together;
-  - every function in src/pipeline longer than 150 lines.
+  - every function in src/pipeline longer than 150 lines;
+  - every test of the sign of an engine's `device` (CPU or GPU) in
+    src/pipeline outside the engines' own files (engines*.c): the rest
+    of the room asks what an engine can do (engine_ops), never which it is.
 The edges in EXCEPTIONS are allowed and listed, so that they stay in
 sight until the code they name moves. Exit 0 when all is clean, 1 with a list.
 """
@@ -57,6 +60,9 @@ EXCEPTIONS = {
 }
 MAX_LINES = 150
 LONG_CHECKED = ("src/pipeline",)
+# Where an engine's device number may be compared with -1 or 0.
+ENGINE_FILES = re.compile(r"^engines(_\w+)?\.c$")
+DEVICE_SIGN = re.compile(r"\bdevice\s*(<|>|<=|>=|==|!=)\s*-?[01]\b|\b-?[01]\s*(<|>|<=|>=|==|!=)\s*\w*(->|\.)device\b")
 
 
 def symbols(build):
@@ -243,6 +249,22 @@ def long_functions(source):
     return found
 
 
+def device_signs(source):
+    """Tests of an engine's device sign outside the engines' files."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(source, "src", "pipeline", "*.[ch]"))):
+        if ENGINE_FILES.match(os.path.basename(path)):
+            continue
+        text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"),
+                      open(path, encoding="utf-8").read(), flags=re.S)
+        for i, line in enumerate(text.split("\n"), 1):
+            if DEVICE_SIGN.search(line):
+                found.append("%s:%d: tests the sign of an engine's device (ask its engine_ops: "
+                             "kind, bands, gives_tails, takes_tails, rate)"
+                             % (os.path.relpath(path, source), i))
+    return found
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
@@ -265,6 +287,7 @@ def main(argv):
     room_found, allowed = room_problems(edges, why, incs, public_api(source))
     problems += room_found
     problems += long_functions(source)
+    problems += device_signs(source)
     used = {(a, b) for a in edges for b in edges[a]} | incs
     stale = ["exception no longer needed (remove it): %s -> %s" % ab
              for ab in sorted(EXCEPTIONS) if ab not in used]

@@ -621,7 +621,7 @@ static void fill_stats(const pipeline *p, winent_job_stats *stats, double t_star
     stats->engine[0] = '\0';
     for (int i = 0; i < p->set.nengines; i++) {
         const engine *e = &p->set.engines[i];
-        if (e->device >= 0) {
+        if (e->ops->kind == ENGINE_GPU) {
             gpus++;
             stats->compute.busy_s += e->busy_s;
         }

@@ -103,6 +103,7 @@ typedef enum chunk_state {
 } chunk_state;
 
 struct engine;
+struct job_plan;
 
 /* How much of one map is at its window's largest entropy (every pixel of
  * a whole window in a bin of its own): the "saturated" notice. */
@@ -208,6 +209,13 @@ typedef struct winent_host_pin {
     void (*unpin)(void *ptr);            /* accepts NULL */
 } winent_host_pin;
 
+/* What an engine is: the claims, the pool's tasks, the launch policy and
+ * the job's figures read these, never the device number. */
+typedef enum engine_kind {
+    ENGINE_CPU, /* the host's cores: computes on the worker pool */
+    ENGINE_GPU  /* a device: its own context, copies to and from the host */
+} engine_kind;
+
 /* What every engine implements: the pipeline's one driver body calls them.
  * create runs on the engine's driver thread; submit starts a chunk on a
  * slot and returns; wait returns when that slot's chunk is computed (*done
@@ -215,7 +223,25 @@ typedef struct winent_host_pin {
  * is there to take, earlier with *done = 0 (the CPU: before its workers run
  * out of bands). */
 typedef struct engine_ops {
-    const char *kind; /* "cpu" or "gpu" */
+    const char *name; /* its engines' names: this, and the device number */
+    engine_kind kind;
+    /* It computes a chunk as bands on the worker pool: each band counts
+     * its input rows' clamped samples and adds its rows to the preview
+     * while its rows are in cache. */
+    int bands;
+    /* Another engine may take over the bands of its chunks that no worker
+     * has started (the chunk's tail), or a chunk it claimed and has not
+     * started at all. */
+    int gives_tails;
+    /* It takes over such tails and unstarted chunks. */
+    int takes_tails;
+    /* Its claims' declines may change with time alone: a blocking claim
+     * looks again this often (0: when a chunk changes state). */
+    int recheck_ms;
+    /* Host memory its context takes, counted against --mem (0: none). */
+    uint64_t host_bytes;
+    /* Lock held: its rate in pixels a second, measured (0: not known yet). */
+    double (*rate)(const struct engine *e, const struct job_plan *pl, const job_meter *m);
     winent_status (*create)(struct engine *e, winent_err *err);
     winent_status (*submit)(struct engine *e, int slot, chunk *c, winent_err *err);
     winent_status (*wait)(struct engine *e, int slot, chunk *c, int may_claim, int *done,
@@ -224,6 +250,9 @@ typedef struct engine_ops {
     /* Lock held: 1 when another chunk in flight would keep it busier (the
      * CPU: fewer bands waiting than workers); slots bound it anyway. */
     int (*wants_more)(const struct engine *e);
+    /* On its driver thread after destroy (lock not held; NULL: nothing):
+     * a GPU's end (unpinning the buffers, releasing its device). */
+    void (*end)(struct engine *e);
     /* Host buffers this engine copies from and into: pinned for it (0:
      * pinned) and unpinned (NULL accepted). NULL where it needs none (the
      * CPU). */
@@ -234,7 +263,7 @@ typedef struct engine_ops {
 typedef struct engine {
     const engine_ops *ops;
     pipeline *p;           /* borrowed */
-    int device;            /* GPU number; -1 for the CPU */
+    int device;            /* its device's number (-1: none); engines_*.c alone read it */
     int slots;             /* chunks in flight */
     void *state;           /* owned by ops: the GPU engine; NULL for the CPU */
     char name[16];         /* "cpu", "gpu0" */
@@ -507,9 +536,12 @@ void winent_sched_return_tail_locked(job_ring *r, const job_plan *pl, chunk *c, 
  * held). */
 void winent_sched_post_counts_locked(job_ring *r, const job_plan *pl, chunk *c, int from);
 
-/* engines.c: the engine table and the one driver body. */
+/* engines_cpu.c, engines_gpu.c: the engines' tables. */
 extern const engine_ops winent_cpu_engine_ops;
 extern const engine_ops winent_gpu_engine_ops;
+/* Every GPU's driver started has ended and no other can come (lock held). */
+int winent_engines_gpus_finished_locked(const engine_set *es);
+/* engines.c: the engine set and the one driver body. */
 /* The next of p->set's engines (nengines grows by one) for `device` (-1: the
  * CPU), cleared and named "cpu" or "gpuN"; the caller starts its driver.
  * NULL when the table is full. Under the lock once threads run. */

@@ -29,9 +29,7 @@ double winent_sched_cpu_rate(const job_meter *m, int width, int threads)
 
 static double engine_rate(const job_plan *pl, const job_meter *m, const engine *e)
 {
-    if (e->device < 0)
-        return winent_sched_cpu_rate(m, pl->width, pl->threads);
-    return e->busy_s > 0.0 && e->chunks_done > 0 ? (double)e->pixels_done / e->busy_s : 0.0;
+    return e->ops->rate(e, pl, m);
 }
 
 /* The engines and the job as the claims see them (decide.h), taken now
@@ -42,7 +40,7 @@ static winent_claim_view claim_view(const job_plan *pl, const job_meter *m, cons
     const double now = winent_now();
     for (int i = 0; i < es->nengines; i++) {
         const engine *e = &es->engines[i];
-        ev[i].cpu = e->device < 0;
+        ev[i].cpu = e->ops->kind == ENGINE_CPU;
         ev[i].live = e->live;
         ev[i].inflight = e->inflight;
         ev[i].rate = engine_rate(pl, m, e);
@@ -81,27 +79,28 @@ static int others_hold(const job_ring *r, const engine *e)
     return 0;
 }
 
-/* The oldest chunk the CPU claimed but has not started (no band taken). */
+/* The oldest chunk an engine that gives tails (the CPU) claimed but has
+ * not started (no band taken). */
 static chunk *unstarted_cpu_chunk(job_ring *r)
 {
     chunk *best = NULL;
     for (int i = 0; i < r->n_max; i++) {
         chunk *c = &r->chunks[i];
-        if (c->state == CHUNK_CLAIMED && c->engine && c->engine->device < 0 &&
+        if (c->state == CHUNK_CLAIMED && c->engine && c->engine->ops->gives_tails &&
             c->next_band == 0 && (best == NULL || c->seq < best->seq))
             best = c;
     }
     return best;
 }
 
-/* The oldest chunk the CPU has started with at least two bands not
- * started. */
+/* The oldest chunk an engine that gives tails (the CPU) has started with
+ * at least two bands not started. */
 static chunk *cpu_chunk_tail(job_ring *r)
 {
     chunk *best = NULL;
     for (int i = 0; i < r->n_max; i++) {
         chunk *c = &r->chunks[i];
-        if (c->state == CHUNK_CLAIMED && c->engine != NULL && c->engine->device < 0 &&
+        if (c->state == CHUNK_CLAIMED && c->engine != NULL && c->engine->ops->gives_tails &&
             c->tail_engine == NULL && c->next_band > 0 && c->nbands - c->next_band >= 2 &&
             (best == NULL || c->seq < best->seq))
             best = c;
@@ -128,12 +127,13 @@ static void take_tail(job_ring *r, const job_plan *pl, engine *e, chunk *c)
     pthread_cond_broadcast(r->state_cv); /* the CPU's part may be done now */
 }
 
-/* GPU `e` would end the tail of `c` before the CPU does. */
+/* GPU `e` would end the tail of `c` before the chunk's engine (the CPU)
+ * does. */
 static int tail_pays(const job_plan *pl, const job_meter *m, const engine *e, const chunk *c)
 {
     double px = (double)(c->y1 - (c->y0 + c->next_band * c->band_rows)) * (double)pl->width;
     return winent_tail_pays(engine_rate(pl, m, e), (double)e->pixels_inflight,
-                            winent_sched_cpu_rate(m, pl->width, pl->threads), px);
+                            engine_rate(pl, m, c->engine), px);
 }
 
 void winent_sched_return_tail_locked(job_ring *r, const job_plan *pl, chunk *c, engine *e)
@@ -146,7 +146,7 @@ void winent_sched_return_tail_locked(job_ring *r, const job_plan *pl, chunk *c, 
     if (c->head_done) {
         /* The CPU has let go of it: the whole chunk goes back (computing
          * its first rows again gives the same bytes; the preview has them). */
-        if (c->engine->device < 0 && !pl->preview_after && c->tail_y0 > c->previewed_to)
+        if (c->engine->ops->bands && !pl->preview_after && c->tail_y0 > c->previewed_to)
             c->previewed_to = c->tail_y0;
         c->state = CHUNK_READY;
         c->engine = NULL;
@@ -185,7 +185,7 @@ chunk *winent_sched_claim_locked(job_ring *r, const job_plan *pl, const job_mete
         if (STOPPED(r))
             return NULL;
         chunk *c = winent_ring_oldest_locked(r, CHUNK_READY);
-        if (e->device >= 0) {
+        if (e->ops->takes_tails) {
             /* The CPU's chunk holds the writer back when it is older than
              * any READY one: a GPU finishes its tail first. */
             chunk *t = cpu_chunk_tail(r);
@@ -194,7 +194,7 @@ chunk *winent_sched_claim_locked(job_ring *r, const job_plan *pl, const job_mete
                 return t;
             }
         }
-        if (c == NULL && e->device >= 0) {
+        if (c == NULL && e->ops->takes_tails) {
             chunk *s = unstarted_cpu_chunk(r);
             if (s != NULL && !declines(pl, m, es, e, s)) {
                 unclaim(pl, s);
@@ -220,10 +220,10 @@ chunk *winent_sched_claim_locked(job_ring *r, const job_plan *pl, const job_mete
             return NULL;
         if (!block)
             return NULL;
-        if (e->device < 0) {
-            /* The CPU's decision may change with time alone (declines:
-             * waiting for a GPU's first chunk): look again every 20 ms. */
-            winent_cond_wait_ms(r->state_cv, r->lock, 20);
+        if (e->ops->recheck_ms > 0) {
+            /* Its decision may change with time alone (the CPU's declines:
+             * waiting for a GPU's first chunk). */
+            winent_cond_wait_ms(r->state_cv, r->lock, e->ops->recheck_ms);
         } else {
             pthread_cond_wait(r->state_cv, r->lock);
         }
@@ -261,7 +261,7 @@ void winent_sched_computed_locked(job_ring *r, const job_plan *pl, chunk *c, eng
      * added as it ended, still in cache): all of a CPU chunk, the head of
      * one whose tail a GPU took; a GPU's rows get slices of their own. */
     int from = c->previewed_to;
-    if (c->engine && c->engine->device < 0 && !pl->preview_after)
+    if (c->engine && c->engine->ops->bands && !pl->preview_after)
         from = c->tail_engine ? c->tail_y0 : c->y1;
     if (from < c->previewed_to)
         from = c->previewed_to;

@@ -46,7 +46,7 @@ static int gpu_starting(const engine_set *es)
     int added = 0;
     for (int i = 0; i < es->nengines; i++) {
         const engine *e = &es->engines[i];
-        if (e->device < 0)
+        if (e->ops->kind != ENGINE_GPU)
             continue;
         added = 1;
         if (e->live)
