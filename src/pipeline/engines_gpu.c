@@ -148,7 +148,7 @@ int winent_engines_gpus_finished_locked(const engine_set *es)
 }
 
 /* A GPU's driver is done with it (its state freed). The last one to end
- * (or the launcher, when they all ended while it decided) unpins every
+ * (or the policy, when they all ended while it decided) unpins every
  * pinned buffer while the rest of the job (the CPU's last chunks, encoding,
  * writing) goes on; with release_gpus each driver then resets its device.
  * Left to the process's exit, the pages and the contexts cost it 0.05-0.1 s
@@ -158,7 +158,7 @@ static void gpu_finished(engine *e)
     pipeline *p = e->p;
     pthread_mutex_lock(&p->lock);
     e->finished = 1;
-    pthread_cond_broadcast(&p->state_cv); /* the launcher may wait for it */
+    pthread_cond_broadcast(&p->state_cv); /* the policy may wait for it */
     if (winent_engines_gpus_finished_locked(&p->set))
         winent_ring_unpin_locked(&p->ring);
     while (!p->ring.gpus_unpinned)

@@ -75,7 +75,7 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o,
     }
     if (l.automatic) {
         /* The CPU starts at once; GPUs come in later if the job is long
-         * enough to gain from them (winent_gpu_launcher). */
+         * enough to gain from them (policy.c). */
         p->plan.auto_device = 1;
         p->plan.want_cpu = 1;
         return WINENT_OK;
@@ -1142,9 +1142,9 @@ static void run_threads(pipeline *p, winent_job_stats *stats, double t_start)
         else
             e->started = 1;
     }
-    if (started_all)
-        winent_gpus_launch_early_locked(p, NULL);
     pthread_mutex_unlock(&p->lock);
+    if (started_all)
+        winent_policy_start(p);
     if (started_all && pthread_create(&reader, NULL, winent_stage_reader, p) == 0)
         reader_started = 1;
     if (!reader_started) {
@@ -1157,12 +1157,8 @@ static void run_threads(pipeline *p, winent_job_stats *stats, double t_start)
     }
     if (reader_started)
         pthread_join(reader, NULL);
-    /* The launcher adds engines: join it before the engines. */
-    pthread_mutex_lock(&p->lock);
-    int launcher = p->set.launcher_started;
-    pthread_mutex_unlock(&p->lock);
-    if (launcher)
-        pthread_join(p->set.launcher, NULL);
+    /* The policy adds engines: join it before the engines. */
+    winent_policy_join(p);
     for (int i = 0; i < p->set.nengines; i++)
         if (p->set.engines[i].started)
             pthread_join(p->set.engines[i].thread, NULL);

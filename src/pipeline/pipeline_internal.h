@@ -47,47 +47,8 @@
 
 #define WINENT_MAX_ENGINES (WINENT_MAX_GPUS + 1)
 
-/* --device auto brings the GPUs in only when the CPU alone would need this
- * long (its best case at the start, then its measured rate). Asked for while
- * the CPU works, the GPUs come up 0.4-0.7 s later (the driver's start and a
- * context each, slower beside busy cores than alone), and each costs
- * 0.06-0.1 s at the end (its context's teardown): a job the CPU alone ends
- * within about twice their arrival gains nothing from them and pays that
- * teardown (docs/PERFORMANCE.md, "nvidia-h100-x2": the setup and end
- * columns). */
-#define WINENT_GPU_WORTH_S 0.8
-/* --device auto brings one GPU in first, and the others only when, at the
- * first one's measured rate, what is left would keep it busy this long: a
- * context more costs about 0.1 s at the start and 0.06-0.1 s at the end,
- * and two H200s each given a few tenths of a second of work made a job
- * slower than one. */
-#define WINENT_GPU_MORE_S 0.4
-/* --device auto in a process that is the job's alone (the CLI): CUDA is
- * shown every GPU only when the CPU alone would need this long, else the
- * first GPU alone. CUDA's driver starts every GPU it sees at its first
- * call (four H200s 1.05 s, one 0.3 s), so on that host every job of the
- * harness (the CPU alone 0.1-1.7 s) and the 1 Gpixel in-memory job (8 s)
- * ended sooner on one GPU than on four, whole job counted
- * (docs/PERFORMANCE.md). */
-#define WINENT_GPU_ALL_S 30.0
-/* --device auto, an output the pool encodes (.zst, GeoTIFF): while the
- * first GPU comes up (the driver's start and its context), the CPU
- * computes at most threads / this many bands at once. Beside 16 busy cores
- * that start took 0.25-0.43 s against 0.21-0.25 with the CPU held back;
- * holding it back wholly lost where the CPU's early chunks feed the job's
- * bound, a quarter of the cores kept both. Once the GPU is up the pool
- * encodes faster than the CPU computes, so the CPU's early chunks are
- * worth little there. Not for raw floats (a file, a pipe): there the
- * writer is the bound and the CPU's early chunks feed it (two H100s, 32
- * cores: J5 1.03 s capped against the CPU's 0.82). */
-#define WINENT_GPU_START_SHARE 4
-
 /* The host memory budget when none is given (mem_bytes 0). */
 #define WINENT_MEM_DEFAULT ((uint64_t)1 << 30)
-/* How long the first CPU band may run before its running time alone
- * counts as a measure of the CPU's rate. */
-#define WINENT_BAND_PATIENCE_S 0.05
-
 /* Host memory a GPU's context takes, counted against --mem. */
 #define WINENT_GPU_HOST_BYTES ((uint64_t)128 << 20)
 
@@ -403,21 +364,28 @@ typedef struct job_plan {
     uint64_t chunk_bytes; /* one chunk's buffers */
 } job_plan;
 
-/* The engine set (engines.c): the engines, their drivers and auto's
- * launcher. Under the job's lock once the threads run: setup and the
- * launcher add engines (winent_engine_add), the drivers and the claims
- * (sched.c) change each engine's counts. */
+/* The engine set (engines.c): the engines and their drivers. Under the
+ * job's lock once the threads run: setup and the policy (policy.c) add
+ * engines (winent_engine_add), the drivers and the claims (sched.c) change
+ * each engine's counts. */
 typedef struct engine_set {
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
-    int gpu_launch; /* auto: the GPU launcher has been asked for
-                       (1), or the CPU alone is quick enough (-1) */
-    pthread_t launcher;
-    int launcher_started;
-    int launching; /* auto: the launcher may still add GPUs */
-    double cpu_alone_s; /* auto: the CPU alone's time for the job, as the
-                           launch saw it (its best case, or measured) */
+    int launching; /* auto: the policy may still add GPUs */
 } engine_set;
+
+/* What the policy (policy.c, --device auto) decides and publishes. Under
+ * the job's lock; written by policy.c alone, read by the rest. */
+typedef struct job_policy {
+    int gpu_launch;     /* the GPUs have been asked for (1), the CPU alone
+                           is quick enough (-1), not yet decided (0) */
+    int max_cpu_bands;  /* CPU bands in flight at most (0: no limit): a
+                           share of the threads while the first GPU starts */
+    double cpu_alone_s; /* the CPU alone's time for the job, as the policy
+                           saw it (its best case, or measured) */
+    pthread_t thread;   /* its thread (auto only) */
+    int started;
+} job_policy;
 
 /* The chunks' ring (ring.c): their descriptors (states, claims, each
  * chunk's fields), how many have buffers and may have, and the pinning of
@@ -460,6 +428,7 @@ struct pipeline {
     job_plan plan;               /* setup's; read-only once the threads start */
     job_ring ring;               /* the chunks (ring.c; under `lock`) */
     engine_set set;              /* the engines (engines.c; under `lock`) */
+    job_policy policy;           /* auto's decisions and limits (policy.c; under `lock`) */
     /* Opened by setup; the pointers read-only once the threads start. */
     winent_trace *trace;         /* owned; NULL without WINENT_TRACE */
     winent_source *source;       /* reader thread only */
@@ -547,21 +516,13 @@ int winent_engines_gpus_finished_locked(const engine_set *es);
  * NULL when the table is full. Under the lock once threads run. */
 engine *winent_engine_add(pipeline *p, const engine_ops *ops, int device, int slots);
 void *winent_engine_driver(void *arg); /* arg: engine */
-/* auto: find the GPUs and start their drivers (a thread of its own). */
-void *winent_gpu_launcher(void *arg); /* arg: pipeline */
-/* auto under a --mem given: 1 when a GPU's context (WINENT_GPU_HOST_BYTES
- * of host memory) fits beside the chunks made and the fewest the GPU works
- * with; the CPU then makes no more chunks than leave it that room, so the
- * job's memory stays within --mem once the context comes. Lock held. */
-int winent_gpu_room_locked(job_ring *r, const job_plan *pl);
-/* auto: decide from the CPU's bands so far whether the GPUs should come in
- * (lock held; called as bands end and as the writer wakes). */
-void winent_gpus_maybe_launch_locked(pipeline *p);
-/* auto: bring the GPUs up now when even the CPU engine's best case
- * (winent_cpu_engine_ns_per_update) says the CPU alone would need more than
- * WINENT_GPU_WORTH_S: at the start (`c` NULL) and again on the first chunk
- * read (`c`: its rows tell the CPU's path). Lock held. */
-void winent_gpus_launch_early_locked(pipeline *p, const chunk *c);
+
+/* policy.c: --device auto's policy, on a thread of its own: it judges from
+ * the CPU engine's best case (at once, then on the first chunk's data) and
+ * from the meter's measured rate whether the GPUs pay, brings them in, and
+ * publishes p->policy. Nothing without auto. Lock not held. */
+void winent_policy_start(pipeline *p);
+void winent_policy_join(pipeline *p);
 
 /* input.c: the job's input picked from the plan (the caller's memory, a
  * .zst map, the encode stage's map, else the source); after the

@@ -65,7 +65,7 @@ void *winent_stage_reader(void *arg)
         winent_trace_mark(p->trace, LANE_READER, "take", seq);
         pthread_mutex_lock(&p->lock);
         chunk *c = take_free(p, &fresh, &wait);
-        const int launched = p->set.gpu_launch == 1;
+        const int launched = p->policy.gpu_launch == 1;
         pthread_mutex_unlock(&p->lock);
         if (c == NULL)
             break;
@@ -100,8 +100,6 @@ void *winent_stage_reader(void *arg)
         winent_trace_mark(p->trace, LANE_READER, "ready", seq);
         pthread_mutex_lock(&p->lock);
         c->state = next;
-        if (seq == 0 && next == CHUNK_READY)
-            winent_gpus_launch_early_locked(p, c);
         if (next == CHUNK_FILLING)
             pthread_cond_broadcast(&p->work_cv);
         if (next == CHUNK_ENCODING) {
@@ -153,7 +151,6 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     pthread_mutex_lock(&p->lock);
     while (next < p->ring.nchunks && !STOPPED(p)) {
         winent_report_flush_locked(&p->report, p->plan.opts->on_notice, p->plan.opts->user);
-        winent_gpus_maybe_launch_locked(p);
         chunk *c = winent_ring_done_locked(&p->ring, next);
         if (c == NULL) {
             /* Timed: a cancel (a store into the job's flag, from a signal

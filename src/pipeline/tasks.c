@@ -37,33 +37,12 @@ static const char *task_event(const task *t, int end)
     return ev[t->kind][end];
 }
 
-/* auto: the first GPU is on its way (the driver's start, or a context
- * being made) and none is up yet. Lock held. */
-static int gpu_starting(const engine_set *es)
+/* A CPU band waits: the policy's limit on the CPU's bands in flight
+ * (policy.c: a share of the threads while the first GPU starts). Lock
+ * held. */
+static int band_held(const job_policy *pol, int bands_running)
 {
-    if (es->gpu_launch != 1)
-        return 0;
-    int added = 0;
-    for (int i = 0; i < es->nengines; i++) {
-        const engine *e = &es->engines[i];
-        if (e->ops->kind != ENGINE_GPU)
-            continue;
-        added = 1;
-        if (e->live)
-            return 0;
-        if (e->started && !e->failed && !e->finished)
-            return 1;
-    }
-    return !added && es->launching; /* the launcher is finding the devices */
-}
-
-/* A CPU band waits: auto, an output the pool encodes, the first GPU
- * starting, and the CPU already on its share of the threads
- * (WINENT_GPU_START_SHARE). Lock held. */
-static int band_held(const job_plan *pl, const engine_set *es, int bands_running)
-{
-    const int share = pl->threads / WINENT_GPU_START_SHARE;
-    return pl->encodes && gpu_starting(es) && bands_running >= (share > 0 ? share : 1);
+    return pol->max_cpu_bands > 0 && bands_running >= pol->max_cpu_bands;
 }
 
 /* The next task, most urgent first (after the pool's decoding, which the
@@ -102,7 +81,7 @@ static task next_task(pipeline *p)
         t.kind = TASK_COUNT;
         t.c = count;
         t.index = count->count_next++;
-    } else if (band && band_held(&p->plan, &p->set, p->bands_running)) {
+    } else if (band && band_held(&p->policy, p->bands_running)) {
         t.held = 1; /* leave the GPU's start the cores */
     } else if (band) {
         p->bands_running++;
@@ -268,8 +247,8 @@ static int worker_next(void *ctx, void *wsv, int *retry_ms)
 {
     job_worker *ws = wsv;
     ws->t = next_task(ctx);
-    /* A held band waits for the GPU's start, which signals nothing to the
-     * pool: look again every 5 ms until then. */
+    /* A held band waits for the policy's limit, which it lifts with a
+     * broadcast; look again every 5 ms meanwhile all the same. */
     *retry_ms = ws->t.held ? 5 : 0;
     return ws->t.kind != TASK_NONE;
 }
@@ -329,8 +308,6 @@ static void worker_done(void *ctx, void *wsv)
         ws->dec_s += dt;
         if (--t->c->fill_left == 0) {
             t->c->state = CHUNK_READY;
-            if (t->c->seq == 0)
-                winent_gpus_launch_early_locked(p, t->c);
             pthread_cond_broadcast(&p->state_cv);
         }
     } else if (t->kind == TASK_ENCODE) {
@@ -358,7 +335,6 @@ static void worker_done(void *ctx, void *wsv)
         p->meter.band_px += (double)(yb - ya) * (double)p->plan.width;
         p->meter.bands_done++;
         p->meter.band_s += dt;
-        winent_gpus_maybe_launch_locked(p);
         if (--t->c->bands_left == 0)
             pthread_cond_broadcast(&p->state_cv);
     }
