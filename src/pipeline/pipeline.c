@@ -398,20 +398,8 @@ static winent_status guard_files(const pipeline *p, const winent_job_opts *o,
     }
     if (sink)
         WINENT_TRY_GOTO(st, winent_sink_guard_files(so, g, err));
-    if (o->preview && p->plan.stage == WINENT_STAGE_JOB) {
-        WINENT_TRY_GOTO(st, winent_file_guard_write(g, o->preview, "--preview", err));
-        /* Its legend, world file and PAM file, written beside it
-         * (preview.h), are outputs as well. */
-        char side[3][4096];
-        winent_outfile_probe pp;
-        if (winent_outfile_probe_path(o->preview, &pp, err) == WINENT_OK && !pp.in_place &&
-            winent_preview_sidecar_names(o->preview, side[0], side[1], sizeof side[0]) == 0 &&
-            winent_preview_legend_name(o->preview, side[2], sizeof side[2]) == 0) {
-            WINENT_TRY_GOTO(st, winent_file_guard_write(g, side[0], "--preview world file", err));
-            WINENT_TRY_GOTO(st, winent_file_guard_write(g, side[1], "--preview PAM file", err));
-            WINENT_TRY_GOTO(st, winent_file_guard_write(g, side[2], "--preview legend", err));
-        }
-    }
+    if (o->preview && p->plan.stage == WINENT_STAGE_JOB)
+        WINENT_TRY_GOTO(st, winent_tap_preview_guard(o->preview, g, err));
     st = WINENT_OK;
 fail:
     winent_file_guard_free(g);
@@ -900,6 +888,7 @@ static void init_state(pipeline *p, const winent_job_opts *o, winent_stage stage
     p->ring.plan = &p->plan;
     p->ring.in = &p->in;
     p->ring.out = &p->out;
+    p->ring.taps = p->taps;
     p->ring.lock = &p->lock;
     p->ring.state_cv = &p->state_cv;
     p->ring.work_cv = &p->work_cv;
@@ -1003,6 +992,7 @@ static winent_status open_output(pipeline *p, const winent_job_opts *o, winent_s
     p->plan.store_out |= p->plan.store_mem;
     /* Where the maps go, picked once (output.c). */
     winent_output_open(&p->plan, p->sink, &p->out);
+    p->taps[p->ntaps++] = &p->out.tap;
     p->plan.encodes = p->out.units;
     /* Copies in pieces of about 2 MiB (input rows) and 4 MiB (floats). */
     p->plan.fill_rows = (int)(((size_t)2 << 20) / (p->plan.row_bytes ? p->plan.row_bytes : 1));
@@ -1020,7 +1010,8 @@ static winent_status plan_preview(pipeline *p, const winent_job_opts *o,
     preview_opts(p, o, co);
     /* Tests: every chunk to the preview after compute, as a GPU's
      * are, so that path runs on machines without one. */
-    p->plan.preview_after = p->plan.sw.preview_after;
+    p->plan.taps_after = p->plan.sw.preview_after;
+    winent_tap_preview_plan(&p->plan);
     /* The image is held whole: at most half the budget, the rest is
      * the pipeline's (a --mem given too small is told by size_chunks,
      * with the least budget that holds the image and the chunks). */
@@ -1303,10 +1294,11 @@ static winent_status run_job(const winent_job_opts *o, winent_stage stage,
     if (p->plan.want_preview)
         /* Its file is opened now, as the output's: a folder that cannot
          * take it fails the job before any work. */
-        WINENT_TRY_GOTO(st, winent_preview_open(&p->plan.preview_opts,
-                                                (int64_t)p->ring.n_max * p->plan.chunk_rows,
-                                                &p->preview, &err));
+        WINENT_TRY_GOTO(st, winent_tap_preview_open(&p->plan,
+                                                    (int64_t)p->ring.n_max * p->plan.chunk_rows,
+                                                    &p->taps[p->ntaps++], &err));
     WINENT_TRY_GOTO(st, make_cpu_engines(p, &err));
+    p->ring.ntaps = p->ntaps; /* the taps are open: the queue asks them for pieces */
     p->ring.chunks = calloc((size_t)p->ring.n_max, sizeof *p->ring.chunks);
     if (p->ring.chunks == NULL) {
         st = WINENT_ERR(&err, WINENT_ERR_INTERNAL, "out of memory");
@@ -1338,9 +1330,9 @@ fail:
     winent_trace_free(p->trace);
     if (p->sink && (st != WINENT_OK || stage != WINENT_STAGE_JOB))
         winent_sink_abort(p->sink);
-    if (st != WINENT_OK)
-        winent_preview_abort(p->preview);
-    winent_preview_free(p->preview);
+    for (int i = 0; i < p->ntaps; i++)
+        if (p->taps[i] && p->taps[i]->close)
+            p->taps[i]->close(p->taps[i], st != WINENT_OK);
     winent_pool_free(&p->pool);
     if (p->ring.chunks)
         for (int i = 0; i < p->ring.n_max; i++)

@@ -52,6 +52,9 @@
 /* Host memory a GPU's context takes, counted against --mem. */
 #define WINENT_GPU_HOST_BYTES ((uint64_t)128 << 20)
 
+/* The job's taps at most: the output, the preview. */
+#define WINENT_MAX_TAPS 4
+
 typedef enum chunk_state {
     CHUNK_UNUSED = 0, /* no buffers yet */
     CHUNK_FREE,       /* buffers, no content */
@@ -114,15 +117,17 @@ typedef struct chunk {
     struct engine *tail_engine;
     int tail_y0;
     int computing, head_done;
-    /* After compute (ENCODING): `ntasks` pieces for the pool, the first
-     * `nenc` the units' encoding, the rest preview slices of the rows from
-     * `preview_y0` on (those no CPU band has added to the preview: a GPU's);
-     * handed out, not done. */
-    int nenc, ntasks, preview_y0;
-    /* Rows [y0, previewed_to) are in the preview already: a chunk whose
-     * CPU part was added, given back whole by a GPU that failed on its
-     * tail, is computed again without adding those rows twice. */
-    int previewed_to;
+    /* After compute (ENCODING): `ntasks` pieces for the pool, tap by tap:
+     * tap_pieces[i] of tap i (winent_chunk_pieces_locked builds them,
+     * winent_chunk_piece_tap reads them). The taps get the rows from
+     * `taps_y0` on as pieces (those no CPU band gave them: a GPU's).
+     * Handed out, not done. */
+    int tap_pieces[WINENT_MAX_TAPS];
+    int ntasks, taps_y0;
+    /* Rows [y0, tapped_to) went to the taps already: a chunk whose CPU
+     * part was given them, handed back whole by a GPU that failed on its
+     * tail, is computed again without giving those rows twice. */
+    int tapped_to;
     int next_piece, pieces_left;
     /* Clamp counting (--bins/--range) of a chunk a GPU computes: pieces of
      * its output rows whose input rows the workers count, once each, while
@@ -136,10 +141,6 @@ typedef struct chunk {
      * rows the pool copies from the caller's buffer; handed out, not done. */
     int fill_n, fill_next, fill_left;
     int staged; /* its rows and map are its own buffers, copied in and out */
-    /* ENCODING: after the `nenc` pieces to encode, `nstore` pieces that
-     * store store_rows output rows of a map at their place (the caller's
-     * buffer, or a raw file by offset), then the preview's. */
-    int nstore;
 } chunk;
 
 typedef struct stage_clock {
@@ -244,6 +245,37 @@ typedef struct engine {
     double first_busy_s;
 } engine;
 
+/* A tap: one output of the job's maps, the sink's (output.c) or the
+ * preview (tap_preview.c), behind one interface; the job holds them as a
+ * list (taps[0] the output). The queue asks each for its pieces of a
+ * computed chunk, the pool runs them, the writer hands each tap every
+ * chunk in order, then finishes every tap and commits every tap, in the
+ * list's order (a file appears only once every tap has finished). */
+typedef struct winent_job_tap winent_job_tap;
+struct winent_job_tap {
+    const char *kind;
+    int stores; /* its pieces store rows (the meter counts them apart from encoding) */
+    /* Lock held, chunk c computed: how many pieces of it the pool runs. */
+    int (*pieces)(const winent_job_tap *t, const chunk *c);
+    /* A pool worker: piece k of chunk c; *scratch the worker's own for
+     * this tap (NULL at first; freed by scratch_free at the worker's end). */
+    winent_status (*piece)(const winent_job_tap *t, void **scratch, chunk *c, long k,
+                           winent_err *err);
+    /* A pool worker: a CPU band's rows [ya, yb) of c, just computed and in
+     * cache (NULL: the tap takes pieces only). */
+    winent_status (*band)(const winent_job_tap *t, void **scratch, const chunk *c, int ya, int yb,
+                          winent_err *err);
+    void (*scratch_free)(const winent_job_tap *t, void *scratch); /* NULL: none */
+    /* The writer thread: chunk c, in order; then, after the last, finish
+     * and commit (NULL: nothing to do). */
+    winent_status (*write)(winent_job_tap *t, const chunk *c, winent_err *err);
+    winent_status (*finish)(winent_job_tap *t, winent_err *err);
+    winent_status (*commit)(winent_job_tap *t, winent_err *err);
+    /* After the threads: frees what it owns (`failed`: removes its
+     * temporary files first); NULL where the job owns it. */
+    void (*close)(winent_job_tap *t, int failed);
+};
+
 /* What the job reads, behind one interface (input.c), chosen once at
  * setup (winent_input_open): the source, the caller's memory (in place or
  * staged), a .zst map (--decode), or the map the encode stage is given.
@@ -276,20 +308,12 @@ struct winent_job_input {
  * call it. */
 typedef struct winent_job_output winent_job_output;
 struct winent_job_output {
-    const char *kind;
+    winent_job_tap tap; /* first: the output is the job's first tap (its
+                           pieces encode units or store rows) */
     int own_map; /* the chunks own buffers of output rows (ring.c) */
     int units;   /* the chunks' maps are encoded into units by the pool */
     /* Reader thread: where chunk c's maps are computed (c->map). */
     void (*place)(const winent_job_output *out, chunk *c);
-    /* Lock held, chunk c computed: its pieces for the pool, c->nenc
-     * units to encode and c->nstore pieces of rows to store. */
-    void (*pieces)(const winent_job_output *out, chunk *c);
-    /* A pool worker: store piece k of chunk c's rows at their place. */
-    winent_status (*store)(const winent_job_output *out, const chunk *c, long k,
-                           winent_err *err);
-    /* The writer thread: chunk c, in order; then, after the last, finish. */
-    winent_status (*write)(winent_job_output *out, const chunk *c, winent_err *err);
-    winent_status (*finish)(winent_job_output *out, winent_err *err);
     const struct job_plan *plan; /* borrowed: the plan (read-only) */
     winent_sink *sink;           /* borrowed: encoders (pool) and writer */
     uint64_t bytes;              /* the encode stage: bytes encoded (writer thread) */
@@ -343,8 +367,14 @@ typedef struct job_plan {
     int count_clamps;            /* count the samples clamped into the end bins */
     int count_rows;              /* rows per counting piece */
     int want_preview;            /* --preview in a whole job */
-    int preview_after;           /* WINENT_PREVIEW_AFTER=1 (tests): CPU chunks
-                                    too are added after compute, not by band */
+    int taps_after;              /* WINENT_PREVIEW_AFTER=1 (tests): CPU chunks
+                                    too go to the taps after compute, not by band */
+    /* What a tap holds for `rows` map rows in flight (--mem's count of a
+     * chunk; NULL: nothing): the preview's open rows. */
+    struct {
+        uint64_t (*bytes)(const void *ctx, uint64_t rows);
+        const void *ctx;
+    } tap_rows;
     winent_preview_opts preview_opts;
     char preview_text[WINENT_MSG_LEN]; /* its PNG's Description */
     int width, height;
@@ -404,6 +434,8 @@ typedef struct job_ring {
     const struct job_plan *plan;  /* borrowed */
     const winent_job_input *in;   /* borrowed: what a chunk owns (own_rows) */
     const winent_job_output *out; /* borrowed: ... (own_map, units) */
+    winent_job_tap *const *taps;  /* borrowed: the job's taps (set before the threads) */
+    int ntaps;
     pthread_mutex_t *lock;        /* borrowed: the job's one lock */
     pthread_cond_t *state_cv;     /* borrowed: a chunk changed state */
     pthread_cond_t *work_cv;      /* borrowed: a task for the pool */
@@ -436,9 +468,9 @@ struct pipeline {
     winent_sink *sink;           /* encoders (encode) and writer (write) */
     winent_job_input in;         /* what the job reads (input.c; set up once) */
     winent_job_output out;       /* where its maps go (output.c; set up once) */
-    winent_preview *preview;     /* owned; NULL without --preview. Rows added by
-                                    pool workers (its own lock); its PNG written
-                                    by the writer, between chunks and at the end */
+    winent_job_tap *taps[WINENT_MAX_TAPS]; /* the output's (taps[0], once
+                                    open), then the preview's (owned) */
+    int ntaps;
     saturation *saturated;       /* owned, one per map; NULL: not counted (no
                                     notice callback, --decode, memory jobs).
                                     The writer thread adds each chunk as it
@@ -586,6 +618,20 @@ winent_status winent_run_job(const winent_job_opts *o, winent_stage stage,
                              const winent_memory_io *mem, const float *map, winent_run_ctl *ctl,
                              const winent_device_list *devices, winent_job_stats *stats,
                              winent_err *err);
+
+/* ring.c: chunk c's pieces for the pool, asked of each of r's taps, the
+ * count of each and their sum (ntasks), none handed out yet (lock held). */
+void winent_chunk_pieces_locked(const job_ring *r, chunk *c);
+/* The tap of chunk c's piece k, and its number among that tap's pieces. */
+int winent_chunk_piece_tap(const chunk *c, long k, long *local);
+
+/* tap_preview.c: the preview as a tap. Its rows' memory in the plan
+ * (plan->tap_rows, after plan->preview_opts); its files into the job's
+ * guard (its legend, world and PAM files too); the tap, open. */
+void winent_tap_preview_plan(job_plan *pl);
+winent_status winent_tap_preview_guard(const char *path, winent_file_guard *g, winent_err *err);
+winent_status winent_tap_preview_open(const job_plan *pl, int64_t rows_in_flight,
+                                      winent_job_tap **out, winent_err *err);
 
 /* ring.c: the chunks' ring (job_ring) and their buffers: what a chunk
  * owns is the input's and the output's to say (own_rows, own_map, units). */

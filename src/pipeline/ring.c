@@ -25,8 +25,8 @@ uint64_t winent_ring_chunk_bytes(const job_ring *r, uint64_t rows)
     const job_plan *pl = r->plan;
     const uint64_t W = (uint64_t)pl->width, maps = (uint64_t)pl->nmaps;
     uint64_t b = 0;
-    if (pl->want_preview) /* the preview rows its map rows can keep open */
-        b += winent_preview_rows_bytes(&pl->preview_opts, (int64_t)rows);
+    if (pl->tap_rows.bytes) /* what a tap holds for them (the preview's open rows) */
+        b += pl->tap_rows.bytes(pl->tap_rows.ctx, rows);
     if (r->in->own_rows)
         b += winent_huge_round(winent_ring_plane_bytes(pl, rows) * (uint64_t)pl->nbands);
     if (r->out->own_map)
@@ -34,6 +34,26 @@ uint64_t winent_ring_chunk_bytes(const job_ring *r, uint64_t rows)
     if (r->out->units)
         b += (W * rows * 2 + (rows + pl->unit_rows - 1) / pl->unit_rows * pl->unit_extra) * maps;
     return b;
+}
+
+void winent_chunk_pieces_locked(const job_ring *r, chunk *c)
+{
+    c->ntasks = 0;
+    for (int i = 0; i < WINENT_MAX_TAPS; i++) {
+        c->tap_pieces[i] = i < r->ntaps ? r->taps[i]->pieces(r->taps[i], c) : 0;
+        c->ntasks += c->tap_pieces[i];
+    }
+    c->next_piece = 0;
+    c->pieces_left = c->ntasks;
+}
+
+int winent_chunk_piece_tap(const chunk *c, long k, long *local)
+{
+    int i = 0;
+    while (i < WINENT_MAX_TAPS - 1 && k >= c->tap_pieces[i])
+        k -= c->tap_pieces[i++];
+    *local = k;
+    return i;
 }
 
 int winent_chunk_pin(const winent_host_pin *h, const chunk *c)

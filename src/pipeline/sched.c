@@ -145,9 +145,9 @@ void winent_sched_return_tail_locked(job_ring *r, const job_plan *pl, chunk *c, 
     c->computing = 1;
     if (c->head_done) {
         /* The CPU has let go of it: the whole chunk goes back (computing
-         * its first rows again gives the same bytes; the preview has them). */
-        if (c->engine->ops->bands && !pl->preview_after && c->tail_y0 > c->previewed_to)
-            c->previewed_to = c->tail_y0;
+         * its first rows again gives the same bytes; the taps have them). */
+        if (c->engine->ops->bands && !pl->taps_after && c->tail_y0 > c->tapped_to)
+            c->tapped_to = c->tail_y0;
         c->state = CHUNK_READY;
         c->engine = NULL;
         c->head_done = 0;
@@ -257,26 +257,21 @@ void winent_sched_computed_locked(job_ring *r, const job_plan *pl, chunk *c, eng
         pthread_cond_broadcast(r->state_cv); /* this engine's queue is shorter */
         return; /* the other engine's part is still running */
     }
-    /* The rows the CPU computed are in the preview already (each band was
-     * added as it ended, still in cache): all of a CPU chunk, the head of
-     * one whose tail a GPU took; a GPU's rows get slices of their own. */
-    int from = c->previewed_to;
-    if (c->engine && c->engine->ops->bands && !pl->preview_after)
+    /* The rows an engine computed in bands went to the taps already (each
+     * band as it ended, still in cache): all of a CPU chunk, the head of
+     * one whose tail a GPU took; a GPU's rows get pieces of their own. */
+    int from = c->tapped_to;
+    if (c->engine && c->engine->ops->bands && !pl->taps_after)
         from = c->tail_engine ? c->tail_y0 : c->y1;
-    if (from < c->previewed_to)
-        from = c->previewed_to;
+    if (from < c->tapped_to)
+        from = c->tapped_to;
     c->tail_engine = NULL;
-    c->preview_y0 = from;
-    r->out->pieces(r->out, c); /* nenc units to encode, nstore pieces to store */
-    c->ntasks = c->nenc + c->nstore;
-    if (pl->want_preview && from < c->y1) /* the preview is open */
-        c->ntasks += (c->y1 - from + pl->band_rows - 1) / pl->band_rows;
+    c->taps_y0 = from;
+    winent_chunk_pieces_locked(r, c); /* each tap's pieces for the pool */
     if (c->ntasks == 0) {
         c->state = CHUNK_DONE;
     } else {
         c->state = CHUNK_ENCODING;
-        c->next_piece = 0;
-        c->pieces_left = c->ntasks;
         pthread_cond_broadcast(r->work_cv);
     }
     pthread_cond_broadcast(r->state_cv);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The job's work on the worker pool (pool.h's callbacks): which task of
- * the chunks comes next and running it: CPU bands, units to encode, rows
- * to store, preview slices, a staged memory job's rows to copy in, a GPU's
- * rows to count. Picked under the job's lock, run outside it. */
+ * the chunks comes next and running it: CPU bands, the taps' pieces (units
+ * to encode, rows to store, preview slices), a staged memory job's rows
+ * to copy in, a GPU's rows to count. Picked under the job's lock, run
+ * outside it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,14 +26,21 @@ typedef struct task {
     int held;   /* TASK_NONE: a band is waiting, held back while a GPU starts */
 } task;
 
-/* The trace's event for the start (end 0) or the end of task t: a store
- * piece is one of ENCODE's. */
-static const char *task_event(const task *t, int end)
+/* The tap of task t (an ENCODE: a tap's piece). */
+static const winent_job_tap *task_tap(const pipeline *p, const task *t, long *local)
+{
+    return p->taps[winent_chunk_piece_tap(t->c, t->index, local)];
+}
+
+/* The trace's event for the start (end 0) or the end of task t: a piece
+ * of a tap that stores rows is one of ENCODE's. */
+static const char *task_event(const pipeline *p, const task *t, int end)
 {
     static const char *const ev[][2] = {{"", ""},           {"decode", "decoded"},
                                         {"encode", "encoded"}, {"count", "counted"},
                                         {"fill", "filled"},   {"band", "banded"}};
-    if (t->kind == TASK_ENCODE && t->index >= t->c->nenc && t->index < t->c->nenc + t->c->nstore)
+    long local;
+    if (t->kind == TASK_ENCODE && task_tap(p, t, &local)->stores)
         return end ? "stored" : "store";
     return ev[t->kind][end];
 }
@@ -170,57 +178,39 @@ static void run_count(const job_plan *pl, chunk *c, long k, winent_clamp_counts 
         count_rows(pl, c, b, ya, yb, &acc[b]);
 }
 
-/* Output rows [ya, yb) of chunk c into the preview, with the worker's
- * scratch (made on first use). */
-static winent_status add_to_preview(const job_plan *pl, winent_preview *pv,
-                                    winent_preview_scratch **pvs, const chunk *c, int ya, int yb,
-                                    winent_err *err)
-{
-    if (*pvs == NULL)
-        WINENT_TRY(winent_preview_scratch_create(pv, pvs, err));
-    return winent_preview_add_rows(pv, *pvs, c->map + (size_t)(ya - c->y0) * pl->map_stride,
-                                   pl->map_stride, ya, yb, err);
-}
-
-/* Piece k of a computed chunk: a unit (or a tile of it) of a map to
- * encode (map k / npieces), from c->nenc on rows to store (the output's),
- * then a slice of band_rows rows for the preview (the first map's). */
-static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_preview_scratch **pvs,
-                               chunk *c, long k, winent_err *err)
-{
-    if (k >= c->nenc && k < c->nenc + c->nstore)
-        return p->out.store(&p->out, c, k - c->nenc, err);
-    if (k >= c->nenc) {
-        int ya = c->preview_y0 + (int)(k - c->nenc - c->nstore) * p->plan.band_rows;
-        int yb = ya + p->plan.band_rows < c->y1 ? ya + p->plan.band_rows : c->y1;
-        return add_to_preview(&p->plan, p->preview, pvs, c, ya, yb, err);
-    }
-    if (*enc == NULL)
-        WINENT_TRY(winent_sink_encoder_create(p->sink, enc, err));
-    int m = (int)(k / c->npieces), kk = (int)(k % c->npieces);
-    int u = kk / p->plan.parts, part = kk % p->plan.parts;
-    int r0 = u * p->plan.unit_rows;
-    int nr = c->y1 - c->y0 - r0 < p->plan.unit_rows ? c->y1 - c->y0 - r0 : p->plan.unit_rows;
-    return winent_sink_encode_part(*enc, m, c->y0 / p->plan.unit_rows + u, part,
-                                   c->map + (size_t)m * p->plan.map_plane +
-                                       (size_t)r0 * p->plan.map_stride,
-                                   nr, &c->units[k], err);
-}
-
-/* One worker's state: its encoder, preview scratch and clamp counts
- * (made by the worker itself), its task, its times. */
+/* One worker's state: its scratch for each tap (an encoder, the
+ * preview's) and its clamp counts (made by the worker itself), its task,
+ * its times. */
 typedef struct job_worker {
     pipeline *p;
     int index;
     winent_err err;
-    winent_sink_encoder *enc;
-    winent_preview_scratch *pvs;
-    double band_s, enc_s, dec_s, pv_s;
+    void *scratch[WINENT_MAX_TAPS];
+    double band_s, enc_s, dec_s, tap_s;
     winent_clamp_counts *counted; /* a task's, one per band */
     task t;
     double dt;
     winent_status st;
 } job_worker;
+
+/* Piece k of a computed chunk: its tap's piece. */
+static winent_status run_piece(pipeline *p, job_worker *ws, chunk *c, long k, winent_err *err)
+{
+    long local;
+    const int i = winent_chunk_piece_tap(c, k, &local);
+    return p->taps[i]->piece(p->taps[i], &ws->scratch[i], c, local, err);
+}
+
+/* A CPU band's rows [ya, yb) of chunk c, in cache, to every tap that
+ * takes bands. */
+static winent_status band_to_taps(pipeline *p, job_worker *ws, const chunk *c, int ya, int yb,
+                                  winent_err *err)
+{
+    for (int i = 0; i < p->ntaps; i++)
+        if (p->taps[i]->band)
+            WINENT_TRY(p->taps[i]->band(p->taps[i], &ws->scratch[i], c, ya, yb, err));
+    return WINENT_OK;
+}
 
 static void *worker_start(void *ctx, int w)
 {
@@ -261,25 +251,25 @@ static int worker_run(void *ctx, void *wsv)
     double t0 = winent_now();
     winent_status st = WINENT_OK;
     const int64_t tseq = t->c ? t->c->seq : -1;
-    winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(t, 0), tseq);
+    winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(p, t, 0), tseq);
     for (int b = 0; b < p->plan.nbands; b++)
         winent_clamp_init(&ws->counted[b]);
     switch (t->kind) {
-    case TASK_ENCODE: st = run_piece(p, &ws->enc, &ws->pvs, t->c, t->index, &ws->err); break;
+    case TASK_ENCODE: st = run_piece(p, ws, t->c, t->index, &ws->err); break;
     case TASK_COUNT: run_count(&p->plan, t->c, t->index, ws->counted); break;
     case TASK_FILL: p->in.fill(&p->in, t->c, t->index); break;
     default: st = run_band(&p->plan, ws->index, t, ws->counted, &ws->err); break;
     }
-    winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(t, 1), tseq);
+    winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(p, t, 1), tseq);
     double dt = winent_now() - t0;
-    if (t->kind == TASK_BAND && st == WINENT_OK && p->preview && !p->plan.preview_after) {
-        /* The band's rows while they are in cache; timed apart, so the
-         * CPU's measured rate stays the engine's. */
+    if (t->kind == TASK_BAND && st == WINENT_OK && !p->plan.taps_after) {
+        /* The band's rows to the taps while they are in cache; timed
+         * apart, so the CPU's measured rate stays the engine's. */
         int ya, yb;
         band_span(t->c, t->index, &ya, &yb);
-        if (ya >= t->c->previewed_to)
-            st = add_to_preview(&p->plan, p->preview, &ws->pvs, t->c, ya, yb, &ws->err);
-        ws->pv_s += winent_now() - t0 - dt;
+        if (ya >= t->c->tapped_to)
+            st = band_to_taps(p, ws, t->c, ya, yb, &ws->err);
+        ws->tap_s += winent_now() - t0 - dt;
     }
     /* A failed piece stops the job before its chunk can count as done:
      * else the writer could take the last chunk and commit the output
@@ -311,7 +301,8 @@ static void worker_done(void *ctx, void *wsv)
             pthread_cond_broadcast(&p->state_cv);
         }
     } else if (t->kind == TASK_ENCODE) {
-        if (t->index >= t->c->nenc && t->index < t->c->nenc + t->c->nstore) {
+        long local;
+        if (task_tap(p, t, &local)->stores) {
             p->meter.store_s += dt;
         } else {
             ws->enc_s += dt;
@@ -345,12 +336,13 @@ static void worker_end(void *ctx, void *wsv)
     pipeline *p = ctx;
     job_worker *ws = wsv;
     pthread_mutex_lock(&p->lock);
-    p->meter.compute_clock.busy_s += ws->band_s + ws->pv_s;
+    p->meter.compute_clock.busy_s += ws->band_s + ws->tap_s;
     p->meter.encode_clock.busy_s += ws->enc_s;
     p->meter.read_clock.busy_s += ws->dec_s;
     pthread_mutex_unlock(&p->lock);
-    winent_sink_encoder_free(ws->enc);
-    winent_preview_scratch_free(ws->pvs);
+    for (int i = 0; i < p->ntaps; i++)
+        if (ws->scratch[i] && p->taps[i]->scratch_free)
+            p->taps[i]->scratch_free(p->taps[i], ws->scratch[i]);
     free(ws->counted);
     if (ws->err.status != WINENT_OK)
         winent_report_fail(&p->report, &ws->err);
