@@ -19,6 +19,7 @@ header, then reports:
     folder, and only that room and the rooms above it include it;
   - every circle of rooms, calls and includes together;
   - every function in src/pipeline longer than 150 lines;
+  - every file in src/pipeline longer than 600 lines;
   - every test of the sign of an engine's `device` (CPU or GPU) in
     src/pipeline outside the engines' own files (engines*.c): the rest
     of the room asks what an engine can do (engine_ops), never which it is.
@@ -60,6 +61,8 @@ EXCEPTIONS = {
 }
 MAX_LINES = 150
 LONG_CHECKED = ("src/pipeline",)
+MAX_FILE_LINES = 600
+LONG_FILES_CHECKED = ("src/pipeline",)
 # Where an engine's device number may be compared with -1 or 0.
 ENGINE_FILES = re.compile(r"^engines(_\w+)?\.c$")
 DEVICE_SIGN = re.compile(r"\bdevice\s*(<|>|<=|>=|==|!=)\s*-?[01]\b|\b-?[01]\s*(<|>|<=|>=|==|!=)\s*\w*(->|\.)device\b")
@@ -249,6 +252,17 @@ def long_functions(source):
     return found
 
 
+def long_files(source):
+    found = []
+    for d in LONG_FILES_CHECKED:
+        for path in sorted(glob.glob(os.path.join(source, d, "*.[ch]"))):
+            n = len(open(path, encoding="utf-8").read().splitlines())
+            if n > MAX_FILE_LINES:
+                found.append("%s has %d lines (at most %d): split it by owner"
+                             % (os.path.relpath(path, source), n, MAX_FILE_LINES))
+    return found
+
+
 def device_signs(source):
     """Tests of an engine's device sign outside the engines' files."""
     found = []
@@ -287,6 +301,7 @@ def main(argv):
     room_found, allowed = room_problems(edges, why, incs, public_api(source))
     problems += room_found
     problems += long_functions(source)
+    problems += long_files(source)
     problems += device_signs(source)
     used = {(a, b) for a in edges for b in edges[a]} | incs
     stale = ["exception no longer needed (remove it): %s -> %s" % ab

@@ -38,13 +38,17 @@ echo '#include "s.h"' >"$F/src/tiles/sources/r.h"
 echo '#include "r.h"' >"$F/src/tiles/sinks/s.h"
 { echo 'static void long_one(void)'; echo '{'; i=0
   while [ $i -lt 160 ]; do echo '    ;'; i=$((i + 1)); done; echo '}'; } >"$F/src/pipeline/l.c"
+echo 'static int cpu(const engine *e) { return e->device < 0; }' >"$F/src/pipeline/d.c"
+{ i=0; while [ $i -lt 601 ]; do echo '/* a line */'; i=$((i + 1)); done; } >"$F/src/pipeline/big.c"
 bad=$("$PY" "$WINENT_SRC/tools/check-structure.py" "$BUILD" "$F" 2>&1)
 [ $? = 1 ] || { echo "$bad"; echo "FAILED: a broken tree did not exit 1"; exit 1; }
 for want in "room: base/b.c includes kernels/k.h, of room kernels, which room base may not use" \
     "room: cli/c.c includes pipeline/p.h" \
     "room: tiles/sinks/s.h includes tiles/sources/r.h" \
     "circle of rooms: tiles/sinks tiles/sources" \
-    "pipeline/l.c:1: static void long_one(void) is 162 lines (at most 150)"; do
+    "pipeline/l.c:1: static void long_one(void) is 162 lines (at most 150)" \
+    "src/pipeline/d.c:1: tests the sign of an engine's device" \
+    "src/pipeline/big.c has 601 lines (at most 600)"; do
     case $bad in
     *"$want"*) echo "reported: $want" ;;
     *) echo "$bad"; echo "FAILED: not reported: $want"; exit 1 ;;
