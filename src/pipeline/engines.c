@@ -42,12 +42,12 @@ static void give_up(engine *e, chunk **held, int head, int n, const winent_err *
     if (go_on) {
         for (int k = 0; k < n; k++) {
             chunk *c = held[(head + k) % e->slots];
-            if (c->tail_engine == e) {
+            if (c->claim.tail == e) {
                 winent_sched_return_tail_locked(&p->ring, &p->plan, c, e);
                 continue;
             }
             c->state = CHUNK_READY;
-            c->engine = NULL;
+            c->claim.engine = NULL;
             e->pixels_inflight -= (int64_t)(c->y1 - c->y0) * p->plan.width;
             e->inflight--;
         }
@@ -133,7 +133,7 @@ void *winent_engine_driver(void *arg)
         if (!done)
             continue; /* claim first, then wait again */
         winent_trace_mark(p->trace, lane, "done", c->seq);
-        if (c->engine == e || c->tail_engine == e) /* else a GPU took it over
+        if (c->claim.engine == e || c->claim.tail == e) /* else a GPU took it over
                                                       before it started */
             winent_sched_computed_locked(&p->ring, &p->plan, c, e);
         head = (head + 1) % e->slots;

@@ -31,11 +31,11 @@ static winent_status cpu_submit(engine *e, int slot, chunk *c, winent_err *err)
     pipeline *p = e->p;
     (void)slot, (void)err;
     pthread_mutex_lock(&p->lock);
-    if (c->engine == e) { /* not taken over by a GPU meanwhile */
-        c->band_rows = cpu_band_rows(&p->plan);
-        c->nbands = (c->y1 - c->y0 + c->band_rows - 1) / c->band_rows;
-        c->next_band = 0;
-        c->bands_left = c->nbands;
+    if (c->claim.engine == e) { /* not taken over by a GPU meanwhile */
+        c->bands.rows = cpu_band_rows(&p->plan);
+        c->bands.n = (c->y1 - c->y0 + c->bands.rows - 1) / c->bands.rows;
+        c->bands.next = 0;
+        c->bands.left = c->bands.n;
         pthread_cond_broadcast(&p->work_cv);
     }
     pthread_mutex_unlock(&p->lock);
@@ -51,7 +51,7 @@ static winent_status cpu_wait(engine *e, int slot, chunk *c, int may_claim, int 
     (void)slot, (void)err;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        if (c->bands_left == 0 || c->engine != e || STOPPED(p)) {
+        if (c->bands.left == 0 || c->claim.engine != e || STOPPED(p)) {
             *done = 1;
             break;
         }
@@ -81,8 +81,8 @@ static int cpu_wants_more(const engine *e)
     int waiting = 0;
     for (int i = 0; i < p->ring.n_max; i++) {
         const chunk *c = &p->ring.chunks[i];
-        if (c->state == CHUNK_CLAIMED && c->engine == e)
-            waiting += c->nbands - c->next_band;
+        if (c->state == CHUNK_CLAIMED && c->claim.engine == e)
+            waiting += c->bands.n - c->bands.next;
     }
     return waiting < p->plan.threads;
 }

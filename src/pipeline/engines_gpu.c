@@ -70,12 +70,12 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
      * CPU's bands count their own). */
     pthread_mutex_lock(&p->lock);
     winent_sched_post_counts_locked(&p->ring, &p->plan, c,
-                                    c->tail_engine == e ? c->tail_y0 : c->y0);
+                                    c->claim.tail == e ? c->claim.tail_y0 : c->y0);
     pthread_mutex_unlock(&p->lock);
     if (c->registered == 0)
         pin_chunk(p, e, c);
     gpu_maps *gm = e->state;
-    const int y0 = c->tail_engine == e ? c->tail_y0 : c->y0;
+    const int y0 = c->claim.tail == e ? c->claim.tail_y0 : c->y0;
     for (int m = 0; m < p->plan.nmaps; m++) {
         /* Only its windows' input rows go over: for a tail (the rows the
          * CPU left) or a map of a smaller window than the chunk's halo, a

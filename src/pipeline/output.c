@@ -57,7 +57,7 @@ static winent_status sink_commit(winent_job_tap *tap, winent_err *err)
 
 static int units_pieces(const winent_job_tap *tap, const chunk *c)
 {
-    return c->npieces * ((const winent_job_output *)tap)->plan->nmaps;
+    return c->out.npieces * ((const winent_job_output *)tap)->plan->nmaps;
 }
 
 /* Piece k: a unit (or a tile of it) of map k / npieces, encoded with the
@@ -72,13 +72,13 @@ static winent_status units_piece(const winent_job_tap *tap, void **scratch, chun
         WINENT_TRY(winent_sink_encoder_create(out->sink, &enc, err));
         *scratch = enc;
     }
-    int m = (int)(k / c->npieces), kk = (int)(k % c->npieces);
+    int m = (int)(k / c->out.npieces), kk = (int)(k % c->out.npieces);
     int u = kk / pl->parts, part = kk % pl->parts;
     int r0 = u * pl->unit_rows;
     int nr = c->y1 - c->y0 - r0 < pl->unit_rows ? c->y1 - c->y0 - r0 : pl->unit_rows;
     return winent_sink_encode_part(*scratch, m, c->y0 / pl->unit_rows + u, part,
                                    c->map + (size_t)m * pl->map_plane + (size_t)r0 * pl->map_stride,
-                                   nr, &c->units[k], err);
+                                   nr, &c->out.units[k], err);
 }
 
 static void units_scratch_free(const winent_job_tap *tap, void *scratch)
@@ -94,11 +94,11 @@ static winent_status units_write(winent_job_tap *tap, const chunk *c, winent_err
     const winent_job_output *out = (const winent_job_output *)tap;
     const job_plan *pl = out->plan;
     int first = c->y0 / pl->unit_rows;
-    for (int u = 0; u < c->nunits; u++)
+    for (int u = 0; u < c->out.nunits; u++)
         for (int m = 0; m < pl->nmaps; m++)
             for (int k = 0; k < pl->parts; k++)
                 WINENT_TRY(winent_sink_write_part(out->sink, m, first + u, k,
-                                                  &c->units[(m * c->nunits + u) * pl->parts + k],
+                                                  &c->out.units[(m * c->out.nunits + u) * pl->parts + k],
                                                   err));
     return WINENT_OK;
 }
@@ -172,8 +172,8 @@ static winent_status encoded_write(winent_job_tap *tap, const chunk *c, winent_e
 {
     winent_job_output *out = (winent_job_output *)tap;
     (void)err;
-    for (int k = 0; k < c->npieces * out->plan->nmaps; k++)
-        out->bytes += c->units[k].size;
+    for (int k = 0; k < c->out.npieces * out->plan->nmaps; k++)
+        out->bytes += c->out.units[k].size;
     return WINENT_OK;
 }
 

@@ -41,6 +41,7 @@
 #include "switches.h"
 #include "trace.h"
 #include "plan.h"
+#include "job_chunk.h"
 #include "tiles/sinks/preview.h"
 #include "tiles/sink.h"
 #include "tiles/source.h"
@@ -53,87 +54,6 @@
 /* Host memory a GPU's context takes, counted against --mem. */
 #define WINENT_GPU_HOST_BYTES ((uint64_t)128 << 20)
 
-/* The job's taps at most: the output, the preview. */
-#define WINENT_MAX_TAPS 4
-
-typedef enum chunk_state {
-    CHUNK_UNUSED = 0, /* no buffers yet */
-    CHUNK_FREE,       /* buffers, no content */
-    CHUNK_READING,    /* the reader fills it */
-    CHUNK_FILLING,    /* a staged memory job: the pool copies its input rows in */
-    CHUNK_READY,      /* input rows in place, waiting for an engine */
-    CHUNK_CLAIMED,    /* an engine computes it */
-    CHUNK_ENCODING,   /* units handed to the workers */
-    CHUNK_DONE        /* for the writer */
-} chunk_state;
-
-struct engine;
-struct job_plan;
-
-/* How much of one map is at its window's largest entropy (every pixel of
- * a whole window in a bin of its own): the "saturated" notice. */
-typedef struct saturation {
-    float at_top; /* a value at least this is at the top (just
-                     below it: the engines' rounding) */
-    double top;   /* winent_compute_top of the map's options */
-    uint64_t valid, top_count;
-} saturation;
-
-/* One chunk: output rows [y0, y1) and the input rows their windows need
- * (the largest window's). Owned by the pipeline; fields change under
- * p->lock, except the buffers' contents, which belong to the stage that
- * holds the chunk's state. */
-typedef struct chunk {
-    chunk_state state;
-    int64_t seq;
-    int y0, y1;            /* output rows */
-    int in_y0, in_h;       /* input rows held */
-    uint8_t *rows;         /* input rows: rows_own, or borrowed (memory job); band b's
-                              plane at rows + b * p->plane_bytes */
-    float *map;            /* output rows: map_own, or borrowed; map m's plane at
-                              map + m * p->map_plane */
-    uint8_t *rows_own;     /* owned */
-    float *map_own;        /* owned */
-    size_t rows_bytes, map_bytes;
-    int registered;        /* rows_own / map_own are pinned for the GPUs */
-    winent_bytes *units;   /* owned: one per piece (map m, unit u, part k at
-                              (m * nunits + u) * parts + k) */
-    int nunits, npieces;   /* of one map */
-    struct engine *engine; /* that claimed it */
-    /* CPU bands. */
-    int band_rows, nbands, next_band, bands_left;
-    /* A GPU that took over the CPU's bands not started (the chunk's tail):
-     * it computes output rows [tail_y0, y1), the CPU the bands it had
-     * started. `computing` counts the engines not done with their part
-     * (1, or 2 while a tail is out); `head_done`: the CPU's part is. */
-    struct engine *tail_engine;
-    int tail_y0;
-    int computing, head_done;
-    /* After compute (ENCODING): `ntasks` pieces for the pool, tap by tap:
-     * tap_pieces[i] of tap i (winent_chunk_pieces_locked builds them,
-     * winent_chunk_piece_tap reads them). The taps get the rows from
-     * `taps_y0` on as pieces (those no CPU band gave them: a GPU's).
-     * Handed out, not done. */
-    int tap_pieces[WINENT_MAX_TAPS];
-    int ntasks, taps_y0;
-    /* Rows [y0, tapped_to) went to the taps already: a chunk whose CPU
-     * part was given them, handed back whole by a GPU that failed on its
-     * tail, is computed again without giving those rows twice. */
-    int tapped_to;
-    int next_piece, pieces_left;
-    /* Clamp counting (--bins/--range) of a chunk a GPU computes: pieces of
-     * its output rows whose input rows the workers count, once each, while
-     * the GPU works; the writer takes the chunk only when none is left.
-     * Posted by the GPU's submit (winent_sched_post_counts_locked); 0 while
-     * the CPU's bands count their own rows. A GPU that takes a chunk's tail
-     * posts only the tail's rows, from `count_y0` (the CPU's bands counted
-     * theirs). */
-    int count_n, count_next, count_left, count_y0;
-    /* A staged memory job (FILLING): `fill_n` pieces of fill_rows input
-     * rows the pool copies from the caller's buffer; handed out, not done. */
-    int fill_n, fill_next, fill_left;
-    int staged; /* its rows and map are its own buffers, copied in and out */
-} chunk;
 
 typedef struct stage_clock {
     double busy_s, wait_s;

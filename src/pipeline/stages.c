@@ -81,10 +81,10 @@ void *winent_stage_reader(void *arg)
         c->y0 = (int)(seq * p->plan.chunk_rows);
         c->y1 = c->y0 + p->plan.chunk_rows > p->plan.height ? p->plan.height
                                                             : c->y0 + p->plan.chunk_rows;
-        c->nunits = (c->y1 - c->y0 + p->plan.unit_rows - 1) / p->plan.unit_rows;
-        c->npieces = c->nunits * p->plan.parts;
-        c->engine = NULL;
-        c->tapped_to = c->y0;
+        c->out.nunits = (c->y1 - c->y0 + p->plan.unit_rows - 1) / p->plan.unit_rows;
+        c->out.npieces = c->out.nunits * p->plan.parts;
+        c->claim.engine = NULL;
+        c->out.tapped_to = c->y0;
         winent_chunk_input_rows(c->y0, c->y1, p->plan.ry, p->plan.height, &c->in_y0, &c->in_h);
         c->staged = in->stages(in, launched);
         p->out.place(&p->out, c);
@@ -102,7 +102,7 @@ void *winent_stage_reader(void *arg)
         if (next == CHUNK_FILLING)
             pthread_cond_broadcast(&p->work_cv);
         if (next == CHUNK_ENCODING) { /* nothing computed: the units to encode */
-            c->taps_y0 = c->y1;
+            c->out.taps_y0 = c->y1;
             winent_chunk_pieces_locked(&p->ring, c);
             pthread_cond_broadcast(&p->work_cv);
         }

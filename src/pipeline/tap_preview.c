@@ -36,7 +36,7 @@ static winent_status add_rows(const preview_tap *t, void **scratch, const chunk 
 static int preview_pieces(const winent_job_tap *tap, const chunk *c)
 {
     const job_plan *pl = ((const preview_tap *)tap)->plan;
-    const int from = c->taps_y0;
+    const int from = c->out.taps_y0;
     return from < c->y1 ? (c->y1 - from + pl->band_rows - 1) / pl->band_rows : 0;
 }
 
@@ -45,7 +45,7 @@ static winent_status preview_piece(const winent_job_tap *tap, void **scratch, ch
 {
     const preview_tap *t = (const preview_tap *)tap;
     const int br = t->plan->band_rows;
-    const int ya = c->taps_y0 + (int)k * br;
+    const int ya = c->out.taps_y0 + (int)k * br;
     const int yb = ya + br < c->y1 ? ya + br : c->y1;
     return add_rows(t, scratch, c, ya, yb, err);
 }

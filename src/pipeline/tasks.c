@@ -65,46 +65,46 @@ static task next_task(pipeline *p)
     chunk *enc = NULL, *band = NULL, *count = NULL, *fill = NULL;
     for (int i = 0; i < p->ring.n_max; i++) {
         chunk *c = &p->ring.chunks[i];
-        if (c->state == CHUNK_FILLING && c->fill_next < c->fill_n &&
+        if (c->state == CHUNK_FILLING && c->fill.next < c->fill.n &&
             (fill == NULL || c->seq < fill->seq))
             fill = c;
-        if (c->count_next < c->count_n && (count == NULL || c->seq < count->seq))
+        if (c->counts.next < c->counts.n && (count == NULL || c->seq < count->seq))
             count = c;
-        if (c->state == CHUNK_ENCODING && c->next_piece < c->ntasks &&
+        if (c->state == CHUNK_ENCODING && c->out.next_piece < c->out.ntasks &&
             (enc == NULL || c->seq < enc->seq))
             enc = c;
-        else if (c->state == CHUNK_CLAIMED && c->next_band < c->nbands &&
+        else if (c->state == CHUNK_CLAIMED && c->bands.next < c->bands.n &&
                  (band == NULL || c->seq < band->seq))
             band = c;
     }
     if (enc) {
         t.kind = TASK_ENCODE;
         t.c = enc;
-        t.index = enc->next_piece++;
+        t.index = enc->out.next_piece++;
     } else if (fill) {
         t.kind = TASK_FILL;
         t.c = fill;
-        t.index = fill->fill_next++;
+        t.index = fill->fill.next++;
     } else if (count) {
         t.kind = TASK_COUNT;
         t.c = count;
-        t.index = count->count_next++;
+        t.index = count->counts.next++;
     } else if (band && band_held(&p->policy, p->bands_running)) {
         t.held = 1; /* leave the GPU's start the cores */
     } else if (band) {
         p->bands_running++;
         t.kind = TASK_BAND;
         t.c = band;
-        t.index = band->next_band++;
-        if (band->next_band == 1)
+        t.index = band->bands.next++;
+        if (band->bands.next == 1)
             pthread_cond_broadcast(&p->state_cv); /* an idle GPU may take its tail */
         /* The CPU's bands count their own rows while they are in cache,
          * unless the pool counts this chunk already (it came back from a
          * GPU that failed). */
-        t.count = p->plan.count_clamps && band->count_n == 0;
+        t.count = p->plan.count_clamps && band->counts.n == 0;
         if (p->meter.first_band_s == 0.0) {
             p->meter.first_band_s = winent_now();
-            p->meter.first_band_rows = band->band_rows;
+            p->meter.first_band_rows = band->bands.rows;
         }
     }
     return t;
@@ -126,8 +126,8 @@ static void chunk_view(const job_plan *pl, const chunk *c, int b, winent_chunk *
 /* Output rows [*ya, *yb) of band b of chunk c. */
 static void band_span(const chunk *c, long b, int *ya, int *yb)
 {
-    *ya = c->y0 + (int)b * c->band_rows;
-    *yb = *ya + c->band_rows < c->y1 ? *ya + c->band_rows : c->y1;
+    *ya = c->y0 + (int)b * c->bands.rows;
+    *yb = *ya + c->bands.rows < c->y1 ? *ya + c->bands.rows : c->y1;
 }
 
 /* Count the samples of input rows [ya, yb) of band `b` of chunk c that
@@ -172,7 +172,7 @@ static winent_status run_band(const job_plan *pl, int worker, const task *t,
  * the writer frees the chunk. Every band's. */
 static void run_count(const job_plan *pl, chunk *c, long k, winent_clamp_counts *acc)
 {
-    int ya = c->count_y0 + (int)k * pl->count_rows;
+    int ya = c->counts.y0 + (int)k * pl->count_rows;
     int yb = ya + pl->count_rows < c->y1 ? ya + pl->count_rows : c->y1;
     for (int b = 0; b < pl->nbands; b++)
         count_rows(pl, c, b, ya, yb, &acc[b]);
@@ -267,7 +267,7 @@ static int worker_run(void *ctx, void *wsv)
          * apart, so the CPU's measured rate stays the engine's. */
         int ya, yb;
         band_span(t->c, t->index, &ya, &yb);
-        if (ya >= t->c->tapped_to)
+        if (ya >= t->c->out.tapped_to)
             st = band_to_taps(p, ws, t->c, ya, yb, &ws->err);
         ws->tap_s += winent_now() - t0 - dt;
     }
@@ -292,11 +292,11 @@ static void worker_done(void *ctx, void *wsv)
         for (int b = 0; b < p->plan.nbands; b++)
             winent_clamp_merge(&p->clamps[b], &ws->counted[b]);
         ws->band_s += dt; /* part of computing the map */
-        if (--t->c->count_left == 0)
+        if (--t->c->counts.left == 0)
             pthread_cond_broadcast(&p->state_cv);
     } else if (t->kind == TASK_FILL) {
         ws->dec_s += dt;
-        if (--t->c->fill_left == 0) {
+        if (--t->c->fill.left == 0) {
             t->c->state = CHUNK_READY;
             pthread_cond_broadcast(&p->state_cv);
         }
@@ -309,9 +309,9 @@ static void worker_done(void *ctx, void *wsv)
             /* The pool's encoding rate, for sharing compute (declines). */
             p->meter.enc_s += dt;
             p->meter.enc_px += (double)(t->c->y1 - t->c->y0) * (double)p->plan.width /
-                               ((double)t->c->npieces * (double)p->plan.nmaps);
+                               ((double)t->c->out.npieces * (double)p->plan.nmaps);
         }
-        if (--t->c->pieces_left == 0) {
+        if (--t->c->out.pieces_left == 0) {
             t->c->state = CHUNK_DONE;
             pthread_cond_broadcast(&p->state_cv);
         }
@@ -326,7 +326,7 @@ static void worker_done(void *ctx, void *wsv)
         p->meter.band_px += (double)(yb - ya) * (double)p->plan.width;
         p->meter.bands_done++;
         p->meter.band_s += dt;
-        if (--t->c->bands_left == 0)
+        if (--t->c->bands.left == 0)
             pthread_cond_broadcast(&p->state_cv);
     }
 }
