@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "options.h"
+#include "footprint.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -275,6 +276,9 @@ void cli_free(cli_opts *c)
     free(c->band_list);
     free(c->window_list);
     free(c->window_disk);
+    free(c->footprint);
+    c->footprint = NULL;
+    c->job.compute.footprint = NULL;
     c->band_list = c->window_list = c->window_disk = NULL;
     c->job.band_list = c->job.window_list = c->job.window_disk = NULL;
     free(c->measure_list);
@@ -328,6 +332,7 @@ enum {
     OPT_CHECK,
     OPT_WINDOW,
     OPT_DISK,
+    OPT_FOOTPRINT,
     OPT_MEASURE,
     OPT_LEVELS,
     OPT_DISTANCE,
@@ -377,6 +382,7 @@ static const struct option long_opts[] = {
     {"check", no_argument, NULL, OPT_CHECK},
     {"window", required_argument, NULL, OPT_WINDOW},
     {"disk", required_argument, NULL, OPT_DISK},
+    {"footprint", required_argument, NULL, OPT_FOOTPRINT},
     {"measure", required_argument, NULL, OPT_MEASURE},
     {"levels", required_argument, NULL, OPT_LEVELS},
     {"distance", required_argument, NULL, OPT_DISTANCE},
@@ -479,6 +485,32 @@ static int parse_int(const char *s, long *out)
     return parse_long(s, INT_MIN, INT_MAX, out);
 }
 
+/* --footprint FILE: the window is the file's mask (compute.footprint,
+ * its sides kx, ky). It and --window or --disk say one thing two ways: a
+ * conflict, as those two are. */
+static winent_status take_footprint(cli_opts *c, const char *val, char *msg, size_t n)
+{
+    if (c->window_code && c->window_code != OPT_FOOTPRINT) {
+        winent_error err;
+        winent_status st = winent_option_conflict("footprint", long_name(c->window_code),
+                                                  WINENT_WORDS_CLI, &err);
+        snprintf(msg, n, "%s", err.message);
+        return st;
+    }
+    c->window_code = OPT_FOOTPRINT;
+    free(c->footprint);
+    c->footprint = NULL;
+    int kx = 0, ky = 0;
+    winent_status st = cli_read_footprint(val, &c->footprint, &kx, &ky, msg, n);
+    if (st != WINENT_OK)
+        return st;
+    c->job.compute.footprint = c->footprint;
+    c->job.compute.kx = kx;
+    c->job.compute.ky = ky;
+    c->job.compute.disk = 0;
+    return WINENT_OK;
+}
+
 /* One option `code` with its value `val` (NULL for a flag) into `c`. */
 static winent_status take_option(cli_opts *c, int code, const char *val, char *msg, size_t n)
 {
@@ -572,6 +604,8 @@ static winent_status take_option(cli_opts *c, int code, const char *val, char *m
         }
         break;
     }
+    case OPT_FOOTPRINT: /* any shape, from a file (footprint.c) */
+        return take_footprint(c, val, msg, n);
     case OPT_MEASURE: {
         /* NAME or a list of them: a map of each (at each window), in the
          * order given; each name and order the library's to check. */

@@ -130,7 +130,8 @@ struct winent_gpu_engine {
     int nslots;
     gpu_slot *slot; /* owned: nslots */
     long long *d_t, *d_du; /* owned: the plan's tables on the device */
-    short *d_hh;           /* owned: a disk's half-heights (the plan's hw), or NULL */
+    int *d_cf;             /* owned: a shaped window's column runs (the plan's */
+    short *d_cr;           /* col_first, col_run), or NULL */
     /* Layout, chosen once from the plan (choose_layout). */
     int plane_bytes;  /* 1, 2 or 4 */
     int nd;           /* the plane has a nodata sentinel */

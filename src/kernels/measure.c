@@ -122,7 +122,7 @@ winent_status winent_measure_check(const winent_compute_opts *o, winent_err *err
     if (winent_measure_is_glcm(o->measure) && o->glcm_angles > 15u)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "--angles: give degrees from 0, 45, 90 and 135, e.g. 0,90");
-    if (winent_measure_is_glcm(o->measure) && o->disk)
+    if (winent_measure_is_glcm(o->measure) && (o->disk || o->footprint != NULL))
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "--measure %s: the co-occurrence measures take rectangular windows "
                           "only: give --window K or WxH",
