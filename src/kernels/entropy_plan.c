@@ -332,11 +332,14 @@ winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out
     p->nmax = o->kx * o->ky;
     p->disk = o->disk ? 1 : 0;
     p->area = window_area(o, p->disk ? p->hw : NULL);
-    p->shaped = p->disk || o->footprint != NULL;
+    /* A footprint of ones with odd sides is the rectangle: its fast paths
+     * (the same bits). */
+    const int rect = o->footprint != NULL && o->kx % 2 && o->ky % 2 && p->area == o->kx * o->ky;
+    p->shaped = p->disk || (o->footprint != NULL && !rect);
     if (p->shaped && make_shape(p, o) != 0)
         goto nomem;
-    if (o->footprint != NULL)
-        p->opts.footprint = p->mask; /* the caller's is borrowed: the plan's own copy */
+    /* The caller's footprint is borrowed: the plan's own copy, or none. */
+    p->opts.footprint = o->footprint != NULL && !rect ? p->mask : NULL;
     if (p->rule.quantize)
         p->ncodes = p->rule.bins;
     else

@@ -7,7 +7,8 @@
  * majority's own kernel) against the reference bit for bit: diamonds,
  * rings without their centre, even and odd rectangles, combs of several
  * runs per row, random masks; u8, u16, 32-bit and float codes with nodata
- * and NaN; every histogram measure; images smaller and larger than the
+ * and NaN; every histogram measure; an odd rectangle of ones (the
+ * rectangle's own paths); images smaller and larger than the
  * footprint, whole and in chunks with their halo rows, 1 and 2 threads;
  * and the refusals (no pixel, sides past 255, a disk beside it, a GLCM
  * measure).
@@ -274,7 +275,7 @@ int main(void)
     test_reference(FP_RING, 3, 2); /* a thin ring: windows that count nothing */
     static const int shapes[][3] = {{FP_DIAMOND, 3, 0}, {FP_RING, 4, 2}, {FP_ONES, 16, 16},
                                     {FP_ONES, 4, 7},    {FP_ONES, 1, 6}, {FP_COMB, 7, 6},
-                                    {FP_RANDOM, 9, 6}};
+                                    {FP_RANDOM, 9, 6},  {FP_ONES, 5, 3}};
     static const int sizes[][2] = {{1, 1}, {3, 2}, {37, 29}, {130, 41}};
     int turn = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
