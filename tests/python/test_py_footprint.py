@@ -11,7 +11,8 @@
 - the same footprints with nodata against a brute-force count made here
   per window;
 - the CLI's --footprint FILE (PBM P1 and P4, text, .npy of bool, uint8 and
-  float64) against footprint= in Python, bit for bit;
+  float64) against footprint= in Python, bit for bit, and the .zst header
+  that records it;
 - the refusals: an empty footprint, sides past 255, a footprint with a
   window list, a bad file."""
 from py_harness import (check, cli, cli_map, cli_message, expect_raises, finish, need, path,
@@ -187,6 +188,30 @@ def test_cli_files():
                   m is not None and same_bits(m, py))
 
 
+def test_zst_header():
+    """A .zst map records its footprint (rows of 0 and 1 joined by '/'),
+    reads back as the raw map, and names its maps b1_fp4x3."""
+    from winent import zst
+    img = RNG.integers(0, 30, (40, 50)).astype(np.uint8)
+    two = np.stack([img, img[::-1]])
+    two.tofile(path("two.raw"))
+    fp = np.asarray([[0, 1, 1, 0], [1, 1, 1, 1], [0, 1, 1, 0]], dtype=bool)
+    np.save(path("fp.npy"), fp)
+    code, _ = cli("--size", "50x40", "--dtype", "u8", "--bands", 2, "--band", "all",
+                  "--footprint", path("fp.npy"), "--base", 2, "--device", "cpu", path("two.raw"),
+                  path("two.zst"))
+    if code != 0:
+        return
+    maps, hdr = zst.read_zst(path("two.zst"))
+    entries = hdr.get("maps", [])
+    check("the header's maps record the footprint (%r)" % entries,
+          len(entries) == 2 and all(e.get("footprint") == "0110/1111/0110" and
+                                    e.get("window") == [4, 3] for e in entries))
+    check("the maps are footprint='s", same_bits(maps[0], ours(img, fp, device="cpu")) and
+          same_bits(maps[1], ours(img[::-1].copy(), fp, device="cpu")))
+    check("the maps' labels", zst.open_zst(path("two.zst")).labels == ["b1_fp4x3", "b2_fp4x3"])
+
+
 def test_refusals():
     img = np.zeros((9, 9), np.uint8)
     expect_raises("an empty footprint", winent.UsageError, ours, img, np.zeros((3, 3)),
@@ -225,6 +250,6 @@ def test_refusals():
 
 
 for t in (test_skimage_test_entropy, test_shapes_against_skimage, test_nodata_brute_force,
-          test_cli_files, test_refusals):
+          test_cli_files, test_zst_header, test_refusals):
     run_test(t)
 finish()
