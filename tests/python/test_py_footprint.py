@@ -212,6 +212,21 @@ def test_zst_header():
     check("the maps' labels", zst.open_zst(path("two.zst")).labels == ["b1_fp4x3", "b2_fp4x3"])
 
 
+def test_run():
+    """winent.run(footprint=) is --footprint: entropy()'s bytes; with a
+    windows= list it is refused."""
+    img = RNG.integers(0, 30, (33, 45)).astype(np.uint8)
+    img.tofile(path("run.raw"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        winent.run(path("run.raw"), path("run-out.raw"), size=(45, 33), dtype="u8",
+                   footprint=star(2), base=2, device="cpu")
+    m = np.fromfile(path("run-out.raw"), dtype="<f4").reshape(33, 45)
+    check("run(footprint=star(2)): entropy()'s bytes", same_bits(m, ours(img, star(2))))
+    expect_raises("run(footprint=, windows=)", winent.UsageError, winent.run, path("run.raw"),
+                  path("x.raw"), size=(45, 33), dtype="u8", footprint=star(2), windows=[3, 5])
+
+
 def test_refusals():
     img = np.zeros((9, 9), np.uint8)
     expect_raises("an empty footprint", winent.UsageError, ours, img, np.zeros((3, 3)),
@@ -250,6 +265,6 @@ def test_refusals():
 
 
 for t in (test_skimage_test_entropy, test_shapes_against_skimage, test_nodata_brute_force,
-          test_cli_files, test_zst_header, test_refusals):
+          test_cli_files, test_zst_header, test_run, test_refusals):
     run_test(t)
 finish()
