@@ -542,7 +542,8 @@ WINENT_API void winent_job_opts_default(winent_job_opts *o);
  * --frame-rows, --tile, --preview-size, --threads, --mem), the enums, the
  * --device list's syntax, --preview-size or --preview-range without
  * --preview, --preview-range's LO < HI (finite), and an input named. A
- * disk (compute.disk) needs kx == ky (its radius kx / 2 from 0 to 127). What needs the files (an output that is the input, an unknown
+ * disk (compute.disk) needs kx == ky (its radius kx / 2 from 0 to 127); a
+ * footprint (compute.footprint) goes with no window list. What needs the files (an output that is the input, an unknown
  * extension, a GPU that is not there) is checked by the run, also before
  * any work. Returns WINENT_OK or WINENT_ERR_USAGE with the message in `err`
  * (may be NULL). Thread-safe (it reads `o` only). */
