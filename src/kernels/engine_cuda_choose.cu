@@ -300,9 +300,12 @@ static bool colpack_wins(const winent_gpu_engine *e)
     return p->kx > 11 || (p->kx > 5 && !pack16_geometry(p));
 }
 
+/* Its last step is the entropy's alone (pack16_finish): the other
+ * measures of the histogram take the 16-code or column-pack kernel. */
 static bool pack16_fits(const winent_gpu_engine *e)
 {
-    return pack16_geometry(e->plan) && !e->asks.pack16_off;
+    return pack16_geometry(e->plan) && !e->asks.pack16_off &&
+           e->plan->measure.kind == WINENT_MEASURE_ENTROPY;
 }
 
 /* Equal-code cliques before the path's kernel, for 32-bit planes from

@@ -56,7 +56,9 @@ KHD void slide_column_disk(const win_params &p, Hist &h, int x, int ya, int yb)
     }
     for (int y = ya;;) {
         uint32_t centre = load_code(plane + (size_t)(y - p.in_y0) * W + x);
-        float r = (ND && centre == sent) ? nan_px() : h.n > 0 ? finish_px(h.s, h.n, p.t) : 0.0f;
+        float r = (ND && centre == sent) ? nan_px()
+                  : h.n > 0                ? finish_px(h.s, h.n, p.t, p.m)
+                                           : 0.0f;
         p.out[(size_t)(y - p.y0) * W + x] = r;
         if (++y >= yb)
             break;

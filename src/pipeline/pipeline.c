@@ -37,15 +37,14 @@ static int all_cores(void)
 /* Ints of one map entry of job_windows. */
 #define WIN_FIELDS 4
 
-/* The name of a measure of the job's that only the CPU computes, or NULL
- * when every map is the entropy. */
+/* The name of a measure of the job's that only the CPU computes (the
+ * majority, which keeps no running sum for the GPU kernels to finish), or
+ * NULL when the GPUs compute every map. */
 static const char *winent_job_cpu_measure(const winent_job_opts *o)
 {
     for (int i = 0; i < (o->nmeasure_list > 0 ? o->nmeasure_list : 1); i++) {
         const winent_measure m = o->nmeasure_list > 0 ? o->measure_list[i] : o->compute.measure;
-        const double q = o->nmeasure_list > 0 ? (o->measure_q ? o->measure_q[i] : 0.0)
-                                              : o->compute.renyi_q;
-        if (m != WINENT_MEASURE_ENTROPY && !(m == WINENT_MEASURE_RENYI && q == 1.0))
+        if (m == WINENT_MEASURE_MAJORITY)
             return winent_measure_name(m);
     }
     return NULL;
@@ -62,12 +61,12 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o,
     else /* a stage alone (the benchmarks): not checked before */
         WINENT_TRY(winent_device_list_parse(o->device, &l, err));
     p->plan.ngpus = 0;
-    /* The GPUs compute the entropy only: other measures stay on the CPU. */
+    /* The majority is the CPU's alone: a job with it stays there. */
     const char *cpu_only = winent_job_cpu_measure(o);
     if (cpu_only != NULL && !l.automatic && (l.all_gpus || l.ngpus > 0))
         return WINENT_ERR(err, WINENT_ERR_DEVICE,
-                          "--device: the GPUs compute the entropy only: --measure %s runs on "
-                          "the CPU (--device cpu or auto)",
+                          "--device: the GPUs do not compute --measure %s: it runs on the CPU "
+                          "(--device cpu or auto)",
                           cpu_only);
     if (l.automatic && cpu_only != NULL) {
         p->plan.want_cpu = 1;
