@@ -144,6 +144,15 @@ typedef struct winent_compute_opts {
     int glcm_distance;   /* the GLCM measures' pair distance, 1..127 (0: 1) */
     unsigned glcm_angles;/* their angles: bits 1 (0 deg), 2 (45), 4 (90), 8 (135); 0: all */
     int glcm_asymmetric; /* 1: the matrix as counted, not made symmetric */
+    /* Any footprint (scikit-image's footprint= array): NULL for the
+     * rectangle or disk above; else ky rows of kx bytes, top row first,
+     * a nonzero byte putting that pixel in the window. kx and ky are then
+     * 1..255, even or odd: the pixel computed is the footprint's row
+     * ky / 2, column kx / 2 (scikit-image's centre), so footprint byte
+     * [r * kx + c] is the pixel at (x + c - kx / 2, y + r - ky / 2). At
+     * least one byte nonzero; `disk` must be 0. Borrowed: a plan or a job
+     * keeps its own copy, so the caller's may go once they are made. */
+    const unsigned char *footprint;
 } winent_compute_opts;
 
 /* The measure's name as the CLI's --measure takes it ("entropy", "renyi",
@@ -174,7 +183,8 @@ WINENT_API double winent_compute_top(const winent_compute_opts *o);
 WINENT_API void winent_compute_opts_default(winent_compute_opts *o);
 
 /* Check what is computed: odd window sides 1..255 (a disk: kx == ky, so a
- * radius 0..127), a known dtype and base,
+ * radius 0..127; a footprint: any sides 1..255 and a pixel set), a known
+ * dtype and base,
  * bins at most 2^30, and for bins or a float dtype a finite range LO < HI.
  * Returns WINENT_OK, or WINENT_ERR_USAGE with the one-line message the CLI
  * prints for the same values (without its "winent-stream: " prefix), e.g.
@@ -557,7 +567,8 @@ WINENT_API void winent_job_opts_default(winent_job_opts *o);
  * --frame-rows, --tile, --preview-size, --threads, --mem), the enums, the
  * --device list's syntax, --preview-size or --preview-range without
  * --preview, --preview-range's LO < HI (finite), and an input named. A
- * disk (compute.disk) needs kx == ky (its radius kx / 2 from 0 to 127). What needs the files (an output that is the input, an unknown
+ * disk (compute.disk) needs kx == ky (its radius kx / 2 from 0 to 127); a
+ * footprint (compute.footprint) goes with no window list. What needs the files (an output that is the input, an unknown
  * extension, a GPU that is not there) is checked by the run, also before
  * any work. Returns WINENT_OK or WINENT_ERR_USAGE with the message in `err`
  * (may be NULL). Thread-safe (it reads `o` only). */

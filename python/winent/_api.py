@@ -70,8 +70,11 @@ def entropy(array: Any, window: Optional[Window] = None, base: Union[int, str, N
         (a DataArray with regular coordinates).
     footprint, radius: ``footprint="disk", radius=R`` is the same disk,
         scikit-image's ``footprint=morphology.disk(R)``; scikit-image's
-        footprint arrays are taken too: ``footprint=disk(3)``, or a
-        rectangle of ones ``np.ones((3, 7))`` (3 high, 7 wide).
+        footprint arrays are taken too: ``footprint=disk(3)``, a
+        rectangle of ones ``np.ones((3, 7))`` (3 high, 7 wide), or any
+        other 2-D array up to 255 x 255 (``diamond(3)``, ``star(3)``, a
+        ring, ``np.ones((16, 16))``: nonzero is in the window), centred
+        at row rows // 2, column cols // 2 as scikit-image centres it.
     channel_axis: numpy and dask arrays: the axis of the bands, as
         scikit-image's argument (``channel_axis=-1`` for an RGB image of
         shape (rows, columns, 3)); the map has the input's shape. A 3-D

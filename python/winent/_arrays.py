@@ -12,7 +12,8 @@ import numpy as np
 from . import _checks, _lib
 from ._blocks import entropy_2d
 from ._errors import UsageError
-from ._options import base_code, check_compute, fill_compute, window_spec
+from ._options import (Footprint, base_code, check_compute, fill_compute, set_window,
+                       window_name, window_spec)
 from ._options import check_measures as _check_list
 
 # winent_base value -> (the CLI's name, the unit a map is in)
@@ -28,14 +29,15 @@ def default_base():
 
 
 def resolve(window, base, footprint=None, radius=None):
-    """(kx, ky, disk, base): the window's sides, 1 for a circular window (its
-    sides 2R + 1), and the base actually used, as the CLI's name ("e", "2",
+    """(kx, ky, disk, base): the window's sides; `disk` 0 for a rectangle, 1
+    for a circular window (its sides 2R + 1), or a Footprint (any other
+    footprint array: its box's sides); and the base actually used, as the CLI's name ("e", "2",
     "10"; None: the library's default). A window the library refuses is a
     UsageError with the CLI's line."""
     kx, ky, disk = window_spec(window, footprint, radius)
     o = _lib.winent_compute_opts()
     _lib.lib().winent_compute_opts_default(ctypes.byref(o))
-    o.kx, o.ky, o.disk = kx, ky, disk
+    set_window(o, kx, ky, disk)
     check_compute(o)
     base = default_base() if base is None else BASE_NAMES[base_code(base)][0]
     return kx, ky, disk, base
@@ -43,7 +45,9 @@ def resolve(window, base, footprint=None, radius=None):
 
 def window_option(kx, ky, disk):
     """The window as entropy()'s lower layers take it: (ROWS, COLUMNS) or
-    ("disk", R)."""
+    ("disk", R), or the Footprint itself."""
+    if isinstance(disk, Footprint):
+        return disk
     return ("disk", kx // 2) if disk else (ky, kx)
 
 
@@ -64,7 +68,7 @@ def describe(kx, ky, base, disk=0, measure=None):
     """What a map is, for its long_name: the CLI's band description (the
     measure as it names it, the window) and the unit: "entropy 9x9
     (bits)", "entropy disk4 (bits)", "glcm-contrast:d2 15x15", "simpson 5x5"."""
-    shape = "disk%d" % (kx // 2) if disk else "%dx%d" % (kx, ky)
+    shape = window_name(kx, ky, disk)
     name = "entropy" if measure is None else measure.text()
     unit = measure_unit(base, measure)
     return "%s %s (%s)" % (name, shape, unit) if unit else "%s %s" % (name, shape)

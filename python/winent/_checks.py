@@ -15,7 +15,7 @@ from typing import Any, Dict, Tuple
 
 import numpy as np
 
-from . import _lib
+from . import _lib, _options
 from ._blocks import valid_mask
 from ._warnings import RangeWarning, SaturationWarning
 
@@ -29,14 +29,16 @@ def top_of(kx, ky, disk, base_name, bins):
     o = _lib.winent_compute_opts()
     L = _lib.lib()
     L.winent_compute_opts_default(ctypes.byref(o))
-    o.kx, o.ky, o.disk = kx, ky, disk
+    _options.set_window(o, kx, ky, disk)
     o.base = _lib.BASES[base_name]
     o.bins = bins or 0
     return float(L.winent_compute_top(ctypes.byref(o)))
 
 
 def window_area(kx, ky, disk):
-    """The pixels of a whole window: kx * ky, or a disk's."""
+    """The pixels of a whole window: kx * ky, or a disk's or footprint's."""
+    if isinstance(disk, _options.Footprint):
+        return disk.mask.count(1)
     if not disk:
         return kx * ky
     r = kx // 2

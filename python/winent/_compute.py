@@ -165,8 +165,11 @@ def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, d
         (as ``--disk R``): the pixels with dx^2 + dy^2 <= R^2, R 0..127.
     footprint, radius: ``footprint="disk", radius=R`` is the same disk,
         scikit-image's ``footprint=morphology.disk(R)``; scikit-image's
-        footprint arrays are taken too: ``footprint=disk(3)``, or a
-        rectangle of ones ``np.ones((3, 7))`` (7 wide, 3 high).
+        footprint arrays are taken too: ``footprint=disk(3)``, a
+        rectangle of ones ``np.ones((3, 7))`` (7 wide, 3 high), or any
+        other 2-D array up to 255 x 255 (``diamond(3)``, ``star(3)``, a
+        ring, ``np.ones((16, 16))``: nonzero is in the window), centred
+        at row rows // 2, column cols // 2 as scikit-image centres it.
     base: 2 (bits: scikit-image's filters.rank.entropy), "e" (nats) or 10;
         None (the default): the library's default, base 2.
     bins, range: quantize ``bin = floor((v - lo) * bins / (hi - lo))``,

@@ -581,7 +581,8 @@ def run(input, output, **options):
     Options (keywords, each as the CLI's ``--option``; None: the default):
     window (K, (ROWS, COLUMNS) as entropy()'s, "7x3" as --window WxH, or a disk: ("disk", R) or "diskR", as
     ``--disk R``), footprint="disk" with radius=R (the same disk, as
-    scikit-image's footprint=disk(R)), windows (a list: a map of each, as
+    scikit-image's footprint=disk(R)) or any 2-D footprint array (as
+    ``--footprint FILE``; not with windows), windows (a list: a map of each, as
     ``--window 5,9,disk3``: [5, 9, ("disk", 3)]), base,
     bins, range ((lo, hi) or "auto"), nodata; band (a number, a list of
     them or "all": a map of each, as ``--band``); raw input: size ((width,

@@ -58,6 +58,7 @@ class winent_compute_opts(ctypes.Structure):
         ("glcm_distance", ctypes.c_int),
         ("glcm_angles", ctypes.c_uint),
         ("glcm_asymmetric", ctypes.c_int),
+        ("footprint", ctypes.POINTER(ctypes.c_ubyte)),  # a Footprint's mask, or NULL
     ]
 
 

@@ -132,13 +132,16 @@ def _disk_radius(r, shown):
 
 
 def window_spec(window, footprint=None, radius=None):
-    """The window as (kx, ky, disk): window=K, (rows, cols), "K" or "WxH"
+    """The window as (kx, ky, shape), shape 0 (a rectangle), 1 (a disk) or
+    a Footprint (any other footprint array): window=K, (rows, cols), "K" or "WxH"
     as the CLI's --window, or a disk: ("disk", R), "diskR", or
     footprint="disk" with radius=R (scikit-image's morphology.disk(R); kx =
     ky = 2R + 1); or scikit-image's footprint array itself (disk(R), or a
     rectangle of ones). window=None is the default, 5; a window given
     together with footprint= or radius= is refused (the library's line),
     never one silently winning."""
+    if isinstance(window, Footprint):  # the lower layers' own window=
+        return window.kx, window.ky, window
     if window is not None and (footprint is not None or radius is not None):
         conflict("footprint" if footprint is not None else "radius", "window")
     if footprint is not None and hasattr(footprint, "shape") and radius is None:
@@ -164,25 +167,90 @@ def window_spec(window, footprint=None, radius=None):
     return kx, ky, 0
 
 
+class Footprint:
+    """A footprint array of any shape, as the library takes it
+    (winent_compute_opts.footprint): `kx` columns, `ky` rows, `mask` their
+    bytes row by row (1: in the window). Its centre is row ky // 2, column
+    kx // 2, scikit-image's. Picklable (dask ships it to workers) and
+    tokenized by its contents."""
+
+    def __init__(self, mask):
+        import numpy as np
+        m = np.ascontiguousarray(np.asarray(mask) != 0, dtype=np.uint8)
+        self.ky, self.kx = m.shape
+        self.mask = m.tobytes()
+        self._buf = None
+
+    def __getstate__(self):
+        return {"kx": self.kx, "ky": self.ky, "mask": self.mask}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._buf = None
+
+    def __eq__(self, other):
+        return isinstance(other, Footprint) and (self.kx, self.ky, self.mask) == \
+            (other.kx, other.ky, other.mask)
+
+    def __hash__(self):
+        return hash((self.kx, self.ky, self.mask))
+
+    def __repr__(self):
+        return "Footprint(%dx%d, %d pixels)" % (self.kx, self.ky, self.mask.count(1))
+
+    def __dask_tokenize__(self):
+        return ("winent.Footprint", self.kx, self.ky, self.mask)
+
+    def pointer(self):
+        """The mask as a C pointer, valid while this object lives."""
+        if self._buf is None:
+            self._buf = (ctypes.c_ubyte * len(self.mask)).from_buffer_copy(self.mask)
+        return ctypes.cast(self._buf, ctypes.POINTER(ctypes.c_ubyte))
+
+
+def set_window(o, kx, ky, shape):
+    """Put window_spec's (kx, ky, shape) into winent_compute_opts `o`:
+    shape 0 (a rectangle), 1 (a disk) or a Footprint."""
+    o.kx, o.ky = kx, ky
+    fp = shape if isinstance(shape, Footprint) else None
+    o.disk = 0 if fp is not None else int(shape)
+    o.footprint = fp.pointer() if fp is not None else None
+
+
+def is_disk(shape):
+    """1 when window_spec's shape is a disk (not a rectangle nor a Footprint)."""
+    return not isinstance(shape, Footprint) and bool(shape)
+
+
+def window_name(kx, ky, shape):
+    """The window as the CLI's outputs name it: "9x9", "disk4",
+    "footprint16x16" (a footprint: its box)."""
+    if isinstance(shape, Footprint):
+        return "footprint%dx%d" % (kx, ky)
+    return "disk%d" % (kx // 2) if shape else "%dx%d" % (kx, ky)
+
+
 def _footprint_array(fp):
-    """scikit-image's own footprint arrays: morphology.disk(R) (a disk) or
-    footprint_rectangle / np.ones((rows, cols)) (a window), odd sides; any
-    other shape is refused, since only those two are computed."""
+    """scikit-image's footprint arrays: a rectangle of ones with odd sides
+    (the rectangle's fast path), morphology.disk(R) (the disk's), or any
+    other 2-D array of up to 255 x 255, even sides too (nonzero: in the
+    window; a Footprint)."""
     import numpy as np
     a = np.asarray(fp)
-    if a.ndim != 2 or a.shape[0] % 2 == 0 or a.shape[1] % 2 == 0:
-        raise UsageError("footprint: an array of shape %r: give morphology.disk(R) or a "
-                         "rectangle of ones with odd sides" % (a.shape,))
+    if a.ndim != 2 or a.size == 0 or a.dtype.kind not in "biuf":
+        raise UsageError("footprint: an array of shape %r: give a 2-D boolean array (any shape "
+                         "up to 255x255, e.g. morphology.diamond(3)), or 'disk' with radius=R"
+                         % (a.shape,))
     ky, kx = a.shape
     on = a != 0
-    if on.all():
-        return kx, ky, 0
-    r = kx // 2
-    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
-    if kx == ky and (on == (xx * xx + yy * yy <= r * r)).all():
-        return kx, ky, 1
-    raise UsageError("footprint: only rectangles of ones and morphology.disk(R) are computed; "
-                     "this %dx%d footprint is neither" % (kx, ky))
+    if kx % 2 and ky % 2:
+        if on.all():
+            return kx, ky, 0
+        r = kx // 2
+        yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+        if kx == ky and (on == (xx * xx + yy * yy <= r * r)).all():
+            return kx, ky, 1
+    return kx, ky, Footprint(on)
 
 
 def window_sides(window):
@@ -241,7 +309,7 @@ def fill_compute(o, window, base, bins, rng, nodata, footprint=None, radius=None
     """Set the fields of winent_compute_opts `o` (its defaults already in)
     from the Python values; `rng` is None, (lo, hi) or "auto" (the caller
     handles "auto" itself). Returns nothing; raises UsageError."""
-    o.kx, o.ky, o.disk = window_spec(window, footprint, radius)
+    set_window(o, *window_spec(window, footprint, radius))
     if base is not None:  # None: the library's default (winent_compute_opts_default)
         o.base = base_code(base)
     if isinstance(rng, str):

@@ -313,7 +313,7 @@ def map_attrs(da, kx, ky, disk, base, bins, rng, nodata, distance, float_input, 
         attrs["measure"] = _options.Measure(*measure).text()
     attrs["software"] = "winent %s" % __version__
     attrs["version"] = __version__
-    attrs["window"] = "disk%d" % (kx // 2) if disk else "%dx%d" % (kx, ky)  # the CLI's WxH
+    attrs["window"] = _options.window_name(kx, ky, disk)  # the CLI's WxH
     attrs["window_size"] = [ky, kx]  # (rows, columns), as scipy.ndimage's size=
     if distance is not None:
         attrs["window_distance"] = distance

@@ -79,8 +79,14 @@ static const winent_option TABLE[] = {
     {NULL, "measure", NULL, G_COMPUTE, NULL, NULL,
      "give one measure: 'entropy', 'renyi:Q' with Q >= 0, 'simpson', 'richness', 'evenness', "
      "'majority', or a co-occurrence measure such as 'glcm-contrast'", NULL, OWN},
-    {NULL, "footprint", NULL, G_COMPUTE, NULL, NULL,
-     "use 'disk' (with radius=R), morphology.disk(R) or a rectangle of ones", NULL, OWN},
+    {"footprint", "footprint", "FILE", G_COMPUTE,
+     "a window of any shape: a mask of up to 255x255, 1 in the" IND
+     "window (a PBM, a .npy or text rows of 0 and 1); its centre" IND
+     "is row H/2, column W/2 (scikit-image's: even sides too)",
+     "give a PBM (P1 or P4), a .npy or text rows of 0 and 1, up to 255x255",
+     "give a 2-D boolean array (any shape up to 255x255, e.g. morphology.diamond(3)), or 'disk' "
+     "with radius=R",
+     NULL, OWN},
     {"base", "base", "2|e|10", G_COMPUTE,
      "base of the logarithm (default 2: bits, as scikit-image; e: nats)", "use e, 2 or 10",
      "use 'e', 2 or 10", "e|2|10", WORD(compute.base)},

@@ -10,6 +10,7 @@
  * table; the library checks the values after (winent_job_opts_validate).
  */
 #include "options.h"
+#include "footprint.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -293,6 +294,9 @@ void cli_free(cli_opts *c)
     free(c->window_disk);
     c->band_list = c->window_list = c->window_disk = NULL;
     c->job.band_list = c->job.window_list = c->job.window_disk = NULL;
+    free(c->footprint);
+    c->footprint = NULL;
+    c->job.compute.footprint = NULL;
     free(c->measure_list);
     free(c->measure_q);
     c->measure_list = NULL;
@@ -829,6 +833,33 @@ static winent_status take_band(cli_opts *c, const winent_option *r, int code, co
     return WINENT_OK;
 }
 
+/* --footprint FILE: the window is the file's mask (compute.footprint,
+ * its sides kx, ky). It and --window or --disk say one thing two ways: a
+ * conflict, as those two are. */
+static winent_status take_footprint(cli_opts *c, const winent_option *r, int code,
+                                    const char *val, char *msg, size_t n)
+{
+    if (c->window_code && c->window_code != code) {
+        winent_error err;
+        winent_status st = winent_option_conflict(r->cli, code_cli(c->window_code),
+                                                  WINENT_WORDS_CLI, &err);
+        snprintf(msg, n, "%s", err.message);
+        return st;
+    }
+    c->window_code = code;
+    free(c->footprint);
+    c->footprint = NULL;
+    int kx = 0, ky = 0;
+    winent_status st = cli_read_footprint(val, &c->footprint, &kx, &ky, msg, n);
+    if (st != WINENT_OK)
+        return st;
+    c->job.compute.footprint = c->footprint;
+    c->job.compute.kx = kx;
+    c->job.compute.ky = ky;
+    c->job.compute.disk = 0;
+    return WINENT_OK;
+}
+
 #define CLI_FLAG(name, field, value) {name, NULL, (long)offsetof(cli_opts, field), value, 0}
 
 /* The readers of the CLI's own options, by CLI word (the table's rows of
@@ -845,6 +876,7 @@ static const own_reader own_readers[] = {
     {"test", take_info, 0, 0, 1},
     {"window", take_window, 0, 0, 0},
     {"disk", take_window, 0, 0, 0},
+    {"footprint", take_footprint, 0, 0, 0},
     {"measure", take_measure, 0, 0, 0},
     {"levels", take_levels, 0, 0, 0},
     {"angles", take_angles, 0, 0, 0},

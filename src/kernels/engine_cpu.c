@@ -81,6 +81,7 @@ typedef enum code_kind {
 
 typedef struct thread_scratch {
     uint16_t *hist[LANES]; /* owned: hist_len counts each, all zero between uses */
+    void *runs;            /* owned, shaped windows: engine_cpu_disk.c's scratch */
     uint32_t *row;         /* owned: plan codes of one input row (narrowing) */
     uint32_t *ids;         /* remap: dense ids of the tile's region */
     uint32_t *keys;        /* remap: hash keys, WINENT_NODATA_CODE = empty */
@@ -134,7 +135,8 @@ typedef struct slide_job {
     float *out;
     size_t out_stride;
     int out_y0;
-    const winent_plan *plan; /* its disk, when the window is one */
+    const winent_plan *plan; /* its runs, when the window is shaped */
+    void *runs;              /* the thread's scratch for them */
     const winent_measure_rule *m; /* the plan's measure: the last step from S */
 } slide_job;
 
@@ -282,12 +284,12 @@ DEFINE_SLIDE(slide_u32, uint32_t)
 static void slide(const slide_job *j, size_t code_size, int ya, int yb, int xa, int xb,
                   uint16_t *const *hist)
 {
-    if (j->plan != NULL && j->plan->disk) { /* circular windows: engine_cpu_disk.c */
+    if (j->plan != NULL && j->plan->shaped) { /* disks, footprints: engine_cpu_disk.c */
         _Static_assert(WINENT_DISK_LANES <= LANES, "a disk's lanes are the engine's histograms");
         winent_disk_job d = {j->plan, j->base, j->stride, code_size, j->ox,  j->oy,
                              j->W,    j->H,    j->sent,   j->has_sent, j->out, j->out_stride,
                              j->out_y0};
-        winent_cpu_disk_rows(&d, ya, yb, xa, xb, hist);
+        winent_cpu_disk_rows(&d, ya, yb, xa, xb, hist, j->runs);
         return;
     }
     switch (code_size) {
@@ -355,6 +357,7 @@ static void free_scratch(thread_scratch *s)
     free(s->dense_of);
     free(s->dense_code);
     free(s->dense);
+    free(s->runs);
 }
 
 static size_t code_size(code_kind k)
@@ -418,13 +421,13 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
     /* 8-bit codes may all be below 16 in a chunk: then the few-values path.
      * WINENT_CPU_PATH (slide, portable, avx2, avx512) forces a path, for
      * tests and benchmarks; unset, the fastest this CPU has. */
-    /* Disks take the slide (engine_cpu_disk.c): no few-values, column or
-     * compare path. */
+    /* Disks and footprints take the slide (engine_cpu_disk.c): no
+     * few-values, column or compare path. */
     /* The few-values, column and compare paths finish the entropy only:
      * the other measures take the sliding histogram. */
     if ((e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8 || e->kind == CODES_SAMPLES16 ||
          e->kind == CODES_NARROW16) &&
-        !p->disk && p->measure.kind == WINENT_MEASURE_ENTROPY) {
+        !p->shaped && p->measure.kind == WINENT_MEASURE_ENTROPY) {
         const char *req = getenv("WINENT_CPU_PATH");
         e->few = winent_few_choose(p->kx, p->ky, req);
         e->cols = winent_cols_choose(p->kx, p->ky, req);
@@ -440,6 +443,8 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
         for (int g = 0; g < LANES; g++)
             if ((s->hist[g] = calloc(e->hist_len, sizeof *s->hist[g])) == NULL)
                 goto nomem;
+        if (p->shaped && (s->runs = malloc(winent_cpu_disk_scratch_bytes(p))) == NULL)
+            goto nomem;
         if (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE) {
             size_t b = winent_few_scratch_bytes(e->max_width, p->rx);
             size_t bc = winent_cols_scratch_bytes(e->max_width, p->rx);
@@ -855,6 +860,8 @@ size_t winent_cpu_scratch_bytes(const winent_plan *p, int width)
     size_t few = winent_few_scratch_bytes((int)W, p->rx);
     size_t cols = winent_cols_scratch_bytes((int)W, p->rx);
     b += (few > cols ? few : cols) + 64;
+    if (p->shaped)
+        b += winent_cpu_disk_scratch_bytes(p);
     if (!p->direct) { /* remap tiles: ids, slots, and a hash table twice the region */
         size_t region = (size_t)(REMAP_TILE_W + 2 * p->rx) * (size_t)(REMAP_TILE_H + 2 * p->ry);
         b += region * (2 * sizeof(uint32_t) + LANES * sizeof(uint16_t)) + 4 * region * 8;
@@ -1063,6 +1070,7 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
     j.out_y0 = c->y0;
     j.has_sent = e->can_nodata;
     j.plan = p;
+    j.runs = s->runs;
     j.m = &p->measure;
     code_kind kind;
     int code8;

@@ -100,7 +100,9 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
     wp.ry = p->ry;
     wp.ws = s->d_ws;
     wp.bits = e->hash_bits;
-    wp.hh = e->d_hh;
+    wp.cf = e->d_cf;
+    wp.cr = e->d_cr;
+    wp.kx = p->kx;
     wp.m = e->m;
     for (int i = 0; i < gpu_nfamilies && !r.done; i++) {
         const gpu_family *f = &gpu_families[i];
@@ -298,7 +300,7 @@ fail:
 
 /* The kernels' tables on the device: T'[c] = T[c] - c T[1] and its
  * differences (win_measure: T' = T for the entropy), the measure's own T,
- * a disk's half-heights. */
+ * a disk's or footprint's column runs. */
 static winent_status upload_tables(winent_gpu_engine *e, winent_err *err)
 {
     winent_status st = WINENT_OK;
@@ -320,11 +322,14 @@ static winent_status upload_tables(winent_gpu_engine *e, winent_err *err)
     e->m.renyi_den = p->measure.renyi_den;
     e->m.t1 = t1;
     e->m.t0 = e->d_t0;
-    if (p->disk) {
-        static_assert(sizeof(short) == sizeof p->hw[0], "the plan's half-widths are shorts");
-        const size_t hb = sizeof(short) * (size_t)p->kx;
-        CUDA_TRY(device, cudaMalloc((void **)&e->d_hh, hb));
-        CUDA_TRY(device, cudaMemcpy(e->d_hh, p->hw, hb, cudaMemcpyHostToDevice));
+    if (p->shaped) {
+        static_assert(sizeof(short) == sizeof p->col_run[0], "the plan's runs are shorts");
+        const size_t fb = sizeof(int) * (size_t)(p->kx + 1);
+        const size_t rb = sizeof(short) * 2 * (size_t)(p->ncol_runs > 0 ? p->ncol_runs : 1);
+        CUDA_TRY(device, cudaMalloc((void **)&e->d_cf, fb));
+        CUDA_TRY(device, cudaMalloc((void **)&e->d_cr, rb));
+        CUDA_TRY(device, cudaMemcpy(e->d_cf, p->col_first, fb, cudaMemcpyHostToDevice));
+        CUDA_TRY(device, cudaMemcpy(e->d_cr, p->col_run, rb, cudaMemcpyHostToDevice));
     }
 fail:
     return st;
@@ -550,7 +555,8 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
         cudaFree(e->d_t);
         cudaFree(e->d_du);
         cudaFree(e->d_t0);
-        cudaFree(e->d_hh);
+        cudaFree(e->d_cf);
+        cudaFree(e->d_cr);
         gpu_sparse_free(e);
         (void)cudaGetLastError();
     }

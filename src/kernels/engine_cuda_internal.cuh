@@ -137,7 +137,8 @@ struct winent_gpu_engine {
      * chunks, synchronously on submit, and none of the above is made. */
     struct winent_glcm_plan *glcm_plan; /* owned, or NULL */
     struct winent_glcm_cuda *glcm;      /* owned, or NULL */
-    short *d_hh;           /* owned: a disk's half-heights (the plan's hw), or NULL */
+    int *d_cf;             /* owned: a shaped window's column runs (the plan's */
+    short *d_cr;           /* col_first, col_run), or NULL */
     /* Layout, chosen once from the plan (choose_layout). */
     int plane_bytes;  /* 1, 2 or 4 */
     int nd;           /* the plane has a nodata sentinel */

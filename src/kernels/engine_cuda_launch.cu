@@ -129,7 +129,7 @@ template <typename SLIDE> static const void *thread_fn(const winent_gpu_engine *
  * window's shape, or the groups, block or compare kernel. */
 static const void *window_fn(const winent_gpu_engine *e)
 {
-    if (e->plan->disk)
+    if (e->plan->shaped)
         return thread_fn<slide_disk>(e);
     if (e->path == PATH_BLOCK && e->plane_bytes == 4)
         return e->nd ? (const void *)block_kernel<uint32_t, true>
@@ -634,7 +634,7 @@ winent_status gpu_launch_smem16(winent_gpu_engine *e, gpu_slot *s, const winent_
     sp.th = segment_rows(e, W, rows, threads);
     sp.tiles_x = (W + threads - 1) / threads;
     sp.tiles = sp.tiles_x * ((rows + sp.th - 1) / sp.th);
-    LAUNCH(smem16_fn(e->cnt_bytes, e->plan->disk != 0), sp.tiles, threads,
+    LAUNCH(smem16_fn(e->cnt_bytes, e->plan->shaped != 0), sp.tiles, threads,
            (size_t)16 * e->cnt_bytes * threads, &sp, &d_max);
     return WINENT_OK;
 }

@@ -59,8 +59,13 @@ struct win_params {
     unsigned gate_lo, gate_hi;
     int nd15; /* column-pack kernel: code 15 is nodata (dense ranks of a plane
                  with a sentinel) */
-    const short *hh; /* disk kernels (engine_cuda_disk.cuh): column dx of the disk
-                        holds rows |dy| <= hh[dx + rx] */
+    /* Shaped kernels (engine_cuda_disk.cuh: a disk or a footprint): column
+     * c of the window (dx = c - rx) holds the runs [cf[c], cf[c + 1]) of
+     * cr, each its first and last dy (the plan's col_first, col_run); kx
+     * columns. */
+    const int *cf;
+    const short *cr;
+    int kx;
     win_measure m;   /* the measure finished from S (finish_px) */
 };
 

@@ -149,7 +149,7 @@ static winent_status check_glcm(const winent_compute_opts *o, int dtype_known, w
         snprintf(t, sizeof t, "%u", o->glcm_angles);
         return winent_opt_refuse(err, w, "angles", t);
     }
-    if (o->disk)
+    if (o->disk || o->footprint != NULL)
         return winent_opt_say(err, w,
                               "--measure %s: the co-occurrence measures take rectangular windows "
                               "only: give --window K or WxH",

@@ -192,6 +192,9 @@ static winent_status check_measure_list(const winent_job_opts *o, winent_words w
 static winent_status check_window_list(const winent_job_opts *o, winent_words w, winent_err *err)
 {
     char text[192];
+    if (o->compute.footprint != NULL && o->nwindow_list > 0) /* one map's window */
+        return winent_opt_say(err, w, "--footprint: give it alone, not with a list of windows",
+                              "footprint: give it alone, not with windows=");
     if (o->nwindow_list < 0 || (o->nwindow_list > 0 && o->window_list == NULL))
         return winent_opt_say(err, w, "--window: a list of %d windows at %p",
                               "windows: a list of %d windows at %p", o->nwindow_list,
@@ -232,6 +235,8 @@ static const char *decode_misfit(const winent_job_opts *o)
     const winent_compute_opts *c = &o->compute;
     if (c->disk)
         return "disk"; /* its kx, ky are the disk's */
+    if (c->footprint != NULL)
+        return "footprint";
     if (c->kx != d.kx || c->ky != d.ky || o->nwindow_list > 0)
         return "window";
     if (c->measure != d.measure || o->nmeasure_list > 0)

@@ -27,7 +27,8 @@ static void band_opts(const pipeline *p, const winent_job_opts *o, int b, winent
  * engine serves both). */
 static int same_compute(const winent_compute_opts *a, const winent_compute_opts *b)
 {
-    return a->kx == b->kx && a->ky == b->ky && a->disk == b->disk && a->base == b->base &&
+    return a->kx == b->kx && a->ky == b->ky && a->disk == b->disk &&
+           a->footprint == b->footprint && a->base == b->base &&
            a->measure == b->measure && memcmp(&a->renyi_q, &b->renyi_q, sizeof a->renyi_q) == 0 &&
            a->dtype == b->dtype && a->bins == b->bins &&
            memcmp(&a->range_lo, &b->range_lo, sizeof a->range_lo) == 0 &&

@@ -4,6 +4,9 @@
 # The CLI's --device gpu against the CPU, bit for bit.
 winent_sh_test(test_cli_gpu test_cli_gpu.sh)
 set_tests_properties(test_cli_gpu PROPERTIES LABELS gpu)
+# --footprint FILE on the GPU: the CPU's bytes for several shapes and planes
+winent_sh_test(test_gpu_footprint test_gpu_footprint.sh)
+set_tests_properties(test_gpu_footprint PROPERTIES LABELS gpu)
 winent_unit_test(test_gpu_identity)
 # Every measure on --device gpu against --device cpu through the CLI, bit
 # for bit (histogram measures on squares, rectangles and disks; glcm-*).

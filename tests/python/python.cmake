@@ -15,6 +15,10 @@ winent_py_test(test_py_basics test_py_basics.py)
 winent_py_test(test_py_entropy test_py_entropy.py)
 # circular windows: footprint="disk", radius=R; window=("disk", R); windows lists
 winent_py_test(test_py_disk test_py_disk.py)
+# any footprint: scikit-image's own test_entropy cases, diamond/star/ring/
+# even sides against rank.entropy, nodata against a brute-force count,
+# --footprint FILE (PBM, text, .npy) against footprint=
+winent_py_test(test_py_footprint test_py_footprint.py)
 # run() and Job: against the CLI; progress, cancel, Ctrl-C, two jobs at once.
 winent_py_test(test_py_job test_py_job.py)
 # read_zst and open_zst against zstd -d and the CLI's raw map; the README's
