@@ -144,6 +144,15 @@ typedef struct winent_compute_opts {
     int glcm_distance;   /* the GLCM measures' pair distance, 1..127 (0: 1) */
     unsigned glcm_angles;/* their angles: bits 1 (0 deg), 2 (45), 4 (90), 8 (135); 0: all */
     int glcm_asymmetric; /* 1: the matrix as counted, not made symmetric */
+    /* Any footprint (scikit-image's footprint= array): NULL for the
+     * rectangle or disk above; else ky rows of kx bytes, top row first,
+     * a nonzero byte putting that pixel in the window. kx and ky are then
+     * 1..255, even or odd: the pixel computed is the footprint's row
+     * ky / 2, column kx / 2 (scikit-image's centre), so footprint byte
+     * [r * kx + c] is the pixel at (x + c - kx / 2, y + r - ky / 2). At
+     * least one byte nonzero; `disk` must be 0. Borrowed: a plan or a job
+     * keeps its own copy, so the caller's may go once they are made. */
+    const unsigned char *footprint;
 } winent_compute_opts;
 
 /* The measure's name as the CLI's --measure takes it ("entropy", "renyi",
@@ -174,7 +183,8 @@ WINENT_API double winent_compute_top(const winent_compute_opts *o);
 WINENT_API void winent_compute_opts_default(winent_compute_opts *o);
 
 /* Check what is computed: odd window sides 1..255 (a disk: kx == ky, so a
- * radius 0..127), a known dtype and base,
+ * radius 0..127; a footprint: any sides 1..255 and a pixel set), a known
+ * dtype and base,
  * bins at most 2^30, and for bins or a float dtype a finite range LO < HI.
  * Returns WINENT_OK, or WINENT_ERR_USAGE with the one-line message the CLI
  * prints for the same values (without its "winent-stream: " prefix), e.g.
@@ -191,9 +201,26 @@ WINENT_API winent_status winent_compute_opts_validate(const winent_compute_opts 
  * The rule behind a message is the same whatever its words. */
 typedef enum winent_words { WINENT_WORDS_CLI = 0, WINENT_WORDS_PYTHON = 1 } winent_words;
 
+/* How a door reads an option's value (winent_option.type). The plain
+ * types go straight to their field of winent_job_opts (winent_option.field);
+ * WINENT_OPT_OWN values have a grammar of their own (a list, a pair, a
+ * range), read by each door's own code. */
+typedef enum winent_opt_type {
+    WINENT_OPT_OWN = 0, /* its own grammar (--window 5,9, --range LO:HI) */
+    WINENT_OPT_FLAG,    /* no value: the int field is set to 1 */
+    WINENT_OPT_INT,     /* a whole number in [lo, hi] (both 0: any an int holds) */
+    WINENT_OPT_INT_SET, /* the same, 0 refused: the field's 0 means "the default" */
+    WINENT_OPT_U32,     /* a whole number in [lo, hi] into a uint32_t field */
+    WINENT_OPT_WORD,    /* one of `words`: its index into the enumeration field */
+    WINENT_OPT_SIZE,    /* bytes, 512M or 4G (binary units), at least lo (lo 0:
+                           "0" too), into a uint64_t field */
+    WINENT_OPT_TEXT     /* a string (a path, a device list), kept as given */
+} winent_opt_type;
+
 /* One option of winent-stream, as every door knows it: the CLI's long
  * option, the keyword of Python's winent.run / Job / entropy, its --help
- * lines and what a value it refuses is told to give. */
+ * lines, what a value it refuses is told to give, and how its value is
+ * read and where it goes. */
 typedef struct winent_option {
     const char *cli;           /* long option without "--" ("frame-rows"); NULL: Python only */
     const char *python;        /* Python keyword ("frame_rows"); NULL: CLI only */
@@ -204,8 +231,16 @@ typedef struct winent_option {
     const char *cli_advice;    /* what a refused value is told: "give a number from 1 to
                                   4096"; NULL: no value to refuse */
     const char *python_advice; /* the same in Python's words */
-    const char *words;         /* an enumeration's words, "|" between them
-                                  ("bsq|bip|bil"); NULL for others */
+    const char *words;         /* an enumeration's words in the enumeration's order,
+                                  "|" between them ("bsq|bip|bil"), a word's other
+                                  spellings after a comma ("tif,tiff"); NULL for
+                                  others */
+    int type;                  /* a winent_opt_type */
+    long field;                /* offsetof(winent_job_opts, its field) for the plain
+                                  types; -1: none (WINENT_OPT_OWN, a door's own) */
+    double lo, hi;             /* the numbers a door reads (WINENT_OPT_INT, _INT_SET,
+                                  _U32, _SIZE); the library checks the option's own
+                                  range after (winent_job_opts_validate) */
 } winent_option;
 
 /* The table of every option, in --help's order; its length in *count (may
@@ -532,7 +567,8 @@ WINENT_API void winent_job_opts_default(winent_job_opts *o);
  * --frame-rows, --tile, --preview-size, --threads, --mem), the enums, the
  * --device list's syntax, --preview-size or --preview-range without
  * --preview, --preview-range's LO < HI (finite), and an input named. A
- * disk (compute.disk) needs kx == ky (its radius kx / 2 from 0 to 127). What needs the files (an output that is the input, an unknown
+ * disk (compute.disk) needs kx == ky (its radius kx / 2 from 0 to 127); a
+ * footprint (compute.footprint) goes with no window list. What needs the files (an output that is the input, an unknown
  * extension, a GPU that is not there) is checked by the run, also before
  * any work. Returns WINENT_OK or WINENT_ERR_USAGE with the message in `err`
  * (may be NULL). Thread-safe (it reads `o` only). */

@@ -76,7 +76,9 @@ static const int default_windows[] = {3, 5, 9, 15, 31, 63, 127, 255};
 
 typedef struct kernels_opts {
     int device, width, height, threads, cpu_only;
-    winent_measure measure; /* --measure (the CPU alone for any but the entropy) */
+    winent_measure measure; /* --measure (the CPU alone for the majority) */
+    int levels;             /* --levels N: the values quantized into N bins (0: none) */
+    unsigned angles;        /* --angles: the co-occurrence pairs' directions (0: all four) */
     double renyi_q;
     int cpu_time;    /* --cpu-time */
     double budget;   /* seconds one timed run should take */
@@ -568,6 +570,12 @@ static void run_cell(const kernels_opts *o, const value_set *vs, const file_set 
     set_compute_opts(vs, f, k, &co);
     co.measure = o->measure;
     co.renyi_q = o->renyi_q;
+    co.glcm_angles = o->angles;
+    if (o->levels > 0) { /* N bins over the set's values (the co-occurrence measures' levels) */
+        co.bins = (uint32_t)o->levels;
+        co.range_lo = 0.0;
+        co.range_hi = vs->bins ? 1.0 : vs->values ? (double)vs->values : 256.0;
+    }
     snprintf(cpu_path, sizeof cpu_path, "cpu/t%d", o->threads);
     if (winent_plan_create(&co, &p, &err) != WINENT_OK ||
         winent_cpu_engine_create(p, o->width, o->height, o->threads, &cpu, &err) != WINENT_OK) {
@@ -743,7 +751,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: winent-bench kernels [--device N] [--size WxH] [--threads N]\n"
             "           [--windows 3,5,...] [--sets 16,256,...] [--variants auto,thread,warp,few,cmp,groups,colpack,dense,block,sparse]\n"
-            "           [--quick] [--cpu-only] [--measure M] [--cpu-time] [--csv FILE] [--budget S]\n"
+            "           [--quick] [--cpu-only] [--measure M] [--levels N] [--angles A,...] [--cpu-time] [--csv FILE] [--budget S]\n"
             "           [--input FILE [--input-size WxH --input-dtype T]]\n"
             "  The GPU window kernels alone (device memory to device memory, each variant\n"
             "  forced through WINENT_GPU_KERNEL, checked bit for bit against the CPU engine\n"
@@ -767,7 +775,10 @@ static void usage(FILE *f)
             "                   (--size, --windows, --sets given as well win)\n"
             "  --cpu-only       the CPU table alone\n"
             "  --measure M      the measure (winent-stream's --measure; default entropy):\n"
-            "                   any other is timed on the CPU alone\n"
+            "                   the majority is timed on the CPU alone\n"
+            "  --levels N       the set's values quantized into N bins (the co-occurrence\n"
+            "                   measures' levels: --levels 32 --sets 256 is 32 levels)\n"
+            "  --angles LIST    the co-occurrence measures' directions (default 0,45,90,135)\n"
             "  --cpu-time       time the CPU engine by the process's CPU time, not the wall\n"
             "                   clock (Gpixel/s per core busy): on a machine shared with\n"
             "                   other work, with --threads 1, the time our core really ran\n"
@@ -846,6 +857,9 @@ static int parse_list(const char *a, const char *v, int *out, int max, int *n)
             }
         } else if (!strcmp(a, "--sets")) {
             x = set_index(tok[i]);
+        } else if (!strcmp(a, "--angles")) {
+            if (sscanf(tok[i], "%d%c", &x, &end) != 1 || x < 0 || x > 135 || x % 45 != 0)
+                x = -1;
         } else {
             x = variant_index(tok[i]);
         }
@@ -924,10 +938,19 @@ static int parse_opts(int argc, char **argv, kernels_opts *o, int *code)
                 fprintf(stderr, PROG ": %s\n", e.message);
                 return -1;
             }
-            /* The GPU kernels compute the entropy only. */
-            if (o->measure != WINENT_MEASURE_ENTROPY &&
-                !(o->measure == WINENT_MEASURE_RENYI && o->renyi_q == 1.0))
+            /* The GPU engine computes every measure but the majority. */
+            if (o->measure == WINENT_MEASURE_MAJORITY)
                 o->cpu_only = 1;
+            i++;
+        } else if (!strcmp(a, "--levels") && sscanf(v, "%d%c", &o->levels, &end) == 1 &&
+                   o->levels >= 1) {
+            i++;
+        } else if (!strcmp(a, "--angles")) {
+            int deg[4], n = 0;
+            if (parse_list(a, v, deg, 4, &n))
+                return -1;
+            for (int k = 0; k < n; k++)
+                o->angles |= 1u << (deg[k] / 45);
             i++;
         } else if (!strcmp(a, "--windows")) {
             if (parse_list(a, v, o->windows, MAX_WINDOWS, &o->nwindows))

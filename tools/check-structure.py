@@ -3,6 +3,7 @@
 """Check the library's structure from its object files and sources.
 
   check-structure.py BUILD_DIR [SOURCE_DIR]
+  check-structure.py --lengths [SOURCE_DIR]   (every function's length)
 
 The rooms of src/, bottom up (a room may use its own and the rooms below):
   include (the public header) < base < kernels < tiles < tiles/formats
@@ -18,7 +19,14 @@ header, then reports:
   - every header included against it: a header belongs to the room of its
     folder, and only that room and the rooms above it include it;
   - every circle of rooms, calls and includes together;
-  - every function in src/pipeline longer than 150 lines.
+  - every function longer than 120 lines: C and CUDA in src/ (from its
+    opening brace to its closing one, both at the line's start), Python in
+    python/winent (a def from its line to its body's last), except those
+    in LONG_ALLOWED (listed, and said when they no longer need to be).
+  - every file in src/pipeline longer than 600 lines;
+  - every test of the sign of an engine's `device` (CPU or GPU) in
+    src/pipeline outside the engines' own files (engines*.c): the rest
+    of the room asks what an engine can do (engine_ops), never which it is.
 The edges in EXCEPTIONS are allowed and listed, so that they stay in
 sight until the code they name moves. Exit 0 when all is clean, 1 with a list.
 """
@@ -55,8 +63,15 @@ EXCEPTIONS = {
     # The sink interface names --ot's sample types (tiles/formats/out_sample.h).
     ("tiles/sink.h", "tiles/formats/out_sample.h"): "include",
 }
-MAX_LINES = 150
-LONG_CHECKED = ("src/pipeline",)
+MAX_LINES = 120
+# Functions over MAX_LINES today, by "path:name", allowed so that the rule
+# guards every other function; each is to go when it is split.
+LONG_ALLOWED = set()
+MAX_FILE_LINES = 600
+LONG_FILES_CHECKED = ("src/pipeline",)
+# Where an engine's device number may be compared with -1 or 0.
+ENGINE_FILES = re.compile(r"^engines(_\w+)?\.c$")
+DEVICE_SIGN = re.compile(r"\bdevice\s*(<|>|<=|>=|==|!=)\s*-?[01]\b|\b-?[01]\s*(<|>|<=|>=|==|!=)\s*\w*(->|\.)device\b")
 
 
 def symbols(build):
@@ -223,27 +238,119 @@ def room_problems(edges, why, incs, public):
     return problems, allowed
 
 
-def long_functions(source):
-    found = []
-    for d in LONG_CHECKED:
-        for path in sorted(glob.glob(os.path.join(source, d, "*.c"))):
-            lines = open(path, encoding="utf-8").read().split("\n")
+C_NAME = re.compile(r"([A-Za-z_]\w*)\s*\(")
+
+
+def c_functions(path):
+    """(name, first line, lines) of each function of a C or CUDA file: a body
+    from a "{" at the start of a line to the next "}" at the start of one,
+    named by the signature above it (from its last line starting at the
+    line's start)."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    start = None
+    for i, line in enumerate(lines):
+        if line.startswith("{"):
+            start = i
+        elif line.startswith("}") and start is not None:
+            head = start - 1
+            while head > 0 and (not lines[head] or lines[head][0] in " \t)"):
+                head -= 1
+            sig = " ".join(l.strip() for l in lines[max(head, 0):start])
+            m = C_NAME.search(sig)
+            if m and "=" not in sig.split("(")[0]:
+                yield m.group(1), head + 1, i - start + 1
             start = None
-            for i, line in enumerate(lines):
-                if line.startswith("{"):
-                    start = i
-                elif line.startswith("}") and start is not None:
-                    head = lines[start - 1] if start > 0 else ""
-                    n = i - start + 1
-                    if n > MAX_LINES and "(" in head:
-                        found.append("%s:%d: %s is %d lines (at most %d)"
-                                     % (os.path.relpath(path, source), start, head.strip(), n,
-                                        MAX_LINES))
-                    start = None
+
+
+PY_DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
+
+
+def py_functions(path):
+    """(name, first line, lines) of each def of a Python file, nested ones
+    too: from its line to the last line of its body."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    for i, line in enumerate(lines):
+        m = PY_DEF.match(line)
+        if not m:
+            continue
+        indent, last = len(m.group(1)), i
+        for j in range(i + 1, len(lines)):
+            t = lines[j]
+            if t.strip() and len(t) - len(t.lstrip()) <= indent and not t.lstrip().startswith(")"):
+                break
+            if t.strip():
+                last = j
+        yield m.group(2), i + 1, last - i + 1
+
+
+def function_lengths(source):
+    """(where "path:name", "path:line", lines) of every function checked."""
+    files = []
+    for ending in SOURCE_ENDINGS:
+        files += glob.glob(os.path.join(source, "src", "**", "*" + ending), recursive=True)
+    for path in sorted(files):
+        rel = os.path.relpath(path, source)
+        for name, line, n in c_functions(path):
+            yield "%s:%s" % (rel, name), "%s:%d" % (rel, line), n
+    for path in sorted(glob.glob(os.path.join(source, "python", "winent", "**", "*.py"),
+                                 recursive=True)):
+        rel = os.path.relpath(path, source)
+        for name, line, n in py_functions(path):
+            yield "%s:%s" % (rel, name), "%s:%d" % (rel, line), n
+
+
+def long_functions(source):
+    """The functions over MAX_LINES not in LONG_ALLOWED (problems), and the
+    entries of LONG_ALLOWED that are no longer long (to remove)."""
+    found, long_now = [], set()
+    for name, where, n in function_lengths(source):
+        if n <= MAX_LINES:
+            continue
+        long_now.add(name)
+        if name not in LONG_ALLOWED:
+            found.append("%s: %s is %d lines (at most %d)"
+                         % (where, name.split(":")[-1], n, MAX_LINES))
+    stale = ["long function no longer long (remove it from LONG_ALLOWED): %s" % f
+             for f in sorted(LONG_ALLOWED - long_now)]
+    return found, stale
+
+
+def long_files(source):
+    found = []
+    for d in LONG_FILES_CHECKED:
+        for path in sorted(glob.glob(os.path.join(source, d, "*.[ch]"))):
+            n = len(open(path, encoding="utf-8").read().splitlines())
+            if n > MAX_FILE_LINES:
+                found.append("%s has %d lines (at most %d): split it by owner"
+                             % (os.path.relpath(path, source), n, MAX_FILE_LINES))
+    return found
+
+
+def device_signs(source):
+    """Tests of an engine's device sign outside the engines' files."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(source, "src", "pipeline", "*.[ch]"))):
+        if ENGINE_FILES.match(os.path.basename(path)):
+            continue
+        text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"),
+                      open(path, encoding="utf-8").read(), flags=re.S)
+        for i, line in enumerate(text.split("\n"), 1):
+            if DEVICE_SIGN.search(line):
+                found.append("%s:%d: tests the sign of an engine's device (ask its engine_ops: "
+                             "kind, bands, gives_tails, takes_tails, rate)"
+                             % (os.path.relpath(path, source), i))
     return found
 
 
 def main(argv):
+    if len(argv) >= 2 and argv[1] == "--lengths":
+        # check-structure.py --lengths [SOURCE_DIR]: every function's length,
+        # longest first (no build needed).
+        source = argv[2] if len(argv) > 2 else os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))
+        for name, where, n in sorted(function_lengths(source), key=lambda f: -f[2]):
+            print("%5d %s %s" % (n, where, name.split(":")[-1]))
+        return 0
     if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -264,10 +371,14 @@ def main(argv):
     incs = includes(source)
     room_found, allowed = room_problems(edges, why, incs, public_api(source))
     problems += room_found
-    problems += long_functions(source)
+    long_found, long_stale = long_functions(source)
+    problems += long_found
+    problems += long_files(source)
+    problems += device_signs(source)
     used = {(a, b) for a in edges for b in edges[a]} | incs
     stale = ["exception no longer needed (remove it): %s -> %s" % ab
-             for ab in sorted(EXCEPTIONS) if ab not in used]
+             for ab in sorted(EXCEPTIONS) if ab not in used] + long_stale
+    allowed += ["long function allowed: %s" % f for f in sorted(LONG_ALLOWED)]
     for p in allowed + stale + problems:
         print(p)
     print("check-structure: %d files, %d calls between files, %d includes, %d problems"

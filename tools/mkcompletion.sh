@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Write the bash completion of winent-stream, made from its --help (the one
-# source: src/cli/options.c), so an option added there is completed
-# without editing anything here. The build runs it (cmake/WinentShellFiles.cmake):
+# Write the bash completion of winent-stream, made from its --help, which
+# prints the library's table of options (winent_options, src/base/opttable.c:
+# the one source), so an option added there is completed without editing
+# anything here. The build runs it (cmake/WinentShellFiles.cmake):
 #
 #   sh tools/mkcompletion.sh BUILD/src/winent-stream OUT
 #

@@ -12,6 +12,11 @@
   mapped over; coordinates, CRS and attrs kept; also as
   ``data_array.winent.entropy(window=9)``, registered when winent is
   imported); libwinent's winent_entropy. ``window=(rows, columns)``.
+- :func:`texture`: several measures of each window (the diversity family:
+  Renyi, Simpson, richness, evenness, majority; the co-occurrence (GLCM)
+  measures with scikit-image's levels, distances, angles, symmetric),
+  stacked on a first axis (a ``measure`` dim for xarray), one task per
+  dask block; also ``data_array.winent.texture([...])``.
 - :func:`entropy_block`: the map of one block that carries a halo of its
   neighbours (the function each dask task runs), for schedulers of your own.
 - :func:`run` and :class:`Job`: file and stream jobs as the CLI runs them,
@@ -30,7 +35,7 @@ of their own categories (:class:`SaturationWarning`, :class:`RangeWarning`,
 :class:`Notice`, all :class:`Warning`). ``python -m winent ARGS`` runs the
 winent-stream program.
 """
-from ._api import entropy
+from ._api import entropy, texture
 from ._blocks import entropy_block
 from ._errors import (Cancelled, DeviceError, Error, InputError, InternalError, LibraryNotFound,
                       OutputError, UsageError)
@@ -48,7 +53,8 @@ def gpu_count():
 
 
 __all__ = [
-    "entropy", "entropy_block", "run", "Job", "Progress", "Notice", "read_zst", "open_zst",
+    "entropy", "texture", "entropy_block", "run", "Job", "Progress", "Notice", "read_zst",
+    "open_zst",
     "ZstMap", "ZstMapPlane", "library_path", "gpu_count", "Error", "UsageError", "InputError",
     "OutputError",
     "DeviceError", "InternalError", "Cancelled", "LibraryNotFound", "Warning", "RangeWarning",

@@ -12,7 +12,9 @@ import numpy as np
 from . import _checks, _lib
 from ._blocks import entropy_2d
 from ._errors import UsageError
-from ._options import base_code, check_compute, window_spec
+from ._options import (Footprint, base_code, check_compute, fill_compute, set_window,
+                       window_name, window_spec)
+from ._options import check_measures as _check_list
 
 # winent_base value -> (the CLI's name, the unit a map is in)
 _UNITS = {"e": "nats", "2": "bits", "10": "bans"}
@@ -27,14 +29,15 @@ def default_base():
 
 
 def resolve(window, base, footprint=None, radius=None):
-    """(kx, ky, disk, base): the window's sides, 1 for a circular window (its
-    sides 2R + 1), and the base actually used, as the CLI's name ("e", "2",
+    """(kx, ky, disk, base): the window's sides; `disk` 0 for a rectangle, 1
+    for a circular window (its sides 2R + 1), or a Footprint (any other
+    footprint array: its box's sides); and the base actually used, as the CLI's name ("e", "2",
     "10"; None: the library's default). A window the library refuses is a
     UsageError with the CLI's line."""
     kx, ky, disk = window_spec(window, footprint, radius)
     o = _lib.winent_compute_opts()
     _lib.lib().winent_compute_opts_default(ctypes.byref(o))
-    o.kx, o.ky, o.disk = kx, ky, disk
+    set_window(o, kx, ky, disk)
     check_compute(o)
     base = default_base() if base is None else BASE_NAMES[base_code(base)][0]
     return kx, ky, disk, base
@@ -42,15 +45,50 @@ def resolve(window, base, footprint=None, radius=None):
 
 def window_option(kx, ky, disk):
     """The window as entropy()'s lower layers take it: (ROWS, COLUMNS) or
-    ("disk", R)."""
+    ("disk", R), or the Footprint itself."""
+    if isinstance(disk, Footprint):
+        return disk
     return ("disk", kx // 2) if disk else (ky, kx)
 
 
-def describe(kx, ky, base, disk=0):
-    """What a map is, for its long_name: "entropy 9x9 (bits)", "entropy
-    disk4 (bits)"."""
-    shape = "disk%d" % (kx // 2) if disk else "%dx%d" % (kx, ky)
-    return "entropy %s (%s)" % (shape, BASE_NAMES[base_code(base)][1])
+# The measures in the unit of the base; the others have none (a ratio, a
+# count, a value of the input).
+_LOG_MEASURES = ("entropy", "renyi", "glcm-entropy", "glcm-cond-entropy", "glcm-mutual-info")
+
+
+def measure_unit(base, measure=None):
+    """The unit of a measure's map: "bits", "nats" or "bans" for the
+    entropies, None for the others."""
+    if measure is not None and _lib.MEASURES[measure[0]] not in _LOG_MEASURES:
+        return None
+    return BASE_NAMES[base_code(base)][1]
+
+
+def describe(kx, ky, base, disk=0, measure=None):
+    """What a map is, for its long_name: the CLI's band description (the
+    measure as it names it, the window) and the unit: "entropy 9x9
+    (bits)", "entropy disk4 (bits)", "glcm-contrast:d2 15x15", "simpson 5x5"."""
+    shape = window_name(kx, ky, disk)
+    name = "entropy" if measure is None else measure.text()
+    unit = measure_unit(base, measure)
+    return "%s %s (%s)" % (name, shape, unit) if unit else "%s %s" % (name, shape)
+
+
+def check_measures(kx, ky, disk, base, options):
+    """The library's checks of texture's measure list (each measure with
+    the window, none twice) before any array is read."""
+    measures = options.get("measures")
+    if not measures:
+        return
+    o = _lib.winent_compute_opts()
+    _lib.lib().winent_compute_opts_default(ctypes.byref(o))
+    rng = options.get("range")
+    fill_compute(o, window_option(kx, ky, disk), base, options.get("bins"),
+                 None if isinstance(rng, str) else rng, None)
+    auto = isinstance(rng, str)
+    if auto and o.bins == 0:
+        o.bins = 256 if options.get("bins") is None else options["bins"]
+    _check_list(o, measures, range_auto=auto)
 
 
 def check_layout(shape, channel_axis, what="array"):
@@ -87,7 +125,9 @@ def entropy_numpy(array, out=None, checks=None, **options):
     """entropy() of a numpy (or masked) array, options resolved: 2-D, or a
     map per plane of the last two axes (leading axes mapped over; range
     "auto": one range per plane, as the CLI's --band all). `checks`: a
-    _checks.Spec to count the map against and warn (None: no warnings)."""
+    _checks.Spec to count the map against and warn (None: no warnings).
+    With ``measures=`` (winent.texture) the maps are stacked on a new first
+    axis."""
     masked = isinstance(array, np.ma.MaskedArray)
     a = array if masked else np.asarray(array)
     if a.ndim < 2:
@@ -101,12 +141,14 @@ def entropy_numpy(array, out=None, checks=None, **options):
         if out is not None:
             raise UsageError("entropy: out is for 2-D arrays only")
         planes = a.reshape((-1,) + a.shape[-2:])
-        m = np.empty(planes.shape, np.float32)
+        measures = options.get("measures")
+        nm = () if measures is None else (len(measures),)
+        m = np.empty(nm + planes.shape, np.float32)
         for b in builtin_range(planes.shape[0]):
-            m[b] = entropy_2d(planes[b], **dict(options))
-        m = m.reshape(a.shape)
+            m[..., b, :, :] = entropy_2d(planes[b], **dict(options))
+        m = m.reshape(nm + a.shape)
     if checks is not None:
-        _checks.warn(_checks.counts(a, m, checks), checks, stacklevel=3)
+        _checks.warn(_checks.counts(a, m, checks), checks)  # at the caller outside the package
     if masked:
         return np.ma.masked_invalid(m, copy=False)
     return m

@@ -88,12 +88,18 @@ def fill_masked(a, nodata):
     return out, v
 
 
-def entropy_2d(a, **options):
+def entropy_2d(a, measures=None, **options):
     """The map of one 2-D numpy or masked array (options as
-    winent.entropy's, resolved: an explicit base)."""
+    winent.entropy's, resolved: an explicit base); with `measures` (a list
+    of winent._options.Measure), the map of each, stacked on a first axis."""
     if isinstance(a, np.ma.MaskedArray):
         a, options["nodata"] = fill_masked(a, options.get("nodata"))
-    return _entropy_2d(a, **options)
+    if measures is None:
+        return _entropy_2d(a, **options)
+    out = np.empty((len(measures),) + a.shape, np.float32)
+    for k, m in enumerate(measures):
+        _entropy_2d(a, out=out[k], measure=m, **options)
+    return out
 
 
 def entropy_block(block: Any, halo: Tuple[int, int, int, int] = (0, 0, 0, 0),
@@ -110,29 +116,33 @@ def entropy_block(block: Any, halo: Tuple[int, int, int, int] = (0, 0, 0, 0),
         "auto" per band), the leading dims flattened in C order; `band0` is
         the block's first plane in it.
     options: winent.entropy's (window, base, bins, range, nodata, device,
-        threads).
+        threads, measure), or ``measures=`` (a list of measures) for a map of
+        each, stacked on a new first axis (winent.texture's blocks).
 
     Returns the float32 map of the block's own pixels: byte-identical to
     those pixels of the whole image's map when the halo holds the window's
-    reach (window // 2) on every side that has a neighbour."""
+    reach (window // 2) on every side that has a neighbour (the
+    co-occurrence pairs too: both ends of a pair lie in the window)."""
     top, bottom, left, right = halo
     if block.ndim == 2:
         m = entropy_2d(block, **options)
-        return m[top:m.shape[0] - bottom, left:m.shape[1] - right]
+        return m[..., top:m.shape[-2] - bottom, left:m.shape[-1] - right]
     if block.ndim < 2:
         raise UsageError("entropy: a block must be 2-D (rows, columns), or have leading dims "
                          "(bands, ..., rows, columns)")
     lead = block.shape[:-2]
     planes = block.reshape((-1,) + block.shape[-2:])
     h, w = block.shape[-2] - top - bottom, block.shape[-1] - left - right
-    out = np.empty((planes.shape[0], h, w), np.float32)
+    measures = options.get("measures")
+    nm = () if measures is None else (len(measures),)
+    out = np.empty(nm + (planes.shape[0], h, w), np.float32)
     for b in range(planes.shape[0]):
         o = dict(options)
         if band_ranges is not None:
             o["range"] = tuple(band_ranges[band0 + b])
         m = entropy_2d(planes[b], **o)
-        out[b] = m[top:top + h, left:left + w]
-    return out.reshape(lead + (h, w))
+        out[..., b, :, :] = m[..., top:top + h, left:left + w]
+    return out.reshape(nm + lead + (h, w))
 
 
 def valid_mask(a, nodata):

@@ -7,13 +7,15 @@ for a dask array when the last of its blocks is computed (each block
 adds the counts of its own pixels, never of its halo)."""
 import ctypes
 import math
+import os
+import sys
 import threading
 import warnings
 from typing import Any, Dict, Tuple
 
 import numpy as np
 
-from . import _lib
+from . import _lib, _options
 from ._blocks import valid_mask
 from ._warnings import RangeWarning, SaturationWarning
 
@@ -27,14 +29,16 @@ def top_of(kx, ky, disk, base_name, bins):
     o = _lib.winent_compute_opts()
     L = _lib.lib()
     L.winent_compute_opts_default(ctypes.byref(o))
-    o.kx, o.ky, o.disk = kx, ky, disk
+    _options.set_window(o, kx, ky, disk)
     o.base = _lib.BASES[base_name]
     o.bins = bins or 0
     return float(L.winent_compute_top(ctypes.byref(o)))
 
 
 def window_area(kx, ky, disk):
-    """The pixels of a whole window: kx * ky, or a disk's."""
+    """The pixels of a whole window: kx * ky, or a disk's or footprint's."""
+    if isinstance(disk, _options.Footprint):
+        return disk.mask.count(1)
     if not disk:
         return kx * ky
     r = kx // 2
@@ -144,14 +148,27 @@ def saturation_message(c, spec):
                units[spec.base_name], fix))
 
 
-def warn(c, spec, stacklevel=2):
-    """Give the warnings the counts call for (each at most once)."""
+def _caller_level():
+    """The stacklevel of the first frame outside this package, seen from
+    warn(): the warning points at the user's line whichever of the
+    package's layers (entropy, the xarray door, the accessor) led here."""
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    f, level = sys._getframe(1), 1
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == pkg:
+        f, level = f.f_back, level + 1
+    return level
+
+
+def warn(c, spec, stacklevel=None):
+    """Give the warnings the counts call for (each at most once), pointing
+    at the caller outside the package (or `stacklevel` frames up)."""
+    level = _caller_level() if stacklevel is None else stacklevel + 1
     line = range_message(c, spec)
     if line is not None:
-        warnings.warn(line, RangeWarning, stacklevel=stacklevel + 1)
+        warnings.warn(line, RangeWarning, stacklevel=level)
     line = saturation_message(c, spec)
     if line is not None:
-        warnings.warn(line, SaturationWarning, stacklevel=stacklevel + 1)
+        warnings.warn(line, SaturationWarning, stacklevel=level)
 
 
 # Blocks of dask arrays whose last block is not computed yet, by the

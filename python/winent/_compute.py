@@ -145,7 +145,7 @@ def _check_out(out, h, w):
 
 
 def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
-            threads=0, out=None, footprint=None, radius=None):
+            threads=0, out=None, footprint=None, radius=None, measure=None):
     """The local Shannon entropy map of a 2-D array (rows, columns).
 
     For every pixel, the entropy of the values in the window centred on it:
@@ -165,8 +165,11 @@ def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, d
         (as ``--disk R``): the pixels with dx^2 + dy^2 <= R^2, R 0..127.
     footprint, radius: ``footprint="disk", radius=R`` is the same disk,
         scikit-image's ``footprint=morphology.disk(R)``; scikit-image's
-        footprint arrays are taken too: ``footprint=disk(3)``, or a
-        rectangle of ones ``np.ones((3, 7))`` (7 wide, 3 high).
+        footprint arrays are taken too: ``footprint=disk(3)``, a
+        rectangle of ones ``np.ones((3, 7))`` (7 wide, 3 high), or any
+        other 2-D array up to 255 x 255 (``diamond(3)``, ``star(3)``, a
+        ring, ``np.ones((16, 16))``: nonzero is in the window), centred
+        at row rows // 2, column cols // 2 as scikit-image centres it.
     base: 2 (bits: scikit-image's filters.rank.entropy), "e" (nats) or 10;
         None (the default): the library's default, base 2.
     bins, range: quantize ``bin = floor((v - lo) * bins / (hi - lo))``,
@@ -178,6 +181,7 @@ def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, d
     threads: CPU threads (0: all cores).
     out: optional float32 array of the same shape for the map (columns
         contiguous).
+    measure: None (the entropy) or a winent._options.Measure.
 
     Returns the map, a float32 array of the same shape (``out`` if given).
     Raises UsageError (a ValueError) for a bad option or an unsupported
@@ -198,6 +202,8 @@ def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, d
     L.winent_compute_opts_default(ctypes.byref(o))
     range = default_range(a.dtype, range)  # float samples: "auto" unless told
     fill_compute(o, window, base, bins, range, nodata, footprint, radius)
+    if measure is not None:
+        measure.fill(o)
     o.dtype = dtype
     dev = None if device is None else c_string("device", str(device))
     # Every check winent_entropy makes, in Python's words, before it runs.

@@ -115,7 +115,8 @@ def entropy(x, kx, ky, axes=(("axis -2 (rows)", "array.rechunk({-2: 1024})"),
     DataArray's dims). `checks`: a winent._checks.Spec for the warnings
     (None: none). Returns a dask array of float32 with the chunks of `x`
     (a last chunk smaller than the halo merged); masked (dask.array.ma)
-    where `x` is."""
+    where `x` is. With ``measures=`` (winent.texture), the maps of each
+    block's measures come from one task, on a new first axis of one chunk."""
     import dask.array as da
     from dask.array.overlap import overlap
     if x.ndim < 2:
@@ -157,8 +158,14 @@ def entropy(x, kx, ky, axes=(("axis -2 (rows)", "array.rechunk({-2: 1024})"),
     name = "winent-entropy-" + _token(x, kx, ky, options, band_ranges, masked)
     fn = functools.partial(_block, reach=(depth[x.ndim - 2], depth[x.ndim - 1]),
                            band_ranges=band_ranges, checks=checks, name=name, **options)
-    m = da.map_blocks(fn, xo, chunks=x.chunks, dtype=np.float32,
-                      meta=np.empty((0,) * x.ndim, np.float32), name=name)
+    measures = options.get("measures")
+    if measures is None:
+        m = da.map_blocks(fn, xo, chunks=x.chunks, dtype=np.float32,
+                          meta=np.empty((0,) * x.ndim, np.float32), name=name)
+    else:  # winent.texture: the maps of one block's measures from one task
+        m = da.map_blocks(fn, xo, chunks=((len(measures),),) + x.chunks, new_axis=0,
+                          dtype=np.float32, meta=np.empty((0,) * (x.ndim + 1), np.float32),
+                          name=name)
     # A masked array in, a masked array out (masked where the map is NaN).
     return da.ma.masked_invalid(m) if masked else m
 

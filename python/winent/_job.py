@@ -198,6 +198,119 @@ def print_progress(p):
     sys.stderr.flush()
 
 
+def _refuse_with_decode(**given):
+    """What the CLI refuses with --decode, by its name, in its order: a
+    value given is refused even where it is the default. (The library's
+    line for such an option: it cannot tell a default given from one left
+    out.)"""
+    for name, v in given.items():
+        if v is not None:
+            raise UsageError("%s does not go with decode=True: the map is computed "
+                             "already (only the output and running options apply)" % name)
+
+
+def _fill_layout(o, keep, size, dtype, byteorder, bands, band, interleave, header_bytes):
+    """The raw input's layout and the bands read, into winent_job_opts `o`
+    (`keep` holds the arrays the fields point at)."""
+    if size is not None:
+        if isinstance(size, str):
+            # As the CLI reads --size: two whole numbers (C's strtol:
+            # ASCII digits, leading white space) around one x or X.
+            m = re.fullmatch(r"([ \t\n\v\f\r]*[+-]?[0-9]+)[xX]([ \t\n\v\f\r]*[+-]?[0-9]+)",
+                             size)
+            if not m:
+                refuse("size", size)
+            size = (int(m.group(1)), int(m.group(2)))
+        if not isinstance(size, (tuple, list)) or len(size) != 2:
+            refuse("size", size)
+        # 0 is the C fields' "no size": given, it is no size.
+        o.width = as_int("size", size[0], lo=1, shown=repr(tuple(size)))
+        o.height = as_int("size", size[1], lo=1, shown=repr(tuple(size)))
+    big = None
+    if dtype is not None:
+        o.compute.dtype, big = _dtype_name(dtype)
+        o.dtype_given = 1
+    if byteorder is not None:
+        big = _choice("byteorder", byteorder, {"little": False, "big": True})
+    if big is not None:
+        o.big_endian = int(big)
+    if bands is not None:
+        o.bands = as_int("bands", bands)
+    if isinstance(band, str) and band == "all":
+        o.band_all = 1
+    elif isinstance(band, (list, tuple)):
+        items = [as_int("band", b, shown=repr(band)) for b in band]
+        if not items:
+            refuse("band", band)
+        o.band = items[0]
+        if len(items) > 1:
+            arr = (ctypes.c_int * len(items))(*items)
+            keep.append(arr)
+            o.band_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
+            o.nband_list = len(items)
+    elif band is not None:
+        o.band = as_int("band", band)
+    if interleave is not None:
+        o.interleave = _choice("interleave", interleave, _lib.INTERLEAVES)
+    if header_bytes is not None:
+        # 0 as the CLI's "--header-bytes 0"; any other size as --mem's.
+        zero = header_bytes == "0" or (isinstance(header_bytes, numbers.Integral) and
+                                       not isinstance(header_bytes, bool) and
+                                       header_bytes == 0)
+        o.header_bytes = 0 if zero else parse_size("header_bytes", header_bytes)
+
+
+def _fill_windows(o, keep, windows):
+    """windows=[...]: the first into o.compute, the list into the job's."""
+    if windows is not None:
+        if isinstance(windows, (str, bytes)) or not hasattr(windows, "__iter__") or \
+                (isinstance(windows, tuple) and len(windows) == 2 and windows[0] == "disk"):
+            windows = [windows]  # windows=9 (or "7x3", ("disk", 3)): one window, as [9]
+        sides = [window_spec(5 if w is None else w) for w in windows]
+        if not sides:
+            refuse("windows", windows)
+        o.compute.kx, o.compute.ky, o.compute.disk = sides[0]
+        if len(sides) > 1:
+            arr = (ctypes.c_int * (2 * len(sides)))(*[v for w in sides for v in w[:2]])
+            disks = (ctypes.c_int * len(sides))(*[w[2] for w in sides])
+            keep.extend([arr, disks])
+            o.window_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
+            o.window_disk = ctypes.cast(disks, ctypes.POINTER(ctypes.c_int))
+            o.nwindow_list = len(sides)
+
+
+def _fill_output(o, cstr, format, level, frame_rows, tile, compress, tif_layout, bigtiff, ot,
+                 preview, preview_size, preview_range, sidecar, decode):
+    """The output's options and the preview's, into winent_job_opts `o`."""
+    if format is not None:
+        o.format = _choice("format", format, _lib.FORMATS)
+    if level is not None:
+        o.level = as_int("level", level, nonzero=True)
+    if frame_rows is not None:
+        o.frame_rows = as_int("frame_rows", frame_rows, nonzero=True)
+    if tile is not None:
+        o.tile = as_int("tile", tile, nonzero=True)
+    if compress is not None:
+        o.compress = _choice("compress", compress, _lib.COMPRESSIONS)
+    if tif_layout is not None:
+        o.tif_layout = _choice("tif_layout", tif_layout, _lib.TIF_LAYOUTS)
+    o.bigtiff = int(bool(bigtiff))
+    if ot is not None:
+        o.out_type = _choice("ot", _out_type_name(ot), _lib.OUT_TYPES)
+    o.preview = cstr(_path("preview", preview))
+    if preview_size is not None:
+        o.preview_size = as_int("preview_size", preview_size, nonzero=True)
+    if preview_range is not None:
+        if isinstance(preview_range, (str, bytes)) or not hasattr(preview_range, "__len__") \
+                or len(preview_range) != 2:
+            refuse("preview_range", preview_range)
+        o.preview_range = 1
+        o.preview_lo = as_float("preview_range", preview_range[0], preview_range)
+        o.preview_hi = as_float("preview_range", preview_range[1], preview_range)
+    o.sidecar = int(bool(sidecar))
+    o.decode = int(bool(decode))
+
+
 class Job:
     """One job of winent-stream: INPUT -> entropy map -> OUTPUT, as the CLI
     ``winent-stream [options] INPUT OUTPUT`` runs it, in this process.
@@ -253,20 +366,11 @@ class Job:
         if o.input is None or o.output is None:
             raise UsageError("give an input and an output")
         if decode:
-            # What the CLI refuses with --decode, by its name, in its order:
-            # a value given is refused even where it is the default.
-            # (The library's line for such an option: it cannot tell a
-            # default given from one left out.)
-            for name, v in (("window", window), ("windows", windows), ("footprint", footprint),
-                            ("radius", radius), ("base", base),
-                            ("bins", bins), ("range", range), ("nodata", nodata),
-                            ("size", size), ("dtype", dtype), ("bands", bands),
-                            ("band", band), ("interleave", interleave),
-                            ("byteorder", byteorder), ("header_bytes", header_bytes)):
-                if v is not None:
-                    raise UsageError("%s does not go with decode=True: the map is computed "
-                                     "already (only the output and running options apply)"
-                                     % name)
+            _refuse_with_decode(window=window, windows=windows, footprint=footprint,
+                                radius=radius, base=base, bins=bins, range=range, nodata=nodata,
+                                size=size, dtype=dtype, bands=bands, band=band,
+                                interleave=interleave, byteorder=byteorder,
+                                header_bytes=header_bytes)
         if windows is not None and (window is not None or footprint is not None or
                                     radius is not None):
             from ._options import conflict
@@ -277,94 +381,11 @@ class Job:
             o.range_auto = 1
         if nodata is not None:
             o.nodata_given = 1
-        if size is not None:
-            if isinstance(size, str):
-                # As the CLI reads --size: two whole numbers (C's strtol:
-                # ASCII digits, leading white space) around one x or X.
-                m = re.fullmatch(r"([ \t\n\v\f\r]*[+-]?[0-9]+)[xX]([ \t\n\v\f\r]*[+-]?[0-9]+)",
-                                 size)
-                if not m:
-                    refuse("size", size)
-                size = (int(m.group(1)), int(m.group(2)))
-            if not isinstance(size, (tuple, list)) or len(size) != 2:
-                refuse("size", size)
-            # 0 is the C fields' "no size": given, it is no size.
-            o.width = as_int("size", size[0], lo=1, shown=repr(tuple(size)))
-            o.height = as_int("size", size[1], lo=1, shown=repr(tuple(size)))
-        big = None
-        if dtype is not None:
-            o.compute.dtype, big = _dtype_name(dtype)
-            o.dtype_given = 1
-        if byteorder is not None:
-            big = _choice("byteorder", byteorder, {"little": False, "big": True})
-        if big is not None:
-            o.big_endian = int(big)
-        if bands is not None:
-            o.bands = as_int("bands", bands)
-        if isinstance(band, str) and band == "all":
-            o.band_all = 1
-        elif isinstance(band, (list, tuple)):
-            items = [as_int("band", b, shown=repr(band)) for b in band]
-            if not items:
-                refuse("band", band)
-            o.band = items[0]
-            if len(items) > 1:
-                arr = (ctypes.c_int * len(items))(*items)
-                keep.append(arr)
-                o.band_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
-                o.nband_list = len(items)
-        elif band is not None:
-            o.band = as_int("band", band)
+        _fill_layout(o, keep, size, dtype, byteorder, bands, band, interleave, header_bytes)
         if windows is not None:
-            if isinstance(windows, (str, bytes)) or not hasattr(windows, "__iter__") or \
-                    (isinstance(windows, tuple) and len(windows) == 2 and windows[0] == "disk"):
-                windows = [windows]  # windows=9 (or "7x3", ("disk", 3)): one window, as [9]
-            sides = [window_spec(5 if w is None else w) for w in windows]
-            if not sides:
-                refuse("windows", windows)
-            o.compute.kx, o.compute.ky, o.compute.disk = sides[0]
-            if len(sides) > 1:
-                arr = (ctypes.c_int * (2 * len(sides)))(*[v for w in sides for v in w[:2]])
-                disks = (ctypes.c_int * len(sides))(*[w[2] for w in sides])
-                keep.extend([arr, disks])
-                o.window_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
-                o.window_disk = ctypes.cast(disks, ctypes.POINTER(ctypes.c_int))
-                o.nwindow_list = len(sides)
-        if interleave is not None:
-            o.interleave = _choice("interleave", interleave, _lib.INTERLEAVES)
-        if header_bytes is not None:
-            # 0 as the CLI's "--header-bytes 0"; any other size as --mem's.
-            zero = header_bytes == "0" or (isinstance(header_bytes, numbers.Integral) and
-                                           not isinstance(header_bytes, bool) and
-                                           header_bytes == 0)
-            o.header_bytes = 0 if zero else parse_size("header_bytes", header_bytes)
-        if format is not None:
-            o.format = _choice("format", format, _lib.FORMATS)
-        if level is not None:
-            o.level = as_int("level", level, nonzero=True)
-        if frame_rows is not None:
-            o.frame_rows = as_int("frame_rows", frame_rows, nonzero=True)
-        if tile is not None:
-            o.tile = as_int("tile", tile, nonzero=True)
-        if compress is not None:
-            o.compress = _choice("compress", compress, _lib.COMPRESSIONS)
-        if tif_layout is not None:
-            o.tif_layout = _choice("tif_layout", tif_layout, _lib.TIF_LAYOUTS)
-        o.bigtiff = int(bool(bigtiff))
-        if ot is not None:
-            o.out_type = _choice("ot", _out_type_name(ot), _lib.OUT_TYPES)
-        o.preview = cstr(_path("preview", preview))
-        if preview_size is not None:
-            o.preview_size = as_int("preview_size", preview_size, nonzero=True)
-        if preview_range is not None:
-            if isinstance(preview_range, (str, bytes)) or not hasattr(preview_range, "__len__") \
-                    or len(preview_range) != 2:
-                refuse("preview_range", preview_range)
-            o.preview_range = 1
-            o.preview_lo = as_float("preview_range", preview_range[0], preview_range)
-            o.preview_hi = as_float("preview_range", preview_range[1], preview_range)
-        o.sidecar = int(bool(sidecar))
-        o.decode = int(bool(decode))
+            _fill_windows(o, keep, windows)
+        _fill_output(o, cstr, format, level, frame_rows, tile, compress, tif_layout, bigtiff, ot,
+                     preview, preview_size, preview_range, sidecar, decode)
         if device is not None:
             o.device = cstr(c_string("device", str(device)))
         o.threads = as_int("threads", threads)
@@ -560,7 +581,8 @@ def run(input, output, **options):
     Options (keywords, each as the CLI's ``--option``; None: the default):
     window (K, (ROWS, COLUMNS) as entropy()'s, "7x3" as --window WxH, or a disk: ("disk", R) or "diskR", as
     ``--disk R``), footprint="disk" with radius=R (the same disk, as
-    scikit-image's footprint=disk(R)), windows (a list: a map of each, as
+    scikit-image's footprint=disk(R)) or any 2-D footprint array (as
+    ``--footprint FILE``; not with windows), windows (a list: a map of each, as
     ``--window 5,9,disk3``: [5, 9, ("disk", 3)]), base,
     bins, range ((lo, hi) or "auto"), nodata; band (a number, a list of
     them or "all": a map of each, as ``--band``); raw input: size ((width,

@@ -58,6 +58,7 @@ class winent_compute_opts(ctypes.Structure):
         ("glcm_distance", ctypes.c_int),
         ("glcm_angles", ctypes.c_uint),
         ("glcm_asymmetric", ctypes.c_int),
+        ("footprint", ctypes.POINTER(ctypes.c_ubyte)),  # a Footprint's mask, or NULL
     ]
 
 
@@ -179,7 +180,11 @@ class winent_job_opts(ctypes.Structure):
 class winent_option(ctypes.Structure):
     """One row of the library's table of options (winent_options)."""
     _fields_ = [(name, ctypes.c_char_p) for name in (
-        "cli", "python", "metavar", "group", "help", "cli_advice", "python_advice", "words")]
+        "cli", "python", "metavar", "group", "help", "cli_advice", "python_advice", "words")] + [
+        ("type", ctypes.c_int),     # winent_opt_type
+        ("field", ctypes.c_long),   # offsetof(winent_job_opts, its field), or -1
+        ("lo", ctypes.c_double),
+        ("hi", ctypes.c_double)]
 
 
 # winent_words: whose words a usage message is in.
@@ -235,6 +240,8 @@ _PROTOTYPES = {
     "winent_status_name": (ctypes.c_char_p, [c_status]),
     "winent_dtype_name": (ctypes.c_char_p, [ctypes.c_int]),
     "winent_gpu_count": (ctypes.c_int, []),
+    "winent_measure_text": (ctypes.c_int, [
+        ctypes.POINTER(winent_compute_opts), ctypes.c_char_p, ctypes.c_size_t]),
     # .zst maps (zst.py): the readers' one definition of a valid file.
     "winent_zst_open": (c_status, [
         ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(winent_error)]),

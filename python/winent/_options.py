@@ -59,14 +59,16 @@ def conflict(name, other):
 
 def options_table():
     """The library's table of options: a list of dicts (cli, python,
-    metavar, group, help, cli_advice, python_advice, words)."""
+    metavar, group, help, cli_advice, python_advice, words as str or None;
+    type, field, lo, hi as numbers)."""
     L = _lib()
     n = ctypes.c_int()
     rows = L.lib().winent_options(ctypes.byref(n))
     out = []
     for i in range(n.value):
         r = rows[i]
-        out.append({k: (None if getattr(r, k) is None else getattr(r, k).decode())
+        out.append({k: (getattr(r, k).decode() if isinstance(getattr(r, k), bytes)
+                        else getattr(r, k))
                     for k, _ in L.winent_option._fields_})
     return out
 
@@ -130,13 +132,16 @@ def _disk_radius(r, shown):
 
 
 def window_spec(window, footprint=None, radius=None):
-    """The window as (kx, ky, disk): window=K, (rows, cols), "K" or "WxH"
+    """The window as (kx, ky, shape), shape 0 (a rectangle), 1 (a disk) or
+    a Footprint (any other footprint array): window=K, (rows, cols), "K" or "WxH"
     as the CLI's --window, or a disk: ("disk", R), "diskR", or
     footprint="disk" with radius=R (scikit-image's morphology.disk(R); kx =
     ky = 2R + 1); or scikit-image's footprint array itself (disk(R), or a
     rectangle of ones). window=None is the default, 5; a window given
     together with footprint= or radius= is refused (the library's line),
     never one silently winning."""
+    if isinstance(window, Footprint):  # the lower layers' own window=
+        return window.kx, window.ky, window
     if window is not None and (footprint is not None or radius is not None):
         conflict("footprint" if footprint is not None else "radius", "window")
     if footprint is not None and hasattr(footprint, "shape") and radius is None:
@@ -162,25 +167,90 @@ def window_spec(window, footprint=None, radius=None):
     return kx, ky, 0
 
 
+class Footprint:
+    """A footprint array of any shape, as the library takes it
+    (winent_compute_opts.footprint): `kx` columns, `ky` rows, `mask` their
+    bytes row by row (1: in the window). Its centre is row ky // 2, column
+    kx // 2, scikit-image's. Picklable (dask ships it to workers) and
+    tokenized by its contents."""
+
+    def __init__(self, mask):
+        import numpy as np
+        m = np.ascontiguousarray(np.asarray(mask) != 0, dtype=np.uint8)
+        self.ky, self.kx = m.shape
+        self.mask = m.tobytes()
+        self._buf = None
+
+    def __getstate__(self):
+        return {"kx": self.kx, "ky": self.ky, "mask": self.mask}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._buf = None
+
+    def __eq__(self, other):
+        return isinstance(other, Footprint) and (self.kx, self.ky, self.mask) == \
+            (other.kx, other.ky, other.mask)
+
+    def __hash__(self):
+        return hash((self.kx, self.ky, self.mask))
+
+    def __repr__(self):
+        return "Footprint(%dx%d, %d pixels)" % (self.kx, self.ky, self.mask.count(1))
+
+    def __dask_tokenize__(self):
+        return ("winent.Footprint", self.kx, self.ky, self.mask)
+
+    def pointer(self):
+        """The mask as a C pointer, valid while this object lives."""
+        if self._buf is None:
+            self._buf = (ctypes.c_ubyte * len(self.mask)).from_buffer_copy(self.mask)
+        return ctypes.cast(self._buf, ctypes.POINTER(ctypes.c_ubyte))
+
+
+def set_window(o, kx, ky, shape):
+    """Put window_spec's (kx, ky, shape) into winent_compute_opts `o`:
+    shape 0 (a rectangle), 1 (a disk) or a Footprint."""
+    o.kx, o.ky = kx, ky
+    fp = shape if isinstance(shape, Footprint) else None
+    o.disk = 0 if fp is not None else int(shape)
+    o.footprint = fp.pointer() if fp is not None else None
+
+
+def is_disk(shape):
+    """1 when window_spec's shape is a disk (not a rectangle nor a Footprint)."""
+    return not isinstance(shape, Footprint) and bool(shape)
+
+
+def window_name(kx, ky, shape):
+    """The window as the CLI's outputs name it: "9x9", "disk4",
+    "footprint16x16" (a footprint: its box)."""
+    if isinstance(shape, Footprint):
+        return "footprint%dx%d" % (kx, ky)
+    return "disk%d" % (kx // 2) if shape else "%dx%d" % (kx, ky)
+
+
 def _footprint_array(fp):
-    """scikit-image's own footprint arrays: morphology.disk(R) (a disk) or
-    footprint_rectangle / np.ones((rows, cols)) (a window), odd sides; any
-    other shape is refused, since only those two are computed."""
+    """scikit-image's footprint arrays: a rectangle of ones with odd sides
+    (the rectangle's fast path), morphology.disk(R) (the disk's), or any
+    other 2-D array of up to 255 x 255, even sides too (nonzero: in the
+    window; a Footprint)."""
     import numpy as np
     a = np.asarray(fp)
-    if a.ndim != 2 or a.shape[0] % 2 == 0 or a.shape[1] % 2 == 0:
-        raise UsageError("footprint: an array of shape %r: give morphology.disk(R) or a "
-                         "rectangle of ones with odd sides" % (a.shape,))
+    if a.ndim != 2 or a.size == 0 or a.dtype.kind not in "biuf":
+        raise UsageError("footprint: an array of shape %r: give a 2-D boolean array (any shape "
+                         "up to 255x255, e.g. morphology.diamond(3)), or 'disk' with radius=R"
+                         % (a.shape,))
     ky, kx = a.shape
     on = a != 0
-    if on.all():
-        return kx, ky, 0
-    r = kx // 2
-    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
-    if kx == ky and (on == (xx * xx + yy * yy <= r * r)).all():
-        return kx, ky, 1
-    raise UsageError("footprint: only rectangles of ones and morphology.disk(R) are computed; "
-                     "this %dx%d footprint is neither" % (kx, ky))
+    if kx % 2 and ky % 2:
+        if on.all():
+            return kx, ky, 0
+        r = kx // 2
+        yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+        if kx == ky and (on == (xx * xx + yy * yy <= r * r)).all():
+            return kx, ky, 1
+    return kx, ky, Footprint(on)
 
 
 def window_sides(window):
@@ -239,7 +309,7 @@ def fill_compute(o, window, base, bins, rng, nodata, footprint=None, radius=None
     """Set the fields of winent_compute_opts `o` (its defaults already in)
     from the Python values; `rng` is None, (lo, hi) or "auto" (the caller
     handles "auto" itself). Returns nothing; raises UsageError."""
-    o.kx, o.ky, o.disk = window_spec(window, footprint, radius)
+    set_window(o, *window_spec(window, footprint, radius))
     if base is not None:  # None: the library's default (winent_compute_opts_default)
         o.base = base_code(base)
     if isinstance(rng, str):
@@ -266,3 +336,154 @@ def check_compute(o):
     err = L.winent_error()
     raise_for(L.lib().winent_compute_opts_check(ctypes.byref(o), L.WORDS_PYTHON,
                                                 ctypes.byref(err)), err)
+
+
+# ---- Measures (texture(measures=...), entropy(measure=...)) ---------------
+
+class Measure(tuple):
+    """One measure resolved: (code, renyi order, pair distance, angle bits,
+    asymmetric), the winent_compute_opts fields it sets."""
+
+    __slots__ = ()
+
+    def __new__(cls, code, q=0.0, distance=1, angles=0, asymmetric=0):
+        return tuple.__new__(cls, (code, float(q), distance, angles, asymmetric))
+
+    def __getnewargs__(self):
+        return tuple(self)  # pickled to dask's worker processes as its fields
+
+    def fill(self, o):
+        """Set the measure's fields of winent_compute_opts `o`."""
+        o.measure, o.renyi_q, o.glcm_distance, o.glcm_angles, o.glcm_asymmetric = self
+
+    @property
+    def is_glcm(self):
+        return self[0] >= _lib().MEASURES.index("glcm-entropy")
+
+    def text(self):
+        """The measure as the CLI names its map: "simpson", "renyi:2",
+        "glcm-entropy:d2:a0+90:asym" (winent_measure_text)."""
+        L = _lib()
+        o = L.winent_compute_opts()
+        L.lib().winent_compute_opts_default(ctypes.byref(o))
+        self.fill(o)
+        buf = ctypes.create_string_buffer(96)
+        L.lib().winent_measure_text(ctypes.byref(o), buf, len(buf))
+        return buf.value.decode()
+
+
+def _one_measure(name, value, pairs):
+    """A measure's name ("simpson", "renyi:2", "glcm-contrast") or
+    ("renyi", Q) as a Measure with the pair options `pairs`; what the
+    library has no measure for is refused with the table's line."""
+    L = _lib()
+    q = 0.0
+    if isinstance(value, (tuple, list)) and len(value) == 2 and value[0] == "renyi":
+        q = as_float(name, value[1], repr(value))
+        text = "renyi"
+    elif isinstance(value, str) and value.startswith("renyi:"):
+        try:
+            q = float(value[6:])
+        except ValueError:
+            refuse(name, value)
+        text = "renyi"
+    elif isinstance(value, str) and value != "renyi":
+        text = value
+    else:
+        refuse(name, value)
+    if text not in L.MEASURES:
+        refuse(name, value)
+    code = L.MEASURES.index(text)
+    if code < L.MEASURES.index("glcm-entropy"):
+        return Measure(code, q)
+    return Measure(code, q, *pairs)
+
+
+def measure_list(name, measures, pairs):
+    """measures=: one name or a sequence of them, as Measures, in order."""
+    if isinstance(measures, str) or (isinstance(measures, tuple) and len(measures) == 2 and
+                                     measures[0] == "renyi"):
+        measures = [measures]
+    if measures is None or not hasattr(measures, "__iter__"):
+        refuse(name, measures)
+    out = [_one_measure(name, m, pairs) for m in measures]
+    if not out:
+        refuse(name, measures)
+    return out
+
+
+_RIGHT = math.pi / 4  # 45 degrees in radians
+
+
+def _angle_bit(a, shown):
+    """An angle in degrees (0, 45, 90, 135) or in radians as
+    scikit-image's graycomatrix takes it (0, pi/4, pi/2, 3*pi/4): its bit."""
+    if isinstance(a, bool) or not isinstance(a, numbers.Real):
+        refuse("angles", None, shown)
+    v = float(a)
+    for k in builtin_range(4):
+        if v == 45 * k or abs(v - k * _RIGHT) <= 1e-9:
+            return 1 << k
+    refuse("angles", None, shown)
+
+
+builtin_range = range
+
+
+def pair_options(distances, angles, symmetric):
+    """(distance, angle bits, asymmetric) of the co-occurrence measures from
+    scikit-image's graycomatrix arguments: one distance (an int, or a
+    sequence of one), the angles in degrees or radians (None: all four),
+    symmetric True or False."""
+    d = distances
+    if not isinstance(d, (str, bytes)) and hasattr(d, "__len__"):
+        if len(d) != 1:
+            raise UsageError(
+                "distances=%r: the co-occurrence measures take one distance per call: give "
+                "distances=D (or [D]) and call again for another" % (distances,))
+        d = d[0]
+    # 0 is the C field's "default" (1): refused as the CLI refuses --distance 0.
+    d = as_int("distances", d, lo=1, hi=2**20, shown=repr(distances))
+    bits = 0
+    if angles is not None:
+        items = angles if hasattr(angles, "__iter__") and not isinstance(angles, str) \
+            else [angles]
+        for a in items:
+            bits |= _angle_bit(a, repr(angles))
+        if bits == 0:
+            refuse("angles", None, repr(angles))
+    if not isinstance(symmetric, (bool, np_bool())):
+        raise UsageError("symmetric=%r: give True or False" % (symmetric,))
+    return d, (0 if bits == 15 else bits), 0 if symmetric else 1
+
+
+def np_bool():
+    try:
+        import numpy as np
+        return np.bool_
+    except ImportError:  # pragma: no cover
+        return bool
+
+
+def check_measures(o, measures, range_auto=False):
+    """The library's checks of a measure list with the compute options `o`
+    (a copy is made): each measure's, none twice, in Python's words
+    (winent_job_opts_validate)."""
+    L = _lib()
+    jo = L.winent_job_opts()
+    L.lib().winent_job_opts_default(ctypes.byref(jo))
+    jo.words = L.WORDS_PYTHON
+    jo.input = b"memory"
+    jo.compute = o  # a copy
+    measures[0].fill(jo.compute)
+    codes = (ctypes.c_int * len(measures))(*[m[0] for m in measures])
+    qs = (ctypes.c_double * len(measures))(*[m[1] for m in measures])
+    if len(measures) > 1:
+        jo.measure_list = ctypes.cast(codes, ctypes.POINTER(ctypes.c_int))
+        jo.measure_q = ctypes.cast(qs, ctypes.POINTER(ctypes.c_double))
+        jo.nmeasure_list = len(measures)
+    jo.range_auto = int(range_auto)
+    if range_auto:
+        jo.compute.range_lo = jo.compute.range_hi = 0.0
+    err = L.winent_error()
+    raise_for(L.lib().winent_job_opts_validate(ctypes.byref(jo), ctypes.byref(err)), err)

@@ -292,10 +292,10 @@ def _single_range(data, nodata):
 # The map's provenance, as the CLI's GeoTIFF carries it (docs/SPEC.md
 # section 4): replaced, never inherited from the input.
 _MAP_ATTRS = ("software", "version", "window", "window_size", "window_distance", "base",
-              "bins", "range", "units")
+              "bins", "range", "units", "measure", "measures", "distance", "angles", "symmetric")
 
 
-def map_attrs(da, kx, ky, disk, base, bins, rng, nodata, distance, float_input):
+def map_attrs(da, kx, ky, disk, base, bins, rng, nodata, distance, float_input, measure=None):
     """The map's attrs: the input's less those about its values, with the
     CLI's provenance items."""
     attrs = {k: v for k, v in da.attrs.items()
@@ -305,11 +305,15 @@ def map_attrs(da, kx, ky, disk, base, bins, rng, nodata, distance, float_input):
     # (a nodata value, or float samples).
     if (nodata is not None and not math.isnan(float(nodata))) or float_input:
         attrs["_FillValue"] = np.float32(np.nan)
-    attrs["long_name"] = _arrays.describe(kx, ky, base, disk)
-    attrs["units"] = _arrays.BASE_NAMES[_arrays.base_code(base)][1]
+    attrs["long_name"] = _arrays.describe(kx, ky, base, disk, measure)
+    unit = _arrays.measure_unit(base, measure)
+    if unit:
+        attrs["units"] = unit
+    if measure is not None:
+        attrs["measure"] = _options.Measure(*measure).text()
     attrs["software"] = "winent %s" % __version__
     attrs["version"] = __version__
-    attrs["window"] = "disk%d" % (kx // 2) if disk else "%dx%d" % (kx, ky)  # the CLI's WxH
+    attrs["window"] = _options.window_name(kx, ky, disk)  # the CLI's WxH
     attrs["window_size"] = [ky, kx]  # (rows, columns), as scipy.ndimage's size=
     if distance is not None:
         attrs["window_distance"] = distance
@@ -324,22 +328,29 @@ def map_attrs(da, kx, ky, disk, base, bins, rng, nodata, distance, float_input):
     return attrs
 
 
+def _read_back(src, nodata):
+    """(src, nodata): nodata as given, else the raster's; integers decoded
+    to floats with NaN for nodata read back as their integers."""
+    if nodata is not None:
+        return src, nodata
+    back = _decoded_integers(src)
+    if back is not None:
+        dt, fill = back
+        return src.fillna(fill).astype(dt), fill
+    return src, nodata_of(src)
+
+
 def entropy(da, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
-            threads=None, footprint=None, radius=None, units="pixels"):
-    """winent.entropy() of a DataArray (see there)."""
+            threads=None, footprint=None, radius=None, units="pixels", measure=None,
+            measures=None):
+    """winent.entropy() (with `measure`) and winent.texture() (with
+    `measures`) of a DataArray (see there)."""
     ydim, xdim = spatial_dims(da)
     others = [d for d in da.dims if d not in (ydim, xdim)]
     src = da.transpose(*others, ydim, xdim)
     window, distance = map_window(src, ydim, xdim, window, units)
     kx, ky, disk, base = _arrays.resolve(window, base, footprint, radius)
-    if nodata is None:
-        back = _decoded_integers(src)
-        if back is not None:
-            dt, fill = back
-            src = src.fillna(fill).astype(dt)
-            nodata = fill
-        else:
-            nodata = nodata_of(src)
+    src, nodata = _read_back(src, nodata)
     range = _options.default_range(src.dtype, range)  # float samples: "auto" unless told
     planes = 1
     for d in others:
@@ -347,7 +358,13 @@ def entropy(da, window=None, base=None, bins=None, range=None, nodata=None, devi
     data = src.data
     options = dict(window=_arrays.window_option(kx, ky, disk), base=base, bins=bins,
                    range=range, nodata=nodata, device=device)
-    spec = _arrays.spec_for(kx, ky, disk, base, options)
+    if measure is not None:
+        options["measure"] = measure
+    if measures is not None:
+        options["measures"] = measures
+    _arrays.check_measures(kx, ky, disk, base, options)
+    warns = measures is None and (measure is None or measure[0] == 0)
+    spec = _arrays.spec_for(kx, ky, disk, base, options) if warns else None
     if isinstance(range, str) and range == "auto" and planes == 1:
         # One range, found here so that the attrs can state it.
         options["range"] = recorded_range(src) or _single_range(data, nodata)
@@ -361,11 +378,19 @@ def entropy(da, window=None, base=None, bins=None, range=None, nodata=None, devi
         options["threads"] = 0 if threads is None else threads
         m = _arrays.entropy_numpy(np.asarray(data), checks=spec, **options)
     attrs = map_attrs(da, kx, ky, disk, base, options["bins"], options["range"], nodata,
-                      distance, data.dtype.kind == "f")
+                      distance, data.dtype.kind == "f", measure)
+    if measures is not None:
+        return _texture_array(da, src, m, attrs, kx, ky, disk, base, measures)
+    name = "entropy" if measure is None else _options.Measure(*measure).text()
     out = xr.DataArray(m, dims=src.dims, coords=src.coords, attrs=attrs,
-                       name="entropy").transpose(*da.dims)
+                       name=name).transpose(*da.dims)
+    return _encoding(da, out, attrs)
+
+
+def _encoding(da, out, attrs):
+    """The map's encoding: no _FillValue where no NaN can occur (to_zarr and
+    to_netcdf would write NaN), the input's grid mapping."""
     if "_FillValue" not in attrs:
-        # No NaN can occur: none written (to_zarr and to_netcdf would write NaN).
         out.encoding["_FillValue"] = None
     gm = da.encoding.get("grid_mapping")
     if gm is not None:
@@ -373,21 +398,29 @@ def entropy(da, window=None, base=None, bins=None, range=None, nodata=None, devi
     return out
 
 
-class EntropyAccessor:
-    """``data_array.winent``: ``.entropy(window=9, ...)`` is
-    ``winent.entropy(data_array, window=9, ...)``."""
+def _texture_array(da, src, m, attrs, kx, ky, disk, base, measures):
+    """texture()'s maps as a DataArray: a first dim `measure` (the CLI's
+    names of the maps), each map's description and unit as coordinates
+    along it; the attrs those the maps share."""
+    names = [_options.Measure(*ms).text() for ms in measures]
+    desc = [_arrays.describe(kx, ky, base, disk, _options.Measure(*ms)) for ms in measures]
+    unit = [_arrays.measure_unit(base, ms) or "" for ms in measures]
+    attrs["long_name"] = "texture %s: %s" % (attrs["window"], ", ".join(names))
+    attrs.pop("units", None)
+    attrs["measures"] = names
+    glcm = [ms for ms in measures if _options.Measure(*ms).is_glcm]
+    if glcm:
+        d, bits, asym = glcm[0][2:]
+        attrs["distance"] = int(d)
+        attrs["angles"] = [45 * k for k in builtins_range(4) if (bits or 15) & (1 << k)]
+        attrs["symmetric"] = int(not asym)
+    coords = dict(src.coords)
+    coords["measure"] = ("measure", names)
+    coords["description"] = ("measure", desc)
+    coords["units"] = ("measure", unit)
+    out = xr.DataArray(m, dims=("measure",) + src.dims, coords=coords, attrs=attrs,
+                       name="texture").transpose("measure", *da.dims)
+    return _encoding(da, out, attrs)
 
-    def __init__(self, data_array):
-        self._da = data_array
 
-    def entropy(self, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
-                threads=None, footprint=None, radius=None, units="pixels"):
-        """The entropy map of this DataArray: winent.entropy(data_array, ...)."""
-        return entropy(self._da, window=window, base=base, bins=bins, range=range,
-                       nodata=nodata, device=device, threads=threads, footprint=footprint,
-                       radius=radius, units=units)
-
-
-# The accessor, as rioxarray registers its own: at import, where xarray is.
-if xr is not None and not hasattr(xr.DataArray, "winent"):
-    xr.register_dataarray_accessor("winent")(EntropyAccessor)
+builtins_range = range

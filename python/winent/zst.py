@@ -37,13 +37,15 @@ from ._lib import lib, message_of, winent_error
 from ._options import c_string
 
 
-def _label(band, window, disk=None):
-    """The CLI's name of a map: b3_w9, w7x3, b1_disk3 (as its raw files are
-    named)."""
+def _label(band, window, disk=None, footprint=None):
+    """The CLI's name of a map: b3_w9, w7x3, b1_disk3, b1_fp4x3 (as its raw
+    files are named)."""
     parts = []
     if isinstance(band, int) and not isinstance(band, bool):
         parts.append("b%d" % band)
-    if isinstance(disk, int) and not isinstance(disk, bool):
+    if isinstance(footprint, str) and isinstance(window, (list, tuple)) and len(window) == 2:
+        parts.append("fp%dx%d" % (int(window[0]), int(window[1])))
+    elif isinstance(disk, int) and not isinstance(disk, bool):
         parts.append("disk%d" % disk)
     elif isinstance(window, (list, tuple)) and len(window) == 2:
         kx, ky = (int(v) for v in window)
@@ -191,9 +193,11 @@ class ZstMap:
         else:
             self.maps = [{"band": hd.get("source_band"), "window": hd.get("window"),
                           "range": hd.get("range"), "nodata": hd.get("nodata"),
+                          "footprint": hd.get("footprint"),
                           "first_frame": 0, "frames": int(hd["frames"])}]
         self.frames = int(hd["frames"]) // len(self.maps)
-        self.labels = [_label(e.get("band"), e.get("window"), e.get("disk")) for e in self.maps]
+        self.labels = [_label(e.get("band"), e.get("window"), e.get("disk"), e.get("footprint"))
+                       for e in self.maps]
         self.shape = (h, w) if len(self.maps) == 1 else (len(self.maps), h, w)
         self.dtype = np.dtype(np.float32)
 

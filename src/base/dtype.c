@@ -60,4 +60,5 @@ void winent_compute_opts_default(winent_compute_opts *o)
     o->glcm_distance = 1;
     o->glcm_angles = 0; /* all four */
     o->glcm_asymmetric = 0;
+    o->footprint = NULL;
 }

@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * options.c - the command line, read from the library's table of options
+ * (winent_options, src/base/opttable.c): getopt_long's options are the
+ * table's CLI words, and each value goes through the reader of its row's
+ * type (plain_readers: a flag, a whole number, a word of an enumeration, a
+ * size, a text, each into the winent_job_opts field the row names) or,
+ * for an option of a grammar of its own (a list of windows, LO:HI), its
+ * reader here (own_readers). An option of a plain type is one row of the
+ * table; the library checks the values after (winent_job_opts_validate).
+ */
 #include "options.h"
+#include "footprint.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -139,9 +151,14 @@ static int table_word(const char *name, const char *val)
         return -1;
     const char *w = row->words;
     for (int k = 0; *w; k++) {
-        size_t len = strcspn(w, "|");
-        if (strlen(val) == len && strncmp(w, val, len) == 0)
-            return k;
+        const size_t len = strcspn(w, "|");
+        /* The word, then its other spellings after commas ("tif,tiff"). */
+        for (const char *a = w; a < w + len;) {
+            const size_t alen = strcspn(a, ",|");
+            if (strlen(val) == alen && strncmp(a, val, alen) == 0)
+                return k;
+            a += alen + (a[alen] == ',');
+        }
         w += len + (w[len] == '|');
     }
     return -1;
@@ -218,7 +235,7 @@ static int parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
-static const char *long_name(int code);
+static const char *code_cli(int code);
 
 /* The library quotes a value as it holds it ("--window: '5,5': ...", the
  * numbers parsed); the CLI quotes what the user typed ('5,5x5', '3x04', or
@@ -233,15 +250,15 @@ static void quote_typed(const cli_opts *c, char *msg, size_t n)
         return;
     int code = 0;
     for (int k = 0; k < 96 && code == 0; k++)
-        if (c->typed[k] && (int)strlen(long_name(k + 256)) == len &&
-            strncmp(long_name(k + 256), msg + 2, (size_t)len) == 0)
+        if (c->typed[k] && (int)strlen(code_cli(k + 256)) == len &&
+            strncmp(code_cli(k + 256), msg + 2, (size_t)len) == 0)
             code = k + 256;
     const char *typed = code ? c->typed[code - 256] : NULL;
     if (typed == NULL || (strlen(typed) == (size_t)(close - open - 3) &&
                           strncmp(typed, open + 3, (size_t)(close - open - 3)) == 0))
         return;
     char out[WINENT_MSG_LEN];
-    const int disk = !strcmp(long_name(code), "window") && c->window_by_disk;
+    const int disk = !strcmp(code_cli(code), "window") && c->window_by_disk;
     /* The window's range refused: a radius's words, not a window's. */
     const winent_option *disk_row =
         disk && strncmp(close + 3, "give K or WxH", 13) == 0 ? table_row("disk") : NULL;
@@ -249,7 +266,7 @@ static void quote_typed(const cli_opts *c, char *msg, size_t n)
     if (advice != NULL)
         snprintf(out, sizeof out, "--disk: '%s': %s", typed, advice);
     else
-        snprintf(out, sizeof out, "--%s: '%s%s", disk ? "disk" : long_name(code), typed, close);
+        snprintf(out, sizeof out, "--%s: '%s%s", disk ? "disk" : code_cli(code), typed, close);
     snprintf(msg, n, "%s", out);
 }
 
@@ -277,6 +294,9 @@ void cli_free(cli_opts *c)
     free(c->window_disk);
     c->band_list = c->window_list = c->window_disk = NULL;
     c->job.band_list = c->job.window_list = c->job.window_disk = NULL;
+    free(c->footprint);
+    c->footprint = NULL;
+    c->job.compute.footprint = NULL;
     free(c->measure_list);
     free(c->measure_q);
     c->measure_list = NULL;
@@ -310,106 +330,82 @@ static int list_item(const char *val, int i, char *buf, size_t cap)
     return 0;
 }
 
-/* ---- The options, for getopt_long ------------------------------------- */
+/* ---- The options, from the library's table ---------------------------- */
 
 /* getopt_long's codes: a positional argument (optstring "-"), then one per
- * long option (above any character, so that a short option's code is never
- * taken for one). */
-enum {
-    OPT_POSITIONAL = 1,
-    OPT_HELP = 256,
-    OPT_VERSION,
-    OPT_PROGRESS,
-    OPT_NO_PROGRESS,
-    OPT_QUIET,
-    OPT_STATS,
-    OPT_INFO,
-    OPT_TEST,
-    OPT_CHECK,
-    OPT_WINDOW,
-    OPT_DISK,
-    OPT_MEASURE,
-    OPT_LEVELS,
-    OPT_DISTANCE,
-    OPT_ANGLES,
-    OPT_ASYMMETRIC,
-    OPT_BASE,
-    OPT_BINS,
-    OPT_RANGE,
-    OPT_NODATA,
-    OPT_SIZE,
-    OPT_DTYPE,
-    OPT_BANDS,
-    OPT_BAND,
-    OPT_INTERLEAVE,
-    OPT_BYTEORDER,
-    OPT_HEADER_BYTES,
-    OPT_FORMAT,
-    OPT_LEVEL,
-    OPT_FRAME_ROWS,
-    OPT_TILE,
-    OPT_COMPRESS,
-    OPT_PREVIEW,
-    OPT_PREVIEW_SIZE,
-    OPT_PREVIEW_RANGE,
-    OPT_TIF_LAYOUT,
-    OPT_BIGTIFF,
-    OPT_OT,
-    OPT_SIDECAR,
-    OPT_DECODE,
-    OPT_DEVICE,
-    OPT_THREADS,
-    OPT_MEM
-};
+ * row of the library's table, 256 + its index (above any character, so
+ * that a short option's code is never taken for one). */
+#define OPT_POSITIONAL 1
+#define OPT_ROW0 256
+#define CLI_MAX_OPTS 96
 
-/* --info and --test take their file with '=' or as the one positional
- * argument (`--info --check FILE` and `--info FILE --check` both work),
- * hence optional_argument. */
-static const struct option long_opts[] = {
-    {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {"progress", no_argument, NULL, OPT_PROGRESS},
-    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"stats", no_argument, NULL, OPT_STATS},
-    {"info", optional_argument, NULL, OPT_INFO},
-    {"test", optional_argument, NULL, OPT_TEST},
-    {"check", no_argument, NULL, OPT_CHECK},
-    {"window", required_argument, NULL, OPT_WINDOW},
-    {"disk", required_argument, NULL, OPT_DISK},
-    {"measure", required_argument, NULL, OPT_MEASURE},
-    {"levels", required_argument, NULL, OPT_LEVELS},
-    {"distance", required_argument, NULL, OPT_DISTANCE},
-    {"angles", required_argument, NULL, OPT_ANGLES},
-    {"asymmetric", no_argument, NULL, OPT_ASYMMETRIC},
-    {"base", required_argument, NULL, OPT_BASE},
-    {"bins", required_argument, NULL, OPT_BINS},
-    {"range", required_argument, NULL, OPT_RANGE},
-    {"nodata", required_argument, NULL, OPT_NODATA},
-    {"size", required_argument, NULL, OPT_SIZE},
-    {"dtype", required_argument, NULL, OPT_DTYPE},
-    {"bands", required_argument, NULL, OPT_BANDS},
-    {"band", required_argument, NULL, OPT_BAND},
-    {"interleave", required_argument, NULL, OPT_INTERLEAVE},
-    {"byteorder", required_argument, NULL, OPT_BYTEORDER},
-    {"header-bytes", required_argument, NULL, OPT_HEADER_BYTES},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"level", required_argument, NULL, OPT_LEVEL},
-    {"frame-rows", required_argument, NULL, OPT_FRAME_ROWS},
-    {"tile", required_argument, NULL, OPT_TILE},
-    {"compress", required_argument, NULL, OPT_COMPRESS},
-    {"preview", required_argument, NULL, OPT_PREVIEW},
-    {"preview-size", required_argument, NULL, OPT_PREVIEW_SIZE},
-    {"preview-range", required_argument, NULL, OPT_PREVIEW_RANGE},
-    {"tif-layout", required_argument, NULL, OPT_TIF_LAYOUT},
-    {"bigtiff", no_argument, NULL, OPT_BIGTIFF},
-    {"ot", required_argument, NULL, OPT_OT},
-    {"sidecar", no_argument, NULL, OPT_SIDECAR},
-    {"decode", no_argument, NULL, OPT_DECODE},
-    {"device", required_argument, NULL, OPT_DEVICE},
-    {"threads", required_argument, NULL, OPT_THREADS},
-    {"mem", required_argument, NULL, OPT_MEM},
-    {NULL, 0, NULL, 0}};
+/* The table's CLI options as getopt_long takes them: the first row of each
+ * CLI word (a second row of a word, --window's list, is for the messages
+ * only). */
+typedef struct cli_table {
+    struct option opts[CLI_MAX_OPTS + 1];
+    const winent_option *rows; /* the library's table */
+    int nrows;
+} cli_table;
+
+/* An option of the CLI's own: a flag of cli_opts, or a grammar of its own. */
+typedef winent_status (*take_fn)(cli_opts *c, const winent_option *r, int code, const char *val,
+                                 char *msg, size_t n);
+typedef struct own_reader {
+    const char *cli;
+    take_fn take;      /* NULL: a flag, `value` into the int at `flag` of cli_opts */
+    long flag;
+    int value;
+    int optional;      /* its value only with '=' (--info=FILE) */
+} own_reader;
+
+static const own_reader *own_reader_of(const char *cli);
+
+/* The CLI word of option `code`. */
+static const char *code_cli(int code)
+{
+    int count = 0;
+    const winent_option *t = winent_options(&count);
+    return code >= OPT_ROW0 && code < OPT_ROW0 + count && t[code - OPT_ROW0].cli
+               ? t[code - OPT_ROW0].cli
+               : "?";
+}
+
+static void cli_table_make(cli_table *t)
+{
+    int k = 0;
+    t->rows = winent_options(&t->nrows);
+    if (t->nrows > CLI_MAX_OPTS)
+        t->nrows = CLI_MAX_OPTS;
+    for (int i = 0; i < t->nrows; i++) {
+        const winent_option *r = &t->rows[i];
+        int dup = 0;
+        for (int q = 0; q < k && r->cli; q++)
+            dup |= strcmp(t->opts[q].name, r->cli) == 0;
+        if (r->cli == NULL || dup)
+            continue;
+        const own_reader *own = own_reader_of(r->cli);
+        t->opts[k].name = r->cli;
+        t->opts[k].has_arg = own && own->optional ? optional_argument
+                             : r->metavar           ? required_argument
+                                                    : no_argument;
+        t->opts[k].flag = NULL;
+        t->opts[k].val = OPT_ROW0 + i;
+        k++;
+    }
+    memset(&t->opts[k], 0, sizeof t->opts[k]);
+}
+
+/* The code of CLI option `cli` (its first row), or 0. */
+static int code_of_cli(const char *cli)
+{
+    int count = 0;
+    const winent_option *t = winent_options(&count);
+    for (int i = 0; i < count && i < CLI_MAX_OPTS; i++)
+        if (t[i].cli != NULL && strcmp(t[i].cli, cli) == 0)
+            return OPT_ROW0 + i;
+    return 0;
+}
 
 /* "-": positional arguments come back in order as OPT_POSITIONAL (no
  * permutation of argv, whatever POSIXLY_CORRECT says); ":": a missing value
@@ -419,14 +415,14 @@ static const char short_opts[] = "-:hq";
 /* The option `word` ("--name" or "--name=value") stands for, as
  * getopt_long matches it: the exact name, else the one option it is a
  * prefix of. NULL when none; *ambiguous is then set when several are. */
-static const struct option *find_long(const char *word, int *ambiguous)
+static const struct option *find_long(const cli_table *t, const char *word, int *ambiguous)
 {
     const char *name = word + 2, *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
     const struct option *found = NULL;
     int matches = 0;
     *ambiguous = 0;
-    for (const struct option *o = long_opts; o->name; o++) {
+    for (const struct option *o = t->opts; o->name; o++) {
         if (strncmp(o->name, name, len) != 0)
             continue;
         if (o->name[len] == '\0')
@@ -438,35 +434,27 @@ static const struct option *find_long(const char *word, int *ambiguous)
     return matches == 1 ? found : NULL;
 }
 
-static const char *long_name(int code)
-{
-    for (const struct option *o = long_opts; o->name; o++)
-        if (o->val == code)
-            return o->name;
-    return "?";
-}
-
 /* What getopt_long refused: a missing value (':'), an unknown or ambiguous
  * option or a value given to a flag ('?'). `word`: the argument at fault. */
-static winent_status refused(int code, const char *word, char *msg, size_t n)
+static winent_status refused(const cli_table *t, int code, const char *word, char *msg, size_t n)
 {
     if (code == ':')
-        return usage(msg, n, "--%s needs a value (see --help)", long_name(optopt));
-    if (optopt >= OPT_HELP) /* a long flag given a value */
-        return usage(msg, n, "--%s takes no value", long_name(optopt));
+        return usage(msg, n, "--%s needs a value (see --help)", code_cli(optopt));
+    if (optopt >= OPT_ROW0) /* a long flag given a value */
+        return usage(msg, n, "--%s takes no value", code_cli(optopt));
     if (optopt != 0)
         return usage(msg, n, "unknown option '-%c' (see --help)", optopt);
     const char *eq = strchr(word, '=');
     int len = eq ? (int)(eq - word) : (int)strlen(word), ambiguous;
     if (len > 64)
         len = 64;
-    find_long(word, &ambiguous);
+    find_long(t, word, &ambiguous);
     if (!ambiguous)
         return usage(msg, n, "unknown option '%.*s' (see --help)", len, word);
     /* Every option it could be. */
     char list[256] = "";
     size_t k = 0;
-    for (const struct option *o = long_opts; o->name && k < sizeof list - 32; o++)
+    for (const struct option *o = t->opts; o->name && k < sizeof list - 32; o++)
         if (strncmp(o->name, word + 2, (size_t)len - 2) == 0)
             k += (size_t)snprintf(list + k, sizeof list - k, "%s--%s", k ? ", " : "", o->name);
     return usage(msg, n, "option '%.*s' is ambiguous: %s (see --help)", len, word, list);
@@ -479,366 +467,470 @@ static int parse_int(const char *s, long *out)
     return parse_long(s, INT_MIN, INT_MAX, out);
 }
 
-/* One option `code` with its value `val` (NULL for a flag) into `c`. */
-static winent_status take_option(cli_opts *c, int code, const char *val, char *msg, size_t n)
+/* ---- Readers of the plain types (winent_opt_type) ----------------------- */
+
+static void *job_field(cli_opts *c, const winent_option *r)
+{
+    return (char *)&c->job + r->field;
+}
+
+static winent_status take_flag(cli_opts *c, const winent_option *r, const char *val, char *msg,
+                               size_t n)
+{
+    (void)val, (void)msg, (void)n;
+    *(int *)job_field(c, r) = 1;
+    return WINENT_OK;
+}
+
+/* A whole number in the row's [lo, hi] (0, 0: any an int holds); the
+ * library reads 0 as "the default" for WINENT_OPT_INT_SET: here it is a
+ * mistake, refused with the words the library uses for the range. */
+static winent_status take_int(cli_opts *c, const winent_option *r, const char *val, char *msg,
+                              size_t n)
+{
+    long v;
+    const int any = r->lo == 0 && r->hi == 0;
+    const long lo = any ? INT_MIN : (long)r->lo, hi = any ? INT_MAX : (long)r->hi;
+    if (parse_long(val, lo, hi, &v) != 0 || (r->type == WINENT_OPT_INT_SET && v == 0))
+        return refuse(r->cli, val, msg, n);
+    if (r->type == WINENT_OPT_U32)
+        *(uint32_t *)job_field(c, r) = (uint32_t)v;
+    else
+        *(int *)job_field(c, r) = (int)v;
+    return WINENT_OK;
+}
+
+/* The enumerations a word goes to are stored as ints. */
+_Static_assert(sizeof(winent_base) == sizeof(int) && sizeof(winent_interleave) == sizeof(int) &&
+                   sizeof(winent_format) == sizeof(int) && sizeof(winent_compress) == sizeof(int) &&
+                   sizeof(winent_tif_layout) == sizeof(int) &&
+                   sizeof(winent_out_type) == sizeof(int),
+               "an enumeration of winent_job_opts is not an int");
+
+static winent_status take_word(cli_opts *c, const winent_option *r, const char *val, char *msg,
+                               size_t n)
+{
+    const int k = table_word(r->cli, val);
+    if (k < 0)
+        return refuse(r->cli, val, msg, n);
+    *(int *)job_field(c, r) = k; /* an enumeration: an int's size and values */
+    return WINENT_OK;
+}
+
+static winent_status take_size(cli_opts *c, const winent_option *r, const char *val, char *msg,
+                               size_t n)
+{
+    uint64_t v;
+    if (r->lo == 0 && strcmp(val, "0") == 0)
+        v = 0;
+    else if (parse_size(val, &v) != 0 || (double)v < r->lo)
+        return refuse(r->cli, val, msg, n);
+    *(uint64_t *)job_field(c, r) = v;
+    return WINENT_OK;
+}
+
+static winent_status take_text(cli_opts *c, const winent_option *r, const char *val, char *msg,
+                               size_t n)
+{
+    (void)msg, (void)n;
+    *(const char **)job_field(c, r) = val;
+    return WINENT_OK;
+}
+
+typedef winent_status (*take_plain_fn)(cli_opts *c, const winent_option *r, const char *val,
+                                       char *msg, size_t n);
+
+/* The reader of each plain type, by winent_opt_type. */
+static const take_plain_fn plain_readers[] = {
+    [WINENT_OPT_FLAG] = take_flag, [WINENT_OPT_INT] = take_int,   [WINENT_OPT_INT_SET] = take_int,
+    [WINENT_OPT_U32] = take_int,   [WINENT_OPT_WORD] = take_word, [WINENT_OPT_SIZE] = take_size,
+    [WINENT_OPT_TEXT] = take_text,
+};
+
+/* ---- Readers of the options of a grammar of their own ------------------- */
+
+/* --info and --test take their file with '=' or as the one positional
+ * argument (`--info --check FILE` and `--info FILE --check` both work). */
+static winent_status take_info(cli_opts *c, const winent_option *r, int code, const char *val,
+                               char *msg, size_t n)
+{
+    (void)code;
+    c->info = 1;
+    c->check |= strcmp(r->cli, "test") == 0;
+    if (val) { /* --info=FILE */
+        if (c->info_path || *val == '\0')
+            return usage(msg, n, "--%s: give one FILE.zst", r->cli);
+        c->info_path = val;
+    }
+    return WINENT_OK;
+}
+
+/* One item of --window (K, WxH, diskR) or of --disk (R) into its sides;
+ * -1 when it is none. Its range is the library's to check. */
+static int window_item(const char *item, int disk_opt, long *kx, long *ky, int *disk)
+{
+    const char *radius = item;
+    *disk = disk_opt;
+    if (!disk_opt && strncmp(item, "disk", 4) == 0) {
+        *disk = 1;
+        radius = item + 4;
+    }
+    if (!*disk)
+        return parse_pair(item, INT_MIN, INT_MAX, 1, kx, ky);
+    if (parse_long(radius, -(1L << 20), 1L << 20, kx) != 0)
+        return -1;
+    *kx = *ky = 2 * *kx + 1;
+    return 0;
+}
+
+/* K, WxH, diskR, or a list of them: a map of each; --disk R is --window
+ * diskR (a list of radii too). Each item's sides, odd or even, and
+ * repeats: the library's to check (winent_job_opts_validate), as for every
+ * caller. */
+static winent_status take_window(cli_opts *c, const winent_option *r, int code, const char *val,
+                                 char *msg, size_t n)
 {
     winent_job_opts *j = &c->job;
-    long a1, a2;
-    if (code == OPT_WINDOW || code == OPT_DISK) {
-        c->window_by_disk = code == OPT_DISK;
-        c->typed[OPT_WINDOW - 256] = val;
-    } else if (code >= 256 && code < 256 + 96) {
-        c->typed[code - 256] = val;
+    const int disk_opt = strcmp(r->cli, "disk") == 0;
+    c->window_by_disk = disk_opt;
+    /* --window diskR and --disk R say one thing two ways: both given is a
+     * conflict (the library's line), not the last one winning. */
+    if (c->window_code && c->window_code != code) {
+        winent_error err;
+        winent_status st = winent_option_conflict(r->cli, code_cli(c->window_code),
+                                                  WINENT_WORDS_CLI, &err);
+        snprintf(msg, n, "%s", err.message);
+        return st;
     }
-    switch (code) {
-    case 'h':
-    case OPT_HELP: c->help = 1; break;
-    case OPT_VERSION: c->version = 1; break;
-    case OPT_PROGRESS: c->progress = 1; break;
-    case OPT_NO_PROGRESS: c->progress = 0; break;
-    case 'q':
-    case OPT_QUIET: c->quiet = 1; break;
-    case OPT_STATS: c->stats = 1; break;
-    case OPT_CHECK: c->check = 1; break;
-    case OPT_SIDECAR: j->sidecar = 1; break;
-    case OPT_DECODE: j->decode = 1; break;
-    case OPT_BIGTIFF: j->bigtiff = 1; break;
-    case OPT_INFO:
-    case OPT_TEST:
-        c->info = 1;
-        c->check |= code == OPT_TEST;
-        if (val) { /* --info=FILE */
-            if (c->info_path || *val == '\0')
-                return usage(msg, n, "--%s: give one FILE.zst", long_name(code));
-            c->info_path = val;
-        }
-        break;
-    case OPT_WINDOW:
-    case OPT_DISK: {
-        /* K, WxH, diskR, or a list of them: a map of each; --disk R is
-         * --window diskR (a list of radii too). One window's sides are the
-         * library's to check (winent_job_opts_validate). */
-        const int disk_opt = code == OPT_DISK;
-        /* --window diskR and --disk R say one thing two ways: both given
-         * is a conflict (the library's line), not the last one winning. */
-        if (c->window_code && c->window_code != code) {
-            winent_error err;
-            winent_status st = winent_option_conflict(long_name(code), long_name(c->window_code),
-                                                      WINENT_WORDS_CLI, &err);
-            snprintf(msg, n, "%s", err.message);
-            return st;
-        }
-        c->window_code = code;
-        int k = list_items(val);
-        char item[32];
-        free(c->window_list);
-        free(c->window_disk);
-        c->window_list = k > 0 ? malloc(sizeof *c->window_list * 2 * (size_t)k) : NULL;
-        c->window_disk = k > 0 ? malloc(sizeof *c->window_disk * (size_t)k) : NULL;
-        j->window_list = NULL;
-        j->window_disk = NULL;
-        j->nwindow_list = 0;
-        if (k > 0 && (c->window_list == NULL || c->window_disk == NULL))
-            return usage(msg, n, "out of memory");
-        /* Each item's sides, odd or even, and repeats: the library's to
-         * check (winent_job_opts_validate), as for every caller. */
-        for (int w = 0; w < k || k < 0; w++) {
-            int disk = disk_opt, bad = k < 0 || list_item(val, w, item, sizeof item) != 0;
-            const char *radius = item;
-            if (!bad && !disk_opt && strncmp(item, "disk", 4) == 0) {
-                disk = 1;
-                radius = item + 4;
-            }
-            if (!bad && disk) {
-                /* Its range is the library's to check, as a window's. */
-                bad = parse_long(radius, -(1L << 20), 1L << 20, &a1) != 0;
-                a1 = a2 = 2 * a1 + 1;
-            } else if (!bad) {
-                bad = parse_pair(item, INT_MIN, INT_MAX, 1, &a1, &a2) != 0;
-            }
-            if (bad)
-                return refuse(disk_opt ? "disk" : k > 1 ? "windows" : "window", val, msg, n);
-            c->window_list[2 * w] = (int)a1;
-            c->window_list[2 * w + 1] = (int)a2;
-            c->window_disk[w] = disk;
-        }
-        j->compute.kx = c->window_list[0];
-        j->compute.ky = c->window_list[1];
-        j->compute.disk = c->window_disk[0];
-        if (k > 1) {
-            j->window_list = c->window_list;
-            j->window_disk = c->window_disk;
-            j->nwindow_list = k;
-        }
-        break;
+    c->window_code = code;
+    const int k = list_items(val);
+    char item[32];
+    free(c->window_list);
+    free(c->window_disk);
+    c->window_list = k > 0 ? malloc(sizeof *c->window_list * 2 * (size_t)k) : NULL;
+    c->window_disk = k > 0 ? malloc(sizeof *c->window_disk * (size_t)k) : NULL;
+    j->window_list = NULL;
+    j->window_disk = NULL;
+    j->nwindow_list = 0;
+    if (k > 0 && (c->window_list == NULL || c->window_disk == NULL))
+        return usage(msg, n, "out of memory");
+    for (int w = 0; w < k || k < 0; w++) {
+        long a1, a2;
+        int disk;
+        if (k < 0 || list_item(val, w, item, sizeof item) != 0 ||
+            window_item(item, disk_opt, &a1, &a2, &disk) != 0)
+            return refuse(disk_opt ? "disk" : k > 1 ? "windows" : "window", val, msg, n);
+        c->window_list[2 * w] = (int)a1;
+        c->window_list[2 * w + 1] = (int)a2;
+        c->window_disk[w] = disk;
     }
-    case OPT_MEASURE: {
-        /* NAME or a list of them: a map of each (at each window), in the
-         * order given; each name and order the library's to check. */
-        const int k = list_items(val);
-        char item[64];
-        free(c->measure_list);
-        free(c->measure_q);
-        c->measure_list = k > 0 ? malloc(sizeof *c->measure_list * (size_t)k) : NULL;
-        c->measure_q = k > 0 ? malloc(sizeof *c->measure_q * (size_t)k) : NULL;
-        j->measure_list = NULL;
-        j->measure_q = NULL;
-        j->nmeasure_list = 0;
-        if (k < 0)
-            return usage(msg, n,
-                         "--measure: '%s': give a measure (entropy, renyi:Q, simpson, richness, "
-                         "evenness, majority) or a list of them (entropy,simpson)",
-                         val);
-        if (c->measure_list == NULL || c->measure_q == NULL)
-            return usage(msg, n, "out of memory");
-        for (int i = 0; i < k; i++) {
-            winent_error e;
-            if (list_item(val, i, item, sizeof item) != 0 ||
-                winent_measure_parse(item, &c->measure_list[i], &c->measure_q[i], &e) !=
-                    WINENT_OK)
-                return usage(msg, n, "%s",
-                             list_item(val, i, item, sizeof item) != 0
-                                 ? "--measure: an item too long"
-                                 : e.message);
-        }
-        j->compute.measure = c->measure_list[0];
-        j->compute.renyi_q = c->measure_q[0];
-        if (k > 1) {
-            j->measure_list = c->measure_list;
-            j->measure_q = c->measure_q;
-            j->nmeasure_list = k;
-        }
-        break;
+    j->compute.kx = c->window_list[0];
+    j->compute.ky = c->window_list[1];
+    j->compute.disk = c->window_disk[0];
+    if (k > 1) {
+        j->window_list = c->window_list;
+        j->window_disk = c->window_disk;
+        j->nwindow_list = k;
     }
-    case OPT_BASE:
-        if ((a1 = table_word("base", val)) < 0)
-            return refuse("base", val, msg, n);
-        j->compute.base = (winent_base)a1;
-        break;
-    case OPT_LEVELS: /* the co-occurrence measures' levels: bins, by default over --range auto */
-        if (parse_long(val, 1, UINT32_MAX, &a1) != 0)
-            return refuse("levels", val, msg, n);
-        j->compute.bins = (uint32_t)a1;
-        c->levels_given = 1;
-        break;
-    case OPT_DISTANCE:
-        if (parse_long(val, 1, 127, &a1) != 0)
-            return refuse("distance", val, msg, n);
-        j->compute.glcm_distance = (int)a1;
-        break;
-    case OPT_ANGLES: {
-        unsigned bits = 0;
-        const char *s = val;
-        while (*s) {
-            char *end = NULL;
-            long deg = strtol(s, &end, 10);
-            if (end == s || (*end != ',' && *end != '\0') || deg < 0 || deg > 135 || deg % 45)
-                return refuse("angles", val, msg, n);
-            bits |= 1u << (deg / 45);
-            s = *end ? end + 1 : end;
-        }
-        if (bits == 0)
-            return refuse("angles", val, msg, n);
-        j->compute.glcm_angles = bits;
-        break;
-    }
-    case OPT_ASYMMETRIC:
-        j->compute.glcm_asymmetric = 1;
-        break;
-    case OPT_BINS: /* 0 would be the library's "distinct values" */
-        if (parse_long(val, 1, UINT32_MAX, &a1) != 0)
-            return refuse("bins", val, msg, n);
-        j->compute.bins = (uint32_t)a1;
-        break;
-    case OPT_RANGE: {
-        /* From val + 1: LO may start with '-'; an empty value has no
-         * val + 1 to read. */
-        const char *colon = *val ? strchr(val + 1, ':') : NULL;
-        char lo[64];
-        double vlo, vhi;
-        if (!strcmp(val, "auto")) {
-            j->range_auto = 1;
-            j->compute.range_lo = j->compute.range_hi = 0.0;
-            c->range_given = 0;
-            break;
-        }
-        j->range_auto = 0;
-        if (colon == NULL || (size_t)(colon - val) >= sizeof lo)
-            return refuse("range", val, msg, n);
-        memcpy(lo, val, (size_t)(colon - val));
-        lo[colon - val] = '\0';
-        /* Finite, LO < HI: the library's check. 0:0 is its "no range", so
-         * it is refused here, with the library's words. */
-        if (parse_double(lo, &vlo) || parse_double(colon + 1, &vhi) || (vlo == 0.0 && vhi == 0.0))
-            return refuse("range", val, msg, n);
-        j->compute.range_lo = vlo;
-        j->compute.range_hi = vhi;
-        c->range_given = 1;
-        break;
-    }
-    case OPT_NODATA: {
-        double v;
-        if (parse_double(val, &v) != 0)
-            return refuse("nodata", val, msg, n);
-        /* NaN is always nodata; --nodata nan only says so. */
-        j->compute.has_nodata = !isnan(v);
-        j->compute.nodata = v;
-        j->nodata_given = 1;
-        break;
-    }
-    case OPT_SIZE:
-        if (parse_pair(val, 1, INT_MAX, 0, &a1, &a2) != 0)
-            return refuse("size", val, msg, n);
-        j->width = (int)a1;
-        j->height = (int)a2;
-        break;
-    case OPT_DTYPE:
-        if ((a1 = table_word("dtype", val)) < 0)
-            return refuse("dtype", val, msg, n);
-        j->compute.dtype = (winent_dtype)a1;
-        j->dtype_given = 1;
-        break;
-    case OPT_BANDS:
-        if (parse_int(val, &a1) != 0)
-            return refuse("bands", val, msg, n);
-        j->bands = (int)a1;
-        break;
-    case OPT_BAND: {
-        /* B, a list of them, or all: a map of each. */
-        int k = !strcmp(val, "all") ? 0 : list_items(val);
-        char item[32];
-        free(c->band_list);
-        c->band_list = k > 0 ? malloc(sizeof *c->band_list * (size_t)k) : NULL;
-        j->band_list = NULL;
-        j->nband_list = 0;
-        j->band_all = k == 0;
-        if (k > 0 && c->band_list == NULL)
-            return usage(msg, n, "out of memory");
-        if (k == 1) { /* one band: its range is the library's to check */
-            if (parse_int(val, &a1) != 0)
-                return refuse("band", val, msg, n);
-            c->band_list[0] = (int)a1;
-        }
-        /* Each band's range and repeats: the library's to check. */
-        for (int b = 0; k > 1 ? b < k : k < 0; b++) {
-            if (k < 0 || list_item(val, b, item, sizeof item) != 0 || parse_int(item, &a1) != 0)
-                return refuse("band", val, msg, n);
-            c->band_list[b] = (int)a1;
-        }
-        if (k > 0)
-            j->band = c->band_list[0];
-        if (k > 1) {
-            j->band_list = c->band_list;
-            j->nband_list = k;
-        }
-        break;
-    }
-    case OPT_INTERLEAVE:
-        if ((a1 = table_word("interleave", val)) < 0)
-            return refuse("interleave", val, msg, n);
-        j->interleave = (winent_interleave)a1;
-        break;
-    case OPT_BYTEORDER:
-        if ((a1 = table_word("byteorder", val)) < 0)
-            return refuse("byteorder", val, msg, n);
-        j->big_endian = (int)a1;
-        break;
-    case OPT_HEADER_BYTES: {
-        uint64_t v;
-        if (strcmp(val, "0") == 0)
-            v = 0;
-        else if (parse_size(val, &v) != 0)
-            return refuse("header-bytes", val, msg, n);
-        j->header_bytes = v;
-        break;
-    }
-    case OPT_FORMAT:
-        if (!strcmp(val, "zst"))
-            j->format = WINENT_FORMAT_ZST;
-        else if (!strcmp(val, "tif") || !strcmp(val, "tiff"))
-            j->format = WINENT_FORMAT_TIF;
-        else if (!strcmp(val, "raw"))
-            j->format = WINENT_FORMAT_RAW;
-        else if (!strcmp(val, "zarr"))
-            j->format = WINENT_FORMAT_ZARR;
-        else
-            return refuse("format", val, msg, n);
-        break;
-    /* The library reads 0 as "the default" for the next four: here it is
-     * a mistake, refused with the words the library uses for the range. */
-    case OPT_LEVEL:
-        if (parse_int(val, &a1) != 0 || a1 == 0)
-            return refuse("level", val, msg, n);
-        j->level = (int)a1;
-        break;
-    case OPT_FRAME_ROWS:
-        if (parse_int(val, &a1) != 0 || a1 == 0)
-            return refuse("frame-rows", val, msg, n);
-        j->frame_rows = (int)a1;
-        break;
-    case OPT_TILE:
-        if (parse_int(val, &a1) != 0 || a1 == 0)
-            return refuse("tile", val, msg, n);
-        j->tile = (int)a1;
-        break;
-    case OPT_PREVIEW_SIZE:
-        if (parse_int(val, &a1) != 0 || a1 == 0)
-            return refuse("preview-size", val, msg, n);
-        j->preview_size = (int)a1;
-        break;
-    case OPT_COMPRESS:
-        if ((a1 = table_word("compress", val)) < 0)
-            return refuse("compress", val, msg, n);
-        j->compress = (winent_compress)a1;
-        break;
-    case OPT_PREVIEW: j->preview = val; break;
-    case OPT_PREVIEW_RANGE: {
-        /* LO:HI in the map's unit; LO may start with '-'. Finite, LO < HI:
-         * the library's check. */
-        const char *colon = *val ? strchr(val + 1, ':') : NULL;
-        char lo[64];
-        double vlo, vhi;
-        if (colon == NULL || (size_t)(colon - val) >= sizeof lo)
-            return refuse("preview-range", val, msg, n);
-        memcpy(lo, val, (size_t)(colon - val));
-        lo[colon - val] = '\0';
-        if (parse_double(lo, &vlo) || parse_double(colon + 1, &vhi))
-            return refuse("preview-range", val, msg, n);
-        j->preview_range = 1;
-        j->preview_lo = vlo;
-        j->preview_hi = vhi;
-        break;
-    }
-    case OPT_TIF_LAYOUT:
-        if ((a1 = table_word("tif-layout", val)) < 0)
-            return refuse("tif-layout", val, msg, n);
-        j->tif_layout = (winent_tif_layout)a1;
-        break;
-    case OPT_OT:
-        if ((a1 = table_word("ot", val)) < 0)
-            return refuse("ot", val, msg, n);
-        j->out_type = (winent_out_type)a1;
-        break;
-    case OPT_DEVICE: j->device = val; break;
-    case OPT_THREADS: /* 0 would be the library's "all cores" */
-        if (parse_int(val, &a1) != 0 || a1 == 0)
-            return refuse("threads", val, msg, n);
-        j->threads = (int)a1;
-        break;
-    case OPT_MEM: {
-        uint64_t v;
-        if (parse_size(val, &v) != 0)
-            return refuse("mem", val, msg, n);
-        j->mem_bytes = v;
-        break;
-    }
-    default: return usage(msg, n, "unknown option (see --help)");
-    }
-    /* The first option of what is computed or of the raw input: --decode
-     * refuses them. */
-    if (code >= OPT_WINDOW && code <= OPT_HEADER_BYTES && !c->compute_option)
-        c->compute_option = long_name(code);
     return WINENT_OK;
+}
+
+/* NAME or a list of them: a map of each (at each window), in the order
+ * given; each name and order the library's to check. */
+static winent_status take_measure(cli_opts *c, const winent_option *r, int code, const char *val,
+                                  char *msg, size_t n)
+{
+    (void)r, (void)code;
+    winent_job_opts *j = &c->job;
+    const int k = list_items(val);
+    char item[64];
+    free(c->measure_list);
+    free(c->measure_q);
+    c->measure_list = k > 0 ? malloc(sizeof *c->measure_list * (size_t)k) : NULL;
+    c->measure_q = k > 0 ? malloc(sizeof *c->measure_q * (size_t)k) : NULL;
+    j->measure_list = NULL;
+    j->measure_q = NULL;
+    j->nmeasure_list = 0;
+    if (k < 0)
+        return usage(msg, n,
+                     "--measure: '%s': give a measure (entropy, renyi:Q, simpson, richness, "
+                     "evenness, majority) or a list of them (entropy,simpson)",
+                     val);
+    if (c->measure_list == NULL || c->measure_q == NULL)
+        return usage(msg, n, "out of memory");
+    for (int i = 0; i < k; i++) {
+        winent_error e;
+        if (list_item(val, i, item, sizeof item) != 0)
+            return usage(msg, n, "--measure: an item too long");
+        if (winent_measure_parse(item, &c->measure_list[i], &c->measure_q[i], &e) != WINENT_OK)
+            return usage(msg, n, "%s", e.message);
+    }
+    j->compute.measure = c->measure_list[0];
+    j->compute.renyi_q = c->measure_q[0];
+    if (k > 1) {
+        j->measure_list = c->measure_list;
+        j->measure_q = c->measure_q;
+        j->nmeasure_list = k;
+    }
+    return WINENT_OK;
+}
+
+/* The co-occurrence measures' levels: bins, by default over --range auto. */
+static winent_status take_levels(cli_opts *c, const winent_option *r, int code, const char *val,
+                                 char *msg, size_t n)
+{
+    (void)code;
+    long v;
+    if (parse_long(val, 1, UINT32_MAX, &v) != 0)
+        return refuse(r->cli, val, msg, n);
+    c->job.compute.bins = (uint32_t)v;
+    c->levels_given = 1;
+    return WINENT_OK;
+}
+
+static winent_status take_angles(cli_opts *c, const winent_option *r, int code, const char *val,
+                                 char *msg, size_t n)
+{
+    (void)code;
+    unsigned bits = 0;
+    const char *s = val;
+    while (*s) {
+        char *end = NULL;
+        long deg = strtol(s, &end, 10);
+        if (end == s || (*end != ',' && *end != '\0') || deg < 0 || deg > 135 || deg % 45)
+            return refuse(r->cli, val, msg, n);
+        bits |= 1u << (deg / 45);
+        s = *end ? end + 1 : end;
+    }
+    if (bits == 0)
+        return refuse(r->cli, val, msg, n);
+    c->job.compute.glcm_angles = bits;
+    return WINENT_OK;
+}
+
+/* "LO:HI" as two numbers (LO may start with '-'); -1 when it is none. */
+static int parse_lo_hi(const char *val, double *lo, double *hi)
+{
+    /* From val + 1: LO may start with '-'; an empty value has no val + 1
+     * to read. */
+    const char *colon = *val ? strchr(val + 1, ':') : NULL;
+    char first[64];
+    if (colon == NULL || (size_t)(colon - val) >= sizeof first)
+        return -1;
+    memcpy(first, val, (size_t)(colon - val));
+    first[colon - val] = '\0';
+    return parse_double(first, lo) || parse_double(colon + 1, hi) ? -1 : 0;
+}
+
+static winent_status take_range(cli_opts *c, const winent_option *r, int code, const char *val,
+                                char *msg, size_t n)
+{
+    (void)code;
+    winent_job_opts *j = &c->job;
+    double vlo, vhi;
+    if (!strcmp(val, "auto")) {
+        j->range_auto = 1;
+        j->compute.range_lo = j->compute.range_hi = 0.0;
+        c->range_given = 0;
+        return WINENT_OK;
+    }
+    j->range_auto = 0;
+    /* Finite, LO < HI: the library's check. 0:0 is its "no range", so it
+     * is refused here, with the library's words. */
+    if (parse_lo_hi(val, &vlo, &vhi) != 0 || (vlo == 0.0 && vhi == 0.0))
+        return refuse(r->cli, val, msg, n);
+    j->compute.range_lo = vlo;
+    j->compute.range_hi = vhi;
+    c->range_given = 1;
+    return WINENT_OK;
+}
+
+/* LO:HI in the map's unit. Finite, LO < HI: the library's check. */
+static winent_status take_preview_range(cli_opts *c, const winent_option *r, int code,
+                                        const char *val, char *msg, size_t n)
+{
+    (void)code;
+    double vlo, vhi;
+    if (parse_lo_hi(val, &vlo, &vhi) != 0)
+        return refuse(r->cli, val, msg, n);
+    c->job.preview_range = 1;
+    c->job.preview_lo = vlo;
+    c->job.preview_hi = vhi;
+    return WINENT_OK;
+}
+
+static winent_status take_nodata(cli_opts *c, const winent_option *r, int code, const char *val,
+                                 char *msg, size_t n)
+{
+    (void)code;
+    double v;
+    if (parse_double(val, &v) != 0)
+        return refuse(r->cli, val, msg, n);
+    /* NaN is always nodata; --nodata nan only says so. */
+    c->job.compute.has_nodata = !isnan(v);
+    c->job.compute.nodata = v;
+    c->job.nodata_given = 1;
+    return WINENT_OK;
+}
+
+static winent_status take_raw_size(cli_opts *c, const winent_option *r, int code,
+                                   const char *val, char *msg, size_t n)
+{
+    (void)code;
+    long w, h;
+    if (parse_pair(val, 1, INT_MAX, 0, &w, &h) != 0)
+        return refuse(r->cli, val, msg, n);
+    c->job.width = (int)w;
+    c->job.height = (int)h;
+    return WINENT_OK;
+}
+
+static winent_status take_dtype(cli_opts *c, const winent_option *r, int code, const char *val,
+                                char *msg, size_t n)
+{
+    (void)code;
+    const int k = table_word(r->cli, val);
+    if (k < 0)
+        return refuse(r->cli, val, msg, n);
+    c->job.compute.dtype = (winent_dtype)k;
+    c->job.dtype_given = 1;
+    return WINENT_OK;
+}
+
+/* B, a list of them, or all: a map of each. Each band's range and repeats:
+ * the library's to check. */
+static winent_status take_band(cli_opts *c, const winent_option *r, int code, const char *val,
+                               char *msg, size_t n)
+{
+    (void)code;
+    winent_job_opts *j = &c->job;
+    const int k = !strcmp(val, "all") ? 0 : list_items(val);
+    char item[32];
+    long v;
+    free(c->band_list);
+    c->band_list = k > 0 ? malloc(sizeof *c->band_list * (size_t)k) : NULL;
+    j->band_list = NULL;
+    j->nband_list = 0;
+    j->band_all = k == 0;
+    if (k > 0 && c->band_list == NULL)
+        return usage(msg, n, "out of memory");
+    if (k == 1) { /* one band: its range is the library's to check */
+        if (parse_int(val, &v) != 0)
+            return refuse(r->cli, val, msg, n);
+        c->band_list[0] = (int)v;
+    }
+    for (int b = 0; k > 1 ? b < k : k < 0; b++) {
+        if (k < 0 || list_item(val, b, item, sizeof item) != 0 || parse_int(item, &v) != 0)
+            return refuse(r->cli, val, msg, n);
+        c->band_list[b] = (int)v;
+    }
+    if (k > 0)
+        j->band = c->band_list[0];
+    if (k > 1) {
+        j->band_list = c->band_list;
+        j->nband_list = k;
+    }
+    return WINENT_OK;
+}
+
+/* --footprint FILE: the window is the file's mask (compute.footprint,
+ * its sides kx, ky). It and --window or --disk say one thing two ways: a
+ * conflict, as those two are. */
+static winent_status take_footprint(cli_opts *c, const winent_option *r, int code,
+                                    const char *val, char *msg, size_t n)
+{
+    if (c->window_code && c->window_code != code) {
+        winent_error err;
+        winent_status st = winent_option_conflict(r->cli, code_cli(c->window_code),
+                                                  WINENT_WORDS_CLI, &err);
+        snprintf(msg, n, "%s", err.message);
+        return st;
+    }
+    c->window_code = code;
+    free(c->footprint);
+    c->footprint = NULL;
+    int kx = 0, ky = 0;
+    winent_status st = cli_read_footprint(val, &c->footprint, &kx, &ky, msg, n);
+    if (st != WINENT_OK)
+        return st;
+    c->job.compute.footprint = c->footprint;
+    c->job.compute.kx = kx;
+    c->job.compute.ky = ky;
+    c->job.compute.disk = 0;
+    return WINENT_OK;
+}
+
+#define CLI_FLAG(name, field, value) {name, NULL, (long)offsetof(cli_opts, field), value, 0}
+
+/* The readers of the CLI's own options, by CLI word (the table's rows of
+ * type WINENT_OPT_OWN, and its flags with no field of winent_job_opts). */
+static const own_reader own_readers[] = {
+    CLI_FLAG("help", help, 1),
+    CLI_FLAG("version", version, 1),
+    CLI_FLAG("progress", progress, 1),
+    CLI_FLAG("no-progress", progress, 0),
+    CLI_FLAG("quiet", quiet, 1),
+    CLI_FLAG("stats", stats, 1),
+    CLI_FLAG("check", check, 1),
+    {"info", take_info, 0, 0, 1},
+    {"test", take_info, 0, 0, 1},
+    {"window", take_window, 0, 0, 0},
+    {"disk", take_window, 0, 0, 0},
+    {"footprint", take_footprint, 0, 0, 0},
+    {"measure", take_measure, 0, 0, 0},
+    {"levels", take_levels, 0, 0, 0},
+    {"angles", take_angles, 0, 0, 0},
+    {"range", take_range, 0, 0, 0},
+    {"nodata", take_nodata, 0, 0, 0},
+    {"size", take_raw_size, 0, 0, 0},
+    {"dtype", take_dtype, 0, 0, 0},
+    {"band", take_band, 0, 0, 0},
+    {"preview-range", take_preview_range, 0, 0, 0},
+};
+
+static const own_reader *own_reader_of(const char *cli)
+{
+    for (size_t i = 0; i < sizeof own_readers / sizeof own_readers[0]; i++)
+        if (strcmp(own_readers[i].cli, cli) == 0)
+            return &own_readers[i];
+    return NULL;
+}
+
+/* Whether option `r` says what is computed or how the raw input reads
+ * (--decode refuses them). */
+static int computes(const winent_option *r)
+{
+    return strcmp(r->group, "What is computed") == 0 || strcmp(r->group, "Raw input") == 0;
+}
+
+/* One option `code` (a row of the table) with its value `val` (NULL for a
+ * flag) into `c`: its type's reader, or its own. */
+static winent_status take_option(cli_opts *c, int code, const char *val, char *msg, size_t n)
+{
+    int count = 0;
+    const winent_option *t = winent_options(&count);
+    if (code < OPT_ROW0 || code >= OPT_ROW0 + count || code - OPT_ROW0 >= CLI_MAX_OPTS)
+        return usage(msg, n, "unknown option (see --help)");
+    const winent_option *r = &t[code - OPT_ROW0];
+    /* What was typed, for the library's messages to quote (--disk's
+     * under --window's, the one window option). */
+    const int disk = strcmp(r->cli, "disk") == 0;
+    c->typed[(disk ? code_of_cli("window") : code) - OPT_ROW0] = val;
+    const own_reader *own = own_reader_of(r->cli);
+    winent_status st;
+    if (own != NULL && own->take == NULL) {
+        *(int *)((char *)c + own->flag) = own->value;
+        st = WINENT_OK;
+    } else if (own != NULL) {
+        st = own->take(c, r, code, val, msg, n);
+    } else if (r->type > WINENT_OPT_OWN && r->type <= WINENT_OPT_TEXT && r->field >= 0) {
+        st = plain_readers[r->type](c, r, val, msg, n);
+    } else {
+        return usage(msg, n, "--%s: no reader for its values", r->cli);
+    }
+    if (st == WINENT_OK && computes(r) && !c->compute_option)
+        c->compute_option = r->cli;
+    return st;
 }
 
 winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
@@ -855,9 +947,13 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
      * second parse in one process (the fuzzer, winent-bench). */
     optind = 0;
     opterr = 0;
-    while ((code = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+    cli_table t;
+    cli_table_make(&t);
+    while ((code = getopt_long(argc, argv, short_opts, t.opts, NULL)) != -1) {
         if (code == ':' || code == '?')
-            return refused(code, argv[optind - 1 < argc ? optind - 1 : argc - 1], msg, n);
+            return refused(&t, code, argv[optind - 1 < argc ? optind - 1 : argc - 1], msg, n);
+        if (code == 'h' || code == 'q')
+            code = code_of_cli(code == 'h' ? "help" : "quiet");
         if (code == OPT_POSITIONAL) {
             if (npos == 2)
                 return usage(msg, n, "too many arguments: '%s' (see --help)", optarg);
@@ -957,21 +1053,20 @@ static int run_only_words(int argc, char **argv, int i)
         return 1;
     if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
         return 0;
+    /* The options that only say how the job runs (cli_command_line). */
+    static const char *const run_only[] = {"progress", "no-progress", "quiet", "stats",
+                                           "device",   "threads",     "mem"};
     int ambiguous;
-    const struct option *o = find_long(a, &ambiguous);
+    cli_table t;
+    cli_table_make(&t);
+    const struct option *o = find_long(&t, a, &ambiguous);
     if (o == NULL)
         return 0;
     const int takes_next = o->has_arg == required_argument && strchr(a, '=') == NULL;
-    switch (o->val) {
-    case OPT_PROGRESS:
-    case OPT_NO_PROGRESS:
-    case OPT_QUIET:
-    case OPT_STATS: return 1;
-    case OPT_DEVICE:
-    case OPT_THREADS:
-    case OPT_MEM: return takes_next && i + 1 < argc ? 2 : 1;
-    default: return takes_next && i + 1 < argc ? -2 : 0;
-    }
+    for (size_t k = 0; k < sizeof run_only / sizeof run_only[0]; k++)
+        if (strcmp(o->name, run_only[k]) == 0)
+            return takes_next && i + 1 < argc ? 2 : 1;
+    return takes_next && i + 1 < argc ? -2 : 0;
 }
 
 char *cli_command_line(int argc, char **argv)

@@ -19,15 +19,18 @@ typedef struct cli_opts {
     const char *compute_option; /* the first option of what is computed or of
                                    the raw input, without its "--" (--decode
                                    refuses them) */
-    int window_code;        /* the option that gave the window (--window or --disk), or 0 */
+    int window_code;        /* the option that gave the window (--window, --disk or
+                               --footprint), or 0 */
     int range_given;        /* --range LO:HI (the last --range was not auto) */
     int levels_given;       /* --levels N (then --range is auto unless given) */
     char *command_line;     /* owned (cli_free): argv shell-quoted, for provenance */
     int *band_list;         /* owned (cli_free): --band B1,B2,... (job.band_list) */
     int *window_list;       /* owned (cli_free): --window K1,K2,... (job.window_list) */
     int *window_disk;       /* owned (cli_free): 1 for each diskR item (job.window_disk) */
-    const char *typed[96];  /* each long option's value as typed (by its code - 256),
-                               for the library's messages to quote */
+    unsigned char *footprint; /* owned (cli_free): --footprint FILE's mask (job.compute.footprint) */
+    const char *typed[96];  /* each long option's value as typed (by its row in the
+                               library's table, winent_options), for the library's
+                               messages to quote */
     int window_by_disk;     /* the windows came from --disk (typed[--window's]) */
     winent_measure *measure_list; /* owned (cli_free): --measure M1,M2,... (job.measure_list) */
     double *measure_q;      /* owned (cli_free): their renyi orders (job.measure_q) */

@@ -32,9 +32,12 @@
  * do not depend on the path taken) go to the few-values path instead
  * (engine_cpu_simd.c): column histograms of 16 bins, SIMD where the CPU has
  * it, picked at run time. Other 8-bit chunks go to the column paths of 64
- * or 256 bins (engine_cpu_cols.c), by the chunk's largest code.
+ * or 256 bins (engine_cpu_cols.c), by the chunk's largest code. Which
+ * path a band takes, and what it costs for auto's estimate, is one table
+ * (engine_cpu_choose.c).
  */
 #include "engine_cpu.h"
+#include "engine_cpu_choose.h"
 #include "engine_cpu_disk.h"
 #include "engine_cpu_simd.h"
 #include "engine_cpu_cols.h"
@@ -66,8 +69,6 @@
 /* Rows sliding in lockstep, each with its own histogram. */
 #define LANES 4
 
-/* The paths a band can take (winent_cpu_engine_last_path). */
-typedef enum cpu_path { PATH_SLIDE, PATH_FEW, PATH_COLS64, PATH_COLS256, PATH_CMP } cpu_path;
 
 typedef enum code_kind {
     CODES_SAMPLES8,  /* the 8-bit samples, read in place */
@@ -80,6 +81,7 @@ typedef enum code_kind {
 
 typedef struct thread_scratch {
     uint16_t *hist[LANES]; /* owned: hist_len counts each, all zero between uses */
+    void *runs;            /* owned, shaped windows: engine_cpu_disk.c's scratch */
     uint32_t *row;         /* owned: plan codes of one input row (narrowing) */
     uint32_t *ids;         /* remap: dense ids of the tile's region */
     uint32_t *keys;        /* remap: hash keys, WINENT_NODATA_CODE = empty */
@@ -111,7 +113,7 @@ struct winent_cpu_engine {
     int cols_forced;         /* WINENT_CPU_PATH named the ISA: the column paths
                                 take every such chunk, not only those where
                                 they should beat the sliding engine */
-    int last_path;           /* the last band's path, a cpu_path (a hint for
+    int last_path;           /* the last band's path, a winent_cpu_path (a hint for
                                 band heights and reports; written by any
                                 worker) */
     thread_scratch *scratch; /* owned: one per thread */
@@ -133,7 +135,8 @@ typedef struct slide_job {
     float *out;
     size_t out_stride;
     int out_y0;
-    const winent_plan *plan; /* its disk, when the window is one */
+    const winent_plan *plan; /* its runs, when the window is shaped */
+    void *runs;              /* the thread's scratch for them */
     const winent_measure_rule *m; /* the plan's measure: the last step from S */
 } slide_job;
 
@@ -281,12 +284,12 @@ DEFINE_SLIDE(slide_u32, uint32_t)
 static void slide(const slide_job *j, size_t code_size, int ya, int yb, int xa, int xb,
                   uint16_t *const *hist)
 {
-    if (j->plan != NULL && j->plan->disk) { /* circular windows: engine_cpu_disk.c */
+    if (j->plan != NULL && j->plan->shaped) { /* disks, footprints: engine_cpu_disk.c */
         _Static_assert(WINENT_DISK_LANES <= LANES, "a disk's lanes are the engine's histograms");
         winent_disk_job d = {j->plan, j->base, j->stride, code_size, j->ox,  j->oy,
                              j->W,    j->H,    j->sent,   j->has_sent, j->out, j->out_stride,
                              j->out_y0};
-        winent_cpu_disk_rows(&d, ya, yb, xa, xb, hist);
+        winent_cpu_disk_rows(&d, ya, yb, xa, xb, hist, j->runs);
         return;
     }
     switch (code_size) {
@@ -354,6 +357,7 @@ static void free_scratch(thread_scratch *s)
     free(s->dense_of);
     free(s->dense_code);
     free(s->dense);
+    free(s->runs);
 }
 
 static size_t code_size(code_kind k)
@@ -418,13 +422,13 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
     /* 8-bit codes may all be below 16 in a chunk: then the few-values path.
      * WINENT_CPU_PATH (slide, portable, avx2, avx512) forces a path, for
      * tests and benchmarks; unset, the fastest this CPU has. */
-    /* Disks take the slide (engine_cpu_disk.c): no few-values, column or
-     * compare path. */
+    /* Disks and footprints take the slide (engine_cpu_disk.c): no
+     * few-values, column or compare path. */
     /* The few-values, column and compare paths finish the entropy only:
      * the other measures take the sliding histogram. */
     if ((e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8 || e->kind == CODES_SAMPLES16 ||
          e->kind == CODES_NARROW16) &&
-        !p->disk && p->measure.kind == WINENT_MEASURE_ENTROPY) {
+        !p->shaped && p->measure.kind == WINENT_MEASURE_ENTROPY) {
         const char *req = getenv("WINENT_CPU_PATH");
         e->few = winent_few_choose(p->kx, p->ky, req);
         e->cols = winent_cols_choose(p->kx, p->ky, req);
@@ -440,6 +444,8 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
         for (int g = 0; g < LANES; g++)
             if ((s->hist[g] = calloc(e->hist_len, sizeof *s->hist[g])) == NULL)
                 goto nomem;
+        if (p->shaped && (s->runs = malloc(winent_cpu_disk_scratch_bytes(p))) == NULL)
+            goto nomem;
         if (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE) {
             size_t b = winent_few_scratch_bytes(e->max_width, p->rx);
             size_t bc = winent_cols_scratch_bytes(e->max_width, p->rx);
@@ -711,105 +717,141 @@ static void make_codes_row(const winent_cpu_engine *e, const void *src, size_t W
     }
 }
 
-/* Best cases per update and core (winent_cpu_engine_ns_per_update). */
-#define NS_PER_UPDATE_FEW 0.45
-#define NS_PER_UPDATE_SLIDE 2.0
-
-/* The column paths' estimate for the rows given (8-bit codes >= 16): the
- * sliding engine's cost scaled by the cost model's ratio where the column
- * path would win on the middle row's changes (winent_cols_pays), else the
- * sliding engine's. `codes` holds `nrows` rows of 8-bit codes, `stride`
- * apart, the window's rows around the middle one at most. */
-static double cols_ns_per_update(const winent_cpu_engine *e, const uint8_t *codes, size_t stride,
-                                 int width, int nrows, int top)
+/* The engine's part of the choice of a path (engine_cpu_choose.h). */
+static winent_cpu_choice_in choice_of(const winent_cpu_engine *e, int code8, int top)
 {
-    const winent_plan *p = e->plan;
-    const int bins = top < WINENT_COLS_BINS_SMALL ? WINENT_COLS_BINS_SMALL : WINENT_COLS_BINS_LARGE;
-    const winent_few_job fj = {codes, stride, 0, width, nrows, p->rx, p->ry, p->t, -1,
+    winent_cpu_choice_in in;
+    memset(&in, 0, sizeof in);
+    in.few = e->few;
+    in.cols = e->cols;
+    in.cmp = e->cmp;
+    in.cols_forced = e->cols_forced;
+    in.remap = e->kind == CODES_REMAP;
+    in.kx = e->plan->kx;
+    in.ky = e->plan->ky;
+    in.code8 = code8;
+    in.top = top;
+    return in;
+}
+
+/* A sample's probes for the estimate: a best case, as though no pixel
+ * were nodata; the bins changing per step along the sample's middle row. */
+typedef struct sample_probe {
+    const winent_plan *plan;
+    const uint8_t *codes;
+    size_t stride;
+    int width, rows;
+} sample_probe;
+
+static int sample_nodata_seen(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+static double sample_changes(void *ctx, int bins)
+{
+    (void)bins;
+    const sample_probe *b = ctx;
+    const winent_plan *p = b->plan;
+    const winent_few_job fj = {b->codes, b->stride, 0, b->width, b->rows, p->rx, p->ry, p->t, -1,
                                NULL, 0, 0};
-    double ratio = 1.0;
-    if (!winent_cols_pays(e->cols, bins, p->ky,
-                          winent_cols_changes(&fj, nrows / 2, COLS_SAMPLES), &ratio))
-        return NS_PER_UPDATE_SLIDE;
-    return NS_PER_UPDATE_SLIDE * ratio;
+    return winent_cols_changes(&fj, b->rows / 2, COLS_SAMPLES);
+}
+
+/* Before any data: every step changing no bin (the best case). */
+static double no_changes(void *ctx, int bins)
+{
+    (void)ctx;
+    (void)bins;
+    return 0.0;
+}
+
+/* The sample's 16-bit codes as dense byte ids in order of first sight, as
+ * a band would get them, into `narrow` (`take` rows `width` apart); 0 when
+ * more than 256 are distinct (the band would take the sliding engine) or
+ * no memory. */
+static int sample_dense8(const winent_plan *p, const uint8_t *codes, size_t row_bytes, int width,
+                         int take, uint8_t *narrow)
+{
+    uint16_t *of = malloc(sizeof *of * 65536);
+    uint32_t *row16 = malloc(sizeof *row16 * (size_t)width);
+    int next = 0;
+    if (of && row16) {
+        memset(of, 0xFF, sizeof *of * 65536);
+        for (int y = 0; y < take && next <= 256; y++) {
+            winent_plan_codes(p, codes + row_bytes * (size_t)y, (size_t)width, row16);
+            for (int x = 0; x < width && next <= 256; x++) {
+                /* The plan's codes (samples relabelled, as the bits go). */
+                const uint32_t v = row16[x] & 0xFFFFu;
+                if (of[v] == 0xFFFF)
+                    of[v] = (uint16_t)next++;
+                narrow[(size_t)y * width + x] = (uint8_t)of[v];
+            }
+        }
+    }
+    free(of);
+    free(row16);
+    return next > 0 && next <= 256;
+}
+
+/* The sample's plan codes narrowed to bytes (the sentinel ncodes). */
+static int sample_narrow8(const winent_plan *p, const uint8_t *codes, size_t row_bytes, int width,
+                          int take, uint8_t *narrow)
+{
+    uint32_t *row = malloc(sizeof *row * (size_t)width);
+    if (row == NULL)
+        return 0;
+    const uint8_t sent = (uint8_t)p->ncodes;
+    for (int y = 0; y < take; y++) {
+        winent_plan_codes(p, codes + row_bytes * (size_t)y, (size_t)width, row);
+        for (int x = 0; x < width; x++)
+            narrow[(size_t)y * width + x] = row[x] == WINENT_NODATA_CODE ? sent : (uint8_t)row[x];
+    }
+    free(row);
+    return 1;
 }
 
 double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *rows,
                                        size_t row_bytes, int width, int nrows)
 {
-    if (e->glcm != NULL) /* a pair histogram per angle, slid as the entropy's */
-        return NS_PER_UPDATE_SLIDE * e->glcm_plan->nangles;
-    if (e->few == WINENT_FEW_NONE && e->cols == WINENT_FEW_NONE)
-        return NS_PER_UPDATE_SLIDE;
-    if (rows == NULL || nrows < 1 || width < 1)
-        return e->few != WINENT_FEW_NONE ? NS_PER_UPDATE_FEW : NS_PER_UPDATE_SLIDE;
+    double ns = 0.0;
+    if (e->glcm != NULL) { /* a pair histogram per angle, slid as the entropy's */
+        winent_cpu_choice_in none;
+        memset(&none, 0, sizeof none);
+        winent_cpu_choose(&none, &ns);
+        return ns * e->glcm_plan->nangles;
+    }
+    winent_cpu_choice_in in = choice_of(e, 1, 0);
+    in.nodata_seen = sample_nodata_seen;
+    if (rows == NULL || nrows < 1 || width < 1 ||
+        (e->few == WINENT_FEW_NONE && e->cols == WINENT_FEW_NONE)) {
+        in.changes = no_changes; /* no data seen: the best case of any */
+        winent_cpu_choose(&in, &ns);
+        return ns;
+    }
     /* The window's rows around the middle of those given: their codes. */
-    const int take = nrows < e->plan->ky ? nrows : e->plan->ky;
-    const int y0 = (nrows - take) / 2;
-    const uint8_t *codes = (const uint8_t *)rows + row_bytes * (size_t)y0;
-    size_t stride = row_bytes;
+    const winent_plan *p = e->plan;
+    const int take = nrows < p->ky ? nrows : p->ky;
+    sample_probe probe = {p, (const uint8_t *)rows + row_bytes * (size_t)((nrows - take) / 2),
+                          row_bytes, width, take};
     uint8_t *narrow = NULL;
-    uint32_t *row = NULL;
-    if (e->kind == CODES_SAMPLES16 || e->kind == CODES_NARROW16) {
-        /* 16-bit codes: dense ids, as a band would get them; more than 256
-         * distinct codes take the sliding engine. */
-        uint16_t *of = malloc(sizeof *of * 65536);
-        uint32_t *row16 = malloc(sizeof *row16 * (size_t)width);
+    if (e->kind == CODES_SAMPLES16 || e->kind == CODES_NARROW16 || e->kind == CODES_NARROW8) {
         narrow = malloc((size_t)width * (size_t)take);
-        int next = 0;
-        if (of && row16 && narrow) {
-            memset(of, 0xFF, sizeof *of * 65536);
-            for (int y = 0; y < take && next <= 256; y++) {
-                winent_plan_codes(e->plan, codes + row_bytes * (size_t)y, (size_t)width, row16);
-                for (int x = 0; x < width && next <= 256; x++) {
-                    /* The plan's codes (samples relabelled, as the bits go). */
-                    const uint32_t v = row16[x] & 0xFFFFu;
-                    if (of[v] == 0xFFFF)
-                        of[v] = (uint16_t)next++;
-                    narrow[(size_t)y * width + x] = (uint8_t)of[v];
-                }
-            }
-        }
-        free(of);
-        free(row16);
-        if (next == 0 || next > 256) {
-            free(narrow);
-            return NS_PER_UPDATE_SLIDE;
-        }
-        codes = narrow;
-        stride = (size_t)width;
-    } else if (e->kind == CODES_NARROW8) {
-        narrow = malloc((size_t)width * (size_t)take);
-        row = malloc(sizeof *row * (size_t)width);
-        if (narrow == NULL || row == NULL) {
-            free(narrow);
-            free(row);
-            return e->few != WINENT_FEW_NONE ? NS_PER_UPDATE_FEW : NS_PER_UPDATE_SLIDE;
-        }
-        const uint8_t sent = (uint8_t)e->plan->ncodes;
-        for (int y = 0; y < take; y++) {
-            winent_plan_codes(e->plan, codes + row_bytes * (size_t)y, (size_t)width, row);
-            for (int x = 0; x < width; x++)
-                narrow[(size_t)y * width + x] =
-                    row[x] == WINENT_NODATA_CODE ? sent : (uint8_t)row[x];
-        }
-        codes = narrow;
-        stride = (size_t)width;
+        const int ok = narrow != NULL &&
+                       (e->kind == CODES_NARROW8
+                            ? sample_narrow8(p, probe.codes, row_bytes, width, take, narrow)
+                            : sample_dense8(p, probe.codes, row_bytes, width, take, narrow));
+        in.code8 = ok;
+        probe.codes = narrow;
+        probe.stride = (size_t)width;
     }
-    const int top = winent_cols_max_code(codes, stride, width, take);
-    double ns = NS_PER_UPDATE_SLIDE;
-    if (top < WINENT_FEW_BINS && e->few != WINENT_FEW_NONE)
-        ns = NS_PER_UPDATE_FEW;
-    else if (e->cols != WINENT_FEW_NONE)
-        ns = cols_ns_per_update(e, codes, stride, width, take, top);
-    /* Small windows: the compare kernel, whatever the codes (a best case:
-     * bands holding nodata take another path). */
-    if (ns > NS_PER_UPDATE_FEW && e->cmp) {
-        const double cmp = NS_PER_UPDATE_SLIDE * winent_cmp_ratio(e->plan->kx, e->plan->ky);
-        ns = cmp < ns ? cmp : ns;
-    }
+    if (in.code8)
+        in.top = winent_cols_max_code(probe.codes, probe.stride, width, take);
+    in.changes = sample_changes;
+    in.ctx = &probe;
+    winent_cpu_choose(&in, &ns);
     free(narrow);
-    free(row);
     return ns;
 }
 
@@ -852,7 +894,8 @@ int winent_cpu_band_rows(const winent_plan *p, int width)
 int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width)
 {
     int w = width > 0 ? width : 1;
-    int few = __atomic_load_n(&e->last_path, __ATOMIC_RELAXED) != PATH_SLIDE;
+    const int last = __atomic_load_n(&e->last_path, __ATOMIC_RELAXED);
+    int few = winent_cpu_path_row_of((winent_cpu_path)last)->tall;
     int rows = few ? tall_rows(e->plan, w) : short_rows(e->plan, w);
     return (rows + LANES - 1) / LANES * LANES;
 }
@@ -888,6 +931,8 @@ size_t winent_cpu_scratch_bytes(const winent_plan *p, int width)
     size_t few = winent_few_scratch_bytes((int)W, p->rx);
     size_t cols = winent_cols_scratch_bytes((int)W, p->rx);
     b += (few > cols ? few : cols) + 64;
+    if (p->shaped)
+        b += winent_cpu_disk_scratch_bytes(p);
     if (!p->direct) { /* remap tiles: ids, slots, and a hash table twice the region */
         size_t region = (size_t)(REMAP_TILE_W + 2 * p->rx) * (size_t)(REMAP_TILE_H + 2 * p->ry);
         b += region * (2 * sizeof(uint32_t) + LANES * sizeof(uint16_t)) + 4 * region * 8;
@@ -895,12 +940,178 @@ size_t winent_cpu_scratch_bytes(const winent_plan *p, int width)
     return b;
 }
 
+/* The band's slide job: its codes (the samples in place, or code rows
+ * made for rows [ra, rb)), their sentinel, and the 16-bit codes renumbered
+ * densely where the band holds few enough (bytes, and the 8-bit paths,
+ * where at most 256). *code8: the codes are bytes. */
+static winent_status band_codes(winent_cpu_engine *e, thread_scratch *s, const winent_chunk *c,
+                                int ra, int rb, slide_job *j, code_kind *kind, int *code8,
+                                winent_err *err)
+{
+    const winent_plan *p = e->plan;
+    const int W = c->width;
+    const size_t ss = winent_dtype_size(p->opts.dtype);
+    const char *row_ra = (const char *)c->rows + (size_t)(ra - c->in_y0) * c->row_bytes;
+    *kind = e->kind;
+    if ((*kind == CODES_SAMPLES16 && (uintptr_t)c->rows % 2 == 0 && c->row_bytes % 2 == 0) ||
+        *kind == CODES_SAMPLES8) {
+        j->base = row_ra;
+        j->stride = c->row_bytes / ss;
+    } else {
+        const size_t csz = code_size(*kind);
+        if (ensure_codes(s, csz * (size_t)W * (size_t)(rb - ra) + 1) != 0)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the CPU engine's codes");
+        for (int r = ra; r < rb; r++)
+            make_codes_row(e, row_ra + (size_t)(r - ra) * c->row_bytes, (size_t)W,
+                           (char *)s->codes + csz * (size_t)W * (size_t)(r - ra), s);
+        j->base = s->codes;
+        j->stride = (size_t)W;
+    }
+    j->oy = ra;
+    if (*kind == CODES_SAMPLES8 || *kind == CODES_SAMPLES16) {
+        /* The nodata sample's bit pattern, as the sample type holds it. */
+        uint64_t bits = (uint64_t)p->rule.nodata_int;
+        j->sent = ss == 1 ? (uint32_t)(bits & 0xFFu) : (uint32_t)(bits & 0xFFFFu);
+    } else if (*kind != CODES_REMAP) {
+        j->sent = (uint32_t)p->ncodes;
+    }
+    *code8 = code_size(*kind) == 1;
+    if (code_size(*kind) == 2) {
+        uint32_t sid = 0;
+        const int distinct = dense16(s, (const uint16_t *)j->base, j->stride, W, rb - ra,
+                                     j->has_sent, j->sent, &sid);
+        if (distinct > 0) {
+            *code8 = dense_fits_bytes(distinct, sid, j->has_sent);
+            j->base = *code8 ? (const void *)((const uint16_t *)s->dense + (size_t)W * (rb - ra))
+                             : s->dense;
+            j->stride = (size_t)W;
+            j->sent = sid;
+            *kind = *code8 ? CODES_NARROW8 : CODES_NARROW16;
+        }
+    }
+    return WINENT_OK;
+}
+
+/* The few-values and column kernels' job over a band's 8-bit codes, its
+ * sentinel where the histograms of `bins` bins hold it. */
+static winent_few_job few_job_of(const slide_job *j, int bins)
+{
+    winent_few_job fj = {(const uint8_t *)j->base, j->stride, j->oy, j->W, j->H, j->rx, j->ry,
+                         j->t, j->has_sent && j->sent < (uint32_t)bins ? (int)j->sent : -1,
+                         j->out, j->out_stride, j->out_y0};
+    return fj;
+}
+
+/* The choice's probes of a band (its rows [ya, yb), input rows from j->oy). */
+typedef struct band_probe {
+    const slide_job *j;
+    int in_rows, ya, yb;
+} band_probe;
+
+static int band_nodata_seen(void *ctx)
+{
+    const band_probe *b = ctx;
+    return b->j->has_sent && rows_hold((const uint8_t *)b->j->base, b->j->stride, b->j->W,
+                                       b->in_rows, b->j->sent);
+}
+
+static double band_changes(void *ctx, int bins)
+{
+    const band_probe *b = ctx;
+    const winent_few_job fj = few_job_of(b->j, bins);
+    return winent_cols_changes(&fj, (b->ya + b->yb) / 2, COLS_SAMPLES);
+}
+
+/* The compare kernel on the full windows of rows [ya, yb), the sliding
+ * engine on the borders; 0 when the kernel computed nothing (an image
+ * too narrow), then nothing is written. */
+static int run_cmp(winent_cpu_engine *e, const slide_job *j, thread_scratch *s, int ya, int yb)
+{
+    const winent_plan *p = e->plan;
+    const winent_few_job fj = few_job_of(j, 0);
+    const int xe = winent_cmp_rows(&fj, p->lq, ya, yb);
+    if (xe <= p->rx)
+        return 0;
+    const int ia = imax(ya, p->ry), ib = imin(yb, j->H - p->ry);
+    if (ya < ia)
+        slide(j, 1, ya, ia, 0, j->W, s->hist);
+    if (ib < yb)
+        slide(j, 1, ib, yb, 0, j->W, s->hist);
+    if (p->rx > 0) /* (the kernel builds a window even for no columns) */
+        slide(j, 1, ia, ib, 0, p->rx, s->hist);
+    if (xe < j->W)
+        slide(j, 1, ia, ib, xe, j->W, s->hist);
+    return 1;
+}
+
+/* Remap: tiles small enough that their distinct codes fit the scratch. */
+static void run_remap(winent_cpu_engine *e, slide_job *j, thread_scratch *s, int ra, int ya,
+                      int yb)
+{
+    const winent_plan *p = e->plan;
+    const int W = j->W;
+    j->sent = (uint32_t)e->region_max;
+    for (int ty = ya; ty < yb; ty += REMAP_TILE_H) {
+        int tyb = imin(yb, ty + REMAP_TILE_H);
+        for (int xa = 0; xa < W; xa += REMAP_TILE_W) {
+            int xb = imin(W, xa + REMAP_TILE_W);
+            int rx0 = imax(0, xa - p->rx), rx1 = imin(W, xb + p->rx);
+            int ry0 = imax(0, ty - p->ry), ry1 = imin(j->H, tyb + p->ry);
+            uint32_t distinct = remap_region((const uint32_t *)s->codes, (size_t)W, ra, ry0, ry1,
+                                             rx0, rx1, j->sent, s);
+            slide_job tj = *j;
+            tj.base = s->ids;
+            tj.stride = (size_t)(rx1 - rx0);
+            tj.ox = rx0;
+            tj.oy = ry0;
+            slide(&tj, 4, ty, tyb, xa, xb, s->hist);
+            remap_release(s, distinct);
+        }
+    }
+}
+
+/* Rows [ya, yb) through the path the table picks for them (the compare
+ * kernel, where it computes nothing, hands the band to the next row). */
+static void run_band(winent_cpu_engine *e, slide_job *j, thread_scratch *s, code_kind kind,
+                     int code8, int ra, int rb, int ya, int yb)
+{
+    const int top = code8 && (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE)
+                        ? winent_cols_max_code((const uint8_t *)j->base, j->stride, j->W, rb - ra)
+                        : 0;
+    band_probe probe = {j, rb - ra, ya, yb};
+    winent_cpu_choice_in in = choice_of(e, code8, top);
+    in.nodata_seen = band_nodata_seen;
+    in.changes = band_changes;
+    in.ctx = &probe;
+    const winent_cpu_path_row *row = winent_cpu_choose(&in, NULL);
+    if (row->path == WINENT_CPU_CMP && !run_cmp(e, j, s, ya, yb)) {
+        in.cmp = 0;
+        row = winent_cpu_choose(&in, NULL);
+    }
+    __atomic_store_n(&e->last_path, (int)row->path, __ATOMIC_RELAXED);
+    switch (row->path) {
+    case WINENT_CPU_CMP: break; /* done above */
+    case WINENT_CPU_FEW: {
+        const winent_few_job fj = few_job_of(j, row->bins);
+        winent_few_rows(&fj, e->few, ya, yb, s->few);
+        break;
+    }
+    case WINENT_CPU_COLS64:
+    case WINENT_CPU_COLS256: {
+        const winent_few_job fj = few_job_of(j, row->bins);
+        winent_cols_rows(&fj, row->bins, e->cols, ya, yb, s->few);
+        break;
+    }
+    case WINENT_CPU_REMAP: run_remap(e, j, s, ra, ya, yb); break;
+    default: slide(j, code_size(kind), ya, yb, 0, j->W, s->hist); break;
+    }
+}
+
 winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
                                              const winent_chunk *c, int ya, int yb, float *out,
                                              size_t out_stride, winent_err *err)
 {
     const winent_plan *p = e->plan;
-    const winent_code_rule *rule = &p->rule;
     const int W = c->width;
     if (W > e->max_width || worker < 0 || worker >= e->threads)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "chunk larger than the CPU engine was sized for");
@@ -917,7 +1128,6 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
     if (p->opts.measure == WINENT_MEASURE_MAJORITY) /* no running sum: its own kernel */
         return winent_cpu_majority_rows(p, c, ya, yb, out, out_stride, err);
     thread_scratch *s = &e->scratch[worker];
-
     slide_job j;
     memset(&j, 0, sizeof j);
     j.W = W;
@@ -931,134 +1141,19 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
     j.out_y0 = c->y0;
     j.has_sent = e->can_nodata;
     j.plan = p;
+    j.runs = s->runs;
     j.m = &p->measure;
-
-    code_kind kind = e->kind;
-    const size_t ss = winent_dtype_size(p->opts.dtype);
-    const char *row_ra = (const char *)c->rows + (size_t)(ra - c->in_y0) * c->row_bytes;
-    if ((kind == CODES_SAMPLES16 && (uintptr_t)c->rows % 2 == 0 && c->row_bytes % 2 == 0) ||
-        kind == CODES_SAMPLES8) {
-        j.base = row_ra;
-        j.stride = c->row_bytes / ss;
-    } else {
-        const size_t csz = code_size(kind);
-        if (ensure_codes(s, csz * (size_t)W * (size_t)(rb - ra) + 1) != 0)
-            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the CPU engine's codes");
-        for (int r = ra; r < rb; r++)
-            make_codes_row(e, row_ra + (size_t)(r - ra) * c->row_bytes, (size_t)W,
-                           (char *)s->codes + csz * (size_t)W * (size_t)(r - ra), s);
-        j.base = s->codes;
-        j.stride = (size_t)W;
-    }
-    j.oy = ra;
-    if (kind == CODES_SAMPLES8 || kind == CODES_SAMPLES16) {
-        /* The nodata sample's bit pattern, as the sample type holds it. */
-        uint64_t bits = (uint64_t)rule->nodata_int;
-        j.sent = ss == 1 ? (uint32_t)(bits & 0xFFu) : (uint32_t)(bits & 0xFFFFu);
-    } else if (kind != CODES_REMAP) {
-        j.sent = (uint32_t)p->ncodes;
-    }
-
-    /* 16-bit codes: dense ids where the band holds few enough, bytes (and
-     * the 8-bit paths) where at most 256. */
-    int code8 = code_size(kind) == 1;
-    if (code_size(kind) == 2) {
-        uint32_t sid = 0;
-        const int distinct =
-            dense16(s, (const uint16_t *)j.base, j.stride, W, rb - ra, j.has_sent, j.sent, &sid);
-        if (distinct > 0) {
-            code8 = dense_fits_bytes(distinct, sid, j.has_sent);
-            j.base = code8 ? (const void *)((const uint16_t *)s->dense + (size_t)W * (rb - ra))
-                           : s->dense;
-            j.stride = (size_t)W;
-            j.sent = sid;
-            kind = code8 ? CODES_NARROW8 : CODES_NARROW16;
-        }
-    }
-
-    if (code8 && (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE)) {
-        /* 8-bit codes: the path by the band's largest code (the sentinel's
-         * bin too, where a pixel holds it). */
-        const int top = winent_cols_max_code((const uint8_t *)j.base, j.stride, W, rb - ra);
-        int bins = top < WINENT_FEW_BINS && e->few != WINENT_FEW_NONE ? WINENT_FEW_BINS
-                   : e->cols == WINENT_FEW_NONE                       ? 0
-                   : top < WINENT_COLS_BINS_SMALL                     ? WINENT_COLS_BINS_SMALL
-                                                                      : WINENT_COLS_BINS_LARGE;
-        winent_few_job fj = {(const uint8_t *)j.base, j.stride, j.oy, W, j.H, j.rx, j.ry, j.t,
-                             j.has_sent && j.sent < (uint32_t)bins ? (int)j.sent : -1,
-                             out, out_stride, c->y0};
-        /* Small windows: the compare kernel where no pixel is nodata, the
-         * sliding engine at the borders. */
-        if (bins != WINENT_FEW_BINS && e->cmp &&
-            !(j.has_sent && rows_hold((const uint8_t *)j.base, j.stride, W, rb - ra, j.sent))) {
-            const int xe = winent_cmp_rows(&fj, p->lq, ya, yb);
-            if (xe > p->rx) {
-                const int ia = imax(ya, p->ry), ib = imin(yb, c->height - p->ry);
-                __atomic_store_n(&e->last_path, PATH_CMP, __ATOMIC_RELAXED);
-                if (ya < ia)
-                    slide(&j, 1, ya, ia, 0, W, s->hist);
-                if (ib < yb)
-                    slide(&j, 1, ib, yb, 0, W, s->hist);
-                if (p->rx > 0) /* (the kernel builds a window even for no columns) */
-                    slide(&j, 1, ia, ib, 0, p->rx, s->hist);
-                if (xe < W)
-                    slide(&j, 1, ia, ib, xe, W, s->hist);
-                return WINENT_OK;
-            }
-        }
-        /* Left to itself, a column path only where its steps should change
-         * few enough bins to beat the sliding engine (any choice gives the
-         * same bits). */
-        if (bins > WINENT_FEW_BINS && !e->cols_forced &&
-            !winent_cols_pays(e->cols, bins, p->ky,
-                              winent_cols_changes(&fj, (ya + yb) / 2, COLS_SAMPLES), NULL))
-            bins = 0;
-        __atomic_store_n(&e->last_path,
-                         bins == WINENT_FEW_BINS           ? PATH_FEW
-                         : bins == WINENT_COLS_BINS_SMALL ? PATH_COLS64
-                         : bins == WINENT_COLS_BINS_LARGE ? PATH_COLS256
-                                                          : PATH_SLIDE,
-                         __ATOMIC_RELAXED);
-        if (bins > 0) {
-            if (bins == WINENT_FEW_BINS)
-                winent_few_rows(&fj, e->few, ya, yb, s->few);
-            else
-                winent_cols_rows(&fj, bins, e->cols, ya, yb, s->few);
-            return WINENT_OK;
-        }
-    }
-    if (e->few != WINENT_FEW_NONE || e->cols != WINENT_FEW_NONE)
-        __atomic_store_n(&e->last_path, PATH_SLIDE, __ATOMIC_RELAXED);
-    if (kind != CODES_REMAP) {
-        slide(&j, code_size(kind), ya, yb, 0, W, s->hist);
-        return WINENT_OK;
-    }
-    /* Remap: tiles small enough that their distinct codes fit the scratch. */
-    j.sent = (uint32_t)e->region_max;
-    for (int ty = ya; ty < yb; ty += REMAP_TILE_H) {
-        int tyb = imin(yb, ty + REMAP_TILE_H);
-        for (int xa = 0; xa < W; xa += REMAP_TILE_W) {
-            int xb = imin(W, xa + REMAP_TILE_W);
-            int rx0 = imax(0, xa - p->rx), rx1 = imin(W, xb + p->rx);
-            int ry0 = imax(0, ty - p->ry), ry1 = imin(c->height, tyb + p->ry);
-            uint32_t distinct = remap_region((const uint32_t *)s->codes, (size_t)W, ra, ry0, ry1,
-                                             rx0, rx1, j.sent, s);
-            slide_job tj = j;
-            tj.base = s->ids;
-            tj.stride = (size_t)(rx1 - rx0);
-            tj.ox = rx0;
-            tj.oy = ry0;
-            slide(&tj, 4, ty, tyb, xa, xb, s->hist);
-            remap_release(s, distinct);
-        }
-    }
+    code_kind kind;
+    int code8;
+    WINENT_TRY(band_codes(e, s, c, ra, rb, &j, &kind, &code8, err));
+    run_band(e, &j, s, kind, code8, ra, rb, ya, yb);
     return WINENT_OK;
 }
 
 const char *winent_cpu_engine_last_path(const winent_cpu_engine *e)
 {
-    static const char *const names[] = {"slide", "few", "cols64", "cols256", "cmp"};
-    return names[__atomic_load_n(&e->last_path, __ATOMIC_RELAXED)];
+    const int last = __atomic_load_n(&e->last_path, __ATOMIC_RELAXED);
+    return winent_cpu_path_row_of((winent_cpu_path)last)->name;
 }
 
 winent_status winent_cpu_engine_compute(winent_cpu_engine *e, const winent_chunk *c, float *out,

@@ -50,7 +50,9 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
 
 /* The engine's best case, in nanoseconds per pixel entering or leaving a
  * window, per core, for data like `nrows` input rows at `rows` (`row_bytes`
- * apart, `width` samples; NULL: no data seen yet, the best case of any).
+ * apart, `width` samples; NULL: no data seen yet, the best case of any):
+ * the cost, in the table of paths (engine_cpu_choose.h), of the path a
+ * band of such rows would take, as though no pixel were nodata.
  * Measured on the H100 machine's cores (docs/PERFORMANCE.md, issue 10):
  * the few-values path about 0.47 ns, the sliding histogram 2.1-3.3 ns.
  * A floor, for deciding early whether the CPU alone would be slow: it
@@ -58,8 +60,10 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
 double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *rows,
                                        size_t row_bytes, int width, int nrows);
 
-/* The path the engine's last band took: "slide" (the sliding histogram),
- * "few" (codes < 16), "cols64" or "cols256" (the column paths); "slide"
+/* The path the engine's last band took, as winent_cpu_paths names it
+ * (engine_cpu_choose.h): "slide" (the sliding histogram), "few" (codes <
+ * 16), "cols64" or "cols256" (the column paths), "cmp" (the compare kernel
+ * of small windows), "remap" (wide codes renumbered per tile); "slide"
  * before any. For reports and tests; with several workers, some band's.
  * Thread-safe. */
 const char *winent_cpu_engine_last_path(const winent_cpu_engine *e);

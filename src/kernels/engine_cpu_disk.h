@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * engine_cpu_disk.h - the CPU engine's circular windows (--disk R): a
- * sliding histogram like the square windows', whose step removes, in each
- * row dy of the disk, the pixel leaving at x - hw(dy) and adds the one
- * entering at x + 1 + hw(dy): 2 (2R + 1) updates a pixel, the square's
- * count for the same diameter. The engine (engine_cpu.c) makes the codes
- * and hands a band here when the plan is a disk.
+ * engine_cpu_disk.h - the CPU engine's shaped windows (--disk R, and any
+ * footprint: --footprint FILE, winent_compute_opts.footprint): a sliding
+ * histogram like the square windows', whose step removes, in each run of
+ * each row of the window, the pixel leaving at x + a and adds the one
+ * entering at x + b + 1: two updates a run (a disk: 2 (2R + 1) a pixel,
+ * the square's count for the same diameter). The engine (engine_cpu.c)
+ * makes the codes and hands a band here when the plan is shaped.
  */
 #ifndef WINENT_ENGINE_CPU_DISK_H
 #define WINENT_ENGINE_CPU_DISK_H
@@ -23,7 +24,7 @@
  * code (y, x) is at base[(y - oy) * stride + (x - ox)], in codes of
  * `code_size` bytes (1, 2 or 4). */
 typedef struct winent_disk_job {
-    const winent_plan *plan; /* borrowed: the disk (rx, hw) and the tables */
+    const winent_plan *plan; /* borrowed: the window's runs and the tables */
     const void *base;
     size_t stride; /* in codes */
     size_t code_size;
@@ -36,12 +37,16 @@ typedef struct winent_disk_job {
     int out_y0;
 } winent_disk_job;
 
-/* Output rows [ya, yb) x columns [xa, xb) of the disk window: the bits of
- * the reference engine. `hist` are WINENT_DISK_LANES histograms of counts,
- * one bin per code the job's codes can take (sentinel included), zero on
- * entry and left zero. One thread; any number at once on their own
- * histograms. */
+/* Bytes of the scratch winent_cpu_disk_rows needs for plan `p`'s runs. */
+size_t winent_cpu_disk_scratch_bytes(const winent_plan *p);
+
+/* Output rows [ya, yb) x columns [xa, xb) of the shaped window: the bits
+ * of the reference engine. `hist` are WINENT_DISK_LANES histograms of
+ * counts, one bin per code the job's codes can take (sentinel included),
+ * zero on entry and left zero; `scratch` winent_cpu_disk_scratch_bytes of
+ * the thread's own. One thread; any number at once on their own
+ * histograms and scratch. */
 void winent_cpu_disk_rows(const winent_disk_job *j, int ya, int yb, int xa, int xb,
-                          uint16_t *const *hist);
+                          uint16_t *const *hist, void *scratch);
 
 #endif

@@ -73,10 +73,9 @@ typedef struct maj_job {
     int skip;                  /* WINENT_NODATA_CODE is not counted */
 } maj_job;
 
-/* Half-width of the window's row dy (|dy| <= ry). */
-static inline int half_width(const winent_plan *p, int dy)
+static inline int inside(int c, int W)
 {
-    return p->disk ? p->hw[dy + p->ry] : p->rx;
+    return (unsigned)c < (unsigned)W;
 }
 
 static inline const uint32_t *row_at(const maj_job *j, int y)
@@ -84,22 +83,30 @@ static inline const uint32_t *row_at(const maj_job *j, int y)
     return j->codes + (size_t)(y - j->oy) * (size_t)j->W;
 }
 
-/* Apply f to each counted code of the window's row yy around x. */
+/* Apply BODY to each run of the window's rows around row y inside the
+ * image: r_ the row, a_ .. b_ the run's columns from x (a rectangle: one
+ * run a row, -rx .. kx - 1 - rx; a disk or footprint: the plan's runs). */
 #define WINDOW_ROWS(j, y, BODY)                                                                    \
-    for (int dy_ = -(j)->p->ry; dy_ <= (j)->p->ry; dy_++) {                                        \
+    for (int dy_ = -(j)->p->ry; dy_ < (j)->p->ky - (j)->p->ry; dy_++) {                            \
         const int yy_ = (y) + dy_;                                                                 \
         if (yy_ < 0 || yy_ >= (j)->H)                                                              \
             continue;                                                                              \
         const uint32_t *r_ = row_at((j), yy_);                                                     \
-        const int hw_ = half_width((j)->p, dy_);                                                   \
-        BODY                                                                                       \
+        const winent_plan *p_ = (j)->p;                                                            \
+        const int q0_ = p_->shaped ? p_->row_first[dy_ + p_->ry] : 0;                              \
+        const int q1_ = p_->shaped ? p_->row_first[dy_ + p_->ry + 1] : 1;                          \
+        for (int q_ = q0_; q_ < q1_; q_++) {                                                       \
+            const int a_ = p_->shaped ? p_->row_run[2 * q_] : -p_->rx;                             \
+            const int b_ = p_->shaped ? p_->row_run[2 * q_ + 1] : p_->kx - 1 - p_->rx;             \
+            BODY                                                                                   \
+        }                                                                                          \
     }
 
 static void find_mode(const maj_job *j, mode_state *m, int x, int y)
 {
     int found = 0;
     WINDOW_ROWS(j, y, {
-        for (int xx = imax(0, x - hw_); xx <= imin(j->W - 1, x + hw_); xx++) {
+        for (int xx = imax(0, x + a_); xx <= imin(j->W - 1, x + b_); xx++) {
             const uint32_t v = r_[xx];
             if (j->skip && v == WINENT_NODATA_CODE)
                 continue;
@@ -120,14 +127,14 @@ static void majority_row(const maj_job *j, mode_state *m, int y, float *orow)
     m->dirty = 1;
     m->top = 0;
     WINDOW_ROWS(j, y, {
-        for (int xx = 0; xx <= imin(W - 1, hw_); xx++)
+        for (int xx = imax(0, a_); xx <= imin(W - 1, b_); xx++)
             if (!(j->skip && r_[xx] == WINENT_NODATA_CODE))
                 mode_add(m, r_[xx]);
     });
     const uint32_t *crow = row_at(j, y);
     for (int x = 0; x < W; x++) {
-        if (j->skip && crow[x] == WINENT_NODATA_CODE) {
-            orow[x] = NAN;
+        if ((j->skip && crow[x] == WINENT_NODATA_CODE) || m->maxc == 0) {
+            orow[x] = NAN; /* nodata, or a footprint without its centre counting nothing */
         } else {
             if (m->dirty)
                 find_mode(j, m, x, y);
@@ -137,15 +144,15 @@ static void majority_row(const maj_job *j, mode_state *m, int y, float *orow)
         if (x + 1 >= W)
             break;
         WINDOW_ROWS(j, y, {
-            if (x - hw_ >= 0 && !(j->skip && r_[x - hw_] == WINENT_NODATA_CODE))
-                mode_remove(m, r_[x - hw_]);
-            if (x + 1 + hw_ < W && !(j->skip && r_[x + 1 + hw_] == WINENT_NODATA_CODE))
-                mode_add(m, r_[x + 1 + hw_]);
+            if (inside(x + a_, W) && !(j->skip && r_[x + a_] == WINENT_NODATA_CODE))
+                mode_remove(m, r_[x + a_]);
+            if (inside(x + 1 + b_, W) && !(j->skip && r_[x + 1 + b_] == WINENT_NODATA_CODE))
+                mode_add(m, r_[x + 1 + b_]);
         });
     }
     /* Leave the histogram and the count of counts zero. */
     WINDOW_ROWS(j, y, {
-        for (int xx = imax(0, W - 1 - hw_); xx < W; xx++)
+        for (int xx = imax(0, W - 1 + a_); xx <= imin(W - 1, W - 1 + b_); xx++)
             if (!(j->skip && r_[xx] == WINENT_NODATA_CODE))
                 m->h[r_[xx]] = 0;
     });

@@ -24,6 +24,9 @@
 
 extern "C" {
 #include "cuda_visible.h"
+#include "glcm.h"
+#include "glcm_cuda.h"
+#include "measure.h"
 }
 
 /* ---- Fault injection (tests) ---------------------------------------------
@@ -97,7 +100,10 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
     wp.ry = p->ry;
     wp.ws = s->d_ws;
     wp.bits = e->hash_bits;
-    wp.hh = e->d_hh;
+    wp.cf = e->d_cf;
+    wp.cr = e->d_cr;
+    wp.kx = p->kx;
+    wp.m = e->m;
     for (int i = 0; i < gpu_nfamilies && !r.done; i++) {
         const gpu_family *f = &gpu_families[i];
         if (!e->use[f->id])
@@ -220,20 +226,17 @@ static void sparse_off(winent_gpu_engine *e)
     e->use[FAM_SPARSE] = false;
 }
 
-extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int device, int max_width,
-                                                  int max_in_rows, int slots,
-                                                  winent_gpu_engine **out, winent_err *err)
+/* The plan and sizes the engine can take: a device error for a measure no
+ * GPU kernel computes (the majority keeps no sum: the pipeline keeps it on
+ * the CPU), a GPU that is not there, or an injected failure. */
+static winent_status check_create(const winent_plan *p, int device, int max_width,
+                                  int max_in_rows, int slots, winent_err *err)
 {
-    winent_status st = WINENT_OK;
-    winent_gpu_engine *e = NULL;
-    size_t npix, tab;
-    *out = NULL;
-    /* The kernels finish the entropy only: another measure is refused, never
-     * computed as something else (the pipeline keeps such jobs on the CPU). */
-    if (p->measure.kind != WINENT_MEASURE_ENTROPY)
+    if (p->opts.measure == WINENT_MEASURE_MAJORITY)
         return WINENT_ERR(err, WINENT_ERR_DEVICE,
-                          "GPU %d: the GPU engine computes the entropy only, not --measure %s",
-                          device, winent_measure_name(p->opts.measure));
+                          "GPU %d: the GPU engine does not compute --measure majority (the CPU "
+                          "does)",
+                          device);
     if (!winent_cuda_device_usable(device))
         return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: no such CUDA device (%d visible)",
                           device, winent_cuda_device_count());
@@ -244,29 +247,44 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: %s (injected: WINENT_FAULT_INJECT=%s)",
                           device, cudaGetErrorString(cudaErrorMemoryAllocation),
                           getenv("WINENT_FAULT_INJECT"));
-    e = (winent_gpu_engine *)calloc(1, sizeof *e);
-    if (e == NULL)
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GPU engine");
-    e->plan = p;
-    e->device = device;
-    e->ordinal = ordinal_of(device);
-    e->max_width = max_width;
-    e->max_in_rows = max_in_rows;
-    e->slot = (gpu_slot *)calloc((size_t)slots, sizeof *e->slot);
-    if (e->slot == NULL) {
-        free(e);
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GPU engine");
-    }
-    e->nslots = slots;
+    return WINENT_OK;
+}
+
+/* A co-occurrence measure: the GLCM engine of the plan's options with that
+ * one measure, its distance, angles and symmetry (as the CPU engine's
+ * glcm_create), on this engine's device. */
+static winent_status glcm_engine_create(winent_gpu_engine *e, winent_err *err)
+{
+    const winent_compute_opts *c = &e->plan->opts;
+    winent_glcm_opts g;
+    winent_glcm_opts_default(&g);
+    g.compute = *c;
+    g.compute.measure = WINENT_MEASURE_ENTROPY;
+    g.distance = c->glcm_distance > 0 ? c->glcm_distance : 1;
+    g.angles = c->glcm_angles;
+    g.symmetric = !c->glcm_asymmetric;
+    g.nmeasures = 1;
+    g.measures[0] = (winent_glcm_measure)(c->measure - WINENT_MEASURE_GLCM_ENTROPY);
+    WINENT_TRY(winent_glcm_plan_create(&g, &e->glcm_plan, err));
+    WINENT_TRY(winent_glcm_cuda_create(e->glcm_plan, e->ordinal, e->max_width, e->max_in_rows,
+                                       &e->glcm, err));
+    snprintf(e->path_name, sizeof e->path_name, "glcm/levels%d/angles%d", e->glcm_plan->levels,
+             e->glcm_plan->nangles);
+    return WINENT_OK;
+}
+
+/* The device's sizes, then the kernel families for the plan. */
+static winent_status choose_kernels(winent_gpu_engine *e, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    const int device = e->device;
+    int optin = 0;
     CUDA_TRY(device, cudaSetDevice(e->ordinal));
     CUDA_TRY(device, cudaDeviceGetAttribute(&e->sms, cudaDevAttrMultiProcessorCount, e->ordinal));
-    {
-        int optin = 0;
-        CUDA_TRY(device, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                                e->ordinal));
-        /* Less a margin for the kernels' static shared memory. */
-        e->smem_optin = optin > 1024 ? (size_t)optin - 1024 : 0;
-    }
+    CUDA_TRY(device,
+             cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, e->ordinal));
+    /* Less a margin for the kernels' static shared memory. */
+    e->smem_optin = optin > 1024 ? (size_t)optin - 1024 : 0;
     {
         const gpu_asks asks = gpu_asks_read();
         gpu_choose(e, &asks);
@@ -276,77 +294,149 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
         e->threads = e->gg.threads;
         e->smem = (size_t)e->gg.bytes;
     }
+fail:
+    return st;
+}
 
-    tab = sizeof(long long) * (size_t)(p->nmax + 1);
+/* The kernels' tables on the device: T'[c] = T[c] - c T[1] and its
+ * differences (win_measure: T' = T for the entropy), the measure's own T,
+ * a disk's or footprint's column runs. */
+static winent_status upload_tables(winent_gpu_engine *e, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    const winent_plan *p = e->plan;
+    const int device = e->device, nmax = p->nmax;
+    const size_t tab = sizeof(long long) * (size_t)(nmax + 1);
+    std::vector<long long> du((size_t)nmax + 1, 0);
+    e->h_t = (long long *)malloc(tab);
+    if (e->h_t == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GPU engine");
+    const long long t1 = win_shifted_tables(p->t, nmax, e->h_t, du.data());
     CUDA_TRY(device, cudaMalloc((void **)&e->d_t, tab));
     CUDA_TRY(device, cudaMalloc((void **)&e->d_du, tab));
-    CUDA_TRY(device, cudaMemcpy(e->d_t, p->t, tab, cudaMemcpyHostToDevice));
-    CUDA_TRY(device, cudaMemcpy(e->d_du, p->du, tab, cudaMemcpyHostToDevice));
-    if (p->disk) {
-        static_assert(sizeof(short) == sizeof p->hw[0], "the plan's half-widths are shorts");
-        const size_t hb = sizeof(short) * (size_t)p->kx;
-        CUDA_TRY(device, cudaMalloc((void **)&e->d_hh, hb));
-        CUDA_TRY(device, cudaMemcpy(e->d_hh, p->hw, hb, cudaMemcpyHostToDevice));
+    CUDA_TRY(device, cudaMalloc((void **)&e->d_t0, tab));
+    CUDA_TRY(device, cudaMemcpy(e->d_t, e->h_t, tab, cudaMemcpyHostToDevice));
+    CUDA_TRY(device, cudaMemcpy(e->d_du, du.data(), tab, cudaMemcpyHostToDevice));
+    CUDA_TRY(device, cudaMemcpy(e->d_t0, p->t, tab, cudaMemcpyHostToDevice));
+    e->m.kind = p->measure.kind;
+    e->m.renyi_den = p->measure.renyi_den;
+    e->m.t1 = t1;
+    e->m.t0 = e->d_t0;
+    if (p->shaped) {
+        static_assert(sizeof(short) == sizeof p->col_run[0], "the plan's runs are shorts");
+        const size_t fb = sizeof(int) * (size_t)(p->kx + 1);
+        const size_t rb = sizeof(short) * 2 * (size_t)(p->ncol_runs > 0 ? p->ncol_runs : 1);
+        CUDA_TRY(device, cudaMalloc((void **)&e->d_cf, fb));
+        CUDA_TRY(device, cudaMalloc((void **)&e->d_cr, rb));
+        CUDA_TRY(device, cudaMemcpy(e->d_cf, p->col_first, fb, cudaMemcpyHostToDevice));
+        CUDA_TRY(device, cudaMemcpy(e->d_cr, p->col_run, rb, cudaMemcpyHostToDevice));
     }
-    WINENT_TRY_GOTO(st, gpu_kernels_smem(e, err));
+fail:
+    return st;
+}
 
-    npix = (size_t)max_width * (size_t)max_in_rows;
+/* The hash of the chunk's codes and the blocks' tables of rank32: the
+ * hash at least twice the chunk's pixels; the tables room for one table
+ * of as many ranks as pixels at least, up to 1 GB a slot or an eighth of
+ * the free memory over the slots. */
+static void rank32_sizes(winent_gpu_engine *e, size_t npix)
+{
+    e->rank32_bits = 8;
+    while (((size_t)1 << e->rank32_bits) < 2 * npix)
+        e->rank32_bits++;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        free_b = 0;
+    }
+    size_t least = (npix / 2 + 1) * 4 * 4;
+    e->rank32_ws =
+        std::max(least, std::min((size_t)1 << 30, free_b / (8 * (size_t)e->nslots)));
+}
+
+/* One slot's stream and buffers for chunks of npix pixels. */
+static winent_status slot_alloc(winent_gpu_engine *e, gpu_slot *s, size_t npix, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    const int device = e->device;
+    CUDA_TRY(device, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    CUDA_TRY(device, cudaMalloc(&s->d_in, npix * winent_dtype_size(e->plan->opts.dtype)));
+    if (!e->zero_copy)
+        CUDA_TRY(device, cudaMalloc(&s->d_codes, npix * (size_t)e->plane_bytes));
+    CUDA_TRY(device, cudaMalloc((void **)&s->d_out, npix * sizeof(float)));
+    if (e->path == PATH_HASH_GLOBAL)
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_ws, ((size_t)e->entry_bytes << e->hash_bits) *
+                                                           (size_t)e->ws_threads));
+    if (e->path == PATH_WARP_HASH && e->wg.global)
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_ws,
+                                    ((size_t)e->wg.words + 2) * 4 * (size_t)e->ws_warps));
+    if (e->small != FAM_AUTO)
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_max, sizeof(unsigned)));
+    if (e->use[FAM_DENSE]) {
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_bits, DENSE_WORDS * sizeof(uint32_t)));
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_nrank, sizeof(unsigned)));
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_small, sizeof(unsigned)));
+    }
+    if (e->dense_small)
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_rank8, npix));
+    if (e->rank32) {
+        size_t slots_ = (size_t)1 << e->rank32_bits;
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_keys, slots_ * sizeof(uint32_t)));
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_ranks, slots_ * sizeof(uint32_t)));
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_kinfo, 2 * sizeof(unsigned)));
+        CUDA_TRY(device, cudaMalloc((void **)&s->d_ws, e->rank32_ws));
+    }
+fail:
+    return st;
+}
+
+/* The histogram measures' engine: kernels, tables, slots. */
+static winent_status window_engine_create(winent_gpu_engine *e, winent_err *err)
+{
+    WINENT_TRY(choose_kernels(e, err));
+    WINENT_TRY(upload_tables(e, err));
+    WINENT_TRY(gpu_kernels_smem(e, err));
+    const size_t npix = (size_t)e->max_width * (size_t)e->max_in_rows;
     if (e->use[FAM_SPARSE] && npix > (size_t)INT32_MAX)
         sparse_off(e); /* the sort counts items in an int */
-    if (e->rank32) {
-        /* The hash: at least twice the chunk's pixels. The blocks' tables:
-         * room for one table of as many ranks as pixels at least, up to 1
-         * GB a slot or an eighth of the free memory over the slots. */
-        e->rank32_bits = 8;
-        while (((size_t)1 << e->rank32_bits) < 2 * npix)
-            e->rank32_bits++;
-        size_t free_b = 0, total_b = 0;
-        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
-            (void)cudaGetLastError();
-            free_b = 0;
-        }
-        size_t least = (npix / 2 + 1) * 4 * 4;
-        e->rank32_ws = std::max(least, std::min((size_t)1 << 30, free_b / (8 * (size_t)slots)));
-    }
-    for (int i = 0; i < slots; i++) {
-        gpu_slot *s = &e->slot[i];
-        CUDA_TRY(device, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-        CUDA_TRY(device, cudaMalloc(&s->d_in, npix * winent_dtype_size(p->opts.dtype)));
-        if (!e->zero_copy)
-            CUDA_TRY(device, cudaMalloc(&s->d_codes, npix * (size_t)e->plane_bytes));
-        CUDA_TRY(device, cudaMalloc((void **)&s->d_out, npix * sizeof(float)));
-        if (e->path == PATH_HASH_GLOBAL)
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_ws,
-                                        ((size_t)e->entry_bytes << e->hash_bits) *
-                                            (size_t)e->ws_threads));
-        if (e->path == PATH_WARP_HASH && e->wg.global)
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_ws, ((size_t)e->wg.words + 2) * 4 *
-                                                               (size_t)e->ws_warps));
-        if (e->small != FAM_AUTO)
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_max, sizeof(unsigned)));
-        if (e->use[FAM_DENSE]) {
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_bits, DENSE_WORDS * sizeof(uint32_t)));
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_nrank, sizeof(unsigned)));
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_small, sizeof(unsigned)));
-        }
-        if (e->dense_small)
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_rank8, npix));
-        if (e->rank32) {
-            size_t slots_ = (size_t)1 << e->rank32_bits;
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_keys, slots_ * sizeof(uint32_t)));
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_ranks, slots_ * sizeof(uint32_t)));
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_kinfo, 2 * sizeof(unsigned)));
-            CUDA_TRY(device, cudaMalloc((void **)&s->d_ws, e->rank32_ws));
-        }
-    }
+    if (e->rank32)
+        rank32_sizes(e, npix);
+    for (int i = 0; i < e->nslots; i++)
+        WINENT_TRY(slot_alloc(e, &e->slot[i], npix, err));
     if (e->use[FAM_SPARSE] && !gpu_sparse_alloc(e, npix))
         sparse_off(e);
     gpu_name_path(e);
+    return WINENT_OK;
+}
+
+extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int device, int max_width,
+                                                  int max_in_rows, int slots,
+                                                  winent_gpu_engine **out, winent_err *err)
+{
+    *out = NULL;
+    WINENT_TRY(check_create(p, device, max_width, max_in_rows, slots, err));
+    winent_gpu_engine *e = (winent_gpu_engine *)calloc(1, sizeof *e);
+    if (e != NULL && (e->slot = (gpu_slot *)calloc((size_t)slots, sizeof *e->slot)) == NULL) {
+        free(e);
+        e = NULL;
+    }
+    if (e == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GPU engine");
+    e->plan = p;
+    e->device = device;
+    e->ordinal = ordinal_of(device);
+    e->max_width = max_width;
+    e->max_in_rows = max_in_rows;
+    e->nslots = slots;
+    const winent_status st = winent_measure_is_glcm(p->opts.measure)
+                                 ? glcm_engine_create(e, err)
+                                 : window_engine_create(e, err);
+    if (st != WINENT_OK) {
+        winent_gpu_engine_free(e);
+        return st;
+    }
     *out = e;
     return WINENT_OK;
-fail:
-    winent_gpu_engine_free(e);
-    return st;
 }
 
 extern "C" int winent_gpu_engine_slots(const winent_gpu_engine *e)
@@ -394,6 +484,10 @@ extern "C" winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot
         return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: %s (injected: WINENT_FAULT_INJECT=%s)",
                           e->device, cudaGetErrorString(cudaErrorLaunchFailure),
                           getenv("WINENT_FAULT_INJECT"));
+    if (e->glcm != NULL) { /* the GLCM engine: done when it returns */
+        float *planes[1] = {out};
+        return winent_glcm_cuda_compute(e->glcm, c, planes, out_stride, err);
+    }
     CUDA_TRY(e->device, cudaSetDevice(e->ordinal));
     CUDA_TRY(e->device, cudaMemcpy2DAsync(s->d_in, (size_t)W * ss, c->rows, c->row_bytes,
                                           (size_t)W * ss, (size_t)c->in_h,
@@ -415,6 +509,8 @@ extern "C" winent_status winent_gpu_engine_wait(winent_gpu_engine *e, int slot, 
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "GPU %d: no slot %d", e->device, slot);
     gpu_slot *s = &e->slot[slot];
     s->busy = 0;
+    if (e->glcm != NULL)
+        return WINENT_OK; /* its submit waited */
     CUDA_TRY(e->device, cudaSetDevice(e->ordinal));
     CUDA_TRY(e->device, cudaStreamSynchronize(s->stream));
     CUDA_TRY(e->device, cudaGetLastError());
@@ -458,10 +554,15 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
         }
         cudaFree(e->d_t);
         cudaFree(e->d_du);
-        cudaFree(e->d_hh);
+        cudaFree(e->d_t0);
+        cudaFree(e->d_cf);
+        cudaFree(e->d_cr);
         gpu_sparse_free(e);
         (void)cudaGetLastError();
     }
+    winent_glcm_cuda_free(e->glcm);
+    winent_glcm_plan_free(e->glcm_plan);
+    free(e->h_t);
     free(e->slot);
     free(e);
 }
@@ -550,6 +651,8 @@ extern "C" winent_status winent_gpu_engine_time_kernel(winent_gpu_engine *e,
     const size_t ss = winent_dtype_size(e->plan->opts.dtype);
     *median_ms = 0;
     WINENT_TRY(check_chunk(e, 0, c, err));
+    if (e->glcm != NULL)
+        return winent_glcm_cuda_time_kernel(e->glcm, c, warmup, reps, median_ms, err);
     CUDA_TRY(e->device, cudaSetDevice(e->ordinal));
     CUDA_TRY(e->device, cudaEventCreate(&a));
     CUDA_TRY(e->device, cudaEventCreate(&b));
@@ -581,6 +684,8 @@ extern "C" winent_status winent_gpu_engine_fetch_output(winent_gpu_engine *e, in
                                                         float *out, winent_err *err)
 {
     winent_status st = WINENT_OK;
+    if (e->glcm != NULL)
+        return winent_glcm_cuda_fetch(e->glcm, width, rows, out, err);
     CUDA_TRY(e->device, cudaSetDevice(e->ordinal));
     CUDA_TRY(e->device, cudaMemcpy(out, e->slot[0].d_out,
                                    (size_t)width * (size_t)rows * sizeof(float),

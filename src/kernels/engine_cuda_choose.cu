@@ -300,9 +300,12 @@ static bool colpack_wins(const winent_gpu_engine *e)
     return p->kx > 11 || (p->kx > 5 && !pack16_geometry(p));
 }
 
+/* Its last step is the entropy's alone (pack16_finish): the other
+ * measures of the histogram take the 16-code or column-pack kernel. */
 static bool pack16_fits(const winent_gpu_engine *e)
 {
-    return pack16_geometry(e->plan) && !e->asks.pack16_off;
+    return pack16_geometry(e->plan) && !e->asks.pack16_off &&
+           e->plan->measure.kind == WINENT_MEASURE_ENTROPY;
 }
 
 /* Equal-code cliques before the path's kernel, for 32-bit planes from
@@ -426,7 +429,7 @@ gpu_asks gpu_asks_read(void)
 
 static bool family_fits(const winent_gpu_engine *e, const gpu_family *f)
 {
-    const unsigned shape = e->plan->disk ? SHAPE_DISK : SHAPE_SQUARE;
+    const unsigned shape = e->plan->shaped ? SHAPE_DISK : SHAPE_SQUARE;
     return (f->planes & (unsigned)e->plane_bytes) && (f->shapes & shape) &&
            (f->fits == NULL || f->fits(e));
 }
@@ -490,9 +493,9 @@ void gpu_choose(winent_gpu_engine *e, const gpu_asks *asks)
      * families' wins read it (a table only global memory holds), and the
      * 16-code smem kernel takes its counters. */
     thread_layout(e);
-    /* A disk has the thread family (and, on 8-bit planes, its 16-code
-     * kernel): WINENT_GPU_KERNEL does not apply. */
-    gpu_fam ask = p->disk ? FAM_AUTO : asks->kernel;
+    /* A disk or footprint has the thread family (and, on 8-bit planes,
+     * its 16-code kernel): WINENT_GPU_KERNEL does not apply. */
+    gpu_fam ask = p->shaped ? FAM_AUTO : asks->kernel;
     gpu_fam ask_auto = ask;
     for (int i = 0; i < gpu_nfamilies; i++)
         if (gpu_families[i].id == ask && gpu_families[i].leaves_choice)
@@ -524,13 +527,14 @@ void gpu_name_path(winent_gpu_engine *e)
     const winent_plan *p = e->plan;
     const uint64_t n = p->ncodes;
     const char *small = small_suffix(e);
-    if (p->disk) {
+    if (p->shaped) { /* a disk, or a footprint: the same kernels */
+        const char *shape = p->disk ? "disk" : "footprint";
         if (e->path == PATH_SMEM)
-            snprintf(e->path_name, sizeof e->path_name, "disk/smem-hist/code%d/cnt%d%s",
+            snprintf(e->path_name, sizeof e->path_name, "%s/smem-hist/code%d/cnt%d%s", shape,
                      8 * e->plane_bytes, 8 * e->cnt_bytes,
                      e->small == FAM_SMEM16 ? "|disk-smem16" : "");
         else
-            snprintf(e->path_name, sizeof e->path_name, "disk/hash-%s/code%d/slots%d/e%d",
+            snprintf(e->path_name, sizeof e->path_name, "%s/hash-%s/code%d/slots%d/e%d", shape,
                      e->path == PATH_HASH_SHARED ? "smem" : "global", 8 * e->plane_bytes,
                      1 << e->hash_bits, 8 * e->entry_bytes);
         return;

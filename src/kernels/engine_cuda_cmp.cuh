@@ -161,7 +161,7 @@ KUNROLL
             continue;
         const uint32_t centre = w[R][R];
         p.out[(size_t)(y - p.y0) * W + x] =
-            (ND && centre == S) ? nan_px() : finish_px(s, n, p.t);
+            (ND && centre == S) ? nan_px() : finish_px(s, n, p.t, p.m);
         if (y + 1 >= yb)
             break;
     }
@@ -304,7 +304,7 @@ KUNROLL
             continue;
         const uint32_t centre = half_of<K>(w[R], R);
         p.out[(size_t)(y - p.y0) * W + x] =
-            (ND && centre == S) ? nan_px() : finish_px(s, n, p.t);
+            (ND && centre == S) ? nan_px() : finish_px(s, n, p.t, p.m);
         if (y + 1 >= yb)
             break;
     }

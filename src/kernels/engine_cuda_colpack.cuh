@@ -190,9 +190,9 @@ __device__ __forceinline__ void colpack_store(const win_params &p, const long lo
         s -= KLDG(p.t + c15);
         n -= (int)c15;
         const uint8_t *plane = (const uint8_t *)p.plane;
-        r = KLDG(plane + (size_t)(y - p.in_y0) * p.W + x) == 15 ? nan_px() : finish_px(s, n, p.t);
+        r = KLDG(plane + (size_t)(y - p.in_y0) * p.W + x) == 15 ? nan_px() : finish_px(s, n, p.t, p.m);
     } else {
-        r = finish_px(s, n, p.t);
+        r = finish_px(s, n, p.t, p.m);
     }
     p.out[(size_t)(y - p.y0) * p.W + x] = r;
 }

@@ -428,7 +428,7 @@ template <typename C, bool ND> KHD void groups_step_out(groups_ctx<C> &c, int ti
             int w = min(p.W - 1, x + c.rx) - max(0, x - c.rx) + 1;
             int h = min(p.H - 1, y + c.ry) - max(0, y - c.ry) + 1;
             int n = w * h - (ND ? c.v[oy * GROUPS_DW + ox] : 0);
-            v = finish_px((long long)c.s[oy * GROUPS_DW + ox], n, p.t);
+            v = finish_px((long long)c.s[oy * GROUPS_DW + ox], n, p.t, p.m);
         }
         p.out[(size_t)(y - p.y0) * p.W + x] = v;
     }

@@ -129,8 +129,16 @@ struct winent_gpu_engine {
     int max_width, max_in_rows;
     int nslots;
     gpu_slot *slot; /* owned: nslots */
-    long long *d_t, *d_du; /* owned: the plan's tables on the device */
-    short *d_hh;           /* owned: a disk's half-heights (the plan's hw), or NULL */
+    long long *d_t, *d_du; /* owned: the kernels' tables T' and du on the device */
+    long long *d_t0;       /* owned: the measure's own table T (win_measure.t0) */
+    long long *h_t;        /* owned: T' on the host (the cliques' coefficients) */
+    win_measure m;         /* the measure the kernels finish */
+    /* A co-occurrence measure: the GLCM engine (glcm_cuda.cu) computes the
+     * chunks, synchronously on submit, and none of the above is made. */
+    struct winent_glcm_plan *glcm_plan; /* owned, or NULL */
+    struct winent_glcm_cuda *glcm;      /* owned, or NULL */
+    int *d_cf;             /* owned: a shaped window's column runs (the plan's */
+    short *d_cr;           /* col_first, col_run), or NULL */
     /* Layout, chosen once from the plan (choose_layout). */
     int plane_bytes;  /* 1, 2 or 4 */
     int nd;           /* the plane has a nodata sentinel */

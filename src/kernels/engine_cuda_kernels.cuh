@@ -100,9 +100,27 @@ template <typename C> KHD uint32_t load_code(const C *p)
     return (uint32_t)KLDG(p);
 }
 
-KHD float finish_px(long long s, int n, const long long *t)
+/* A measure other than the entropy, from S' = sum T'[c] (win_measure): out
+ * of line, so that its logarithm and divisions cost the entropy's kernels
+ * no registers. */
+#if defined(__CUDA_ARCH__)
+__noinline__
+#endif
+static __host__ __device__ float measure_px(long long s, int n, const win_measure &m)
 {
-    return winent_finish((int64_t)(KLDG(t + n) - s), n);
+    const winent_measure_rule r = {m.kind, m.renyi_den};
+    return winent_measure_finish(&r, (int64_t)(s + (long long)n * m.t1), n,
+                                 (const int64_t *)m.t0);
+}
+
+/* The pixel's value from the window's S (of the kernels' table t = T') and
+ * n counted pixels: every kernel's last step, templated on nothing: the
+ * measure is one uniform branch per pixel. */
+KHD float finish_px(long long s, int n, const long long *t, const win_measure &m)
+{
+    if (m.kind == 0)
+        return winent_finish((int64_t)(KLDG(t + n) - s), n);
+    return measure_px(s, n, m);
 }
 
 KHD float nan_px()
@@ -144,7 +162,7 @@ KHD void slide_column(const win_params &p, Hist &h, int x, int ya, int yb)
     }
     for (int y = ya;;) {
         uint32_t centre = load_code(plane + (size_t)(y - p.in_y0) * W + x);
-        float r = (ND && centre == sent) ? nan_px() : finish_px(h.s, h.n, p.t);
+        float r = (ND && centre == sent) ? nan_px() : finish_px(h.s, h.n, p.t, p.m);
         p.out[(size_t)(y - p.y0) * W + x] = r;
         if (++y >= yb)
             break;

@@ -129,7 +129,7 @@ template <typename SLIDE> static const void *thread_fn(const winent_gpu_engine *
  * window's shape, or the groups, block or compare kernel. */
 static const void *window_fn(const winent_gpu_engine *e)
 {
-    if (e->plan->disk)
+    if (e->plan->shaped)
         return thread_fn<slide_disk>(e);
     if (e->path == PATH_BLOCK && e->plane_bytes == 4)
         return e->nd ? (const void *)block_kernel<uint32_t, true>
@@ -518,6 +518,7 @@ static winent_status launch_sparse(winent_gpu_engine *e, gpu_slot *s, const win_
     int *nseg = s->d_nseg;
     const uint32_t *plane = (const uint32_t *)wp.plane;
     const long long *t = e->d_t;
+    win_measure m = wp.m;
     float *out = s->d_out;
     int rb = std::max(1, std::min(rows, e->sms * 8));
     int cb = (int)std::max<size_t>(1, std::min<size_t>(((size_t)W * nsegs + 255) / 256,
@@ -528,13 +529,13 @@ static winent_status launch_sparse(winent_gpu_engine *e, gpu_slot *s, const win_
         LAUNCH((const void *)sparse_segsum_kernel<true>, cb, 256, 0, &sp, &seg, &nseg);
         LAUNCH((const void *)sparse_segscan_kernel<true>, xb, 256, 0, &sp, &seg, &nseg);
         LAUNCH((const void *)sparse_finish_kernel<true>, cb, 256, 0, &sp, &plane, &seg, &nseg, &t,
-               &out);
+               &m, &out);
     } else {
         LAUNCH((const void *)sparse_rows_kernel<false>, rb, SPARSE_ROW_THREADS, 0, &sp);
         LAUNCH((const void *)sparse_segsum_kernel<false>, cb, 256, 0, &sp, &seg, &nseg);
         LAUNCH((const void *)sparse_segscan_kernel<false>, xb, 256, 0, &sp, &seg, &nseg);
         LAUNCH((const void *)sparse_finish_kernel<false>, cb, 256, 0, &sp, &plane, &seg, &nseg, &t,
-               &out);
+               &m, &out);
     }
     return WINENT_OK;
 }
@@ -633,7 +634,7 @@ winent_status gpu_launch_smem16(winent_gpu_engine *e, gpu_slot *s, const winent_
     sp.th = segment_rows(e, W, rows, threads);
     sp.tiles_x = (W + threads - 1) / threads;
     sp.tiles = sp.tiles_x * ((rows + sp.th - 1) / sp.th);
-    LAUNCH(smem16_fn(e->cnt_bytes, e->plan->disk != 0), sp.tiles, threads,
+    LAUNCH(smem16_fn(e->cnt_bytes, e->plan->shaped != 0), sp.tiles, threads,
            (size_t)16 * e->cnt_bytes * threads, &sp, &d_max);
     return WINENT_OK;
 }
@@ -781,7 +782,7 @@ void gpu_sparse_free(winent_gpu_engine *e)
 bool gpu_sparse_alloc(winent_gpu_engine *e, size_t npix)
 {
     long long a[SPARSE_MAX_PARTNERS + 2];
-    sparse_coefficients(e->plan->t, e->plan->nmax, a);
+    sparse_coefficients((const int64_t *)e->h_t, e->plan->nmax, a);
     bool ok = cudaMalloc((void **)&e->d_a, sizeof a) == cudaSuccess &&
               cudaMemcpy(e->d_a, a, sizeof a, cudaMemcpyHostToDevice) == cudaSuccess &&
               cudaMalloc((void **)&e->d_iota, npix * sizeof(uint32_t)) == cudaSuccess;

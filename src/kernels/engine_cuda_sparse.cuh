@@ -217,15 +217,15 @@ KHD sparse_cell sparse_cell_of(const sparse_params &sp, long long c)
 /* The pixel's S and nodata count, once the difference arrays are summed,
  * to its value: n counted pixels in its clipped window. */
 template <bool ND>
-KHD float sparse_finish_px(const sparse_params &sp, const long long *t, int x, int y,
-                           unsigned long long s, int nodata, uint32_t centre)
+KHD float sparse_finish_px(const sparse_params &sp, const long long *t, const win_measure &m,
+                           int x, int y, unsigned long long s, int nodata, uint32_t centre)
 {
     if (ND && centre == 0xFFFFFFFFu)
         return nan_px();
     const int xa = x - sp.rx < 0 ? 0 : x - sp.rx, xb = x + sp.rx > sp.W - 1 ? sp.W - 1 : x + sp.rx;
     const int ya = y - sp.ry < 0 ? 0 : y - sp.ry, yb = y + sp.ry > sp.H - 1 ? sp.H - 1 : y + sp.ry;
     const int n = (xb - xa + 1) * (yb - ya + 1) - (ND ? nodata : 0);
-    return finish_px((long long)s, n, t);
+    return finish_px((long long)s, n, t, m);
 }
 
 #if defined(__CUDACC__)
@@ -359,7 +359,7 @@ template <bool ND>
 __global__ void __launch_bounds__(256)
     sparse_finish_kernel(const sparse_params sp, const uint32_t *plane,
                          const unsigned long long *seg, const int *nseg, const long long *t,
-                         float *out)
+                         const win_measure m, float *out)
 {
     const int W = sp.W;
     const long long cells = (long long)W * sparse_segments(sp);
@@ -374,7 +374,7 @@ __global__ void __launch_bounds__(256)
                 n += sp.ndiff[(size_t)r * W + k.x];
             const int y = sp.y0 + r;
             const uint32_t centre = ND ? __ldg(plane + (size_t)(y - sp.in_y0) * W + k.x) : 0;
-            out[(size_t)r * W + k.x] = sparse_finish_px<ND>(sp, t, k.x, y, s, n, centre);
+            out[(size_t)r * W + k.x] = sparse_finish_px<ND>(sp, t, m, k.x, y, s, n, centre);
         }
     }
 }

@@ -161,7 +161,7 @@ struct warp_rows {
                           (uint32_t)(C)~(C)0)
                 r = nan_px();
             else
-                r = finish_px(s, n, p.t);
+                r = finish_px(s, n, p.t, p.m);
             p.out[(size_t)(y - p.y0) * p.W + x] = r;
         }
         k = 0;

@@ -20,14 +20,20 @@ static int window_codes(const winent_plan *p, const winent_chunk *c, const uint3
         codes[(size_t)(y - c->in_y0) * (size_t)c->width + (size_t)x] == WINENT_NODATA_CODE)
         return -1;
     int n = 0;
-    for (int yy = y - p->ry; yy <= y + p->ry; yy++) {
+    /* Rows y - ry .. y + ky - 1 - ry: an even side has one more pixel
+     * before the centre than after it, as scikit-image's footprints. */
+    for (int yy = y - p->ry; yy < y - p->ry + p->ky; yy++) {
         if (yy < 0 || yy >= c->height)
             continue;
-        for (int xx = x - p->rx; xx <= x + p->rx; xx++) {
+        for (int xx = x - p->rx; xx < x - p->rx + p->kx; xx++) {
             if (xx < 0 || xx >= c->width)
                 continue;
-            /* A disk keeps the pixels within Euclidean distance R. */
+            /* A disk keeps the pixels within Euclidean distance R; a
+             * footprint those its mask holds. */
             if (p->disk && (xx - x) * (xx - x) + (yy - y) * (yy - y) > p->rx * p->rx)
+                continue;
+            if (p->opts.footprint != NULL &&
+                !p->opts.footprint[(size_t)(yy - y + p->ry) * (size_t)p->kx + (size_t)(xx - x + p->rx)])
                 continue;
             uint32_t v = codes[(size_t)(yy - c->in_y0) * (size_t)c->width + (size_t)xx];
             if (!p->can_skip || v != WINENT_NODATA_CODE)
@@ -149,6 +155,14 @@ static winent_status compute(const winent_plan *p, const winent_chunk *c, float 
                 continue;
             }
             const int g = group_counts(win, n, code, cnt);
+            if (n == 0) { /* a footprint without its centre, none of it counted */
+                const float v = p->opts.measure == WINENT_MEASURE_MAJORITY ? NAN : 0.0f;
+                if (out_f)
+                    out_f[o] = v;
+                else
+                    out_d[o] = v;
+                continue;
+            }
             if (out_f)
                 out_f[o] = exact_value(p, code, cnt, g, n);
             else

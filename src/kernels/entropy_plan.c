@@ -28,8 +28,33 @@ static void window_text(const winent_compute_opts *o, winent_words w, char *buf,
         snprintf(buf, n, "%dx%d", o->kx, o->ky);
 }
 
+/* A footprint (o->footprint): sides 1..255 of either parity, a pixel set,
+ * and no disk beside it. */
+static winent_status check_footprint(const winent_compute_opts *o, winent_words w, winent_err *err)
+{
+    if (o->disk)
+        return winent_opt_say(err, w, "--footprint: give a footprint or --disk, not both",
+                              "footprint: give a footprint array or a disk, not both");
+    if (o->kx < 1 || o->kx > 255 || o->ky < 1 || o->ky > 255)
+        return winent_opt_say(err, w,
+                              "--footprint: a %dx%d footprint: give 1 to 255 pixels a side",
+                              "footprint: a footprint of %d columns and %d rows: give 1 to 255 "
+                              "pixels a side",
+                              o->kx, o->ky);
+    for (size_t i = 0; i < (size_t)o->kx * (size_t)o->ky; i++)
+        if (o->footprint[i])
+            return WINENT_OK;
+    return winent_opt_say(err, w,
+                          "--footprint: a %dx%d footprint with no pixel in it: set at least one",
+                          "footprint: a footprint of %d columns and %d rows with no pixel in it: "
+                          "set at least one",
+                          o->kx, o->ky);
+}
+
 static winent_status check_window(const winent_compute_opts *o, winent_words w, winent_err *err)
 {
+    if (o->footprint != NULL)
+        return check_footprint(o, w, err);
     char t[48];
     window_text(o, w, t, sizeof t);
     if (o->disk && (o->kx != o->ky || o->kx % 2 == 0))
@@ -100,7 +125,7 @@ winent_status winent_compute_check(const winent_compute_opts *o, unsigned flags,
                                    winent_err *err)
 {
     WINENT_TRY(check_window(o, w, err));
-    WINENT_TRY(winent_measure_check(o, err));
+    WINENT_TRY(winent_measure_check(o, (flags & WINENT_CHECK_DTYPE) != 0, w, err));
     if ((unsigned)o->base > WINENT_BASE_10) {
         char t[16];
         snprintf(t, sizeof t, "%d", (int)o->base);
@@ -172,6 +197,12 @@ winent_status winent_nodata_check(winent_dtype t, double v, winent_words w, wine
  * `hw`, 2R + 1 of them, when not NULL). */
 static int window_area(const winent_compute_opts *o, int16_t *hw)
 {
+    if (o->footprint != NULL) {
+        int area = 0;
+        for (size_t i = 0; i < (size_t)o->kx * (size_t)o->ky; i++)
+            area += o->footprint[i] != 0;
+        return area;
+    }
     if (!o->disk)
         return o->kx * o->ky;
     const int r = o->kx / 2;
@@ -185,6 +216,55 @@ static int window_area(const winent_compute_opts *o, int16_t *hw)
         area += 2 * w + 1;
     }
     return area;
+}
+
+/* Runs of 1s along `n` lines of `len` bytes, byte i of line l at
+ * m[l * sl + i * si]: first[l] .. first[l + 1] index `run` (2 int16 each,
+ * first and last i less `c`). Returns the runs, or -1 out of memory. */
+static int make_runs(const unsigned char *m, int n, int len, size_t sl, size_t si, int c,
+                     int **first, int16_t **run)
+{
+    int count = 0;
+    for (int l = 0; l < n; l++)
+        for (int i = 0; i < len; i++)
+            count += m[l * sl + i * si] && (i == 0 || !m[l * sl + (i - 1) * si]);
+    *first = malloc(sizeof **first * (size_t)(n + 1));
+    *run = malloc(sizeof **run * 2 * (size_t)(count > 0 ? count : 1));
+    if (*first == NULL || *run == NULL)
+        return -1;
+    int k = 0;
+    for (int l = 0; l < n; l++) {
+        (*first)[l] = k;
+        for (int i = 0; i < len; i++) {
+            if (!m[l * sl + i * si] || (i > 0 && m[l * sl + (i - 1) * si]))
+                continue;
+            int e = i;
+            while (e + 1 < len && m[l * sl + (e + 1) * si])
+                e++;
+            (*run)[2 * k] = (int16_t)(i - c);
+            (*run)[2 * k + 1] = (int16_t)(e - c);
+            k++;
+        }
+    }
+    (*first)[n] = k;
+    return count;
+}
+
+/* A shaped plan's mask and runs (entropy_plan.h): the footprint's, or the
+ * disk's from its half-widths. Returns 0, or -1 out of memory. */
+static int make_shape(winent_plan *p, const winent_compute_opts *o)
+{
+    const size_t kx = (size_t)p->kx, ky = (size_t)p->ky;
+    if ((p->mask = malloc(kx * ky)) == NULL)
+        return -1;
+    for (size_t r = 0; r < ky; r++)
+        for (size_t c = 0; c < kx; c++)
+            p->mask[r * kx + c] = o->footprint != NULL
+                                      ? o->footprint[r * kx + c] != 0
+                                      : abs((int)c - p->rx) <= p->hw[r];
+    p->nrow_runs = make_runs(p->mask, p->ky, p->kx, kx, 1, p->rx, &p->row_first, &p->row_run);
+    p->ncol_runs = make_runs(p->mask, p->kx, p->ky, 1, kx, p->ry, &p->col_first, &p->col_run);
+    return p->nrow_runs < 0 || p->ncol_runs < 0 ? -1 : 0;
 }
 
 double winent_compute_top(const winent_compute_opts *o)
@@ -252,6 +332,14 @@ winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out
     p->nmax = o->kx * o->ky;
     p->disk = o->disk ? 1 : 0;
     p->area = window_area(o, p->disk ? p->hw : NULL);
+    /* A footprint of ones with odd sides is the rectangle: its fast paths
+     * (the same bits). */
+    const int rect = o->footprint != NULL && o->kx % 2 && o->ky % 2 && p->area == o->kx * o->ky;
+    p->shaped = p->disk || (o->footprint != NULL && !rect);
+    if (p->shaped && make_shape(p, o) != 0)
+        goto nomem;
+    /* The caller's footprint is borrowed: the plan's own copy, or none. */
+    p->opts.footprint = o->footprint != NULL && !rect ? p->mask : NULL;
     if (p->rule.quantize)
         p->ncodes = p->rule.bins;
     else
@@ -284,6 +372,11 @@ void winent_plan_free(winent_plan *p)
     free(p->lq);
     free(p->t);
     free(p->du);
+    free(p->mask);
+    free(p->row_first);
+    free(p->row_run);
+    free(p->col_first);
+    free(p->col_run);
     free(p);
 }
 

@@ -29,7 +29,25 @@ typedef struct winent_plan {
                                  row dy of it holds the columns |dx| <= hw[dy + ry] */
     int16_t hw[256];          /* disk: half-widths, hw[dy + ry] = the largest w with
                                  w^2 + dy^2 <= R^2 (symmetric: also half-heights) */
-    int area;                 /* pixels of the full window: kx * ky, or the disk's */
+    int area;                 /* pixels of the full window: kx * ky, or the disk's or
+                                 the footprint's */
+    /* A disk or a footprint (opts.footprint) is `shaped`: a set of runs
+     * of pixels, which the engines slide (engine_cpu_disk.c,
+     * engine_cuda_disk.cuh). The window's pixel (dx, dy) from the centre
+     * is mask[(dy + ry) * kx + dx + rx], dx from -rx to kx - 1 - rx (rx =
+     * kx / 2: scikit-image's centre, so an even side has one more pixel
+     * before the centre than after). Row r of the window (dy = r - ry)
+     * holds the runs [row_first[r], row_first[r + 1]) of row_run, each
+     * its first and last dx; column c (dx = c - rx) the runs
+     * [col_first[c], col_first[c + 1]) of col_run, first and last dy. A
+     * disk is one run per row and per column. */
+    int shaped;
+    unsigned char *mask;      /* owned; shaped plans: kx * ky bytes, 1 in the window */
+    int *row_first;           /* owned; [0..ky] */
+    int16_t *row_run;         /* owned; 2 per run */
+    int *col_first;           /* owned; [0..kx] */
+    int16_t *col_run;         /* owned; 2 per run */
+    int nrow_runs, ncol_runs; /* runs in all */
     uint64_t ncodes;          /* number of possible codes (without NODATA) */
     int direct;               /* ncodes <= WINENT_DIRECT_CODES_MAX */
     int can_skip;             /* some pixel can be not counted (NaN, or a nodata

@@ -27,6 +27,15 @@ winent_status winent_glcm_cuda_create(const winent_glcm_plan *p, int device, int
 winent_status winent_glcm_cuda_compute(winent_glcm_cuda *e, const winent_chunk *c,
                                        float *const *out, size_t out_stride, winent_err *err);
 
+/* The benchmark's: the median of `reps` runs (after `warmup`) of the kernel
+ * alone over the chunk (its levels copied over once), in milliseconds;
+ * then the first plane's rows [0, rows) of the last run, `width` apart. */
+winent_status winent_glcm_cuda_time_kernel(winent_glcm_cuda *e, const winent_chunk *c,
+                                           int warmup, int reps, double *median_ms,
+                                           winent_err *err);
+winent_status winent_glcm_cuda_fetch(winent_glcm_cuda *e, int width, int rows, float *out,
+                                     winent_err *err);
+
 void winent_glcm_cuda_free(winent_glcm_cuda *e);
 
 #ifdef __cplusplus

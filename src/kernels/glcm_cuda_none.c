@@ -23,4 +23,26 @@ winent_status winent_glcm_cuda_compute(winent_glcm_cuda *e, const winent_chunk *
     return WINENT_ERR(err, WINENT_ERR_DEVICE, "this build has no CUDA");
 }
 
+winent_status winent_glcm_cuda_time_kernel(winent_glcm_cuda *e, const winent_chunk *c,
+                                           int warmup, int reps, double *median_ms,
+                                           winent_err *err)
+{
+    (void)e;
+    (void)c;
+    (void)warmup;
+    (void)reps;
+    *median_ms = 0.0;
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this build has no CUDA");
+}
+
+winent_status winent_glcm_cuda_fetch(winent_glcm_cuda *e, int width, int rows, float *out,
+                                     winent_err *err)
+{
+    (void)e;
+    (void)width;
+    (void)rows;
+    (void)out;
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this build has no CUDA");
+}
+
 void winent_glcm_cuda_free(winent_glcm_cuda *e) { (void)e; }

@@ -69,9 +69,10 @@ void winent_glcm_describe(const winent_glcm_opts *o, int k, char *buf, size_t le
 
 static winent_status check(const winent_glcm_opts *o, winent_err *err)
 {
-    if (o->compute.disk)
+    if (o->compute.disk || o->compute.footprint != NULL)
         return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--disk: the co-occurrence measures take rectangular windows only");
+                          "%s: the co-occurrence measures take rectangular windows only",
+                          o->compute.disk ? "--disk" : "--footprint");
     if (o->distance < 1 || o->distance > 127)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--distance: '%d': give 1 to 127", o->distance);
     if (o->angles > WINENT_GLCM_ALL_ANGLES)

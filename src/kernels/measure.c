@@ -10,6 +10,8 @@
  */
 #include "measure.h"
 
+#include "../base/opttable.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,38 +111,83 @@ static int renyi_scale(double q, int nmax, double *qmax)
     return s >= need ? s : -1;
 }
 
-winent_status winent_measure_check(const winent_compute_opts *o, winent_err *err)
+/* The co-occurrence matrix's levels: the bins, else every value of an
+ * integer type; at most WINENT_GLCM_LEVELS_MAX (levels^2 cells). */
+static winent_status check_levels(const winent_compute_opts *o, winent_words w, winent_err *err)
 {
-    if ((unsigned)o->measure >= WINENT_MEASURE_COUNT)
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--measure: '%d': " MEASURE_WORDS,
-                          (int)o->measure);
+    const unsigned max = 1024; /* WINENT_GLCM_LEVELS_MAX */
+    char t[24];
+    if (o->bins > max) {
+        snprintf(t, sizeof t, "%u", o->bins);
+        return winent_opt_say(err, w,
+                              "--levels: '%s': give at most %u levels (the matrix has levels^2 "
+                              "cells)",
+                              "levels=%s: give at most %u levels (the matrix has levels^2 cells)",
+                              t, max);
+    }
+    const size_t size = winent_dtype_size(o->dtype);
+    if (o->bins == 0 && !winent_dtype_is_float(o->dtype) && size > 1)
+        return winent_opt_say(err, w,
+                              "--levels: a %s band has %llu values: give --levels N (at most %u) "
+                              "and --range LO:HI to quantize it (the matrix has N^2 cells)",
+                              "levels: a %s band has %llu values: give levels=N (at most %u) "
+                              "and range=(lo, hi) or 'auto' to quantize it (the matrix has N^2 "
+                              "cells)",
+                              winent_dtype_word(w, o->dtype), 1ull << (8 * size), max);
+    return WINENT_OK;
+}
+
+static winent_status check_glcm(const winent_compute_opts *o, int dtype_known, winent_words w,
+                                winent_err *err)
+{
+    char t[24];
+    if (o->glcm_distance < 0 || o->glcm_distance > 127) {
+        snprintf(t, sizeof t, "%d", o->glcm_distance);
+        return winent_opt_refuse(err, w, "distance", t);
+    }
+    if (o->glcm_angles > 15u) {
+        snprintf(t, sizeof t, "%u", o->glcm_angles);
+        return winent_opt_refuse(err, w, "angles", t);
+    }
+    if (o->disk || o->footprint != NULL)
+        return winent_opt_say(err, w,
+                              "--measure %s: the co-occurrence measures take rectangular windows "
+                              "only: give --window K or WxH",
+                              "measures='%s': the co-occurrence measures take rectangular windows "
+                              "only: give window=K or (rows, cols)",
+                              winent_measure_name(o->measure));
+    return dtype_known ? check_levels(o, w, err) : WINENT_OK;
+}
+
+winent_status winent_measure_check(const winent_compute_opts *o, int dtype_known, winent_words w,
+                                   winent_err *err)
+{
+    char t[48];
+    if ((unsigned)o->measure >= WINENT_MEASURE_COUNT) {
+        snprintf(t, sizeof t, "%d", (int)o->measure);
+        return winent_opt_refuse(err, w, "measure", t);
+    }
     /* The pairs' options mean something to the co-occurrence measures
      * alone (and a caller of the others may leave them unset). */
-    if (winent_measure_is_glcm(o->measure) && (o->glcm_distance < 0 || o->glcm_distance > 127))
-        return WINENT_ERR(err, WINENT_ERR_USAGE, "--distance: '%d': give 1 to 127",
-                          o->glcm_distance);
-    if (winent_measure_is_glcm(o->measure) && o->glcm_angles > 15u)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--angles: give degrees from 0, 45, 90 and 135, e.g. 0,90");
-    if (winent_measure_is_glcm(o->measure) && o->disk)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--measure %s: the co-occurrence measures take rectangular windows "
-                          "only: give --window K or WxH",
-                          winent_measure_name(o->measure));
+    if (winent_measure_is_glcm(o->measure))
+        return check_glcm(o, dtype_known, w, err);
     if (o->measure != WINENT_MEASURE_RENYI)
         return WINENT_OK;
+    snprintf(t, sizeof t, w == WINENT_WORDS_PYTHON ? "'renyi:%g'" : "renyi:%g", o->renyi_q);
     if (!isfinite(o->renyi_q) || o->renyi_q < 0.0)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--measure: 'renyi:%g': renyi's order is a number Q >= 0, e.g. renyi:2",
-                          o->renyi_q);
+        return winent_opt_say(err, w, "--measure: '%s': renyi's order is a number Q >= 0, e.g. "
+                              "renyi:2",
+                              "measures=%s: renyi's order is a number Q >= 0, e.g. 'renyi:2'", t);
     double qmax = 0.0;
     if (o->renyi_q != 1.0 && renyi_scale(o->renyi_q, o->kx * o->ky, &qmax) < 0)
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--measure: 'renyi:%g': a %dx%d window's sums of c^Q would overflow "
-                          "64-bit integers: give Q at most %.4g there (a whole Q up to %.0f)",
-                          o->renyi_q, o->kx, o->ky,
-                          floor(37.0 / log2((double)(o->kx * o->ky)) * 1e4) / 1e4,
-                          floor(61.0 / log2((double)(o->kx * o->ky))));
+        return winent_opt_say(err, w,
+                              "--measure: '%s': a %dx%d window's sums of c^Q would overflow "
+                              "64-bit integers: give Q at most %.4g there (a whole Q up to %.0f)",
+                              "measures=%s: a %dx%d window's sums of c^Q would overflow "
+                              "64-bit integers: give Q at most %.4g there (a whole Q up to %.0f)",
+                              t, o->kx, o->ky,
+                              floor(37.0 / log2((double)(o->kx * o->ky)) * 1e4) / 1e4,
+                              floor(61.0 / log2((double)(o->kx * o->ky))));
     return WINENT_OK;
 }
 

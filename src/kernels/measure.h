@@ -16,8 +16,11 @@
 int winent_measure_is_glcm(winent_measure m);
 
 /* The measure's options (a known measure; renyi's Q >= 0 and small enough
- * for the window: usage errors naming --measure). */
-winent_status winent_measure_check(const winent_compute_opts *o, winent_err *err);
+ * for the window; a co-occurrence measure's distance, angles, rectangle,
+ * and, with `dtype_known`, its levels: usage errors naming the option in
+ * the door's words `w`). */
+winent_status winent_measure_check(const winent_compute_opts *o, int dtype_known, winent_words w,
+                                   winent_err *err);
 
 /* T[0 .. nmax] of o's measure into `t` (`lq`: the entropy's log table,
  * [0 .. nmax]) and the rule of its last step. o must pass the check. */

@@ -69,7 +69,7 @@ int winent_declines(const winent_claim_view *v, int e, int y0, int y1);
  * 1 too while either rate is unknown (0). */
 int winent_tail_pays(double gpu_rate, double gpu_queued_px, double cpu_rate, double tail_px);
 
-/* --mem as auto's GPU launch sees it (engines.c, under the lock). */
+/* --mem as auto's GPU launch sees it (policy.c, under the lock). */
 typedef struct winent_mem_view {
     int mem_auto;             /* no --mem given: the budget grows */
     uint64_t chunk_bytes;     /* one chunk's buffers (0: not sized) */

@@ -30,12 +30,12 @@ typedef struct winent_device_list {
 winent_status winent_devices_pick(const winent_device_list *l, int release_gpus, int *ids, int *n,
                                   winent_err *err);
 
-/* auto's launcher, in a process that is the job's alone, before the
+/* auto's policy (policy.c), in a process that is the job's alone, before the
  * process's first CUDA call: show CUDA the first GPU only (within the
  * user's CUDA_VISIBLE_DEVICES). 1 when done. */
 int winent_devices_first_only(void);
 
-/* GPUs usable now, and the host's number of the i-th (auto's launcher). */
+/* GPUs usable now, and the host's number of the i-th (auto's policy). */
 int winent_devices_count(void);
 int winent_devices_host_id(int i);
 

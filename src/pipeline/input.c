@@ -103,10 +103,10 @@ static winent_status memory_read(winent_job_input *in, chunk *c, chunk_state *ne
     }
     /* Staged: the pool copies the rows in, several pieces at once. */
     c->rows = c->rows_own;
-    c->fill_n = (c->in_h + pl->fill_rows - 1) / pl->fill_rows;
-    c->fill_next = 0;
-    c->fill_left = c->fill_n;
-    *next = c->fill_n > 0 ? CHUNK_FILLING : CHUNK_READY;
+    c->fill.n = (c->in_h + pl->fill_rows - 1) / pl->fill_rows;
+    c->fill.next = 0;
+    c->fill.left = c->fill.n;
+    *next = c->fill.n > 0 ? CHUNK_FILLING : CHUNK_READY;
     return WINENT_OK;
 }
 
@@ -130,7 +130,7 @@ static winent_status zst_read(winent_job_input *in, chunk *c, chunk_state *next,
     for (int m = 0; m < pl->nmaps; m++)
         WINENT_TRY(winent_zst_reader_read_map(in->map_in, m, c->y1 - c->y0,
                                               c->map + (size_t)m * pl->map_plane, err));
-    *next = pl->encodes && c->npieces > 0 ? CHUNK_ENCODING : CHUNK_DONE;
+    *next = pl->encodes && c->out.npieces > 0 ? CHUNK_ENCODING : CHUNK_DONE;
     return WINENT_OK;
 }
 

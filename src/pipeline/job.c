@@ -14,6 +14,7 @@ struct winent_job {
     char *strings[5];       /* owned copies: input, output, preview, device,
                                command_line (NULL where not given) */
     int *lists[3];          /* owned copies: band_list, window_list, window_disk */
+    unsigned char *footprint; /* owned copy of compute.footprint, or NULL */
     winent_measure *measures; /* owned copies: measure_list, measure_q */
     double *measure_q;
     winent_run_ctl ctl;     /* stop: WINENT_STOP_* (pipeline_bench.h), written by
@@ -51,6 +52,20 @@ static int keep_list(winent_job *j, int k, const int **v, int n)
         return -1;
     memcpy(j->lists[k], *v, sizeof **v * (size_t)n);
     *v = j->lists[k];
+    return 0;
+}
+
+/* A copy of the footprint (kx * ky bytes). 0, or -1 when out of memory. */
+static int keep_footprint(winent_job *j)
+{
+    winent_compute_opts *c = &j->opts.compute;
+    if (c->footprint == NULL)
+        return 0;
+    const size_t n = (size_t)c->kx * (size_t)c->ky;
+    if ((j->footprint = malloc(n ? n : 1)) == NULL)
+        return -1;
+    memcpy(j->footprint, c->footprint, n);
+    c->footprint = j->footprint;
     return 0;
 }
 
@@ -96,7 +111,8 @@ winent_status winent_job_create(const winent_job_opts *o, winent_job **job, wine
         keep_string(j, 4, &j->opts.command_line) ||
         keep_list(j, 0, &j->opts.band_list, j->opts.nband_list) ||
         keep_list(j, 1, &j->opts.window_list, 2 * j->opts.nwindow_list) ||
-        keep_list(j, 2, &j->opts.window_disk, j->opts.nwindow_list) || keep_measures(j)) {
+        keep_list(j, 2, &j->opts.window_disk, j->opts.nwindow_list) || keep_measures(j) ||
+        keep_footprint(j)) {
         winent_job_free(j);
         return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_INTERNAL, "out of memory"), err);
     }
@@ -163,6 +179,7 @@ void winent_job_free(winent_job *job)
     free(job->lists[0]);
     free(job->lists[1]);
     free(job->lists[2]);
+    free(job->footprint);
     free(job->measures);
     free(job->measure_q);
     free(job);

@@ -164,7 +164,7 @@ static winent_status check_measure_type(const winent_job_opts *o, winent_measure
 }
 
 /* --measure M1,M2,...: each a measure the library computes, none twice. */
-static winent_status check_measure_list(const winent_job_opts *o, winent_err *err)
+static winent_status check_measure_list(const winent_job_opts *o, winent_words w, winent_err *err)
 {
     if (o->nmeasure_list <= 0)
         WINENT_TRY(check_measure_type(o, o->compute.measure, err));
@@ -175,15 +175,15 @@ static winent_status check_measure_list(const winent_job_opts *o, winent_err *er
         winent_compute_opts c = o->compute;
         c.measure = o->measure_list[i];
         c.renyi_q = o->measure_q ? o->measure_q[i] : 0.0;
-        WINENT_TRY(winent_measure_check(&c, err));
+        WINENT_TRY(winent_measure_check(&c, o->dtype_given, w, err));
         WINENT_TRY(check_measure_type(o, c.measure, err));
         for (int j = 0; j < i; j++)
             if (o->measure_list[j] == c.measure &&
                 (c.measure != WINENT_MEASURE_RENYI || o->measure_q[j] == c.renyi_q)) {
                 char item[64];
                 winent_measure_text(&c, item, sizeof item);
-                return WINENT_ERR(err, WINENT_ERR_USAGE,
-                                  "--measure: %s given twice: give each measure once", item);
+                return winent_opt_say(err, w, "--measure: %s given twice: give each measure once",
+                                      "measures: %s given twice: give each measure once", item);
             }
     }
     return WINENT_OK;
@@ -192,6 +192,9 @@ static winent_status check_measure_list(const winent_job_opts *o, winent_err *er
 static winent_status check_window_list(const winent_job_opts *o, winent_words w, winent_err *err)
 {
     char text[192];
+    if (o->compute.footprint != NULL && o->nwindow_list > 0) /* one map's window */
+        return winent_opt_say(err, w, "--footprint: give it alone, not with a list of windows",
+                              "footprint: give it alone, not with windows=");
     if (o->nwindow_list < 0 || (o->nwindow_list > 0 && o->window_list == NULL))
         return winent_opt_say(err, w, "--window: a list of %d windows at %p",
                               "windows: a list of %d windows at %p", o->nwindow_list,
@@ -232,6 +235,8 @@ static const char *decode_misfit(const winent_job_opts *o)
     const winent_compute_opts *c = &o->compute;
     if (c->disk)
         return "disk"; /* its kx, ky are the disk's */
+    if (c->footprint != NULL)
+        return "footprint";
     if (c->kx != d.kx || c->ky != d.ky || o->nwindow_list > 0)
         return "window";
     if (c->measure != d.measure || o->nmeasure_list > 0)
@@ -317,7 +322,7 @@ static winent_status check_compute_and_layout(const winent_job_opts *o, winent_w
     /* The lists first: their first items are also compute.kx/ky and band. */
     WINENT_TRY(check_band_list(o, w, err));
     WINENT_TRY(check_window_list(o, w, err));
-    WINENT_TRY(check_measure_list(o, err));
+    WINENT_TRY(check_measure_list(o, w, err));
     winent_compute_opts c = o->compute;
     unsigned flags = 0;
     if (o->dtype_given)

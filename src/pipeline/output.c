@@ -10,8 +10,9 @@
  *            chunk, stored into it by the pool;
  *   encoded  the encode stage: units encoded, their bytes counted;
  *   none     a stage alone (read, compute): nothing kept.
- * Picked once at setup (winent_output_open); the reader, the queue, the
- * pool and the writer only call it. */
+ * Picked once at setup (winent_output_open). It is the job's first tap
+ * (winent_job_tap): its pieces encode units or store rows; the reader
+ * asks it where a chunk's maps go (place). */
 #include <string.h>
 
 #include "pipeline_internal.h"
@@ -22,10 +23,10 @@ static void place_own(const winent_job_output *out, chunk *c)
     c->map = c->map_own;
 }
 
-static void no_pieces(const winent_job_output *out, chunk *c)
+static int no_pieces(const winent_job_tap *tap, const chunk *c)
 {
-    (void)out;
-    c->nenc = c->nstore = 0;
+    (void)tap, (void)c;
+    return 0;
 }
 
 /* Rows of the chunk stored in pieces of store_rows, map by map. */
@@ -47,63 +48,66 @@ static const float *store_piece(const job_plan *pl, const chunk *c, long k, int 
     return c->map + (size_t)*m * pl->map_plane + (size_t)*r0 * pl->map_stride;
 }
 
-static winent_status no_store(const winent_job_output *out, const chunk *c, long k,
-                              winent_err *err)
+static winent_status sink_commit(winent_job_tap *tap, winent_err *err)
 {
-    (void)out;
-    (void)c;
-    (void)k;
-    (void)err;
-    return WINENT_OK;
-}
-
-static winent_status no_write(winent_job_output *out, const chunk *c, winent_err *err)
-{
-    (void)out;
-    (void)c;
-    (void)err;
-    return WINENT_OK;
-}
-
-static winent_status no_finish(winent_job_output *out, winent_err *err)
-{
-    (void)out;
-    (void)err;
-    return WINENT_OK;
-}
-
-static winent_status sink_finish(winent_job_output *out, winent_err *err)
-{
-    return winent_sink_finish(out->sink, err);
+    return winent_sink_finish(((winent_job_output *)tap)->sink, err);
 }
 
 /* ---- units ----------------------------------------------------------- */
 
-static void units_pieces(const winent_job_output *out, chunk *c)
+static int units_pieces(const winent_job_tap *tap, const chunk *c)
 {
-    c->nenc = c->npieces * out->plan->nmaps;
-    c->nstore = 0;
+    return c->out.npieces * ((const winent_job_output *)tap)->plan->nmaps;
+}
+
+/* Piece k: a unit (or a tile of it) of map k / npieces, encoded with the
+ * worker's encoder (made on first use). */
+static winent_status units_piece(const winent_job_tap *tap, void **scratch, chunk *c, long k,
+                                 winent_err *err)
+{
+    const winent_job_output *out = (const winent_job_output *)tap;
+    const job_plan *pl = out->plan;
+    if (*scratch == NULL) {
+        winent_sink_encoder *enc = NULL;
+        WINENT_TRY(winent_sink_encoder_create(out->sink, &enc, err));
+        *scratch = enc;
+    }
+    int m = (int)(k / c->out.npieces), kk = (int)(k % c->out.npieces);
+    int u = kk / pl->parts, part = kk % pl->parts;
+    int r0 = u * pl->unit_rows;
+    int nr = c->y1 - c->y0 - r0 < pl->unit_rows ? c->y1 - c->y0 - r0 : pl->unit_rows;
+    return winent_sink_encode_part(*scratch, m, c->y0 / pl->unit_rows + u, part,
+                                   c->map + (size_t)m * pl->map_plane + (size_t)r0 * pl->map_stride,
+                                   nr, &c->out.units[k], err);
+}
+
+static void units_scratch_free(const winent_job_tap *tap, void *scratch)
+{
+    (void)tap;
+    winent_sink_encoder_free(scratch);
 }
 
 /* Unit by unit, every map's in turn: the order does not depend on where
  * the chunks were cut. */
-static winent_status units_write(winent_job_output *out, const chunk *c, winent_err *err)
+static winent_status units_write(winent_job_tap *tap, const chunk *c, winent_err *err)
 {
+    const winent_job_output *out = (const winent_job_output *)tap;
     const job_plan *pl = out->plan;
     int first = c->y0 / pl->unit_rows;
-    for (int u = 0; u < c->nunits; u++)
+    for (int u = 0; u < c->out.nunits; u++)
         for (int m = 0; m < pl->nmaps; m++)
             for (int k = 0; k < pl->parts; k++)
                 WINENT_TRY(winent_sink_write_part(out->sink, m, first + u, k,
-                                                  &c->units[(m * c->nunits + u) * pl->parts + k],
+                                                  &c->out.units[(m * c->out.nunits + u) * pl->parts + k],
                                                   err));
     return WINENT_OK;
 }
 
 /* ---- floats ---------------------------------------------------------- */
 
-static winent_status floats_write(winent_job_output *out, const chunk *c, winent_err *err)
+static winent_status floats_write(winent_job_tap *tap, const chunk *c, winent_err *err)
 {
+    const winent_job_output *out = (const winent_job_output *)tap;
     const job_plan *pl = out->plan;
     for (int m = 0; m < pl->nmaps; m++)
         WINENT_TRY(winent_sink_write_floats(out->sink, m, c->map + (size_t)m * pl->map_plane,
@@ -113,18 +117,19 @@ static winent_status floats_write(winent_job_output *out, const chunk *c, winent
 
 /* ---- at -------------------------------------------------------------- */
 
-static void at_pieces(const winent_job_output *out, chunk *c)
+static int at_pieces(const winent_job_tap *tap, const chunk *c)
 {
-    c->nenc = 0;
-    c->nstore = store_pieces(out->plan, c);
+    return store_pieces(((const winent_job_output *)tap)->plan, c);
 }
 
 /* Piece k: store_rows rows of one map, by offset into the raw map's file. */
-static winent_status at_store(const winent_job_output *out, const chunk *c, long k,
+static winent_status at_store(const winent_job_tap *tap, void **scratch, chunk *c, long k,
                               winent_err *err)
 {
+    const winent_job_output *out = (const winent_job_output *)tap;
     const job_plan *pl = out->plan;
     int m, r0, nr;
+    (void)scratch;
     const float *src = store_piece(pl, c, k, &m, &r0, &nr);
     const size_t W = (size_t)pl->width;
     return winent_sink_write_floats_at(out->sink, m, (uint64_t)(c->y0 + r0) * W, src,
@@ -140,23 +145,21 @@ static void memory_place(const winent_job_output *out, chunk *c)
     c->map = c->staged ? c->map_own : pl->mem_out + (size_t)c->y0 * pl->map_stride;
 }
 
-static void memory_pieces(const winent_job_output *out, chunk *c)
+static int memory_pieces(const winent_job_tap *tap, const chunk *c)
 {
-    c->nenc = 0;
-    c->nstore = c->staged ? store_pieces(out->plan, c) : 0;
+    return c->staged ? store_pieces(((const winent_job_output *)tap)->plan, c) : 0;
 }
 
 /* Piece k of a staged chunk: store_rows rows of one map into the caller's
  * buffer. */
-static winent_status memory_store(const winent_job_output *out, const chunk *c, long k,
+static winent_status memory_store(const winent_job_tap *tap, void **scratch, chunk *c, long k,
                                   winent_err *err)
 {
-    const job_plan *pl = out->plan;
+    const job_plan *pl = ((const winent_job_output *)tap)->plan;
     int m, r0, nr;
     const float *src = store_piece(pl, c, k, &m, &r0, &nr);
     const size_t W = (size_t)pl->width;
-    (void)m;
-    (void)err;
+    (void)m, (void)scratch, (void)err;
     winent_copy_rows(pl->mem_out + (size_t)(c->y0 + r0) * pl->mem_out_stride,
                      pl->mem_out_stride * sizeof(float), src, W * sizeof(float),
                      W * sizeof(float), (size_t)nr);
@@ -165,52 +168,61 @@ static winent_status memory_store(const winent_job_output *out, const chunk *c, 
 
 /* ---- encoded (the encode stage) -------------------------------------- */
 
-static winent_status encoded_write(winent_job_output *out, const chunk *c, winent_err *err)
+static winent_status encoded_write(winent_job_tap *tap, const chunk *c, winent_err *err)
 {
+    winent_job_output *out = (winent_job_output *)tap;
     (void)err;
-    for (int k = 0; k < c->npieces * out->plan->nmaps; k++)
-        out->bytes += c->units[k].size;
+    for (int k = 0; k < c->out.npieces * out->plan->nmaps; k++)
+        out->bytes += c->out.units[k].size;
     return WINENT_OK;
 }
 
 /* ---- the pick -------------------------------------------------------- */
+
+/* A sink whose units the pool encodes (and the encode stage's). */
+static void set_units(winent_job_output *out, const char *kind)
+{
+    out->tap.kind = kind;
+    out->units = 1;
+    out->tap.pieces = units_pieces;
+    out->tap.piece = units_piece;
+    out->tap.scratch_free = units_scratch_free;
+    out->tap.write = units_write;
+}
 
 void winent_output_open(const job_plan *pl, winent_sink *sink, winent_job_output *out)
 {
     memset(out, 0, sizeof *out);
     out->plan = pl;
     out->sink = sink;
-    out->kind = "none";
+    out->tap.kind = "none";
     out->place = place_own;
-    out->pieces = no_pieces;
-    out->store = no_store;
-    out->write = no_write;
-    out->finish = no_finish;
+    out->tap.pieces = no_pieces;
     out->own_map = pl->stage != WINENT_STAGE_ENCODE && pl->stage != WINENT_STAGE_DECODE;
     if (pl->stage == WINENT_STAGE_ENCODE) {
-        out->kind = "encoded";
-        out->units = 1;
-        out->write = encoded_write;
+        set_units(out, "encoded");
+        out->tap.write = encoded_write;
     } else if (pl->mem_out) {
-        out->kind = "memory";
+        out->tap.kind = "memory";
+        out->tap.stores = 1;
         out->own_map = pl->store_mem;
         out->place = memory_place;
-        out->pieces = memory_pieces;
-        out->store = memory_store;
+        out->tap.pieces = memory_pieces;
+        out->tap.piece = memory_store;
     } else if (pl->stage == WINENT_STAGE_JOB) {
-        out->finish = sink_finish;
+        /* The sink's end writes what is left and puts it in place: its
+         * commit, after every tap has finished. */
+        out->tap.commit = sink_commit;
         if (pl->store_out) {
-            out->kind = "at";
-            out->pieces = at_pieces;
-            out->store = at_store;
+            out->tap.kind = "at";
+            out->tap.stores = 1;
+            out->tap.pieces = at_pieces;
+            out->tap.piece = at_store;
         } else if (pl->raw_floats) {
-            out->kind = "floats";
-            out->write = floats_write;
+            out->tap.kind = "floats";
+            out->tap.write = floats_write;
         } else {
-            out->kind = "units";
-            out->units = 1;
-            out->pieces = units_pieces;
-            out->write = units_write;
+            set_units(out, "units");
         }
     }
 }

@@ -40,6 +40,8 @@
 #include "report.h"
 #include "switches.h"
 #include "trace.h"
+#include "plan.h"
+#include "job_chunk.h"
 #include "tiles/sinks/preview.h"
 #include "tiles/sink.h"
 #include "tiles/source.h"
@@ -47,143 +49,11 @@
 
 #define WINENT_MAX_ENGINES (WINENT_MAX_GPUS + 1)
 
-/* --device auto brings the GPUs in only when the CPU alone would need this
- * long (its best case at the start, then its measured rate). Asked for while
- * the CPU works, the GPUs come up 0.4-0.7 s later (the driver's start and a
- * context each, slower beside busy cores than alone), and each costs
- * 0.06-0.1 s at the end (its context's teardown): a job the CPU alone ends
- * within about twice their arrival gains nothing from them and pays that
- * teardown (docs/PERFORMANCE.md, "nvidia-h100-x2": the setup and end
- * columns). */
-#define WINENT_GPU_WORTH_S 0.8
-/* --device auto brings one GPU in first, and the others only when, at the
- * first one's measured rate, what is left would keep it busy this long: a
- * context more costs about 0.1 s at the start and 0.06-0.1 s at the end,
- * and two H200s each given a few tenths of a second of work made a job
- * slower than one. */
-#define WINENT_GPU_MORE_S 0.4
-/* --device auto in a process that is the job's alone (the CLI): CUDA is
- * shown every GPU only when the CPU alone would need this long, else the
- * first GPU alone. CUDA's driver starts every GPU it sees at its first
- * call (four H200s 1.05 s, one 0.3 s), so on that host every job of the
- * harness (the CPU alone 0.1-1.7 s) and the 1 Gpixel in-memory job (8 s)
- * ended sooner on one GPU than on four, whole job counted
- * (docs/PERFORMANCE.md). */
-#define WINENT_GPU_ALL_S 30.0
-/* --device auto, an output the pool encodes (.zst, GeoTIFF): while the
- * first GPU comes up (the driver's start and its context), the CPU
- * computes at most threads / this many bands at once. Beside 16 busy cores
- * that start took 0.25-0.43 s against 0.21-0.25 with the CPU held back;
- * holding it back wholly lost where the CPU's early chunks feed the job's
- * bound, a quarter of the cores kept both. Once the GPU is up the pool
- * encodes faster than the CPU computes, so the CPU's early chunks are
- * worth little there. Not for raw floats (a file, a pipe): there the
- * writer is the bound and the CPU's early chunks feed it (two H100s, 32
- * cores: J5 1.03 s capped against the CPU's 0.82). */
-#define WINENT_GPU_START_SHARE 4
-
 /* The host memory budget when none is given (mem_bytes 0). */
 #define WINENT_MEM_DEFAULT ((uint64_t)1 << 30)
-/* How long the first CPU band may run before its running time alone
- * counts as a measure of the CPU's rate. */
-#define WINENT_BAND_PATIENCE_S 0.05
-
 /* Host memory a GPU's context takes, counted against --mem. */
 #define WINENT_GPU_HOST_BYTES ((uint64_t)128 << 20)
 
-typedef enum chunk_state {
-    CHUNK_UNUSED = 0, /* no buffers yet */
-    CHUNK_FREE,       /* buffers, no content */
-    CHUNK_READING,    /* the reader fills it */
-    CHUNK_FILLING,    /* a staged memory job: the pool copies its input rows in */
-    CHUNK_READY,      /* input rows in place, waiting for an engine */
-    CHUNK_CLAIMED,    /* an engine computes it */
-    CHUNK_ENCODING,   /* units handed to the workers */
-    CHUNK_DONE        /* for the writer */
-} chunk_state;
-
-struct engine;
-
-/* How much of one map is at its window's largest entropy (every pixel of
- * a whole window in a bin of its own): the "saturated" notice. */
-typedef struct saturation {
-    float at_top; /* a value at least this is at the top (just
-                     below it: the engines' rounding) */
-    double top;   /* winent_compute_top of the map's options */
-    uint64_t valid, top_count;
-} saturation;
-
-/* One map of the job: a band read, at one window. */
-typedef struct job_map {
-    int band;                /* index of its band among those read (its plane) */
-    winent_compute_opts co;  /* its options: the band's nodata and range, the window */
-    winent_plan *plan;       /* shared by maps of equal options; owned where `owner` */
-    winent_cpu_engine *cpu;  /* the same (NULL without the CPU engine) */
-    int owner;
-    /* Maps [m, m + group) computed in one pass by `shared` (group > 1,
-     * owned), this map's own engine (1), or by an earlier map's pass (0):
-     * see map_groups. */
-    int group;
-    winent_cpu_engine *shared;
-} job_map;
-
-/* One chunk: output rows [y0, y1) and the input rows their windows need
- * (the largest window's). Owned by the pipeline; fields change under
- * p->lock, except the buffers' contents, which belong to the stage that
- * holds the chunk's state. */
-typedef struct chunk {
-    chunk_state state;
-    int64_t seq;
-    int y0, y1;            /* output rows */
-    int in_y0, in_h;       /* input rows held */
-    uint8_t *rows;         /* input rows: rows_own, or borrowed (memory job); band b's
-                              plane at rows + b * p->plane_bytes */
-    float *map;            /* output rows: map_own, or borrowed; map m's plane at
-                              map + m * p->map_plane */
-    uint8_t *rows_own;     /* owned */
-    float *map_own;        /* owned */
-    size_t rows_bytes, map_bytes;
-    int registered;        /* rows_own / map_own are pinned for the GPUs */
-    winent_bytes *units;   /* owned: one per piece (map m, unit u, part k at
-                              (m * nunits + u) * parts + k) */
-    int nunits, npieces;   /* of one map */
-    struct engine *engine; /* that claimed it */
-    /* CPU bands. */
-    int band_rows, nbands, next_band, bands_left;
-    /* A GPU that took over the CPU's bands not started (the chunk's tail):
-     * it computes output rows [tail_y0, y1), the CPU the bands it had
-     * started. `computing` counts the engines not done with their part
-     * (1, or 2 while a tail is out); `head_done`: the CPU's part is. */
-    struct engine *tail_engine;
-    int tail_y0;
-    int computing, head_done;
-    /* After compute (ENCODING): `ntasks` pieces for the pool, the first
-     * `nenc` the units' encoding, the rest preview slices of the rows from
-     * `preview_y0` on (those no CPU band has added to the preview: a GPU's);
-     * handed out, not done. */
-    int nenc, ntasks, preview_y0;
-    /* Rows [y0, previewed_to) are in the preview already: a chunk whose
-     * CPU part was added, given back whole by a GPU that failed on its
-     * tail, is computed again without adding those rows twice. */
-    int previewed_to;
-    int next_piece, pieces_left;
-    /* Clamp counting (--bins/--range) of a chunk a GPU computes: pieces of
-     * its output rows whose input rows the workers count, once each, while
-     * the GPU works; the writer takes the chunk only when none is left.
-     * Posted by the GPU's submit (winent_sched_post_counts_locked); 0 while
-     * the CPU's bands count their own rows. A GPU that takes a chunk's tail
-     * posts only the tail's rows, from `count_y0` (the CPU's bands counted
-     * theirs). */
-    int count_n, count_next, count_left, count_y0;
-    /* A staged memory job (FILLING): `fill_n` pieces of fill_rows input
-     * rows the pool copies from the caller's buffer; handed out, not done. */
-    int fill_n, fill_next, fill_left;
-    int staged; /* its rows and map are its own buffers, copied in and out */
-    /* ENCODING: after the `nenc` pieces to encode, `nstore` pieces that
-     * store store_rows output rows of a map at their place (the caller's
-     * buffer, or a raw file by offset), then the preview's. */
-    int nstore;
-} chunk;
 
 typedef struct stage_clock {
     double busy_s, wait_s;
@@ -213,6 +83,13 @@ typedef struct winent_host_pin {
     void (*unpin)(void *ptr);            /* accepts NULL */
 } winent_host_pin;
 
+/* What an engine is: the claims, the pool's tasks, the launch policy and
+ * the job's figures read these, never the device number. */
+typedef enum engine_kind {
+    ENGINE_CPU, /* the host's cores: computes on the worker pool */
+    ENGINE_GPU  /* a device: its own context, copies to and from the host */
+} engine_kind;
+
 /* What every engine implements: the pipeline's one driver body calls them.
  * create runs on the engine's driver thread; submit starts a chunk on a
  * slot and returns; wait returns when that slot's chunk is computed (*done
@@ -220,7 +97,25 @@ typedef struct winent_host_pin {
  * is there to take, earlier with *done = 0 (the CPU: before its workers run
  * out of bands). */
 typedef struct engine_ops {
-    const char *kind; /* "cpu" or "gpu" */
+    const char *name; /* its engines' names: this, and the device number */
+    engine_kind kind;
+    /* It computes a chunk as bands on the worker pool: each band counts
+     * its input rows' clamped samples and adds its rows to the preview
+     * while its rows are in cache. */
+    int bands;
+    /* Another engine may take over the bands of its chunks that no worker
+     * has started (the chunk's tail), or a chunk it claimed and has not
+     * started at all. */
+    int gives_tails;
+    /* It takes over such tails and unstarted chunks. */
+    int takes_tails;
+    /* Its claims' declines may change with time alone: a blocking claim
+     * looks again this often (0: when a chunk changes state). */
+    int recheck_ms;
+    /* Host memory its context takes, counted against --mem (0: none). */
+    uint64_t host_bytes;
+    /* Lock held: its rate in pixels a second, measured (0: not known yet). */
+    double (*rate)(const struct engine *e, const struct job_plan *pl, const job_meter *m);
     winent_status (*create)(struct engine *e, winent_err *err);
     winent_status (*submit)(struct engine *e, int slot, chunk *c, winent_err *err);
     winent_status (*wait)(struct engine *e, int slot, chunk *c, int may_claim, int *done,
@@ -229,6 +124,9 @@ typedef struct engine_ops {
     /* Lock held: 1 when another chunk in flight would keep it busier (the
      * CPU: fewer bands waiting than workers); slots bound it anyway. */
     int (*wants_more)(const struct engine *e);
+    /* On its driver thread after destroy (lock not held; NULL: nothing):
+     * a GPU's end (unpinning the buffers, releasing its device). */
+    void (*end)(struct engine *e);
     /* Host buffers this engine copies from and into: pinned for it (0:
      * pinned) and unpinned (NULL accepted). NULL where it needs none (the
      * CPU). */
@@ -239,7 +137,7 @@ typedef struct engine_ops {
 typedef struct engine {
     const engine_ops *ops;
     pipeline *p;           /* borrowed */
-    int device;            /* GPU number; -1 for the CPU */
+    int device;            /* its device's number (-1: none); engines_*.c alone read it */
     int slots;             /* chunks in flight */
     void *state;           /* owned by ops: the GPU engine; NULL for the CPU */
     char name[16];         /* "cpu", "gpu0" */
@@ -258,6 +156,37 @@ typedef struct engine {
     uint64_t first_px;     /* pixels_done and busy_s at its first chunk's end */
     double first_busy_s;
 } engine;
+
+/* A tap: one output of the job's maps, the sink's (output.c) or the
+ * preview (tap_preview.c), behind one interface; the job holds them as a
+ * list (taps[0] the output). The queue asks each for its pieces of a
+ * computed chunk, the pool runs them, the writer hands each tap every
+ * chunk in order, then finishes every tap and commits every tap, in the
+ * list's order (a file appears only once every tap has finished). */
+typedef struct winent_job_tap winent_job_tap;
+struct winent_job_tap {
+    const char *kind;
+    int stores; /* its pieces store rows (the meter counts them apart from encoding) */
+    /* Lock held, chunk c computed: how many pieces of it the pool runs. */
+    int (*pieces)(const winent_job_tap *t, const chunk *c);
+    /* A pool worker: piece k of chunk c; *scratch the worker's own for
+     * this tap (NULL at first; freed by scratch_free at the worker's end). */
+    winent_status (*piece)(const winent_job_tap *t, void **scratch, chunk *c, long k,
+                           winent_err *err);
+    /* A pool worker: a CPU band's rows [ya, yb) of c, just computed and in
+     * cache (NULL: the tap takes pieces only). */
+    winent_status (*band)(const winent_job_tap *t, void **scratch, const chunk *c, int ya, int yb,
+                          winent_err *err);
+    void (*scratch_free)(const winent_job_tap *t, void *scratch); /* NULL: none */
+    /* The writer thread: chunk c, in order; then, after the last, finish
+     * and commit (NULL: nothing to do). */
+    winent_status (*write)(winent_job_tap *t, const chunk *c, winent_err *err);
+    winent_status (*finish)(winent_job_tap *t, winent_err *err);
+    winent_status (*commit)(winent_job_tap *t, winent_err *err);
+    /* After the threads: frees what it owns (`failed`: removes its
+     * temporary files first); NULL where the job owns it. */
+    void (*close)(winent_job_tap *t, int failed);
+};
 
 /* What the job reads, behind one interface (input.c), chosen once at
  * setup (winent_input_open): the source, the caller's memory (in place or
@@ -291,109 +220,39 @@ struct winent_job_input {
  * call it. */
 typedef struct winent_job_output winent_job_output;
 struct winent_job_output {
-    const char *kind;
+    winent_job_tap tap; /* first: the output is the job's first tap (its
+                           pieces encode units or store rows) */
     int own_map; /* the chunks own buffers of output rows (ring.c) */
     int units;   /* the chunks' maps are encoded into units by the pool */
     /* Reader thread: where chunk c's maps are computed (c->map). */
     void (*place)(const winent_job_output *out, chunk *c);
-    /* Lock held, chunk c computed: its pieces for the pool, c->nenc
-     * units to encode and c->nstore pieces of rows to store. */
-    void (*pieces)(const winent_job_output *out, chunk *c);
-    /* A pool worker: store piece k of chunk c's rows at their place. */
-    winent_status (*store)(const winent_job_output *out, const chunk *c, long k,
-                           winent_err *err);
-    /* The writer thread: chunk c, in order; then, after the last, finish. */
-    winent_status (*write)(winent_job_output *out, const chunk *c, winent_err *err);
-    winent_status (*finish)(winent_job_output *out, winent_err *err);
     const struct job_plan *plan; /* borrowed: the plan (read-only) */
     winent_sink *sink;           /* borrowed: encoders (pool) and writer */
     uint64_t bytes;              /* the encode stage: bytes encoded (writer thread) */
 };
 
-/* The job's plan: the options resolved once (geometry, maps, devices,
- * memory budget, switches, stage, what the input and output are). Filled
- * by setup (pipeline.c) before any thread starts and never written after:
- * the rest of the room reads it as `const job_plan *`, without the lock. */
-typedef struct job_plan {
-    const winent_job_opts *opts;
-    winent_switches sw; /* the debug switches, read once */
-    winent_stage stage;
-    /* A memory job's buffers (winent_memory_io; NULL: from the source, to
-     * the sink) and the steps between rows of every chunk's rows and map:
-     * the caller's in a memory job, else the packed rows of our buffers. */
-    const uint8_t *mem_in;
-    float *mem_out;
-    size_t mem_in_stride;        /* the caller's steps between rows: bytes */
-    size_t mem_out_stride;       /* ... and floats */
-    /* Where GPUs may compute, a memory job is staged: its chunks own their
-     * buffers (pinned for the GPUs once, reused), the pool copies the
-     * caller's input rows in (fill_in, FILLING) and the output rows out
-     * (store_mem); the caller's buffers are never pinned (pinning 6 GB
-     * took 0.3-0.6 s, more than computing it; docs/PERFORMANCE.md). */
-    int fill_in, store_mem;
-    /* Every chunk staged: GPUs named, or the caller's rows not packed.
-     * Else (auto) only the chunks read once the GPUs are launched: the CPU
-     * computes the others in place, as --device cpu does (staging cost a
-     * CPU-only auto job 35-45 % on the 2-core machine). */
-    int stage_all;
-    /* Computed rows are stored at their place by the pool, several pieces
-     * at once: store_mem, or a raw map to files (pwrite by offset). */
-    int store_out;
-    int fill_rows, store_rows;   /* rows per piece of those copies */
-    uint64_t mem_budget;         /* --mem, or WINENT_MEM_DEFAULT (raised, when
-                                    automatic, to what the threads need) */
-    int mem_auto;                /* no --mem given: the budget may grow */
-    size_t rows_stride;          /* bytes */
-    size_t map_stride;           /* floats */
-    const float *stage_map;      /* WINENT_STAGE_ENCODE's input */
-    const winent_plan *first_plan; /* the first map's */
-    int nbands;                  /* input bands read: planes of a chunk's rows */
-    int nmaps;                   /* maps: nbands x windows, band-major */
-    job_map *maps;               /* owned */
-    const winent_plan **band_plan; /* owned array: a plan of each band (for counting) */
-    winent_sink_map *sink_maps;  /* owned: the maps as the sink sees them */
-    int ry;                      /* the largest window's half height: the chunks' halo */
-    size_t plane_bytes;          /* one band's input rows in a chunk */
-    size_t map_plane;            /* floats of one map's output rows in a chunk */
-    int count_clamps;            /* count the samples clamped into the end bins */
-    int count_rows;              /* rows per counting piece */
-    int want_preview;            /* --preview in a whole job */
-    int preview_after;           /* WINENT_PREVIEW_AFTER=1 (tests): CPU chunks
-                                    too are added after compute, not by band */
-    winent_preview_opts preview_opts;
-    char preview_text[WINENT_MSG_LEN]; /* its PNG's Description */
-    int width, height;
-    size_t sample, row_bytes;
-    int chunk_rows, unit_rows, band_rows;
-    int parts;                   /* pieces of a unit that encode alone (GeoTIFF tiles) */
-    uint64_t unit_extra;         /* bytes the sink adds to each encoded unit */
-    winent_format format;
-    int raw_floats;              /* the sink writes the float rows as they are */
-    int encodes;                 /* computed chunks have units to encode */
-    int threads;                 /* the worker pool */
-    int auto_device;             /* --device auto */
-    int want_cpu;                /* the CPU engine computes */
-    int ngpus;                   /* GPUs named (list or gpu); auto: found later */
-    int gpu_ids[WINENT_MAX_GPUS];
-    int gpu_slots, cpu_slots;
-    uint64_t chunk_bytes; /* one chunk's buffers */
-} job_plan;
-
-/* The engine set (engines.c): the engines, their drivers and auto's
- * launcher. Under the job's lock once the threads run: setup and the
- * launcher add engines (winent_engine_add), the drivers and the claims
- * (sched.c) change each engine's counts. */
+/* The engine set (engines.c): the engines and their drivers. Under the
+ * job's lock once the threads run: setup and the policy (policy.c) add
+ * engines (winent_engine_add), the drivers and the claims (sched.c) change
+ * each engine's counts. */
 typedef struct engine_set {
     engine engines[WINENT_MAX_ENGINES];
     int nengines;
-    int gpu_launch; /* auto: the GPU launcher has been asked for
-                       (1), or the CPU alone is quick enough (-1) */
-    pthread_t launcher;
-    int launcher_started;
-    int launching; /* auto: the launcher may still add GPUs */
-    double cpu_alone_s; /* auto: the CPU alone's time for the job, as the
-                           launch saw it (its best case, or measured) */
+    int launching; /* auto: the policy may still add GPUs */
 } engine_set;
+
+/* What the policy (policy.c, --device auto) decides and publishes. Under
+ * the job's lock; written by policy.c alone, read by the rest. */
+typedef struct job_policy {
+    int gpu_launch;     /* the GPUs have been asked for (1), the CPU alone
+                           is quick enough (-1), not yet decided (0) */
+    int max_cpu_bands;  /* CPU bands in flight at most (0: no limit): a
+                           share of the threads while the first GPU starts */
+    double cpu_alone_s; /* the CPU alone's time for the job, as the policy
+                           saw it (its best case, or measured) */
+    pthread_t thread;   /* its thread (auto only) */
+    int started;
+} job_policy;
 
 /* The chunks' ring (ring.c): their descriptors (states, claims, each
  * chunk's fields), how many have buffers and may have, and the pinning of
@@ -412,6 +271,8 @@ typedef struct job_ring {
     const struct job_plan *plan;  /* borrowed */
     const winent_job_input *in;   /* borrowed: what a chunk owns (own_rows) */
     const winent_job_output *out; /* borrowed: ... (own_map, units) */
+    winent_job_tap *const *taps;  /* borrowed: the job's taps (set before the threads) */
+    int ntaps;
     pthread_mutex_t *lock;        /* borrowed: the job's one lock */
     pthread_cond_t *state_cv;     /* borrowed: a chunk changed state */
     pthread_cond_t *work_cv;      /* borrowed: a task for the pool */
@@ -436,6 +297,7 @@ struct pipeline {
     job_plan plan;               /* setup's; read-only once the threads start */
     job_ring ring;               /* the chunks (ring.c; under `lock`) */
     engine_set set;              /* the engines (engines.c; under `lock`) */
+    job_policy policy;           /* auto's decisions and limits (policy.c; under `lock`) */
     /* Opened by setup; the pointers read-only once the threads start. */
     winent_trace *trace;         /* owned; NULL without WINENT_TRACE */
     winent_source *source;       /* reader thread only */
@@ -443,9 +305,9 @@ struct pipeline {
     winent_sink *sink;           /* encoders (encode) and writer (write) */
     winent_job_input in;         /* what the job reads (input.c; set up once) */
     winent_job_output out;       /* where its maps go (output.c; set up once) */
-    winent_preview *preview;     /* owned; NULL without --preview. Rows added by
-                                    pool workers (its own lock); its PNG written
-                                    by the writer, between chunks and at the end */
+    winent_job_tap *taps[WINENT_MAX_TAPS]; /* the output's (taps[0], once
+                                    open), then the preview's (owned) */
+    int ntaps;
     saturation *saturated;       /* owned, one per map; NULL: not counted (no
                                     notice callback, --decode, memory jobs).
                                     The writer thread adds each chunk as it
@@ -512,29 +374,24 @@ void winent_sched_return_tail_locked(job_ring *r, const job_plan *pl, chunk *c, 
  * held). */
 void winent_sched_post_counts_locked(job_ring *r, const job_plan *pl, chunk *c, int from);
 
-/* engines.c: the engine table and the one driver body. */
+/* engines_cpu.c, engines_gpu.c: the engines' tables. */
 extern const engine_ops winent_cpu_engine_ops;
 extern const engine_ops winent_gpu_engine_ops;
+/* Every GPU's driver started has ended and no other can come (lock held). */
+int winent_engines_gpus_finished_locked(const engine_set *es);
+/* engines.c: the engine set and the one driver body. */
 /* The next of p->set's engines (nengines grows by one) for `device` (-1: the
  * CPU), cleared and named "cpu" or "gpuN"; the caller starts its driver.
  * NULL when the table is full. Under the lock once threads run. */
 engine *winent_engine_add(pipeline *p, const engine_ops *ops, int device, int slots);
 void *winent_engine_driver(void *arg); /* arg: engine */
-/* auto: find the GPUs and start their drivers (a thread of its own). */
-void *winent_gpu_launcher(void *arg); /* arg: pipeline */
-/* auto under a --mem given: 1 when a GPU's context (WINENT_GPU_HOST_BYTES
- * of host memory) fits beside the chunks made and the fewest the GPU works
- * with; the CPU then makes no more chunks than leave it that room, so the
- * job's memory stays within --mem once the context comes. Lock held. */
-int winent_gpu_room_locked(job_ring *r, const job_plan *pl);
-/* auto: decide from the CPU's bands so far whether the GPUs should come in
- * (lock held; called as bands end and as the writer wakes). */
-void winent_gpus_maybe_launch_locked(pipeline *p);
-/* auto: bring the GPUs up now when even the CPU engine's best case
- * (winent_cpu_engine_ns_per_update) says the CPU alone would need more than
- * WINENT_GPU_WORTH_S: at the start (`c` NULL) and again on the first chunk
- * read (`c`: its rows tell the CPU's path). Lock held. */
-void winent_gpus_launch_early_locked(pipeline *p, const chunk *c);
+
+/* policy.c: --device auto's policy, on a thread of its own: it judges from
+ * the CPU engine's best case (at once, then on the first chunk's data) and
+ * from the meter's measured rate whether the GPUs pay, brings them in, and
+ * publishes p->policy. Nothing without auto. Lock not held. */
+void winent_policy_start(pipeline *p);
+void winent_policy_join(pipeline *p);
 
 /* input.c: the job's input picked from the plan (the caller's memory, a
  * .zst map, the encode stage's map, else the source); after the
@@ -598,6 +455,20 @@ winent_status winent_run_job(const winent_job_opts *o, winent_stage stage,
                              const winent_memory_io *mem, const float *map, winent_run_ctl *ctl,
                              const winent_device_list *devices, winent_job_stats *stats,
                              winent_err *err);
+
+/* ring.c: chunk c's pieces for the pool, asked of each of r's taps, the
+ * count of each and their sum (ntasks), none handed out yet (lock held). */
+void winent_chunk_pieces_locked(const job_ring *r, chunk *c);
+/* The tap of chunk c's piece k, and its number among that tap's pieces. */
+int winent_chunk_piece_tap(const chunk *c, long k, long *local);
+
+/* tap_preview.c: the preview as a tap. Its rows' memory in the plan
+ * (plan->tap_rows, after plan->preview_opts); its files into the job's
+ * guard (its legend, world and PAM files too); the tap, open. */
+void winent_tap_preview_plan(job_plan *pl);
+winent_status winent_tap_preview_guard(const char *path, winent_file_guard *g, winent_err *err);
+winent_status winent_tap_preview_open(const job_plan *pl, int64_t rows_in_flight,
+                                      winent_job_tap **out, winent_err *err);
 
 /* ring.c: the chunks' ring (job_ring) and their buffers: what a chunk
  * owns is the input's and the output's to say (own_rows, own_map, units). */

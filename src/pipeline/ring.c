@@ -25,8 +25,8 @@ uint64_t winent_ring_chunk_bytes(const job_ring *r, uint64_t rows)
     const job_plan *pl = r->plan;
     const uint64_t W = (uint64_t)pl->width, maps = (uint64_t)pl->nmaps;
     uint64_t b = 0;
-    if (pl->want_preview) /* the preview rows its map rows can keep open */
-        b += winent_preview_rows_bytes(&pl->preview_opts, (int64_t)rows);
+    if (pl->tap_rows.bytes) /* what a tap holds for them (the preview's open rows) */
+        b += pl->tap_rows.bytes(pl->tap_rows.ctx, rows);
     if (r->in->own_rows)
         b += winent_huge_round(winent_ring_plane_bytes(pl, rows) * (uint64_t)pl->nbands);
     if (r->out->own_map)
@@ -34,6 +34,26 @@ uint64_t winent_ring_chunk_bytes(const job_ring *r, uint64_t rows)
     if (r->out->units)
         b += (W * rows * 2 + (rows + pl->unit_rows - 1) / pl->unit_rows * pl->unit_extra) * maps;
     return b;
+}
+
+void winent_chunk_pieces_locked(const job_ring *r, chunk *c)
+{
+    c->out.ntasks = 0;
+    for (int i = 0; i < WINENT_MAX_TAPS; i++) {
+        c->out.tap_pieces[i] = i < r->ntaps ? r->taps[i]->pieces(r->taps[i], c) : 0;
+        c->out.ntasks += c->out.tap_pieces[i];
+    }
+    c->out.next_piece = 0;
+    c->out.pieces_left = c->out.ntasks;
+}
+
+int winent_chunk_piece_tap(const chunk *c, long k, long *local)
+{
+    int i = 0;
+    while (i < WINENT_MAX_TAPS - 1 && k >= c->out.tap_pieces[i])
+        k -= c->out.tap_pieces[i++];
+    *local = k;
+    return i;
 }
 
 int winent_chunk_pin(const winent_host_pin *h, const chunk *c)
@@ -61,7 +81,7 @@ winent_status winent_chunk_buffers(job_ring *r, chunk *c, winent_err *err)
         if ((c->map_own = winent_huge_alloc(c->map_bytes)) == NULL)
             goto nomem;
     }
-    if (r->out->units && (c->units = calloc((size_t)units, sizeof *c->units)) == NULL)
+    if (r->out->units && (c->out.units = calloc((size_t)units, sizeof *c->out.units)) == NULL)
         goto nomem;
     pthread_mutex_lock(r->lock);
     int pin = r->gpus_registered && !r->gpus_finished && r->pin.pin != NULL;
@@ -94,10 +114,10 @@ void winent_chunk_free(const job_ring *r, chunk *c)
     }
     free(c->rows_own);
     free(c->map_own);
-    if (c->units)
+    if (c->out.units)
         for (int u = 0; u < units; u++)
-            winent_bytes_free(&c->units[u]);
-    free(c->units);
+            winent_bytes_free(&c->out.units[u]);
+    free(c->out.units);
 }
 
 /* ---- States and counts (lock held) ------------------------------------- */
@@ -125,7 +145,7 @@ chunk *winent_ring_done_locked(job_ring *r, int64_t seq)
 {
     for (int i = 0; i < r->n_max; i++)
         if (r->chunks[i].state == CHUNK_DONE && r->chunks[i].seq == seq &&
-            r->chunks[i].count_left == 0)
+            r->chunks[i].counts.left == 0)
             return &r->chunks[i];
     return NULL;
 }
@@ -153,7 +173,7 @@ chunk *winent_ring_take_locked(job_ring *r, int *fresh)
     }
     if (c != NULL) {
         c->state = CHUNK_READING;
-        c->count_n = c->count_next = c->count_left = 0;
+        c->counts.n = c->counts.next = c->counts.left = 0;
     }
     return c;
 }

@@ -29,9 +29,7 @@ double winent_sched_cpu_rate(const job_meter *m, int width, int threads)
 
 static double engine_rate(const job_plan *pl, const job_meter *m, const engine *e)
 {
-    if (e->device < 0)
-        return winent_sched_cpu_rate(m, pl->width, pl->threads);
-    return e->busy_s > 0.0 && e->chunks_done > 0 ? (double)e->pixels_done / e->busy_s : 0.0;
+    return e->ops->rate(e, pl, m);
 }
 
 /* The engines and the job as the claims see them (decide.h), taken now
@@ -42,7 +40,7 @@ static winent_claim_view claim_view(const job_plan *pl, const job_meter *m, cons
     const double now = winent_now();
     for (int i = 0; i < es->nengines; i++) {
         const engine *e = &es->engines[i];
-        ev[i].cpu = e->device < 0;
+        ev[i].cpu = e->ops->kind == ENGINE_CPU;
         ev[i].live = e->live;
         ev[i].inflight = e->inflight;
         ev[i].rate = engine_rate(pl, m, e);
@@ -75,34 +73,35 @@ static int others_hold(const job_ring *r, const engine *e)
         if (c->state == CHUNK_FILLING) /* READY once the pool has copied it in */
             return 1;
         if (c->state == CHUNK_CLAIMED &&
-            (c->engine != e || (c->tail_engine != NULL && c->tail_engine != e)))
+            (c->claim.engine != e || (c->claim.tail != NULL && c->claim.tail != e)))
             return 1;
     }
     return 0;
 }
 
-/* The oldest chunk the CPU claimed but has not started (no band taken). */
+/* The oldest chunk an engine that gives tails (the CPU) claimed but has
+ * not started (no band taken). */
 static chunk *unstarted_cpu_chunk(job_ring *r)
 {
     chunk *best = NULL;
     for (int i = 0; i < r->n_max; i++) {
         chunk *c = &r->chunks[i];
-        if (c->state == CHUNK_CLAIMED && c->engine && c->engine->device < 0 &&
-            c->next_band == 0 && (best == NULL || c->seq < best->seq))
+        if (c->state == CHUNK_CLAIMED && c->claim.engine && c->claim.engine->ops->gives_tails &&
+            c->bands.next == 0 && (best == NULL || c->seq < best->seq))
             best = c;
     }
     return best;
 }
 
-/* The oldest chunk the CPU has started with at least two bands not
- * started. */
+/* The oldest chunk an engine that gives tails (the CPU) has started with
+ * at least two bands not started. */
 static chunk *cpu_chunk_tail(job_ring *r)
 {
     chunk *best = NULL;
     for (int i = 0; i < r->n_max; i++) {
         chunk *c = &r->chunks[i];
-        if (c->state == CHUNK_CLAIMED && c->engine != NULL && c->engine->device < 0 &&
-            c->tail_engine == NULL && c->next_band > 0 && c->nbands - c->next_band >= 2 &&
+        if (c->state == CHUNK_CLAIMED && c->claim.engine != NULL && c->claim.engine->ops->gives_tails &&
+            c->claim.tail == NULL && c->bands.next > 0 && c->bands.n - c->bands.next >= 2 &&
             (best == NULL || c->seq < best->seq))
             best = c;
     }
@@ -113,14 +112,14 @@ static chunk *cpu_chunk_tail(job_ring *r)
  * the CPU finishes those it started, `e` computes the rest of the rows. */
 static void take_tail(job_ring *r, const job_plan *pl, engine *e, chunk *c)
 {
-    engine *cpu = c->engine;
-    int from = c->next_band;
-    c->tail_y0 = c->y0 + from * c->band_rows;
-    int64_t px = (int64_t)(c->y1 - c->tail_y0) * pl->width;
-    c->bands_left -= c->nbands - from;
-    c->nbands = from;
-    c->tail_engine = e;
-    c->computing = 2;
+    engine *cpu = c->claim.engine;
+    int from = c->bands.next;
+    c->claim.tail_y0 = c->y0 + from * c->bands.rows;
+    int64_t px = (int64_t)(c->y1 - c->claim.tail_y0) * pl->width;
+    c->bands.left -= c->bands.n - from;
+    c->bands.n = from;
+    c->claim.tail = e;
+    c->claim.computing = 2;
     cpu->pixels_inflight -= px;
     if (e->inflight++ == 0)
         e->busy_since = winent_now();
@@ -128,34 +127,35 @@ static void take_tail(job_ring *r, const job_plan *pl, engine *e, chunk *c)
     pthread_cond_broadcast(r->state_cv); /* the CPU's part may be done now */
 }
 
-/* GPU `e` would end the tail of `c` before the CPU does. */
+/* GPU `e` would end the tail of `c` before the chunk's engine (the CPU)
+ * does. */
 static int tail_pays(const job_plan *pl, const job_meter *m, const engine *e, const chunk *c)
 {
-    double px = (double)(c->y1 - (c->y0 + c->next_band * c->band_rows)) * (double)pl->width;
+    double px = (double)(c->y1 - (c->y0 + c->bands.next * c->bands.rows)) * (double)pl->width;
     return winent_tail_pays(engine_rate(pl, m, e), (double)e->pixels_inflight,
-                            winent_sched_cpu_rate(m, pl->width, pl->threads), px);
+                            engine_rate(pl, m, c->claim.engine), px);
 }
 
 void winent_sched_return_tail_locked(job_ring *r, const job_plan *pl, chunk *c, engine *e)
 {
-    int64_t px = (int64_t)(c->y1 - c->tail_y0) * pl->width;
+    int64_t px = (int64_t)(c->y1 - c->claim.tail_y0) * pl->width;
     e->pixels_inflight -= px;
     e->inflight--;
-    c->tail_engine = NULL;
-    c->computing = 1;
-    if (c->head_done) {
+    c->claim.tail = NULL;
+    c->claim.computing = 1;
+    if (c->claim.head_done) {
         /* The CPU has let go of it: the whole chunk goes back (computing
-         * its first rows again gives the same bytes; the preview has them). */
-        if (c->engine->device < 0 && !pl->preview_after && c->tail_y0 > c->previewed_to)
-            c->previewed_to = c->tail_y0;
+         * its first rows again gives the same bytes; the taps have them). */
+        if (c->claim.engine->ops->bands && !pl->taps_after && c->claim.tail_y0 > c->out.tapped_to)
+            c->out.tapped_to = c->claim.tail_y0;
         c->state = CHUNK_READY;
-        c->engine = NULL;
-        c->head_done = 0;
+        c->claim.engine = NULL;
+        c->claim.head_done = 0;
     } else {
-        int all = (c->y1 - c->y0 + c->band_rows - 1) / c->band_rows;
-        c->bands_left += all - c->nbands;
-        c->nbands = all;
-        c->engine->pixels_inflight += px;
+        int all = (c->y1 - c->y0 + c->bands.rows - 1) / c->bands.rows;
+        c->bands.left += all - c->bands.n;
+        c->bands.n = all;
+        c->claim.engine->pixels_inflight += px;
         pthread_cond_broadcast(r->work_cv);
     }
     pthread_cond_broadcast(r->state_cv);
@@ -163,12 +163,12 @@ void winent_sched_return_tail_locked(job_ring *r, const job_plan *pl, chunk *c, 
 
 static void unclaim(const job_plan *pl, chunk *c)
 {
-    engine *o = c->engine;
+    engine *o = c->claim.engine;
     o->pixels_inflight -= (int64_t)(c->y1 - c->y0) * pl->width;
     o->inflight--;
     /* Its driver finds the chunk gone when its wait returns. */
-    c->nbands = c->next_band = c->bands_left = 0;
-    c->engine = NULL;
+    c->bands.n = c->bands.next = c->bands.left = 0;
+    c->claim.engine = NULL;
 }
 
 int winent_sched_can_claim_locked(job_ring *r, const job_plan *pl, const job_meter *m,
@@ -185,7 +185,7 @@ chunk *winent_sched_claim_locked(job_ring *r, const job_plan *pl, const job_mete
         if (STOPPED(r))
             return NULL;
         chunk *c = winent_ring_oldest_locked(r, CHUNK_READY);
-        if (e->device >= 0) {
+        if (e->ops->takes_tails) {
             /* The CPU's chunk holds the writer back when it is older than
              * any READY one: a GPU finishes its tail first. */
             chunk *t = cpu_chunk_tail(r);
@@ -194,7 +194,7 @@ chunk *winent_sched_claim_locked(job_ring *r, const job_plan *pl, const job_mete
                 return t;
             }
         }
-        if (c == NULL && e->device >= 0) {
+        if (c == NULL && e->ops->takes_tails) {
             chunk *s = unstarted_cpu_chunk(r);
             if (s != NULL && !declines(pl, m, es, e, s)) {
                 unclaim(pl, s);
@@ -203,11 +203,11 @@ chunk *winent_sched_claim_locked(job_ring *r, const job_plan *pl, const job_mete
         }
         if (c != NULL && !declines(pl, m, es, e, c)) {
             c->state = CHUNK_CLAIMED;
-            c->engine = e;
-            c->tail_engine = NULL;
-            c->computing = 1;
-            c->head_done = 0;
-            c->nbands = c->next_band = c->bands_left = 0;
+            c->claim.engine = e;
+            c->claim.tail = NULL;
+            c->claim.computing = 1;
+            c->claim.head_done = 0;
+            c->bands.n = c->bands.next = c->bands.left = 0;
             if (e->inflight++ == 0)
                 e->busy_since = winent_now();
             e->pixels_inflight += (int64_t)(c->y1 - c->y0) * pl->width;
@@ -220,10 +220,10 @@ chunk *winent_sched_claim_locked(job_ring *r, const job_plan *pl, const job_mete
             return NULL;
         if (!block)
             return NULL;
-        if (e->device < 0) {
-            /* The CPU's decision may change with time alone (declines:
-             * waiting for a GPU's first chunk): look again every 20 ms. */
-            winent_cond_wait_ms(r->state_cv, r->lock, 20);
+        if (e->ops->recheck_ms > 0) {
+            /* Its decision may change with time alone (the CPU's declines:
+             * waiting for a GPU's first chunk). */
+            winent_cond_wait_ms(r->state_cv, r->lock, e->ops->recheck_ms);
         } else {
             pthread_cond_wait(r->state_cv, r->lock);
         }
@@ -234,10 +234,10 @@ void winent_sched_computed_locked(job_ring *r, const job_plan *pl, chunk *c, eng
 {
     double now = winent_now();
     int64_t px;
-    if (e == c->tail_engine)
-        px = (int64_t)(c->y1 - c->tail_y0) * pl->width;
+    if (e == c->claim.tail)
+        px = (int64_t)(c->y1 - c->claim.tail_y0) * pl->width;
     else
-        px = (int64_t)((c->tail_engine ? c->tail_y0 : c->y1) - c->y0) * pl->width;
+        px = (int64_t)((c->claim.tail ? c->claim.tail_y0 : c->y1) - c->y0) * pl->width;
     {
         e->pixels_inflight -= px;
         e->pixels_done += (uint64_t)px;
@@ -251,32 +251,27 @@ void winent_sched_computed_locked(job_ring *r, const job_plan *pl, chunk *c, eng
             e->first_busy_s = e->busy_s;
         }
     }
-    if (e != c->tail_engine)
-        c->head_done = 1;
-    if (--c->computing > 0) {
+    if (e != c->claim.tail)
+        c->claim.head_done = 1;
+    if (--c->claim.computing > 0) {
         pthread_cond_broadcast(r->state_cv); /* this engine's queue is shorter */
         return; /* the other engine's part is still running */
     }
-    /* The rows the CPU computed are in the preview already (each band was
-     * added as it ended, still in cache): all of a CPU chunk, the head of
-     * one whose tail a GPU took; a GPU's rows get slices of their own. */
-    int from = c->previewed_to;
-    if (c->engine && c->engine->device < 0 && !pl->preview_after)
-        from = c->tail_engine ? c->tail_y0 : c->y1;
-    if (from < c->previewed_to)
-        from = c->previewed_to;
-    c->tail_engine = NULL;
-    c->preview_y0 = from;
-    r->out->pieces(r->out, c); /* nenc units to encode, nstore pieces to store */
-    c->ntasks = c->nenc + c->nstore;
-    if (pl->want_preview && from < c->y1) /* the preview is open */
-        c->ntasks += (c->y1 - from + pl->band_rows - 1) / pl->band_rows;
-    if (c->ntasks == 0) {
+    /* The rows an engine computed in bands went to the taps already (each
+     * band as it ended, still in cache): all of a CPU chunk, the head of
+     * one whose tail a GPU took; a GPU's rows get pieces of their own. */
+    int from = c->out.tapped_to;
+    if (c->claim.engine && c->claim.engine->ops->bands && !pl->taps_after)
+        from = c->claim.tail ? c->claim.tail_y0 : c->y1;
+    if (from < c->out.tapped_to)
+        from = c->out.tapped_to;
+    c->claim.tail = NULL;
+    c->out.taps_y0 = from;
+    winent_chunk_pieces_locked(r, c); /* each tap's pieces for the pool */
+    if (c->out.ntasks == 0) {
         c->state = CHUNK_DONE;
     } else {
         c->state = CHUNK_ENCODING;
-        c->next_piece = 0;
-        c->pieces_left = c->ntasks;
         pthread_cond_broadcast(r->work_cv);
     }
     pthread_cond_broadcast(r->state_cv);
@@ -284,11 +279,11 @@ void winent_sched_computed_locked(job_ring *r, const job_plan *pl, chunk *c, eng
 
 void winent_sched_post_counts_locked(job_ring *r, const job_plan *pl, chunk *c, int from)
 {
-    if (!pl->count_clamps || c->count_n > 0 || from >= c->y1)
+    if (!pl->count_clamps || c->counts.n > 0 || from >= c->y1)
         return;
-    c->count_y0 = from;
-    c->count_n = (c->y1 - from + pl->count_rows - 1) / pl->count_rows;
-    c->count_next = 0;
-    c->count_left = c->count_n;
+    c->counts.y0 = from;
+    c->counts.n = (c->y1 - from + pl->count_rows - 1) / pl->count_rows;
+    c->counts.next = 0;
+    c->counts.left = c->counts.n;
     pthread_cond_broadcast(r->work_cv);
 }

@@ -65,7 +65,7 @@ void *winent_stage_reader(void *arg)
         winent_trace_mark(p->trace, LANE_READER, "take", seq);
         pthread_mutex_lock(&p->lock);
         chunk *c = take_free(p, &fresh, &wait);
-        const int launched = p->set.gpu_launch == 1;
+        const int launched = p->policy.gpu_launch == 1;
         pthread_mutex_unlock(&p->lock);
         if (c == NULL)
             break;
@@ -81,14 +81,13 @@ void *winent_stage_reader(void *arg)
         c->y0 = (int)(seq * p->plan.chunk_rows);
         c->y1 = c->y0 + p->plan.chunk_rows > p->plan.height ? p->plan.height
                                                             : c->y0 + p->plan.chunk_rows;
-        c->nunits = (c->y1 - c->y0 + p->plan.unit_rows - 1) / p->plan.unit_rows;
-        c->npieces = c->nunits * p->plan.parts;
-        c->engine = NULL;
-        c->previewed_to = c->y0;
+        c->out.nunits = (c->y1 - c->y0 + p->plan.unit_rows - 1) / p->plan.unit_rows;
+        c->out.npieces = c->out.nunits * p->plan.parts;
+        c->claim.engine = NULL;
+        c->out.tapped_to = c->y0;
         winent_chunk_input_rows(c->y0, c->y1, p->plan.ry, p->plan.height, &c->in_y0, &c->in_h);
         c->staged = in->stages(in, launched);
         p->out.place(&p->out, c);
-        c->nstore = 0;
         chunk_state next = CHUNK_READY;
         if (in->read(in, c, &next, &err) != WINENT_OK) {
             pthread_mutex_lock(&p->lock);
@@ -100,14 +99,11 @@ void *winent_stage_reader(void *arg)
         winent_trace_mark(p->trace, LANE_READER, "ready", seq);
         pthread_mutex_lock(&p->lock);
         c->state = next;
-        if (seq == 0 && next == CHUNK_READY)
-            winent_gpus_launch_early_locked(p, c);
         if (next == CHUNK_FILLING)
             pthread_cond_broadcast(&p->work_cv);
-        if (next == CHUNK_ENCODING) {
-            c->nenc = c->ntasks = c->npieces * p->plan.nmaps;
-            c->next_piece = 0;
-            c->pieces_left = c->ntasks;
+        if (next == CHUNK_ENCODING) { /* nothing computed: the units to encode */
+            c->out.taps_y0 = c->y1;
+            winent_chunk_pieces_locked(&p->ring, c);
             pthread_cond_broadcast(&p->work_cv);
         }
         pthread_cond_broadcast(&p->state_cv);
@@ -153,7 +149,6 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     pthread_mutex_lock(&p->lock);
     while (next < p->ring.nchunks && !STOPPED(p)) {
         winent_report_flush_locked(&p->report, p->plan.opts->on_notice, p->plan.opts->user);
-        winent_gpus_maybe_launch_locked(p);
         chunk *c = winent_ring_done_locked(&p->ring, next);
         if (c == NULL) {
             /* Timed: a cancel (a store into the job's flag, from a signal
@@ -166,11 +161,10 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         if (p->saturated)
             count_saturated(&p->plan, p->saturated, c);
         winent_trace_mark(p->trace, LANE_WRITER, "write", c->seq);
-        winent_status st = p->out.write(&p->out, c, &err);
-        if (st == WINENT_OK && p->preview)
-            /* The preview rows complete so far, while the engines work:
-             * little of the PNG is left for the end. */
-            st = winent_preview_flush(p->preview, &err);
+        winent_status st = WINENT_OK;
+        for (int i = 0; i < p->ntaps && st == WINENT_OK; i++)
+            if (p->taps[i]->write)
+                st = p->taps[i]->write(p->taps[i], c, &err);
         double t1 = winent_now();
         busy += t1 - t0;
         if (st != WINENT_OK) {
@@ -200,18 +194,19 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         winent_report_fail(&p->report, &err);
     }
     if (!STOPPED(p) && next == p->ring.nchunks && p->plan.stage == WINENT_STAGE_JOB) {
-        /* The preview's PNG is written before the output is put in place
-         * and renamed after it: each appears only when the job succeeds
-         * (only a failed rename of the PNG itself can come after the
-         * output is at its name). */
+        /* Every tap finishes (the preview writes its PNG), then every tap
+         * commits in order (the output is put in place, then the preview
+         * renamed): each appears only when the job succeeds (only a failed
+         * rename of a later tap's file can come after the output is at
+         * its name). */
         double t0 = winent_now();
         winent_status st = WINENT_OK;
-        if (p->preview)
-            st = winent_preview_write(p->preview, &err);
-        if (st == WINENT_OK)
-            st = p->out.finish(&p->out, &err);
-        if (st == WINENT_OK && p->preview)
-            st = winent_preview_commit(p->preview, &err);
+        for (int i = 0; i < p->ntaps && st == WINENT_OK; i++)
+            if (p->taps[i]->finish)
+                st = p->taps[i]->finish(p->taps[i], &err);
+        for (int i = 0; i < p->ntaps && st == WINENT_OK; i++)
+            if (p->taps[i]->commit)
+                st = p->taps[i]->commit(p->taps[i], &err);
         if (st != WINENT_OK)
             winent_report_fail(&p->report, &err);
         busy += winent_now() - t0;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The job's work on the worker pool (pool.h's callbacks): which task of
- * the chunks comes next and running it: CPU bands, units to encode, rows
- * to store, preview slices, a staged memory job's rows to copy in, a GPU's
- * rows to count. Picked under the job's lock, run outside it. */
+ * the chunks comes next and running it: CPU bands, the taps' pieces (units
+ * to encode, rows to store, preview slices), a staged memory job's rows
+ * to copy in, a GPU's rows to count. Picked under the job's lock, run
+ * outside it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,45 +26,31 @@ typedef struct task {
     int held;   /* TASK_NONE: a band is waiting, held back while a GPU starts */
 } task;
 
-/* The trace's event for the start (end 0) or the end of task t: a store
- * piece is one of ENCODE's. */
-static const char *task_event(const task *t, int end)
+/* The tap of task t (an ENCODE: a tap's piece). */
+static const winent_job_tap *task_tap(const pipeline *p, const task *t, long *local)
+{
+    return p->taps[winent_chunk_piece_tap(t->c, t->index, local)];
+}
+
+/* The trace's event for the start (end 0) or the end of task t: a piece
+ * of a tap that stores rows is one of ENCODE's. */
+static const char *task_event(const pipeline *p, const task *t, int end)
 {
     static const char *const ev[][2] = {{"", ""},           {"decode", "decoded"},
                                         {"encode", "encoded"}, {"count", "counted"},
                                         {"fill", "filled"},   {"band", "banded"}};
-    if (t->kind == TASK_ENCODE && t->index >= t->c->nenc && t->index < t->c->nenc + t->c->nstore)
+    long local;
+    if (t->kind == TASK_ENCODE && task_tap(p, t, &local)->stores)
         return end ? "stored" : "store";
     return ev[t->kind][end];
 }
 
-/* auto: the first GPU is on its way (the driver's start, or a context
- * being made) and none is up yet. Lock held. */
-static int gpu_starting(const engine_set *es)
+/* A CPU band waits: the policy's limit on the CPU's bands in flight
+ * (policy.c: a share of the threads while the first GPU starts). Lock
+ * held. */
+static int band_held(const job_policy *pol, int bands_running)
 {
-    if (es->gpu_launch != 1)
-        return 0;
-    int added = 0;
-    for (int i = 0; i < es->nengines; i++) {
-        const engine *e = &es->engines[i];
-        if (e->device < 0)
-            continue;
-        added = 1;
-        if (e->live)
-            return 0;
-        if (e->started && !e->failed && !e->finished)
-            return 1;
-    }
-    return !added && es->launching; /* the launcher is finding the devices */
-}
-
-/* A CPU band waits: auto, an output the pool encodes, the first GPU
- * starting, and the CPU already on its share of the threads
- * (WINENT_GPU_START_SHARE). Lock held. */
-static int band_held(const job_plan *pl, const engine_set *es, int bands_running)
-{
-    const int share = pl->threads / WINENT_GPU_START_SHARE;
-    return pl->encodes && gpu_starting(es) && bands_running >= (share > 0 ? share : 1);
+    return pol->max_cpu_bands > 0 && bands_running >= pol->max_cpu_bands;
 }
 
 /* The next task, most urgent first (after the pool's decoding, which the
@@ -78,46 +65,46 @@ static task next_task(pipeline *p)
     chunk *enc = NULL, *band = NULL, *count = NULL, *fill = NULL;
     for (int i = 0; i < p->ring.n_max; i++) {
         chunk *c = &p->ring.chunks[i];
-        if (c->state == CHUNK_FILLING && c->fill_next < c->fill_n &&
+        if (c->state == CHUNK_FILLING && c->fill.next < c->fill.n &&
             (fill == NULL || c->seq < fill->seq))
             fill = c;
-        if (c->count_next < c->count_n && (count == NULL || c->seq < count->seq))
+        if (c->counts.next < c->counts.n && (count == NULL || c->seq < count->seq))
             count = c;
-        if (c->state == CHUNK_ENCODING && c->next_piece < c->ntasks &&
+        if (c->state == CHUNK_ENCODING && c->out.next_piece < c->out.ntasks &&
             (enc == NULL || c->seq < enc->seq))
             enc = c;
-        else if (c->state == CHUNK_CLAIMED && c->next_band < c->nbands &&
+        else if (c->state == CHUNK_CLAIMED && c->bands.next < c->bands.n &&
                  (band == NULL || c->seq < band->seq))
             band = c;
     }
     if (enc) {
         t.kind = TASK_ENCODE;
         t.c = enc;
-        t.index = enc->next_piece++;
+        t.index = enc->out.next_piece++;
     } else if (fill) {
         t.kind = TASK_FILL;
         t.c = fill;
-        t.index = fill->fill_next++;
+        t.index = fill->fill.next++;
     } else if (count) {
         t.kind = TASK_COUNT;
         t.c = count;
-        t.index = count->count_next++;
-    } else if (band && band_held(&p->plan, &p->set, p->bands_running)) {
+        t.index = count->counts.next++;
+    } else if (band && band_held(&p->policy, p->bands_running)) {
         t.held = 1; /* leave the GPU's start the cores */
     } else if (band) {
         p->bands_running++;
         t.kind = TASK_BAND;
         t.c = band;
-        t.index = band->next_band++;
-        if (band->next_band == 1)
+        t.index = band->bands.next++;
+        if (band->bands.next == 1)
             pthread_cond_broadcast(&p->state_cv); /* an idle GPU may take its tail */
         /* The CPU's bands count their own rows while they are in cache,
          * unless the pool counts this chunk already (it came back from a
          * GPU that failed). */
-        t.count = p->plan.count_clamps && band->count_n == 0;
+        t.count = p->plan.count_clamps && band->counts.n == 0;
         if (p->meter.first_band_s == 0.0) {
             p->meter.first_band_s = winent_now();
-            p->meter.first_band_rows = band->band_rows;
+            p->meter.first_band_rows = band->bands.rows;
         }
     }
     return t;
@@ -139,8 +126,8 @@ static void chunk_view(const job_plan *pl, const chunk *c, int b, winent_chunk *
 /* Output rows [*ya, *yb) of band b of chunk c. */
 static void band_span(const chunk *c, long b, int *ya, int *yb)
 {
-    *ya = c->y0 + (int)b * c->band_rows;
-    *yb = *ya + c->band_rows < c->y1 ? *ya + c->band_rows : c->y1;
+    *ya = c->y0 + (int)b * c->bands.rows;
+    *yb = *ya + c->bands.rows < c->y1 ? *ya + c->bands.rows : c->y1;
 }
 
 /* Count the samples of input rows [ya, yb) of band `b` of chunk c that
@@ -161,7 +148,7 @@ static void count_rows(const job_plan *pl, const chunk *c, int b, int ya, int yb
 
 /* Output rows [ya, yb) of every map of the chunk, band by band (each
  * band's input rows stay in cache for its windows), a group of maps in its
- * one pass (map_groups). `acc`: one count per band. */
+ * one pass (map_groups, setup_maps.c). `acc`: one count per band. */
 static winent_status run_band(const job_plan *pl, int worker, const task *t,
                               winent_clamp_counts *acc, winent_err *err)
 {
@@ -190,63 +177,45 @@ static winent_status run_band(const job_plan *pl, int worker, const task *t,
  * the writer frees the chunk. Every band's. */
 static void run_count(const job_plan *pl, chunk *c, long k, winent_clamp_counts *acc)
 {
-    int ya = c->count_y0 + (int)k * pl->count_rows;
+    int ya = c->counts.y0 + (int)k * pl->count_rows;
     int yb = ya + pl->count_rows < c->y1 ? ya + pl->count_rows : c->y1;
     for (int b = 0; b < pl->nbands; b++)
         count_rows(pl, c, b, ya, yb, &acc[b]);
 }
 
-/* Output rows [ya, yb) of chunk c into the preview, with the worker's
- * scratch (made on first use). */
-static winent_status add_to_preview(const job_plan *pl, winent_preview *pv,
-                                    winent_preview_scratch **pvs, const chunk *c, int ya, int yb,
-                                    winent_err *err)
-{
-    if (*pvs == NULL)
-        WINENT_TRY(winent_preview_scratch_create(pv, pvs, err));
-    return winent_preview_add_rows(pv, *pvs, c->map + (size_t)(ya - c->y0) * pl->map_stride,
-                                   pl->map_stride, ya, yb, err);
-}
-
-/* Piece k of a computed chunk: a unit (or a tile of it) of a map to
- * encode (map k / npieces), from c->nenc on rows to store (the output's),
- * then a slice of band_rows rows for the preview (the first map's). */
-static winent_status run_piece(pipeline *p, winent_sink_encoder **enc, winent_preview_scratch **pvs,
-                               chunk *c, long k, winent_err *err)
-{
-    if (k >= c->nenc && k < c->nenc + c->nstore)
-        return p->out.store(&p->out, c, k - c->nenc, err);
-    if (k >= c->nenc) {
-        int ya = c->preview_y0 + (int)(k - c->nenc - c->nstore) * p->plan.band_rows;
-        int yb = ya + p->plan.band_rows < c->y1 ? ya + p->plan.band_rows : c->y1;
-        return add_to_preview(&p->plan, p->preview, pvs, c, ya, yb, err);
-    }
-    if (*enc == NULL)
-        WINENT_TRY(winent_sink_encoder_create(p->sink, enc, err));
-    int m = (int)(k / c->npieces), kk = (int)(k % c->npieces);
-    int u = kk / p->plan.parts, part = kk % p->plan.parts;
-    int r0 = u * p->plan.unit_rows;
-    int nr = c->y1 - c->y0 - r0 < p->plan.unit_rows ? c->y1 - c->y0 - r0 : p->plan.unit_rows;
-    return winent_sink_encode_part(*enc, m, c->y0 / p->plan.unit_rows + u, part,
-                                   c->map + (size_t)m * p->plan.map_plane +
-                                       (size_t)r0 * p->plan.map_stride,
-                                   nr, &c->units[k], err);
-}
-
-/* One worker's state: its encoder, preview scratch and clamp counts
- * (made by the worker itself), its task, its times. */
+/* One worker's state: its scratch for each tap (an encoder, the
+ * preview's) and its clamp counts (made by the worker itself), its task,
+ * its times. */
 typedef struct job_worker {
     pipeline *p;
     int index;
     winent_err err;
-    winent_sink_encoder *enc;
-    winent_preview_scratch *pvs;
-    double band_s, enc_s, dec_s, pv_s;
+    void *scratch[WINENT_MAX_TAPS];
+    double band_s, enc_s, dec_s, tap_s;
     winent_clamp_counts *counted; /* a task's, one per band */
     task t;
     double dt;
     winent_status st;
 } job_worker;
+
+/* Piece k of a computed chunk: its tap's piece. */
+static winent_status run_piece(pipeline *p, job_worker *ws, chunk *c, long k, winent_err *err)
+{
+    long local;
+    const int i = winent_chunk_piece_tap(c, k, &local);
+    return p->taps[i]->piece(p->taps[i], &ws->scratch[i], c, local, err);
+}
+
+/* A CPU band's rows [ya, yb) of chunk c, in cache, to every tap that
+ * takes bands. */
+static winent_status band_to_taps(pipeline *p, job_worker *ws, const chunk *c, int ya, int yb,
+                                  winent_err *err)
+{
+    for (int i = 0; i < p->ntaps; i++)
+        if (p->taps[i]->band)
+            WINENT_TRY(p->taps[i]->band(p->taps[i], &ws->scratch[i], c, ya, yb, err));
+    return WINENT_OK;
+}
 
 static void *worker_start(void *ctx, int w)
 {
@@ -273,8 +242,8 @@ static int worker_next(void *ctx, void *wsv, int *retry_ms)
 {
     job_worker *ws = wsv;
     ws->t = next_task(ctx);
-    /* A held band waits for the GPU's start, which signals nothing to the
-     * pool: look again every 5 ms until then. */
+    /* A held band waits for the policy's limit, which it lifts with a
+     * broadcast; look again every 5 ms meanwhile all the same. */
     *retry_ms = ws->t.held ? 5 : 0;
     return ws->t.kind != TASK_NONE;
 }
@@ -287,25 +256,25 @@ static int worker_run(void *ctx, void *wsv)
     double t0 = winent_now();
     winent_status st = WINENT_OK;
     const int64_t tseq = t->c ? t->c->seq : -1;
-    winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(t, 0), tseq);
+    winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(p, t, 0), tseq);
     for (int b = 0; b < p->plan.nbands; b++)
         winent_clamp_init(&ws->counted[b]);
     switch (t->kind) {
-    case TASK_ENCODE: st = run_piece(p, &ws->enc, &ws->pvs, t->c, t->index, &ws->err); break;
+    case TASK_ENCODE: st = run_piece(p, ws, t->c, t->index, &ws->err); break;
     case TASK_COUNT: run_count(&p->plan, t->c, t->index, ws->counted); break;
     case TASK_FILL: p->in.fill(&p->in, t->c, t->index); break;
     default: st = run_band(&p->plan, ws->index, t, ws->counted, &ws->err); break;
     }
-    winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(t, 1), tseq);
+    winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(p, t, 1), tseq);
     double dt = winent_now() - t0;
-    if (t->kind == TASK_BAND && st == WINENT_OK && p->preview && !p->plan.preview_after) {
-        /* The band's rows while they are in cache; timed apart, so the
-         * CPU's measured rate stays the engine's. */
+    if (t->kind == TASK_BAND && st == WINENT_OK && !p->plan.taps_after) {
+        /* The band's rows to the taps while they are in cache; timed
+         * apart, so the CPU's measured rate stays the engine's. */
         int ya, yb;
         band_span(t->c, t->index, &ya, &yb);
-        if (ya >= t->c->previewed_to)
-            st = add_to_preview(&p->plan, p->preview, &ws->pvs, t->c, ya, yb, &ws->err);
-        ws->pv_s += winent_now() - t0 - dt;
+        if (ya >= t->c->out.tapped_to)
+            st = band_to_taps(p, ws, t->c, ya, yb, &ws->err);
+        ws->tap_s += winent_now() - t0 - dt;
     }
     /* A failed piece stops the job before its chunk can count as done:
      * else the writer could take the last chunk and commit the output
@@ -328,27 +297,26 @@ static void worker_done(void *ctx, void *wsv)
         for (int b = 0; b < p->plan.nbands; b++)
             winent_clamp_merge(&p->clamps[b], &ws->counted[b]);
         ws->band_s += dt; /* part of computing the map */
-        if (--t->c->count_left == 0)
+        if (--t->c->counts.left == 0)
             pthread_cond_broadcast(&p->state_cv);
     } else if (t->kind == TASK_FILL) {
         ws->dec_s += dt;
-        if (--t->c->fill_left == 0) {
+        if (--t->c->fill.left == 0) {
             t->c->state = CHUNK_READY;
-            if (t->c->seq == 0)
-                winent_gpus_launch_early_locked(p, t->c);
             pthread_cond_broadcast(&p->state_cv);
         }
     } else if (t->kind == TASK_ENCODE) {
-        if (t->index >= t->c->nenc && t->index < t->c->nenc + t->c->nstore) {
+        long local;
+        if (task_tap(p, t, &local)->stores) {
             p->meter.store_s += dt;
         } else {
             ws->enc_s += dt;
             /* The pool's encoding rate, for sharing compute (declines). */
             p->meter.enc_s += dt;
             p->meter.enc_px += (double)(t->c->y1 - t->c->y0) * (double)p->plan.width /
-                               ((double)t->c->npieces * (double)p->plan.nmaps);
+                               ((double)t->c->out.npieces * (double)p->plan.nmaps);
         }
-        if (--t->c->pieces_left == 0) {
+        if (--t->c->out.pieces_left == 0) {
             t->c->state = CHUNK_DONE;
             pthread_cond_broadcast(&p->state_cv);
         }
@@ -363,8 +331,7 @@ static void worker_done(void *ctx, void *wsv)
         p->meter.band_px += (double)(yb - ya) * (double)p->plan.width;
         p->meter.bands_done++;
         p->meter.band_s += dt;
-        winent_gpus_maybe_launch_locked(p);
-        if (--t->c->bands_left == 0)
+        if (--t->c->bands.left == 0)
             pthread_cond_broadcast(&p->state_cv);
     }
 }
@@ -374,12 +341,13 @@ static void worker_end(void *ctx, void *wsv)
     pipeline *p = ctx;
     job_worker *ws = wsv;
     pthread_mutex_lock(&p->lock);
-    p->meter.compute_clock.busy_s += ws->band_s + ws->pv_s;
+    p->meter.compute_clock.busy_s += ws->band_s + ws->tap_s;
     p->meter.encode_clock.busy_s += ws->enc_s;
     p->meter.read_clock.busy_s += ws->dec_s;
     pthread_mutex_unlock(&p->lock);
-    winent_sink_encoder_free(ws->enc);
-    winent_preview_scratch_free(ws->pvs);
+    for (int i = 0; i < p->ntaps; i++)
+        if (ws->scratch[i] && p->taps[i]->scratch_free)
+            p->taps[i]->scratch_free(p->taps[i], ws->scratch[i]);
     free(ws->counted);
     if (ws->err.status != WINENT_OK)
         winent_report_fail(&p->report, &ws->err);

@@ -9,7 +9,13 @@ set_tests_properties(test_differential PROPERTIES LABELS pipeline)
 winent_unit_test(test_engine_random)
 # circular windows (--disk): their shape, the reference, the CPU engine against it
 winent_unit_test(test_engine_disk)
+# any footprint: its runs, the reference against a count per window, the
+# CPU engine against the reference for every histogram measure
+winent_unit_test(test_engine_footprint)
+set_tests_properties(test_engine_footprint PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=passive")
 winent_unit_test(test_engine_codes)
+# the CPU path choice as a table (engine_cpu_choose.c), no kernel run
+winent_unit_test(test_cpu_choose)
 # the measures (--measure) against the reference and a brute-force oracle
 winent_unit_test(test_engine_measures)
 # thousands of small two-thread computes: OpenMP's spinning waits would

@@ -4,9 +4,16 @@
 # The CLI's --device gpu against the CPU, bit for bit.
 winent_sh_test(test_cli_gpu test_cli_gpu.sh)
 set_tests_properties(test_cli_gpu PROPERTIES LABELS gpu)
+# --footprint FILE on the GPU: the CPU's bytes for several shapes and planes
+winent_sh_test(test_gpu_footprint test_gpu_footprint.sh)
+set_tests_properties(test_gpu_footprint PROPERTIES LABELS gpu)
 winent_unit_test(test_gpu_identity)
-# other measures than the entropy: the GPU engine refuses them, auto keeps
-# them on the CPU (runs without a GPU)
+# Every measure on --device gpu against --device cpu through the CLI, bit
+# for bit (histogram measures on squares, rectangles and disks; glcm-*).
+winent_sh_test(test_measures_cli_gpu test_measures_cli_gpu.sh)
+set_tests_properties(test_measures_cli_gpu PROPERTIES LABELS gpu TIMEOUT 900)
+# The measures on the GPU engine through the library: the CPU's bits where
+# a GPU is usable; the majority refused (runs without a GPU)
 winent_unit_test(test_gpu_measures)
 set_tests_properties(test_gpu_identity PROPERTIES LABELS gpu TIMEOUT 600)
 # winent-bench kernels --quick: every GPU kernel variant against the CPU

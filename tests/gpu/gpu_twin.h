@@ -53,4 +53,22 @@ static inline bool twin_wide_plane(const winent_plan *p)
     return !((!nd && p->ncodes <= 65536) || (nd && p->ncodes <= 65535));
 }
 
+/* The engine's tables for the plan's measure (engine_cuda.cu,
+ * upload_tables): T' and du for the kernels, the measure's finish reading
+ * the plan's own T. */
+struct twin_tables {
+    std::vector<long long> t, du;
+    win_measure m;
+};
+
+static inline void twin_tables_of(const winent_plan *p, twin_tables *tt)
+{
+    tt->t.assign((size_t)p->nmax + 1, 0);
+    tt->du.assign((size_t)p->nmax + 1, 0);
+    tt->m.kind = p->measure.kind;
+    tt->m.renyi_den = p->measure.renyi_den;
+    tt->m.t1 = win_shifted_tables(p->t, p->nmax, tt->t.data(), tt->du.data());
+    tt->m.t0 = (const long long *)p->t;
+}
+
 #endif

@@ -26,6 +26,7 @@ extern "C" {
 #include "kernels/entropy_plan.h"
 }
 #include "gpu_twin.h"
+#include "footprints.h"
 
 typedef struct tcase {
     const char *name;
@@ -37,6 +38,7 @@ typedef struct tcase {
     int has_nodata;
     double nodata;
     int w, h, chunk_rows, seg_rows;
+    int fp, fa, fb; /* 0: the disk of radius r; else footprints.h's shape fp - 1 (fa, fb) */
 } tcase;
 
 static unsigned long long seed = 0xd15c7u;
@@ -109,7 +111,9 @@ static void run_twin(const tcase *tc, const winent_plan *p, const void *in,
         wp.y1 = y1;
         wp.rx = p->rx;
         wp.ry = p->ry;
-        wp.hh = p->hw;
+        wp.cf = p->col_first;
+        wp.cr = p->col_run;
+        wp.kx = p->kx;
         for (int x = 0; x < W; x++)
             for (int ya = y0; ya < y1; ya += tc->seg_rows) {
                 int yb = ya + tc->seg_rows < y1 ? ya + tc->seg_rows : y1;
@@ -149,6 +153,12 @@ static void run_case(const tcase *tc)
     o.dtype = tc->dtype;
     o.kx = o.ky = 2 * tc->r + 1;
     o.disk = 1;
+    static unsigned char mask[255 * 255];
+    if (tc->fp > 0) {
+        fp_make(tc->fp - 1, tc->fa, tc->fb, &o.kx, &o.ky, mask);
+        o.disk = 0;
+        o.footprint = mask;
+    }
     o.base = (winent_base)(tc->r % 3);
     if (tc->bins) {
         o.bins = tc->bins;
@@ -175,7 +185,7 @@ static void run_case(const tcase *tc)
         smem_twin<uint16_t> s16;
         if (p->area <= 255) /* a byte holds every count */
             run_twin<uint8_t, false>(tc, p, in, ref, s8, "smem cnt8");
-        if (p->area > 255 || tc->r < 8) /* the counters the engine would pick, and 16 anyway */
+        if (p->area > 255 || p->kx < 17) /* the counters the engine would pick, and 16 anyway */
             run_twin<uint8_t, false>(tc, p, in, ref, s16, "smem cnt16");
         if (tc->values <= 16 && tc->vmin == 0 && !tc->bins) {
             /* Chunks of codes < 16: the 16-code kernel's histograms. */
@@ -226,6 +236,16 @@ static const tcase cases[] = {
     {"i32 6 values disk 20", WINENT_I32, 20, 0, 6, -3, 0, 0, 70, 60, 25, 13},
     {"f32 bins 200 NaN disk 3", WINENT_F32, 3, 200, 0, 0, 0, 0, 53, 41, 11, 6},
     {"f64 bins 70000 NaN disk 2", WINENT_F64, 2, 70000, 0, 0, 0, 0, 40, 30, 7, 4},
+    /* Footprints: several runs a column, even sides, centres left out. */
+    {"u8 256 values diamond 4", WINENT_U8, 0, 0, 256, 0, 0, 0, 47, 39, 11, 6, 1 + FP_DIAMOND, 4, 0},
+    {"u8 12 values ring 5/2", WINENT_U8, 0, 0, 12, 0, 0, 0, 50, 41, 9, 5, 1 + FP_RING, 5, 2},
+    {"u8 16 values ones 16x16 (smem16)", WINENT_U8, 0, 0, 16, 0, 0, 0, 45, 40, 13, 7, 1 + FP_ONES, 16, 16},
+    {"u8 nodata 5 comb 7x4", WINENT_U8, 0, 0, 20, 0, 1, 5, 44, 33, 8, 3, 1 + FP_COMB, 7, 4},
+    {"u8 ring 3/2 on a 3-pixel-wide image", WINENT_U8, 0, 0, 64, 0, 0, 0, 3, 30, 9, 7, 1 + FP_RING, 3, 2},
+    {"u16 3000 values random 9x6", WINENT_U16, 0, 0, 3000, 0, 0, 0, 52, 37, 10, 6, 1 + FP_RANDOM, 9, 6},
+    {"u16 nodata 7 ones 4x2", WINENT_U16, 0, 0, 40, 0, 1, 7, 40, 31, 7, 4, 1 + FP_ONES, 4, 2},
+    {"u32 100k values nodata ring 4/1", WINENT_U32, 0, 0, 100000, 0, 1, 9, 41, 30, 10, 7, 1 + FP_RING, 4, 1},
+    {"f32 bins 200 NaN comb 10x9", WINENT_F32, 0, 200, 0, 0, 0, 0, 38, 33, 11, 6, 1 + FP_COMB, 10, 9},
 };
 
 int main(void)

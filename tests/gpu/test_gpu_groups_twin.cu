@@ -40,6 +40,10 @@ typedef struct tcase {
 } tcase;
 
 static unsigned long long seed = 0x9e37u;
+/* The measure of the cases run (main): the entropy, then the others, whose
+ * groups count T' (T'[1] = 0) and whose finish adds n T[1] back. */
+static winent_measure the_measure = WINENT_MEASURE_ENTROPY;
+static double the_q = 0.0;
 
 static void *make_input(const tcase *tc)
 {
@@ -82,6 +86,8 @@ static int run_twin(const tcase *tc, const winent_plan *p, const void *in, const
     if (g.th == 0)
         return 0;
     std::vector<unsigned long long> smem((size_t)g.bytes / 8 + 1);
+    twin_tables tt;
+    twin_tables_of(p, &tt);
     for (int y0 = 0; y0 < H; y0 += tc->chunk_rows) {
         int y1 = y0 + tc->chunk_rows < H ? y0 + tc->chunk_rows : H, a, h;
         winent_chunk_input_rows(y0, y1, p->ry, H, &a, &h);
@@ -89,8 +95,9 @@ static int run_twin(const tcase *tc, const winent_plan *p, const void *in, const
         memset(&wp, 0, sizeof wp);
         wp.plane = plane.data() + (size_t)a * W;
         wp.out = got.data() + (size_t)y0 * W;
-        wp.du = (const long long *)p->du;
-        wp.t = (const long long *)p->t;
+        wp.du = tt.du.data();
+        wp.t = tt.t.data();
+        wp.m = tt.m;
         wp.W = W;
         wp.H = H;
         wp.in_y0 = a;
@@ -131,6 +138,8 @@ static void run_case(const tcase *tc)
 {
     winent_compute_opts o;
     winent_compute_opts_default(&o);
+    o.measure = the_measure;
+    o.renyi_q = the_q;
     o.dtype = tc->dtype;
     o.kx = tc->kx;
     o.ky = tc->ky;
@@ -194,5 +203,20 @@ int main(void)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
+    /* The other measures of the histogram on a few cases: large groups,
+     * nodata, 32-bit codes. */
+    static const winent_measure ms[] = {WINENT_MEASURE_SIMPSON, WINENT_MEASURE_RICHNESS,
+                                        WINENT_MEASURE_EVENNESS, WINENT_MEASURE_RENYI,
+                                        WINENT_MEASURE_RENYI};
+    static const double qs[] = {0.0, 0.0, 0.0, 2.0, 0.5};
+    static const int some[] = {3, 4, 9, 10};
+    for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
+        the_measure = ms[k];
+        the_q = qs[k];
+        printf("measure %s%s\n", winent_measure_name(ms[k]),
+               ms[k] == WINENT_MEASURE_RENYI ? (qs[k] == 2.0 ? ":2" : ":0.5") : "");
+        for (size_t i = 0; i < sizeof some / sizeof some[0]; i++)
+            run_case(&cases[some[i]]);
+    }
     return harness_end();
 }

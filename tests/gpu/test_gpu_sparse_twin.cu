@@ -124,7 +124,7 @@ static bool chunk_map(const tcase *tc, const winent_plan *p, const std::vector<i
             ncol[x] += n;
             const int y = y0 + (int)r;
             const uint32_t centre = plane[(size_t)(y - in_y0) * W + x];
-            out[(size_t)y * W + x] = sparse_finish_px<ND>(sp, t, x, y, col[x], ncol[x], centre);
+            out[(size_t)y * W + x] = sparse_finish_px<ND>(sp, t, win_measure(), x, y, col[x], ncol[x], centre);
         }
     }
     return true;

@@ -135,7 +135,7 @@ static void tails(void)
     CHECK(!winent_tail_pays(1e8, 0.0, 1e9, 1e6), "a GPU slower than the CPU leaves it");
 }
 
-/* auto within --mem (engines.c, winent_gpu_room_locked): a GPU's context,
+/* auto within --mem (policy.c, gpu_room_locked): a GPU's context,
  * 128 MiB of host memory, is 8 chunks of 16 MiB. */
 static void rooms(void)
 {

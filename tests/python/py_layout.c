@@ -33,6 +33,7 @@ int main(void)
     FIELD(winent_compute_opts, glcm_distance);
     FIELD(winent_compute_opts, glcm_angles);
     FIELD(winent_compute_opts, glcm_asymmetric);
+    FIELD(winent_compute_opts, footprint);
 
     STRUCT(winent_progress);
     FIELD(winent_progress, rows_done);

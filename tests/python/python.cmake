@@ -15,6 +15,10 @@ winent_py_test(test_py_basics test_py_basics.py)
 winent_py_test(test_py_entropy test_py_entropy.py)
 # circular windows: footprint="disk", radius=R; window=("disk", R); windows lists
 winent_py_test(test_py_disk test_py_disk.py)
+# any footprint: scikit-image's own test_entropy cases, diamond/star/ring/
+# even sides against rank.entropy, nodata against a brute-force count,
+# --footprint FILE (PBM, text, .npy) against footprint=
+winent_py_test(test_py_footprint test_py_footprint.py)
 # run() and Job: against the CLI; progress, cancel, Ctrl-C, two jobs at once.
 winent_py_test(test_py_job test_py_job.py)
 # read_zst and open_zst against zstd -d and the CLI's raw map; the README's
@@ -63,5 +67,10 @@ set_tests_properties(test_py_arrays PROPERTIES TIMEOUT 600)
 # python -m winent and the winent-stream command of a pip install run the
 # CLI.
 winent_py_test(test_py_tool test_py_tool.py)
+# winent.texture and entropy(measure=): every measure the CLI's bytes on
+# numpy, masked, xarray, dask and a LocalCluster; numpy and scikit-image
+# oracles per window; errors naming Python's arguments.
+winent_py_test(test_py_texture test_py_texture.py)
+set_tests_properties(test_py_texture PROPERTIES TIMEOUT 900)
 # The type hints (py.typed) pass Debian's mypy; skips where mypy is absent.
 winent_py_test(test_py_mypy test_py_mypy.py)

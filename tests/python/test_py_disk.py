@@ -96,8 +96,12 @@ def test_errors():
     expect_raises("unknown footprint", winent.UsageError, winent.entropy, img,
                   footprint="star", radius=2)
     expect_raises("'diskx'", winent.UsageError, winent.entropy, img, window="diskx")
-    expect_raises("a footprint neither disk nor rectangle", winent.UsageError, winent.entropy,
-                  img, footprint=np.eye(3, dtype=np.uint8))
+    # Any other footprint is computed (test_py_footprint.py); one with no
+    # pixel, or a 3-D one, is refused.
+    expect_raises("a footprint with no pixel", winent.UsageError, winent.entropy,
+                  img, footprint=np.zeros((3, 4), dtype=np.uint8))
+    expect_raises("a 3-D footprint", winent.UsageError, winent.entropy,
+                  img, footprint=np.ones((3, 3, 3), dtype=np.uint8))
     check("footprint=np.ones((3, 7)) is window (3, 7)",
           same_bits(winent.entropy(np.arange(99, dtype=np.uint8).reshape(9, 11),
                                    footprint=np.ones((3, 7), np.uint8)),

@@ -8,7 +8,10 @@
  *   validate_door entropy|run [FIELD=VALUE ...]
  *
  * FIELD: kx ky disk base bins lo hi nodata dtype range_auto threads device
- * level tile frame_rows preview_size mem width height input output.
+ * level tile frame_rows preview_size mem width height input output; the
+ * measures: measure (one name, winent_measure_parse), measures (a list
+ * NAME,NAME: the job's measure_list), distance, angles (the bits),
+ * asymmetric.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +19,33 @@
 #include <string.h>
 
 #include "winent.h"
+
+/* measures=A,B,...: the job's list (at most 8). */
+static winent_measure list_m[8];
+static double list_q[8];
+
+static int set_measures(winent_job_opts *o, const char *v)
+{
+    char item[64];
+    int n = 0;
+    while (*v && n < 8) {
+        size_t k = strcspn(v, ",");
+        if (k >= sizeof item)
+            return -1;
+        memcpy(item, v, k);
+        item[k] = '\0';
+        if (winent_measure_parse(item, &list_m[n], &list_q[n], NULL) != WINENT_OK)
+            return -1;
+        n++;
+        v += k + (v[k] == ',');
+    }
+    o->compute.measure = list_m[0];
+    o->compute.renyi_q = list_q[0];
+    o->measure_list = list_m;
+    o->measure_q = list_q;
+    o->nmeasure_list = n;
+    return 0;
+}
 
 static int set_field(winent_job_opts *o, const char *kv)
 {
@@ -59,6 +89,12 @@ static int set_field(winent_job_opts *o, const char *kv)
     else if (!strcmp(key, "height")) o->height = atoi(v);
     else if (!strcmp(key, "input")) o->input = v;
     else if (!strcmp(key, "output")) o->output = v;
+    else if (!strcmp(key, "measure"))
+        return winent_measure_parse(v, &c->measure, &c->renyi_q, NULL) == WINENT_OK ? 0 : -1;
+    else if (!strcmp(key, "measures")) return set_measures(o, v);
+    else if (!strcmp(key, "distance")) c->glcm_distance = atoi(v);
+    else if (!strcmp(key, "angles")) c->glcm_angles = (unsigned)atoi(v);
+    else if (!strcmp(key, "asymmetric")) c->glcm_asymmetric = atoi(v);
     else return -1;
     return 0;
 }

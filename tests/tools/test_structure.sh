@@ -4,8 +4,8 @@
 # (tools/check-structure.py): no circle of source files calling each other,
 # no call or #include against the rooms' order (base <- kernels <- tiles
 # <- tiles/formats <- tiles/sources, tiles/sinks <- pipeline <- cli, the
-# CLI on include/ alone), no circle of rooms, no function in src/pipeline
-# over 150 lines. Then the check itself on a made-up tree: each rule it
+# CLI on include/ alone), no circle of rooms, no function over 120 lines
+# in src/ (C, CUDA) or python/winent but those allowed by name. Then the check itself on a made-up tree: each rule it
 # enforces is reported when broken.
 set -u
 command -v nm >/dev/null 2>&1 || { echo "no nm (binutils) to read the objects' symbols: skipped"; exit 77; }
@@ -23,8 +23,8 @@ esac
 
 # A made-up source tree against this build's objects: a base file that
 # includes a kernels header, the CLI that includes a pipeline header, two
-# sibling rooms that include each other (a circle of rooms), and a long
-# pipeline function.
+# sibling rooms that include each other (a circle of rooms), a long C
+# function and a long Python one (a nested def counted on its own).
 F=$(mktemp -d)
 trap 'rm -rf "$F"' EXIT
 mkdir -p "$F/src/base" "$F/src/kernels" "$F/src/cli" "$F/src/pipeline" "$F/src/tiles/sources" \
@@ -38,15 +38,34 @@ echo '#include "s.h"' >"$F/src/tiles/sources/r.h"
 echo '#include "r.h"' >"$F/src/tiles/sinks/s.h"
 { echo 'static void long_one(void)'; echo '{'; i=0
   while [ $i -lt 160 ]; do echo '    ;'; i=$((i + 1)); done; echo '}'; } >"$F/src/pipeline/l.c"
+{ echo 'static winent_status short_one(int a,'; echo '                               int b)'
+  echo '{'; i=0; while [ $i -lt 118 ]; do echo '    ;'; i=$((i + 1)); done; echo '}'; } \
+    >"$F/src/kernels/s.c"
+mkdir -p "$F/python/winent"
+{ echo 'def long_py(x):'; echo '    """A long one."""'; i=0
+  while [ $i -lt 125 ]; do echo "    x += $i"; i=$((i + 1)); done
+  echo '    def inner():'; echo '        return 1'; echo ''; echo '    return x'
+  echo ''; echo 'def short_py():'; echo '    return 0'; } >"$F/python/winent/p.py"
+echo 'static int cpu(const engine *e) { return e->device < 0; }' >"$F/src/pipeline/d.c"
+{ i=0; while [ $i -lt 601 ]; do echo '/* a line */'; i=$((i + 1)); done; } >"$F/src/pipeline/big.c"
 bad=$("$PY" "$WINENT_SRC/tools/check-structure.py" "$BUILD" "$F" 2>&1)
 [ $? = 1 ] || { echo "$bad"; echo "FAILED: a broken tree did not exit 1"; exit 1; }
 for want in "room: base/b.c includes kernels/k.h, of room kernels, which room base may not use" \
     "room: cli/c.c includes pipeline/p.h" \
     "room: tiles/sinks/s.h includes tiles/sources/r.h" \
     "circle of rooms: tiles/sinks tiles/sources" \
-    "pipeline/l.c:1: static void long_one(void) is 162 lines (at most 150)"; do
+    "src/pipeline/l.c:1: long_one is 162 lines (at most 120)" \
+    "python/winent/p.py:1: long_py is 131 lines (at most 120)" \
+    "src/pipeline/d.c:1: tests the sign of an engine's device" \
+    "src/pipeline/big.c has 601 lines (at most 600)"; do
     case $bad in
     *"$want"*) echo "reported: $want" ;;
     *) echo "$bad"; echo "FAILED: not reported: $want"; exit 1 ;;
     esac
 done
+for quiet in short_one inner short_py; do
+    case $bad in
+    *" $quiet is "*) echo "$bad"; echo "FAILED: $quiet reported as long"; exit 1 ;;
+    esac
+done
+echo "not reported: short_one (120 lines), inner, short_py"

@@ -19,7 +19,7 @@ typedef enum member_kind {
     K_WORD,    /* one of the texts `words` */
     K_TEXT,    /* any text */
     K_NUMBER,  /* a number, or "NaN", "Infinity", "-Infinity" */
-    K_WINDOW,  /* [KX, KY]: odd whole numbers from 1 to 255 */
+    K_WINDOW,  /* [KX, KY]: whole numbers from 1 to 255 (odd but for a footprint's) */
     K_RANGE,   /* [LO, HI]: finite numbers, LO < HI */
     K_NUMBERS, /* an array of numbers (as K_NUMBER): `hi` of them, any count for 0 */
     K_INTS,    /* an array of whole numbers in [lo, hi] */
@@ -71,6 +71,7 @@ static const member map_members[] = {
     {"band", K_INT, NULLABLE, 1, 65535, NULL, NULL, "a band number from 1 to 65535"},
     {"window", K_WINDOW, REQUIRED, 0, 0, NULL, NULL, "[KX, KY] of odd sides from 1 to 255"},
     {"disk", K_INT, NULLABLE, 0, 127, NULL, NULL, "a radius from 0 to 127"},
+    {"footprint", K_TEXT, NULLABLE, 0, 0, NULL, NULL, "rows of 0 and 1 joined by '/'"},
     {"range", K_RANGE, NULLABLE, 0, 0, NULL, NULL, "[LO, HI] of finite numbers with LO < HI"},
     {"nodata", K_NUMBER, NULLABLE, 0, 0, NULL, NULL, "a number"},
     {"first_frame", K_INT, REQUIRED, 0, WINENT_ZST_MAX_FRAMES, NULL, NULL, "the map's first frame"},
@@ -88,6 +89,7 @@ static const member header_members[] = {
     {"byteorder", K_WORD, 0, 0, 0, little_words, NULL, "\"little\""},
     {"window", K_WINDOW, 0, 0, 0, NULL, NULL, "[KX, KY] of odd sides from 1 to 255"},
     {"disk", K_INT, NULLABLE, 0, 127, NULL, NULL, "a radius from 0 to 127"},
+    {"footprint", K_TEXT, NULLABLE, 0, 0, NULL, NULL, "rows of 0 and 1 joined by '/'"},
     {"base", K_WORD, 0, 0, 0, base_words, NULL, "\"e\", \"2\" or \"10\""},
     {"bins", K_INT, NULLABLE, 1, 1LL << 30, NULL, NULL, "a whole number from 1 to 1073741824"},
     {"range", K_RANGE, NULLABLE, 0, 0, NULL, NULL, "[LO, HI] of finite numbers with LO < HI"},
@@ -153,10 +155,45 @@ static int int_in(const cJSON *v, long long lo, long long hi)
     return winent_json_get_integer(v, lo, hi, &k);
 }
 
-static int odd_side(const cJSON *v, long long lo, long long hi)
+/* A window's sides are odd unless a footprint gives them: then the
+ * footprint is their rows of 0 and 1, joined by '/', with a 1 in it. 0,
+ * or -1 with why. */
+static int window_check(const cJSON *o, const char *whose, char *why, size_t n)
 {
-    long long k;
-    return winent_json_get_integer(v, lo, hi, &k) && k % 2 == 1;
+    double w[2];
+    int count;
+    if (o == NULL || !winent_json_get_doubles(winent_json_get(o, "window"), w, 2, &count) ||
+        count != 2)
+        return 0; /* no window: nothing to check (its absence is the schema's) */
+    const cJSON *fp = winent_json_get(o, "footprint");
+    if (fp == NULL || cJSON_IsNull(fp)) {
+        if (fmod(w[0], 2.0) == 1.0 && fmod(w[1], 2.0) == 1.0)
+            return 0;
+        snprintf(why, n, "the header's %s\"window\" is not [KX, KY] of odd sides from 1 to 255",
+                 whose);
+        return -1;
+    }
+    const char *t = cJSON_GetStringValue(fp);
+    int rows = 0, col = 0, ones = 0, bad = t == NULL;
+    for (const char *c = t; !bad; c++) {
+        if (*c == '/' || *c == '\0') {
+            bad = col != (int)w[0];
+            rows++;
+            col = 0;
+            if (*c == '\0')
+                break;
+        } else {
+            bad = *c != '0' && *c != '1';
+            ones += *c == '1';
+            col++;
+        }
+    }
+    if (bad || rows != (int)w[1] || ones == 0) {
+        snprintf(why, n, "the header's %s\"footprint\" is not %g rows of %g 0s and 1s", whose,
+                 w[1], w[0]);
+        return -1;
+    }
+    return 0;
 }
 
 static int is_range(const cJSON *v)
@@ -183,7 +220,7 @@ static int value_check(const cJSON *v, const member *m, char *why, size_t n)
     case K_INT: return int_in(v, m->lo, m->hi);
     case K_TEXT: return cJSON_IsString(v);
     case K_NUMBER: return is_number(v);
-    case K_WINDOW: return is_array_of(v, 2, odd_side, 1, 255);
+    case K_WINDOW: return is_array_of(v, 2, int_in, 1, 255);
     case K_RANGE: return is_range(v);
     case K_NUMBERS: return is_array_of(v, (int)m->hi, any_number, 0, 0);
     case K_INTS: return is_array_of(v, 0, int_in, m->lo, m->hi);
@@ -303,6 +340,10 @@ int winent_zst_header_check(const cJSON *root, winent_zst_facts *f, char *why, s
                  winent_out_type_name(ot));
         return -1;
     }
+    for (int k = -1; k < (int)f->maps; k++)
+        if (window_check(k < 0 ? root : cJSON_GetArrayItem(winent_json_get(root, "maps"), k),
+                         k < 0 ? "" : "map's ", why, n) != 0)
+            return -1;
     /* A disk's window is its diameter, 2R + 1, square. */
     for (int k = -1; k < (int)f->maps; k++) {
         const cJSON *o = k < 0 ? root : cJSON_GetArrayItem(winent_json_get(root, "maps"), k);

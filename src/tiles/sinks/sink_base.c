@@ -28,6 +28,12 @@ int winent_sink_nmaps(const winent_sink_opts *o)
  * morphology.disk: dx^2 + dy^2 <= r^2). */
 static int window_pixels(const winent_compute_opts *c)
 {
+    if (c->footprint != NULL) { /* a footprint: the pixels it holds */
+        int n = 0;
+        for (size_t i = 0; i < (size_t)c->kx * (size_t)c->ky; i++)
+            n += c->footprint[i] != 0;
+        return n;
+    }
     if (!c->disk)
         return c->kx * c->ky;
     int r = c->kx / 2, n = 0;
@@ -75,6 +81,8 @@ void winent_sink_window_name(const winent_compute_opts *c, char *buf, size_t cap
 {
     if (c->disk)
         snprintf(buf, cap, "disk%d", c->kx / 2);
+    else if (c->footprint != NULL) /* its box: the pixels are the footprint's */
+        snprintf(buf, cap, "footprint%dx%d", c->kx, c->ky);
     else
         snprintf(buf, cap, "%dx%d", c->kx, c->ky);
 }
@@ -104,6 +112,8 @@ char *winent_sink_map_path(const char *path, int band, const winent_compute_opts
     }
     if (c->disk)
         snprintf(tag, sizeof tag, "_b%d_disk%d%s", band, c->kx / 2, m);
+    else if (c->footprint != NULL)
+        snprintf(tag, sizeof tag, "_b%d_fp%dx%d%s", band, c->kx, c->ky, m);
     else if (c->kx == c->ky)
         snprintf(tag, sizeof tag, "_b%d_w%d%s", band, c->kx, m);
     else

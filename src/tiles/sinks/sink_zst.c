@@ -228,6 +228,27 @@ static void zst_free(void *impl)
 
 /* The georeferencing: what GDAL users want (geotransform, EPSG code), and
  * the GeoTIFF tags themselves, so that nothing of the input is lost. */
+/* A footprint as the header's text: its rows of 0 and 1 joined by '/'
+ * (NULL out of memory). */
+static cJSON *footprint_json(const winent_compute_opts *c)
+{
+    const size_t kx = (size_t)c->kx, ky = (size_t)c->ky;
+    char *t = malloc((kx + 1) * ky + 1);
+    if (t == NULL)
+        return NULL;
+    size_t k = 0;
+    for (size_t r = 0; r < ky; r++) {
+        if (r > 0)
+            t[k++] = '/';
+        for (size_t i = 0; i < kx; i++)
+            t[k++] = c->footprint[r * kx + i] ? '1' : '0';
+    }
+    t[k] = '\0';
+    cJSON *j = cJSON_CreateString(t);
+    free(t);
+    return j;
+}
+
 static cJSON *json_georef(const winent_georef *g)
 {
     double gt[6];
@@ -289,6 +310,8 @@ static cJSON *json_maps(const winent_sink *s, const zst_sink *z)
         ebad |= winent_json_put(e, "measure", cJSON_CreateString(mt));
         if (c->disk) /* a disk: its radius; "window" is its square */
             ebad |= winent_json_put(e, "disk", winent_json_integer(c->kx / 2));
+        if (c->footprint != NULL) /* a footprint: its rows; "window" is its box */
+            ebad |= winent_json_put(e, "footprint", footprint_json(c));
         if (c->bins > 0) {
             const double r[2] = {c->range_lo, c->range_hi};
             ebad |= winent_json_put(e, "range", winent_json_numbers(r, 2));
@@ -339,6 +362,8 @@ static char *json_header(const winent_sink *s, const zst_sink *z)
     bad |= winent_json_put(h, "measure", cJSON_CreateString(mt));
     if (c->disk) /* a disk: its radius; "window" is its square */
         bad |= winent_json_put(h, "disk", winent_json_integer(c->kx / 2));
+    if (c->footprint != NULL) /* a footprint: its rows; "window" is its box */
+        bad |= winent_json_put(h, "footprint", footprint_json(c));
     bad |= winent_json_put(h, "base",
                            cJSON_CreateString((unsigned)c->base < 3 ? bases[c->base] : "e"));
     if (c->bins > 0) {

@@ -1012,32 +1012,17 @@ winent_status winent_source_gdal_open(const winent_source_opts *o, const char *o
     return st;
 }
 
-static winent_status gdal_open(const winent_source_opts *o, const char *open_path, int tiff,
-                               winent_source *s, winent_err *err)
+/* The dataset's first handle: a local NetCDF file's header checked first
+ * (a name GDAL resolves, a URL or /vsizip/, is left to GDAL, which reports
+ * on it in its own words). */
+static winent_status gdal_open_first(const char *open_path, gdal_impl *g, winent_err *err)
 {
-    winent_status st = WINENT_OK;
-    gdal_impl *g = calloc(1, sizeof *g);
-    if (g == NULL)
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    s->ops = &gdal_ops;
-    s->impl = g;
-    g->name = strcmp(o->path, "-") == 0 ? "standard input" : o->path;
-    g->stop = o->stop;
-    int want = o->par ? o->par->workers : o->threads > 0 ? o->threads : omp_get_num_procs();
-    g->open_path = strdup(open_path);
-    g->h = calloc((size_t)want, sizeof *g->h);
-    if (g->open_path == NULL || g->h == NULL ||
-        winent_batch_loader_init(&g->loader, o->par, o->stop, want) != 0)
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    g->nhandles = 1;
     gdal_handle *h0 = &g->h[0];
     struct stat local;
     if (stat(open_path, &local) == 0 && S_ISREG(local.st_mode)) {
-        /* A local file only: a name GDAL resolves (a URL, /vsizip/) is
-         * left to GDAL, which reports on it in its own words. */
         gdal_msgs m;
         winent_gdal_msgs_begin(&m);
-        st = winent_gdal_check_netcdf_header(open_path, g->name, err);
+        winent_status st = winent_gdal_check_netcdf_header(open_path, g->name, err);
         winent_gdal_msgs_end();
         WINENT_TRY(st);
     }
@@ -1048,8 +1033,15 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
     if (h0->ds == NULL)
         return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: GDAL cannot open it: %s", g->name,
                           h0->msgs.first[0] ? h0->msgs.first : "not a raster GDAL knows");
-    GDALDatasetH ds = h0->ds;
-    const int nbands = gd()->GDALGetRasterCount(ds);
+    return WINENT_OK;
+}
+
+/* The bands read (--band, a list, or all but the alpha bands) and the
+ * buffers kept per band. */
+static winent_status gdal_select_bands(const winent_source_opts *o, gdal_impl *g, int nbands,
+                                       winent_source *s, winent_err *err)
+{
+    GDALDatasetH ds = g->h[0].ds;
     if (nbands == 0) {
         const char *sub = first_subdataset(ds);
         if (sub != NULL)
@@ -1070,10 +1062,9 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
             some.band_list = kept;
             some.nband_list = n;
         }
-        st = winent_source_select(&some, nbands, g->name, s, err);
+        winent_status st = winent_source_select(&some, nbands, g->name, s, err);
         free(kept);
-        if (st != WINENT_OK)
-            return st;
+        WINENT_TRY(st);
     } else {
         WINENT_TRY(winent_source_select(o, nbands, g->name, s, err));
     }
@@ -1089,48 +1080,48 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     for (int k = 0; k < g->nsel; k++)
         g->band_map[k] = g->sel[k].band;
-    g->width = gd()->GDALGetRasterXSize(ds);
-    g->height = gd()->GDALGetRasterYSize(ds);
-    if (g->width <= 0 || g->height <= 0)
-        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the image is empty (%dx%d)", g->name,
-                          g->width, g->height);
-    {
-        /* A file shorter than its header: an input error before any read
-         * (GDAL would read zeros in some drivers). */
-        gdal_msgs m;
-        winent_gdal_msgs_begin(&m);
-        st = winent_gdal_check_sizes(ds, g->name, err);
-        winent_gdal_msgs_end();
-        if (st != WINENT_OK)
-            goto fail;
-    }
-    if (!tiff) {
-        /* Every TIFF it reads as strictly as a TIFF given directly, and
-         * every driver one known to report a file cut short (gdal_tiff.h).
-         * A TIFF file given directly (`tiff`) has its libtiff check
-         * beside it already. */
-        gdal_msgs m;
-        winent_gdal_msgs_begin(&m);
-        st = winent_gdal_check_tiffs(o, ds, open_path, &s->verify, err);
-        winent_gdal_msgs_end();
-        if (st != WINENT_OK)
-            goto fail;
-    }
-    GDALRasterBandH b = gd()->GDALGetRasterBand(ds, g->band);
+    return WINENT_OK;
+}
+
+/* The checks of the file before any read, under their own message handler:
+ * a file shorter than its header (GDAL would read zeros in some drivers),
+ * and, for a raster not given as a TIFF file (`tiff`, which has its
+ * libtiff check beside it already), every TIFF it reads as strictly as a
+ * TIFF given directly and every driver one known to report a file cut
+ * short (gdal_tiff.h). */
+static winent_status gdal_check_file(const winent_source_opts *o, const char *open_path, int tiff,
+                                     gdal_impl *g, winent_source *s, winent_err *err)
+{
+    GDALDatasetH ds = g->h[0].ds;
+    gdal_msgs m;
+    winent_gdal_msgs_begin(&m);
+    winent_status st = winent_gdal_check_sizes(ds, g->name, err);
+    winent_gdal_msgs_end();
+    if (st != WINENT_OK || tiff)
+        return st;
+    winent_gdal_msgs_begin(&m);
+    st = winent_gdal_check_tiffs(o, ds, open_path, &s->verify, err);
+    winent_gdal_msgs_end();
+    return st;
+}
+
+/* One sample type for every band read (the kernels see one) and each
+ * band's nodata. */
+static winent_status gdal_band_types(const winent_source_opts *o, gdal_impl *g, winent_source *s,
+                                     winent_err *err)
+{
+    GDALDatasetH ds = g->h[0].ds;
     for (int k = 0; k < g->nsel; k++) {
-        /* One type for every band: the kernels see one. */
         GDALRasterBandH bk = gd()->GDALGetRasterBand(ds, g->sel[k].band);
         winent_dtype stored = g->stored, dtype;
-        WINENT_TRY_GOTO(st, pick_type(g, bk, err));
-        if (k > 0 && g->stored != stored) {
-            st = WINENT_ERR(err, WINENT_ERR_INPUT,
-                            "%s: bands %d and %d hold samples of different types (%s, %s), which "
-                            "one pass cannot read together: give them to separate runs",
-                            g->name, g->sel[0].band, g->sel[k].band, winent_dtype_name(stored),
-                            winent_dtype_name(g->stored));
-            goto fail;
-        }
-        WINENT_TRY_GOTO(st, pick_nodata(g, o, k, bk, &s->bands[k], &dtype, err));
+        WINENT_TRY(pick_type(g, bk, err));
+        if (k > 0 && g->stored != stored)
+            return WINENT_ERR(err, WINENT_ERR_INPUT,
+                              "%s: bands %d and %d hold samples of different types (%s, %s), "
+                              "which one pass cannot read together: give them to separate runs",
+                              g->name, g->sel[0].band, g->sel[k].band, winent_dtype_name(stored),
+                              winent_dtype_name(g->stored));
+        WINENT_TRY(pick_nodata(g, o, k, bk, &s->bands[k], &dtype, err));
         /* One type for all: a band widened to mark its masked pixels
          * widens the others too (every value kept, so every map the
          * same; an RGBA image's alpha band has no mask of its own). */
@@ -1146,27 +1137,14 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
     s->info.has_nodata = s->bands[0].has_nodata;
     s->info.nodata = s->bands[0].nodata;
     s->info.nodata_is_mask = s->bands[0].nodata_is_mask;
-    WINENT_TRY_GOTO(st, handle_bands(g, h0, err));
-    g->sequential = sequential_format(ds, open_path);
-    WINENT_TRY_GOTO(st, check_block_memory(g, o, b, &s->info, err));
-    take_verify_short(s);
-    plan_items(g, b, want);
-    g->plane_bytes = (size_t)g->width * (size_t)g->batch_rows * g->out_sample;
-    g->batch = malloc(g->plane_bytes * (size_t)g->nsel);
-    if (g->batch == NULL) {
-        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-        goto fail;
-    }
-    if (tiff)
-        WINENT_TRY_GOTO(st, georef_from_tiff(g, err));
-    else
-        WINENT_TRY_GOTO(st, georef_from_gdal(g, ds, err));
-    /* Its files, recorded as read, and their sizes: a stat of each, over
-     * the network for a URL, under the same handler and time limits as
-     * every other call (files_read). */
-    WINENT_TRY_GOTO(st, files_read(s, ds, &g->input_bytes, err));
-    cap_cache(g, o, &s->info);
+    return WINENT_OK;
+}
 
+/* What the source tells of the raster once open. */
+static void gdal_info(const winent_source_opts *o, const gdal_impl *g, int nbands, int tiff,
+                      winent_source *s)
+{
+    GDALDatasetH ds = g->h[0].ds;
     s->info.width = g->width;
     s->info.height = g->height;
     s->info.dtype = g->dtype;
@@ -1181,12 +1159,60 @@ static winent_status gdal_open(const winent_source_opts *o, const char *open_pat
                  s->info.driver ? s->info.driver : "?");
     s->info.name = o->path;
     s->info.georef = winent_georef_present(&g->georef) ? &g->georef : NULL;
+}
+
+static winent_status gdal_open(const winent_source_opts *o, const char *open_path, int tiff,
+                               winent_source *s, winent_err *err)
+{
+    gdal_impl *g = calloc(1, sizeof *g);
+    if (g == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    /* From here the caller frees s, and with it the implementation. */
+    s->ops = &gdal_ops;
+    s->impl = g;
+    g->name = strcmp(o->path, "-") == 0 ? "standard input" : o->path;
+    g->stop = o->stop;
+    int want = o->par ? o->par->workers : o->threads > 0 ? o->threads : omp_get_num_procs();
+    g->open_path = strdup(open_path);
+    g->h = calloc((size_t)want, sizeof *g->h);
+    if (g->open_path == NULL || g->h == NULL ||
+        winent_batch_loader_init(&g->loader, o->par, o->stop, want) != 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    g->nhandles = 1;
+    WINENT_TRY(gdal_open_first(open_path, g, err));
+    GDALDatasetH ds = g->h[0].ds;
+    const int nbands = gd()->GDALGetRasterCount(ds);
+    WINENT_TRY(gdal_select_bands(o, g, nbands, s, err));
+    g->width = gd()->GDALGetRasterXSize(ds);
+    g->height = gd()->GDALGetRasterYSize(ds);
+    if (g->width <= 0 || g->height <= 0)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the image is empty (%dx%d)", g->name,
+                          g->width, g->height);
+    WINENT_TRY(gdal_check_file(o, open_path, tiff, g, s, err));
+    WINENT_TRY(gdal_band_types(o, g, s, err));
+    GDALRasterBandH b = gd()->GDALGetRasterBand(ds, g->band);
+    WINENT_TRY(handle_bands(g, &g->h[0], err));
+    g->sequential = sequential_format(ds, open_path);
+    WINENT_TRY(check_block_memory(g, o, b, &s->info, err));
+    take_verify_short(s);
+    plan_items(g, b, want);
+    g->plane_bytes = (size_t)g->width * (size_t)g->batch_rows * g->out_sample;
+    g->batch = malloc(g->plane_bytes * (size_t)g->nsel);
+    if (g->batch == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    if (tiff)
+        WINENT_TRY(georef_from_tiff(g, err));
+    else
+        WINENT_TRY(georef_from_gdal(g, ds, err));
+    /* Its files, recorded as read, and their sizes: a stat of each, over
+     * the network for a URL, under the same handler and time limits as
+     * every other call (files_read). */
+    WINENT_TRY(files_read(s, ds, &g->input_bytes, err));
+    cap_cache(g, o, &s->info);
+    gdal_info(o, g, nbands, tiff, s);
     /* One dataset per decoding thread, opened on its first item. */
     g->nhandles = g->sequential ? 1 : want;
     return WINENT_OK;
-fail:
-    /* The caller frees s, and with it the implementation. */
-    return st;
 }
 
 /* ---- The GDAL format: whatever GDAL recognises ------------------------- */

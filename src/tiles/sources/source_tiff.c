@@ -875,41 +875,14 @@ winent_status winent_source_tiff_open_io(const winent_source_opts *o, const wine
     return tiff_open(o, NULL, io, s, err);
 }
 
-static winent_status tiff_open(const winent_source_opts *o, const char *open_path,
-                               const winent_tiff_io *io, winent_source *s, winent_err *err)
+/* The image's tags: its size, samples, type and compression, the bands
+ * read (--band) and their type; what this reader cannot decode refused. */
+static winent_status tiff_read_tags(tiff_impl *t, const winent_source_opts *o, TIFF *tif,
+                                    winent_source *s, uint16_t *spp_out, winent_err *err)
 {
-    winent_status st = WINENT_OK;
-    tiff_impl *t = calloc(1, sizeof *t);
-    if (t == NULL) {
-        if (io != NULL && io->free_ctx != NULL)
-            io->free_ctx(io->ctx);
-        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    }
-    t->path = o->path;
-    t->open_path = open_path;
-    if (io != NULL)
-        t->io = *io;
-    s->ops = &tiff_ops;
-    s->impl = t;
-    int want = o->par         ? o->par->workers
-               : o->threads > 0 ? o->threads
-                                : omp_get_num_procs();
-    t->stop = o->stop;
-    t->h = calloc((size_t)want, sizeof *t->h);
-    if (t->h == NULL || winent_batch_loader_init(&t->loader, o->par, o->stop, want) != 0) {
-        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-        goto fail;
-    }
-    t->hcap = want;
-    for (int i = 0; i < want; i++)
-        t->h[i].checked_strip = -1;
-    t->nhandles = 1;
-    WINENT_TRY_GOTO(st, open_handle(t, &t->h[0], err));
-    TIFF *tif = t->h[0].tif;
-
     uint32_t w = 0, hgt = 0;
     uint16_t spp = 1, bits = 1, sf = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
-    uint16_t comp = COMPRESSION_NONE, photo = PHOTOMETRIC_MINISBLACK;
+    uint16_t comp = COMPRESSION_NONE, photo = PHOTOMETRIC_MINISBLACK, fill = FILLORDER_MSB2LSB;
     TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
     TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &hgt);
     TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
@@ -918,60 +891,57 @@ static winent_status tiff_open(const winent_source_opts *o, const char *open_pat
     TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
     TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &comp);
     TIFFGetFieldDefaulted(tif, TIFFTAG_PHOTOMETRIC, &photo);
-    if (w == 0 || hgt == 0) {
-        st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the image is empty (%ux%u)", o->path, w, hgt);
-        goto fail;
-    }
-    if (w > INT_MAX || hgt > INT_MAX || spp == 0) {
-        st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: implausible size %ux%u with %u samples",
-                        o->path, w, hgt, spp);
-        goto fail;
-    }
+    if (w == 0 || hgt == 0)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: the image is empty (%ux%u)", o->path, w,
+                          hgt);
+    if (w > INT_MAX || hgt > INT_MAX || spp == 0)
+        return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: implausible size %ux%u with %u samples",
+                          o->path, w, hgt, spp);
     t->width = (int)w;
     t->height = (int)hgt;
     t->bits = bits;
     t->sformat = sf;
     t->comp = comp;
     t->checked = winent_block_check_applies(comp);
-    {
-        uint16_t fill = FILLORDER_MSB2LSB;
-        TIFFGetFieldDefaulted(tif, TIFFTAG_FILLORDER, &fill);
-        t->bit_reversed = fill == FILLORDER_LSB2MSB;
-    }
+    TIFFGetFieldDefaulted(tif, TIFFTAG_FILLORDER, &fill);
+    t->bit_reversed = fill == FILLORDER_LSB2MSB;
     t->separate = planar == PLANARCONFIG_SEPARATE && spp > 1;
     t->spp = t->separate ? 1 : spp;
-    WINENT_TRY_GOTO(st, winent_source_select(o, spp, o->path, s, err));
+    *spp_out = spp;
+    WINENT_TRY(winent_source_select(o, spp, o->path, s, err));
     t->sel = s->bands;
     t->nsel = s->nbands_read;
-    WINENT_TRY_GOTO(st, pick_dtype(t, o->path, err));
+    WINENT_TRY(pick_dtype(t, o->path, err));
     t->out_sample = winent_dtype_size(t->dtype);
     if (photo == PHOTOMETRIC_YCBCR && comp != COMPRESSION_JPEG && !t->separate) {
         uint16_t sh = 1, sv = 1;
         TIFFGetFieldDefaulted(tif, TIFFTAG_YCBCRSUBSAMPLING, &sh, &sv);
-        if (sh != 1 || sv != 1) {
-            st = WINENT_ERR(err, WINENT_ERR_INPUT,
-                            "%s: subsampled YCbCr without JPEG compression is not supported",
-                            o->path);
-            goto fail;
-        }
+        if (sh != 1 || sv != 1)
+            return WINENT_ERR(err, WINENT_ERR_INPUT,
+                              "%s: subsampled YCbCr without JPEG compression is not supported",
+                              o->path);
     }
-    if (!TIFFIsCODECConfigured(comp)) {
-        st = WINENT_ERR(err, WINENT_ERR_INPUT,
-                        "%s: compression %u is not supported by this build of libtiff", o->path,
-                        comp);
-        goto fail;
-    }
+    if (!TIFFIsCODECConfigured(comp))
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: compression %u is not supported by this build of libtiff",
+                          o->path, comp);
+    return WINENT_OK;
+}
 
-    t->tiled = TIFFIsTiled(tif);
+/* The blocks (tiles or strips): their size, count and bytes, checked
+ * against what the image needs (`spp` samples a pixel). */
+static winent_status tiff_block_layout(tiff_impl *t, const winent_source_opts *o, TIFF *tif,
+                                       uint16_t spp, winent_err *err)
+{
+    const uint32_t w = (uint32_t)t->width, hgt = (uint32_t)t->height;
     tmsize_t bsize;
+    t->tiled = TIFFIsTiled(tif);
     if (t->tiled) {
         uint32_t tw = 0, th = 0;
         TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
         TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
-        if (tw == 0 || th == 0) {
-            st = WINENT_ERR(err, WINENT_ERR_INPUT, "%s: bad tile size %ux%u", o->path, tw, th);
-            goto fail;
-        }
+        if (tw == 0 || th == 0)
+            return WINENT_ERR(err, WINENT_ERR_INPUT, "%s: bad tile size %ux%u", o->path, tw, th);
         t->bw = tw;
         t->bh = th;
         bsize = TIFFTileSize(tif);
@@ -990,37 +960,63 @@ static winent_status tiff_open(const winent_source_opts *o, const char *open_pat
     t->blocks_across = (w + t->bw - 1) / t->bw;
     t->blocks_down = (hgt + t->bh - 1) / t->bh;
     t->blocks_per_plane = t->blocks_across * t->blocks_down;
-    {
-        uint64_t need_row = ((uint64_t)t->bw * (uint64_t)t->spp * bits + 7) / 8;
-        uint64_t planes = t->separate ? spp : 1;
-        uint32_t nstriles = TIFFIsTiled(tif) ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
-        if (t->tiled && (uint64_t)bsize > BLOCK_MAX_BYTES) {
-            st = WINENT_ERR(err, WINENT_ERR_INPUT,
-                            "%s: one %ux%u tile decodes to %lld bytes, more than a tile may hold "
-                            "here (%llu MiB)",
-                            o->path, t->bw, t->bh, (long long)bsize,
-                            (unsigned long long)(BLOCK_MAX_BYTES >> 20));
-            goto fail;
-        }
-        if (bsize <= 0 || t->block_row_bytes < need_row ||
-            (uint64_t)t->block_row_bytes * t->bh > (uint64_t)bsize ||
-            (uint64_t)nstriles < t->blocks_per_plane * planes) {
-            st = WINENT_ERR(err, WINENT_ERR_INPUT,
-                            "%s: unsupported or inconsistent block layout (%s %ux%u, %lld bytes)",
-                            o->path, t->tiled ? "tiles" : "strips", t->bw, t->bh, (long long)bsize);
-            goto fail;
-        }
-    }
+    const uint64_t need_row = ((uint64_t)t->bw * (uint64_t)t->spp * t->bits + 7) / 8;
+    const uint64_t planes = t->separate ? spp : 1;
+    const uint32_t nstriles = TIFFIsTiled(tif) ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+    if (t->tiled && (uint64_t)bsize > BLOCK_MAX_BYTES)
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: one %ux%u tile decodes to %lld bytes, more than a tile may hold "
+                          "here (%llu MiB)",
+                          o->path, t->bw, t->bh, (long long)bsize,
+                          (unsigned long long)(BLOCK_MAX_BYTES >> 20));
+    if (bsize <= 0 || t->block_row_bytes < need_row ||
+        (uint64_t)t->block_row_bytes * t->bh > (uint64_t)bsize ||
+        (uint64_t)nstriles < t->blocks_per_plane * planes)
+        return WINENT_ERR(err, WINENT_ERR_INPUT,
+                          "%s: unsupported or inconsistent block layout (%s %ux%u, %lld bytes)",
+                          o->path, t->tiled ? "tiles" : "strips", t->bw, t->bh, (long long)bsize);
     t->block_bytes = (size_t)bsize;
-    WINENT_TRY_GOTO(st, check_blocks(t, &t->h[0], err));
-    WINENT_TRY_GOTO(st, plan_memory(t, o, tif, want, &s->info, err));
-    t->batch = malloc(t->plane_bytes * (size_t)t->nsel + 1);
-    if (t->batch == NULL) {
-        st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for %llu bytes of rows",
-                        (unsigned long long)(t->plane_bytes * (size_t)t->nsel));
-        goto fail;
-    }
+    return WINENT_OK;
+}
 
+static winent_status tiff_open(const winent_source_opts *o, const char *open_path,
+                               const winent_tiff_io *io, winent_source *s, winent_err *err)
+{
+    tiff_impl *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        if (io != NULL && io->free_ctx != NULL)
+            io->free_ctx(io->ctx);
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    }
+    t->path = o->path;
+    t->open_path = open_path;
+    if (io != NULL)
+        t->io = *io;
+    /* From here the caller frees s, and with it the implementation. */
+    s->ops = &tiff_ops;
+    s->impl = t;
+    int want = o->par         ? o->par->workers
+               : o->threads > 0 ? o->threads
+                                : omp_get_num_procs();
+    t->stop = o->stop;
+    t->h = calloc((size_t)want, sizeof *t->h);
+    if (t->h == NULL || winent_batch_loader_init(&t->loader, o->par, o->stop, want) != 0)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    t->hcap = want;
+    for (int i = 0; i < want; i++)
+        t->h[i].checked_strip = -1;
+    t->nhandles = 1;
+    WINENT_TRY(open_handle(t, &t->h[0], err));
+    TIFF *tif = t->h[0].tif;
+    uint16_t spp = 1;
+    WINENT_TRY(tiff_read_tags(t, o, tif, s, &spp, err));
+    WINENT_TRY(tiff_block_layout(t, o, tif, spp, err));
+    WINENT_TRY(check_blocks(t, &t->h[0], err));
+    WINENT_TRY(plan_memory(t, o, tif, want, &s->info, err));
+    t->batch = malloc(t->plane_bytes * (size_t)t->nsel + 1);
+    if (t->batch == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for %llu bytes of rows",
+                          (unsigned long long)(t->plane_bytes * (size_t)t->nsel));
     s->info.width = t->width;
     s->info.height = t->height;
     s->info.dtype = t->dtype;
@@ -1029,17 +1025,13 @@ static winent_status tiff_open(const winent_source_opts *o, const char *open_pat
     s->info.reader = "libtiff";
     snprintf(s->what, sizeof s->what, "a TIFF");
     s->info.name = o->path;
-    WINENT_TRY_GOTO(st, read_nodata(o, s, t, tif, err));
+    WINENT_TRY(read_nodata(o, s, t, tif, err));
     set_fill(t, &s->info);
-    WINENT_TRY_GOTO(st, winent_tiff_georef_read(tif, &t->georef, err));
+    WINENT_TRY(winent_tiff_georef_read(tif, &t->georef, err));
     s->info.georef = winent_georef_present(&t->georef) ? &t->georef : NULL;
-
     /* Handles as plan_memory chose (one per decoding thread, opened on its
      * first block; one per plane read in slices). */
     return WINENT_OK;
-fail:
-    /* The caller frees s, and with it the implementation. */
-    return st;
 }
 
 int winent_source_tiff_mask_hint(const char *open_path, const char *path)

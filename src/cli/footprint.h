@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * footprint.h - --footprint FILE: a window of any shape read from a small
+ * file, as the library's winent_compute_opts.footprint takes it.
+ */
+#ifndef WINENT_CLI_FOOTPRINT_H
+#define WINENT_CLI_FOOTPRINT_H
+
+#include <stddef.h>
+
+#include "winent.h"
+
+/* The mask in `path` into *mask (malloc'ed, *ky rows of *kx bytes, 1 in
+ * the window), whatever the file: a PBM (P1 text or P4 binary: 1, black,
+ * is in the window), a NumPy .npy of a 2-D array (bool or any integer or
+ * float type: nonzero is in), or text rows of 0 and 1 (blanks and commas
+ * between them allowed, '#' starting a comment). The kind is found from
+ * the first bytes, not the name. Sides up to 255. Returns WINENT_OK, or
+ * WINENT_ERR_USAGE with "--footprint: 'PATH': why" in msg. */
+winent_status cli_read_footprint(const char *path, unsigned char **mask, int *kx, int *ky,
+                                 char *msg, size_t n);
+
+#endif

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * engine_cpu_choose.c - the CPU engine's paths as one table and the
+ * choice of a band's path (engine_cpu_choose.h). Any path gives the same
+ * bits: the choice is about speed only.
+ */
+#include "engine_cpu_choose.h"
+
+#include "engine_cpu_cmp.h"
+#include "engine_cpu_cols.h"
+
+#include <stddef.h>
+
+/* Best cases per update and core, measured on the benchmark machine's
+ * cores (docs/PERFORMANCE.md): the few-values path about 0.47 ns, the
+ * sliding histogram 2.1-3.3 ns. The compare and column paths' costs are
+ * their models' ratios to the sliding engine's. */
+#define NS_FEW 0.45
+#define NS_SLIDE 2.0
+
+static int few_takes(const winent_cpu_choice_in *in, double *ns)
+{
+    if (!in->code8 || in->few == WINENT_FEW_NONE || in->top >= WINENT_FEW_BINS)
+        return 0;
+    if (ns)
+        *ns = NS_FEW;
+    return 1;
+}
+
+/* Small windows of bytes where no pixel is nodata (the kernel counts every
+ * code): whatever the codes, ahead of the column paths. */
+static int cmp_takes(const winent_cpu_choice_in *in, double *ns)
+{
+    if (!in->code8 || !in->cmp || (in->few == WINENT_FEW_NONE && in->cols == WINENT_FEW_NONE))
+        return 0;
+    if (in->nodata_seen != NULL && in->nodata_seen(in->ctx))
+        return 0;
+    if (ns)
+        *ns = NS_SLIDE * winent_cmp_ratio(in->kx, in->ky);
+    return 1;
+}
+
+/* A column path of `bins` bins, left to itself only where its steps should
+ * change few enough bins to beat the sliding engine (its cost model,
+ * winent_cols_pays); forced, wherever the codes fit. */
+static int cols_takes(const winent_cpu_choice_in *in, int bins, double *ns)
+{
+    if (!in->code8 || in->cols == WINENT_FEW_NONE)
+        return 0;
+    if ((bins == WINENT_COLS_BINS_SMALL) != (in->top < WINENT_COLS_BINS_SMALL))
+        return 0;
+    if (in->cols_forced && ns == NULL)
+        return 1;
+    const double changes = in->changes != NULL ? in->changes(in->ctx, bins) : 0.0;
+    double ratio = 1.0;
+    const int pays = winent_cols_pays(in->cols, bins, in->ky, changes, &ratio);
+    if (!pays && !in->cols_forced)
+        return 0;
+    if (ns)
+        *ns = NS_SLIDE * ratio;
+    return 1;
+}
+
+static int cols64_takes(const winent_cpu_choice_in *in, double *ns)
+{
+    return cols_takes(in, WINENT_COLS_BINS_SMALL, ns);
+}
+
+static int cols256_takes(const winent_cpu_choice_in *in, double *ns)
+{
+    return cols_takes(in, WINENT_COLS_BINS_LARGE, ns);
+}
+
+static int remap_takes(const winent_cpu_choice_in *in, double *ns)
+{
+    if (!in->remap)
+        return 0;
+    if (ns)
+        *ns = NS_SLIDE;
+    return 1;
+}
+
+static int slide_takes(const winent_cpu_choice_in *in, double *ns)
+{
+    (void)in;
+    if (ns)
+        *ns = NS_SLIDE;
+    return 1;
+}
+
+const winent_cpu_path_row winent_cpu_paths[WINENT_CPU_NPATHS] = {
+    /* path, name, bins, tall, takes */
+    {WINENT_CPU_FEW, "few", WINENT_FEW_BINS, 1, few_takes},
+    {WINENT_CPU_CMP, "cmp", 0, 1, cmp_takes},
+    {WINENT_CPU_COLS64, "cols64", WINENT_COLS_BINS_SMALL, 1, cols64_takes},
+    {WINENT_CPU_COLS256, "cols256", WINENT_COLS_BINS_LARGE, 1, cols256_takes},
+    {WINENT_CPU_REMAP, "remap", 0, 0, remap_takes},
+    {WINENT_CPU_SLIDE, "slide", 0, 0, slide_takes},
+};
+
+const winent_cpu_path_row *winent_cpu_choose(const winent_cpu_choice_in *in, double *ns)
+{
+    for (int i = 0; i < WINENT_CPU_NPATHS - 1; i++)
+        if (winent_cpu_paths[i].takes(in, ns))
+            return &winent_cpu_paths[i];
+    const winent_cpu_path_row *last = &winent_cpu_paths[WINENT_CPU_NPATHS - 1];
+    last->takes(in, ns);
+    return last;
+}
+
+const winent_cpu_path_row *winent_cpu_path_row_of(winent_cpu_path p)
+{
+    for (int i = 0; i < WINENT_CPU_NPATHS; i++)
+        if (winent_cpu_paths[i].path == p)
+            return &winent_cpu_paths[i];
+    return &winent_cpu_paths[WINENT_CPU_NPATHS - 1];
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * glcm_cuda_warp.cuh - the co-occurrence slide with a warp per segment of
+ * an output row (included by glcm_cuda.cu only).
+ *
+ * The thread-per-segment kernel (glcm_slide.h) updates its histogram one
+ * pair after another, each update waiting on the last: its speed is the
+ * latency of a chain of loads. Here the 32 lanes of a warp share one
+ * histogram in shared memory (16-bit counts, two to a word) and update
+ * the pairs of a step at once, lane l taking the pair of anchor row
+ * rlo + l (+ 32 k): first the pairs entering, then (after __syncwarp) the
+ * pairs leaving, so that no count goes below zero. Each update's share of
+ * the window's sums (glcm_rule.h, winent_glcm_acc) is T[c + 1] - T[c] for
+ * the count c it saw (atomicAdd's old value): in whatever order the
+ * updates of a step land, their shares telescope to the step's change of
+ * sum T[u], exactly; the warp sums the lanes' shares per step (integer
+ * reductions, exact) into the window's sums, which every lane holds.
+ * Lane (x - xa) mod 32 keeps the sums of pixel x, and every 32 pixels the
+ * lanes compute their pixels' measures at once (winent_glcm_value), added
+ * per angle in angle order into a per-warp scratch, as the CPU does. The
+ * same integers, the same divisions: the CPU engine's bits.
+ */
+#ifndef WINENT_GLCM_CUDA_WARP_CUH
+#define WINENT_GLCM_CUDA_WARP_CUH
+
+#include <stdint.h>
+
+#include "glcm_slide.h"
+
+/* Columns of a warp's segment. */
+#define GLCM_WSEG 256
+
+/* What a kernel instance sums (template NEED): the pair histogram's, the
+ * marginals', the moments'. */
+#define GLCM_NEED_HIST 1
+#define GLCM_NEED_MARG 2
+#define GLCM_NEED_MOM 4
+
+/* The warp's sum of a 64-bit integer, exact, in every lane. */
+__device__ __forceinline__ int64_t glcm_wsum(int64_t v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    /* Three 24-bit pieces, each summed by one reduction without overflow
+     * (32 lanes: below 2^29; the top piece is signed). */
+    const unsigned a = (unsigned)((uint64_t)v & 0xFFFFFFu);
+    const unsigned b = (unsigned)(((uint64_t)v >> 24) & 0xFFFFFFu);
+    const int c = (int)(v >> 48);
+    const uint64_t sa = __reduce_add_sync(0xFFFFFFFFu, a);
+    const uint64_t sb = __reduce_add_sync(0xFFFFFFFFu, b);
+    const int64_t sc = __reduce_add_sync(0xFFFFFFFFu, c);
+    return (int64_t)(sa + (sb << 24) + ((uint64_t)sc << 48));
+#else
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
+    return v;
+#endif
+}
+
+/* The warp's sum of a small integer (|sum| < 2^31), in every lane. */
+__device__ __forceinline__ int glcm_wsum32(int v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(0xFFFFFFFFu, v);
+#else
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
+    return v;
+#endif
+}
+
+/* One lane's pair (i, j) entering (sign 1) or leaving (-1) the warp's
+ * histogram `h` (marginals mi, mj), its share added to `d`: the steps of
+ * winent_glcm_pair, with the count an atomic saw. */
+template <int NEED>
+__device__ __forceinline__ void glcm_warp_pair(const winent_glcm_geom &g, uint32_t *h,
+                                               uint32_t *mi, uint32_t *mj, unsigned i,
+                                               unsigned j, int sign, winent_glcm_acc &d)
+{
+    d.n += sign;
+    if (NEED & GLCM_NEED_HIST) {
+        unsigned lo = i, hi = j;
+        if (g.symmetric && i > j) {
+            lo = j;
+            hi = i;
+        }
+        const unsigned k = lo * (unsigned)g.L + hi, sh = (k & 1u) * 16u;
+        const unsigned one = 1u << sh;
+        const unsigned old = sign > 0 ? atomicAdd(&h[k >> 1], one) : atomicSub(&h[k >> 1], one);
+        const unsigned c = sign > 0 ? (old >> sh) & 0xFFFFu : ((old >> sh) & 0xFFFFu) - 1u;
+        const int64_t dq = 2 * (int64_t)c + 1, on_diag = i == j;
+        d.tsum += sign * __ldg((const long long *)g.du + c);
+        d.q += sign * dq;
+        d.diag += sign * on_diag;
+        d.qdiag += sign * dq * on_diag;
+        if (NEED & GLCM_NEED_MARG) {
+            uint32_t *m2 = g.symmetric ? mi : mj;
+            const unsigned ci = sign > 0 ? atomicAdd(&mi[i], 1u) : atomicSub(&mi[i], 1u) - 1u;
+            d.mi += sign * __ldg((const long long *)g.du + ci);
+            const unsigned cj = sign > 0 ? atomicAdd(&m2[j], 1u) : atomicSub(&m2[j], 1u) - 1u;
+            const int64_t sj = sign * __ldg((const long long *)g.du + cj);
+            if (g.symmetric)
+                d.mi += sj;
+            else
+                d.mj += sj;
+        }
+    }
+    if (NEED & GLCM_NEED_MOM) {
+        const int64_t I = i, J = j, sg = sign;
+        const int64_t dd = I > J ? I - J : J - I, t = I + J, t2 = t * t;
+        d.si += sg * I;
+        d.sj += sg * J;
+        d.sii += sg * I * I;
+        d.sjj += sg * J * J;
+        d.sij += sg * I * J;
+        d.sad += sg * dd;
+        d.sh += sg * __ldg((const long long *)g.hw + dd);
+        d.s3 += sg * t2 * t;
+        d.s4 += sg * t2 * t2;
+    }
+}
+
+/* The lanes' pairs anchored in column x, rows [rlo, rhi], lane l taking
+ * rows rlo + l + 32 k. */
+template <int NEED>
+__device__ __forceinline__ void glcm_warp_column(const winent_glcm_geom &g, uint32_t *h,
+                                                 uint32_t *mi, uint32_t *mj,
+                                                 const uint16_t *codes, int y0, int dx, int dy,
+                                                 int rlo, int rhi, int x, int sign, int lane,
+                                                 winent_glcm_acc &d)
+{
+    const ptrdiff_t off = (ptrdiff_t)dy * g.W + dx;
+    for (int b = rlo + lane; b <= rhi; b += 32) {
+        const uint16_t *p = codes + (size_t)(b - y0) * (size_t)g.W + (size_t)x;
+        const unsigned i = __ldg(p), j = __ldg(p + off);
+        if (i == WINENT_GLCM_SENT || j == WINENT_GLCM_SENT)
+            continue;
+        glcm_warp_pair<NEED>(g, h, mi, mj, i, j, sign, d);
+    }
+}
+
+/* The lanes' shares of a step, summed into the window's sums `a`. */
+template <int NEED>
+__device__ __forceinline__ void glcm_warp_add(winent_glcm_acc &a, const winent_glcm_acc &d)
+{
+    a.n += glcm_wsum32((int)d.n);
+    if (NEED & GLCM_NEED_HIST) {
+        a.tsum += glcm_wsum(d.tsum);
+        a.q += glcm_wsum(d.q);
+        a.diag += glcm_wsum32((int)d.diag);
+        a.qdiag += glcm_wsum(d.qdiag);
+    }
+    if (NEED & GLCM_NEED_MARG) {
+        a.mi += glcm_wsum(d.mi);
+        a.mj += glcm_wsum(d.mj);
+    }
+    if (NEED & GLCM_NEED_MOM) {
+        a.si += glcm_wsum(d.si);
+        a.sj += glcm_wsum(d.sj);
+        a.sii += glcm_wsum(d.sii);
+        a.sjj += glcm_wsum(d.sjj);
+        a.sij += glcm_wsum(d.sij);
+        a.sad += glcm_wsum(d.sad);
+        a.sh += glcm_wsum(d.sh);
+        a.s3 += glcm_wsum(d.s3);
+        a.s4 += glcm_wsum(d.s4);
+    }
+}
+
+/* Each lane's kept pixel (if any) into the warp's scratch: its measures
+ * added to sum[k * GLCM_WSEG + px], its angle counted in cnt[px]. */
+__device__ __forceinline__ void glcm_warp_flush(const winent_glcm_geom &g,
+                                                const winent_glcm_tabs &tabs,
+                                                const winent_glcm_acc &kept, int px, double *sum,
+                                                int *cnt)
+{
+    if (px < 0)
+        return;
+    for (int k = 0; k < g.nm; k++)
+        sum[(size_t)k * GLCM_WSEG + px] += winent_glcm_value(g.measures[k], &kept, &tabs);
+    cnt[px]++;
+}
+
+/* Angle `ang` along output row y over columns [xa, xb), the warp's
+ * marginals mi, mj and histogram h (its `words` words of shared memory,
+ * from mi: zero on entry and on return). */
+template <int NEED>
+__device__ void glcm_warp_slide(const winent_glcm_geom &g, uint32_t *h, uint32_t *mi,
+                                uint32_t *mj, unsigned words, const uint16_t *codes, int y0,
+                                int ang, int y, int xa, int xb, double *sum, int *cnt, int lane)
+{
+    const int dx = g.dx[ang], dy = g.dy[ang], rx = g.rx, W = g.W;
+    const int rlo = max(0, y - g.ry) + max(0, -dy);
+    const int rhi = min(g.H - 1, y + g.ry) - max(0, dy);
+    if (rlo > rhi)
+        return;
+    const winent_glcm_tabs tabs = {g.lq, g.symmetric};
+    winent_glcm_acc a = WINENT_GLCM_ACC_ZERO, kept = WINENT_GLCM_ACC_ZERO;
+    int px = -1; /* the pixel this lane keeps, from xa */
+    int lo = 0, hi = -1;
+    for (int x = xa; x < xb; x++) {
+        const int nlo = max(0, x - rx) + max(0, -dx);
+        const int nhi = min(W - 1, x + rx) - max(0, dx);
+        if (x == xa)
+            lo = nlo, hi = nlo - 1;
+        winent_glcm_acc d = WINENT_GLCM_ACC_ZERO;
+        for (int c = max(nlo, hi + 1); c <= nhi; c++)
+            glcm_warp_column<NEED>(g, h, mi, mj, codes, y0, dx, dy, rlo, rhi, c, 1, lane, d);
+        __syncwarp();
+        for (int c = lo; c <= min(hi, nlo - 1); c++)
+            glcm_warp_column<NEED>(g, h, mi, mj, codes, y0, dx, dy, rlo, rhi, c, -1, lane, d);
+        __syncwarp();
+        lo = nlo;
+        hi = nhi;
+        glcm_warp_add<NEED>(a, d);
+        if (a.n != 0 && ((x - xa) & 31) == lane) {
+            kept = a;
+            px = x - xa;
+        }
+        if (((x - xa) & 31) == 31 || x + 1 == xb) {
+            glcm_warp_flush(g, tabs, kept, px, sum, cnt);
+            px = -1;
+        }
+    }
+    /* Empty the histogram and marginals for the next angle or segment. */
+    __syncwarp();
+    for (unsigned k = (unsigned)lane; k < words; k += 32)
+        mi[k] = 0;
+    __syncwarp();
+}
+
+/* A warp per segment of GLCM_WSEG columns of an output row, grid-stride
+ * over the segments; `words` 32-bit words of shared memory a warp
+ * (marginals 2 L, then the histogram), sum and cnt the warps' scratch. */
+template <int NEED>
+__global__ void glcm_warp_kernel(winent_glcm_geom g, const uint16_t *codes, int code_y0, int ya,
+                                 int yb, double *sum, int *cnt, float *out, unsigned words)
+{
+    extern __shared__ uint32_t glcm_wsmem[];
+    const int lane = (int)(threadIdx.x & 31u), wib = (int)(threadIdx.x >> 5);
+    const long long warp = (long long)blockIdx.x * (blockDim.x >> 5) + wib;
+    const long long nwarps = (long long)gridDim.x * (blockDim.x >> 5);
+    const int nseg = (g.W + GLCM_WSEG - 1) / GLCM_WSEG;
+    const long long ntasks = (long long)(yb - ya) * nseg;
+    const unsigned L = (unsigned)g.L, mwords = (NEED & GLCM_NEED_MARG) ? 2 * L : 0;
+    uint32_t *mi = glcm_wsmem + (size_t)wib * words, *mj = mi + L, *h = mi + mwords;
+    for (unsigned k = (unsigned)lane; k < words; k += 32)
+        mi[k] = 0;
+    __syncwarp();
+    double *s = sum + (size_t)warp * g.nm * GLCM_WSEG;
+    int *c = cnt + (size_t)warp * GLCM_WSEG;
+    const size_t plane = (size_t)(yb - ya) * (size_t)g.W;
+    for (long long t = warp; t < ntasks; t += nwarps) {
+        const int y = ya + (int)(t / nseg), xa = (int)(t % nseg) * GLCM_WSEG;
+        const int xb = min(xa + GLCM_WSEG, g.W);
+        for (int x = lane; x < xb - xa; x += 32) {
+            c[x] = 0;
+            for (int k = 0; k < g.nm; k++)
+                s[(size_t)k * GLCM_WSEG + x] = 0.0;
+        }
+        for (int a = 0; a < g.nangles; a++)
+            glcm_warp_slide<NEED>(g, h, mi, mj, words, codes, code_y0, a, y, xa, xb, s, c,
+                                  lane);
+        const uint16_t *centre = codes + (size_t)(y - code_y0) * (size_t)g.W;
+        for (int x = lane; x < xb - xa; x += 32)
+            for (int k = 0; k < g.nm; k++)
+                out[(size_t)k * plane + (size_t)(y - ya) * g.W + xa + x] = winent_glcm_out(
+                    centre[xa + x], s[(size_t)k * GLCM_WSEG + x], c[x]);
+    }
+}
+
+#endif

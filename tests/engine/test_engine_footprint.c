@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Footprints of any shape (winent_compute_opts.footprint): the plan's
+ * runs against the mask, the reference engine against a count made here
+ * per window from the footprint's definition (tests/lib/footprints.h,
+ * float64 entropy), and the CPU engine (engine_cpu_disk.c's runs, the
+ * majority's own kernel) against the reference bit for bit: diamonds,
+ * rings without their centre, even and odd rectangles, combs of several
+ * runs per row, random masks; u8, u16, 32-bit and float codes with nodata
+ * and NaN; every histogram measure; an odd rectangle of ones (the
+ * rectangle's own paths); images smaller and larger than the
+ * footprint, whole and in chunks with their halo rows, 1 and 2 threads;
+ * and the refusals (no pixel, sides past 255, a disk beside it, a GLCM
+ * measure).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "footprints.h"
+#include "harness.h"
+#include "kernels/engine_cpu.h"
+#include "kernels/engine_reference.h"
+
+static unsigned long long seed = 0xf00750u;
+
+typedef struct fcase {
+    const char *name;
+    winent_dtype dtype;
+    uint32_t bins;
+    double lo, hi;
+    int has_nodata;
+    double nodata;
+    int64_t vmin;
+    uint64_t nvals;
+} fcase;
+
+static const fcase cases[] = {
+    {"u8 9 values, nodata 3", WINENT_U8, 0, 0, 0, 1, 3, 0, 9},
+    {"u8 256 values", WINENT_U8, 0, 0, 0, 0, 0, 0, 256},
+    {"u16 2000 values, nodata 7", WINENT_U16, 0, 0, 0, 1, 7, 0, 2000},
+    {"i16 full range", WINENT_I16, 0, 0, 0, 0, 0, -32768, 65536},
+    {"u32 40k values, nodata", WINENT_U32, 0, 0, 0, 1, 3000000001.0, 3000000000LL, 40000},
+    {"f32 bins 64 range 0:1, NaN", WINENT_F32, 64, 0, 1, 0, 0, 0, 0},
+    {"f64 bins 70000 (remap), NaN", WINENT_F64, 70000, 0, 1, 0, 0, 0, 0},
+};
+
+static uint8_t *make_input(const fcase *fc, int w, int h)
+{
+    size_t n = (size_t)w * h;
+    uint8_t *p = malloc(n * winent_dtype_size(fc->dtype) + 8);
+    if (p == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const int special = harness_rand(&seed) % 8 == 0;
+        if (winent_dtype_is_float(fc->dtype)) {
+            double v = (double)(harness_rand(&seed) % 100000) / 100000.0;
+            harness_put_sample(p, fc->dtype, i, 0, special ? NAN : v);
+        } else {
+            int64_t v = fc->vmin + (int64_t)(harness_rand(&seed) % fc->nvals);
+            if (special && fc->has_nodata)
+                v = (int64_t)fc->nodata;
+            harness_put_sample(p, fc->dtype, i, v, 0.0);
+        }
+    }
+    return p;
+}
+
+static winent_compute_opts fp_opts(const fcase *fc, const unsigned char *m, int kx, int ky)
+{
+    winent_compute_opts o;
+    winent_compute_opts_default(&o);
+    o.kx = kx;
+    o.ky = ky;
+    o.footprint = m;
+    o.dtype = fc->dtype;
+    o.bins = fc->bins;
+    o.range_lo = fc->lo;
+    o.range_hi = fc->hi;
+    o.has_nodata = fc->has_nodata;
+    o.nodata = fc->nodata;
+    return o;
+}
+
+/* The plan's runs cover the mask exactly, once. */
+static void test_runs(void)
+{
+    static unsigned char m[255 * 255];
+    static const int shapes[][3] = {{FP_DIAMOND, 5, 0}, {FP_RING, 6, 3}, {FP_ONES, 16, 16},
+                                    {FP_ONES, 255, 2},  {FP_COMB, 9, 8}, {FP_RANDOM, 31, 17},
+                                    {FP_RANDOM, 255, 255}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int kx, ky;
+        fp_make(shapes[s][0], shapes[s][1], shapes[s][2], &kx, &ky, m);
+        winent_compute_opts o = fp_opts(&cases[1], m, kx, ky);
+        winent_plan *p = NULL;
+        winent_err err;
+        winent_err_clear(&err);
+        CHECK(winent_plan_create(&o, &p, &err) == WINENT_OK, "%s", err.msg);
+        if (p == NULL)
+            continue;
+        unsigned char *seen = calloc((size_t)kx * ky, 2);
+        int area = 0, bad = 0;
+        for (int i = 0; i < kx * ky; i++)
+            area += m[i] != 0;
+        for (int r = 0; r < ky; r++)
+            for (int q = p->row_first[r]; q < p->row_first[r + 1]; q++)
+                for (int dx = p->row_run[2 * q]; dx <= p->row_run[2 * q + 1]; dx++)
+                    seen[r * kx + dx + kx / 2]++;
+        for (int c = 0; c < kx; c++)
+            for (int q = p->col_first[c]; q < p->col_first[c + 1]; q++)
+                for (int dy = p->col_run[2 * q]; dy <= p->col_run[2 * q + 1]; dy++)
+                    seen[(size_t)kx * ky + (size_t)(dy + ky / 2) * kx + c]++;
+        for (int i = 0; i < kx * ky; i++)
+            bad += seen[i] != (m[i] != 0) || seen[kx * ky + i] != (m[i] != 0);
+        CHECK(bad == 0 && p->area == area, "%s %dx%d: %d pixels off the runs, area %d of %d",
+              fp_names[shapes[s][0]], kx, ky, bad, p->area, area);
+        free(seen);
+        winent_plan_free(p);
+    }
+}
+
+/* The reference against the definition, counted here on u8 with nodata:
+ * each window's pixels from the mask, the centre at (kx / 2, ky / 2). */
+static void test_reference(int shape, int a, int b)
+{
+    static unsigned char m[255 * 255];
+    int kx, ky;
+    fp_make(shape, a, b, &kx, &ky, m);
+    const fcase *fc = &cases[0];
+    const int w = 29, h = 23;
+    uint8_t *in = make_input(fc, w, h);
+    float *ref = malloc(sizeof *ref * (size_t)w * h);
+    winent_compute_opts o = fp_opts(fc, m, kx, ky);
+    winent_plan *p = NULL;
+    winent_err err;
+    winent_err_clear(&err);
+    if (in == NULL || ref == NULL || winent_plan_create(&o, &p, &err) != WINENT_OK) {
+        CHECK(0, "set-up: %s", err.msg);
+        goto done;
+    }
+    winent_chunk whole = {in, (size_t)w, w, h, 0, h, 0, h};
+    CHECK(winent_reference_compute(p, &whole, ref, (size_t)w, &err) == WINENT_OK, "%s", err.msg);
+    double worst = 0;
+    int nan_ok = 1;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const float got = ref[(size_t)y * w + x];
+            if (in[(size_t)y * w + x] == (uint8_t)fc->nodata) {
+                nan_ok &= isnan(got);
+                continue;
+            }
+            int count[256] = {0}, n = 0;
+            for (int r = 0; r < ky; r++)
+                for (int c = 0; c < kx; c++) {
+                    const int yy = y + r - ky / 2, xx = x + c - kx / 2;
+                    if (!m[r * kx + c] || yy < 0 || yy >= h || xx < 0 || xx >= w)
+                        continue;
+                    const uint8_t v = in[(size_t)yy * w + xx];
+                    if (v != (uint8_t)fc->nodata) {
+                        count[v]++;
+                        n++;
+                    }
+                }
+            double e = 0;
+            for (int v = 0; v < 256; v++)
+                if (count[v])
+                    e -= (double)count[v] / n * log2((double)count[v] / n);
+            const double d = fabs(e - got); /* n = 0: the map's 0 */
+            worst = d > worst ? d : worst;
+        }
+    CHECK(nan_ok, "%s: a nodata centre is not NaN", fp_names[shape]);
+    CHECK(worst <= 1e-6, "%s %dx%d: reference vs the definition: %g", fp_names[shape], kx, ky,
+          worst);
+done:
+    winent_plan_free(p);
+    free(in);
+    free(ref);
+}
+
+/* The CPU engine against the reference, whole and in chunks, 1 and 2
+ * threads, for one footprint, case and measure. */
+static void run_case(const fcase *fc, int shape, int a, int b, winent_measure meas, int w, int h)
+{
+    static unsigned char m[255 * 255];
+    int kx, ky;
+    fp_make(shape, a, b, &kx, &ky, m);
+    winent_compute_opts o = fp_opts(fc, m, kx, ky);
+    o.measure = meas;
+    o.renyi_q = meas == WINENT_MEASURE_RENYI ? 2.0 : 0.0;
+    o.base = (winent_base)((a + b + w) % 3);
+    winent_err err;
+    winent_err_clear(&err);
+    winent_plan *p = NULL;
+    const size_t n = (size_t)w * h, ss = winent_dtype_size(fc->dtype), row_bytes = (size_t)w * ss;
+    uint8_t *in = make_input(fc, w, h);
+    float *ref = malloc(n * sizeof *ref), *got = malloc(n * sizeof *got);
+    winent_cpu_engine *e[2] = {NULL, NULL};
+    if (!in || !ref || !got || winent_plan_create(&o, &p, &err) != WINENT_OK) {
+        CHECK(0, "set-up: %s", err.msg);
+        goto done;
+    }
+    winent_chunk whole = {in, row_bytes, w, h, 0, h, 0, h};
+    CHECK(winent_reference_compute(p, &whole, ref, (size_t)w, &err) == WINENT_OK, "%s", err.msg);
+    for (int t = 0; t < 2; t++) {
+        if (winent_cpu_engine_create(p, w, h, t + 1, &e[t], &err) != WINENT_OK) {
+            CHECK(0, "engine: %s", err.msg);
+            goto done;
+        }
+        static const int bands[] = {0, 1, 4, 13};
+        for (size_t bi = 0; bi < sizeof bands / sizeof bands[0]; bi++) {
+            const int bh = bands[bi] ? bands[bi] : h;
+            memset(got, 0xA5, n * sizeof *got);
+            for (int y0 = 0; y0 < h; y0 += bh) {
+                int y1 = y0 + bh < h ? y0 + bh : h, in_y0, in_h;
+                winent_chunk_input_rows(y0, y1, p->ry, h, &in_y0, &in_h);
+                winent_chunk c = {in + (size_t)in_y0 * row_bytes, row_bytes, w, h, in_y0, in_h,
+                                  y0, y1};
+                CHECK(winent_cpu_engine_compute(e[t], &c, got + (size_t)y0 * w, (size_t)w,
+                                                &err) == WINENT_OK,
+                      "%s", err.msg);
+            }
+            size_t at = 0;
+            while (at < n && memcmp(&ref[at], &got[at], sizeof *got) == 0)
+                at++;
+            CHECK(at == n,
+                  "%s, %s %dx%d, %s, %dx%d image, %d threads, bands of %d: pixel (%zu, %zu) "
+                  "reference %.9g, cpu %.9g",
+                  fc->name, fp_names[shape], kx, ky, winent_measure_name(meas), w, h, t + 1, bh,
+                  at % (size_t)w, at / (size_t)w, at < n ? ref[at] : 0.0f,
+                  at < n ? got[at] : 0.0f);
+        }
+    }
+done:
+    winent_cpu_engine_free(e[0]);
+    winent_cpu_engine_free(e[1]);
+    winent_plan_free(p);
+    free(in);
+    free(ref);
+    free(got);
+}
+
+static void test_refusals(void)
+{
+    static unsigned char m[256 * 2];
+    winent_error e;
+    winent_compute_opts o = fp_opts(&cases[1], m, 3, 3);
+    CHECK(winent_compute_opts_validate(&o, &e) == WINENT_ERR_USAGE &&
+              strstr(e.message, "--footprint") && strstr(e.message, "no pixel"),
+          "an empty footprint: '%s'", e.message);
+    m[0] = 1;
+    o = fp_opts(&cases[1], m, 2, 256);
+    CHECK(winent_compute_opts_validate(&o, &e) == WINENT_ERR_USAGE &&
+              strstr(e.message, "1 to 255"),
+          "256 rows: '%s'", e.message);
+    o = fp_opts(&cases[1], m, 2, 2);
+    CHECK(winent_compute_opts_validate(&o, &e) == WINENT_OK, "a 2x2 footprint: '%s'", e.message);
+    o.disk = 1;
+    CHECK(winent_compute_opts_validate(&o, &e) == WINENT_ERR_USAGE && strstr(e.message, "disk"),
+          "a footprint and a disk: '%s'", e.message);
+    o.disk = 0;
+    o.measure = WINENT_MEASURE_GLCM_CONTRAST;
+    CHECK(winent_compute_opts_validate(&o, &e) == WINENT_ERR_USAGE &&
+              strstr(e.message, "rectangular"),
+          "a footprint and a GLCM measure: '%s'", e.message);
+}
+
+int main(void)
+{
+    test_runs();
+    test_refusals();
+    for (int s = 0; s < FP_COUNT; s++)
+        test_reference(s, s == FP_ONES ? 6 : 4, s == FP_RING ? 2 : 5);
+    test_reference(FP_RING, 3, 2); /* a thin ring: windows that count nothing */
+    static const int shapes[][3] = {{FP_DIAMOND, 3, 0}, {FP_RING, 4, 2}, {FP_ONES, 16, 16},
+                                    {FP_ONES, 4, 7},    {FP_ONES, 1, 6}, {FP_COMB, 7, 6},
+                                    {FP_RANDOM, 9, 6},  {FP_ONES, 5, 3}};
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {37, 29}, {130, 41}};
+    int turn = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+                run_case(&cases[c], shapes[s][0], shapes[s][1], shapes[s][2],
+                         WINENT_MEASURE_ENTROPY, sizes[z][0], sizes[z][1]);
+    /* Every histogram measure, on the runs and the majority's kernel. */
+    static const winent_measure ms[] = {WINENT_MEASURE_RENYI, WINENT_MEASURE_SIMPSON,
+                                        WINENT_MEASURE_RICHNESS, WINENT_MEASURE_EVENNESS,
+                                        WINENT_MEASURE_MAJORITY};
+    for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            run_case(&cases[turn++ % 3], shapes[s][0], shapes[s][1], shapes[s][2], ms[k], 33,
+                     27);
+    run_case(&cases[1], FP_RANDOM, 255, 255, WINENT_MEASURE_ENTROPY, 40, 30);
+    return harness_end();
+}
