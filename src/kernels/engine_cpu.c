@@ -535,6 +535,8 @@ int winent_cpu_engine_can_share(const winent_plan *a, const winent_plan *b)
     const unsigned ay = y->glcm_angles ? y->glcm_angles : WINENT_GLCM_ALL_ANGLES;
     const int dx = x->glcm_distance > 0 ? x->glcm_distance : 1;
     const int dy = y->glcm_distance > 0 ? y->glcm_distance : 1;
+    if (x->footprint != NULL || y->footprint != NULL) /* the GLCM engine refuses them */
+        return 0;
     return x->kx == y->kx && x->ky == y->ky && x->disk == y->disk && x->base == y->base &&
            x->dtype == y->dtype && x->bins == y->bins && same_double(x->range_lo, y->range_lo) &&
            same_double(x->range_hi, y->range_hi) && x->has_nodata == y->has_nodata &&
