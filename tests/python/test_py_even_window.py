@@ -11,6 +11,7 @@ it than after).
   for bit; --window 16 and a list 4,5x2 against window= and footprint=;
 - the other measures (simpson, richness, majority) at an even window
   against the same measure through footprint=np.ones (the same pixels);
+- dask arrays of several chunkings and xarray give numpy's bytes;
 - the .zst header records an even window as [KX, KY] with no footprint;
 - the refusals: 0 and 256, and the co-occurrence measures at an even side,
   in each door's words."""
@@ -142,6 +143,25 @@ def test_other_measures():
         check("%s at window=(4, 6): footprint=np.ones((4, 6))'s bytes" % m, same_bits(a, b))
 
 
+def test_dask_xarray():
+    """Blocks with halos of window // 2 (more than the after side needs):
+    the numpy map's bytes, whatever the chunks."""
+    try:
+        import dask.array as da
+        import xarray as xr
+    except ImportError:
+        print("SKIP part: no dask or xarray")
+        return
+    img = RNG.integers(0, 40, (61, 47)).astype(np.uint8)
+    for w in ((4, 6), 16, (2, 1), (6, 3)):
+        want = ours(img, w)
+        for chunks in ((20, 15), (9, 30)):
+            got = ours(da.from_array(img, chunks=chunks), w).compute()
+            check("dask %r, window=%r: numpy's bytes" % (chunks, w), same_bits(got, want))
+        x = xr.DataArray(img, dims=("y", "x"))
+        check("xarray, window=%r: numpy's bytes" % (w,), same_bits(ours(x, w).values, want))
+
+
 def test_zst_header():
     from winent import zst
     img = RNG.integers(0, 30, (40, 50)).astype(np.uint8)
@@ -183,6 +203,6 @@ def test_refusals():
 
 
 for t in (test_skimage_cases, test_against_skimage, test_nodata_brute_force, test_cli,
-          test_other_measures, test_zst_header, test_refusals):
+          test_other_measures, test_dask_xarray, test_zst_header, test_refusals):
     run_test(t)
 finish()
