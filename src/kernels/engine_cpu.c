@@ -371,7 +371,8 @@ static size_t code_size(code_kind k)
     }
 }
 
-static winent_status glcm_create(winent_cpu_engine *e, winent_err *err);
+static winent_status glcm_create(winent_cpu_engine *e, const winent_plan *const *plans, int n,
+                                 winent_err *err);
 
 winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int max_in_rows,
                                        int threads, winent_cpu_engine **out, winent_err *err)
@@ -387,7 +388,7 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
     e->max_in_rows = max_in_rows < 1 ? 1 : max_in_rows;
     e->can_nodata = winent_dtype_is_float(p->opts.dtype) || (r->has_nodata && r->nodata_int_ok);
     if (winent_measure_is_glcm(p->opts.measure)) {
-        winent_status st = glcm_create(e, err);
+        winent_status st = glcm_create(e, &p, 1, err);
         if (st != WINENT_OK) {
             winent_cpu_engine_free(e);
             return st;
@@ -497,12 +498,14 @@ void winent_cpu_engine_free(winent_cpu_engine *e)
     free(e);
 }
 
-/* The GLCM engine for a plan whose measure is a co-occurrence one: the
- * compute options with that one measure, its distance, angles and
- * symmetry. */
-static winent_status glcm_create(winent_cpu_engine *e, winent_err *err)
+/* The GLCM engine for the co-occurrence measures of plans[0 .. n) (one
+ * pass, plane k the k-th plan's measure): the compute options with those
+ * measures, their distance, angles and symmetry (the same in every plan:
+ * winent_cpu_engine_can_share). */
+static winent_status glcm_create(winent_cpu_engine *e, const winent_plan *const *plans, int n,
+                                 winent_err *err)
 {
-    const winent_compute_opts *c = &e->plan->opts;
+    const winent_compute_opts *c = &plans[0]->opts;
     winent_glcm_opts g;
     winent_glcm_opts_default(&g);
     g.compute = *c;
@@ -510,10 +513,80 @@ static winent_status glcm_create(winent_cpu_engine *e, winent_err *err)
     g.distance = c->glcm_distance > 0 ? c->glcm_distance : 1;
     g.angles = c->glcm_angles;
     g.symmetric = !c->glcm_asymmetric;
-    g.nmeasures = 1;
-    g.measures[0] = (winent_glcm_measure)(c->measure - WINENT_MEASURE_GLCM_ENTROPY);
+    g.nmeasures = n;
+    for (int k = 0; k < n; k++)
+        g.measures[k] =
+            (winent_glcm_measure)(plans[k]->opts.measure - WINENT_MEASURE_GLCM_ENTROPY);
     WINENT_TRY(winent_glcm_plan_create(&g, &e->glcm_plan, err));
     return winent_glcm_cpu_create(e->glcm_plan, e->max_width, e->threads, &e->glcm, err);
+}
+
+static int same_double(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+int winent_cpu_engine_can_share(const winent_plan *a, const winent_plan *b)
+{
+    const winent_compute_opts *x = &a->opts, *y = &b->opts;
+    if (!winent_measure_is_glcm(x->measure) || !winent_measure_is_glcm(y->measure))
+        return 0;
+    const unsigned ax = x->glcm_angles ? x->glcm_angles : WINENT_GLCM_ALL_ANGLES;
+    const unsigned ay = y->glcm_angles ? y->glcm_angles : WINENT_GLCM_ALL_ANGLES;
+    const int dx = x->glcm_distance > 0 ? x->glcm_distance : 1;
+    const int dy = y->glcm_distance > 0 ? y->glcm_distance : 1;
+    if (x->footprint != NULL || y->footprint != NULL) /* the GLCM engine refuses them */
+        return 0;
+    return x->kx == y->kx && x->ky == y->ky && x->disk == y->disk && x->base == y->base &&
+           x->dtype == y->dtype && x->bins == y->bins && same_double(x->range_lo, y->range_lo) &&
+           same_double(x->range_hi, y->range_hi) && x->has_nodata == y->has_nodata &&
+           (!x->has_nodata || same_double(x->nodata, y->nodata)) && ax == ay && dx == dy &&
+           !x->glcm_asymmetric == !y->glcm_asymmetric;
+}
+
+winent_status winent_cpu_engine_create_shared(const winent_plan *const *plans, int n,
+                                              int max_width, int threads,
+                                              winent_cpu_engine **out, winent_err *err)
+{
+    *out = NULL;
+    _Static_assert(WINENT_CPU_SHARED_MAX == WINENT_GLCM_MEASURES_MAX, "one pass, every measure");
+    if (n < 1 || n > WINENT_CPU_SHARED_MAX)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "a shared pass of %d maps", n);
+    for (int k = 0; k < n; k++)
+        if (!winent_cpu_engine_can_share(plans[0], plans[k]))
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "maps that cannot share one pass");
+    winent_cpu_engine *e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the CPU engine");
+    e->plan = plans[0];
+    e->threads = threads < 1 ? 1 : threads;
+    e->max_width = max_width < 1 ? 1 : max_width;
+    e->max_in_rows = 1;
+    winent_status st = glcm_create(e, plans, n, err);
+    if (st != WINENT_OK) {
+        winent_cpu_engine_free(e);
+        return st;
+    }
+    *out = e;
+    return WINENT_OK;
+}
+
+winent_status winent_cpu_engine_compute_planes(winent_cpu_engine *e, int worker,
+                                               const winent_chunk *c, int ya, int yb,
+                                               float *const *planes, int nplanes,
+                                               size_t out_stride, winent_err *err)
+{
+    if (e->glcm == NULL || nplanes != e->glcm_plan->opts.nmeasures) {
+        if (nplanes != 1)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%d planes for an engine of %d", nplanes,
+                              e->glcm ? e->glcm_plan->opts.nmeasures : 1);
+        return winent_cpu_engine_compute_rows(e, worker, c, ya, yb, planes[0], out_stride, err);
+    }
+    if (worker < 0 || worker >= e->threads || c->width > e->max_width)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "chunk larger than the CPU engine was sized for");
+    if (yb <= ya || c->width == 0)
+        return WINENT_OK;
+    return winent_glcm_cpu_compute_rows(e->glcm, worker, c, ya, yb, planes, out_stride, err);
 }
 
 static int thread_id(void)

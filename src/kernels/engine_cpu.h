@@ -68,6 +68,31 @@ double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *r
  * Thread-safe. */
 const char *winent_cpu_engine_last_path(const winent_cpu_engine *e);
 
+/* 1 when maps of plans `a` and `b` can be computed in one pass of one
+ * engine (winent_cpu_engine_create_shared): co-occurrence measures of the
+ * same window, levels, nodata, log base and pairs (distance, angles,
+ * symmetry). They then share each window's pair counts, one per angle,
+ * and every map keeps the bits of its own pass. */
+int winent_cpu_engine_can_share(const winent_plan *a, const winent_plan *b);
+
+/* The most maps one shared pass computes (the co-occurrence measures). */
+#define WINENT_CPU_SHARED_MAX 13
+
+/* One engine computing the maps of plans[0 .. n) in one pass (n at most
+ * WINENT_CPU_SHARED_MAX; each pair of plans can share).
+ * The plans are borrowed. */
+winent_status winent_cpu_engine_create_shared(const winent_plan *const *plans, int n,
+                                              int max_width, int threads,
+                                              winent_cpu_engine **out, winent_err *err);
+
+/* winent_cpu_engine_compute_rows into `nplanes` planes: a shared engine's
+ * maps (plane k the k-th plan's map, each with row c->y0 at planes[k],
+ * rows `out_stride` floats apart), or any engine's one map. */
+winent_status winent_cpu_engine_compute_planes(winent_cpu_engine *e, int worker,
+                                               const winent_chunk *c, int ya, int yb,
+                                               float *const *planes, int nplanes,
+                                               size_t out_stride, winent_err *err);
+
 void winent_cpu_engine_free(winent_cpu_engine *e);
 
 #endif

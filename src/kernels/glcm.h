@@ -111,6 +111,7 @@ typedef struct winent_glcm_plan {
     int64_t *t;          /* owned: [0..tmax] c lq[c] */
     int64_t *du;         /* owned: [0..tmax] t[c + 1] - t[c] (du[tmax] = 0) */
     int64_t *hw;         /* owned: [0..L-1] round(2^32 / (1 + d^2)) */
+    uint16_t lut8[256];  /* 8-bit dtypes: each sample value's level */
 } winent_glcm_plan;
 
 /* Check the options (usage errors naming the CLI's options) and build the
@@ -135,8 +136,9 @@ void winent_glcm_levels(const winent_glcm_plan *p, const void *samples, size_t c
 
 typedef struct winent_glcm_cpu winent_glcm_cpu;
 
-/* Scratch for `threads` workers on images at most `max_width` wide. The
- * plan is borrowed. */
+/* An engine for `threads` workers on images at most `max_width` wide; a
+ * worker's scratch is made on its first band (an engine that never
+ * computes holds none). The plan is borrowed. */
 winent_status winent_glcm_cpu_create(const winent_glcm_plan *p, int max_width, int threads,
                                      winent_glcm_cpu **out, winent_err *err);
 

@@ -56,6 +56,16 @@ struct winent_glcm_cpu {
     const winent_glcm_plan *plan;
     int threads, max_width;
     int need_q;        /* a measure needs sum u^2 (ASM, energy) */
+    /* The symmetric entropy's diagonal, counted by the tables: a diagonal
+     * cell of the pair-code path counts from `bias` (its empty count) and
+     * dub[bias + c] = du[c] + Lq[2], so the sum of T over the cells takes
+     * the diagonal's 2 u_ii log 2 (glcm_rule.h) with no sum of its own:
+     * the same integer. NULL where a cell could pass 16 bits, or a
+     * measure reads the diagonal's other sums. */
+    uint16_t bias;
+    int64_t *dub;      /* owned: [0 .. 2 bias] */
+    int64_t *dqb;      /* owned, with dub: [c] (c + 1)^2 - c^2, twice that on the diagonal
+                          (sum S^2 = 2 q + 2 qdiag: q then holds q + qdiag) */
     glcm_scratch *scratch;
 };
 
@@ -71,23 +81,21 @@ static size_t pc_rows(const winent_glcm_plan *p)
  * is not counted. Computed once per angle and LANES rows, read by the
  * 2 LANES column steps of every pair. */
 static void pair_codes(const winent_glcm_geom *g, const uint16_t *codes, int y0, int dx, int dy,
-                       int r0, int R, uint32_t *pc)
+                       int r0, int R, uint32_t diag_flag, uint32_t *restrict pc)
 {
-    const int W = g->W;
+    const int W = g->W, sym = g->symmetric;
     const unsigned L = (unsigned)g->L;
     const int alo = dx < 0 ? -dx : 0, ahi = W - 1 - (dx > 0 ? dx : 0);
     for (int k = 0; k < R; k++) {
-        const uint16_t *first = codes + (size_t)(r0 + k - y0) * W;
-        const uint16_t *second = first + (ptrdiff_t)dy * W + dx;
+        const uint16_t *restrict first = codes + (size_t)(r0 + k - y0) * W;
+        const uint16_t *restrict second = first + (ptrdiff_t)dy * W + dx;
+        uint32_t *restrict col = pc + k;
         for (int a = alo; a <= ahi; a++) {
-            unsigned i = first[a], j = second[a];
-            uint32_t v = PC_SENT;
-            if (i != WINENT_GLCM_SENT && j != WINENT_GLCM_SENT) {
-                const unsigned lo = g->symmetric && i > j ? j : i;
-                const unsigned hi = g->symmetric && i > j ? i : j;
-                v = (lo * L + hi) | (i == j ? PC_DIAG : 0u);
-            }
-            pc[(size_t)a * R + k] = v;
+            const unsigned i = first[a], j = second[a];
+            const int swap = sym && i > j;
+            const unsigned lo = swap ? j : i, hi = swap ? i : j;
+            const uint32_t v = (lo * L + hi) | (i == j ? diag_flag : 0u);
+            col[(size_t)a * R] = i == WINENT_GLCM_SENT || j == WINENT_GLCM_SENT ? PC_SENT : v;
         }
     }
 }
@@ -100,8 +108,9 @@ typedef struct lane_sums {
 
 /* One pair in or out of a lane (sign a constant where inlined): the
  * histogram cell and the sums glcm_rule.h's entropy and ASM read. */
-static inline void pair_update(uint16_t *hist, lane_sums *a, const int64_t *du, uint32_t pc,
-                               int sign, int need_q)
+static inline void pair_update(uint16_t *hist, lane_sums *a, const int64_t *du,
+                               const int64_t *dqb, uint32_t pc, int sign, int need_q,
+                               int diag_bias)
 {
     if (pc == PC_SENT)
         return;
@@ -112,7 +121,9 @@ static inline void pair_update(uint16_t *hist, lane_sums *a, const int64_t *du, 
     a->n += sign;
     a->tsum += sign * du[c];
     a->diag += sign * diag;
-    if (need_q) {
+    if (need_q && diag_bias) {
+        a->q += sign * dqb[c];
+    } else if (need_q) {
         const int64_t dq = 2 * (int64_t)c + 1;
         a->q += sign * dq;
         a->qdiag += sign * dq * diag;
@@ -130,14 +141,15 @@ static inline void lane_add(winent_glcm_acc *a, const lane_sums *s)
 
 /* Add (sign 1) or remove (-1) anchor column c's pairs in every lane, from
  * its pair codes pcc (lane l's rows [b[l], e[l]) relative to r0). */
-static inline void hist_column(winent_glcm_state *st, const int64_t *du, const uint32_t *pcc,
-                               const int *b, const int *e, int kmax, int sign, int need_q)
+static inline void hist_column(winent_glcm_state *st, const int64_t *du, const int64_t *dqb,
+                               const uint32_t *pcc, const int *b, const int *e, int kmax,
+                               int sign, int need_q, int diag_bias)
 {
     lane_sums s[WINENT_GLCM_LANES] = {{0, 0, 0, 0, 0}};
     for (int k = 0; k < kmax; k++)
         for (int l = 0; l < WINENT_GLCM_LANES; l++)
             if (b[l] + k < e[l])
-                pair_update(st[l].hist, &s[l], du, pcc[b[l] + k], sign, need_q);
+                pair_update(st[l].hist, &s[l], du, dqb, pcc[b[l] + k], sign, need_q, diag_bias);
     for (int l = 0; l < WINENT_GLCM_LANES; l++)
         lane_add(&st[l].acc, &s[l]);
 }
@@ -146,14 +158,15 @@ static inline void hist_column(winent_glcm_state *st, const int64_t *du, const u
  * common case; a valid code is below 2^20 plus the diagonal flag, so bit
  * 30 is set only in PC_SENT): the pair count is unchanged and only the
  * cells, their T differences and the diagonal change. */
-static inline void pair_swap(uint16_t *hist, lane_sums *a, const int64_t *du, uint32_t o,
-                             uint32_t i, int need_q)
+static inline void pair_swap(uint16_t *hist, lane_sums *a, const int64_t *du,
+                             const int64_t *dqb, uint32_t o, uint32_t i, int need_q,
+                             int diag_bias)
 {
     if (o == i)
         return;
-    if (need_q || ((o | i) & 0x40000000u) != 0) {
-        pair_update(hist, a, du, o, -1, need_q);
-        pair_update(hist, a, du, i, 1, need_q);
+    if ((need_q && !diag_bias) || ((o | i) & 0x40000000u) != 0) {
+        pair_update(hist, a, du, dqb, o, -1, need_q, diag_bias);
+        pair_update(hist, a, du, dqb, i, 1, need_q, diag_bias);
         return;
     }
     uint16_t *co = &hist[o & ~PC_DIAG];
@@ -164,7 +177,10 @@ static inline void pair_swap(uint16_t *hist, lane_sums *a, const int64_t *du, ui
     const unsigned d = *ci;
     *ci = (uint16_t)(d + 1u);
     a->tsum += du[d];
-    a->diag += (int64_t)(i >> 31) - (int64_t)(o >> 31);
+    if (need_q) /* diag_bias: sum u^2 with the diagonal's (glcm_rule.h's q + qdiag) */
+        a->q += dqb[d] - dqb[c];
+    if (!diag_bias) /* else the codes carry no diagonal flag: the tables count it */
+        a->diag += (int64_t)(i >> 31) - (int64_t)(o >> 31);
 }
 
 /* The common step: every lane's run of K pairs, the column `out` leaving
@@ -173,18 +189,19 @@ static inline void pair_swap(uint16_t *hist, lane_sums *a, const int64_t *du, ui
  * pair that leaves and enters with the same code changes nothing and is
  * skipped: in flat texture most are, and their updates would chain
  * through one cell's store and load. */
-static inline void hist_swap(winent_glcm_state *st, const int64_t *du, const uint32_t *out,
-                             const uint32_t *in, const int *b, int K, int need_q)
+static inline void hist_swap(winent_glcm_state *st, const int64_t *du, const int64_t *dqb,
+                             const uint32_t *out, const uint32_t *in, const int *b, int K,
+                             int need_q, int diag_bias)
 {
     lane_sums s0 = {0, 0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
     uint16_t *h0 = st[0].hist, *h1 = st[1].hist, *h2 = st[2].hist, *h3 = st[3].hist;
     const uint32_t *o0 = out + b[0], *o1 = out + b[1], *o2 = out + b[2], *o3 = out + b[3];
     const uint32_t *i0 = in + b[0], *i1 = in + b[1], *i2 = in + b[2], *i3 = in + b[3];
     for (int k = 0; k < K; k++) {
-        pair_swap(h0, &s0, du, o0[k], i0[k], need_q);
-        pair_swap(h1, &s1, du, o1[k], i1[k], need_q);
-        pair_swap(h2, &s2, du, o2[k], i2[k], need_q);
-        pair_swap(h3, &s3, du, o3[k], i3[k], need_q);
+        pair_swap(h0, &s0, du, dqb, o0[k], i0[k], need_q, diag_bias);
+        pair_swap(h1, &s1, du, dqb, o1[k], i1[k], need_q, diag_bias);
+        pair_swap(h2, &s2, du, dqb, o2[k], i2[k], need_q, diag_bias);
+        pair_swap(h3, &s3, du, dqb, o3[k], i3[k], need_q, diag_bias);
     }
     lane_add(&st[0].acc, &s0);
     lane_add(&st[1].acc, &s1);
@@ -271,6 +288,9 @@ typedef struct fast_ctx {
     const winent_glcm_geom *gp; /* the geometry without moments (marginals' path) */
     const uint16_t *codes;
     int y0, dx, dy, R, kmax, need_q;
+    const int64_t *du;   /* the T differences the pair codes' cells take (diag_bias) */
+    const int64_t *dqb;  /* diag_bias: (c + 1)^2 - c^2 of a cell, doubled on the diagonal */
+    int diag_bias;       /* diagonal cells count from DIAG_BIAS (e->dub) */
     int even;            /* every lane has kmax pairs per column */
     const int *rlo, *rhi;
     int b[WINENT_GLCM_LANES], e[WINENT_GLCM_LANES];
@@ -282,13 +302,14 @@ static inline void fast_column(const fast_ctx *f, winent_glcm_state *st, int c, 
 {
     if (f->pc != NULL) {
         const uint32_t *pcc = f->pc + (size_t)c * f->R;
-        const int64_t *du = f->gp->du;
+        const int64_t *du = f->du, *dqb = f->dqb;
+        const int sg = sign > 0 ? 1 : -1;
         if (f->need_q)
-            hist_column(st, du, pcc, f->b, f->e, f->kmax, sign > 0 ? 1 : -1, 1);
+            hist_column(st, du, dqb, pcc, f->b, f->e, f->kmax, sg, 1, f->diag_bias);
         else if (sign > 0)
-            hist_column(st, du, pcc, f->b, f->e, f->kmax, 1, 0);
+            hist_column(st, du, dqb, pcc, f->b, f->e, f->kmax, 1, 0, f->diag_bias);
         else
-            hist_column(st, du, pcc, f->b, f->e, f->kmax, -1, 0);
+            hist_column(st, du, dqb, pcc, f->b, f->e, f->kmax, -1, 0, f->diag_bias);
     } else if (f->gp->need_hist) {
         winent_glcm_column4(f->gp, st, f->codes, f->y0, f->dx, f->dy, f->rlo, f->rhi, c, sign);
     }
@@ -306,14 +327,27 @@ static inline void fast_swap(const fast_ctx *f, winent_glcm_state *st, int co, i
         return;
     }
     const uint32_t *out = f->pc + (size_t)co * f->R, *in = f->pc + (size_t)ci * f->R;
-    if (f->need_q)
-        hist_swap(st, f->gp->du, out, in, f->b, f->kmax, 1);
+    if (f->need_q && f->diag_bias)
+        hist_swap(st, f->du, f->dqb, out, in, f->b, f->kmax, 1, 1);
+    else if (f->need_q)
+        hist_swap(st, f->du, f->dqb, out, in, f->b, f->kmax, 1, 0);
+    else if (f->diag_bias)
+        hist_swap(st, f->du, f->dqb, out, in, f->b, f->kmax, 0, 1);
     else
-        hist_swap(st, f->gp->du, out, in, f->b, f->kmax, 0);
+        hist_swap(st, f->du, f->dqb, out, in, f->b, f->kmax, 0, 0);
     if (f->cs != NULL) {
         moment_column(st, f->cs, co, -1, 0);
         moment_column(st, f->cs, ci, 1, 0);
     }
+}
+
+/* Set the diagonal cells of every lane's histogram to `v` (an empty
+ * count: bias in the pair-code path, 0 outside it). */
+static void diag_cells(winent_glcm_state *st, int L, uint16_t v)
+{
+    for (int l = 0; l < WINENT_GLCM_LANES; l++)
+        for (int i = 0; i < L; i++)
+            st[l].hist[(size_t)i * (size_t)L + (size_t)i] = v;
 }
 
 /* winent_glcm_slide4 for the CPU: the pairs from precomputed pair codes
@@ -329,7 +363,8 @@ static void slide4_fast(const winent_glcm_cpu *e, const winent_glcm_geom *g, glc
     const winent_glcm_acc zero = WINENT_GLCM_ACC_ZERO;
     winent_glcm_geom gp = *g;
     gp.need_mom = 0;
-    fast_ctx f = {&gp, s->codes, y0, dx, dy, 0, 0, e->need_q, 1, rlo, rhi, {0}, {0}, NULL, NULL};
+    fast_ctx f = {&gp, s->codes, y0, dx, dy, 0, 0, e->need_q, g->du, e->dqb, 0, 1, rlo, rhi,
+                  {0}, {0}, NULL, NULL};
     for (int l = 0; l < WINENT_GLCM_LANES; l++) {
         rlo[l] = winent_glcm_imax(0, y + l - g->ry) + winent_glcm_imax(0, -dy);
         rhi[l] = winent_glcm_imin(g->H - 1, y + l + g->ry) - winent_glcm_imax(0, dy);
@@ -350,8 +385,13 @@ static void slide4_fast(const winent_glcm_cpu *e, const winent_glcm_geom *g, glc
     for (int l = 0; l < WINENT_GLCM_LANES; l++)
         f.even &= f.e[l] - f.b[l] == f.kmax;
     if (g->need_hist && !g->need_marg && s->pc != NULL) {
-        pair_codes(g, s->codes, y0, dx, dy, r0, f.R, s->pc);
+        f.diag_bias = e->dub != NULL;
+        pair_codes(g, s->codes, y0, dx, dy, r0, f.R, f.diag_bias ? 0u : PC_DIAG, s->pc);
         f.pc = s->pc;
+        if (f.diag_bias) {
+            f.du = e->dub;
+            diag_cells(st, g->L, e->bias);
+        }
     }
     if (g->need_mom) {
         column_moments(g, s->codes, y0, dx, dy, rlo, rhi, s->cs);
@@ -380,13 +420,17 @@ static void slide4_fast(const winent_glcm_cpu *e, const winent_glcm_geom *g, glc
                 continue;
             for (int k = 0; k < g->nm; k++)
                 s->sum[(size_t)l * lstride + (size_t)k * W + (size_t)x] +=
-                    winent_glcm_value(g->measures[k], &st[l].acc, &tabs);
+                    g->measures[k] == WINENT_GLCM_ENTROPY /* the common one, inlined */
+                        ? winent_glcm_entropy_value(&st[l].acc, &tabs)
+                        : winent_glcm_value(g->measures[k], &st[l].acc, &tabs);
             s->cnt[(size_t)l * W + (size_t)x]++;
         }
     }
     if (g->need_hist) /* leave the histograms zero */
         for (int c = lo; c <= hi; c++)
             fast_column(&f, st, c, -1);
+    if (f.diag_bias)
+        diag_cells(st, g->L, 0);
 }
 
 winent_status winent_glcm_cpu_create(const winent_glcm_plan *p, int max_width, int threads,
@@ -406,21 +450,19 @@ winent_status winent_glcm_cpu_create(const winent_glcm_plan *p, int max_width, i
     e->scratch = calloc((size_t)threads, sizeof *e->scratch);
     if (e->scratch == NULL)
         goto nomem;
-    const size_t L = (size_t)p->levels, W = (size_t)(max_width > 0 ? max_width : 1);
-    for (int t = 0; t < threads; t++) {
-        glcm_scratch *s = &e->scratch[t];
-        const size_t nl = WINENT_GLCM_LANES;
-        s->hist = calloc(nl * L * L, sizeof *s->hist);
-        s->marg = calloc(nl * 2 * L, sizeof *s->marg);
-        s->sum = malloc(nl * (size_t)p->opts.nmeasures * W * sizeof *s->sum);
-        s->cnt = malloc(nl * W * sizeof *s->cnt);
-        if (s->hist == NULL || s->marg == NULL || s->sum == NULL || s->cnt == NULL)
+    /* A window holds at most kx ky pairs at any offset. */
+    const int64_t most = (int64_t)p->kx * p->ky;
+    if (p->opts.symmetric && 2 * most + 1 <= 65535) {
+        e->bias = (uint16_t)(most + 1);
+        e->dub = malloc(sizeof *e->dub * (2 * (size_t)e->bias + 1));
+        e->dqb = malloc(sizeof *e->dqb * (2 * (size_t)e->bias + 1));
+        if (e->dub == NULL || e->dqb == NULL)
             goto nomem;
-        const size_t cs = W * nl * NQ * sizeof(int64_t), pc = W * pc_rows(p) * sizeof(uint32_t);
-        if (p->need_mom && cs <= BUF_BYTES_MAX && (s->cs = malloc(cs)) == NULL)
-            goto nomem;
-        if (p->need_hist && !p->need_marg && pc <= BUF_BYTES_MAX && (s->pc = malloc(pc)) == NULL)
-            goto nomem;
+        for (int c = 0; c <= 2 * (int)e->bias; c++) {
+            const int diag = c >= e->bias, u = diag ? c - e->bias : c;
+            e->dub[c] = diag ? p->du[u] + p->lq[2] : p->du[u];
+            e->dqb[c] = (diag ? 2 : 1) * (2 * (int64_t)u + 1);
+        }
     }
     *out = e;
     return WINENT_OK;
@@ -443,7 +485,19 @@ void winent_glcm_cpu_free(winent_glcm_cpu *e)
         free(e->scratch[t].pc);
     }
     free(e->scratch);
+    free(e->dub);
+    free(e->dqb);
     free(e);
+}
+
+/* winent_glcm_out, the division by one, two or four angles a product by
+ * the exact reciprocal: the same real number, so the same rounding. */
+static inline float out_value(unsigned centre, double sum, int cnt)
+{
+    static const double inv[5] = {0.0, 1.0, 0.5, 0.0, 0.25};
+    if (centre == WINENT_GLCM_SENT || cnt == 0 || cnt == 3)
+        return winent_glcm_out(centre, sum, cnt);
+    return (float)(sum * inv[cnt]);
 }
 
 /* Output rows [y, y + nl) from the band's levels (image rows from y0):
@@ -476,9 +530,39 @@ static void compute_rows(const winent_glcm_cpu *e, const winent_glcm_geom *g, gl
             float *o = out[k] + row_off + (size_t)l * out_stride;
             const double *sum = s->sum + (size_t)l * lstride + (size_t)k * W;
             for (int x = 0; x < W; x++)
-                o[x] = winent_glcm_out(centre[x], sum[x], cnt[x]);
+                o[x] = out_value(centre[x], sum[x], cnt[x]);
         }
     }
+}
+
+/* A worker's buffers, made on its first band: an engine that never
+ * computes (a map computed in its group's pass, or a worker the pool never
+ * runs) holds none. */
+static winent_status scratch_ready(const winent_glcm_cpu *e, glcm_scratch *s, winent_err *err)
+{
+    if (s->hist != NULL)
+        return WINENT_OK;
+    const winent_glcm_plan *p = e->plan;
+    const size_t L = (size_t)p->levels, W = (size_t)(e->max_width > 0 ? e->max_width : 1);
+    const size_t nl = WINENT_GLCM_LANES;
+    s->marg = calloc(nl * 2 * L, sizeof *s->marg);
+    s->sum = malloc(nl * (size_t)p->opts.nmeasures * W * sizeof *s->sum);
+    s->cnt = malloc(nl * W * sizeof *s->cnt);
+    const size_t cs = W * nl * NQ * sizeof(int64_t), pc = W * pc_rows(p) * sizeof(uint32_t);
+    if (p->need_mom && cs <= BUF_BYTES_MAX)
+        s->cs = malloc(cs);
+    if (p->need_hist && !p->need_marg && pc <= BUF_BYTES_MAX)
+        s->pc = malloc(pc);
+    /* hist last: its presence says the rest is there */
+    if (s->marg != NULL && s->sum != NULL && s->cnt != NULL &&
+        (s->cs != NULL || !p->need_mom || cs > BUF_BYTES_MAX) &&
+        (s->pc != NULL || !p->need_hist || p->need_marg || pc > BUF_BYTES_MAX))
+        s->hist = calloc(nl * L * L, sizeof *s->hist);
+    if (s->hist != NULL)
+        return WINENT_OK;
+    free(s->marg), free(s->sum), free(s->cnt), free(s->cs), free(s->pc);
+    s->marg = NULL, s->sum = NULL, s->cnt = NULL, s->cs = NULL, s->pc = NULL;
+    return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GLCM engine");
 }
 
 winent_status winent_glcm_cpu_compute_rows(winent_glcm_cpu *e, int worker, const winent_chunk *c,
@@ -498,6 +582,7 @@ winent_status winent_glcm_cpu_compute_rows(winent_glcm_cpu *e, int worker, const
         return WINENT_ERR(err, WINENT_ERR_INTERNAL,
                           "GLCM engine: the chunk lacks input rows %d..%d", in0, in0 + nin);
     glcm_scratch *s = &e->scratch[worker];
+    WINENT_TRY(scratch_ready(e, s, err));
     const size_t need = (size_t)nin * (size_t)c->width;
     if (need > s->codes_cap) {
         uint16_t *nc = realloc(s->codes, need * sizeof *nc);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static uint16_t level_of(const winent_glcm_plan *p, const unsigned char *q);
+
 static const char *const names[WINENT_GLCM_MEASURE_COUNT] = {
     "glcm-entropy",       "glcm-asm",         "glcm-energy",       "glcm-contrast",
     "glcm-dissimilarity", "glcm-homogeneity", "glcm-correlation",  "glcm-mean",
@@ -177,6 +179,11 @@ winent_status winent_glcm_plan_create(const winent_glcm_opts *o, winent_glcm_pla
             p->nangles++;
         }
     set_needs(p);
+    if (winent_dtype_size(o->compute.dtype) == 1)
+        for (unsigned v = 0; v < 256; v++) {
+            const unsigned char b[8] = {(unsigned char)v}; /* level_of reads a sample's size */
+            p->lut8[v] = level_of(p, b);
+        }
     st = make_tables(p, err);
     if (st != WINENT_OK) {
         winent_glcm_plan_free(p);
@@ -223,16 +230,12 @@ void winent_glcm_geom_init(const winent_glcm_plan *p, int W, int H, winent_glcm_
     g->hw = p->hw;
 }
 
-void winent_glcm_levels(const winent_glcm_plan *p, const void *samples, size_t count,
-                        uint16_t *levels)
+/* The level of one sample (native byte order, any address). */
+static uint16_t level_of(const winent_glcm_plan *p, const unsigned char *q)
 {
     const winent_code_rule *r = &p->rule;
-    const unsigned char *src = samples;
-    const size_t sz = winent_dtype_size(p->opts.compute.dtype);
-    for (size_t i = 0; i < count; i++) {
-        const unsigned char *q = src + i * sz;
-        uint32_t c;
-        switch (p->opts.compute.dtype) {
+    uint32_t c;
+    switch (p->opts.compute.dtype) {
 #define INT_CASE(E, T)                                                                             \
     case E: {                                                                                      \
         T v;                                                                                       \
@@ -240,26 +243,39 @@ void winent_glcm_levels(const winent_glcm_plan *p, const void *samples, size_t c
         c = winent_code_int(r, (int64_t)v);                                                        \
         break;                                                                                     \
     }
-            INT_CASE(WINENT_U8, uint8_t)
-            INT_CASE(WINENT_I8, int8_t)
-            INT_CASE(WINENT_U16, uint16_t)
-            INT_CASE(WINENT_I16, int16_t)
-            INT_CASE(WINENT_U32, uint32_t)
-            INT_CASE(WINENT_I32, int32_t)
+        INT_CASE(WINENT_U8, uint8_t)
+        INT_CASE(WINENT_I8, int8_t)
+        INT_CASE(WINENT_U16, uint16_t)
+        INT_CASE(WINENT_I16, int16_t)
+        INT_CASE(WINENT_U32, uint32_t)
+        INT_CASE(WINENT_I32, int32_t)
 #undef INT_CASE
-        case WINENT_F32: {
-            float v;
-            memcpy(&v, q, sizeof v);
-            c = winent_code_f32(r, v);
-            break;
-        }
-        default: {
-            double v;
-            memcpy(&v, q, sizeof v);
-            c = winent_code_f64(r, v);
-            break;
-        }
-        }
-        levels[i] = c == WINENT_NODATA_CODE ? (uint16_t)WINENT_GLCM_SENT : (uint16_t)c;
+    case WINENT_F32: {
+        float v;
+        memcpy(&v, q, sizeof v);
+        c = winent_code_f32(r, v);
+        break;
     }
+    default: {
+        double v;
+        memcpy(&v, q, sizeof v);
+        c = winent_code_f64(r, v);
+        break;
+    }
+    }
+    return c == WINENT_NODATA_CODE ? (uint16_t)WINENT_GLCM_SENT : (uint16_t)c;
+}
+
+void winent_glcm_levels(const winent_glcm_plan *p, const void *samples, size_t count,
+                        uint16_t *levels)
+{
+    const unsigned char *src = samples;
+    if (winent_dtype_size(p->opts.compute.dtype) == 1) {
+        for (size_t i = 0; i < count; i++)
+            levels[i] = p->lut8[src[i]];
+        return;
+    }
+    const size_t sz = winent_dtype_size(p->opts.compute.dtype);
+    for (size_t i = 0; i < count; i++)
+        levels[i] = level_of(p, src + i * sz);
 }

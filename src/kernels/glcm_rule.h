@@ -100,18 +100,29 @@ WINENT_HD double winent_glcm_ratio(int64_t num, int64_t den)
 /* Cluster shade (k = 3) or prominence (k = 4): the k-th central moment of
  * t = i + j, whose raw sums over the n pairs are S1..S4, as
  * (n^2 S3 - 3 n S1 S2 + 2 S1^3) / n^3 and
- * (n^3 S4 - 4 n^2 S1 S3 + 6 n S1^2 S2 - 3 S1^4) / n^4, numerators exact. */
+ * (n^3 S4 - 4 n^2 S1 S3 + 6 n S1^2 S2 - 3 S1^4) / n^4, numerators exact.
+ * With n < 2^16 (a window's pairs) and t < 2^11 (levels < 1024), S1 <
+ * 2^27, S2 < 2^38, S3 < 2^49, S4 < 2^60, so every factor grouped below
+ * (n^2, n S1, 4 n^2 S1, 6 n S2, S1^2, n^3) fits in 63 bits and each term
+ * is one 64 x 64 -> 128-bit product. */
+WINENT_HD __int128 winent_glcm_mul(int64_t a, int64_t b)
+{
+    return (__int128)a * (__int128)b;
+}
+
 WINENT_HD double winent_glcm_cluster(const winent_glcm_acc *a, int k)
 {
-    const __int128 n = a->n, s1 = a->si + a->sj, s2 = a->sii + a->sjj + 2 * a->sij;
-    const __int128 s3 = a->s3, s4 = a->s4;
+    const int64_t n = a->n, s1 = a->si + a->sj, s2 = a->sii + a->sjj + 2 * a->sij;
+    const int64_t s3 = a->s3, s4 = a->s4, s11 = s1 * s1, n3 = n * n * n;
     __int128 num, den;
     if (k == 3) {
-        num = n * n * s3 - 3 * n * s1 * s2 + 2 * s1 * s1 * s1;
-        den = n * n * n;
+        num = winent_glcm_mul(n * n, s3) - winent_glcm_mul(3 * n * s1, s2) +
+              winent_glcm_mul(2 * s11, s1);
+        den = n3;
     } else {
-        num = n * n * n * s4 - 4 * n * n * s1 * s3 + 6 * n * s1 * s1 * s2 - 3 * s1 * s1 * s1 * s1;
-        den = n * n * n * n;
+        num = winent_glcm_mul(n3, s4) - winent_glcm_mul(4 * n * n * s1, s3) +
+              winent_glcm_mul(6 * n * s2, s11) - 3 * winent_glcm_mul(s11, s11);
+        den = winent_glcm_mul(n3, n);
     }
     return WINENT_DDIV(winent_glcm_i128_to_d(num), winent_glcm_i128_to_d(den));
 }
@@ -135,6 +146,14 @@ WINENT_HD double winent_glcm_correlation(const winent_glcm_acc *a, int symmetric
     return WINENT_DDIV(WINENT_I2D(n * a->sij - a->si * a->sj), den);
 }
 
+/* The entropy of one angle's matrix; a->n > 0. */
+WINENT_HD double winent_glcm_entropy_value(const winent_glcm_acc *a, const winent_glcm_tabs *t)
+{
+    const int64_t N = t->symmetric ? 2 * a->n : a->n;
+    return WINENT_DDIV(WINENT_I2D(winent_glcm_hjoint(a, t)),
+                       WINENT_DMUL(WINENT_I2D(N), WINENT_LQ_SCALE));
+}
+
 /* Measure `m` (a winent_glcm_measure) of one angle's matrix; a->n > 0. */
 WINENT_HD double winent_glcm_value(int m, const winent_glcm_acc *a, const winent_glcm_tabs *t)
 {
@@ -142,9 +161,7 @@ WINENT_HD double winent_glcm_value(int m, const winent_glcm_acc *a, const winent
     const int sym = t->symmetric;
     const int64_t N = sym ? 2 * n : n;
     switch (m) {
-    case 0: /* entropy */
-        return WINENT_DDIV(WINENT_I2D(winent_glcm_hjoint(a, t)),
-                           WINENT_DMUL(WINENT_I2D(N), WINENT_LQ_SCALE));
+    case 0: return winent_glcm_entropy_value(a, t);
     case 1: /* ASM */
     case 2: /* energy */ {
         const double asm_ = sym ? winent_glcm_ratio(a->q + a->qdiag, 2 * n * n)

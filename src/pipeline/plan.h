@@ -22,6 +22,11 @@ typedef struct job_map {
     winent_plan *plan;       /* shared by maps of equal options; owned where `owner` */
     winent_cpu_engine *cpu;  /* the same (NULL without the CPU engine) */
     int owner;
+    /* Maps [m, m + group) computed in one pass by `shared` (group > 1,
+     * owned), this map's own engine (1), or by an earlier map's pass (0):
+     * see map_groups (setup_maps.c). */
+    int group;
+    winent_cpu_engine *shared;
 } job_map;
 
 /* The job's plan: the options resolved once (geometry, maps, devices,

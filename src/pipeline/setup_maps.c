@@ -128,6 +128,8 @@ static winent_status make_maps(pipeline *p, const winent_job_opts *o,
 void winent_setup_free_maps(pipeline *p)
 {
     for (int m = 0; p->plan.maps && m < p->plan.nmaps; m++)
+        winent_cpu_engine_free(p->plan.maps[m].shared);
+    for (int m = 0; p->plan.maps && m < p->plan.nmaps; m++)
         if (p->plan.maps[m].owner) {
             winent_cpu_engine_free(p->plan.maps[m].cpu);
             winent_plan_free(p->plan.maps[m].plan);
@@ -173,6 +175,32 @@ fail:
     return st;
 }
 
+/* The maps the CPU computes in one pass: each run of maps of one band
+ * whose plans winent_cpu_engine_can_share (the co-occurrence measures of
+ * one window, which then count each window's pairs once for all of them),
+ * with a shared engine for each run of more than one. */
+static winent_status map_groups(pipeline *p, winent_err *err)
+{
+    const winent_plan *plans[WINENT_CPU_SHARED_MAX];
+    for (int m = 0; m < p->plan.nmaps;) {
+        job_map *jm = &p->plan.maps[m];
+        int n = 1;
+        while (m + n < p->plan.nmaps && n < WINENT_CPU_SHARED_MAX &&
+               p->plan.maps[m + n].band == jm->band &&
+               winent_cpu_engine_can_share(jm->plan, p->plan.maps[m + n].plan))
+            n++;
+        jm->group = n;
+        if (n > 1) {
+            for (int k = 0; k < n; k++)
+                plans[k] = p->plan.maps[m + k].plan;
+            WINENT_TRY(winent_cpu_engine_create_shared(plans, n, p->plan.width, p->plan.threads,
+                                                       &jm->shared, err));
+        }
+        m += n;
+    }
+    return WINENT_OK;
+}
+
 /* The CPU engine of each plan (a map of the same plan shares it). */
 winent_status winent_setup_cpu_engines(pipeline *p, winent_err *err)
 {
@@ -187,5 +215,5 @@ winent_status winent_setup_cpu_engines(pipeline *p, winent_err *err)
                 if (p->plan.maps[k].plan == jm->plan)
                     jm->cpu = p->plan.maps[k].cpu;
     }
-    return WINENT_OK;
+    return p->plan.want_cpu ? map_groups(p, err) : WINENT_OK;
 }

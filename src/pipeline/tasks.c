@@ -147,8 +147,8 @@ static void count_rows(const job_plan *pl, const chunk *c, int b, int ya, int yb
 }
 
 /* Output rows [ya, yb) of every map of the chunk, band by band (each
- * band's input rows stay in cache for its windows). `acc`: one count per
- * band. */
+ * band's input rows stay in cache for its windows), a group of maps in its
+ * one pass (map_groups, setup_maps.c). `acc`: one count per band. */
 static winent_status run_band(const job_plan *pl, int worker, const task *t,
                               winent_clamp_counts *acc, winent_err *err)
 {
@@ -161,9 +161,14 @@ static winent_status run_band(const job_plan *pl, int worker, const task *t,
         /* First: the rows it brings into cache are the ones the engine reads. */
         if (t->count && (m == 0 || pl->maps[m - 1].band != jm->band))
             count_rows(pl, t->c, jm->band, ya, yb, &acc[jm->band]);
-        WINENT_TRY(winent_cpu_engine_compute_rows(jm->cpu, worker, &v, ya, yb,
-                                                  t->c->map + (size_t)m * pl->map_plane,
-                                                  pl->map_stride, err));
+        if (jm->group == 0) /* computed in an earlier map's pass */
+            continue;
+        float *planes[WINENT_CPU_SHARED_MAX];
+        for (int k = 0; k < jm->group; k++)
+            planes[k] = t->c->map + (size_t)(m + k) * pl->map_plane;
+        WINENT_TRY(winent_cpu_engine_compute_planes(jm->group > 1 ? jm->shared : jm->cpu, worker,
+                                                    &v, ya, yb, planes, jm->group,
+                                                    pl->map_stride, err));
     }
     return WINENT_OK;
 }

@@ -67,7 +67,33 @@ cp "$T/a.u8" "$T/in"
 check "glcm-entropy beside entropy = alone" cmp -s "$T/mix_b1_w9_glcm-entropy.raw" "$T/alone.raw"
 check "entropy beside glcm-entropy = alone" cmp -s "$T/mix_b1_w9.raw" "$T/ent.raw"
 
+# Maps of one window that share their pairs are computed in one pass (one
+# pair count per angle for all of them): each map of that pass, between
+# histogram measures and at two windows, has the bits of its own pass.
+SH="glcm-contrast glcm-entropy glcm-asm glcm-mutual-info glcm-cluster-shade"
+"$WS" $R $A --window 5,9 --threads 2 --measure \
+    glcm-contrast,glcm-entropy,entropy,glcm-asm,glcm-mutual-info,glcm-cluster-shade \
+    --format raw "$T/in" "$T/grp.raw"
+for w in 5 9; do
+    for m in $SH; do
+        "$WS" $R $A --window $w --measure $m --format raw "$T/in" "$T/one.raw"
+        check "$m at $w in a shared pass = alone" cmp -s "$T/grp_b1_w${w}_$m.raw" "$T/one.raw"
+    done
+    "$WS" $R $A --window $w --format raw "$T/in" "$T/one.raw"
+    check "entropy at $w between shared maps = alone" cmp -s "$T/grp_b1_w$w.raw" "$T/one.raw"
+done
+cp "$T/b.u16" "$T/in"
+"$WS" $R $B --window 7 --levels 64 --range 0:900 --distance 2 --angles 45,135 --asymmetric \
+    --measure glcm-mean,glcm-cond-entropy,glcm-homogeneity --format raw "$T/in" "$T/grp16.raw"
+for m in glcm-mean glcm-cond-entropy glcm-homogeneity; do
+    "$WS" $R $B --window 7 --levels 64 --range 0:900 --distance 2 --angles 45,135 --asymmetric \
+        --measure $m --format raw "$T/in" "$T/one.raw"
+    check "$m of 16-bit values with nodata in a shared pass = alone" \
+        cmp -s "$T/grp16_b1_w7_$m"*.raw "$T/one.raw"
+done
+
 # Refused before any output, with one line.
+cp "$T/a.u8" "$T/in"
 expect_exit 2 "a disk" "$WS" $R $A --disk 3 --measure glcm-asm "$T/in" "$T/x.raw"
 expect_exit 2 "a negative measure as uint8" "$WS" $R $A --measure glcm-correlation --ot uint8 \
     "$T/in" "$T/x.tif"
