@@ -41,7 +41,7 @@ static const winent_option TABLE[] = {
     /* What is computed */
     {"window", "window", "K|WxH", G_COMPUTE,
      "window size, sides 1..255 (default 5; 7x3 = 7 wide, 3 high);" IND
-     "an even side has one more pixel before the centre (scikit-image);" IND
+     "an even side centres at K/2, as scikit-image's footprints;" IND
      "a list (5,9,15) makes a map of each in the same pass; an item" IND
      "diskR is a circular window (5,9,disk3)",
      "give K or WxH, sides from 1 to 255, or diskR with R from 0 to 127",
