@@ -128,7 +128,8 @@ typedef enum winent_measure {
 /* What is computed for each pixel (SPEC sections 1 and 2). Two runs with
  * equal compute options give bit-identical maps on every engine. */
 typedef struct winent_compute_opts {
-    int kx, ky;          /* window width and height, odd, 1..255 */
+    int kx, ky;          /* window width and height, 1..255: an even side has one
+                            more pixel before the centre (kx / 2) than after */
     winent_base base;
     winent_dtype dtype;  /* sample type the kernel sees (native byte order) */
     uint32_t bins;       /* 0: each distinct integer value is a bin */
@@ -182,13 +183,13 @@ WINENT_API double winent_compute_top(const winent_compute_opts *o);
  * Thread-safe. */
 WINENT_API void winent_compute_opts_default(winent_compute_opts *o);
 
-/* Check what is computed: odd window sides 1..255 (a disk: kx == ky, so a
- * radius 0..127; a footprint: any sides 1..255 and a pixel set), a known
- * dtype and base,
+/* Check what is computed: window sides 1..255, odd or even (a disk: kx ==
+ * ky odd, a radius 0..127; a footprint: a pixel set; the co-occurrence
+ * measures: odd rectangles), a known dtype and base,
  * bins at most 2^30, and for bins or a float dtype a finite range LO < HI.
  * Returns WINENT_OK, or WINENT_ERR_USAGE with the one-line message the CLI
  * prints for the same values (without its "winent-stream: " prefix), e.g.
- * "--window: '4': give K or WxH, odd sides from 1 to 255". `err` may be
+ * "--window: '0': give K or WxH, sides from 1 to 255". `err` may be
  * NULL. Thread-safe (it reads `o` only). */
 WINENT_API winent_status winent_compute_opts_validate(const winent_compute_opts *o,
                                                       winent_error *err);

@@ -60,8 +60,10 @@ def entropy(array: Any, window: Optional[Window] = None, base: Union[int, str, N
           range, version). Also as ``data_array.winent.entropy(...)``.
     window: K, or (rows, columns) as scipy.ndimage's ``size=`` and a
         footprint's shape (``window=(3, 7)`` is 3 high, 7 wide); or the
-        CLI's text "7x3" (width first, as ``--window 7x3``); odd sides
-        1..255. A circular window: ``("disk", R)`` or "diskR" (as ``--disk
+        CLI's text "7x3" (width first, as ``--window 7x3``); sides
+        1..255, odd or even (an even side has one more pixel before the
+        centre than after, as scipy's ``size=`` and scikit-image's
+        ``np.ones((rows, cols))`` footprint). A circular window: ``("disk", R)`` or "diskR" (as ``--disk
         R``): the pixels with dx^2 + dy^2 <= R^2, R 0..127. For a
         georeferenced DataArray, a distance: "90m", "1.5km", or numbers
         with ``units="map"`` (the CRS's units): each side the nearest odd
@@ -151,7 +153,7 @@ def texture(array: Any, measures: Any, window: Optional[Window] = None,
         "glcm-cond-entropy", "glcm-mutual-info" (docs/SPEC.md says each).
         Each at most once.
     window: as :func:`entropy`'s (the co-occurrence measures take
-        rectangles only).
+        rectangles with odd sides only).
     levels: quantize into N levels over ``range`` (default "auto": the
         valid samples' min and max), as ``--levels N``; at most 1024 for
         the co-occurrence measures. Without it integer samples are their

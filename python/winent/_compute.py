@@ -161,7 +161,8 @@ def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, d
         are a slice of a bigger array are read in place, anything else
         (non-native byte order, columns not contiguous) is copied first.
     window: K, (ROWS, COLUMNS) as scipy.ndimage's size=, or "7x3" (the CLI's WxH, width first);
-        odd sides 1..255. A circular window: ``("disk", R)`` or "diskR"
+        sides 1..255, odd or even (centre at index n // 2, scikit-image's).
+        A circular window: ``("disk", R)`` or "diskR"
         (as ``--disk R``): the pixels with dx^2 + dy^2 <= R^2, R 0..127.
     footprint, radius: ``footprint="disk", radius=R`` is the same disk,
         scikit-image's ``footprint=morphology.disk(R)``; scikit-image's

@@ -232,9 +232,9 @@ def window_name(kx, ky, shape):
 
 def _footprint_array(fp):
     """scikit-image's footprint arrays: a rectangle of ones with odd sides
-    (the rectangle's fast path), morphology.disk(R) (the disk's), or any
-    other 2-D array of up to 255 x 255, even sides too (nonzero: in the
-    window; a Footprint)."""
+    (a rectangle), morphology.disk(R) (a disk), or any other 2-D array of
+    up to 255 x 255, even sides too (nonzero: in the window; a Footprint,
+    as the CLI's --footprint FILE names it)."""
     import numpy as np
     a = np.asarray(fp)
     if a.ndim != 2 or a.size == 0 or a.dtype.kind not in "biuf":

@@ -40,17 +40,18 @@
 static const winent_option TABLE[] = {
     /* What is computed */
     {"window", "window", "K|WxH", G_COMPUTE,
-     "window size, odd sides 1..255 (default 5; 7x3 = 7 wide, 3 high);" IND
+     "window size, sides 1..255 (default 5; 7x3 = 7 wide, 3 high);" IND
+     "an even side centres at K/2, as scikit-image's footprints;" IND
      "a list (5,9,15) makes a map of each in the same pass; an item" IND
      "diskR is a circular window (5,9,disk3)",
-     "give K or WxH, odd sides from 1 to 255, or diskR with R from 0 to 127",
-     "give K or (rows, cols), odd sides from 1 to 255, or ('disk', R) with R from 0 to 127",
+     "give K or WxH, sides from 1 to 255, or diskR with R from 0 to 127",
+     "give K or (rows, cols), sides from 1 to 255, or ('disk', R) with R from 0 to 127",
      NULL, OWN},
     /* A list of windows: the CLI's --window 5,9,disk3, Python's windows=. */
     {"window", "windows", NULL, G_COMPUTE, NULL,
-     "give K or WxH, odd sides from 1 to 255, diskR (R from 0 to 127), or a list of them "
+     "give K or WxH, sides from 1 to 255, diskR (R from 0 to 127), or a list of them "
      "(5,9,disk3)",
-     "give a list of windows: K or (rows, cols), odd sides from 1 to 255, or ('disk', R) "
+     "give a list of windows: K or (rows, cols), sides from 1 to 255, or ('disk', R) "
      "with R from 0 to 127, e.g. [5, 9, ('disk', 3)]",
      NULL, OWN},
     {"disk", "radius", "R", G_COMPUTE,

@@ -527,8 +527,8 @@ void gpu_name_path(winent_gpu_engine *e)
     const winent_plan *p = e->plan;
     const uint64_t n = p->ncodes;
     const char *small = small_suffix(e);
-    if (p->shaped) { /* a disk, or a footprint: the same kernels */
-        const char *shape = p->disk ? "disk" : "footprint";
+    if (p->shaped) { /* a disk, a footprint or an even-sided box: the same kernels */
+        const char *shape = p->disk ? "disk" : p->opts.footprint ? "footprint" : "box";
         if (e->path == PATH_SMEM)
             snprintf(e->path_name, sizeof e->path_name, "%s/smem-hist/code%d/cnt%d%s", shape,
                      8 * e->plane_bytes, 8 * e->cnt_bytes,

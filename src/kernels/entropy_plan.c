@@ -64,7 +64,9 @@ static winent_status check_window(const winent_compute_opts *o, winent_words w, 
                               "radius: a %dx%d window: a disk's window is 2R+1 square, R from 0 "
                               "to 127",
                               o->kx, o->ky);
-    if (o->kx < 1 || o->kx > 255 || o->ky < 1 || o->ky > 255 || o->kx % 2 == 0 || o->ky % 2 == 0)
+    /* Sides of either parity: an even side centres as scikit-image's
+     * footprints do (index n / 2, one more pixel before than after). */
+    if (o->kx < 1 || o->kx > 255 || o->ky < 1 || o->ky > 255)
         return winent_opt_refuse(err, w, "window", t);
     return WINENT_OK;
 }
@@ -259,9 +261,9 @@ static int make_shape(winent_plan *p, const winent_compute_opts *o)
         return -1;
     for (size_t r = 0; r < ky; r++)
         for (size_t c = 0; c < kx; c++)
-            p->mask[r * kx + c] = o->footprint != NULL
-                                      ? o->footprint[r * kx + c] != 0
-                                      : abs((int)c - p->rx) <= p->hw[r];
+            p->mask[r * kx + c] = o->footprint != NULL ? o->footprint[r * kx + c] != 0
+                                  : p->disk          ? abs((int)c - p->rx) <= p->hw[r]
+                                                     : 1;
     p->nrow_runs = make_runs(p->mask, p->ky, p->kx, kx, 1, p->rx, &p->row_first, &p->row_run);
     p->ncol_runs = make_runs(p->mask, p->kx, p->ky, 1, kx, p->ry, &p->col_first, &p->col_run);
     return p->nrow_runs < 0 || p->ncol_runs < 0 ? -1 : 0;
@@ -333,9 +335,11 @@ winent_status winent_plan_create(const winent_compute_opts *o, winent_plan **out
     p->disk = o->disk ? 1 : 0;
     p->area = window_area(o, p->disk ? p->hw : NULL);
     /* A footprint of ones with odd sides is the rectangle: its fast paths
-     * (the same bits). */
-    const int rect = o->footprint != NULL && o->kx % 2 && o->ky % 2 && p->area == o->kx * o->ky;
-    p->shaped = p->disk || (o->footprint != NULL && !rect);
+     * (the same bits). A rectangle with an even side is off centre, which
+     * the rectangle's paths do not know: it runs as a shape of all ones. */
+    const int odd = o->kx % 2 && o->ky % 2;
+    const int rect = o->footprint != NULL && odd && p->area == o->kx * o->ky;
+    p->shaped = p->disk || (o->footprint != NULL && !rect) || (o->footprint == NULL && !odd);
     if (p->shaped && make_shape(p, o) != 0)
         goto nomem;
     /* The caller's footprint is borrowed: the plan's own copy, or none. */

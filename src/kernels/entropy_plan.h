@@ -31,9 +31,9 @@ typedef struct winent_plan {
                                  w^2 + dy^2 <= R^2 (symmetric: also half-heights) */
     int area;                 /* pixels of the full window: kx * ky, or the disk's or
                                  the footprint's */
-    /* A disk or a footprint (opts.footprint) is `shaped`: a set of runs
-     * of pixels, which the engines slide (engine_cpu_disk.c,
-     * engine_cuda_disk.cuh). The window's pixel (dx, dy) from the centre
+    /* A disk, a footprint (opts.footprint) or a rectangle with an even
+     * side (all ones) is `shaped`: a set of runs of pixels, which the
+     * engines slide (engine_cpu_disk.c, engine_cuda_disk.cuh). The window's pixel (dx, dy) from the centre
      * is mask[(dy + ry) * kx + dx + rx], dx from -rx to kx - 1 - rx (rx =
      * kx / 2: scikit-image's centre, so an even side has one more pixel
      * before the centre than after). Row r of the window (dy = r - ry)

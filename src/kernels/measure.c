@@ -156,6 +156,17 @@ static winent_status check_glcm(const winent_compute_opts *o, int dtype_known, w
                               "measures='%s': the co-occurrence measures take rectangular windows "
                               "only: give window=K or (rows, cols)",
                               winent_measure_name(o->measure));
+    /* Their engines centre the window on its pixel: an even side has no
+     * middle. */
+    if (o->kx % 2 == 0 || o->ky % 2 == 0)
+        return winent_opt_say(err, w,
+                              "--measure %s: a %dx%d window: the co-occurrence measures take odd "
+                              "sides (a middle pixel): give --window K or WxH with K, W, H odd",
+                              "measures='%s': a window of %d rows and %d columns: the "
+                              "co-occurrence measures take odd sides (a middle pixel): give "
+                              "window=K or (rows, cols) with odd numbers",
+                              winent_measure_name(o->measure), w == WINENT_WORDS_PYTHON ? o->ky : o->kx,
+                              w == WINENT_WORDS_PYTHON ? o->kx : o->ky);
     return dtype_known ? check_levels(o, w, err) : WINENT_OK;
 }
 

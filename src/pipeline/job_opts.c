@@ -189,6 +189,26 @@ static winent_status check_measure_list(const winent_job_opts *o, winent_words w
     return WINENT_OK;
 }
 
+/* Each measure at the window kx x ky (a disk or not): the co-occurrence
+ * measures take odd rectangles only, renyi's order depends on the area. */
+static winent_status check_window_measures(const winent_job_opts *o, int kx, int ky, int disk,
+                                           winent_words w, winent_err *err)
+{
+    const int n = o->nmeasure_list > 0 && o->measure_list != NULL ? o->nmeasure_list : 1;
+    for (int i = 0; i < n; i++) {
+        winent_compute_opts c = o->compute;
+        c.kx = kx;
+        c.ky = ky;
+        c.disk = disk;
+        if (o->nmeasure_list > 0 && o->measure_list != NULL) {
+            c.measure = o->measure_list[i];
+            c.renyi_q = o->measure_q ? o->measure_q[i] : 0.0;
+        }
+        WINENT_TRY(winent_measure_check(&c, o->dtype_given, w, err));
+    }
+    return WINENT_OK;
+}
+
 static winent_status check_window_list(const winent_job_opts *o, winent_words w, winent_err *err)
 {
     char text[192];
@@ -203,9 +223,10 @@ static winent_status check_window_list(const winent_job_opts *o, winent_words w,
         const int kx = o->window_list[2 * i], ky = o->window_list[2 * i + 1];
         const int disk = o->window_disk != NULL && o->window_disk[i];
         list_text(o->window_list, o->window_disk, o->nwindow_list, 1, w, text, sizeof text);
-        if (kx < 1 || kx > 255 || ky < 1 || ky > 255 || kx % 2 == 0 || ky % 2 == 0 ||
-            (disk && kx != ky))
+        /* Rectangles of either parity; a disk is 2R+1 square. */
+        if (kx < 1 || kx > 255 || ky < 1 || ky > 255 || (disk && (kx != ky || kx % 2 == 0)))
             return winent_opt_refuse(err, w, "windows", text);
+        WINENT_TRY(check_window_measures(o, kx, ky, disk, w, err));
         for (int j = 0; j < i; j++)
             if (o->window_list[2 * j] == kx && o->window_list[2 * j + 1] == ky &&
                 (o->window_disk != NULL && o->window_disk[j]) == disk) {

@@ -39,13 +39,19 @@ static void cli_message(const char *args, char *line, size_t n, int *code)
 
 typedef void (*set_fn)(winent_job_opts *o);
 
-static void window4(winent_job_opts *o)
+static void window0(winent_job_opts *o)
+{
+    o->compute.kx = o->compute.ky = 0;
+}
+static void window7x256(winent_job_opts *o)
+{
+    o->compute.kx = 7, o->compute.ky = 256;
+}
+/* Even sides are windows, but the co-occurrence measures refuse them. */
+static void window4_glcm(winent_job_opts *o)
 {
     o->compute.kx = o->compute.ky = 4;
-}
-static void window7x4(winent_job_opts *o)
-{
-    o->compute.kx = 7, o->compute.ky = 4;
+    o->compute.measure = WINENT_MEASURE_GLCM_CONTRAST;
 }
 static void bins_alone(winent_job_opts *o)
 {
@@ -122,14 +128,14 @@ static void layout_huge(winent_job_opts *o)
     o->dtype_given = 1;
 }
 /* Lists of bands and windows: checked by the library for every caller. */
-static const int even_windows[] = {4, 4, 5, 5};
+static const int zero_windows[] = {0, 0, 5, 5};
 static const int twice_windows[] = {5, 5, 3, 3, 5, 5};
-static const int wide_windows[] = {7, 3, 9, 4};
+static const int wide_windows[] = {7, 3, 9, 256};
 static const int twice_bands[] = {2, 2};
 static const int zero_band[] = {0, 1};
-static void window_list_even(winent_job_opts *o)
+static void window_list_zero(winent_job_opts *o)
 {
-    o->window_list = even_windows;
+    o->window_list = zero_windows;
     o->nwindow_list = 2;
 }
 static void window_list_twice(winent_job_opts *o)
@@ -253,16 +259,17 @@ static const struct {
     set_fn set;       /* the same in job options */
     int compute;      /* also a compute_opts check */
 } cases[] = {
-    {"--window 4", window4, 1},
-    {"--window 7x4", window7x4, 1},
+    {"--window 0", window0, 1},
+    {"--window 7x256", window7x256, 1},
+    {"--window 4 --measure glcm-contrast", window4_glcm, 1},
     {"--bins 4", bins_alone, 1},
     {"--bins 4 --range 5:1", range_inverted, 1},
     {"--range 1:inf", range_infinite, 1},
     {"--bins 2000000000 --range 0:1", bins_many, 1},
     {"--size 5x5 --dtype u16 --nodata 70000", nodata_u16, 1},
-    {"--window 4,5", window_list_even, 0},
+    {"--window 0,5", window_list_zero, 0},
     {"--window 5,3,5", window_list_twice, 0},
-    {"--window 7x3,9x4", window_list_wide, 0},
+    {"--window 7x3,9x256", window_list_wide, 0},
     {"--bands 3 --band 2,2", band_list_twice, 0},
     {"--bands 3 --band 0,1", band_list_zero, 0},
     {"--bins 0 --range 0:1", bins0_range, 1},

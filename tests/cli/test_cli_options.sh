@@ -49,8 +49,8 @@ check "unknown: named without its value" grep -q "unknown option '--frobnicate'"
 expect_exit 2 "unknown short option" "$WS" -qz $R "$S" "$T/o.raw"
 check "unknown short: named" grep -q "unknown option '-z'" "$T/stderr"
 expect_exit 2 "a file named -x without --" "$WS" $R -x "$T/o.raw"
-expect_exit 2 "value checked by the library" "$WS" $R --wind 4 "$S" "$T/o.raw"
-check "the library's message" grep -q -- "--window: '4': give K or WxH, odd sides from 1 to 255" "$T/stderr"
+expect_exit 2 "value checked by the library" "$WS" $R --wind 0 "$S" "$T/o.raw"
+check "the library's message" grep -q -- "--window: '0': give K or WxH, sides from 1 to 255" "$T/stderr"
 check "no output after refusals" sh -c "! ls '$T' | grep -q '^o\.'"
 
 # --info FILE, --info=FILE, --test=FILE.

@@ -14,8 +14,9 @@ says() {
     check "$1: says '$2' (got: $(cat "$T/stderr"))" grep -qxF "winent-stream: $2" "$T/stderr"
 }
 says "--window 5,5x5" "--window: '5,5x5': 5 given twice: give each window once"
-says "--window 3x04" "--window: '3x04': give K or WxH, odd sides from 1 to 255, or diskR with R from 0 to 127"
-says "--window 007,3x4" "--window: '007,3x4': give K or WxH, odd sides from 1 to 255, diskR (R from 0 to 127), or a list of them (5,9,disk3)"
+says "--window 3x0256" "--window: '3x0256': give K or WxH, sides from 1 to 255, or diskR with R from 0 to 127"
+says "--window 007,3x00" "--window: '007,3x00': give K or WxH, sides from 1 to 255, diskR (R from 0 to 127), or a list of them (5,9,disk3)"
+says "--window 4x6 --measure glcm-contrast" "--measure glcm-contrast: a 4x6 window: the co-occurrence measures take odd sides (a middle pixel): give --window K or WxH with K, W, H odd"
 says "--disk 2,2" "--disk: '2,2': disk2 given twice: give each window once"
 says "--disk 128" "--disk: '128': give a radius R from 0 to 127 (the pixels within distance R), or a list of them (3,5)"
 says "--disk 3,128" "--disk: '3,128': give a radius R from 0 to 127 (the pixels within distance R), or a list of them (3,5)"

@@ -10,8 +10,9 @@
  * and NaN; every histogram measure; an odd rectangle of ones (the
  * rectangle's own paths); images smaller and larger than the
  * footprint, whole and in chunks with their halo rows, 1 and 2 threads;
- * and the refusals (no pixel, sides past 255, a disk beside it, a GLCM
- * measure).
+ * rectangles with an even side given as the window alone (kx, ky, no
+ * footprint), which run as a shape of all ones; and the refusals (no
+ * pixel, sides past 255, a disk beside it, a GLCM measure).
  */
 #include <math.h>
 #include <stdint.h>
@@ -122,8 +123,9 @@ static void test_runs(void)
 }
 
 /* The reference against the definition, counted here on u8 with nodata:
- * each window's pixels from the mask, the centre at (kx / 2, ky / 2). */
-static void test_reference(int shape, int a, int b)
+ * each window's pixels from the mask, the centre at (kx / 2, ky / 2).
+ * `plain`: a rectangle of ones given as kx, ky alone (no footprint). */
+static void test_reference_as(int shape, int a, int b, int plain)
 {
     static unsigned char m[255 * 255];
     int kx, ky;
@@ -132,7 +134,7 @@ static void test_reference(int shape, int a, int b)
     const int w = 29, h = 23;
     uint8_t *in = make_input(fc, w, h);
     float *ref = malloc(sizeof *ref * (size_t)w * h);
-    winent_compute_opts o = fp_opts(fc, m, kx, ky);
+    winent_compute_opts o = fp_opts(fc, plain ? NULL : m, kx, ky);
     winent_plan *p = NULL;
     winent_err err;
     winent_err_clear(&err);
@@ -171,22 +173,29 @@ static void test_reference(int shape, int a, int b)
             worst = d > worst ? d : worst;
         }
     CHECK(nan_ok, "%s: a nodata centre is not NaN", fp_names[shape]);
-    CHECK(worst <= 1e-6, "%s %dx%d: reference vs the definition: %g", fp_names[shape], kx, ky,
-          worst);
+    CHECK(worst <= 1e-6, "%s%s %dx%d: reference vs the definition: %g", plain ? "window " : "",
+          fp_names[shape], kx, ky, worst);
 done:
     winent_plan_free(p);
     free(in);
     free(ref);
 }
 
+static void test_reference(int shape, int a, int b)
+{
+    test_reference_as(shape, a, b, 0);
+}
+
 /* The CPU engine against the reference, whole and in chunks, 1 and 2
- * threads, for one footprint, case and measure. */
-static void run_case(const fcase *fc, int shape, int a, int b, winent_measure meas, int w, int h)
+ * threads, for one footprint, case and measure (`plain`: FP_ONES given as
+ * the window kx, ky alone, a rectangle that may have even sides). */
+static void run_case_as(const fcase *fc, int shape, int a, int b, winent_measure meas, int w,
+                        int h, int plain)
 {
     static unsigned char m[255 * 255];
     int kx, ky;
     fp_make(shape, a, b, &kx, &ky, m);
-    winent_compute_opts o = fp_opts(fc, m, kx, ky);
+    winent_compute_opts o = fp_opts(fc, plain ? NULL : m, kx, ky);
     o.measure = meas;
     o.renyi_q = meas == WINENT_MEASURE_RENYI ? 2.0 : 0.0;
     o.base = (winent_base)((a + b + w) % 3);
@@ -225,9 +234,9 @@ static void run_case(const fcase *fc, int shape, int a, int b, winent_measure me
             while (at < n && memcmp(&ref[at], &got[at], sizeof *got) == 0)
                 at++;
             CHECK(at == n,
-                  "%s, %s %dx%d, %s, %dx%d image, %d threads, bands of %d: pixel (%zu, %zu) "
+                  "%s, %s%s %dx%d, %s, %dx%d image, %d threads, bands of %d: pixel (%zu, %zu) "
                   "reference %.9g, cpu %.9g",
-                  fc->name, fp_names[shape], kx, ky, winent_measure_name(meas), w, h, t + 1, bh,
+                  fc->name, plain ? "window " : "", fp_names[shape], kx, ky, winent_measure_name(meas), w, h, t + 1, bh,
                   at % (size_t)w, at / (size_t)w, at < n ? ref[at] : 0.0f,
                   at < n ? got[at] : 0.0f);
         }
@@ -239,6 +248,46 @@ done:
     free(in);
     free(ref);
     free(got);
+}
+
+static void run_case(const fcase *fc, int shape, int a, int b, winent_measure meas, int w, int h)
+{
+    run_case_as(fc, shape, a, b, meas, w, h, 0);
+}
+
+/* A rectangle with an even side given as kx, ky (no footprint): a shaped
+ * plan of all ones, the same runs and bits as the footprint of ones. */
+static void test_plain_rectangles(void)
+{
+    static const int sides[][2] = {{16, 16}, {4, 6}, {6, 4}, {2, 1}, {1, 2}, {64, 64}, {7, 4}};
+    for (size_t s = 0; s < sizeof sides / sizeof sides[0]; s++) {
+        const int kx = sides[s][0], ky = sides[s][1];
+        winent_compute_opts o = fp_opts(&cases[1], NULL, kx, ky);
+        winent_plan *p = NULL;
+        winent_err err;
+        winent_err_clear(&err);
+        CHECK(winent_plan_create(&o, &p, &err) == WINENT_OK, "window %dx%d: %s", kx, ky, err.msg);
+        if (p == NULL)
+            continue;
+        CHECK(p->shaped && p->area == kx * ky && p->rx == kx / 2 && p->ry == ky / 2 &&
+                  p->nrow_runs == ky && p->ncol_runs == kx && p->row_run[0] == -(kx / 2) &&
+                  p->row_run[1] == kx - 1 - kx / 2 && p->opts.footprint == NULL,
+              "window %dx%d: a shape of all ones, one run a row and a column", kx, ky);
+        winent_plan_free(p);
+        test_reference_as(FP_ONES, kx, ky, 1);
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+            run_case_as(&cases[c], FP_ONES, kx, ky, WINENT_MEASURE_ENTROPY, 37, 29, 1);
+        run_case_as(&cases[0], FP_ONES, kx, ky, WINENT_MEASURE_MAJORITY, 33, 27, 1);
+        run_case_as(&cases[2], FP_ONES, kx, ky, WINENT_MEASURE_SIMPSON, 3, 2, 1);
+    }
+    /* Odd rectangles keep the rectangle's own paths. */
+    winent_compute_opts o = fp_opts(&cases[1], NULL, 5, 3);
+    winent_plan *p = NULL;
+    winent_err err;
+    winent_err_clear(&err);
+    CHECK(winent_plan_create(&o, &p, &err) == WINENT_OK && !p->shaped,
+          "window 5x3: not shaped");
+    winent_plan_free(p);
 }
 
 static void test_refusals(void)
@@ -270,6 +319,7 @@ int main(void)
 {
     test_runs();
     test_refusals();
+    test_plain_rectangles();
     for (int s = 0; s < FP_COUNT; s++)
         test_reference(s, s == FP_ONES ? 6 : 4, s == FP_RING ? 2 : 5);
     test_reference(FP_RING, 3, 2); /* a thin ring: windows that count nothing */

@@ -3,7 +3,8 @@
 # Footprints on the GPU (engine_cuda_disk.cuh's runs): --device gpu gives
 # the CPU's bytes for --footprint FILE of several shapes (a diamond, a ring
 # without its centre, even sides, a comb of several runs per column, a
-# random mask, a 255-wide bar, a disk's own mask beside --disk), on every
+# random mask, a 255-wide bar, a disk's own mask beside --disk) and for
+# rectangles with an even side (--window 16, 4x6, 2x1, 64, a list), on every
 # plane and histogram the GPU picks (u8 of 256 and of 12 values, u16 with
 # nodata, i32, f32 with bins), across chunks (small --mem), and --disk R
 # keeps its bytes. Skips (77) without a usable GPU.
@@ -44,6 +45,21 @@ run_case() { # name mksample-args -- winent-stream-args
     # A disk's own mask is the disk: --disk 7's bytes, on both engines.
     "$WS" --quiet --device gpu "$@" --disk 7 "$T/in.raw" "$T/gdisk.raw"
     check "$name: --footprint of disk(7) is --disk 7" cmp -s "$T/cpu.raw" "$T/gdisk.raw"
+    # Rectangles with an even side (a shape of all ones): the CPU's bytes,
+    # and --window 16 is --footprint of ones16 on the GPU too.
+    for win in 16 4x6 2x1 1x2 64 6x3 16,4x6,5; do
+        rm -rf "$T/c" "$T/g" && mkdir "$T/c" "$T/g"
+        "$WS" --quiet --device cpu "$@" --window $win "$T/in.raw" "$T/c/m.raw"
+        for mem in 16M 1G; do
+            "$WS" --quiet --device gpu --mem $mem "$@" --window $win "$T/in.raw" "$T/g/m.raw"
+            same=$(ls "$T/c" | wc -l)
+            for f in $(ls "$T/c"); do cmp -s "$T/c/$f" "$T/g/$f" || same=-1; done
+            check "$name, --window $win, mem $mem: the CPU's bytes ($same maps)" [ "$same" -gt 0 ]
+        done
+    done
+    "$WS" --quiet --device gpu "$@" --window 16 "$T/in.raw" "$T/g16.raw"
+    "$WS" --quiet --device gpu "$@" --footprint "$T/ones16.txt" "$T/in.raw" "$T/f16.raw"
+    check "$name: --window 16 is --footprint of ones((16, 16))" cmp -s "$T/g16.raw" "$T/f16.raw"
 }
 run_case "u8 256 values" --size 1201x903 --dtype u8 --values 256 --seed 1 -- \
     --size 1201x903 --dtype u8

@@ -149,12 +149,12 @@ static void test_refusals(void)
     float out[64];
     winent_error err, want;
 
-    co.kx = 6;
+    co.kx = 256;
     CHECK(winent_entropy(&co, in, 8, 8, 8, out, 8, "cpu", 1, &err) == WINENT_ERR_USAGE,
-          "even window accepted");
+          "a window 256 wide accepted");
     CHECK(winent_compute_opts_validate(&co, &want) == WINENT_ERR_USAGE &&
               strcmp(err.message, want.message) == 0 && strstr(err.message, "--window"),
-          "even window: '%s' vs validate's '%s'", err.message, want.message);
+          "a window 256 wide: '%s' vs validate's '%s'", err.message, want.message);
     winent_compute_opts_default(&co);
     co.dtype = WINENT_F32; /* no range: its own samples' (--range auto) */
     CHECK(winent_entropy(&co, in, 0, 4, 4, out, 0, NULL, 0, &err) == WINENT_OK,

@@ -536,10 +536,10 @@ static void test_one_job(void)
     job_opts(&o, &im, out);
     CHECK(winent_run(&o, &s, NULL) == WINENT_OK && s.pixels > 0, "winent_run");
     CHECK(zst_is_ref(out, &im), "winent_run's map differs from the reference engine");
-    o.compute.kx = 4;
+    o.compute.kx = 256;
     job = (winent_job *)&o; /* create must set it to NULL */
     CHECK(winent_job_create(&o, &job, &err) == WINENT_ERR_USAGE && job == NULL,
-          "create with an even window");
+          "create with a window 256 wide");
     winent_error want;
     winent_job_opts_validate(&o, &want);
     CHECK(err.status == WINENT_ERR_USAGE && strcmp(err.message, want.message) == 0 &&

@@ -16,5 +16,5 @@ done
 head -c 1000 "$T/in.raw" >"$T/short.raw"
 expect_exit 3 "valgrind, truncated input" $VG "$WS" --quiet --size 53x70 --dtype u8 \
     "$T/short.raw" "$T/o2.raw"
-expect_exit 2 "valgrind, usage error" $VG "$WS" --window 4 "$T/in.raw" "$T/o3.raw"
+expect_exit 2 "valgrind, usage error" $VG "$WS" --window 0 "$T/in.raw" "$T/o3.raw"
 finish

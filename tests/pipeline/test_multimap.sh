@@ -245,7 +245,7 @@ errors)
     expect_exit 2 "a window given twice" "$WS" $R --window 5,3,5 "$T/bsq.raw" "$T/o.zst"
     expect_exit 2 "5 and 5x5 are one window" "$WS" $R --window 5,5x5 "$T/bsq.raw" "$T/o.zst"
     expect_exit 2 "a band given twice" "$WS" $R --band 2,2 "$T/bsq.raw" "$T/o.zst"
-    expect_exit 2 "an even window in the list" "$WS" $R --window 3,4 "$T/bsq.raw" "$T/o.zst"
+    expect_exit 2 "a window of 0 in the list" "$WS" $R --window 3,0 "$T/bsq.raw" "$T/o.zst"
     expect_exit 2 "an empty item" "$WS" $R --window 3,,5 "$T/bsq.raw" "$T/o.zst"
     expect_exit 2 "--band none" "$WS" $R --band none "$T/bsq.raw" "$T/o.zst"
     expect_exit 2 "BSQ on a pipe, several bands" sh -c "cat '$T/bsq.raw' | '$WS' $R --band 1,2 - '$T/o.zst'"

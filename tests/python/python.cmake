@@ -19,6 +19,10 @@ winent_py_test(test_py_disk test_py_disk.py)
 # even sides against rank.entropy, nodata against a brute-force count,
 # --footprint FILE (PBM, text, .npy) against footprint=
 winent_py_test(test_py_footprint test_py_footprint.py)
+# rectangles with an even side (window=16, (4, 6), --window 4x6) against
+# scikit-image's rank.entropy(img, np.ones((rows, cols))), the CLI's bytes
+# and a brute-force count with nodata; the GLCM measures refuse them
+winent_py_test(test_py_even_window test_py_even_window.py)
 # run() and Job: against the CLI; progress, cancel, Ctrl-C, two jobs at once.
 winent_py_test(test_py_job test_py_job.py)
 # read_zst and open_zst against zstd -d and the CLI's raw map; the README's

@@ -416,8 +416,8 @@ def test_errors():
          ["--size", SIZE, "--dtype", "u8", RAW, path("no/such/dir/out.zst")]),
         ("output is the input", (RAW, RAW), {"size": (W, H), "dtype": "u8", "format": "raw"},
          winent.UsageError, ["--size", SIZE, "--dtype", "u8", "--format", "raw", RAW, RAW]),
-        ("window 4", (RAW, out), {"size": (W, H), "dtype": "u8", "window": 4},
-         winent.UsageError, ["--size", SIZE, "--dtype", "u8", "--window", "4", RAW, out]),
+        ("window 256", (RAW, out), {"size": (W, H), "dtype": "u8", "window": 256},
+         winent.UsageError, ["--size", SIZE, "--dtype", "u8", "--window", "256", RAW, out]),
         ("nodata no u8 sample can equal", (RAW, out),
          {"size": (W, H), "dtype": "u8", "nodata": 300},
          winent.UsageError, ["--size", SIZE, "--dtype", "u8", "--nodata", "300", RAW, out]),
@@ -432,7 +432,7 @@ def test_errors():
         code, msg = cli_message(*cli_args)
         if e is not None:
             # A usage error in Python's words (keyword=value), the CLI's otherwise.
-            py = str(e).replace("window=4", "--window: '4'").replace("nodata=300: a uint8",
+            py = str(e).replace("window=256", "--window: '256'").replace("nodata=300: a uint8",
                                                                       "--nodata: '300': a u8")
             check("%s: status %d and message as the CLI's (%d, %r), got %r"
                   % (what, e.status, code, msg, str(e)),

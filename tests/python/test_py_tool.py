@@ -31,7 +31,7 @@ def prog(args):
 
 
 def test_same_as_the_program():
-    for args in (["--version"], ["--help"], ["--window", "4", "a.raw", "b.raw"]):
+    for args in (["--version"], ["--help"], ["--window", "0", "a.raw", "b.raw"]):
         a, b = pym(args, WINENT_CLI=WS), prog(args)
         check("python -m winent %s: the program's exit code, output and message"
               % " ".join(args), (a.returncode, a.stdout, a.stderr) ==

@@ -87,10 +87,10 @@ CASES = [
     (dict(mem=100 * 1024), "--mem 102400"),
     (dict(header_bytes=2**65), "--header-bytes 36893488147419103232"),
     # Lists of bands and windows: each item, and repeats.
-    (dict(windows=[4, 5]), "--window 4,5"),
+    (dict(windows=[0, 5]), "--window 0,5"),
     (dict(windows=[5, 3, (5, 5)]), "--window 5,3,5x5"),
     (dict(windows=[3, 2**40]), "--window 3,1099511627776"),
-    (dict(windows=[(3, 7), "9x4"]), "--window 7x3,9x4"),
+    (dict(windows=[(3, 7), "9x256"]), "--window 7x3,9x256"),
     (dict(band=[2, 2], bands=3), "--band 2,2 --bands 3"),
     (dict(band=[0, 1], bands=3), "--band 0,1 --bands 3"),
     (dict(band=[1, 70000], bands=3), "--band 1,70000 --bands 3"),

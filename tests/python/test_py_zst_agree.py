@@ -136,6 +136,8 @@ def test_header_schema():
     agree("an unknown member", with_header(data, lambda h: h.update(later=[1, {"x": 2}])), True,
           ref)
     agree("width as 3.7e1", with_header(data, ('"width":\t37', '"width":\t3.7e1')), True, ref)
+    agree("an even window, [4, 6]", with_header(data, lambda h: h.update(window=[4, 6])), True,
+          ref)
     agree("command_line null", with_header(data, lambda h: h.update(command_line=None)), True,
           ref)
     agree("no optional member", with_header(
@@ -148,7 +150,8 @@ def test_header_schema():
            ("byteorder big", lambda h: h.update(byteorder="big")),
            ("bins 0", lambda h: h.update(bins=0)),
            ("bins 2^31", lambda h: h.update(bins=2**31)),
-           ("even window", lambda h: h.update(window=[4, 5])),
+           ("window of 0", lambda h: h.update(window=[0, 5])),
+           ("window past 255", lambda h: h.update(window=[3, 256])),
            ("window of 3", lambda h: h.update(window=[5, 5, 5])),
            ("range reversed", lambda h: h.update(range=[9, 0])),
            ("range NaN", lambda h: h.update(range=["NaN", 9])),

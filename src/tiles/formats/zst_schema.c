@@ -19,7 +19,7 @@ typedef enum member_kind {
     K_WORD,    /* one of the texts `words` */
     K_TEXT,    /* any text */
     K_NUMBER,  /* a number, or "NaN", "Infinity", "-Infinity" */
-    K_WINDOW,  /* [KX, KY]: whole numbers from 1 to 255 (odd but for a footprint's) */
+    K_WINDOW,  /* [KX, KY]: whole numbers from 1 to 255 (a disk's odd: 2R+1) */
     K_RANGE,   /* [LO, HI]: finite numbers, LO < HI */
     K_NUMBERS, /* an array of numbers (as K_NUMBER): `hi` of them, any count for 0 */
     K_INTS,    /* an array of whole numbers in [lo, hi] */
@@ -69,7 +69,7 @@ static const member georef_members[] = {
 /* One entry of "maps" (a file of several maps). */
 static const member map_members[] = {
     {"band", K_INT, NULLABLE, 1, 65535, NULL, NULL, "a band number from 1 to 65535"},
-    {"window", K_WINDOW, REQUIRED, 0, 0, NULL, NULL, "[KX, KY] of odd sides from 1 to 255"},
+    {"window", K_WINDOW, REQUIRED, 0, 0, NULL, NULL, "[KX, KY] of sides from 1 to 255"},
     {"disk", K_INT, NULLABLE, 0, 127, NULL, NULL, "a radius from 0 to 127"},
     {"footprint", K_TEXT, NULLABLE, 0, 0, NULL, NULL, "rows of 0 and 1 joined by '/'"},
     {"range", K_RANGE, NULLABLE, 0, 0, NULL, NULL, "[LO, HI] of finite numbers with LO < HI"},
@@ -87,7 +87,7 @@ static const member header_members[] = {
     {"dtype", K_WORD, 0, 0, 0, sample_words, NULL,
      "\"float32\", \"float16\", \"uint16\" or \"uint8\""},
     {"byteorder", K_WORD, 0, 0, 0, little_words, NULL, "\"little\""},
-    {"window", K_WINDOW, 0, 0, 0, NULL, NULL, "[KX, KY] of odd sides from 1 to 255"},
+    {"window", K_WINDOW, 0, 0, 0, NULL, NULL, "[KX, KY] of sides from 1 to 255"},
     {"disk", K_INT, NULLABLE, 0, 127, NULL, NULL, "a radius from 0 to 127"},
     {"footprint", K_TEXT, NULLABLE, 0, 0, NULL, NULL, "rows of 0 and 1 joined by '/'"},
     {"base", K_WORD, 0, 0, 0, base_words, NULL, "\"e\", \"2\" or \"10\""},
@@ -155,9 +155,9 @@ static int int_in(const cJSON *v, long long lo, long long hi)
     return winent_json_get_integer(v, lo, hi, &k);
 }
 
-/* A window's sides are odd unless a footprint gives them: then the
- * footprint is their rows of 0 and 1, joined by '/', with a 1 in it. 0,
- * or -1 with why. */
+/* A window's sides are any from 1 to 255 (the schema's); a footprint
+ * given is their rows of 0 and 1, joined by '/', with a 1 in it. 0, or -1
+ * with why. */
 static int window_check(const cJSON *o, const char *whose, char *why, size_t n)
 {
     double w[2];
@@ -166,13 +166,8 @@ static int window_check(const cJSON *o, const char *whose, char *why, size_t n)
         count != 2)
         return 0; /* no window: nothing to check (its absence is the schema's) */
     const cJSON *fp = winent_json_get(o, "footprint");
-    if (fp == NULL || cJSON_IsNull(fp)) {
-        if (fmod(w[0], 2.0) == 1.0 && fmod(w[1], 2.0) == 1.0)
-            return 0;
-        snprintf(why, n, "the header's %s\"window\" is not [KX, KY] of odd sides from 1 to 255",
-                 whose);
-        return -1;
-    }
+    if (fp == NULL || cJSON_IsNull(fp))
+        return 0;
     const char *t = cJSON_GetStringValue(fp);
     int rows = 0, col = 0, ones = 0, bad = t == NULL;
     for (const char *c = t; !bad; c++) {
