@@ -26,6 +26,7 @@
 #include "engine_cuda_sparse.cuh"
 #include "engine_cuda_disk.cuh"
 #include "engine_cuda_internal.cuh"
+#include "cuda_smem.cuh"
 
 /* ---- Kernel dispatch ------------------------------------------------------ */
 
@@ -254,8 +255,7 @@ groups_geom gpu_groups_layout(const winent_gpu_engine *e)
 {
     const winent_plan *p = e->plan;
     const void *fn = groups_fn(e);
-    if (cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)e->smem_optin) != cudaSuccess)
+    if (winent_cuda_allow_smem(fn, 0) != cudaSuccess)
         (void)cudaGetLastError();
     groups_geom best = groups_geom_for(p->rx, p->ry, e->plane_bytes, e->smem_optin);
     int most = -1;
@@ -816,17 +816,14 @@ winent_status gpu_kernels_smem(winent_gpu_engine *e, winent_err *err)
     winent_status st = WINENT_OK;
     const int device = e->device;
     if (e->smem > 0)
-        CUDA_TRY(device, cudaFuncSetAttribute(warp_path(e->path) ? warp_fn(e) : window_fn(e),
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              (int)e->smem));
+        CUDA_TRY(device,
+                 winent_cuda_allow_smem(warp_path(e->path) ? warp_fn(e) : window_fn(e), e->smem));
     if (e->use[FAM_DENSE]) {
         /* The plan's warp kernel may be the same function: the larger ask. */
         size_t most = warp_path(e->path) && dense_fn(e) == warp_fn(e) ? e->smem : 0;
         for (int t = 0; t < DENSE_TIERS; t++)
             most = std::max(most, e->dense_smem[t]);
-        CUDA_TRY(device, cudaFuncSetAttribute(dense_fn(e),
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              (int)most));
+        CUDA_TRY(device, winent_cuda_allow_smem(dense_fn(e), most));
     }
 fail:
     return st;

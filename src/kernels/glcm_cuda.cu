@@ -23,6 +23,7 @@ extern "C" {
 }
 #include "glcm_slide.h"
 #include "glcm_cuda_warp.cuh"
+#include "cuda_smem.cuh"
 
 /* Columns per thread: long enough that building the matrix (a window's
  * area) costs little beside the slide (2 ky per column). */
@@ -146,8 +147,8 @@ static void smem_layout(winent_glcm_cuda *e)
     if (fit < 32)
         return;
     e->smem_threads = (int)(fit < 128 ? fit : 128);
-    if (cudaFuncSetAttribute(glcm_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)(e->smem_bytes * (size_t)e->smem_threads)) != cudaSuccess) {
+    if (winent_cuda_allow_smem((const void *)glcm_kernel<true>,
+                               e->smem_bytes * (size_t)e->smem_threads) != cudaSuccess) {
         (void)cudaGetLastError();
         e->smem_threads = 0;
     }
@@ -196,8 +197,7 @@ static void warp_layout(winent_glcm_cuda *e)
         return;
     e->warp_per_block = (int)(fit < 4 ? fit : 4);
     const void *k = warp_kernel_of(need);
-    if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)(per * (size_t)e->warp_per_block)) != cudaSuccess) {
+    if (winent_cuda_allow_smem(k, per * (size_t)e->warp_per_block) != cudaSuccess) {
         (void)cudaGetLastError();
         return;
     }
