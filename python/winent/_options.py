@@ -232,7 +232,7 @@ def window_name(kx, ky, shape):
 
 def _footprint_array(fp):
     """scikit-image's footprint arrays: a rectangle of ones with odd sides
-    (a rectangle), morphology.disk(R) (a disk), or any other 2-D array of
+    (the rectangle's fast paths), morphology.disk(R) (a disk), or any other 2-D array of
     up to 255 x 255, even sides too (nonzero: in the window; a Footprint,
     as the CLI's --footprint FILE names it)."""
     import numpy as np
