@@ -47,8 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const winent_compute_opts *o = &c.job.compute;
         if (c.job.input == NULL || c.job.output == NULL)
             abort();
-        if (o->kx < 1 || o->kx > 255 || o->kx % 2 == 0 || o->ky < 1 || o->ky > 255 ||
-            o->ky % 2 == 0)
+        /* Sides 1..255 of either parity (an even side's centre at its
+         * half, as scikit-image's); a disk's odd and square. */
+        if (o->kx < 1 || o->kx > 255 || o->ky < 1 || o->ky > 255 ||
+            (o->disk && (o->kx != o->ky || o->kx % 2 == 0)))
             abort();
         if ((unsigned)o->dtype >= WINENT_DTYPE_COUNT || (unsigned)o->base > WINENT_BASE_10)
             abort();
@@ -65,8 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < c.job.nwindow_list; i++) {
             int kx = c.job.window_list[2 * i], ky = c.job.window_list[2 * i + 1];
             int disk = c.job.window_disk != NULL && c.job.window_disk[i];
-            if (kx < 1 || kx > 255 || kx % 2 == 0 || ky < 1 || ky > 255 || ky % 2 == 0 ||
-                (disk && kx != ky))
+            if (kx < 1 || kx > 255 || ky < 1 || ky > 255 ||
+                (disk && (kx != ky || kx % 2 == 0)))
                 abort();
             /* A disk and the square of its diameter are two windows. */
             for (int j = 0; j < i; j++)
