@@ -72,7 +72,8 @@ static const winent_option TABLE[] = {
      "glcm-contrast, glcm-dissimilarity, glcm-homogeneity," IND
      "glcm-correlation, glcm-mean, glcm-variance, glcm-cluster-shade," IND
      "glcm-cluster-prominence, glcm-cond-entropy, glcm-mutual-info",
-     "give a measure (entropy, renyi:Q, simpson, richness, evenness, majority) or a list of them",
+     "give a measure (entropy, renyi:Q, simpson, richness, evenness, majority, or a "
+     "co-occurrence measure such as glcm-contrast) or a list of them (entropy,simpson)",
      "give a measure ('entropy', 'renyi:Q' with Q >= 0, 'simpson', 'richness', 'evenness', "
      "'majority', 'glcm-entropy', 'glcm-contrast', ...: winent.texture's docstring lists them) "
      "or a list of them", NULL, OWN},
