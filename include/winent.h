@@ -234,8 +234,11 @@ typedef struct winent_option {
     const char *python_advice; /* the same in Python's words */
     const char *words;         /* an enumeration's words in the enumeration's order,
                                   "|" between them ("bsq|bip|bil"), a word's other
-                                  spellings after a comma ("tif,tiff"); NULL for
-                                  others */
+                                  spellings after a comma ("tif,tiff"); for another
+                                  type, the words it takes beside its grammar
+                                  ("auto" of --range, "all" of --band), in the same
+                                  form; NULL when none (the shell completion
+                                  offers these words) */
     int type;                  /* a winent_opt_type */
     long field;                /* offsetof(winent_job_opts, its field) for the plain
                                   types; -1: none (WINENT_OPT_OWN, a door's own) */

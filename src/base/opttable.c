@@ -123,7 +123,7 @@ static const winent_option TABLE[] = {
      "band (files and GDAL names: a pipe needs --range LO:HI);" IND
      "the default for float input (f32, f64), with 256 bins",
      "give finite numbers LO:HI with LO < HI, or auto",
-     "give finite numbers (lo, hi) with lo < hi, or 'auto'", NULL, OWN},
+     "give finite numbers (lo, hi) with lo < hi, or 'auto'", "auto", OWN},
     {"nodata", "nodata", "V", G_COMPUTE,
      "pixels equal to V are not counted (default: the file's" IND
      "GDAL_NODATA or GDAL nodata value); for integer samples a" IND
@@ -149,7 +149,7 @@ static const winent_option TABLE[] = {
      "NAME_b3_w9.raw each); an input of several bands read for one" IND
      "says so in a notice, naming the others",
      "give a band number from 1, a list of them (1,3,5), or all",
-     "give a band number from 1, a list of them [1, 3, 5], or 'all'", NULL, OWN},
+     "give a band number from 1, a list of them [1, 3, 5], or 'all'", "all", OWN},
     {"byteorder", "byteorder", "O", G_RAW, "little or big (default little)",
      "use little or big", "use 'little' or 'big'", "little|big", WORD(big_endian)},
     {"header-bytes", "header_bytes", "N", G_RAW, "bytes to skip before the samples",
@@ -222,7 +222,7 @@ static const winent_option TABLE[] = {
      "what is left pays for them, all taking chunks from one" IND
      "queue), cpu, gpu (every GPU), or a list such as 0,2 or cpu,0",
      "use auto, cpu, gpu or a list like 0,2 or cpu,0",
-     "use 'auto', 'cpu', 'gpu' or a list like '0,2' or 'cpu,0'", NULL, TEXT(device)},
+     "use 'auto', 'cpu', 'gpu' or a list like '0,2' or 'cpu,0'", "auto|cpu|gpu", TEXT(device)},
     {"threads", "threads", "N", G_RUN,
      "the one thread budget for decoding, computing and encoding" IND "(default: all cores)",
      "give a number from 1 to 4096", "give a number from 1 to 4096 (0: all cores)", NULL, INT_SET(threads)},

@@ -760,7 +760,7 @@ static winent_status take_band(cli_opts *c, const winent_option *r, int code, co
                                char *msg, size_t n)
 {
     (void)code;
-    c->job.band_all = strcmp(val, "all") == 0;
+    c->job.band_all = table_word(r->cli, val) == 0; /* all */
     if (c->job.band_all)
         return band_make(c, -1) == 0 ? WINENT_OK : usage(msg, n, "out of memory");
     return take_list(c, r->cli, val, &band_kind, msg, n);
@@ -827,7 +827,7 @@ static winent_status take_range(cli_opts *c, const winent_option *r, int code, c
     (void)code;
     winent_job_opts *j = &c->job;
     double vlo, vhi;
-    if (!strcmp(val, "auto")) {
+    if (table_word(r->cli, val) == 0) { /* auto */
         j->range_auto = 1;
         j->compute.range_lo = j->compute.range_hi = 0.0;
         c->range_given = 0;
