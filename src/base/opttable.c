@@ -3,8 +3,9 @@
  * opttable.c - every option of winent-stream in one table: its CLI word,
  * its Python keyword, its --help lines and what a refused value is told,
  * in each door's words. The CLI's parser and --help (hence the man page),
- * the library's checks and the Python package all read it
- * (winent_options). Adding an option: a row here (a plain type says
+ * the bash completion (tools/winent-options prints the table for
+ * tools/mkcompletion.sh), the library's checks and the Python package all
+ * read it (winent_options). Adding an option: a row here (a plain type says
  * where its value goes, and every door reads it from that), its field in
  * winent_job_opts, its check in job_opts.c; an option of a grammar of its
  * own (WINENT_OPT_OWN) also has its reader in each door (the CLI's in
