@@ -391,8 +391,8 @@ fail:
  * to 16 KB a warp. */
 #define MAJ_DIRECT_KEYS 4096u
 /* The majority's tables in global memory (windows whose hash table passes
- * a block's shared memory): at most this many bytes. */
-#define MAJ_WS_BYTES ((size_t)1 << 29)
+ * a block's shared memory): at most this many bytes a slot. */
+#define MAJ_WS_BYTES ((size_t)1 << 28)
 
 /* The window's pixels as the majority kernel's offsets, row by row:
  * (dy << 16) | (dx & 0xFFFF). */
@@ -433,7 +433,19 @@ static void majority_layout(winent_gpu_engine *e)
     const size_t fit = bytes <= e->smem_optin ? e->smem_optin / bytes : 0;
     e->maj_warps = 0;
     if (fit >= 1) {
-        e->maj_wpb = (int)std::min<size_t>(fit, 8);
+        /* The block size (up to 8 warps) that keeps the most warps on an
+         * SM, its blocks' shared memory counted with CUDA's 1 KB each. */
+        int best = 0;
+        for (int w = (int)std::min<size_t>(fit, 8); w >= 1; w--) {
+            const size_t blocks = e->smem_sm / (bytes * (size_t)w + 1024);
+            const int warps = (int)std::min<size_t>(blocks * (size_t)w, 64);
+            if (warps > best) {
+                best = warps;
+                e->maj_wpb = w;
+            }
+        }
+        if (best == 0)
+            e->maj_wpb = 1;
         return;
     }
     e->maj_wpb = 4;
@@ -455,6 +467,12 @@ static winent_status majority_engine_create(winent_gpu_engine *e, winent_err *er
     CUDA_TRY(device,
              cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, e->ordinal));
     e->smem_optin = optin > 1024 ? (size_t)optin - 1024 : 0;
+    {
+        int per_sm = 0;
+        CUDA_TRY(device, cudaDeviceGetAttribute(
+                             &per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, e->ordinal));
+        e->smem_sm = (size_t)per_sm;
+    }
     e->majority = true;
     e->plane_bytes = 4;
     e->nd = p->can_skip;
@@ -465,14 +483,16 @@ static winent_status majority_engine_create(winent_gpu_engine *e, winent_err *er
     if (!off.empty())
         CUDA_TRY(device, cudaMemcpy(e->d_off, off.data(), sizeof(int) * off.size(),
                                     cudaMemcpyHostToDevice));
-    if (e->maj_warps > 0)
-        CUDA_TRY(device, cudaMalloc((void **)&e->d_maj_ws,
-                                    (size_t)e->maj_warps * e->maj_words * 4));
     WINENT_TRY(gpu_majority_smem(e, err));
     {
         const size_t npix = (size_t)e->max_width * (size_t)e->max_in_rows;
-        for (int i = 0; i < e->nslots; i++)
+        for (int i = 0; i < e->nslots; i++) {
             WINENT_TRY(slot_alloc(e, &e->slot[i], npix, err));
+            /* Global tables a slot: the slots' chunks run at once. */
+            if (e->maj_warps > 0)
+                CUDA_TRY(device, cudaMalloc((void **)&e->slot[i].d_ws,
+                                            (size_t)e->maj_warps * e->maj_words * 4));
+        }
     }
     snprintf(e->path_name, sizeof e->path_name, "majority/warp-%s/%s%u%s",
              e->maj_direct ? "direct" : "hash", e->maj_direct ? "keys" : "slots",
@@ -650,7 +670,6 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
         cudaFree(e->d_cf);
         cudaFree(e->d_cr);
         cudaFree(e->d_off);
-        cudaFree(e->d_maj_ws);
         gpu_sparse_free(e);
         (void)cudaGetLastError();
     }

@@ -146,8 +146,9 @@ struct winent_gpu_engine {
     int maj_bits;          /* else: log2 of the hash table's slots */
     unsigned maj_words;    /* 32-bit words of one warp's table */
     int maj_wpb;           /* warps a block */
-    int maj_warps;         /* > 0: the tables in d_maj_ws, this many warps */
-    unsigned *d_maj_ws;    /* owned: those tables, or NULL (shared memory) */
+    size_t smem_sm;        /* shared memory of an SM (the majority's layout) */
+    int maj_warps;         /* > 0: the tables in global memory, each slot's
+                              d_ws, this many warps; 0: shared memory */
     int *d_cf;             /* owned: a shaped window's column runs (the plan's */
     short *d_cr;           /* col_first, col_run), or NULL */
     /* Layout, chosen once from the plan (choose_layout). */

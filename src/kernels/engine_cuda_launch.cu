@@ -600,8 +600,9 @@ winent_status gpu_majority_smem(winent_gpu_engine *e, winent_err *err)
     const cudaError_t ce =
         winent_cuda_allow_smem(majority_fn(e), (size_t)e->maj_words * 4 * (size_t)e->maj_wpb);
     if (ce != cudaSuccess)
-        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: the majority kernel's shared memory: %s",
-                          e->device, cudaGetErrorString(ce));
+        return WINENT_ERR(err, WINENT_ERR_DEVICE,
+                          "GPU %d: the majority kernel's shared memory: %s", e->device,
+                          cudaGetErrorString(ce));
     return WINENT_OK;
 }
 
@@ -621,7 +622,7 @@ winent_status gpu_launch_majority(winent_gpu_engine *e, gpu_slot *s, const winen
     p.noff = e->maj_noff;
     p.words = e->maj_words;
     p.bits = e->maj_bits;
-    p.ws = e->maj_warps > 0 ? e->d_maj_ws : NULL;
+    p.ws = e->maj_warps > 0 ? (unsigned *)s->d_ws : NULL;
     p.rule = pl->rule;
     const long long npix = (long long)(c->y1 - c->y0) * c->width;
     const int wpb = e->maj_wpb;

@@ -48,6 +48,9 @@ struct maj_params {
 };
 
 #define MAJ_TAG_MAX 0xFFFFu
+/* Pixels a lane loads before it counts them (direct tables): the loads'
+ * latency overlapped. */
+#define MAJ_BATCH 8
 
 /* The warp's largest and smallest of an unsigned, in every lane. */
 __device__ __forceinline__ unsigned maj_wmax(unsigned v)
@@ -137,21 +140,38 @@ template <bool ND, bool DIRECT> __global__ void majority_kernel(maj_params p)
         }
         unsigned best = 0;
         uint32_t best_key = 0xFFFFFFFFu;
-        for (int k = lane; k < p.noff; k += 32) {
-            const int of = __ldg(p.off + k);
-            const int xx = x + (int)(short)(of & 0xFFFF), yy = y + (of >> 16);
-            if ((unsigned)xx >= (unsigned)p.W || (unsigned)yy >= (unsigned)p.H)
-                continue;
-            const uint32_t code = __ldg(p.plane + (size_t)(yy - p.in_y0) * p.W + xx);
-            if (ND && code == WINENT_NODATA_CODE)
-                continue;
-            const uint32_t key = winent_code_order(&p.rule, code);
-            const unsigned c = DIRECT ? maj_count_direct(tab, key, tag)
-                                      : maj_count_hash((unsigned long long *)tab, key, tag,
-                                                       p.bits);
-            if (c > best || (c == best && key < best_key)) {
-                best = c;
-                best_key = key;
+        /* NB pixels' loads in flight at once, then their counts: direct
+         * tables only (an H200's hashed windows ran slower so). */
+        constexpr int NB = DIRECT ? MAJ_BATCH : 1;
+        for (int k0 = lane; k0 < p.noff; k0 += 32 * NB) {
+            uint32_t code[NB];
+            bool use[NB];
+#pragma unroll
+            for (int b = 0; b < NB; b++) {
+                const int k = k0 + 32 * b;
+                use[b] = false;
+                code[b] = 0;
+                if (k < p.noff) {
+                    const int of = __ldg(p.off + k);
+                    const int xx = x + (int)(short)(of & 0xFFFF), yy = y + (of >> 16);
+                    if ((unsigned)xx < (unsigned)p.W && (unsigned)yy < (unsigned)p.H) {
+                        code[b] = __ldg(p.plane + (size_t)(yy - p.in_y0) * p.W + xx);
+                        use[b] = !(ND && code[b] == WINENT_NODATA_CODE);
+                    }
+                }
+            }
+#pragma unroll
+            for (int b = 0; b < NB; b++) {
+                if (!use[b])
+                    continue;
+                const uint32_t key = winent_code_order(&p.rule, code[b]);
+                const unsigned c = DIRECT ? maj_count_direct(tab, key, tag)
+                                          : maj_count_hash((unsigned long long *)tab, key, tag,
+                                                           p.bits);
+                if (c > best || (c == best && key < best_key)) {
+                    best = c;
+                    best_key = key;
+                }
             }
         }
         const unsigned top = maj_wmax(best);
