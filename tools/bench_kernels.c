@@ -83,7 +83,7 @@ static const bench_win default_windows[] = {{3, 3, 0},     {5, 5, 0},   {9, 9, 0
 
 typedef struct kernels_opts {
     int device, width, height, threads, cpu_only;
-    winent_measure measure; /* --measure (the CPU alone for the majority) */
+    winent_measure measure; /* --measure */
     int levels;             /* --levels N: the values quantized into N bins (0: none) */
     unsigned angles;        /* --angles: the co-occurrence pairs' directions (0: all four) */
     double renyi_q;
@@ -796,8 +796,7 @@ static void usage(FILE *f)
             "  --quick          1024x1024, windows 3,15,63, sets 16,65536,f32-4096\n"
             "                   (--size, --windows, --sets given as well win)\n"
             "  --cpu-only       the CPU table alone\n"
-            "  --measure M      the measure (winent-stream's --measure; default entropy):\n"
-            "                   the majority is timed on the CPU alone\n"
+            "  --measure M      the measure (winent-stream's --measure; default entropy)\n"
             "  --levels N       the set's values quantized into N bins (the co-occurrence\n"
             "                   measures' levels: --levels 32 --sets 256 is 32 levels)\n"
             "  --angles LIST    the co-occurrence measures' directions (default 0,45,90,135)\n"
@@ -991,9 +990,6 @@ static int parse_opts(int argc, char **argv, kernels_opts *o, int *code)
                 fprintf(stderr, PROG ": %s\n", e.message);
                 return -1;
             }
-            /* The GPU engine computes every measure but the majority. */
-            if (o->measure == WINENT_MEASURE_MAJORITY)
-                o->cpu_only = 1;
             i++;
         } else if (!strcmp(a, "--levels") && sscanf(v, "%d%c", &o->levels, &end) == 1 &&
                    o->levels >= 1) {

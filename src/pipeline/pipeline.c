@@ -29,19 +29,6 @@ static int all_cores(void)
 #endif
 }
 
-/* The name of a measure of the job's that only the CPU computes (the
- * majority, which keeps no running sum for the GPU kernels to finish), or
- * NULL when the GPUs compute every map. */
-static const char *winent_job_cpu_measure(const winent_job_opts *o)
-{
-    for (int i = 0; i < (o->nmeasure_list > 0 ? o->nmeasure_list : 1); i++) {
-        const winent_measure m = o->nmeasure_list > 0 ? o->measure_list[i] : o->compute.measure;
-        if (m == WINENT_MEASURE_MAJORITY)
-            return winent_measure_name(m);
-    }
-    return NULL;
-}
-
 /* --device: auto, cpu, gpu, or a list of "cpu" and GPU numbers; the GPUs
  * named must be there (device errors). */
 static winent_status pick_devices(pipeline *p, const winent_job_opts *o,
@@ -53,17 +40,6 @@ static winent_status pick_devices(pipeline *p, const winent_job_opts *o,
     else /* a stage alone (the benchmarks): not checked before */
         WINENT_TRY(winent_device_list_parse(o->device, &l, err));
     p->plan.ngpus = 0;
-    /* The majority is the CPU's alone: a job with it stays there. */
-    const char *cpu_only = winent_job_cpu_measure(o);
-    if (cpu_only != NULL && !l.automatic && (l.all_gpus || l.ngpus > 0))
-        return WINENT_ERR(err, WINENT_ERR_DEVICE,
-                          "--device: the GPUs do not compute --measure %s: it runs on the CPU "
-                          "(--device cpu or auto)",
-                          cpu_only);
-    if (l.automatic && cpu_only != NULL) {
-        p->plan.want_cpu = 1;
-        return WINENT_OK;
-    }
     if (l.automatic) {
         /* The CPU starts at once; GPUs come in later if the job is long
          * enough to gain from them (policy.c). */
