@@ -19,8 +19,8 @@ header, then reports:
   - every header included against it: a header belongs to the room of its
     folder, and only that room and the rooms above it include it;
   - every circle of rooms, calls and includes together;
-  - every function longer than 120 lines: C and CUDA in src/ (from its
-    opening brace to its closing one, both at the line's start), Python in
+  - every function longer than 120 lines: C and CUDA in src/ (from the
+    first line of its signature to its closing brace), Python in
     python/winent (a def from its line to its body's last), except those
     in LONG_ALLOWED (listed, and said when they no longer need to be).
   - every file in src/pipeline longer than 600 lines;
@@ -248,7 +248,8 @@ def c_functions(path):
     """(name, first line, lines) of each function of a C or CUDA file: a body
     from a "{" at the start of a line to the next "}" at the start of one,
     named by the signature above it (from its last line starting at the
-    line's start)."""
+    line's start), counted from that signature's first line to the "}"
+    (a long parameter list is part of the function a reader takes in)."""
     lines = open(path, encoding="utf-8").read().split("\n")
     start = None
     for i, line in enumerate(lines):
@@ -261,7 +262,7 @@ def c_functions(path):
             sig = " ".join(l.strip() for l in lines[max(head, 0):start])
             m = C_NAME.search(sig)
             if m and "=" not in sig.split("(")[0]:
-                yield m.group(1), head + 1, i - start + 1
+                yield m.group(1), head + 1, i - head + 1
             start = None
 
 
