@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* winent_run_stage: set up the source, the sink, the engines and the worker
- * pool, start the threads, and write the chunks in order from the calling
- * thread; the whole job (winent_job_run, winent_entropy) or one stage of it
- * alone (the benchmarks). Everything of a run lives in its `pipeline`: no
- * process-global state, so runs on different threads do not meet. */
+/* winent_run_stage: the whole job (winent_job_run, winent_entropy) or one
+ * stage of it alone (the benchmarks), in three steps: setup opens the
+ * source and the sink and makes the maps, filling the plan's descriptors
+ * (plan_job); the plan (plan.c) decides everything else; the plan is
+ * executed (open_job: the input, the output, the taps, the engines, the
+ * ring, the worker pool), the threads started and the chunks written in
+ * order from the calling thread. Everything of a run lives in its
+ * `pipeline`: no process-global state, so runs on different threads do
+ * not meet. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,9 +283,9 @@ static winent_status after_run(const pipeline *p, const winent_job_opts *o, doub
                                winent_err *err)
 {
     for (int b = 0; b < p->plan.nbands; b++)
-        winent_job_warn_range(p, o, b);
+        winent_job_warn_range(p, b);
     for (int m = 0; p->saturated && m < p->plan.nmaps; m++)
-        winent_job_warn_saturated(p, o, m);
+        winent_job_warn_saturated(p, m);
     if (p->source) {
         const winent_source_info *info = winent_source_get_info(p->source);
         winent_other_bands_notice(o, info->bands, info->nodata_is_mask, info->name);

@@ -478,6 +478,7 @@ winent_status winent_job_plan(const winent_job_opts *o, const job_host *h,
      * about 1 Mpixel of rows. */
     pl->count_clamps = pl->first_plan->rule.quantize && !pl->decoding &&
                        (pl->stage == WINENT_STAGE_JOB || pl->stage == WINENT_STAGE_COMPUTE);
+    pl->range_auto = src->range_auto;
     pl->count_rows = (int)((1 << 20) / (pl->width > 0 ? pl->width : 1));
     if (pl->count_rows < 1)
         pl->count_rows = 1;

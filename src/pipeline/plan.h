@@ -101,6 +101,7 @@ typedef struct job_plan {
     size_t plane_bytes;          /* one band's input rows in a chunk */
     size_t map_plane;            /* floats of one map's output rows in a chunk */
     int count_clamps;            /* count the samples clamped into the end bins */
+    int range_auto;              /* ... of a range taken from the data (--range auto) */
     int count_rows;              /* rows per counting piece */
     int want_preview;            /* --preview in a whole job */
     int taps_after;              /* WINENT_PREVIEW_AFTER=1 (tests): CPU chunks
@@ -175,6 +176,7 @@ typedef struct job_source_info {
     job_map *maps;
     int nmaps;
     const winent_plan **band_plan; /* the plan of each band's first map (the job's) */
+    int range_auto;              /* the bands' range is taken from their data */
 } job_source_info;
 
 /* What the sink says of itself, opened (or, where none is written, of

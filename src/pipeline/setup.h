@@ -59,10 +59,10 @@ winent_status winent_setup_too_small(const pipeline *p, const winent_job_opts *o
 /* After the threads: --stats' figures. */
 void winent_job_fill_stats(const pipeline *p, winent_job_stats *stats, double t_start);
 /* Band k's range against its data: one warning line, if any. */
-void winent_job_warn_range(const pipeline *p, const winent_job_opts *o, int k);
+void winent_job_warn_range(const pipeline *p, int k);
 /* The saturation counts of each map (the writer adds to them). */
 winent_status winent_job_count_saturation(pipeline *p);
 /* Map m's notice when over a quarter of it is at the top. */
-void winent_job_warn_saturated(const pipeline *p, const winent_job_opts *o, int m);
+void winent_job_warn_saturated(const pipeline *p, int m);
 
 #endif

@@ -135,8 +135,8 @@ winent_status winent_setup_maps(pipeline *p, const winent_job_opts *o, job_setup
         winent_clamp_init(&p->clamps[b]);
         snprintf(p->range_from[b], sizeof p->range_from[b], "--range");
     }
-    if (winent_job_range_auto(o, cos[0].dtype) && !p->plan.decoding &&
-        p->plan.stage != WINENT_STAGE_ENCODE) {
+    s->src.range_auto = winent_job_range_auto(o, cos[0].dtype);
+    if (s->src.range_auto && !p->plan.decoding && p->plan.stage != WINENT_STAGE_ENCODE) {
         WINENT_TRY_GOTO(st, winent_range_auto(p, o, cos, nbands, err));
         if (!o->range_auto)
             winent_range_default_notice(p, o, cos, nbands);
