@@ -8,7 +8,7 @@ cluster of one worker per GPU does, minus the scheduler.
 
     python3 tools/bench-dask-gpu.py [--size 32768] [--window 31]
         [--block 4096] [--workers 1,4] [--gpus 0,1,2,3] [--device gpu]
-        [--threads N] [--lib build/lib/libwinent.so.0] [--check]
+        [--threads N] [--modes warm] [--lib build/lib/libwinent.so.0] [--check]
 
 Needs Python 3 with numpy, and libwinent built with CMake (./build, else
 ./build-dev; or --lib, or WINENT_LIBRARY); the package is taken from
@@ -21,12 +21,18 @@ chunks it; each block is handed to entropy_block with a halo of window //
 dask path does. With W workers, worker k holds the k-th strip of block
 rows (and its halo rows), generated in the worker itself, and runs with
 CUDA_VISIBLE_DEVICES set to its own GPU (GPU k of --gpus) and `threads`
-CPU threads (default: the cores over W). Each worker first computes one
-small block (the GPU context and its buffers, which a warm dask worker has
-too), then all start together; the time is from the common start to the
-last worker's end. Prints Mpixel/s for each worker count and the ratio to
-the first. --check compares a CRC of every block's map across the worker
-counts (the same bits on every GPU)."""
+CPU threads (default: the cores over W). --modes says how the block
+function computes: "warm" (entropy_block's default: an engine per worker
+thread kept across blocks, with its GPU buffers and pinned staging) and/or
+"cold" (warm=False: a whole job set up and torn down per block), each
+timed over the same blocks in the same workers. Before each mode's timing
+every worker computes its largest block once (the GPU context and, warm, its
+engine, which a dask worker has after its first task), then all start
+together; the time is from the common start to the last worker's end.
+Prints Mpixel/s for each worker count and mode and the ratio to the first
+worker count of that mode. --check compares a CRC of every block's map
+across the worker counts and modes (the same bits on every GPU, warm or
+cold)."""
 import argparse
 import multiprocessing as mp
 import os
@@ -84,21 +90,31 @@ def worker(k, nworkers, gpu, args, barrier, results):
     r_hi = min(size, mine[-1][1] + reach) if mine else 0
     held = image_rows(r_lo, r_hi, size) if mine else None
     options = dict(window=args.window, device=args.device, threads=args.threads)
-    # Warm: the GPU context, as a dask worker that has run a task has it.
-    winent.entropy_block(image_rows(0, 64, 256), **options)
-    crcs = {}
-    barrier.wait()
-    t0 = time.time()
+    jobs = []
     for (y0, y1) in mine:
         top, bottom = min(reach, y0), min(reach, size - y1)
         for (x0, x1) in spans:
             left, right = min(reach, x0), min(reach, size - x1)
-            block = held[y0 - top - r_lo:y1 + bottom - r_lo, x0 - left:x1 + right]
-            m = winent.entropy_block(block, (top, bottom, left, right), **options)
+            jobs.append(((y0, x0), (y0 - top - r_lo, y1 + bottom - r_lo, x0 - left, x1 + right),
+                         (top, bottom, left, right)))
+    for mode in args.modes:
+        warm = mode == "warm"
+        if jobs:  # its largest block once: the context and (warm) the engine
+            _, (a, b, c, d), halo = max(jobs, key=lambda j: (j[1][1] - j[1][0]) *
+                                        (j[1][3] - j[1][2]))
+            winent.entropy_block(held[a:b, c:d], halo, warm=warm, **options)
+        else:
+            winent.entropy_block(image_rows(0, 64, 256), warm=warm, **options)
+        crcs = {}
+        barrier.wait()
+        t0 = time.time()
+        for at, (a, b, c, d), halo in jobs:
+            m = winent.entropy_block(held[a:b, c:d], halo, warm=warm, **options)
             if args.check:
-                crcs[(y0, x0)] = zlib.crc32(np.ascontiguousarray(m).tobytes())
-    t1 = time.time()
-    results.put((k, t0, t1, crcs, winent.gpu_count()))
+                crcs[at] = zlib.crc32(np.ascontiguousarray(m).tobytes())
+        t1 = time.time()
+        results.put((k, mode, t0, t1, crcs, winent.gpu_count()))
+    winent.free_engines()
 
 
 def run(nworkers, gpus, args):
@@ -111,17 +127,20 @@ def run(nworkers, gpus, args):
         p = ctx.Process(target=worker, args=(k, nworkers, gpu, args, barrier, results))
         p.start()
         procs.append(p)
-    got = [results.get() for _ in procs]
+    got = [results.get() for _ in procs for _ in args.modes]
     for p in procs:
         p.join()
         if p.exitcode != 0:
             raise SystemExit("bench-dask-gpu: a worker failed (exit %d)" % p.exitcode)
-    start = min(g[1] for g in got)
-    end = max(g[2] for g in got)
-    crcs = {}
-    for g in got:
-        crcs.update(g[3])
-    return end - start, crcs, [g[4] for g in got]
+    out = {}
+    for mode in args.modes:
+        mine = [g for g in got if g[1] == mode]
+        crcs = {}
+        for g in mine:
+            crcs.update(g[4])
+        out[mode] = (max(g[3] for g in mine) - min(g[2] for g in mine), crcs,
+                     [g[5] for g in sorted(mine)])
+    return out
 
 
 def main():
@@ -134,9 +153,15 @@ def main():
     p.add_argument("--device", default="gpu", help="gpu, auto or cpu (entropy's device)")
     p.add_argument("--threads", type=int, default=0,
                    help="CPU threads per worker (0: the cores over the worker count)")
+    p.add_argument("--modes", default="warm",
+                   help="warm, cold or both (cold,warm): the block function's engines kept "
+                   "across blocks or a job per block")
     p.add_argument("--lib")
     p.add_argument("--check", action="store_true")
     args = p.parse_args()
+    args.modes = [m for m in args.modes.split(",") if m]
+    if not args.modes or any(m not in ("warm", "cold") for m in args.modes):
+        raise SystemExit("bench-dask-gpu: --modes takes warm, cold or both (cold,warm)")
     args.lib = find_library(args.lib)
     if not args.lib or not os.path.exists(args.lib):
         raise SystemExit("bench-dask-gpu: no libwinent.so.0: build with CMake in ./build, or "
@@ -145,27 +170,29 @@ def main():
     counts = [int(w) for w in args.workers.split(",")]
     threads_given = args.threads
     px = args.size * args.size
-    print("| workers (one GPU each) | device | wall | Mpixel/s | vs %d worker%s |"
+    print("| workers (one GPU each) | device | block function | wall | Mpixel/s | vs %d worker%s |"
           % (counts[0], "" if counts[0] == 1 else "s"))
-    print("|---|---|---|---|---|")
-    first, first_crcs, same = None, None, True
+    print("|---|---|---|---|---|---|")
+    first, first_crcs, same = {}, None, True
     for n in counts:
         args.threads = threads_given or max(1, (os.cpu_count() or 1) // n)
-        wall, crcs, seen = run(n, gpus, args)
-        if first is None:
-            first, first_crcs = wall, crcs
-        elif args.check and crcs != first_crcs:
-            same = False
-        print("| %d (CUDA_VISIBLE_DEVICES %s; %d threads each; GPUs seen per worker %s) | %s "
-              "| %.2f s | %.0f | %.2fx |"
-              % (n, ",".join(gpus[:n]) if gpus else "unset", args.threads,
-                 "/".join(map(str, seen)), args.device, wall, px / wall / 1e6, first / wall))
-        sys.stdout.flush()
+        for mode, (wall, crcs, seen) in run(n, gpus, args).items():
+            first.setdefault(mode, wall)
+            if first_crcs is None:
+                first_crcs = crcs
+            elif args.check and crcs != first_crcs:
+                same = False
+            print("| %d (CUDA_VISIBLE_DEVICES %s; %d threads each; GPUs seen per worker %s) | %s "
+                  "| %s | %.2f s | %.0f | %.2fx |"
+                  % (n, ",".join(gpus[:n]) if gpus else "unset", args.threads,
+                     "/".join(map(str, seen)), args.device, mode, wall, px / wall / 1e6,
+                     first[mode] / wall))
+            sys.stdout.flush()
     print()
     print("%d x %d u16, %d x %d window, blocks of %d x %d, library %s"
           % (args.size, args.size, args.window, args.window, args.block, args.block, args.lib))
     if args.check:
-        print("every block's map the same bits for every worker count: %s"
+        print("every block's map the same bits for every worker count and mode: %s"
               % ("yes" if same else "NO"))
         if not same:
             return 1

@@ -55,7 +55,8 @@ def gpu_count():
 
 
 __all__ = [
-    "entropy", "texture", "entropy_block", "free_engines", "run", "Job", "Progress", "Notice", "read_zst",
+    "entropy", "texture", "entropy_block", "free_engines", "run", "Job", "Progress", "Notice",
+    "read_zst",
     "open_zst",
     "ZstMap", "ZstMapPlane", "library_path", "gpu_count", "Error", "UsageError", "InputError",
     "OutputError",
