@@ -23,16 +23,18 @@ rows (and its halo rows), generated in the worker itself, and runs with
 CUDA_VISIBLE_DEVICES set to its own GPU (GPU k of --gpus) and `threads`
 CPU threads (default: the cores over W). --modes says how the block
 function computes: "warm" (entropy_block's default: an engine per worker
-thread kept across blocks, with its GPU buffers and pinned staging) and/or
+thread kept across blocks, with its GPU buffers and pinned staging),
 "cold" (warm=False: a whole job set up and torn down per block), each
-timed over the same blocks in the same workers. Before each mode's timing
+timed over the same blocks in the same workers; "whole" computes each
+worker's rows as one winent.entropy job instead (the in-memory pipeline on
+the same data, the rate the block function is measured against). Before each mode's timing
 every worker computes its largest block once (the GPU context and, warm, its
 engine, which a dask worker has after its first task), then all start
 together; the time is from the common start to the last worker's end.
 Prints Mpixel/s for each worker count and mode and the ratio to the first
 worker count of that mode. --check compares a CRC of every block's map
 across the worker counts and modes (the same bits on every GPU, warm or
-cold)."""
+cold); the time the CRCs take is left out of each worker's."""
 import argparse
 import multiprocessing as mp
 import os
@@ -98,6 +100,9 @@ def worker(k, nworkers, gpu, args, barrier, results):
             jobs.append(((y0, x0), (y0 - top - r_lo, y1 + bottom - r_lo, x0 - left, x1 + right),
                          (top, bottom, left, right)))
     for mode in args.modes:
+        if mode == "whole":
+            whole(k, held, options, barrier, results)
+            continue
         warm = mode == "warm"
         if jobs:  # its largest block once: the context and (warm) the engine
             _, (a, b, c, d), halo = max(jobs, key=lambda j: (j[1][1] - j[1][0]) *
@@ -105,16 +110,32 @@ def worker(k, nworkers, gpu, args, barrier, results):
             winent.entropy_block(held[a:b, c:d], halo, warm=warm, **options)
         else:
             winent.entropy_block(image_rows(0, 64, 256), warm=warm, **options)
-        crcs = {}
+        crcs, crc_s = {}, 0.0
         barrier.wait()
         t0 = time.time()
         for at, (a, b, c, d), halo in jobs:
             m = winent.entropy_block(held[a:b, c:d], halo, warm=warm, **options)
             if args.check:
+                tc = time.time()
                 crcs[at] = zlib.crc32(np.ascontiguousarray(m).tobytes())
-        t1 = time.time()
+                crc_s += time.time() - tc
+        t1 = time.time() - crc_s  # the checks' own time is not the block function's
         results.put((k, mode, t0, t1, crcs, winent.gpu_count()))
     winent.free_engines()
+
+
+def whole(k, held, options, barrier, results):
+    """Mode "whole": the worker's rows (its blocks and their halo rows) as
+    one winent.entropy call, one winent_entropy job: the in-memory pipeline
+    on the same data, its setup included; into a map computed once before
+    (its pages touched), as winent-bench pipeline's repeats are."""
+    import winent
+    out = None if held is None else winent.entropy(held, **options)
+    barrier.wait()
+    t0 = time.time()
+    if held is not None:
+        winent.entropy(held, out=out, **options)
+    results.put((k, "whole", t0, time.time(), {}, winent.gpu_count()))
 
 
 def run(nworkers, gpus, args):
@@ -154,14 +175,15 @@ def main():
     p.add_argument("--threads", type=int, default=0,
                    help="CPU threads per worker (0: the cores over the worker count)")
     p.add_argument("--modes", default="warm",
-                   help="warm, cold or both (cold,warm): the block function's engines kept "
-                   "across blocks or a job per block")
+                   help="any of warm, cold, whole (comma-separated): the block function's "
+                   "engines kept across blocks, a job per block, or one job over each "
+                   "worker's rows")
     p.add_argument("--lib")
     p.add_argument("--check", action="store_true")
     args = p.parse_args()
     args.modes = [m for m in args.modes.split(",") if m]
-    if not args.modes or any(m not in ("warm", "cold") for m in args.modes):
-        raise SystemExit("bench-dask-gpu: --modes takes warm, cold or both (cold,warm)")
+    if not args.modes or any(m not in ("warm", "cold", "whole") for m in args.modes):
+        raise SystemExit("bench-dask-gpu: --modes takes warm, cold and whole, comma-separated")
     args.lib = find_library(args.lib)
     if not args.lib or not os.path.exists(args.lib):
         raise SystemExit("bench-dask-gpu: no libwinent.so.0: build with CMake in ./build, or "
@@ -178,9 +200,11 @@ def main():
         args.threads = threads_given or max(1, (os.cpu_count() or 1) // n)
         for mode, (wall, crcs, seen) in run(n, gpus, args).items():
             first.setdefault(mode, wall)
-            if first_crcs is None:
+            if mode == "whole":
+                pass
+            elif first_crcs is None:
                 first_crcs = crcs
-            elif args.check and crcs != first_crcs:
+            elif args.check and mode != "whole" and crcs != first_crcs:
                 same = False
             print("| %d (CUDA_VISIBLE_DEVICES %s; %d threads each; GPUs seen per worker %s) | %s "
                   "| %s | %.2f s | %.0f | %.2fx |"
