@@ -347,7 +347,7 @@ WINENT_API winent_status winent_engine_create(const winent_compute_opts *o, wine
  * order, `row_bytes` apart), which must cover [y0 - ky/2, y1 + ky/2) clipped
  * to the image. Output rows go to `out`, `out_stride` floats apart. Every
  * engine gives the same bits. A GPU engine takes `rows` and `out` in any
- * host memory: it cuts the chunk into bands of about 2M output pixels,
+ * host memory: it cuts the chunk into bands of about 4M output pixels,
  * three in flight, each copied by the engine's threads into its pinned
  * staging, to the GPU, computed and copied back, so the copies of one
  * band overlap the kernels of the others. Returns when the rows are in

@@ -19,13 +19,16 @@ which says why where it fails.
 
 An engine is freed when its thread ends, by free_engines(), at the
 interpreter's exit, or when a thread holds more than MAX_PER_THREAD
-option sets (the least recently used goes)."""
+option sets (the least recently used goes). A child forked after engines
+were used forgets them and computes cold (_forget_in_child)."""
 import atexit
 import collections
 import ctypes
 import itertools
+import os
 import threading
 import weakref
+from typing import Optional
 
 import numpy as np
 
@@ -37,7 +40,7 @@ MAX_PER_THREAD = 32
 
 _local = threading.local()
 _threads = itertools.count()
-_registry = weakref.WeakSet()
+_registry: "weakref.WeakSet[_Engines]" = weakref.WeakSet()
 _registry_lock = threading.Lock()
 
 
@@ -88,7 +91,7 @@ def _mine():
     return es
 
 
-def free_engines():
+def free_engines() -> None:
     """Free every warm engine of this process (each thread's; one in use
     is freed once its call returns): the GPU memory and pinned host memory
     they hold. Later blocks make new ones."""
@@ -99,6 +102,34 @@ def free_engines():
 
 
 atexit.register(free_engines)
+
+
+# Set in a child forked after any engine was used: that child computes cold.
+_forked = False
+
+
+def _forget_in_child():
+    """A forked child holds copies of its parent's engines: their GPU
+    buffers and streams are the parent's, not to be used nor freed there,
+    and the OpenMP team of the thread that forked (an engine's threads)
+    does not exist there: GNU OpenMP hangs at the next parallel loop of
+    that thread. So the child forgets the engines (leaving their copies'
+    memory be) and computes cold (a job's own threads), as it would
+    without them."""
+    global _local, _forked
+    with _registry_lock:
+        every = list(_registry)
+        _registry.clear()
+    for es in every:
+        _forked = True
+        for e in es.by_key.values():
+            e.handle = None  # before anything can free it
+        es.by_key.clear()
+    _local = threading.local()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def _target(es, device):
@@ -157,11 +188,13 @@ def _engine(es, job, key, kind, device):
     return e
 
 
-def compute(job, y0, y1):
+def compute(job, y0: int, y1: int) -> Optional[np.ndarray]:
     """Output rows [y0, y1) of a Prepared job (winent._compute.prepare)
     through this thread's warm engine: a float32 array of y1 - y0 rows of
     the array's width; None where the warm way does not apply (the caller
     computes it cold)."""
+    if _forked:
+        return None
     es = _mine()
     target = _target(es, job.device)
     if target is None:

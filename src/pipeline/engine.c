@@ -20,11 +20,15 @@
 /* Sub-chunks in flight on the GPU (one stream each): one copied in, one
  * computed, one copied out. */
 #define STAGE_SLOTS 3
-/* Output pixels per sub-chunk: small enough that filling and draining the
- * slots at each call's start and end costs little beside its kernels,
- * large enough that a kernel's launch and the halo rows copied twice
- * stay small (about 2M pixels: a 4096-wide image in bands of 512 rows). */
-#define STAGE_PIXELS ((int64_t)1 << 21)
+/* Output pixels per sub-chunk: large, since the GPU's kernels lose much
+ * of their speed on short, narrow chunks (too few tiles to fill the
+ * GPU: on an H200 at 31 x 31 over 4126-wide blocks, bands of 0.25M,
+ * 1M, 2M and 4M pixels gave 0.43, 1.38, 2.00 and 2.19 Gpixel/s), yet a
+ * few per call so that copies overlap kernels: the pipeline's chunk size.
+ * Whole tiles of the kernels (STAGE_TILE rows). WINENT_STAGE_PIXELS
+ * overrides it, for measurements (at engine creation). */
+#define STAGE_PIXELS ((int64_t)4 << 20)
+#define STAGE_TILE 32
 
 /* One slot's pinned staging: the input rows of its sub-chunk, packed,
  * and its output rows, packed; rows [y0, y1) in flight, none when equal. */
@@ -64,7 +68,13 @@ static winent_status gpu_create(winent_engine *e, int device, int max_width, int
     if (max_width < 1 || max_in_rows < 1) /* the CUDA engine says why */
         return winent_gpu_engine_create(e->plan, device, max_width, max_in_rows, STAGE_SLOTS,
                                         &e->gpu, &e->err);
-    int64_t rows = STAGE_PIXELS / max_width;
+    int64_t px = STAGE_PIXELS;
+    const char *knob = getenv("WINENT_STAGE_PIXELS");
+    if (knob && atoll(knob) > 0)
+        px = atoll(knob);
+    int64_t rows = px / max_width;
+    if (rows > STAGE_TILE)
+        rows -= rows % STAGE_TILE;
     if (rows > max_in_rows)
         rows = max_in_rows;
     e->stage_rows = rows < 1 ? 1 : (int)rows;

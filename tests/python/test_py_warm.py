@@ -7,10 +7,15 @@ range with NaN, leading dims: every block the bits of the CLI's map of the
 whole image. The engine is made once per option set and reused (grown
 when a larger block comes), a worker thread's engines are freed when it
 ends, free_engines() frees them all, several measures of a dask block
-give the numpy path's bits, and a device the warm way does not take is
-refused with winent.entropy's own error."""
+give the numpy path's bits, a device the warm way does not take is
+refused with winent.entropy's own error, and a child forked after the
+engines ran computes its blocks (cold: an engine's OpenMP team and GPU
+state do not survive a fork; GNU OpenMP hung there)."""
 import gc
+import os
+import signal
 import threading
+import time
 
 from py_harness import check, cli, finish, need, path, run_test, same_bits
 
@@ -180,9 +185,35 @@ def test_errors_as_cold():
               % device, cold is not None and warm == cold, (warm, cold))
 
 
+def test_fork():
+    a = RNG.integers(0, 9, (120, 110)).astype(np.uint8)
+    want = winent.entropy_block(a, (2, 0, 0, 2), window=5, device="cpu")
+    check("an engine in use before the fork", len(engines()) >= 1)
+    pid = os.fork()
+    if pid == 0:
+        ok = len(engines()) == 0
+        m = winent.entropy_block(a, (2, 0, 0, 2), window=5, device="cpu")
+        os._exit(0 if ok and same_bits(m, want) and len(engines()) == 0 else 1)
+    end = time.time() + 120
+    status = None
+    while time.time() < end:
+        done, st = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = st
+            break
+        time.sleep(0.1)
+    if status is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    check("a forked child: no inherited engine, the block computed cold, the same bits "
+          "(not hung)", status == 0, "status %r" % (status,))
+    check("the parent keeps its engines", len(engines()) >= 1)
+
+
 run_test(test_options)
 run_test(test_growth_and_planes)
 run_test(test_threads_and_free)
 run_test(test_measures_dask)
 run_test(test_errors_as_cold)
+run_test(test_fork)
 finish()
