@@ -12,10 +12,12 @@ engine gives them (docs/SPEC.md section 1).
 
 Which engine: device "cpu" the CPU engine; "auto" and "gpu" a GPU when the
 process sees one (auto: else the CPU), the threads of a process taking
-the GPUs in turn (a dask worker with one GPU: that one); a list of GPUs
-("0,1") likewise among those. A device given as anything else (a list
-with "cpu" in it), or a GPU engine that cannot be made, goes the cold way,
-which says why where it fails.
+the GPUs in turn (a dask worker with one GPU: that one), auto falling
+back to the CPU where a GPU engine cannot be made (a measure the GPUs do
+not compute); a list of GPUs ("0,1") likewise among those. A device given
+as anything else (a list with "cpu" in it), or a GPU engine that "gpu" or
+a list asks for and that cannot be made, goes the cold way, which says
+why where it fails.
 
 An engine is freed when its thread ends, by free_engines(), at the
 interpreter's exit, or when a thread holds more than MAX_PER_THREAD
@@ -132,24 +134,26 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_in_child)
 
 
-def _target(es, device):
-    """(kind, device number) of the engine for `device` (bytes or None) on
-    this thread, or None: the cold way."""
+def _targets(es, device):
+    """The (kind, device number) engines to try for `device` (bytes or
+    None) on this thread, in order; none: the cold way. "auto" falls back
+    to the CPU where its GPU's engine cannot be made (a measure the GPUs
+    do not compute), as a job does."""
     d = (device or b"auto").decode("utf-8", "replace").strip().lower()
     if d == "cpu":
-        return ENGINE_CPU, 0
+        return [(ENGINE_CPU, 0)]
     if d in ("auto", "gpu"):
         if es.gpus is None:
             es.gpus = _lib.lib().winent_gpu_count()
         if es.gpus == 0:
-            return (ENGINE_CPU, 0) if d == "auto" else None
-        gpus = list(range(es.gpus))
-    else:
-        parts = [p.strip() for p in d.split(",")]
-        if not parts or not all(p.isdigit() for p in parts):
-            return None
-        gpus = [int(p) for p in parts]
-    return ENGINE_GPU, gpus[es.index % len(gpus)]
+            return [(ENGINE_CPU, 0)] if d == "auto" else []
+        gpu = (ENGINE_GPU, es.index % es.gpus)
+        return [gpu, (ENGINE_CPU, 0)] if d == "auto" else [gpu]
+    parts = [p.strip() for p in d.split(",")]
+    if not all(p.isdigit() for p in parts):
+        return []
+    gpus = [int(p) for p in parts]
+    return [(ENGINE_GPU, gpus[es.index % len(gpus)])]
 
 
 def _key(job, kind, device):
@@ -196,15 +200,14 @@ def compute(job, y0: int, y1: int) -> Optional[np.ndarray]:
     if _forked:
         return None
     es = _mine()
-    target = _target(es, job.device)
-    if target is None:
-        return None
-    key = _key(job, *target)
     h, w = job.shape
     with es.lock:
-        if key in es.cold:
-            return None
-        e = _engine(es, job, key, *target)
+        e = key = None
+        for target in _targets(es, job.device):
+            key = _key(job, *target)
+            e = None if key in es.cold else _engine(es, job, key, *target)
+            if e is not None:
+                break
         if e is None:
             return None
         out = np.empty((y1 - y0, w), np.float32)

@@ -183,6 +183,30 @@ def test_errors_as_cold():
             warm = (type(e), str(e))
         check("device=%r without a GPU: the block function raises winent.entropy's error"
               % device, cold is not None and warm == cold, (warm, cold))
+    if winent.gpu_count() == 0:
+        # As if this thread saw a GPU whose engine cannot be made (this
+        # library has none): auto falls back to a warm CPU engine, "gpu"
+        # goes cold and says why, as winent.entropy does.
+        want = winent.entropy(a, window=5, device="cpu")
+        winent.free_engines()
+        es = _warm._mine()
+        es.gpus = 1
+        try:
+            m = winent.entropy_block(a, window=5, device="auto")
+            kinds = sorted(k[0] for k in es.by_key)
+            check("auto, a GPU engine that cannot be made: a warm CPU engine, the same bits",
+                  same_bits(m, want) and kinds == [_warm.ENGINE_CPU] and len(es.cold) == 1,
+                  (kinds, len(es.cold)))
+            try:
+                winent.entropy_block(a, window=5, device="gpu")
+                got = None
+            except winent.Error as e:
+                got = type(e)
+            check("gpu, a GPU engine that cannot be made: the cold job's DeviceError",
+                  got is winent.DeviceError, got)
+        finally:
+            es.gpus = None
+            winent.free_engines()
 
 
 def test_fork():
