@@ -46,6 +46,7 @@
 typedef struct glcm_scratch {
     uint16_t *codes;   /* levels of the band's input rows */
     size_t codes_cap;  /* in codes */
+    size_t held;       /* bytes of the buffers below, once made */
     uint16_t *hist;    /* [LANES][L * L] pair counts, zero between rows */
     uint32_t *marg;    /* [LANES][2 L] marginal counts (first ends, second ends) */
     double *sum;       /* [LANES][nmeasures * width] the angles' values summed */
@@ -83,7 +84,13 @@ struct winent_glcm_cpu {
     glcm_scratch *scratch;
 };
 
-/* Anchor rows of LANES output rows at any angle. */
+/* Rows that slide in lockstep for plan p (winent_glcm_cpu.lanes). */
+static int lanes_for(const winent_glcm_plan *p)
+{
+    return p->need_mom || p->levels > 256 ? 4 : WINENT_GLCM_LANES;
+}
+
+/* Anchor rows of `lanes` output rows at any angle. */
 static size_t pc_rows(const winent_glcm_plan *p, int lanes)
 {
     return (size_t)lanes + 2 * (size_t)p->ry;
@@ -559,7 +566,7 @@ winent_status winent_glcm_cpu_create(const winent_glcm_plan *p, int max_width, i
     e->plan = p;
     e->threads = threads;
     e->max_width = max_width;
-    e->lanes = p->need_mom || p->levels > 256 ? 4 : WINENT_GLCM_LANES;
+    e->lanes = lanes_for(p);
     for (int k = 0; k < p->opts.nmeasures; k++)
         e->need_q |= p->opts.measures[k] == WINENT_GLCM_ASM || p->opts.measures[k] == WINENT_GLCM_ENERGY;
     e->scratch = calloc((size_t)threads, sizeof *e->scratch);
@@ -642,6 +649,29 @@ static void compute_rows(const winent_glcm_cpu *e, const winent_glcm_geom *g, gl
     }
 }
 
+/* The bytes of a worker's buffers for images `width` wide (0 where a
+ * buffer is not made), one rule for scratch_ready and
+ * winent_glcm_cpu_scratch_bytes. */
+typedef struct scratch_sizes {
+    size_t marg, sum, cnt, cs, pc, hist;
+    int cs_n; /* moment buffers: one per angle where they fit */
+} scratch_sizes;
+
+static void sizes_of(const winent_glcm_plan *p, int width, scratch_sizes *z)
+{
+    const size_t L = (size_t)p->levels, W = (size_t)(width > 0 ? width : 1);
+    const size_t nl = (size_t)lanes_for(p);
+    z->marg = nl * 2 * L * sizeof(uint32_t);
+    z->sum = nl * (size_t)p->opts.nmeasures * W * sizeof(double);
+    z->cnt = nl * W * sizeof(int);
+    const size_t cs1 = W * nl * NQ * sizeof(int64_t);
+    const size_t pc = W * pc_rows(p, (int)nl) * sizeof(uint32_t);
+    z->cs_n = (size_t)p->nangles * cs1 <= BUF_BYTES_MAX ? p->nangles : 1;
+    z->cs = p->need_mom && cs1 <= BUF_BYTES_MAX ? (size_t)z->cs_n * cs1 : 0;
+    z->pc = p->need_hist && !p->need_marg && pc <= BUF_BYTES_MAX ? pc : 0;
+    z->hist = nl * L * L * sizeof(uint16_t);
+}
+
 /* A worker's buffers, made on its first band: an engine that never
  * computes (a map computed in its group's pass, or a worker the pool never
  * runs) holds none. */
@@ -649,31 +679,44 @@ static winent_status scratch_ready(const winent_glcm_cpu *e, glcm_scratch *s, wi
 {
     if (s->hist != NULL)
         return WINENT_OK;
-    const winent_glcm_plan *p = e->plan;
-    const size_t L = (size_t)p->levels, W = (size_t)(e->max_width > 0 ? e->max_width : 1);
-    const size_t nl = (size_t)e->lanes;
-    s->marg = calloc(nl * 2 * L, sizeof *s->marg);
-    s->sum = malloc(nl * (size_t)p->opts.nmeasures * W * sizeof *s->sum);
-    s->cnt = malloc(nl * W * sizeof *s->cnt);
-    const size_t cs1 = W * nl * NQ * sizeof(int64_t);
-    const size_t pc = W * pc_rows(p, e->lanes) * sizeof(uint32_t);
-    /* a buffer per angle where it fits (the moments then slide down the band) */
-    s->cs_n = (size_t)p->nangles * cs1 <= BUF_BYTES_MAX ? p->nangles : 1;
-    const size_t cs = (size_t)s->cs_n * cs1;
-    if (p->need_mom && cs1 <= BUF_BYTES_MAX)
-        s->cs = malloc(cs);
-    if (p->need_hist && !p->need_marg && pc <= BUF_BYTES_MAX)
-        s->pc = malloc(pc);
+    scratch_sizes z;
+    sizes_of(e->plan, e->max_width, &z);
+    s->cs_n = z.cs_n;
+    s->marg = calloc(1, z.marg);
+    s->sum = malloc(z.sum);
+    s->cnt = malloc(z.cnt);
+    if (z.cs > 0)
+        s->cs = malloc(z.cs);
+    if (z.pc > 0)
+        s->pc = malloc(z.pc);
     /* hist last: its presence says the rest is there */
-    if (s->marg != NULL && s->sum != NULL && s->cnt != NULL &&
-        (s->cs != NULL || !p->need_mom || cs1 > BUF_BYTES_MAX) &&
-        (s->pc != NULL || !p->need_hist || p->need_marg || pc > BUF_BYTES_MAX))
-        s->hist = calloc(nl * L * L, sizeof *s->hist);
-    if (s->hist != NULL)
+    if (s->marg != NULL && s->sum != NULL && s->cnt != NULL && (s->cs != NULL || z.cs == 0) &&
+        (s->pc != NULL || z.pc == 0))
+        s->hist = calloc(1, z.hist);
+    if (s->hist != NULL) {
+        s->held = z.marg + z.sum + z.cnt + z.cs + z.pc + z.hist;
         return WINENT_OK;
+    }
     free(s->marg), free(s->sum), free(s->cnt), free(s->cs), free(s->pc);
     s->marg = NULL, s->sum = NULL, s->cnt = NULL, s->cs = NULL, s->pc = NULL;
     return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the GLCM engine");
+}
+
+size_t winent_glcm_cpu_scratch_bytes(const winent_glcm_plan *p, int width, int band_rows)
+{
+    scratch_sizes z;
+    sizes_of(p, width, &z);
+    const size_t W = (size_t)(width > 0 ? width : 1);
+    const size_t codes = (size_t)(band_rows + 2 * p->ry) * W * sizeof(uint16_t);
+    return z.marg + z.sum + z.cnt + z.cs + z.pc + z.hist + codes;
+}
+
+size_t winent_glcm_cpu_scratch_held(const winent_glcm_cpu *e)
+{
+    size_t b = 0;
+    for (int t = 0; t < e->threads; t++)
+        b += e->scratch[t].held + e->scratch[t].codes_cap * sizeof(uint16_t);
+    return b;
 }
 
 winent_status winent_glcm_cpu_compute_rows(winent_glcm_cpu *e, int worker, const winent_chunk *c,
