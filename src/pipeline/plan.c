@@ -330,6 +330,44 @@ static int chunks_wanted(const job_plan *pl, int units_per_chunk)
     return n;
 }
 
+int winent_plan_group_len(const job_plan *pl, int m)
+{
+    const job_map *jm = &pl->maps[m];
+    int n = 1;
+    while (m + n < pl->nmaps && n < WINENT_CPU_SHARED_MAX && pl->maps[m + n].band == jm->band &&
+           winent_cpu_engine_can_share(jm->plan, pl->maps[m + n].plan))
+        n++;
+    return n;
+}
+
+/* What each CPU worker makes: a scratch for each pass of several maps
+ * (winent_plan_group_len), and for each plan's own engine where a map
+ * computes alone with it (an engine that never computes makes none). */
+static uint64_t cpu_scratch(const job_plan *pl)
+{
+    const winent_plan *plans[WINENT_CPU_SHARED_MAX];
+    uint64_t b = 0;
+    for (int m = 0; m < pl->nmaps;) {
+        const int n = winent_plan_group_len(pl, m);
+        for (int k = 0; k < n; k++)
+            plans[k] = pl->maps[m + k].plan;
+        if (n > 1)
+            b += winent_cpu_group_scratch_bytes(plans, n, pl->width);
+        m += n;
+    }
+    for (int m = 0; m < pl->nmaps; m++) {
+        int alone = 0;
+        for (int k = 0; k < pl->nmaps && pl->maps[m].owner && !alone;) {
+            const int n = winent_plan_group_len(pl, k);
+            alone = n == 1 && pl->maps[k].plan == pl->maps[m].plan;
+            k += n;
+        }
+        if (alone)
+            b += winent_cpu_scratch_bytes(pl->maps[m].plan, pl->width);
+    }
+    return b;
+}
+
 /* What the workers (encoder state, CPU scratch beyond a fixed allowance:
  * with many threads it is no longer small beside the budget), the
  * preview's image, the sink's writer side (a COG's overview rows, once)
@@ -338,11 +376,7 @@ static int chunks_wanted(const job_plan *pl, int units_per_chunk)
 static uint64_t fixed_bytes(const job_plan *pl, const job_sink_info *snk)
 {
     const uint64_t allowance = (uint64_t)32 << 20;
-    /* Every CPU engine has a scratch per worker. */
-    uint64_t scratch = 0;
-    for (int m = 0; m < pl->nmaps && pl->want_cpu; m++)
-        if (pl->maps[m].owner)
-            scratch += winent_cpu_scratch_bytes(pl->maps[m].plan, pl->width);
+    const uint64_t scratch = pl->want_cpu ? cpu_scratch(pl) : 0;
     const uint64_t per_worker = (pl->encodes ? snk->encoder_bytes : 0) + scratch +
                                 (pl->want_preview ? winent_preview_scratch_bytes(&pl->preview_opts)
                                                   : 0);

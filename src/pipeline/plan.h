@@ -225,6 +225,9 @@ void winent_tap_preview_plan(job_plan *pl);
  * input rows of every band, float rows of every map, encoded units
  * (counted half as large as the floats, plus what the sink adds to each),
  * what a tap holds for them. */
+/* The maps from map m the CPU computes in one pass: the run of maps of
+ * m's band whose plans winent_cpu_engine_can_share (1: m alone). */
+int winent_plan_group_len(const job_plan *pl, int m);
 uint64_t winent_plan_plane_bytes(const job_plan *pl, uint64_t rows);
 uint64_t winent_plan_chunk_bytes(const job_plan *pl, uint64_t rows);
 /* The room --mem leaves the chunks (less what the source holds, at most a

@@ -156,11 +156,7 @@ static winent_status map_groups(pipeline *p, winent_err *err)
     const winent_plan *plans[WINENT_CPU_SHARED_MAX];
     for (int m = 0; m < p->plan.nmaps;) {
         job_map *jm = &p->plan.maps[m];
-        int n = 1;
-        while (m + n < p->plan.nmaps && n < WINENT_CPU_SHARED_MAX &&
-               p->plan.maps[m + n].band == jm->band &&
-               winent_cpu_engine_can_share(jm->plan, p->plan.maps[m + n].plan))
-            n++;
+        const int n = winent_plan_group_len(&p->plan, m);
         jm->group = n;
         if (n > 1) {
             for (int k = 0; k < n; k++)
