@@ -25,8 +25,9 @@
  *
  * The measures other than the entropy (--measure) slide the same way with
  * their own table T (measure.c) and last step (winent_measure_finish); the
- * majority, which keeps no sum, has its own kernel (engine_cpu_majority.c).
- * The paths below finish the entropy only and are not chosen for them.
+ * majority, which keeps no sum, has its own kernels (engine_cpu_majority.c).
+ * The few-values and column paths below keep any measure's S and finish
+ * it per pixel; the compare kernel counts the entropy only.
  *
  * 8-bit codes that are all below 16 in a chunk (checked per chunk: the bits
  * do not depend on the path taken) go to the few-values path instead
@@ -424,17 +425,18 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
      * tests and benchmarks; unset, the fastest this CPU has. */
     /* Disks and footprints take the slide (engine_cpu_disk.c): no
      * few-values, column or compare path. */
-    /* The few-values, column and compare paths finish the entropy only:
-     * the other measures take the sliding histogram. */
+    /* The few-values and column paths keep any measure's S (the majority
+     * has its own kernels); the compare kernel sums the entropy's logs. */
     if ((e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8 || e->kind == CODES_SAMPLES16 ||
          e->kind == CODES_NARROW16) &&
-        !p->shaped && p->measure.kind == WINENT_MEASURE_ENTROPY) {
+        !p->shaped && p->opts.measure != WINENT_MEASURE_MAJORITY) {
         const char *req = getenv("WINENT_CPU_PATH");
         e->few = winent_few_choose(p->kx, p->ky, req);
         e->cols = winent_cols_choose(p->kx, p->ky, req);
         const int unset = req == NULL || *req == '\0', cmp = !unset && !strcmp(req, "cmp");
         e->cols_forced = !unset && !cmp;
-        e->cmp = (unset || cmp) && winent_cmp_available(p->kx, p->ky);
+        e->cmp = (unset || cmp) && winent_cmp_available(p->kx, p->ky) &&
+                 p->measure.kind == WINENT_MEASURE_ENTROPY;
     }
     e->scratch = calloc((size_t)e->threads, sizeof *e->scratch);
     if (e->scratch == NULL)
@@ -731,6 +733,7 @@ static winent_cpu_choice_in choice_of(const winent_cpu_engine *e, int code8, int
     in.remap = e->kind == CODES_REMAP;
     in.kx = e->plan->kx;
     in.ky = e->plan->ky;
+    in.measure = e->plan->measure.kind;
     in.code8 = code8;
     in.top = top;
     return in;
@@ -757,7 +760,7 @@ static double sample_changes(void *ctx, int bins)
     const sample_probe *b = ctx;
     const winent_plan *p = b->plan;
     const winent_few_job fj = {b->codes, b->stride, 0, b->width, b->rows, p->rx, p->ry, p->t, -1,
-                               NULL, 0, 0};
+                               NULL, 0, 0, NULL};
     return winent_cols_changes(&fj, b->rows / 2, COLS_SAMPLES);
 }
 
@@ -1000,7 +1003,7 @@ static winent_few_job few_job_of(const slide_job *j, int bins)
 {
     winent_few_job fj = {(const uint8_t *)j->base, j->stride, j->oy, j->W, j->H, j->rx, j->ry,
                          j->t, j->has_sent && j->sent < (uint32_t)bins ? (int)j->sent : -1,
-                         j->out, j->out_stride, j->out_y0};
+                         j->out, j->out_stride, j->out_y0, j->m};
     return fj;
 }
 

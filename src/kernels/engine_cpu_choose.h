@@ -37,6 +37,9 @@ typedef struct winent_cpu_choice_in {
                              their bands whether or not they should pay */
     int remap;            /* codes past 65536: renumbered per tile */
     int kx, ky;
+    int measure; /* the plan's last step (winent_measure_rule.kind): its cost
+                    is added to every path's, and the compare kernel counts
+                    the entropy only */
     /* The band's. */
     int code8; /* its codes fit a byte (what the few, column and compare paths read) */
     int top;   /* its largest code (the sentinel's where a pixel holds it), with code8 */
