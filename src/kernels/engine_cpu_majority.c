@@ -254,24 +254,31 @@ static int keys8_takes(const winent_plan *p)
     return !p->shaped && p->ky <= 255 && p->direct && nkeys <= 256;
 }
 
-typedef struct keys8_job {
+typedef struct keys8_job keys8_job;
+
+/* One strip row of the column path (keys8_sweep_*). */
+typedef void (*keys8_sweep_fn)(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs,
+                               int xe, int y, float *o);
+
+struct keys8_job {
     const uint8_t *keys; /* input rows [oy, ...), W apart */
     int oy, W, H, rx, ry, sent, bins;
     const float *value; /* [256]: the value of each key */
+    keys8_sweep_fn sweep;
     float *out;         /* output row y at out + (y - out_y0) * out_stride */
     size_t out_stride;
     int out_y0;
-} keys8_job;
+};
 
-/* The window's mode from its counts: the smallest key of the largest
- * count (the sentinel's bin not counted). */
-static inline void keys8_scan(const uint16_t *win, int bins, int sent, int *maxc, int *mode)
+/* The window's mode from its counts (the sentinel's bin zeroed by the
+ * caller): the smallest key of the largest count, into *maxc and *mode. */
+static inline void keys8_scan_portable(const uint16_t *win, const int bins, int *maxc, int *mode)
 {
     unsigned m = 0;
-    for (int v = 0; v < bins; v++) /* vectorized: a max over 16-bit lanes */
-        m = win[v] > m && v != sent ? win[v] : m;
+    for (int v = 0; v < bins; v++)
+        m = win[v] > m ? win[v] : m;
     int at = 0;
-    while (at < bins && !(win[at] == m && at != sent))
+    while (at < bins && win[at] != m)
         at++;
     *maxc = (int)m;
     *mode = at;
@@ -279,7 +286,8 @@ static inline void keys8_scan(const uint16_t *win, int bins, int sent, int *maxc
 
 /* Bins where two columns of byte counts differ, 8 at a time: bit v of
  * m[v / 64]. */
-static inline void keys8_diff(const uint8_t *cin, const uint8_t *cout, int bins, uint64_t *m)
+static inline void keys8_diff_portable(const uint8_t *cin, const uint8_t *cout, const int bins,
+                                       uint64_t *m)
 {
     for (int w = 0; w < bins / 64; w++) {
         uint64_t bits = 0;
@@ -297,49 +305,150 @@ static inline void keys8_diff(const uint8_t *cin, const uint8_t *cout, int bins,
 }
 
 /* One strip row: the window of x = xs is the sum of strip columns
- * 0 .. 2 rx; each step moves it by one column, keeping the mode. */
-static void keys8_sweep(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs, int xe,
-                        int y, float *o)
+ * 0 .. 2 rx; each step moves it by one column, keeping the mode (found
+ * again by SCAN where it shrank). DIFF(cin, cout, bins, m) marks the
+ * changed bins. */
+#define KEYS8_SWEEP_BODY(DIFF, SCAN)                                                               \
+    do {                                                                                           \
+        const int rx = j->rx, sent = j->sent;                                                      \
+        memset(win, 0, (size_t)bins * sizeof *win);                                                \
+        for (int d = 0; d <= 2 * rx; d++)                                                          \
+            for (int v = 0; v < bins; v++)                                                         \
+                win[v] = (uint16_t)(win[v] + col[(size_t)d * bins + v]);                           \
+        int maxc = 0, mode = 0, dirty = 1;                                                         \
+        const uint8_t *centre = j->keys + (size_t)(y - j->oy) * j->W;                              \
+        for (int x = xs;; x++) {                                                                   \
+            if (sent >= 0 && centre[x] == sent) {                                                  \
+                o[x - xs] = NAN;                                                                   \
+            } else {                                                                               \
+                if (dirty) {                                                                       \
+                    const uint16_t keep = sent >= 0 ? win[sent] : 0;                               \
+                    if (sent >= 0)                                                                 \
+                        win[sent] = 0;                                                             \
+                    SCAN(win, bins, &maxc, &mode);                                                 \
+                    if (sent >= 0)                                                                 \
+                        win[sent] = keep;                                                          \
+                }                                                                                  \
+                dirty = 0;                                                                         \
+                o[x - xs] = j->value[mode];                                                        \
+            }                                                                                      \
+            if (x + 1 >= xe)                                                                       \
+                break;                                                                             \
+            const uint8_t *cin = col + (size_t)(x - xs + 2 * rx + 1) * bins;                       \
+            const uint8_t *cout = col + (size_t)(x - xs) * bins;                                   \
+            uint64_t m[4];                                                                         \
+            DIFF(cin, cout, bins, m);                                                              \
+            for (int w = 0; w < bins / 64; w++)                                                    \
+                for (uint64_t b = m[w]; b; b &= b - 1) {                                           \
+                    const int v = 64 * w + __builtin_ctzll(b);                                     \
+                    const int c = win[v], n = c + cin[v] - cout[v];                                \
+                    win[v] = (uint16_t)n;                                                          \
+                    if (v == sent || dirty)                                                        \
+                        continue;                                                                  \
+                    if (n > maxc) { /* a bin that grows can only take the mode's place */          \
+                        maxc = n;                                                                  \
+                        mode = v;                                                                  \
+                    } else if (n == maxc && n > c && v < mode) {                                   \
+                        mode = v;                                                                  \
+                    } else if (n < c && v == mode) { /* the mode shrinks: found again */           \
+                        dirty = 1;                                                                 \
+                    }                                                                              \
+                }                                                                                  \
+        }                                                                                          \
+    } while (0)
+
+static inline __attribute__((always_inline)) void
+keys8_sweep_portable_bins(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs, int xe,
+                          int y, float *o, const int bins)
 {
-    const int rx = j->rx, bins = j->bins, sent = j->sent;
-    memset(win, 0, (size_t)bins * sizeof *win);
-    for (int d = 0; d <= 2 * rx; d++)
-        for (int v = 0; v < bins; v++)
-            win[v] = (uint16_t)(win[v] + col[(size_t)d * bins + v]);
-    int maxc = 0, mode = 0, dirty = 1;
-    const uint8_t *centre = j->keys + (size_t)(y - j->oy) * j->W;
-    for (int x = xs;; x++) {
-        if (sent >= 0 && centre[x] == sent) {
-            o[x - xs] = NAN;
-        } else {
-            if (dirty)
-                keys8_scan(win, bins, sent, &maxc, &mode);
-            dirty = 0;
-            o[x - xs] = j->value[mode];
-        }
-        if (x + 1 >= xe)
+    KEYS8_SWEEP_BODY(keys8_diff_portable, keys8_scan_portable);
+}
+
+static void keys8_sweep_portable(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs,
+                                 int xe, int y, float *o)
+{
+    if (j->bins == 64)
+        keys8_sweep_portable_bins(j, col, win, xs, xe, y, o, 64);
+    else
+        keys8_sweep_portable_bins(j, col, win, xs, xe, y, o, 256);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <immintrin.h>
+#define KEYS8_X86 1
+#define KEYS8_AVX2 "avx2,bmi"
+
+/* keys8_scan_portable, 16 counts a compare. */
+__attribute__((target(KEYS8_AVX2), always_inline)) static inline void
+keys8_scan_avx2(const uint16_t *win, const int bins, int *maxc, int *mode)
+{
+    __m256i m = _mm256_loadu_si256((const __m256i *)win);
+    for (int v = 16; v < bins; v += 16)
+        m = _mm256_max_epu16(m, _mm256_loadu_si256((const __m256i *)(win + v)));
+    m = _mm256_max_epu16(m, _mm256_permute2x128_si256(m, m, 1));
+    m = _mm256_max_epu16(m, _mm256_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = _mm256_max_epu16(m, _mm256_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+    m = _mm256_max_epu16(m, _mm256_srli_epi32(m, 16)); /* word 0 of each dword: the max */
+    const int mx = _mm256_extract_epi16(m, 0);
+    const __m256i b = _mm256_set1_epi16((short)mx);
+    int at = 0;
+    for (int v = 0; v < bins; v += 16) {
+        const unsigned k = (unsigned)_mm256_movemask_epi8(
+            _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i *)(win + v)), b));
+        if (k) {
+            at = v + (int)__builtin_ctz(k) / 2;
             break;
-        const uint8_t *cin = col + (size_t)(x - xs + 2 * rx + 1) * bins;
-        const uint8_t *cout = col + (size_t)(x - xs) * bins;
-        uint64_t m[4];
-        keys8_diff(cin, cout, bins, m);
-        for (int w = 0; w < bins / 64; w++)
-            for (uint64_t b = m[w]; b; b &= b - 1) {
-                const int v = 64 * w + __builtin_ctzll(b);
-                const int c = win[v], n = c + cin[v] - cout[v];
-                win[v] = (uint16_t)n;
-                if (v == sent || dirty)
-                    continue;
-                if (n > maxc) { /* a bin that grows can only take the mode's place */
-                    maxc = n;
-                    mode = v;
-                } else if (n == maxc && n > c && v < mode) {
-                    mode = v;
-                } else if (n < c && v == mode) { /* the mode shrinks: found again */
-                    dirty = 1;
-                }
-            }
+        }
     }
+    *maxc = mx;
+    *mode = at;
+}
+
+/* keys8_diff_portable, 32 bins a compare. */
+__attribute__((target(KEYS8_AVX2), always_inline)) static inline void
+keys8_diff_avx2(const uint8_t *cin, const uint8_t *cout, const int bins, uint64_t *m)
+{
+    for (int b = 0; b < bins; b += 64) {
+        const __m256i e0 = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(cin + b)),
+                                             _mm256_loadu_si256((const __m256i *)(cout + b)));
+        const __m256i e1 = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(cin + b + 32)),
+                                             _mm256_loadu_si256((const __m256i *)(cout + b + 32)));
+        m[b / 64] = ~((uint64_t)(uint32_t)_mm256_movemask_epi8(e0) |
+                      ((uint64_t)(uint32_t)_mm256_movemask_epi8(e1) << 32));
+    }
+}
+
+__attribute__((target(KEYS8_AVX2), always_inline)) static inline void
+keys8_sweep_avx2_bins(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs, int xe,
+                      int y, float *o, const int bins)
+{
+    KEYS8_SWEEP_BODY(keys8_diff_avx2, keys8_scan_avx2);
+}
+
+__attribute__((target(KEYS8_AVX2))) static void keys8_sweep_avx2(const keys8_job *j,
+                                                                 const uint8_t *col, uint16_t *win,
+                                                                 int xs, int xe, int y, float *o)
+{
+    if (j->bins == 64)
+        keys8_sweep_avx2_bins(j, col, win, xs, xe, y, o, 64);
+    else
+        keys8_sweep_avx2_bins(j, col, win, xs, xe, y, o, 256);
+}
+#else
+#define KEYS8_X86 0
+#endif
+
+/* The sweep for this CPU (WINENT_CPU_PATH=portable: the portable one). */
+static keys8_sweep_fn keys8_sweep_choose(void)
+{
+#if KEYS8_X86
+    __builtin_cpu_init();
+    const char *req = getenv("WINENT_CPU_PATH");
+    if (!(req != NULL && !strcmp(req, "portable")) && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("bmi"))
+        return keys8_sweep_avx2;
+#endif
+    return keys8_sweep_portable;
 }
 
 /* Output rows [ya, yb) of the job, strips of columns, rows within a strip;
@@ -372,7 +481,7 @@ static void keys8_rows(const keys8_job *j, int ya, int yb, int sw, uint8_t *col,
                         c0[(size_t)c * bins + p[c]]++;
                 }
             }
-            keys8_sweep(j, col, win, xs, xe, y,
+            j->sweep(j, col, win, xs, xe, y,
                         j->out + (size_t)(y - j->out_y0) * j->out_stride + xs);
         }
     }
@@ -436,7 +545,7 @@ static winent_status keys8_majority(const winent_plan *p, const winent_chunk *c,
         value[k] = k < nkeys ? winent_code_value(&p->rule, winent_order_code(&p->rule, (uint32_t)k))
                              : NAN;
     const keys8_job j = {keys, ra, W, c->height, p->rx, p->ry, sent, bins, value,
-                         out, out_stride, c->y0};
+                         keys8_sweep_choose(), out, out_stride, c->y0};
     keys8_rows(&j, ya, yb, sw, col, win);
     goto done;
 nomem:
