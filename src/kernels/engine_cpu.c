@@ -425,13 +425,16 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
      * tests and benchmarks; unset, the fastest this CPU has. */
     /* Disks and footprints take the slide (engine_cpu_disk.c): no
      * few-values, column or compare path. */
-    /* The few-values and column paths keep any measure's S (the majority
-     * has its own kernels); the compare kernel sums the entropy's logs. */
-    if ((e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8 || e->kind == CODES_SAMPLES16 ||
-         e->kind == CODES_NARROW16) &&
-        !p->shaped && p->opts.measure != WINENT_MEASURE_MAJORITY) {
+    /* The few-values and column paths keep any measure's S; the compare
+     * kernel sums the entropy's logs. The majority has its own kernels
+     * (engine_cpu_majority.c: columns of byte keys): its ISA here is for
+     * the estimate. */
+    const int majority = p->opts.measure == WINENT_MEASURE_MAJORITY;
+    if ((e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8 ||
+         (!majority && (e->kind == CODES_SAMPLES16 || e->kind == CODES_NARROW16))) &&
+        !p->shaped) {
         const char *req = getenv("WINENT_CPU_PATH");
-        e->few = winent_few_choose(p->kx, p->ky, req);
+        e->few = majority ? WINENT_FEW_NONE : winent_few_choose(p->kx, p->ky, req);
         e->cols = winent_cols_choose(p->kx, p->ky, req);
         const int unset = req == NULL || *req == '\0', cmp = !unset && !strcmp(req, "cmp");
         e->cols_forced = !unset && !cmp;
@@ -1130,8 +1133,15 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
         float *planes[1] = {out};
         return winent_glcm_cpu_compute_rows(e->glcm, worker, c, ya, yb, planes, out_stride, err);
     }
-    if (p->opts.measure == WINENT_MEASURE_MAJORITY) /* no running sum: its own kernel */
-        return winent_cpu_majority_rows(p, c, ya, yb, out, out_stride, err);
+    if (p->opts.measure == WINENT_MEASURE_MAJORITY) { /* no running sum: its own kernels */
+        int bins = 0;
+        WINENT_TRY(winent_cpu_majority_rows(p, c, ya, yb, out, out_stride, &bins, err));
+        const winent_cpu_path path = bins == 64    ? WINENT_CPU_COLS64
+                                     : bins == 256 ? WINENT_CPU_COLS256
+                                                   : WINENT_CPU_SLIDE;
+        __atomic_store_n(&e->last_path, (int)path, __ATOMIC_RELAXED);
+        return WINENT_OK;
+    }
     thread_scratch *s = &e->scratch[worker];
     slide_job j;
     memset(&j, 0, sizeof j);

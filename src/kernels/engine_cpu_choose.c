@@ -29,6 +29,7 @@
  * measure adds the difference, spread over the 2 Ky updates of a pixel. */
 static const double finish_ns[] = {4.0, 17.0, 4.0, 1.0, 12.0, 6.0};
 #define FINISH_NS_SIMD 0.8
+#define MEASURE_MAJORITY 5
 
 static double measure_ns(const winent_cpu_choice_in *in, const winent_cpu_path_row *row)
 {
@@ -43,7 +44,8 @@ static double measure_ns(const winent_cpu_choice_in *in, const winent_cpu_path_r
 
 static int few_takes(const winent_cpu_choice_in *in, double *ns)
 {
-    if (!in->code8 || in->few == WINENT_FEW_NONE || in->top >= WINENT_FEW_BINS)
+    if (!in->code8 || in->few == WINENT_FEW_NONE || in->top >= WINENT_FEW_BINS ||
+        in->measure == MEASURE_MAJORITY)
         return 0;
     if (ns)
         *ns = NS_FEW;
@@ -65,7 +67,9 @@ static int cmp_takes(const winent_cpu_choice_in *in, double *ns)
 
 /* A column path of `bins` bins, left to itself only where its steps should
  * change few enough bins to beat the sliding engine (its cost model,
- * winent_cols_pays); forced, wherever the codes fit. */
+ * winent_cols_pays); forced, wherever the codes fit. The majority's takes
+ * every band of byte keys (engine_cpu_majority.c: its sliding histogram
+ * rescans the window's pixels where the mode leaves). */
 static int cols_takes(const winent_cpu_choice_in *in, int bins, double *ns)
 {
     if (!in->code8 || in->cols == WINENT_FEW_NONE)
@@ -77,7 +81,7 @@ static int cols_takes(const winent_cpu_choice_in *in, int bins, double *ns)
     const double changes = in->changes != NULL ? in->changes(in->ctx, bins) : 0.0;
     double ratio = 1.0;
     const int pays = winent_cols_pays(in->cols, bins, in->ky, changes, &ratio);
-    if (!pays && !in->cols_forced)
+    if (!pays && !in->cols_forced && in->measure != MEASURE_MAJORITY)
         return 0;
     if (ns)
         *ns = NS_SLIDE * ratio;

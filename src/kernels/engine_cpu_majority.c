@@ -514,8 +514,8 @@ static int keys8_make(const winent_plan *p, const uint32_t *codes, size_t n, uin
 
 /* The majority of rows [ya, yb) through the column path (keys8_takes);
  * the input rows' codes (`codes`, rows ra .. rb) become byte keys. Sets
- * *done to 0, writing nothing, where the band holds nodata and every key
- * is a value's. */
+ * *done_ to the bins of its column histograms, or to 0, writing nothing,
+ * where the band holds nodata and every key is a value's. */
 static winent_status keys8_majority(const winent_plan *p, const winent_chunk *c,
                                     const uint32_t *codes, int ra, int rb, int ya, int yb,
                                     float *out, size_t out_stride, int *done_, winent_err *err)
@@ -540,7 +540,7 @@ static winent_status keys8_majority(const winent_plan *p, const winent_chunk *c,
     const int sw = imin(W, imax(KEYS8_STRIP_MIN, KEYS8_STRIP_BYTES / bins - 2 * p->rx));
     if ((col = malloc((size_t)(sw + 2 * p->rx) * (size_t)bins)) == NULL)
         goto nomem;
-    *done_ = 1;
+    *done_ = bins;
     for (int k = 0; k < 256; k++)
         value[k] = k < nkeys ? winent_code_value(&p->rule, winent_order_code(&p->rule, (uint32_t)k))
                              : NAN;
@@ -559,9 +559,11 @@ done:
 }
 
 winent_status winent_cpu_majority_rows(const winent_plan *p, const winent_chunk *c, int ya, int yb,
-                                       float *out, size_t out_stride, winent_err *err)
+                                       float *out, size_t out_stride, int *bins_taken,
+                                       winent_err *err)
 {
     const int W = c->width;
+    *bins_taken = 0;
     if (yb <= ya || W == 0)
         return WINENT_OK;
     const int ra = imax(0, ya - p->ry), rb = imin(c->height, yb + p->ry);
@@ -576,9 +578,8 @@ winent_status winent_cpu_majority_rows(const winent_plan *p, const winent_chunk 
         winent_plan_codes(p, (const char *)c->rows + (size_t)(r - c->in_y0) * c->row_bytes,
                           (size_t)W, codes + (size_t)(r - ra) * (size_t)W);
     if (keys8_takes(p)) {
-        int took = 0;
-        st = keys8_majority(p, c, codes, ra, rb, ya, yb, out, out_stride, &took, err);
-        if (st != WINENT_OK || took) {
+        st = keys8_majority(p, c, codes, ra, rb, ya, yb, out, out_stride, bins_taken, err);
+        if (st != WINENT_OK || *bins_taken) {
             free(codes);
             return st;
         }
