@@ -29,17 +29,23 @@
  * measure adds the difference, spread over the 2 Ky updates of a pixel. */
 static const double finish_ns[] = {4.0, 17.0, 4.0, 1.0, 12.0, 6.0};
 #define FINISH_NS_SIMD 0.8
+#define FINISH_NS_RENYI_SIMD 6.0
 #define MEASURE_MAJORITY 5
+
+double winent_cpu_measure_ns(int measure, winent_cpu_path p, int ky)
+{
+    if (measure <= 0 || measure >= (int)(sizeof finish_ns / sizeof finish_ns[0]))
+        return 0.0;
+    const int simd = p == WINENT_CPU_FEW || p == WINENT_CPU_COLS64 || p == WINENT_CPU_COLS256;
+    const double entropy = simd ? FINISH_NS_SIMD : finish_ns[0];
+    /* Renyi's logarithm runs 4 at a time on those paths (winent_few_finish). */
+    const double own = simd && measure == 1 ? FINISH_NS_RENYI_SIMD : finish_ns[measure];
+    return (own - entropy) / (2.0 * (ky > 1 ? ky : 1));
+}
 
 static double measure_ns(const winent_cpu_choice_in *in, const winent_cpu_path_row *row)
 {
-    const int k = in->measure;
-    if (k <= 0 || k >= (int)(sizeof finish_ns / sizeof finish_ns[0]))
-        return 0.0;
-    const int simd = row->path == WINENT_CPU_FEW || row->path == WINENT_CPU_COLS64 ||
-                     row->path == WINENT_CPU_COLS256;
-    const double entropy = simd ? FINISH_NS_SIMD : finish_ns[0];
-    return (finish_ns[k] - entropy) / (2.0 * (in->ky > 1 ? in->ky : 1));
+    return winent_cpu_measure_ns(in->measure, row->path, in->ky);
 }
 
 static int few_takes(const winent_cpu_choice_in *in, double *ns)

@@ -72,6 +72,12 @@ extern const winent_cpu_path_row winent_cpu_paths[WINENT_CPU_NPATHS];
  * Thread-safe. */
 const winent_cpu_path_row *winent_cpu_choose(const winent_cpu_choice_in *in, double *ns);
 
+/* What measure `measure` (winent_measure_rule.kind) adds to the entropy's
+ * cost on path `p` for windows `ky` rows high, in the table's nanoseconds
+ * per update: its last step's cost per pixel beyond the entropy's there,
+ * spread over the pixel's 2 Ky updates (0 for the entropy). */
+double winent_cpu_measure_ns(int measure, winent_cpu_path p, int ky);
+
 /* The row of path `p`. */
 const winent_cpu_path_row *winent_cpu_path_row_of(winent_cpu_path p);
 
