@@ -20,7 +20,9 @@
 
 /* The last step of each measure (winent_measure_rule.kind: entropy, renyi,
  * simpson, richness, evenness, majority), nanoseconds per pixel on one core
- * of the development machine: the entropy's division as the sliding engine
+ * of the development machine (estimates from their operations, consistent
+ * with the differences of whole 2048 x 2048 jobs, docs/PERFORMANCE.md):
+ * the entropy's division as the sliding engine
  * does it (scalar) and as the few-values and column paths do it (8 or 4 in
  * one vector division); the others per pixel on every path (renyi's a
  * logarithm in plain arithmetic, evenness an integer division); the
