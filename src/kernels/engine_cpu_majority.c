@@ -261,7 +261,8 @@ typedef void (*keys8_sweep_fn)(const keys8_job *j, const uint8_t *col, uint16_t 
                                int xe, int y, float *o);
 
 struct keys8_job {
-    const uint8_t *keys; /* input rows [oy, ...), W apart */
+    const uint8_t *keys; /* input rows [oy, ...), stride apart */
+    size_t stride;
     int oy, W, H, rx, ry, sent, bins;
     const float *value; /* [256]: the value of each key */
     keys8_sweep_fn sweep;
@@ -316,7 +317,7 @@ static inline void keys8_diff_portable(const uint8_t *cin, const uint8_t *cout, 
             for (int v = 0; v < bins; v++)                                                         \
                 win[v] = (uint16_t)(win[v] + col[(size_t)d * bins + v]);                           \
         int maxc = 0, mode = 0, dirty = 1;                                                         \
-        const uint8_t *centre = j->keys + (size_t)(y - j->oy) * j->W;                              \
+        const uint8_t *centre = j->keys + (size_t)(y - j->oy) * j->stride;                         \
         for (int x = xs;; x++) {                                                                   \
             if (sent >= 0 && centre[x] == sent) {                                                  \
                 o[x - xs] = NAN;                                                                   \
@@ -465,18 +466,18 @@ static void keys8_rows(const keys8_job *j, int ya, int yb, int sw, uint8_t *col,
             if (y == ya) {
                 memset(col, 0, (size_t)(xe - xs + 2 * rx) * (size_t)bins);
                 for (int r = imax(0, y - ry); r <= imin(H - 1, y + ry); r++) {
-                    const uint8_t *p = j->keys + (size_t)(r - j->oy) * W;
+                    const uint8_t *p = j->keys + (size_t)(r - j->oy) * j->stride;
                     for (int c = ca; c < cb; c++)
                         c0[(size_t)c * bins + p[c]]++;
                 }
             } else {
                 if (y - 1 - ry >= 0) {
-                    const uint8_t *p = j->keys + (size_t)(y - 1 - ry - j->oy) * W;
+                    const uint8_t *p = j->keys + (size_t)(y - 1 - ry - j->oy) * j->stride;
                     for (int c = ca; c < cb; c++)
                         c0[(size_t)c * bins + p[c]]--;
                 }
                 if (y + ry < H) {
-                    const uint8_t *p = j->keys + (size_t)(y + ry - j->oy) * W;
+                    const uint8_t *p = j->keys + (size_t)(y + ry - j->oy) * j->stride;
                     for (int c = ca; c < cb; c++)
                         c0[(size_t)c * bins + p[c]]++;
                 }
@@ -524,15 +525,26 @@ static winent_status keys8_majority(const winent_plan *p, const winent_chunk *c,
     int nkeys = 0, sent = -1, top = 0;
     keys8_sentinel(p, &nkeys);
     const size_t n = (size_t)W * (size_t)(rb - ra);
-    uint8_t *keys = malloc(n ? n : 1);
+    /* u8 samples of distinct values where none is nodata: their own keys,
+     * read in place (codes NULL). */
+    const uint8_t *in_place = codes == NULL ? (const uint8_t *)c->rows +
+                                                  (size_t)(ra - c->in_y0) * c->row_bytes
+                                            : NULL;
+    uint8_t *keys = in_place ? NULL : malloc(n ? n : 1);
     uint8_t *col = NULL;
     uint16_t *win = malloc(sizeof *win * 256);
     float *value = malloc(sizeof *value * 256);
     winent_status st = WINENT_OK;
     *done_ = 0;
-    if (keys == NULL || win == NULL || value == NULL)
+    if ((keys == NULL && in_place == NULL) || win == NULL || value == NULL)
         goto nomem;
-    if (!keys8_make(p, codes, n, keys, &sent, &top))
+    if (in_place != NULL)
+        for (int r = 0; r < rb - ra; r++)
+            for (int x = 0; x < W; x++) /* vectorized: a max over bytes */
+                top = in_place[(size_t)r * c->row_bytes + x] > top
+                          ? in_place[(size_t)r * c->row_bytes + x]
+                          : top;
+    else if (!keys8_make(p, codes, n, keys, &sent, &top))
         goto done;
     /* The column histograms of the band's keys: 64 bins where they are
      * small (a quarter of the columns' bytes to move and compare). */
@@ -544,7 +556,9 @@ static winent_status keys8_majority(const winent_plan *p, const winent_chunk *c,
     for (int k = 0; k < 256; k++)
         value[k] = k < nkeys ? winent_code_value(&p->rule, winent_order_code(&p->rule, (uint32_t)k))
                              : NAN;
-    const keys8_job j = {keys, ra, W, c->height, p->rx, p->ry, sent, bins, value,
+    const keys8_job j = {in_place ? in_place : keys,
+                         in_place ? c->row_bytes : (size_t)W,
+                         ra, W, c->height, p->rx, p->ry, sent, bins, value,
                          keys8_sweep_choose(), out, out_stride, c->y0};
     keys8_rows(&j, ya, yb, sw, col, win);
     goto done;
@@ -568,6 +582,9 @@ winent_status winent_cpu_majority_rows(const winent_plan *p, const winent_chunk 
         return WINENT_OK;
     const int ra = imax(0, ya - p->ry), rb = imin(c->height, yb + p->ry);
     const size_t n = (size_t)W * (size_t)(rb - ra);
+    if (keys8_takes(p) && p->opts.dtype == WINENT_U8 && !p->rule.quantize && !p->rule.rotate &&
+        !p->can_skip && p->rule.int_offset == 0)
+        return keys8_majority(p, c, NULL, ra, rb, ya, yb, out, out_stride, bins_taken, err);
     uint32_t *codes = malloc(sizeof *codes * n);
     uint32_t *rank_code = NULL;
     mode_state m = {NULL, NULL, 0, 0, 1, 0};
