@@ -25,8 +25,9 @@
  *
  * The measures other than the entropy (--measure) slide the same way with
  * their own table T (measure.c) and last step (winent_measure_finish); the
- * majority, which keeps no sum, has its own kernel (engine_cpu_majority.c).
- * The paths below finish the entropy only and are not chosen for them.
+ * majority, which keeps no sum, has its own kernels (engine_cpu_majority.c).
+ * The few-values and column paths below keep any measure's S and finish
+ * it per pixel; the compare kernel counts the entropy only.
  *
  * 8-bit codes that are all below 16 in a chunk (checked per chunk: the bits
  * do not depend on the path taken) go to the few-values path instead
@@ -424,17 +425,21 @@ winent_status winent_cpu_engine_create(const winent_plan *p, int max_width, int 
      * tests and benchmarks; unset, the fastest this CPU has. */
     /* Disks and footprints take the slide (engine_cpu_disk.c): no
      * few-values, column or compare path. */
-    /* The few-values, column and compare paths finish the entropy only:
-     * the other measures take the sliding histogram. */
-    if ((e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8 || e->kind == CODES_SAMPLES16 ||
-         e->kind == CODES_NARROW16) &&
-        !p->shaped && p->measure.kind == WINENT_MEASURE_ENTROPY) {
+    /* The few-values and column paths keep any measure's S; the compare
+     * kernel sums the entropy's logs. The majority has its own kernels
+     * (engine_cpu_majority.c: columns of byte keys): its ISA here is for
+     * the estimate. */
+    const int majority = p->opts.measure == WINENT_MEASURE_MAJORITY;
+    if ((e->kind == CODES_SAMPLES8 || e->kind == CODES_NARROW8 ||
+         (!majority && (e->kind == CODES_SAMPLES16 || e->kind == CODES_NARROW16))) &&
+        !p->shaped) {
         const char *req = getenv("WINENT_CPU_PATH");
-        e->few = winent_few_choose(p->kx, p->ky, req);
+        e->few = majority ? WINENT_FEW_NONE : winent_few_choose(p->kx, p->ky, req);
         e->cols = winent_cols_choose(p->kx, p->ky, req);
         const int unset = req == NULL || *req == '\0', cmp = !unset && !strcmp(req, "cmp");
         e->cols_forced = !unset && !cmp;
-        e->cmp = (unset || cmp) && winent_cmp_available(p->kx, p->ky);
+        e->cmp = (unset || cmp) && winent_cmp_available(p->kx, p->ky) &&
+                 p->measure.kind == WINENT_MEASURE_ENTROPY;
     }
     e->scratch = calloc((size_t)e->threads, sizeof *e->scratch);
     if (e->scratch == NULL)
@@ -751,6 +756,7 @@ static winent_cpu_choice_in choice_of(const winent_cpu_engine *e, int code8, int
     in.remap = e->kind == CODES_REMAP;
     in.kx = e->plan->kx;
     in.ky = e->plan->ky;
+    in.measure = e->plan->measure.kind;
     in.code8 = code8;
     in.top = top;
     return in;
@@ -777,7 +783,7 @@ static double sample_changes(void *ctx, int bins)
     const sample_probe *b = ctx;
     const winent_plan *p = b->plan;
     const winent_few_job fj = {b->codes, b->stride, 0, b->width, b->rows, p->rx, p->ry, p->t, -1,
-                               NULL, 0, 0};
+                               NULL, 0, 0, NULL};
     return winent_cols_changes(&fj, b->rows / 2, COLS_SAMPLES);
 }
 
@@ -1012,7 +1018,7 @@ static winent_few_job few_job_of(const slide_job *j, int bins)
 {
     winent_few_job fj = {(const uint8_t *)j->base, j->stride, j->oy, j->W, j->H, j->rx, j->ry,
                          j->t, j->has_sent && j->sent < (uint32_t)bins ? (int)j->sent : -1,
-                         j->out, j->out_stride, j->out_y0};
+                         j->out, j->out_stride, j->out_y0, j->m};
     return fj;
 }
 
@@ -1139,8 +1145,15 @@ winent_status winent_cpu_engine_compute_rows(winent_cpu_engine *e, int worker,
         float *planes[1] = {out};
         return winent_glcm_cpu_compute_rows(e->glcm, worker, c, ya, yb, planes, out_stride, err);
     }
-    if (p->opts.measure == WINENT_MEASURE_MAJORITY) /* no running sum: its own kernel */
-        return winent_cpu_majority_rows(p, c, ya, yb, out, out_stride, err);
+    if (p->opts.measure == WINENT_MEASURE_MAJORITY) { /* no running sum: its own kernels */
+        int bins = 0;
+        WINENT_TRY(winent_cpu_majority_rows(p, c, ya, yb, out, out_stride, &bins, err));
+        const winent_cpu_path path = bins == 64    ? WINENT_CPU_COLS64
+                                     : bins == 256 ? WINENT_CPU_COLS256
+                                                   : WINENT_CPU_SLIDE;
+        __atomic_store_n(&e->last_path, (int)path, __ATOMIC_RELAXED);
+        return WINENT_OK;
+    }
     thread_scratch *s = &e->scratch[worker];
     slide_job j;
     memset(&j, 0, sizeof j);

@@ -69,7 +69,8 @@ double winent_cpu_engine_ns_per_update(const winent_cpu_engine *e, const void *r
  * (engine_cpu_choose.h): "slide" (the sliding histogram), "few" (codes <
  * 16), "cols64" or "cols256" (the column paths), "cmp" (the compare kernel
  * of small windows), "remap" (wide codes renumbered per tile); "slide"
- * before any. For reports and tests; with several workers, some band's.
+ * before any. The majority's columns of byte keys say "cols64" or
+ * "cols256", its sliding histogram "slide". For reports and tests; with several workers, some band's.
  * Thread-safe. */
 const char *winent_cpu_engine_last_path(const winent_cpu_engine *e);
 

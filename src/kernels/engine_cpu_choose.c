@@ -18,9 +18,42 @@
 #define NS_FEW 0.45
 #define NS_SLIDE 2.0
 
+/* The last step of each measure (winent_measure_rule.kind: entropy, renyi,
+ * simpson, richness, evenness, majority), nanoseconds per pixel on one core
+ * of the development machine (estimates from their operations, consistent
+ * with the differences of whole 2048 x 2048 jobs, docs/PERFORMANCE.md):
+ * the entropy's division as the sliding engine
+ * does it (scalar) and as the few-values and column paths do it (8 or 4 in
+ * one vector division); the others per pixel on every path (renyi's a
+ * logarithm in plain arithmetic, evenness an integer division); the
+ * majority's search for its mode (a scan of the window's bins when the
+ * mode's count falls). The paths' costs above are the entropy's; another
+ * measure adds the difference, spread over the 2 Ky updates of a pixel. */
+static const double finish_ns[] = {4.0, 17.0, 4.0, 1.0, 12.0, 6.0};
+#define FINISH_NS_SIMD 0.8
+#define FINISH_NS_RENYI_SIMD 6.0
+#define MEASURE_MAJORITY 5
+
+double winent_cpu_measure_ns(int measure, winent_cpu_path p, int ky)
+{
+    if (measure <= 0 || measure >= (int)(sizeof finish_ns / sizeof finish_ns[0]))
+        return 0.0;
+    const int simd = p == WINENT_CPU_FEW || p == WINENT_CPU_COLS64 || p == WINENT_CPU_COLS256;
+    const double entropy = simd ? FINISH_NS_SIMD : finish_ns[0];
+    /* Renyi's logarithm runs 4 at a time on those paths (winent_few_finish). */
+    const double own = simd && measure == 1 ? FINISH_NS_RENYI_SIMD : finish_ns[measure];
+    return (own - entropy) / (2.0 * (ky > 1 ? ky : 1));
+}
+
+static double measure_ns(const winent_cpu_choice_in *in, const winent_cpu_path_row *row)
+{
+    return winent_cpu_measure_ns(in->measure, row->path, in->ky);
+}
+
 static int few_takes(const winent_cpu_choice_in *in, double *ns)
 {
-    if (!in->code8 || in->few == WINENT_FEW_NONE || in->top >= WINENT_FEW_BINS)
+    if (!in->code8 || in->few == WINENT_FEW_NONE || in->top >= WINENT_FEW_BINS ||
+        in->measure == MEASURE_MAJORITY)
         return 0;
     if (ns)
         *ns = NS_FEW;
@@ -31,7 +64,7 @@ static int few_takes(const winent_cpu_choice_in *in, double *ns)
  * code): whatever the codes, ahead of the column paths. */
 static int cmp_takes(const winent_cpu_choice_in *in, double *ns)
 {
-    if (!in->code8 || !in->cmp || (in->few == WINENT_FEW_NONE && in->cols == WINENT_FEW_NONE))
+    if (!in->code8 || !in->cmp || in->measure != 0 || (in->few == WINENT_FEW_NONE && in->cols == WINENT_FEW_NONE))
         return 0;
     if (in->nodata_seen != NULL && in->nodata_seen(in->ctx))
         return 0;
@@ -42,7 +75,9 @@ static int cmp_takes(const winent_cpu_choice_in *in, double *ns)
 
 /* A column path of `bins` bins, left to itself only where its steps should
  * change few enough bins to beat the sliding engine (its cost model,
- * winent_cols_pays); forced, wherever the codes fit. */
+ * winent_cols_pays); forced, wherever the codes fit. The majority's takes
+ * every band of byte keys (engine_cpu_majority.c: its sliding histogram
+ * rescans the window's pixels where the mode leaves). */
 static int cols_takes(const winent_cpu_choice_in *in, int bins, double *ns)
 {
     if (!in->code8 || in->cols == WINENT_FEW_NONE)
@@ -54,7 +89,7 @@ static int cols_takes(const winent_cpu_choice_in *in, int bins, double *ns)
     const double changes = in->changes != NULL ? in->changes(in->ctx, bins) : 0.0;
     double ratio = 1.0;
     const int pays = winent_cols_pays(in->cols, bins, in->ky, changes, &ratio);
-    if (!pays && !in->cols_forced)
+    if (!pays && !in->cols_forced && in->measure != MEASURE_MAJORITY)
         return 0;
     if (ns)
         *ns = NS_SLIDE * ratio;
@@ -100,12 +135,17 @@ const winent_cpu_path_row winent_cpu_paths[WINENT_CPU_NPATHS] = {
 
 const winent_cpu_path_row *winent_cpu_choose(const winent_cpu_choice_in *in, double *ns)
 {
+    const winent_cpu_path_row *row = &winent_cpu_paths[WINENT_CPU_NPATHS - 1];
     for (int i = 0; i < WINENT_CPU_NPATHS - 1; i++)
-        if (winent_cpu_paths[i].takes(in, ns))
-            return &winent_cpu_paths[i];
-    const winent_cpu_path_row *last = &winent_cpu_paths[WINENT_CPU_NPATHS - 1];
-    last->takes(in, ns);
-    return last;
+        if (winent_cpu_paths[i].takes(in, ns)) {
+            row = &winent_cpu_paths[i];
+            break;
+        }
+    if (row->path == WINENT_CPU_SLIDE)
+        row->takes(in, ns);
+    if (ns)
+        *ns += measure_ns(in, row);
+    return row;
 }
 
 const winent_cpu_path_row *winent_cpu_path_row_of(winent_cpu_path p)

@@ -37,6 +37,9 @@ typedef struct winent_cpu_choice_in {
                              their bands whether or not they should pay */
     int remap;            /* codes past 65536: renumbered per tile */
     int kx, ky;
+    int measure; /* the plan's last step (winent_measure_rule.kind): its cost
+                    is added to every path's, and the compare kernel counts
+                    the entropy only */
     /* The band's. */
     int code8; /* its codes fit a byte (what the few, column and compare paths read) */
     int top;   /* its largest code (the sentinel's where a pixel holds it), with code8 */
@@ -68,6 +71,12 @@ extern const winent_cpu_path_row winent_cpu_paths[WINENT_CPU_NPATHS];
  * its cost in *ns (may be NULL: then no probe runs only for the cost).
  * Thread-safe. */
 const winent_cpu_path_row *winent_cpu_choose(const winent_cpu_choice_in *in, double *ns);
+
+/* What measure `measure` (winent_measure_rule.kind) adds to the entropy's
+ * cost on path `p` for windows `ky` rows high, in the table's nanoseconds
+ * per update: its last step's cost per pixel beyond the entropy's there,
+ * spread over the pixel's 2 Ky updates (0 for the entropy). */
+double winent_cpu_measure_ns(int measure, winent_cpu_path p, int ky);
 
 /* The row of path `p`. */
 const winent_cpu_path_row *winent_cpu_path_row_of(winent_cpu_path p);

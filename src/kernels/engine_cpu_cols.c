@@ -19,7 +19,8 @@
  * of its updates; D = T[n] - S and n * 2^32 are integers below 2^52 (at most
  * 256 bins: H <= 8 bits), converted exactly to double; vdivpd and vcvtpd2ps
  * round to nearest like the scalar divsd and cvtsd2ss of winent_finish. No
- * FMA anywhere.
+ * FMA anywhere. The other measures' S (below 2^62, exact in int64 the same
+ * way) is finished per pixel by winent_measure_finish (winent_few_finish).
  */
 #include "engine_cpu_cols.h"
 
@@ -215,6 +216,7 @@ static void finish_portable(const int64_t *num, const int64_t *nn, int count, fl
 #define COLS_ROWS_BODY(SWEEP, FINISH)                                                              \
     do {                                                                                           \
         const int W = j->W, H = j->H, rx = j->rx, ry = j->ry, sent = j->sent;                      \
+        const int ent_ = winent_few_is_entropy(j);                                                 \
         const int64_t *t = j->t;                                                                   \
         const int sw = imin(strip_width(bins, rx), W);                                             \
         const cols_scratch cs_ = carve(scratch, sw, rx, bins);                                     \
@@ -264,7 +266,10 @@ static void finish_portable(const int64_t *num, const int64_t *nn, int count, fl
                                        xs,  xe,  rx,     W,      kh, sent};                        \
                 SWEEP(&sj_, s, bins);                                                              \
                 float *o = j->out + (size_t)(y - j->out_y0) * j->out_stride + xs;                  \
-                FINISH(cs_.num, cs_.nn, xe - xs, o);                                               \
+                if (ent_)                                                                          \
+                    FINISH(cs_.num, cs_.nn, xe - xs, o);                                           \
+                else                                                                               \
+                    winent_few_finish(j->m, t, cs_.num, cs_.nn, xe - xs, o);                       \
                 if (sent >= 0) {                                                                   \
                     const uint8_t *centre = code_row(j, y);                                        \
                     for (int x = xs; x < xe; x++)                                                  \

@@ -20,12 +20,28 @@
  * (at most 65536 codes) the keys are used as they are; wider ones (32-bit
  * values, many bins) are first replaced by their rank among the band's
  * distinct keys, which keeps their order.
+ *
+ * Keys that fit a byte (8-bit data, up to 256 bins) on rectangular windows
+ * take the column path instead (keys8_rows, as the entropy's column paths
+ * of engine_cpu_cols.c): per band and strip of columns, each column's byte
+ * histogram of its Ky window rows moves down one row per output row, and
+ * along a row the window's counts move by the difference of the entering
+ * and leaving columns, only in the bins where they differ (compared 8 at a
+ * time). The mode is kept through those changes by the rule above (a bin
+ * that grows can only take its place; only the mode shrinking loses it),
+ * and found again, when lost, by one scan of the window's 64 or 256 counts
+ * rather than of its pixels. The same argmax: the same bits.
  */
 #include "engine_cpu_majority.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Bytes of column histograms per strip: inside a core's L2 (as the
+ * entropy's column paths). */
+#define KEYS8_STRIP_BYTES (512 * 1024)
+#define KEYS8_STRIP_MIN 64
 
 static int imax(int a, int b) { return a > b ? a : b; }
 static int imin(int a, int b) { return a < b ? a : b; }
@@ -202,14 +218,373 @@ static int64_t rank_codes(const winent_code_rule *r, uint32_t *codes, size_t n, 
     return (int64_t)d;
 }
 
-winent_status winent_cpu_majority_rows(const winent_plan *p, const winent_chunk *c, int ya, int yb,
-                                       float *out, size_t out_stride, winent_err *err)
+/* ---- The column path of byte keys ---------------------------------------- */
+
+/* The key of no counted pixel, for nodata, where keys fit a byte: -1 when
+ * no pixel can be nodata; 256 when the keys take all 256 bytes and a pixel
+ * can be nodata (then the path is not for the plan). Keys are below *nkeys. */
+static int keys8_sentinel(const winent_plan *p, int *nkeys)
+{
+    const winent_code_rule *r = &p->rule;
+    const uint64_t k = r->rotate ? (uint64_t)r->rotate_mask + 1 : p->ncodes;
+    *nkeys = k > 256 ? 257 : (int)k;
+    if (!p->can_skip)
+        return -1;
+    if (r->rotate) {
+        /* Codes rotated around the nodata value N: no counted pixel has N's
+         * key (winent_code_order of its bit pattern). */
+        const uint32_t v = (uint32_t)r->nodata_int & r->rotate_mask;
+        const int is_signed = r->dtype == 1 || r->dtype == 3 || r->dtype == 5;
+        return (int)(is_signed ? v ^ ((r->rotate_mask >> 1) + 1u) : v);
+    }
+    return (int)k; /* the first key past the codes' */
+}
+
+/* 1 when the plan's majority may take the column path of byte keys: a
+ * rectangular window at most 255 rows high (byte column counts), keys in
+ * a byte, and WINENT_CPU_PATH not "slide" (which keeps the sliding
+ * histogram, for tests). A band holding nodata also needs a free key. */
+static int keys8_takes(const winent_plan *p)
+{
+    int nkeys = 0;
+    keys8_sentinel(p, &nkeys);
+    const char *req = getenv("WINENT_CPU_PATH");
+    if (req != NULL && !strcmp(req, "slide"))
+        return 0;
+    return !p->shaped && p->ky <= 255 && p->direct && nkeys <= 256;
+}
+
+typedef struct keys8_job keys8_job;
+
+/* One strip row of the column path (keys8_sweep_*). */
+typedef void (*keys8_sweep_fn)(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs,
+                               int xe, int y, float *o);
+
+struct keys8_job {
+    const uint8_t *keys; /* input rows [oy, ...), stride apart */
+    size_t stride;
+    int oy, W, H, rx, ry, sent, bins;
+    const float *value; /* [256]: the value of each key */
+    keys8_sweep_fn sweep;
+    float *out;         /* output row y at out + (y - out_y0) * out_stride */
+    size_t out_stride;
+    int out_y0;
+};
+
+/* The window's mode from its counts (the sentinel's bin zeroed by the
+ * caller): the smallest key of the largest count, into *maxc and *mode. */
+static inline void keys8_scan_portable(const uint16_t *win, const int bins, int *maxc, int *mode)
+{
+    unsigned m = 0;
+    for (int v = 0; v < bins; v++)
+        m = win[v] > m ? win[v] : m;
+    int at = 0;
+    while (at < bins && win[at] != m)
+        at++;
+    *maxc = (int)m;
+    *mode = at;
+}
+
+/* Bins where two columns of byte counts differ, 8 at a time: bit v of
+ * m[v / 64]. */
+static inline void keys8_diff_portable(const uint8_t *cin, const uint8_t *cout, const int bins,
+                                       uint64_t *m)
+{
+    for (int w = 0; w < bins / 64; w++) {
+        uint64_t bits = 0;
+        for (int k = 0; k < 8; k++) {
+            uint64_t a, o;
+            memcpy(&a, cin + 64 * w + 8 * k, 8);
+            memcpy(&o, cout + 64 * w + 8 * k, 8);
+            uint64_t x = a ^ o; /* a nonzero byte per changed bin: its high bit, in order */
+            x = ((x & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | x;
+            x &= 0x8080808080808080ull;
+            bits |= ((x >> 7) * 0x0102040810204080ull >> 56) << (8 * k);
+        }
+        m[w] = bits;
+    }
+}
+
+/* One strip row: the window of x = xs is the sum of strip columns
+ * 0 .. 2 rx; each step moves it by one column, keeping the mode (found
+ * again by SCAN where it shrank). DIFF(cin, cout, bins, m) marks the
+ * changed bins. */
+#define KEYS8_SWEEP_BODY(DIFF, SCAN)                                                               \
+    do {                                                                                           \
+        const int rx = j->rx, sent = j->sent;                                                      \
+        memset(win, 0, (size_t)bins * sizeof *win);                                                \
+        for (int d = 0; d <= 2 * rx; d++)                                                          \
+            for (int v = 0; v < bins; v++)                                                         \
+                win[v] = (uint16_t)(win[v] + col[(size_t)d * bins + v]);                           \
+        int maxc = 0, mode = 0, dirty = 1;                                                         \
+        const uint8_t *centre = j->keys + (size_t)(y - j->oy) * j->stride;                         \
+        for (int x = xs;; x++) {                                                                   \
+            if (sent >= 0 && centre[x] == sent) {                                                  \
+                o[x - xs] = NAN;                                                                   \
+            } else {                                                                               \
+                if (dirty) {                                                                       \
+                    const uint16_t keep = sent >= 0 ? win[sent] : 0;                               \
+                    if (sent >= 0)                                                                 \
+                        win[sent] = 0;                                                             \
+                    SCAN(win, bins, &maxc, &mode);                                                 \
+                    if (sent >= 0)                                                                 \
+                        win[sent] = keep;                                                          \
+                }                                                                                  \
+                dirty = 0;                                                                         \
+                o[x - xs] = j->value[mode];                                                        \
+            }                                                                                      \
+            if (x + 1 >= xe)                                                                       \
+                break;                                                                             \
+            const uint8_t *cin = col + (size_t)(x - xs + 2 * rx + 1) * bins;                       \
+            const uint8_t *cout = col + (size_t)(x - xs) * bins;                                   \
+            uint64_t m[4];                                                                         \
+            DIFF(cin, cout, bins, m);                                                              \
+            for (int w = 0; w < bins / 64; w++)                                                    \
+                for (uint64_t b = m[w]; b; b &= b - 1) {                                           \
+                    const int v = 64 * w + __builtin_ctzll(b);                                     \
+                    const int c = win[v], n = c + cin[v] - cout[v];                                \
+                    win[v] = (uint16_t)n;                                                          \
+                    if (v == sent || dirty)                                                        \
+                        continue;                                                                  \
+                    if (n > maxc) { /* a bin that grows can only take the mode's place */          \
+                        maxc = n;                                                                  \
+                        mode = v;                                                                  \
+                    } else if (n == maxc && n > c && v < mode) {                                   \
+                        mode = v;                                                                  \
+                    } else if (n < c && v == mode) { /* the mode shrinks: found again */           \
+                        dirty = 1;                                                                 \
+                    }                                                                              \
+                }                                                                                  \
+        }                                                                                          \
+    } while (0)
+
+static inline __attribute__((always_inline)) void
+keys8_sweep_portable_bins(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs, int xe,
+                          int y, float *o, const int bins)
+{
+    KEYS8_SWEEP_BODY(keys8_diff_portable, keys8_scan_portable);
+}
+
+static void keys8_sweep_portable(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs,
+                                 int xe, int y, float *o)
+{
+    if (j->bins == 64)
+        keys8_sweep_portable_bins(j, col, win, xs, xe, y, o, 64);
+    else
+        keys8_sweep_portable_bins(j, col, win, xs, xe, y, o, 256);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <immintrin.h>
+#define KEYS8_X86 1
+#define KEYS8_AVX2 "avx2,bmi"
+
+/* keys8_scan_portable, 16 counts a compare. */
+__attribute__((target(KEYS8_AVX2), always_inline)) static inline void
+keys8_scan_avx2(const uint16_t *win, const int bins, int *maxc, int *mode)
+{
+    __m256i m = _mm256_loadu_si256((const __m256i *)win);
+    for (int v = 16; v < bins; v += 16)
+        m = _mm256_max_epu16(m, _mm256_loadu_si256((const __m256i *)(win + v)));
+    m = _mm256_max_epu16(m, _mm256_permute2x128_si256(m, m, 1));
+    m = _mm256_max_epu16(m, _mm256_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = _mm256_max_epu16(m, _mm256_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+    m = _mm256_max_epu16(m, _mm256_srli_epi32(m, 16)); /* word 0 of each dword: the max */
+    const int mx = _mm256_extract_epi16(m, 0);
+    const __m256i b = _mm256_set1_epi16((short)mx);
+    int at = 0;
+    for (int v = 0; v < bins; v += 16) {
+        const unsigned k = (unsigned)_mm256_movemask_epi8(
+            _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i *)(win + v)), b));
+        if (k) {
+            at = v + (int)__builtin_ctz(k) / 2;
+            break;
+        }
+    }
+    *maxc = mx;
+    *mode = at;
+}
+
+/* keys8_diff_portable, 32 bins a compare. */
+__attribute__((target(KEYS8_AVX2), always_inline)) static inline void
+keys8_diff_avx2(const uint8_t *cin, const uint8_t *cout, const int bins, uint64_t *m)
+{
+    for (int b = 0; b < bins; b += 64) {
+        const __m256i e0 = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(cin + b)),
+                                             _mm256_loadu_si256((const __m256i *)(cout + b)));
+        const __m256i e1 = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(cin + b + 32)),
+                                             _mm256_loadu_si256((const __m256i *)(cout + b + 32)));
+        m[b / 64] = ~((uint64_t)(uint32_t)_mm256_movemask_epi8(e0) |
+                      ((uint64_t)(uint32_t)_mm256_movemask_epi8(e1) << 32));
+    }
+}
+
+__attribute__((target(KEYS8_AVX2), always_inline)) static inline void
+keys8_sweep_avx2_bins(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs, int xe,
+                      int y, float *o, const int bins)
+{
+    KEYS8_SWEEP_BODY(keys8_diff_avx2, keys8_scan_avx2);
+}
+
+__attribute__((target(KEYS8_AVX2))) static void keys8_sweep_avx2(const keys8_job *j,
+                                                                 const uint8_t *col, uint16_t *win,
+                                                                 int xs, int xe, int y, float *o)
+{
+    if (j->bins == 64)
+        keys8_sweep_avx2_bins(j, col, win, xs, xe, y, o, 64);
+    else
+        keys8_sweep_avx2_bins(j, col, win, xs, xe, y, o, 256);
+}
+#else
+#define KEYS8_X86 0
+#endif
+
+/* The sweep for this CPU (WINENT_CPU_PATH=portable: the portable one). */
+static keys8_sweep_fn keys8_sweep_choose(void)
+{
+#if KEYS8_X86
+    __builtin_cpu_init();
+    const char *req = getenv("WINENT_CPU_PATH");
+    if (!(req != NULL && !strcmp(req, "portable")) && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("bmi"))
+        return keys8_sweep_avx2;
+#endif
+    return keys8_sweep_portable;
+}
+
+/* Output rows [ya, yb) of the job, strips of columns, rows within a strip;
+ * `col` holds (sw + 2 rx) columns of `bins` counts, `win` bins counts. */
+static void keys8_rows(const keys8_job *j, int ya, int yb, int sw, uint8_t *col, uint16_t *win)
+{
+    const int W = j->W, H = j->H, rx = j->rx, ry = j->ry, bins = j->bins;
+    for (int xs = 0; xs < W; xs += sw) {
+        const int xe = imin(W, xs + sw);
+        /* Image column c is strip column c - xs + rx; those outside stay 0. */
+        const int ca = imax(0, xs - rx), cb = imin(W, xe + rx);
+        uint8_t *c0 = col + (ptrdiff_t)(rx - xs) * bins; /* strip column of image column 0 */
+        for (int y = ya; y < yb; y++) {
+            if (y == ya) {
+                memset(col, 0, (size_t)(xe - xs + 2 * rx) * (size_t)bins);
+                for (int r = imax(0, y - ry); r <= imin(H - 1, y + ry); r++) {
+                    const uint8_t *p = j->keys + (size_t)(r - j->oy) * j->stride;
+                    for (int c = ca; c < cb; c++)
+                        c0[(size_t)c * bins + p[c]]++;
+                }
+            } else {
+                if (y - 1 - ry >= 0) {
+                    const uint8_t *p = j->keys + (size_t)(y - 1 - ry - j->oy) * j->stride;
+                    for (int c = ca; c < cb; c++)
+                        c0[(size_t)c * bins + p[c]]--;
+                }
+                if (y + ry < H) {
+                    const uint8_t *p = j->keys + (size_t)(y + ry - j->oy) * j->stride;
+                    for (int c = ca; c < cb; c++)
+                        c0[(size_t)c * bins + p[c]]++;
+                }
+            }
+            j->sweep(j, col, win, xs, xe, y,
+                        j->out + (size_t)(y - j->out_y0) * j->out_stride + xs);
+        }
+    }
+}
+
+/* The band's byte keys (`codes`, n of them, to `keys`), its sentinel
+ * (-1: no pixel is nodata) and its largest key, the sentinel included;
+ * 0 when a pixel is nodata and no key is free for it. */
+static int keys8_make(const winent_plan *p, const uint32_t *codes, size_t n, uint8_t *keys,
+                      int *sent, int *top)
+{
+    int nkeys = 0, seen = 0;
+    const int free_key = keys8_sentinel(p, &nkeys);
+    uint8_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p->can_skip && codes[i] == WINENT_NODATA_CODE) {
+            if (free_key < 0 || free_key > 255)
+                return 0;
+            seen = 1;
+            keys[i] = (uint8_t)free_key;
+        } else {
+            keys[i] = (uint8_t)winent_code_order(&p->rule, codes[i]);
+        }
+        m = keys[i] > m ? keys[i] : m;
+    }
+    *sent = seen ? free_key : -1;
+    *top = m;
+    return 1;
+}
+
+/* The majority of rows [ya, yb) through the column path (keys8_takes);
+ * the input rows' codes (`codes`, rows ra .. rb) become byte keys. Sets
+ * *done_ to the bins of its column histograms, or to 0, writing nothing,
+ * where the band holds nodata and every key is a value's. */
+static winent_status keys8_majority(const winent_plan *p, const winent_chunk *c,
+                                    const uint32_t *codes, int ra, int rb, int ya, int yb,
+                                    float *out, size_t out_stride, int *done_, winent_err *err)
 {
     const int W = c->width;
+    int nkeys = 0, sent = -1, top = 0;
+    keys8_sentinel(p, &nkeys);
+    const size_t n = (size_t)W * (size_t)(rb - ra);
+    /* u8 samples of distinct values where none is nodata: their own keys,
+     * read in place (codes NULL). */
+    const uint8_t *in_place = codes == NULL ? (const uint8_t *)c->rows +
+                                                  (size_t)(ra - c->in_y0) * c->row_bytes
+                                            : NULL;
+    uint8_t *keys = in_place ? NULL : malloc(n ? n : 1);
+    uint8_t *col = NULL;
+    uint16_t *win = malloc(sizeof *win * 256);
+    float *value = malloc(sizeof *value * 256);
+    winent_status st = WINENT_OK;
+    *done_ = 0;
+    if ((keys == NULL && in_place == NULL) || win == NULL || value == NULL)
+        goto nomem;
+    if (in_place != NULL)
+        for (int r = 0; r < rb - ra; r++)
+            for (int x = 0; x < W; x++) /* vectorized: a max over bytes */
+                top = in_place[(size_t)r * c->row_bytes + x] > top
+                          ? in_place[(size_t)r * c->row_bytes + x]
+                          : top;
+    else if (!keys8_make(p, codes, n, keys, &sent, &top))
+        goto done;
+    /* The column histograms of the band's keys: 64 bins where they are
+     * small (a quarter of the columns' bytes to move and compare). */
+    const int bins = top < 64 ? 64 : 256;
+    const int sw = imin(W, imax(KEYS8_STRIP_MIN, KEYS8_STRIP_BYTES / bins - 2 * p->rx));
+    if ((col = malloc((size_t)(sw + 2 * p->rx) * (size_t)bins)) == NULL)
+        goto nomem;
+    *done_ = bins;
+    for (int k = 0; k < 256; k++)
+        value[k] = k < nkeys ? winent_code_value(&p->rule, winent_order_code(&p->rule, (uint32_t)k))
+                             : NAN;
+    const keys8_job j = {in_place ? in_place : keys,
+                         in_place ? c->row_bytes : (size_t)W,
+                         ra, W, c->height, p->rx, p->ry, sent, bins, value,
+                         keys8_sweep_choose(), out, out_stride, c->y0};
+    keys8_rows(&j, ya, yb, sw, col, win);
+    goto done;
+nomem:
+    st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory for the CPU engine's majority");
+done:
+    free(keys);
+    free(col);
+    free(win);
+    free(value);
+    return st;
+}
+
+winent_status winent_cpu_majority_rows(const winent_plan *p, const winent_chunk *c, int ya, int yb,
+                                       float *out, size_t out_stride, int *bins_taken,
+                                       winent_err *err)
+{
+    const int W = c->width;
+    *bins_taken = 0;
     if (yb <= ya || W == 0)
         return WINENT_OK;
     const int ra = imax(0, ya - p->ry), rb = imin(c->height, yb + p->ry);
     const size_t n = (size_t)W * (size_t)(rb - ra);
+    if (keys8_takes(p) && p->opts.dtype == WINENT_U8 && !p->rule.quantize && !p->rule.rotate &&
+        !p->can_skip && p->rule.int_offset == 0)
+        return keys8_majority(p, c, NULL, ra, rb, ya, yb, out, out_stride, bins_taken, err);
     uint32_t *codes = malloc(sizeof *codes * n);
     uint32_t *rank_code = NULL;
     mode_state m = {NULL, NULL, 0, 0, 1, 0};
@@ -219,6 +594,13 @@ winent_status winent_cpu_majority_rows(const winent_plan *p, const winent_chunk 
     for (int r = ra; r < rb; r++)
         winent_plan_codes(p, (const char *)c->rows + (size_t)(r - c->in_y0) * c->row_bytes,
                           (size_t)W, codes + (size_t)(r - ra) * (size_t)W);
+    if (keys8_takes(p)) {
+        st = keys8_majority(p, c, codes, ra, rb, ya, yb, out, out_stride, bins_taken, err);
+        if (st != WINENT_OK || *bins_taken) {
+            free(codes);
+            return st;
+        }
+    }
     maj_job j = {p, codes, ra, W, c->height, NULL, p->can_skip};
     /* Rotated codes' keys span the dtype's 2^bits patterns. */
     size_t bins = p->rule.rotate ? (size_t)p->rule.rotate_mask + 1 : (size_t)p->ncodes;

@@ -13,8 +13,10 @@
  * (row c->y0 first, `out_stride` floats apart): each pixel the value of
  * its window's most frequent code, ties to the smallest, NaN where the
  * pixel is not counted. Any number of callers at once (its scratch is its
- * own). The bits do not depend on the bands. */
+ * own). The bits do not depend on the bands. *bins: the bins of the
+ * column path the band took (64 or 256: keys of a byte), 0 where it took
+ * the sliding histogram. */
 winent_status winent_cpu_majority_rows(const winent_plan *p, const winent_chunk *c, int ya, int yb,
-                                       float *out, size_t out_stride, winent_err *err);
+                                       float *out, size_t out_stride, int *bins, winent_err *err);
 
 #endif

@@ -32,8 +32,11 @@
 #define FEW_X86 0
 #endif
 
-/* Byte planes of T[c] (c <= 63): T[63] base 2 is about 1.6e12 < 2^48. */
-#define PLANES 6
+/* Byte planes of T[c] (c <= 63): the entropy's T[63] base 2 is about
+ * 1.6e12 < 2^48 (6 planes); the other measures' tables reach 2^62 (8).
+ * Planes shifted past 2^64 wrap, but S itself is below 2^63, so the
+ * wrapped int64 sum is S exactly. */
+#define PLANES 8
 /* Spare columns after the last, so vector loads past W read zeros. */
 #define PAD_COLS 8
 
@@ -91,11 +94,119 @@ static inline const uint8_t *code_row(const winent_few_job *j, int y)
     return j->base + (size_t)(y - j->oy) * j->stride;
 }
 
+/* A measure other than the entropy: the values of `count` pixels from
+ * their S (`sb`) and n (`nb`), NaN where the centre is nodata. */
+static void finish_lanes(const winent_few_job *j, const int64_t *sb, const int64_t *nb,
+                         const uint8_t *centre, int count, float *o)
+{
+    for (int i = 0; i < count; i++)
+        o[i] = j->sent >= 0 && centre[i] == j->sent
+                   ? NAN
+                   : winent_measure_finish(j->m, sb[i], (int)nb[i], j->t);
+}
+
+/* The row loop of winent_few_finish for one measure kind, a constant, so
+ * that winent_measure_finish's switch folds away. */
+#define FINISH_KIND(K)                                                                             \
+    do {                                                                                           \
+        const winent_measure_rule r_ = {(K), m->renyi_den};                                        \
+        for (int i = 0; i < count; i++)                                                            \
+            o[i] = winent_measure_finish(&r_, t[nn[i]] - num[i], (int)nn[i], t);                   \
+    } while (0)
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* Renyi's last step 4 pixels at a time: winent_ln's operations, in its
+ * order, each rounded once (AVX2 without FMA: nothing fused), so the bits
+ * of winent_measure_finish. Lanes whose ratio is not a positive normal
+ * number (a window of no pixel, overwritten by NaN) take the scalar one. */
+__attribute__((target("avx2"))) static void renyi_avx2(const winent_measure_rule *m,
+                                                       const int64_t *t, const int64_t *num,
+                                                       const int64_t *nn, int count, float *o)
+{
+    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
+    const __m256d rt = _mm256_set1_pd(0.70710678118654752440);
+    const __m256d den = _mm256_set1_pd(m->renyi_den), zero = _mm256_setzero_pd();
+    const __m256i mant = _mm256_set1_epi64x(0x000FFFFFFFFFFFFFll);
+    const __m256i half = _mm256_set1_epi64x(0x3FE0000000000000ll); /* exponent of [0.5, 1) */
+    int i = 0;
+    for (; i + 4 <= count; i += 4) {
+        double a[4], b[4];
+        int ok = 1;
+        for (int k = 0; k < 4; k++) {
+            a[k] = (double)(t[nn[i + k]] - num[i + k]);
+            b[k] = (double)t[nn[i + k]];
+        }
+        const __m256d r = _mm256_div_pd(_mm256_loadu_pd(a), _mm256_loadu_pd(b));
+        const __m256i bits = _mm256_castpd_si256(r);
+        int64_t ex[4];
+        _mm256_storeu_si256((__m256i *)ex, _mm256_srli_epi64(bits, 52));
+        for (int k = 0; k < 4; k++)
+            ok &= ex[k] > 0 && ex[k] < 0x7FF; /* positive, normal, finite */
+        if (!ok) {
+            for (int k = 0; k < 4; k++)
+                o[i + k] = winent_measure_finish(m, t[nn[i + k]] - num[i + k], (int)nn[i + k], t);
+            continue;
+        }
+        /* frexp: r = mm 2^e, mm in [0.5, 1). */
+        __m256d mm = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, mant), half));
+        __m128i e = _mm_setr_epi32((int)ex[0] - 1022, (int)ex[1] - 1022, (int)ex[2] - 1022,
+                                   (int)ex[3] - 1022);
+        const __m256d lo = _mm256_cmp_pd(mm, rt, _CMP_LT_OQ);
+        mm = _mm256_blendv_pd(mm, _mm256_mul_pd(mm, two), lo);
+        /* lo lanes are all ones (-1 as 32-bit after the pack): e - 1. */
+        const __m256i lo64 = _mm256_castpd_si256(lo);
+        const __m128i lo32 = _mm_castps_si128(_mm_shuffle_ps(
+            _mm_castsi128_ps(_mm256_castsi256_si128(lo64)),
+            _mm_castsi128_ps(_mm256_extracti128_si256(lo64, 1)), _MM_SHUFFLE(2, 0, 2, 0)));
+        e = _mm_add_epi32(e, lo32);
+        const __m256d f = _mm256_div_pd(_mm256_sub_pd(mm, one), _mm256_add_pd(mm, one));
+        const __m256d f2 = _mm256_mul_pd(f, f);
+        __m256d sum = _mm256_set1_pd(1.0 / 25.0);
+        for (int k = 11; k >= 0; k--)
+            sum = _mm256_add_pd(_mm256_mul_pd(sum, f2), _mm256_set1_pd(1.0 / (double)(2 * k + 1)));
+        const __m256d lm = _mm256_mul_pd(_mm256_mul_pd(two, f), sum);
+        const __m256d de = _mm256_cvtepi32_pd(e);
+        const __m256d ln = _mm256_add_pd(
+            _mm256_mul_pd(de, _mm256_set1_pd(6.93147180369123816490e-01)),
+            _mm256_add_pd(_mm256_mul_pd(de, _mm256_set1_pd(1.90821492927058770002e-10)), lm));
+        _mm_storeu_ps(o + i, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_div_pd(ln, den), zero)));
+    }
+    for (; i < count; i++)
+        o[i] = winent_measure_finish(m, t[nn[i]] - num[i], (int)nn[i], t);
+}
+#define FINISH_RENYI_AVX2 1
+#else
+#define FINISH_RENYI_AVX2 0
+#endif
+
+void winent_few_finish(const winent_measure_rule *m, const int64_t *t, const int64_t *num,
+                       const int64_t *nn, int count, float *o)
+{
+    switch (m->kind) {
+    case 1: /* renyi: its logarithm 4 at a time where the CPU can */
+#if FINISH_RENYI_AVX2
+        if (__builtin_cpu_supports("avx2")) {
+            renyi_avx2(m, t, num, nn, count, o);
+            break;
+        }
+#endif
+        FINISH_KIND(1);
+        break;
+    case 2: FINISH_KIND(2); break; /* simpson */
+    case 3: FINISH_KIND(3); break; /* richness */
+    case 4: FINISH_KIND(4); break; /* evenness */
+    default: FINISH_KIND(m->kind); break;
+    }
+}
+
 /* --- Portable: 16-bit column histograms, 16 scalar lookups per pixel. --- */
 
 static void rows_portable(const winent_few_job *j, int ya, int yb, void *scratch)
 {
     const int W = j->W, H = j->H, rx = j->rx, ry = j->ry, sent = j->sent;
+    const int ent = winent_few_is_entropy(j);
     const int64_t *t = j->t;
     const size_t cols = (size_t)W + 2 * (size_t)rx + 1;
     uint16_t(*ch)[WINENT_FEW_BINS] = scratch; /* column x at ch[x + rx] */
@@ -140,7 +251,9 @@ static void rows_portable(const winent_few_job *j, int ya, int yb, void *scratch
                 s -= t[cs];
             }
             int n = kh * kw[x] - cs;
-            o[x] = sent >= 0 && centre[x] == sent ? NAN : winent_finish(t[n] - s, n);
+            o[x] = sent >= 0 && centre[x] == sent ? NAN
+                   : ent                          ? winent_finish(t[n] - s, n)
+                                                  : winent_measure_finish(j->m, s, n, t);
             for (int v = 0; v < WINENT_FEW_BINS; v++)
                 win[v] = (uint16_t)(win[v] - ch[x][v]);
         }
@@ -223,6 +336,8 @@ planes_avx512(__m512i h, const __m512i *tab, int np)
     PLANE(3);
     PLANE(4);
     PLANE(5);
+    PLANE(6);
+    PLANE(7);
 #undef PLANE
     return s;
 }
@@ -231,7 +346,7 @@ __attribute__((target(AVX512_TARGET))) static void rows_avx512(const winent_few_
                                                                int yb, void *scratch)
 {
     const int W = j->W, H = j->H, rx = j->rx, ry = j->ry, kx = 2 * rx + 1;
-    const int nmax = kx * (2 * ry + 1), sent = j->sent;
+    const int nmax = kx * (2 * ry + 1), sent = j->sent, ent = winent_few_is_entropy(j);
     const size_t cols = (size_t)W + 2 * (size_t)rx + PAD_COLS;
     uint8_t *ch = scratch; /* column x at ch + (x + rx) * 16 */
     const int32_t *kw = column_widths(j, scratch);
@@ -287,6 +402,13 @@ __attribute__((target(AVX512_TARGET))) static void rows_avx512(const winent_few_
             __m512i area = _mm512_mul_epu32(
                 _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(kw + x))), vkh);
             __m512i n = _mm512_max_epi64(_mm512_sub_epi64(area, cs), z);
+            if (!ent) {
+                int64_t sb[8], nb[8];
+                _mm512_storeu_si512(sb, s);
+                _mm512_storeu_si512(nb, n);
+                finish_lanes(j, sb, nb, centre + x, imin(8, W - x), o + x);
+                continue;
+            }
             __m512i tn = _mm512_i64gather_epi64(n, (const void *)j->t, 8);
             __m512d num = _mm512_cvtepi64_pd(_mm512_sub_epi64(tn, s));
             __m512d den = _mm512_cvtepi64_pd(_mm512_slli_epi64(n, 32));
@@ -371,7 +493,9 @@ planes_avx2(__m256i h, const __m256i (*tab)[4], const int nb, int np)
         case 2: q = _mm256_slli_epi64(q, 16); break;
         case 3: q = _mm256_slli_epi64(q, 24); break;
         case 4: q = _mm256_slli_epi64(q, 32); break;
-        default: q = _mm256_slli_epi64(q, 40); break;
+        case 5: q = _mm256_slli_epi64(q, 40); break;
+        case 6: q = _mm256_slli_epi64(q, 48); break;
+        default: q = _mm256_slli_epi64(q, 56); break;
         }
         s = _mm256_add_epi64(s, q);
     }
@@ -390,7 +514,7 @@ __attribute__((target(AVX2_TARGET), always_inline)) static inline void
 rows_avx2_nb(const winent_few_job *j, int ya, int yb, void *scratch, const int nb)
 {
     const int W = j->W, H = j->H, rx = j->rx, ry = j->ry, kx = 2 * rx + 1;
-    const int nmax = kx * (2 * ry + 1), sent = j->sent;
+    const int nmax = kx * (2 * ry + 1), sent = j->sent, ent = winent_few_is_entropy(j);
     const size_t cols = (size_t)W + 2 * (size_t)rx + PAD_COLS;
     uint8_t *ch = scratch;
     const int32_t *kw = column_widths(j, scratch);
@@ -450,6 +574,13 @@ rows_avx2_nb(const winent_few_job *j, int ya, int yb, void *scratch, const int n
                 _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(kw + x))), vkh);
             __m256i n = _mm256_sub_epi64(area, cs);
             n = _mm256_andnot_si256(_mm256_cmpgt_epi64(z, n), n); /* spare columns: >= 0 */
+            if (!ent) {
+                int64_t sb[4], nb[4];
+                _mm256_storeu_si256((__m256i *)sb, s);
+                _mm256_storeu_si256((__m256i *)nb, n);
+                finish_lanes(j, sb, nb, centre + x, imin(4, W - x), o + x);
+                continue;
+            }
             __m256i tn = _mm256_i64gather_epi64((const long long *)j->t, n, 8);
             /* D and n * 2^32 are below 2^52 (D >= 0 on live pixels): exact. */
             __m256d num = _mm256_sub_pd(
@@ -498,6 +629,7 @@ __attribute__((target(AVX2_TARGET))) static void rows_wide_avx2(const winent_few
                                                                 int yb, void *scratch)
 {
     const int W = j->W, H = j->H, rx = j->rx, ry = j->ry, sent = j->sent;
+    const int ent = winent_few_is_entropy(j);
     const int64_t *t = j->t;
     const size_t cols = (size_t)W + 2 * (size_t)rx + 1;
     uint16_t(*ch)[WINENT_FEW_BINS] = scratch; /* column x at ch[x + rx] */
@@ -526,6 +658,7 @@ __attribute__((target(AVX2_TARGET))) static void rows_wide_avx2(const winent_few
             win = _mm256_add_epi16(win, _mm256_loadu_si256((const __m256i *)ch[d]));
         for (int x = 0; x < W; x += 4) {
             double num[4] = {0, 0, 0, 0}, den[4] = {1, 1, 1, 1};
+            float fm[4] = {0, 0, 0, 0};
             const int m = imin(4, W - x);
             for (int i = 0; i < m; i++) {
                 const int xi = x + i;
@@ -543,14 +676,19 @@ __attribute__((target(AVX2_TARGET))) static void rows_wide_avx2(const winent_few
                     s -= t[cs];
                 }
                 const int n = kh * kw[xi] - cs;
-                /* As winent_finish: exact conversions, then one division. */
+                /* As winent_finish: exact conversions, then one division;
+                 * the other measures their own last step. */
                 num[i] = (double)(t[n] - s);
                 den[i] = (double)n * WINENT_LQ_SCALE;
+                if (!ent)
+                    fm[i] = n > 0 ? winent_measure_finish(j->m, s, n, t) : 0.0f;
                 win = _mm256_sub_epi16(win, _mm256_loadu_si256((const __m256i *)ch[xi]));
             }
             float f[4];
             _mm_storeu_ps(
                 f, _mm256_cvtpd_ps(_mm256_div_pd(_mm256_loadu_pd(num), _mm256_loadu_pd(den))));
+            if (!ent)
+                memcpy(f, fm, sizeof f);
             for (int i = 0; i < m; i++)
                 o[x + i] = sent >= 0 && centre[x + i] == sent ? NAN : f[i];
         }

@@ -11,13 +11,17 @@
  * AVX2, picked at run time) or, for larger windows, from 16 scalar lookups
  * per pixel on 16-bit counts (an AVX2 kernel, or portable C on any CPU). Every path sums
  * the same int64 terms exactly and finishes with the shared division, so
- * they give the reference's bits.
+ * they give the reference's bits. The other measures of a window's
+ * histogram (simpson, richness, evenness, renyi) keep the same exact S with
+ * their own table and finish each pixel with winent_measure_finish.
  */
 #ifndef WINENT_ENGINE_CPU_SIMD_H
 #define WINENT_ENGINE_CPU_SIMD_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "entropy_rule.h"
 
 /* Bins of the few-values path; codes must be below this. */
 #define WINENT_FEW_BINS 16
@@ -43,7 +47,24 @@ typedef struct winent_few_job {
     float *out;       /* borrowed; output row y at out + (y - out_y0) * out_stride */
     size_t out_stride;
     int out_y0;
+    /* The measure's last step from S (entropy_rule.h); NULL or the
+     * entropy's: the entropy, finished in SIMD where the path can. The
+     * others are finished per pixel by winent_measure_finish itself, so
+     * every path gives its bits. */
+    const winent_measure_rule *m;
 } winent_few_job;
+
+/* 1 when the job's measure is the entropy (its finish vectorized). */
+static inline int winent_few_is_entropy(const winent_few_job *j)
+{
+    return j->m == NULL || j->m->kind == 0; /* WINENT_MEASURE_ENTROPY */
+}
+
+/* The values of `count` windows of a measure other than the entropy from
+ * their D = T[n] - S (`num`) and n (`nn`), `t` the plan's table:
+ * winent_measure_finish's bits, its switch taken once per row. */
+void winent_few_finish(const winent_measure_rule *m, const int64_t *t, const int64_t *num,
+                       const int64_t *nn, int count, float *o);
 
 /* The path to use for `kx` x `ky` windows on this CPU. `request` is the
  * WINENT_CPU_PATH environment variable (NULL or empty: the fastest, which

@@ -13,7 +13,13 @@
  * unless a pixel is nodata; else bytes with a column ISA take the column
  * path of 64 bins (codes < 64) or 256, where the model says it pays or the
  * ISA was forced; else wide codes are renumbered per tile (remap); else
- * the sliding engine.
+ * the sliding engine. The other measures of a window's histogram take the
+ * same paths but the compare kernel (it sums the entropy's logs); the
+ * majority never the few-values path, and a column path wherever its keys
+ * fit (its own kernel takes every such band); each measure's cost is the
+ * entropy's plus its last step's (winent_cpu_measure_ns), larger for all
+ * but richness, and but for renyi's (vectorized on the column paths)
+ * cheapest where the entropy's division is scalar.
  */
 #include <string.h>
 
@@ -44,6 +50,8 @@ static double changes(void *ctx, int bins)
 }
 
 typedef struct ccase {
+    int measure; /* winent_measure_rule.kind: 0 entropy, 1 renyi, 2 simpson, 3 richness,
+                    4 evenness, 5 majority */
     const char *name;
     winent_few_path few, cols;
     int cmp, forced, remap, k, code8, top;
@@ -59,19 +67,31 @@ typedef struct ccase {
 
 /* Zero changes pay at 31 x 31 for every ISA; a million never do. */
 static const ccase cases[] = {
-    {"bytes < 16, few ISA", A2, A2, 1, 0, 0, 5, 1, 15, 1, 1e6, WINENT_CPU_FEW, 0, 0},
-    {"bytes < 16, no few ISA, compare kernel", N, A2, 1, 0, 0, 5, 1, 15, 0, 0, WINENT_CPU_CMP, 1, 0},
-    {"16 codes, compare kernel", A2, A2, 1, 0, 0, 5, 1, 16, 0, 0, WINENT_CPU_CMP, 1, 0},
-    {"compare kernel, nodata: column path", A2, A2, 1, 0, 0, 31, 1, 16, 1, 0, WINENT_CPU_COLS64, 1, 1},
-    {"compare kernel, nodata, noise: slide", A2, A2, 1, 0, 0, 31, 1, 200, 1, 1e6, WINENT_CPU_SLIDE, 1, 1},
-    {"no ISA at all: no compare kernel", N, N, 1, 0, 0, 5, 1, 100, 0, 0, WINENT_CPU_SLIDE, 0, 0},
-    {"63 codes, smooth", A2, A2, 0, 0, 0, 31, 1, 63, 0, 0, WINENT_CPU_COLS64, 0, 1},
-    {"64 codes, smooth", A2, A2, 0, 0, 0, 31, 1, 64, 0, 0, WINENT_CPU_COLS256, 0, 1},
-    {"255 codes, noise", P, P, 0, 0, 0, 31, 1, 255, 0, 1e6, WINENT_CPU_SLIDE, 0, 1},
-    {"255 codes, noise, forced ISA", P, P, 0, 1, 0, 31, 1, 255, 0, 1e6, WINENT_CPU_COLS256, 0, 0},
-    {"16-bit codes", A2, A2, 1, 0, 0, 5, 0, 0, 0, 0, WINENT_CPU_SLIDE, 0, 0},
-    {"wide codes", N, N, 0, 0, 1, 9, 0, 0, 0, 0, WINENT_CPU_REMAP, 0, 0},
-    {"slide forced", N, N, 0, 0, 0, 9, 1, 3, 0, 0, WINENT_CPU_SLIDE, 0, 0},
+    {0, "bytes < 16, few ISA", A2, A2, 1, 0, 0, 5, 1, 15, 1, 1e6, WINENT_CPU_FEW, 0, 0},
+    {0, "bytes < 16, no few ISA, compare kernel", N, A2, 1, 0, 0, 5, 1, 15, 0, 0, WINENT_CPU_CMP, 1, 0},
+    {0, "16 codes, compare kernel", A2, A2, 1, 0, 0, 5, 1, 16, 0, 0, WINENT_CPU_CMP, 1, 0},
+    {0, "compare kernel, nodata: column path", A2, A2, 1, 0, 0, 31, 1, 16, 1, 0, WINENT_CPU_COLS64, 1, 1},
+    {0, "compare kernel, nodata, noise: slide", A2, A2, 1, 0, 0, 31, 1, 200, 1, 1e6, WINENT_CPU_SLIDE, 1, 1},
+    {0, "no ISA at all: no compare kernel", N, N, 1, 0, 0, 5, 1, 100, 0, 0, WINENT_CPU_SLIDE, 0, 0},
+    {0, "63 codes, smooth", A2, A2, 0, 0, 0, 31, 1, 63, 0, 0, WINENT_CPU_COLS64, 0, 1},
+    {0, "64 codes, smooth", A2, A2, 0, 0, 0, 31, 1, 64, 0, 0, WINENT_CPU_COLS256, 0, 1},
+    {0, "255 codes, noise", P, P, 0, 0, 0, 31, 1, 255, 0, 1e6, WINENT_CPU_SLIDE, 0, 1},
+    {0, "255 codes, noise, forced ISA", P, P, 0, 1, 0, 31, 1, 255, 0, 1e6, WINENT_CPU_COLS256, 0, 0},
+    {0, "16-bit codes", A2, A2, 1, 0, 0, 5, 0, 0, 0, 0, WINENT_CPU_SLIDE, 0, 0},
+    {0, "wide codes", N, N, 0, 0, 1, 9, 0, 0, 0, 0, WINENT_CPU_REMAP, 0, 0},
+    {0, "slide forced", N, N, 0, 0, 0, 9, 1, 3, 0, 0, WINENT_CPU_SLIDE, 0, 0},
+    /* The other measures. */
+    {2, "simpson, bytes < 16, few ISA", A2, A2, 1, 0, 0, 5, 1, 15, 1, 1e6, WINENT_CPU_FEW, 0, 0},
+    {2, "simpson, compare kernel's window: not it", N, A2, 1, 0, 0, 15, 1, 100, 0, 0,
+     WINENT_CPU_COLS256, 0, 1},
+    {1, "renyi, 63 codes, smooth", A2, A2, 0, 0, 0, 15, 1, 63, 0, 0, WINENT_CPU_COLS64, 0, 1},
+    {4, "evenness, noise: slide", P, P, 0, 0, 0, 31, 1, 255, 0, 1e6, WINENT_CPU_SLIDE, 0, 1},
+    {3, "richness, 16-bit codes", A2, A2, 1, 0, 0, 5, 0, 0, 0, 0, WINENT_CPU_SLIDE, 0, 0},
+    {5, "majority, bytes < 16: columns, not few", N, A2, 0, 0, 0, 15, 1, 15, 0, 0,
+     WINENT_CPU_COLS64, 0, 1},
+    {5, "majority, noise: columns all the same", N, A2, 0, 0, 0, 31, 1, 255, 0, 1e6,
+     WINENT_CPU_COLS256, 0, 1},
+    {5, "majority, 16-bit codes: slide", N, N, 0, 0, 0, 15, 0, 0, 0, 0, WINENT_CPU_SLIDE, 0, 0},
 };
 
 static winent_cpu_choice_in input(const ccase *c, probe *pr)
@@ -84,6 +104,7 @@ static winent_cpu_choice_in input(const ccase *c, probe *pr)
     in.cols_forced = c->forced;
     in.remap = c->remap;
     in.kx = in.ky = c->k;
+    in.measure = c->measure;
     in.code8 = c->code8;
     in.top = c->top;
     in.nodata_seen = nodata_seen;
@@ -94,9 +115,10 @@ static winent_cpu_choice_in input(const ccase *c, probe *pr)
     return in;
 }
 
-/* The cost the estimate should read for path `p` on case `c`: the models'
- * figures (few 0.45 ns, the sliding engine 2 ns, the others its ratio). */
-static double want_cost(const ccase *c, winent_cpu_path p)
+/* The entropy's cost the estimate should read for path `p` on case `c`:
+ * the models' figures (few 0.45 ns, the sliding engine 2 ns, the others
+ * its ratio). */
+static double entropy_cost(const ccase *c, winent_cpu_path p)
 {
     double ratio = 1.0;
     switch (p) {
@@ -110,6 +132,12 @@ static double want_cost(const ccase *c, winent_cpu_path p)
         return 2.0 * ratio;
     default: return 2.0;
     }
+}
+
+/* The measure's: the entropy's plus its last step's. */
+static double want_cost(const ccase *c, winent_cpu_path p)
+{
+    return entropy_cost(c, p) + winent_cpu_measure_ns(c->measure, p, c->k);
 }
 
 static void run_case(const ccase *c)
@@ -162,6 +190,25 @@ int main(void)
         CHECK(rows == 1, "path %d: %d rows", p, rows);
         CHECK(!strcmp(winent_cpu_path_row_of((winent_cpu_path)p)->name, names[p]),
               "path %d named %s", p, winent_cpu_path_row_of((winent_cpu_path)p)->name);
+    }
+    /* Each measure's last step: none for the entropy; richness (a count)
+     * cheaper than the entropy's scalar division, the others dearer than
+     * its vector one; spread over the 2 Ky updates of a pixel. */
+    for (int k = 0; k < 3; k++) {
+        const winent_cpu_path p = k == 0 ? WINENT_CPU_SLIDE : k == 1 ? WINENT_CPU_COLS64
+                                                                     : WINENT_CPU_FEW;
+        CHECK(winent_cpu_measure_ns(0, p, 15) == 0.0, "entropy adds to itself on %d", (int)p);
+        CHECK(winent_cpu_measure_ns(3, WINENT_CPU_SLIDE, 15) < 0.0, "richness dearer than entropy");
+        for (int m = 1; m <= 5; m++) {
+            const double a = winent_cpu_measure_ns(m, p, 5), b = winent_cpu_measure_ns(m, p, 25);
+            CHECK(a == 5.0 * b, "measure %d path %d: not spread over 2 Ky updates", m, (int)p);
+            if (p != WINENT_CPU_SLIDE && m != 3)
+                CHECK(a > 0.0, "measure %d on path %d: not dearer than the entropy", m, (int)p);
+            /* Renyi's logarithm is vectorized on the column paths alone. */
+            CHECK(p == WINENT_CPU_SLIDE ||
+                      (m == 1) == (winent_cpu_measure_ns(m, WINENT_CPU_SLIDE, 5) > a),
+                  "measure %d: its extra cost on the slide against path %d's", m, (int)p);
+        }
     }
     winent_cpu_choice_in none;
     memset(&none, 0, sizeof none);

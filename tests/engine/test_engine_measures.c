@@ -8,6 +8,10 @@
  *  - a brute-force oracle of this test's own: each window's pixels
  *    counted in a direct histogram of the sample values (not the codes),
  *    the measure from the plain float64 formulas, to float32 rounding.
+ * The 8-bit paths (few values, columns of 64 and 256 bins, the majority's
+ * columns of byte keys) are forced one by one (WINENT_CPU_PATH) on 8-bit
+ * data, binned data and 16-bit data of few values, windows 3 to 31, with
+ * 1 to 4 threads, and the path the engine took is checked.
  * Inputs: random 8-bit, 16-bit, 32-bit (the remap path), floats with
  * --bins/--range, nodata and NaN, windows wider than the image,
  * rectangular and disk windows; and the structured cases: one class
@@ -176,8 +180,60 @@ static double oracle(const vcase *vc, const mcase *mc, winent_base base, const u
     }
 }
 
+/* How run_case runs the CPU engine: WINENT_CPU_PATH (NULL: unset), the
+ * threads 1 .. `threads`, whether the oracle is asked (the reference's
+ * bits do not depend on the path), and the paths the engine may report. */
+typedef struct engine_way {
+    const char *path;
+    int threads;
+    int oracle;
+    const char *want; /* the names allowed, e.g. "few cols64 cols256"; NULL: any */
+} engine_way;
+
+static const engine_way default_way = {NULL, 2, 1, NULL};
+
+/* 1 when `name` is one of the space-separated words of `list`. */
+static int word_in(const char *name, const char *list)
+{
+    const size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* The path an engine of plan `p` takes on the whole image. */
+static void check_path(const winent_plan *p, const uint8_t *in, size_t row_bytes, int w, int h,
+                       const engine_way *way, const char *label)
+{
+    winent_cpu_engine *e = NULL;
+    winent_err err;
+    winent_err_clear(&err);
+    float *got = malloc(sizeof *got * (size_t)w * h);
+    CHECK(got != NULL && winent_cpu_engine_create(p, w, h, 1, &e, &err) == WINENT_OK, "%s: %s",
+          label, err.msg);
+    if (e != NULL && got != NULL) {
+        winent_chunk whole = {in, row_bytes, w, h, 0, h, 0, h};
+        CHECK(winent_cpu_engine_compute(e, &whole, got, (size_t)w, &err) == WINENT_OK, "%s",
+              err.msg);
+        const char *took = winent_cpu_engine_last_path(e);
+        CHECK(word_in(took, way->want), "%s: took the path %s, not %s", label, took, way->want);
+    }
+    winent_cpu_engine_free(e);
+    free(got);
+}
+
+static void run_case_way(const vcase *vc, const mcase *mc, int kx, int ky, int disk,
+                         winent_base base, int w, int h, int pattern, const engine_way *way);
+
 static void run_case(const vcase *vc, const mcase *mc, int kx, int ky, int disk, winent_base base,
                      int w, int h, int pattern)
+{
+    run_case_way(vc, mc, kx, ky, disk, base, w, h, pattern, &default_way);
+}
+
+static void run_case_way(const vcase *vc, const mcase *mc, int kx, int ky, int disk,
+                         winent_base base, int w, int h, int pattern, const engine_way *way)
 {
     winent_compute_opts o = vc_opts(vc, kx, ky);
     o.disk = disk;
@@ -191,10 +247,10 @@ static void run_case(const vcase *vc, const mcase *mc, int kx, int ky, int disk,
     uint8_t *in = make_input(vc, w, h, pattern);
     float *ref = malloc(n * sizeof *ref);
     double *vals = malloc(sizeof *vals * (size_t)kx * ky);
-    char label[200];
-    snprintf(label, sizeof label, "%s, %s q=%g, %dx%d%s base %d, %dx%d image, pattern %d",
+    char label[240];
+    snprintf(label, sizeof label, "%s, %s q=%g, %dx%d%s base %d, %dx%d image, pattern %d, path %s",
              vc->name, winent_measure_name(mc->m), mc->q, kx, ky, disk ? " disk" : "", (int)base,
-             w, h, pattern);
+             w, h, pattern, way->path ? way->path : "unset");
     if (!in || !ref || !vals) {
         CHECK(0, "out of memory");
         goto done;
@@ -208,7 +264,7 @@ static void run_case(const vcase *vc, const mcase *mc, int kx, int ky, int disk,
     double worst = 0;
     size_t worst_at = 0;
     const size_t step = (double)n * kx * ky < 2e6 ? 1 : 97;
-    for (size_t i = 0; i < n; i += step) {
+    for (size_t i = 0; way->oracle && i < n; i += step) {
         double want = oracle(vc, mc, base, in, w, h, kx, ky, disk, (int)(i % w), (int)(i / w), vals);
         if (isnan(want) || isnan(ref[i])) {
             CHECK(isnan(want) && isnan(ref[i]), "%s: pixel %zu: oracle %g, reference %g", label, i,
@@ -226,7 +282,13 @@ static void run_case(const vcase *vc, const mcase *mc, int kx, int ky, int disk,
     CHECK(worst <= 2e-6, "%s: reference vs oracle differ by %g at pixel %zu", label, worst,
           worst_at);
     static const int bands[] = {0, 1, 5};
-    vc_check_cpu(p, in, row_bytes, w, h, ref, bands, 3, 2, label);
+    if (way->path != NULL)
+        setenv("WINENT_CPU_PATH", way->path, 1);
+    vc_check_cpu(p, in, row_bytes, w, h, ref, bands, 3, way->threads, label);
+    if (way->want != NULL)
+        check_path(p, in, row_bytes, w, h, way, label);
+    if (way->path != NULL)
+        unsetenv("WINENT_CPU_PATH");
 done:
     winent_plan_free(p);
     free(in);
@@ -265,8 +327,55 @@ static void known_answers(void)
     }
 }
 
+/* 8-bit data for the few-values and column paths: their codes below 16,
+ * below 64, the sentinel among 256 values, rotated signed values, bins of a
+ * 16-bit band, and a 16-bit band of few values (renumbered to bytes). */
+static const vcase vcases8[] = {
+    {"u8 values 0..11", WINENT_U8, 0, 0, 0, 0, 0, 0, 12, 0, 0},
+    {"u8 values 3..50, nodata 7", WINENT_U8, 0, 0, 0, 1, 7, 3, 48, 0.1, 0},
+    {"u8 256 values, nodata 200", WINENT_U8, 0, 0, 0, 1, 200, 0, 256, 0.05, 0},
+    {"i8 values -90..90, nodata -1", WINENT_I8, 0, 0, 0, 1, -1, -90, 181, 0.1, 0},
+    {"u16 bins 40 range 0:4000, nodata 9", WINENT_U16, 40, 0, 4000, 1, 9, 0, 4200, 0.1, 0},
+    {"u16 200 values, nodata 65535", WINENT_U16, 0, 0, 0, 1, 65535, 65300, 236, 0.05, 0},
+};
+
+/* Every 8-bit path, forced, against the reference and the oracle; the
+ * sliding engine forced as the control. */
+static void paths8(void)
+{
+    static const int windows[][2] = {{3, 3}, {5, 7}, {9, 3}, {15, 15}, {31, 5}, {31, 31}};
+    static const char *const paths[] = {"portable", "avx2", "avx512", "slide"};
+    const int nm = (int)(sizeof mcases / sizeof mcases[0]);
+    int turn = 0;
+    for (size_t v = 0; v < sizeof vcases8 / sizeof vcases8[0]; v++)
+        for (int m = 0; m < nm; m++) {
+            const int majority = mcases[m].m == WINENT_MEASURE_MAJORITY;
+            /* The majority's byte keys: not from 16-bit samples. */
+            const int bytes = !(majority && vcases8[v].dtype == WINENT_U16 && vcases8[v].bins == 0);
+            fprintf(stderr, "8-bit paths: %s, %s\n", vcases8[v].name,
+                    winent_measure_name(mcases[m].m));
+            for (size_t wi = 0; wi < sizeof windows / sizeof windows[0]; wi++)
+                for (size_t pi = 0; pi < sizeof paths / sizeof paths[0]; pi++) {
+                    const int slide = !strcmp(paths[pi], "slide");
+                    const engine_way way = {paths[pi], 1 + (int)(turn % 4), pi == 0,
+                                            slide || !bytes ? "slide"
+                                            : majority      ? "cols64 cols256"
+                                                            : "few cols64 cols256"};
+                    const int big = windows[wi][0] * windows[wi][1] > 200;
+                    run_case_way(&vcases8[v], &mcases[m], windows[wi][0], windows[wi][1], 0,
+                                 (winent_base)(turn++ % 3), big ? 67 : 41, big ? 53 : 37,
+                                 0, &way);
+                }
+            /* One class; nodata but every 7th pixel. */
+            const engine_way way = {"avx2", 4, 1, bytes ? "few cols64 cols256" : "slide"};
+            run_case_way(&vcases8[v], &mcases[m], 5, 5, 0, WINENT_BASE_2, 23, 19, 1, &way);
+            run_case_way(&vcases8[v], &mcases[m], 3, 3, 0, WINENT_BASE_E, 23, 19, 2, &way);
+        }
+}
+
 int main(void)
 {
+    paths8();
     known_answers();
     static const int windows[][3] = {{1, 1, 0}, {3, 3, 0}, {5, 3, 0}, {3, 7, 0},
                                      {5, 5, 1}, {9, 9, 1}, {15, 15, 0}};
