@@ -313,3 +313,26 @@ double winent_measure_top(const winent_compute_opts *o, double n, uint32_t bins)
         return 0.0;
     return log_base(n, o->base);
 }
+
+int winent_measure_can_be_nan(const winent_compute_opts *o)
+{
+    if (winent_measure_is_glcm(o->measure))
+        return 1;
+    if (o->measure != WINENT_MEASURE_MAJORITY || o->footprint == NULL)
+        return 0;
+    return o->footprint[(size_t)(o->ky / 2) * (size_t)o->kx + (size_t)(o->kx / 2)] == 0;
+}
+
+double winent_measure_bottom(const winent_compute_opts *o)
+{
+    switch (o->measure) {
+    case WINENT_MEASURE_GLCM_CORRELATION: return -1.0;
+    case WINENT_MEASURE_GLCM_CLUSTER_SHADE: return -glcm_top(o);
+    case WINENT_MEASURE_MAJORITY:
+        if (o->bins > 0 || winent_dtype_is_float(o->dtype)) /* the first bin's centre */
+            return o->range_lo + 0.5 * (o->range_hi - o->range_lo) / (o->bins ? o->bins : 256);
+        return o->dtype == WINENT_I8 ? -128.0 : o->dtype == WINENT_I16 ? -32768.0
+               : o->dtype == WINENT_I32 ? -2147483648.0 : 0.0;
+    default: return 0.0;
+    }
+}

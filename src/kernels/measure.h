@@ -31,6 +31,15 @@ void winent_measure_tables(const winent_compute_opts *o, int nmax, const int64_t
  * `bins` bins (0: distinct values): the scale of integer outputs. */
 double winent_measure_top(const winent_compute_opts *o, double n, uint32_t bins);
 
+/* 1 where o's map can be NaN at a valid pixel (so an output must name a
+ * nodata value even without nodata in the input): a co-occurrence window
+ * with no pair, a majority of a footprint that leaves out its centre. */
+int winent_measure_can_be_nan(const winent_compute_opts *o);
+
+/* The smallest value o's measure takes (its dtype and range set): below
+ * 0 for a correlation, a cluster shade, a majority of negative values. */
+double winent_measure_bottom(const winent_compute_opts *o);
+
 /* The majority map's largest magnitude: the dtype's for distinct values,
  * the range's for bins. */
 double winent_majority_top(const winent_compute_opts *o);
