@@ -109,6 +109,12 @@ static winent_status make_maps(pipeline *p, const winent_job_opts *o,
         jm->band = m / nwin;
         jm->co = cos[jm->band];
         winent_setup_map_entry(o, win + WINENT_WIN_FIELDS * (m % nwin), &jm->co);
+        /* --ot against the map's values, now that the input's type and
+         * range are known. */
+        if (p->map_in == NULL)
+            WINENT_TRY(winent_job_check_map_type(
+                o->out_type, &jm->co, 1, jm->co.range_lo != 0.0 || jm->co.range_hi != 0.0,
+                o->words == WINENT_WORDS_PYTHON ? WINENT_WORDS_PYTHON : WINENT_WORDS_CLI, err));
         for (int k = 0; k < m && jm->plan == NULL; k++)
             if (p->plan.maps[k].owner && same_compute(&p->plan.maps[k].co, &jm->co))
                 jm->plan = p->plan.maps[k].plan;
