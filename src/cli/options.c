@@ -999,6 +999,12 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
      * range without bins as unused for integer samples). */
     if ((c->range_given || j->range_auto) && j->compute.bins == 0)
         j->compute.bins = 256;
+    /* --levels N is --bins N (one quantization for every measure): both
+     * given, one would be dropped. */
+    if (c->levels_given && c->typed[code_of_cli("bins") - OPT_ROW0] != NULL)
+        return usage(msg, n,
+                     "--levels does not go with --bins: both are the number of bins every "
+                     "measure of the job sees: give one");
     /* --levels N without --range: N levels over the band's own range. */
     if (c->levels_given && !c->range_given)
         j->range_auto = 1;

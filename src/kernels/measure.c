@@ -167,6 +167,24 @@ static winent_status check_glcm(const winent_compute_opts *o, int dtype_known, w
                               "window=K or (rows, cols) with odd numbers",
                               winent_measure_name(o->measure), w == WINENT_WORDS_PYTHON ? o->ky : o->kx,
                               w == WINENT_WORDS_PYTHON ? o->kx : o->ky);
+    /* A pair (p, p + (dx, dy)) fits a whole window where |dx| < kx and
+     * |dy| < ky: at no angle asked, every window would have no pair and
+     * the map would be all NaN. */
+    const int d = o->glcm_distance > 0 ? o->glcm_distance : 1;
+    const unsigned angles = o->glcm_angles ? o->glcm_angles : 15u;
+    const int fits[4] = {d < o->kx, d < o->kx && d < o->ky, d < o->ky, d < o->kx && d < o->ky};
+    int any = 0;
+    for (int k = 0; k < 4; k++)
+        any |= (angles & (1u << k)) && fits[k];
+    if (!any)
+        return winent_opt_say(err, w,
+                              "--distance: '%d': no two pixels of a %dx%d window are %d apart at "
+                              "the angles asked: give a distance below the window's sides",
+                              "distances=%d: no two pixels of a window of %d rows and %d columns "
+                              "are %d apart at the angles asked: give a distance below the "
+                              "window's sides",
+                              d, w == WINENT_WORDS_PYTHON ? o->ky : o->kx,
+                              w == WINENT_WORDS_PYTHON ? o->kx : o->ky, d);
     return dtype_known ? check_levels(o, w, err) : WINENT_OK;
 }
 
