@@ -313,7 +313,10 @@ def valid_of(img, job):
 
 
 def resolve_range(img, valid, job):
-    """The range the engine takes (auto: the valid samples' min, max)."""
+    """The range the engine takes (auto: the valid samples' min, max); a
+    float band without bins takes 256 over it."""
+    if not job["bins"] and img.dtype.kind == "f":
+        job["bins"], job["range_arg"] = 256, "auto"
     if not job["bins"]:
         return
     if job["range_arg"] == "auto":
