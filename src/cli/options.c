@@ -853,10 +853,13 @@ static winent_status take_footprint(cli_opts *c, const winent_option *r, int cod
     winent_status st = cli_read_footprint(val, &c->footprint, &kx, &ky, msg, n);
     if (st != WINENT_OK)
         return st;
-    c->job.compute.footprint = c->footprint;
+    /* A rectangle of ones or a disk is that window, as Python's
+     * footprint= takes it: the same maps, names and checks. */
+    const int shape = cli_footprint_shape(c->footprint, kx, ky);
+    c->job.compute.footprint = shape == 2 ? c->footprint : NULL;
     c->job.compute.kx = kx;
     c->job.compute.ky = ky;
-    c->job.compute.disk = 0;
+    c->job.compute.disk = shape == 1;
     return WINENT_OK;
 }
 

@@ -213,7 +213,8 @@ def random_image(rng, dt, h, w):
 
 def random_job(rng):
     dt = str(rng.choice(list(DT)))
-    h, w = int(rng.integers(1, 15)), int(rng.integers(1, 15))
+    big = rng.random() < 0.1
+    h, w = int(rng.integers(1, 40 if big else 15)), int(rng.integers(1, 40 if big else 15))
     img = random_image(rng, dt, h, w)
     job = dict(dtype=dt, base=str(rng.choice(["2", "e", "10"])), bins=0, lo=None, hi=None,
                range_arg=None, nodata=None, distance=1, angles=[0, 45, 90, 135], sym=True,
@@ -269,6 +270,19 @@ def random_job(rng):
         v = img.flat[int(rng.integers(0, img.size))]
         job["nodata"] = float(v)
     job["ot"] = str(rng.choice(["float32", "float32", "float16", "uint16", "uint8"]))
+    if job["shape"] != "foot" and job["fmt"] != "raw" and rng.random() < 0.3:
+        # a second window in the same job (the maps: window-major)
+        if rng.random() < 0.5 or glcm:
+            k2 = (int(rng.integers(0, 4)) * 2 + 1, int(rng.integers(0, 4)) * 2 + 1)
+            w2 = dict(shape="rect", kx=k2[0], ky=k2[1])
+        else:
+            r2 = int(rng.integers(0, 4))
+            w2 = dict(shape="disk", r=r2, kx=2 * r2 + 1, ky=2 * r2 + 1)
+        same = w2["shape"] == job["shape"] and w2["kx"] == job["kx"] and w2["ky"] == job["ky"]
+        if not same:
+            job["win2"] = w2
+    if dt == "f32" and rng.random() < 0.3:
+        img[rng.random(img.shape) < 0.15] = np.nan
     if rng.random() < 0.2:
         mutate(rng, img, job)
     return img, job
@@ -346,6 +360,10 @@ def cli_words(job, tmp):
         words += ["--footprint", path]
     else:
         words += ["--window", "%dx%d" % (job["kx"], job["ky"])]
+    if "win2" in job and job["shape"] != "foot":
+        w2 = job["win2"]
+        words[-1] += ",disk%d" % w2["r"] if w2["shape"] == "disk" else \
+            ",%dx%d" % (w2["kx"], w2["ky"])
     glcm = any(m.startswith("glcm-") for m in job["measures"])
     if job["bins"]:
         words += ["--levels" if glcm else "--bins", str(job["bins"])]
@@ -457,9 +475,12 @@ def run_py(img, job, dask=False):
     else:
         win = (job["ky"], job["kx"])
     glcm = any(m.startswith("glcm-") for m in job["measures"])
+    f = job.get("foot")
+    if job["shape"] == "foot" and glcm and f.all() and f.shape[0] % 2 and f.shape[1] % 2:
+        win = f.shape  # a rectangle of ones is that window (texture has no footprint=)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if job["shape"] == "foot":
+        if job["shape"] == "foot" and win is None:
             if job["bins"]:
                 kw["bins"] = job["bins"]
             if glcm:  # entropy() takes one measure at its defaults' pairs
@@ -534,16 +555,18 @@ def one_case(ws, rng, tmp, verbose):
     text = " ".join(shlex.quote(c) for c in cmd)
     fails = []
     # Python's door (the float32 maps), numpy and dask
+    sub = [job] + ([dict(job, **job["win2"])] if "win2" in job else [])
+    jall = dict(job, measures=job["measures"] * len(sub))
     py_err = py = None
     try:
-        py = run_py(img, job)
+        py = np.concatenate([run_py(img, j) for j in sub])
     except winent.UsageError as e:
         py_err = str(e)
     except Exception as e:  # noqa: BLE001 - any other exception is a failure
         fails.append("python raised %s: %s" % (type(e).__name__, e))
     if py is not None and rng.random() < 0.25 and job["shape"] != "foot":
         try:
-            pd = run_py(img, job, dask=True)
+            pd = np.concatenate([run_py(img, j, dask=True) for j in sub])
             if not np.array_equal(pd, py, equal_nan=True):
                 fails.append("dask's maps differ from numpy's")
         except winent.UsageError as e:
@@ -559,24 +582,26 @@ def one_case(ws, rng, tmp, verbose):
     if not cli_usage and py_err is not None:
         fails.append("Python refuses, CLI takes: %s" % py_err)
     if p.returncode == 0 or py is not None:
-        resolve_range(img, valid, job)
-        want = oracle(img, valid, job)
+        for j in sub:
+            resolve_range(img, valid, j)
+        jall = dict(sub[0], measures=job["measures"] * len(sub))
+        want = np.concatenate([oracle(img, valid, j) for j in sub])
         if py is not None:
-            fails += compare("python", py, want, dict(job, ot="float32"))
+            fails += compare("python", py, want, dict(jall, ot="float32"))
         if p.returncode == 0:
             try:
-                got, descr, hdr = read_cli(job, out, *img.shape)
-                scale = int_scales(job, hdr, out) if job["ot"] in ("uint8", "uint16") else None
+                got, descr, hdr = read_cli(jall, out, *img.shape)
+                scale = int_scales(jall, hdr, out) if job["ot"] in ("uint8", "uint16") else None
                 if job["ot"] in ("uint8", "uint16") and not scale:
-                    scale = [np.inf] * len(job["measures"])
-                fails += compare("cli/" + job["fmt"], got, want, job, scale)
+                    scale = [np.inf] * len(jall["measures"])
+                fails += compare("cli/" + job["fmt"], got, want, jall, scale)
                 if py is not None and job["ot"] == "float32" and \
                         not np.array_equal(got.astype(np.float32), py.astype(np.float32),
                                            equal_nan=True):
                     fails.append("Python's maps and the CLI's differ in their bits")
-                if len(job["measures"]) > 1 and \
+                if len(jall["measures"]) > 1 and \
                         not (job["fmt"] == "raw" and job["ot"] == "float16"):
-                    for k, m in enumerate(job["measures"]):
+                    for k, m in enumerate(jall["measures"]):
                         if m.split(":")[0] not in str(descr[k]):
                             fails.append("band %d described %r, holds %s" % (k + 1, descr[k], m))
             except Exception as e:  # noqa: BLE001

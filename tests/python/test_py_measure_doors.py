@@ -145,6 +145,31 @@ def test_pairs_that_never_fit():
     check("--levels with --bins refused", "--bins" in err, err)
 
 
+def test_footprint_shapes():
+    """--footprint of a rectangle of ones (a disk) is that window, as
+    Python's footprint= takes it: a co-occurrence measure takes it, and
+    the maps are --window 3's (disk1's) bytes."""
+    u8 = raw(A)
+    with open(path("ones.txt"), "w") as f:
+        f.write("111\n111\n111\n")
+    with open(path("d1.txt"), "w") as f:
+        f.write("010\n111\n010\n")
+    base = ["--size", "14x12", "--dtype", "u8", u8]
+    cli(*(base + ["--footprint", path("ones.txt"), "--measure", "glcm-contrast,entropy",
+                  path("f.raw")]))
+    cli(*(base + ["--window", "3", "--measure", "glcm-contrast,entropy", path("w.raw")]))
+    for tag in ("glcm-contrast", "entropy"):
+        a = open(path("f_b1_w3%s.raw" % ("" if tag == "entropy" else "_" + tag)), "rb").read()
+        b = open(path("w_b1_w3%s.raw" % ("" if tag == "entropy" else "_" + tag)), "rb").read()
+        check("--footprint of ones: --window 3's %s" % tag, a == b)
+    py = winent.texture(A, ["glcm-contrast"], window=3)[0]
+    got = np.fromfile(path("f_b1_w3_glcm-contrast.raw"), np.float32).reshape(A.shape)
+    check("--footprint of ones: Python's glcm-contrast", np.array_equal(got, py, equal_nan=True))
+    cli(*(base + ["--footprint", path("d1.txt"), path("d.zst")]))
+    _, hdr = winent.read_zst(path("d.zst"))
+    check("--footprint of a disk: named disk1, as footprint=disk(1)", hdr.get("disk") == 1, hdr)
+
+
 def test_zarr_describes_measures():
     u8 = raw(A)
     cli("--size", "14x12", "--dtype", "u8", "--measure", "simpson,glcm-entropy", "--window",
@@ -199,6 +224,6 @@ def test_saturation_words():
 
 
 for t in (test_raw_scale, test_nan_code, test_out_type, test_pairs_that_never_fit,
-          test_zarr_describes_measures, test_saturation_words):
+          test_footprint_shapes, test_zarr_describes_measures, test_saturation_words):
     run_test(t)
 finish()
