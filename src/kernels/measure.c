@@ -354,3 +354,22 @@ double winent_measure_bottom(const winent_compute_opts *o)
     default: return 0.0;
     }
 }
+
+int winent_measure_has_unit(winent_measure m)
+{
+    return m == WINENT_MEASURE_ENTROPY || m == WINENT_MEASURE_RENYI ||
+           m == WINENT_MEASURE_GLCM_ENTROPY || m == WINENT_MEASURE_GLCM_COND_ENTROPY ||
+           m == WINENT_MEASURE_GLCM_MUTUAL_INFO;
+}
+
+int winent_measure_text_has_unit(const char *text)
+{
+    if (text == NULL || *text == '\0')
+        return 1;
+    for (int i = 0; i < WINENT_MEASURE_COUNT; i++) {
+        const size_t n = strlen(names[i]);
+        if (strncmp(text, names[i], n) == 0 && (text[n] == '\0' || text[n] == ':'))
+            return winent_measure_has_unit((winent_measure)i);
+    }
+    return 0;
+}

@@ -179,6 +179,14 @@ def test_zarr_describes_measures():
           ["simpson", "glcm-entropy", "simpson", "glcm-entropy"], d["measure"].values)
     check("Zarr: no one unit for a ratio and an entropy", "units" not in d["entropy"].attrs,
           d["entropy"].attrs)
+    # The GeoTIFF's band unit and --info's unit: none for a count.
+    cli("--size", "14x12", "--dtype", "u8", "--measure", "richness,entropy", u8, path("r.tif"))
+    with rasterio.open(path("r.tif")) as d:
+        check("GeoTIFF: richness has no unit, the entropy bits", tuple(u or "" for u in d.units) == ("", "bit"), d.units)
+    cli("--size", "14x12", "--dtype", "u8", "--measure", "glcm-contrast", u8, path("c.zst"))
+    info = subprocess.run([WS, "--info", path("c.zst")], env=CHILD_ENV, capture_output=True,
+                          text=True).stdout
+    check("--info of glcm-contrast: unit null", '"unit":\tnull' in info, info[-300:])
     cli("--size", "14x12", "--dtype", "u8", "--measure", "richness", u8, path("r.zarr"))
     at = xr.open_zarr(path("r.zarr"))["entropy"].attrs
     check("Zarr of richness: named, without units", at.get("measure") == "richness" and

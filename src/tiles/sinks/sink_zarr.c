@@ -166,10 +166,7 @@ static const char *dtype_of(const winent_out_sample *q)
 static const char *units_of(const winent_compute_opts *c)
 {
     static const char *const units[] = {"nats", "bits", "bans"};
-    if (c != NULL && c->measure != WINENT_MEASURE_ENTROPY && c->measure != WINENT_MEASURE_RENYI &&
-        c->measure != WINENT_MEASURE_GLCM_ENTROPY &&
-        c->measure != WINENT_MEASURE_GLCM_COND_ENTROPY &&
-        c->measure != WINENT_MEASURE_GLCM_MUTUAL_INFO)
+    if (c != NULL && !winent_measure_has_unit(c->measure))
         return NULL;
     return c != NULL && (unsigned)c->base < 3 ? units[c->base] : "bits";
 }
