@@ -10,9 +10,10 @@ others (the CLI's exit 2, Python's UsageError).
     doors_fuzz.py WINENT_STREAM [--seed S] [--cases N] [--seconds T] [-v]
 
 Prints one line per failure (the CLI command that shows it) and a last
-line "N cases, N failed". Not a ctest by itself (random and long); the
-classes it found are kept as small regression tests in tests/cli and
-tests/python.
+line "N cases, N failed". ctest runs a short fixed seed (doors_fuzz_short);
+run it longer by hand (--seconds 1800, other seeds) after a change to the
+measures, windows, --ot or an output format. The classes it found are kept
+as small regression tests in tests/python/test_py_measure_doors.py.
 """
 import argparse
 import math
@@ -25,9 +26,21 @@ import tempfile
 import time
 import warnings
 
-import numpy as np
+try:  # ctest's environment (a sanitizer build's children get theirs back)
+    from py_harness import CHILD_ENV
+except ImportError:
+    CHILD_ENV = dict(os.environ)
 
-import winent
+for _m in ("numpy", "rasterio", "xarray", "zarr", "dask"):
+    try:
+        __import__(_m)
+    except ImportError as _e:
+        print("SKIP: no Python module %s (%s)" % (_m, _e))
+        sys.exit(77)
+
+import numpy as np  # noqa: E402
+
+import winent  # noqa: E402
 
 HIST = ["entropy", "renyi:0", "renyi:0.5", "renyi:2", "renyi:3", "simpson", "richness",
         "evenness", "majority"]
@@ -453,7 +466,7 @@ def run_cli(ws, img, job, tmp):
     side = ["--sidecar"] if job["fmt"] == "raw" and job["ot"] != "float16" else []
     cmd = [ws, "--quiet", "--size", "%dx%d" % (w, h), "--dtype", job["dtype"]] + \
         cli_words(job, tmp) + side + [src, out]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=CHILD_ENV)
     return p, out, cmd
 
 
