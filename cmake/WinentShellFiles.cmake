@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The man page and the bash completion of winent-stream, made at build
-# time from the built binary's --help (and --version), so the help text in
-# src/cli/options.c is their one source.
+# time from the library's table of options (src/base/opttable.c), their
+# one source: the man page from the built binary's --help (printed from
+# the table, with --version), the completion from the table as
+# tools/winent-options prints it.
 #
 #   share/man/man1/winent-stream.1.gz                 help2man (Debian help2man)
 #   share/bash-completion/completions/winent-stream   tools/mkcompletion.sh
 #
-# Both run the binary, so a cross build makes neither.
+# Both run what was built, so a cross build makes neither.
 if(CMAKE_CROSSCOMPILING)
   message(STATUS "winent-stream: cross build: no man page, no bash completion")
   return()
@@ -38,10 +40,10 @@ endif()
 set(winent_completion ${CMAKE_BINARY_DIR}/completion/winent-stream)
 add_custom_command(OUTPUT ${winent_completion}
   COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/completion
-  COMMAND sh ${PROJECT_SOURCE_DIR}/tools/mkcompletion.sh $<TARGET_FILE:winent-stream>
+  COMMAND sh ${PROJECT_SOURCE_DIR}/tools/mkcompletion.sh $<TARGET_FILE:winent-options>
           ${winent_completion}
-  DEPENDS winent-stream ${PROJECT_SOURCE_DIR}/tools/mkcompletion.sh
-  COMMENT "Generating the bash completion of winent-stream from --help"
+  DEPENDS winent-options ${PROJECT_SOURCE_DIR}/tools/mkcompletion.sh
+  COMMENT "Generating the bash completion of winent-stream from the table of options"
   VERBATIM)
 add_custom_target(winent-completion ALL DEPENDS ${winent_completion})
 install(FILES ${winent_completion}

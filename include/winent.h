@@ -234,8 +234,11 @@ typedef struct winent_option {
     const char *python_advice; /* the same in Python's words */
     const char *words;         /* an enumeration's words in the enumeration's order,
                                   "|" between them ("bsq|bip|bil"), a word's other
-                                  spellings after a comma ("tif,tiff"); NULL for
-                                  others */
+                                  spellings after a comma ("tif,tiff"); for another
+                                  type, the words it takes beside its grammar
+                                  ("auto" of --range, "all" of --band), in the same
+                                  form; NULL when none (the shell completion
+                                  offers these words) */
     int type;                  /* a winent_opt_type */
     long field;                /* offsetof(winent_job_opts, its field) for the plain
                                   types; -1: none (WINENT_OPT_OWN, a door's own) */
@@ -327,7 +330,12 @@ WINENT_API int winent_gpu_count(void);
 
 /* An engine for chunks of at most `max_width` x `max_in_rows` input pixels.
  * `device` is the CUDA device for WINENT_ENGINE_GPU; `threads` the OpenMP
- * threads for the CPU engine (0: all cores). Returns WINENT_OK with the
+ * threads for the CPU engine, and for a GPU engine the threads that copy
+ * a chunk's rows to and from its pinned staging (0: all cores). An engine
+ * holds everything a chunk needs (the plan; the CPU's scratch; the GPU's
+ * device buffers, streams and pinned staging): made once and kept, it
+ * computes chunk after chunk with no setup of its own, where
+ * winent_entropy sets a whole job up per call. Returns WINENT_OK with the
  * engine in *out, or the status with *out NULL and the reason in `err`
  * (may be NULL): WINENT_ERR_USAGE for bad options (as
  * winent_compute_opts_validate), WINENT_ERR_DEVICE for a GPU not usable.
@@ -341,8 +349,14 @@ WINENT_API winent_status winent_engine_create(const winent_compute_opts *o, wine
  * rows [in_y0, in_y0 + in_h) (samples of the options' dtype, native byte
  * order, `row_bytes` apart), which must cover [y0 - ky/2, y1 + ky/2) clipped
  * to the image. Output rows go to `out`, `out_stride` floats apart. Every
- * engine gives the same bits. Returns the status; the reason of a failure
- * is in winent_engine_error(e). One caller at a time per engine. */
+ * engine gives the same bits. A GPU engine takes `rows` and `out` in any
+ * host memory: it cuts the chunk into bands of about 4M output pixels,
+ * three in flight, each copied by the engine's threads into its pinned
+ * staging, to the GPU, computed and copied back, so the copies of one
+ * band overlap the kernels of the others. Returns when the rows are in
+ * `out`, with the status; the reason of a failure is in
+ * winent_engine_error(e), and the engine stays usable. One caller at a
+ * time per engine. */
 WINENT_API winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t row_bytes,
                                                int width, int height, int in_y0, int in_h, int y0,
                                                int y1, float *out, size_t out_stride);

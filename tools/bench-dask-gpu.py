@@ -8,25 +8,36 @@ cluster of one worker per GPU does, minus the scheduler.
 
     python3 tools/bench-dask-gpu.py [--size 32768] [--window 31]
         [--block 4096] [--workers 1,4] [--gpus 0,1,2,3] [--device gpu]
-        [--threads N] [--lib build/lib/libwinent.so.0] [--check]
+        [--threads N] [--worker-threads 1] [--modes warm] [--data field]
+        [--lib build/lib/libwinent.so.0] [--check]
 
 Needs Python 3 with numpy, and libwinent built with CMake (./build, else
 ./build-dev; or --lib, or WINENT_LIBRARY); the package is taken from
 python/ beside this script.
 
-The job is a SIZE x SIZE u16 image (a smooth field of about 200 values
-with noise) held in worker memory, cut into BLOCK x BLOCK blocks as dask
-chunks it; each block is handed to entropy_block with a halo of window //
+The job is a SIZE x SIZE u16 image (--data field: a smooth field of about
+200 values with noise; random: 200 values at random) held in worker
+memory, cut into BLOCK x BLOCK blocks as dask chunks it; each block is handed to entropy_block with a halo of window //
 2 from its neighbours (none beyond the image's edges), exactly as the
 dask path does. With W workers, worker k holds the k-th strip of block
 rows (and its halo rows), generated in the worker itself, and runs with
 CUDA_VISIBLE_DEVICES set to its own GPU (GPU k of --gpus) and `threads`
-CPU threads (default: the cores over W). Each worker first computes one
-small block (the GPU context and its buffers, which a warm dask worker has
-too), then all start together; the time is from the common start to the
-last worker's end. Prints Mpixel/s for each worker count and the ratio to
-the first. --check compares a CRC of every block's map across the worker
-counts (the same bits on every GPU)."""
+CPU threads (default: the cores over W and the worker threads); each
+worker takes its blocks on --worker-threads threads, as a dask worker's
+threads take tasks. --modes says how the block
+function computes: "warm" (entropy_block's default: an engine per worker
+thread kept across blocks, with its GPU buffers and pinned staging),
+"cold" (warm=False: a whole job set up and torn down per block), each
+timed over the same blocks in the same workers; "whole" computes each
+worker's rows as one winent.entropy job instead (the in-memory pipeline on
+the same data, the rate the block function is measured against). Before each mode's timing
+every worker computes its largest block once (the GPU context and, warm, its
+engine, which a dask worker has after its first task), then all start
+together; the time is from the common start to the last worker's end.
+Prints Mpixel/s for each worker count and mode and the ratio to the first
+worker count of that mode. --check compares a CRC of every block's map
+across the worker counts and modes (the same bits on every GPU, warm or
+cold); the time the CRCs take is left out of each worker's."""
 import argparse
 import multiprocessing as mp
 import os
@@ -50,14 +61,25 @@ def find_library(given):
     return None
 
 
-def image_rows(r0, r1, size):
-    """Rows r0..r1-1 of the test image (the same in every worker)."""
+def image_rows(r0, r1, size, data="field"):
+    """Rows r0..r1-1 of the test image (the same in every worker): "field",
+    a smooth field of about 200 values with noise; "random", 200 values
+    uniformly at random (a hash of each pixel's place), as winent-bench
+    pipeline's --values 200."""
     import numpy as np
     out = np.empty((r1 - r0, size), np.uint16)
     c = np.arange(size, dtype=np.float64)
     for s in range(r0, r1, 512):
         e = min(r1, s + 512)
         r = np.arange(s, e, dtype=np.float64)[:, None]
+        if data == "random":
+            x = (r.astype(np.uint64) * np.uint64(size) + c.astype(np.uint64)) * \
+                np.uint64(0x9E3779B97F4A7C15)
+            x ^= x >> np.uint64(29)
+            x *= np.uint64(0xBF58476D1CE4E5B9)
+            x ^= x >> np.uint64(32)
+            out[s - r0:e - r0] = (x % np.uint64(200)).astype(np.uint16)
+            continue
         field = 60.0 * (np.sin(r / 97.0) + np.cos(c / 131.0) + 2.0)
         noise = ((r.astype(np.int64) * 7919 + c.astype(np.int64) * 104729) >> 3) % 9
         out[s - r0:e - r0] = (field + noise).astype(np.uint16)
@@ -74,31 +96,97 @@ def worker(k, nworkers, gpu, args, barrier, results):
         os.environ["CUDA_VISIBLE_DEVICES"] = gpu
     os.environ["WINENT_LIBRARY"] = args.lib
     sys.path.insert(0, os.path.join(ROOT, "python"))
-    import numpy as np
-
     import winent
     size, reach = args.size, args.window // 2
     spans = blocks_of(size, args.block)
     mine = spans[k * len(spans) // nworkers:(k + 1) * len(spans) // nworkers]
     r_lo = max(0, mine[0][0] - reach) if mine else 0
     r_hi = min(size, mine[-1][1] + reach) if mine else 0
-    held = image_rows(r_lo, r_hi, size) if mine else None
+    held = image_rows(r_lo, r_hi, size, args.data) if mine else None
     options = dict(window=args.window, device=args.device, threads=args.threads)
-    # Warm: the GPU context, as a dask worker that has run a task has it.
-    winent.entropy_block(image_rows(0, 64, 256), **options)
-    crcs = {}
-    barrier.wait()
-    t0 = time.time()
+    jobs = []
     for (y0, y1) in mine:
         top, bottom = min(reach, y0), min(reach, size - y1)
         for (x0, x1) in spans:
             left, right = min(reach, x0), min(reach, size - x1)
-            block = held[y0 - top - r_lo:y1 + bottom - r_lo, x0 - left:x1 + right]
-            m = winent.entropy_block(block, (top, bottom, left, right), **options)
+            jobs.append(((y0, x0), (y0 - top - r_lo, y1 + bottom - r_lo, x0 - left, x1 + right),
+                         (top, bottom, left, right)))
+    for mode in args.modes:
+        if mode == "whole":
+            whole(k, held, options, barrier, results)
+        else:
+            blocks(k, held, jobs, mode == "warm", options, args, barrier, results)
+    winent.free_engines()
+
+
+def blocks(k, held, jobs, warm, options, args, barrier, results):
+    """One mode's blocks in this worker, on args.worker_threads threads
+    taking them in turn (a dask worker's threads), each thread first
+    computing the largest block once (the GPU context and, warm, its
+    engine, which a dask worker's thread has after its first task)."""
+    import threading
+
+    import numpy as np
+
+    import winent
+    n = args.worker_threads
+    lock, todo = threading.Lock(), iter(jobs)
+    crcs, crc_s = {}, [0.0]
+    ready, go = threading.Barrier(n + 1), threading.Barrier(n + 1)
+    big = max(jobs, key=lambda j: (j[1][1] - j[1][0]) * (j[1][3] - j[1][2])) if jobs else None
+
+    def loop():
+        if big is not None:
+            _, (a, b, c, d), halo = big
+            winent.entropy_block(held[a:b, c:d], halo, warm=warm, **options)
+        else:
+            winent.entropy_block(image_rows(0, 64, 256), warm=warm, **options)
+        ready.wait()
+        go.wait()
+        while True:
+            with lock:
+                job = next(todo, None)
+            if job is None:
+                return
+            at, (a, b, c, d), halo = job
+            m = winent.entropy_block(held[a:b, c:d], halo, warm=warm, **options)
             if args.check:
-                crcs[(y0, x0)] = zlib.crc32(np.ascontiguousarray(m).tobytes())
-    t1 = time.time()
-    results.put((k, t0, t1, crcs, winent.gpu_count()))
+                tc = time.time()
+                v = zlib.crc32(np.ascontiguousarray(m).tobytes())
+                with lock:
+                    crcs[at] = v
+                    crc_s[0] += time.time() - tc
+
+    threads = [threading.Thread(target=loop) for _ in range(n)]
+    for t in threads:
+        t.start()
+    ready.wait()
+    barrier.wait()
+    t0 = time.time()
+    go.wait()
+    for t in threads:
+        t.join()
+    # The checks' own time is not the block function's (shared by the threads).
+    t1 = time.time() - crc_s[0] / n
+    results.put((k, "warm" if warm else "cold", t0, t1, crcs, winent.gpu_count()))
+
+
+def whole(k, held, options, barrier, results):
+    """Mode "whole": the worker's rows (its blocks and their halo rows) as
+    one winent_entropy job (the package's call of it, without
+    winent.entropy's counting of the map for its warnings): the in-memory
+    pipeline on the same data, its setup included; into a map computed
+    once before (its pages touched), as winent-bench pipeline's repeats
+    are."""
+    import winent
+    from winent._compute import entropy as job
+    o = dict(options)
+    out = None if held is None else job(held, **o)
+    barrier.wait()
+    t0 = time.time()
+    if held is not None:
+        job(held, out=out, **o)
+    results.put((k, "whole", t0, time.time(), {}, winent.gpu_count()))
 
 
 def run(nworkers, gpus, args):
@@ -111,17 +199,20 @@ def run(nworkers, gpus, args):
         p = ctx.Process(target=worker, args=(k, nworkers, gpu, args, barrier, results))
         p.start()
         procs.append(p)
-    got = [results.get() for _ in procs]
+    got = [results.get() for _ in procs for _ in args.modes]
     for p in procs:
         p.join()
         if p.exitcode != 0:
             raise SystemExit("bench-dask-gpu: a worker failed (exit %d)" % p.exitcode)
-    start = min(g[1] for g in got)
-    end = max(g[2] for g in got)
-    crcs = {}
-    for g in got:
-        crcs.update(g[3])
-    return end - start, crcs, [g[4] for g in got]
+    out = {}
+    for mode in args.modes:
+        mine = [g for g in got if g[1] == mode]
+        crcs = {}
+        for g in mine:
+            crcs.update(g[4])
+        out[mode] = (max(g[3] for g in mine) - min(g[2] for g in mine), crcs,
+                     [g[5] for g in sorted(mine)])
+    return out
 
 
 def main():
@@ -134,9 +225,21 @@ def main():
     p.add_argument("--device", default="gpu", help="gpu, auto or cpu (entropy's device)")
     p.add_argument("--threads", type=int, default=0,
                    help="CPU threads per worker (0: the cores over the worker count)")
+    p.add_argument("--modes", default="warm",
+                   help="any of warm, cold, whole (comma-separated): the block function's "
+                   "engines kept across blocks, a job per block, or one job over each "
+                   "worker's rows")
+    p.add_argument("--data", default="field", choices=("field", "random"),
+                   help="field: a smooth field of about 200 values with noise; random: 200 "
+                   "values at random, as winent-bench pipeline --values 200")
+    p.add_argument("--worker-threads", type=int, default=1,
+                   help="threads per worker taking its blocks in turn (dask's --nthreads)")
     p.add_argument("--lib")
     p.add_argument("--check", action="store_true")
     args = p.parse_args()
+    args.modes = [m for m in args.modes.split(",") if m]
+    if not args.modes or any(m not in ("warm", "cold", "whole") for m in args.modes):
+        raise SystemExit("bench-dask-gpu: --modes takes warm, cold and whole, comma-separated")
     args.lib = find_library(args.lib)
     if not args.lib or not os.path.exists(args.lib):
         raise SystemExit("bench-dask-gpu: no libwinent.so.0: build with CMake in ./build, or "
@@ -145,27 +248,33 @@ def main():
     counts = [int(w) for w in args.workers.split(",")]
     threads_given = args.threads
     px = args.size * args.size
-    print("| workers (one GPU each) | device | wall | Mpixel/s | vs %d worker%s |"
+    print("| workers (one GPU each) | device | block function | wall | Mpixel/s | vs %d worker%s |"
           % (counts[0], "" if counts[0] == 1 else "s"))
-    print("|---|---|---|---|---|")
-    first, first_crcs, same = None, None, True
+    print("|---|---|---|---|---|---|")
+    first, first_crcs, same = {}, None, True
     for n in counts:
-        args.threads = threads_given or max(1, (os.cpu_count() or 1) // n)
-        wall, crcs, seen = run(n, gpus, args)
-        if first is None:
-            first, first_crcs = wall, crcs
-        elif args.check and crcs != first_crcs:
-            same = False
-        print("| %d (CUDA_VISIBLE_DEVICES %s; %d threads each; GPUs seen per worker %s) | %s "
-              "| %.2f s | %.0f | %.2fx |"
-              % (n, ",".join(gpus[:n]) if gpus else "unset", args.threads,
-                 "/".join(map(str, seen)), args.device, wall, px / wall / 1e6, first / wall))
-        sys.stdout.flush()
+        args.threads = threads_given or max(1, (os.cpu_count() or 1) // (n * args.worker_threads))
+        for mode, (wall, crcs, seen) in run(n, gpus, args).items():
+            first.setdefault(mode, wall)
+            if mode == "whole":
+                pass
+            elif first_crcs is None:
+                first_crcs = crcs
+            elif args.check and mode != "whole" and crcs != first_crcs:
+                same = False
+            print("| %d (CUDA_VISIBLE_DEVICES %s; %d worker thread%s of %d threads each; GPUs "
+                  "seen per worker %s) | %s | %s | %.2f s | %.0f | %.2fx |"
+                  % (n, ",".join(gpus[:n]) if gpus else "unset", args.worker_threads,
+                     "" if args.worker_threads == 1 else "s", args.threads,
+                     "/".join(map(str, seen)), args.device, mode, wall, px / wall / 1e6,
+                     first[mode] / wall))
+            sys.stdout.flush()
     print()
-    print("%d x %d u16, %d x %d window, blocks of %d x %d, library %s"
-          % (args.size, args.size, args.window, args.window, args.block, args.block, args.lib))
+    print("%d x %d u16 (%s), %d x %d window, blocks of %d x %d, library %s"
+          % (args.size, args.size, args.data, args.window, args.window, args.block, args.block,
+             args.lib))
     if args.check:
-        print("every block's map the same bits for every worker count: %s"
+        print("every block's map the same bits for every worker count and mode: %s"
               % ("yes" if same else "NO"))
         if not same:
             return 1

@@ -2,8 +2,8 @@
 /*
  * bench_kernels.c - `winent-bench kernels`: the GPU window kernels and the
  * CPU engine over a grid of cells, value set x window:
- * square windows K, and disks diskR (a disk is stored as the negated
- * side -(2R + 1) in the list of windows).
+ * windows K or WxH of any sides (odd or even, as the library takes them),
+ * and disks diskR.
  *
  * In each cell:
  *   - every GPU kernel variant asked for (WINENT_GPU_KERNEL, which the
@@ -72,11 +72,18 @@ static const char *const all_variants[] = {"auto", "thread", "warp",    "few",
                                            "sparse"};
 #define NVARIANTS (int)(sizeof all_variants / sizeof all_variants[0])
 
-static const int default_windows[] = {3, 5, 9, 15, 31, 63, 127, 255};
+/* A window of the grid: kx wide, ky high, or a disk of side kx = ky. */
+typedef struct bench_win {
+    int kx, ky, disk;
+} bench_win;
+
+static const bench_win default_windows[] = {{3, 3, 0},     {5, 5, 0},   {9, 9, 0},
+                                            {15, 15, 0},   {31, 31, 0}, {63, 63, 0},
+                                            {127, 127, 0}, {255, 255, 0}};
 
 typedef struct kernels_opts {
     int device, width, height, threads, cpu_only;
-    winent_measure measure; /* --measure (the CPU alone for the majority) */
+    winent_measure measure; /* --measure */
     int levels;             /* --levels N: the values quantized into N bins (0: none) */
     unsigned angles;        /* --angles: the co-occurrence pairs' directions (0: all four) */
     double renyi_q;
@@ -86,7 +93,8 @@ typedef struct kernels_opts {
     const char *input; /* --input: the `real` set's file; NULL: none */
     int input_w, input_h, input_has_dtype; /* --input-size, --input-dtype (raw files) */
     winent_dtype input_dtype;
-    int windows[MAX_WINDOWS], nwindows;
+    bench_win windows[MAX_WINDOWS];
+    int nwindows;
     int sets[NSETS], nsets;             /* indices into all_sets */
     int variants[NVARIANTS], nvariants; /* indices into all_variants */
 } kernels_opts;
@@ -247,24 +255,34 @@ static void *make_image(const value_set *vs, const file_set *f, int seed_index, 
     return buf;
 }
 
-/* A window of the list: its side (K, or 2R + 1 for a disk), a disk or
- * not, and its name ("5x5", "disk3"). */
-static int win_side(int w) { return w < 0 ? -w : w; }
-static const char *win_name(int w, char *buf, size_t n)
+/* A window's name in the tables: "5x5", "4x6" (width x height), "disk3". */
+static const char *win_name(bench_win w, char *buf, size_t n)
 {
-    if (w < 0)
-        snprintf(buf, n, "disk%d", -w / 2);
+    if (w.disk)
+        snprintf(buf, n, "disk%d", w.kx / 2);
     else
-        snprintf(buf, n, "%dx%d", w, w);
+        snprintf(buf, n, "%dx%d", w.kx, w.ky);
     return buf;
 }
 
-static void set_compute_opts(const value_set *vs, const file_set *f, int k,
+/* Its key in the `cell` lines and the CSV: K for a square (a disk's side,
+ * shape=disk beside it; the CSV's -K), WxH for any other rectangle. */
+static const char *win_key(bench_win w, int csv, char *buf, size_t n)
+{
+    if (w.kx != w.ky)
+        snprintf(buf, n, "%dx%d", w.kx, w.ky);
+    else
+        snprintf(buf, n, "%d", csv && w.disk ? -w.kx : w.kx);
+    return buf;
+}
+
+static void set_compute_opts(const value_set *vs, const file_set *f, bench_win k,
                              winent_compute_opts *o)
 {
     winent_compute_opts_default(o);
-    o->kx = o->ky = win_side(k);
-    o->disk = k < 0;
+    o->kx = k.kx;
+    o->ky = k.ky;
+    o->disk = k.disk;
     o->dtype = vs->dtype;
     if (vs->bins) {
         o->bins = vs->bins;
@@ -446,15 +464,17 @@ static winent_status gpu_run(void *ctx, int rows, double *seconds, winent_err *e
 /* ---- Measurements ----------------------------------------------------------- */
 
 /* One measurement: a `cell` line on stdout, a CSV row. */
-static void report(FILE *csv, const char *set, int k, const char *variant, const char *path,
-                   double gpix, double ms, int rows, int width, const char *check)
+static void report(FILE *csv, const char *set, bench_win k, const char *variant,
+                   const char *path, double gpix, double ms, int rows, int width, const char *check)
 {
-    printf("cell set=%s k=%d variant=%s path=%s gpix=%.3f ms=%.3f rows=%d check=%s%s\n", set,
-           win_side(k), variant, path, gpix, ms, rows, check, k < 0 ? " shape=disk" : "");
+    char key[32];
+    printf("cell set=%s k=%s variant=%s path=%s gpix=%.3f ms=%.3f rows=%d check=%s%s\n", set,
+           win_key(k, 0, key, sizeof key), variant, path, gpix, ms, rows, check,
+           k.disk ? " shape=disk" : "");
     fflush(stdout);
     if (csv)
-        fprintf(csv, "%s,%d,%s,%s,%.4f,%.4f,%d,%d,%s\n", set, k, variant, path, gpix, ms, rows,
-                width, check);
+        fprintf(csv, "%s,%s,%s,%s,%.4f,%.4f,%d,%d,%s\n", set, win_key(k, 1, key, sizeof key),
+                variant, path, gpix, ms, rows, width, check);
 }
 
 /* The CPU engine on all its threads: calibrated rows, but at least one of
@@ -555,7 +575,7 @@ fail:
 
 /* Every measurement of one cell into `r`; failures are printed and marked
  * in r->failed, differences counted in *differs. */
-static void run_cell(const kernels_opts *o, const value_set *vs, const file_set *f, int k,
+static void run_cell(const kernels_opts *o, const value_set *vs, const file_set *f, bench_win k,
                      const void *img, int use_gpu, float *got, float *ref, FILE *csv,
                      cell_result *r, int *differs)
 {
@@ -563,7 +583,8 @@ static void run_cell(const kernels_opts *o, const value_set *vs, const file_set 
     winent_err err;
     winent_plan *p = NULL;
     winent_cpu_engine *cpu = NULL;
-    char cpu_path[32];
+    char cpu_path[32], kn[32];
+    win_name(k, kn, sizeof kn);
     memset(r, 0, sizeof *r);
     r->gpu_variant = -1;
     winent_err_clear(&err);
@@ -579,7 +600,7 @@ static void run_cell(const kernels_opts *o, const value_set *vs, const file_set 
     snprintf(cpu_path, sizeof cpu_path, "cpu/t%d", o->threads);
     if (winent_plan_create(&co, &p, &err) != WINENT_OK ||
         winent_cpu_engine_create(p, o->width, o->height, o->threads, &cpu, &err) != WINENT_OK) {
-        fprintf(stderr, PROG ": set=%s k=%d: %s\n", vs->name, k, err.msg);
+        fprintf(stderr, PROG ": set=%s k=%s: %s\n", vs->name, kn, err.msg);
         r->failed = 1;
         goto done;
     }
@@ -588,7 +609,7 @@ static void run_cell(const kernels_opts *o, const value_set *vs, const file_set 
     int rows;
     double ms;
     if (time_cpu(&cx, o->threads, o->budget, &rows, &ms, &err) != WINENT_OK) {
-        fprintf(stderr, PROG ": set=%s k=%d variant=cpu: %s\n", vs->name, k, err.msg);
+        fprintf(stderr, PROG ": set=%s k=%s variant=cpu: %s\n", vs->name, kn, err.msg);
         r->failed = 1;
     } else {
         r->cpu_gpix = (double)o->width * rows / (ms * 1e-3) / 1e9;
@@ -606,12 +627,12 @@ static void run_cell(const kernels_opts *o, const value_set *vs, const file_set 
         variant_result v;
         winent_err_clear(&err);
         if (time_gpu_variant(&x, variant, seen, nseen, &v, &err) != WINENT_OK) {
-            fprintf(stderr, PROG ": set=%s k=%d variant=%s: %s\n", vs->name, k, variant, err.msg);
+            fprintf(stderr, PROG ": set=%s k=%s variant=%s: %s\n", vs->name, kn, variant, err.msg);
             r->failed = 1;
             continue;
         }
         if (!v.measured) {
-            printf("# set=%s k=%d variant=%s: path %s already measured\n", vs->name, k, variant,
+            printf("# set=%s k=%s variant=%s: path %s already measured\n", vs->name, kn, variant,
                    v.path);
             continue;
         }
@@ -621,9 +642,9 @@ static void run_cell(const kernels_opts *o, const value_set *vs, const file_set 
                v.same ? "ok" : "DIFFERS");
         if (!v.same) {
             fprintf(stderr,
-                    PROG ": DIFFERS: set=%s k=%d variant=%s path=%s: GPU output is not the "
+                    PROG ": DIFFERS: set=%s k=%s variant=%s path=%s: GPU output is not the "
                          "CPU engine's at %s\n",
-                    vs->name, k, variant, v.path, v.where);
+                    vs->name, kn, variant, v.path, v.where);
             (*differs)++;
             r->differs = 1;
         } else if (gpix > r->gpu_gpix) {
@@ -711,7 +732,7 @@ static void print_roofline(const kernels_opts *o, const file_set *f,
         winent_plan *p = NULL;
         winent_err err;
         winent_err_clear(&err);
-        set_compute_opts(vs, f, 3, &co);
+        set_compute_opts(vs, f, (bench_win){3, 3, 0}, &co); /* the plane: any window */
         if (winent_plan_create(&co, &p, &err) != WINENT_OK) {
             fprintf(stderr, PROG ": set=%s: %s\n", vs->name, err.msg);
             continue;
@@ -750,7 +771,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: winent-bench kernels [--device N] [--size WxH] [--threads N]\n"
-            "           [--windows 3,5,...] [--sets 16,256,...] [--variants auto,thread,warp,few,cmp,groups,colpack,dense,block,sparse]\n"
+            "           [--windows 3,4x6,disk3,...] [--sets 16,256,...] [--variants auto,thread,warp,few,cmp,groups,colpack,dense,block,sparse]\n"
             "           [--quick] [--cpu-only] [--measure M] [--levels N] [--angles A,...] [--cpu-time] [--csv FILE] [--budget S]\n"
             "           [--input FILE [--input-size WxH --input-dtype T]]\n"
             "  The GPU window kernels alone (device memory to device memory, each variant\n"
@@ -761,7 +782,8 @@ static void usage(FILE *f)
             "  --device N       GPU to use (default 0)\n"
             "  --size WxH       image (default 4096x4096)\n"
             "  --threads N      CPU engine threads (default: the online CPUs)\n"
-            "  --windows LIST   window sides, odd, 1..255 (default 3,5,9,15,31,63,127,255),\n"
+            "  --windows LIST   windows as winent-stream's --window takes them: K or WxH,\n"
+            "                   sides 1..255, odd or even (default 3,5,9,15,31,63,127,255),\n"
             "                   or diskR for a circular window of radius R (--disk R):\n"
             "                   7,disk3 times a disk beside the square of its diameter\n"
             "  --sets LIST      value sets (default all; real with --input): 16, 256\n"
@@ -774,8 +796,7 @@ static void usage(FILE *f)
             "  --quick          1024x1024, windows 3,15,63, sets 16,65536,f32-4096\n"
             "                   (--size, --windows, --sets given as well win)\n"
             "  --cpu-only       the CPU table alone\n"
-            "  --measure M      the measure (winent-stream's --measure; default entropy):\n"
-            "                   the majority is timed on the CPU alone\n"
+            "  --measure M      the measure (winent-stream's --measure; default entropy)\n"
             "  --levels N       the set's values quantized into N bins (the co-occurrence\n"
             "                   measures' levels: --levels 32 --sets 256 is 32 levels)\n"
             "  --angles LIST    the co-occurrence measures' directions (default 0,45,90,135)\n"
@@ -843,19 +864,7 @@ static int parse_list(const char *a, const char *v, int *out, int max, int *n)
     for (int i = 0; i < cnt; i++) {
         int x = -1;
         char end;
-        if (!strcmp(a, "--windows")) {
-            int disk = strncmp(tok[i], "disk", 4) == 0;
-            if (sscanf(tok[i] + (disk ? 4 : 0), "%d%c", &x, &end) != 1)
-                x = -1;
-            else if (disk)
-                x = x >= 0 && x <= 127 ? 2 * x + 1 : -1;
-            else if (x < 1 || x > 255 || x % 2 == 0)
-                x = -1;
-            if (x > 0 && disk) {
-                out[i] = -x; /* a disk: its side negated */
-                continue;
-            }
-        } else if (!strcmp(a, "--sets")) {
+        if (!strcmp(a, "--sets")) {
             x = set_index(tok[i]);
         } else if (!strcmp(a, "--angles")) {
             if (sscanf(tok[i], "%d%c", &x, &end) != 1 || x < 0 || x > 135 || x % 45 != 0)
@@ -870,6 +879,49 @@ static int parse_list(const char *a, const char *v, int *out, int max, int *n)
         out[i] = x;
     }
     *n = cnt;
+    return 0;
+}
+
+/* One item of --windows: K, WxH (sides 1..255, either parity) or diskR
+ * (R 0..127); 0, or -1 when it is none. */
+static int parse_window(const char *t, bench_win *w)
+{
+    int a, b;
+    char end;
+    w->disk = strncmp(t, "disk", 4) == 0;
+    if (w->disk) {
+        if (sscanf(t + 4, "%d%c", &a, &end) != 1 || a < 0 || a > 127)
+            return -1;
+        w->kx = w->ky = 2 * a + 1;
+        return 0;
+    }
+    if (sscanf(t, "%d%c", &a, &end) == 1)
+        b = a;
+    else if (sscanf(t, "%d%*[xX]%d%c", &a, &b, &end) != 2)
+        return -1;
+    if (a < 1 || a > 255 || b < 1 || b > 255)
+        return -1;
+    w->kx = a;
+    w->ky = b;
+    return 0;
+}
+
+/* --windows LIST into o->windows: 0, or -1 after a message. */
+static int parse_windows(const char *a, const char *v, kernels_opts *o)
+{
+    char buf[512], *tok[MAX_WINDOWS];
+    int cnt = split_list(v, buf, sizeof buf, tok, MAX_WINDOWS);
+    if (cnt < 0) {
+        fprintf(stderr, PROG ": %s %s: a comma list of at most %d items, none empty\n", a, v,
+                MAX_WINDOWS);
+        return -1;
+    }
+    for (int i = 0; i < cnt; i++)
+        if (parse_window(tok[i], &o->windows[i]) != 0) {
+            fprintf(stderr, PROG ": %s: bad item '%s' (see --help)\n", a, tok[i]);
+            return -1;
+        }
+    o->nwindows = cnt;
     return 0;
 }
 
@@ -938,9 +990,6 @@ static int parse_opts(int argc, char **argv, kernels_opts *o, int *code)
                 fprintf(stderr, PROG ": %s\n", e.message);
                 return -1;
             }
-            /* The GPU engine computes every measure but the majority. */
-            if (o->measure == WINENT_MEASURE_MAJORITY)
-                o->cpu_only = 1;
             i++;
         } else if (!strcmp(a, "--levels") && sscanf(v, "%d%c", &o->levels, &end) == 1 &&
                    o->levels >= 1) {
@@ -953,7 +1002,7 @@ static int parse_opts(int argc, char **argv, kernels_opts *o, int *code)
                 o->angles |= 1u << (deg[k] / 45);
             i++;
         } else if (!strcmp(a, "--windows")) {
-            if (parse_list(a, v, o->windows, MAX_WINDOWS, &o->nwindows))
+            if (parse_windows(a, v, o))
                 return -1;
             i++;
         } else if (!strcmp(a, "--sets")) {
@@ -973,7 +1022,7 @@ static int parse_opts(int argc, char **argv, kernels_opts *o, int *code)
     if (quick && !have_size)
         o->width = o->height = 1024;
     if (o->nwindows == 0 && quick) {
-        static const int qw[] = {3, 15, 63};
+        static const bench_win qw[] = {{3, 3, 0}, {15, 15, 0}, {63, 63, 0}};
         memcpy(o->windows, qw, sizeof qw);
         o->nwindows = 3;
     } else if (o->nwindows == 0) {

@@ -19,14 +19,17 @@ header, then reports:
   - every header included against it: a header belongs to the room of its
     folder, and only that room and the rooms above it include it;
   - every circle of rooms, calls and includes together;
-  - every function longer than 120 lines: C and CUDA in src/ (from its
-    opening brace to its closing one, both at the line's start), Python in
+  - every function longer than 120 lines: C and CUDA in src/ (from the
+    first line of its signature to its closing brace), Python in
     python/winent (a def from its line to its body's last), except those
     in LONG_ALLOWED (listed, and said when they no longer need to be).
   - every file in src/pipeline longer than 600 lines;
   - every test of the sign of an engine's `device` (CPU or GPU) in
     src/pipeline outside the engines' own files (engines*.c): the rest
     of the room asks what an engine can do (engine_ops), never which it is.
+  - every write to a part of a chunk (src/pipeline/job_chunk.h: its core,
+    claim, bands, counts, fill, output pieces) outside the files that own
+    that part (CHUNK_OWNERS: one table, each owner said why).
 The edges in EXCEPTIONS are allowed and listed, so that they stay in
 sight until the code they name moves. Exit 0 when all is clean, 1 with a list.
 """
@@ -245,7 +248,8 @@ def c_functions(path):
     """(name, first line, lines) of each function of a C or CUDA file: a body
     from a "{" at the start of a line to the next "}" at the start of one,
     named by the signature above it (from its last line starting at the
-    line's start)."""
+    line's start), counted from that signature's first line to the "}"
+    (a long parameter list is part of the function a reader takes in)."""
     lines = open(path, encoding="utf-8").read().split("\n")
     start = None
     for i, line in enumerate(lines):
@@ -258,7 +262,7 @@ def c_functions(path):
             sig = " ".join(l.strip() for l in lines[max(head, 0):start])
             m = C_NAME.search(sig)
             if m and "=" not in sig.split("(")[0]:
-                yield m.group(1), head + 1, i - start + 1
+                yield m.group(1), head + 1, i - head + 1
             start = None
 
 
@@ -342,6 +346,145 @@ def device_signs(source):
     return found
 
 
+# Who writes each part of a chunk (CHUNK_HEADER): the fields of a part
+# are assigned, stepped (++, --) or have their address taken (&c->part.f
+# for an atomic or a helper; &c->part, the whole part) only in its owners'
+# files of src/pipeline. A part is a member of struct chunk whose struct
+# type the header declares (claim, bands, ...); "core" is the chunk's own
+# fields, with CHUNK_FIELD_OWNERS for those more files write.
+CHUNK_HEADER = "src/pipeline/job_chunk.h"
+CHUNK_OWNERS = {
+    # The ring makes and frees the buffers; the reader (stages.c) places a
+    # fresh chunk: its sequence, rows, input rows, staging.
+    "core": {"ring.c", "stages.c"},
+    # The scheduler claims and gives back; a fresh chunk is unclaimed
+    # (stages.c); a GPU that fails hands its chunks back (engines.c).
+    "claim": {"sched.c", "stages.c", "engines.c"},
+    # The CPU engine posts its bands, the pool takes and ends them
+    # (tasks.c), a GPU that takes the tail shortens them (sched.c).
+    "bands": {"engines_cpu.c", "tasks.c", "sched.c"},
+    # The scheduler posts a GPU chunk's counting, the pool counts, a chunk
+    # the ring hands out has none.
+    "counts": {"sched.c", "tasks.c", "ring.c"},
+    # The input posts a staged fill, the pool copies.
+    "fill": {"input.c", "tasks.c"},
+    # The ring builds the pieces (winent_chunk_pieces_locked), the reader
+    # sizes a fresh chunk's units, the scheduler says which rows the taps
+    # got, the pool takes and ends pieces, the output encodes the units.
+    "out": {"ring.c", "stages.c", "sched.c", "tasks.c", "output.c"},
+}
+CHUNK_FIELD_OWNERS = {
+    # The hand-over: each stage passes the chunk on by its state (the
+    # reader, the scheduler, an engine given up, the pool).
+    "state": {"ring.c", "stages.c", "sched.c", "engines.c", "tasks.c"},
+    # A memory job's input and output rows are the caller's, borrowed.
+    "rows": {"ring.c", "input.c"},
+    "map": {"ring.c", "input.c", "output.c"},
+    # The GPUs pin the ring's buffers.
+    "registered": {"ring.c", "engines_gpu.c"},
+}
+
+
+def c_text(path):
+    """A C file's text, comments blanked (lines kept)."""
+    text = open(path, encoding="utf-8").read()
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def chunk_layout(source):
+    """{part: [fields]} of struct chunk ("core": its own) and {member: part}."""
+    path = os.path.join(source, CHUNK_HEADER)
+    if not os.path.isfile(path):
+        return {}, {}
+    text = c_text(path)
+    bodies = {m.group(2): m.group(1)
+              for m in re.finditer(r"typedef struct \w+ \{(.*?)\} (\w+);", text, re.S)}
+
+    def names(body):
+        out = []
+        for decl in re.sub(r"\[[^\]]*\]", "", body).split(";"):
+            for piece in decl.split(","):
+                m = re.search(r"(\w+)\s*$", piece.strip())
+                if m:
+                    out.append(m.group(1))
+        return out
+
+    layout, members = {"core": []}, {}
+    for decl in re.sub(r"\[[^\]]*\]", "", bodies.get("chunk", "")).split(";"):
+        m = re.match(r"\s*(\w+)\s+(\w+)\s*$", decl)
+        if m and m.group(1) in bodies and m.group(1) != "chunk":
+            members[m.group(2)] = m.group(2)
+            layout[m.group(2)] = names(bodies[m.group(1)])
+        else:
+            layout["core"] += names(decl + ";")
+    return layout, members
+
+
+def chunk_names(texts):
+    """Names that hold a chunk (chunk *c, *band; a member chunk *c)."""
+    found = set()
+    for text in texts:
+        for m in re.finditer(r"\bchunk\s*\*([^;{)]*)", text):
+            for k, piece in enumerate(("*" + m.group(1)).split(",")):
+                n = re.match(r"\s*\*\s*(?:const\s+)?(\w+)\s*(=|$)", piece)
+                if n:
+                    found.add(n.group(1))
+    return found
+
+
+# After a chunk's field: an assignment or a step. Before it (the chain
+# that leads to the chunk, t->c->, allowed): a step, or & taking its address.
+CHUNK_WRITE = r"\s*(?:\[[^\]]*\]\s*)*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)"
+CHUNK_CHAIN = r"\s*(?:\w+\s*(?:\[[^\]]*\]\s*)?(?:->|\.)\s*)*$"
+CHUNK_STEP = r"(?:\+\+|--)" + CHUNK_CHAIN
+CHUNK_ADDRESS = r"(?<![&\w)\]])&" + CHUNK_CHAIN
+
+
+def chunk_writes(source):
+    """(file, line, part, field) of every write to a chunk's field in src/pipeline."""
+    layout, members = chunk_layout(source)
+    if not layout:
+        return
+    paths = sorted(glob.glob(os.path.join(source, "src", "pipeline", "*.[ch]")))
+    texts = {p: c_text(p) for p in paths}
+    held = chunk_names(texts.values())
+    base = r"(?:\b(?:%s)\s*->|\bchunks\s*\[[^\]]*\]\s*\.)\s*" % "|".join(sorted(held))
+    exprs = [(part, re.compile(base + r"%s\s*\.\s*(%s)\b" % (part, "|".join(fs))))
+             for part, fs in layout.items() if part != "core"]
+    exprs.append(("core", re.compile(base + r"(%s)\b(?!\s*\.)" % "|".join(layout["core"]))))
+    wholes = [(part, re.compile(base + r"(%s)\b(?!\s*[.\[])" % part))
+              for part in layout if part != "core"]
+    for path in paths:
+        for i, line in enumerate(texts[path].split("\n"), 1):
+            for part, e in exprs:
+                for m in e.finditer(line):
+                    before = line[:m.start()]
+                    if (re.match(CHUNK_WRITE, line[m.end():]) or re.search(CHUNK_STEP, before)
+                            or re.search(CHUNK_ADDRESS, before)):
+                        yield os.path.relpath(path, source), i, part, m.group(1)
+            for part, e in wholes:
+                for m in e.finditer(line):
+                    if re.search(CHUNK_ADDRESS, line[:m.start()]):
+                        yield os.path.relpath(path, source), i, part, "*"
+
+
+def chunk_owners(source):
+    """Writes to a chunk's part outside its owner's files."""
+    found = []
+    for path, line, part, field in chunk_writes(source):
+        name = os.path.basename(path)
+        owners = CHUNK_FIELD_OWNERS.get(field, CHUNK_OWNERS[part]) if part == "core" \
+            else CHUNK_OWNERS.get(part, set())
+        if name not in owners:
+            found.append("%s:%d: writes the chunk's %s, which %s own%s (CHUNK_OWNERS)"
+                         % (path, line, field if part == "core" else part if field == "*"
+                            else part + "." + field,
+                            ", ".join(sorted(owners)) or "no file",
+                            "s" if len(owners) == 1 else ""))
+    return found
+
+
 def main(argv):
     if len(argv) >= 2 and argv[1] == "--lengths":
         # check-structure.py --lengths [SOURCE_DIR]: every function's length,
@@ -375,6 +518,7 @@ def main(argv):
     problems += long_found
     problems += long_files(source)
     problems += device_signs(source)
+    problems += chunk_owners(source)
     used = {(a, b) for a in edges for b in edges[a]} | incs
     stale = ["exception no longer needed (remove it): %s -> %s" % ab
              for ab in sorted(EXCEPTIONS) if ab not in used] + long_stale

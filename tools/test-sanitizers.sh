@@ -8,8 +8,9 @@
 #          the whole ctest (valgrind and peak-RSS tests disabled there),
 #          every report of every process collected (tests/sanitizers.cmake)
 #   fuzz   the libFuzzer harnesses (tiff, raw, zst_info, options,
-#          zst_readers, and gdal where GDAL is built in), 30 s each
-#          (tests/fuzz/run.sh), from seed corpora made now; docs/FUZZING.md
+#          zst_readers, and gdal where GDAL is built in), 30 s each, one
+#          per core at a time (tests/fuzz/run.sh), from seed corpora made
+#          now; docs/FUZZING.md
 #          for longer runs; fuzz_zst_readers compares the three .zst
 #          readers' verdicts
 #   tsan   clang, TSan with libomp's Archer, CUDA off: the pipeline tests
@@ -18,7 +19,7 @@
 #
 #   WINENT_CHECK_STEPS   steps to run (default "asan fuzz tsan")
 #   WINENT_FUZZ_SECONDS  seconds per fuzzer (default 30)
-#   WINENT_JOBS          build and ctest parallelism (default: nproc)
+#   WINENT_JOBS          build, ctest and fuzzer parallelism (default: nproc)
 set -u
 cd "$(dirname "$0")/.."
 STEPS=${WINENT_CHECK_STEPS:-asan fuzz tsan}

@@ -18,7 +18,8 @@
   stacked on a first axis (a ``measure`` dim for xarray), one task per
   dask block; also ``data_array.winent.texture([...])``.
 - :func:`entropy_block`: the map of one block that carries a halo of its
-  neighbours (the function each dask task runs), for schedulers of your own.
+  neighbours (the function each dask task runs), for schedulers of your own;
+  each thread keeps its engines warm across blocks (:func:`free_engines`).
 - :func:`run` and :class:`Job`: file and stream jobs as the CLI runs them,
   with a progress callback and cancellation (libwinent's job handle).
 - :func:`read_zst` and :func:`open_zst`: the .zst maps (one map or the
@@ -42,6 +43,7 @@ from ._errors import (Cancelled, DeviceError, Error, InputError, InternalError, 
 from ._job import Job, Notice, Progress, run
 from ._lib import library_path
 from ._version import __version__
+from ._warm import free_engines
 from .zst import ZstMap, ZstMapPlane, open_zst, read_zst
 from ._warnings import RangeWarning, SaturationWarning, Warning
 
@@ -53,7 +55,8 @@ def gpu_count():
 
 
 __all__ = [
-    "entropy", "texture", "entropy_block", "run", "Job", "Progress", "Notice", "read_zst",
+    "entropy", "texture", "entropy_block", "free_engines", "run", "Job", "Progress", "Notice",
+    "read_zst",
     "open_zst",
     "ZstMap", "ZstMapPlane", "library_path", "gpu_count", "Error", "UsageError", "InputError",
     "OutputError",

@@ -17,7 +17,9 @@ from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import _warm
 from ._compute import entropy as _entropy_2d
+from ._compute import prepare, run_cold
 from ._errors import UsageError
 
 
@@ -88,23 +90,49 @@ def fill_masked(a, nodata):
     return out, v
 
 
-def entropy_2d(a, measures=None, **options):
+def _cropped(a, warm, crop, options):
+    """One map of 2-D `a` (options as winent.entropy's, ``measure=`` too)
+    without `crop` = (top, bottom, left, right) rows and columns, warm
+    (winent._warm: this thread's kept engine) or cold (winent_entropy)."""
+    top, bottom, left, right = crop
+    if not warm:
+        m = _entropy_2d(a, **options)
+    else:
+        job = prepare(a, **options)
+        h, w = job.shape
+        m = None if job.a is None else _warm.compute(job, top, h - bottom)
+        if m is None:
+            m = run_cold(job)[top:h - bottom]
+        top = bottom = 0
+    return m[top:m.shape[0] - bottom, left:m.shape[1] - right]
+
+
+def entropy_2d(a, measures=None, warm=False, crop=(0, 0, 0, 0), **options):
     """The map of one 2-D numpy or masked array (options as
     winent.entropy's, resolved: an explicit base); with `measures` (a list
-    of winent._options.Measure), the map of each, stacked on a first axis."""
+    of winent._options.Measure), the map of each, stacked on a first axis.
+    warm: through this thread's kept engines (winent._warm); crop: (top,
+    bottom, left, right) rows and columns of the map left out."""
     if isinstance(a, np.ma.MaskedArray):
         a, options["nodata"] = fill_masked(a, options.get("nodata"))
     if measures is None:
-        return _entropy_2d(a, **options)
-    out = np.empty((len(measures),) + a.shape, np.float32)
+        if not warm and crop == (0, 0, 0, 0):
+            return _entropy_2d(a, **options)
+        return _cropped(a, warm, crop, options)
+    top, bottom, left, right = crop
+    shape = (a.shape[0] - top - bottom, a.shape[1] - left - right)
+    out = np.empty((len(measures),) + shape, np.float32)
     for k, m in enumerate(measures):
-        _entropy_2d(a, out=out[k], measure=m, **options)
+        if not warm and crop == (0, 0, 0, 0):
+            _entropy_2d(a, out=out[k], measure=m, **options)
+        else:
+            out[k] = _cropped(a, warm, crop, dict(options, measure=m))
     return out
 
 
 def entropy_block(block: Any, halo: Tuple[int, int, int, int] = (0, 0, 0, 0),
                   band_ranges: Optional[Sequence[Tuple[float, float]]] = None, band0: int = 0,
-                  **options: Any) -> np.ndarray:
+                  warm: bool = True, **options: Any) -> np.ndarray:
     """The map of one block of a bigger image, without its halo.
 
     block: (rows, columns), or with leading dims (bands, ..., rows,
@@ -118,15 +146,22 @@ def entropy_block(block: Any, halo: Tuple[int, int, int, int] = (0, 0, 0, 0),
     options: winent.entropy's (window, base, bins, range, nodata, device,
         threads, measure), or ``measures=`` (a list of measures) for a map of
         each, stacked on a new first axis (winent.texture's blocks).
+    warm: True (the default) computes through an engine this thread keeps
+        for these options and device, with its GPU buffers and pinned
+        staging, made at its first block and reused by the next ones
+        (freed when the thread ends, or by winent.free_engines()); False
+        sets a whole job up and tears it down for the block
+        (winent_entropy), as winent.entropy does for an array. The same
+        bits either way.
 
     Returns the float32 map of the block's own pixels: byte-identical to
     those pixels of the whole image's map when the halo holds the window's
     reach (window // 2) on every side that has a neighbour (the
     co-occurrence pairs too: both ends of a pair lie in the window)."""
     top, bottom, left, right = halo
+    crop = (int(top), int(bottom), int(left), int(right))
     if block.ndim == 2:
-        m = entropy_2d(block, **options)
-        return m[..., top:m.shape[-2] - bottom, left:m.shape[-1] - right]
+        return entropy_2d(block, warm=warm, crop=crop, **options)
     if block.ndim < 2:
         raise UsageError("entropy: a block must be 2-D (rows, columns), or have leading dims "
                          "(bands, ..., rows, columns)")
@@ -140,8 +175,7 @@ def entropy_block(block: Any, halo: Tuple[int, int, int, int] = (0, 0, 0, 0),
         o = dict(options)
         if band_ranges is not None:
             o["range"] = tuple(band_ranges[band0 + b])
-        m = entropy_2d(planes[b], **o)
-        out[..., b, :, :] = m[..., top:top + h, left:left + w]
+        out[..., b, :, :] = entropy_2d(planes[b], warm=warm, crop=crop, **o)
     return out.reshape(nm + lead + (h, w))
 
 

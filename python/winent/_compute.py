@@ -190,6 +190,28 @@ def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, d
     calls on different arrays may run at once (the GIL is released during
     the computation).
     """
+    job = prepare(array, window, base, bins, range, nodata, device, threads, footprint, radius,
+                  measure)
+    return run_cold(job, out)
+
+
+class Prepared:
+    """One array's call, checked and resolved as winent_entropy takes it:
+    the samples (`a`, rows `row_bytes` apart), the compute options `o`
+    (range "auto" resolved; a footprint's mask, which `o.footprint` points
+    into, lives as long as `o`), the device (bytes or None), the threads,
+    and the array's (rows, columns)."""
+    __slots__ = ("a", "row_bytes", "o", "device", "threads", "shape")
+
+    def __init__(self, a, row_bytes, o, device, threads, shape):
+        self.a, self.row_bytes, self.o, self.device = a, row_bytes, o, device
+        self.threads, self.shape = threads, shape
+
+
+def prepare(array, window=None, base=None, bins=None, range=None, nodata=None, device="auto",
+            threads=0, footprint=None, radius=None, measure=None):
+    """entropy()'s checks and conversions, without computing: a Prepared
+    (its `a` None for an empty array). Raises UsageError as entropy()."""
     a = np.asarray(array)
     if a.ndim != 2:
         raise UsageError("entropy: the array must be 2-D (rows, columns), not %d-D" % a.ndim)
@@ -211,15 +233,25 @@ def entropy(array, window=None, base=None, bins=None, range=None, nodata=None, d
     _validate(o, dev, threads, range)
     if isinstance(range, str) and range == "auto":
         o.range_lo, o.range_hi = _auto_range(a, nodata)
-    err = _lib.winent_error()
     if h == 0 or w == 0:
-        return np.empty((h, w), np.float32) if out is None else out
+        return Prepared(None, 0, o, dev, threads, (h, w))
     a, row_bytes = _readable_rows(a)
+    return Prepared(a, row_bytes, o, dev, threads, (h, w))
+
+
+def run_cold(job, out=None):
+    """The map of a Prepared call through winent_entropy (a whole job: its
+    engines, buffers and threads made and freed within the call)."""
+    h, w = job.shape
+    if job.a is None:
+        return np.empty((h, w), np.float32) if out is None else out
     if out is None:
         out = np.empty((h, w), np.float32)
     out_row_floats = _check_out(out, h, w)
-    st = L.winent_entropy(ctypes.byref(o), a.ctypes.data, row_bytes, w, h, out.ctypes.data,
-                          out_row_floats, dev, threads, ctypes.byref(err))
+    err = _lib.winent_error()
+    st = _lib.lib().winent_entropy(ctypes.byref(job.o), job.a.ctypes.data, job.row_bytes, w, h,
+                                   out.ctypes.data, out_row_floats, job.device, job.threads,
+                                   ctypes.byref(err))
     if st != OK:
         raise error_for(st, _lib.message_of(err))
     return out

@@ -148,7 +148,7 @@ def entropy(x, kx, ky, axes=(("axis -2 (rows)", "array.rechunk({-2: 1024})"),
     probe = np.zeros((1, 1), np.dtype(x.dtype))
     if isinstance(getattr(x, "_meta", None), np.ma.MaskedArray):
         probe = np.ma.masked_array(probe, mask=False)
-    entropy_block(probe, **dict(options, threads=1, device="cpu"))
+    entropy_block(probe, warm=False, **dict(options, threads=1, device="cpu"))
     depth = {d: 0 for d in range(x.ndim - 2)}
     depth[x.ndim - 2] = ry if len(x.chunks[-2]) > 1 else 0
     depth[x.ndim - 1] = rx if len(x.chunks[-1]) > 1 else 0

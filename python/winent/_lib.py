@@ -237,6 +237,17 @@ _PROTOTYPES = {
     "winent_job_error": (ctypes.POINTER(winent_error), [c_job_p]),
     "winent_job_get_stats": (None, [c_job_p, ctypes.POINTER(winent_job_stats)]),
     "winent_job_free": (None, [c_job_p]),
+    # Engines kept warm across a dask worker's blocks (_warm.py).
+    "winent_engine_create": (c_status, [
+        ctypes.POINTER(winent_compute_opts), ctypes.c_int, ctypes.c_int, ctypes.c_int,
+        ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
+        ctypes.POINTER(winent_error)]),
+    "winent_engine_compute": (c_status, [
+        ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+        ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+        ctypes.c_size_t]),
+    "winent_engine_error": (ctypes.POINTER(winent_error), [ctypes.c_void_p]),
+    "winent_engine_free": (None, [ctypes.c_void_p]),
     "winent_status_name": (ctypes.c_char_p, [c_status]),
     "winent_dtype_name": (ctypes.c_char_p, [ctypes.c_int]),
     "winent_gpu_count": (ctypes.c_int, []),

@@ -3,8 +3,9 @@
  * opttable.c - every option of winent-stream in one table: its CLI word,
  * its Python keyword, its --help lines and what a refused value is told,
  * in each door's words. The CLI's parser and --help (hence the man page),
- * the library's checks and the Python package all read it
- * (winent_options). Adding an option: a row here (a plain type says
+ * the bash completion (tools/winent-options prints the table for
+ * tools/mkcompletion.sh), the library's checks and the Python package all
+ * read it (winent_options). Adding an option: a row here (a plain type says
  * where its value goes, and every door reads it from that), its field in
  * winent_job_opts, its check in job_opts.c; an option of a grammar of its
  * own (WINENT_OPT_OWN) also has its reader in each door (the CLI's in
@@ -72,7 +73,8 @@ static const winent_option TABLE[] = {
      "glcm-contrast, glcm-dissimilarity, glcm-homogeneity," IND
      "glcm-correlation, glcm-mean, glcm-variance, glcm-cluster-shade," IND
      "glcm-cluster-prominence, glcm-cond-entropy, glcm-mutual-info",
-     "give a measure (entropy, renyi:Q, simpson, richness, evenness, majority) or a list of them",
+     "give a measure (entropy, renyi:Q, simpson, richness, evenness, majority, or a "
+     "co-occurrence measure such as glcm-contrast) or a list of them (entropy,simpson)",
      "give a measure ('entropy', 'renyi:Q' with Q >= 0, 'simpson', 'richness', 'evenness', "
      "'majority', 'glcm-entropy', 'glcm-contrast', ...: winent.texture's docstring lists them) "
      "or a list of them", NULL, OWN},
@@ -122,7 +124,7 @@ static const winent_option TABLE[] = {
      "band (files and GDAL names: a pipe needs --range LO:HI);" IND
      "the default for float input (f32, f64), with 256 bins",
      "give finite numbers LO:HI with LO < HI, or auto",
-     "give finite numbers (lo, hi) with lo < hi, or 'auto'", NULL, OWN},
+     "give finite numbers (lo, hi) with lo < hi, or 'auto'", "auto", OWN},
     {"nodata", "nodata", "V", G_COMPUTE,
      "pixels equal to V are not counted (default: the file's" IND
      "GDAL_NODATA or GDAL nodata value); for integer samples a" IND
@@ -148,7 +150,7 @@ static const winent_option TABLE[] = {
      "NAME_b3_w9.raw each); an input of several bands read for one" IND
      "says so in a notice, naming the others",
      "give a band number from 1, a list of them (1,3,5), or all",
-     "give a band number from 1, a list of them [1, 3, 5], or 'all'", NULL, OWN},
+     "give a band number from 1, a list of them [1, 3, 5], or 'all'", "all", OWN},
     {"byteorder", "byteorder", "O", G_RAW, "little or big (default little)",
      "use little or big", "use 'little' or 'big'", "little|big", WORD(big_endian)},
     {"header-bytes", "header_bytes", "N", G_RAW, "bytes to skip before the samples",
@@ -223,7 +225,7 @@ static const winent_option TABLE[] = {
      "what is left pays for them, all taking chunks from one" IND
      "queue), cpu, gpu (every GPU), or a list such as 0,2 or cpu,0",
      "use auto, cpu, gpu or a list like 0,2 or cpu,0",
-     "use 'auto', 'cpu', 'gpu' or a list like '0,2' or 'cpu,0'", NULL, TEXT(device)},
+     "use 'auto', 'cpu', 'gpu' or a list like '0,2' or 'cpu,0'", "auto|cpu|gpu", TEXT(device)},
     {"threads", "threads", "N", G_RUN,
      "the one thread budget for decoding, computing and encoding" IND "(default: all cores)",
      "give a number from 1 to 4096", "give a number from 1 to 4096 (0: all cores)", NULL, INT_SET(threads)},

@@ -306,30 +306,6 @@ void cli_free(cli_opts *c)
     c->job.nmeasure_list = 0;
 }
 
-/* The items of a comma-separated list `val` (none empty), or -1. */
-static int list_items(const char *val)
-{
-    int n = 1;
-    if (*val == '\0' || *val == ',' || val[strlen(val) - 1] == ',' || strstr(val, ",,"))
-        return -1;
-    for (const char *q = val; *q; q++)
-        n += *q == ',';
-    return n;
-}
-
-/* Item `i` of the list `val` into `buf` (cap bytes); -1 when too long. */
-static int list_item(const char *val, int i, char *buf, size_t cap)
-{
-    for (; i > 0; i--)
-        val = strchr(val, ',') + 1;
-    size_t n = strcspn(val, ",");
-    if (n >= cap)
-        return -1;
-    memcpy(buf, val, n);
-    buf[n] = '\0';
-    return 0;
-}
-
 /* ---- The options, from the library's table ---------------------------- */
 
 /* getopt_long's codes: a positional argument (optstring "-"), then one per
@@ -565,6 +541,57 @@ static winent_status take_info(cli_opts *c, const winent_option *r, int code, co
     return WINENT_OK;
 }
 
+/* ---- Options that take a list: --window, --disk, --measure, --band, --angles */
+
+/* Item `i` of the list `val`, `item`, into the option's place in `c`;
+ * refused with the line of table row `row`, quoting `val`, or the
+ * library's line for the item. */
+typedef winent_status (*take_item_fn)(cli_opts *c, const char *row, const char *val,
+                                      const char *item, int i, char *msg, size_t n);
+
+/* How a list option's items are read and where they go. */
+typedef struct list_kind {
+    /* Room for `k` items, the previous list freed and the job's list
+     * fields cleared (k < 0: only that); -1 when out of memory. */
+    int (*make)(cli_opts *c, int k);
+    take_item_fn item;
+    /* The first item as the job's one value and, with k > 1, the list
+     * shown to the library (which checks each item and repeats, as for
+     * every caller); NULL when the items went where they belong. */
+    void (*expose)(cli_opts *c, int k);
+} list_kind;
+
+/* The comma-separated list `val` (no item empty) through `kind`: a value
+ * that is no list ("", "5,,9", "3,") gets the line of table row `row`. */
+static winent_status take_list(cli_opts *c, const char *row, const char *val,
+                               const list_kind *kind, char *msg, size_t n)
+{
+    const size_t len = strlen(val);
+    int k = len && val[0] != ',' && val[len - 1] != ',' && !strstr(val, ",,") ? 1 : -1;
+    for (const char *q = val; k > 0 && *q; q++)
+        k += *q == ',';
+    if (kind->make(c, k) != 0)
+        return usage(msg, n, "out of memory");
+    if (k < 0)
+        return refuse(row, val, msg, n);
+    char *items = malloc(len + 1);
+    if (items == NULL)
+        return usage(msg, n, "out of memory");
+    memcpy(items, val, len + 1);
+    winent_status st = WINENT_OK;
+    char *item = items;
+    for (int i = 0; i < k && st == WINENT_OK; i++) {
+        char *end = item + strcspn(item, ",");
+        *end = '\0';
+        st = kind->item(c, row, val, item, i, msg, n);
+        item = end + 1;
+    }
+    free(items);
+    if (st == WINENT_OK && kind->expose != NULL)
+        kind->expose(c, k);
+    return st;
+}
+
 /* One item of --window (K, WxH, diskR) or of --disk (R) into its sides;
  * -1 when it is none. Its range is the library's to check. */
 static int window_item(const char *item, int disk_opt, long *kx, long *ky, int *disk)
@@ -583,18 +610,49 @@ static int window_item(const char *item, int disk_opt, long *kx, long *ky, int *
     return 0;
 }
 
-/* K, WxH, diskR, or a list of them: a map of each; --disk R is --window
- * diskR (a list of radii too). Each item's sides, odd or even, and
- * repeats: the library's to check (winent_job_opts_validate), as for every
- * caller. */
-static winent_status take_window(cli_opts *c, const winent_option *r, int code, const char *val,
-                                 char *msg, size_t n)
+static int window_make(cli_opts *c, int k)
 {
-    winent_job_opts *j = &c->job;
-    const int disk_opt = strcmp(r->cli, "disk") == 0;
-    c->window_by_disk = disk_opt;
-    /* --window diskR and --disk R say one thing two ways: both given is a
-     * conflict (the library's line), not the last one winning. */
+    free(c->window_list);
+    free(c->window_disk);
+    c->window_list = k > 0 ? malloc(sizeof *c->window_list * 2 * (size_t)k) : NULL;
+    c->window_disk = k > 0 ? malloc(sizeof *c->window_disk * (size_t)k) : NULL;
+    c->job.window_list = c->job.window_disk = NULL;
+    c->job.nwindow_list = 0;
+    return k > 0 && (c->window_list == NULL || c->window_disk == NULL) ? -1 : 0;
+}
+
+static winent_status window_take(cli_opts *c, const char *row, const char *val, const char *item,
+                                 int i, char *msg, size_t n)
+{
+    long kx, ky;
+    int disk;
+    if (window_item(item, c->window_by_disk, &kx, &ky, &disk) != 0)
+        return refuse(row, val, msg, n);
+    c->window_list[2 * i] = (int)kx;
+    c->window_list[2 * i + 1] = (int)ky;
+    c->window_disk[i] = disk;
+    return WINENT_OK;
+}
+
+static void window_expose(cli_opts *c, int k)
+{
+    c->job.compute.kx = c->window_list[0];
+    c->job.compute.ky = c->window_list[1];
+    c->job.compute.disk = c->window_disk[0];
+    if (k > 1) {
+        c->job.window_list = c->window_list;
+        c->job.window_disk = c->window_disk;
+        c->job.nwindow_list = k;
+    }
+}
+
+static const list_kind window_kind = {window_make, window_take, window_expose};
+
+/* The window given one way: a second of --window, --disk, --footprint is
+ * a conflict (the library's line), not the last one winning. */
+static winent_status window_once(cli_opts *c, const winent_option *r, int code, char *msg,
+                                 size_t n)
+{
     if (c->window_code && c->window_code != code) {
         winent_error err;
         winent_status st = winent_option_conflict(r->cli, code_cli(c->window_code),
@@ -603,76 +661,137 @@ static winent_status take_window(cli_opts *c, const winent_option *r, int code, 
         return st;
     }
     c->window_code = code;
-    const int k = list_items(val);
-    char item[32];
-    free(c->window_list);
-    free(c->window_disk);
-    c->window_list = k > 0 ? malloc(sizeof *c->window_list * 2 * (size_t)k) : NULL;
-    c->window_disk = k > 0 ? malloc(sizeof *c->window_disk * (size_t)k) : NULL;
-    j->window_list = NULL;
-    j->window_disk = NULL;
-    j->nwindow_list = 0;
-    if (k > 0 && (c->window_list == NULL || c->window_disk == NULL))
-        return usage(msg, n, "out of memory");
-    for (int w = 0; w < k || k < 0; w++) {
-        long a1, a2;
-        int disk;
-        if (k < 0 || list_item(val, w, item, sizeof item) != 0 ||
-            window_item(item, disk_opt, &a1, &a2, &disk) != 0)
-            return refuse(disk_opt ? "disk" : k > 1 ? "windows" : "window", val, msg, n);
-        c->window_list[2 * w] = (int)a1;
-        c->window_list[2 * w + 1] = (int)a2;
-        c->window_disk[w] = disk;
-    }
-    j->compute.kx = c->window_list[0];
-    j->compute.ky = c->window_list[1];
-    j->compute.disk = c->window_disk[0];
-    if (k > 1) {
-        j->window_list = c->window_list;
-        j->window_disk = c->window_disk;
-        j->nwindow_list = k;
-    }
     return WINENT_OK;
 }
+
+/* K, WxH, diskR, or a list of them: a map of each; --disk R is --window
+ * diskR (a list of radii too). Each item's sides, odd or even, and
+ * repeats: the library's to check (winent_job_opts_validate), as for every
+ * caller. */
+static winent_status take_window(cli_opts *c, const winent_option *r, int code, const char *val,
+                                 char *msg, size_t n)
+{
+    c->window_by_disk = strcmp(r->cli, "disk") == 0;
+    WINENT_CLI_TRY(window_once(c, r, code, msg, n));
+    const char *row = c->window_by_disk ? "disk" : strchr(val, ',') ? "windows" : "window";
+    return take_list(c, row, val, &window_kind, msg, n);
+}
+
+static int measure_make(cli_opts *c, int k)
+{
+    free(c->measure_list);
+    free(c->measure_q);
+    c->measure_list = k > 0 ? malloc(sizeof *c->measure_list * (size_t)k) : NULL;
+    c->measure_q = k > 0 ? malloc(sizeof *c->measure_q * (size_t)k) : NULL;
+    c->job.measure_list = NULL;
+    c->job.measure_q = NULL;
+    c->job.nmeasure_list = 0;
+    return k > 0 && (c->measure_list == NULL || c->measure_q == NULL) ? -1 : 0;
+}
+
+/* A measure's name: the library's reader, and its line for a name it has
+ * no measure for. */
+static winent_status measure_take(cli_opts *c, const char *row, const char *val,
+                                  const char *item, int i, char *msg, size_t n)
+{
+    (void)row, (void)val;
+    winent_error e;
+    if (winent_measure_parse(item, &c->measure_list[i], &c->measure_q[i], &e) != WINENT_OK)
+        return usage(msg, n, "%s", e.message);
+    return WINENT_OK;
+}
+
+static void measure_expose(cli_opts *c, int k)
+{
+    c->job.compute.measure = c->measure_list[0];
+    c->job.compute.renyi_q = c->measure_q[0];
+    if (k > 1) {
+        c->job.measure_list = c->measure_list;
+        c->job.measure_q = c->measure_q;
+        c->job.nmeasure_list = k;
+    }
+}
+
+static const list_kind measure_kind = {measure_make, measure_take, measure_expose};
 
 /* NAME or a list of them: a map of each (at each window), in the order
  * given; each name and order the library's to check. */
 static winent_status take_measure(cli_opts *c, const winent_option *r, int code, const char *val,
                                   char *msg, size_t n)
 {
-    (void)r, (void)code;
-    winent_job_opts *j = &c->job;
-    const int k = list_items(val);
-    char item[64];
-    free(c->measure_list);
-    free(c->measure_q);
-    c->measure_list = k > 0 ? malloc(sizeof *c->measure_list * (size_t)k) : NULL;
-    c->measure_q = k > 0 ? malloc(sizeof *c->measure_q * (size_t)k) : NULL;
-    j->measure_list = NULL;
-    j->measure_q = NULL;
-    j->nmeasure_list = 0;
-    if (k < 0)
-        return usage(msg, n,
-                     "--measure: '%s': give a measure (entropy, renyi:Q, simpson, richness, "
-                     "evenness, majority) or a list of them (entropy,simpson)",
-                     val);
-    if (c->measure_list == NULL || c->measure_q == NULL)
-        return usage(msg, n, "out of memory");
-    for (int i = 0; i < k; i++) {
-        winent_error e;
-        if (list_item(val, i, item, sizeof item) != 0)
-            return usage(msg, n, "--measure: an item too long");
-        if (winent_measure_parse(item, &c->measure_list[i], &c->measure_q[i], &e) != WINENT_OK)
-            return usage(msg, n, "%s", e.message);
-    }
-    j->compute.measure = c->measure_list[0];
-    j->compute.renyi_q = c->measure_q[0];
-    if (k > 1) {
-        j->measure_list = c->measure_list;
-        j->measure_q = c->measure_q;
-        j->nmeasure_list = k;
-    }
+    (void)code;
+    return take_list(c, r->cli, val, &measure_kind, msg, n);
+}
+
+static int band_make(cli_opts *c, int k)
+{
+    free(c->band_list);
+    c->band_list = k > 0 ? malloc(sizeof *c->band_list * (size_t)k) : NULL;
+    c->job.band_list = NULL;
+    c->job.nband_list = 0;
+    return k > 0 && c->band_list == NULL ? -1 : 0;
+}
+
+/* A band number: its range is the library's to check. */
+static winent_status band_take(cli_opts *c, const char *row, const char *val, const char *item,
+                               int i, char *msg, size_t n)
+{
+    long v;
+    if (parse_int(item, &v) != 0)
+        return refuse(row, val, msg, n);
+    c->band_list[i] = (int)v;
     return WINENT_OK;
+}
+
+static void band_expose(cli_opts *c, int k)
+{
+    c->job.band = c->band_list[0];
+    if (k > 1) {
+        c->job.band_list = c->band_list;
+        c->job.nband_list = k;
+    }
+}
+
+static const list_kind band_kind = {band_make, band_take, band_expose};
+
+/* B, a list of them, or all: a map of each. Each band's range and repeats:
+ * the library's to check. */
+static winent_status take_band(cli_opts *c, const winent_option *r, int code, const char *val,
+                               char *msg, size_t n)
+{
+    (void)code;
+    c->job.band_all = table_word(r->cli, val) == 0; /* all */
+    if (c->job.band_all)
+        return band_make(c, -1) == 0 ? WINENT_OK : usage(msg, n, "out of memory");
+    return take_list(c, r->cli, val, &band_kind, msg, n);
+}
+
+/* The co-occurrence pairs' directions: the bits of the angles given. */
+static int angles_make(cli_opts *c, int k)
+{
+    (void)k;
+    c->job.compute.glcm_angles = 0;
+    return 0;
+}
+
+static winent_status angles_take(cli_opts *c, const char *row, const char *val, const char *item,
+                                 int i, char *msg, size_t n)
+{
+    (void)i;
+    long deg;
+    if (parse_long(item, 0, 135, &deg) != 0 || deg % 45 != 0)
+        return refuse(row, val, msg, n);
+    c->job.compute.glcm_angles |= 1u << (deg / 45);
+    return WINENT_OK;
+}
+
+static const list_kind angles_kind = {angles_make, angles_take, NULL};
+
+static winent_status take_angles(cli_opts *c, const winent_option *r, int code, const char *val,
+                                 char *msg, size_t n)
+{
+    (void)code;
+    return take_list(c, r->cli, val, &angles_kind, msg, n);
 }
 
 /* The co-occurrence measures' levels: bins, by default over --range auto. */
@@ -685,26 +804,6 @@ static winent_status take_levels(cli_opts *c, const winent_option *r, int code, 
         return refuse(r->cli, val, msg, n);
     c->job.compute.bins = (uint32_t)v;
     c->levels_given = 1;
-    return WINENT_OK;
-}
-
-static winent_status take_angles(cli_opts *c, const winent_option *r, int code, const char *val,
-                                 char *msg, size_t n)
-{
-    (void)code;
-    unsigned bits = 0;
-    const char *s = val;
-    while (*s) {
-        char *end = NULL;
-        long deg = strtol(s, &end, 10);
-        if (end == s || (*end != ',' && *end != '\0') || deg < 0 || deg > 135 || deg % 45)
-            return refuse(r->cli, val, msg, n);
-        bits |= 1u << (deg / 45);
-        s = *end ? end + 1 : end;
-    }
-    if (bits == 0)
-        return refuse(r->cli, val, msg, n);
-    c->job.compute.glcm_angles = bits;
     return WINENT_OK;
 }
 
@@ -728,7 +827,7 @@ static winent_status take_range(cli_opts *c, const winent_option *r, int code, c
     (void)code;
     winent_job_opts *j = &c->job;
     double vlo, vhi;
-    if (!strcmp(val, "auto")) {
+    if (table_word(r->cli, val) == 0) { /* auto */
         j->range_auto = 1;
         j->compute.range_lo = j->compute.range_hi = 0.0;
         c->range_given = 0;
@@ -797,56 +896,13 @@ static winent_status take_dtype(cli_opts *c, const winent_option *r, int code, c
     return WINENT_OK;
 }
 
-/* B, a list of them, or all: a map of each. Each band's range and repeats:
- * the library's to check. */
-static winent_status take_band(cli_opts *c, const winent_option *r, int code, const char *val,
-                               char *msg, size_t n)
-{
-    (void)code;
-    winent_job_opts *j = &c->job;
-    const int k = !strcmp(val, "all") ? 0 : list_items(val);
-    char item[32];
-    long v;
-    free(c->band_list);
-    c->band_list = k > 0 ? malloc(sizeof *c->band_list * (size_t)k) : NULL;
-    j->band_list = NULL;
-    j->nband_list = 0;
-    j->band_all = k == 0;
-    if (k > 0 && c->band_list == NULL)
-        return usage(msg, n, "out of memory");
-    if (k == 1) { /* one band: its range is the library's to check */
-        if (parse_int(val, &v) != 0)
-            return refuse(r->cli, val, msg, n);
-        c->band_list[0] = (int)v;
-    }
-    for (int b = 0; k > 1 ? b < k : k < 0; b++) {
-        if (k < 0 || list_item(val, b, item, sizeof item) != 0 || parse_int(item, &v) != 0)
-            return refuse(r->cli, val, msg, n);
-        c->band_list[b] = (int)v;
-    }
-    if (k > 0)
-        j->band = c->band_list[0];
-    if (k > 1) {
-        j->band_list = c->band_list;
-        j->nband_list = k;
-    }
-    return WINENT_OK;
-}
-
 /* --footprint FILE: the window is the file's mask (compute.footprint,
  * its sides kx, ky). It and --window or --disk say one thing two ways: a
  * conflict, as those two are. */
 static winent_status take_footprint(cli_opts *c, const winent_option *r, int code,
                                     const char *val, char *msg, size_t n)
 {
-    if (c->window_code && c->window_code != code) {
-        winent_error err;
-        winent_status st = winent_option_conflict(r->cli, code_cli(c->window_code),
-                                                  WINENT_WORDS_CLI, &err);
-        snprintf(msg, n, "%s", err.message);
-        return st;
-    }
-    c->window_code = code;
+    WINENT_CLI_TRY(window_once(c, r, code, msg, n));
     free(c->footprint);
     c->footprint = NULL;
     int kx = 0, ky = 0;

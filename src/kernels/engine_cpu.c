@@ -502,8 +502,7 @@ void winent_cpu_engine_free(winent_cpu_engine *e)
  * pass, plane k the k-th plan's measure): the compute options with those
  * measures, their distance, angles and symmetry (the same in every plan:
  * winent_cpu_engine_can_share). */
-static winent_status glcm_create(winent_cpu_engine *e, const winent_plan *const *plans, int n,
-                                 winent_err *err)
+static void glcm_opts_of(const winent_plan *const *plans, int n, winent_glcm_opts *gp)
 {
     const winent_compute_opts *c = &plans[0]->opts;
     winent_glcm_opts g;
@@ -517,8 +516,29 @@ static winent_status glcm_create(winent_cpu_engine *e, const winent_plan *const 
     for (int k = 0; k < n; k++)
         g.measures[k] =
             (winent_glcm_measure)(plans[k]->opts.measure - WINENT_MEASURE_GLCM_ENTROPY);
+    *gp = g;
+}
+
+static winent_status glcm_create(winent_cpu_engine *e, const winent_plan *const *plans, int n,
+                                 winent_err *err)
+{
+    winent_glcm_opts g;
+    glcm_opts_of(plans, n, &g);
     WINENT_TRY(winent_glcm_plan_create(&g, &e->glcm_plan, err));
     return winent_glcm_cpu_create(e->glcm_plan, e->max_width, e->threads, &e->glcm, err);
+}
+
+size_t winent_cpu_group_scratch_bytes(const winent_plan *const *plans, int n, int width)
+{
+    winent_glcm_opts g;
+    winent_glcm_plan *gp = NULL;
+    winent_err err;
+    glcm_opts_of(plans, n, &g);
+    if (winent_glcm_plan_create(&g, &gp, &err) != WINENT_OK)
+        return 0; /* the engine's creation will say why */
+    size_t b = winent_glcm_cpu_scratch_bytes(gp, width, winent_cpu_band_rows(plans[0], width));
+    winent_glcm_plan_free(gp);
+    return b;
 }
 
 static int same_double(double a, double b)
@@ -905,16 +925,8 @@ int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width)
 size_t winent_cpu_scratch_bytes(const winent_plan *p, int width)
 {
     const size_t W = (size_t)(width > 0 ? width : 1);
-    if (winent_measure_is_glcm(p->opts.measure)) {
-        /* The GLCM engine's (glcm_cpu.c): four lanes' pair and marginal
-         * histograms, their sums per column, each capped buffer of column
-         * moments and pair codes, a code row per input row. */
-        const size_t L = p->opts.bins > 0 ? p->opts.bins : 256;
-        const size_t capped = (size_t)48 << 20;
-        const size_t mom = W * 4 * 10 * 8, pc = W * (size_t)(p->ky + 8) * 4 * 4;
-        return 4 * L * L * 4 + 4 * 2 * L * 4 + W * 4 * 12 + (mom < capped ? mom : capped) +
-               (pc < capped ? pc : capped) + W * (size_t)(p->ky + 64) * 2 + 4096;
-    }
+    if (winent_measure_is_glcm(p->opts.measure))
+        return winent_cpu_group_scratch_bytes(&p, 1, width);
     const size_t in_rows = (size_t)(winent_cpu_band_rows(p, width) + 2 * p->ry);
     size_t hist = p->direct && p->ncodes < 65536 ? (size_t)p->ncodes + 1 : 65536;
     size_t b = LANES * hist * sizeof(uint16_t) + W * sizeof(uint32_t); /* histograms, one row */

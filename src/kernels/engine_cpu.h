@@ -40,6 +40,11 @@ int winent_cpu_engine_band_rows(const winent_cpu_engine *e, int width);
  * code rows, few-values columns, remap tables): an upper estimate. */
 size_t winent_cpu_scratch_bytes(const winent_plan *p, int width);
 
+/* Scratch one worker holds for co-occurrence maps plans[0 .. n) computed
+ * in one pass (winent_cpu_engine_create_shared; n = 1: one map's engine):
+ * exactly what its GLCM engine makes, counted once for the n maps. */
+size_t winent_cpu_group_scratch_bytes(const winent_plan *const *plans, int n, int width);
+
 /* Compute output rows [ya, yb) of chunk `c` (inside [c->y0, c->y1)) on the
  * calling thread with the scratch of `worker` (0 .. threads - 1); `out` holds
  * row c->y0, rows `out_stride` floats apart. Any number of callers at once,

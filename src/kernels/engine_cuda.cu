@@ -104,6 +104,8 @@ static winent_status launch_chunk(winent_gpu_engine *e, gpu_slot *s, const winen
     wp.cr = e->d_cr;
     wp.kx = p->kx;
     wp.m = e->m;
+    if (e->majority)
+        return gpu_launch_majority(e, s, c, plane, err);
     for (int i = 0; i < gpu_nfamilies && !r.done; i++) {
         const gpu_family *f = &gpu_families[i];
         if (!e->use[f->id])
@@ -226,17 +228,12 @@ static void sparse_off(winent_gpu_engine *e)
     e->use[FAM_SPARSE] = false;
 }
 
-/* The plan and sizes the engine can take: a device error for a measure no
- * GPU kernel computes (the majority keeps no sum: the pipeline keeps it on
- * the CPU), a GPU that is not there, or an injected failure. */
+/* The plan and sizes the engine can take: a device error for a GPU that
+ * is not there, or an injected failure. */
 static winent_status check_create(const winent_plan *p, int device, int max_width,
                                   int max_in_rows, int slots, winent_err *err)
 {
-    if (p->opts.measure == WINENT_MEASURE_MAJORITY)
-        return WINENT_ERR(err, WINENT_ERR_DEVICE,
-                          "GPU %d: the GPU engine does not compute --measure majority (the CPU "
-                          "does)",
-                          device);
+    (void)p;
     if (!winent_cuda_device_usable(device))
         return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: no such CUDA device (%d visible)",
                           device, winent_cuda_device_count());
@@ -390,6 +387,120 @@ fail:
     return st;
 }
 
+/* Keys (winent_code_order) that index the majority's table directly: up
+ * to 16 KB a warp. */
+#define MAJ_DIRECT_KEYS 4096u
+/* The majority's tables in global memory (windows whose hash table passes
+ * a block's shared memory): at most this many bytes a slot. */
+#define MAJ_WS_BYTES ((size_t)1 << 28)
+
+/* The window's pixels as the majority kernel's offsets, row by row:
+ * (dy << 16) | (dx & 0xFFFF). */
+static std::vector<int> majority_offsets(const winent_plan *p)
+{
+    std::vector<int> off;
+    for (int r = 0; r < p->ky; r++) {
+        const int dy = r - p->ry;
+        const int q0 = p->shaped ? p->row_first[r] : 0, q1 = p->shaped ? p->row_first[r + 1] : 1;
+        for (int q = q0; q < q1; q++) {
+            const int a = p->shaped ? p->row_run[2 * q] : -p->rx;
+            const int b = p->shaped ? p->row_run[2 * q + 1] : p->kx - 1 - p->rx;
+            for (int dx = a; dx <= b; dx++)
+                off.push_back((int)(((unsigned)dy << 16) | ((unsigned)dx & 0xFFFFu)));
+        }
+    }
+    return off;
+}
+
+/* The majority's table: direct where the keys are few (the dtype's
+ * patterns where a nodata rotates the codes, else the codes), else hashed
+ * at twice the window's pixels; in shared memory where a warp's fits (up
+ * to 8 warps a block), else in global memory for a fixed grid of warps. */
+static void majority_layout(winent_gpu_engine *e)
+{
+    const winent_plan *p = e->plan;
+    const uint64_t keys = p->rule.rotate ? (uint64_t)p->rule.rotate_mask + 1 : p->ncodes;
+    e->maj_direct = p->direct && keys <= MAJ_DIRECT_KEYS;
+    if (e->maj_direct) {
+        e->maj_words = (unsigned)(keys > 0 ? keys : 1);
+    } else {
+        e->maj_bits = 5;
+        while ((1 << e->maj_bits) < 2 * e->maj_noff)
+            e->maj_bits++;
+        e->maj_words = 2u << e->maj_bits;
+    }
+    const size_t bytes = (size_t)e->maj_words * 4;
+    const size_t fit = bytes <= e->smem_optin ? e->smem_optin / bytes : 0;
+    e->maj_warps = 0;
+    if (fit >= 1) {
+        /* The block size (up to 8 warps) that keeps the most warps on an
+         * SM, its blocks' shared memory counted with CUDA's 1 KB each. */
+        int best = 0;
+        for (int w = (int)std::min<size_t>(fit, 8); w >= 1; w--) {
+            const size_t blocks = e->smem_sm / (bytes * (size_t)w + 1024);
+            const int warps = (int)std::min<size_t>(blocks * (size_t)w, 64);
+            if (warps > best) {
+                best = warps;
+                e->maj_wpb = w;
+            }
+        }
+        if (best == 0)
+            e->maj_wpb = 1;
+        return;
+    }
+    e->maj_wpb = 4;
+    const size_t most = std::max<size_t>(4, MAJ_WS_BYTES / bytes);
+    e->maj_warps = (int)std::min<size_t>((size_t)e->sms * 16, most) / 4 * 4;
+}
+
+/* The majority's engine (engine_cuda_majority.cuh): 32-bit code planes,
+ * the window's offsets and the tables on the device, slots. */
+static winent_status majority_engine_create(winent_gpu_engine *e, winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    const winent_plan *p = e->plan;
+    const int device = e->device;
+    int optin = 0;
+    const std::vector<int> off = majority_offsets(p);
+    CUDA_TRY(device, cudaSetDevice(e->ordinal));
+    CUDA_TRY(device, cudaDeviceGetAttribute(&e->sms, cudaDevAttrMultiProcessorCount, e->ordinal));
+    CUDA_TRY(device,
+             cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, e->ordinal));
+    e->smem_optin = optin > 1024 ? (size_t)optin - 1024 : 0;
+    {
+        int per_sm = 0;
+        CUDA_TRY(device, cudaDeviceGetAttribute(
+                             &per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, e->ordinal));
+        e->smem_sm = (size_t)per_sm;
+    }
+    e->majority = true;
+    e->plane_bytes = 4;
+    e->nd = p->can_skip;
+    e->zero_copy = 0;
+    e->maj_noff = (int)off.size();
+    majority_layout(e);
+    CUDA_TRY(device, cudaMalloc((void **)&e->d_off, sizeof(int) * std::max<size_t>(off.size(), 1)));
+    if (!off.empty())
+        CUDA_TRY(device, cudaMemcpy(e->d_off, off.data(), sizeof(int) * off.size(),
+                                    cudaMemcpyHostToDevice));
+    WINENT_TRY(gpu_majority_smem(e, err));
+    {
+        const size_t npix = (size_t)e->max_width * (size_t)e->max_in_rows;
+        for (int i = 0; i < e->nslots; i++) {
+            WINENT_TRY(slot_alloc(e, &e->slot[i], npix, err));
+            /* Global tables a slot: the slots' chunks run at once. */
+            if (e->maj_warps > 0)
+                CUDA_TRY(device, cudaMalloc((void **)&e->slot[i].d_ws,
+                                            (size_t)e->maj_warps * e->maj_words * 4));
+        }
+    }
+    snprintf(e->path_name, sizeof e->path_name, "majority/warp-%s/%s%u%s",
+             e->maj_direct ? "direct" : "hash", e->maj_direct ? "keys" : "slots",
+             e->maj_direct ? e->maj_words : e->maj_words / 2, e->maj_warps > 0 ? "/global" : "");
+fail:
+    return st;
+}
+
 /* The histogram measures' engine: kernels, tables, slots. */
 static winent_status window_engine_create(winent_gpu_engine *e, winent_err *err)
 {
@@ -428,8 +539,9 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     e->max_width = max_width;
     e->max_in_rows = max_in_rows;
     e->nslots = slots;
-    const winent_status st = winent_measure_is_glcm(p->opts.measure)
-                                 ? glcm_engine_create(e, err)
+    const winent_status st = winent_measure_is_glcm(p->opts.measure) ? glcm_engine_create(e, err)
+                             : p->opts.measure == WINENT_MEASURE_MAJORITY
+                                 ? majority_engine_create(e, err)
                                  : window_engine_create(e, err);
     if (st != WINENT_OK) {
         winent_gpu_engine_free(e);
@@ -557,6 +669,7 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
         cudaFree(e->d_t0);
         cudaFree(e->d_cf);
         cudaFree(e->d_cr);
+        cudaFree(e->d_off);
         gpu_sparse_free(e);
         (void)cudaGetLastError();
     }

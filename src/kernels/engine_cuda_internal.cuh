@@ -137,6 +137,18 @@ struct winent_gpu_engine {
      * chunks, synchronously on submit, and none of the above is made. */
     struct winent_glcm_plan *glcm_plan; /* owned, or NULL */
     struct winent_glcm_cuda *glcm;      /* owned, or NULL */
+    /* The majority (engine_cuda_majority.cuh): its own kernel, a warp per
+     * pixel, on the slots' 32-bit code planes; no family is chosen. */
+    bool majority;
+    int *d_off;            /* owned: the window's pixels as offsets, maj_noff */
+    int maj_noff;
+    bool maj_direct;       /* keys below maj_nkeys index the table */
+    int maj_bits;          /* else: log2 of the hash table's slots */
+    unsigned maj_words;    /* 32-bit words of one warp's table */
+    int maj_wpb;           /* warps a block */
+    size_t smem_sm;        /* shared memory of an SM (the majority's layout) */
+    int maj_warps;         /* > 0: the tables in global memory, each slot's
+                              d_ws, this many warps; 0: shared memory */
     int *d_cf;             /* owned: a shaped window's column runs (the plan's */
     short *d_cr;           /* col_first, col_run), or NULL */
     /* Layout, chosen once from the plan (choose_layout). */
@@ -284,6 +296,13 @@ winent_status gpu_kernels_smem(winent_gpu_engine *e, winent_err *err);
  * cliques); freeing is safe on a partial allocation and twice. */
 bool gpu_sparse_alloc(winent_gpu_engine *e, size_t npix);
 void gpu_sparse_free(winent_gpu_engine *e);
+
+/* The majority's kernel: its shared memory set on it (a warp's table
+ * times maj_wpb, unless its tables are global), and its launch over one
+ * chunk after the codes pass. */
+winent_status gpu_majority_smem(winent_gpu_engine *e, winent_err *err);
+winent_status gpu_launch_majority(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                  const void *plane, winent_err *err);
 
 /* The families' launches, one chunk each (gpu_family.launch). */
 winent_status gpu_launch_few(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c, gpu_run *r,

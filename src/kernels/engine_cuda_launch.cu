@@ -25,6 +25,7 @@
 #include "engine_cuda_colpack.cuh"
 #include "engine_cuda_sparse.cuh"
 #include "engine_cuda_disk.cuh"
+#include "engine_cuda_majority.cuh"
 #include "engine_cuda_internal.cuh"
 #include "cuda_smem.cuh"
 
@@ -578,6 +579,64 @@ winent_status gpu_launch_maxcode(winent_gpu_engine *e, gpu_slot *s, const winent
                           cudaGetErrorString(ce));
     LAUNCH((const void *)maxcode_kernel, blocks, 256, 0, &pl, &count, &m);
     r->d_max = s->d_max;
+    return WINENT_OK;
+}
+
+/* ---- The majority ------------------------------------------------------------ */
+
+static const void *majority_fn(const winent_gpu_engine *e)
+{
+    if (e->maj_direct)
+        return e->nd ? (const void *)majority_kernel<true, true>
+                     : (const void *)majority_kernel<false, true>;
+    return e->nd ? (const void *)majority_kernel<true, false>
+                 : (const void *)majority_kernel<false, false>;
+}
+
+winent_status gpu_majority_smem(winent_gpu_engine *e, winent_err *err)
+{
+    if (e->maj_warps > 0)
+        return WINENT_OK;
+    const cudaError_t ce =
+        winent_cuda_allow_smem(majority_fn(e), (size_t)e->maj_words * 4 * (size_t)e->maj_wpb);
+    if (ce != cudaSuccess)
+        return WINENT_ERR(err, WINENT_ERR_DEVICE,
+                          "GPU %d: the majority kernel's shared memory: %s", e->device,
+                          cudaGetErrorString(ce));
+    return WINENT_OK;
+}
+
+winent_status gpu_launch_majority(winent_gpu_engine *e, gpu_slot *s, const winent_chunk *c,
+                                  const void *plane, winent_err *err)
+{
+    const winent_plan *pl = e->plan;
+    maj_params p;
+    p.plane = (const uint32_t *)plane;
+    p.out = s->d_out;
+    p.W = c->width;
+    p.H = c->height;
+    p.in_y0 = c->in_y0;
+    p.y0 = c->y0;
+    p.y1 = c->y1;
+    p.off = e->d_off;
+    p.noff = e->maj_noff;
+    p.words = e->maj_words;
+    p.bits = e->maj_bits;
+    p.ws = e->maj_warps > 0 ? (unsigned *)s->d_ws : NULL;
+    p.rule = pl->rule;
+    const long long npix = (long long)(c->y1 - c->y0) * c->width;
+    const int wpb = e->maj_wpb;
+    long long blocks;
+    size_t smem = 0;
+    if (e->maj_warps > 0) {
+        blocks = e->maj_warps / wpb; /* one table a warp: never more warps */
+    } else {
+        blocks = std::min<long long>((npix + wpb - 1) / wpb, (long long)e->sms * 64);
+        smem = (size_t)e->maj_words * 4 * (size_t)wpb;
+    }
+    if (blocks < 1)
+        blocks = 1;
+    LAUNCH(majority_fn(e), (unsigned)blocks, 32 * wpb, smem, &p);
     return WINENT_OK;
 }
 

@@ -25,6 +25,7 @@
 #ifndef WINENT_GLCM_H
 #define WINENT_GLCM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "chunk.h"
@@ -156,6 +157,15 @@ winent_status winent_glcm_cpu_compute(winent_glcm_cpu *e, const winent_chunk *c,
                                       float *const *out, size_t out_stride, winent_err *err);
 
 void winent_glcm_cpu_free(winent_glcm_cpu *e);
+
+/* The scratch one worker of an engine for plan p makes for images `width`
+ * wide in bands of at most `band_rows` output rows: exactly what it
+ * allocates on its first band and for the band's levels (a winent_glcm_cpu
+ * of several measures counts once, with its measures' rows of sums). */
+size_t winent_glcm_cpu_scratch_bytes(const winent_glcm_plan *p, int width, int band_rows);
+
+/* What the engine's workers hold now (scratch made, levels' rows). */
+size_t winent_glcm_cpu_scratch_held(const winent_glcm_cpu *e);
 
 #ifdef __cplusplus
 }

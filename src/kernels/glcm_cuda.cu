@@ -37,6 +37,7 @@ struct winent_glcm_cuda {
     int slots;
     int warp_need;      /* > 0: the warp kernel (glcm_cuda_warp.cuh), its NEED */
     int warp_per_block; /* ... its warps a block */
+    bool warp_wide;     /* ... with 32-bit counts (WINENT_GLCM_COUNTS=16: 16-bit) */
     unsigned warp_words; /* ... and one warp's words of shared memory */
     int warps;          /* ... and its grid's warps */
     int smem_threads;   /* > 0: histograms in shared memory, blocks of this many */
@@ -154,20 +155,38 @@ static void smem_layout(winent_glcm_cuda *e)
     }
 }
 
-/* The warp kernel's instance for the plan's sums. */
-static const void *warp_kernel_of(int need)
+/* The warp kernel's instance for the plan's sums (a superset where the
+ * set has no instance of its own), with WIDE counts or 16-bit ones. */
+template <bool WIDE> static const void *warp_kernel_w(int need)
 {
+    const int H = GLCM_NEED_HIST, M = GLCM_NEED_MARG, O = GLCM_NEED_MOM, Q = GLCM_NEED_Q;
     switch (need) {
-    case GLCM_NEED_HIST: return (const void *)glcm_warp_kernel<GLCM_NEED_HIST>;
-    case GLCM_NEED_HIST | GLCM_NEED_MARG:
-        return (const void *)glcm_warp_kernel<GLCM_NEED_HIST | GLCM_NEED_MARG>;
-    case GLCM_NEED_MOM: return (const void *)glcm_warp_kernel<GLCM_NEED_MOM>;
-    case GLCM_NEED_HIST | GLCM_NEED_MOM:
-        return (const void *)glcm_warp_kernel<GLCM_NEED_HIST | GLCM_NEED_MOM>;
-    default:
-        return (const void *)glcm_warp_kernel<GLCM_NEED_HIST | GLCM_NEED_MARG | GLCM_NEED_MOM>;
+    case H: return (const void *)glcm_warp_kernel<H, WIDE>;
+    case H | Q: return (const void *)glcm_warp_kernel<H | Q, WIDE>;
+    case H | M: return (const void *)glcm_warp_kernel<H | M, WIDE>;
+    case O: return (const void *)glcm_warp_kernel<O, WIDE>;
+    case H | O: return (const void *)glcm_warp_kernel<H | O, WIDE>;
+    case H | Q | O: return (const void *)glcm_warp_kernel<H | Q | O, WIDE>;
+    default: return (const void *)glcm_warp_kernel<H | M | Q | O, WIDE>;
     }
 }
+
+static const void *warp_kernel_of(int need, bool wide)
+{
+    return wide ? warp_kernel_w<true>(need) : warp_kernel_w<false>(need);
+}
+
+/* Whether the plan's measures need the sums of squared counts. */
+static int need_q(const winent_glcm_plan *p)
+{
+    for (int k = 0; k < p->opts.nmeasures; k++)
+        if (p->opts.measures[k] == WINENT_GLCM_ASM || p->opts.measures[k] == WINENT_GLCM_ENERGY)
+            return 1;
+    return 0;
+}
+
+/* 32-bit counts (one pass a step) up to this many cells: 8 KB a warp. */
+#define GLCM_WIDE_CELLS 2048u
 
 /* A warp per segment where a block of warps' histograms fits in shared
  * memory (WINENT_GLCM_KERNEL=thread asks for a thread per segment: tests,
@@ -189,14 +208,17 @@ static void warp_layout(winent_glcm_cuda *e)
         return;
     }
     const int need = (p->need_hist ? GLCM_NEED_HIST : 0) | (p->need_marg ? GLCM_NEED_MARG : 0) |
-                     (p->need_mom ? GLCM_NEED_MOM : 0);
-    e->warp_words = (p->need_marg ? 2 * L : 0) + (p->need_hist ? (L * L + 1) / 2 : 0);
+                     (p->need_mom ? GLCM_NEED_MOM : 0) | (need_q(p) ? GLCM_NEED_Q : 0);
+    const char *wide_ask = getenv("WINENT_GLCM_COUNTS");
+    e->warp_wide = L * L <= GLCM_WIDE_CELLS && !(wide_ask != NULL && strcmp(wide_ask, "16") == 0);
+    e->warp_words = (p->need_marg ? 2 * L : 0) +
+                    (p->need_hist ? (e->warp_wide ? L * L : (L * L + 1) / 2) : 0);
     const size_t per = (size_t)(e->warp_words > 0 ? e->warp_words : 1) * 4;
     const size_t fit = ((size_t)optin - 1024) / per;
     if (fit < 1)
         return;
     e->warp_per_block = (int)(fit < 4 ? fit : 4);
-    const void *k = warp_kernel_of(need);
+    const void *k = warp_kernel_of(need, e->warp_wide);
     if (winent_cuda_allow_smem(k, per * (size_t)e->warp_per_block) != cudaSuccess) {
         (void)cudaGetLastError();
         return;
@@ -337,7 +359,8 @@ static winent_status launch(winent_glcm_cuda *e, const winent_chunk *c, int in0,
         float *out = e->d_out;
         unsigned words = e->warp_words;
         void *args[] = {&g, &codes, &in0, &ya, &yb, &sum, &cnt, &out, &words};
-        CU(cudaLaunchKernel(warp_kernel_of(e->warp_need), dim3(blocks), dim3(32 * wpb), args,
+        CU(cudaLaunchKernel(warp_kernel_of(e->warp_need, e->warp_wide), dim3(blocks),
+                            dim3(32 * wpb), args,
                             (size_t)words * 4 * (size_t)wpb, 0),
            "GLCM warp kernel launch");
         return WINENT_OK;

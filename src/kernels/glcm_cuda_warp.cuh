@@ -6,10 +6,15 @@
  * The thread-per-segment kernel (glcm_slide.h) updates its histogram one
  * pair after another, each update waiting on the last: its speed is the
  * latency of a chain of loads. Here the 32 lanes of a warp share one
- * histogram in shared memory (16-bit counts, two to a word) and update
- * the pairs of a step at once, lane l taking the pair of anchor row
- * rlo + l (+ 32 k): first the pairs entering, then (after __syncwarp) the
- * pairs leaving, so that no count goes below zero. Each update's share of
+ * histogram in shared memory and update the pairs of a step at once. With
+ * WIDE counts (32 bits, where L^2 of them fit: few levels) a step of one
+ * column entering and one leaving is one pass, lane l taking item l
+ * (+ 32 k) of the entering rows then the leaving ones; a count may go to
+ * -1 for a moment, which shares of T[-1] = T[0] make harmless. With 16-bit
+ * counts two to a word, lane l takes the pair of anchor row rlo + l
+ * (+ 32 k): first the pairs entering, then (after __syncwarp) the pairs
+ * leaving, so that no count goes below zero (nor borrows from its
+ * neighbour in the word). Each update's share of
  * the window's sums (glcm_rule.h, winent_glcm_acc) is T[c + 1] - T[c] for
  * the count c it saw (atomicAdd's old value): in whatever order the
  * updates of a step land, their shares telescope to the step's change of
@@ -35,6 +40,8 @@
 #define GLCM_NEED_HIST 1
 #define GLCM_NEED_MARG 2
 #define GLCM_NEED_MOM 4
+/* ... and the sums of squared counts (the angular second moment, energy). */
+#define GLCM_NEED_Q 8
 
 /* The warp's sum of a 64-bit integer, exact, in every lane. */
 __device__ __forceinline__ int64_t glcm_wsum(int64_t v)
@@ -56,6 +63,24 @@ __device__ __forceinline__ int64_t glcm_wsum(int64_t v)
 #endif
 }
 
+/* The warp's sum of a 64-bit integer of magnitude below 2^50 in every
+ * lane, exact, in every lane: two 32-bit reductions. The shares of the
+ * table sums (tsum, mi, mj) are: a lane makes at most kx ky / 32 + 1 <
+ * 2^11 updates a step, each below T[c + 1] - T[c] < 2^32 (log2(2 kx ky + 1)
+ * + 1 / ln 2) < 2^37 (base 2, the largest table; kx, ky <= 255). */
+__device__ __forceinline__ int64_t glcm_wsum50(int64_t v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned a = (unsigned)((uint64_t)v & 0xFFFFFFu);
+    const int b = (int)(v >> 24);
+    const uint64_t sa = __reduce_add_sync(0xFFFFFFFFu, a);
+    const int64_t sb = __reduce_add_sync(0xFFFFFFFFu, b);
+    return (int64_t)(sa + ((uint64_t)sb << 24));
+#else
+    return glcm_wsum(v);
+#endif
+}
+
 /* The warp's sum of a small integer (|sum| < 2^31), in every lane. */
 __device__ __forceinline__ int glcm_wsum32(int v)
 {
@@ -68,10 +93,35 @@ __device__ __forceinline__ int glcm_wsum32(int v)
 #endif
 }
 
+/* The share T[c + 1] - T[c] of a count c (du), or 0 for c = -1: with WIDE
+ * counts a pair may leave before a pair of the same cell enters within a
+ * step, taking a count to -1 for a moment; T[-1] = T[0] keeps every share
+ * telescoping to the step's change of sum T[u]. */
+__device__ __forceinline__ int64_t glcm_du(const winent_glcm_geom &g, int c)
+{
+    return c >= 0 ? (int64_t)__ldg((const long long *)g.du + c) : 0;
+}
+
+/* One count up (sign 1) or down (-1): the count the share is taken at (the
+ * old count going up, the new one going down). Packed counts (16 bits, two
+ * to a word) never go below zero (the pairs entering are counted first);
+ * WIDE (32-bit) counts may, for a moment. */
+template <bool WIDE>
+__device__ __forceinline__ int glcm_bump(uint32_t *h, unsigned k, int sign)
+{
+    if (WIDE) {
+        const int old = sign > 0 ? atomicAdd((int *)h + k, 1) : atomicSub((int *)h + k, 1);
+        return sign > 0 ? old : old - 1;
+    }
+    const unsigned sh = (k & 1u) * 16u, one = 1u << sh;
+    const unsigned old = sign > 0 ? atomicAdd(&h[k >> 1], one) : atomicSub(&h[k >> 1], one);
+    return sign > 0 ? (int)((old >> sh) & 0xFFFFu) : (int)((old >> sh) & 0xFFFFu) - 1;
+}
+
 /* One lane's pair (i, j) entering (sign 1) or leaving (-1) the warp's
  * histogram `h` (marginals mi, mj), its share added to `d`: the steps of
  * winent_glcm_pair, with the count an atomic saw. */
-template <int NEED>
+template <int NEED, bool WIDE>
 __device__ __forceinline__ void glcm_warp_pair(const winent_glcm_geom &g, uint32_t *h,
                                                uint32_t *mi, uint32_t *mj, unsigned i,
                                                unsigned j, int sign, winent_glcm_acc &d)
@@ -83,21 +133,23 @@ __device__ __forceinline__ void glcm_warp_pair(const winent_glcm_geom &g, uint32
             lo = j;
             hi = i;
         }
-        const unsigned k = lo * (unsigned)g.L + hi, sh = (k & 1u) * 16u;
-        const unsigned one = 1u << sh;
-        const unsigned old = sign > 0 ? atomicAdd(&h[k >> 1], one) : atomicSub(&h[k >> 1], one);
-        const unsigned c = sign > 0 ? (old >> sh) & 0xFFFFu : ((old >> sh) & 0xFFFFu) - 1u;
-        const int64_t dq = 2 * (int64_t)c + 1, on_diag = i == j;
-        d.tsum += sign * __ldg((const long long *)g.du + c);
-        d.q += sign * dq;
+        const int c = glcm_bump<WIDE>(h, lo * (unsigned)g.L + hi, sign);
+        const int64_t u = glcm_du(g, c);
+        const int on_diag = i == j;
+        d.tsum += sign > 0 ? u : -u;
         d.diag += sign * on_diag;
-        d.qdiag += sign * dq * on_diag;
+        if (NEED & GLCM_NEED_Q) {
+            const int64_t dq = 2 * (int64_t)c + 1;
+            d.q += sign * dq;
+            d.qdiag += on_diag ? sign * dq : 0;
+        }
         if (NEED & GLCM_NEED_MARG) {
             uint32_t *m2 = g.symmetric ? mi : mj;
-            const unsigned ci = sign > 0 ? atomicAdd(&mi[i], 1u) : atomicSub(&mi[i], 1u) - 1u;
-            d.mi += sign * __ldg((const long long *)g.du + ci);
-            const unsigned cj = sign > 0 ? atomicAdd(&m2[j], 1u) : atomicSub(&m2[j], 1u) - 1u;
-            const int64_t sj = sign * __ldg((const long long *)g.du + cj);
+            const int ci = glcm_bump<true>(mi, i, sign);
+            const int64_t ui = glcm_du(g, ci);
+            d.mi += sign > 0 ? ui : -ui;
+            const int cj = glcm_bump<true>(m2, j, sign);
+            const int64_t uj = glcm_du(g, cj), sj = sign > 0 ? uj : -uj;
             if (g.symmetric)
                 d.mi += sj;
             else
@@ -121,7 +173,7 @@ __device__ __forceinline__ void glcm_warp_pair(const winent_glcm_geom &g, uint32
 
 /* The lanes' pairs anchored in column x, rows [rlo, rhi], lane l taking
  * rows rlo + l + 32 k. */
-template <int NEED>
+template <int NEED, bool WIDE>
 __device__ __forceinline__ void glcm_warp_column(const winent_glcm_geom &g, uint32_t *h,
                                                  uint32_t *mi, uint32_t *mj,
                                                  const uint16_t *codes, int y0, int dx, int dy,
@@ -134,7 +186,31 @@ __device__ __forceinline__ void glcm_warp_column(const winent_glcm_geom &g, uint
         const unsigned i = __ldg(p), j = __ldg(p + off);
         if (i == WINENT_GLCM_SENT || j == WINENT_GLCM_SENT)
             continue;
-        glcm_warp_pair<NEED>(g, h, mi, mj, i, j, sign, d);
+        glcm_warp_pair<NEED, WIDE>(g, h, mi, mj, i, j, sign, d);
+    }
+}
+
+/* WIDE counts, a step of at most one column entering (ce) and one leaving
+ * (cl; -1: none) in one pass: lane l takes item l (+ 32 k) of the entering
+ * rows [rlo, rhi] and then the leaving ones, so a 15-row step keeps 30
+ * lanes busy once instead of 15 lanes twice. */
+template <int NEED>
+__device__ __forceinline__ void glcm_warp_step(const winent_glcm_geom &g, uint32_t *h,
+                                               uint32_t *mi, uint32_t *mj,
+                                               const uint16_t *codes, int y0, int dx, int dy,
+                                               int rlo, int rhi, int ce, int cl, int lane,
+                                               winent_glcm_acc &d)
+{
+    const ptrdiff_t off = (ptrdiff_t)dy * g.W + dx;
+    const int R = rhi - rlo + 1, ne = ce >= 0 ? R : 0, nall = ne + (cl >= 0 ? R : 0);
+    for (int t = lane; t < nall; t += 32) {
+        const bool in = t < ne;
+        const int b = rlo + (in ? t : t - ne), x = in ? ce : cl;
+        const uint16_t *p = codes + (size_t)(b - y0) * (size_t)g.W + (size_t)x;
+        const unsigned i = __ldg(p), j = __ldg(p + off);
+        if (i == WINENT_GLCM_SENT || j == WINENT_GLCM_SENT)
+            continue;
+        glcm_warp_pair<NEED, true>(g, h, mi, mj, i, j, in ? 1 : -1, d);
     }
 }
 
@@ -144,14 +220,16 @@ __device__ __forceinline__ void glcm_warp_add(winent_glcm_acc &a, const winent_g
 {
     a.n += glcm_wsum32((int)d.n);
     if (NEED & GLCM_NEED_HIST) {
-        a.tsum += glcm_wsum(d.tsum);
-        a.q += glcm_wsum(d.q);
+        a.tsum += glcm_wsum50(d.tsum);
         a.diag += glcm_wsum32((int)d.diag);
+    }
+    if ((NEED & GLCM_NEED_HIST) && (NEED & GLCM_NEED_Q)) {
+        a.q += glcm_wsum(d.q);
         a.qdiag += glcm_wsum(d.qdiag);
     }
     if (NEED & GLCM_NEED_MARG) {
-        a.mi += glcm_wsum(d.mi);
-        a.mj += glcm_wsum(d.mj);
+        a.mi += glcm_wsum50(d.mi);
+        a.mj += glcm_wsum50(d.mj);
     }
     if (NEED & GLCM_NEED_MOM) {
         a.si += glcm_wsum(d.si);
@@ -183,7 +261,7 @@ __device__ __forceinline__ void glcm_warp_flush(const winent_glcm_geom &g,
 /* Angle `ang` along output row y over columns [xa, xb), the warp's
  * marginals mi, mj and histogram h (its `words` words of shared memory,
  * from mi: zero on entry and on return). */
-template <int NEED>
+template <int NEED, bool WIDE>
 __device__ void glcm_warp_slide(const winent_glcm_geom &g, uint32_t *h, uint32_t *mi,
                                 uint32_t *mj, unsigned words, const uint16_t *codes, int y0,
                                 int ang, int y, int xa, int xb, double *sum, int *cnt, int lane)
@@ -203,12 +281,22 @@ __device__ void glcm_warp_slide(const winent_glcm_geom &g, uint32_t *h, uint32_t
         if (x == xa)
             lo = nlo, hi = nlo - 1;
         winent_glcm_acc d = WINENT_GLCM_ACC_ZERO;
-        for (int c = max(nlo, hi + 1); c <= nhi; c++)
-            glcm_warp_column<NEED>(g, h, mi, mj, codes, y0, dx, dy, rlo, rhi, c, 1, lane, d);
-        __syncwarp();
-        for (int c = lo; c <= min(hi, nlo - 1); c++)
-            glcm_warp_column<NEED>(g, h, mi, mj, codes, y0, dx, dy, rlo, rhi, c, -1, lane, d);
-        __syncwarp();
+        const int ea = max(nlo, hi + 1), eb = nhi, la = lo, lb = min(hi, nlo - 1);
+        if (WIDE && eb - ea <= 0 && lb - la <= 0) {
+            /* The steady step: no barrier, the reductions below order the
+             * steps. */
+            glcm_warp_step<NEED>(g, h, mi, mj, codes, y0, dx, dy, rlo, rhi, ea <= eb ? ea : -1,
+                                 la <= lb ? la : -1, lane, d);
+        } else {
+            for (int c = ea; c <= eb; c++)
+                glcm_warp_column<NEED, WIDE>(g, h, mi, mj, codes, y0, dx, dy, rlo, rhi, c, 1,
+                                             lane, d);
+            __syncwarp();
+            for (int c = la; c <= lb; c++)
+                glcm_warp_column<NEED, WIDE>(g, h, mi, mj, codes, y0, dx, dy, rlo, rhi, c, -1,
+                                             lane, d);
+            __syncwarp();
+        }
         lo = nlo;
         hi = nhi;
         glcm_warp_add<NEED>(a, d);
@@ -231,7 +319,7 @@ __device__ void glcm_warp_slide(const winent_glcm_geom &g, uint32_t *h, uint32_t
 /* A warp per segment of GLCM_WSEG columns of an output row, grid-stride
  * over the segments; `words` 32-bit words of shared memory a warp
  * (marginals 2 L, then the histogram), sum and cnt the warps' scratch. */
-template <int NEED>
+template <int NEED, bool WIDE>
 __global__ void glcm_warp_kernel(winent_glcm_geom g, const uint16_t *codes, int code_y0, int ya,
                                  int yb, double *sum, int *cnt, float *out, unsigned words)
 {
@@ -258,8 +346,8 @@ __global__ void glcm_warp_kernel(winent_glcm_geom g, const uint16_t *codes, int 
                 s[(size_t)k * GLCM_WSEG + x] = 0.0;
         }
         for (int a = 0; a < g.nangles; a++)
-            glcm_warp_slide<NEED>(g, h, mi, mj, words, codes, code_y0, a, y, xa, xb, s, c,
-                                  lane);
+            glcm_warp_slide<NEED, WIDE>(g, h, mi, mj, words, codes, code_y0, a, y, xa, xb, s,
+                                        c, lane);
         const uint16_t *centre = codes + (size_t)(y - code_y0) * (size_t)g.W;
         for (int x = lane; x < xb - xa; x += 32)
             for (int k = 0; k < g.nm; k++)

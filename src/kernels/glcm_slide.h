@@ -147,25 +147,26 @@ WINENT_HD void winent_glcm_slide(const winent_glcm_geom *g, winent_glcm_state *s
         winent_glcm_column(g, s, codes, y0, dx, dy, rlo, rhi, c, -1);
 }
 
-/* Rows sliding in lockstep on the CPU, each with its own state: their
- * updates are independent, which hides the latency of one histogram's
- * read-modify-write of a cell behind the others' (texture repeats pairs,
- * so consecutive updates of one histogram often hit the same cell). */
-#define WINENT_GLCM_LANES 4
+/* The most rows sliding in lockstep on the CPU, each with its own state:
+ * their updates are independent, which hides the latency of one
+ * histogram's read-modify-write of a cell behind the others' (texture
+ * repeats pairs, so consecutive updates of one histogram often hit the
+ * same cell). */
+#define WINENT_GLCM_LANES 8
 
-/* winent_glcm_column for the LANES rows at once: lane l's anchor rows are
- * [rlo[l], rhi[l]]. */
-WINENT_HD void winent_glcm_column4(const winent_glcm_geom *g, winent_glcm_state *st,
+/* winent_glcm_column for nl (<= LANES) rows at once: lane l's anchor rows
+ * are [rlo[l], rhi[l]]. */
+WINENT_HD void winent_glcm_column4(const winent_glcm_geom *g, winent_glcm_state *st, int nl,
                                    const uint16_t *codes, int y0, int dx, int dy, const int *rlo,
                                    const int *rhi, int x, int sign)
 {
     const int W = g->W;
     const ptrdiff_t off = (ptrdiff_t)dy * W + dx;
     int kmax = 0;
-    for (int l = 0; l < WINENT_GLCM_LANES; l++)
+    for (int l = 0; l < nl; l++)
         kmax = winent_glcm_imax(kmax, rhi[l] - rlo[l] + 1);
     for (int k = 0; k < kmax; k++)
-        for (int l = 0; l < WINENT_GLCM_LANES; l++) {
+        for (int l = 0; l < nl; l++) {
             const int b = rlo[l] + k;
             if (b > rhi[l])
                 continue;
@@ -177,10 +178,10 @@ WINENT_HD void winent_glcm_column4(const winent_glcm_geom *g, winent_glcm_state 
         }
 }
 
-/* winent_glcm_slide for the LANES output rows y .. y + LANES - 1 over
- * columns [0, W): lane l adds into sum[l * lstride + k * W + x] and
+/* winent_glcm_slide for the nl (<= LANES) output rows y .. y + nl - 1
+ * over columns [0, W): lane l adds into sum[l * lstride + k * W + x] and
  * cnt[l * W + x]. The same sums, so the same bits, as one row at a time. */
-WINENT_HD void winent_glcm_slide4(const winent_glcm_geom *g, winent_glcm_state *st,
+WINENT_HD void winent_glcm_slide4(const winent_glcm_geom *g, winent_glcm_state *st, int nl,
                                   const uint16_t *codes, int y0, int ang, int y, double *sum,
                                   size_t lstride, int *cnt)
 {
@@ -188,7 +189,7 @@ WINENT_HD void winent_glcm_slide4(const winent_glcm_geom *g, winent_glcm_state *
     int rlo[WINENT_GLCM_LANES], rhi[WINENT_GLCM_LANES];
     const winent_glcm_tabs tabs = {g->lq, g->symmetric};
     winent_glcm_acc zero = WINENT_GLCM_ACC_ZERO;
-    for (int l = 0; l < WINENT_GLCM_LANES; l++) {
+    for (int l = 0; l < nl; l++) {
         rlo[l] = winent_glcm_imax(0, y + l - g->ry) + winent_glcm_imax(0, -dy);
         rhi[l] = winent_glcm_imin(g->H - 1, y + l + g->ry) - winent_glcm_imax(0, dy);
         st[l].acc = zero;
@@ -200,12 +201,12 @@ WINENT_HD void winent_glcm_slide4(const winent_glcm_geom *g, winent_glcm_state *
         if (x == 0)
             lo = nlo, hi = nlo - 1;
         for (int c = lo; c <= winent_glcm_imin(hi, nlo - 1); c++)
-            winent_glcm_column4(g, st, codes, y0, dx, dy, rlo, rhi, c, -1);
+            winent_glcm_column4(g, st, nl, codes, y0, dx, dy, rlo, rhi, c, -1);
         for (int c = winent_glcm_imax(nlo, hi + 1); c <= nhi; c++)
-            winent_glcm_column4(g, st, codes, y0, dx, dy, rlo, rhi, c, 1);
+            winent_glcm_column4(g, st, nl, codes, y0, dx, dy, rlo, rhi, c, 1);
         lo = nlo;
         hi = nhi;
-        for (int l = 0; l < WINENT_GLCM_LANES; l++) {
+        for (int l = 0; l < nl; l++) {
             if (st[l].acc.n == 0)
                 continue;
             for (int k = 0; k < g->nm; k++)
@@ -215,7 +216,7 @@ WINENT_HD void winent_glcm_slide4(const winent_glcm_geom *g, winent_glcm_state *
         }
     }
     for (int c = lo; c <= hi; c++)
-        winent_glcm_column4(g, st, codes, y0, dx, dy, rlo, rhi, c, -1);
+        winent_glcm_column4(g, st, nl, codes, y0, dx, dy, rlo, rhi, c, -1);
 }
 
 /* The map's float at a pixel from its angles' sum and count: NaN where

@@ -164,7 +164,7 @@ static void gpu_finished(engine *e)
     while (!p->ring.gpus_unpinned)
         pthread_cond_wait(&p->state_cv, &p->lock);
     pthread_mutex_unlock(&p->lock);
-    if (p->plan.opts->release_gpus)
+    if (p->plan.release_gpus)
         winent_devices_release(e->device);
 }
 

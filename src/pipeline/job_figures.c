@@ -87,20 +87,20 @@ void winent_job_fill_stats(const pipeline *p, winent_job_stats *stats, double t_
  * - the valid samples span less than 5 % of it, so they fall in a few bins
  *   (far too wide: --range 0:100 on data in 0..1 leaves a map of few
  *   levels, or of zeros with fewer bins), though none is clamped. */
-void winent_job_warn_range(const pipeline *p, const winent_job_opts *o, int k)
+void winent_job_warn_range(const pipeline *p, int k)
 {
     const winent_clamp_counts *c = &p->clamps[k];
     const winent_plan *plan = p->plan.band_plan[k];
     const double lo = plan->opts.range_lo, hi = plan->opts.range_hi;
     const uint32_t bins = plan->rule.bins;
     uint64_t out = c->below + c->above;
-    if (!p->plan.count_clamps || o->on_notice == NULL || c->valid == 0)
+    if (!p->plan.count_clamps || p->plan.on_notice == NULL || c->valid == 0)
         return;
     char line[WINENT_MSG_LEN], range[256], band[32] = "";
     /* Several bands: each one's warning says which. */
     if (p->plan.nbands > 1)
         snprintf(band, sizeof band, "band %d: ", winent_source_get_info(p->source)->read[k].band);
-    if (winent_job_range_auto(o, plan->opts.dtype))
+    if (p->plan.range_auto)
         snprintf(range, sizeof range, "--range auto (%.9g:%.9g from %s)", lo, hi, p->range_from[k]);
     else
         snprintf(range, sizeof range, "--range %.9g:%.9g", lo, hi);
@@ -112,7 +112,7 @@ void winent_job_warn_range(const pipeline *p, const winent_job_opts *o, int k)
                  (unsigned long long)c->valid, range, (unsigned long long)c->below,
                  (unsigned long long)c->above);
         winent_one_line(line);
-        o->on_notice(o->user, line);
+        p->plan.on_notice(p->plan.user, line);
         return;
     }
     /* Constant data fill one bin whatever the range: nothing to say. */
@@ -126,7 +126,7 @@ void winent_job_warn_range(const pipeline *p, const winent_job_opts *o, int k)
              "its %u bins: check the range, or use --range auto",
              band, c->min, c->max, 100.0 * (c->max - c->min) / (hi - lo), range, b - a + 1, bins);
     winent_one_line(line);
-    o->on_notice(o->user, line);
+    p->plan.on_notice(p->plan.user, line);
 }
 
 /* Count, as the writer retires chunks, the pixels at the top of each
@@ -176,11 +176,21 @@ static void top_text(const winent_compute_opts *co, double top, double n, char *
                  units[b]);
 }
 
-void winent_job_warn_saturated(const pipeline *p, const winent_job_opts *o, int m)
+/* 1 where the job's maps have more than one measure. */
+static int several_measures(const pipeline *p)
+{
+    for (int k = 1; k < p->plan.nmaps; k++)
+        if (p->plan.maps[k].co.measure != p->plan.maps[0].co.measure ||
+            p->plan.maps[k].co.renyi_q != p->plan.maps[0].co.renyi_q)
+            return 1;
+    return 0;
+}
+
+void winent_job_warn_saturated(const pipeline *p, int m)
 {
     const saturation *s = &p->saturated[m];
     const winent_compute_opts *co = &p->plan.maps[m].co;
-    if (o->on_notice == NULL || s->valid == 0 || s->top_count * 4 <= s->valid)
+    if (p->plan.on_notice == NULL || s->valid == 0 || s->top_count * 4 <= s->valid)
         return;
     char line[WINENT_MSG_LEN], which[128] = "", fix[96], what[128], why[96], win[48] = "", ms[64];
     const double area = (double)p->plan.maps[m].plan->area; /* a disk's: fewer than kx * ky */
@@ -196,7 +206,7 @@ void winent_job_warn_saturated(const pipeline *p, const winent_job_opts *o, int 
      * where the job has several. */
     if (p->plan.nmaps > 1)
         snprintf(which, sizeof which, "band %d, window %s%s%s: ", band, win,
-                 o->nmeasure_list > 1 ? ", " : "", o->nmeasure_list > 1 ? ms : "");
+                 several_measures(p) ? ", " : "", several_measures(p) ? ms : "");
     if (bins > 0)
         snprintf(fix, sizeof fix, "give fewer bins, e.g. --bins %u", bins > 64 ? 16 : bins / 4 + 1);
     else
@@ -215,5 +225,5 @@ void winent_job_warn_saturated(const pipeline *p, const winent_job_opts *o, int 
              "largest %s, %s, so it shows where values differ, not how much; %s",
              which, 100.0 * (double)s->top_count / (double)s->valid,
              (unsigned long long)s->top_count, (unsigned long long)s->valid, what, why, fix);
-    o->on_notice(o->user, line);
+    p->plan.on_notice(p->plan.user, line);
 }

@@ -49,11 +49,6 @@
 
 #define WINENT_MAX_ENGINES (WINENT_MAX_GPUS + 1)
 
-/* The host memory budget when none is given (mem_bytes 0). */
-#define WINENT_MEM_DEFAULT ((uint64_t)1 << 30)
-/* Host memory a GPU's context takes, counted against --mem. */
-#define WINENT_GPU_HOST_BYTES ((uint64_t)128 << 20)
-
 
 typedef struct stage_clock {
     double busy_s, wait_s;
@@ -424,9 +419,10 @@ winent_status winent_range_auto(pipeline *p, const winent_job_opts *o, winent_co
  * second time: a regular file, never a pipe or standard input. */
 int winent_can_read_twice(const char *path, const winent_source_info *info);
 /* The notice of a float band that took --range auto by default: the range
- * found and where from (the output's metadata records it too). */
+ * found and where from (the output's metadata records it too), of each of
+ * `nbands` bands. */
 void winent_range_default_notice(const pipeline *p, const winent_job_opts *o,
-                                 const winent_compute_opts *cos);
+                                 const winent_compute_opts *cos, int nbands);
 
 /* The notice of an input of several bands read for band 1 alone (no
  * --band given; `mask_band`: one of them is GDAL's mask, not data): what
@@ -468,20 +464,16 @@ void winent_chunk_pieces_locked(const job_ring *r, chunk *c);
 /* The tap of chunk c's piece k, and its number among that tap's pieces. */
 int winent_chunk_piece_tap(const chunk *c, long k, long *local);
 
-/* tap_preview.c: the preview as a tap. Its rows' memory in the plan
- * (plan->tap_rows, after plan->preview_opts); its files into the job's
- * guard (its legend, world and PAM files too); the tap, open. */
-void winent_tap_preview_plan(job_plan *pl);
+/* tap_preview.c: the preview as a tap (its rows' memory in the plan:
+ * winent_tap_preview_plan, plan.h). Its files into the job's guard (its
+ * legend, world and PAM files too); the tap, open. */
 winent_status winent_tap_preview_guard(const char *path, winent_file_guard *g, winent_err *err);
 winent_status winent_tap_preview_open(const job_plan *pl, int64_t rows_in_flight,
                                       winent_job_tap **out, winent_err *err);
 
 /* ring.c: the chunks' ring (job_ring) and their buffers: what a chunk
- * owns is the input's and the output's to say (own_rows, own_map, units). */
-/* Bytes of one band's input rows, and of one chunk's buffers, for chunks
- * of `rows` output rows (--mem's count). */
-uint64_t winent_ring_plane_bytes(const job_plan *plan, uint64_t rows);
-uint64_t winent_ring_chunk_bytes(const job_ring *r, uint64_t rows);
+ * owns is the input's and the output's to say (own_rows, own_map, units),
+ * as the plan counted it (winent_plan_chunk_bytes, plan.h). */
 /* Pin chunk `c`'s own buffers (rows, map) through `h`: 1 when both are
  * pinned, 0 when they could not be (none is left pinned; unpinned memory
  * still works, with slower copies). Lock not held. */

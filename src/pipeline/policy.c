@@ -133,7 +133,7 @@ static void bring_gpus(pipeline *p)
 {
     pthread_mutex_unlock(&p->lock);
     /* Unless the job is long, the driver starts only the first GPU. */
-    if (p->plan.opts->release_gpus && !winent_auto_all_gpus(p->policy.cpu_alone_s, WINENT_GPU_ALL_S))
+    if (p->plan.release_gpus && !winent_auto_all_gpus(p->policy.cpu_alone_s, WINENT_GPU_ALL_S))
         winent_devices_first_only();
     int count = winent_devices_count();
     pthread_mutex_lock(&p->lock);

@@ -214,7 +214,7 @@ fail:
 }
 
 void winent_range_default_notice(const pipeline *p, const winent_job_opts *o,
-                                 const winent_compute_opts *cos)
+                                 const winent_compute_opts *cos, int nbands)
 {
     if (o->on_notice == NULL || reader_short(p))
         return; /* the job is refused: no range was taken */
@@ -228,7 +228,7 @@ void winent_range_default_notice(const pipeline *p, const winent_job_opts *o,
                 : "%s input without --range: --range auto took %s:%s from %s%s, in %u bins; "
                   "give --range LO:HI to choose",
              winent_dtype_word(o->words, cos[0].dtype), lo, hi, p->range_from[0],
-             p->plan.nbands > 1 ? " (each band its own)" : "", cos[0].bins);
+             nbands > 1 ? " (each band its own)" : "", cos[0].bins);
     winent_one_line(line);
     o->on_notice(o->user, line);
 }

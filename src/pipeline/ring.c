@@ -1,40 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The chunks' ring (job_ring): the chunk descriptors and their buffers,
  * what each chunk owns for the job's mode (input rows, output rows,
- * encoded units), their sizes for --mem, made on first use and pinned for
- * the GPUs through the hook the engines lend (r->pin: the pipeline itself
- * never calls CUDA); how many chunks have buffers and may have. The
+ * encoded units; their sizes for --mem are the plan's), made on first use
+ * and pinned for the GPUs through the hook the engines lend (r->pin: the
+ * pipeline itself never calls CUDA); how many chunks have buffers and may
+ * have. The
  * fields that change do so under the job's lock (*r->lock). */
 #include <stdlib.h>
 
 #include "base/mem.h"
 #include "pipeline_internal.h"
-
-/* Bytes of one band's input rows for chunks of `rows` output rows: a
- * multiple of 64, so every plane is as aligned as the first. */
-uint64_t winent_ring_plane_bytes(const job_plan *pl, uint64_t rows)
-{
-    return ((uint64_t)pl->row_bytes * (rows + 2 * (uint64_t)pl->ry) + 63) / 64 * 64;
-}
-
-/* Bytes one chunk of `rows` output rows holds: input rows of every band,
- * float rows of every map, and the encoded units (counted half as large as
- * the floats, plus what the sink adds to each unit). */
-uint64_t winent_ring_chunk_bytes(const job_ring *r, uint64_t rows)
-{
-    const job_plan *pl = r->plan;
-    const uint64_t W = (uint64_t)pl->width, maps = (uint64_t)pl->nmaps;
-    uint64_t b = 0;
-    if (pl->tap_rows.bytes) /* what a tap holds for them (the preview's open rows) */
-        b += pl->tap_rows.bytes(pl->tap_rows.ctx, rows);
-    if (r->in->own_rows)
-        b += winent_huge_round(winent_ring_plane_bytes(pl, rows) * (uint64_t)pl->nbands);
-    if (r->out->own_map)
-        b += winent_huge_round(W * rows * 4 * maps);
-    if (r->out->units)
-        b += (W * rows * 2 + (rows + pl->unit_rows - 1) / pl->unit_rows * pl->unit_extra) * maps;
-    return b;
-}
 
 void winent_chunk_pieces_locked(const job_ring *r, chunk *c)
 {

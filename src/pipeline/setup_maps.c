@@ -8,21 +8,6 @@
 
 #include "setup.h"
 
-/* The options of band `b` read: the job's, with the source's type and the
- * band's nodata. */
-static void band_opts(const pipeline *p, const winent_job_opts *o, int b, winent_compute_opts *co)
-{
-    const winent_source_info *info = winent_source_get_info(p->source);
-    const winent_source_band *r = &info->read[b];
-    co->dtype = info->dtype;
-    /* --nodata beats the file's, unless the source marks its mask with
-     * the nodata it delivers (it took --nodata in already). */
-    if (r->nodata_is_mask || (!o->nodata_given && r->has_nodata)) {
-        co->has_nodata = r->has_nodata;
-        co->nodata = r->nodata;
-    }
-}
-
 /* 1 when maps of options `a` and `b` compute alike (one plan, one CPU
  * engine serves both). */
 static int same_compute(const winent_compute_opts *a, const winent_compute_opts *b)
@@ -79,70 +64,56 @@ winent_status winent_setup_windows(const winent_job_opts *o, int **win, int *n, 
     return WINENT_OK;
 }
 
-/* Map entry `e` of winent_setup_windows into the options `co`. */
-void winent_setup_map_entry(const winent_job_opts *o, const int *e, winent_compute_opts *co)
-{
-    co->kx = e[0];
-    co->ky = e[1];
-    co->disk = e[2];
-    if (e[3] >= 0) {
-        co->measure = o->measure_list[e[3]];
-        co->renyi_q = o->measure_q ? o->measure_q[e[3]] : 0.0;
-    }
-}
-
 /* The maps of the job: for each band read (its options in cos[b]), each
- * window; a plan (and, with the CPU engine, a CPU engine later) for each
- * set of options, shared by equal ones. Sets p->plan.nmaps, p->plan.maps, p->plan.ry,
- * p->plan.band_plan, p->plan.first_plan. */
-static winent_status make_maps(pipeline *p, const winent_job_opts *o,
-                               const winent_compute_opts *cos, const int *win, int nwin,
-                               winent_err *err)
+ * window; a kernels' plan (and, with the CPU engine, a CPU engine once the
+ * chunks are planned) for each set of options, shared by equal ones. */
+static winent_status make_maps(const winent_job_opts *o, const winent_compute_opts *cos,
+                               job_setup *s, int decoding, winent_err *err)
 {
-    p->plan.nmaps = p->plan.nbands * nwin;
-    p->plan.maps = calloc((size_t)p->plan.nmaps, sizeof *p->plan.maps);
-    p->plan.band_plan = calloc((size_t)p->plan.nbands, sizeof *p->plan.band_plan);
-    if (p->plan.maps == NULL || p->plan.band_plan == NULL)
+    job_source_info *src = &s->src;
+    const int nwin = s->nwin;
+    src->nmaps = src->nbands * nwin;
+    src->maps = calloc((size_t)src->nmaps, sizeof *src->maps);
+    src->band_plan = calloc((size_t)src->nbands, sizeof *src->band_plan);
+    if (src->maps == NULL || src->band_plan == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    for (int m = 0; m < p->plan.nmaps; m++) {
-        job_map *jm = &p->plan.maps[m];
+    for (int m = 0; m < src->nmaps; m++) {
+        job_map *jm = &src->maps[m];
         jm->band = m / nwin;
         jm->co = cos[jm->band];
-        winent_setup_map_entry(o, win + WINENT_WIN_FIELDS * (m % nwin), &jm->co);
+        winent_job_plan_map_entry(o, s->win + WINENT_WIN_FIELDS * (m % nwin), &jm->co);
         /* --ot against the map's values, now that the input's type and
-         * range are known. */
-        if (p->map_in == NULL)
+         * range are known (a decode computes nothing). */
+        if (!decoding)
             WINENT_TRY(winent_job_check_map_type(
                 o->out_type, &jm->co, 1, jm->co.range_lo != 0.0 || jm->co.range_hi != 0.0,
                 o->words == WINENT_WORDS_PYTHON ? WINENT_WORDS_PYTHON : WINENT_WORDS_CLI, err));
         for (int k = 0; k < m && jm->plan == NULL; k++)
-            if (p->plan.maps[k].owner && same_compute(&p->plan.maps[k].co, &jm->co))
-                jm->plan = p->plan.maps[k].plan;
+            if (src->maps[k].owner && same_compute(&src->maps[k].co, &jm->co))
+                jm->plan = src->maps[k].plan;
         if (jm->plan == NULL) {
             WINENT_TRY(winent_plan_create(&jm->co, &jm->plan, err));
             jm->owner = 1;
         }
-        if (jm->plan->ry > p->plan.ry)
-            p->plan.ry = jm->plan->ry;
         if (m % nwin == 0)
-            p->plan.band_plan[jm->band] = jm->plan;
+            src->band_plan[jm->band] = jm->plan;
     }
-    p->plan.first_plan = p->plan.maps[0].plan;
     return WINENT_OK;
 }
 
-void winent_setup_free_maps(pipeline *p)
+void winent_setup_free_maps(pipeline *p, job_setup *s)
 {
-    for (int m = 0; p->plan.maps && m < p->plan.nmaps; m++)
-        winent_cpu_engine_free(p->plan.maps[m].shared);
-    for (int m = 0; p->plan.maps && m < p->plan.nmaps; m++)
-        if (p->plan.maps[m].owner) {
-            winent_cpu_engine_free(p->plan.maps[m].cpu);
-            winent_plan_free(p->plan.maps[m].plan);
+    job_source_info *src = &s->src;
+    for (int m = 0; src->maps && m < src->nmaps; m++)
+        winent_cpu_engine_free(src->maps[m].shared);
+    for (int m = 0; src->maps && m < src->nmaps; m++)
+        if (src->maps[m].owner) {
+            winent_cpu_engine_free(src->maps[m].cpu);
+            winent_plan_free(src->maps[m].plan);
         }
-    free(p->plan.maps);
-    free(p->plan.band_plan);
-    free(p->plan.sink_maps);
+    free(src->maps);
+    free((void *)src->band_plan);
+    free(s->sink_maps);
     free(p->clamps);
     free(p->range_from);
     free(p->saturated);
@@ -150,32 +121,33 @@ void winent_setup_free_maps(pipeline *p)
 
 /* Each band's options (its nodata, its range: --range auto looks at the
  * data now), then the maps: bands x windows, plans shared where equal. */
-winent_status winent_setup_maps(pipeline *p, const winent_job_opts *o, winent_stage stage,
-                                int decoding, const winent_compute_opts *co, const int *win,
-                                int nwin, winent_err *err)
+winent_status winent_setup_maps(pipeline *p, const winent_job_opts *o, job_setup *s,
+                                winent_err *err)
 {
     winent_status st = WINENT_OK;
+    const int nbands = s->src.nbands;
+    const winent_source_info *info = p->source ? winent_source_get_info(p->source) : NULL;
     winent_compute_opts *cos = NULL; /* each band's */
-    cos = calloc((size_t)p->plan.nbands, sizeof *cos);
-    p->clamps = calloc((size_t)p->plan.nbands, sizeof *p->clamps);
-    p->range_from = calloc((size_t)p->plan.nbands, sizeof *p->range_from);
+    cos = calloc((size_t)nbands, sizeof *cos);
+    p->clamps = calloc((size_t)nbands, sizeof *p->clamps);
+    p->range_from = calloc((size_t)nbands, sizeof *p->range_from);
     if (cos == NULL || p->clamps == NULL || p->range_from == NULL) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
         goto fail;
     }
-    for (int b = 0; b < p->plan.nbands; b++) {
-        cos[b] = *co;
-        if (p->source)
-            band_opts(p, o, b, &cos[b]);
+    for (int b = 0; b < nbands; b++) {
+        winent_job_plan_band(o, p->plan.decoding, info ? info->dtype : o->compute.dtype,
+                             info ? &info->read[b] : NULL, &cos[b]);
         winent_clamp_init(&p->clamps[b]);
         snprintf(p->range_from[b], sizeof p->range_from[b], "--range");
     }
-    if (winent_job_range_auto(o, cos[0].dtype) && !decoding && stage != WINENT_STAGE_ENCODE) {
-        WINENT_TRY_GOTO(st, winent_range_auto(p, o, cos, p->plan.nbands, err));
+    s->src.range_auto = winent_job_range_auto(o, cos[0].dtype);
+    if (s->src.range_auto && !p->plan.decoding && p->plan.stage != WINENT_STAGE_ENCODE) {
+        WINENT_TRY_GOTO(st, winent_range_auto(p, o, cos, nbands, err));
         if (!o->range_auto)
-            winent_range_default_notice(p, o, cos);
+            winent_range_default_notice(p, o, cos, nbands);
     }
-    WINENT_TRY_GOTO(st, make_maps(p, o, cos, win, nwin, err));
+    WINENT_TRY_GOTO(st, make_maps(o, cos, s, p->plan.decoding, err));
 fail:
     free(cos);
     return st;
@@ -190,11 +162,7 @@ static winent_status map_groups(pipeline *p, winent_err *err)
     const winent_plan *plans[WINENT_CPU_SHARED_MAX];
     for (int m = 0; m < p->plan.nmaps;) {
         job_map *jm = &p->plan.maps[m];
-        int n = 1;
-        while (m + n < p->plan.nmaps && n < WINENT_CPU_SHARED_MAX &&
-               p->plan.maps[m + n].band == jm->band &&
-               winent_cpu_engine_can_share(jm->plan, p->plan.maps[m + n].plan))
-            n++;
+        const int n = winent_plan_group_len(&p->plan, m);
         jm->group = n;
         if (n > 1) {
             for (int k = 0; k < n; k++)

@@ -148,7 +148,7 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
     double busy = 0.0, last_progress = t_start;
     pthread_mutex_lock(&p->lock);
     while (next < p->ring.nchunks && !STOPPED(p)) {
-        winent_report_flush_locked(&p->report, p->plan.opts->on_notice, p->plan.opts->user);
+        winent_report_flush_locked(&p->report, p->plan.on_notice, p->plan.user);
         chunk *c = winent_ring_done_locked(&p->ring, next);
         if (c == NULL) {
             /* Timed: a cancel (a store into the job's flag, from a signal
@@ -174,19 +174,19 @@ void winent_stage_write_in_order(pipeline *p, winent_job_stats *stats, double t_
         }
         next++;
         winent_trace_mark(p->trace, LANE_WRITER, "written", c->seq);
-        if (p->plan.opts->on_progress && (t1 - last_progress >= 0.25 || next == p->ring.nchunks)) {
+        if (p->plan.on_progress && (t1 - last_progress >= 0.25 || next == p->ring.nchunks)) {
             winent_progress pr;
             pr.rows_done = c->y1;
             pr.rows_total = p->plan.height;
             pr.width = p->plan.width;
             pr.seconds = t1 - t_start;
-            p->plan.opts->on_progress(p->plan.opts->user, &pr);
+            p->plan.on_progress(p->plan.user, &pr);
             last_progress = t1;
         }
         pthread_mutex_lock(&p->lock);
         winent_ring_release_locked(&p->ring, c);
     }
-    winent_report_flush_locked(&p->report, p->plan.opts->on_notice, p->plan.opts->user);
+    winent_report_flush_locked(&p->report, p->plan.on_notice, p->plan.user);
     pthread_mutex_unlock(&p->lock);
     if (CANCELLED(p) && err.status == WINENT_OK) {
         /* Records why, and wakes every stage still waiting. */

@@ -23,6 +23,11 @@ says "--disk 3,128" "--disk: '3,128': give a radius R from 0 to 127 (the pixels 
 says "--disk x" "--disk: 'x': give a radius R from 0 to 127 (the pixels within distance R), or a list of them (3,5)"
 says "--window disk2,5,disk02" "--window: 'disk2,5,disk02': disk2 given twice: give each window once"
 says "--band 1,01" "--band: '1,01': band 1 given twice: give each band once"
+says "--band 1,,3" "--band: '1,,3': give a band number from 1, a list of them (1,3,5), or all"
+says "--measure entropy,,simpson" "--measure: 'entropy,,simpson': give a measure (entropy, renyi:Q, simpson, richness, evenness, majority, or a co-occurrence measure such as glcm-contrast) or a list of them (entropy,simpson)"
+says "--measure entropy,bogus" "--measure: 'bogus': use entropy, renyi:Q, simpson, richness, evenness, majority, or a co-occurrence measure: glcm-entropy, glcm-asm, glcm-energy, glcm-contrast, glcm-dissimilarity, glcm-homogeneity, glcm-correlation, glcm-mean, glcm-variance, glcm-cluster-shade, glcm-cluster-prominence, glcm-cond-entropy, glcm-mutual-info"
+says "--angles 0," "--angles: '0,': give degrees from 0, 45, 90 and 135, e.g. 0,90"
+says "--window 5,,9" "--window: '5,,9': give K or WxH, sides from 1 to 255, diskR (R from 0 to 127), or a list of them (5,9,disk3)"
 says "--range 1e308:-1e308" "--range: '1e308:-1e308': give finite numbers LO:HI with LO < HI, or auto"
 # A GDAL_NODATA tag that is text: UTF-8 printed as it is, a control byte
 # and a byte that is no UTF-8 escaped.

@@ -80,9 +80,10 @@ for out in /vsis3/bucket/map.tif /vsicurl/https://example.com/m.zst https://exam
         "writes local files and streams, not GDAL's virtual file systems" "$T/stderr"
 done
 
-# The bash completion, made from --help: each option once, and the values
-# of --tif-layout, --range (auto) and --ot.
-sh "$WINENT_SRC/tools/mkcompletion.sh" "$WS" "$T/completion"
+# The bash completion, made from the library's table of options: each
+# option once, and the values of --tif-layout, --range (auto), --ot,
+# --format (every spelling), --band (all) and --device.
+sh "$WINENT_SRC/tools/mkcompletion.sh" "$WINENT_TOOLS/winent-options" "$T/completion"
 if command -v bash >/dev/null 2>&1; then
     complete_words() { # complete_words WORD...: what TAB offers after them
         bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
@@ -98,6 +99,20 @@ if command -v bash >/dev/null 2>&1; then
         [ "$(complete_words winent-stream --range a | tr '\n' ' ')" = "auto " ]
     check "completion: --ot's types" \
         [ "$(complete_words winent-stream --ot '' | tr '\n' ' ')" = "float32 float16 uint16 uint8 " ]
+    check "completion: --format's names" \
+        [ "$(complete_words winent-stream --format '' | tr '\n' ' ')" = "auto raw zst tif tiff zarr " ]
+    check "completion: --band all" \
+        [ "$(complete_words winent-stream --band '' | tr '\n' ' ')" = "all " ]
+    check "completion: --device's words" \
+        [ "$(complete_words winent-stream --device '' | tr '\n' ' ')" = "auto cpu gpu " ]
+    check "completion: --info's .zst files" grep -qF -- "--info) _winent_stream_files '*.zst'" \
+        "$T/completion"
+    check "completion: --window a value of the user's own" \
+        [ -z "$(complete_words winent-stream --window '' | tr -d '\n')" ]
+    # Every option of the table (as --help prints it) is offered.
+    "$WS" --help | sed -n 's/^ *\(--[a-z0-9-]*\).*/\1/p' | sort -u >"$T/help-opts"
+    sort -u "$T/opts" >"$T/opts-sorted"
+    check "completion: every option of --help" cmp -s "$T/help-opts" "$T/opts-sorted"
 else
     echo "SKIP part: no bash to run the completion"
 fi

@@ -14,73 +14,31 @@
  * footprint), which run as a shape of all ones; and the refusals (no
  * pixel, sides past 255, a disk beside it, a GLCM measure).
  */
-#include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_cases.h"
 #include "footprints.h"
 #include "harness.h"
-#include "kernels/engine_cpu.h"
-#include "kernels/engine_reference.h"
 
 static unsigned long long seed = 0xf00750u;
 
-typedef struct fcase {
-    const char *name;
-    winent_dtype dtype;
-    uint32_t bins;
-    double lo, hi;
-    int has_nodata;
-    double nodata;
-    int64_t vmin;
-    uint64_t nvals;
-} fcase;
-
-static const fcase cases[] = {
-    {"u8 9 values, nodata 3", WINENT_U8, 0, 0, 0, 1, 3, 0, 9},
-    {"u8 256 values", WINENT_U8, 0, 0, 0, 0, 0, 0, 256},
-    {"u16 2000 values, nodata 7", WINENT_U16, 0, 0, 0, 1, 7, 0, 2000},
-    {"i16 full range", WINENT_I16, 0, 0, 0, 0, 0, -32768, 65536},
-    {"u32 40k values, nodata", WINENT_U32, 0, 0, 0, 1, 3000000001.0, 3000000000LL, 40000},
-    {"f32 bins 64 range 0:1, NaN", WINENT_F32, 64, 0, 1, 0, 0, 0, 0},
-    {"f64 bins 70000 (remap), NaN", WINENT_F64, 70000, 0, 1, 0, 0, 0, 0},
+/* An eighth of the samples nodata (integers with nodata) or NaN (floats). */
+static const value_case cases[] = {
+    {"u8 9 values, nodata 3", WINENT_U8, 0, 0, 0, 1, 3, 0, 9, 0.125, 0},
+    {"u8 256 values", WINENT_U8, 0, 0, 0, 0, 0, 0, 256, 0.125, 0},
+    {"u16 2000 values, nodata 7", WINENT_U16, 0, 0, 0, 1, 7, 0, 2000, 0.125, 0},
+    {"i16 full range", WINENT_I16, 0, 0, 0, 0, 0, -32768, 65536, 0.125, 0},
+    {"u32 40k values, nodata", WINENT_U32, 0, 0, 0, 1, 3000000001.0, 3000000000LL, 40000, 0.125,
+     0},
+    {"f32 bins 64 range 0:1, NaN", WINENT_F32, 64, 0, 1, 0, 0, 0, 0, 0.125, 0},
+    {"f64 bins 70000 (remap), NaN", WINENT_F64, 70000, 0, 1, 0, 0, 0, 0, 0.125, 0},
 };
 
-static uint8_t *make_input(const fcase *fc, int w, int h)
+static winent_compute_opts fp_opts(const value_case *fc, const unsigned char *m, int kx, int ky)
 {
-    size_t n = (size_t)w * h;
-    uint8_t *p = malloc(n * winent_dtype_size(fc->dtype) + 8);
-    if (p == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        const int special = harness_rand(&seed) % 8 == 0;
-        if (winent_dtype_is_float(fc->dtype)) {
-            double v = (double)(harness_rand(&seed) % 100000) / 100000.0;
-            harness_put_sample(p, fc->dtype, i, 0, special ? NAN : v);
-        } else {
-            int64_t v = fc->vmin + (int64_t)(harness_rand(&seed) % fc->nvals);
-            if (special && fc->has_nodata)
-                v = (int64_t)fc->nodata;
-            harness_put_sample(p, fc->dtype, i, v, 0.0);
-        }
-    }
-    return p;
-}
-
-static winent_compute_opts fp_opts(const fcase *fc, const unsigned char *m, int kx, int ky)
-{
-    winent_compute_opts o;
-    winent_compute_opts_default(&o);
-    o.kx = kx;
-    o.ky = ky;
+    winent_compute_opts o = vc_opts(fc, kx, ky);
     o.footprint = m;
-    o.dtype = fc->dtype;
-    o.bins = fc->bins;
-    o.range_lo = fc->lo;
-    o.range_hi = fc->hi;
-    o.has_nodata = fc->has_nodata;
-    o.nodata = fc->nodata;
     return o;
 }
 
@@ -130,55 +88,21 @@ static void test_reference_as(int shape, int a, int b, int plain)
     static unsigned char m[255 * 255];
     int kx, ky;
     fp_make(shape, a, b, &kx, &ky, m);
-    const fcase *fc = &cases[0];
+    const value_case *fc = &cases[0];
     const int w = 29, h = 23;
-    uint8_t *in = make_input(fc, w, h);
-    float *ref = malloc(sizeof *ref * (size_t)w * h);
+    uint8_t *in = vc_make_input(fc, w, h, 0.0, 0, &seed);
     winent_compute_opts o = fp_opts(fc, plain ? NULL : m, kx, ky);
     winent_plan *p = NULL;
     winent_err err;
     winent_err_clear(&err);
-    if (in == NULL || ref == NULL || winent_plan_create(&o, &p, &err) != WINENT_OK) {
-        CHECK(0, "set-up: %s", err.msg);
-        goto done;
-    }
-    winent_chunk whole = {in, (size_t)w, w, h, 0, h, 0, h};
-    CHECK(winent_reference_compute(p, &whole, ref, (size_t)w, &err) == WINENT_OK, "%s", err.msg);
-    double worst = 0;
-    int nan_ok = 1;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            const float got = ref[(size_t)y * w + x];
-            if (in[(size_t)y * w + x] == (uint8_t)fc->nodata) {
-                nan_ok &= isnan(got);
-                continue;
-            }
-            int count[256] = {0}, n = 0;
-            for (int r = 0; r < ky; r++)
-                for (int c = 0; c < kx; c++) {
-                    const int yy = y + r - ky / 2, xx = x + c - kx / 2;
-                    if (!m[r * kx + c] || yy < 0 || yy >= h || xx < 0 || xx >= w)
-                        continue;
-                    const uint8_t v = in[(size_t)yy * w + xx];
-                    if (v != (uint8_t)fc->nodata) {
-                        count[v]++;
-                        n++;
-                    }
-                }
-            double e = 0;
-            for (int v = 0; v < 256; v++)
-                if (count[v])
-                    e -= (double)count[v] / n * log2((double)count[v] / n);
-            const double d = fabs(e - got); /* n = 0: the map's 0 */
-            worst = d > worst ? d : worst;
-        }
-    CHECK(nan_ok, "%s: a nodata centre is not NaN", fp_names[shape]);
-    CHECK(worst <= 1e-6, "%s%s %dx%d: reference vs the definition: %g", plain ? "window " : "",
-          fp_names[shape], kx, ky, worst);
-done:
+    char label[96];
+    snprintf(label, sizeof label, "%s%s %dx%d", plain ? "window " : "", fp_names[shape], kx, ky);
+    if (in == NULL || winent_plan_create(&o, &p, &err) != WINENT_OK)
+        CHECK(0, "%s: set-up: %s", label, err.msg);
+    else
+        vc_check_reference_u8(p, in, w, h, m, kx, ky, (int)fc->nodata, label);
     winent_plan_free(p);
     free(in);
-    free(ref);
 }
 
 static void test_reference(int shape, int a, int b)
@@ -189,7 +113,7 @@ static void test_reference(int shape, int a, int b)
 /* The CPU engine against the reference, whole and in chunks, 1 and 2
  * threads, for one footprint, case and measure (`plain`: FP_ONES given as
  * the window kx, ky alone, a rectangle that may have even sides). */
-static void run_case_as(const fcase *fc, int shape, int a, int b, winent_measure meas, int w,
+static void run_case_as(const value_case *fc, int shape, int a, int b, winent_measure meas, int w,
                         int h, int plain)
 {
     static unsigned char m[255 * 255];
@@ -202,55 +126,28 @@ static void run_case_as(const fcase *fc, int shape, int a, int b, winent_measure
     winent_err err;
     winent_err_clear(&err);
     winent_plan *p = NULL;
-    const size_t n = (size_t)w * h, ss = winent_dtype_size(fc->dtype), row_bytes = (size_t)w * ss;
-    uint8_t *in = make_input(fc, w, h);
-    float *ref = malloc(n * sizeof *ref), *got = malloc(n * sizeof *got);
-    winent_cpu_engine *e[2] = {NULL, NULL};
-    if (!in || !ref || !got || winent_plan_create(&o, &p, &err) != WINENT_OK) {
+    const size_t n = (size_t)w * h, row_bytes = (size_t)w * winent_dtype_size(fc->dtype);
+    uint8_t *in = vc_make_input(fc, w, h, 0.0, 0, &seed);
+    float *ref = malloc(n * sizeof *ref);
+    if (!in || !ref || winent_plan_create(&o, &p, &err) != WINENT_OK) {
         CHECK(0, "set-up: %s", err.msg);
         goto done;
     }
     winent_chunk whole = {in, row_bytes, w, h, 0, h, 0, h};
     CHECK(winent_reference_compute(p, &whole, ref, (size_t)w, &err) == WINENT_OK, "%s", err.msg);
-    for (int t = 0; t < 2; t++) {
-        if (winent_cpu_engine_create(p, w, h, t + 1, &e[t], &err) != WINENT_OK) {
-            CHECK(0, "engine: %s", err.msg);
-            goto done;
-        }
-        static const int bands[] = {0, 1, 4, 13};
-        for (size_t bi = 0; bi < sizeof bands / sizeof bands[0]; bi++) {
-            const int bh = bands[bi] ? bands[bi] : h;
-            memset(got, 0xA5, n * sizeof *got);
-            for (int y0 = 0; y0 < h; y0 += bh) {
-                int y1 = y0 + bh < h ? y0 + bh : h, in_y0, in_h;
-                winent_chunk_input_rows(y0, y1, p->ry, h, &in_y0, &in_h);
-                winent_chunk c = {in + (size_t)in_y0 * row_bytes, row_bytes, w, h, in_y0, in_h,
-                                  y0, y1};
-                CHECK(winent_cpu_engine_compute(e[t], &c, got + (size_t)y0 * w, (size_t)w,
-                                                &err) == WINENT_OK,
-                      "%s", err.msg);
-            }
-            size_t at = 0;
-            while (at < n && memcmp(&ref[at], &got[at], sizeof *got) == 0)
-                at++;
-            CHECK(at == n,
-                  "%s, %s%s %dx%d, %s, %dx%d image, %d threads, bands of %d: pixel (%zu, %zu) "
-                  "reference %.9g, cpu %.9g",
-                  fc->name, plain ? "window " : "", fp_names[shape], kx, ky, winent_measure_name(meas), w, h, t + 1, bh,
-                  at % (size_t)w, at / (size_t)w, at < n ? ref[at] : 0.0f,
-                  at < n ? got[at] : 0.0f);
-        }
-    }
+    char label[160];
+    snprintf(label, sizeof label, "%s, %s%s %dx%d, %s, %dx%d image", fc->name,
+             plain ? "window " : "", fp_names[shape], kx, ky, winent_measure_name(meas), w, h);
+    static const int bands[] = {0, 1, 4, 13};
+    vc_check_cpu(p, in, row_bytes, w, h, ref, bands, 4, 2, label);
 done:
-    winent_cpu_engine_free(e[0]);
-    winent_cpu_engine_free(e[1]);
     winent_plan_free(p);
     free(in);
     free(ref);
-    free(got);
 }
 
-static void run_case(const fcase *fc, int shape, int a, int b, winent_measure meas, int w, int h)
+static void run_case(const value_case *fc, int shape, int a, int b, winent_measure meas, int w,
+                     int h)
 {
     run_case_as(fc, shape, a, b, meas, w, h, 0);
 }

@@ -20,34 +20,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_cases.h"
 #include "harness.h"
-#include "kernels/engine_cpu.h"
-#include "kernels/engine_reference.h"
 
-typedef struct vcase {
-    const char *name;
-    winent_dtype dtype;
-    uint32_t bins;
-    double lo, hi;
-    int has_nodata;
-    double nodata;
-    int64_t vmin; /* integers: values vmin .. vmin + nvals - 1 */
-    uint64_t nvals;
-    double special; /* share of nodata (and NaN for floats) */
-} vcase;
+/* `special`: the share of nodata (and NaN for floats). */
+typedef value_case vcase;
 
 static const vcase vcases[] = {
-    {"u8 5 values", WINENT_U8, 0, 0, 0, 0, 0, 3, 5, 0},
-    {"u8 256 values, nodata 7", WINENT_U8, 0, 0, 0, 1, 7, 0, 256, 0.1},
-    {"i8 values -4..3, nodata -1", WINENT_I8, 0, 0, 0, 1, -1, -4, 8, 0.1},
-    {"u16 300 values, nodata 65535", WINENT_U16, 0, 0, 0, 1, 65535, 65300, 236, 0.05},
-    {"i16 full range", WINENT_I16, 0, 0, 0, 0, 0, -32768, 65536, 0},
+    {"u8 5 values", WINENT_U8, 0, 0, 0, 0, 0, 3, 5, 0, 0},
+    {"u8 256 values, nodata 7", WINENT_U8, 0, 0, 0, 1, 7, 0, 256, 0.1, 0},
+    {"i8 values -4..3, nodata -1", WINENT_I8, 0, 0, 0, 1, -1, -4, 8, 0.1, 0},
+    {"u16 300 values, nodata 65535", WINENT_U16, 0, 0, 0, 1, 65535, 65300, 236, 0.05, 0},
+    {"i16 full range", WINENT_I16, 0, 0, 0, 0, 0, -32768, 65536, 0, 0},
     {"u32 9 values near the top, nodata", WINENT_U32, 0, 0, 0, 1, 4000000003.0, 4000000000LL,
-     9, 0.05},
-    {"i32 100k values", WINENT_I32, 0, 0, 0, 0, 0, -50000, 100000, 0},
-    {"i16 bins 7 range -100:100, nodata 0", WINENT_I16, 7, -100, 100, 1, 0, -120, 240, 0.05},
-    {"f32 bins 12 range 0:1, NaN, nodata 0.5", WINENT_F32, 12, 0, 1, 1, 0.5, 0, 0, 0.1},
-    {"f64 bins 70000 range -1:1, NaN", WINENT_F64, 70000, -1, 1, 0, 0, 0, 0, 0.05},
+     9, 0.05, 0},
+    {"i32 100k values", WINENT_I32, 0, 0, 0, 0, 0, -50000, 100000, 0, 0},
+    {"i16 bins 7 range -100:100, nodata 0", WINENT_I16, 7, -100, 100, 1, 0, -120, 240, 0.05, 0},
+    {"f32 bins 12 range 0:1, NaN, nodata 0.5", WINENT_F32, 12, 0, 1, 1, 0.5, 0, 0, 0.1, 0},
+    {"f64 bins 70000 range -1:1, NaN", WINENT_F64, 70000, -1, 1, 0, 0, 0, 0, 0.05, 0},
 };
 
 typedef struct mcase {
@@ -65,7 +55,7 @@ static unsigned long long seed = 0x3ea5u;
 
 static double unit(void)
 {
-    return (double)(harness_rand(&seed) >> 11) / 9007199254740992.0;
+    return vc_unit(&seed);
 }
 
 static uint8_t *make_input(const vcase *vc, int w, int h, int pattern)
@@ -189,18 +179,9 @@ static double oracle(const vcase *vc, const mcase *mc, winent_base base, const u
 static void run_case(const vcase *vc, const mcase *mc, int kx, int ky, int disk, winent_base base,
                      int w, int h, int pattern)
 {
-    winent_compute_opts o;
-    winent_compute_opts_default(&o);
-    o.kx = kx;
-    o.ky = ky;
+    winent_compute_opts o = vc_opts(vc, kx, ky);
     o.disk = disk;
     o.base = base;
-    o.dtype = vc->dtype;
-    o.bins = vc->bins;
-    o.range_lo = vc->lo;
-    o.range_hi = vc->hi;
-    o.has_nodata = vc->has_nodata;
-    o.nodata = vc->nodata;
     o.measure = mc->m;
     o.renyi_q = mc->q;
     winent_err err;
@@ -208,14 +189,13 @@ static void run_case(const vcase *vc, const mcase *mc, int kx, int ky, int disk,
     winent_plan *p = NULL;
     const size_t n = (size_t)w * h, row_bytes = (size_t)w * winent_dtype_size(vc->dtype);
     uint8_t *in = make_input(vc, w, h, pattern);
-    float *ref = malloc(n * sizeof *ref), *got = malloc(n * sizeof *got);
+    float *ref = malloc(n * sizeof *ref);
     double *vals = malloc(sizeof *vals * (size_t)kx * ky);
-    winent_cpu_engine *e[2] = {NULL, NULL};
     char label[200];
     snprintf(label, sizeof label, "%s, %s q=%g, %dx%d%s base %d, %dx%d image, pattern %d",
              vc->name, winent_measure_name(mc->m), mc->q, kx, ky, disk ? " disk" : "", (int)base,
              w, h, pattern);
-    if (!in || !ref || !got || !vals) {
+    if (!in || !ref || !vals) {
         CHECK(0, "out of memory");
         goto done;
     }
@@ -245,38 +225,12 @@ static void run_case(const vcase *vc, const mcase *mc, int kx, int ky, int disk,
     }
     CHECK(worst <= 2e-6, "%s: reference vs oracle differ by %g at pixel %zu", label, worst,
           worst_at);
-    for (int t = 0; t < 2; t++)
-        CHECK(winent_cpu_engine_create(p, w, h, t + 1, &e[t], &err) == WINENT_OK, "%s", err.msg);
-    if (e[0] == NULL || e[1] == NULL)
-        goto done;
     static const int bands[] = {0, 1, 5};
-    for (int t = 0; t < 2; t++)
-        for (size_t bi = 0; bi < sizeof bands / sizeof bands[0]; bi++) {
-            int bh = bands[bi] ? bands[bi] : h;
-            memset(got, 0xA5, n * sizeof *got);
-            for (int y0 = 0; y0 < h; y0 += bh) {
-                int y1 = y0 + bh < h ? y0 + bh : h, in_y0, in_h;
-                winent_chunk_input_rows(y0, y1, p->ry, h, &in_y0, &in_h);
-                winent_chunk c = {in + (size_t)in_y0 * row_bytes, row_bytes, w, h, in_y0, in_h,
-                                  y0, y1};
-                CHECK(winent_cpu_engine_compute(e[t], &c, got + (size_t)y0 * w, (size_t)w,
-                                                &err) == WINENT_OK,
-                      "%s", err.msg);
-            }
-            size_t at = 0;
-            for (; at < n && !memcmp(&ref[at], &got[at], sizeof *got); at++)
-                ;
-            CHECK(at == n, "%s, %d threads, bands of %d: pixel (%zu, %zu) reference %.9g, cpu %.9g",
-                  label, t + 1, bh, at % (size_t)w, at / (size_t)w, at < n ? ref[at] : 0,
-                  at < n ? got[at] : 0);
-        }
+    vc_check_cpu(p, in, row_bytes, w, h, ref, bands, 3, 2, label);
 done:
-    winent_cpu_engine_free(e[0]);
-    winent_cpu_engine_free(e[1]);
     winent_plan_free(p);
     free(in);
     free(ref);
-    free(got);
     free(vals);
 }
 

@@ -22,22 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_cases.h"
 #include "harness.h"
-#include "kernels/engine_cpu.h"
-#include "kernels/engine_reference.h"
 
-typedef struct vcase {
-    const char *name;
-    winent_dtype dtype;
-    uint32_t bins;
-    double lo, hi;
-    int has_nodata;
-    double nodata;
-    int64_t vmin;     /* integers: values vmin .. vmin + nvals - 1 */
-    uint64_t nvals;
-    double nan_frac;  /* floats: share of NaN; all: share of nodata values */
-    int misalign;     /* hand the engine rows at an odd address */
-} vcase;
+/* `special`: floats' share of NaN, and every type's share of nodata. */
+typedef value_case vcase;
 
 static const vcase vcases[] = {
     {"u8 16 values", WINENT_U8, 0, 0, 0, 0, 0, 0, 16, 0, 0},
@@ -99,71 +88,27 @@ static unsigned long long seed = 0x7e57u;
  * CI machine), their big images 2. */
 static int threads_tested = 2;
 
-static double unit(void)
-{
-    return (double)(harness_rand(&seed) >> 11) / 9007199254740992.0;
-}
-
-/* Random samples of the case; `extra` bytes in front for misalignment. */
+/* Random samples of the case, floats 10 % beyond the range on each side;
+ * `extra` bytes in front for misalignment. */
 static uint8_t *make_input(const vcase *vc, int w, int h, size_t extra)
 {
-    size_t n = (size_t)w * h, ss = winent_dtype_size(vc->dtype);
-    uint8_t *buf = malloc(n * ss + extra + 8);
-    if (buf == NULL)
-        return NULL;
-    uint8_t *p = buf + extra;
-    for (size_t i = 0; i < n; i++) {
-        int special = unit() < vc->nan_frac;
-        if (winent_dtype_is_float(vc->dtype)) {
-            double span = vc->hi - vc->lo;
-            double v = vc->lo - 0.1 * span + 1.2 * span * unit();
-            if (special)
-                v = vc->has_nodata && unit() < 0.5 ? vc->nodata : NAN;
-            harness_put_sample(p, vc->dtype, i, 0, v);
-        } else {
-            int64_t v = vc->vmin + (int64_t)(harness_rand(&seed) % vc->nvals);
-            if (special && vc->has_nodata)
-                v = (int64_t)vc->nodata;
-            harness_put_sample(p, vc->dtype, i, v, 0.0);
-        }
-    }
-    return buf;
-}
-
-static int same_bits(const float *a, const float *b, size_t n, size_t *where)
-{
-    for (size_t i = 0; i < n; i++)
-        if (memcmp(&a[i], &b[i], sizeof *a)) {
-            *where = i;
-            return 0;
-        }
-    return 1;
+    return vc_make_input(vc, w, h, 0.1, extra, &seed);
 }
 
 /* One image, one window: reference vs engine, whole and in chunks. */
 static void run_case(const vcase *vc, int kx, int ky, winent_base base, int w, int h)
 {
-    winent_compute_opts o;
-    winent_compute_opts_default(&o);
-    o.kx = kx;
-    o.ky = ky;
+    winent_compute_opts o = vc_opts(vc, kx, ky);
     o.base = base;
-    o.dtype = vc->dtype;
-    o.bins = vc->bins;
-    o.range_lo = vc->lo;
-    o.range_hi = vc->hi;
-    o.has_nodata = vc->has_nodata;
-    o.nodata = vc->nodata;
     winent_err err;
     winent_err_clear(&err);
     winent_plan *p = NULL;
     size_t n = (size_t)w * h, ss = winent_dtype_size(vc->dtype), extra = vc->misalign ? 1 : 0;
     uint8_t *buf = make_input(vc, w, h, extra);
     const uint8_t *in = buf + extra;
-    float *ref = malloc(n * sizeof *ref), *got = malloc(n * sizeof *got);
+    float *ref = malloc(n * sizeof *ref);
     double *f64 = malloc(n * sizeof *f64);
-    winent_cpu_engine *e1 = NULL, *e2 = NULL;
-    if (!buf || !ref || !got || !f64) {
+    if (!buf || !ref || !f64) {
         CHECK(0, "out of memory");
         goto done;
     }
@@ -191,42 +136,16 @@ static void run_case(const vcase *vc, int kx, int ky, winent_base base, int w, i
     CHECK(worst <= 1e-6, "%s %dx%d: exact vs float64 formula differ by %g", vc->name, kx, ky,
           worst);
 
-    CHECK(winent_cpu_engine_create(p, w, h, 1, &e1, &err) == WINENT_OK, "%s", err.msg);
-    CHECK(winent_cpu_engine_create(p, w, h, 2, &e2, &err) == WINENT_OK, "%s", err.msg);
-    if (e1 == NULL || e2 == NULL)
-        goto done;
     /* Whole image, then chunks of several heights (each with its halo). */
+    char label[200];
+    snprintf(label, sizeof label, "%s, %dx%d window, base %d, %dx%d image, path '%s'", vc->name,
+             kx, ky, (int)base, w, h, getenv("WINENT_CPU_PATH") ? getenv("WINENT_CPU_PATH") : "");
     static const int bands[] = {0, 1, 3, 17};
-    for (int ti = 0; ti < threads_tested; ti++) {
-        winent_cpu_engine *e = ti ? e2 : e1;
-        for (size_t bi = 0; bi < sizeof bands / sizeof bands[0]; bi++) {
-            int bh = bands[bi] ? bands[bi] : h;
-            memset(got, 0xA5, n * sizeof *got);
-            for (int y0 = 0; y0 < h; y0 += bh) {
-                int y1 = y0 + bh < h ? y0 + bh : h, in_y0, in_h;
-                winent_chunk_input_rows(y0, y1, p->ry, h, &in_y0, &in_h);
-                winent_chunk c = {in + (size_t)in_y0 * row_bytes, row_bytes, w, h, in_y0, in_h,
-                                  y0, y1};
-                CHECK(winent_cpu_engine_compute(e, &c, got + (size_t)y0 * w, (size_t)w, &err) ==
-                          WINENT_OK,
-                      "%s", err.msg);
-            }
-            size_t at = 0;
-            CHECK(same_bits(ref, got, n, &at),
-                  "%s, %dx%d window, base %d, %dx%d image, %d threads, bands of %d, path '%s': "
-                  "pixel (%zu, %zu) reference %.9g, cpu %.9g",
-                  vc->name, kx, ky, (int)base, w, h, ti + 1, bh,
-                  getenv("WINENT_CPU_PATH") ? getenv("WINENT_CPU_PATH") : "", at % (size_t)w, at / (size_t)w,
-                  ref[at], got[at]);
-        }
-    }
+    vc_check_cpu(p, in, row_bytes, w, h, ref, bands, 4, threads_tested, label);
 done:
-    winent_cpu_engine_free(e1);
-    winent_cpu_engine_free(e2);
     winent_plan_free(p);
     free(buf);
     free(ref);
-    free(got);
     free(f64);
 }
 

@@ -8,15 +8,20 @@
  * within 2e-6 relative (float32 rounding plus the fixed-point logs). Then
  * the bits: all measures in one pass equal each measure alone, and the
  * image cut into bands and chunks of any height, on two workers, equals it
- * whole.
+ * whole. And the scratch a worker makes is what the memory plan counts.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__GLIBC__) || defined(__linux__)
+#include <malloc.h>
+#endif
+
 #include "harness.h"
 #include "glcm_oracle.h"
+#include "kernels/engine_cpu.h"
 #include "kernels/glcm.h"
 
 typedef struct gcase {
@@ -286,12 +291,145 @@ static void usage_errors(void)
           "describe: %s", d);
 }
 
+/* OTB's eight features as eight maps of one pass: counted once. */
+static void group_scratch(int w)
+{
+    static const winent_glcm_measure otb8[8] = {
+        WINENT_GLCM_ASM,      WINENT_GLCM_ENTROPY,       WINENT_GLCM_CORRELATION,
+        WINENT_GLCM_HOMOGENEITY, WINENT_GLCM_CONTRAST,   WINENT_GLCM_CLUSTER_SHADE,
+        WINENT_GLCM_CLUSTER_PROMINENCE, WINENT_GLCM_VARIANCE};
+    winent_plan *plans[8] = {NULL};
+    size_t each = 0;
+    winent_glcm_opts o;
+    winent_glcm_opts_default(&o);
+    o.compute.kx = o.compute.ky = 7;
+    o.compute.bins = 32;
+    o.compute.range_lo = 0.0;
+    o.compute.range_hi = 40.0;
+    o.nmeasures = 8;
+    for (int k = 0; k < 8; k++) {
+        winent_compute_opts co = o.compute;
+        co.measure = (winent_measure)(WINENT_MEASURE_GLCM_ENTROPY + (int)otb8[k]);
+        o.measures[k] = otb8[k];
+        winent_err err;
+        winent_err_clear(&err);
+        CHECK(winent_plan_create(&co, &plans[k], &err) == WINENT_OK, "plan %d: %s", k, err.msg);
+        if (plans[k] == NULL)
+            goto done;
+        each += winent_cpu_scratch_bytes(plans[k], w);
+    }
+    winent_glcm_plan *p = NULL;
+    winent_err err;
+    winent_err_clear(&err);
+    CHECK(winent_glcm_plan_create(&o, &p, &err) == WINENT_OK, "plan: %s", err.msg);
+    if (p != NULL) {
+        const size_t group = winent_cpu_group_scratch_bytes((const winent_plan *const *)plans, 8, w);
+        const size_t one = winent_glcm_cpu_scratch_bytes(p, w, winent_cpu_band_rows(plans[0], w));
+        CHECK(group == one && group < each,
+              "a pass of 8 maps counts %zu bytes: its engine makes %zu (each map alone %zu)",
+              group, one, each);
+    }
+    winent_glcm_plan_free(p);
+done:
+    for (int k = 0; k < 8; k++)
+        winent_plan_free(plans[k]);
+}
+
+
+/* Bytes the heap holds now (glibc), or 0 where unknown. */
+static size_t heap_bytes(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    const struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+#else
+    return 0;
+#endif
+}
+
+/* The scratch a worker makes, run over an image in bands, is exactly
+ * winent_glcm_cpu_scratch_bytes (the memory plan's count): for one measure
+ * (eight lanes), OTB's eight features at one angle (four lanes, the
+ * moments' sums per angle), the marginals' measures and 300 levels; and a
+ * pass of several maps (winent_cpu_group_scratch_bytes) counts one engine
+ * with all its measures, not one per map. */
+static void scratch_counts(void)
+{
+    static const struct {
+        unsigned angles;
+        int levels, nm;
+        winent_glcm_measure m[8];
+    } sets[] = {
+        {0, 0, 1, {WINENT_GLCM_ENTROPY}},
+        {WINENT_GLCM_A45, 32, 8,
+         {WINENT_GLCM_ASM, WINENT_GLCM_ENTROPY, WINENT_GLCM_CORRELATION, WINENT_GLCM_HOMOGENEITY,
+          WINENT_GLCM_CONTRAST, WINENT_GLCM_CLUSTER_SHADE, WINENT_GLCM_CLUSTER_PROMINENCE,
+          WINENT_GLCM_VARIANCE}},
+        {WINENT_GLCM_A0 | WINENT_GLCM_A90, 0, 2, {WINENT_GLCM_COND_ENTROPY, WINENT_GLCM_MUTUAL_INFO}},
+        {0, 300, 2, {WINENT_GLCM_ASM, WINENT_GLCM_DISSIMILARITY}},
+    };
+    const int w = 300, h = 70, band = 24;
+    uint8_t *in = malloc((size_t)w * h);
+    float *out = malloc(sizeof *out * (size_t)w * h * 8);
+    for (int i = 0; i < w * h; i++)
+        in[i] = (uint8_t)((i * 7 + i / w * 3) % 40);
+    for (size_t t = 0; t < sizeof sets / sizeof *sets; t++) {
+        winent_glcm_opts o;
+        winent_glcm_opts_default(&o);
+        o.compute.kx = o.compute.ky = 7;
+        if (sets[t].levels > 0) {
+            o.compute.bins = (unsigned)sets[t].levels;
+            o.compute.range_lo = 0.0;
+            o.compute.range_hi = 40.0;
+        }
+        o.angles = sets[t].angles;
+        o.nmeasures = sets[t].nm;
+        memcpy(o.measures, sets[t].m, sizeof o.measures[0] * (size_t)sets[t].nm);
+        winent_err err;
+        winent_err_clear(&err);
+        winent_glcm_plan *p = NULL;
+        winent_glcm_cpu *e = NULL;
+        CHECK(winent_glcm_plan_create(&o, &p, &err) == WINENT_OK, "plan: %s", err.msg);
+        if (p != NULL)
+            CHECK(winent_glcm_cpu_create(p, w, 1, &e, &err) == WINENT_OK, "engine: %s", err.msg);
+        if (e == NULL) {
+            winent_glcm_plan_free(p);
+            continue;
+        }
+        CHECK(winent_glcm_cpu_scratch_held(e) == 0, "set %zu: scratch before any band", t);
+        float *planes[8];
+        for (int k = 0; k < sets[t].nm; k++)
+            planes[k] = out + (size_t)k * w * h;
+        winent_chunk ch = {in, (size_t)w, w, h, 0, h, 0, h};
+        const size_t before = heap_bytes();
+        for (int y = 0; y < h; y += band)
+            CHECK(winent_glcm_cpu_compute_rows(e, 0, &ch, y, y + band < h ? y + band : h, planes,
+                                               (size_t)w, &err) == WINENT_OK,
+                  "run: %s", err.msg);
+        const size_t held = winent_glcm_cpu_scratch_held(e);
+        const size_t counted = winent_glcm_cpu_scratch_bytes(p, w, band);
+        CHECK(held == counted, "set %zu: the worker holds %zu bytes, the plan counts %zu", t, held,
+              counted);
+        /* the heap's own count: the buffers' bytes plus each block's header
+         * and page rounding (7 blocks) */
+        const size_t grew = heap_bytes() - before;
+        CHECK(before == 0 || (grew >= counted && grew <= counted + 7 * 4096),
+              "set %zu: the heap grew %zu bytes for a scratch counted %zu", t, grew, counted);
+        winent_glcm_cpu_free(e);
+        winent_glcm_plan_free(p);
+    }
+    free(in);
+    free(out);
+    group_scratch(w);
+}
+
 int main(void)
 {
     const char *s = getenv("WINENT_TEST_SEED");
     seed = s ? strtoull(s, NULL, 0) : 0x61c3u;
     printf("seed %#llx (WINENT_TEST_SEED)\n", seed);
     usage_errors();
+    scratch_counts();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         run_case(&cases[i], cases[i].w * cases[i].h <= 600);
     return harness_end();

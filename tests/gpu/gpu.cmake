@@ -13,7 +13,7 @@ winent_unit_test(test_gpu_identity)
 winent_sh_test(test_measures_cli_gpu test_measures_cli_gpu.sh)
 set_tests_properties(test_measures_cli_gpu PROPERTIES LABELS gpu TIMEOUT 900)
 # The measures on the GPU engine through the library: the CPU's bits where
-# a GPU is usable; the majority refused (runs without a GPU)
+# a GPU is usable, the majority too (its auto case runs without a GPU)
 winent_unit_test(test_gpu_measures)
 set_tests_properties(test_gpu_identity PROPERTIES LABELS gpu TIMEOUT 600)
 # winent-bench kernels --quick: every GPU kernel variant against the CPU

@@ -6,8 +6,8 @@
 # random mask, a 255-wide bar, a disk's own mask beside --disk) and for
 # rectangles with an even side (--window 16, 4x6, 2x1, 64, a list), on every
 # plane and histogram the GPU picks (u8 of 256 and of 12 values, u16 with
-# nodata, i32, f32 with bins), across chunks (small --mem), and --disk R
-# keeps its bytes. Skips (77) without a usable GPU.
+# nodata, i32, f32 with bins) and the majority's tables, across chunks
+# (small --mem), and --disk R keeps its bytes. Skips (77) without a usable GPU.
 . "$WINENT_SRC/tests/lib/cli_lib.sh"
 "$WS" --quiet --device gpu --size 5x5 --dtype u8 "$WINENT_SRC/samples/course-5x5-u8.raw" \
     "$T/probe.raw" 2>/dev/null || { echo "no usable GPU: skipped"; exit 77; }
@@ -71,4 +71,13 @@ run_case "i32 landscape" --size 700x500 --dtype i32 --kind landscape --values 10
     --size 700x500 --dtype i32
 run_case "f32 bins" --size 640x480 --dtype f32 --kind landscape --values 1000 --seed 5 -- \
     --size 640x480 --dtype f32 --bins 64 --range 0:1000
+# The majority's own kernel (a list of the window's pixels) on the same
+# shapes: a direct table (u8), hashed 16-bit values with nodata, hashed
+# 32-bit values.
+run_case "majority u8" --size 601x403 --dtype u8 --kind landscape --values 12 --seed 6 -- \
+    --size 601x403 --dtype u8 --measure majority
+run_case "majority u16 nodata" --size 501x355 --dtype u16 --values 3000 --holes 0.1 --nodata 7 \
+    --seed 7 -- --size 501x355 --dtype u16 --nodata 7 --measure majority
+run_case "majority i32" --size 400x300 --dtype i32 --kind landscape --values 100000 --seed 8 -- \
+    --size 400x300 --dtype i32 --measure majority
 finish

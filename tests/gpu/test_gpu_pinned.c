@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A memory job whose buffers are the caller's own pinned memory: the GPUs
- * copy from and to them directly, nothing staged (pipeline.c,
+ * copy from and to them directly, nothing staged (plan.c,
  * callers_pinned). Its map must be the CPU's, bit for bit, on one GPU and
  * on every GPU, for a u8 and a u16 image, with the map pinned and not, and
  * with padded rows (which are staged again). Skips (77) without a GPU.

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Every measure on the GPU engine gives the CPU engine's bytes through the
 # CLI (--device gpu against --device cpu, cmp): the histogram measures
-# (renyi, simpson, richness, evenness) on square, rectangular, disk and
-# wide windows, and the co-occurrence (glcm-*) measures, on random u8, u16
-# with nodata, and floats with --bins/--levels; several chunks (small
-# --mem) and several measures in one pass. The majority stays the CPU's:
-# --device gpu refuses it, auto computes it there.
+# (renyi, simpson, richness, evenness, majority) on square, rectangular,
+# disk and wide windows, and the co-occurrence (glcm-*) measures, on random
+# u8, u16 with nodata, and floats with --bins/--levels; several chunks
+# (small --mem) and several measures in one pass. The majority's tables
+# (direct, hashed in shared memory, hashed in global memory for the
+# widest windows) each meet the CPU's bytes.
 . "$WINENT_SRC/tests/lib/cli_lib.sh"
 "$WS" --quiet --device gpu --size 5x5 --dtype u8 "$WINENT_SRC/samples/course-5x5-u8.raw" \
     "$T/probe.raw" 2>/dev/null || { echo "no usable GPU: skipped"; exit 77; }
@@ -30,7 +31,7 @@ same() {
     done
 }
 MEMS="8M 1G"
-HIST="renyi:2 renyi:0.5 renyi:0 simpson richness evenness"
+HIST="renyi:2 renyi:0.5 renyi:0 simpson richness evenness majority"
 GLCM="glcm-entropy glcm-asm glcm-energy glcm-contrast glcm-dissimilarity glcm-homogeneity
 glcm-correlation glcm-mean glcm-variance glcm-cluster-shade glcm-cluster-prominence
 glcm-cond-entropy glcm-mutual-info"
@@ -55,7 +56,7 @@ done
 # Small windows of few values (the kernels of 8-bit codes below 16) and a
 # window wider than the image.
 "$MK" --size 300x200 --dtype u8 --values 12 --seed 14 "$T/few.raw"
-for m in simpson richness evenness renyi:2; do
+for m in simpson richness evenness renyi:2 majority; do
     same "u8 12 values $m 3x3" "$T/few.raw" --size 300x200 --dtype u8 --window 3 --measure $m
     same "u8 12 values $m 5x5" "$T/few.raw" --size 300x200 --dtype u8 --window 5 --measure $m
     same "u8 12 values $m 255x255" "$T/few.raw" --size 300x200 --dtype u8 --window 255 \
@@ -74,9 +75,15 @@ done
 MEMS="40M 1G"
 same "u8 several measures" "$T/u8.raw" $U8 --levels 32 --range 0:40 --window 5,15 \
     --measure entropy,simpson,richness,glcm-contrast,glcm-entropy
-# The majority: refused on the GPU, the CPU's under auto.
-expect_exit 5 "majority on --device gpu" "$WS" --quiet --device gpu $U8 --measure majority \
-    "$T/u8.raw" "$T/gpu/maj.zst"
+# The majority's other tables: hashed keys (floats in 8192 bins; 16-bit
+# values without a nodata), an even-sided box, and a window whose hash table
+# passes shared memory (global tables); beside other maps in one pass.
+same "f32 8192 bins majority 9x9" "$T/f32.raw" $F32 --bins 8192 --range 0:1000 --window 9 \
+    --measure majority
+same "u16 majority 8x6" "$T/u16.raw" --size 911x613 --dtype u16 --window 8x6 --measure majority
+same "u16 nodata majority 101x101" "$T/u16.raw" $U16 --window 101 --measure majority
+same "u8 majority beside glcm-asm" "$T/u8.raw" $U8 --levels 16 --range 0:40 --window 7 \
+    --measure glcm-asm,majority,entropy
 (cd "$T/cpu" && "$WS" --quiet --device cpu $U8 --measure majority "$T/u8.raw" maj.zst)
 (cd "$T/gpu" && "$WS" --quiet --device auto $U8 --measure majority "$T/u8.raw" maj.zst)
 check "majority under auto" cmp -s "$T/cpu/maj.zst" "$T/gpu/maj.zst"

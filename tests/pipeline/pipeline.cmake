@@ -12,6 +12,8 @@
 winent_unit_test(test_sched)
 # auto's launch decisions as tables of rate snapshots (decide.c).
 winent_unit_test(test_decide)
+# The job's plan as tables of made-up jobs, no file opened (plan.c).
+winent_unit_test(test_plan)
 # Jobs at once in one process, each cancelled on its own (no process
 # globals); winent_entropy against the reference engine.
 winent_unit_test(test_api_jobs)

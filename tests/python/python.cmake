@@ -53,7 +53,12 @@ set_tests_properties(test_py_venv PROPERTIES TIMEOUT 1200)
 # tools/bench-dask-gpu.py runs (small, on the CPU, 1 and 2 worker processes)
 # and its blocks have the same bits for both worker counts.
 winent_py_test(test_py_bench_dask_gpu ../../tools/bench-dask-gpu.py --size 700 --block 256
-  --window 11 --device cpu --gpus= --workers 1,2 --check)
+  --window 11 --device cpu --gpus= --workers 1,2 --modes cold,warm --check)
+# entropy_block's warm engines on the CPU: blocks computed twice warm and
+# once cold, the CLI's bits (rectangles, even, disk, footprint, nodata,
+# f32 bins, planes); engines reused, grown, freed with their thread and by
+# free_engines(); measures of dask blocks; errors as winent.entropy's.
+winent_py_test(test_py_warm test_py_warm.py)
 # (test_py_docs: docs/docs.cmake.)
 # One validator, one message (docs/SPEC.md section 6): each case through
 # every door (the CLI; winent_entropy and winent_run from C; winent.entropy

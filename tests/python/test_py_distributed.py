@@ -54,7 +54,11 @@ def test_every_dtype(client):
                  dict(window=(5, 7), range="auto"))):
             ref = cli_map(raw, W, H, dtype, *cli_opts)
             whole = winent.entropy(a, **opts)
-            d = da.from_array(a, chunks=(30, 40))
+            # 3 x 3 blocks: corners, edges, a centre, and a last row and
+            # column of blocks (7 rows, 11 columns) narrower than the
+            # windows; more blocks would repeat these kinds at a task
+            # scheduler's cost per block.
+            d = da.from_array(a, chunks=(45, 60))
             on_cluster = client.compute(winent.entropy(d, **opts)).result()
             with warnings.catch_warnings():
                 # dask warns of a local scheduler beside an active client: that is the point.

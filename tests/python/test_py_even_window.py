@@ -22,8 +22,9 @@ need("numpy", "skimage")
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
-from skimage.filters import rank  # noqa: E402
 
+from py_oracles import close, nodata_images, same_as_brute, skimage_test_entropy  # noqa: E402
+from py_oracles import theirs as rank_entropy  # noqa: E402
 import winent  # noqa: E402
 
 RNG = np.random.default_rng(41)
@@ -36,29 +37,19 @@ def ours(img, window, **kw):
 
 
 def theirs(img, rows, cols):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "Bad rank filter performance" on u16
-        return rank.entropy(img, np.ones((rows, cols), dtype=np.uint8))
-
-
-def close(a, b):
-    """Within one float32 ulp of scikit-image's float64 value."""
-    b32 = np.asarray(b).astype(np.float32)
-    return a.shape == b32.shape and bool(
-        np.all(np.abs(a - b32) <= np.spacing(np.maximum(np.abs(b32), 1.0)) * 2))
+    """scikit-image's rank.entropy over np.ones((rows, cols))."""
+    return rank_entropy(img, np.ones((rows, cols)))
 
 
 def test_skimage_cases():
-    """scikit-image's test_entropy cases with window= rather than a footprint."""
-    data = np.tile(np.reshape(np.arange(256), (16, 16)), (10, 10)).astype(np.uint8)
-    m = ours(data, 16)
-    check("window=16 on 8 bits: max %r" % float(m.max()), float(m.max()) == 8)
-    check("window=16: every pixel scikit-image's", close(m, theirs(data, 16, 16)))
-    data = np.zeros((65, 65), dtype=np.uint16)
-    data[:64, :64] = np.reshape(np.arange(4096), (64, 64))
-    m = ours(data, (64, 64))
-    check("window=(64, 64) on 12 bits: max %r" % float(m.max()), float(m.max()) == 12)
-    check("window=(64, 64): every pixel scikit-image's", close(m, theirs(data, 64, 64)))
+    """scikit-image's test_entropy cases with window= rather than a footprint
+    (K and (rows, cols))."""
+    for bits, data, side in skimage_test_entropy():
+        w = side if side == 16 else (side, side)
+        m = ours(data, w)
+        check("window=%r on %d bits: max %r" % (w, bits, float(m.max())), float(m.max()) == bits)
+        check("window=%r on %d bits: every pixel scikit-image's" % (w, bits),
+              close(m, theirs(data, side, side)))
 
 
 SIDES = [(16, 16), (4, 6), (6, 4), (2, 1), (1, 2), (6, 3), (3, 8), (2, 2)]
@@ -76,36 +67,13 @@ def test_against_skimage():
     check("window='6x4' is window=(4, 6)", same_bits(ours(u8, "6x4"), ours(u8, (4, 6))))
 
 
-def brute(img, rows, cols, nodata):
-    h, w = img.shape
-    out = np.zeros((h, w))
-    for y in range(h):
-        for x in range(w):
-            if img[y, x] == nodata:
-                out[y, x] = np.nan
-                continue
-            win = img[max(0, y - rows // 2):max(0, y - rows // 2 + rows),
-                      max(0, x - cols // 2):max(0, x - cols // 2 + cols)]
-            vals = win[win != nodata]
-            if vals.size == 0:
-                continue
-            _, cnt = np.unique(vals, return_counts=True)
-            p = cnt / cnt.sum()
-            out[y, x] = -(p * np.log2(p)).sum()
-    return out
-
-
 def test_nodata_brute_force():
-    for dtype, nodata, top in ((np.uint8, 3, 9), (np.uint16, 7, 2000)):
-        img = RNG.integers(0, top, (23, 29)).astype(dtype)
-        img[RNG.random(img.shape) < 0.15] = nodata
+    for dtype, nodata, img in nodata_images(RNG):
         for rows, cols in ((4, 6), (2, 1), (8, 8)):
-            m = ours(img, (rows, cols), nodata=nodata)
-            ref = brute(img, rows, cols, nodata).astype(np.float32)
-            ok = bool(np.array_equal(np.isnan(m), np.isnan(ref))) and bool(
-                np.all(np.abs(np.nan_to_num(m) - np.nan_to_num(ref)) <= 2e-6))
             check("(%d, %d), %s with nodata %d: the brute-force count"
-                  % (rows, cols, dtype.__name__, nodata), ok)
+                  % (rows, cols, dtype.__name__, nodata),
+                  same_as_brute(ours(img, (rows, cols), nodata=nodata), img,
+                                np.ones((rows, cols)), nodata))
 
 
 def test_cli():

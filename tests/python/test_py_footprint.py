@@ -22,9 +22,10 @@ need("numpy", "skimage")
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
-from skimage.filters import rank  # noqa: E402
 from skimage.morphology import diamond, disk, octagon, star  # noqa: E402
 
+from py_oracles import (close, nodata_images, same_as_brute, skimage_test_entropy,  # noqa: E402
+                        theirs)
 import winent  # noqa: E402
 
 RNG = np.random.default_rng(40)
@@ -45,44 +46,17 @@ def ours(img, fp, **kw):
         return winent.entropy(img, footprint=fp, base=2, **kw)
 
 
-def theirs(img, fp):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "Bad rank filter performance" on u16
-        return rank.entropy(img, np.asarray(fp).astype(np.uint8))
-
-
-def close(a, b):
-    """Within one float32 ulp of scikit-image's float64 value."""
-    b32 = np.asarray(b).astype(np.float32)
-    return a.shape == b32.shape and bool(
-        np.all(np.abs(a - b32) <= np.spacing(np.maximum(np.abs(b32), 1.0)) * 2))
-
-
 def test_skimage_test_entropy():
     """scikit-image's test_entropy, case by case, on the package."""
-    fp = np.ones((16, 16), dtype=np.uint8)
-    cases = [
-        (1, np.tile(np.asarray([0, 1]), (100, 100)).astype(np.uint8)),
-        (2, np.tile(np.asarray([[0, 1], [2, 3]]), (10, 10)).astype(np.uint8)),
-        (3, np.tile(np.asarray([[0, 1, 2, 3], [4, 5, 6, 7]]), (10, 10)).astype(np.uint8)),
-        (4, np.tile(np.reshape(np.arange(16), (4, 4)), (10, 10)).astype(np.uint8)),
-        (6, np.tile(np.reshape(np.arange(64), (8, 8)), (10, 10)).astype(np.uint8)),
-        (8, np.tile(np.reshape(np.arange(256), (16, 16)), (10, 10)).astype(np.uint8)),
-    ]
-    for bits, data in cases:
+    for bits, data, side in skimage_test_entropy():
+        fp = np.ones((side, side), dtype=np.uint8)
         m = ours(data, fp)
-        check("test_entropy %d bits per pixel: max %r" % (bits, float(m.max())),
-              float(m.max()) == bits)
+        check("test_entropy %d bits per pixel (%dx%d footprint): max %r"
+              % (bits, side, side, float(m.max())), float(m.max()) == bits)
         check("test_entropy %d bits: every pixel scikit-image's" % bits,
               close(m, theirs(data, fp)))
-    fp64 = np.ones((64, 64), dtype=np.uint8)
-    data = np.zeros((65, 65), dtype=np.uint16)
-    data[:64, :64] = np.reshape(np.arange(4096), (64, 64))
-    m = ours(data, fp64)
-    check("test_entropy 12 bits per pixel (64x64 footprint): max %r" % float(m.max()),
-          float(m.max()) == 12)
-    check("test_entropy 12 bits: every pixel scikit-image's", close(m, theirs(data, fp64)))
-    out = ours(data, fp)
+    fp = np.ones((16, 16), dtype=np.uint8)
+    out = ours(data, fp)  # the 12 bits' u16 data
     check("test_entropy 16x16 on u16: scikit-image's", close(out, theirs(data, fp)))
     check("the map is float32", out.dtype == np.float32)
 
@@ -110,42 +84,12 @@ def test_shapes_against_skimage():
             check("%s on %s: scikit-image's" % (name, what), close(ours(img, fp), theirs(img, fp)))
 
 
-def brute(img, fp, nodata):
-    """Entropy in bits of each window counted here: the footprint's pixels
-    inside the image and not nodata; NaN where the pixel is nodata, 0 where
-    none is counted."""
-    fp = np.asarray(fp) != 0
-    ky, kx = fp.shape
-    h, w = img.shape
-    out = np.zeros((h, w))
-    for y in range(h):
-        for x in range(w):
-            if img[y, x] == nodata:
-                out[y, x] = np.nan
-                continue
-            vals = [img[y + r - ky // 2, x + c - kx // 2] for r in range(ky) for c in range(kx)
-                    if fp[r, c] and 0 <= y + r - ky // 2 < h and 0 <= x + c - kx // 2 < w]
-            vals = [v for v in vals if v != nodata]
-            if not vals:
-                continue
-            _, cnt = np.unique(vals, return_counts=True)
-            p = cnt / cnt.sum()
-            out[y, x] = -(p * np.log2(p)).sum()
-    return out
-
-
 def test_nodata_brute_force():
-    for dtype, nodata, top in ((np.uint8, 3, 9), (np.uint16, 7, 2000)):
-        img = RNG.integers(0, top, (23, 29)).astype(dtype)
-        img[RNG.random(img.shape) < 0.15] = nodata
+    for dtype, nodata, img in nodata_images(RNG):
         for name in ("ring(5, 2)", "star(3)", "diamond(3)", "ones(4, 7)"):
             fp = FOOTPRINTS[name]
-            m = ours(img, fp, nodata=nodata)
-            ref = brute(img, fp, nodata).astype(np.float32)
-            nan_same = bool(np.array_equal(np.isnan(m), np.isnan(ref)))
-            ok = nan_same and bool(np.all(np.abs(np.nan_to_num(m) - np.nan_to_num(ref)) <= 2e-6))
             check("%s, %s with nodata %d: the brute-force count" % (name, dtype.__name__, nodata),
-                  ok)
+                  same_as_brute(ours(img, fp, nodata=nodata), img, fp, nodata))
 
 
 def pbm_p1(m):

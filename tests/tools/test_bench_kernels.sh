@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # winent-bench kernels on the CPU alone, tiny: exit 0, a `cell` line per
 # cell, the CPU table with both windows and both value sets, the GPU tables
-# said to be skipped, the CSV; bad lists are usage errors (exit 2).
+# said to be skipped, the CSV; windows of any sides; bad lists are usage
+# errors (exit 2).
 . "$WINENT_SRC/tests/lib/cli_lib.sh"
 B="$WINENT_TOOLS/winent-bench"
 
@@ -33,10 +34,23 @@ check "set real: the file named" grep -q '^# real: .*in.u16, 40x30 u16' "$T/out2
 check "cells name the CPU path" \
     [ "$(grep -c '^cell set=\(64\|real\) k=\(5\|31\) variant=cpu path=cpu/t[0-9]*/\(slide\|few\|cols64\|cols256\|cmp\) ' "$T/out2")" -eq 4 ]
 
+# Windows of either parity and rectangles, as the library takes them
+# (WxH: W wide, H high), beside a disk: a cell and a column each.
+"$B" kernels --cpu-only --size 64x32 --windows 4,7x3,4x6,disk2 --sets 16 --budget 0.01 \
+    --csv "$T/e.csv" >"$T/out3" 2>"$T/err3" || bad "exit $?: $(head -c 300 "$T/err3")"
+check "even and rectangular windows: the table's columns" \
+    grep -qx '| set | 4x4 | 7x3 | 4x6 | disk2 |' "$T/out3"
+check "even and rectangular windows: a cell each" \
+    [ "$(grep -c '^cell set=16 k=\(4\|7x3\|4x6\|5\) variant=cpu ' "$T/out3")" -eq 4 ]
+check "the disk's cell says its shape" grep -q '^cell set=16 k=5 .* shape=disk$' "$T/out3"
+check "CSV: the windows' keys" [ "$(cut -d, -f2 "$T/e.csv" | tr '\n' ' ')" = "k 4 7x3 4x6 -5 " ]
+
 EXPECT_PROG="winent-bench kernels"
 expect_exit 2 "set real without --input" "$B" kernels --cpu-only --sets real
 expect_exit 2 "bad --input-dtype" "$B" kernels --cpu-only --input x --input-dtype u12
-expect_exit 2 "even window" "$B" kernels --cpu-only --windows 3,4
+expect_exit 2 "a side of 0" "$B" kernels --cpu-only --windows 3,4x0
+expect_exit 2 "a side of 256" "$B" kernels --cpu-only --windows 256
+expect_exit 2 "a window of no height" "$B" kernels --cpu-only --windows 3x
 expect_exit 2 "unknown value set" "$B" kernels --cpu-only --sets 16,17
 expect_exit 2 "unknown variant" "$B" kernels --cpu-only --variants auto,bogus
 expect_exit 2 "empty list item" "$B" kernels --cpu-only --windows 3,,5
