@@ -223,7 +223,7 @@ def _map(array: Any, window: Any, base: Any, bins: Any, range: Any, nodata: Any,
     options = dict(window=_arrays.window_option(kx, ky, disk), base=base, bins=bins,
                    range=range, nodata=nodata, device=device, **extra)
     _arrays.check_measures(kx, ky, disk, base, options)
-    spec = _arrays.spec_for(kx, ky, disk, base, options) if _warns(extra) else None
+    spec = _arrays.spec_for(kx, ky, disk, base, options)
     lead = 1 if "measures" in extra else 0  # texture's maps: a first axis of measures
     if ax is not None:
         array = _move(array, ax, 0, is_dask)
@@ -234,13 +234,6 @@ def _map(array: Any, window: Any, base: Any, bins: Any, range: Any, nodata: Any,
         options["threads"] = 0 if threads is None else threads
         m = _arrays.entropy_numpy(array, out=out, checks=spec, **options)
     return m if ax is None else _move(m, lead, ax + lead, is_dask)
-
-
-def _warns(extra: dict) -> bool:
-    """The CLI's warnings are about an entropy map (a saturated one, its
-    range): given for the entropy alone."""
-    m = extra.get("measure")
-    return "measures" not in extra and (m is None or m[0] == 0)
 
 
 def _move(a: Any, src: int, dst: int, is_dask: bool) -> Any:

@@ -160,7 +160,8 @@ def spec_for(kx, ky, disk, base, options):
     rng = options.get("range")
     if bins is None and rng is not None:
         bins = 256
-    return _checks.Spec(kx, ky, disk, base, bins, rng, options.get("nodata"))
+    measures = options.get("measures", options.get("measure"))
+    return _checks.Spec(kx, ky, disk, base, bins, rng, options.get("nodata"), measures)
 
 
 builtin_range = range

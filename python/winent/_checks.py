@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The CLI's two warnings about a map (docs/SPEC.md section 2), for
-arrays: samples that ``range`` clamps or squeezes into few bins
-(RangeWarning), and a saturated map (SaturationWarning). Counted over the
+arrays and every measure: samples that ``range`` clamps or squeezes into
+few bins or levels (RangeWarning), and a saturated map of a measure that
+can be (SaturationWarning: the entropy, renyi, simpson and richness). Counted over the
 whole array and said once: for an array in memory after its map is made,
 for a dask array when the last of its blocks is computed (each block
 adds the counts of its own pixels, never of its halo)."""
@@ -20,18 +21,27 @@ from ._blocks import valid_mask
 from ._warnings import RangeWarning, SaturationWarning
 
 # valid samples, below LO, above HI, smallest and largest valid finite
-# sample, valid map pixels, map pixels at the top.
-_FIELDS = 7
+# sample; then for each map (measure): its valid pixels and its pixels at
+# the top.
+_FIELDS = 5
+
+# The measures whose map can be saturated (the CLI's job_figures.c): their
+# largest value means every pixel of the window in a bin of its own (or the
+# bins filled evenly), whatever the texture. Not the evenness (1 for any
+# even window), the majority (a value) or the co-occurrence measures.
+_SATURABLE = ("entropy", "renyi", "simpson", "richness")
 
 
-def top_of(kx, ky, disk, base_name, bins):
-    """The largest entropy the options allow (winent_compute_top)."""
+def top_of(kx, ky, disk, base_name, bins, measure=None, dtype=None):
+    """The largest value of the measure (winent_compute_top)."""
     o = _lib.winent_compute_opts()
     L = _lib.lib()
     L.winent_compute_opts_default(ctypes.byref(o))
     _options.set_window(o, kx, ky, disk)
     o.base = _lib.BASES[base_name]
     o.bins = bins or 0
+    if measure is not None:
+        measure.fill(o)
     return float(L.winent_compute_top(ctypes.byref(o)))
 
 
@@ -47,28 +57,43 @@ def window_area(kx, ky, disk):
 
 
 class Spec:
-    """What the counts are held against: the options of one call."""
+    """What the counts are held against: the options of one call, and its
+    measures (None: the entropy; a list: winent.texture's maps, on the
+    map's first axis)."""
 
-    def __init__(self, kx, ky, disk, base_name, bins, rng, nodata):
+    def __init__(self, kx, ky, disk, base_name, bins, rng, nodata, measures=None):
         self.bins = bins or 0
         # Only a range the caller gave can be wrong (range="auto" holds every sample).
         self.range = tuple(rng) if self.bins and not isinstance(rng, str) and rng is not None \
             else None
         self.nodata = nodata
-        self.top = top_of(kx, ky, disk, base_name, self.bins)
-        self.at_top = np.float32(self.top * (1.0 - 5e-7)) if self.top > 0 else np.float32(np.inf)
+        self.stacked = isinstance(measures, (list, tuple)) and not isinstance(
+            measures, _options.Measure)
+        ms = list(measures) if self.stacked else [measures]
+        self.names = [_lib.MEASURES[m[0]] if m is not None else "entropy" for m in ms]
+        self.texts = [m.text() if m is not None else "entropy" for m in ms]
+        self.tops = [top_of(kx, ky, disk, base_name, self.bins, m) for m in ms]
+        self.at_tops = [np.float32(t * (1.0 - 5e-7)) if t > 0 and name in _SATURABLE
+                        else np.float32(np.inf) for t, name in zip(self.tops, self.names)]
         self.area = window_area(kx, ky, disk)
         self.base_name = base_name
+
+    @property
+    def nfields(self):
+        return _FIELDS + 2 * len(self.names)
 
 
 def counts(samples, emap, spec):
     """The counts of one piece: `samples` (its input, numpy or masked) and
-    `emap` (its map, the same pixels)."""
-    c = np.zeros(_FIELDS)
+    `emap` (its map, the same pixels; the maps on a first axis where the
+    spec holds several measures)."""
+    c = np.zeros(spec.nfields)
     c[3], c[4] = np.inf, -np.inf
     m = np.asarray(emap)
-    c[5] = np.count_nonzero(~np.isnan(m))
-    c[6] = np.count_nonzero(m >= spec.at_top)
+    maps = m if spec.stacked else m[None]
+    for k, at in enumerate(spec.at_tops):
+        c[_FIELDS + 2 * k] = np.count_nonzero(~np.isnan(maps[k]))
+        c[_FIELDS + 2 * k + 1] = np.count_nonzero(maps[k] >= at)
     if spec.range is None:
         return c
     data = np.ma.getdata(samples)
@@ -96,10 +121,12 @@ def counts(samples, emap, spec):
 
 
 def merge(parts):
-    c = np.zeros(_FIELDS)
+    parts = list(parts)
+    c = np.zeros(len(parts[0]))
     c[3], c[4] = np.inf, -np.inf
     for p in parts:
-        c[[0, 1, 2, 5, 6]] += p[[0, 1, 2, 5, 6]]
+        c[:3] += p[:3]
+        c[_FIELDS:] += p[_FIELDS:]
         c[3], c[4] = min(c[3], p[3]), max(c[4], p[4])
     return c
 
@@ -131,21 +158,46 @@ def range_message(c, spec):
                bins))
 
 
-def saturation_message(c, spec):
-    """SaturationWarning's line for the counts, or None."""
-    valid, top = int(c[5]), int(c[6])
-    if spec.top <= 0 or valid == 0 or top * 4 <= valid:
-        return None
+def _top_text(name, text, top, n, base_name):
+    """The largest value, as the line names it: "entropy, log2(9) = 3.17
+    bits", "richness, 9 values"."""
     logs = {"e": "ln", "2": "log2", "10": "log10"}
     units = {"e": "nats", "2": "bits", "10": "bans"}
+    if name == "richness":
+        return "richness, %d values" % n
+    if name == "simpson":
+        return "Gini-Simpson index, 1 - 1/%d = %.4g" % (n, top)
+    what = "entropy" if name == "entropy" else "%s entropy" % text
+    return "%s, %s(%d) = %.4g %s" % (what, logs[base_name], n, top, units[base_name])
+
+
+def saturation_messages(c, spec):
+    """SaturationWarning's lines for the counts, one per saturated map."""
+    lines = []
     n = spec.bins if 0 < spec.bins < spec.area else spec.area
-    fix = ("give fewer bins, e.g. bins=%d" % (16 if spec.bins > 64 else spec.bins // 4 + 1)
-           if spec.bins else "quantize the values, e.g. bins=16, range='auto'")
-    return ("the map is saturated: %.1f %% of its valid pixels (%d of %d) are at the largest "
-            "entropy, %s(%d) = %.4g %s, each pixel of their window in a bin of its own, so it "
-            "shows where values differ, not how much; %s"
-            % (100.0 * top / valid, top, valid, logs[spec.base_name], n, spec.top,
-               units[spec.base_name], fix))
+    for k, name in enumerate(spec.names):
+        valid, top = int(c[_FIELDS + 2 * k]), int(c[_FIELDS + 2 * k + 1])
+        if spec.tops[k] <= 0 or valid == 0 or top * 4 <= valid:
+            continue
+        fix = ("give fewer bins, e.g. bins=%d" % (16 if spec.bins > 64 else spec.bins // 4 + 1)
+               if spec.bins else "quantize the values, e.g. bins=16, range='auto'")
+        if 0 < spec.bins < spec.area:
+            why = ("every one of the %d bins in their window" % spec.bins if name == "richness"
+                   else "their window's pixels spread evenly over all %d bins" % spec.bins)
+        else:
+            why = "each pixel of their window in a bin of its own"
+        which = "%s: " % spec.texts[k] if len(spec.names) > 1 else ""
+        lines.append("%sthe map is saturated: %.1f %% of its valid pixels (%d of %d) are at the "
+                     "largest %s, %s, so it shows where values differ, not how much; %s"
+                     % (which, 100.0 * top / valid, top, valid,
+                        _top_text(name, spec.texts[k], spec.tops[k], n, spec.base_name), why, fix))
+    return lines
+
+
+def saturation_message(c, spec):
+    """The first of saturation_messages, or None."""
+    lines = saturation_messages(c, spec)
+    return lines[0] if lines else None
 
 
 def _caller_level():
@@ -166,8 +218,7 @@ def warn(c, spec, stacklevel=None):
     line = range_message(c, spec)
     if line is not None:
         warnings.warn(line, RangeWarning, stacklevel=level)
-    line = saturation_message(c, spec)
-    if line is not None:
+    for line in saturation_messages(c, spec):
         warnings.warn(line, SaturationWarning, stacklevel=level)
 
 

@@ -363,8 +363,7 @@ def entropy(da, window=None, base=None, bins=None, range=None, nodata=None, devi
     if measures is not None:
         options["measures"] = measures
     _arrays.check_measures(kx, ky, disk, base, options)
-    warns = measures is None and (measure is None or measure[0] == 0)
-    spec = _arrays.spec_for(kx, ky, disk, base, options) if warns else None
+    spec = _arrays.spec_for(kx, ky, disk, base, options)
     if isinstance(range, str) and range == "auto" and planes == 1:
         # One range, found here so that the attrs can state it.
         options["range"] = recorded_range(src) or _single_range(data, nodata)

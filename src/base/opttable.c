@@ -200,8 +200,10 @@ static const winent_option TABLE[] = {
      "sample type of the map, every format: float32 (default)," IND
      "float16 (relative error at most 2^-11; not with --sidecar)," IND
      "uint16 or uint8: round(H / scale), scale = the job's largest" IND
-     "entropy / 65534 or / 254 (error at most scale / 2), recorded" IND
-     "as GDAL's scale and offset; 65535 or 255 is nodata (NaN)",
+     "value / 65534 or / 254 (error at most scale / 2), recorded" IND
+     "as GDAL's scale and offset; 65535 or 255 is nodata (NaN);" IND
+     "a map a type cannot hold (negative values in unsigned codes," IND
+     "past 65504 in float16) is refused",
      "use float32, float16, uint16 or uint8",
      "use 'float32', 'float16', 'uint16' or 'uint8' (or the numpy dtype)",
      "float32|float16|uint16|uint8", WORD(out_type)},

@@ -257,3 +257,19 @@ winent_status cli_read_footprint(const char *path, unsigned char **mask, int *kx
     }
     return st;
 }
+
+int cli_footprint_shape(const unsigned char *mask, int kx, int ky)
+{
+    if (kx % 2 == 0 || ky % 2 == 0)
+        return 2;
+    int ones = 1, disk = kx == ky;
+    const int r = kx / 2;
+    for (int y = 0; y < ky; y++)
+        for (int x = 0; x < kx; x++) {
+            const int on = mask[(size_t)y * (size_t)kx + (size_t)x] != 0;
+            const int dx = x - r, dy = y - r;
+            ones &= on;
+            disk &= on == (dx * dx + dy * dy <= r * r);
+        }
+    return ones ? 0 : disk ? 1 : 2;
+}

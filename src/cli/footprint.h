@@ -20,4 +20,10 @@
 winent_status cli_read_footprint(const char *path, unsigned char **mask, int *kx, int *ky,
                                  char *msg, size_t n);
 
+/* What a footprint of kx x ky is, as Python's footprint= sees it (so that
+ * both doors take and name the same window): 0 a rectangle of ones with
+ * odd sides, 1 a disk of radius kx / 2 (a square whose pixels are those of
+ * dx^2 + dy^2 <= R^2, scikit-image's morphology.disk), 2 any other. */
+int cli_footprint_shape(const unsigned char *mask, int kx, int ky);
+
 #endif

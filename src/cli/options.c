@@ -909,10 +909,13 @@ static winent_status take_footprint(cli_opts *c, const winent_option *r, int cod
     winent_status st = cli_read_footprint(val, &c->footprint, &kx, &ky, msg, n);
     if (st != WINENT_OK)
         return st;
-    c->job.compute.footprint = c->footprint;
+    /* A rectangle of ones or a disk is that window, as Python's
+     * footprint= takes it: the same maps, names and checks. */
+    const int shape = cli_footprint_shape(c->footprint, kx, ky);
+    c->job.compute.footprint = shape == 2 ? c->footprint : NULL;
     c->job.compute.kx = kx;
     c->job.compute.ky = ky;
-    c->job.compute.disk = 0;
+    c->job.compute.disk = shape == 1;
     return WINENT_OK;
 }
 
@@ -1055,6 +1058,12 @@ winent_status cli_parse(int argc, char **argv, cli_opts *c, char *msg, size_t n)
      * range without bins as unused for integer samples). */
     if ((c->range_given || j->range_auto) && j->compute.bins == 0)
         j->compute.bins = 256;
+    /* --levels N is --bins N (one quantization for every measure): both
+     * given, one would be dropped. */
+    if (c->levels_given && c->typed[code_of_cli("bins") - OPT_ROW0] != NULL)
+        return usage(msg, n,
+                     "--levels does not go with --bins: both are the number of bins every "
+                     "measure of the job sees: give one");
     /* --levels N without --range: N levels over the band's own range. */
     if (c->levels_given && !c->range_given)
         j->range_auto = 1;

@@ -167,6 +167,24 @@ static winent_status check_glcm(const winent_compute_opts *o, int dtype_known, w
                               "window=K or (rows, cols) with odd numbers",
                               winent_measure_name(o->measure), w == WINENT_WORDS_PYTHON ? o->ky : o->kx,
                               w == WINENT_WORDS_PYTHON ? o->kx : o->ky);
+    /* A pair (p, p + (dx, dy)) fits a whole window where |dx| < kx and
+     * |dy| < ky: at no angle asked, every window would have no pair and
+     * the map would be all NaN. */
+    const int d = o->glcm_distance > 0 ? o->glcm_distance : 1;
+    const unsigned angles = o->glcm_angles ? o->glcm_angles : 15u;
+    const int fits[4] = {d < o->kx, d < o->kx && d < o->ky, d < o->ky, d < o->kx && d < o->ky};
+    int any = 0;
+    for (int k = 0; k < 4; k++)
+        any |= (angles & (1u << k)) && fits[k];
+    if (!any)
+        return winent_opt_say(err, w,
+                              "--distance: '%d': no two pixels of a %dx%d window are %d apart at "
+                              "the angles asked: give a distance below the window's sides",
+                              "distances=%d: no two pixels of a window of %d rows and %d columns "
+                              "are %d apart at the angles asked: give a distance below the "
+                              "window's sides",
+                              d, w == WINENT_WORDS_PYTHON ? o->ky : o->kx,
+                              w == WINENT_WORDS_PYTHON ? o->kx : o->ky, d);
     return dtype_known ? check_levels(o, w, err) : WINENT_OK;
 }
 
@@ -312,4 +330,46 @@ double winent_measure_top(const winent_compute_opts *o, double n, uint32_t bins)
     if (!(n > 1.0))
         return 0.0;
     return log_base(n, o->base);
+}
+
+int winent_measure_can_be_nan(const winent_compute_opts *o)
+{
+    if (winent_measure_is_glcm(o->measure))
+        return 1;
+    if (o->measure != WINENT_MEASURE_MAJORITY || o->footprint == NULL)
+        return 0;
+    return o->footprint[(size_t)(o->ky / 2) * (size_t)o->kx + (size_t)(o->kx / 2)] == 0;
+}
+
+double winent_measure_bottom(const winent_compute_opts *o)
+{
+    switch (o->measure) {
+    case WINENT_MEASURE_GLCM_CORRELATION: return -1.0;
+    case WINENT_MEASURE_GLCM_CLUSTER_SHADE: return -glcm_top(o);
+    case WINENT_MEASURE_MAJORITY:
+        if (o->bins > 0 || winent_dtype_is_float(o->dtype)) /* the first bin's centre */
+            return o->range_lo + 0.5 * (o->range_hi - o->range_lo) / (o->bins ? o->bins : 256);
+        return o->dtype == WINENT_I8 ? -128.0 : o->dtype == WINENT_I16 ? -32768.0
+               : o->dtype == WINENT_I32 ? -2147483648.0 : 0.0;
+    default: return 0.0;
+    }
+}
+
+int winent_measure_has_unit(winent_measure m)
+{
+    return m == WINENT_MEASURE_ENTROPY || m == WINENT_MEASURE_RENYI ||
+           m == WINENT_MEASURE_GLCM_ENTROPY || m == WINENT_MEASURE_GLCM_COND_ENTROPY ||
+           m == WINENT_MEASURE_GLCM_MUTUAL_INFO;
+}
+
+int winent_measure_text_has_unit(const char *text)
+{
+    if (text == NULL || *text == '\0')
+        return 1;
+    for (int i = 0; i < WINENT_MEASURE_COUNT; i++) {
+        const size_t n = strlen(names[i]);
+        if (strncmp(text, names[i], n) == 0 && (text[n] == '\0' || text[n] == ':'))
+            return winent_measure_has_unit((winent_measure)i);
+    }
+    return 0;
 }

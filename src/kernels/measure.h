@@ -31,6 +31,22 @@ void winent_measure_tables(const winent_compute_opts *o, int nmax, const int64_t
  * `bins` bins (0: distinct values): the scale of integer outputs. */
 double winent_measure_top(const winent_compute_opts *o, double n, uint32_t bins);
 
+/* 1 for the measures in the base's unit (bits, nats, bans): the
+ * entropies and the mutual information; 0 for a count, a ratio, a value.
+ * `text` (or NULL): the measure as winent_measure_text writes it, for a
+ * reader of a header (NULL or "" is the entropy). */
+int winent_measure_has_unit(winent_measure m);
+int winent_measure_text_has_unit(const char *text);
+
+/* 1 where o's map can be NaN at a valid pixel (so an output must name a
+ * nodata value even without nodata in the input): a co-occurrence window
+ * with no pair, a majority of a footprint that leaves out its centre. */
+int winent_measure_can_be_nan(const winent_compute_opts *o);
+
+/* The smallest value o's measure takes (its dtype and range set): below
+ * 0 for a correlation, a cluster shade, a majority of negative values. */
+double winent_measure_bottom(const winent_compute_opts *o);
+
 /* The majority map's largest magnitude: the dtype's for distinct values,
  * the range's for bins. */
 double winent_majority_top(const winent_compute_opts *o);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "setup.h"
+#include "kernels/measure.h"
 
 void winent_job_fill_stats(const pipeline *p, winent_job_stats *stats, double t_start)
 {
@@ -144,42 +145,85 @@ winent_status winent_job_count_saturation(pipeline *p)
          * can have (2 log 2 / n, relative 2e-6 for 255 x 255) and more
          * than the engines' rounding; a 1 x 1 window (top 0) never is. */
         s->at_top = s->top > 0.0 ? (float)(s->top * (1.0 - 5e-7)) : INFINITY;
-        /* The notice speaks of the entropy: other measures are not counted
-         * (the majority's top is a value, evenness 1 is any even window). */
-        if (p->plan.maps[m].plan->measure.kind != WINENT_MEASURE_ENTROPY)
+        /* The measures whose top says "every pixel of the window in a bin
+         * of its own" (or the bins filled evenly) alone: not the evenness
+         * (1 for any even window), the majority (a value) nor the
+         * co-occurrence measures. */
+        const winent_measure k = p->plan.maps[m].co.measure;
+        if (k != WINENT_MEASURE_ENTROPY && k != WINENT_MEASURE_RENYI &&
+            k != WINENT_MEASURE_SIMPSON && k != WINENT_MEASURE_RICHNESS)
             s->at_top = INFINITY;
     }
     return WINENT_OK;
 }
 
-void winent_job_warn_saturated(const pipeline *p, int m)
+/* The largest value of map `co`, as the notice names it: "entropy,
+ * log2(9) = 3.17 bits", "richness, 9 values". */
+static void top_text(const winent_compute_opts *co, double top, double n, char *buf, size_t cap)
 {
     static const char *const logs[] = {"ln", "log2", "log10"};
     static const char *const units[] = {"nats", "bits", "bans"};
+    const unsigned b = (unsigned)co->base <= WINENT_BASE_10 ? (unsigned)co->base : 0;
+    char m[64];
+    winent_measure_text(co, m, sizeof m);
+    if (co->measure == WINENT_MEASURE_RICHNESS)
+        snprintf(buf, cap, "richness, %.0f values", n);
+    else if (co->measure == WINENT_MEASURE_SIMPSON)
+        snprintf(buf, cap, "Gini-Simpson index, 1 - 1/%.0f = %.4g", n, top);
+    else
+        snprintf(buf, cap, "%s%s, %s(%.0f) = %.4g %s", co->measure == WINENT_MEASURE_ENTROPY ? "" : m,
+                 co->measure == WINENT_MEASURE_ENTROPY ? "entropy" : " entropy", logs[b], n, top,
+                 units[b]);
+}
+
+/* 1 where the job's maps have more than one measure. */
+static int several_measures(const pipeline *p)
+{
+    for (int k = 1; k < p->plan.nmaps; k++)
+        if (p->plan.maps[k].co.measure != p->plan.maps[0].co.measure ||
+            p->plan.maps[k].co.renyi_q != p->plan.maps[0].co.renyi_q)
+            return 1;
+    return 0;
+}
+
+void winent_job_warn_saturated(const pipeline *p, int m)
+{
     const saturation *s = &p->saturated[m];
     const winent_compute_opts *co = &p->plan.maps[m].co;
     if (p->plan.on_notice == NULL || s->valid == 0 || s->top_count * 4 <= s->valid)
         return;
-    char line[WINENT_MSG_LEN], which[64] = "", fix[96];
-    const double n = (double)p->plan.maps[m].plan->area; /* a disk's: fewer than kx * ky */
+    char line[WINENT_MSG_LEN], which[128] = "", fix[96], what[128], why[96], win[48] = "", ms[64];
+    const double area = (double)p->plan.maps[m].plan->area; /* a disk's: fewer than kx * ky */
     const uint32_t bins = p->plan.maps[m].plan->rule.quantize ? p->plan.maps[m].plan->rule.bins : 0;
+    const double n = bins > 0 && bins < area ? (double)bins : area;
     const int band = winent_source_get_info(p->source)->read[p->plan.maps[m].band].band;
-    if (p->plan.nmaps > 1 && co->disk)
-        snprintf(which, sizeof which, "band %d, window disk%d: ", band, co->kx / 2);
-    else if (p->plan.nmaps > 1)
-        snprintf(which, sizeof which, "band %d, window %dx%d: ", band, co->kx, co->ky);
+    if (co->disk)
+        snprintf(win, sizeof win, "disk%d", co->kx / 2);
+    else
+        snprintf(win, sizeof win, "%s%dx%d", co->footprint ? "footprint" : "", co->kx, co->ky);
+    winent_measure_text(co, ms, sizeof ms);
+    /* Several maps: which one, by its band and window, and its measure
+     * where the job has several. */
+    if (p->plan.nmaps > 1)
+        snprintf(which, sizeof which, "band %d, window %s%s%s: ", band, win,
+                 several_measures(p) ? ", " : "", several_measures(p) ? ms : "");
     if (bins > 0)
         snprintf(fix, sizeof fix, "give fewer bins, e.g. --bins %u", bins > 64 ? 16 : bins / 4 + 1);
     else
         snprintf(fix, sizeof fix, "quantize the values, e.g. --bins 16 --range auto");
+    if (bins > 0 && bins < area)
+        snprintf(why, sizeof why,
+                 co->measure == WINENT_MEASURE_RICHNESS ? "every one of the %u bins in their window"
+                                                        : "their window's pixels spread evenly "
+                                                          "over all %u bins",
+                 bins);
+    else
+        snprintf(why, sizeof why, "each pixel of their window in a bin of its own");
+    top_text(co, s->top, n, what, sizeof what);
     snprintf(line, sizeof line,
              "%sthe map is saturated: %.1f %% of its valid pixels (%llu of %llu) are at the "
-             "largest entropy, %s(%.0f) = %.4g %s, each pixel of their window in a bin of its "
-             "own, so it shows where values differ, not how much; %s",
+             "largest %s, %s, so it shows where values differ, not how much; %s",
              which, 100.0 * (double)s->top_count / (double)s->valid,
-             (unsigned long long)s->top_count, (unsigned long long)s->valid,
-             logs[(unsigned)co->base <= WINENT_BASE_10 ? co->base : 0],
-             bins > 0 && bins < n ? (double)bins : n, s->top,
-             units[(unsigned)co->base <= WINENT_BASE_10 ? co->base : 0], fix);
+             (unsigned long long)s->top_count, (unsigned long long)s->valid, what, why, fix);
     p->plan.on_notice(p->plan.user, line);
 }

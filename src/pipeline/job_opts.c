@@ -12,6 +12,7 @@
 #include "pipeline_internal.h"
 #include "../base/opttable.h"
 #include "kernels/measure.h"
+#include "tiles/formats/out_sample.h"
 
 /* The CLI's limits, the library's too. */
 #define BANDS_MAX      65535
@@ -148,26 +149,57 @@ static winent_status check_band_list(const winent_job_opts *o, winent_words w, w
     return WINENT_OK;
 }
 
-/* A measure that can be negative (a correlation, a cluster shade) has no
- * unsigned integer sample: --ot uint8|uint16 would clamp it. */
-static winent_status check_measure_type(const winent_job_opts *o, winent_measure m,
+/* --ot's samples hold every value of map `c` (its dtype known where
+ * `dtype_known`, its range where `range_known`): unsigned codes no negative
+ * value (a correlation, a cluster shade, a majority of signed values),
+ * float16 nothing past its largest finite value (a cluster prominence, a
+ * majority of u16 values): else the map would hold clamped codes or
+ * infinities where the values are. The job checks what the options say;
+ * the run checks each map again once the input's type and range are known. */
+winent_status winent_job_check_map_type(winent_out_type t, const winent_compute_opts *c,
+                                        int dtype_known, int range_known, winent_words w,
                                         winent_err *err)
 {
-    const int is_int = o->out_type == WINENT_OT_UINT8 || o->out_type == WINENT_OT_UINT16;
-    if (is_int &&
-        (m == WINENT_MEASURE_GLCM_CORRELATION || m == WINENT_MEASURE_GLCM_CLUSTER_SHADE))
-        return WINENT_ERR(err, WINENT_ERR_USAGE,
-                          "--ot: %s can be negative, which unsigned samples cannot hold: give "
-                          "--ot float32 or float16 for it",
-                          winent_measure_name(m));
+    const int is_int = t == WINENT_OT_UINT8 || t == WINENT_OT_UINT16;
+    const int majority = c->measure == WINENT_MEASURE_MAJORITY;
+    const int binned = c->bins > 0 || winent_dtype_is_float(c->dtype);
+    const int known = !majority || (dtype_known && (!binned || range_known));
+    if (!known || !(is_int || t == WINENT_OT_FLOAT16))
+        return WINENT_OK;
+    const char *ot = winent_out_type_name(t);
+    char m[64], v[32];
+    winent_measure_text(c, m, sizeof m);
+    const double bottom = winent_measure_bottom(c), top = winent_compute_top(c);
+    if (is_int && bottom < 0.0) {
+        winent_num_text(bottom, v, sizeof v);
+        return winent_opt_say(err, w,
+                              "--ot %s: %s can be negative here (down to %s), which unsigned "
+                              "samples cannot hold: give --ot float32 for it",
+                              "ot='%s': %s can be negative here (down to %s), which unsigned "
+                              "samples cannot hold: give ot='float32' for it",
+                              ot, m, v);
+    }
+    if (t == WINENT_OT_FLOAT16 && (top > 65504.0 || bottom < -65504.0)) {
+        snprintf(v, sizeof v, "%.6g", top > -bottom ? top : bottom);
+        return winent_opt_say(err, w,
+                              "--ot float16: %s can reach %s here, past float16's largest value "
+                              "(65504): give --ot float32%s",
+                              "ot='float16': %s can reach %s here, past float16's largest value "
+                              "(65504): give ot='float32'%s",
+                              m, v, bottom < 0.0 ? "" : w == WINENT_WORDS_PYTHON
+                              ? ", or 'uint16' (scaled to its largest value)"
+                              : ", or uint16 (scaled to its largest value)");
+    }
     return WINENT_OK;
 }
 
 /* --measure M1,M2,...: each a measure the library computes, none twice. */
 static winent_status check_measure_list(const winent_job_opts *o, winent_words w, winent_err *err)
 {
+    const int range_known = !winent_job_range_auto(o, o->compute.dtype);
     if (o->nmeasure_list <= 0)
-        WINENT_TRY(check_measure_type(o, o->compute.measure, err));
+        WINENT_TRY(winent_job_check_map_type(o->out_type, &o->compute, o->dtype_given, range_known,
+                                             w, err));
     if (o->nmeasure_list < 0 || (o->nmeasure_list > 0 && o->measure_list == NULL))
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--measure: a list of %d measures at %p",
                           o->nmeasure_list, (const void *)o->measure_list);
@@ -176,7 +208,8 @@ static winent_status check_measure_list(const winent_job_opts *o, winent_words w
         c.measure = o->measure_list[i];
         c.renyi_q = o->measure_q ? o->measure_q[i] : 0.0;
         WINENT_TRY(winent_measure_check(&c, o->dtype_given, w, err));
-        WINENT_TRY(check_measure_type(o, c.measure, err));
+        WINENT_TRY(winent_job_check_map_type(o->out_type, &c, o->dtype_given, range_known, w,
+                                             err));
         for (int j = 0; j < i; j++)
             if (o->measure_list[j] == c.measure &&
                 (c.measure != WINENT_MEASURE_RENYI || o->measure_q[j] == c.renyi_q)) {

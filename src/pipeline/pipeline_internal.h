@@ -440,6 +440,12 @@ winent_status winent_device_list_parse(const char *d, winent_device_list *l, win
  * bins unless --bins says). */
 int winent_job_range_auto(const winent_job_opts *o, winent_dtype t);
 
+/* Usage error where --ot `t` cannot hold map `c`'s values (negative ones
+ * in unsigned codes, past 65504 in float16): job_opts.c. */
+winent_status winent_job_check_map_type(winent_out_type t, const winent_compute_opts *c,
+                                        int dtype_known, int range_known, winent_words w,
+                                        winent_err *err);
+
 /* job_opts.c: winent_job_opts_validate with an internal error; `devices`
  * (may be NULL): --device as parsed, for the run (parsed once). */
 winent_status winent_job_check(const winent_job_opts *o, winent_device_list *devices,

@@ -68,7 +68,7 @@ winent_status winent_setup_windows(const winent_job_opts *o, int **win, int *n, 
  * window; a kernels' plan (and, with the CPU engine, a CPU engine once the
  * chunks are planned) for each set of options, shared by equal ones. */
 static winent_status make_maps(const winent_job_opts *o, const winent_compute_opts *cos,
-                               job_setup *s, winent_err *err)
+                               job_setup *s, int decoding, winent_err *err)
 {
     job_source_info *src = &s->src;
     const int nwin = s->nwin;
@@ -82,6 +82,12 @@ static winent_status make_maps(const winent_job_opts *o, const winent_compute_op
         jm->band = m / nwin;
         jm->co = cos[jm->band];
         winent_job_plan_map_entry(o, s->win + WINENT_WIN_FIELDS * (m % nwin), &jm->co);
+        /* --ot against the map's values, now that the input's type and
+         * range are known (a decode computes nothing). */
+        if (!decoding)
+            WINENT_TRY(winent_job_check_map_type(
+                o->out_type, &jm->co, 1, jm->co.range_lo != 0.0 || jm->co.range_hi != 0.0,
+                o->words == WINENT_WORDS_PYTHON ? WINENT_WORDS_PYTHON : WINENT_WORDS_CLI, err));
         for (int k = 0; k < m && jm->plan == NULL; k++)
             if (src->maps[k].owner && same_compute(&src->maps[k].co, &jm->co))
                 jm->plan = src->maps[k].plan;
@@ -141,7 +147,7 @@ winent_status winent_setup_maps(pipeline *p, const winent_job_opts *o, job_setup
         if (!o->range_auto)
             winent_range_default_notice(p, o, cos, nbands);
     }
-    WINENT_TRY_GOTO(st, make_maps(o, cos, s, err));
+    WINENT_TRY_GOTO(st, make_maps(o, cos, s, p->plan.decoding, err));
 fail:
     free(cos);
     return st;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "setup.h"
+#include "kernels/measure.h"
 #include "tiles/georef.h"
 
 /* Default rows per .zst frame: about 4 MiB of floats, a multiple of 16
@@ -73,6 +74,10 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const job_set
                                                          : o->input;
     so->georef = info ? info->georef : NULL;
     so->nodata_in_play = co->has_nodata || winent_dtype_is_float(co->dtype);
+    /* A map can be NaN with no nodata in the input: a co-occurrence window
+     * without a pair, a majority of a footprint that counted no pixel. */
+    for (int m = 0; s->src.maps != NULL && m < s->src.nmaps; m++)
+        so->nodata_in_play |= winent_measure_can_be_nan(&s->src.maps[m].co);
     so->command_line = o->command_line;
     so->source_band = p->plan.mem_in || info == NULL ? 0 : info->read[0].band;
     so->sidecar = o->sidecar;

@@ -69,6 +69,10 @@ typedef struct winent_sink_opts {
      * written as ever. */
     int nmaps;
     const winent_sink_map *maps;
+    /* One map's options cut from a several-map output (winent_sink_map_opts):
+     * the largest value of the whole output, whose scale the map's integer
+     * codes share; 0: from the maps themselves. */
+    double scale_top;
 } winent_sink_opts;
 
 typedef struct winent_sink winent_sink;

@@ -83,3 +83,11 @@ winent_py_test(test_py_texture test_py_texture.py)
 set_tests_properties(test_py_texture PROPERTIES TIMEOUT 900)
 # The type hints (py.typed) pass Debian's mypy; skips where mypy is absent.
 winent_py_test(test_py_mypy test_py_mypy.py)
+# The measures through every door, by class: one scale per several-map
+# output, a nodata code where a map can be NaN, --ot against the values,
+# pairs that never fit, Zarr's measures, saturation in each measure's words.
+winent_py_test(test_py_measure_doors test_py_measure_doors.py)
+# The differential checker of the doors (random jobs through the CLI and
+# Python against a per-window oracle), a short fixed seed.
+winent_py_test(doors_fuzz_short doors_fuzz.py $<TARGET_FILE:winent-stream> --seed 11 --cases 25)
+set_tests_properties(doors_fuzz_short PROPERTIES TIMEOUT 900)

@@ -23,6 +23,7 @@
 #include "winent.h"
 #include "zst_format.h"
 #include "zst_layout.h"
+#include "kernels/measure.h"
 
 /* The largest zstd frame header (ZSTD_FRAMEHEADERSIZE_MAX, which zstd.h
  * exposes only to static linking). */
@@ -83,7 +84,14 @@ static winent_status info_run(winent_zst_file *f, FILE *out)
         e = winent_json_put(d, "header", l.root);
         l.root = NULL; /* d owns it now (or it is freed) */
     }
-    e = e || winent_json_put(d, "unit", cJSON_CreateString(unit));
+    /* The first map's unit: none for a measure that has none (a count, a
+     * ratio, a value). */
+    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(d, "header");
+    mt = mt ? cJSON_GetObjectItemCaseSensitive(mt, "measure") : NULL;
+    if (cJSON_IsString(mt) && !winent_measure_text_has_unit(mt->valuestring))
+        e = e || winent_json_put(d, "unit", cJSON_CreateNull());
+    else
+        e = e || winent_json_put(d, "unit", cJSON_CreateString(unit));
     e = e || winent_json_put(d, "frames", winent_json_integer(l.nentries - 1));
     e = e || winent_json_put(d, "file_bytes", winent_json_integer((long long)f->size));
     e = e || winent_json_put(d, "compressed_bytes", winent_json_integer((long long)csum));

@@ -55,21 +55,30 @@ int winent_sink_window_pixels(const winent_sink_opts *o)
     return least;
 }
 
-void winent_sink_out_sample(const winent_sink_opts *o, winent_out_sample *q)
+/* The largest value any map of `o` can hold: its integer codes' scale. */
+static double output_top(const winent_sink_opts *o)
 {
     double top = 0.0;
+    if (o->scale_top > 0.0)
+        return o->scale_top;
     for (int m = 0; m < winent_sink_nmaps(o); m++) {
         const winent_compute_opts *c = winent_sink_nmaps(o) > 1 ? o->maps[m].compute : o->compute;
         double t = c ? winent_compute_top(c) : 0.0;
         top = t > top ? t : top;
     }
-    winent_out_sample_init(q, o->out_type, top);
+    return top;
+}
+
+void winent_sink_out_sample(const winent_sink_opts *o, winent_out_sample *q)
+{
+    winent_out_sample_init(q, o->out_type, output_top(o));
 }
 
 void winent_sink_map_opts(const winent_sink_opts *o, int m, winent_sink_opts *one)
 {
     *one = *o;
     if (winent_sink_nmaps(o) > 1) {
+        one->scale_top = output_top(o); /* the output's one scale: its codes' */
         one->compute = o->maps[m].compute;
         one->source_band = o->maps[m].source_band;
     }

@@ -30,6 +30,7 @@
 #include "base/json.h"
 #include "crs_wkt.h"
 #include "sink_internal.h"
+#include "kernels/measure.h"
 
 #define ZARR_VAR "entropy"
 #define ZARR_DEFAULT_LEVEL 3
@@ -159,10 +160,32 @@ static const char *dtype_of(const winent_out_sample *q)
     }
 }
 
+/* A map's unit: the base's for the measures in its logarithms (the
+ * entropies, the mutual information), none (NULL) for the others (a
+ * count, a ratio, the values). */
 static const char *units_of(const winent_compute_opts *c)
 {
     static const char *const units[] = {"nats", "bits", "bans"};
+    if (c != NULL && !winent_measure_has_unit(c->measure))
+        return NULL;
     return c != NULL && (unsigned)c->base < 3 ? units[c->base] : "bits";
+}
+
+static const winent_compute_opts *map_compute(const winent_sink_opts *o, int m)
+{
+    return o->nmaps > 1 ? o->maps[m].compute : o->compute;
+}
+
+/* The maps' one unit, or NULL where they have none or differ. */
+static const char *maps_units(const winent_sink_opts *o, int nmaps)
+{
+    const char *u = units_of(map_compute(o, 0));
+    for (int m = 1; m < nmaps && u != NULL; m++) {
+        const char *v = units_of(map_compute(o, m));
+        if (v == NULL || strcmp(u, v) != 0)
+            return NULL;
+    }
+    return u;
 }
 
 /* .zarray of an array of `ndim` dims. `chunks` NULL: one chunk, the shape. */
@@ -324,21 +347,25 @@ static winent_status put_spatial_ref(const char *dir, const winent_sink_opts *o,
 static winent_status put_map_coords(const char *dir, const winent_sink_opts *o, int nmaps,
                                     cJSON *meta, winent_err *err)
 {
-    enum { LABEL = 16 };
+    enum { LABEL = 16, MLABEL = 48 };
     int32_t *num = malloc((size_t)nmaps * sizeof *num);
     uint32_t *text = calloc((size_t)nmaps * LABEL, sizeof *text); /* UCS-4, "<U16" */
+    uint32_t *mtext = calloc((size_t)nmaps * MLABEL, sizeof *mtext); /* "<U48" */
     int32_t *src = malloc((size_t)nmaps * sizeof *src);
-    if (num == NULL || text == NULL || src == NULL) {
-        free(num), free(text), free(src);
+    if (num == NULL || text == NULL || mtext == NULL || src == NULL) {
+        free(num), free(text), free(mtext), free(src);
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     }
     for (int m = 0; m < nmaps; m++) {
-        char label[LABEL + 1];
+        char label[MLABEL + 1];
         map_label(o, m, label, sizeof label);
         num[m] = m + 1;
         src[m] = o->maps[m].source_band;
         for (int i = 0; i < LABEL && label[i]; i++)
             text[(size_t)m * LABEL + (size_t)i] = (unsigned char)label[i];
+        winent_measure_text(o->maps[m].compute, label, sizeof label);
+        for (int i = 0; i < MLABEL && label[i]; i++)
+            mtext[(size_t)m * MLABEL + (size_t)i] = (unsigned char)label[i];
     }
     long long shape = nmaps;
     cJSON *a1 = cJSON_CreateObject(), *a2 = cJSON_CreateObject(), *a3 = cJSON_CreateObject();
@@ -354,7 +381,16 @@ static winent_status put_map_coords(const char *dir, const winent_sink_opts *o, 
     if (st == WINENT_OK)
         st = put_array(dir, "source_band", zarray(1, &shape, NULL, "<i4", NULL, 0), a3, src,
                        (size_t)nmaps * sizeof *src, 1, meta, err);
-    free(num), free(text), free(src);
+    /* Each map's measure, as the other outputs name it ("simpson",
+     * "glcm-contrast:d2"): the maps of one window differ by it alone. */
+    cJSON *a4 = cJSON_CreateObject();
+    winent_json_put(a4, "_ARRAY_DIMENSIONS", dims("band", NULL, NULL));
+    if (st == WINENT_OK)
+        st = put_array(dir, "measure", zarray(1, &shape, NULL, "<U48", cJSON_CreateString(""), 0),
+                       a4, mtext, (size_t)nmaps * MLABEL * sizeof *mtext, 1, meta, err);
+    else
+        cJSON_Delete(a4);
+    free(num), free(text), free(mtext), free(src);
     return st;
 }
 
@@ -370,17 +406,25 @@ static cJSON *var_attrs(const winent_sink *s, const zarr_sink *z, int nmaps, int
     map_label(o, 0, win, sizeof win);
     winent_json_put(at, "_ARRAY_DIMENSIONS",
                     nmaps > 1 ? dims("band", "y", "x") : dims("y", "x", NULL));
-    snprintf(text, sizeof text, "local entropy, %s window%s", win, nmaps > 1 ? " (first map)" : "");
+    char mt[64] = "entropy";
+    if (c != NULL)
+        winent_measure_text(c, mt, sizeof mt);
+    snprintf(text, sizeof text, "local %s, %s window%s", mt, win,
+             nmaps > 1 ? " (first map; each map's in measure)" : "");
     winent_json_put(at, "long_name", cJSON_CreateString(text));
-    winent_json_put(at, "units", cJSON_CreateString(units_of(c)));
+    if (maps_units(o, nmaps > 1 ? nmaps : 1) != NULL)
+        winent_json_put(at, "units", cJSON_CreateString(maps_units(o, nmaps > 1 ? nmaps : 1)));
+    if (nmaps <= 1)
+        winent_json_put(at, "measure", cJSON_CreateString(mt));
     if (have_gt)
         winent_json_put(at, "grid_mapping", cJSON_CreateString("spatial_ref"));
     /* xarray makes the variables named here coordinates of the maps, where
      * rioxarray looks for the grid mapping. */
     if (nmaps > 1 || have_gt)
         winent_json_put(at, "coordinates",
-                        cJSON_CreateString(nmaps > 1 && have_gt ? "window source_band spatial_ref"
-                                           : nmaps > 1          ? "window source_band"
+                        cJSON_CreateString(nmaps > 1 && have_gt
+                                               ? "window measure source_band spatial_ref"
+                                           : nmaps > 1 ? "window measure source_band"
                                                                 : "spatial_ref"));
     if (z->q.is_int) {
         winent_json_put(at, "scale_factor", winent_json_number(z->q.scale));

@@ -2,6 +2,7 @@
 /* GDAL metadata of our GeoTIFF outputs (tiff_meta.h), beside the two
  * GeoTIFF sinks that write it; the maps' helpers come from sink_base.c. */
 #include "tiff_meta.h"
+#include "kernels/measure.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -131,8 +132,9 @@ static void description_item(winent_bytes *b, int *bad, const winent_sink_opts *
     add_escaped(b, bad, desc);
     add(b, bad, "</Item>\n");
     /* The unit of the values, as GDAL's band unit type (gdalinfo's "Unit
-     * Type: bit"). */
-    if (o->compute && (unsigned)o->compute->base <= WINENT_BASE_10)
+     * Type: bit"); none for a count, a ratio or a value. */
+    if (o->compute && (unsigned)o->compute->base <= WINENT_BASE_10 &&
+        winent_measure_has_unit(o->compute->measure))
         add(b, bad, "  <Item name=\"UNITTYPE\" sample=\"%d\" role=\"unittype\">%s</Item>\n",
             sample, units[o->compute->base]);
 }

@@ -1,0 +1,659 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Differential checker of the doors: random jobs (measures, windows of
+every shape, footprints, bases, bins/levels and ranges, nodata, pair
+options, output types and formats) run through the CLI and through
+Python's winent.entropy / winent.texture (numpy, dask), each map compared
+with a brute-force oracle written apart from the engine (per window,
+plain float64), and a refusal on one door held to be a refusal on the
+others (the CLI's exit 2, Python's UsageError).
+
+    doors_fuzz.py WINENT_STREAM [--seed S] [--cases N] [--seconds T] [-v]
+
+Prints one line per failure (the CLI command that shows it) and a last
+line "N cases, N failed". ctest runs a short fixed seed (doors_fuzz_short);
+run it longer by hand (--seconds 1800, other seeds) after a change to the
+measures, windows, --ot or an output format. The classes it found are kept
+as small regression tests in tests/python/test_py_measure_doors.py.
+"""
+import argparse
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+try:  # ctest's environment (a sanitizer build's children get theirs back)
+    from py_harness import CHILD_ENV
+except ImportError:
+    CHILD_ENV = dict(os.environ)
+
+for _m in ("numpy", "rasterio", "xarray", "zarr", "dask"):
+    try:
+        __import__(_m)
+    except ImportError as _e:
+        print("SKIP: no Python module %s (%s)" % (_m, _e))
+        sys.exit(77)
+
+import numpy as np  # noqa: E402
+
+import winent  # noqa: E402
+
+HIST = ["entropy", "renyi:0", "renyi:0.5", "renyi:2", "renyi:3", "simpson", "richness",
+        "evenness", "majority"]
+GLCM = ["glcm-entropy", "glcm-asm", "glcm-energy", "glcm-contrast", "glcm-dissimilarity",
+        "glcm-homogeneity", "glcm-correlation", "glcm-mean", "glcm-variance",
+        "glcm-cluster-shade", "glcm-cluster-prominence", "glcm-cond-entropy",
+        "glcm-mutual-info"]
+DT = {"u8": np.uint8, "i8": np.int8, "u16": np.uint16, "i16": np.int16, "i32": np.int32,
+      "f32": np.float32}
+LNB = {"2": math.log(2.0), "e": 1.0, "10": math.log(10.0)}
+OFF = {0: (1, 0), 45: (1, 1), 90: (0, 1), 135: (-1, 1)}
+
+
+# ---- the oracle --------------------------------------------------------
+
+def window_offsets(job):
+    """(dy, dx) of the window's pixels around its centre."""
+    if job["shape"] == "disk":
+        r = job["r"]
+        return [(dy, dx) for dy in range(-r, r + 1) for dx in range(-r, r + 1)
+                if dx * dx + dy * dy <= r * r]
+    if job["shape"] == "foot":
+        f = job["foot"]
+        h, w = f.shape
+        return [(r - h // 2, c - w // 2) for r in range(h) for c in range(w) if f[r, c]]
+    kx, ky = job["kx"], job["ky"]
+    return [(dy, dx) for dy in range(-(ky // 2), ky - ky // 2)
+            for dx in range(-(kx // 2), kx - kx // 2)]
+
+
+def quantize(img, valid, job):
+    """Each pixel's class (an int) and, for the majority, its value."""
+    bins = job["bins"]
+    if bins:
+        lo, hi = job["lo"], job["hi"]
+        v = img.astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            b = np.floor(((v - lo) * bins) / (hi - lo))
+        b = np.where(np.isnan(b), 0, b)
+        b = np.clip(b, 0, bins - 1).astype(np.int64)
+        val = lo + (b + 0.5) * (hi - lo) / bins
+        return b, val
+    return img.astype(np.int64), img.astype(np.float64)
+
+
+def hist_measure(m, cls, vals, base):
+    u, idx, c = np.unique(cls, return_index=True, return_counts=True)
+    n = c.sum()
+    p = c / n
+    h = -(p * np.log(p)).sum()
+    if m == "entropy":
+        return h / LNB[base]
+    if m.startswith("renyi:"):
+        q = float(m[6:])
+        if q == 1.0:
+            return h / LNB[base]
+        return math.log((p ** q).sum()) / (1 - q) / LNB[base]
+    if m == "simpson":
+        return 1 - (p * p).sum()
+    if m == "richness":
+        return float(len(u))
+    if m == "evenness":
+        return h / math.log(len(u)) if len(u) > 1 else 0.0
+    k = int(np.argmax(c))  # majority: ties to the smallest class
+    return float(np.float32(vals[idx[k]]))
+
+
+def glcm_one(m, P, base):
+    L = P.shape[0]
+    i, j = np.mgrid[0:L, 0:L]
+    lb = LNB[base]
+    nz = P[P > 0]
+    hij = -(nz * np.log(nz)).sum() / lb
+    pi, pj = P.sum(1), P.sum(0)
+    mi, mj = (i * P).sum(), (j * P).sum()
+    si = math.sqrt(max(((i - mi) ** 2 * P).sum(), 0))
+    sj = math.sqrt(max(((j - mj) ** 2 * P).sum(), 0))
+
+    def ent(q):
+        q = q[q > 0]
+        return -(q * np.log(q)).sum() / lb
+    return {
+        "glcm-entropy": lambda: hij,
+        "glcm-asm": lambda: (P * P).sum(),
+        "glcm-energy": lambda: math.sqrt((P * P).sum()),
+        "glcm-contrast": lambda: ((i - j) ** 2 * P).sum(),
+        "glcm-dissimilarity": lambda: (abs(i - j) * P).sum(),
+        "glcm-homogeneity": lambda: (P / (1 + (i - j) ** 2)).sum(),
+        "glcm-correlation": lambda: 1.0 if si < 1e-12 or sj < 1e-12 else
+        ((i - mi) * (j - mj) * P).sum() / (si * sj),
+        "glcm-mean": lambda: mi,
+        "glcm-variance": lambda: ((i - mi) ** 2 * P).sum(),
+        "glcm-cluster-shade": lambda: ((i + j - mi - mj) ** 3 * P).sum(),
+        "glcm-cluster-prominence": lambda: ((i + j - mi - mj) ** 4 * P).sum(),
+        "glcm-cond-entropy": lambda: hij - ent(pi),
+        "glcm-mutual-info": lambda: ent(pi) + ent(pj) - hij,
+    }[m]()
+
+
+def glcm_levels(img, valid, job):
+    if job["bins"]:
+        return quantize(img, valid, job)[0], job["bins"]
+    if img.dtype == np.int8:
+        return img.astype(np.int64) + 128, 256
+    return img.astype(np.int64), 256
+
+
+def oracle(img, valid, job):
+    """float64 maps, one per measure, NaN where the engine gives NaN."""
+    h, w = img.shape
+    offs = window_offsets(job)
+    cls, vals = quantize(img, valid, job)
+    out = []
+    lev = L = None
+    for m in job["measures"]:
+        o = np.full((h, w), np.nan)
+        if m.startswith("glcm-"):
+            if lev is None:
+                lev, L = glcm_levels(img, valid, job)
+            kx, ky, d = job["kx"], job["ky"], job["distance"]
+            for y in range(h):
+                for x in range(w):
+                    if not valid[y, x]:
+                        continue
+                    y0, y1 = max(0, y - ky // 2), min(h, y + ky // 2 + 1)
+                    x0, x1 = max(0, x - kx // 2), min(w, x + kx // 2 + 1)
+                    got = []
+                    for a in job["angles"]:
+                        ox, oy = OFF[a][0] * d, OFF[a][1] * d
+                        C = np.zeros((L, L))
+                        for py in range(y0, y1):
+                            qy = py + oy
+                            if not y0 <= qy < y1:
+                                continue
+                            for px in range(x0, x1):
+                                qx = px + ox
+                                if x0 <= qx < x1 and valid[py, px] and valid[qy, qx]:
+                                    C[lev[py, px], lev[qy, qx]] += 1
+                        if job["sym"]:
+                            C = C + C.T
+                        if C.sum() == 0:
+                            continue
+                        got.append(glcm_one(m, C / C.sum(), job["base"]))
+                    if got:
+                        o[y, x] = sum(got) / len(got)
+        else:
+            for y in range(h):
+                for x in range(w):
+                    if not valid[y, x]:
+                        continue
+                    ys = [y + dy for dy, dx in offs]
+                    xs = [x + dx for dy, dx in offs]
+                    keep = [(a, b) for a, b in zip(ys, xs) if 0 <= a < h and 0 <= b < w and valid[a, b]]
+                    if not keep:
+                        o[y, x] = np.nan if m == "majority" else 0.0
+                        continue
+                    ii = tuple(np.array(keep).T)
+                    o[y, x] = hist_measure(m, cls[ii], vals[ii], job["base"])
+        out.append(o)
+    return out
+
+
+# ---- random jobs -------------------------------------------------------
+
+def random_image(rng, dt, h, w):
+    t = DT[dt]
+    kind = rng.integers(0, 3)
+    if dt == "f32":
+        img = (rng.random((h, w)) * rng.choice([1.0, 100.0, 1e4])).astype(np.float32)
+        if kind == 0:
+            img = np.round(img * 3) / 3
+        return img.astype(np.float32)
+    info = np.iinfo(t)
+    if kind == 0:
+        lo = int(rng.integers(max(info.min, -300), min(info.max, 300) - 6))
+        img = rng.integers(lo, lo + rng.integers(2, 7), (h, w))
+    elif kind == 1:
+        img = rng.integers(info.min, int(info.max) + 1, (h, w), dtype=np.int64)
+    else:
+        img = rng.integers(0, min(int(info.max), 40) + 1, (h, w))
+    return img.astype(t)
+
+
+def random_job(rng):
+    dt = str(rng.choice(list(DT)))
+    big = rng.random() < 0.1
+    h, w = int(rng.integers(1, 40 if big else 15)), int(rng.integers(1, 40 if big else 15))
+    img = random_image(rng, dt, h, w)
+    job = dict(dtype=dt, base=str(rng.choice(["2", "e", "10"])), bins=0, lo=None, hi=None,
+               range_arg=None, nodata=None, distance=1, angles=[0, 45, 90, 135], sym=True,
+               ot="float32", fmt=str(rng.choice(["zst", "tif", "raw", "zarr"])))
+    glcm = rng.random() < 0.4
+    pool = GLCM if glcm else HIST
+    k = int(rng.integers(1, 4))
+    ms = list(dict.fromkeys(str(x) for x in rng.choice(pool, k)))
+    if glcm and rng.random() < 0.3:
+        ms.append(str(rng.choice(HIST)))
+        ms = list(dict.fromkeys(ms))
+    job["measures"] = ms
+    shape = rng.choice(["rect", "rect", "disk", "foot"]) if not glcm else "rect"
+    job["shape"] = str(shape)
+    if shape == "rect":
+        odd = glcm or rng.random() < 0.5
+        kx = int(rng.integers(0, 5)) * 2 + 1 if odd else int(rng.integers(1, 9))
+        ky = int(rng.integers(0, 5)) * 2 + 1 if odd else int(rng.integers(1, 9))
+        job.update(kx=kx, ky=ky)
+    elif shape == "disk":
+        r = int(rng.integers(0, 4))
+        job.update(r=r, kx=2 * r + 1, ky=2 * r + 1)
+    else:
+        fh, fw = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        f = rng.random((fh, fw)) < 0.6
+        if not f.any():
+            f[0, 0] = True
+        job.update(foot=f.astype(np.uint8), kx=fw, ky=fh)
+    if glcm:
+        job["distance"] = int(rng.choice([1, 1, 2, 3]))
+        if rng.random() < 0.5:
+            job["angles"] = sorted(set(int(a) for a in rng.choice([0, 45, 90, 135],
+                                                                  int(rng.integers(1, 4)))))
+        job["sym"] = bool(rng.random() < 0.7)
+    # quantization
+    q = rng.random()
+    if dt == "f32" or (glcm and dt not in ("u8", "i8")) or q < 0.35:
+        job["bins"] = int(rng.choice([2, 4, 8, 16, 32]))
+        if rng.random() < 0.5:
+            job["range_arg"] = "auto"
+        else:
+            a, b = float(img.min()), float(img.max())
+            span = (b - a) or 1.0
+            lo = a - span * float(rng.choice([0, 0, 0.3]))
+            hi = b + span * float(rng.choice([0, 0.2, 5]))
+            if rng.random() < 0.2:
+                lo, hi = a + span * 0.3, b - span * 0.3  # clamps
+            if not hi > lo:
+                hi = lo + 1
+            job["range_arg"] = (float(np.float32(lo)), float(np.float32(hi)))
+    # nodata
+    if rng.random() < 0.4 and img.size > 0:
+        v = img.flat[int(rng.integers(0, img.size))]
+        job["nodata"] = float(v)
+    job["ot"] = str(rng.choice(["float32", "float32", "float16", "uint16", "uint8"]))
+    if job["shape"] != "foot" and job["fmt"] != "raw" and rng.random() < 0.3:
+        # a second window in the same job (the maps: window-major)
+        if rng.random() < 0.5 or glcm:
+            k2 = (int(rng.integers(0, 4)) * 2 + 1, int(rng.integers(0, 4)) * 2 + 1)
+            w2 = dict(shape="rect", kx=k2[0], ky=k2[1])
+        else:
+            r2 = int(rng.integers(0, 4))
+            w2 = dict(shape="disk", r=r2, kx=2 * r2 + 1, ky=2 * r2 + 1)
+        same = w2["shape"] == job["shape"] and w2["kx"] == job["kx"] and w2["ky"] == job["ky"]
+        if not same:
+            job["win2"] = w2
+    if dt == "f32" and rng.random() < 0.3:
+        img[rng.random(img.shape) < 0.15] = np.nan
+    if rng.random() < 0.2:
+        mutate(rng, img, job)
+    return img, job
+
+
+def mutate(rng, img, job):
+    """Options near or past a limit, which every door must take or refuse
+    alike: a co-occurrence measure with an even side, a disk or a
+    footprint, a distance no pair fits, too many levels, a wide type
+    without levels, a Renyi order too large for the window."""
+    k = int(rng.integers(0, 7))
+    glcm = any(m.startswith("glcm-") for m in job["measures"])
+    if k == 0 and glcm:
+        job["kx"] += 1
+    elif k == 1 and glcm:
+        job.update(shape="disk", r=int(rng.integers(0, 3)))
+        job.update(kx=2 * job["r"] + 1, ky=2 * job["r"] + 1)
+    elif k == 2 and glcm:
+        job["distance"] = int(rng.integers(2, 9))
+    elif k == 3:
+        job["bins"] = int(rng.choice([1024, 1025, 4096]))
+        job["range_arg"] = job["range_arg"] or "auto"
+    elif k == 4 and glcm and img.dtype.itemsize > 1:
+        job["bins"], job["range_arg"] = 0, None
+    elif k == 5:
+        job["measures"] = list(dict.fromkeys(job["measures"] + ["renyi:%d" % rng.integers(3, 12)]))
+        if job["shape"] == "rect":
+            job["kx"], job["ky"] = int(rng.integers(9, 60)), int(rng.integers(9, 60))
+    elif k == 6 and glcm:
+        f = (rng.random((3, 3)) < 0.7).astype(np.uint8)
+        f[1, 1] = 1
+        job.update(shape="foot", foot=f, kx=3, ky=3)
+
+
+def valid_of(img, job):
+    v = np.ones(img.shape, bool)
+    if img.dtype.kind == "f":
+        v &= ~np.isnan(img)
+    if job["nodata"] is not None:
+        v &= img != img.dtype.type(job["nodata"])
+    return v
+
+
+def resolve_range(img, valid, job):
+    """The range the engine takes (auto: the valid samples' min, max); a
+    float band without bins takes 256 over it."""
+    if not job["bins"] and img.dtype.kind == "f":
+        job["bins"], job["range_arg"] = 256, "auto"
+    if not job["bins"]:
+        return
+    if job["range_arg"] == "auto":
+        vals = img[valid & (np.isfinite(img) if img.dtype.kind == "f" else True)]
+        if vals.size == 0:
+            job["lo"], job["hi"] = 0.0, 1.0
+        else:
+            a, b = float(vals.min()), float(vals.max())
+            job["lo"], job["hi"] = (a, a + 1) if a == b else (a, b)
+    else:
+        job["lo"], job["hi"] = job["range_arg"]
+
+
+# ---- the doors ---------------------------------------------------------
+
+def num(v):
+    return repr(float(v)) if not float(v).is_integer() else str(int(v))
+
+
+def cli_words(job, tmp):
+    words = ["--device", "cpu", "--base", job["base"], "--measure", ",".join(job["measures"])]
+    if job["shape"] == "disk":
+        words += ["--window", "disk%d" % job["r"]]
+    elif job["shape"] == "foot":
+        path = os.path.join(tmp, "foot.npy")
+        np.save(path, job["foot"])
+        words += ["--footprint", path]
+    else:
+        words += ["--window", "%dx%d" % (job["kx"], job["ky"])]
+    if "win2" in job and job["shape"] != "foot":
+        w2 = job["win2"]
+        words[-1] += ",disk%d" % w2["r"] if w2["shape"] == "disk" else \
+            ",%dx%d" % (w2["kx"], w2["ky"])
+    glcm = any(m.startswith("glcm-") for m in job["measures"])
+    if job["bins"]:
+        words += ["--levels" if glcm else "--bins", str(job["bins"])]
+        ra = job["range_arg"]
+        words += ["--range", "auto" if ra == "auto" else "%s:%s" % (num(ra[0]), num(ra[1]))]
+    if job["nodata"] is not None:
+        words += ["--nodata", num(job["nodata"])]
+    if glcm:
+        if job["distance"] != 1:
+            words += ["--distance", str(job["distance"])]
+        if job["angles"] != [0, 45, 90, 135]:
+            words += ["--angles", ",".join(str(a) for a in job["angles"])]
+        if not job["sym"]:
+            words += ["--asymmetric"]
+    if job["ot"] != "float32":
+        words += ["--ot", job["ot"]]
+    return words
+
+
+def read_cli(job, out, h, w):
+    """The maps (float64, decoded from their codes) and each one's
+    description, or raise."""
+    n = len(job["measures"])
+    fmt = job["fmt"]
+    if fmt == "zst":
+        maps, hdr = winent.read_zst(out)
+        maps = np.asarray(maps, np.float64).reshape(n, h, w)
+        descr = [e.get("measure", "") for e in hdr.get("maps", [hdr])]
+        return maps, descr, hdr
+    if fmt == "tif":
+        import rasterio
+        with rasterio.open(out) as src:
+            a = src.read().astype(np.float64)
+            nd = src.nodata
+            if nd is not None and not math.isnan(nd):
+                a[a == nd] = np.nan
+            sc = np.array(src.scales).reshape(-1, 1, 1)
+            of = np.array(src.offsets).reshape(-1, 1, 1)
+            descr = list(src.descriptions)
+        return a * sc + of, descr, None
+    if fmt == "zarr":
+        import xarray as xr
+        ds = xr.open_zarr(out)
+        a = ds["entropy"].values.astype(np.float64).reshape(n, h, w)
+        descr = list(ds["measure"].values) if "measure" in ds.coords else \
+            [ds["entropy"].attrs.get("measure", "")]
+        return a, descr, None
+    # raw: one file per map (in the order of the measures), each with its
+    # ENVI header (the scale of integer codes, the band's name)
+    d = os.path.dirname(out)
+    if n == 1:
+        files = [out]
+    else:
+        names = [f for f in os.listdir(d) if f.startswith("out_b1_") and f.endswith(".raw")]
+        files = []
+        for m in job["measures"]:
+            mt = "" if m == "entropy" else m.replace(":", "")
+            hit = [f for f in names if (f[:-4].split("_", 3) + [""])[3] == mt or
+                   (m.startswith("glcm-") and (f[:-4].split("_", 3) + [""])[3].startswith(mt) and
+                    (f[:-4].split("_", 3) + [""])[3][len(mt):len(mt) + 1] in ("d", "a"))]
+            if len(hit) != 1:
+                raise RuntimeError("raw files for %s: %s of %s" % (m, hit, names))
+            files.append(os.path.join(d, hit[0]))
+    t = {"float32": "<f4", "float16": "<f2", "uint16": "<u2", "uint8": "u1"}[job["ot"]]
+    maps, descr, scales = [], [], []
+    for f in files:
+        a = np.fromfile(f, t).astype(np.float64).reshape(h, w)
+        hdr = open(f + ".hdr").read() if os.path.exists(f + ".hdr") else ""
+        g = re.search(r"data gain values = \{([^}]*)\}", hdr)
+        ign = re.search(r"data ignore value = (\S+)", hdr)
+        if ign and ign.group(1) != "nan":
+            a[a == float(ign.group(1))] = np.nan
+        if g:
+            a *= float(g.group(1))
+            scales.append(float(g.group(1)))
+        nm = re.search(r"band names = \{([^}]*)\}", hdr)
+        descr.append(nm.group(1) if nm else "")
+        maps.append(a)
+    return np.stack(maps), descr, {"raw_scales": scales}
+
+
+def run_cli(ws, img, job, tmp):
+    h, w = img.shape
+    src = os.path.join(tmp, "in.raw")
+    img.tofile(src)
+    out = os.path.join(tmp, "out." + job["fmt"])
+    side = ["--sidecar"] if job["fmt"] == "raw" and job["ot"] != "float16" else []
+    cmd = [ws, "--quiet", "--size", "%dx%d" % (w, h), "--dtype", job["dtype"]] + \
+        cli_words(job, tmp) + side + [src, out]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=CHILD_ENV)
+    return p, out, cmd
+
+
+def run_py(img, job, dask=False):
+    a = img
+    if dask:
+        import dask.array as da
+        a = da.from_array(img, chunks=(max(1, img.shape[0] // 2 + 1), max(1, img.shape[1] // 2 + 1)))
+    kw = dict(base=job["base"], device="cpu")
+    if job["nodata"] is not None:
+        kw["nodata"] = job["nodata"]
+    ra = job["range_arg"]
+    if job["bins"]:
+        kw["range"] = ra
+    if job["shape"] == "disk":
+        win = ("disk", job["r"])
+    elif job["shape"] == "foot":
+        win = None
+    else:
+        win = (job["ky"], job["kx"])
+    glcm = any(m.startswith("glcm-") for m in job["measures"])
+    f = job.get("foot")
+    if job["shape"] == "foot" and glcm and f.all() and f.shape[0] % 2 and f.shape[1] % 2:
+        win = f.shape  # a rectangle of ones is that window (texture has no footprint=)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if job["shape"] == "foot" and win is None:
+            if job["bins"]:
+                kw["bins"] = job["bins"]
+            if glcm:  # entropy() takes one measure at its defaults' pairs
+                kw["range"] = ra if job["bins"] else None
+            maps = [winent.entropy(a, footprint=job["foot"].astype(bool), measure=m, **kw)
+                    for m in job["measures"]]
+            maps = [np.asarray(m) for m in maps]
+            return np.stack(maps).astype(np.float64)
+        if glcm:
+            kw.update(distances=job["distance"], angles=job["angles"], symmetric=job["sym"])
+        if job["bins"]:
+            kw["levels"] = job["bins"]
+        m = winent.texture(a, job["measures"], window=win, **kw)
+        return np.asarray(m).astype(np.float64)
+
+
+# ---- the comparisons ---------------------------------------------------
+
+def compare(name, got, want, job, scale=None):
+    """Worst error against the tolerance of the output type, or a text."""
+    bad = []
+    for k, m in enumerate(job["measures"]):
+        g, o = got[k], want[k]
+        nan_g, nan_o = np.isnan(g), np.isnan(o)
+        if (nan_g != nan_o).any():
+            y, x = np.argwhere(nan_g != nan_o)[0]
+            bad.append("%s %s: NaN differs at (%d,%d): got %r want %r" % (name, m, y, x, g[y, x], o[y, x]))
+            continue
+        ok = ~nan_o
+        if not ok.any():
+            continue
+        err = np.abs(g[ok] - o[ok])
+        if job["ot"] == "float32":
+            tol = 3e-6 * np.maximum(1.0, np.abs(o[ok]))
+            if m.startswith("renyi:") and not float(m[6:]).is_integer():
+                tol = tol + 1e-6 * np.maximum(1.0, np.abs(o[ok]))
+        elif job["ot"] == "float16":
+            tol = 2.0 ** -11 * np.abs(o[ok]) + 6e-8 + 3e-6 * np.abs(o[ok])
+        else:
+            tol = scale[k] / 2 * (1 + 1e-6) + 3e-6 * np.abs(o[ok])
+            if np.isfinite(scale[k]):
+                code = np.round(o[ok] / scale[k])
+                top = 254 if job["ot"] == "uint8" else 65534
+                if (code > top + 0.5).any() or (code < -0.5).any():
+                    bad.append("%s %s: values %r..%r past the codes 0..%d of scale %r" % (
+                        name, m, o[ok].min(), o[ok].max(), top, scale[k]))
+                    continue
+        if (err > tol).any() or not np.isfinite(g[ok]).all():
+            i = int(np.argmax(np.where(np.isfinite(err), err - tol, np.inf)))
+            bad.append("%s %s: got %r want %r (worst of %d)" % (name, m, g[ok][i], o[ok][i], ok.sum()))
+    return bad
+
+
+def int_scales(job, hdr, out):
+    """Each map's scale for integer --ot (from the file: header or tags)."""
+    n = len(job["measures"])
+    if job["fmt"] == "zst" and hdr is not None:
+        return [e.get("scale", hdr.get("scale")) for e in hdr.get("maps", [hdr])]
+    if job["fmt"] == "tif":
+        import rasterio
+        with rasterio.open(out) as src:
+            return list(src.scales)
+    if hdr and hdr.get("raw_scales"):
+        return hdr["raw_scales"]
+    return None
+
+
+def one_case(ws, rng, tmp, verbose):
+    img, job = random_job(rng)
+    valid = valid_of(img, job)
+    p, out, cmd = run_cli(ws, img, job, tmp)
+    text = " ".join(shlex.quote(c) for c in cmd)
+    fails = []
+    # Python's door (the float32 maps), numpy and dask
+    sub = [job] + ([dict(job, **job["win2"])] if "win2" in job else [])
+    jall = dict(job, measures=job["measures"] * len(sub))
+    py_err = py = None
+    try:
+        py = np.concatenate([run_py(img, j) for j in sub])
+    except winent.UsageError as e:
+        py_err = str(e)
+    except Exception as e:  # noqa: BLE001 - any other exception is a failure
+        fails.append("python raised %s: %s" % (type(e).__name__, e))
+    if py is not None and rng.random() < 0.25 and job["shape"] != "foot":
+        try:
+            pd = np.concatenate([run_py(img, j, dask=True) for j in sub])
+            if not np.array_equal(pd, py, equal_nan=True):
+                fails.append("dask's maps differ from numpy's")
+        except winent.UsageError as e:
+            if "rechunk" not in str(e) and "halo" not in str(e):
+                fails.append("dask refuses what numpy takes: %s" % e)
+    cli_usage = p.returncode == 2
+    # The job's own refusals that Python's array doors have no word for.
+    job_only = job["fmt"] in ("raw", "zarr", "tif", "zst") and job["ot"] != "float32"
+    if p.returncode not in (0, 2):
+        fails.append("CLI exit %d: %s" % (p.returncode, p.stderr.strip()))
+    if cli_usage and py_err is None and py is not None and not job_only:
+        fails.append("CLI refuses, Python takes: %s" % p.stderr.strip())
+    if not cli_usage and py_err is not None:
+        fails.append("Python refuses, CLI takes: %s" % py_err)
+    if p.returncode == 0 or py is not None:
+        for j in sub:
+            resolve_range(img, valid, j)
+        jall = dict(sub[0], measures=job["measures"] * len(sub))
+        want = np.concatenate([oracle(img, valid, j) for j in sub])
+        if py is not None:
+            fails += compare("python", py, want, dict(jall, ot="float32"))
+        if p.returncode == 0:
+            try:
+                got, descr, hdr = read_cli(jall, out, *img.shape)
+                scale = int_scales(jall, hdr, out) if job["ot"] in ("uint8", "uint16") else None
+                if job["ot"] in ("uint8", "uint16") and not scale:
+                    scale = [np.inf] * len(jall["measures"])
+                fails += compare("cli/" + job["fmt"], got, want, jall, scale)
+                if py is not None and job["ot"] == "float32" and \
+                        not np.array_equal(got.astype(np.float32), py.astype(np.float32),
+                                           equal_nan=True):
+                    fails.append("Python's maps and the CLI's differ in their bits")
+                if len(jall["measures"]) > 1 and \
+                        not (job["fmt"] == "raw" and job["ot"] == "float16"):
+                    for k, m in enumerate(jall["measures"]):
+                        if m.split(":")[0] not in str(descr[k]):
+                            fails.append("band %d described %r, holds %s" % (k + 1, descr[k], m))
+            except Exception as e:  # noqa: BLE001
+                fails.append("reading the CLI's %s: %s: %s" % (job["fmt"], type(e).__name__, e))
+    if verbose or fails:
+        print(("FAIL " if fails else "ok   ") + text)
+        if verbose and (p.returncode or py_err):
+            print("     refused: CLI %r / Python %r" % (p.stderr.strip()[-160:], py_err))
+        for f in fails:
+            print("     " + f)
+        if fails:
+            print("     image %s %r nodata %r" % (img.dtype, img.tolist() if img.size <= 64 else img.shape, job["nodata"]))
+        sys.stdout.flush()
+    return not fails
+
+
+def main():
+    warnings.simplefilter("ignore")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ws")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cases", type=int, default=100)
+    ap.add_argument("--seconds", type=float, default=0)
+    ap.add_argument("-v", action="store_true")
+    a = ap.parse_args()
+    rng = np.random.default_rng(a.seed)
+    t0, n, failed = time.time(), 0, 0
+    with tempfile.TemporaryDirectory(prefix="doors-") as tmp:
+        while n < a.cases or (a.seconds and time.time() - t0 < a.seconds):
+            for f in os.listdir(tmp):
+                p = os.path.join(tmp, f)
+                subprocess.run(["rm", "-rf", p])
+            failed += not one_case(a.ws, rng, tmp, a.v)
+            n += 1
+            if a.seconds and time.time() - t0 >= a.seconds and n >= a.cases:
+                break
+    print("%d cases, %d failed" % (n, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
