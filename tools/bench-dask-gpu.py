@@ -41,6 +41,7 @@ cold); the time the CRCs take is left out of each worker's."""
 import argparse
 import multiprocessing as mp
 import os
+import queue
 import sys
 import time
 import zlib
@@ -199,7 +200,18 @@ def run(nworkers, gpus, args):
         p = ctx.Process(target=worker, args=(k, nworkers, gpu, args, barrier, results))
         p.start()
         procs.append(p)
-    got = [results.get() for _ in procs for _ in args.modes]
+    got = []
+    while len(got) < len(procs) * len(args.modes):
+        try:
+            got.append(results.get(timeout=1.0))
+        except queue.Empty:
+            # A worker that died (an import that failed in the spawned
+            # interpreter, a crash) never answers: stop, never wait forever.
+            dead = [p for p in procs if p.exitcode not in (None, 0)]
+            if dead:
+                for p in procs:
+                    p.terminate()
+                raise SystemExit("bench-dask-gpu: a worker failed (exit %d)" % dead[0].exitcode)
     for p in procs:
         p.join()
         if p.exitcode != 0:
@@ -240,6 +252,11 @@ def main():
     args.modes = [m for m in args.modes.split(",") if m]
     if not args.modes or any(m not in ("warm", "cold", "whole") for m in args.modes):
         raise SystemExit("bench-dask-gpu: --modes takes warm, cold and whole, comma-separated")
+    try:
+        import numpy  # noqa: F401  (each spawned worker imports it again)
+    except ImportError:
+        print("SKIP: bench-dask-gpu needs numpy in %s" % sys.executable)
+        sys.exit(77)
     args.lib = find_library(args.lib)
     if not args.lib or not os.path.exists(args.lib):
         raise SystemExit("bench-dask-gpu: no libwinent.so.0: build with CMake in ./build, or "

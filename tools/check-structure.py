@@ -448,14 +448,19 @@ def chunk_writes(source):
         return
     paths = sorted(glob.glob(os.path.join(source, "src", "pipeline", "*.[ch]")))
     texts = {p: c_text(p) for p in paths}
-    held = chunk_names(texts.values())
-    base = r"(?:\b(?:%s)\s*->|\bchunks\s*\[[^\]]*\]\s*\.)\s*" % "|".join(sorted(held))
-    exprs = [(part, re.compile(base + r"%s\s*\.\s*(%s)\b" % (part, "|".join(fs))))
-             for part, fs in layout.items() if part != "core"]
-    exprs.append(("core", re.compile(base + r"(%s)\b(?!\s*\.)" % "|".join(layout["core"]))))
-    wholes = [(part, re.compile(base + r"(%s)\b(?!\s*[.\[])" % part))
-              for part in layout if part != "core"]
+    # A name holds a chunk where its file (or a header, for members)
+    # declares it so: a stage_slot *s of one file is not another's chunk *s.
+    shared = chunk_names(t for p, t in texts.items() if p.endswith(".h"))
     for path in paths:
+        held = shared | chunk_names([texts[path]])
+        if not held:
+            continue
+        base = r"(?:\b(?:%s)\s*->|\bchunks\s*\[[^\]]*\]\s*\.)\s*" % "|".join(sorted(held))
+        exprs = [(part, re.compile(base + r"%s\s*\.\s*(%s)\b" % (part, "|".join(fs))))
+                 for part, fs in layout.items() if part != "core"]
+        exprs.append(("core", re.compile(base + r"(%s)\b(?!\s*\.)" % "|".join(layout["core"]))))
+        wholes = [(part, re.compile(base + r"(%s)\b(?!\s*[.\[])" % part))
+                  for part in layout if part != "core"]
         for i, line in enumerate(texts[path].split("\n"), 1):
             for part, e in exprs:
                 for m in e.finditer(line):
