@@ -203,7 +203,8 @@ static const winent_option TABLE[] = {
      "value / 65534 or / 254 (error at most scale / 2), recorded" IND
      "as GDAL's scale and offset; 65535 or 255 is nodata (NaN);" IND
      "a map a type cannot hold (negative values in unsigned codes," IND
-     "past 65504 in float16) is refused",
+     "past 65504 in float16, a majority's classes sharing codes)" IND
+     "is refused",
      "use float32, float16, uint16 or uint8",
      "use 'float32', 'float16', 'uint16' or 'uint8' (or the numpy dtype)",
      "float32|float16|uint16|uint8", WORD(out_type)},

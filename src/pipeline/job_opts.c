@@ -156,6 +156,33 @@ static winent_status check_band_list(const winent_job_opts *o, winent_words w, w
  * majority of u16 values): else the map would hold clamped codes or
  * infinities where the values are. The job checks what the options say;
  * the run checks each map again once the input's type and range are known. */
+winent_status winent_job_check_class_codes(winent_out_type t, const winent_compute_opts *c,
+                                          double output_top, winent_words w, winent_err *err)
+{
+    const int is_int = t == WINENT_OT_UINT8 || t == WINENT_OT_UINT16;
+    if (!is_int || c->measure != WINENT_MEASURE_MAJORITY || c->bins > 0 ||
+        winent_dtype_is_float(c->dtype))
+        return WINENT_OK;
+    /* An integer output spreads 0 .. the output's top over 0 .. its
+     * largest code: past that code, a step is over 1 and two classes can
+     * share a code (or decode half-way between two). */
+    const double max_code = t == WINENT_OT_UINT8 ? 254.0 : 65534.0;
+    if (!(output_top > max_code))
+        return WINENT_OK;
+    const char *ot = winent_out_type_name(t);
+    char v[32];
+    winent_num_text(output_top, v, sizeof v);
+    return winent_opt_say(err, w,
+                          "--ot %s: the majority's classes would share codes (%s holds %.0f "
+                          "values beside its nodata code, this output's values reach %s): give "
+                          "--ot %s",
+                          "ot='%s': the majority's classes would share codes (%s holds %.0f "
+                          "values beside its nodata code, this output's values reach %s): give "
+                          "ot='%s'",
+                          ot, ot, max_code + 1.0, v,
+                          t == WINENT_OT_UINT8 && output_top <= 65534.0 ? "uint16" : "float32");
+}
+
 winent_status winent_job_check_map_type(winent_out_type t, const winent_compute_opts *c,
                                         int dtype_known, int range_known, winent_words w,
                                         winent_err *err)
@@ -170,6 +197,7 @@ winent_status winent_job_check_map_type(winent_out_type t, const winent_compute_
     char m[64], v[32];
     winent_measure_text(c, m, sizeof m);
     const double bottom = winent_measure_bottom(c), top = winent_compute_top(c);
+    WINENT_TRY(winent_job_check_class_codes(t, c, top, w, err));
     if (is_int && bottom < 0.0) {
         winent_num_text(bottom, v, sizeof v);
         return winent_opt_say(err, w,

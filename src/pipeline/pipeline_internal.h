@@ -440,8 +440,14 @@ winent_status winent_device_list_parse(const char *d, winent_device_list *l, win
  * bins unless --bins says). */
 int winent_job_range_auto(const winent_job_opts *o, winent_dtype t);
 
+/* A majority of integer values in integer samples (--ot uint8/uint16):
+ * refused where the output's top (`output_top`: the largest value of any
+ * of its maps, which sets the codes' one scale) passes the type's largest
+ * code, since classes would then share codes. */
+winent_status winent_job_check_class_codes(winent_out_type t, const winent_compute_opts *c,
+                                          double output_top, winent_words w, winent_err *err);
 /* Usage error where --ot `t` cannot hold map `c`'s values (negative ones
- * in unsigned codes, past 65504 in float16): job_opts.c. */
+ * in unsigned codes, past 65504 in float16, classes sharing codes): job_opts.c. */
 winent_status winent_job_check_map_type(winent_out_type t, const winent_compute_opts *c,
                                         int dtype_known, int range_known, winent_words w,
                                         winent_err *err);

@@ -2,6 +2,7 @@
 /* The job's maps: its windows (and measures), each band's options (its
  * nodata, its range: --range auto looks at the data), a plan per set of
  * options shared by equal ones, and the CPU engine of each plan. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,15 @@ static winent_status make_maps(const winent_job_opts *o, const winent_compute_op
         if (m % nwin == 0)
             src->band_plan[jm->band] = jm->plan;
     }
+    /* The output's codes have one scale, its maps' largest top: a
+     * majority's classes must keep a code each under it. */
+    double top = 0.0;
+    for (int m = 0; m < src->nmaps; m++)
+        top = fmax(top, winent_compute_top(&src->maps[m].co));
+    for (int m = 0; m < src->nmaps && !decoding; m++)
+        WINENT_TRY(winent_job_check_class_codes(
+            o->out_type, &src->maps[m].co, top,
+            o->words == WINENT_WORDS_PYTHON ? WINENT_WORDS_PYTHON : WINENT_WORDS_CLI, err));
     return WINENT_OK;
 }
 

@@ -7,7 +7,8 @@ found, each kept small and deterministic):
 - an output names a nodata code where a map can be NaN with no nodata in
   the input (a co-occurrence window without a pair), in GeoTIFF, .zst and
   Zarr;
-- --ot refuses what its samples cannot hold: negative values in unsigned
+- --ot refuses what its samples cannot hold: a majority's classes that
+  would share integer codes, negative values in unsigned
   codes (a majority of signed values, found from the file's type at the
   run too), values past 65504 in float16 (a cluster prominence, a u16
   majority);
@@ -124,6 +125,32 @@ def test_out_type():
         path("q.tif"))
 
 
+def test_majority_classes():
+    """A majority is a class: integer samples keep a code for each, or the
+    output is refused (u8 classes reach 255, past uint8's 254 codes beside
+    its nodata code: a scale of 255/254 decoded some half-way between two)."""
+    a = RNG.integers(0, 256, (12, 14)).astype(np.uint8)
+    src = raw(a, "classes.raw")
+    base = ["--size", "14x12", "--dtype", "u8", "--measure", "majority", src]
+    err = cli(*(base + ["--ot", "uint8", path("c8.tif")]), expect=2)[1]
+    check("majority of u8 --ot uint8 refused, naming uint16", "uint16" in err and "share" in err,
+          err)
+    with rasterio.open(path("c8in.tif"), "w", driver="GTiff", width=14, height=12, count=1,
+                       dtype="uint8") as d:
+        d.write(a, 1)
+    err = cli(path("c8in.tif"), path("c8b.tif"), "--measure", "majority", "--ot", "uint8",
+              expect=2)[1]
+    check("majority of a u8 GeoTIFF --ot uint8 refused at the run", "share" in err, err)
+    cli(*(base + ["--ot", "uint16", path("c16.tif")]))
+    cli(*(base + ["--ot", "float32", path("c32.tif")]))
+    with rasterio.open(path("c16.tif")) as d:
+        got = d.read(1).astype(np.float64) * d.scales[0] + d.offsets[0]
+    with rasterio.open(path("c32.tif")) as d:
+        want = d.read(1)
+    check("majority --ot uint16 decodes to its classes", np.array_equal(np.rint(got), want),
+          np.abs(got - want).max())
+
+
 def test_pairs_that_never_fit():
     u8 = raw(A)
     for words, kw in [(["--window", "3", "--distance", "5"], dict(window=3, distances=5)),
@@ -231,7 +258,8 @@ def test_saturation_words():
           any(issubclass(x.category, winent.RangeWarning) for x in w), [str(x.message) for x in w])
 
 
-for t in (test_raw_scale, test_nan_code, test_out_type, test_pairs_that_never_fit,
+for t in (test_raw_scale, test_nan_code, test_out_type, test_majority_classes,
+          test_pairs_that_never_fit,
           test_footprint_shapes, test_zarr_describes_measures, test_saturation_words):
     run_test(t)
 finish()
