@@ -300,7 +300,10 @@ static winent_status plan_job(pipeline *p, const winent_job_opts *o, job_setup *
                               const winent_device_list *devices, winent_err *err)
 {
     job_host *h = &s->host;
-    h->cores = all_cores();
+    /* Asked only where the pool takes it: asking OpenMP starts its
+     * runtime, and LLVM's registers itself in a shared-memory file that a
+     * file-size limit (ulimit -f) turns into a SIGBUS. */
+    h->cores = o->threads > 0 ? 0 : all_cores();
     {
         long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
         h->machine_bytes = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;

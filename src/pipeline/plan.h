@@ -151,7 +151,7 @@ typedef struct job_host {
     winent_stage stage;
     const float *stage_map;      /* WINENT_STAGE_ENCODE's input */
     const winent_memory_io *mem; /* a memory job's buffers; NULL: source to sink */
-    int cores;                   /* the machine's: the pool without --threads */
+    int cores;                   /* the machine's: the pool without --threads (0 with them) */
     uint64_t machine_bytes;      /* its memory: without --mem the budget grows
                                     as far as half of it */
     winent_switches sw;
