@@ -11,6 +11,8 @@
 #include "kernels/engine_cpu.h"
 #include "kernels/engine_cuda.h"
 #include "kernels/engine_reference.h"
+#include "kernels/range_count.h"
+#include "pipeline_internal.h"
 #include "winent.h"
 
 #ifdef _OPENMP
@@ -47,6 +49,7 @@ struct winent_engine {
     int max_width;
     int stage_rows;              /* GPU kind: output rows per sub-chunk */
     stage_slot stage[STAGE_SLOTS]; /* GPU kind, owned */
+    double class_limit;          /* winent_class_limit of its float32 rows, or 0 */
     winent_err err;              /* last failure */
     winent_error pub;            /* its public form (winent_engine_error) */
 };
@@ -115,6 +118,7 @@ winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_k
     e->max_width = max_width;
     e->threads = threads > 0 ? threads : default_threads();
     WINENT_TRY_GOTO(st, winent_plan_create(o, &e->plan, &e->err));
+    e->class_limit = winent_class_limit(e->plan, WINENT_OT_FLOAT32);
     if (kind == WINENT_ENGINE_CPU)
         WINENT_TRY_GOTO(st, winent_cpu_engine_create(e->plan, max_width, max_in_rows, e->threads,
                                                      &e->cpu, &e->err));
@@ -209,6 +213,23 @@ fail:
     return st;
 }
 
+/* A majority of integer classes (winent_class_limit): the input rows the
+ * windows read, [y0, y0 + h), hold no class the float32 rows cannot. */
+static winent_status check_classes(winent_engine *e, const winent_chunk *c, int y0, int h)
+{
+    if (e->class_limit == 0.0)
+        return WINENT_OK;
+    winent_clamp_counts n;
+    winent_clamp_init(&n);
+    const char *row = (const char *)c->rows + (size_t)(y0 - c->in_y0) * c->row_bytes;
+    for (int y = 0; y < h; y++, row += c->row_bytes)
+        winent_range_count(e->plan, row, (size_t)c->width, &n);
+    double v;
+    return winent_class_outside(&n, e->class_limit, &v)
+               ? winent_job_refuse_classes(v, e->class_limit, WINENT_WORDS_CLI, &e->err)
+               : WINENT_OK;
+}
+
 winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t row_bytes, int width,
                                     int height, int in_y0, int in_h, int y0, int y1, float *out,
                                     size_t out_stride)
@@ -227,6 +248,8 @@ winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t r
         st = WINENT_ERR(&e->err, WINENT_ERR_USAGE,
                         "rows [%d, %d) need input rows [%d, %d), got [%d, %d)", y0, y1, need_y0,
                         need_y0 + need_h, in_y0, in_y0 + in_h);
+    else if (y0 < y1 && (st = check_classes(e, &c, need_y0, need_h)) != WINENT_OK)
+        ;
     else if (e->kind == WINENT_ENGINE_CPU)
         st = winent_cpu_engine_compute(e->cpu, &c, out, out_stride, &e->err);
     else if (e->kind == WINENT_ENGINE_GPU)
