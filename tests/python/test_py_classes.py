@@ -23,15 +23,16 @@ RNG = np.random.default_rng(24)
 H, W, K = 20, 23, 5
 
 
-def mode_oracle(a):
+def mode_oracle(a, nodata=None):
     """Each pixel's most frequent value of its cropped K x K window, ties to
-    the smallest: Counter per window, nothing shared with the engines."""
+    the smallest, `nodata` not counted: Counter per window, nothing shared
+    with the engines."""
     r = K // 2
     out = np.empty(a.shape, np.float64)
     for y in range(a.shape[0]):
         for x in range(a.shape[1]):
             w = a[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].ravel().tolist()
-            c = collections.Counter(w)
+            c = collections.Counter(v for v in w if v != nodata)
             top = max(c.values())
             out[y, x] = min(v for v, n in c.items() if n == top)
     return out
@@ -84,9 +85,23 @@ def test_cli():
     cli("--size", "%dx%d" % (W, H), "--dtype", "u32", "--nodata", "4294967295", "--measure",
         "majority", "--window", K, raw(nd, "nd.u32"), out)
     got = np.fromfile(out, "<f4").reshape(H, W)
-    want = mode_oracle(np.where(nd == 4294967295, -1, nd).astype(np.int64))
+    want = mode_oracle(nd.astype(np.int64), nodata=4294967295)
     check("CLI: u32 classes with nodata 4294967295 accepted",
           np.array_equal(got[nd != 4294967295], want[nd != 4294967295]))
+    # The GPU's chunks are counted by the CPU's pool: the same refusal and
+    # the same classes, where a GPU is usable.
+    ok = labels(np.uint32, 16777000)
+    gpu = cli("--size", "%dx%d" % (W, H), "--dtype", "u32", "--measure", "majority", "--window",
+              K, "--device", "gpu", raw(ok, "gpu.u32"), path("gpu.raw"), expect=None)[0] == 0
+    if gpu:
+        got = np.fromfile(path("gpu.raw"), "<f4").astype(np.float64).reshape(H, W)
+        check("CLI --device gpu: the classes exactly",
+              np.array_equal(got, mode_oracle(ok.astype(np.int64))))
+        cli("--size", "%dx%d" % (W, H), "--dtype", "u32", "--measure", "majority", "--window",
+            K, "--device", "gpu", src, path("gpu2.raw"), expect=2)
+        check("CLI --device gpu: no output left", not os.path.exists(path("gpu2.raw")))
+    else:
+        print("no usable GPU: the --device gpu part not run")
     # Binned: bin centres, not classes, so no check of the samples.
     cli("--size", "%dx%d" % (W, H), "--dtype", "u32", "--measure", "majority", "--window", K,
         "--bins", "16", "--range", "3000000000:3000000100", src, path("binned.raw"))
