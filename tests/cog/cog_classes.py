@@ -10,6 +10,9 @@ read back through GDAL and checked against numpy.
                                            the same overviews, bit for bit, and
                                            the same RESAMPLING item
     cog_classes.py mean-band OUT.tif BAND  band BAND says RESAMPLING=AVERAGE
+    cog_classes.py close A.tif B.tif       band 1's full resolutions hold the same
+                                           values, as GDAL's scale and offset decode
+                                           them, within half a code step
 
 The oracle works on the stored samples (integer codes as they are, the
 nodata code or NaN as no value), as a reader of the file sees them, and
@@ -119,8 +122,27 @@ def cmd_mean_band(path, band_no):
                 path, band_no, i, r))
 
 
+def decoded(path):
+    ds = gdal.Open(path)
+    band = ds.GetRasterBand(1)
+    a = as_values(band, band.ReadAsArray())
+    scale, offset = band.GetScale() or 1.0, band.GetOffset() or 0.0
+    return a * scale + offset, scale
+
+
+def cmd_close(a, b):
+    (x, sx), (y, sy) = decoded(a), decoded(b)
+    tol = max(sx, sy) / 2 * (1 + 1e-6)
+    if x.shape != y.shape or not np.array_equal(np.isnan(x), np.isnan(y)):
+        fail("%s, %s: not the same pixels with values" % (a, b))
+    d = np.abs(x - y)[~np.isnan(x)]
+    if d.size and d.max() > tol:
+        fail("%s, %s: values %g apart (at most %g)" % (a, b, d.max(), tol))
+
+
 if __name__ == "__main__":
-    cmds = {"mode": cmd_mode, "same-ovr": cmd_same_ovr, "mean-band": cmd_mean_band}
+    cmds = {"mode": cmd_mode, "same-ovr": cmd_same_ovr, "mean-band": cmd_mean_band,
+            "close": cmd_close}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         fail(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])

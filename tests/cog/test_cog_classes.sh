@@ -8,7 +8,7 @@
 # own, and the entropy band beside it keeps the means, bit for bit those
 # of an entropy-only COG. Every --ot, nodata, odd sizes, tiles where
 # levels lie above the tile's inner ones, threads that put the overviews
-# in place or through partials: the same bytes.
+# in place or through partials: the same bytes; a .zst decoded to a COG.
 . "$WINENT_SRC/tests/lib/cli_lib.sh"
 command -v gdalinfo >/dev/null 2>&1 || { echo "no GDAL tools: skipped"; exit 77; }
 need_python numpy osgeo.gdal
@@ -60,4 +60,20 @@ check "entropy,majority: band 2 = the majority-only COG's overviews" \
 check "entropy: the block means" "$PY" "$CHK" overviews "$T/ent.tif" 48
 check "entropy: says AVERAGE" "$PY" "$CC" mean-band "$T/ent.tif" 1
 
+# A .zst decoded to a COG (--decode): its header names each map's
+# measure, which decides its overviews (and its description, and the
+# scale of integer codes: a majority's classes past the entropy's top
+# were clamped to it).
+"$WS" $RUN --measure entropy,majority --window 5 $A "$T/two.zst"
+"$WS" $RUN --decode --tile 48 "$T/two.zst" "$T/two-dec.tif"
+check "--decode: band 2 by the mode" "$PY" "$CC" mode "$T/two-dec.tif" 2
+check "--decode: band 2 = the direct COG's overviews" \
+    "$PY" "$CC" same-ovr "$T/two-dec.tif" 2 "$T/two.tif" 2
+check "--decode: band 1 = the direct COG's overviews" \
+    "$PY" "$CC" same-ovr "$T/two-dec.tif" 1 "$T/two.tif" 1
+"$WS" $RUN --measure majority --window 5 $A "$T/maj.zst"
+"$WS" $RUN --decode --tile 48 --ot uint16 "$T/maj.zst" "$T/maj-dec16.tif"
+check "--decode --ot uint16: the mode of the codes" "$PY" "$CC" mode "$T/maj-dec16.tif" 1
+check "--decode --ot uint16: the classes, not clamped to an entropy's top" \
+    "$PY" "$CC" close "$T/maj-dec16.tif" "$T/maj.tif"
 finish
