@@ -120,9 +120,8 @@ typedef struct winent_cog_pyramid winent_cog_pyramid;
  * asking `reuse` before it overwrites them. Errors: WINENT_ERR_INTERNAL
  * (out of memory). */
 winent_status winent_cog_pyramid_create(const winent_cog_geom *g, const winent_cog_rule *rule,
-                                        winent_cog_emit_fn emit,
-                                        winent_cog_reuse_fn reuse, void *user,
-                                        winent_cog_pyramid **out, winent_err *err);
+                                        winent_cog_emit_fn emit, winent_cog_reuse_fn reuse,
+                                        void *user, winent_cog_pyramid **out, winent_err *err);
 
 /* Memory a pyramid for `g` holds (two rows of tiles per level, and sums),
  * for --mem. */
