@@ -224,8 +224,13 @@ static void plan_preview(const winent_job_opts *o, const job_source_info *src,
     v->unit = units[co->base];
     if (co->measure != WINENT_MEASURE_ENTROPY && co->measure != WINENT_MEASURE_RENYI) {
         v->vmax = winent_compute_top(co); /* simpson, evenness: 0..1; richness: a count */
+        v->value_lo = winent_measure_bottom(co); /* a correlation's -1, signed classes */
         v->unit = "";
     }
+    /* A class map's preview samples its classes (preview.h): the rule of
+     * its overviews, the mode, needs a block's whole histogram, which a
+     * streamed preview of any block size has no bounded room for. */
+    v->categorical = winent_measure_overview_rule(co->measure) == WINENT_OVERVIEW_MODE;
     v->range_given = o->preview_range;
     v->lo = o->preview_lo;
     v->hi = o->preview_hi;
@@ -242,9 +247,13 @@ static void plan_preview(const winent_job_opts *o, const job_source_info *src,
     else
         winent_measure_text(co, what, sizeof what);
     snprintf(pl->preview_text, sizeof pl->preview_text,
-             "%s (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
-             "pixel the mean of the valid map pixels of its block (at most %.6g %s), "
-             "transparent where no pixel is valid",
+             v->categorical
+                 ? "%s (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
+                   "pixel the class of its block's centre pixel (classes: a mean of two is "
+                   "none; at most %.6g %s), transparent where that pixel has none"
+                 : "%s (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
+                   "pixel the mean of the valid map pixels of its block (at most %.6g %s), "
+                   "transparent where no pixel is valid",
              what, bases[co->base], win, input_name(o, pl), pl->width, pl->height, pw, ph, v->vmax,
              v->unit);
     v->description = pl->preview_text;

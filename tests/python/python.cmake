@@ -40,6 +40,9 @@ winent_py_test(test_py_validate test_py_validate.py)
 # winent.entropy on masked, dask and xarray (rioxarray) arrays against the
 # CLI.
 winent_py_test(test_py_gis test_py_gis.py)
+# A majority's COG overviews through winent.run(decode=True): the 2x2
+# mode, the CLI's bytes; an entropy's stay means (GDAL and numpy).
+winent_py_test(test_py_overviews test_py_overviews.py)
 set_tests_properties(test_py_gis PROPERTIES TIMEOUT 600)
 # A dask.distributed LocalCluster (3 worker processes, one thread each), the
 # threaded scheduler, numpy and the CLI give the same bytes; Zarr and a COG
