@@ -102,6 +102,16 @@ def test_cli():
         check("CLI --device gpu: no output left", not os.path.exists(path("gpu2.raw")))
     else:
         print("no usable GPU: the --device gpu part not run")
+    # --decode --ot checks the file's maps as a job checks its own: u8
+    # classes in uint8 share codes, i16 classes pass float16's integers.
+    cli("--size", "%dx%d" % (W, H), "--dtype", "u8", "--measure", "majority", "--window", K,
+        raw(labels(np.uint8, 200), "c.u8"), path("c8.zst"))
+    cli("--decode", "--ot", "uint8", path("c8.zst"), path("c8d.tif"), expect=2)
+    cli("--decode", "--ot", "uint16", path("c8.zst"), path("c8d.tif"))
+    cli("--size", "%dx%d" % (W, H), "--dtype", "i16", "--measure", "majority", "--window", K,
+        raw(labels(np.int16, 10), "d.i16"), path("d16.zst"))
+    err = cli("--decode", "--ot", "float16", path("d16.zst"), path("d16.tif"), expect=2)[1]
+    check("--decode: i16 classes to float16 refused", "float32" in err, err)
     # Binned: bin centres, not classes, so no check of the samples.
     cli("--size", "%dx%d" % (W, H), "--dtype", "u32", "--measure", "majority", "--window", K,
         "--bins", "16", "--range", "3000000000:3000000100", src, path("binned.raw"))
