@@ -375,11 +375,11 @@ WINENT_API winent_status winent_engine_compute(winent_engine *e, const void *row
  * the pinned staging); the rest of the work is done by the threads in
  * winent_engine_wait, whoever's block it is: a block's last bands drain
  * while the next block's first ones compute, and the copies of several
- * threads run side by side (each copy on the engine's `threads`, shared
- * among the threads copying at once). A thread with nothing to copy
- * sleeps, never spins. The CPU and reference engines compute the block in
- * this call (one block at a time per engine), and the wait returns its
- * status.
+ * threads run side by side (each copy on the engine's `threads`, fewer
+ * where the copies at once would put more threads than cores on the
+ * machine). A thread with nothing to copy sleeps, never spins. The CPU
+ * and reference engines compute the block in this call (one block at a
+ * time per engine), and the wait returns its status.
  *
  * Returns WINENT_OK, or the status with *ticket 0 and the reason in `err`
  * (may be NULL): WINENT_ERR_USAGE for a NULL `e` or `ticket` ("FUNC: ARG

@@ -108,7 +108,8 @@ winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_k
     pthread_mutex_init(&e->run, NULL);
     e->kind = kind;
     e->max_width = max_width;
-    e->threads = threads > 0 ? threads : default_threads();
+    e->cores = default_threads();
+    e->threads = threads > 0 ? threads : e->cores;
     WINENT_TRY_GOTO(st, winent_plan_create(o, &e->plan, &e->err));
     if (kind == WINENT_ENGINE_CPU)
         WINENT_TRY_GOTO(st, winent_cpu_engine_create(e->plan, max_width, max_in_rows, e->threads,

@@ -48,7 +48,8 @@ struct winent_engine {
     winent_plan *plan;           /* owned */
     winent_cpu_engine *cpu;      /* owned, CPU kind */
     winent_gpu_engine *gpu;      /* owned, GPU kind */
-    int threads;                 /* GPU kind: threads copying to and from the staging */
+    int threads;                 /* GPU kind: threads of each copy to and from the staging */
+    int cores;                   /* the machine's */
     int max_width;
     int stage_rows;              /* GPU kind: output rows per band at most */
     int nslots;

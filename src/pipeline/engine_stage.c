@@ -42,13 +42,15 @@ static void copy_rows(int team, void *to, size_t to_step, const void *from, size
         memcpy((char *)to + (size_t)y * to_step, (const char *)from + (size_t)y * from_step, row);
 }
 
-/* The threads a copy takes: the engine's, shared among the threads copying
- * at once, so that several callers do not put several full teams on the
- * cores. Lock held; pair with copy_done. */
+/* The threads a copy takes: the engine's, fewer where the copies running
+ * at once would put more threads than cores on the machine (callers that
+ * each ask for all cores). Lock held; pair with copy_done. */
 static int copy_team(winent_engine *e)
 {
     e->copying++;
-    const int team = e->threads / e->copying;
+    if (e->threads * e->copying <= e->cores)
+        return e->threads;
+    const int team = e->cores / e->copying;
     return team > 0 ? team : 1;
 }
 
