@@ -351,9 +351,9 @@ WINENT_API winent_status winent_engine_create(const winent_compute_opts *o, wine
  * to the image. Output rows go to `out`, `out_stride` floats apart. Every
  * engine gives the same bits. A GPU engine takes `rows` and `out` in any
  * host memory: it cuts the chunk into bands of about 4M output pixels,
- * each copied by the engine's threads into one of its pinned slots (four
- * by default), to the GPU, computed and copied back, so the copies of one
- * band overlap the kernels of the others. Returns when the rows are in
+ * each copied by the engine's threads into one of its six pinned slots,
+ * to the GPU, computed and copied back, so the copies of one band overlap
+ * the kernels of the others. Returns when the rows are in
  * `out`, with the status; the reason of a failure is in
  * winent_engine_error(e), and the engine stays usable. This is
  * winent_engine_submit followed by winent_engine_wait: several threads may

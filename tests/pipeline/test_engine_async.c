@@ -251,7 +251,7 @@ static int fault(void)
 int main(int argc, char **argv)
 {
     /* Bands of 64 rows: blocks of 100 rows are two bands, several blocks
-     * share the four slots. */
+     * share the six slots. */
     setenv("WINENT_STAGE_PIXELS", "19264", 1);
     unsigned long long seed = 40;
     for (int i = 0; i < W * H; i++)
