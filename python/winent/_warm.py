@@ -41,7 +41,7 @@ from typing import Optional
 import numpy as np
 
 from . import _lib
-from ._errors import OK, error_for
+from ._errors import ERR_USAGE, OK, error_for
 
 ENGINE_CPU, ENGINE_GPU = 0, 1  # winent_engine_kind
 MAX_ENGINES = 32
@@ -238,7 +238,9 @@ def compute(job, y0: int, y1: int) -> Optional[np.ndarray]:
         if st == OK:
             st = L.winent_engine_wait(e.handle, ticket.value, ctypes.byref(err))
         if st != OK:
-            failed = True
+            # A refusal of the block's values (a usage error) leaves the
+            # engine sound; a GPU's error does not.
+            failed = st != ERR_USAGE
             raise error_for(st, _lib.message_of(err))
     finally:
         _release(key, e, failed)

@@ -12,6 +12,8 @@
 
 #include "engine_facade.h"
 #include "kernels/engine_reference.h"
+#include "kernels/range_count.h"
+#include "pipeline_internal.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -114,6 +116,7 @@ winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_k
     e->cores = default_threads();
     e->threads = threads > 0 ? threads : e->cores;
     WINENT_TRY_GOTO(st, winent_plan_create(o, &e->plan, &e->err));
+    e->class_limit = winent_class_limit(e->plan, WINENT_OT_FLOAT32);
     if (kind == WINENT_ENGINE_CPU)
         WINENT_TRY_GOTO(st, winent_cpu_engine_create(e->plan, max_width, max_in_rows, e->threads,
                                                      &e->cpu, &e->err));
@@ -125,6 +128,24 @@ fail:
     winent_err_export(&e->err, st, err);
     winent_engine_free(e);
     return st;
+}
+
+/* A majority of integer classes (winent_class_limit): the input rows the
+ * windows read, [y0, y0 + h), hold no class the float32 rows cannot. */
+static winent_status check_classes(const winent_engine *e, const winent_chunk *c, int y0, int h,
+                                   winent_err *err)
+{
+    if (e->class_limit == 0.0)
+        return WINENT_OK;
+    winent_clamp_counts n;
+    winent_clamp_init(&n);
+    const char *row = (const char *)c->rows + (size_t)(y0 - c->in_y0) * c->row_bytes;
+    for (int y = 0; y < h; y++, row += c->row_bytes)
+        winent_range_count(e->plan, row, (size_t)c->width, &n);
+    double v;
+    return winent_class_outside(&n, e->class_limit, &v)
+               ? winent_job_refuse_classes(v, e->class_limit, WINENT_WORDS_CLI, err)
+               : WINENT_OK;
 }
 
 /* The arguments' checks of a block call (`func` names it in the message);
@@ -145,7 +166,7 @@ static winent_status check_block(const winent_engine *e, const char *func, const
     if (e->kind == WINENT_ENGINE_GPU && c->width > e->max_width)
         return WINENT_ERR(err, WINENT_ERR_USAGE, "%s: %d columns, the engine takes %d", func,
                           c->width, e->max_width);
-    return WINENT_OK;
+    return c->y0 < c->y1 ? check_classes(e, c, need_y0, need_h, err) : WINENT_OK;
 }
 
 /* The CPU and reference kinds: the block computed now, one at a time. */

@@ -52,6 +52,7 @@ struct winent_engine {
     int cores;                   /* the machine's */
     int max_width;
     int stage_rows;              /* GPU kind: output rows per band at most */
+    double class_limit;          /* winent_class_limit of its float32 rows, or 0 */
     int nslots;
     stage_slot *stage;           /* GPU kind, owned */
     pthread_mutex_t lock;        /* the blocks, the slots, the counters below */

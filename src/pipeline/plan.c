@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "kernels/range_count.h"
 #include "plan.h"
 #include "tiles/georef.h"
 
@@ -482,6 +483,20 @@ static void plan_chunks(const job_source_info *src, const job_sink_info *snk, jo
 
 /* ---- The whole plan -------------------------------------------------------- */
 
+/* job_plan.class_limit: the largest of the maps' (winent_class_limit),
+ * where the job computes. */
+static double class_limit(winent_out_type t, const job_plan *pl)
+{
+    double lim = 0.0;
+    if (pl->decoding || !(pl->stage == WINENT_STAGE_JOB || pl->stage == WINENT_STAGE_COMPUTE))
+        return 0.0;
+    for (int m = 0; m < pl->nmaps; m++) {
+        const double l = winent_class_limit(pl->maps[m].plan, t);
+        lim = l > lim ? l : lim;
+    }
+    return lim;
+}
+
 winent_status winent_job_plan(const winent_job_opts *o, const job_host *h,
                               const job_source_info *src, const job_sink_info *snk, job_plan *pl,
                               winent_err *err)
@@ -512,6 +527,8 @@ winent_status winent_job_plan(const winent_job_opts *o, const job_host *h,
      * about 1 Mpixel of rows. */
     pl->count_clamps = pl->first_plan->rule.quantize && !pl->decoding &&
                        (pl->stage == WINENT_STAGE_JOB || pl->stage == WINENT_STAGE_COMPUTE);
+    pl->class_limit = class_limit(o->out_type, pl);
+    pl->words = o->words == WINENT_WORDS_PYTHON ? WINENT_WORDS_PYTHON : WINENT_WORDS_CLI;
     pl->range_auto = src->range_auto;
     pl->count_rows = (int)((1 << 20) / (pl->width > 0 ? pl->width : 1));
     if (pl->count_rows < 1)

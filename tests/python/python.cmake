@@ -87,6 +87,7 @@ winent_py_test(test_py_mypy test_py_mypy.py)
 # output, a nodata code where a map can be NaN, --ot against the values,
 # pairs that never fit, Zarr's measures, saturation in each measure's words.
 winent_py_test(test_py_measure_doors test_py_measure_doors.py)
+winent_py_test(test_py_classes test_py_classes.py)
 # The differential checker of the doors (random jobs through the CLI and
 # Python against a per-window oracle), a short fixed seed.
 winent_py_test(doors_fuzz_short doors_fuzz.py $<TARGET_FILE:winent-stream> --seed 11 --cases 25)
