@@ -13,8 +13,13 @@ import os
 
 from py_harness import check, cli, expect_raises, finish, need, path, run_test
 
-need("numpy", "dask")
+need("numpy")
 import numpy as np  # noqa: E402
+
+try:
+    import dask.array as da
+except ImportError:  # the GPU machines have no dask: the rest runs there
+    da = None
 
 import winent  # noqa: E402
 from winent import _compute, _options, _warm  # noqa: E402
@@ -123,11 +128,13 @@ def test_python():
                     ("masked", np.ma.masked_array(big, mask=big == big.min()))):
         expect_raises("winent.entropy of %s classes past 2^24" % what, winent.UsageError,
                       winent.entropy, a, window=K, measure="majority", contains="range=")
-    import dask.array as da
-    d = da.from_array(big, chunks=(10, 12))
-    expect_raises("dask blocks of classes past 2^24", winent.UsageError,
-                  lambda: winent.entropy(d, window=K, measure="majority").compute(),
-                  contains="rounded together")
+    if da is not None:
+        d = da.from_array(big, chunks=(10, 12))
+        expect_raises("dask blocks of classes past 2^24", winent.UsageError,
+                      lambda: winent.entropy(d, window=K, measure="majority").compute(),
+                      contains="rounded together")
+    else:
+        print("no dask: its part not run")
     expect_raises("texture with a majority of classes past 2^24", winent.UsageError,
                   winent.texture, big, window=K, measures=["entropy", "majority"],
                   contains="rounded together")
@@ -140,10 +147,11 @@ def test_python():
     got = winent.entropy(small, window=K, measure="majority")
     check("winent.entropy: int64 classes below 2^24 exactly",
           np.array_equal(got.astype(np.float64), mode_oracle(small)))
-    got = winent.entropy(da.from_array(small, chunks=(10, 12)), window=K,
-                         measure="majority").compute()
-    check("dask: int64 classes below 2^24 exactly",
-          np.array_equal(got.astype(np.float64), mode_oracle(small)))
+    if da is not None:
+        got = winent.entropy(da.from_array(small, chunks=(10, 12)), window=K,
+                             measure="majority").compute()
+        check("dask: int64 classes below 2^24 exactly",
+              np.array_equal(got.astype(np.float64), mode_oracle(small)))
 
 
 def test_engine_door():
