@@ -305,8 +305,10 @@ def mutate(rng, img, job):
     """Options near or past a limit, which every door must take or refuse
     alike: a co-occurrence measure with an even side, a disk or a
     footprint, a distance no pair fits, too many levels, a wide type
-    without levels, a Renyi order too large for the window."""
-    k = int(rng.integers(0, 7))
+    without levels, a Renyi order too large for the window, a nodata no
+    sample can equal, a range empty, reversed or too wide for its bins, a
+    window side past the limits."""
+    k = int(rng.integers(0, 11))
     glcm = any(m.startswith("glcm-") for m in job["measures"])
     if k == 0 and glcm:
         job["kx"] += 1
@@ -327,7 +329,25 @@ def mutate(rng, img, job):
     elif k == 6 and glcm:
         f = (rng.random((3, 3)) < 0.7).astype(np.uint8)
         f[1, 1] = 1
+        if rng.random() < 0.3:
+            f[:] = 1  # the rectangle, as a footprint
         job.update(shape="foot", foot=f, kx=3, ky=3)
+        job.pop("win2", None)
+    elif k == 7:
+        # nodata outside the samples' type, or not a whole number for integers
+        info = np.iinfo(img.dtype) if img.dtype.kind in "iu" else None
+        job["nodata"] = float(rng.choice([info.max + 1.0, info.min - 1.0, 2.5])) if info \
+            else float(rng.choice([1e39, -1e39]))
+    elif k == 8:
+        lo = float(rng.choice([0.0, 3.0, -2.0]))
+        hi = float(rng.choice([lo, lo - 1.0]))  # an empty or reversed range
+        job["bins"], job["range_arg"] = job["bins"] or 8, (lo, hi)
+    elif k == 9:
+        job["bins"], job["range_arg"] = 1 << 20, (-1e300, 1e300)  # its width overflows
+        job["measures"] = [m for m in job["measures"] if not m.startswith("glcm-")] or ["entropy"]
+    elif k == 10 and job["shape"] == "rect":
+        job["kx"] = int(rng.choice([0, 256]))
+        job.pop("win2", None)
 
 
 def valid_of(img, job):
@@ -458,9 +478,13 @@ def read_cli(job, out, h, w):
     return np.stack(maps), descr, {"raw_scales": scales}
 
 
+def run_src(tmp):
+    return os.path.join(tmp, "in.raw")
+
+
 def run_cli(ws, img, job, tmp):
     h, w = img.shape
-    src = os.path.join(tmp, "in.raw")
+    src = run_src(tmp)
     img.tofile(src)
     out = os.path.join(tmp, "out." + job["fmt"])
     side = ["--sidecar"] if job["fmt"] == "raw" and job["ot"] != "float16" else []
@@ -508,6 +532,260 @@ def run_py(img, job, dask=False):
             kw["levels"] = job["bins"]
         m = winent.texture(a, job["measures"], window=win, **kw)
         return np.asarray(m).astype(np.float64)
+
+
+# ---- the C doors: the engine and a job, options built directly ----------
+
+def c_compute(img, job, win, measure):
+    """winent_compute_opts of one map, filled field by field (no parser):
+    the window `win` (job's or its second), the measure, the range
+    resolved as the job resolves it (the engine has no "auto"). Returns
+    (opts, what keeps the footprint's bytes alive)."""
+    import ctypes
+    from winent import _lib
+    L = _lib.lib()
+    o = _lib.winent_compute_opts()
+    L.winent_compute_opts_default(ctypes.byref(o))
+    keep = None
+    if win["shape"] == "foot":
+        f = np.ascontiguousarray(win["foot"], np.uint8)
+        keep = (ctypes.c_ubyte * f.size).from_buffer_copy(f.tobytes())
+        o.kx, o.ky = f.shape[1], f.shape[0]
+        o.footprint = ctypes.cast(keep, ctypes.POINTER(ctypes.c_ubyte))
+    else:
+        o.kx, o.ky, o.disk = win["kx"], win["ky"], int(win["shape"] == "disk")
+    o.base = _lib.BASES[job["base"]]
+    o.dtype = _lib.DTYPES.index(job["dtype"])
+    bins, ra = job["bins"], job["range_arg"]
+    if not bins and img.dtype.kind == "f":
+        bins, ra = 256, "auto"
+    o.bins = bins
+    if bins:
+        if ra == "auto":
+            from winent._compute import _auto_range
+            o.range_lo, o.range_hi = _auto_range(img, job["nodata"])
+        else:
+            o.range_lo, o.range_hi = ra
+    if job["nodata"] is not None:
+        o.has_nodata, o.nodata = int(not math.isnan(job["nodata"])), job["nodata"]
+    name = measure
+    o.measure = _lib.MEASURES.index("renyi" if name.startswith("renyi:") else name)
+    o.renyi_q = float(name[6:]) if name.startswith("renyi:") else 0.0
+    o.glcm_distance = job["distance"]
+    bits = sum(1 << (a // 45) for a in job["angles"])
+    o.glcm_angles = 0 if bits == 15 else bits
+    o.glcm_asymmetric = int(not job["sym"])
+    return o, keep
+
+
+def windows_of(job):
+    return [job] + ([job["win2"]] if "win2" in job else [])
+
+
+def run_engine(img, job):
+    """Every map of the job through winent_engine_create / compute on the
+    CPU, window-major as the job's: (maps, None), or (None, (status,
+    message)) for the first refusal."""
+    import ctypes
+    from winent import _lib
+    L = _lib.lib()
+    h, w = img.shape
+    a = np.ascontiguousarray(img)
+    maps = []
+    for win in windows_of(job):
+        for m in job["measures"]:
+            o, keep = c_compute(img, job, win, m)
+            e = ctypes.c_void_p()
+            err = _lib.winent_error()
+            st = L.winent_engine_create(ctypes.byref(o), 0, 0, w, h, 1, ctypes.byref(e),
+                                        ctypes.byref(err))
+            if st != 0:
+                return None, (st, _lib.message_of(err))
+            out = np.full((h, w), -7.0, np.float32)
+            try:
+                st = L.winent_engine_compute(e, a.ctypes.data, a.strides[0], w, h, 0, h, 0, h,
+                                             out.ctypes.data, w)
+                if st != 0:
+                    return None, (st, _lib.message_of(L.winent_engine_error(e).contents))
+            finally:
+                L.winent_engine_free(e)
+            del keep
+            maps.append(out.astype(np.float64))
+    return np.stack(maps), None
+
+
+OT_CODE = {"float32": 0, "float16": 1, "uint16": 2, "uint8": 3}
+FMT_CODE = {"raw": 1, "zst": 2, "tif": 3, "zarr": 4}
+
+
+def c_job_opts(img, job, src, out, ot=None, fmt=None):
+    """winent_job_opts of the CLI's job, filled field by field (not through
+    the CLI's parser): the footprint as given (the parser would take a
+    rectangle of ones for that window), the range "auto" as the flag."""
+    import ctypes
+    from winent import _lib
+    L = _lib.lib()
+    jo = _lib.winent_job_opts()
+    L.winent_job_opts_default(ctypes.byref(jo))
+    keep = [src.encode(), out.encode(), b"cpu"]
+    jo.input, jo.output, jo.device = keep[0], keep[1], keep[2]
+    jo.width, jo.height = img.shape[1], img.shape[0]
+    jo.dtype_given = 1
+    jo.threads = 1
+    c, k = c_compute(img, job, job, job["measures"][0])
+    keep.append(k)
+    if job["bins"] and job["range_arg"] == "auto":
+        c.range_lo = c.range_hi = 0.0
+        jo.range_auto = 1
+    elif not job["bins"] and img.dtype.kind == "f":
+        c.bins, c.range_lo, c.range_hi = 0, 0.0, 0.0  # the job's default: auto, 256 bins
+    jo.compute = c
+    jo.nodata_given = int(job["nodata"] is not None)
+    ms = job["measures"]
+    if len(ms) > 1:
+        codes = (ctypes.c_int * len(ms))(*[_lib.MEASURES.index(m.split(":")[0]) for m in ms])
+        qs = (ctypes.c_double * len(ms))(*[float(m[6:]) if m.startswith("renyi:") else 0.0
+                                           for m in ms])
+        keep += [codes, qs]
+        jo.measure_list = ctypes.cast(codes, ctypes.POINTER(ctypes.c_int))
+        jo.measure_q = ctypes.cast(qs, ctypes.POINTER(ctypes.c_double))
+        jo.nmeasure_list = len(ms)
+    if "win2" in job:
+        ws = windows_of(job)
+        arr = (ctypes.c_int * 4)(*[v for x in ws for v in (x["kx"], x["ky"])])
+        disk = (ctypes.c_int * 2)(*[int(x["shape"] == "disk") for x in ws])
+        keep += [arr, disk]
+        jo.window_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
+        jo.window_disk = ctypes.cast(disk, ctypes.POINTER(ctypes.c_int))
+        jo.nwindow_list = 2
+    jo.out_type = OT_CODE[ot or job["ot"]]
+    jo.format = FMT_CODE[fmt or job["fmt"]]
+    jo.sidecar = int((fmt or job["fmt"]) == "raw" and (ot or job["ot"]) != "float16")
+    return jo, keep
+
+
+def run_c_job(img, job, src, out):
+    """The job through winent_job_create / run: (status, message)."""
+    import ctypes
+    from winent import _lib
+    L = _lib.lib()
+    jo, keep = c_job_opts(img, job, src, out)
+    err = _lib.winent_error()
+    h = _lib.c_job_p()
+    st = L.winent_job_create(ctypes.byref(jo), ctypes.byref(h), ctypes.byref(err))
+    if st != 0:
+        return st, _lib.message_of(err)
+    try:
+        st = L.winent_job_run(h)
+        msg = _lib.message_of(L.winent_job_error(h).contents)
+    finally:
+        L.winent_job_free(h)
+    del keep
+    return st, msg
+
+
+def c_validates(img, job, src):
+    """Whether winent_job_opts_validate takes what is computed (a float32
+    .zst of the same compute options): what an engine must refuse where
+    it does not."""
+    import ctypes
+    from winent import _lib
+    jo, keep = c_job_opts(img, job, src, src + ".zst", ot="float32", fmt="zst")
+    jo.sidecar = 0
+    err = _lib.winent_error()
+    st = _lib.lib().winent_job_opts_validate(ctypes.byref(jo), ctypes.byref(err))
+    del keep
+    return st, _lib.message_of(err)
+
+
+def run_py_job(img, job, src, out):
+    """The job through winent.run with Python's keywords (measure=,
+    levels=, distances=, angles=, symmetric=): None, or the UsageError's
+    text."""
+    glcm = any(m.startswith("glcm-") for m in job["measures"])
+    kw = dict(size=(img.shape[1], img.shape[0]), dtype=job["dtype"], base=job["base"],
+              measure=job["measures"], device="cpu", threads=1, ot=job["ot"],
+              sidecar=job["fmt"] == "raw" and job["ot"] != "float16")
+    if job["shape"] == "foot":
+        kw["footprint"] = job["foot"].astype(bool)
+    elif "win2" in job:
+        kw["windows"] = [("disk", x["r"]) if x["shape"] == "disk" else (x["ky"], x["kx"])
+                         for x in windows_of(job)]
+    else:
+        kw["window"] = ("disk", job["r"]) if job["shape"] == "disk" else (job["ky"], job["kx"])
+    if job["bins"]:
+        kw["levels" if glcm else "bins"] = job["bins"]
+        kw["range"] = job["range_arg"]
+    if job["nodata"] is not None:
+        kw["nodata"] = job["nodata"]
+    if glcm:
+        kw.update(distances=job["distance"], angles=job["angles"], symmetric=job["sym"])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            winent.run(src, out, **kw)
+    except winent.UsageError as e:
+        return str(e)
+    return None
+
+
+def other_doors(img, job, tmp, p, cli_maps, want, fails):
+    """The engine, the C job and winent.run beside the CLI's outcome `p`
+    (its maps `cli_maps`, the oracle's `want`)."""
+    cli_usage = p.returncode == 2
+    src = run_src(tmp)
+    # The C job: the CLI's outcome, the same maps.
+    d = os.path.join(tmp, "cjob")
+    os.mkdir(d)
+    out = os.path.join(d, "out." + job["fmt"])
+    st, msg = run_c_job(img, job, src, out)
+    cli_foot = job["shape"] == "foot"  # the CLI's parser takes a full footprint as its window
+    if st == 2 and not cli_usage:
+        fails.append("winent_job refuses (%s), the CLI takes" % msg)
+    elif st != 2 and cli_usage:
+        fails.append("the CLI refuses, winent_job gives %d (%s)" % (st, msg))
+    elif st not in (0, 2):
+        fails.append("winent_job status %d: %s" % (st, msg))
+    elif st == 0 and cli_maps is not None:
+        got = read_cli(dict(job, measures=job["measures"] * len(windows_of(job))), out,
+                       *img.shape)
+        if not np.array_equal(got[0], cli_maps[0], equal_nan=True):
+            fails.append("winent_job's maps differ from the CLI's")
+        elif not cli_foot and [str(x) for x in got[1]] != [str(x) for x in cli_maps[1]]:
+            fails.append("winent_job's maps described %r, the CLI's %r" % (got[1], cli_maps[1]))
+    # winent.run: the CLI's outcome, the same maps.
+    d = os.path.join(tmp, "pyjob")
+    os.mkdir(d)
+    out = os.path.join(d, "out." + job["fmt"])
+    err = run_py_job(img, job, src, out)
+    if err is not None and not cli_usage:
+        fails.append("winent.run refuses (%s), the CLI takes" % err)
+    elif err is None and cli_usage:
+        fails.append("the CLI refuses, winent.run takes")
+    elif err is None and cli_maps is not None:
+        got = read_cli(dict(job, measures=job["measures"] * len(windows_of(job))), out,
+                       *img.shape)
+        if not np.array_equal(got[0], cli_maps[0], equal_nan=True):
+            fails.append("winent.run's maps differ from the CLI's")
+    # The engine: what the job's validation refuses in what is computed,
+    # refused alike; else the oracle's maps, the CLI's bits in float32.
+    vst, vmsg = c_validates(img, job, src)
+    maps, refused = run_engine(img, job)
+    if refused is not None:
+        if refused[0] != 2:
+            fails.append("winent_engine_create status %d: %s" % refused)
+        elif vst == 0:
+            fails.append("the engine refuses (%s), winent_job_opts_validate takes" % refused[1])
+    else:
+        if vst != 0:
+            fails.append("the engine computes what winent_job_opts_validate refuses (%s)" % vmsg)
+        elif want is not None:
+            jall = dict(job, measures=job["measures"] * len(windows_of(job)), ot="float32")
+            fails += compare("engine", maps, want, jall)
+            if cli_maps is not None and job["ot"] == "float32" and \
+                    not np.array_equal(maps.astype(np.float32), cli_maps[0].astype(np.float32),
+                                       equal_nan=True):
+                fails.append("the engine's maps and the CLI's differ in their bits")
 
 
 # ---- the comparisons ---------------------------------------------------
@@ -563,6 +841,7 @@ def int_scales(job, hdr, out):
 
 def one_case(ws, rng, tmp, verbose):
     img, job = random_job(rng)
+    job0 = dict(job)  # as given (the oracle's resolve_range fills in the range)
     valid = valid_of(img, job)
     p, out, cmd = run_cli(ws, img, job, tmp)
     text = " ".join(shlex.quote(c) for c in cmd)
@@ -594,7 +873,8 @@ def one_case(ws, rng, tmp, verbose):
         fails.append("CLI refuses, Python takes: %s" % p.stderr.strip())
     if not cli_usage and py_err is not None:
         fails.append("Python refuses, CLI takes: %s" % py_err)
-    if p.returncode == 0 or py is not None:
+    want = cli_maps = None
+    if p.returncode == 0 or py is not None or c_validates(img, job0, run_src(tmp))[0] == 0:
         for j in sub:
             resolve_range(img, valid, j)
         jall = dict(sub[0], measures=job["measures"] * len(sub))
@@ -604,6 +884,7 @@ def one_case(ws, rng, tmp, verbose):
         if p.returncode == 0:
             try:
                 got, descr, hdr = read_cli(jall, out, *img.shape)
+                cli_maps = (got, descr)
                 scale = int_scales(jall, hdr, out) if job["ot"] in ("uint8", "uint16") else None
                 if job["ot"] in ("uint8", "uint16") and not scale:
                     scale = [np.inf] * len(jall["measures"])
@@ -619,6 +900,10 @@ def one_case(ws, rng, tmp, verbose):
                             fails.append("band %d described %r, holds %s" % (k + 1, descr[k], m))
             except Exception as e:  # noqa: BLE001
                 fails.append("reading the CLI's %s: %s: %s" % (job["fmt"], type(e).__name__, e))
+    try:
+        other_doors(img, job0, tmp, p, cli_maps, want, fails)
+    except Exception as e:  # noqa: BLE001 - any exception is a failure
+        fails.append("the C doors / winent.run raised %s: %s" % (type(e).__name__, e))
     if verbose or fails:
         print(("FAIL " if fails else "ok   ") + text)
         if verbose and (p.returncode or py_err):
