@@ -405,10 +405,12 @@ static winent_status refuse_enum(winent_err *err, winent_words w, const char *na
 static winent_status check_compute_and_layout(const winent_job_opts *o, winent_words w,
                                               winent_err *err)
 {
-    /* The lists first: their first items are also compute.kx/ky and band. */
+    /* The lists first: their first items are also compute.kx/ky and band.
+     * The window before the measures (compute_check's order, which
+     * winent_entropy and the engine keep): a co-occurrence measure's line
+     * about odd sides would be wrong advice for a side past 255. */
     WINENT_TRY(check_band_list(o, w, err));
     WINENT_TRY(check_window_list(o, w, err));
-    WINENT_TRY(check_measure_list(o, w, err));
     winent_compute_opts c = o->compute;
     unsigned flags = 0;
     if (o->dtype_given)
@@ -422,6 +424,7 @@ static winent_status check_compute_and_layout(const winent_job_opts *o, winent_w
             c.bins = 256; /* a float band's default: --range auto, 256 bins */
     }
     WINENT_TRY(winent_compute_check(&c, flags, w, err));
+    WINENT_TRY(check_measure_list(o, w, err));
     if (o->width < 0 || o->height < 0) {
         char t[48];
         snprintf(t, sizeof t, w == WINENT_WORDS_PYTHON ? "(%d, %d)" : "%dx%d", o->width,

@@ -729,12 +729,29 @@ def run_py_job(img, job, src, out):
     return None
 
 
-def other_doors(img, job, tmp, p, cli_maps, want, fails):
+def other_doors(img, job, tmp, p, cli_maps, want, fails, py_err=None):
     """The engine, the C job and winent.run beside the CLI's outcome `p`
     (its maps `cli_maps`, the oracle's `want`)."""
     cli_usage = p.returncode == 2
     src = run_src(tmp)
-    # The C job: the CLI's outcome, the same maps.
+    c_doors = job["range_arg"] != (0.0, 0.0)  # the C fields' 0:0 is "no range", not one given
+    if c_doors:
+        c_job_door(img, job, src, tmp, p, cli_maps, fails)
+    py_job_door(img, job, src, tmp, cli_usage, cli_maps, fails, py_err)
+    if c_doors:
+        engine_door(img, job, src, cli_maps, want, fails)
+
+
+def unquoted(lines):
+    """Lines without their quoted values: the CLI quotes a value as typed
+    ('1e39' or its 40 digits), the C door as the library writes it."""
+    return [re.sub(r"'[^']*'", "''", x) for x in lines]
+
+
+def c_job_door(img, job, src, tmp, p, cli_maps, fails):
+    """The C job: the CLI's outcome (a refusal in the CLI's line), the
+    same maps."""
+    cli_usage = p.returncode == 2
     d = os.path.join(tmp, "cjob")
     os.mkdir(d)
     out = os.path.join(d, "out." + job["fmt"])
@@ -746,6 +763,9 @@ def other_doors(img, job, tmp, p, cli_maps, want, fails):
         fails.append("the CLI refuses, winent_job gives %d (%s)" % (st, msg))
     elif st not in (0, 2):
         fails.append("winent_job status %d: %s" % (st, msg))
+    elif st == 2 and unquoted(p.stderr.strip().splitlines()[-1:]) != \
+            unquoted(["winent-stream: " + msg]):
+        fails.append("the CLI says %r, winent_job %r" % (p.stderr.strip()[-200:], msg))
     elif st == 0 and cli_maps is not None:
         got = read_cli(dict(job, measures=job["measures"] * len(windows_of(job))), out,
                        *img.shape)
@@ -753,7 +773,11 @@ def other_doors(img, job, tmp, p, cli_maps, want, fails):
             fails.append("winent_job's maps differ from the CLI's")
         elif not cli_foot and [str(x) for x in got[1]] != [str(x) for x in cli_maps[1]]:
             fails.append("winent_job's maps described %r, the CLI's %r" % (got[1], cli_maps[1]))
-    # winent.run: the CLI's outcome, the same maps.
+
+
+def py_job_door(img, job, src, tmp, cli_usage, cli_maps, fails, py_err):
+    """winent.run: the CLI's outcome, the same maps; where winent.texture
+    (entropy) refuses too, the same line."""
     d = os.path.join(tmp, "pyjob")
     os.mkdir(d)
     out = os.path.join(d, "out." + job["fmt"])
@@ -762,13 +786,18 @@ def other_doors(img, job, tmp, p, cli_maps, want, fails):
         fails.append("winent.run refuses (%s), the CLI takes" % err)
     elif err is None and cli_usage:
         fails.append("the CLI refuses, winent.run takes")
+    elif err is not None and py_err is not None and unquoted([err]) != unquoted([py_err]):
+        fails.append("winent.run says %r, winent.texture %r" % (err, py_err))
     elif err is None and cli_maps is not None:
         got = read_cli(dict(job, measures=job["measures"] * len(windows_of(job))), out,
                        *img.shape)
         if not np.array_equal(got[0], cli_maps[0], equal_nan=True):
             fails.append("winent.run's maps differ from the CLI's")
-    # The engine: what the job's validation refuses in what is computed,
-    # refused alike; else the oracle's maps, the CLI's bits in float32.
+
+
+def engine_door(img, job, src, cli_maps, want, fails):
+    """The engine: what the job's validation refuses in what is computed,
+    refused alike; else the oracle's maps, the CLI's bits in float32."""
     vst, vmsg = c_validates(img, job, src)
     maps, refused = run_engine(img, job)
     if refused is not None:
@@ -901,7 +930,7 @@ def one_case(ws, rng, tmp, verbose):
             except Exception as e:  # noqa: BLE001
                 fails.append("reading the CLI's %s: %s: %s" % (job["fmt"], type(e).__name__, e))
     try:
-        other_doors(img, job0, tmp, p, cli_maps, want, fails)
+        other_doors(img, job0, tmp, p, cli_maps, want, fails, py_err)
     except Exception as e:  # noqa: BLE001 - any exception is a failure
         fails.append("the C doors / winent.run raised %s: %s" % (type(e).__name__, e))
     if verbose or fails:

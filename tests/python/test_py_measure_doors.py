@@ -28,7 +28,9 @@ found, each kept small and deterministic):
   on every door (the map held infinities), --range auto's too at the run;
 - --range LO:HI takes LO written in as many digits as it has;
 - winent.run takes measure= (a list too) and the co-occurrence options,
-  the CLI's bytes, and refuses what the CLI refuses.
+  the CLI's bytes, and refuses what the CLI refuses;
+- a window past the limits is refused for its side before any measure's
+  rule about it, on every door.
 """
 import ctypes
 import re
@@ -456,10 +458,28 @@ def test_run_measures():
                   path("x.tif"), decode=True, measure="simpson", contains="measure")
 
 
+def test_window_before_measure():
+    """A 256-wide window with a co-occurrence measure: every door names
+    the window's limit (the job's validation told the CLI and winent.run
+    to give odd sides, where texture() named the window)."""
+    src = raw(A)
+    want = "--window: '256x9': give K or WxH, sides from 1 to 255"
+    for ms in ("glcm-asm", "entropy,glcm-asm"):
+        code, err = cli("--size", "14x12", "--dtype", "u8", "--measure", ms, "--window", "256x9",
+                        src, path("x.zst"), expect=2)
+        check("CLI --measure %s --window 256x9: the window's line" % ms, want in err, err)
+        for f, args in ((winent.run, (src, path("x.zst"))), (winent.texture, (A,))):
+            kw = dict(size=(14, 12), dtype="u8", measure=ms.split(",")) if f is winent.run \
+                else dict(measures=ms.split(","))
+            expect_raises("%s %s window=(9, 256): the window's line" % (f.__name__, ms),
+                          winent.UsageError, f, *args, window=(9, 256),
+                          contains="window=(9, 256): give K or (rows, cols)", **kw)
+
+
 for t in (test_raw_scale, test_nan_code, test_out_type, test_majority_classes,
           test_pairs_that_never_fit,
           test_footprint_shapes, test_zarr_describes_measures, test_saturation_words,
           test_engine_nodata, test_footprint_rectangle_glcm, test_majority_past_float32,
-          test_range_digits, test_run_measures):
+          test_range_digits, test_run_measures, test_window_before_measure):
     run_test(t)
 finish()
