@@ -291,7 +291,6 @@ static winent_status check_window_list(const winent_job_opts *o, winent_words w,
         /* Rectangles of either parity; a disk is 2R+1 square. */
         if (kx < 1 || kx > 255 || ky < 1 || ky > 255 || (disk && (kx != ky || kx % 2 == 0)))
             return winent_opt_refuse(err, w, "windows", text);
-        WINENT_TRY(check_window_measures(o, kx, ky, disk, w, err));
         for (int j = 0; j < i; j++)
             if (o->window_list[2 * j] == kx && o->window_list[2 * j + 1] == ky &&
                 (o->window_disk != NULL && o->window_disk[j]) == disk) {
@@ -308,6 +307,18 @@ static winent_status check_window_list(const winent_job_opts *o, winent_words w,
                                       item);
             }
     }
+    return WINENT_OK;
+}
+
+/* Each window of the list with each measure, once the options of neither
+ * alone are refused: a list's refusals come in the order a call per
+ * window (Python's texture() of one window) gives them. */
+static winent_status check_window_list_measures(const winent_job_opts *o, winent_words w,
+                                                winent_err *err)
+{
+    for (int i = 0; i < o->nwindow_list; i++)
+        WINENT_TRY(check_window_measures(o, o->window_list[2 * i], o->window_list[2 * i + 1],
+                                         o->window_disk != NULL && o->window_disk[i], w, err));
     return WINENT_OK;
 }
 
@@ -425,6 +436,7 @@ static winent_status check_compute_and_layout(const winent_job_opts *o, winent_w
     }
     WINENT_TRY(winent_compute_check(&c, flags, w, err));
     WINENT_TRY(check_measure_list(o, w, err));
+    WINENT_TRY(check_window_list_measures(o, w, err));
     if (o->width < 0 || o->height < 0) {
         char t[48];
         snprintf(t, sizeof t, w == WINENT_WORDS_PYTHON ? "(%d, %d)" : "%dx%d", o->width,

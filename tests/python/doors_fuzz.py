@@ -307,8 +307,10 @@ def mutate(rng, img, job):
     footprint, a distance no pair fits, too many levels, a wide type
     without levels, a Renyi order too large for the window, a nodata no
     sample can equal, a range empty, reversed or too wide for its bins, a
-    window side past the limits."""
-    k = int(rng.integers(0, 11))
+    window side past the limits, renyi:1 (Shannon's), a NaN nodata, one
+    bin, a majority's range at float32's largest value, --levels for the
+    histogram measures."""
+    k = int(rng.integers(0, 16))
     glcm = any(m.startswith("glcm-") for m in job["measures"])
     if k == 0 and glcm:
         job["kx"] += 1
@@ -348,14 +350,31 @@ def mutate(rng, img, job):
     elif k == 10 and job["shape"] == "rect":
         job["kx"] = int(rng.choice([0, 256]))
         job.pop("win2", None)
+    elif k == 11:
+        job["measures"] = list(dict.fromkeys(job["measures"] + ["renyi:1"]))
+    elif k == 12:
+        job["nodata"] = float("nan")
+    elif k == 13:
+        job["bins"], job["range_arg"] = 1, job["range_arg"] or "auto"
+    elif k == 14:
+        job["measures"] = list(dict.fromkeys(job["measures"] + ["majority"]))
+        top = float(rng.choice([3.3e38, 3.4028234663852886e38, 3.5e38, 1e39]))
+        job["bins"], job["range_arg"] = int(rng.choice([1, 2, 1000])), (-top, top)
+    elif k == 15 and job["bins"] and not any(m.startswith("glcm-") for m in job["measures"]):
+        job["levels"] = True  # --levels N for the histogram measures: --bins N
 
 
 def valid_of(img, job):
     v = np.ones(img.shape, bool)
     if img.dtype.kind == "f":
         v &= ~np.isnan(img)
-    if job["nodata"] is not None:
-        v &= img != img.dtype.type(job["nodata"])
+    nd = job["nodata"]
+    if nd is not None and not math.isnan(nd):
+        if img.dtype.kind == "f":  # the kernels' rule: against nodata cast to float32
+            with np.errstate(over="ignore"):
+                v &= img != np.float32(nd)
+        else:
+            v &= img.astype(np.float64) != nd
     return v
 
 
@@ -399,7 +418,7 @@ def cli_words(job, tmp):
             ",%dx%d" % (w2["kx"], w2["ky"])
     glcm = any(m.startswith("glcm-") for m in job["measures"])
     if job["bins"]:
-        words += ["--levels" if glcm else "--bins", str(job["bins"])]
+        words += ["--levels" if glcm or job.get("levels") else "--bins", str(job["bins"])]
         ra = job["range_arg"]
         words += ["--range", "auto" if ra == "auto" else "%s:%s" % (num(ra[0]), num(ra[1]))]
     if job["nodata"] is not None:
@@ -714,7 +733,7 @@ def run_py_job(img, job, src, out):
     else:
         kw["window"] = ("disk", job["r"]) if job["shape"] == "disk" else (job["ky"], job["kx"])
     if job["bins"]:
-        kw["levels" if glcm else "bins"] = job["bins"]
+        kw["levels" if glcm or job.get("levels") else "bins"] = job["bins"]
         kw["range"] = job["range_arg"]
     if job["nodata"] is not None:
         kw["nodata"] = job["nodata"]

@@ -30,7 +30,8 @@ found, each kept small and deterministic):
 - winent.run takes measure= (a list too) and the co-occurrence options,
   the CLI's bytes, and refuses what the CLI refuses;
 - a window past the limits is refused for its side before any measure's
-  rule about it, on every door.
+  rule about it, and an option of its own (a range) before a rule of a
+  window of a list with a measure, on every door.
 """
 import ctypes
 import re
@@ -474,6 +475,21 @@ def test_window_before_measure():
             expect_raises("%s %s window=(9, 256): the window's line" % (f.__name__, ms),
                           winent.UsageError, f, *args, window=(9, 256),
                           contains="window=(9, 256): give K or (rows, cols)", **kw)
+    # A list of windows, one with no pair at 135 degrees, and an empty
+    # range: the range's line first, as texture() of the first window
+    # says it (the list's pairs were checked before the range).
+    code, err = cli("--size", "14x12", "--dtype", "u8", "--measure", "glcm-dissimilarity",
+                    "--window", "3x7,1x3", "--angles", "135", "--levels", "16", "--range",
+                    "-2:-2", src, path("x.zst"), expect=2)
+    check("CLI: a list's empty range named first", "--range: '-2:-2'" in err, err)
+    for f, args, kw in ((winent.run, (src, path("x.zst")),
+                         dict(size=(14, 12), dtype="u8", measure="glcm-dissimilarity",
+                              windows=[(7, 3), (3, 1)])),
+                        (winent.texture, (A,), dict(measures=["glcm-dissimilarity"],
+                                                    window=(7, 3)))):
+        expect_raises("%s: the empty range named first" % f.__name__, winent.UsageError, f,
+                      *args, angles=[135], levels=16, range=(-2, -2), contains="range=(-2, -2)",
+                      **kw)
 
 
 for t in (test_raw_scale, test_nan_code, test_out_type, test_majority_classes,
