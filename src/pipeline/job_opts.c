@@ -225,13 +225,29 @@ winent_status winent_job_check_map_type(winent_out_type t, const winent_compute_
     return WINENT_OK;
 }
 
-/* --measure M1,M2,...: each a measure the library computes, none twice. */
-static winent_status check_measure_list(const winent_job_opts *o, winent_words w, winent_err *err)
+/* --ot against each measure's values (what the options say of them; the
+ * run checks again once the input's type and range are known): after
+ * every check of what is computed, which a door without --ot (Python's
+ * texture()) makes in the same order. */
+static winent_status check_map_types(const winent_job_opts *o, winent_words w, winent_err *err)
 {
     const int range_known = !winent_job_range_auto(o, o->compute.dtype);
     if (o->nmeasure_list <= 0)
-        WINENT_TRY(winent_job_check_map_type(o->out_type, &o->compute, o->dtype_given, range_known,
-                                             w, err));
+        return winent_job_check_map_type(o->out_type, &o->compute, o->dtype_given, range_known,
+                                         w, err);
+    for (int i = 0; i < o->nmeasure_list; i++) {
+        winent_compute_opts c = o->compute;
+        c.measure = o->measure_list[i];
+        c.renyi_q = o->measure_q ? o->measure_q[i] : 0.0;
+        WINENT_TRY(winent_job_check_map_type(o->out_type, &c, o->dtype_given, range_known, w,
+                                             err));
+    }
+    return WINENT_OK;
+}
+
+/* --measure M1,M2,...: each a measure the library computes, none twice. */
+static winent_status check_measure_list(const winent_job_opts *o, winent_words w, winent_err *err)
+{
     if (o->nmeasure_list < 0 || (o->nmeasure_list > 0 && o->measure_list == NULL))
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--measure: a list of %d measures at %p",
                           o->nmeasure_list, (const void *)o->measure_list);
@@ -240,8 +256,6 @@ static winent_status check_measure_list(const winent_job_opts *o, winent_words w
         c.measure = o->measure_list[i];
         c.renyi_q = o->measure_q ? o->measure_q[i] : 0.0;
         WINENT_TRY(winent_measure_check(&c, o->dtype_given, w, err));
-        WINENT_TRY(winent_job_check_map_type(o->out_type, &c, o->dtype_given, range_known, w,
-                                             err));
         for (int j = 0; j < i; j++)
             if (o->measure_list[j] == c.measure &&
                 (c.measure != WINENT_MEASURE_RENYI || o->measure_q[j] == c.renyi_q)) {
@@ -437,6 +451,7 @@ static winent_status check_compute_and_layout(const winent_job_opts *o, winent_w
     WINENT_TRY(winent_compute_check(&c, flags, w, err));
     WINENT_TRY(check_measure_list(o, w, err));
     WINENT_TRY(check_window_list_measures(o, w, err));
+    WINENT_TRY(check_map_types(o, w, err));
     if (o->width < 0 || o->height < 0) {
         char t[48];
         snprintf(t, sizeof t, w == WINENT_WORDS_PYTHON ? "(%d, %d)" : "%dx%d", o->width,

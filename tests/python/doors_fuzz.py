@@ -108,33 +108,33 @@ def hist_measure(m, cls, vals, base):
     return float(np.float32(vals[idx[k]]))
 
 
-def glcm_one(m, P, base):
-    L = P.shape[0]
-    i, j = np.mgrid[0:L, 0:L]
+def glcm_one(m, ii, jj, pp, L, base):
+    """Measure `m` of a normalized co-occurrence matrix given by its
+    nonzero cells: levels ii, jj with probabilities pp (sparse: a window's
+    matrix of 1024 levels has a million cells and a few dozen pairs)."""
     lb = LNB[base]
-    nz = P[P > 0]
-    hij = -(nz * np.log(nz)).sum() / lb
-    pi, pj = P.sum(1), P.sum(0)
-    mi, mj = (i * P).sum(), (j * P).sum()
-    si = math.sqrt(max(((i - mi) ** 2 * P).sum(), 0))
-    sj = math.sqrt(max(((j - mj) ** 2 * P).sum(), 0))
+    hij = -(pp * np.log(pp)).sum() / lb
+    pi, pj = np.bincount(ii, pp, L), np.bincount(jj, pp, L)
+    mi, mj = (ii * pp).sum(), (jj * pp).sum()
+    si = math.sqrt(max(((ii - mi) ** 2 * pp).sum(), 0))
+    sj = math.sqrt(max(((jj - mj) ** 2 * pp).sum(), 0))
 
     def ent(q):
         q = q[q > 0]
         return -(q * np.log(q)).sum() / lb
     return {
         "glcm-entropy": lambda: hij,
-        "glcm-asm": lambda: (P * P).sum(),
-        "glcm-energy": lambda: math.sqrt((P * P).sum()),
-        "glcm-contrast": lambda: ((i - j) ** 2 * P).sum(),
-        "glcm-dissimilarity": lambda: (abs(i - j) * P).sum(),
-        "glcm-homogeneity": lambda: (P / (1 + (i - j) ** 2)).sum(),
+        "glcm-asm": lambda: (pp * pp).sum(),
+        "glcm-energy": lambda: math.sqrt((pp * pp).sum()),
+        "glcm-contrast": lambda: ((ii - jj) ** 2 * pp).sum(),
+        "glcm-dissimilarity": lambda: (abs(ii - jj) * pp).sum(),
+        "glcm-homogeneity": lambda: (pp / (1 + (ii - jj) ** 2)).sum(),
         "glcm-correlation": lambda: 1.0 if si < 1e-12 or sj < 1e-12 else
-        ((i - mi) * (j - mj) * P).sum() / (si * sj),
+        ((ii - mi) * (jj - mj) * pp).sum() / (si * sj),
         "glcm-mean": lambda: mi,
-        "glcm-variance": lambda: ((i - mi) ** 2 * P).sum(),
-        "glcm-cluster-shade": lambda: ((i + j - mi - mj) ** 3 * P).sum(),
-        "glcm-cluster-prominence": lambda: ((i + j - mi - mj) ** 4 * P).sum(),
+        "glcm-variance": lambda: ((ii - mi) ** 2 * pp).sum(),
+        "glcm-cluster-shade": lambda: ((ii + jj - mi - mj) ** 3 * pp).sum(),
+        "glcm-cluster-prominence": lambda: ((ii + jj - mi - mj) ** 4 * pp).sum(),
         "glcm-cond-entropy": lambda: hij - ent(pi),
         "glcm-mutual-info": lambda: ent(pi) + ent(pj) - hij,
     }[m]()
@@ -170,7 +170,7 @@ def oracle(img, valid, job):
                     got = []
                     for a in job["angles"]:
                         ox, oy = OFF[a][0] * d, OFF[a][1] * d
-                        C = np.zeros((L, L))
+                        pairs = []
                         for py in range(y0, y1):
                             qy = py + oy
                             if not y0 <= qy < y1:
@@ -178,12 +178,15 @@ def oracle(img, valid, job):
                             for px in range(x0, x1):
                                 qx = px + ox
                                 if x0 <= qx < x1 and valid[py, px] and valid[qy, qx]:
-                                    C[lev[py, px], lev[qy, qx]] += 1
-                        if job["sym"]:
-                            C = C + C.T
-                        if C.sum() == 0:
+                                    pairs.append((lev[py, px], lev[qy, qx]))
+                        if not pairs:
                             continue
-                        got.append(glcm_one(m, C / C.sum(), job["base"]))
+                        pr = np.array(pairs, np.int64)
+                        if job["sym"]:
+                            pr = np.concatenate([pr, pr[:, ::-1]])
+                        cells, n = np.unique(pr[:, 0] * L + pr[:, 1], return_counts=True)
+                        got.append(glcm_one(m, cells // L, cells % L, n / n.sum(), L,
+                                            job["base"]))
                     if got:
                         o[y, x] = sum(got) / len(got)
         else:
@@ -571,8 +574,11 @@ def c_compute(img, job, win, measure):
         keep = (ctypes.c_ubyte * f.size).from_buffer_copy(f.tobytes())
         o.kx, o.ky = f.shape[1], f.shape[0]
         o.footprint = ctypes.cast(keep, ctypes.POINTER(ctypes.c_ubyte))
+    elif win["shape"] == "disk":  # the CLI's diskR, whatever a mutation did to kx
+        o.kx = o.ky = 2 * win["r"] + 1
+        o.disk = 1
     else:
-        o.kx, o.ky, o.disk = win["kx"], win["ky"], int(win["shape"] == "disk")
+        o.kx, o.ky = win["kx"], win["ky"]
     o.base = _lib.BASES[job["base"]]
     o.dtype = _lib.DTYPES.index(job["dtype"])
     bins, ra = job["bins"], job["range_arg"]
@@ -671,7 +677,9 @@ def c_job_opts(img, job, src, out, ot=None, fmt=None):
         jo.nmeasure_list = len(ms)
     if "win2" in job:
         ws = windows_of(job)
-        arr = (ctypes.c_int * 4)(*[v for x in ws for v in (x["kx"], x["ky"])])
+        sides = [(2 * x["r"] + 1,) * 2 if x["shape"] == "disk" else (x["kx"], x["ky"])
+                 for x in ws]
+        arr = (ctypes.c_int * 4)(*[v for x in sides for v in x])
         disk = (ctypes.c_int * 2)(*[int(x["shape"] == "disk") for x in ws])
         keep += [arr, disk]
         jo.window_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))

@@ -31,7 +31,9 @@ found, each kept small and deterministic):
   the CLI's bytes, and refuses what the CLI refuses;
 - a window past the limits is refused for its side before any measure's
   rule about it, and an option of its own (a range) before a rule of a
-  window of a list with a measure, on every door.
+  window of a list with a measure, and the samples' own rules (a nodata
+  no sample can equal) before the measure's, on every door (texture()
+  checks with the array's type).
 """
 import ctypes
 import re
@@ -492,10 +494,32 @@ def test_window_before_measure():
                       **kw)
 
 
+def test_samples_before_measure():
+    """u16 samples, nodata 70000 (no sample can equal it), glcm-asm in a
+    disk: every door names the nodata first (the measure's rules come
+    after the options of their own; texture() checked without the
+    array's type and named the disk, winent.run the nodata)."""
+    a16 = A.astype(np.uint16)
+    src = raw(a16, "a16.raw")
+    code, err = cli("--size", "14x12", "--dtype", "u16", "--measure", "glcm-asm", "--window",
+                    "disk1", "--nodata", "70000", src, path("x.zst"), expect=2)
+    check("CLI: the nodata named first", "--nodata: '70000'" in err, err)
+    expect_raises("winent.run: the nodata named first", winent.UsageError, winent.run, src,
+                  path("x.zst"), size=(14, 12), dtype="u16", measure="glcm-asm",
+                  window=("disk", 1), nodata=70000, contains="nodata=70000")
+    expect_raises("texture: the nodata named first", winent.UsageError, winent.texture, a16,
+                  ["glcm-asm"], window=("disk", 1), nodata=70000, contains="nodata=70000")
+    # A masked array's nodata is the package's to choose: its mask counts.
+    m = np.ma.masked_array(a16, a16 == 3)
+    got = winent.texture(m, ["simpson"], nodata=70000)
+    check("texture of a masked u16, nodata 70000: computed", got.shape == (1,) + A.shape)
+
+
 for t in (test_raw_scale, test_nan_code, test_out_type, test_majority_classes,
           test_pairs_that_never_fit,
           test_footprint_shapes, test_zarr_describes_measures, test_saturation_words,
           test_engine_nodata, test_footprint_rectangle_glcm, test_majority_past_float32,
-          test_range_digits, test_run_measures, test_window_before_measure):
+          test_range_digits, test_run_measures, test_window_before_measure,
+          test_samples_before_measure):
     run_test(t)
 finish()
