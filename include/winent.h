@@ -351,22 +351,67 @@ WINENT_API winent_status winent_engine_create(const winent_compute_opts *o, wine
  * to the image. Output rows go to `out`, `out_stride` floats apart. Every
  * engine gives the same bits. A GPU engine takes `rows` and `out` in any
  * host memory: it cuts the chunk into bands of about 4M output pixels,
- * three in flight, each copied by the engine's threads into its pinned
- * staging, to the GPU, computed and copied back, so the copies of one
- * band overlap the kernels of the others. Returns when the rows are in
+ * each copied by the engine's threads into one of its six pinned slots,
+ * to the GPU, computed and copied back, so the copies of one band overlap
+ * the kernels of the others. Returns when the rows are in
  * `out`, with the status; the reason of a failure is in
- * winent_engine_error(e), and the engine stays usable. One caller at a
- * time per engine. */
+ * winent_engine_error(e), and the engine stays usable. This is
+ * winent_engine_submit followed by winent_engine_wait: several threads may
+ * call it on one engine at once, and their blocks are pipelined through
+ * the engine together (winent_engine_error then holds the last failure of
+ * any of them: a thread that needs its own reads it from submit's and
+ * wait's `err`). */
 WINENT_API winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t row_bytes,
                                                int width, int height, int in_y0, int in_h, int y0,
                                                int y1, float *out, size_t out_stride);
 
-/* The engine's last failure (status WINENT_OK and "" when the last call
- * succeeded, or for NULL). Valid until the next call on `e`; same thread
- * rules as winent_engine_compute. */
+/* Start the block winent_engine_compute would compute with the same
+ * arguments (the same bits) and return, its ticket in *ticket (1, 2, ...:
+ * never 0); winent_engine_wait completes it. `rows` must stay valid and
+ * unchanged and `out` valid and untouched until that wait returns.
+ *
+ * A GPU engine queues the block's bands behind those of the blocks before
+ * it and starts what its free slots take (copying those bands' input into
+ * the pinned staging); the rest of the work is done by the threads in
+ * winent_engine_wait, whoever's block it is: a block's last bands drain
+ * while the next block's first ones compute, and the copies of several
+ * threads run side by side (each copy on the engine's `threads`, fewer
+ * where the copies at once would put more threads than cores on the
+ * machine). A thread with nothing to copy sleeps, never spins. The CPU
+ * and reference engines compute the block in this call (one block at a
+ * time per engine), and the wait returns its status.
+ *
+ * Returns WINENT_OK, or the status with *ticket 0 and the reason in `err`
+ * (may be NULL): WINENT_ERR_USAGE for a NULL `e` or `ticket` ("FUNC: ARG
+ * is NULL") and the arguments winent_engine_compute refuses;
+ * WINENT_ERR_INTERNAL when out of memory. A failure of the computation
+ * itself (a GPU's) is the wait's. Thread-safe: any threads may submit to
+ * and wait on one engine at once (a dask worker's threads sharing its GPU's
+ * engine). */
+WINENT_API winent_status winent_engine_submit(winent_engine *e, const void *rows, size_t row_bytes,
+                                              int width, int height, int in_y0, int in_h, int y0,
+                                              int y1, float *out, size_t out_stride,
+                                              uint64_t *ticket, winent_error *err);
+
+/* Wait for block `ticket` of winent_engine_submit (0: the oldest block
+ * no thread waits for yet) to be in its `out`, working on the engine's
+ * bands meanwhile. Returns the block's status, the reason in `err` (may be
+ * NULL): WINENT_ERR_DEVICE for a GPU's failure (the block's other bands
+ * are stopped or waited for: nothing writes to its `out` after the
+ * return; the engine stays usable where the GPU does); WINENT_ERR_USAGE
+ * for a NULL `e` and for a ticket not in flight (never given, or waited
+ * for already: each ticket is waited for once, by any one thread).
+ * Thread-safe as winent_engine_submit. */
+WINENT_API winent_status winent_engine_wait(winent_engine *e, uint64_t ticket, winent_error *err);
+
+/* The engine's last winent_engine_compute failure (status WINENT_OK and ""
+ * when the last call succeeded, or for NULL). Valid until the next
+ * winent_engine_compute on `e`. */
 WINENT_API const winent_error *winent_engine_error(const winent_engine *e);
 
-/* Free the engine (NULL is fine). Not while a call on it runs. */
+/* Free the engine (NULL is fine). Not while a call on it runs; blocks
+ * submitted and not waited for are dropped (their bands on the GPU waited
+ * for first, so nothing writes to their `out` after the return). */
 WINENT_API void winent_engine_free(winent_engine *e);
 
 /* ---- Job options, progress and figures ---------------------------------- */

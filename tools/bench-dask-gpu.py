@@ -8,7 +8,7 @@ cluster of one worker per GPU does, minus the scheduler.
 
     python3 tools/bench-dask-gpu.py [--size 32768] [--window 31]
         [--block 4096] [--workers 1,4] [--gpus 0,1,2,3] [--device gpu]
-        [--threads N] [--worker-threads 1] [--modes warm] [--data field]
+        [--threads N] [--worker-threads 1[,2,...]] [--modes warm] [--data field]
         [--lib build/lib/libwinent.so.0] [--check]
 
 Needs Python 3 with numpy, and libwinent built with CMake (./build, else
@@ -24,9 +24,11 @@ rows (and its halo rows), generated in the worker itself, and runs with
 CUDA_VISIBLE_DEVICES set to its own GPU (GPU k of --gpus) and `threads`
 CPU threads (default: the cores over W and the worker threads); each
 worker takes its blocks on --worker-threads threads, as a dask worker's
-threads take tasks. --modes says how the block
+threads take tasks (a list, "1,2,4": each count in turn in the same
+workers, on the same data). --modes says how the block
 function computes: "warm" (entropy_block's default: an engine per worker
-thread kept across blocks, with its GPU buffers and pinned staging),
+kept across blocks, with its GPU buffers and pinned staging, shared by
+the worker's threads),
 "cold" (warm=False: a whole job set up and torn down per block), each
 timed over the same blocks in the same workers; "whole" computes each
 worker's rows as one winent.entropy job instead (the in-memory pipeline on
@@ -37,7 +39,8 @@ together; the time is from the common start to the last worker's end.
 Prints Mpixel/s for each worker count and mode and the ratio to the first
 worker count of that mode. --check compares a CRC of every block's map
 across the worker counts and modes (the same bits on every GPU, warm or
-cold); the time the CRCs take is left out of each worker's."""
+cold); the CRCs are taken after each mode's clock stops (each block's map
+held until then)."""
 import argparse
 import multiprocessing as mp
 import os
@@ -112,16 +115,20 @@ def worker(k, nworkers, gpu, args, barrier, results):
             left, right = min(reach, x0), min(reach, size - x1)
             jobs.append(((y0, x0), (y0 - top - r_lo, y1 + bottom - r_lo, x0 - left, x1 + right),
                          (top, bottom, left, right)))
+    cores = os.cpu_count() or 1
     for mode in args.modes:
         if mode == "whole":
+            options["threads"] = args.threads or max(1, cores // nworkers)
             whole(k, held, options, barrier, results)
-        else:
-            blocks(k, held, jobs, mode == "warm", options, args, barrier, results)
-    winent.free_engines()
+            continue
+        for n in args.worker_threads:
+            options["threads"] = args.threads or max(1, cores // (nworkers * n))
+            blocks(k, held, jobs, mode == "warm", n, options, args, barrier, results)
+        winent.free_engines()
 
 
-def blocks(k, held, jobs, warm, options, args, barrier, results):
-    """One mode's blocks in this worker, on args.worker_threads threads
+def blocks(k, held, jobs, warm, n, options, args, barrier, results):
+    """One mode's blocks in this worker, on `n` threads
     taking them in turn (a dask worker's threads), each thread first
     computing the largest block once (the GPU context and, warm, its
     engine, which a dask worker's thread has after its first task)."""
@@ -130,9 +137,8 @@ def blocks(k, held, jobs, warm, options, args, barrier, results):
     import numpy as np
 
     import winent
-    n = args.worker_threads
     lock, todo = threading.Lock(), iter(jobs)
-    crcs, crc_s = {}, [0.0]
+    crcs, maps = {}, {}
     ready, go = threading.Barrier(n + 1), threading.Barrier(n + 1)
     big = max(jobs, key=lambda j: (j[1][1] - j[1][0]) * (j[1][3] - j[1][2])) if jobs else None
 
@@ -152,11 +158,7 @@ def blocks(k, held, jobs, warm, options, args, barrier, results):
             at, (a, b, c, d), halo = job
             m = winent.entropy_block(held[a:b, c:d], halo, warm=warm, **options)
             if args.check:
-                tc = time.time()
-                v = zlib.crc32(np.ascontiguousarray(m).tobytes())
-                with lock:
-                    crcs[at] = v
-                    crc_s[0] += time.time() - tc
+                maps[at] = m  # its CRC once the clock stops
 
     threads = [threading.Thread(target=loop) for _ in range(n)]
     for t in threads:
@@ -167,9 +169,13 @@ def blocks(k, held, jobs, warm, options, args, barrier, results):
     go.wait()
     for t in threads:
         t.join()
-    # The checks' own time is not the block function's (shared by the threads).
-    t1 = time.time() - crc_s[0] / n
-    results.put((k, "warm" if warm else "cold", t0, t1, crcs, winent.gpu_count()))
+    t1 = time.time()
+    # The checks after the clock: a CRC taken meanwhile would compete with
+    # the other threads' blocks for the cores and the memory.
+    for at, m in maps.items():
+        crcs[at] = zlib.crc32(np.ascontiguousarray(m).tobytes())
+    maps.clear()
+    results.put((k, ("warm" if warm else "cold", n), t0, t1, crcs, winent.gpu_count()))
 
 
 def whole(k, held, options, barrier, results):
@@ -187,7 +193,7 @@ def whole(k, held, options, barrier, results):
     t0 = time.time()
     if held is not None:
         job(held, out=out, **o)
-    results.put((k, "whole", t0, time.time(), {}, winent.gpu_count()))
+    results.put((k, ("whole", 0), t0, time.time(), {}, winent.gpu_count()))
 
 
 def run(nworkers, gpus, args):
@@ -200,8 +206,10 @@ def run(nworkers, gpus, args):
         p = ctx.Process(target=worker, args=(k, nworkers, gpu, args, barrier, results))
         p.start()
         procs.append(p)
+    runs = [(m, 0) if m == "whole" else (m, n) for m in args.modes
+            for n in ([0] if m == "whole" else args.worker_threads)]
     got = []
-    while len(got) < len(procs) * len(args.modes):
+    while len(got) < len(procs) * len(runs):
         try:
             got.append(results.get(timeout=1.0))
         except queue.Empty:
@@ -217,7 +225,7 @@ def run(nworkers, gpus, args):
         if p.exitcode != 0:
             raise SystemExit("bench-dask-gpu: a worker failed (exit %d)" % p.exitcode)
     out = {}
-    for mode in args.modes:
+    for mode in runs:
         mine = [g for g in got if g[1] == mode]
         crcs = {}
         for g in mine:
@@ -244,12 +252,16 @@ def main():
     p.add_argument("--data", default="field", choices=("field", "random"),
                    help="field: a smooth field of about 200 values with noise; random: 200 "
                    "values at random, as winent-bench pipeline --values 200")
-    p.add_argument("--worker-threads", type=int, default=1,
-                   help="threads per worker taking its blocks in turn (dask's --nthreads)")
+    p.add_argument("--worker-threads", default="1",
+                   help="threads per worker taking its blocks in turn (dask's --nthreads); a "
+                   "list (1,2,4) runs each in turn")
     p.add_argument("--lib")
     p.add_argument("--check", action="store_true")
     args = p.parse_args()
     args.modes = [m for m in args.modes.split(",") if m]
+    args.worker_threads = [int(t) for t in str(args.worker_threads).split(",") if t]
+    if not args.worker_threads or min(args.worker_threads) < 1:
+        raise SystemExit("bench-dask-gpu: --worker-threads takes counts of 1 or more")
     if not args.modes or any(m not in ("warm", "cold", "whole") for m in args.modes):
         raise SystemExit("bench-dask-gpu: --modes takes warm, cold and whole, comma-separated")
     try:
@@ -263,28 +275,29 @@ def main():
                          "give --lib")
     gpus = [g for g in args.gpus.split(",") if g != ""]
     counts = [int(w) for w in args.workers.split(",")]
-    threads_given = args.threads
     px = args.size * args.size
     print("| workers (one GPU each) | device | block function | wall | Mpixel/s | vs %d worker%s |"
           % (counts[0], "" if counts[0] == 1 else "s"))
     print("|---|---|---|---|---|---|")
     first, first_crcs, same = {}, None, True
+    cores = os.cpu_count() or 1
     for n in counts:
-        args.threads = threads_given or max(1, (os.cpu_count() or 1) // (n * args.worker_threads))
-        for mode, (wall, crcs, seen) in run(n, gpus, args).items():
-            first.setdefault(mode, wall)
+        for (mode, wt), (wall, crcs, seen) in run(n, gpus, args).items():
+            first.setdefault((mode, wt), wall)
             if mode == "whole":
                 pass
             elif first_crcs is None:
                 first_crcs = crcs
-            elif args.check and mode != "whole" and crcs != first_crcs:
+            elif args.check and crcs != first_crcs:
                 same = False
-            print("| %d (CUDA_VISIBLE_DEVICES %s; %d worker thread%s of %d threads each; GPUs "
+            threads = args.threads or max(1, cores // (n * max(wt, 1)))
+            print("| %d (CUDA_VISIBLE_DEVICES %s; %s of %d threads each; GPUs "
                   "seen per worker %s) | %s | %s | %.2f s | %.0f | %.2fx |"
-                  % (n, ",".join(gpus[:n]) if gpus else "unset", args.worker_threads,
-                     "" if args.worker_threads == 1 else "s", args.threads,
+                  % (n, ",".join(gpus[:n]) if gpus else "unset",
+                     "one job" if mode == "whole" else
+                     "%d worker thread%s" % (wt, "" if wt == 1 else "s"), threads,
                      "/".join(map(str, seen)), args.device, mode, wall, px / wall / 1e6,
-                     first[mode] / wall))
+                     first[(mode, wt)] / wall))
             sys.stdout.flush()
     print()
     print("%d x %d u16 (%s), %d x %d window, blocks of %d x %d, library %s"

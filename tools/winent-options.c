@@ -12,7 +12,10 @@
  * number or a list; VALUES empty). An option of a grammar with words
  * beside it (--range LO:HI or auto) is words. tools/mkcompletion.sh makes
  * the bash completion from these lines, so an option or a word added to
- * the table is completed without editing the script. Not installed.
+ * the table is completed without editing the script. --measure's words
+ * are the library's measure names (winent_measure_name), renyi with an
+ * order (renyi:2), so a measure added there is completed too. Not
+ * installed.
  */
 #include "winent.h"
 
@@ -24,6 +27,14 @@ static void print_words(const char *words)
 {
     for (const char *w = words; *w; w++)
         putchar(*w == '|' || *w == ',' ? ' ' : *w);
+}
+
+/* Every measure's name, blank-separated; Renyi's with an order. */
+static void print_measures(void)
+{
+    for (int m = 0; m < WINENT_MEASURE_COUNT; m++)
+        printf("%s%s%s", m ? " " : "", winent_measure_name((winent_measure)m),
+               m == WINENT_MEASURE_RENYI ? ":2" : "");
 }
 
 int main(int argc, char **argv)
@@ -45,6 +56,9 @@ int main(int argc, char **argv)
         printf("--%s\t", r->cli);
         if (r->metavar == NULL) {
             fputs("flag\t", stdout);
+        } else if (strcmp(r->cli, "measure") == 0) {
+            fputs("words\t", stdout);
+            print_measures();
         } else if (r->words != NULL) {
             fputs("words\t", stdout);
             print_words(r->words);

@@ -19,7 +19,8 @@
   dask block; also ``data_array.winent.texture([...])``.
 - :func:`entropy_block`: the map of one block that carries a halo of its
   neighbours (the function each dask task runs), for schedulers of your own;
-  each thread keeps its engines warm across blocks (:func:`free_engines`).
+  the process keeps its engines warm across blocks, shared by its threads
+  (:func:`free_engines`).
 - :func:`run` and :class:`Job`: file and stream jobs as the CLI runs them,
   with a progress callback and cancellation (libwinent's job handle).
 - :func:`read_zst` and :func:`open_zst`: the .zst maps (one map or the

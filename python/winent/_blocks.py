@@ -93,7 +93,7 @@ def fill_masked(a, nodata):
 def _cropped(a, warm, crop, options):
     """One map of 2-D `a` (options as winent.entropy's, ``measure=`` too)
     without `crop` = (top, bottom, left, right) rows and columns, warm
-    (winent._warm: this thread's kept engine) or cold (winent_entropy)."""
+    (winent._warm: the process's kept engine) or cold (winent_entropy)."""
     top, bottom, left, right = crop
     if not warm:
         m = _entropy_2d(a, **options)
@@ -111,7 +111,7 @@ def entropy_2d(a, measures=None, warm=False, crop=(0, 0, 0, 0), **options):
     """The map of one 2-D numpy or masked array (options as
     winent.entropy's, resolved: an explicit base); with `measures` (a list
     of winent._options.Measure), the map of each, stacked on a first axis.
-    warm: through this thread's kept engines (winent._warm); crop: (top,
+    warm: through the process's kept engines (winent._warm); crop: (top,
     bottom, left, right) rows and columns of the map left out."""
     if isinstance(a, np.ma.MaskedArray):
         a, options["nodata"] = fill_masked(a, options.get("nodata"))
@@ -146,10 +146,12 @@ def entropy_block(block: Any, halo: Tuple[int, int, int, int] = (0, 0, 0, 0),
     options: winent.entropy's (window, base, bins, range, nodata, device,
         threads, measure), or ``measures=`` (a list of measures) for a map of
         each, stacked on a new first axis (winent.texture's blocks).
-    warm: True (the default) computes through an engine this thread keeps
+    warm: True (the default) computes through an engine the process keeps
         for these options and device, with its GPU buffers and pinned
-        staging, made at its first block and reused by the next ones
-        (freed when the thread ends, or by winent.free_engines()); False
+        staging, made at its first block and reused by the next ones, and
+        shared by the process's threads: their blocks go through it
+        together, a GPU's copies of one block overlapping the kernels of
+        another (freed by winent.free_engines()); False
         sets a whole job up and tears it down for the block
         (winent_entropy), as winent.entropy does for an array. The same
         bits either way.

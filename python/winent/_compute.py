@@ -238,8 +238,33 @@ def prepare(array, window=None, base=None, bins=None, range=None, nodata=None, d
         check_compute(o)
     if h == 0 or w == 0:
         return Prepared(None, 0, o, dev, threads, (h, w))
+    _check_classes(a, o, nodata)
     a, row_bytes = _readable_rows(a)
     return Prepared(a, row_bytes, o, dev, threads, (h, w))
+
+
+# Integer classes a float32 map holds exactly: up to 2^24 (the library's
+# winent_class_limit; it refuses the same samples in its own words).
+_CLASS_LIMIT = 2.0**24
+_MAJORITY = _lib.MEASURES.index("majority")
+
+
+def _check_classes(a, o, nodata):
+    """A majority of integer classes (not binned) of 32-bit samples: every
+    valid one within the float32 map's exact integers, else UsageError
+    (the map would round classes together)."""
+    if o.measure != _MAJORITY or o.bins or a.dtype.kind not in "iu" or a.dtype.itemsize < 4:
+        return
+    v = a if nodata is None else a[a != nodata]
+    if v.size == 0:
+        return
+    lo, hi = int(v.min()), int(v.max())
+    if hi > _CLASS_LIMIT or lo < -_CLASS_LIMIT:
+        raise UsageError(
+            "majority: the classes would be rounded together: the array holds the value %d, and "
+            "the float32 map holds every integer only up to %d: recode the classes below it, or "
+            "give bins=N with range=(lo, hi) (the bins' centres then stand for the values)"
+            % (hi if hi > _CLASS_LIMIT else lo, _CLASS_LIMIT))
 
 
 def run_cold(job, out=None):

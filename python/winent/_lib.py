@@ -246,6 +246,12 @@ _PROTOTYPES = {
         ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
         ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
         ctypes.c_size_t]),
+    "winent_engine_submit": (c_status, [
+        ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+        ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+        ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(winent_error)]),
+    "winent_engine_wait": (c_status, [
+        ctypes.c_void_p, ctypes.c_uint64, ctypes.POINTER(winent_error)]),
     "winent_engine_error": (ctypes.POINTER(winent_error), [ctypes.c_void_p]),
     "winent_engine_free": (None, [ctypes.c_void_p]),
     "winent_status_name": (ctypes.c_char_p, [c_status]),

@@ -193,7 +193,8 @@ static const winent_option TABLE[] = {
      "give a side in pixels from 1 to 16384", "give a side in pixels from 1 to 16384", NULL, INT_SET(preview_size)},
     {"tif-layout", "tif_layout", "cog|tiled", G_OUTPUT,
      "\n                      cog (default): a Cloud-Optimized GeoTIFF, with overviews (the" IND
-     "mean of the valid pixels of each 2x2, 4x4, ... block) until one" IND
+     "mean of the valid pixels of each 2x2, 4x4, ... block; a" IND
+     "majority's: the mode of each 2x2 of the level below) until one" IND
      "tile holds the image; tiled: plain tiled GeoTIFF, no overviews",
      "use cog or tiled", "use 'cog' or 'tiled'", "cog|tiled", WORD(tif_layout)},
     {"ot", "ot", "T", G_OUTPUT,

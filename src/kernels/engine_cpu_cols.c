@@ -23,6 +23,7 @@
  * way) is finished per pixel by winent_measure_finish (winent_few_finish).
  */
 #include "engine_cpu_cols.h"
+#include "engine_cpu_diffmask.h"
 
 #include <math.h>
 #include <string.h>
@@ -182,19 +183,7 @@ static inline int64_t step_portable(const uint8_t *cin, const uint8_t *cout, uin
                                     const int64_t *t, int64_t s, const int bins)
 {
     uint64_t m[WINENT_COLS_BINS_LARGE / 64];
-    for (int w = 0; w < bins / 64; w++) {
-        uint64_t bits = 0;
-        for (int k = 0; k < 8; k++) {
-            uint64_t a, o;
-            memcpy(&a, cin + 64 * w + 8 * k, 8);
-            memcpy(&o, cout + 64 * w + 8 * k, 8);
-            uint64_t x = a ^ o; /* a nonzero byte per changed bin: its high bit, in order */
-            x = ((x & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | x;
-            x &= 0x8080808080808080ull;
-            bits |= ((x >> 7) * 0x0102040810204080ull >> 56) << (8 * k);
-        }
-        m[w] = bits;
-    }
+    winent_diff_mask_portable(cin, cout, bins, m);
     return apply_bits(m, cin, cout, win, t, s, bins);
 }
 
@@ -305,14 +294,7 @@ step_avx2(const uint8_t *cin, const uint8_t *cout, uint16_t *win, const int64_t 
           const int bins)
 {
     uint64_t m[WINENT_COLS_BINS_LARGE / 64];
-    for (int b = 0; b < bins; b += 64) {
-        const __m256i e0 = _mm256_cmpeq_epi8(_mm256_load_si256((const __m256i *)(cin + b)),
-                                             _mm256_load_si256((const __m256i *)(cout + b)));
-        const __m256i e1 = _mm256_cmpeq_epi8(_mm256_load_si256((const __m256i *)(cin + b + 32)),
-                                             _mm256_load_si256((const __m256i *)(cout + b + 32)));
-        m[b / 64] = ~((uint64_t)(uint32_t)_mm256_movemask_epi8(e0) |
-                      ((uint64_t)(uint32_t)_mm256_movemask_epi8(e1) << 32));
-    }
+    winent_diff_mask_avx2(cin, cout, bins, m);
     return apply_bits(m, cin, cout, win, t, s, bins);
 }
 

@@ -33,6 +33,7 @@
  * rather than of its pixels. The same argmax: the same bits.
  */
 #include "engine_cpu_majority.h"
+#include "engine_cpu_diffmask.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -285,26 +286,6 @@ static inline void keys8_scan_portable(const uint16_t *win, const int bins, int 
     *mode = at;
 }
 
-/* Bins where two columns of byte counts differ, 8 at a time: bit v of
- * m[v / 64]. */
-static inline void keys8_diff_portable(const uint8_t *cin, const uint8_t *cout, const int bins,
-                                       uint64_t *m)
-{
-    for (int w = 0; w < bins / 64; w++) {
-        uint64_t bits = 0;
-        for (int k = 0; k < 8; k++) {
-            uint64_t a, o;
-            memcpy(&a, cin + 64 * w + 8 * k, 8);
-            memcpy(&o, cout + 64 * w + 8 * k, 8);
-            uint64_t x = a ^ o; /* a nonzero byte per changed bin: its high bit, in order */
-            x = ((x & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | x;
-            x &= 0x8080808080808080ull;
-            bits |= ((x >> 7) * 0x0102040810204080ull >> 56) << (8 * k);
-        }
-        m[w] = bits;
-    }
-}
-
 /* One strip row: the window of x = xs is the sum of strip columns
  * 0 .. 2 rx; each step moves it by one column, keeping the mode (found
  * again by SCAN where it shrank). DIFF(cin, cout, bins, m) marks the
@@ -362,7 +343,7 @@ static inline __attribute__((always_inline)) void
 keys8_sweep_portable_bins(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs, int xe,
                           int y, float *o, const int bins)
 {
-    KEYS8_SWEEP_BODY(keys8_diff_portable, keys8_scan_portable);
+    KEYS8_SWEEP_BODY(winent_diff_mask_portable, keys8_scan_portable);
 }
 
 static void keys8_sweep_portable(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs,
@@ -405,25 +386,11 @@ keys8_scan_avx2(const uint16_t *win, const int bins, int *maxc, int *mode)
     *mode = at;
 }
 
-/* keys8_diff_portable, 32 bins a compare. */
-__attribute__((target(KEYS8_AVX2), always_inline)) static inline void
-keys8_diff_avx2(const uint8_t *cin, const uint8_t *cout, const int bins, uint64_t *m)
-{
-    for (int b = 0; b < bins; b += 64) {
-        const __m256i e0 = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(cin + b)),
-                                             _mm256_loadu_si256((const __m256i *)(cout + b)));
-        const __m256i e1 = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(cin + b + 32)),
-                                             _mm256_loadu_si256((const __m256i *)(cout + b + 32)));
-        m[b / 64] = ~((uint64_t)(uint32_t)_mm256_movemask_epi8(e0) |
-                      ((uint64_t)(uint32_t)_mm256_movemask_epi8(e1) << 32));
-    }
-}
-
 __attribute__((target(KEYS8_AVX2), always_inline)) static inline void
 keys8_sweep_avx2_bins(const keys8_job *j, const uint8_t *col, uint16_t *win, int xs, int xe,
                       int y, float *o, const int bins)
 {
-    KEYS8_SWEEP_BODY(keys8_diff_avx2, keys8_scan_avx2);
+    KEYS8_SWEEP_BODY(winent_diff_mask_avx2, keys8_scan_avx2);
 }
 
 __attribute__((target(KEYS8_AVX2))) static void keys8_sweep_avx2(const keys8_job *j,

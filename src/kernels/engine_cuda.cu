@@ -357,6 +357,8 @@ static winent_status slot_alloc(winent_gpu_engine *e, gpu_slot *s, size_t npix, 
     winent_status st = WINENT_OK;
     const int device = e->device;
     CUDA_TRY(device, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    CUDA_TRY(device,
+             cudaEventCreateWithFlags(&s->done, cudaEventBlockingSync | cudaEventDisableTiming));
     CUDA_TRY(device, cudaMalloc(&s->d_in, npix * winent_dtype_size(e->plan->opts.dtype)));
     if (!e->zero_copy)
         CUDA_TRY(device, cudaMalloc(&s->d_codes, npix * (size_t)e->plane_bytes));
@@ -608,6 +610,7 @@ extern "C" winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot
     CUDA_TRY(e->device, cudaMemcpy2DAsync(out, out_stride * sizeof(float), s->d_out,
                                           (size_t)W * sizeof(float), (size_t)W * sizeof(float),
                                           (size_t)rows, cudaMemcpyDeviceToHost, s->stream));
+    CUDA_TRY(e->device, cudaEventRecord(s->done, s->stream));
     s->busy = 1;
     return WINENT_OK;
 fail:
@@ -625,6 +628,24 @@ extern "C" winent_status winent_gpu_engine_wait(winent_gpu_engine *e, int slot, 
         return WINENT_OK; /* its submit waited */
     CUDA_TRY(e->device, cudaSetDevice(e->ordinal));
     CUDA_TRY(e->device, cudaStreamSynchronize(s->stream));
+    CUDA_TRY(e->device, cudaGetLastError());
+    return WINENT_OK;
+fail:
+    return st;
+}
+
+extern "C" winent_status winent_gpu_engine_wait_sleep(winent_gpu_engine *e, int slot,
+                                                      winent_err *err)
+{
+    winent_status st = WINENT_OK;
+    if (slot < 0 || slot >= e->nslots)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "GPU %d: no slot %d", e->device, slot);
+    gpu_slot *s = &e->slot[slot];
+    s->busy = 0;
+    if (e->glcm != NULL || s->done == NULL)
+        return e->glcm != NULL ? WINENT_OK : winent_gpu_engine_wait(e, slot, err);
+    CUDA_TRY(e->device, cudaSetDevice(e->ordinal));
+    CUDA_TRY(e->device, cudaEventSynchronize(s->done));
     CUDA_TRY(e->device, cudaGetLastError());
     return WINENT_OK;
 fail:
@@ -661,6 +682,8 @@ extern "C" void winent_gpu_engine_free(winent_gpu_engine *e)
             cudaFree(s->d_keys);
             cudaFree(s->d_ranks);
             cudaFree(s->d_kinfo);
+            if (s->done)
+                cudaEventDestroy(s->done);
             if (s->stream)
                 cudaStreamDestroy(s->stream);
         }

@@ -82,6 +82,13 @@ winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot, const win
 /* Wait for the slot's chunk to be in `out`. */
 winent_status winent_gpu_engine_wait(winent_gpu_engine *e, int slot, winent_err *err);
 
+/* As winent_gpu_engine_wait, the calling thread sleeping on the slot's
+ * event until its copies are done, rather than spinning on the stream: for
+ * callers whose other threads want the cores meanwhile (the public
+ * engine's band copies). Different slots may be waited for from different
+ * threads at once. */
+winent_status winent_gpu_engine_wait_sleep(winent_gpu_engine *e, int slot, winent_err *err);
+
 /* submit + wait on slot 0. */
 winent_status winent_gpu_engine_compute(winent_gpu_engine *e, const winent_chunk *c, float *out,
                                         size_t out_stride, winent_err *err);

@@ -95,6 +95,9 @@ static const unsigned dense_tier_codes[DENSE_TIERS] = {1024, 4096, WARP_DIRECT_C
 
 typedef struct gpu_slot {
     cudaStream_t stream;
+    cudaEvent_t done;         /* owned: recorded after the output's copy; a
+                               * blocking-sync event, so that a thread can
+                               * sleep on it (winent_gpu_engine_wait_sleep) */
     void *d_in;               /* owned: input samples, W * ssize apart */
     void *d_codes;            /* owned: code plane (NULL when d_in is the plane) */
     float *d_out;             /* owned: output rows, W apart */

@@ -32,6 +32,7 @@
 
 #include <stdint.h>
 
+#include "cuda_warp_reduce.cuh"
 #include "entropy_rule.h"
 
 /* The launch's parameters, by value. */
@@ -51,29 +52,6 @@ struct maj_params {
 /* Pixels a lane loads before it counts them (direct tables): the loads'
  * latency overlapped. */
 #define MAJ_BATCH 8
-
-/* The warp's largest and smallest of an unsigned, in every lane. */
-__device__ __forceinline__ unsigned maj_wmax(unsigned v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    return __reduce_max_sync(0xFFFFFFFFu, v);
-#else
-    for (int o = 16; o > 0; o >>= 1)
-        v = max(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
-    return v;
-#endif
-}
-
-__device__ __forceinline__ unsigned maj_wmin(unsigned v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    return __reduce_min_sync(0xFFFFFFFFu, v);
-#else
-    for (int o = 16; o > 0; o >>= 1)
-        v = min(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
-    return v;
-#endif
-}
 
 /* Count `key` in a direct table; the count it made. */
 __device__ __forceinline__ unsigned maj_count_direct(unsigned *tab, uint32_t key, unsigned tag)
@@ -174,8 +152,8 @@ template <bool ND, bool DIRECT> __global__ void majority_kernel(maj_params p)
                 }
             }
         }
-        const unsigned top = maj_wmax(best);
-        const uint32_t key = maj_wmin(best == top ? best_key : 0xFFFFFFFFu);
+        const unsigned top = warp_max_u32(best);
+        const uint32_t key = warp_min_u32(best == top ? best_key : 0xFFFFFFFFu);
         if (lane == 0)
             *o = top == 0 ? __int_as_float(0x7fc00000)
                           : winent_code_value(&p.rule, winent_order_code(&p.rule, key));

@@ -69,6 +69,11 @@ winent_status winent_gpu_engine_wait(winent_gpu_engine *e, int slot, winent_err 
     return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
 }
 
+winent_status winent_gpu_engine_wait_sleep(winent_gpu_engine *e, int slot, winent_err *err)
+{
+    return winent_gpu_engine_wait(e, slot, err);
+}
+
 winent_status winent_gpu_engine_compute(winent_gpu_engine *e, const winent_chunk *c, float *out,
                                         size_t out_stride, winent_err *err)
 {

@@ -37,40 +37,8 @@
 
 #include <stdint.h>
 
+#include "cuda_warp_reduce.cuh"
 #include "engine_cuda_geom.cuh"
-
-#define WARP_FULL 0xFFFFFFFFu
-
-/* ---- Warp sums ------------------------------------------------------------- */
-
-/* Sum of an int64 over the warp, in every lane. The split into 24 low bits
- * and the rest is exact while the sum of |v| over the warp stays below 2^54:
- * a lane adds at most 2040 changes T[c + 1] - T[c] < 2^37 (8 columns of a
- * 255-row window's first fill), 32 lanes 2^53. */
-__device__ __forceinline__ long long warp_sum_ll(long long v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    unsigned lo = __reduce_add_sync(WARP_FULL, (unsigned)(v & 0xFFFFFF));
-    int hi = __reduce_add_sync(WARP_FULL, (int)(v >> 24));
-    return (long long)hi * 16777216ll + (long long)lo;
-#else
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_xor_sync(WARP_FULL, v, o);
-    return v;
-#endif
-}
-
-/* Sum of an int or unsigned over the warp, in every lane. */
-template <typename T> __device__ __forceinline__ T warp_sum(T v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    return __reduce_add_sync(WARP_FULL, v);
-#else
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_xor_sync(WARP_FULL, v, o);
-    return v;
-#endif
-}
 
 /* ---- Warp histograms: count(v) += d (d = +1 or -1), returning the count
  * before. Any lanes at once, any codes. ------------------------------------ */

@@ -30,6 +30,7 @@
 
 #include <stdint.h>
 
+#include "cuda_warp_reduce.cuh"
 #include "glcm_slide.h"
 
 /* Columns of a warp's segment. */
@@ -42,56 +43,6 @@
 #define GLCM_NEED_MOM 4
 /* ... and the sums of squared counts (the angular second moment, energy). */
 #define GLCM_NEED_Q 8
-
-/* The warp's sum of a 64-bit integer, exact, in every lane. */
-__device__ __forceinline__ int64_t glcm_wsum(int64_t v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    /* Three 24-bit pieces, each summed by one reduction without overflow
-     * (32 lanes: below 2^29; the top piece is signed). */
-    const unsigned a = (unsigned)((uint64_t)v & 0xFFFFFFu);
-    const unsigned b = (unsigned)(((uint64_t)v >> 24) & 0xFFFFFFu);
-    const int c = (int)(v >> 48);
-    const uint64_t sa = __reduce_add_sync(0xFFFFFFFFu, a);
-    const uint64_t sb = __reduce_add_sync(0xFFFFFFFFu, b);
-    const int64_t sc = __reduce_add_sync(0xFFFFFFFFu, c);
-    return (int64_t)(sa + (sb << 24) + ((uint64_t)sc << 48));
-#else
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
-    return v;
-#endif
-}
-
-/* The warp's sum of a 64-bit integer of magnitude below 2^50 in every
- * lane, exact, in every lane: two 32-bit reductions. The shares of the
- * table sums (tsum, mi, mj) are: a lane makes at most kx ky / 32 + 1 <
- * 2^11 updates a step, each below T[c + 1] - T[c] < 2^32 (log2(2 kx ky + 1)
- * + 1 / ln 2) < 2^37 (base 2, the largest table; kx, ky <= 255). */
-__device__ __forceinline__ int64_t glcm_wsum50(int64_t v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned a = (unsigned)((uint64_t)v & 0xFFFFFFu);
-    const int b = (int)(v >> 24);
-    const uint64_t sa = __reduce_add_sync(0xFFFFFFFFu, a);
-    const int64_t sb = __reduce_add_sync(0xFFFFFFFFu, b);
-    return (int64_t)(sa + ((uint64_t)sb << 24));
-#else
-    return glcm_wsum(v);
-#endif
-}
-
-/* The warp's sum of a small integer (|sum| < 2^31), in every lane. */
-__device__ __forceinline__ int glcm_wsum32(int v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    return __reduce_add_sync(0xFFFFFFFFu, v);
-#else
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
-    return v;
-#endif
-}
 
 /* The share T[c + 1] - T[c] of a count c (du), or 0 for c = -1: with WIDE
  * counts a pair may leave before a pair of the same cell enters within a
@@ -214,33 +165,36 @@ __device__ __forceinline__ void glcm_warp_step(const winent_glcm_geom &g, uint32
     }
 }
 
-/* The lanes' shares of a step, summed into the window's sums `a`. */
+/* The lanes' shares of a step, summed into the window's sums `a`. The
+ * table sums (tsum, mi, mj) take warp_sum_ll: a lane makes fewer than 2^11
+ * updates a step, each below T[c + 1] - T[c] < 2^37 (base 2, the largest
+ * table; kx, ky <= 255), so the warp's shares stay below 2^53. */
 template <int NEED>
 __device__ __forceinline__ void glcm_warp_add(winent_glcm_acc &a, const winent_glcm_acc &d)
 {
-    a.n += glcm_wsum32((int)d.n);
+    a.n += warp_sum<int>((int)d.n);
     if (NEED & GLCM_NEED_HIST) {
-        a.tsum += glcm_wsum50(d.tsum);
-        a.diag += glcm_wsum32((int)d.diag);
+        a.tsum += warp_sum_ll(d.tsum);
+        a.diag += warp_sum<int>((int)d.diag);
     }
     if ((NEED & GLCM_NEED_HIST) && (NEED & GLCM_NEED_Q)) {
-        a.q += glcm_wsum(d.q);
-        a.qdiag += glcm_wsum(d.qdiag);
+        a.q += warp_sum_i64(d.q);
+        a.qdiag += warp_sum_i64(d.qdiag);
     }
     if (NEED & GLCM_NEED_MARG) {
-        a.mi += glcm_wsum50(d.mi);
-        a.mj += glcm_wsum50(d.mj);
+        a.mi += warp_sum_ll(d.mi);
+        a.mj += warp_sum_ll(d.mj);
     }
     if (NEED & GLCM_NEED_MOM) {
-        a.si += glcm_wsum(d.si);
-        a.sj += glcm_wsum(d.sj);
-        a.sii += glcm_wsum(d.sii);
-        a.sjj += glcm_wsum(d.sjj);
-        a.sij += glcm_wsum(d.sij);
-        a.sad += glcm_wsum(d.sad);
-        a.sh += glcm_wsum(d.sh);
-        a.s3 += glcm_wsum(d.s3);
-        a.s4 += glcm_wsum(d.s4);
+        a.si += warp_sum_i64(d.si);
+        a.sj += warp_sum_i64(d.sj);
+        a.sii += warp_sum_i64(d.sii);
+        a.sjj += warp_sum_i64(d.sjj);
+        a.sij += warp_sum_i64(d.sij);
+        a.sad += warp_sum_i64(d.sad);
+        a.sh += warp_sum_i64(d.sh);
+        a.s3 += warp_sum_i64(d.s3);
+        a.s4 += warp_sum_i64(d.s4);
     }
 }
 

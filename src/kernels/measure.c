@@ -399,6 +399,20 @@ double winent_measure_bottom(const winent_compute_opts *o)
     }
 }
 
+winent_overview_rule winent_measure_overview_rule(winent_measure m)
+{
+    /* The majority's values are classes (input values or bins' centres):
+     * the one measure whose map is categorical. A richness is a count,
+     * and the others are real quantities: their means are values between
+     * neighbours', as a mean of heights is a height. */
+    return m == WINENT_MEASURE_MAJORITY ? WINENT_OVERVIEW_MODE : WINENT_OVERVIEW_MEAN;
+}
+
+const char *winent_overview_rule_gdal(winent_overview_rule r)
+{
+    return r == WINENT_OVERVIEW_MODE ? "MODE" : "AVERAGE";
+}
+
 int winent_measure_has_unit(winent_measure m)
 {
     return m == WINENT_MEASURE_ENTROPY || m == WINENT_MEASURE_RENYI ||

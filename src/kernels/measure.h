@@ -54,6 +54,24 @@ double winent_measure_bottom(const winent_compute_opts *o);
 winent_status winent_majority_check(const winent_compute_opts *o, winent_words w,
                                     winent_err *err);
 
+/* How a reduced-resolution view of a measure's map (a COG's overviews,
+ * the --preview image) is made from the pixels below it: the mean of
+ * the valid values for a quantity, where a mean of neighbours is itself
+ * a value the measure could take in between; the mode (the most frequent
+ * valid value, ties to the smallest) for a class map, the majority, where
+ * a mean would invent classes that exist nowhere in the map
+ * (docs/SPEC.md, "Overviews"). */
+typedef enum winent_overview_rule {
+    WINENT_OVERVIEW_MEAN = 0,
+    WINENT_OVERVIEW_MODE = 1
+} winent_overview_rule;
+
+winent_overview_rule winent_measure_overview_rule(winent_measure m);
+
+/* The rule as GDAL names a resampling method (the RESAMPLING item of an
+ * overview, gdaladdo -r): "AVERAGE", "MODE". */
+const char *winent_overview_rule_gdal(winent_overview_rule r);
+
 /* The majority map's largest magnitude: the dtype's for distinct values,
  * the range's for bins. */
 double winent_majority_top(const winent_compute_opts *o);

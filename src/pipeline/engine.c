@@ -1,55 +1,41 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The public engine facade: one chunk through the CPU, GPU or reference
- * engine (winent.h, "Engines"). A GPU engine stages a call's rows through
- * pinned buffers of its own, a few sub-chunks in flight, so that a caller
- * holding an engine across calls (a dask worker's block after block) pays
- * neither the pinning nor the device allocations again, and the copies of
- * one sub-chunk overlap the kernels of the others. */
+ * engine (winent.h, "Engines"), synchronously (winent_engine_compute) or
+ * several in flight (winent_engine_submit/wait). A GPU engine stages its
+ * blocks' rows through pinned buffers of its own (engine_stage.c), a few
+ * bands in flight, so that a caller holding an engine across calls (a dask
+ * worker's threads, block after block) pays neither the pinning nor the
+ * device allocations again, and the copies of one band overlap the
+ * kernels of the others, across blocks too. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/engine_cpu.h"
-#include "kernels/engine_cuda.h"
+#include "engine_facade.h"
 #include "kernels/engine_reference.h"
-#include "winent.h"
+#include "kernels/range_count.h"
+#include "pipeline_internal.h"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-/* Sub-chunks in flight on the GPU (one stream each): one copied in, one
- * computed, one copied out. */
-#define STAGE_SLOTS 3
-/* Output pixels per sub-chunk: large, since the GPU's kernels lose much
- * of their speed on short, narrow chunks (too few tiles to fill the
- * GPU: on an H200 at 31 x 31 over 4126-wide blocks, bands of 0.25M,
- * 1M, 2M and 4M pixels gave 0.43, 1.38, 2.00 and 2.19 Gpixel/s), yet a
- * few per call so that copies overlap kernels: the pipeline's chunk size.
- * Whole tiles of the kernels (STAGE_TILE rows). WINENT_STAGE_PIXELS
- * overrides it, for measurements (at engine creation). */
+/* Bands in flight on the GPU (a slot each: one stream, pinned staging):
+ * one being copied in, one computed, one copied out, and room for the
+ * copies of a few more callers while the GPU has work queued. On one H200
+ * (4096 x 4096 u16 blocks, 31 x 31, 16 cores), one worker's 2, 3 and 4
+ * threads ran 4.03, 3.76 and 3.34 Gpixel/s with 4 slots, 3.47, 4.16 and
+ * 4.36 with 6: four threads waited for slots. WINENT_STAGE_SLOTS
+ * overrides it (2 to 16), for measurements. */
+#define STAGE_SLOTS 6
+/* Output pixels per band: large, since the GPU's kernels lose much of
+ * their speed on short, narrow chunks (too few tiles to fill the GPU: on
+ * an H200 at 31 x 31 over 4126-wide blocks, bands of 0.25M, 1M, 2M and 4M
+ * pixels gave 0.43, 1.38, 2.00 and 2.19 Gpixel/s), yet a few per block so
+ * that copies overlap kernels: the pipeline's chunk size. Whole tiles of
+ * the kernels (STAGE_TILE rows). WINENT_STAGE_PIXELS overrides it, for
+ * measurements (at engine creation). */
 #define STAGE_PIXELS ((int64_t)4 << 20)
 #define STAGE_TILE 32
-
-/* One slot's pinned staging: the input rows of its sub-chunk, packed,
- * and its output rows, packed; rows [y0, y1) in flight, none when equal. */
-typedef struct stage_slot {
-    void *in;
-    float *out;
-    int y0, y1;
-} stage_slot;
-
-struct winent_engine {
-    winent_engine_kind kind;
-    winent_plan *plan;           /* owned */
-    winent_cpu_engine *cpu;      /* owned, CPU kind */
-    winent_gpu_engine *gpu;      /* owned, GPU kind */
-    int threads;                 /* GPU kind: threads copying to and from the staging */
-    int max_width;
-    int stage_rows;              /* GPU kind: output rows per sub-chunk */
-    stage_slot stage[STAGE_SLOTS]; /* GPU kind, owned */
-    winent_err err;              /* last failure */
-    winent_error pub;            /* its public form (winent_engine_error) */
-};
 
 static int default_threads(void)
 {
@@ -60,13 +46,21 @@ static int default_threads(void)
 #endif
 }
 
-/* The GPU kind's CUDA engine and pinned staging: sub-chunks of about
+static int stage_slots(void)
+{
+    const char *knob = getenv("WINENT_STAGE_SLOTS");
+    const int n = knob ? atoi(knob) : 0;
+    return n >= 2 && n <= 16 ? n : STAGE_SLOTS;
+}
+
+/* The GPU kind's CUDA engine and pinned staging: bands of about
  * STAGE_PIXELS output pixels (at most what a call can ask for). */
 static winent_status gpu_create(winent_engine *e, int device, int max_width, int max_in_rows)
 {
     const int ry = e->plan->ry;
+    e->nslots = stage_slots();
     if (max_width < 1 || max_in_rows < 1) /* the CUDA engine says why */
-        return winent_gpu_engine_create(e->plan, device, max_width, max_in_rows, STAGE_SLOTS,
+        return winent_gpu_engine_create(e->plan, device, max_width, max_in_rows, e->nslots,
                                         &e->gpu, &e->err);
     int64_t px = STAGE_PIXELS;
     const char *knob = getenv("WINENT_STAGE_PIXELS");
@@ -80,11 +74,14 @@ static winent_status gpu_create(winent_engine *e, int device, int max_width, int
     e->stage_rows = rows < 1 ? 1 : (int)rows;
     const int64_t in_rows64 = (int64_t)e->stage_rows + 2 * (int64_t)ry;
     const int in_rows = in_rows64 < max_in_rows ? (int)in_rows64 : max_in_rows;
-    WINENT_TRY(winent_gpu_engine_create(e->plan, device, max_width, in_rows, STAGE_SLOTS, &e->gpu,
+    WINENT_TRY(winent_gpu_engine_create(e->plan, device, max_width, in_rows, e->nslots, &e->gpu,
                                         &e->err));
+    e->stage = calloc((size_t)e->nslots, sizeof *e->stage);
+    if (e->stage == NULL)
+        return WINENT_ERR(&e->err, WINENT_ERR_INTERNAL, "out of memory");
     const size_t in_bytes = (size_t)in_rows * (size_t)max_width * winent_dtype_size(e->plan->opts.dtype);
     const size_t out_bytes = (size_t)e->stage_rows * (size_t)max_width * sizeof(float);
-    for (int i = 0; i < STAGE_SLOTS; i++) {
+    for (int i = 0; i < e->nslots; i++) {
         e->stage[i].in = winent_cuda_host_alloc(in_bytes);
         e->stage[i].out = winent_cuda_host_alloc(out_bytes);
         if (e->stage[i].in == NULL || e->stage[i].out == NULL)
@@ -111,15 +108,20 @@ winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_k
         return winent_err_export(&oom, WINENT_ERR(&oom, WINENT_ERR_INTERNAL, "out of memory"), err);
     }
     winent_err_clear(&e->err);
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->changed, NULL);
+    pthread_mutex_init(&e->run, NULL);
     e->kind = kind;
     e->max_width = max_width;
-    e->threads = threads > 0 ? threads : default_threads();
+    e->cores = default_threads();
+    e->threads = threads > 0 ? threads : e->cores;
     /* Every check of winent_compute_opts_validate (the plan's leaves out
      * nodata, which a job checks against the file's type at its run): a
      * nodata no sample can equal is refused here as a job refuses it. */
     WINENT_TRY_GOTO(st, winent_compute_check(o, WINENT_CHECK_DTYPE | WINENT_CHECK_NODATA,
                                              WINENT_WORDS_CLI, &e->err));
     WINENT_TRY_GOTO(st, winent_plan_create(o, &e->plan, &e->err));
+    e->class_limit = winent_class_limit(e->plan, WINENT_OT_FLOAT32);
     if (kind == WINENT_ENGINE_CPU)
         WINENT_TRY_GOTO(st, winent_cpu_engine_create(e->plan, max_width, max_in_rows, e->threads,
                                                      &e->cpu, &e->err));
@@ -133,85 +135,155 @@ fail:
     return st;
 }
 
-/* Copy `n` rows of `row` bytes, `from_step` and `to_step` apart, on the
- * engine's threads (a memcpy of a few MB runs several times faster over
- * the cores, and the output's first touch of its pages is spread too). */
-static void copy_rows(const winent_engine *e, void *to, size_t to_step, const void *from,
-                      size_t from_step, int n, size_t row)
+/* A majority of integer classes (winent_class_limit): the input rows the
+ * windows read, [y0, y0 + h), hold no class the float32 rows cannot. */
+static winent_status check_classes(const winent_engine *e, const winent_chunk *c, int y0, int h,
+                                   winent_err *err)
 {
-    const int big = (size_t)n * row >= ((size_t)1 << 20);
-#pragma omp parallel for schedule(static) num_threads(e->threads) if (big)
-    for (int y = 0; y < n; y++)
-        memcpy((char *)to + (size_t)y * to_step, (const char *)from + (size_t)y * from_step, row);
-}
-
-/* Wait for slot `k`'s sub-chunk and copy its output rows to `out` (rows of
- * chunk `c`). */
-static winent_status stage_drain(winent_engine *e, int k, const winent_chunk *c, float *out,
-                                 size_t out_stride)
-{
-    stage_slot *s = &e->stage[k];
-    if (s->y0 == s->y1)
+    if (e->class_limit == 0.0)
         return WINENT_OK;
-    const int y0 = s->y0, n = s->y1 - s->y0;
-    s->y0 = s->y1 = 0;
-    WINENT_TRY(winent_gpu_engine_wait(e->gpu, k, &e->err));
-    const size_t row = (size_t)c->width * sizeof(float);
-    copy_rows(e, out + (size_t)(y0 - c->y0) * out_stride, out_stride * sizeof(float), s->out, row,
-              n, row);
+    winent_clamp_counts n;
+    winent_clamp_init(&n);
+    const char *row = (const char *)c->rows + (size_t)(y0 - c->in_y0) * c->row_bytes;
+    for (int y = 0; y < h; y++, row += c->row_bytes)
+        winent_range_count(e->plan, row, (size_t)c->width, &n);
+    double v;
+    return winent_class_outside(&n, e->class_limit, &v)
+               ? winent_job_refuse_classes(v, e->class_limit, WINENT_WORDS_CLI, err)
+               : WINENT_OK;
+}
+
+/* The arguments' checks of a block call (`func` names it in the message);
+ * the reason in `err`. */
+static winent_status check_block(const winent_engine *e, const char *func, const winent_chunk *c,
+                                 const float *out, winent_err *err)
+{
+    int need_y0, need_h;
+    winent_chunk_input_rows(c->y0, c->y1, e->plan->ry, c->height, &need_y0, &need_h);
+    if (c->y0 < c->y1 && (c->rows == NULL || out == NULL))
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "%s: %s is NULL", func,
+                          c->rows == NULL ? "rows" : "out");
+    if (c->y0 < 0 || c->y1 > c->height || c->y0 > c->y1 || need_y0 < c->in_y0 ||
+        need_y0 + need_h > c->in_y0 + c->in_h)
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "rows [%d, %d) need input rows [%d, %d), got [%d, %d)", c->y0, c->y1,
+                          need_y0, need_y0 + need_h, c->in_y0, c->in_y0 + c->in_h);
+    if (e->kind == WINENT_ENGINE_GPU && c->width > e->max_width)
+        return WINENT_ERR(err, WINENT_ERR_USAGE, "%s: %d columns, the engine takes %d", func,
+                          c->width, e->max_width);
+    return c->y0 < c->y1 ? check_classes(e, c, need_y0, need_h, err) : WINENT_OK;
+}
+
+/* The CPU and reference kinds: the block computed now, one at a time. */
+static void compute_now(winent_engine *e, eng_block *b)
+{
+    pthread_mutex_lock(&e->run);
+    b->st = e->kind == WINENT_ENGINE_CPU
+                ? winent_cpu_engine_compute(e->cpu, &b->c, b->out, b->out_stride, &b->err)
+                : winent_reference_compute(e->plan, &b->c, b->out, b->out_stride, &b->err);
+    pthread_mutex_unlock(&e->run);
+}
+
+/* Submit (winent_engine_submit's work, `func` naming the call for its
+ * messages): the block checked, queued (the CPU kinds: computed) and its
+ * GPU bands started where slots are free. */
+static winent_status submit(winent_engine *e, const char *func, const winent_chunk *c, float *out,
+                            size_t out_stride, uint64_t *ticket, winent_err *err)
+{
+    WINENT_TRY(check_block(e, func, c, out, err));
+    eng_block *b = calloc(1, sizeof *b);
+    if (b == NULL)
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
+    b->c = *c;
+    b->out = out;
+    b->out_stride = out_stride;
+    b->next = c->y0;
+    winent_err_clear(&b->err);
+    if (e->kind == WINENT_ENGINE_GPU)
+        b->band = winent_stage_band(e, c->y1 - c->y0);
+    else if (c->y0 < c->y1) /* an empty block: nothing to read (rows may be NULL) */
+        compute_now(e, b);
+    if (b->st != WINENT_OK)
+        b->next = c->y1;
+    pthread_mutex_lock(&e->lock);
+    b->ticket = ++e->tickets;
+    if (e->last)
+        e->last->later = b;
+    else
+        e->first = b;
+    e->last = b;
+    *ticket = b->ticket;
+    if (e->kind == WINENT_ENGINE_GPU)
+        winent_stage_start(e);
+    pthread_mutex_unlock(&e->lock);
     return WINENT_OK;
 }
 
-/* Copy the input rows of output rows [y0, y1) of chunk `c` to slot `k`'s
- * staging and start them on the GPU. */
-static winent_status stage_submit(winent_engine *e, int k, const winent_chunk *c, int y0, int y1)
+static void unlink_block(winent_engine *e, eng_block *b)
 {
-    stage_slot *s = &e->stage[k];
-    const size_t ss = winent_dtype_size(e->plan->opts.dtype), row = (size_t)c->width * ss;
-    int in_y0, in_h;
-    winent_chunk_input_rows(y0, y1, e->plan->ry, c->height, &in_y0, &in_h);
-    copy_rows(e, s->in, row, (const char *)c->rows + (size_t)(in_y0 - c->in_y0) * c->row_bytes,
-              c->row_bytes, in_h, row);
-    const winent_chunk sub = {s->in, row, c->width, c->height, in_y0, in_h, y0, y1};
-    WINENT_TRY(winent_gpu_engine_submit(e->gpu, k, &sub, s->out, (size_t)c->width, &e->err));
-    s->y0 = y0;
-    s->y1 = y1;
-    return WINENT_OK;
-}
-
-/* The GPU kind's chunk: sub-chunks of stage_rows through the slots in
- * turn; while the GPU computes one, the threads copy the next one's input
- * in and an earlier one's output out. After a failure the slots still in
- * flight are waited for (their results dropped), so the engine stays
- * usable. */
-static winent_status staged_compute(winent_engine *e, const winent_chunk *c, float *out,
-                                    size_t out_stride)
-{
-    winent_status st = WINENT_OK;
-    int next = c->y0;
-    for (int k = 0;; k = (k + 1) % STAGE_SLOTS) {
-        WINENT_TRY_GOTO(st, stage_drain(e, k, c, out, out_stride));
-        if (next < c->y1) {
-            const int y1 = c->y1 - next > e->stage_rows ? next + e->stage_rows : c->y1;
-            WINENT_TRY_GOTO(st, stage_submit(e, k, c, next, y1));
-            next = y1;
-            continue;
-        }
-        int busy = 0;
-        for (int i = 0; i < STAGE_SLOTS; i++)
-            busy |= e->stage[i].y0 != e->stage[i].y1;
-        if (!busy)
-            return WINENT_OK;
+    eng_block **at = &e->first, *prev = NULL;
+    while (*at != b) {
+        prev = *at;
+        at = &(*at)->later;
     }
-fail:
-    for (int i = 0; i < STAGE_SLOTS; i++)
-        if (e->stage[i].y0 != e->stage[i].y1) {
-            winent_err ignored;
-            winent_err_clear(&ignored);
-            e->stage[i].y0 = e->stage[i].y1 = 0;
-            winent_gpu_engine_wait(e->gpu, i, &ignored);
-        }
+    *at = b->later;
+    if (e->last == b)
+        e->last = prev;
+}
+
+/* Wait (winent_engine_wait's work): block `ticket` (0: the oldest not
+ * claimed) done, its status, the reason in `err`. */
+static winent_status wait_block(winent_engine *e, uint64_t ticket, winent_err *err)
+{
+    pthread_mutex_lock(&e->lock);
+    eng_block *b = e->first;
+    while (b && (ticket ? b->ticket != ticket : b->claimed))
+        b = b->later;
+    if (b == NULL || b->claimed) {
+        pthread_mutex_unlock(&e->lock);
+        if (ticket == 0)
+            return WINENT_ERR(err, WINENT_ERR_USAGE, "winent_engine_wait: no block in flight");
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "winent_engine_wait: no block %llu in flight (waited for already, or "
+                          "never submitted)",
+                          (unsigned long long)ticket);
+    }
+    b->claimed = 1;
+    if (e->kind == WINENT_ENGINE_GPU)
+        winent_stage_finish(e, b);
+    unlink_block(e, b);
+    pthread_mutex_unlock(&e->lock);
+    const winent_status st = b->st;
+    if (st != WINENT_OK)
+        winent_err_merge(err, &b->err);
+    free(b);
     return st;
+}
+
+winent_status winent_engine_submit(winent_engine *e, const void *rows, size_t row_bytes, int width,
+                                   int height, int in_y0, int in_h, int y0, int y1, float *out,
+                                   size_t out_stride, uint64_t *ticket, winent_error *error)
+{
+    winent_err err;
+    winent_err_clear(&err);
+    if (e == NULL)
+        return winent_err_null(error, "winent_engine_submit", "e");
+    if (ticket == NULL)
+        return winent_err_null(error, "winent_engine_submit", "ticket");
+    *ticket = 0;
+    const winent_chunk c = {rows, row_bytes, width, height, in_y0, in_h, y0, y1};
+    const winent_status st = submit(e, "winent_engine_submit", &c, out, out_stride, ticket, &err);
+    return winent_err_export(&err, st, error);
+}
+
+winent_status winent_engine_wait(winent_engine *e, uint64_t ticket, winent_error *error)
+{
+    winent_err err;
+    winent_err_clear(&err);
+    if (e == NULL)
+        return winent_err_null(error, "winent_engine_wait", "e");
+    const winent_status st = wait_block(e, ticket, &err);
+    return winent_err_export(&err, st, error);
 }
 
 winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t row_bytes, int width,
@@ -220,29 +292,18 @@ winent_status winent_engine_compute(winent_engine *e, const void *rows, size_t r
 {
     if (e == NULL)
         return WINENT_ERR_USAGE; /* no engine to hold the message */
+    winent_err err;
+    winent_err_clear(&err);
     const winent_chunk c = {rows, row_bytes, width, height, in_y0, in_h, y0, y1};
-    int need_y0, need_h;
-    winent_chunk_input_rows(y0, y1, e->plan->ry, height, &need_y0, &need_h);
-    winent_status st;
-    winent_err_clear(&e->err);
-    if (y0 < y1 && (rows == NULL || out == NULL))
-        st = WINENT_ERR(&e->err, WINENT_ERR_USAGE, "winent_engine_compute: %s is NULL",
-                        rows == NULL ? "rows" : "out");
-    else if (y0 < 0 || y1 > height || y0 > y1 || need_y0 < in_y0 || need_y0 + need_h > in_y0 + in_h)
-        st = WINENT_ERR(&e->err, WINENT_ERR_USAGE,
-                        "rows [%d, %d) need input rows [%d, %d), got [%d, %d)", y0, y1, need_y0,
-                        need_y0 + need_h, in_y0, in_y0 + in_h);
-    else if (e->kind == WINENT_ENGINE_CPU)
-        st = winent_cpu_engine_compute(e->cpu, &c, out, out_stride, &e->err);
-    else if (e->kind == WINENT_ENGINE_GPU)
-        st = width > e->max_width
-                 ? WINENT_ERR(&e->err, WINENT_ERR_USAGE,
-                              "winent_engine_compute: %d columns, the engine takes %d", width,
-                              e->max_width)
-                 : staged_compute(e, &c, out, out_stride);
-    else
-        st = winent_reference_compute(e->plan, &c, out, out_stride, &e->err);
-    return winent_err_export(&e->err, st, &e->pub);
+    uint64_t ticket = 0;
+    winent_status st = submit(e, "winent_engine_compute", &c, out, out_stride, &ticket, &err);
+    if (st == WINENT_OK)
+        st = wait_block(e, ticket, &err);
+    pthread_mutex_lock(&e->lock);
+    e->err = err;
+    st = winent_err_export(&e->err, st, &e->pub);
+    pthread_mutex_unlock(&e->lock);
+    return st;
 }
 
 const winent_error *winent_engine_error(const winent_engine *e)
@@ -255,12 +316,23 @@ void winent_engine_free(winent_engine *e)
 {
     if (e == NULL)
         return;
+    if (e->gpu != NULL)
+        winent_stage_quiesce(e);
+    while (e->first != NULL) { /* blocks never waited for: dropped */
+        eng_block *b = e->first;
+        e->first = b->later;
+        free(b);
+    }
     winent_cpu_engine_free(e->cpu);
     winent_gpu_engine_free(e->gpu);
-    for (int i = 0; i < STAGE_SLOTS; i++) {
+    for (int i = 0; e->stage != NULL && i < e->nslots; i++) {
         winent_cuda_host_free(e->stage[i].in);
         winent_cuda_host_free(e->stage[i].out);
     }
+    free(e->stage);
     winent_plan_free(e->plan);
+    pthread_mutex_destroy(&e->lock);
+    pthread_cond_destroy(&e->changed);
+    pthread_mutex_destroy(&e->run);
     free(e);
 }

@@ -440,6 +440,24 @@ winent_status winent_device_list_parse(const char *d, winent_device_list *l, win
  * bins unless --bins says). */
 int winent_job_range_auto(const winent_job_opts *o, winent_dtype t);
 
+/* The refusal of a majority whose input holds `value`, a class past the
+ * float output's exact integers (winent_class_limit): its map would round
+ * classes together. Every door says it in its words. */
+winent_status winent_job_refuse_classes(double value, double limit, winent_words w,
+                                       winent_err *err);
+
+/* --decode --ot: each map of a .zst (its header's measure and source type)
+ * against output type `t`, as a job checks its maps. */
+struct winent_zst_map;
+winent_status winent_job_check_decode_types(const struct winent_zst_map *z, winent_out_type t,
+                                           winent_words w, winent_err *err);
+
+/* The refusal of a float16 output for a majority whose classes, of
+ * `source` samples, can pass float16's exact integers, where the samples
+ * are not read (a decode). */
+winent_status winent_job_refuse_class_type(winent_dtype source, winent_words w,
+                                          winent_err *err);
+
 /* A majority of integer values in integer samples (--ot uint8/uint16):
  * refused where the output's top (`output_top`: the largest value of any
  * of its maps, which sets the codes' one scale) passes the type's largest

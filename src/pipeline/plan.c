@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "kernels/range_count.h"
 #include "plan.h"
 #include "tiles/georef.h"
 
@@ -223,8 +224,13 @@ static void plan_preview(const winent_job_opts *o, const job_source_info *src,
     v->unit = units[co->base];
     if (co->measure != WINENT_MEASURE_ENTROPY && co->measure != WINENT_MEASURE_RENYI) {
         v->vmax = winent_compute_top(co); /* simpson, evenness: 0..1; richness: a count */
+        v->value_lo = winent_measure_bottom(co); /* a correlation's -1, signed classes */
         v->unit = "";
     }
+    /* A class map's preview samples its classes (preview.h): the rule of
+     * its overviews, the mode, needs a block's whole histogram, which a
+     * streamed preview of any block size has no bounded room for. */
+    v->categorical = winent_measure_overview_rule(co->measure) == WINENT_OVERVIEW_MODE;
     v->range_given = o->preview_range;
     v->lo = o->preview_lo;
     v->hi = o->preview_hi;
@@ -241,9 +247,13 @@ static void plan_preview(const winent_job_opts *o, const job_source_info *src,
     else
         winent_measure_text(co, what, sizeof what);
     snprintf(pl->preview_text, sizeof pl->preview_text,
-             "%s (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
-             "pixel the mean of the valid map pixels of its block (at most %.6g %s), "
-             "transparent where no pixel is valid",
+             v->categorical
+                 ? "%s (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
+                   "pixel the class of its block's centre pixel (classes: a mean of two is "
+                   "none; at most %.6g %s), transparent where that pixel has none"
+                 : "%s (base %s), %s window, of %s: the %dx%d map at %dx%d, each "
+                   "pixel the mean of the valid map pixels of its block (at most %.6g %s), "
+                   "transparent where no pixel is valid",
              what, bases[co->base], win, input_name(o, pl), pl->width, pl->height, pw, ph, v->vmax,
              v->unit);
     v->description = pl->preview_text;
@@ -482,6 +492,20 @@ static void plan_chunks(const job_source_info *src, const job_sink_info *snk, jo
 
 /* ---- The whole plan -------------------------------------------------------- */
 
+/* job_plan.class_limit: the largest of the maps' (winent_class_limit),
+ * where the job computes. */
+static double class_limit(winent_out_type t, const job_plan *pl)
+{
+    double lim = 0.0;
+    if (pl->decoding || !(pl->stage == WINENT_STAGE_JOB || pl->stage == WINENT_STAGE_COMPUTE))
+        return 0.0;
+    for (int m = 0; m < pl->nmaps; m++) {
+        const double l = winent_class_limit(pl->maps[m].plan, t);
+        lim = l > lim ? l : lim;
+    }
+    return lim;
+}
+
 winent_status winent_job_plan(const winent_job_opts *o, const job_host *h,
                               const job_source_info *src, const job_sink_info *snk, job_plan *pl,
                               winent_err *err)
@@ -512,6 +536,8 @@ winent_status winent_job_plan(const winent_job_opts *o, const job_host *h,
      * about 1 Mpixel of rows. */
     pl->count_clamps = pl->first_plan->rule.quantize && !pl->decoding &&
                        (pl->stage == WINENT_STAGE_JOB || pl->stage == WINENT_STAGE_COMPUTE);
+    pl->class_limit = class_limit(o->out_type, pl);
+    pl->words = o->words == WINENT_WORDS_PYTHON ? WINENT_WORDS_PYTHON : WINENT_WORDS_CLI;
     pl->range_auto = src->range_auto;
     pl->count_rows = (int)((1 << 20) / (pl->width > 0 ? pl->width : 1));
     if (pl->count_rows < 1)

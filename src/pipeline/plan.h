@@ -101,6 +101,13 @@ typedef struct job_plan {
     size_t plane_bytes;          /* one band's input rows in a chunk */
     size_t map_plane;            /* floats of one map's output rows in a chunk */
     int count_clamps;            /* count the samples clamped into the end bins */
+    /* A majority of integer classes in a float output that holds every
+     * integer only up to this magnitude (float16 2^11, float32 2^24) where
+     * the input's type reaches past it: the counts check every sample
+     * against it, and a class past it fails the job (its map would round
+     * classes together). 0: no check. */
+    double class_limit;
+    winent_words words;          /* the options' words, for what the run says */
     int range_auto;              /* ... of a range taken from the data (--range auto) */
     int count_rows;              /* rows per counting piece */
     int want_preview;            /* --preview in a whole job */
@@ -234,5 +241,12 @@ uint64_t winent_plan_chunk_bytes(const job_plan *pl, uint64_t rows);
  * quarter, and the fixed terms), and whether a budget holds the terms. */
 uint64_t winent_plan_chunk_room(uint64_t budget, uint64_t held, uint64_t fixed);
 int winent_plan_budget_fits(const job_mem_terms *t, uint64_t budget);
+
+/* Whether the pool counts the input's samples (the clamps, or the
+ * classes' check). */
+static inline int winent_plan_counts(const job_plan *pl)
+{
+    return pl->count_clamps || pl->class_limit > 0.0;
+}
 
 #endif

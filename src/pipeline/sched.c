@@ -279,7 +279,7 @@ void winent_sched_computed_locked(job_ring *r, const job_plan *pl, chunk *c, eng
 
 void winent_sched_post_counts_locked(job_ring *r, const job_plan *pl, chunk *c, int from)
 {
-    if (!pl->count_clamps || c->counts.n > 0 || from >= c->y1)
+    if (!winent_plan_counts(pl) || c->counts.n > 0 || from >= c->y1)
         return;
     c->counts.y0 = from;
     c->counts.n = (c->y1 - from + pl->count_rows - 1) / pl->count_rows;

@@ -127,6 +127,10 @@ winent_status winent_setup_output(pipeline *p, const winent_job_opts *o, job_set
     const winent_stage stage = p->plan.stage;
     job_sink_info *k = &s->snk;
     winent_sink_opts so;
+    if (p->map_in) /* --decode: the file's maps against --ot, as a job's */
+        WINENT_TRY(winent_job_check_decode_types(
+            winent_zst_reader_map(p->map_in), o->out_type,
+            o->words == WINENT_WORDS_PYTHON ? WINENT_WORDS_PYTHON : WINENT_WORDS_CLI, err));
     WINENT_TRY(sink_maps(p, s, err));
     sink_opts(p, o, s, &so);
     k->format = winent_sink_format_of(&so);

@@ -101,7 +101,7 @@ static task next_task(pipeline *p)
         /* The CPU's bands count their own rows while they are in cache,
          * unless the pool counts this chunk already (it came back from a
          * GPU that failed). */
-        t.count = p->plan.count_clamps && band->counts.n == 0;
+        t.count = winent_plan_counts(&p->plan) && band->counts.n == 0;
         if (p->meter.first_band_s == 0.0) {
             p->meter.first_band_s = winent_now();
             p->meter.first_band_rows = band->bands.rows;
@@ -238,6 +238,18 @@ static void *worker_start(void *ctx, int w)
     return ws;
 }
 
+/* A majority of integer classes in a float output (job_plan.class_limit):
+ * every sample counted must be a class the output holds exactly. */
+static winent_status check_classes(const job_plan *pl, const winent_clamp_counts *counted,
+                                   winent_err *err)
+{
+    double v;
+    for (int b = 0; pl->class_limit > 0.0 && b < pl->nbands; b++)
+        if (winent_class_outside(&counted[b], pl->class_limit, &v))
+            return winent_job_refuse_classes(v, pl->class_limit, pl->words, err);
+    return WINENT_OK;
+}
+
 static int worker_next(void *ctx, void *wsv, int *retry_ms)
 {
     job_worker *ws = wsv;
@@ -265,6 +277,8 @@ static int worker_run(void *ctx, void *wsv)
     case TASK_FILL: p->in.fill(&p->in, t->c, t->index); break;
     default: st = run_band(&p->plan, ws->index, t, ws->counted, &ws->err); break;
     }
+    if (st == WINENT_OK && (t->kind == TASK_COUNT || (t->kind == TASK_BAND && t->count)))
+        st = check_classes(&p->plan, ws->counted, &ws->err);
     winent_trace_mark(p->trace, LANE_WORKER(ws->index), task_event(p, t, 1), tseq);
     double dt = winent_now() - t0;
     if (t->kind == TASK_BAND && st == WINENT_OK && !p->plan.taps_after) {

@@ -19,6 +19,7 @@
 #include "base/werr.h"
 #include "file_guard.h"
 #include "georef.h"
+#include "kernels/measure.h"
 #include "out_sample.h"
 #include "tempnames.h"
 #include "source.h"
@@ -85,6 +86,11 @@ void winent_sink_out_sample(const winent_sink_opts *o, winent_out_sample *q);
 
 /* Maps in the output `o` describes: nmaps, at least 1. */
 int winent_sink_nmaps(const winent_sink_opts *o);
+
+/* How reduced-resolution views of map `m` of `o` are made (a COG's
+ * overviews): its measure's rule (winent_measure_overview_rule), the mean
+ * when the map's measure is unknown. Pure. */
+winent_overview_rule winent_sink_overview_rule(const winent_sink_opts *o, int m);
 
 /* Pixels of the smallest window of the output's maps (a disk's own
  * count): the GeoTIFF sinks' predictor depends on it. Pure. */

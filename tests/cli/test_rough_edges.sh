@@ -82,7 +82,7 @@ done
 
 # The bash completion, made from the library's table of options: each
 # option once, and the values of --tif-layout, --range (auto), --ot,
-# --format (every spelling), --band (all) and --device.
+# --format (every spelling), --band (all), --device and --measure.
 sh "$WINENT_SRC/tools/mkcompletion.sh" "$WINENT_TOOLS/winent-options" "$T/completion"
 if command -v bash >/dev/null 2>&1; then
     complete_words() { # complete_words WORD...: what TAB offers after them
@@ -105,6 +105,11 @@ if command -v bash >/dev/null 2>&1; then
         [ "$(complete_words winent-stream --band '' | tr '\n' ' ')" = "all " ]
     check "completion: --device's words" \
         [ "$(complete_words winent-stream --device '' | tr '\n' ' ')" = "auto cpu gpu " ]
+    check "completion: --measure's names" \
+        [ "$(complete_words winent-stream --measure glcm-c | tr '\n' ' ')" = \
+        "glcm-contrast glcm-correlation glcm-cluster-shade glcm-cluster-prominence glcm-cond-entropy " ]
+    check "completion: --measure majority" \
+        [ "$(complete_words winent-stream --measure maj | tr '\n' ' ')" = "majority " ]
     check "completion: --info's .zst files" grep -qF -- "--info) _winent_stream_files '*.zst'" \
         "$T/completion"
     check "completion: --window a value of the user's own" \

@@ -8,6 +8,9 @@ foreach(group layout values tiled spill memory)
   winent_sh_test(cog_${group} test_cog.sh ${group})
 endforeach()
 set_tests_properties(cog_values PROPERTIES LABELS pipeline)
+# A class map's overviews (--measure majority): the 2x2 mode, per band,
+# against numpy through GDAL; the entropy beside it unchanged.
+winent_sh_test(test_cog_classes test_cog_classes.sh)
 # Integer maps with GDAL's horizontal predictor where it makes them
 # smaller; GDAL reads the same codes back.
 winent_sh_test(test_cog_predictor test_cog_predictor.sh)

@@ -9,6 +9,11 @@
  * of GDAL's COG rule; every tile row emitted once, in order per level;
  * the same whether the tiles' means go through partials or are put in
  * place (winent_cog_pyramid_put), or a mix.
+ * The mode (a class map's rule) against its own oracle: each level built
+ * from the whole level below, 2x2 block by block, the valid values
+ * counted in a sorted list; every value of every level one of the
+ * image's classes; with integer codes whose step merges classes, values
+ * compared as stored.
  * Also the hand-made TIFF directories: GDAL is not needed, the bytes are
  * read back here.
  */
@@ -95,13 +100,104 @@ static uint64_t next(void)
     return rng;
 }
 
+/* The level below `lo` (w x h) halved by the mode: each 2x2 block's
+ * valid values sorted, the longest run the winner, the first (smallest)
+ * among equals. */
+static float *oracle_mode_level(const float *lo, int w, int h, int *W2, int *H2)
+{
+    const int W = (w + 1) / 2, H = (h + 1) / 2;
+    float *up = malloc((size_t)W * H * sizeof(float));
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            float v[4];
+            int n = 0;
+            for (int yy = 2 * y; yy < 2 * y + 2 && yy < h; yy++)
+                for (int xx = 2 * x; xx < 2 * x + 2 && xx < w; xx++)
+                    if (!isnan(lo[(size_t)yy * w + xx]))
+                        v[n++] = lo[(size_t)yy * w + xx];
+            for (int i = 1; i < n; i++) /* insertion sort */
+                for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+                    float t = v[j];
+                    v[j] = v[j - 1];
+                    v[j - 1] = t;
+                }
+            float best = NAN;
+            int run_best = 0;
+            for (int i = 0; i < n;) {
+                int j = i;
+                while (j < n && v[j] == v[i])
+                    j++;
+                if (j - i > run_best) {
+                    run_best = j - i;
+                    best = v[i];
+                }
+                i = j;
+            }
+            up[(size_t)y * W + x] = best;
+        }
+    *W2 = W;
+    *H2 = H;
+    return up;
+}
+
+/* Every level of `c` against the recursive mode of `img` (its values
+ * taken as `q` stores them; NULL: as they are). */
+static void check_mode(const ctx *c, const float *img, int W, int H, const winent_out_sample *q)
+{
+    float *lo = malloc((size_t)W * H * sizeof(float));
+    for (size_t i = 0; i < (size_t)W * H; i++) {
+        lo[i] = img[i];
+        if (q && !isnan(img[i])) {
+            uint8_t b[4];
+            winent_out_encode(q, &img[i], 1, b);
+            winent_out_decode(q, b, 1, &lo[i]);
+        }
+    }
+    /* The map's classes as stored: few (the cases draw at most 12). */
+    float classes[64];
+    int ncl = 0;
+    for (size_t i = 0; i < (size_t)W * H; i++) {
+        int seen = isnan(lo[i]);
+        for (int j = 0; j < ncl && !seen; j++)
+            seen = classes[j] == lo[i];
+        if (!seen && ncl < 64)
+            classes[ncl++] = lo[i];
+    }
+    int w = W, h = H, off = 0, foreign = 0;
+    for (int k = 1; k <= c->g.levels; k++) {
+        int w2, h2;
+        float *up = oracle_mode_level(lo, w, h, &w2, &h2);
+        for (size_t i = 0; i < (size_t)w2 * h2; i++) {
+            float got = c->lv[k].px[i];
+            if (memcmp(&got, &up[i], sizeof got) != 0)
+                off++;
+            int known = isnan(got);
+            for (int j = 0; j < ncl && !known; j++)
+                known = classes[j] == got;
+            foreign += !known;
+        }
+        free(lo);
+        lo = up;
+        w = w2;
+        h = h2;
+    }
+    free(lo);
+    CHECK(off == 0, "%dx%d side %d: %d overview pixels differ from the recursive mode", W, H,
+          c->g.side, off);
+    CHECK(foreign == 0, "%dx%d side %d: %d overview pixels are no class of the map", W, H,
+          c->g.side, foreign);
+}
+
 /* put: 0, every tile through its partial; 1, every tile put in place;
- * 2, each tile one way or the other at random. */
-static void one_case(int W, int H, int side, double holes, int put)
+ * 2, each tile one way or the other at random. `rule`: NULL, the mean
+ * (real values); else its rule, on a class map of `classes` values. */
+static void one_case_rule(int W, int H, int side, double holes, int put,
+                          const winent_cog_rule *rule, int classes)
 {
     float *img = malloc((size_t)W * H * sizeof(float));
     for (size_t i = 0; i < (size_t)W * H; i++)
-        img[i] = (float)(next() % 100000) / 7919.0f;
+        img[i] = rule ? (float)(next() % (uint64_t)classes) * 1.5f - 3.0f
+                      : (float)(next() % 100000) / 7919.0f;
     /* Holes: scattered NaN pixels, and a whole NaN rectangle. */
     for (size_t i = 0; i < (size_t)W * H; i++)
         if ((double)(next() % 1000) < holes * 1000)
@@ -134,7 +230,8 @@ static void one_case(int W, int H, int side, double holes, int put)
     winent_cog_pyramid *p;
     winent_err err;
     winent_err_clear(&err);
-    CHECK(winent_cog_pyramid_create(&c.g, on_emit, on_reuse, &c, &p, &err) == WINENT_OK, "create");
+    CHECK(winent_cog_pyramid_create(&c.g, rule, on_emit, on_reuse, &c, &p, &err) == WINENT_OK,
+          "create");
     size_t pb = winent_cog_partial_bytes(&c.g), sb = winent_cog_sums_bytes(&c.g);
     CHECK(sb < pb && (sb == 0) == (c.g.inner == levels), "%dx%d side %d: %zu bytes of sums", W, H,
           side, sb);
@@ -166,7 +263,7 @@ static void one_case(int W, int H, int side, double holes, int put)
                 continue;
             }
             /* An odd address, as behind a compressed tile. */
-            winent_cog_partial(&c.g, px, (size_t)W, nr, nc, scratch, partial + 1);
+            winent_cog_partial(&c.g, rule, px, (size_t)W, nr, nc, scratch, partial + 1);
             CHECK(winent_cog_pyramid_add(p, ty, tx, partial + 1, 0, &err) == WINENT_OK, "add");
         }
     CHECK(!c.bad_order, "%dx%d side %d: tile rows out of order or misshapen", W, H, side);
@@ -174,9 +271,12 @@ static void one_case(int W, int H, int side, double holes, int put)
           side);
     int worst = 0;
     double worst_rel = 0;
-    for (int k = 1; k <= levels; k++) {
+    for (int k = 1; k <= levels; k++)
         CHECK(c.lv[k].next_row == c.g.down[k], "%dx%d side %d level %d: %u tile rows of %u", W, H,
               side, k, c.lv[k].next_row, c.g.down[k]);
+    if (rule)
+        check_mode(&c, img, W, H, rule->q);
+    for (int k = 1; k <= levels && !rule; k++) {
         int f = 1 << k;
         for (int y = 0; y < c.g.h[k]; y++)
             for (int x = 0; x < c.g.w[k]; x++) {
@@ -211,6 +311,22 @@ static void one_case(int W, int H, int side, double holes, int put)
     free(partial);
     free(scratch);
     free(img);
+}
+
+static void one_case(int W, int H, int side, double holes, int put)
+{
+    one_case_rule(W, H, side, holes, put, NULL, 0);
+}
+
+/* The mode, values as float32, and as uint8 codes whose step (a top of
+ * 1000 over 254 codes) puts several classes 1.5 apart in one code. */
+static void mode_cases(int W, int H, int side, double holes, int put)
+{
+    winent_out_sample u8;
+    winent_out_sample_init(&u8, WINENT_OT_UINT8, 1000.0);
+    const winent_cog_rule plain = {WINENT_OVERVIEW_MODE, NULL}, coded = {WINENT_OVERVIEW_MODE, &u8};
+    one_case_rule(W, H, side, holes, put, &plain, 2 + (int)(next() % 6));
+    one_case_rule(W, H, side, holes, put, &coded, 12);
 }
 
 static uint32_t get32(const uint8_t *p)
@@ -292,12 +408,18 @@ int main(void)
         for (int put = 0; put < 3; put++) {
             one_case(cases[i][0], cases[i][1], cases[i][2], 0.0, put);
             one_case(cases[i][0], cases[i][1], cases[i][2], 0.3, put);
+            mode_cases(cases[i][0], cases[i][1], cases[i][2], 0.3, put);
         }
     for (int i = 0; i < 20; i++) {
         static const int sides[] = {16, 32, 48, 64, 80, 128};
         int side = sides[next() % 6];
         one_case(1 + (int)(next() % 700), 1 + (int)(next() % 700), side,
                  (double)(next() % 90) / 100, i % 3);
+    }
+    for (int i = 0; i < 10; i++) {
+        static const int sides[] = {16, 32, 48, 64, 80};
+        mode_cases(1 + (int)(next() % 400), 1 + (int)(next() % 400), sides[next() % 5],
+                   (double)(next() % 95) / 100, i % 3);
     }
     directories();
     return harness_end();

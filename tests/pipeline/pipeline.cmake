@@ -23,6 +23,16 @@ winent_unit_test(test_api_entropy)
 add_test(NAME test_api_entropy_staged COMMAND test_api_entropy)
 set_tests_properties(test_api_entropy_staged PROPERTIES ENVIRONMENT WINENT_STAGE_MEMORY=1
   LABELS pipeline)
+# The public engine's asynchronous pair (winent_engine_submit/wait) on the
+# reference, CPU and GPU engines: blocks in flight waited for in any order,
+# four threads sharing an engine, against the reference engine's bits; the
+# calls' errors. With a GPU band failing to start (fault injection): that
+# block's wait says why, the next block is right, the engine computes on.
+winent_unit_test(test_engine_async)
+add_test(NAME test_engine_async_gpu_fault COMMAND test_engine_async fault)
+set_tests_properties(test_engine_async PROPERTIES LABELS pipeline)
+set_tests_properties(test_engine_async_gpu_fault PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+  ENVIRONMENT WINENT_FAULT_INJECT=submit:3)
 # winent_job_discard_temporaries: the temporary files of a held run, and no other.
 winent_unit_test(test_api_temporaries)
 winent_sh_test(test_cli_signal test_cli_signal.sh)

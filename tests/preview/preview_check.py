@@ -19,6 +19,14 @@ same job.
                                                of the block means (numpy's
                                                linear), or full:VMAX (0 to
                                                VMAX: a map with no spread)
+    preview_check.py classes PNG MAP.raw W H SIZE
+                                               a class map's (the majority's):
+                                               each pixel the colour of the
+                                               map's value at its block's
+                                               centre, stretched over the 2nd
+                                               and 98th percentiles of those,
+                                               so no colour of a class the
+                                               map does not hold
     preview_check.py size PNG W H SIZE         only the image's size
 Exit 0 when every check holds, else 1 with the failures on stderr.
 """
@@ -242,6 +250,39 @@ def check_image(png, raw, W, H, size, stretch, unit):
                   (what, dlo, dhi, lo, hi, desc))
 
 
+def check_classes(png, raw, W, H, size):
+    w, h, rgba, pw, ph = check_size(png, W, H, size)
+    if failures:
+        return
+    cmap = colormap()
+    m = np.fromfile(raw, dtype="<f4").reshape(H, W).astype(np.float64)
+    # Block edges (first row or column of each block, ceil(j n / p)) and
+    # the centre of each: the upper or left of two middles.
+    ey = -(-np.arange(ph + 1) * H // ph)
+    ex = -(-np.arange(pw + 1) * W // pw)
+    cy = ey[:-1] + (ey[1:] - ey[:-1] - 1) // 2
+    cx = ex[:-1] + (ex[1:] - ex[:-1] - 1) // 2
+    sample = m[np.ix_(cy, cx)]
+    img = rgba[:ph, :pw].astype(np.int32)
+    full = ~np.isnan(sample)
+    check((img[~full][:, 3] == 0).all(), "nodata centres not transparent")
+    check((img[full][:, 3] == 255).all(), "centres with a class not opaque")
+    lo, hi = (float(v) for v in np.percentile(sample[full], [2, 98]))
+    check(hi > lo, "the test map's preview shows one class")
+    entry = lambda v: np.rint(np.clip((v - lo) / (hi - lo), 0, 1) * 255).astype(np.int64)
+    want = entry(np.where(full, sample, lo))
+    got = img[..., :3]
+    bad = full & ~(np.abs(got - cmap[want]) <= 1).all(axis=2)
+    check(not bad.any(), "%d of %d pixels not the colour of their block's centre class" %
+          (int(bad.sum()), int(full.sum())))
+    # No colour of a class the map does not hold (a mean of two).
+    classes = np.unique(m[~np.isnan(m)])
+    allowed = cmap[np.unique(entry(classes))]
+    shown = got[full]
+    near = (np.abs(shown[:, None, :] - allowed[None, :, :]) <= 1).all(axis=2).any(axis=1)
+    check(near.all(), "%d pixels coloured as no class of the map" % int((~near).sum()))
+
+
 def main():
     mode = sys.argv[1]
     if mode == "colormap":
@@ -252,6 +293,9 @@ def main():
     elif mode == "image":
         png, raw, W, H, size, stretch, unit = sys.argv[2:9]
         check_image(png, raw, int(W), int(H), int(size), stretch, unit)
+    elif mode == "classes":
+        png, raw, W, H, size = sys.argv[2:7]
+        check_classes(png, raw, int(W), int(H), int(size))
     elif mode == "size":
         png, W, H, size = sys.argv[2:6]
         check_size(png, int(W), int(H), int(size))

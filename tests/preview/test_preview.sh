@@ -83,6 +83,22 @@ expect_exit 0 "base 10, 8 bins, --preview-range" "$WS" $TALL --base 10 --bins 8 
     --preview "$T/b10.png" --preview-size 64 --preview-range 0.1:0.75 "$T/tall.u16" "$T/b10.raw"
 check "base 10 with 8 bins, --preview-range 0.1:0.75: colours on 0.1 .. 0.75 ban" \
     "$PY" "$CHK" image "$T/b10.png" "$T/b10.raw" 90 300 64 0.1:0.75 ban
+# Measures past the entropy's scale: a richness (a count up to 81) is
+# the block means, not clamped; a majority of classes 0..255 (a class
+# map) is each block's centre class, so no colour stands for a mean of
+# two classes. Classes that share a block: 9 x 9 blocks on 300 classes.
+"$MK" --size 700x450 --dtype u8 --kind landscape --values 250 --holes 0.1 --nodata 0 \
+    "$T/many.u8"
+expect_exit 0 "richness preview" "$WS" --quiet --size 700x450 --dtype u8 --nodata 0 \
+    --measure richness --window 9 --preview "$T/rich.png" --preview-size 256 "$T/many.u8" \
+    "$T/rich.raw"
+check "richness: colours of the block means (counts above 16 too)" \
+    "$PY" "$CHK" image "$T/rich.png" "$T/rich.raw" 700 450 256 auto ""
+expect_exit 0 "majority preview" "$WS" --quiet --size 700x450 --dtype u8 --nodata 0 \
+    --measure majority --window 5 --preview "$T/maj.png" --preview-size 80 "$T/many.u8" \
+    "$T/maj.raw"
+check "majority: each pixel its block's centre class, none a mean of classes" \
+    "$PY" "$CHK" classes "$T/maj.png" "$T/maj.raw" 700 450 80
 # A constant map (every window of one value: entropy 0) has no spread to
 # stretch: the colours span 0 .. the largest entropy the options allow.
 "$MK" --size 60x40 --dtype u8 --kind uniform --values 1 --holes 0.2 --nodata 9 "$T/flat.u8"

@@ -40,6 +40,9 @@ winent_py_test(test_py_validate test_py_validate.py)
 # winent.entropy on masked, dask and xarray (rioxarray) arrays against the
 # CLI.
 winent_py_test(test_py_gis test_py_gis.py)
+# A majority's COG overviews through winent.run(decode=True): the 2x2
+# mode, the CLI's bytes; an entropy's stay means (GDAL and numpy).
+winent_py_test(test_py_overviews test_py_overviews.py)
 set_tests_properties(test_py_gis PROPERTIES TIMEOUT 600)
 # A dask.distributed LocalCluster (3 worker processes, one thread each), the
 # threaded scheduler, numpy and the CLI give the same bytes; Zarr and a COG
@@ -87,6 +90,7 @@ winent_py_test(test_py_mypy test_py_mypy.py)
 # output, a nodata code where a map can be NaN, --ot against the values,
 # pairs that never fit, Zarr's measures, saturation in each measure's words.
 winent_py_test(test_py_measure_doors test_py_measure_doors.py)
+winent_py_test(test_py_classes test_py_classes.py)
 # The differential checker of the doors (random jobs through the CLI and
 # Python against a per-window oracle), a short fixed seed.
 winent_py_test(doors_fuzz_short doors_fuzz.py $<TARGET_FILE:winent-stream> --seed 11 --cases 25)

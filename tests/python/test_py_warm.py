@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """entropy_block's warm engines (winent._warm) on the CPU engine: an image
 cut into blocks with their halos, each block computed twice through the
-thread's kept engine and once cold (a job per block, winent_entropy), for
+process's kept engine and once cold (a job per block, winent_entropy), for
 rectangles odd and even, a disk, a footprint, nodata, float bins and
 range with NaN, leading dims: every block the bits of the CLI's map of the
 whole image. The engine is made once per option set and reused (grown
-when a larger block comes), a worker thread's engines are freed when it
-ends, free_engines() frees them all, several measures of a dask block
+when a larger block comes), threads share it (blocks computed by eight
+threads at once through one engine, the CLI's bits), free_engines()
+frees them all (one in use when its call returns), a failed engine is not
+reused, several measures of a dask block
 give the numpy path's bits, a device the warm way does not take is
 refused with winent.entropy's own error, and a child forked after the
 engines ran computes its blocks (cold: an engine's OpenMP team and GPU
 state do not survive a fork; GNU OpenMP hung there)."""
-import gc
 import os
 import signal
 import threading
@@ -55,7 +56,8 @@ def blocks(a, reach, step):
 
 
 def engines():
-    return dict(_warm._mine().by_key)
+    with _warm._lock:
+        return dict(_warm._engines)
 
 
 def case(name, a, dtype, cli_options, reach, step=(48, 40), **options):
@@ -127,34 +129,52 @@ def test_growth_and_planes():
 
 
 def test_threads_and_free():
-    a = RNG.integers(0, 20, (64, 64)).astype(np.uint16)
+    a = RNG.integers(0, 20, (200, 180)).astype(np.uint16)
     want = cli_whole(a, "u16", "--window", "5")
-    got, seen = {}, {}
-
-    def worker():
-        got["map"] = winent.entropy_block(a, window=5, device="cpu", threads=1)
-        seen["engines"] = len(engines())
-        seen["registry"] = _warm._mine()
-
-    t = threading.Thread(target=worker)
-    t.start()
-    t.join()
-    check("a worker thread's block: the CLI's bits", same_bits(got["map"], want))
-    check("the worker thread kept one engine", seen["engines"] == 1, seen)
-    held = seen.pop("registry")
-    check("its engines still listed while something holds them", held in set(_warm._registry))
-    del held
-    gc.collect()
-    alive = [es for es in _warm._registry if es.by_key]
-    check("a thread's engines freed when the thread ends: only this thread's remain",
-          all(es is _warm._mine() for es in alive), len(alive))
-    winent.entropy_block(a, window=5, device="cpu")
-    check("this thread holds an engine", len(engines()) >= 1)
     winent.free_engines()
-    check("free_engines() frees them", len(engines()) == 0)
+    got, errors = {}, []
+    start = threading.Barrier(8)
+
+    def worker(t):
+        try:
+            start.wait()
+            for rep in range(3):
+                for k, (block, halo, (ys, xs)) in enumerate(blocks(a, (2, 2), (40, 36))):
+                    if k % 8 == t:
+                        got[(ys.start, xs.start)] = (
+                            winent.entropy_block(block, halo, window=5, device="cpu",
+                                                 threads=1), ys, xs)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    check("eight threads at once: no error", not errors, errors)
+    check("eight threads at once: every block the CLI's bits",
+          len(got) == 25 and all(same_bits(m, want[ys, xs]) for m, ys, xs in got.values()),
+          len(got))
+    check("the threads shared one engine", len(engines()) == 1, len(engines()))
+    (e,) = engines().values()
+    check("it is not in use after the calls", e.users == 0, e.users)
+    # An engine in use when free_engines() runs is freed when its call returns.
+    with _warm._lock:
+        e.users += 1
+    winent.free_engines()
+    check("free_engines() drops them", len(engines()) == 0)
+    check("one in use stays until its call returns", e.handle is not None and e.retired)
+    _warm._release(None, e, False)
+    check("then it is freed", e.handle is None)
     check("a block after free_engines() makes a new one, the CLI's bits",
           same_bits(winent.entropy_block(a, window=5, device="cpu"), want) and
           len(engines()) == 1)
+    (key, e), = engines().items()
+    with _warm._lock:
+        e.users += 1
+    _warm._release(key, e, True)  # as after a call the engine failed
+    check("an engine that failed is dropped and freed", len(engines()) == 0 and e.handle is None)
 
 
 def test_measures_dask():
@@ -189,14 +209,13 @@ def test_errors_as_cold():
         # goes cold and says why, as winent.entropy does.
         want = winent.entropy(a, window=5, device="cpu")
         winent.free_engines()
-        es = _warm._mine()
-        es.gpus = 1
+        _warm._gpus = 1
         try:
             m = winent.entropy_block(a, window=5, device="auto")
-            kinds = sorted(k[0] for k in es.by_key)
+            kinds = sorted(k[0] for k in engines())
             check("auto, a GPU engine that cannot be made: a warm CPU engine, the same bits",
-                  same_bits(m, want) and kinds == [_warm.ENGINE_CPU] and len(es.cold) == 1,
-                  (kinds, len(es.cold)))
+                  same_bits(m, want) and kinds == [_warm.ENGINE_CPU] and len(_warm._cold) == 1,
+                  (kinds, len(_warm._cold)))
             try:
                 winent.entropy_block(a, window=5, device="gpu")
                 got = None
@@ -205,7 +224,7 @@ def test_errors_as_cold():
             check("gpu, a GPU engine that cannot be made: the cold job's DeviceError",
                   got is winent.DeviceError, got)
         finally:
-            es.gpus = None
+            _warm._gpus = None
             winent.free_engines()
 
 

@@ -16,6 +16,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "kernels/measure.h"
 #include "zst_format.h"
 #include "zst_layout.h"
 
@@ -130,6 +131,53 @@ static int read_georef(const cJSON *obj, winent_georef *g)
     return 0;
 }
 
+/* The measure a header names ("measure": winent_measure_text's words,
+ * "majority", "renyi:2", "glcm-contrast:d2:a0+90:asym") into `c`; left as
+ * it is (the entropy) when absent or unknown. It decides what a decoded
+ * map is called and how its overviews are made (a class map's: the mode). */
+static void read_measure(const cJSON *v, winent_compute_opts *c)
+{
+    char name[64];
+    winent_measure m;
+    double q;
+    if (!cJSON_IsString(v) || snprintf(name, sizeof name, "%s", v->valuestring) >= (int)sizeof name)
+        return;
+    /* The text leaves out what is the default: reset it. */
+    c->renyi_q = 0.0;
+    c->glcm_distance = 0;
+    c->glcm_angles = 0;
+    c->glcm_asymmetric = 0;
+    if (winent_measure_parse(name, &m, &q, NULL) == WINENT_OK) {
+        c->measure = m;
+        c->renyi_q = q;
+        return;
+    }
+    char *opts = strchr(name, ':'), *save = NULL;
+    if (opts == NULL)
+        return;
+    *opts++ = '\0';
+    if (winent_measure_parse(name, &m, &q, NULL) != WINENT_OK || !winent_measure_is_glcm(m))
+        return;
+    c->measure = m;
+    for (char *t = strtok_r(opts, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
+        if (strcmp(t, "asym") == 0) {
+            c->glcm_asymmetric = 1;
+        } else if (t[0] == 'd') {
+            c->glcm_distance = atoi(t + 1);
+        } else if (t[0] == 'a') {
+            c->glcm_angles = 0;
+            for (char *a = t + 1; *a;) {
+                long deg = strtol(a, &a, 10);
+                if (deg % 45 == 0 && deg >= 0 && deg <= 135)
+                    c->glcm_angles |= 1u << (deg / 45);
+                a += *a == '+';
+                if (*a && (*a < '0' || *a > '9'))
+                    break;
+            }
+        }
+    }
+}
+
 /* Each map's band, window, range and nodata ("maps"; the file's own
  * facts for a file of one map). */
 static winent_status read_maps(winent_zst_reader *r)
@@ -151,6 +199,7 @@ static winent_status read_maps(winent_zst_reader *r)
         if (!cJSON_IsObject(item))
             return winent_zst_bad(&r->f, "the header's list of maps is not a list of maps");
         e->compute = m->compute;
+        read_measure(winent_json_get(item, "measure"), &e->compute);
         e->source_band = 0;
         if (winent_json_get_integer(winent_json_get(item, "band"), 1, 65535, &k))
             e->source_band = (int)k;
@@ -208,6 +257,7 @@ static winent_status read_map_facts(winent_zst_reader *r)
     }
     c->disk = winent_json_get_integer(winent_json_get(l->root, "disk"), 0, 127, &k) &&
               c->kx == 2 * k + 1 && c->ky == c->kx;
+    read_measure(winent_json_get(l->root, "measure"), c);
     if ((v = winent_json_get(l->root, "base")) != NULL)
         c->base = winent_json_is_text(v, "2")    ? WINENT_BASE_2
                   : winent_json_is_text(v, "10") ? WINENT_BASE_10

@@ -231,15 +231,116 @@ static void reduce(const winent_cog_geom *g, const float *px, size_t stride, int
     }
 }
 
-void winent_cog_partial(const winent_cog_geom *g, const float *px, size_t stride, int nrows,
-                        int ncols, void *scratch, uint8_t *dst)
+/* `v` as the output stores it, back in float: the value a reader of the
+ * file sees (an integer code's value, a float16's), so that values the
+ * output cannot tell apart are one class. */
+static float as_stored(const winent_out_sample *q, float v)
+{
+    if (q == NULL || q->type == WINENT_OT_FLOAT32 || isnan(v))
+        return v;
+    uint8_t b[4];
+    float r;
+    winent_out_encode(q, &v, 1, b);
+    winent_out_decode(q, b, 1, &r);
+    return r;
+}
+
+/* The mode of the valid (non-NaN) values among v[0..3]: the most
+ * frequent, ties to the smallest; NaN when none is valid. */
+static float mode4(const float *v)
+{
+    float best = NAN;
+    int most = 0;
+    for (int i = 0; i < 4; i++) {
+        if (isnan(v[i]))
+            continue;
+        int n = 0;
+        for (int j = 0; j < 4; j++)
+            n += v[j] == v[i];
+        if (n > most || (n == most && v[i] < best)) {
+            best = v[i];
+            most = n;
+        }
+    }
+    return best;
+}
+
+/* Rows [r0, r0 + rows) of a level's block, `rows` rows of w values, into
+ * `d` (those of them it takes). */
+static void put_values(const float *val, size_t w, int r0, int rows, const means_dst *d)
+{
+    for (int r = 0; r < rows && r0 + r < d->nr; r++)
+        memcpy(d->at + (size_t)(r0 + r) * d->stride, val + (size_t)r * w,
+               (size_t)d->nc * sizeof(float));
+}
+
+/* Level 1 of one row of 2x2 blocks by the mode: `nr` rows (0 to 2) and
+ * `ncols` columns of pixels inside the image, the rest no pixel. */
+static void blocks_mode(const float *r0, const float *r1, int nr, int ncols, size_t half,
+                        const winent_out_sample *q, float *val)
+{
+    for (size_t bx = 0; bx < half; bx++) {
+        const int c0 = 2 * (int)bx;
+        float v[4] = {NAN, NAN, NAN, NAN};
+        for (int r = 0; r < nr; r++)
+            for (int c = 0; c < 2 && c0 + c < ncols; c++)
+                v[2 * r + c] = as_stored(q, (r ? r1 : r0)[c0 + c]);
+        val[bx] = mode4(v);
+    }
+}
+
+/* reduce() by the mode: every inner level from the one below, each 2x2
+ * block's mode; `sums` (when there are any) zero. */
+static void reduce_mode(const winent_cog_geom *g, const winent_out_sample *q, const float *px,
+                        size_t stride, int nrows, int ncols, void *scratch, const means_dst *dst,
+                        uint8_t *sums)
+{
+    const int side = g->side, K = g->inner;
+    const size_t half = (size_t)side / 2, strip = strip_rows(g);
+    float *val = scratch;
+    for (size_t st = 0; st < (size_t)side / strip; st++) {
+        for (size_t j = 0; j < strip / 2; j++) {
+            int r0 = (int)(st * strip + 2 * j);
+            int nr = r0 + 1 < nrows ? 2 : r0 < nrows ? 1 : 0;
+            const float *row0 = nr ? px + (size_t)r0 * stride : px;
+            blocks_mode(row0, nr == 2 ? row0 + stride : row0, nr, ncols, half, q, val + j * half);
+        }
+        put_values(val, half, (int)(st * strip / 2), (int)(strip / 2), &dst[1]);
+        /* In place, as reduce(): block (bx, by) is written at or before
+         * the first of the four it reads. */
+        for (int k = 2; k <= K; k++) {
+            size_t w = block_side(g, k), wp = 2 * w, rows = strip >> k;
+            for (size_t by = 0; by < rows; by++)
+                for (size_t bx = 0; bx < w; bx++) {
+                    size_t i = 2 * by * wp + 2 * bx;
+                    const float v[4] = {val[i], val[i + 1], val[i + wp], val[i + wp + 1]};
+                    val[by * w + bx] = mode4(v);
+                }
+            put_values(val, w, (int)(st * rows), (int)rows, &dst[k]);
+        }
+    }
+    if (sums)
+        memset(sums, 0, winent_cog_sums_bytes(g));
+}
+
+static int is_mode(const winent_cog_rule *rule)
+{
+    return rule != NULL && rule->kind == WINENT_OVERVIEW_MODE;
+}
+
+void winent_cog_partial(const winent_cog_geom *g, const winent_cog_rule *rule, const float *px,
+                        size_t stride, int nrows, int ncols, void *scratch, uint8_t *dst)
 {
     means_dst d[WINENT_COG_MAX_LEVELS + 1];
     for (int k = 1; k <= g->inner; k++) {
         size_t b = block_side(g, k);
         d[k] = (means_dst){dst + means_at(g, k), b * sizeof(float), (int)b, (int)b};
     }
-    reduce(g, px, stride, nrows, ncols, scratch, d, dst + means_at(g, g->inner + 1));
+    uint8_t *sums = winent_cog_sums_bytes(g) ? dst + means_at(g, g->inner + 1) : NULL;
+    if (is_mode(rule))
+        reduce_mode(g, rule->q, px, stride, nrows, ncols, scratch, d, sums);
+    else
+        reduce(g, px, stride, nrows, ncols, scratch, d, dst + means_at(g, g->inner + 1));
 }
 
 /* One level's state (level 0 is unused). */
@@ -249,10 +350,13 @@ typedef struct level {
     long building;   /* the tile row being built (-1: none yet) */
     double *sum;     /* owned above the inner levels: w sums of the row being added up */
     uint32_t *count; /* owned above the inner levels: w counts, likewise */
+    float *quad;     /* owned above the inner levels by the mode: each pixel's 2x2
+                        block of the level below, 4 w values (NaN: none yet) */
 } level;
 
 struct winent_cog_pyramid {
     winent_cog_geom g;
+    winent_cog_rule rule;
     winent_cog_emit_fn emit;
     winent_cog_reuse_fn reuse;
     void *user;
@@ -269,8 +373,8 @@ size_t winent_cog_pyramid_bytes(const winent_cog_geom *g)
         return b;
     for (int k = 1; k <= g->levels; k++) {
         b += 2 * (size_t)g->side * (size_t)g->w[k] * sizeof(float);
-        if (k > g->inner)
-            b += (size_t)g->w[k] * (sizeof(double) + sizeof(uint32_t));
+        if (k > g->inner) /* the mean's sums and counts, or the mode's blocks */
+            b += (size_t)g->w[k] * 4 * sizeof(float);
     }
     if (winent_cog_sums_bytes(g))
         b += block_side(g, g->inner) * (size_t)g->w[g->inner] * (sizeof(double) + sizeof(uint32_t));
@@ -286,21 +390,40 @@ void winent_cog_pyramid_free(winent_cog_pyramid *p)
         free(p->lv[k].rows[1]);
         free(p->lv[k].sum);
         free(p->lv[k].count);
+        free(p->lv[k].quad);
     }
     free(p->sum_in);
     free(p->count_in);
     free(p);
 }
 
-winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emit_fn emit,
-                                        winent_cog_reuse_fn reuse, void *user,
-                                        winent_cog_pyramid **out, winent_err *err)
+/* Level k's state above the inner levels: the mean's sums and counts,
+ * or the mode's blocks (all NaN). Returns -1 when out of memory. */
+static int level_above(level *l, int mode, size_t w)
+{
+    if (!mode)
+        return (l->sum = calloc(w, sizeof(double))) == NULL ||
+                       (l->count = calloc(w, sizeof(uint32_t))) == NULL
+                   ? -1
+                   : 0;
+    if ((l->quad = malloc(4 * w * sizeof(float))) == NULL)
+        return -1;
+    for (size_t i = 0; i < 4 * w; i++)
+        l->quad[i] = NAN;
+    return 0;
+}
+
+winent_status winent_cog_pyramid_create(const winent_cog_geom *g, const winent_cog_rule *rule,
+                                        winent_cog_emit_fn emit, winent_cog_reuse_fn reuse,
+                                        void *user, winent_cog_pyramid **out, winent_err *err)
 {
     winent_cog_pyramid *p = calloc(1, sizeof *p);
     *out = NULL;
     if (p == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
     p->g = *g;
+    p->rule = rule ? *rule : (winent_cog_rule){WINENT_OVERVIEW_MEAN, NULL};
+    const int mode = is_mode(&p->rule);
     p->emit = emit;
     p->reuse = reuse;
     p->user = user;
@@ -313,11 +436,12 @@ winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emi
         if ((p->lv[k].rows[0] = winent_huge_alloc(side * w * sizeof(float))) == NULL ||
             (p->lv[k].rows[1] = winent_huge_alloc(side * w * sizeof(float))) == NULL)
             goto oom;
-        if (k > g->inner && ((p->lv[k].sum = calloc(w, sizeof(double))) == NULL ||
-                             (p->lv[k].count = calloc(w, sizeof(uint32_t))) == NULL))
+        if (k > g->inner && level_above(&p->lv[k], mode, w) != 0)
             goto oom;
     }
-    if (winent_cog_sums_bytes(g)) {
+    /* The mode makes the levels above from the deepest inner level's
+     * rows, not from sums. */
+    if (winent_cog_sums_bytes(g) && !mode) {
         size_t n = block_side(g, g->inner) * (size_t)g->w[g->inner];
         p->sum_in = winent_huge_alloc(n * sizeof(double));
         p->count_in = winent_huge_alloc(n * sizeof(uint32_t));
@@ -390,6 +514,33 @@ static winent_status row_done(winent_cog_pyramid *p, int k, int y, const double 
     return st;
 }
 
+/* row_done() by the mode: row `y` of level k is complete in the level's
+ * rows. It goes into the blocks of level k+1 (completing that level's row
+ * every second row, and at the last) before its tile row is emitted: once
+ * emitted, its rows may be reused as soon as their tiles are compressed. */
+static winent_status row_done_mode(winent_cog_pyramid *p, int k, int y, winent_err *err)
+{
+    const winent_cog_geom *g = &p->g;
+    if (k < g->levels) {
+        level *up = &p->lv[k + 1];
+        const int w = g->w[k];
+        const float *row = p->lv[k].rows[(y / g->side) & 1] + (size_t)(y % g->side) * (size_t)w;
+        for (int x = 0; x < w; x++)
+            up->quad[4 * (x >> 1) + 2 * (y & 1) + (x & 1)] = row[x];
+        if ((y & 1) == 1 || y == g->h[k] - 1) {
+            const int Y = y >> 1, W = g->w[k + 1];
+            float *out;
+            WINENT_TRY(row_at(p, k + 1, Y, &out, err));
+            for (int x = 0; x < W; x++)
+                out[x] = mode4(up->quad + 4 * x);
+            for (size_t i = 0; i < 4 * (size_t)W; i++)
+                up->quad[i] = NAN;
+            WINENT_TRY(row_done_mode(p, k + 1, Y, err));
+        }
+    }
+    return maybe_emit(p, k, y, err);
+}
+
 /* The rectangle of tile (tx, ty) in inner level k: its first row and
  * column, and how many of its blocks lie inside the level. */
 static void tile_rect(const winent_cog_geom *g, int k, uint32_t ty, uint32_t tx, int *y0, int *x0,
@@ -414,7 +565,11 @@ void winent_cog_pyramid_put(winent_cog_pyramid *p, uint32_t ty, uint32_t tx, con
         float *at = p->lv[k].rows[(y0 / g->side) & 1] + (size_t)(y0 % g->side) * w + (size_t)x0;
         d[k] = (means_dst){(uint8_t *)at, w * sizeof(float), nr, nc};
     }
-    reduce(g, px, stride, nrows, ncols, scratch, d, sums);
+    if (is_mode(&p->rule))
+        reduce_mode(g, p->rule.q, px, stride, nrows, ncols, scratch, d,
+                    winent_cog_sums_bytes(g) ? sums : NULL);
+    else
+        reduce(g, px, stride, nrows, ncols, scratch, d, sums);
 }
 
 winent_status winent_cog_pyramid_add(winent_cog_pyramid *p, uint32_t ty, uint32_t tx,
@@ -461,7 +616,9 @@ winent_status winent_cog_pyramid_add(winent_cog_pyramid *p, uint32_t ty, uint32_
         WINENT_TRY(maybe_emit(p, k, last < g->h[k] - 1 ? last : g->h[k] - 1, err));
     }
     for (int r = 0; r < nr; r++)
-        WINENT_TRY(row_done(p, K, y0 + r, sums_in ? p->sum_in + (size_t)r * wk : NULL,
-                            sums_in ? p->count_in + (size_t)r * wk : NULL, err));
+        WINENT_TRY(is_mode(&p->rule)
+                       ? row_done_mode(p, K, y0 + r, err)
+                       : row_done(p, K, y0 + r, sums_in ? p->sum_in + (size_t)r * wk : NULL,
+                                  sums_in ? p->count_in + (size_t)r * wk : NULL, err));
     return WINENT_OK;
 }

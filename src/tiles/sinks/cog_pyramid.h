@@ -15,6 +15,18 @@
  * double-precision summation error. Levels are added, as GDAL's COG driver
  * does, while the previous level is wider or taller than one tile.
  *
+ * That is the rule of a quantity. A class map (winent_measure_overview_rule
+ * says which: the majority) takes the mode instead, since a mean of classes
+ * is a class that exists nowhere: level k's pixel is the most frequent of
+ * the valid values of its 2x2 block of level k - 1 (clipped to the level),
+ * ties to the smallest value, NaN where all are NaN; values are compared
+ * as the output stores them (an integer code, a float16), so that classes
+ * that share a stored value are one class, as a reader sees them. It is
+ * computed the same way on every path (in place or through partials), so
+ * the bytes never depend on the threads. Its tiles carry no sums: the
+ * levels above the inner ones are made from the deepest inner level's
+ * rows, which the pyramid keeps.
+ *
  * Work is split as the pipeline is. A tile of side S = 2^m * odd holds
  * whole 2^k blocks for k <= m: the "inner" levels. The encoder thread that
  * compresses a full-resolution tile also reduces it: its means at every
@@ -36,8 +48,17 @@
 #include <stdint.h>
 
 #include "base/werr.h"
+#include "kernels/measure.h"
+#include "tiles/formats/out_sample.h"
 
 #define WINENT_COG_MAX_LEVELS 32
+
+/* How one map's levels are made: the mean (a NULL rule is the mean), or
+ * the mode of the values as `q` stores them (NULL: as float32). */
+typedef struct winent_cog_rule {
+    winent_overview_rule kind;
+    const winent_out_sample *q; /* borrowed */
+} winent_cog_rule;
 
 /* The sizes of every level; index 0 is the full resolution. */
 typedef struct winent_cog_geom {
@@ -56,7 +77,8 @@ void winent_cog_geometry(int width, int height, int side, winent_cog_geom *g);
 /* Bytes of one tile's sums: for the deepest inner level its
  * (side/2^inner)^2 sums (double) and valid counts (uint32), native byte
  * order; 0 without overviews or when that level is the last (nothing is
- * added up above it). */
+ * added up above it). A mode's tiles keep the same layout, the sums
+ * zero (unused). */
 size_t winent_cog_sums_bytes(const winent_cog_geom *g);
 
 /* Bytes of one tile's partial (0 without overviews): for k = 1..inner the
@@ -67,13 +89,14 @@ size_t winent_cog_partial_bytes(const winent_cog_geom *g);
 /* Bytes of scratch winent_cog_partial needs. */
 size_t winent_cog_partial_scratch_bytes(const winent_cog_geom *g);
 
-/* The partial of one full-resolution tile into `dst` (any alignment): the
+/* The partial of one full-resolution tile into `dst` (any alignment) by
+ * `rule` (NULL: the mean): the
  * tile's `nrows` x `ncols` pixels start at `px`, rows `stride` floats
  * apart; the rest of the side x side tile is outside the image (counted
  * as no pixel). `scratch`: winent_cog_partial_scratch_bytes, aligned for
  * a double. Any thread. */
-void winent_cog_partial(const winent_cog_geom *g, const float *px, size_t stride, int nrows,
-                        int ncols, void *scratch, uint8_t *dst);
+void winent_cog_partial(const winent_cog_geom *g, const winent_cog_rule *rule, const float *px,
+                        size_t stride, int nrows, int ncols, void *scratch, uint8_t *dst);
 
 /* Called with each completed row of tiles of a level: `rows` holds the
  * level's pixel rows [tile_row * side, tile_row * side + nrows), `stride`
@@ -92,12 +115,13 @@ typedef winent_status (*winent_cog_reuse_fn)(void *user, int level, uint32_t til
 
 typedef struct winent_cog_pyramid winent_cog_pyramid;
 
-/* A pyramid for `g` (g->levels > 0) passing its tile rows to `emit`, and
+/* A pyramid for `g` (g->levels > 0) by `rule` (NULL: the mean; copied,
+ * its `q` borrowed) passing its tile rows to `emit`, and
  * asking `reuse` before it overwrites them. Errors: WINENT_ERR_INTERNAL
  * (out of memory). */
-winent_status winent_cog_pyramid_create(const winent_cog_geom *g, winent_cog_emit_fn emit,
-                                        winent_cog_reuse_fn reuse, void *user,
-                                        winent_cog_pyramid **out, winent_err *err);
+winent_status winent_cog_pyramid_create(const winent_cog_geom *g, const winent_cog_rule *rule,
+                                        winent_cog_emit_fn emit, winent_cog_reuse_fn reuse,
+                                        void *user, winent_cog_pyramid **out, winent_err *err);
 
 /* Memory a pyramid for `g` holds (two rows of tiles per level, and sums),
  * for --mem. */

@@ -28,8 +28,15 @@
 #define VALUE_MAX    16.0f
 #define SEGMENT_ROWS 1024
 
+/* Where a map's values go before they are put in fixed point: v' = (v -
+ * off) * scale, in [0, VALUE_MAX] (off 0 and scale 1 for an entropy:
+ * v' = v exactly). */
+typedef struct value_map {
+    float off, scale;
+} value_map;
+
 /* Column sums of a segment of rows (sum_columns_body). */
-typedef void (*sum_columns_fn)(const float *rows, size_t stride, int nrows, int W,
+typedef void (*sum_columns_fn)(const float *rows, size_t stride, int nrows, int W, value_map vm,
                                int32_t *restrict sum, int32_t *restrict cnt);
 
 /* One preview row being summed. */
@@ -82,6 +89,7 @@ struct winent_preview {
     int nspare;
     int rows_done;              /* preview rows complete */
     sum_columns_fn sum_columns; /* for the widest vectors the CPU has */
+    value_map vm;               /* the values' map into fixed point's range */
     uint8_t *row_done;          /* owned, ph flags: the image row is complete */
     winent_png out;             /* the PNG, written by one thread (the writer) */
     winent_outfile file;
@@ -117,11 +125,12 @@ struct winent_preview_scratch {
  * is the values'), with no select: GCC keeps a select beside float
  * arithmetic that may trap (-ftrapping-math) as a branch, and so scalar
  * code. */
-__attribute__((always_inline)) static inline int32_t fixed_of(const float *v, int32_t top,
-                                                              int32_t *valid)
+__attribute__((always_inline)) static inline int32_t fixed_of(const float *v, value_map vm,
+                                                              int32_t top, int32_t *valid)
 {
     int32_t b;
-    memcpy(&b, v, sizeof b);
+    const float m = (*v - vm.off) * vm.scale;
+    memcpy(&b, &m, sizeof b);
     *valid = (b & 0x7fffffff) <= 0x7f800000; /* not NaN (nodata) */
     b &= -*valid;                            /* NaN: 0 */
     b = b < 0 ? 0 : b;                       /* below 0 (never): 0 */
@@ -134,7 +143,7 @@ __attribute__((always_inline)) static inline int32_t fixed_of(const float *v, in
 /* Column sums of `nrows` rows (1..SEGMENT_ROWS) in fixed point, and the
  * columns' counts of valid values: the first row sets, the others add. */
 __attribute__((always_inline)) static inline void sum_columns_body(const float *rows, size_t stride,
-                                                                   int nrows, int W,
+                                                                   int nrows, int W, value_map vm,
                                                                    int32_t *restrict sum,
                                                                    int32_t *restrict cnt)
 {
@@ -144,7 +153,7 @@ __attribute__((always_inline)) static inline void sum_columns_body(const float *
 #pragma omp simd
     for (int x = 0; x < W; x++) {
         int32_t valid;
-        sum[x] = fixed_of(rows + x, top, &valid);
+        sum[x] = fixed_of(rows + x, vm, top, &valid);
         cnt[x] = valid;
     }
     for (int r = 1; r < nrows; r++) {
@@ -152,35 +161,35 @@ __attribute__((always_inline)) static inline void sum_columns_body(const float *
 #pragma omp simd
         for (int x = 0; x < W; x++) {
             int32_t valid;
-            sum[x] += fixed_of(row + x, top, &valid);
+            sum[x] += fixed_of(row + x, vm, top, &valid);
             cnt[x] += valid;
         }
     }
 }
 
-static void sum_columns_base(const float *rows, size_t stride, int nrows, int W,
+static void sum_columns_base(const float *rows, size_t stride, int nrows, int W, value_map vm,
                              int32_t *restrict sum, int32_t *restrict cnt)
 {
-    sum_columns_body(rows, stride, nrows, W, sum, cnt);
+    sum_columns_body(rows, stride, nrows, W, vm, sum, cnt);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* The same loops for wider vectors, picked at run time (the row sums cost
  * about half of what the u8 5x5 engine itself takes on SSE2). */
 __attribute__((target("avx2"))) static void sum_columns_avx2(const float *rows, size_t stride,
-                                                             int nrows, int W,
+                                                             int nrows, int W, value_map vm,
                                                              int32_t *restrict sum,
                                                              int32_t *restrict cnt)
 {
-    sum_columns_body(rows, stride, nrows, W, sum, cnt);
+    sum_columns_body(rows, stride, nrows, W, vm, sum, cnt);
 }
 
 __attribute__((target("avx512f"))) static void sum_columns_avx512(const float *rows, size_t stride,
-                                                                  int nrows, int W,
+                                                                  int nrows, int W, value_map vm,
                                                                   int32_t *restrict sum,
                                                                   int32_t *restrict cnt)
 {
-    sum_columns_body(rows, stride, nrows, W, sum, cnt);
+    sum_columns_body(rows, stride, nrows, W, vm, sum, cnt);
 }
 #endif
 
@@ -398,6 +407,20 @@ winent_status winent_preview_check(const char *preview, const char *input, const
 
 /* ---- Summing ------------------------------------------------------------- */
 
+/* The values' map into [0, VALUE_MAX] for the range [min(value_lo, 0),
+ * vmax] the options allow: the identity for an entropy (so its preview is
+ * unchanged), else an offset and a power of two (exact) for a count, a
+ * class value or a negative correlation. */
+static value_map value_map_of(const winent_preview_opts *o)
+{
+    value_map vm = {0.0f, 1.0f};
+    const double lo = fmin(o->value_lo, 0.0), span = o->vmax - lo;
+    vm.off = (float)lo;
+    while (span * vm.scale > VALUE_MAX && vm.scale > 0x1p-100f)
+        vm.scale *= 0.5f;
+    return vm;
+}
+
 winent_status winent_preview_open(const winent_preview_opts *o, int64_t map_rows_in_flight,
                                   winent_preview **out, winent_err *err)
 {
@@ -414,6 +437,7 @@ winent_status winent_preview_open(const winent_preview_opts *o, int64_t map_rows
     pv->H = o->map_height;
     pv->file.fd = -1;
     pv->sum_columns = pick_sum_columns();
+    pv->vm = value_map_of(o);
     winent_preview_dims(pv->W, pv->H, o->size, &pv->pw, &pv->ph);
     pv->nacc =
         (int)rows_touched(map_rows_in_flight > 0 ? map_rows_in_flight : pv->H, pv->H, pv->ph);
@@ -434,7 +458,7 @@ winent_status winent_preview_open(const winent_preview_opts *o, int64_t map_rows
     }
     for (int k = 0; k < SIDE_COUNT; k++)
         pv->side[k].fd = -1;
-    pv->lo = o->range_given ? o->lo : 0.0;
+    pv->lo = o->range_given ? o->lo : fmin(o->value_lo, 0.0);
     pv->hi = o->range_given ? o->hi : o->vmax;
     pv->stretched = o->range_given;
     WINENT_TRY_GOTO(st, winent_outfile_open(&pv->file, o->path, o->stop, err));
@@ -551,7 +575,7 @@ static winent_status stretch_of(winent_preview *pv, winent_err *err)
     uint64_t n = 0;
     for (size_t i = 0; i < count; i++)
         n += order_key(pv->image[i]) != 0xFFFFFFFFu;
-    pv->lo = 0.0;
+    pv->lo = fmin(pv->o.value_lo, 0.0);
     pv->hi = pv->o.vmax;
     if (n > 0) {
         uint32_t *hist = malloc(sizeof *hist * 65536);
@@ -603,8 +627,12 @@ void winent_preview_scratch_free(winent_preview_scratch *s)
 static void finish_row(winent_preview *pv, const row_acc *a)
 {
     float *out = pv->image + (size_t)a->py * (size_t)pv->pw;
+    const double off = pv->vm.off, scale = pv->vm.scale;
     for (int j = 0; j < pv->pw; j++)
-        out[j] = a->cnt[j] ? (float)((double)a->sum[j] / (double)FIX_ONE / (double)a->cnt[j]) : NAN;
+        out[j] = a->cnt[j] ? (float)((double)a->sum[j] / (double)FIX_ONE / (double)a->cnt[j] /
+                                         scale +
+                                     off)
+                           : NAN;
 }
 
 /* Add a segment's block sums (map rows of preview row py) to its
@@ -633,7 +661,7 @@ static winent_status merge(winent_preview *pv, int py, int nrows, const int64_t 
         a->rows_in = 0;
         memset(a->sum, 0, (sizeof *a->sum + sizeof *a->cnt) * (size_t)pv->pw);
     }
-    for (int j = 0; j < pv->pw; j++) {
+    for (int j = 0; j < pv->pw && sum; j++) {
         a->sum[j] += sum[j];
         a->cnt[j] += cnt[j];
     }
@@ -642,7 +670,8 @@ static winent_status merge(winent_preview *pv, int py, int nrows, const int64_t 
     if (a->rows_in > need) {
         st = WINENT_ERR(err, WINENT_ERR_INTERNAL, "preview: a row of block row %d added twice", py);
     } else if (a->rows_in == need) {
-        finish_row(pv, a);
+        if (!pv->o.categorical) /* a class map's row is in the image already */
+            finish_row(pv, a);
         pv->row_done[py] = 1;
         pv->spare[pv->nspare++] = a->sum;
         a->sum = NULL;
@@ -670,6 +699,21 @@ static void block_sums(const winent_preview *pv, winent_preview_scratch *s)
     }
 }
 
+/* A class map's preview row py: each block's centre pixel (the middle
+ * row and column, the upper and left of two), taken from map rows
+ * [y, end) at `rows` when they hold the block's middle row. */
+static void centre_pixels(winent_preview *pv, const float *rows, size_t stride, int y, int end,
+                          int py)
+{
+    const int a = first_row(pv, py), b = first_row(pv, py + 1), cy = a + (b - a - 1) / 2;
+    if (cy < y || cy >= end)
+        return;
+    const float *row = rows + (size_t)(cy - y) * stride;
+    float *out = pv->image + (size_t)py * (size_t)pv->pw;
+    for (int j = 0; j < pv->pw; j++)
+        out[j] = row[pv->xb[j] + (pv->xb[j + 1] - pv->xb[j] - 1) / 2];
+}
+
 winent_status winent_preview_add_rows(winent_preview *pv, winent_preview_scratch *s,
                                       const float *rows, size_t stride, int y0, int y1,
                                       winent_err *err)
@@ -682,10 +726,17 @@ winent_status winent_preview_add_rows(winent_preview *pv, winent_preview_scratch
             end = y1;
         if (end - y > SEGMENT_ROWS)
             end = y + SEGMENT_ROWS;
-        pv->sum_columns(rows + (size_t)(y - y0) * stride, stride, end - y, pv->W, s->col_sum,
-                        s->col_cnt);
-        block_sums(pv, s);
-        WINENT_TRY(merge(pv, py, end - y, s->blk_sum, s->blk_cnt, err));
+        const float *at = rows + (size_t)(y - y0) * stride;
+        if (pv->o.categorical) {
+            /* Written before merge takes the lock, which hands the row
+             * to the writer once it is complete. */
+            centre_pixels(pv, at, stride, y, end, py);
+            WINENT_TRY(merge(pv, py, end - y, NULL, NULL, err));
+        } else {
+            pv->sum_columns(at, stride, end - y, pv->W, pv->vm, s->col_sum, s->col_cnt);
+            block_sums(pv, s);
+            WINENT_TRY(merge(pv, py, end - y, s->blk_sum, s->blk_cnt, err));
+        }
         y = end;
     }
     return WINENT_OK;

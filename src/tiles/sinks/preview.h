@@ -8,7 +8,8 @@
  * longest side `size`, never more than the map's): map column x belongs
  * to preview column floor(x * pw / W), map row y to preview row
  * floor(y * ph / H). A preview pixel is the mean of the block's valid
- * (non-NaN) values, coloured with the colour map (colormap.h) stretched
+ * (non-NaN) values (a class map's: the value of the block's centre pixel,
+ * below), coloured with the colour map (colormap.h) stretched
  * over [lo, hi]: entry round((mean - lo) / (hi - lo) * 255), clamped;
  * transparent (alpha 0) where the block holds no valid value. [lo, hi] is
  * the caller's (--preview-range), else the 2nd and 98th percentiles of the
@@ -51,9 +52,17 @@ typedef struct winent_preview_opts {
     const char *path; /* the PNG: a file name, or a stream written in place */
     int map_width, map_height;
     int size;                 /* longest side of the image, >= 1 (capped at the map's) */
-    double vmax;              /* the largest entropy the options allow (>= 0): the
+    double vmax;              /* the largest value the options allow (>= 0): the
                                  stretch of a preview with no valid pixel or of a
                                  constant one */
+    double value_lo;          /* the smallest value they allow (0 for an entropy;
+                                 below 0 for a correlation): values are summed
+                                 in fixed point over [min(value_lo, 0), vmax] */
+    int categorical;          /* 1: a class map (the majority), whose mean would be
+                                 a class that exists nowhere: each preview pixel is
+                                 the map's value at its block's centre (row
+                                 first + (rows - 1) / 2, column likewise), as
+                                 GDAL's NEAREST; NaN there: transparent */
     int range_given;          /* 1: the stretch is [lo, hi] (lo < hi); 0: the
                                  2nd-98th percentiles of the image */
     double lo, hi;

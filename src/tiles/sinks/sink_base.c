@@ -24,6 +24,12 @@ int winent_sink_nmaps(const winent_sink_opts *o)
     return o->nmaps > 1 && o->maps ? o->nmaps : 1;
 }
 
+winent_overview_rule winent_sink_overview_rule(const winent_sink_opts *o, int m)
+{
+    const winent_compute_opts *c = winent_sink_nmaps(o) > 1 ? o->maps[m].compute : o->compute;
+    return c ? winent_measure_overview_rule(c->measure) : WINENT_OVERVIEW_MEAN;
+}
+
 /* Pixels of the window of `c`: KX x KY, or the disk's (scikit-image's
  * morphology.disk: dx^2 + dy^2 <= r^2). */
 static int window_pixels(const winent_compute_opts *c)

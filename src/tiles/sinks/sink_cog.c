@@ -137,6 +137,8 @@ typedef struct cog_sink {
                                                   each job's runner's (overviews); map m's
                                                   tiles from m * (tiles of the level) */
     winent_cog_pyramid **pyr;                  /* owned (writer), one per map */
+    winent_cog_rule *rules;                    /* owned, per map: how its levels are made
+                                                  (its measure's rule) */
     pyr_user *users;                           /* owned: the pyramids' callback arguments */
     cog_state *writer;                         /* owned, made on first need (writer) */
 
@@ -439,7 +441,8 @@ static winent_status encode_main_tile(winent_sink *s, cog_state *e, int map, int
             winent_cog_pyramid_put(t->pyr[map], ty, tx, e->tile, (size_t)side, nrows, cols,
                                    e->scratch, at + HEAD);
         else
-            winent_cog_partial(&t->g, e->tile, (size_t)side, nrows, cols, e->scratch, at + HEAD);
+            winent_cog_partial(&t->g, &t->rules[map], e->tile, (size_t)side, nrows, cols,
+                               e->scratch, at + HEAD);
         out->size += pre;
     }
     WINENT_TRY(encode_record(e->codec, e->tile, out, err));
@@ -789,7 +792,7 @@ static winent_status make_dirs(const winent_sink *s, winent_tiff_dir **dirs, win
     uint64_t most = (uint64_t)g->across[0] * g->down[0] * (uint64_t)t->nmaps;
     uint64_t *zeros = calloc(most, sizeof *zeros), *counts = malloc(most * sizeof *counts);
     char *xml = winent_tiff_meta_main(o, &t->q);
-    char *ovr_xml = g->levels > 0 ? winent_tiff_meta_overview(t->nmaps) : NULL;
+    char *ovr_xml = g->levels > 0 ? winent_tiff_meta_overview(o) : NULL;
     int bad = zeros == NULL || counts == NULL || xml == NULL || (g->levels > 0 && ovr_xml == NULL);
     for (int k = 0; k <= g->levels && !bad; k++) {
         if (winent_tiff_dir_create(&dirs[k], err) != WINENT_OK) {
@@ -1005,6 +1008,7 @@ static void cog_free_impl(void *p)
     for (int m = 0; t->pyr && m < t->nmaps; m++)
         winent_cog_pyramid_free(t->pyr[m]);
     free(t->pyr);
+    free(t->rules);
     free(t->users);
     free(t->open_jobs);
     free(t->emitted);
@@ -1129,15 +1133,20 @@ winent_status winent_sink_cog_open(winent_sink *s, winent_err *err)
         t->partial_bytes = winent_cog_partial_bytes(&t->g);
         t->sums_bytes = winent_cog_sums_bytes(&t->g);
         t->pyr = calloc((size_t)t->nmaps, sizeof *t->pyr);
+        t->rules = calloc((size_t)t->nmaps, sizeof *t->rules);
         t->users = calloc((size_t)t->nmaps, sizeof *t->users);
         t->open_jobs = calloc((size_t)t->nmaps, sizeof *t->open_jobs);
         t->emitted = calloc((size_t)t->nmaps, sizeof *t->emitted);
-        if (t->pyr == NULL || t->users == NULL || t->open_jobs == NULL || t->emitted == NULL)
+        if (t->pyr == NULL || t->rules == NULL || t->users == NULL || t->open_jobs == NULL ||
+            t->emitted == NULL)
             goto oom;
         for (int m = 0; m < t->nmaps; m++) {
             t->users[m] = (pyr_user){s, m};
-            WINENT_TRY_GOTO(st, winent_cog_pyramid_create(&t->g, emit_tile_row, reuse_tile_row,
-                                                          &t->users[m], &t->pyr[m], err));
+            t->rules[m] = (winent_cog_rule){winent_sink_overview_rule(o, m), &t->q};
+            WINENT_TRY_GOTO(st,
+                            winent_cog_pyramid_create(&t->g, &t->rules[m], emit_tile_row,
+                                                      reuse_tile_row, &t->users[m], &t->pyr[m],
+                                                      err));
         }
         t->njobs = job_count(&t->g) * t->nmaps;
         if ((t->jobs = calloc((size_t)t->njobs, sizeof *t->jobs)) == NULL)

@@ -207,13 +207,15 @@ char *winent_tiff_meta_main(const winent_sink_opts *o, const winent_out_sample *
     return xml;
 }
 
-char *winent_tiff_meta_overview(int nmaps)
+char *winent_tiff_meta_overview(const winent_sink_opts *o)
 {
     winent_bytes b = {0};
     int bad = 0;
+    const int nmaps = winent_sink_nmaps(o);
     add(&b, &bad, "<GDALMetadata>\n");
-    for (int m = 0; m < (nmaps > 1 ? nmaps : 1); m++)
-        add(&b, &bad, "  <Item name=\"RESAMPLING\" sample=\"%d\">AVERAGE</Item>\n", m);
+    for (int m = 0; m < nmaps; m++)
+        add(&b, &bad, "  <Item name=\"RESAMPLING\" sample=\"%d\">%s</Item>\n", m,
+            winent_overview_rule_gdal(winent_sink_overview_rule(o, m)));
     add(&b, &bad, "</GDALMetadata>");
     bad |= winent_bytes_append(&b, "", 1) != 0;
     if (bad) {

@@ -35,9 +35,11 @@ char *winent_tiff_meta_main(const winent_sink_opts *o, const winent_out_sample *
  * types, the nodata code ("65535", "255") for the integer types. */
 void winent_tiff_nodata_text(const winent_out_sample *q, char *dst, size_t cap);
 
-/* The GDAL_METADATA XML of an overview directory of `nmaps` bands: how
- * each was resampled, as GDAL's own overviews say it; malloc'ed (the
- * caller frees it), NULL when out of memory. */
-char *winent_tiff_meta_overview(int nmaps);
+/* The GDAL_METADATA XML of an overview directory of the bands of `o`: how
+ * each was resampled, as GDAL's own overviews say it (AVERAGE, or MODE
+ * for a class map: gdaladdo, from GDAL 3.9 on, rebuilds the overviews
+ * the same way when it is given no -r); malloc'ed (the caller frees it),
+ * NULL when out of memory. */
+char *winent_tiff_meta_overview(const winent_sink_opts *o);
 
 #endif

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* --ot against a map's values: the checks that an output's sample type
- * holds every value of a measure's map, made by the job's validation
- * (job_opts.c) from what the options say and by the run (setup_maps.c)
- * once the input's type and range are known. */
+/*
+ * job_map_types.c - what an output's samples can hold, checked the same way
+ * by every door: --ot's codes and float16's range against each map's
+ * values (from the options, and again once the input's type and range are
+ * known), and a majority's classes against a float's exact integers (from
+ * the samples themselves, as each door reads them). A value a type cannot
+ * hold is refused rather than written as a clamped code, an infinity or a
+ * neighbouring class.
+ */
+#include <math.h>
 #include <stdio.h>
 
 #include "pipeline_internal.h"
 #include "../base/opttable.h"
 #include "kernels/measure.h"
 #include "tiles/formats/out_sample.h"
+#include "tiles/formats/zst_reader.h"
 
 /* --ot's samples hold every value of map `c` (its dtype known where
  * `dtype_known`, its range where `range_known`): unsigned codes no negative
@@ -42,6 +49,22 @@ winent_status winent_job_check_class_codes(winent_out_type t, const winent_compu
                           "ot='%s'",
                           ot, ot, max_code + 1.0, v,
                           t == WINENT_OT_UINT8 && output_top <= 65534.0 ? "uint16" : "float32");
+}
+
+winent_status winent_job_refuse_classes(double value, double limit, winent_words w,
+                                       winent_err *err)
+{
+    const int f16 = limit < 65504.0;
+    const char *fix = f16 ? (w == WINENT_WORDS_PYTHON ? "give ot='float32'" : "give --ot float32")
+                      : w == WINENT_WORDS_PYTHON
+                          ? "recode the classes below it, or give bins=N with range=(lo, hi) "
+                            "(the bins' centres then stand for the values)"
+                          : "recode the classes below it, or give --bins N with --range LO:HI "
+                            "(the bins' centres then stand for the values)";
+    return WINENT_ERR(err, WINENT_ERR_USAGE,
+                      "majority: the classes would be rounded together: the input holds the "
+                      "value %.0f, and the %s output holds every integer only up to %.0f: %s",
+                      value, f16 ? "float16" : "float32", limit, fix);
 }
 
 winent_status winent_job_check_map_type(winent_out_type t, const winent_compute_opts *c,
@@ -82,6 +105,47 @@ winent_status winent_job_check_map_type(winent_out_type t, const winent_compute_
                               m, v, bottom < 0.0 ? "" : w == WINENT_WORDS_PYTHON
                               ? ", or 'uint16' (scaled to its largest value)"
                               : ", or uint16 (scaled to its largest value)");
+    }
+    return WINENT_OK;
+}
+
+winent_status winent_job_refuse_class_type(winent_dtype source, winent_words w, winent_err *err)
+{
+    return winent_opt_say(err, w,
+                          "--ot float16: the majority's classes of %s samples can pass 2048, "
+                          "past which float16 rounds them together: give --ot float32",
+                          "ot='float16': the majority's classes of %s samples can pass 2048, "
+                          "past which float16 rounds them together: give ot='float32'",
+                          winent_dtype_name(source), winent_dtype_name(source));
+}
+
+winent_status winent_job_check_decode_types(const winent_zst_map *z, winent_out_type t,
+                                           winent_words w, winent_err *err)
+{
+    const int n = z->nmaps > 1 && z->maps != NULL ? z->nmaps : 1;
+    double top = 0.0;
+    for (int i = 0; i < n; i++)
+        top = fmax(top, winent_compute_top(n > 1 ? &z->maps[i].compute : &z->compute));
+    for (int i = 0; i < n; i++) {
+        const winent_compute_opts *c = n > 1 ? &z->maps[i].compute : &z->compute;
+        const int range_known = c->range_lo != 0.0 || c->range_hi != 0.0;
+        WINENT_TRY(winent_job_check_map_type(t, c, 1, range_known, w, err));
+        WINENT_TRY(winent_job_check_class_codes(t, c, top, w, err));
+        /* The maps, not the source's samples, are read: a majority's
+         * classes against float16 by the source's type (a job checks the
+         * samples themselves). A float16 file's are float16's already. */
+        const int classes = c->measure == WINENT_MEASURE_MAJORITY && c->bins == 0 &&
+                            !winent_dtype_is_float(c->dtype) && c->dtype != WINENT_U8 &&
+                            c->dtype != WINENT_I8;
+        if (t == WINENT_OT_FLOAT16 && classes && z->sample.type != WINENT_OT_FLOAT16)
+            return winent_opt_say(err, w,
+                                  "--ot float16: the majority's classes of %s samples can pass "
+                                  "2048, past which float16 rounds them together: give --ot "
+                                  "float32",
+                                  "ot='float16': the majority's classes of %s samples can pass "
+                                  "2048, past which float16 rounds them together: give "
+                                  "ot='float32'",
+                                  winent_dtype_name(c->dtype), winent_dtype_name(c->dtype));
     }
     return WINENT_OK;
 }
