@@ -1,11 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Differential checker of the doors: random jobs (measures, windows of
 every shape, footprints, bases, bins/levels and ranges, nodata, pair
-options, output types and formats) run through the CLI and through
-Python's winent.entropy / winent.texture (numpy, dask), each map compared
-with a brute-force oracle written apart from the engine (per window,
-plain float64), and a refusal on one door held to be a refusal on the
-others (the CLI's exit 2, Python's UsageError).
+options, output types and formats, and options near or past each limit)
+run through the CLI, through winent_job_create/run with the options set
+field by field (not by the CLI's parser), through winent.run, through
+winent_engine_create/compute with the compute options set field by field,
+and through Python's winent.entropy / winent.texture (numpy, dask), each
+map compared with a brute-force oracle written apart from the engine (per
+window, plain float64) and with the CLI's bits, and a refusal on one door
+held to be a refusal on the others (the CLI's exit 2, the C API's
+WINENT_ERR_USAGE with the CLI's line, Python's UsageError with
+texture()'s line); the engine must refuse what winent_job_opts_validate
+refuses in what is computed, and compute nothing else wrong.
 
     doors_fuzz.py WINENT_STREAM [--seed S] [--cases N] [--seconds T] [-v]
 
