@@ -222,7 +222,9 @@ def _map(array: Any, window: Any, base: Any, bins: Any, range: Any, nodata: Any,
     range = default_range(array.dtype, range)  # float samples: "auto" unless told
     options = dict(window=_arrays.window_option(kx, ky, disk), base=base, bins=bins,
                    range=range, nodata=nodata, device=device, **extra)
-    _arrays.check_measures(kx, ky, disk, base, options)
+    masked = isinstance(array, np.ma.MaskedArray) or \
+        isinstance(getattr(array, "_meta", None), np.ma.MaskedArray)
+    _arrays.check_measures(kx, ky, disk, base, options, None if masked else array.dtype)
     spec = _arrays.spec_for(kx, ky, disk, base, options)
     lead = 1 if "measures" in extra else 0  # texture's maps: a first axis of measures
     if ax is not None:

@@ -74,9 +74,28 @@ def describe(kx, ky, base, disk=0, measure=None):
     return "%s %s (%s)" % (name, shape, unit) if unit else "%s %s" % (name, shape)
 
 
-def check_measures(kx, ky, disk, base, options):
+def library_dtype(dtype):
+    """The winent_dtype the library will read an array of numpy `dtype`
+    as, where the type alone says it (bool as u8, float16 as float32,
+    either byte order); None for the integers read as the narrowest type
+    that holds their values (int64, uint64)."""
+    import numpy as np
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return 0
+    if dt == np.float16:
+        dt = np.dtype(np.float32)
+    name = {"u1": "u8", "i1": "i8", "u2": "u16", "i2": "i16", "u4": "u32", "i4": "i32",
+            "f4": "f32", "f8": "f64"}.get("%s%d" % (dt.kind, dt.itemsize))
+    return None if name is None else _lib.DTYPES.index(name)
+
+
+def check_measures(kx, ky, disk, base, options, dtype=None):
     """The library's checks of texture's measure list (each measure with
-    the window, none twice) before any array is read."""
+    the window, none twice) before any array is read; with the array's
+    `dtype` (None for a masked array, whose nodata the package chooses),
+    the checks of the samples' type too (levels of a wide type, a nodata
+    no sample can equal), in the order a job makes them."""
     measures = options.get("measures")
     if not measures:
         return
@@ -84,11 +103,15 @@ def check_measures(kx, ky, disk, base, options):
     _lib.lib().winent_compute_opts_default(ctypes.byref(o))
     rng = options.get("range")
     fill_compute(o, window_option(kx, ky, disk), base, options.get("bins"),
-                 None if isinstance(rng, str) else rng, None)
+                 None if isinstance(rng, str) else rng, options.get("nodata"))
     auto = isinstance(rng, str)
     if auto and o.bins == 0:
         o.bins = 256 if options.get("bins") is None else options["bins"]
-    _check_list(o, measures, range_auto=auto)
+    code = None if dtype is None else library_dtype(dtype)
+    if code is not None:
+        o.dtype = code
+    _check_list(o, measures, range_auto=auto, dtype_given=code is not None,
+                nodata_given=options.get("nodata") is not None and code is not None)
 
 
 def check_layout(shape, channel_axis, what="array"):

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _lib
 from ._errors import OK, UsageError, error_for
-from ._options import as_int, c_string, default_range, fill_compute, raise_for
+from ._options import as_int, c_string, check_compute, default_range, fill_compute, raise_for
 
 # numpy type -> winent_dtype (native byte order; the order of winent.h).
 _DTYPES = {np.dtype(t): i for i, t in enumerate(
@@ -233,6 +233,9 @@ def prepare(array, window=None, base=None, bins=None, range=None, nodata=None, d
     _validate(o, dev, threads, range)
     if isinstance(range, str) and range == "auto":
         o.range_lo, o.range_hi = _auto_range(a, nodata)
+        # What depends on the range found (a majority's bins past float32)
+        # in Python's words, before winent_entropy checks it in the CLI's.
+        check_compute(o)
     if h == 0 or w == 0:
         return Prepared(None, 0, o, dev, threads, (h, w))
     _check_classes(a, o, nodata)

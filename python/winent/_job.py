@@ -14,7 +14,8 @@ import warnings
 
 from . import _lib
 from ._errors import OK, Cancelled, UsageError, error_for
-from ._options import as_float, as_int, c_string, fill_compute, refuse, window_spec
+from ._options import (as_float, as_int, c_string, fill_compute, measure_list, pair_options,
+                       refuse, window_spec)
 from ._warnings import Warning
 
 
@@ -311,6 +312,28 @@ def _fill_output(o, cstr, format, level, frame_rows, tile, compress, tif_layout,
     o.decode = int(bool(decode))
 
 
+def _fill_measures(o, keep, measure, distances, angles, symmetric):
+    """measure= (one name or a list, as --measure) and the co-occurrence
+    pairs' options into winent_job_opts `o`: the first measure in
+    o.compute, the list in the job's; the pairs' distance, angles and
+    symmetry in o.compute, which every co-occurrence measure of the job
+    reads (the library checks them with each measure, and ignores them
+    for the others, as the CLI's --distance)."""
+    d, bits, asym = pair_options(1 if distances is None else distances, angles,
+                                 True if symmetric is None else symmetric)
+    if measure is not None:
+        ms = measure_list("measure", measure, (d, bits, asym))
+        o.compute.measure, o.compute.renyi_q = ms[0][0], ms[0][1]
+        if len(ms) > 1:
+            codes = (ctypes.c_int * len(ms))(*[m[0] for m in ms])
+            qs = (ctypes.c_double * len(ms))(*[m[1] for m in ms])
+            keep.extend([codes, qs])
+            o.measure_list = ctypes.cast(codes, ctypes.POINTER(ctypes.c_int))
+            o.measure_q = ctypes.cast(qs, ctypes.POINTER(ctypes.c_double))
+            o.nmeasure_list = len(ms)
+    o.compute.glcm_distance, o.compute.glcm_angles, o.compute.glcm_asymmetric = d, bits, asym
+
+
 class Job:
     """One job of winent-stream: INPUT -> entropy map -> OUTPUT, as the CLI
     ``winent-stream [options] INPUT OUTPUT`` runs it, in this process.
@@ -336,7 +359,8 @@ class Job:
                  tile=None, compress=None, tif_layout=None, bigtiff=False, ot=None, preview=None,
                  preview_size=None, sidecar=False, decode=False, device="auto", threads=0,
                  mem=None, progress=None, notice=None, command_line=None, footprint=None,
-                 radius=None, preview_range=None):
+                 radius=None, preview_range=None, measure=None, levels=None, distances=None,
+                 angles=None, symmetric=None):
         L = _lib.lib()
         self._handle = None
         self._lock = threading.RLock()
@@ -366,19 +390,30 @@ class Job:
         if o.input is None or o.output is None:
             raise UsageError("give an input and an output")
         if decode:
-            _refuse_with_decode(window=window, windows=windows, footprint=footprint,
-                                radius=radius, base=base, bins=bins, range=range, nodata=nodata,
-                                size=size, dtype=dtype, bands=bands, band=band,
-                                interleave=interleave, byteorder=byteorder,
-                                header_bytes=header_bytes)
+            _refuse_with_decode(window=window, windows=windows, radius=radius, measure=measure,
+                                footprint=footprint, base=base, levels=levels,
+                                distances=distances, angles=angles, symmetric=symmetric,
+                                bins=bins, range=range, nodata=nodata, size=size, dtype=dtype,
+                                bands=bands, band=band, interleave=interleave,
+                                byteorder=byteorder, header_bytes=header_bytes)
         if windows is not None and (window is not None or footprint is not None or
                                     radius is not None):
             from ._options import conflict
             conflict("windows", "window" if window is not None else
                      "footprint" if footprint is not None else "radius")
+        if levels is not None:
+            # --levels N is --bins N, over range "auto" unless a range is
+            # given; both given, one would be dropped (the CLI refuses it too).
+            if bins is not None:
+                raise UsageError("levels= does not go with bins=: both are the number of bins "
+                                 "every measure of the job sees: give one")
+            bins = as_int("levels", levels, 1, 2**32 - 1)
+            if range is None:
+                range = "auto"
         fill_compute(o.compute, window, base, bins, range, nodata, footprint, radius)
         if isinstance(range, str) and range == "auto":
             o.range_auto = 1
+        _fill_measures(o, keep, measure, distances, angles, symmetric)
         if nodata is not None:
             o.nodata_given = 1
         _fill_layout(o, keep, size, dtype, byteorder, bands, band, interleave, header_bytes)
@@ -584,7 +619,17 @@ def run(input, output, **options):
     scikit-image's footprint=disk(R)) or any 2-D footprint array (as
     ``--footprint FILE``; not with windows), windows (a list: a map of each, as
     ``--window 5,9,disk3``: [5, 9, ("disk", 3)]), base,
-    bins, range ((lo, hi) or "auto"), nodata; band (a number, a list of
+    bins, range ((lo, hi) or "auto"), nodata;
+    measure (as ``--measure``: one name, "entropy" by default, or a list
+    of them, a map of each at each window in the order given, as
+    :func:`winent.texture` names them: "renyi:2", "simpson", "richness",
+    "evenness", "majority", "glcm-contrast", ...); the co-occurrence
+    measures' options as :func:`winent.texture` takes them: levels (as
+    ``--levels N``: N bins over range, "auto" unless given; not with
+    bins), distances (as ``--distance``: one distance, D or [D]), angles
+    (as ``--angles``: degrees 0, 45, 90, 135 or graycomatrix's radians;
+    None: all four, averaged), symmetric (True, the default; False is
+    ``--asymmetric``); band (a number, a list of
     them or "all": a map of each, as ``--band``); raw input: size ((width,
     height) or "WxH"), dtype ("u16" or a numpy dtype, whose byte order
     counts), bands, interleave ("bsq", "bip", "bil"),

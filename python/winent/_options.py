@@ -465,15 +465,17 @@ def np_bool():
         return bool
 
 
-def check_measures(o, measures, range_auto=False):
+def check_measures(o, measures, range_auto=False, dtype_given=False, nodata_given=False):
     """The library's checks of a measure list with the compute options `o`
     (a copy is made): each measure's, none twice, in Python's words
-    (winent_job_opts_validate)."""
+    (winent_job_opts_validate); those of o.dtype and o's nodata where
+    given."""
     L = _lib()
     jo = L.winent_job_opts()
     L.lib().winent_job_opts_default(ctypes.byref(jo))
     jo.words = L.WORDS_PYTHON
     jo.input = b"memory"
+    jo.dtype_given, jo.nodata_given = int(dtype_given), int(nodata_given)
     jo.compute = o  # a copy
     measures[0].fill(jo.compute)
     codes = (ctypes.c_int * len(measures))(*[m[0] for m in measures])

@@ -362,7 +362,9 @@ def entropy(da, window=None, base=None, bins=None, range=None, nodata=None, devi
         options["measure"] = measure
     if measures is not None:
         options["measures"] = measures
-    _arrays.check_measures(kx, ky, disk, base, options)
+    masked = isinstance(data, np.ma.MaskedArray) or \
+        isinstance(getattr(data, "_meta", None), np.ma.MaskedArray)
+    _arrays.check_measures(kx, ky, disk, base, options, None if masked else src.dtype)
     spec = _arrays.spec_for(kx, ky, disk, base, options)
     if isinstance(range, str) and range == "auto" and planes == 1:
         # One range, found here so that the attrs can state it.

@@ -813,12 +813,18 @@ static int parse_lo_hi(const char *val, double *lo, double *hi)
     /* From val + 1: LO may start with '-'; an empty value has no val + 1
      * to read. */
     const char *colon = *val ? strchr(val + 1, ':') : NULL;
-    char first[64];
-    if (colon == NULL || (size_t)(colon - val) >= sizeof first)
+    if (colon == NULL)
+        return -1;
+    /* LO as long as it is written (a number in full decimal digits, 1e300
+     * written out, is a number as Python and the library take it). */
+    char *first = malloc((size_t)(colon - val) + 1);
+    if (first == NULL)
         return -1;
     memcpy(first, val, (size_t)(colon - val));
     first[colon - val] = '\0';
-    return parse_double(first, lo) || parse_double(colon + 1, hi) ? -1 : 0;
+    const int bad = parse_double(first, lo) || parse_double(colon + 1, hi);
+    free(first);
+    return bad ? -1 : 0;
 }
 
 static winent_status take_range(cli_opts *c, const winent_option *r, int code, const char *val,

@@ -127,7 +127,6 @@ winent_status winent_compute_check(const winent_compute_opts *o, unsigned flags,
                                    winent_err *err)
 {
     WINENT_TRY(check_window(o, w, err));
-    WINENT_TRY(winent_measure_check(o, (flags & WINENT_CHECK_DTYPE) != 0, w, err));
     if ((unsigned)o->base > WINENT_BASE_10) {
         char t[16];
         snprintf(t, sizeof t, "%d", (int)o->base);
@@ -146,6 +145,11 @@ winent_status winent_compute_check(const winent_compute_opts *o, unsigned flags,
     WINENT_TRY(check_range(o, flags, w, err));
     if ((flags & WINENT_CHECK_DTYPE) && (flags & WINENT_CHECK_NODATA) && o->has_nodata)
         WINENT_TRY(winent_nodata_check(o->dtype, o->nodata, w, err));
+    /* The measure's rules last: some need the dtype (a wide type's levels),
+     * which a door may not know yet (Python's texture() checks before it
+     * reads the array), and every door names the options of their own
+     * first, in this order. */
+    WINENT_TRY(winent_measure_check(o, (flags & WINENT_CHECK_DTYPE) != 0, w, err));
     return WINENT_OK;
 }
 

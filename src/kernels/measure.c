@@ -137,6 +137,19 @@ static winent_status check_levels(const winent_compute_opts *o, winent_words w, 
     return WINENT_OK;
 }
 
+/* A footprint every byte of which is in the window, with odd sides: the
+ * rectangle itself (the plan runs it as one), as the CLI's --footprint
+ * and Python's footprint= take such a mask. */
+static int footprint_is_rectangle(const winent_compute_opts *o)
+{
+    if (o->footprint == NULL || o->kx % 2 == 0 || o->ky % 2 == 0 || o->kx < 1 || o->ky < 1)
+        return 0;
+    for (size_t i = 0; i < (size_t)o->kx * (size_t)o->ky; i++)
+        if (o->footprint[i] == 0)
+            return 0;
+    return 1;
+}
+
 static winent_status check_glcm(const winent_compute_opts *o, int dtype_known, winent_words w,
                                 winent_err *err)
 {
@@ -149,7 +162,7 @@ static winent_status check_glcm(const winent_compute_opts *o, int dtype_known, w
         snprintf(t, sizeof t, "%u", o->glcm_angles);
         return winent_opt_refuse(err, w, "angles", t);
     }
-    if (o->disk || o->footprint != NULL)
+    if (o->disk || (o->footprint != NULL && !footprint_is_rectangle(o)))
         return winent_opt_say(err, w,
                               "--measure %s: the co-occurrence measures take rectangular windows "
                               "only: give --window K or WxH",
@@ -200,6 +213,8 @@ winent_status winent_measure_check(const winent_compute_opts *o, int dtype_known
      * alone (and a caller of the others may leave them unset). */
     if (winent_measure_is_glcm(o->measure))
         return check_glcm(o, dtype_known, w, err);
+    if (o->measure == WINENT_MEASURE_MAJORITY)
+        return winent_majority_check(o, w, err);
     if (o->measure != WINENT_MEASURE_RENYI)
         return WINENT_OK;
     snprintf(t, sizeof t, w == WINENT_WORDS_PYTHON ? "'renyi:%g'" : "renyi:%g", o->renyi_q);
@@ -339,6 +354,35 @@ int winent_measure_can_be_nan(const winent_compute_opts *o)
     if (o->measure != WINENT_MEASURE_MAJORITY || o->footprint == NULL)
         return 0;
     return o->footprint[(size_t)(o->ky / 2) * (size_t)o->kx + (size_t)(o->kx / 2)] == 0;
+}
+
+winent_status winent_majority_check(const winent_compute_opts *o, winent_words w,
+                                    winent_err *err)
+{
+    const int binned = o->bins > 0 || winent_dtype_is_float(o->dtype);
+    if (o->measure != WINENT_MEASURE_MAJORITY || !binned ||
+        (o->range_lo == 0.0 && o->range_hi == 0.0))
+        return WINENT_OK; /* distinct values: the dtype's, which float32 holds */
+    /* The first and last bins' centres, as the engines compute them: a
+     * map of float32 would hold an infinity where such a centre passes
+     * its largest value. */
+    const double n = o->bins ? (double)o->bins : 256.0, step = (o->range_hi - o->range_lo) / n;
+    const double a = o->range_lo + 0.5 * step, b = o->range_lo + (n - 0.5) * step;
+    const double top = fmax(fabs(a), fabs(b));
+    if (!(top > 3.4028234663852886e38))
+        return WINENT_OK;
+    char lo[32], hi[32], v[32];
+    winent_num_text(o->range_lo, lo, sizeof lo);
+    winent_num_text(o->range_hi, hi, sizeof hi);
+    winent_num_text(top, v, sizeof v);
+    return winent_opt_say(err, w,
+                          "--measure majority: its values (the bins' centres over %s:%s) reach "
+                          "%s, past float32's largest value (3.4028235e38): give a --range "
+                          "within it",
+                          "measures='majority': its values (the bins' centres over (%s, %s)) "
+                          "reach %s, past float32's largest value (3.4028235e38): give a "
+                          "range= within it",
+                          lo, hi, v);
 }
 
 double winent_measure_bottom(const winent_compute_opts *o)

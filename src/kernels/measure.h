@@ -47,6 +47,13 @@ int winent_measure_can_be_nan(const winent_compute_opts *o);
  * 0 for a correlation, a cluster shade, a majority of negative values. */
 double winent_measure_bottom(const winent_compute_opts *o);
 
+/* A majority of bins (o's range set) whose values float32 holds: a bin's
+ * centre past its largest value would be an infinity in the map. The
+ * check of winent_measure_check, and of a job's run once --range auto
+ * found the range. */
+winent_status winent_majority_check(const winent_compute_opts *o, winent_words w,
+                                    winent_err *err);
+
 /* How a reduced-resolution view of a measure's map (a COG's overviews,
  * the --preview image) is made from the pixels below it: the mean of
  * the valid values for a quantity, where a mean of neighbours is itself

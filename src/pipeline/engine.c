@@ -115,6 +115,11 @@ winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_k
     e->max_width = max_width;
     e->cores = default_threads();
     e->threads = threads > 0 ? threads : e->cores;
+    /* Every check of winent_compute_opts_validate (the plan's leaves out
+     * nodata, which a job checks against the file's type at its run): a
+     * nodata no sample can equal is refused here as a job refuses it. */
+    WINENT_TRY_GOTO(st, winent_compute_check(o, WINENT_CHECK_DTYPE | WINENT_CHECK_NODATA,
+                                             WINENT_WORDS_CLI, &e->err));
     WINENT_TRY_GOTO(st, winent_plan_create(o, &e->plan, &e->err));
     e->class_limit = winent_class_limit(e->plan, WINENT_OT_FLOAT32);
     if (kind == WINENT_ENGINE_CPU)

@@ -75,7 +75,11 @@ winent_status winent_job_check_map_type(winent_out_type t, const winent_compute_
     const int majority = c->measure == WINENT_MEASURE_MAJORITY;
     const int binned = c->bins > 0 || winent_dtype_is_float(c->dtype);
     const int known = !majority || (dtype_known && (!binned || range_known));
-    if (!known || !(is_int || t == WINENT_OT_FLOAT16))
+    if (!known)
+        return WINENT_OK;
+    /* A range found by --range auto (the run) is checked here first. */
+    WINENT_TRY(winent_majority_check(c, w, err));
+    if (!(is_int || t == WINENT_OT_FLOAT16))
         return WINENT_OK;
     const char *ot = winent_out_type_name(t);
     char m[64], v[32];

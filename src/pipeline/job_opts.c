@@ -149,13 +149,29 @@ static winent_status check_band_list(const winent_job_opts *o, winent_words w, w
     return WINENT_OK;
 }
 
-/* --measure M1,M2,...: each a measure the library computes, none twice. */
-static winent_status check_measure_list(const winent_job_opts *o, winent_words w, winent_err *err)
+/* --ot against each measure's values (what the options say of them; the
+ * run checks again once the input's type and range are known): after
+ * every check of what is computed, which a door without --ot (Python's
+ * texture()) makes in the same order. */
+static winent_status check_map_types(const winent_job_opts *o, winent_words w, winent_err *err)
 {
     const int range_known = !winent_job_range_auto(o, o->compute.dtype);
     if (o->nmeasure_list <= 0)
-        WINENT_TRY(winent_job_check_map_type(o->out_type, &o->compute, o->dtype_given, range_known,
-                                             w, err));
+        return winent_job_check_map_type(o->out_type, &o->compute, o->dtype_given, range_known,
+                                         w, err);
+    for (int i = 0; i < o->nmeasure_list; i++) {
+        winent_compute_opts c = o->compute;
+        c.measure = o->measure_list[i];
+        c.renyi_q = o->measure_q ? o->measure_q[i] : 0.0;
+        WINENT_TRY(winent_job_check_map_type(o->out_type, &c, o->dtype_given, range_known, w,
+                                             err));
+    }
+    return WINENT_OK;
+}
+
+/* --measure M1,M2,...: each a measure the library computes, none twice. */
+static winent_status check_measure_list(const winent_job_opts *o, winent_words w, winent_err *err)
+{
     if (o->nmeasure_list < 0 || (o->nmeasure_list > 0 && o->measure_list == NULL))
         return WINENT_ERR(err, WINENT_ERR_USAGE, "--measure: a list of %d measures at %p",
                           o->nmeasure_list, (const void *)o->measure_list);
@@ -164,8 +180,6 @@ static winent_status check_measure_list(const winent_job_opts *o, winent_words w
         c.measure = o->measure_list[i];
         c.renyi_q = o->measure_q ? o->measure_q[i] : 0.0;
         WINENT_TRY(winent_measure_check(&c, o->dtype_given, w, err));
-        WINENT_TRY(winent_job_check_map_type(o->out_type, &c, o->dtype_given, range_known, w,
-                                             err));
         for (int j = 0; j < i; j++)
             if (o->measure_list[j] == c.measure &&
                 (c.measure != WINENT_MEASURE_RENYI || o->measure_q[j] == c.renyi_q)) {
@@ -215,7 +229,6 @@ static winent_status check_window_list(const winent_job_opts *o, winent_words w,
         /* Rectangles of either parity; a disk is 2R+1 square. */
         if (kx < 1 || kx > 255 || ky < 1 || ky > 255 || (disk && (kx != ky || kx % 2 == 0)))
             return winent_opt_refuse(err, w, "windows", text);
-        WINENT_TRY(check_window_measures(o, kx, ky, disk, w, err));
         for (int j = 0; j < i; j++)
             if (o->window_list[2 * j] == kx && o->window_list[2 * j + 1] == ky &&
                 (o->window_disk != NULL && o->window_disk[j]) == disk) {
@@ -232,6 +245,18 @@ static winent_status check_window_list(const winent_job_opts *o, winent_words w,
                                       item);
             }
     }
+    return WINENT_OK;
+}
+
+/* Each window of the list with each measure, once the options of neither
+ * alone are refused: a list's refusals come in the order a call per
+ * window (Python's texture() of one window) gives them. */
+static winent_status check_window_list_measures(const winent_job_opts *o, winent_words w,
+                                                winent_err *err)
+{
+    for (int i = 0; i < o->nwindow_list; i++)
+        WINENT_TRY(check_window_measures(o, o->window_list[2 * i], o->window_list[2 * i + 1],
+                                         o->window_disk != NULL && o->window_disk[i], w, err));
     return WINENT_OK;
 }
 
@@ -329,10 +354,12 @@ static winent_status refuse_enum(winent_err *err, winent_words w, const char *na
 static winent_status check_compute_and_layout(const winent_job_opts *o, winent_words w,
                                               winent_err *err)
 {
-    /* The lists first: their first items are also compute.kx/ky and band. */
+    /* The lists first: their first items are also compute.kx/ky and band.
+     * The window before the measures (compute_check's order, which
+     * winent_entropy and the engine keep): a co-occurrence measure's line
+     * about odd sides would be wrong advice for a side past 255. */
     WINENT_TRY(check_band_list(o, w, err));
     WINENT_TRY(check_window_list(o, w, err));
-    WINENT_TRY(check_measure_list(o, w, err));
     winent_compute_opts c = o->compute;
     unsigned flags = 0;
     if (o->dtype_given)
@@ -346,6 +373,9 @@ static winent_status check_compute_and_layout(const winent_job_opts *o, winent_w
             c.bins = 256; /* a float band's default: --range auto, 256 bins */
     }
     WINENT_TRY(winent_compute_check(&c, flags, w, err));
+    WINENT_TRY(check_measure_list(o, w, err));
+    WINENT_TRY(check_window_list_measures(o, w, err));
+    WINENT_TRY(check_map_types(o, w, err));
     if (o->width < 0 || o->height < 0) {
         char t[48];
         snprintf(t, sizeof t, w == WINENT_WORDS_PYTHON ? "(%d, %d)" : "%dx%d", o->width,

@@ -1,11 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Differential checker of the doors: random jobs (measures, windows of
 every shape, footprints, bases, bins/levels and ranges, nodata, pair
-options, output types and formats) run through the CLI and through
-Python's winent.entropy / winent.texture (numpy, dask), each map compared
-with a brute-force oracle written apart from the engine (per window,
-plain float64), and a refusal on one door held to be a refusal on the
-others (the CLI's exit 2, Python's UsageError).
+options, output types and formats, and options near or past each limit)
+run through the CLI, through winent_job_create/run with the options set
+field by field (not by the CLI's parser), through winent.run, through
+winent_engine_create/compute with the compute options set field by field,
+and through Python's winent.entropy / winent.texture (numpy, dask), each
+map compared with a brute-force oracle written apart from the engine (per
+window, plain float64) and with the CLI's bits, and a refusal on one door
+held to be a refusal on the others (the CLI's exit 2, the C API's
+WINENT_ERR_USAGE with the CLI's line, Python's UsageError with
+texture()'s line); the engine must refuse what winent_job_opts_validate
+refuses in what is computed, and compute nothing else wrong.
 
     doors_fuzz.py WINENT_STREAM [--seed S] [--cases N] [--seconds T] [-v]
 
@@ -108,33 +114,33 @@ def hist_measure(m, cls, vals, base):
     return float(np.float32(vals[idx[k]]))
 
 
-def glcm_one(m, P, base):
-    L = P.shape[0]
-    i, j = np.mgrid[0:L, 0:L]
+def glcm_one(m, ii, jj, pp, L, base):
+    """Measure `m` of a normalized co-occurrence matrix given by its
+    nonzero cells: levels ii, jj with probabilities pp (sparse: a window's
+    matrix of 1024 levels has a million cells and a few dozen pairs)."""
     lb = LNB[base]
-    nz = P[P > 0]
-    hij = -(nz * np.log(nz)).sum() / lb
-    pi, pj = P.sum(1), P.sum(0)
-    mi, mj = (i * P).sum(), (j * P).sum()
-    si = math.sqrt(max(((i - mi) ** 2 * P).sum(), 0))
-    sj = math.sqrt(max(((j - mj) ** 2 * P).sum(), 0))
+    hij = -(pp * np.log(pp)).sum() / lb
+    pi, pj = np.bincount(ii, pp, L), np.bincount(jj, pp, L)
+    mi, mj = (ii * pp).sum(), (jj * pp).sum()
+    si = math.sqrt(max(((ii - mi) ** 2 * pp).sum(), 0))
+    sj = math.sqrt(max(((jj - mj) ** 2 * pp).sum(), 0))
 
     def ent(q):
         q = q[q > 0]
         return -(q * np.log(q)).sum() / lb
     return {
         "glcm-entropy": lambda: hij,
-        "glcm-asm": lambda: (P * P).sum(),
-        "glcm-energy": lambda: math.sqrt((P * P).sum()),
-        "glcm-contrast": lambda: ((i - j) ** 2 * P).sum(),
-        "glcm-dissimilarity": lambda: (abs(i - j) * P).sum(),
-        "glcm-homogeneity": lambda: (P / (1 + (i - j) ** 2)).sum(),
+        "glcm-asm": lambda: (pp * pp).sum(),
+        "glcm-energy": lambda: math.sqrt((pp * pp).sum()),
+        "glcm-contrast": lambda: ((ii - jj) ** 2 * pp).sum(),
+        "glcm-dissimilarity": lambda: (abs(ii - jj) * pp).sum(),
+        "glcm-homogeneity": lambda: (pp / (1 + (ii - jj) ** 2)).sum(),
         "glcm-correlation": lambda: 1.0 if si < 1e-12 or sj < 1e-12 else
-        ((i - mi) * (j - mj) * P).sum() / (si * sj),
+        ((ii - mi) * (jj - mj) * pp).sum() / (si * sj),
         "glcm-mean": lambda: mi,
-        "glcm-variance": lambda: ((i - mi) ** 2 * P).sum(),
-        "glcm-cluster-shade": lambda: ((i + j - mi - mj) ** 3 * P).sum(),
-        "glcm-cluster-prominence": lambda: ((i + j - mi - mj) ** 4 * P).sum(),
+        "glcm-variance": lambda: ((ii - mi) ** 2 * pp).sum(),
+        "glcm-cluster-shade": lambda: ((ii + jj - mi - mj) ** 3 * pp).sum(),
+        "glcm-cluster-prominence": lambda: ((ii + jj - mi - mj) ** 4 * pp).sum(),
         "glcm-cond-entropy": lambda: hij - ent(pi),
         "glcm-mutual-info": lambda: ent(pi) + ent(pj) - hij,
     }[m]()
@@ -170,7 +176,7 @@ def oracle(img, valid, job):
                     got = []
                     for a in job["angles"]:
                         ox, oy = OFF[a][0] * d, OFF[a][1] * d
-                        C = np.zeros((L, L))
+                        pairs = []
                         for py in range(y0, y1):
                             qy = py + oy
                             if not y0 <= qy < y1:
@@ -178,12 +184,15 @@ def oracle(img, valid, job):
                             for px in range(x0, x1):
                                 qx = px + ox
                                 if x0 <= qx < x1 and valid[py, px] and valid[qy, qx]:
-                                    C[lev[py, px], lev[qy, qx]] += 1
-                        if job["sym"]:
-                            C = C + C.T
-                        if C.sum() == 0:
+                                    pairs.append((lev[py, px], lev[qy, qx]))
+                        if not pairs:
                             continue
-                        got.append(glcm_one(m, C / C.sum(), job["base"]))
+                        pr = np.array(pairs, np.int64)
+                        if job["sym"]:
+                            pr = np.concatenate([pr, pr[:, ::-1]])
+                        cells, n = np.unique(pr[:, 0] * L + pr[:, 1], return_counts=True)
+                        got.append(glcm_one(m, cells // L, cells % L, n / n.sum(), L,
+                                            job["base"]))
                     if got:
                         o[y, x] = sum(got) / len(got)
         else:
@@ -305,8 +314,12 @@ def mutate(rng, img, job):
     """Options near or past a limit, which every door must take or refuse
     alike: a co-occurrence measure with an even side, a disk or a
     footprint, a distance no pair fits, too many levels, a wide type
-    without levels, a Renyi order too large for the window."""
-    k = int(rng.integers(0, 7))
+    without levels, a Renyi order too large for the window, a nodata no
+    sample can equal, a range empty, reversed or too wide for its bins, a
+    window side past the limits, renyi:1 (Shannon's), a NaN nodata, one
+    bin, a majority's range at float32's largest value, --levels for the
+    histogram measures."""
+    k = int(rng.integers(0, 16))
     glcm = any(m.startswith("glcm-") for m in job["measures"])
     if k == 0 and glcm:
         job["kx"] += 1
@@ -327,15 +340,50 @@ def mutate(rng, img, job):
     elif k == 6 and glcm:
         f = (rng.random((3, 3)) < 0.7).astype(np.uint8)
         f[1, 1] = 1
+        if rng.random() < 0.3:
+            f[:] = 1  # the rectangle, as a footprint
         job.update(shape="foot", foot=f, kx=3, ky=3)
+        job.pop("win2", None)
+    elif k == 7:
+        # nodata outside the samples' type, or not a whole number for integers
+        info = np.iinfo(img.dtype) if img.dtype.kind in "iu" else None
+        job["nodata"] = float(rng.choice([info.max + 1.0, info.min - 1.0, 2.5])) if info \
+            else float(rng.choice([1e39, -1e39]))
+    elif k == 8:
+        lo = float(rng.choice([0.0, 3.0, -2.0]))
+        hi = float(rng.choice([lo, lo - 1.0]))  # an empty or reversed range
+        job["bins"], job["range_arg"] = job["bins"] or 8, (lo, hi)
+    elif k == 9:
+        job["bins"], job["range_arg"] = 1 << 20, (-1e300, 1e300)  # its width overflows
+        job["measures"] = [m for m in job["measures"] if not m.startswith("glcm-")] or ["entropy"]
+    elif k == 10 and job["shape"] == "rect":
+        job["kx"] = int(rng.choice([0, 256]))
+        job.pop("win2", None)
+    elif k == 11:
+        job["measures"] = list(dict.fromkeys(job["measures"] + ["renyi:1"]))
+    elif k == 12:
+        job["nodata"] = float("nan")
+    elif k == 13:
+        job["bins"], job["range_arg"] = 1, job["range_arg"] or "auto"
+    elif k == 14:
+        job["measures"] = list(dict.fromkeys(job["measures"] + ["majority"]))
+        top = float(rng.choice([3.3e38, 3.4028234663852886e38, 3.5e38, 1e39]))
+        job["bins"], job["range_arg"] = int(rng.choice([1, 2, 1000])), (-top, top)
+    elif k == 15 and job["bins"] and not any(m.startswith("glcm-") for m in job["measures"]):
+        job["levels"] = True  # --levels N for the histogram measures: --bins N
 
 
 def valid_of(img, job):
     v = np.ones(img.shape, bool)
     if img.dtype.kind == "f":
         v &= ~np.isnan(img)
-    if job["nodata"] is not None:
-        v &= img != img.dtype.type(job["nodata"])
+    nd = job["nodata"]
+    if nd is not None and not math.isnan(nd):
+        if img.dtype.kind == "f":  # the kernels' rule: against nodata cast to float32
+            with np.errstate(over="ignore"):
+                v &= img != np.float32(nd)
+        else:
+            v &= img.astype(np.float64) != nd
     return v
 
 
@@ -379,7 +427,7 @@ def cli_words(job, tmp):
             ",%dx%d" % (w2["kx"], w2["ky"])
     glcm = any(m.startswith("glcm-") for m in job["measures"])
     if job["bins"]:
-        words += ["--levels" if glcm else "--bins", str(job["bins"])]
+        words += ["--levels" if glcm or job.get("levels") else "--bins", str(job["bins"])]
         ra = job["range_arg"]
         words += ["--range", "auto" if ra == "auto" else "%s:%s" % (num(ra[0]), num(ra[1]))]
     if job["nodata"] is not None:
@@ -458,9 +506,13 @@ def read_cli(job, out, h, w):
     return np.stack(maps), descr, {"raw_scales": scales}
 
 
+def run_src(tmp):
+    return os.path.join(tmp, "in.raw")
+
+
 def run_cli(ws, img, job, tmp):
     h, w = img.shape
-    src = os.path.join(tmp, "in.raw")
+    src = run_src(tmp)
     img.tofile(src)
     out = os.path.join(tmp, "out." + job["fmt"])
     side = ["--sidecar"] if job["fmt"] == "raw" and job["ot"] != "float16" else []
@@ -508,6 +560,300 @@ def run_py(img, job, dask=False):
             kw["levels"] = job["bins"]
         m = winent.texture(a, job["measures"], window=win, **kw)
         return np.asarray(m).astype(np.float64)
+
+
+# ---- the C doors: the engine and a job, options built directly ----------
+
+def c_compute(img, job, win, measure):
+    """winent_compute_opts of one map, filled field by field (no parser):
+    the window `win` (job's or its second), the measure, the range
+    resolved as the job resolves it (the engine has no "auto"). Returns
+    (opts, what keeps the footprint's bytes alive)."""
+    import ctypes
+    from winent import _lib
+    L = _lib.lib()
+    o = _lib.winent_compute_opts()
+    L.winent_compute_opts_default(ctypes.byref(o))
+    keep = None
+    if win["shape"] == "foot":
+        f = np.ascontiguousarray(win["foot"], np.uint8)
+        keep = (ctypes.c_ubyte * f.size).from_buffer_copy(f.tobytes())
+        o.kx, o.ky = f.shape[1], f.shape[0]
+        o.footprint = ctypes.cast(keep, ctypes.POINTER(ctypes.c_ubyte))
+    elif win["shape"] == "disk":  # the CLI's diskR, whatever a mutation did to kx
+        o.kx = o.ky = 2 * win["r"] + 1
+        o.disk = 1
+    else:
+        o.kx, o.ky = win["kx"], win["ky"]
+    o.base = _lib.BASES[job["base"]]
+    o.dtype = _lib.DTYPES.index(job["dtype"])
+    bins, ra = job["bins"], job["range_arg"]
+    if not bins and img.dtype.kind == "f":
+        bins, ra = 256, "auto"
+    o.bins = bins
+    if bins:
+        if ra == "auto":
+            from winent._compute import _auto_range
+            o.range_lo, o.range_hi = _auto_range(img, job["nodata"])
+        else:
+            o.range_lo, o.range_hi = ra
+    if job["nodata"] is not None:
+        o.has_nodata, o.nodata = int(not math.isnan(job["nodata"])), job["nodata"]
+    name = measure
+    o.measure = _lib.MEASURES.index("renyi" if name.startswith("renyi:") else name)
+    o.renyi_q = float(name[6:]) if name.startswith("renyi:") else 0.0
+    o.glcm_distance = job["distance"]
+    bits = sum(1 << (a // 45) for a in job["angles"])
+    o.glcm_angles = 0 if bits == 15 else bits
+    o.glcm_asymmetric = int(not job["sym"])
+    return o, keep
+
+
+def windows_of(job):
+    return [job] + ([job["win2"]] if "win2" in job else [])
+
+
+def run_engine(img, job):
+    """Every map of the job through winent_engine_create / compute on the
+    CPU, window-major as the job's: (maps, None), or (None, (status,
+    message)) for the first refusal."""
+    import ctypes
+    from winent import _lib
+    L = _lib.lib()
+    h, w = img.shape
+    a = np.ascontiguousarray(img)
+    maps = []
+    for win in windows_of(job):
+        for m in job["measures"]:
+            o, keep = c_compute(img, job, win, m)
+            e = ctypes.c_void_p()
+            err = _lib.winent_error()
+            st = L.winent_engine_create(ctypes.byref(o), 0, 0, w, h, 1, ctypes.byref(e),
+                                        ctypes.byref(err))
+            if st != 0:
+                return None, (st, _lib.message_of(err))
+            out = np.full((h, w), -7.0, np.float32)
+            try:
+                st = L.winent_engine_compute(e, a.ctypes.data, a.strides[0], w, h, 0, h, 0, h,
+                                             out.ctypes.data, w)
+                if st != 0:
+                    return None, (st, _lib.message_of(L.winent_engine_error(e).contents))
+            finally:
+                L.winent_engine_free(e)
+            del keep
+            maps.append(out.astype(np.float64))
+    return np.stack(maps), None
+
+
+OT_CODE = {"float32": 0, "float16": 1, "uint16": 2, "uint8": 3}
+FMT_CODE = {"raw": 1, "zst": 2, "tif": 3, "zarr": 4}
+
+
+def c_job_opts(img, job, src, out, ot=None, fmt=None):
+    """winent_job_opts of the CLI's job, filled field by field (not through
+    the CLI's parser): the footprint as given (the parser would take a
+    rectangle of ones for that window), the range "auto" as the flag."""
+    import ctypes
+    from winent import _lib
+    L = _lib.lib()
+    jo = _lib.winent_job_opts()
+    L.winent_job_opts_default(ctypes.byref(jo))
+    keep = [src.encode(), out.encode(), b"cpu"]
+    jo.input, jo.output, jo.device = keep[0], keep[1], keep[2]
+    jo.width, jo.height = img.shape[1], img.shape[0]
+    jo.dtype_given = 1
+    jo.threads = 1
+    c, k = c_compute(img, job, job, job["measures"][0])
+    keep.append(k)
+    if job["bins"] and job["range_arg"] == "auto":
+        c.range_lo = c.range_hi = 0.0
+        jo.range_auto = 1
+    elif not job["bins"] and img.dtype.kind == "f":
+        c.bins, c.range_lo, c.range_hi = 0, 0.0, 0.0  # the job's default: auto, 256 bins
+    jo.compute = c
+    jo.nodata_given = int(job["nodata"] is not None)
+    ms = job["measures"]
+    if len(ms) > 1:
+        codes = (ctypes.c_int * len(ms))(*[_lib.MEASURES.index(m.split(":")[0]) for m in ms])
+        qs = (ctypes.c_double * len(ms))(*[float(m[6:]) if m.startswith("renyi:") else 0.0
+                                           for m in ms])
+        keep += [codes, qs]
+        jo.measure_list = ctypes.cast(codes, ctypes.POINTER(ctypes.c_int))
+        jo.measure_q = ctypes.cast(qs, ctypes.POINTER(ctypes.c_double))
+        jo.nmeasure_list = len(ms)
+    if "win2" in job:
+        ws = windows_of(job)
+        sides = [(2 * x["r"] + 1,) * 2 if x["shape"] == "disk" else (x["kx"], x["ky"])
+                 for x in ws]
+        arr = (ctypes.c_int * 4)(*[v for x in sides for v in x])
+        disk = (ctypes.c_int * 2)(*[int(x["shape"] == "disk") for x in ws])
+        keep += [arr, disk]
+        jo.window_list = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int))
+        jo.window_disk = ctypes.cast(disk, ctypes.POINTER(ctypes.c_int))
+        jo.nwindow_list = 2
+    jo.out_type = OT_CODE[ot or job["ot"]]
+    jo.format = FMT_CODE[fmt or job["fmt"]]
+    jo.sidecar = int((fmt or job["fmt"]) == "raw" and (ot or job["ot"]) != "float16")
+    return jo, keep
+
+
+def run_c_job(img, job, src, out):
+    """The job through winent_job_create / run: (status, message)."""
+    import ctypes
+    from winent import _lib
+    L = _lib.lib()
+    jo, keep = c_job_opts(img, job, src, out)
+    err = _lib.winent_error()
+    h = _lib.c_job_p()
+    st = L.winent_job_create(ctypes.byref(jo), ctypes.byref(h), ctypes.byref(err))
+    if st != 0:
+        return st, _lib.message_of(err)
+    try:
+        st = L.winent_job_run(h)
+        msg = _lib.message_of(L.winent_job_error(h).contents)
+    finally:
+        L.winent_job_free(h)
+    del keep
+    return st, msg
+
+
+def c_validates(img, job, src):
+    """Whether winent_job_opts_validate takes what is computed (a float32
+    .zst of the same compute options): what an engine must refuse where
+    it does not."""
+    import ctypes
+    from winent import _lib
+    jo, keep = c_job_opts(img, job, src, src + ".zst", ot="float32", fmt="zst")
+    jo.sidecar = 0
+    err = _lib.winent_error()
+    st = _lib.lib().winent_job_opts_validate(ctypes.byref(jo), ctypes.byref(err))
+    del keep
+    return st, _lib.message_of(err)
+
+
+def run_py_job(img, job, src, out):
+    """The job through winent.run with Python's keywords (measure=,
+    levels=, distances=, angles=, symmetric=): None, or the UsageError's
+    text."""
+    glcm = any(m.startswith("glcm-") for m in job["measures"])
+    kw = dict(size=(img.shape[1], img.shape[0]), dtype=job["dtype"], base=job["base"],
+              measure=job["measures"], device="cpu", threads=1, ot=job["ot"],
+              sidecar=job["fmt"] == "raw" and job["ot"] != "float16")
+    if job["shape"] == "foot":
+        kw["footprint"] = job["foot"].astype(bool)
+    elif "win2" in job:
+        kw["windows"] = [("disk", x["r"]) if x["shape"] == "disk" else (x["ky"], x["kx"])
+                         for x in windows_of(job)]
+    else:
+        kw["window"] = ("disk", job["r"]) if job["shape"] == "disk" else (job["ky"], job["kx"])
+    if job["bins"]:
+        kw["levels" if glcm or job.get("levels") else "bins"] = job["bins"]
+        kw["range"] = job["range_arg"]
+    if job["nodata"] is not None:
+        kw["nodata"] = job["nodata"]
+    if glcm:
+        kw.update(distances=job["distance"], angles=job["angles"], symmetric=job["sym"])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            winent.run(src, out, **kw)
+    except winent.UsageError as e:
+        return str(e)
+    return None
+
+
+def other_doors(img, job, tmp, p, cli_maps, want, fails, py_err=None):
+    """The engine, the C job and winent.run beside the CLI's outcome `p`
+    (its maps `cli_maps`, the oracle's `want`)."""
+    cli_usage = p.returncode == 2
+    src = run_src(tmp)
+    c_doors = job["range_arg"] != (0.0, 0.0)  # the C fields' 0:0 is "no range", not one given
+    if c_doors:
+        c_job_door(img, job, src, tmp, p, cli_maps, fails)
+    py_job_door(img, job, src, tmp, cli_usage, cli_maps, fails, py_err)
+    if c_doors:
+        engine_door(img, job, src, p, cli_maps, want, fails)
+
+
+def unquoted(lines):
+    """Lines without their quoted values: the CLI quotes a value as typed
+    ('1e39' or its 40 digits), the C door as the library writes it."""
+    return [re.sub(r"'[^']*'", "''", x) for x in lines]
+
+
+def c_job_door(img, job, src, tmp, p, cli_maps, fails):
+    """The C job: the CLI's outcome (a refusal in the CLI's line), the
+    same maps."""
+    cli_usage = p.returncode == 2
+    d = os.path.join(tmp, "cjob")
+    os.mkdir(d)
+    out = os.path.join(d, "out." + job["fmt"])
+    st, msg = run_c_job(img, job, src, out)
+    cli_foot = job["shape"] == "foot"  # the CLI's parser takes a full footprint as its window
+    if st == 2 and not cli_usage:
+        fails.append("winent_job refuses (%s), the CLI takes" % msg)
+    elif st != 2 and cli_usage:
+        fails.append("the CLI refuses, winent_job gives %d (%s)" % (st, msg))
+    elif st not in (0, 2):
+        fails.append("winent_job status %d: %s" % (st, msg))
+    elif st == 2 and unquoted(p.stderr.strip().splitlines()[-1:]) != \
+            unquoted(["winent-stream: " + msg]):
+        fails.append("the CLI says %r, winent_job %r" % (p.stderr.strip()[-200:], msg))
+    elif st == 0 and cli_maps is not None:
+        got = read_cli(dict(job, measures=job["measures"] * len(windows_of(job))), out,
+                       *img.shape)
+        if not np.array_equal(got[0], cli_maps[0], equal_nan=True):
+            fails.append("winent_job's maps differ from the CLI's")
+        elif not cli_foot and [str(x) for x in got[1]] != [str(x) for x in cli_maps[1]]:
+            fails.append("winent_job's maps described %r, the CLI's %r" % (got[1], cli_maps[1]))
+
+
+def py_job_door(img, job, src, tmp, cli_usage, cli_maps, fails, py_err):
+    """winent.run: the CLI's outcome, the same maps; where winent.texture
+    (entropy) refuses too, the same line."""
+    d = os.path.join(tmp, "pyjob")
+    os.mkdir(d)
+    out = os.path.join(d, "out." + job["fmt"])
+    err = run_py_job(img, job, src, out)
+    if err is not None and not cli_usage:
+        fails.append("winent.run refuses (%s), the CLI takes" % err)
+    elif err is None and cli_usage:
+        fails.append("the CLI refuses, winent.run takes")
+    elif err is not None and py_err is not None and job["ot"] == "float32" and \
+            unquoted([err.split(":")[0]]) != unquoted([py_err.split(":")[0]]):
+        # The same rule named first (an array's and a file's own words may
+        # differ after it: "the array holds", "the input holds"); --ot is
+        # the job's alone.
+        fails.append("winent.run says %r, winent.texture %r" % (err, py_err))
+    elif err is None and cli_maps is not None:
+        got = read_cli(dict(job, measures=job["measures"] * len(windows_of(job))), out,
+                       *img.shape)
+        if not np.array_equal(got[0], cli_maps[0], equal_nan=True):
+            fails.append("winent.run's maps differ from the CLI's")
+
+
+def engine_door(img, job, src, p, cli_maps, want, fails):
+    """The engine: what the job's validation refuses in what is computed,
+    refused alike; else the oracle's maps, the CLI's bits in float32."""
+    vst, vmsg = c_validates(img, job, src)
+    maps, refused = run_engine(img, job)
+    if refused is not None:
+        if refused[0] != 2:
+            fails.append("winent_engine_create status %d: %s" % refused)
+        elif vst == 0 and p.returncode != 2:
+            # A refusal of the samples themselves (a majority's classes
+            # past float32's integers) is the run's, not the options'.
+            fails.append("the engine refuses (%s), the CLI takes" % refused[1])
+    else:
+        if vst != 0:
+            fails.append("the engine computes what winent_job_opts_validate refuses (%s)" % vmsg)
+        elif want is not None:
+            jall = dict(job, measures=job["measures"] * len(windows_of(job)), ot="float32")
+            fails += compare("engine", maps, want, jall)
+            if cli_maps is not None and job["ot"] == "float32" and \
+                    not np.array_equal(maps.astype(np.float32), cli_maps[0].astype(np.float32),
+                                       equal_nan=True):
+                fails.append("the engine's maps and the CLI's differ in their bits")
 
 
 # ---- the comparisons ---------------------------------------------------
@@ -563,6 +909,7 @@ def int_scales(job, hdr, out):
 
 def one_case(ws, rng, tmp, verbose):
     img, job = random_job(rng)
+    job0 = dict(job)  # as given (the oracle's resolve_range fills in the range)
     valid = valid_of(img, job)
     p, out, cmd = run_cli(ws, img, job, tmp)
     text = " ".join(shlex.quote(c) for c in cmd)
@@ -594,7 +941,8 @@ def one_case(ws, rng, tmp, verbose):
         fails.append("CLI refuses, Python takes: %s" % p.stderr.strip())
     if not cli_usage and py_err is not None:
         fails.append("Python refuses, CLI takes: %s" % py_err)
-    if p.returncode == 0 or py is not None:
+    want = cli_maps = None
+    if p.returncode == 0 or py is not None or c_validates(img, job0, run_src(tmp))[0] == 0:
         for j in sub:
             resolve_range(img, valid, j)
         jall = dict(sub[0], measures=job["measures"] * len(sub))
@@ -604,6 +952,7 @@ def one_case(ws, rng, tmp, verbose):
         if p.returncode == 0:
             try:
                 got, descr, hdr = read_cli(jall, out, *img.shape)
+                cli_maps = (got, descr)
                 scale = int_scales(jall, hdr, out) if job["ot"] in ("uint8", "uint16") else None
                 if job["ot"] in ("uint8", "uint16") and not scale:
                     scale = [np.inf] * len(jall["measures"])
@@ -619,6 +968,10 @@ def one_case(ws, rng, tmp, verbose):
                             fails.append("band %d described %r, holds %s" % (k + 1, descr[k], m))
             except Exception as e:  # noqa: BLE001
                 fails.append("reading the CLI's %s: %s: %s" % (job["fmt"], type(e).__name__, e))
+    try:
+        other_doors(img, job0, tmp, p, cli_maps, want, fails, py_err)
+    except Exception as e:  # noqa: BLE001 - any exception is a failure
+        fails.append("the C doors / winent.run raised %s: %s" % (type(e).__name__, e))
     if verbose or fails:
         print(("FAIL " if fails else "ok   ") + text)
         if verbose and (p.returncode or py_err):

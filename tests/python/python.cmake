@@ -91,7 +91,8 @@ winent_py_test(test_py_mypy test_py_mypy.py)
 # pairs that never fit, Zarr's measures, saturation in each measure's words.
 winent_py_test(test_py_measure_doors test_py_measure_doors.py)
 winent_py_test(test_py_classes test_py_classes.py)
-# The differential checker of the doors (random jobs through the CLI and
-# Python against a per-window oracle), a short fixed seed.
+# The differential checker of the doors (random jobs through the CLI, the
+# C job and engine with options set field by field, winent.run and
+# Python's arrays against a per-window oracle), a short fixed seed.
 winent_py_test(doors_fuzz_short doors_fuzz.py $<TARGET_FILE:winent-stream> --seed 11 --cases 25)
 set_tests_properties(doors_fuzz_short PROPERTIES TIMEOUT 900)

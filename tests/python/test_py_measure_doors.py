@@ -17,8 +17,25 @@ found, each kept small and deterministic):
 - a Zarr store names each map's measure, and units only where it has them;
 - the saturation notice and SaturationWarning speak of each measure that
   can saturate in its own words (and of no other), RangeWarning of every
-  measure.
+  measure;
+- the C doors (winent_engine_create, winent_job_create with options set
+  field by field) refuse what the CLI refuses and compute what it
+  computes: a nodata no sample can equal refused by the engine as by a
+  job; a footprint of ones with odd sides is the rectangle for the
+  co-occurrence measures on every door (the CLI's and Python's readers
+  took it so, the library refused it);
+- a majority of bins whose centres pass float32's largest value is refused
+  on every door (the map held infinities), --range auto's too at the run;
+- --range LO:HI takes LO written in as many digits as it has;
+- winent.run takes measure= (a list too) and the co-occurrence options,
+  the CLI's bytes, and refuses what the CLI refuses;
+- a window past the limits is refused for its side before any measure's
+  rule about it, and an option of its own (a range) before a rule of a
+  window of a list with a measure, and the samples' own rules (a nodata
+  no sample can equal) before the measure's, on every door (texture()
+  checks with the array's type).
 """
+import ctypes
 import re
 import subprocess
 import warnings
@@ -258,8 +275,251 @@ def test_saturation_words():
           any(issubclass(x.category, winent.RangeWarning) for x in w), [str(x.message) for x in w])
 
 
+def c_opts(a, measure, kx=3, ky=3, footprint=None, nodata=None, bins=0, rng=None):
+    """winent_compute_opts for array `a`, field by field; the footprint's
+    bytes are kept on the returned object."""
+    from winent import _lib
+    o = _lib.winent_compute_opts()
+    _lib.lib().winent_compute_opts_default(ctypes.byref(o))
+    o.kx, o.ky = kx, ky
+    o.dtype = _lib.DTYPES.index({"uint8": "u8", "float64": "f64", "int8": "i8"}[a.dtype.name])
+    o.measure = _lib.MEASURES.index(measure)
+    o.bins = bins
+    if rng is not None:
+        o.range_lo, o.range_hi = rng
+    if nodata is not None:
+        o.has_nodata, o.nodata = 1, nodata
+    keep = None
+    if footprint is not None:
+        f = np.ascontiguousarray(footprint, np.uint8)
+        keep = (ctypes.c_ubyte * f.size).from_buffer_copy(f.tobytes())
+        o.ky, o.kx = f.shape
+        o.footprint = ctypes.cast(keep, ctypes.POINTER(ctypes.c_ubyte))
+    return o, keep
+
+
+def engine_map(a, o):
+    """(status, message, map) of `a` through winent_engine_create/compute."""
+    from winent import _lib
+    L = _lib.lib()
+    e = ctypes.c_void_p()
+    err = _lib.winent_error()
+    h, w = a.shape
+    st = L.winent_engine_create(ctypes.byref(o), 0, 0, w, h, 1, ctypes.byref(e),
+                                ctypes.byref(err))
+    if st != 0:
+        return st, _lib.message_of(err), None
+    out = np.empty((h, w), np.float32)
+    a = np.ascontiguousarray(a)
+    st = L.winent_engine_compute(e, a.ctypes.data, a.strides[0], w, h, 0, h, 0, h,
+                                 out.ctypes.data, w)
+    msg = _lib.message_of(L.winent_engine_error(e).contents)
+    L.winent_engine_free(e)
+    return st, msg, out
+
+
+def c_job(o, src, out, w, h):
+    """(status, message) of a job built field by field around compute `o`."""
+    from winent import _lib
+    L = _lib.lib()
+    jo = _lib.winent_job_opts()
+    L.winent_job_opts_default(ctypes.byref(jo))
+    keep = [src.encode(), out.encode()]
+    jo.input, jo.output, jo.device = keep[0], keep[1], b"cpu"
+    jo.width, jo.height, jo.dtype_given, jo.compute = w, h, 1, o
+    jo.nodata_given = o.has_nodata
+    err = _lib.winent_error()
+    job = _lib.c_job_p()
+    st = L.winent_job_create(ctypes.byref(jo), ctypes.byref(job), ctypes.byref(err))
+    if st != 0:
+        return st, _lib.message_of(err)
+    st = L.winent_job_run(job)
+    msg = _lib.message_of(L.winent_job_error(job).contents)
+    L.winent_job_free(job)
+    return st, msg
+
+
+def test_engine_nodata():
+    """u8 with nodata 300 or 2.5: no sample can equal it; the CLI and a
+    job refuse it, and so does winent_engine_create, with the same line."""
+    src = raw(A)
+    for v in (300.0, 2.5):
+        code, err = cli("--size", "14x12", "--dtype", "u8", "--nodata", "%g" % v, src,
+                        path("n.zst"), expect=2)
+        st, msg, _ = engine_map(A, c_opts(A, "entropy", nodata=v)[0])
+        check("engine, u8 nodata %g: refused (status 2)" % v, st == 2, (st, msg))
+        check("engine, u8 nodata %g: the CLI's line" % v, err.strip().endswith(msg), (err, msg))
+        st, msg = c_job(c_opts(A, "entropy", nodata=v)[0], src, path("n.zst"), 14, 12)
+        check("winent_job, u8 nodata %g: refused" % v, st == 2, (st, msg))
+    st, msg, m = engine_map(A, c_opts(A, "entropy", nodata=3.0)[0])
+    check("engine, u8 nodata 3: computed", st == 0 and not np.isnan(m[A != 3]).any(), msg)
+
+
+def test_footprint_rectangle_glcm():
+    """A 3x3 footprint of ones with glcm-contrast: the CLI's and Python's
+    readers take it as --window 3; the engine and a job given the mask
+    field by field compute the same bits (they refused it); a mask that is
+    not the rectangle stays refused everywhere."""
+    src = raw(A)
+    cli("--size", "14x12", "--dtype", "u8", "--measure", "glcm-contrast", "--window", "3", src,
+        path("w3.raw"))
+    want = np.fromfile(path("w3.raw"), np.float32).reshape(A.shape)
+    ones = np.ones((3, 3), np.uint8)
+    st, msg, m = engine_map(A, c_opts(A, "glcm-contrast", footprint=ones)[0])
+    check("engine, footprint of ones, glcm-contrast: computed", st == 0, msg)
+    check("engine: --window 3's bits", m is not None and np.array_equal(m, want, equal_nan=True))
+    o, keep = c_opts(A, "glcm-contrast", footprint=ones)
+    st, msg = c_job(o, src, path("f3.raw"), 14, 12)
+    check("winent_job, footprint of ones, glcm-contrast: runs", st == 0, msg)
+    got = np.fromfile(path("f3.raw"), np.float32).reshape(A.shape) if st == 0 else None
+    check("winent_job: --window 3's bits", got is not None and
+          np.array_equal(got, want, equal_nan=True))
+    cross = np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], np.uint8)
+    st, msg, _ = engine_map(A, c_opts(A, "glcm-contrast", footprint=cross)[0])
+    check("engine, a cross footprint, glcm-contrast: refused", st == 2 and "rectangular" in msg,
+          (st, msg))
+    even = np.ones((3, 4), np.uint8)
+    st, msg, _ = engine_map(A, c_opts(A, "glcm-contrast", footprint=even)[0])
+    check("engine, a 4x3 footprint of ones, glcm-contrast: refused", st == 2, (st, msg))
+
+
+def test_majority_past_float32():
+    """A majority of bins over (-1e39, 1e39): the centres pass float32's
+    largest value, infinities in the map; refused on every door, and a
+    --range auto that finds such a range refused by the run."""
+    src = raw(A)
+    code, err = cli("--size", "14x12", "--dtype", "u8", "--measure", "majority", "--bins", "4",
+                    "--range", "-1e39:1e39", src, path("m.zst"), expect=2)
+    check("CLI: refused, naming float32", "float32" in err, err)
+    expect_raises("entropy(measure='majority', range=(-1e39, 1e39))", winent.UsageError,
+                  winent.entropy, A, measure="majority", bins=4, range=(-1e39, 1e39),
+                  contains="range=")
+    st, msg, _ = engine_map(A, c_opts(A, "majority", bins=4, rng=(-1e39, 1e39))[0])
+    check("engine: refused", st == 2 and "float32" in msg, (st, msg))
+    cli("--size", "14x12", "--dtype", "u8", "--measure", "majority", "--bins", "4", "--range",
+        "-1e38:1e38", src, path("m.zst"))
+    big = (A.astype(np.float64) - 2.5) * 1e300
+    src64 = raw(big, "big.raw")
+    code, err = cli("--size", "14x12", "--dtype", "f64", "--measure", "majority", src64,
+                    path("m.zst"), expect=2)
+    check("CLI, f64 of +-2.5e300, --range auto: refused at the run", "float32" in err, err)
+    expect_raises("entropy(f64 of +-2.5e300, measure='majority')", winent.UsageError,
+                  winent.entropy, big, measure="majority", contains="measures='majority'")
+    m = winent.entropy(big / 1e290, measure="majority")
+    check("f64 of +-2.5e10: a finite majority", np.isfinite(m).all())
+
+
+def test_range_digits():
+    """--range with its ends written out in 301 digits: the numbers
+    1e300 and -1e300, the map of --range -1e300:1e300."""
+    src = raw(A)
+    lo, hi = "-%d" % int(1e300), "%d" % int(1e300)
+    cli("--size", "14x12", "--dtype", "u8", "--bins", "8", "--range", "%s:%s" % (lo, hi), src,
+        path("d1.raw"))
+    cli("--size", "14x12", "--dtype", "u8", "--bins", "8", "--range", "-1e300:1e300", src,
+        path("d2.raw"))
+    check("301 digits: the map of -1e300:1e300",
+          open(path("d1.raw"), "rb").read() == open(path("d2.raw"), "rb").read())
+
+
+def test_run_measures():
+    """winent.run(measure=[...], levels, distances, angles, symmetric):
+    the CLI's bytes; what the CLI refuses, refused."""
+    src = raw(A)
+    cli("--size", "14x12", "--dtype", "u8", "--measure", "glcm-contrast,simpson,renyi:2",
+        "--window", "5,3", "--levels", "4", "--distance", "2", "--angles", "0,90",
+        "--asymmetric", src, path("c.raw"))
+    winent.run(src, path("p.raw"), size=(14, 12), dtype="u8",
+               measure=["glcm-contrast", "simpson", "renyi:2"], windows=[5, 3], levels=4,
+               distances=2, angles=[0, 90], symmetric=False)
+    names = sorted(f for f in __import__("os").listdir(path("")) if f.startswith("c_b1_"))
+    check("CLI: six maps", len(names) == 6, names)
+    for f in names:
+        a = open(path(f), "rb").read()
+        b = open(path("p" + f[1:]), "rb").read()
+        check("winent.run: the CLI's %s" % f, a == b)
+    winent.run(src, path("one.zst"), size=(14, 12), dtype="u8", measure="richness")
+    cli("--size", "14x12", "--dtype", "u8", "--measure", "richness", src, path("onec.zst"))
+    check("winent.run measure='richness': the CLI's map",
+          np.array_equal(winent.read_zst(path("one.zst"))[0],
+                         winent.read_zst(path("onec.zst"))[0]))
+    kw = dict(size=(14, 12), dtype="u8")
+    expect_raises("levels with bins", winent.UsageError, winent.run, src, path("x.zst"),
+                  measure="glcm-contrast", levels=8, bins=8, contains="levels=", **kw)
+    cli("--size", "14x12", "--dtype", "u8", "--measure", "glcm-contrast", "--levels", "8",
+        "--bins", "8", src, path("x.zst"), expect=2)
+    expect_raises("an unknown measure", winent.UsageError, winent.run, src, path("x.zst"),
+                  measure=["entropy", "glcm"], contains="measure=", **kw)
+    expect_raises("a measure twice", winent.UsageError, winent.run, src, path("x.zst"),
+                  measure=["simpson", "simpson"], contains="given twice", **kw)
+    expect_raises("pairs that never fit", winent.UsageError, winent.run, src, path("x.zst"),
+                  measure="glcm-asm", window=3, distances=5, contains="distances=", **kw)
+    expect_raises("a co-occurrence measure of u16 without levels", winent.UsageError,
+                  winent.run, raw(A.astype(np.uint16), "u16.raw"), path("x.zst"),
+                  size=(14, 12), dtype="u16", measure="glcm-asm", contains="levels")
+    expect_raises("measure with decode", winent.UsageError, winent.run, path("onec.zst"),
+                  path("x.tif"), decode=True, measure="simpson", contains="measure")
+
+
+def test_window_before_measure():
+    """A 256-wide window with a co-occurrence measure: every door names
+    the window's limit (the job's validation told the CLI and winent.run
+    to give odd sides, where texture() named the window)."""
+    src = raw(A)
+    want = "--window: '256x9': give K or WxH, sides from 1 to 255"
+    for ms in ("glcm-asm", "entropy,glcm-asm"):
+        code, err = cli("--size", "14x12", "--dtype", "u8", "--measure", ms, "--window", "256x9",
+                        src, path("x.zst"), expect=2)
+        check("CLI --measure %s --window 256x9: the window's line" % ms, want in err, err)
+        for f, args in ((winent.run, (src, path("x.zst"))), (winent.texture, (A,))):
+            kw = dict(size=(14, 12), dtype="u8", measure=ms.split(",")) if f is winent.run \
+                else dict(measures=ms.split(","))
+            expect_raises("%s %s window=(9, 256): the window's line" % (f.__name__, ms),
+                          winent.UsageError, f, *args, window=(9, 256),
+                          contains="window=(9, 256): give K or (rows, cols)", **kw)
+    # A list of windows, one with no pair at 135 degrees, and an empty
+    # range: the range's line first, as texture() of the first window
+    # says it (the list's pairs were checked before the range).
+    code, err = cli("--size", "14x12", "--dtype", "u8", "--measure", "glcm-dissimilarity",
+                    "--window", "3x7,1x3", "--angles", "135", "--levels", "16", "--range",
+                    "-2:-2", src, path("x.zst"), expect=2)
+    check("CLI: a list's empty range named first", "--range: '-2:-2'" in err, err)
+    for f, args, kw in ((winent.run, (src, path("x.zst")),
+                         dict(size=(14, 12), dtype="u8", measure="glcm-dissimilarity",
+                              windows=[(7, 3), (3, 1)])),
+                        (winent.texture, (A,), dict(measures=["glcm-dissimilarity"],
+                                                    window=(7, 3)))):
+        expect_raises("%s: the empty range named first" % f.__name__, winent.UsageError, f,
+                      *args, angles=[135], levels=16, range=(-2, -2), contains="range=(-2, -2)",
+                      **kw)
+
+
+def test_samples_before_measure():
+    """u16 samples, nodata 70000 (no sample can equal it), glcm-asm in a
+    disk: every door names the nodata first (the measure's rules come
+    after the options of their own; texture() checked without the
+    array's type and named the disk, winent.run the nodata)."""
+    a16 = A.astype(np.uint16)
+    src = raw(a16, "a16.raw")
+    code, err = cli("--size", "14x12", "--dtype", "u16", "--measure", "glcm-asm", "--window",
+                    "disk1", "--nodata", "70000", src, path("x.zst"), expect=2)
+    check("CLI: the nodata named first", "--nodata: '70000'" in err, err)
+    expect_raises("winent.run: the nodata named first", winent.UsageError, winent.run, src,
+                  path("x.zst"), size=(14, 12), dtype="u16", measure="glcm-asm",
+                  window=("disk", 1), nodata=70000, contains="nodata=70000")
+    expect_raises("texture: the nodata named first", winent.UsageError, winent.texture, a16,
+                  ["glcm-asm"], window=("disk", 1), nodata=70000, contains="nodata=70000")
+    # A masked array's nodata is the package's to choose: its mask counts.
+    m = np.ma.masked_array(a16, a16 == 3)
+    got = winent.texture(m, ["simpson"], nodata=70000)
+    check("texture of a masked u16, nodata 70000: computed", got.shape == (1,) + A.shape)
+
+
 for t in (test_raw_scale, test_nan_code, test_out_type, test_majority_classes,
           test_pairs_that_never_fit,
-          test_footprint_shapes, test_zarr_describes_measures, test_saturation_words):
+          test_footprint_shapes, test_zarr_describes_measures, test_saturation_words,
+          test_engine_nodata, test_footprint_rectangle_glcm, test_majority_past_float32,
+          test_range_digits, test_run_measures, test_window_before_measure,
+          test_samples_before_measure):
     run_test(t)
 finish()
