@@ -362,13 +362,15 @@ void winent_range_minmax(int dtype, const void *samples, size_t count, int has_n
     }
 }
 
-double winent_class_limit(const winent_plan *p, winent_out_type t)
+double winent_class_limit(const winent_compute_opts *o, winent_out_type t)
 {
     static const double reach[] = {255, 128, 65535, 32768, 4294967295.0, 2147483648.0};
     const double exact = t == WINENT_OT_FLOAT16 ? 2048.0 : t == WINENT_OT_FLOAT32 ? 16777216.0
                                                                                    : 0.0;
-    const int dt = (int)p->opts.dtype;
-    if (p->opts.measure != WINENT_MEASURE_MAJORITY || p->rule.quantize || dt < 0 ||
+    const int dt = (int)o->dtype;
+    /* Binned (the plan's rule quantizes): the bins' centres are no classes. */
+    const int binned = o->bins > 0 || winent_dtype_is_float(o->dtype);
+    if (o->measure != WINENT_MEASURE_MAJORITY || binned || dt < 0 ||
         dt > WINENT_I32 || !(reach[dt] > exact) || exact == 0.0)
         return 0.0;
     return exact;

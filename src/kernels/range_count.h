@@ -50,11 +50,11 @@ void winent_range_count(const winent_plan *p, const void *samples, size_t count,
 
 /* A majority of integer classes (not binned) in a float output of type
  * `t`: the magnitude up to which that type holds every integer (float16
- * 2^11, float32 2^24) where plan p's sample type reaches past it, else 0
+ * 2^11, float32 2^24) where options o's sample type reaches past it, else 0
  * (every class is held, or the map is not one of classes). A class past
  * the limit would be rounded into another in the map: the doors check the
  * samples against it (winent_class_outside) and refuse. */
-double winent_class_limit(const winent_plan *p, winent_out_type t);
+double winent_class_limit(const winent_compute_opts *o, winent_out_type t);
 
 /* The first valid sample of counts `c` outside [-limit, limit] (its
  * largest, else its smallest), into *value; 0 where every one is in. */

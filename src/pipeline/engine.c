@@ -121,7 +121,7 @@ winent_status winent_engine_create(const winent_compute_opts *o, winent_engine_k
     WINENT_TRY_GOTO(st, winent_compute_check(o, WINENT_CHECK_DTYPE | WINENT_CHECK_NODATA,
                                              WINENT_WORDS_CLI, &e->err));
     WINENT_TRY_GOTO(st, winent_plan_create(o, &e->plan, &e->err));
-    e->class_limit = winent_class_limit(e->plan, WINENT_OT_FLOAT32);
+    e->class_limit = winent_class_limit(&e->plan->opts, WINENT_OT_FLOAT32);
     if (kind == WINENT_ENGINE_CPU)
         WINENT_TRY_GOTO(st, winent_cpu_engine_create(e->plan, max_width, max_in_rows, e->threads,
                                                      &e->cpu, &e->err));

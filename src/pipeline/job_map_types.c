@@ -134,18 +134,9 @@ winent_status winent_job_check_decode_types(const winent_zst_map *z, winent_out_
         /* The maps, not the source's samples, are read: a majority's
          * classes against float16 by the source's type (a job checks the
          * samples themselves). A float16 file's are float16's already. */
-        const int classes = c->measure == WINENT_MEASURE_MAJORITY && c->bins == 0 &&
-                            !winent_dtype_is_float(c->dtype) && c->dtype != WINENT_U8 &&
-                            c->dtype != WINENT_I8;
-        if (t == WINENT_OT_FLOAT16 && classes && z->sample.type != WINENT_OT_FLOAT16)
-            return winent_opt_say(err, w,
-                                  "--ot float16: the majority's classes of %s samples can pass "
-                                  "2048, past which float16 rounds them together: give --ot "
-                                  "float32",
-                                  "ot='float16': the majority's classes of %s samples can pass "
-                                  "2048, past which float16 rounds them together: give "
-                                  "ot='float32'",
-                                  winent_dtype_name(c->dtype), winent_dtype_name(c->dtype));
+        if (t == WINENT_OT_FLOAT16 && z->sample.type != WINENT_OT_FLOAT16 &&
+            winent_class_limit(c, t) > 0.0)
+            return winent_job_refuse_class_type(c->dtype, w, err);
     }
     return WINENT_OK;
 }

@@ -500,7 +500,7 @@ static double class_limit(winent_out_type t, const job_plan *pl)
     if (pl->decoding || !(pl->stage == WINENT_STAGE_JOB || pl->stage == WINENT_STAGE_COMPUTE))
         return 0.0;
     for (int m = 0; m < pl->nmaps; m++) {
-        const double l = winent_class_limit(pl->maps[m].plan, t);
+        const double l = winent_class_limit(&pl->maps[m].co, t);
         lim = l > lim ? l : lim;
     }
     return lim;
