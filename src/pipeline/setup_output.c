@@ -69,6 +69,7 @@ static void sink_opts(const pipeline *p, const winent_job_opts *o, const job_set
     so->out_type = o->out_type;
     so->compute = co;
     so->par = &p->par_hook;
+    so->writers = p->plan.threads; /* the pool stores the rows (output.c) */
     so->source_name = o->input == NULL || p->plan.mem_in ? "memory"
                       : strcmp(o->input, "-") == 0       ? "standard input"
                                                          : o->input;

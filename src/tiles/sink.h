@@ -63,6 +63,8 @@ typedef struct winent_sink_opts {
     const winent_parallel *par; /* may be NULL: the job's worker pool, lent to
                                    winent_sink_finish (a COG compresses its last
                                    overview tiles on it) */
+    int writers;             /* threads that may write a raw map's rows at
+                                once (winent_sink_write_floats_at); 0: one */
     /* Several maps in one output (docs/SPEC.md, "Several bands and
      * windows"): `maps` (borrowed) holds `nmaps` of them, in the output's
      * order, band-major; `compute` and `source_band` above describe the

@@ -16,6 +16,14 @@
 
 /* Rows per unit of raw output (any value gives the same bytes). */
 #define WINENT_RAW_UNIT_ROWS 16
+/* Writers from which a raw map's file is mapped for them
+ * (winent_outfile_map) rather than written with pwrite: buffered writes
+ * to one file take its inode's lock one at a time, which bounds many
+ * writers (2.1-2.4 GB/s on the 4 x H200 host's /dev/shm, where its
+ * copies mapped took 12-19 GB/s), but a mapped page costs a fault where
+ * pwrite's costs none: under a VM's shadow paging that fault doubled the
+ * whole time of a 2-thread job of 8 maps on the 2-core VM. */
+#define WINENT_RAW_MAP_WRITERS 4
 
 /* One map's file and header. */
 typedef struct raw_file {
@@ -167,7 +175,7 @@ static winent_status raw_write_floats_at(winent_sink *s, int map, uint64_t at, c
     if (!f->settled) {
         st = winent_outfile_settle(&f->file, err);
         f->settled = st == WINENT_OK;
-        if (f->settled)
+        if (f->settled && s->opts.writers >= WINENT_RAW_MAP_WRITERS)
             f->map = winent_outfile_map(&f->file);
     }
     pthread_mutex_unlock(&f->settle);
