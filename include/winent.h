@@ -313,6 +313,22 @@ WINENT_API winent_status winent_entropy(const winent_compute_opts *o, const void
                                         size_t out_row_floats, const char *device, int threads,
                                         winent_error *err);
 
+/* Several measures of an image in memory in one pass: the maps of
+ * measures[0 .. nmeasures) (each renyi's order in renyi_q[k]; renyi_q may
+ * be NULL where none is renyi), o's other options (window, levels,
+ * distance, angles, ...) shared, o->measure unused. As winent_entropy,
+ * with `out` holding the maps one after the other: map k's row y at
+ * out + (k height + y) row, row = out_row_floats (0: width). Each map has
+ * the bits winent_entropy gives for that measure alone, and the CLI's
+ * --measure list; the co-occurrence measures share one count of each
+ * window's pairs. A measure given twice, or one the window or dtype
+ * cannot take, is WINENT_ERR_USAGE with the CLI's --measure message;
+ * `measures` NULL or nmeasures < 1 too. Thread-safe as winent_entropy. */
+WINENT_API winent_status winent_texture(const winent_compute_opts *o,
+                                        const winent_measure *measures, const double *renyi_q,
+                                        int nmeasures, const void *in, size_t in_row_bytes,
+                                        int width, int height, float *out, size_t out_row_floats,
+                                        const char *device, int threads, winent_error *err);
 
 /* ---- Engines: compute one chunk (the kernel contract) ---------------- */
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _warm
 from ._compute import entropy as _entropy_2d
+from ._compute import texture as _texture_2d
 from ._compute import prepare, run_cold
 from ._errors import UsageError
 
@@ -120,13 +121,13 @@ def entropy_2d(a, measures=None, warm=False, crop=(0, 0, 0, 0), **options):
             return _entropy_2d(a, **options)
         return _cropped(a, warm, crop, options)
     top, bottom, left, right = crop
+    if not warm:  # one pass for them all
+        m = _texture_2d(a, measures, **options)
+        return m[:, top:m.shape[1] - bottom, left:m.shape[2] - right]
     shape = (a.shape[0] - top - bottom, a.shape[1] - left - right)
     out = np.empty((len(measures),) + shape, np.float32)
-    for k, m in enumerate(measures):
-        if not warm and crop == (0, 0, 0, 0):
-            _entropy_2d(a, out=out[k], measure=m, **options)
-        else:
-            out[k] = _cropped(a, warm, crop, dict(options, measure=m))
+    for k, m in enumerate(measures):  # a kept engine computes one measure
+        out[k] = _cropped(a, warm, crop, dict(options, measure=m))
     return out
 
 

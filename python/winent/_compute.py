@@ -285,4 +285,36 @@ def run_cold(job, out=None):
     return out
 
 
+def texture(array, measures, **options):
+    """The maps of several measures (winent._options.Measure, sharing their
+    pair options) of a 2-D array in one pass (winent_texture: the
+    co-occurrence measures share one count of each window's pairs),
+    stacked on a first axis: float32 (len(measures), rows, columns), each
+    map the bits entropy(array, measure=m, **options) gives. Options and
+    errors as entropy()'s (out aside)."""
+    # The options of a co-occurrence measure's pairs (every one's: the
+    # list shares them) go to the call; a histogram measure's are defaults.
+    first = next((m for m in measures if m.is_glcm), measures[0])
+    job = prepare(array, measure=first, **options)
+    h, w = job.shape
+    out = np.empty((len(measures), h, w), np.float32)
+    if job.a is None:
+        return out
+    nodata = options.get("nodata")
+    for m in measures:  # each measure's checks in Python's words, as prepare's
+        o = _lib.winent_compute_opts.from_buffer_copy(job.o)
+        m.fill(o)
+        check_compute(o)
+        _check_classes(job.a, o, nodata)
+    codes = (ctypes.c_int * len(measures))(*[m[0] for m in measures])
+    orders = (ctypes.c_double * len(measures))(*[m[1] for m in measures])
+    err = _lib.winent_error()
+    st = _lib.lib().winent_texture(ctypes.byref(job.o), codes, orders, len(measures),
+                                   job.a.ctypes.data, job.row_bytes, w, h, out.ctypes.data, w,
+                                   job.device, job.threads, ctypes.byref(err))
+    if st != OK:
+        raise error_for(st, _lib.message_of(err))
+    return out
+
+
 _INT_MAX = 2**31 - 1

@@ -230,6 +230,11 @@ _PROTOTYPES = {
         ctypes.POINTER(winent_compute_opts), ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
         ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int,
         ctypes.POINTER(winent_error)]),
+    "winent_texture": (c_status, [
+        ctypes.POINTER(winent_compute_opts), ctypes.POINTER(ctypes.c_int),
+        ctypes.POINTER(ctypes.c_double), ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
+        ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
+        ctypes.c_int, ctypes.POINTER(winent_error)]),
     "winent_job_create": (c_status, [
         ctypes.POINTER(winent_job_opts), ctypes.POINTER(c_job_p), ctypes.POINTER(winent_error)]),
     "winent_job_run": (c_status, [c_job_p]),

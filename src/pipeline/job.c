@@ -206,16 +206,19 @@ winent_status winent_run(const winent_job_opts *o, winent_job_stats *stats, wine
 
 /* ---- In memory ------------------------------------------------------------ */
 
-winent_status winent_entropy(const winent_compute_opts *o, const void *in, size_t in_row_bytes,
-                             int width, int height, float *out, size_t out_row_floats,
-                             const char *device, int threads, winent_error *err)
+/* winent_entropy's and winent_texture's job: `fn` names the call in its
+ * messages; `measures` (nmeasures of them, renyi's orders in renyi_q) or
+ * NULL for o's measure alone. */
+static winent_status memory_job(const char *fn, const winent_compute_opts *o,
+                                const winent_measure *measures, const double *renyi_q,
+                                int nmeasures, const void *in, size_t in_row_bytes, int width,
+                                int height, float *out, size_t out_row_floats, const char *device,
+                                int threads, winent_error *err)
 {
     if (o == NULL)
-        return winent_err_null(err, "winent_entropy", "o");
+        return winent_err_null(err, fn, "o");
     winent_err e;
     winent_err_clear(&e);
-    if (o == NULL)
-        return winent_err_export(&e, WINENT_ERR(&e, WINENT_ERR_USAGE, "no options (NULL)"), err);
     /* A float image given no range takes it from its samples, as a job's
      * float band does (--range auto, 256 bins unless told). */
     winent_compute_opts co = *o;
@@ -229,14 +232,16 @@ winent_status winent_entropy(const winent_compute_opts *o, const void *in, size_
     if (st != WINENT_OK)
         return winent_err_export(&e, st, err);
     const size_t row = winent_dtype_size(o->dtype) * (size_t)(width > 0 ? width : 0);
-    if (width < 0 || height < 0)
+    if (measures != NULL && nmeasures < 1)
+        st = WINENT_ERR(&e, WINENT_ERR_USAGE, "%s: %d measures: give at least one", fn,
+                        nmeasures);
+    else if (width < 0 || height < 0)
         st = WINENT_ERR(&e, WINENT_ERR_USAGE, "an image of %d x %d pixels: give sizes from 0",
                         width, height);
     else if (width == 0 || height == 0)
         return winent_err_export(&e, WINENT_OK, err); /* nothing to compute */
     else if (in == NULL || out == NULL)
-        st = WINENT_ERR(&e, WINENT_ERR_USAGE, "winent_entropy: %s is NULL",
-                        in == NULL ? "in" : "out");
+        st = WINENT_ERR(&e, WINENT_ERR_USAGE, "%s: %s is NULL", fn, in == NULL ? "in" : "out");
     else if (in_row_bytes != 0 && in_row_bytes < row)
         st = WINENT_ERR(&e, WINENT_ERR_USAGE,
                         "input rows %zu bytes apart cannot hold a row of %d %s samples (%zu "
@@ -260,7 +265,10 @@ winent_status winent_entropy(const winent_compute_opts *o, const void *in, size_
     jo.device = device ? device : "auto";
     jo.threads = threads;
     jo.input = "memory";
-    /* The same checks of --device and --threads as a job's. */
+    jo.measure_list = measures;
+    jo.measure_q = renyi_q;
+    jo.nmeasure_list = measures != NULL ? nmeasures : 0;
+    /* The same checks of --device, --threads and the measures as a job's. */
     winent_device_list devices;
     st = winent_job_check(&jo, &devices, &e);
     if (st != WINENT_OK)
@@ -268,4 +276,24 @@ winent_status winent_entropy(const winent_compute_opts *o, const void *in, size_
     const winent_memory_io mem = {in, in_row_bytes, out, out_row_floats};
     st = winent_run_job(&jo, WINENT_STAGE_JOB, &mem, NULL, NULL, &devices, NULL, &e);
     return winent_err_export(&e, st, err);
+}
+
+winent_status winent_entropy(const winent_compute_opts *o, const void *in, size_t in_row_bytes,
+                             int width, int height, float *out, size_t out_row_floats,
+                             const char *device, int threads, winent_error *err)
+{
+    return memory_job("winent_entropy", o, NULL, NULL, 0, in, in_row_bytes, width, height, out,
+                      out_row_floats, device, threads, err);
+}
+
+winent_status winent_texture(const winent_compute_opts *o, const winent_measure *measures,
+                             const double *renyi_q, int nmeasures, const void *in,
+                             size_t in_row_bytes, int width, int height, float *out,
+                             size_t out_row_floats, const char *device, int threads,
+                             winent_error *err)
+{
+    if (measures == NULL)
+        return winent_err_null(err, "winent_texture", "measures");
+    return memory_job("winent_texture", o, measures, renyi_q, nmeasures, in, in_row_bytes, width,
+                      height, out, out_row_floats, device, threads, err);
 }

@@ -138,20 +138,29 @@ static winent_status at_store(const winent_job_tap *tap, void **scratch, chunk *
 
 /* ---- memory ---------------------------------------------------------- */
 
-/* In place, at the caller's row step; a staged chunk in its own map. */
+/* A chunk's maps are its own (then stored by the pool) where it is
+ * staged, or where the caller's maps are planes of the whole image apart
+ * (several measures); else computed in place. */
+static int memory_own(const job_plan *pl, const chunk *c)
+{
+    return c->staged || pl->nmaps > 1;
+}
+
+/* In place, at the caller's row step, or in the chunk's own maps. */
 static void memory_place(const winent_job_output *out, chunk *c)
 {
     const job_plan *pl = out->plan;
-    c->map = c->staged ? c->map_own : pl->mem_out + (size_t)c->y0 * pl->map_stride;
+    c->map = memory_own(pl, c) ? c->map_own : pl->mem_out + (size_t)c->y0 * pl->map_stride;
 }
 
 static int memory_pieces(const winent_job_tap *tap, const chunk *c)
 {
-    return c->staged ? store_pieces(((const winent_job_output *)tap)->plan, c) : 0;
+    const job_plan *pl = ((const winent_job_output *)tap)->plan;
+    return memory_own(pl, c) ? store_pieces(pl, c) : 0;
 }
 
-/* Piece k of a staged chunk: store_rows rows of one map into the caller's
- * buffer. */
+/* Piece k of a chunk's own maps: store_rows rows of one map into its
+ * plane of the caller's buffer. */
 static winent_status memory_store(const winent_job_tap *tap, void **scratch, chunk *c, long k,
                                   winent_err *err)
 {
@@ -159,8 +168,9 @@ static winent_status memory_store(const winent_job_tap *tap, void **scratch, chu
     int m, r0, nr;
     const float *src = store_piece(pl, c, k, &m, &r0, &nr);
     const size_t W = (size_t)pl->width;
-    (void)m, (void)scratch, (void)err;
-    winent_copy_rows(pl->mem_out + (size_t)(c->y0 + r0) * pl->mem_out_stride,
+    (void)scratch, (void)err;
+    winent_copy_rows(pl->mem_out + (size_t)m * pl->mem_out_plane +
+                         (size_t)(c->y0 + r0) * pl->mem_out_stride,
                      pl->mem_out_stride * sizeof(float), src, W * sizeof(float),
                      W * sizeof(float), (size_t)nr);
     return WINENT_OK;

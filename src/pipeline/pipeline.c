@@ -184,13 +184,17 @@ static winent_status check_job(pipeline *p, const winent_job_opts *o, job_setup 
     const int decoding = p->plan.decoding;
     if (o->sidecar && stage == WINENT_STAGE_JOB && !p->plan.mem_out)
         WINENT_TRY(winent_sidecar_check(o->output ? o->output : "-", o->format, err));
-    const int listed =
-        o->nband_list > 0 || o->band_all || o->nwindow_list > 0 || o->nmeasure_list > 0;
+    /* A memory job's measures are maps of its own buffers' planes; bands
+     * and windows come from an input. */
+    const int listed = o->nband_list > 0 || o->band_all || o->nwindow_list > 0;
     if (listed && (stage != WINENT_STAGE_JOB || p->plan.mem_in || p->plan.mem_out || decoding)) {
         return WINENT_ERR(err, WINENT_ERR_USAGE,
                           "several bands or windows go with a whole job from an input (not a "
                           "stage alone, memory buffers or --decode)");
     }
+    if (o->nmeasure_list > 0 && (stage != WINENT_STAGE_JOB || decoding))
+        return WINENT_ERR(err, WINENT_ERR_USAGE,
+                          "several measures go with a whole job (not a stage alone or --decode)");
     WINENT_TRY(winent_setup_windows(o, &s->win, &s->nwin, err));
     if ((o->dtype_given || p->plan.mem_in || stage == WINENT_STAGE_ENCODE) && !decoding) {
         /* Usage errors in the options come before any look at the input

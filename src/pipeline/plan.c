@@ -132,6 +132,7 @@ static void plan_devices(const job_host *h, job_plan *pl)
 static int callers_pinned(const job_plan *pl, const job_source_info *src)
 {
     if (pl->ngpus == 0 || pl->auto_device || pl->want_cpu || pl->sw.stage_memory ||
+        src->nmaps > 1 ||
         pl->mem_in_stride != pl->row_bytes ||
         (pl->mem_out && pl->mem_out_stride != (size_t)pl->width))
         return 0;
@@ -518,6 +519,12 @@ winent_status winent_job_plan(const winent_job_opts *o, const job_host *h,
     pl->nmaps = src->nmaps;
     pl->maps = src->maps;
     pl->band_plan = src->band_plan;
+    /* A memory job of several maps: the caller's maps lie whole planes
+     * apart, a chunk's map_plane apart, so every chunk computes into its
+     * own maps and the pool stores each map's rows into its plane. */
+    if (pl->mem_out && pl->nmaps > 1)
+        pl->store_mem = 1;
+    pl->mem_out_plane = (size_t)pl->height * pl->mem_out_stride;
     pl->first_plan = pl->maps[0].plan;
     for (int m = 0; m < pl->nmaps; m++)
         if (pl->maps[m].plan->ry > pl->ry)

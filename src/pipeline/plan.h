@@ -71,6 +71,8 @@ typedef struct job_plan {
     float *mem_out;
     size_t mem_in_stride;        /* the caller's steps between rows: bytes */
     size_t mem_out_stride;       /* ... and floats */
+    size_t mem_out_plane;        /* floats between the caller's maps (several
+                                    measures: height x mem_out_stride) */
     /* Where GPUs may compute, a memory job is staged: its chunks own their
      * buffers (pinned for the GPUs once, reused), the pool copies the
      * caller's input rows in (fill_in, FILLING) and the output rows out

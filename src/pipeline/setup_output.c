@@ -111,6 +111,8 @@ static winent_status sink_maps(const pipeline *p, job_setup *s, winent_err *err)
             const winent_zst_map_entry *e = &winent_zst_reader_map(p->map_in)->maps[m];
             s->sink_maps[m].source_band = e->source_band;
             s->sink_maps[m].compute = &e->compute;
+        } else if (p->source == NULL) { /* a memory job: no file's band */
+            s->sink_maps[m].compute = &src->maps[m].co;
         } else {
             const winent_source_info *info = winent_source_get_info(p->source);
             s->sink_maps[m].source_band = info->read[src->maps[m].band].band;

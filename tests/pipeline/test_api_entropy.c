@@ -9,6 +9,8 @@
  * one column and of more rows than a chunk holds, on 1 and 2 threads and
  * with --device auto and cpu. Then its refusals: bad options (the
  * validation's message), NULL buffers, steps too small, a bad device.
+ * And winent_texture: several measures in one pass, each map the bits of
+ * its own winent_entropy call, and its refusals.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -198,6 +200,89 @@ static void test_refusals(void)
     CHECK(winent_entropy(&co, in, 0, 8, 8, out, 0, "cpu", 1, NULL) == WINENT_OK, "err NULL");
 }
 
+/* winent_texture: several measures in one pass, each map the bits of
+ * winent_entropy with that measure alone, at the caller's row step (the
+ * padding kept) and map after map; more rows than a chunk holds. */
+static void test_texture(const char *device, int threads)
+{
+    enum { W = 211, H = 4100, PAD = 3, NM = 6 };
+    static const winent_measure ms[NM] = {WINENT_MEASURE_ENTROPY,      WINENT_MEASURE_GLCM_CONTRAST,
+                                          WINENT_MEASURE_RENYI,        WINENT_MEASURE_MAJORITY,
+                                          WINENT_MEASURE_GLCM_ENTROPY, WINENT_MEASURE_SIMPSON};
+    static const double q[NM] = {0, 0, 2.0, 0, 0, 0};
+    const size_t step = W + PAD, plane = step * H;
+    uint8_t *in = malloc((size_t)W * H);
+    float *out = malloc(plane * NM * sizeof(float));
+    float *one = malloc((size_t)W * H * sizeof(float));
+    if (!in || !out || !one) {
+        CHECK(0, "out of memory");
+        free(in), free(out), free(one);
+        return;
+    }
+    unsigned long long s = 77;
+    for (size_t i = 0; i < (size_t)W * H; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        in[i] = (uint8_t)((s >> 33) % 24 + (i / W / 50) % 3); /* patches of texture */
+    }
+    for (size_t i = 0; i < plane * NM; i++)
+        memcpy(out + i, &CANARY, 4);
+    winent_compute_opts co;
+    winent_compute_opts_default(&co);
+    co.kx = 7;
+    co.ky = 5;
+    co.has_nodata = 1;
+    co.nodata = 5;
+    winent_error err;
+    const winent_status st =
+        winent_texture(&co, ms, q, NM, in, 0, W, H, out, step, device, threads, &err);
+    CHECK(st == WINENT_OK, "texture on %s, %d threads: %s", device, threads, err.message);
+    for (int k = 0; st == WINENT_OK && k < NM; k++) {
+        winent_compute_opts c = co;
+        c.measure = ms[k];
+        c.renyi_q = q[k];
+        CHECK(winent_entropy(&c, in, 0, W, H, one, 0, "cpu", 1, &err) == WINENT_OK, "map %d: %s",
+              k, err.message);
+        size_t bad = 0, pad = 0;
+        for (size_t y = 0; y < H; y++) {
+            const float *row = out + (size_t)k * plane + y * step;
+            bad += memcmp(row, one + y * W, W * sizeof(float)) != 0;
+            for (size_t x = W; x < step; x++)
+                pad += memcmp(row + x, &CANARY, 4) != 0;
+        }
+        CHECK(bad == 0 && pad == 0,
+              "texture on %s, %d threads: map %d (measure %d): %zu rows differ from its own "
+              "call's, %zu padding floats written",
+              device, threads, k, (int)ms[k], bad, pad);
+    }
+    free(in), free(out), free(one);
+}
+
+static void test_texture_refusals(void)
+{
+    winent_compute_opts co;
+    winent_compute_opts_default(&co);
+    uint8_t in[64] = {0};
+    float out[4 * 64];
+    winent_error err;
+    const winent_measure two[2] = {WINENT_MEASURE_SIMPSON, WINENT_MEASURE_SIMPSON};
+    CHECK(winent_texture(&co, NULL, NULL, 1, in, 0, 8, 8, out, 0, "cpu", 1, &err) ==
+                  WINENT_ERR_USAGE &&
+              strstr(err.message, "measures is NULL"),
+          "NULL measures: %s", err.message);
+    CHECK(winent_texture(&co, two, NULL, 0, in, 0, 8, 8, out, 0, "cpu", 1, &err) ==
+                  WINENT_ERR_USAGE,
+          "no measures accepted");
+    CHECK(winent_texture(&co, two, NULL, 2, in, 0, 8, 8, out, 0, "cpu", 1, &err) ==
+                  WINENT_ERR_USAGE &&
+              strstr(err.message, "--measure: simpson given twice"),
+          "a measure twice: %s", err.message);
+    const winent_measure glcm[2] = {WINENT_MEASURE_SIMPSON, WINENT_MEASURE_GLCM_ASM};
+    co.kx = co.ky = 4; /* the co-occurrence measures take odd sides */
+    CHECK(winent_texture(&co, glcm, NULL, 2, in, 0, 8, 8, out, 0, "cpu", 1, &err) ==
+              WINENT_ERR_USAGE,
+          "glcm-asm at an even window accepted");
+}
+
 int main(void)
 {
     static const winent_dtype types[] = {WINENT_U8,  WINENT_I8,  WINENT_U16, WINENT_I16,
@@ -223,5 +308,11 @@ int main(void)
     tcase big = {WINENT_U16, 301, 14000, 3, 5, WINENT_BASE_2, 4000, 1, 0, 2, 7, "cpu", 2};
     run_case(&big, seed++);
     test_refusals();
+    test_texture("cpu", 1);
+    test_texture("cpu", 2);
+    test_texture("auto", 0);
+    if (winent_gpu_count() > 0)
+        test_texture("gpu", 0);
+    test_texture_refusals();
     return harness_end();
 }
