@@ -6,7 +6,11 @@
  *
  *   winent-bench pipeline [--size WxH] [--device D] [--window K | --disk R] [--values N]
  *                         [--dtype u8|u16] [--mem SIZE] [--threads N] [--repeat R]
- *                         [--pinned]
+ *                         [--pinned] [--measure M[,M...]] [--levels N] [--angles A[,A...]]
+ *
+ * --measure: the maps of these measures in one pass (winent_texture's job:
+ * the buffer holds a map of each); --levels N quantizes [0, values) into N
+ * levels (the co-occurrence measures' --levels); --angles in degrees.
  *
  * --pinned: the image and the map in page-locked memory (as a caller whose
  * buffers are already pinned hands them), which the job copies to and from
@@ -25,7 +29,11 @@
 int bench_pipeline_main(int argc, char **argv)
 {
     int width = 10240, height = 10240, kx = 5, ky = 5, values = 16, repeat = 3, threads = 0;
-    int disk = 0, pinned = 0;
+    int disk = 0, pinned = 0, nm = 0, levels = 0;
+    unsigned angles = 0;
+    winent_measure ms[WINENT_MEASURE_COUNT];
+    double mq[WINENT_MEASURE_COUNT];
+    char mnames[256] = "";
     uint64_t mem = (uint64_t)4 << 30;
     const char *device = "auto";
     winent_dtype dtype = WINENT_U8;
@@ -57,11 +65,30 @@ int bench_pipeline_main(int argc, char **argv)
             mem = strtoull(v, NULL, 10) << 20, i++; /* MiB */
         else if (!strcmp(a, "--dtype") && (!strcmp(v, "u8") || !strcmp(v, "u16")))
             dtype = !strcmp(v, "u8") ? WINENT_U8 : WINENT_U16, i++;
-        else {
+        else if (!strcmp(a, "--levels") && sscanf(v, "%d", &levels) == 1)
+            i++;
+        else if (!strcmp(a, "--angles")) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%s", v);
+            for (char *t = strtok(buf, ","); t != NULL; t = strtok(NULL, ","))
+                angles |= 1u << (atoi(t) / 45);
+            i++;
+        } else if (!strcmp(a, "--measure")) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", v);
+            snprintf(mnames, sizeof mnames, "%s", v);
+            for (char *t = strtok(buf, ","); t != NULL && nm < WINENT_MEASURE_COUNT;
+                 t = strtok(NULL, ","), nm++)
+                if (winent_measure_parse(t, &ms[nm], &mq[nm], NULL) != WINENT_OK) {
+                    fprintf(stderr, "winent-bench pipeline: --measure %s: unknown\n", t);
+                    return 2;
+                }
+            i++;
+        } else {
             fprintf(stderr,
                     "usage: winent-bench pipeline [--size WxH] [--device D] [--window K | --disk R] "
                     "[--values N] [--dtype u8|u16] [--mem MiB] [--threads N] [--repeat R] "
-                    "[--pinned]\n");
+                    "[--pinned] [--measure M,...] [--levels N] [--angles A,...]\n");
             return 2;
         }
     }
@@ -70,8 +97,10 @@ int bench_pipeline_main(int argc, char **argv)
         return 2;
     }
     size_t n = (size_t)width * (size_t)height, ss = winent_dtype_size(dtype);
+    const size_t maps = nm > 0 ? (size_t)nm : 1;
     uint8_t *in = pinned ? winent_cuda_host_alloc(n * ss) : malloc(n * ss);
-    float *out = pinned ? winent_cuda_host_alloc(n * sizeof(float)) : malloc(n * sizeof(float));
+    float *out = pinned ? winent_cuda_host_alloc(n * maps * sizeof(float))
+                        : malloc(n * maps * sizeof(float));
     if (in == NULL || out == NULL) {
         fprintf(stderr, "winent-bench pipeline: out of memory\n");
         return 1;
@@ -85,7 +114,7 @@ int bench_pipeline_main(int argc, char **argv)
         else
             ((uint16_t *)in)[i] = (uint16_t)v;
     }
-    memset(out, 0, n * sizeof(float)); /* touch the pages before timing */
+    memset(out, 0, n * maps * sizeof(float)); /* touch the pages before timing */
 
     winent_job_opts o;
     winent_job_opts_default(&o);
@@ -100,6 +129,15 @@ int bench_pipeline_main(int argc, char **argv)
     o.mem_bytes = mem;
     o.input = "memory";
     o.dtype_given = 1;
+    if (levels > 0) {
+        o.compute.bins = (uint32_t)levels;
+        o.compute.range_lo = 0;
+        o.compute.range_hi = values;
+    }
+    o.compute.glcm_angles = angles;
+    o.measure_list = nm > 0 ? ms : NULL;
+    o.measure_q = nm > 0 ? mq : NULL;
+    o.nmeasure_list = nm;
     const winent_memory_io io = {in, 0, out, 0};
     double *t = calloc((size_t)repeat, sizeof *t);
     double *setup = calloc((size_t)repeat, sizeof *setup);
@@ -136,6 +174,11 @@ int bench_pipeline_main(int argc, char **argv)
         snprintf(win, sizeof win, "disk%d", kx / 2);
     else
         snprintf(win, sizeof win, "%dx%d", kx, ky);
+    if (nm > 0) {
+        const size_t k = strlen(win);
+        snprintf(win + k, sizeof win - k, ", %d maps", nm);
+        printf("| maps | %s, levels %d |\n", mnames, levels);
+    }
     printf("| pipeline in memory | %s | %dx%d %s, %d values, %s | chunk rows %d | "
            "whole job %.3f s (%.2f Gpixel/s) | after setup %.3f s | %.2f Gpixel/s |%s\n",
            st.engine, width, height, winent_dtype_name(dtype), values, win, st.chunk_rows, med,
