@@ -247,10 +247,11 @@ static winent_status check_create(const winent_plan *p, int device, int max_widt
     return WINENT_OK;
 }
 
-/* A co-occurrence measure: the GLCM engine of the plan's options with that
- * one measure, its distance, angles and symmetry (as the CPU engine's
- * glcm_create), on this engine's device. */
-static winent_status glcm_engine_create(winent_gpu_engine *e, winent_err *err)
+/* Co-occurrence measures: the GLCM engine of the plans' options with their
+ * measures (one plane each, in order), their distance, angles and symmetry
+ * (as the CPU engine's glcm_create), on this engine's device. */
+static winent_status glcm_engine_create(winent_gpu_engine *e, const winent_plan *const *plans,
+                                        int n, winent_err *err)
 {
     const winent_compute_opts *c = &e->plan->opts;
     winent_glcm_opts g;
@@ -260,8 +261,9 @@ static winent_status glcm_engine_create(winent_gpu_engine *e, winent_err *err)
     g.distance = c->glcm_distance > 0 ? c->glcm_distance : 1;
     g.angles = c->glcm_angles;
     g.symmetric = !c->glcm_asymmetric;
-    g.nmeasures = 1;
-    g.measures[0] = (winent_glcm_measure)(c->measure - WINENT_MEASURE_GLCM_ENTROPY);
+    g.nmeasures = n;
+    for (int k = 0; k < n; k++)
+        g.measures[k] = (winent_glcm_measure)(plans[k]->opts.measure - WINENT_MEASURE_GLCM_ENTROPY);
     WINENT_TRY(winent_glcm_plan_create(&g, &e->glcm_plan, err));
     WINENT_TRY(winent_glcm_cuda_create(e->glcm_plan, e->ordinal, e->max_width, e->max_in_rows,
                                        &e->glcm, err));
@@ -522,10 +524,12 @@ static winent_status window_engine_create(winent_gpu_engine *e, winent_err *err)
     return WINENT_OK;
 }
 
-extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int device, int max_width,
-                                                  int max_in_rows, int slots,
-                                                  winent_gpu_engine **out, winent_err *err)
+/* winent_gpu_engine_create, and _create_shared for n > 1 plans. */
+static winent_status engine_create(const winent_plan *const *plans, int n, int device,
+                                   int max_width, int max_in_rows, int slots,
+                                   winent_gpu_engine **out, winent_err *err)
 {
+    const winent_plan *p = plans[0];
     *out = NULL;
     WINENT_TRY(check_create(p, device, max_width, max_in_rows, slots, err));
     winent_gpu_engine *e = (winent_gpu_engine *)calloc(1, sizeof *e);
@@ -541,7 +545,8 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     e->max_width = max_width;
     e->max_in_rows = max_in_rows;
     e->nslots = slots;
-    const winent_status st = winent_measure_is_glcm(p->opts.measure) ? glcm_engine_create(e, err)
+    const winent_status st = winent_measure_is_glcm(p->opts.measure)
+                                 ? glcm_engine_create(e, plans, n, err)
                              : p->opts.measure == WINENT_MEASURE_MAJORITY
                                  ? majority_engine_create(e, err)
                                  : window_engine_create(e, err);
@@ -551,6 +556,29 @@ extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int devi
     }
     *out = e;
     return WINENT_OK;
+}
+
+extern "C" winent_status winent_gpu_engine_create(const winent_plan *p, int device, int max_width,
+                                                  int max_in_rows, int slots,
+                                                  winent_gpu_engine **out, winent_err *err)
+{
+    return engine_create(&p, 1, device, max_width, max_in_rows, slots, out, err);
+}
+
+extern "C" winent_status winent_gpu_engine_create_shared(const winent_plan *const *plans, int n,
+                                                         int device, int max_width,
+                                                         int max_in_rows, int slots,
+                                                         winent_gpu_engine **out, winent_err *err)
+{
+    *out = NULL;
+    if (n < 1 || n > WINENT_GLCM_MEASURES_MAX || (n > 1 && !winent_measure_is_glcm(plans[0]->opts.measure)))
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "a shared pass of %d maps", n);
+    return engine_create(plans, n, device, max_width, max_in_rows, slots, out, err);
+}
+
+extern "C" int winent_gpu_engine_planes(const winent_gpu_engine *e)
+{
+    return e && e->glcm_plan ? e->glcm_plan->opts.nmeasures : 1;
 }
 
 extern "C" int winent_gpu_engine_slots(const winent_gpu_engine *e)
@@ -583,6 +611,26 @@ static winent_status check_chunk(const winent_gpu_engine *e, int slot, const win
     return WINENT_OK;
 }
 
+extern "C" winent_status winent_gpu_engine_submit_planes(winent_gpu_engine *e, int slot,
+                                                         const winent_chunk *c,
+                                                         float *const *planes, int nplanes,
+                                                         size_t out_stride, winent_err *err)
+{
+    if (nplanes != winent_gpu_engine_planes(e))
+        return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%d planes for a GPU engine of %d", nplanes,
+                          winent_gpu_engine_planes(e));
+    if (e->glcm == NULL)
+        return winent_gpu_engine_submit(e, slot, c, planes[0], out_stride, err);
+    WINENT_TRY(check_chunk(e, slot, c, err));
+    if (c->y1 == c->y0 || c->width == 0)
+        return WINENT_OK;
+    if (fault_now(FAULT_SUBMIT))
+        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: %s (injected: WINENT_FAULT_INJECT=%s)",
+                          e->device, cudaGetErrorString(cudaErrorLaunchFailure),
+                          getenv("WINENT_FAULT_INJECT"));
+    return winent_glcm_cuda_compute(e->glcm, c, planes, out_stride, err);
+}
+
 extern "C" winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot,
                                                   const winent_chunk *c, float *out,
                                                   size_t out_stride, winent_err *err)
@@ -599,6 +647,9 @@ extern "C" winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot
                           e->device, cudaGetErrorString(cudaErrorLaunchFailure),
                           getenv("WINENT_FAULT_INJECT"));
     if (e->glcm != NULL) { /* the GLCM engine: done when it returns */
+        if (winent_gpu_engine_planes(e) != 1)
+            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "one plane for a GPU engine of %d",
+                              winent_gpu_engine_planes(e));
         float *planes[1] = {out};
         return winent_glcm_cuda_compute(e->glcm, c, planes, out_stride, err);
     }

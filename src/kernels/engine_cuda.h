@@ -68,6 +68,18 @@ winent_status winent_gpu_engine_create(const winent_plan *p, int device, int max
                                        int max_in_rows, int slots, winent_gpu_engine **out,
                                        winent_err *err);
 
+/* One engine for the n maps of plans that winent_cpu_engine_can_share
+ * (the co-occurrence measures of one window; the caller checks): one
+ * pass counts each window's pairs for all of them, plane k the map of
+ * plans[k], the bits of each one's own engine. n == 1:
+ * winent_gpu_engine_create. */
+winent_status winent_gpu_engine_create_shared(const winent_plan *const *plans, int n, int device,
+                                              int max_width, int max_in_rows, int slots,
+                                              winent_gpu_engine **out, winent_err *err);
+
+/* The maps an engine computes at once (1 but for a shared one). */
+int winent_gpu_engine_planes(const winent_gpu_engine *e);
+
 int winent_gpu_engine_slots(const winent_gpu_engine *e);
 
 /* Enqueue chunk `c` on `slot` (which must be idle): input rows to the
@@ -78,6 +90,12 @@ int winent_gpu_engine_slots(const winent_gpu_engine *e);
  * time submits to and waits on an engine. */
 winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot, const winent_chunk *c,
                                        float *out, size_t out_stride, winent_err *err);
+
+/* winent_gpu_engine_submit for an engine of `nplanes` maps
+ * (winent_gpu_engine_planes): map k into planes[k]. */
+winent_status winent_gpu_engine_submit_planes(winent_gpu_engine *e, int slot,
+                                              const winent_chunk *c, float *const *planes,
+                                              int nplanes, size_t out_stride, winent_err *err);
 
 /* Wait for the slot's chunk to be in `out`. */
 winent_status winent_gpu_engine_wait(winent_gpu_engine *e, int slot, winent_err *err);

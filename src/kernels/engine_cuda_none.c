@@ -56,6 +56,29 @@ int winent_gpu_engine_slots(const winent_gpu_engine *e)
     return 0;
 }
 
+winent_status winent_gpu_engine_create_shared(const winent_plan *const *plans, int n, int device,
+                                              int max_width, int max_in_rows, int slots,
+                                              winent_gpu_engine **out, winent_err *err)
+{
+    (void)plans, (void)n, (void)device, (void)max_width, (void)max_in_rows, (void)slots;
+    *out = NULL;
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
+}
+
+int winent_gpu_engine_planes(const winent_gpu_engine *e)
+{
+    (void)e;
+    return 1;
+}
+
+winent_status winent_gpu_engine_submit_planes(winent_gpu_engine *e, int slot,
+                                              const winent_chunk *c, float *const *planes,
+                                              int nplanes, size_t out_stride, winent_err *err)
+{
+    (void)e, (void)slot, (void)c, (void)planes, (void)nplanes, (void)out_stride;
+    return WINENT_ERR(err, WINENT_ERR_DEVICE, "this winent-stream was built without CUDA");
+}
+
 winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot, const winent_chunk *c,
                                        float *out, size_t out_stride, winent_err *err)
 {

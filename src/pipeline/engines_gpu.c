@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A GPU (engine_ops): one chunk per stream, one CUDA engine per map, all
+/* A GPU (engine_ops): one chunk per stream, one CUDA engine per map (one
+ * for a run of co-occurrence maps that share a pass, as the CPU's), all
  * on the chunk's slot; it takes over the tail of a chunk the CPU started.
  * At its end it unpins the host buffers and, with release_gpus, resets its
  * device. */
@@ -7,8 +8,9 @@
 
 #include "pipeline_internal.h"
 
-/* A GPU's CUDA engines, one per map: slot s of each computes its map of
- * the chunk on slot s. */
+/* A GPU's CUDA engines: slot s of each computes its maps of the chunk on
+ * slot s. g[m] computes maps m .. m + winent_gpu_engine_planes(g[m]) - 1
+ * (winent_plan_group_len), the others of its run NULL. */
 typedef struct gpu_maps {
     int n;
     winent_gpu_engine *g[]; /* owned */
@@ -27,14 +29,20 @@ static winent_status gpu_create(engine *e, winent_err *err)
     gpu_maps *gm = calloc(1, sizeof *gm + (size_t)p->plan.nmaps * sizeof gm->g[0]);
     if (gm == NULL)
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "out of memory");
-    for (int m = 0; m < p->plan.nmaps; m++, gm->n++) {
-        winent_status st =
-            winent_gpu_engine_create(p->plan.maps[m].plan, e->device, p->plan.width,
-                                     p->plan.chunk_rows + 2 * p->plan.ry, e->slots, &gm->g[m], err);
+    gm->n = p->plan.nmaps;
+    for (int m = 0; m < p->plan.nmaps;) {
+        const winent_plan *plans[WINENT_CPU_SHARED_MAX];
+        const int n = winent_plan_group_len(&p->plan, m);
+        for (int k = 0; k < n; k++)
+            plans[k] = p->plan.maps[m + k].plan;
+        winent_status st = winent_gpu_engine_create_shared(plans, n, e->device, p->plan.width,
+                                                           p->plan.chunk_rows + 2 * p->plan.ry,
+                                                           e->slots, &gm->g[m], err);
         if (st != WINENT_OK) {
             gpu_maps_free(gm);
             return st;
         }
+        m += n;
     }
     e->state = gm;
     return WINENT_OK;
@@ -76,7 +84,7 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
         pin_chunk(p, e, c);
     gpu_maps *gm = e->state;
     const int y0 = c->claim.tail == e ? c->claim.tail_y0 : c->y0;
-    for (int m = 0; m < p->plan.nmaps; m++) {
+    for (int m = 0; m < p->plan.nmaps;) {
         /* Only its windows' input rows go over: for a tail (the rows the
          * CPU left) or a map of a smaller window than the chunk's halo, a
          * part of the chunk's own input rows. */
@@ -86,9 +94,14 @@ static winent_status gpu_submit(engine *e, int slot, chunk *c, winent_err *err)
         winent_chunk_input_rows(y0, c->y1, p->plan.maps[m].plan->ry, p->plan.height, &v.in_y0,
                                 &v.in_h);
         v.rows = plane + (size_t)(v.in_y0 - c->in_y0) * p->plan.rows_stride;
-        float *out =
-            c->map + (size_t)m * p->plan.map_plane + (size_t)(y0 - c->y0) * p->plan.map_stride;
-        WINENT_TRY(winent_gpu_engine_submit(gm->g[m], slot, &v, out, p->plan.map_stride, err));
+        const int n = winent_gpu_engine_planes(gm->g[m]);
+        float *planes[WINENT_CPU_SHARED_MAX];
+        for (int k = 0; k < n; k++)
+            planes[k] = c->map + (size_t)(m + k) * p->plan.map_plane +
+                        (size_t)(y0 - c->y0) * p->plan.map_stride;
+        WINENT_TRY(winent_gpu_engine_submit_planes(gm->g[m], slot, &v, planes, n,
+                                                   p->plan.map_stride, err));
+        m += n;
     }
     return WINENT_OK;
 }
@@ -103,6 +116,8 @@ static winent_status gpu_wait(engine *e, int slot, chunk *c, int may_claim, int 
     (void)c, (void)may_claim;
     *done = 1;
     for (int m = 0; m < gm->n; m++) {
+        if (gm->g[m] == NULL) /* computed by its run's first engine */
+            continue;
         winent_err e2;
         winent_err_clear(&e2);
         winent_status st = winent_gpu_engine_wait(gm->g[m], slot, &e2);

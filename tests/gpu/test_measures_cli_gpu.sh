@@ -75,6 +75,9 @@ done
 MEMS="40M 1G"
 same "u8 several measures" "$T/u8.raw" $U8 --levels 32 --range 0:40 --window 5,15 \
     --measure entropy,simpson,richness,glcm-contrast,glcm-entropy
+# Every co-occurrence measure in one GPU pass (13 planes of one engine).
+same "u16 nodata every glcm measure in one pass 7x5 d2" "$T/u16.raw" $U16 --levels 64 \
+    --range 0:4096 --window 7x5 --distance 2 --measure "$(echo $GLCM | tr ' ' ',')"
 # The majority's other tables: hashed keys (floats in 8192 bins; 16-bit
 # values without a nodata), an even-sided box, and a window whose hash table
 # passes shared memory (global tables); beside other maps in one pass.
