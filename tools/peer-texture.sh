@@ -3,7 +3,9 @@
 # peer-texture.sh - the co-occurrence (GLCM) measures beside their peers:
 # GRASS r.texture and OTB HaralickTextureExtraction, where they are
 # installed (Debian: grass-core, otb-bin; this script installs nothing),
-# against this project's engine (tools/winent-glcm). Not part of CI.
+# against this project's command, winent-stream, writing raw maps beside
+# the peers' GeoTIFFs in one temporary folder (TMPDIR: /dev/shm takes the
+# disk out of both). Not part of CI.
 #
 #   tools/peer-texture.sh [BUILD_DIR] [IMAGE]
 #
@@ -23,9 +25,9 @@ set -eu
 BUILD=${1:-build}
 IMAGE=${2:-}
 PY=${PYTHON:-/usr/bin/python3}
-GLCM="$BUILD/tools/winent-glcm"
+WS="$BUILD/src/winent-stream"
 THREADS=${THREADS:-$(nproc)}
-[ -x "$GLCM" ] || { echo "peer-texture: build $GLCM first" >&2; exit 2; }
+[ -x "$WS" ] || { echo "peer-texture: build $WS first" >&2; exit 2; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
 
@@ -66,12 +68,15 @@ H=${WH#* }
 echo "image: ${W}x${H}, 32 levels, 15x15 windows, $THREADS threads"
 
 OTB8=glcm-asm,glcm-entropy,glcm-correlation,glcm-homogeneity,glcm-contrast,glcm-cluster-shade,glcm-cluster-prominence,glcm-variance
-timed "$T/t.ent" "$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 \
-    --measure glcm-entropy --threads "$THREADS" "$T/q.raw" "$T/ent.f32"
-timed "$T/t.otb8" "$GLCM" --size "${W}x$H" --dtype u8 --levels 32 --window 15 --angles 45 \
-    --base 2 --measure "$OTB8" --threads "$THREADS" "$T/q.raw" "$T/otb8.f32"
-echo "winent-glcm glcm-entropy, 4 angles:    $(cat "$T/t.ent")"
-echo "winent-glcm 8 features, offset (1, 1): $(cat "$T/t.otb8")"
+# The levels are the values 0..31 as they are (--range 0:32: no first
+# pass over the band for its range).
+timed "$T/t.ent" "$WS" --quiet --size "${W}x$H" --dtype u8 --levels 32 --range 0:32 \
+    --window 15 --measure glcm-entropy --threads "$THREADS" "$T/q.raw" "$T/ent.f32"
+timed "$T/t.otb8" "$WS" --quiet --size "${W}x$H" --dtype u8 --levels 32 --range 0:32 \
+    --window 15 --angles 45 --base 2 --measure "$OTB8" --threads "$THREADS" "$T/q.raw" \
+    "$T/otb8.f32"
+echo "winent-stream glcm-entropy, 4 angles:    $(cat "$T/t.ent")"
+echo "winent-stream 8 features, offset (1, 1): $(cat "$T/t.otb8")"
 
 if command -v grass >/dev/null 2>&1; then
     cat >"$T/grass.sh" <<EOF
@@ -102,7 +107,7 @@ else
 fi
 
 # Differences over the pixels both define.
-"$PY" - "$T" "$W" "$H" <<'EOF'
+"$PY" - "$T" "$W" "$H" "$OTB8" <<'EOF'
 import os
 import sys
 import numpy as np
@@ -127,7 +132,9 @@ if os.path.exists(t + "/grass.tif"):
     print("GRASS r.texture Entr vs glcm-entropy (bits, 4 angles):")
     diff("Entr", ent, g)
 if os.path.exists(t + "/otb.tif"):
-    o8 = np.fromfile(t + "/otb8.f32", np.float32).reshape(8, h, w)
+    # a raw file per map, NAME_b1_w15_MEASURE.f32 (the angle's ":a45" as "a45")
+    o8 = np.stack([np.fromfile("%s/otb8_b1_w15_%sa45.f32" % (t, m), np.float32).reshape(h, w)
+                   for m in sys.argv[4].split(",")])
     with rasterio.open(t + "/otb.tif") as src:
         o = src.read().astype(np.float64)
     names = ["Energy / glcm-asm", "Entropy / glcm-entropy (bits)",
