@@ -66,12 +66,13 @@ set_tests_properties(sanitizer_reports PROPERTIES FIXTURES_CLEANUP sanitizer)
 
 # Checks that read the tree and run none of the project's compiled code
 # (the rooms' structure, licences, documents' paths and schemas, the
-# package's types), and the dask.distributed test, whose calls into the
-# library are test_py_dask's and whose cluster adds only Python: the plain
-# build runs them; under a sanitizer they would only take the cores' time
-# again.
+# package's types), the dask.distributed test, whose calls into the
+# library are test_py_dask's and whose cluster adds only Python, and the
+# install's test, whose library calls are the API tests' and whose own
+# work is CMake's, cpack's and the compiler's: the plain build runs them;
+# under a sanitizer they would only take the cores' time again.
 foreach(t test_structure test_licence test_doc_paths test_zst_schema_doc test_perf_chart
-          test_py_mypy test_py_distributed)
+          test_py_mypy test_py_distributed test_install)
   if(TEST ${t})
     set_tests_properties(${t} PROPERTIES DISABLED TRUE)
   endif()

@@ -8,7 +8,7 @@
 #          the whole ctest (valgrind and peak-RSS tests disabled there),
 #          every report of every process collected (tests/sanitizers.cmake)
 #   fuzz   the libFuzzer harnesses (tiff, raw, zst_info, options,
-#          zst_readers, and gdal where GDAL is built in), 30 s each, one
+#          zst_readers, and gdal where GDAL is built in), 20 s each, one
 #          per core at a time (tests/fuzz/run.sh), from seed corpora made
 #          now; docs/FUZZING.md
 #          for longer runs; fuzz_zst_readers compares the three .zst
@@ -18,7 +18,7 @@
 #          on 1..4 threads) and the race canaries
 #
 #   WINENT_CHECK_STEPS   steps to run (default "asan fuzz tsan")
-#   WINENT_FUZZ_SECONDS  seconds per fuzzer (default 30)
+#   WINENT_FUZZ_SECONDS  seconds per fuzzer (default 20)
 #   WINENT_JOBS          build, ctest and fuzzer parallelism (default: nproc)
 set -u
 cd "$(dirname "$0")/.."
@@ -72,7 +72,7 @@ for s in $STEPS; do
         echo "== libFuzzer: tiff, raw, zst_info, options, zst_readers, gdal"
         if [ -x build-asan/tests/fuzz_tiff ] && [ -f build-asan/CMakeCache.txt ] &&
             grep -q '^WINENT_FUZZ:BOOL=ON' build-asan/CMakeCache.txt; then
-            sh tests/fuzz/run.sh build-asan "${WINENT_FUZZ_SECONDS:-30}"
+            sh tests/fuzz/run.sh build-asan "${WINENT_FUZZ_SECONDS:-20}"
             rc=$?
         else
             echo "fuzz: no fuzzer build (the asan step makes it)"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # run.sh BUILD [SECONDS]: run the libFuzzer harnesses (tiff, raw, zst_info,
 # options, zst_readers, and gdal and gdal_doors where GDAL is built in) of a WINENT_FUZZ
-# build, SECONDS each (default 30, or WINENT_FUZZ_SECONDS), from the seed
+# build, SECONDS each (default 20, or WINENT_FUZZ_SECONDS), from the seed
 # corpora (seeds.sh) in a temporary folder: nothing grown by fuzzing lands
 # in the tree. Ends with "fuzz: N passed, M failed".
 #
@@ -22,7 +22,7 @@
 #   WINENT_FUZZ_CORPUS=DIR        keep and reuse corpora in DIR/NAME
 set -u
 B=$(cd "$1" && pwd)
-S=${2:-${WINENT_FUZZ_SECONDS:-30}}
+S=${2:-${WINENT_FUZZ_SECONDS:-20}}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 F="$B/tests"
 LOGS="$B/fuzz-logs"
