@@ -112,8 +112,9 @@ def entropy_2d(a, measures=None, warm=False, crop=(0, 0, 0, 0), **options):
     """The map of one 2-D numpy or masked array (options as
     winent.entropy's, resolved: an explicit base); with `measures` (a list
     of winent._options.Measure), the map of each, stacked on a first axis.
-    warm: through the process's kept engines (winent._warm); crop: (top,
-    bottom, left, right) rows and columns of the map left out."""
+    warm: through the process's kept engines (winent._warm; several
+    measures on the CPU alone: one cold pass); crop: (top, bottom, left,
+    right) rows and columns of the map left out."""
     if isinstance(a, np.ma.MaskedArray):
         a, options["nodata"] = fill_masked(a, options.get("nodata"))
     if measures is None:
@@ -121,7 +122,11 @@ def entropy_2d(a, measures=None, warm=False, crop=(0, 0, 0, 0), **options):
             return _entropy_2d(a, **options)
         return _cropped(a, warm, crop, options)
     top, bottom, left, right = crop
-    if not warm:  # one pass for them all
+    # One pass for them all (the co-occurrence measures then count each
+    # window's pairs once), where the block is cold or the engines kept
+    # would be CPU engines (a kept engine computes one measure; a GPU's
+    # setup, which kept engines save, would take most of a block's time).
+    if not warm or (len(measures) > 1 and _warm.cpu_only(options.get("device"))):
         m = _texture_2d(a, measures, **options)
         return m[:, top:m.shape[1] - bottom, left:m.shape[2] - right]
     shape = (a.shape[0] - top - bottom, a.shape[1] - left - right)
@@ -154,7 +159,10 @@ def entropy_block(block: Any, halo: Tuple[int, int, int, int] = (0, 0, 0, 0),
         together, a GPU's copies of one block overlapping the kernels of
         another (freed by winent.free_engines()); False
         sets a whole job up and tears it down for the block
-        (winent_entropy), as winent.entropy does for an array. The same
+        (winent_entropy), as winent.entropy does for an array. Several
+        measures (``measures=``) computed on the CPU alone are one such
+        job for them all (winent_texture: one pass, each window's pairs
+        counted once), since a kept engine computes one measure. The same
         bits either way.
 
     Returns the float32 map of the block's own pixels: byte-identical to

@@ -153,6 +153,15 @@ def _targets(device):
     return [(ENGINE_GPU, gpus[_index() % len(gpus)])]
 
 
+def cpu_only(device):
+    """1 where `device` ("auto", "cpu", ... or None) computes on the CPU
+    alone in this process (no GPU, or "cpu"): its kept engines are then
+    CPU engines, whose setup is a few milliseconds of a block's work."""
+    d = device.encode() if isinstance(device, str) else device
+    with _lock:
+        return _targets(d) == [(ENGINE_CPU, 0)]
+
+
 def _key(job, kind, device):
     o = _lib.winent_compute_opts.from_buffer_copy(job.o)
     mask = b""
