@@ -571,7 +571,8 @@ extern "C" winent_status winent_gpu_engine_create_shared(const winent_plan *cons
                                                          winent_gpu_engine **out, winent_err *err)
 {
     *out = NULL;
-    if (n < 1 || n > WINENT_GLCM_MEASURES_MAX || (n > 1 && !winent_measure_is_glcm(plans[0]->opts.measure)))
+    if (n < 1 || n > WINENT_GLCM_MEASURES_MAX ||
+        (n > 1 && !winent_measure_is_glcm(plans[0]->opts.measure)))
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "a shared pass of %d maps", n);
     return engine_create(plans, n, device, max_width, max_in_rows, slots, out, err);
 }
@@ -616,26 +617,10 @@ extern "C" winent_status winent_gpu_engine_submit_planes(winent_gpu_engine *e, i
                                                          float *const *planes, int nplanes,
                                                          size_t out_stride, winent_err *err)
 {
+    winent_status st = WINENT_OK;
     if (nplanes != winent_gpu_engine_planes(e))
         return WINENT_ERR(err, WINENT_ERR_INTERNAL, "%d planes for a GPU engine of %d", nplanes,
                           winent_gpu_engine_planes(e));
-    if (e->glcm == NULL)
-        return winent_gpu_engine_submit(e, slot, c, planes[0], out_stride, err);
-    WINENT_TRY(check_chunk(e, slot, c, err));
-    if (c->y1 == c->y0 || c->width == 0)
-        return WINENT_OK;
-    if (fault_now(FAULT_SUBMIT))
-        return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: %s (injected: WINENT_FAULT_INJECT=%s)",
-                          e->device, cudaGetErrorString(cudaErrorLaunchFailure),
-                          getenv("WINENT_FAULT_INJECT"));
-    return winent_glcm_cuda_compute(e->glcm, c, planes, out_stride, err);
-}
-
-extern "C" winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot,
-                                                  const winent_chunk *c, float *out,
-                                                  size_t out_stride, winent_err *err)
-{
-    winent_status st = WINENT_OK;
     WINENT_TRY(check_chunk(e, slot, c, err));
     gpu_slot *s = &e->slot[slot];
     const int W = c->width, rows = c->y1 - c->y0;
@@ -646,19 +631,14 @@ extern "C" winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot
         return WINENT_ERR(err, WINENT_ERR_DEVICE, "GPU %d: %s (injected: WINENT_FAULT_INJECT=%s)",
                           e->device, cudaGetErrorString(cudaErrorLaunchFailure),
                           getenv("WINENT_FAULT_INJECT"));
-    if (e->glcm != NULL) { /* the GLCM engine: done when it returns */
-        if (winent_gpu_engine_planes(e) != 1)
-            return WINENT_ERR(err, WINENT_ERR_INTERNAL, "one plane for a GPU engine of %d",
-                              winent_gpu_engine_planes(e));
-        float *planes[1] = {out};
+    if (e->glcm != NULL) /* the GLCM engine: done when it returns */
         return winent_glcm_cuda_compute(e->glcm, c, planes, out_stride, err);
-    }
     CUDA_TRY(e->device, cudaSetDevice(e->ordinal));
     CUDA_TRY(e->device, cudaMemcpy2DAsync(s->d_in, (size_t)W * ss, c->rows, c->row_bytes,
                                           (size_t)W * ss, (size_t)c->in_h,
                                           cudaMemcpyHostToDevice, s->stream));
     WINENT_TRY_GOTO(st, launch_chunk(e, s, c, err));
-    CUDA_TRY(e->device, cudaMemcpy2DAsync(out, out_stride * sizeof(float), s->d_out,
+    CUDA_TRY(e->device, cudaMemcpy2DAsync(planes[0], out_stride * sizeof(float), s->d_out,
                                           (size_t)W * sizeof(float), (size_t)W * sizeof(float),
                                           (size_t)rows, cudaMemcpyDeviceToHost, s->stream));
     CUDA_TRY(e->device, cudaEventRecord(s->done, s->stream));
@@ -666,6 +646,13 @@ extern "C" winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot
     return WINENT_OK;
 fail:
     return st;
+}
+
+extern "C" winent_status winent_gpu_engine_submit(winent_gpu_engine *e, int slot,
+                                                  const winent_chunk *c, float *out,
+                                                  size_t out_stride, winent_err *err)
+{
+    return winent_gpu_engine_submit_planes(e, slot, c, &out, 1, out_stride, err);
 }
 
 extern "C" winent_status winent_gpu_engine_wait(winent_gpu_engine *e, int slot, winent_err *err)
